@@ -1,0 +1,63 @@
+# recordmcount - GNU make only.
+#
+#   make              build build/recordmcount and build/libmcount.a
+#   make check        every test (installs missing Debian packages as root)
+#   make demo         the bundled example, end to end
+#   make install      PREFIX=/usr/local DESTDIR=
+#
+# CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
+# build/asan so both builds can live side by side.
+
+VERSION := 0.1
+PREFIX ?= /usr/local
+DESTDIR ?=
+CC ?= cc
+CFLAGS ?= -O2 -g
+WERROR ?=
+SANITIZE ?=
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build/asan
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+RECORDMCOUNT := $(BUILD)/recordmcount
+
+PKG_CONFIG ?= pkg-config
+ELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
+ELF_LIBS := $(or $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null),-lelf) -lz
+
+WARN := -Wall -Wextra $(WERROR)
+ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
+	-DMC_VERSION='"$(VERSION)"'
+
+ARCH_SRCS := arch/arch.c arch/x86.c
+ELF_SRCS := elf/object.c
+CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/record.c \
+	recordmcount/dump.c
+CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS) $(ELF_SRCS) $(ARCH_SRCS))
+
+.PHONY: all check demo install clean deps bench check-asan check-valgrind
+all: $(RECORDMCOUNT)
+
+$(RECORDMCOUNT): $(CLI_OBJS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(ELF_LIBS)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -c -o $@ $<
+
+# Missing Debian packages: installed when root, else the apt-get line.
+deps:
+	@scripts/deps.sh
+
+-include runtime/runtime.mk
+-include tests/tests.mk
+
+clean:
+	rm -rf build
+
+-include $(CLI_OBJS:.o=.d)

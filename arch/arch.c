@@ -1,0 +1,73 @@
+/*
+ * arch.c - the registry of architectures and the matching logic every
+ * architecture shares.  Freestanding: no libc calls.
+ */
+#include "arch.h"
+
+extern const struct mc_arch mc_arch_x86_64;
+extern const struct mc_arch mc_arch_i386;
+
+const struct mc_arch *const mc_all_arches[] = {
+	&mc_arch_x86_64,
+	&mc_arch_i386,
+	NULL,
+};
+
+static bool mc_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class)
+{
+	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
+		if ((*a)->e_machine == e_machine && (*a)->elf_class == elf_class)
+			return *a;
+	return NULL;
+}
+
+const struct mc_arch *mc_arch_by_name(const char *name)
+{
+	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
+		if (mc_streq((*a)->name, name))
+			return *a;
+	return NULL;
+}
+
+bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name)
+{
+	for (const char *const *s = arch->hook_symbols; *s; s++)
+		if (mc_streq(*s, name))
+			return true;
+	return false;
+}
+
+static bool form_has_type(const struct mc_object_form *f, uint32_t type)
+{
+	for (unsigned i = 0; i < f->n_reloc_types; i++)
+		if (f->reloc_types[i] == type)
+			return true;
+	return false;
+}
+
+const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
+					   uint32_t type, const uint8_t *sec,
+					   uint64_t sec_size, uint64_t r_offset)
+{
+	for (unsigned i = 0; i < arch->n_forms; i++) {
+		const struct mc_object_form *f = &arch->forms[i];
+
+		if (!form_has_type(f, type) || r_offset < f->field_offset)
+			continue;
+		uint64_t site = r_offset - f->field_offset;
+		if (site + f->len > sec_size)
+			continue;
+		if (mc_bytes_equal(sec + site, f->opcode, f->opcode_len))
+			return f;
+	}
+	return NULL;
+}

@@ -1,0 +1,132 @@
+/*
+ * arch.h - what recordmcount and the runtime need to know about one
+ * architecture's function-entry hooks.
+ *
+ * Everything here is a fact (relocation numbers, instruction bytes) or a
+ * pure function over bytes.  Nothing depends on libelf or libc beyond
+ * <stdint.h>/<stddef.h>/<stdbool.h>, so the runtime can use these tables
+ * in a freestanding firmware build as well as in the CLI.
+ *
+ * Two views of a hook exist:
+ *  - in a relocatable object, a hook is a relocation against a hook
+ *    symbol (__fentry__, mcount, ...) inside a call instruction.  The
+ *    CLI matches it with a `struct mc_object_form`.
+ *  - in a linked image, the relocation is gone and only bytes remain.
+ *    The runtime and `--dump` classify them with mc_decode_site().
+ */
+#ifndef MC_ARCH_H
+#define MC_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MC_MAX_SITE_LEN 16	/* longest hook instruction sequence, bytes */
+
+enum mc_endian { MC_LITTLE_ENDIAN, MC_BIG_ENDIAN };
+
+/* One way a compiler writes a hook into a relocatable object. */
+struct mc_object_form {
+	const char *name;		/* mnemonic, for messages and --dump */
+	uint32_t reloc_types[4];	/* relocation types that mark it */
+	unsigned n_reloc_types;
+	uint8_t field_offset;		/* site start -> relocated field */
+	uint8_t len;			/* bytes the hook occupies */
+	uint8_t opcode[4];		/* bytes the site must start with */
+	uint8_t opcode_len;
+};
+
+/* How a hook looks in linked code, as decoded by mc_decode_site(). */
+enum mc_site_kind {
+	MC_SITE_UNKNOWN,	/* neither a call nor the expected NOP */
+	MC_SITE_CALL,		/* direct call; target holds the destination */
+	MC_SITE_CALL_INDIRECT,	/* call through a pointer at target */
+	MC_SITE_NOP,		/* the architecture's NOP of this length */
+};
+
+struct mc_site {
+	enum mc_site_kind kind;
+	uint8_t len;		/* bytes the decoded instruction covers */
+	uint64_t target;	/* call destination, or pointer's address */
+};
+
+struct mc_arch {
+	const char *name;		/* "x86_64", "i386", ... */
+	uint16_t e_machine;
+	uint8_t elf_class;		/* 32 or 64 */
+	enum mc_endian endian;
+	uint8_t addr_size;		/* bytes in one __mcount_loc entry */
+	bool table_uses_rela;		/* .rela__mcount_loc vs .rel__mcount_loc */
+	uint32_t table_reloc;		/* absolute address relocation */
+	uint32_t none_reloc;		/* R_*_NONE, to neutralise a hook */
+	const char *const *hook_symbols;	/* NULL-terminated */
+	const struct mc_object_form *forms;
+	unsigned n_forms;
+	/*
+	 * Furthest a hook may sit from its function's entry.  The runtime
+	 * uses it to find a function's site when it has no symbol sizes.
+	 */
+	uint8_t max_entry_offset;
+	/* Decode linked bytes at address `addr` (at most `avail` bytes). */
+	struct mc_site (*decode_site)(const uint8_t *p, size_t avail,
+				      uint64_t addr);
+	/* NOP of exactly `len` bytes into `out`; false if none exists. */
+	bool (*encode_nop)(uint8_t *out, unsigned len);
+	/* Call from `site` to `target` filling exactly `len` bytes. */
+	bool (*encode_call)(uint8_t *out, unsigned len, uint64_t site,
+			    uint64_t target);
+};
+
+/* The architecture for an ELF header's e_machine and class, or NULL. */
+const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class);
+
+/* The architecture by its name ("x86_64"), or NULL. */
+const struct mc_arch *mc_arch_by_name(const char *name);
+
+/*
+ * The object form whose relocation type is `type` and whose opcode bytes
+ * match at `site`, where `site` = r_offset - form->field_offset.  `sec`
+ * holds `sec_size` bytes of the section.  NULL when the relocation is a
+ * hook symbol reference but not a recognised call.
+ */
+const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
+					   uint32_t type, const uint8_t *sec,
+					   uint64_t sec_size, uint64_t r_offset);
+
+/* True if `name` is one of the architecture's default hook symbols. */
+bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
+
+/* The architectures compiled in, NULL-terminated (for --help). */
+extern const struct mc_arch *const mc_all_arches[];
+
+/* Little helpers for the encoders, shared by every arch file. */
+static inline uint32_t mc_get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline void mc_put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline bool mc_bytes_equal(const uint8_t *a, const uint8_t *b,
+				  size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+static inline void mc_bytes_copy(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = src[i];
+}
+
+#endif

@@ -1,0 +1,212 @@
+/*
+ * x86.c - x86_64 and i386.
+ *
+ * The machine: variable-length instructions (1 to 15 bytes), little
+ * endian, no alignment rules for code.  A hook is always one call
+ * instruction, so a site is patched by overwriting that instruction with
+ * a NOP of the same length, and back.
+ *
+ * What compilers emit at function entry:
+ *   -pg -mfentry, non-PIC:  e8 rel32      call __fentry__    (first insn)
+ *   -pg, non-PIC:           e8 rel32      call mcount        (after the
+ *                                         frame set-up: push %rbp; mov ...)
+ *   -pg[-mfentry], PIE/PIC on x86_64 (Debian's gcc default):
+ *                           ff 15 disp32  call *__fentry__@GOTPCREL(%rip)
+ *   -pg, PIC on i386:       ff 93 disp32  call *mcount@GOT(%ebx)
+ *   -mcf-protection puts a 4-byte endbr64/endbr32 before any of these.
+ *
+ * The relocation sits on the 32-bit field, one byte into `e8` and two
+ * into `ff 15`/`ff 93`; the site (what __mcount_loc records, and what
+ * GCC's -mrecord-mcount records) is the first byte of the instruction.
+ *
+ * After linking, ld relaxes `call *foo@GOTPCREL(%rip)` when foo is
+ * defined in the output: by default into `67 e8 rel32` (addr32 call),
+ * with -z call-nop=prefix-nop into `90 e8 rel32`, with suffix-nop into
+ * `e8 rel32 90`.  The decoder accepts all three.
+ *
+ * The tables are absolute addresses: R_X86_64_64 in RELA (addend in the
+ * relocation) on x86_64, R_386_32 in REL (addend in the section) on i386,
+ * exactly what GCC's -mrecord-mcount produces.
+ */
+#include "arch.h"
+
+/* ELF facts (from the System V psABI for each processor). */
+enum {
+	EM_386_ = 3,
+	EM_X86_64_ = 62,
+
+	R_386_NONE_ = 0,
+	R_386_32_ = 1,
+	R_386_PC32_ = 2,
+	R_386_GOT32_ = 3,
+	R_386_PLT32_ = 4,
+	R_386_GOT32X_ = 43,
+
+	R_X86_64_NONE_ = 0,
+	R_X86_64_64_ = 1,
+	R_X86_64_PC32_ = 2,
+	R_X86_64_PLT32_ = 4,
+	R_X86_64_GOTPCREL_ = 9,
+	R_X86_64_GOTPCRELX_ = 41,
+};
+
+/*
+ * The recommended multi-byte NOPs (Intel SDM vol. 2, "NOP"), indexed by
+ * length.  Each is one instruction, so a thread is never caught between
+ * two halves of a NOP.
+ */
+static const uint8_t x86_nops[9][8] = {
+	[1] = { 0x90 },					/* nop */
+	[2] = { 0x66, 0x90 },				/* xchg %ax,%ax */
+	[3] = { 0x0f, 0x1f, 0x00 },			/* nopl (%rax) */
+	[4] = { 0x0f, 0x1f, 0x40, 0x00 },		/* nopl 0(%rax) */
+	[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },		/* nopl 0(%rax,%rax,1) */
+	[6] = { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00 },	/* nopw 0(%rax,%rax,1) */
+	[7] = { 0x0f, 0x1f, 0x80, 0, 0, 0, 0 },		/* nopl 0(%rax) disp32 */
+	[8] = { 0x0f, 0x1f, 0x84, 0x00, 0, 0, 0, 0 },	/* nopl 0(%rax,%rax,1) disp32 */
+};
+
+static const char *const x86_hook_symbols[] = {
+	"__fentry__", "mcount", "_mcount", NULL
+};
+
+static const struct mc_object_form x86_64_forms[] = {
+	{ .name = "call rel32",
+	  .reloc_types = { R_X86_64_PC32_, R_X86_64_PLT32_ }, .n_reloc_types = 2,
+	  .field_offset = 1, .len = 5,
+	  .opcode = { 0xe8 }, .opcode_len = 1 },		/* call rel32 */
+	{ .name = "call *rel32(%rip)",
+	  .reloc_types = { R_X86_64_GOTPCRELX_, R_X86_64_GOTPCREL_ },
+	  .n_reloc_types = 2, .field_offset = 2, .len = 6,
+	  .opcode = { 0xff, 0x15 }, .opcode_len = 2 },	/* call *disp32(%rip) */
+};
+
+static const struct mc_object_form i386_forms[] = {
+	{ .name = "call rel32",
+	  .reloc_types = { R_386_PC32_, R_386_PLT32_ }, .n_reloc_types = 2,
+	  .field_offset = 1, .len = 5,
+	  .opcode = { 0xe8 }, .opcode_len = 1 },		/* call rel32 */
+	{ .name = "call *disp32(%ebx)",
+	  .reloc_types = { R_386_GOT32X_, R_386_GOT32_ }, .n_reloc_types = 2,
+	  .field_offset = 2, .len = 6,
+	  .opcode = { 0xff, 0x93 }, .opcode_len = 2 },	/* call *disp32(%ebx) */
+};
+
+static bool x86_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len == 0 || len >= sizeof(x86_nops) / sizeof(x86_nops[0]))
+		return false;
+	mc_bytes_copy(out, x86_nops[len], len);
+	return true;
+}
+
+/* The 32-bit displacement from the end of a `len`-byte call to target. */
+static bool x86_rel32(uint64_t site, unsigned len, uint64_t target,
+		      uint32_t *rel)
+{
+	int64_t d = (int64_t)(target - (site + len));
+
+	if (d < INT32_MIN || d > INT32_MAX)
+		return false;
+	*rel = (uint32_t)d;
+	return true;
+}
+
+/*
+ * A 5-byte site gets `e8 rel32`; a 6-byte one (where the compiler put
+ * `ff 15`) gets `67 e8 rel32`, the same single instruction ld writes
+ * when it relaxes the GOT call, so the return address is site + len.
+ */
+static bool x86_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			    uint64_t target)
+{
+	uint32_t rel;
+
+	if ((len != 5 && len != 6) || !x86_rel32(site, len, target, &rel))
+		return false;
+	if (len == 6)
+		*out++ = 0x67;		/* addr32 prefix */
+	out[0] = 0xe8;			/* call rel32 */
+	mc_put_le32(out + 1, rel);
+	return true;
+}
+
+static uint64_t x86_call_target(uint64_t next_insn, const uint8_t *rel32)
+{
+	return next_insn + (uint64_t)(int64_t)(int32_t)mc_get_le32(rel32);
+}
+
+static struct mc_site x86_decode_common(const uint8_t *p, size_t avail,
+					uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail >= 5 && p[0] == 0xe8) {			/* call rel32 */
+		s = (struct mc_site){ MC_SITE_CALL, 5,
+				      x86_call_target(addr + 5, p + 1) };
+	} else if (avail >= 6 && (p[0] == 0x67 || p[0] == 0x90) &&
+		   p[1] == 0xe8) {	/* addr32 call / nop; call (ld relaxed) */
+		s = (struct mc_site){ MC_SITE_CALL, 6,
+				      x86_call_target(addr + 6, p + 2) };
+	} else if (avail >= 6 && mc_bytes_equal(p, x86_nops[6], 6)) {
+		s = (struct mc_site){ MC_SITE_NOP, 6, 0 };
+	} else if (avail >= 5 && mc_bytes_equal(p, x86_nops[5], 5)) {
+		s = (struct mc_site){ MC_SITE_NOP, 5, 0 };
+	}
+	return s;
+}
+
+static struct mc_site x86_64_decode_site(const uint8_t *p, size_t avail,
+					 uint64_t addr)
+{
+	if (avail >= 6 && p[0] == 0xff && p[1] == 0x15)	/* call *d32(%rip) */
+		return (struct mc_site){ MC_SITE_CALL_INDIRECT, 6,
+					 x86_call_target(addr + 6, p + 2) };
+	return x86_decode_common(p, avail, addr);
+}
+
+/*
+ * `call *d32(%ebx)` depends on %ebx, which only the running code knows,
+ * so i386 leaves it UNKNOWN: the runtime cannot verify it statically.
+ */
+static struct mc_site i386_decode_site(const uint8_t *p, size_t avail,
+				       uint64_t addr)
+{
+	return x86_decode_common(p, avail, addr);
+}
+
+const struct mc_arch mc_arch_x86_64 = {
+	.name = "x86_64",
+	.e_machine = EM_X86_64_,
+	.elf_class = 64,
+	.endian = MC_LITTLE_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_X86_64_64_,
+	.none_reloc = R_X86_64_NONE_,
+	.hook_symbols = x86_hook_symbols,
+	.forms = x86_64_forms,
+	.n_forms = sizeof(x86_64_forms) / sizeof(x86_64_forms[0]),
+	.max_entry_offset = 32,
+	.decode_site = x86_64_decode_site,
+	.encode_nop = x86_encode_nop,
+	.encode_call = x86_encode_call,
+};
+
+const struct mc_arch mc_arch_i386 = {
+	.name = "i386",
+	.e_machine = EM_386_,
+	.elf_class = 32,
+	.endian = MC_LITTLE_ENDIAN,
+	.addr_size = 4,
+	.table_uses_rela = false,
+	.table_reloc = R_386_32_,
+	.none_reloc = R_386_NONE_,
+	.hook_symbols = x86_hook_symbols,
+	.forms = i386_forms,
+	.n_forms = sizeof(i386_forms) / sizeof(i386_forms[0]),
+	.max_entry_offset = 32,
+	.decode_site = i386_decode_site,
+	.encode_nop = x86_encode_nop,
+	.encode_call = x86_encode_call,
+};

@@ -1,0 +1,655 @@
+/*
+ * object.c - reading, changing and writing one ELF object through libelf.
+ *
+ * The input is mapped read-only (ELF_C_READ_MMAP).  A section that is
+ * changed gets a private copy of its contents (section_make_writable),
+ * so the input file is never written to.  mc_object_write() builds a
+ * fresh ELF image from the model with ELF_C_WRITE into a temporary file
+ * in the same directory and renames it over the input: a reader sees
+ * either the old object or the complete new one, never a mix, and the
+ * old section header table is not left behind as garbage.
+ */
+#define _GNU_SOURCE
+#include "object.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool mc_fail(struct mc_object *obj, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(obj->error, sizeof(obj->error), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static bool fail_elf(struct mc_object *obj, const char *what)
+{
+	return mc_fail(obj, "%s: %s", what, elf_errmsg(-1));
+}
+
+bool mc_elf_init(void)
+{
+	return elf_version(EV_CURRENT) != EV_NONE;
+}
+
+static Elf_Data *section_data(struct mc_section *sec)
+{
+	if (!sec->data && sec->scn)
+		sec->data = elf_getdata(sec->scn, NULL);
+	return sec->data;
+}
+
+/* Give the section a private, writable copy of its contents. */
+static bool section_make_writable(struct mc_object *obj,
+				  struct mc_section *sec)
+{
+	Elf_Data *d = section_data(sec);
+
+	if (!d)
+		return mc_fail(obj, "section %s has no data", sec->name);
+	if (sec->buf)
+		return true;
+	sec->buf = malloc(d->d_size ? d->d_size : 1);
+	if (!sec->buf)
+		return mc_fail(obj, "out of memory");
+	if (d->d_size)
+		memcpy(sec->buf, d->d_buf, d->d_size);
+	sec->buf_size = d->d_size;
+	sec->buf_type = d->d_type;
+	d->d_buf = sec->buf;
+	sec->dirty = true;
+	return true;
+}
+
+static bool read_sections(struct mc_object *obj)
+{
+	size_t n;
+
+	if (elf_getshdrnum(obj->elf, &n) != 0)
+		return fail_elf(obj, "cannot count sections");
+	if (elf_getshdrstrndx(obj->elf, &obj->shstrndx) != 0)
+		return fail_elf(obj, "cannot find section name table");
+	if (n == 0)
+		return mc_fail(obj, "no sections");
+	if (obj->shstrndx >= n)
+		return mc_fail(obj, "section name table index %zu out of range",
+			    obj->shstrndx);
+	obj->sections = calloc(n, sizeof(*obj->sections));
+	if (!obj->sections)
+		return mc_fail(obj, "out of memory");
+	obj->n_sections = n;
+
+	for (size_t i = 0; i < n; i++) {
+		struct mc_section *sec = &obj->sections[i];
+
+		sec->index = i;
+		sec->scn = elf_getscn(obj->elf, i);
+		if (!sec->scn || !gelf_getshdr(sec->scn, &sec->shdr))
+			return fail_elf(obj, "corrupt section header");
+		sec->name = i ? elf_strptr(obj->elf, obj->shstrndx,
+					   sec->shdr.sh_name) : "";
+		if (!sec->name)
+			return mc_fail(obj, "section %zu: name out of range", i);
+		if (sec->shdr.sh_type != SHT_NOBITS && i != 0 &&
+		    (sec->shdr.sh_offset > (uint64_t)obj->st.st_size ||
+		     sec->shdr.sh_size >
+			     (uint64_t)obj->st.st_size - sec->shdr.sh_offset))
+			return mc_fail(obj, "section %s extends past the end of "
+				    "the file (truncated?)", sec->name);
+		if (i && sec->shdr.sh_link >= n)
+			return mc_fail(obj, "section %s: sh_link %u out of range",
+				    sec->name, (unsigned)sec->shdr.sh_link);
+	}
+	return true;
+}
+
+static bool read_symbols(struct mc_object *obj)
+{
+	struct mc_section *symtab = NULL;
+
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *sec = &obj->sections[i];
+
+		if (sec->shdr.sh_type == SHT_SYMTAB) {
+			if (symtab)
+				return mc_fail(obj, "more than one symbol table");
+			symtab = sec;
+		}
+	}
+	if (!symtab)
+		return true;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *sec = &obj->sections[i];
+
+		if (sec->shdr.sh_type == SHT_SYMTAB_SHNDX &&
+		    sec->shdr.sh_link == symtab->index)
+			obj->symtab_shndx = sec;
+	}
+
+	size_t entsize = gelf_fsize(obj->elf, ELF_T_SYM, 1, EV_CURRENT);
+	if (symtab->shdr.sh_entsize != entsize)
+		return mc_fail(obj, "symbol table entry size %llu, expected %zu",
+			    (unsigned long long)symtab->shdr.sh_entsize,
+			    entsize);
+	Elf_Data *d = section_data(symtab);
+	Elf_Data *xd = obj->symtab_shndx ? section_data(obj->symtab_shndx)
+					 : NULL;
+	if (!d)
+		return fail_elf(obj, "cannot read symbol table");
+	obj->symtab = symtab;
+	obj->n_symbols = symtab->shdr.sh_size / entsize;
+	obj->first_global = symtab->shdr.sh_info;
+	if (obj->first_global > obj->n_symbols)
+		return mc_fail(obj, "symbol table sh_info %zu beyond %zu symbols",
+			    obj->first_global, obj->n_symbols);
+	obj->symbols = calloc(obj->n_symbols + 1, sizeof(*obj->symbols));
+	if (!obj->symbols)
+		return mc_fail(obj, "out of memory");
+
+	for (size_t i = 0; i < obj->n_symbols; i++) {
+		struct mc_symbol *s = &obj->symbols[i];
+		Elf32_Word xndx = 0;
+
+		if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
+			return fail_elf(obj, "corrupt symbol table");
+		s->name = elf_strptr(obj->elf, symtab->shdr.sh_link,
+				     s->sym.st_name);
+		if (!s->name)
+			return mc_fail(obj, "symbol %zu: name out of range", i);
+		s->shndx = s->sym.st_shndx == SHN_XINDEX ? xndx
+							 : s->sym.st_shndx;
+		if (s->shndx >= obj->n_sections && s->sym.st_shndx < SHN_LORESERVE)
+			return mc_fail(obj, "symbol %s: section index %zu out of "
+				    "range", s->name, s->shndx);
+	}
+	return true;
+}
+
+static bool read_whole(struct mc_object *obj)
+{
+	if (elf_kind(obj->elf) != ELF_K_ELF)
+		return mc_fail(obj, "not an ELF file");
+	if (!gelf_getehdr(obj->elf, &obj->ehdr))
+		return fail_elf(obj, "corrupt ELF header");
+	return read_sections(obj) && read_symbols(obj);
+}
+
+bool mc_object_open(struct mc_object *obj, const char *path)
+{
+	memset(obj, 0, sizeof(*obj));
+	obj->path = path;
+	obj->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (obj->fd < 0)
+		return mc_fail(obj, "%s", strerror(errno));
+	if (fstat(obj->fd, &obj->st) != 0)
+		return mc_fail(obj, "%s", strerror(errno));
+	if (!S_ISREG(obj->st.st_mode))
+		return mc_fail(obj, "not a regular file");
+	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP, NULL);
+	if (!obj->elf)
+		return fail_elf(obj, "cannot read");
+	return read_whole(obj);
+}
+
+void mc_object_close(struct mc_object *obj)
+{
+	for (size_t i = 0; i < obj->n_sections; i++)
+		free(obj->sections[i].buf);
+	free(obj->sections);
+	free(obj->symbols);
+	if (obj->elf)
+		elf_end(obj->elf);
+	if (obj->fd >= 0)
+		close(obj->fd);
+	obj->sections = NULL;
+	obj->symbols = NULL;
+	obj->elf = NULL;
+	obj->fd = -1;
+}
+
+struct mc_section *mc_section_by_name(struct mc_object *obj,
+				      const char *name)
+{
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (strcmp(obj->sections[i].name, name) == 0)
+			return &obj->sections[i];
+	return NULL;
+}
+
+const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size)
+{
+	Elf_Data *d;
+
+	*size = 0;
+	if (sec->shdr.sh_type == SHT_NOBITS)
+		return NULL;
+	d = section_data(sec);
+	if (!d || !d->d_buf)
+		return NULL;
+	*size = d->d_size;
+	return d->d_buf;
+}
+
+bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
+		      uint64_t offset, const uint8_t *bytes, size_t n)
+{
+	if (sec->shdr.sh_type != SHT_PROGBITS)
+		return mc_fail(obj, "cannot patch %s: not PROGBITS", sec->name);
+	if (!section_make_writable(obj, sec))
+		return false;
+	if (offset > sec->buf_size || n > sec->buf_size - offset)
+		return mc_fail(obj, "patch at %s+0x%llx past its end", sec->name,
+			    (unsigned long long)offset);
+	memcpy((uint8_t *)sec->buf + offset, bytes, n);
+	return true;
+}
+
+bool mc_is_reloc_section(const struct mc_section *sec)
+{
+	return sec->shdr.sh_type == SHT_RELA || sec->shdr.sh_type == SHT_REL;
+}
+
+size_t mc_reloc_entry_size(const struct mc_object *obj, uint32_t sh_type)
+{
+	return gelf_fsize(obj->elf, sh_type == SHT_RELA ? ELF_T_RELA
+							: ELF_T_REL,
+			  1, EV_CURRENT);
+}
+
+size_t mc_reloc_count(const struct mc_section *sec)
+{
+	return sec->shdr.sh_entsize ? sec->shdr.sh_size / sec->shdr.sh_entsize
+				    : 0;
+}
+
+bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
+		  struct mc_reloc *out)
+{
+	Elf_Data *d = section_data(sec);
+
+	if (!d)
+		return fail_elf(obj, "cannot read relocations");
+	if (sec->shdr.sh_type == SHT_RELA) {
+		GElf_Rela r;
+
+		if (!gelf_getrela(d, (int)i, &r))
+			return fail_elf(obj, "corrupt relocation");
+		*out = (struct mc_reloc){ r.r_offset, GELF_R_TYPE(r.r_info),
+					  GELF_R_SYM(r.r_info), r.r_addend };
+	} else {
+		GElf_Rel r;
+
+		if (!gelf_getrel(d, (int)i, &r))
+			return fail_elf(obj, "corrupt relocation");
+		*out = (struct mc_reloc){ r.r_offset, GELF_R_TYPE(r.r_info),
+					  GELF_R_SYM(r.r_info), 0 };
+	}
+	return true;
+}
+
+bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
+		  const struct mc_reloc *r)
+{
+	if (!section_make_writable(obj, sec))
+		return false;
+	GElf_Xword info = GELF_R_INFO(r->sym, r->type);
+	bool ok;
+
+	if (sec->shdr.sh_type == SHT_RELA) {
+		GElf_Rela rela = { r->offset, info, r->addend };
+
+		ok = gelf_update_rela(sec->data, (int)i, &rela);
+	} else {
+		GElf_Rel rel = { r->offset, info };
+
+		ok = gelf_update_rel(sec->data, (int)i, &rel);
+	}
+	return ok || fail_elf(obj, "cannot update relocation");
+}
+
+size_t mc_section_symbol(struct mc_object *obj, size_t shndx)
+{
+	for (size_t i = 1; i < obj->first_global; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+
+		if (GELF_ST_TYPE(s->sym.st_info) == STT_SECTION &&
+		    s->shndx == shndx)
+			return i;
+	}
+	return SIZE_MAX;
+}
+
+/* Grow a section's private copy by `add` bytes, inserted at `at`. */
+static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
+			       size_t at, size_t add)
+{
+	if (!section_make_writable(obj, sec))
+		return false;
+	uint8_t *nb = malloc(sec->buf_size + add);
+	if (!nb)
+		return mc_fail(obj, "out of memory");
+	memcpy(nb, sec->buf, at);
+	memset(nb + at, 0, add);
+	memcpy(nb + at + add, (uint8_t *)sec->buf + at, sec->buf_size - at);
+	free(sec->buf);
+	sec->buf = nb;
+	sec->buf_size += add;
+	sec->data->d_buf = nb;
+	sec->data->d_size = sec->buf_size;
+	sec->shdr.sh_size = sec->buf_size;
+	return true;
+}
+
+/* Every relocation against symbol k or later now refers one further. */
+static bool shift_reloc_symbols(struct mc_object *obj, size_t k)
+{
+	for (size_t s = 1; s < obj->n_sections; s++) {
+		struct mc_section *sec = &obj->sections[s];
+
+		if (!mc_is_reloc_section(sec) || !sec->scn ||
+		    sec->shdr.sh_link != obj->symtab->index)
+			continue;
+		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
+			struct mc_reloc r;
+
+			if (!mc_reloc_get(obj, sec, i, &r))
+				return false;
+			if (r.sym < k)
+				continue;
+			r.sym++;
+			if (!mc_reloc_set(obj, sec, i, &r))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* COMDAT group signatures are symbol indices in the group's sh_info. */
+static void shift_group_signatures(struct mc_object *obj, size_t k)
+{
+	for (size_t s = 1; s < obj->n_sections; s++) {
+		struct mc_section *sec = &obj->sections[s];
+
+		if (sec->shdr.sh_type == SHT_GROUP &&
+		    sec->shdr.sh_link == obj->symtab->index &&
+		    sec->shdr.sh_info >= k) {
+			sec->shdr.sh_info++;
+			sec->dirty = true;
+		}
+	}
+}
+
+size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
+{
+	if (!obj->symtab) {
+		mc_fail(obj, "no symbol table to add a section symbol to");
+		return SIZE_MAX;
+	}
+	size_t k = obj->first_global;
+	size_t entsize = obj->symtab->shdr.sh_entsize;
+	struct mc_symbol *sym;
+	GElf_Sym gs = {
+		.st_info = GELF_ST_INFO(STB_LOCAL, STT_SECTION),
+		.st_shndx = shndx < SHN_LORESERVE ? shndx : SHN_XINDEX,
+	};
+
+	if (!section_insert_gap(obj, obj->symtab, k * entsize, entsize))
+		return SIZE_MAX;
+	if (obj->symtab_shndx &&
+	    !section_insert_gap(obj, obj->symtab_shndx, k * sizeof(Elf32_Word),
+				sizeof(Elf32_Word)))
+		return SIZE_MAX;
+	if (!gelf_update_symshndx(obj->symtab->data,
+				  obj->symtab_shndx ? obj->symtab_shndx->data
+						    : NULL,
+				  (int)k, &gs, (Elf32_Word)shndx)) {
+		fail_elf(obj, "cannot add symbol");
+		return SIZE_MAX;
+	}
+	if (shndx >= SHN_LORESERVE && !obj->symtab_shndx) {
+		mc_fail(obj, "section index %zu needs SHT_SYMTAB_SHNDX", shndx);
+		return SIZE_MAX;
+	}
+	if (!shift_reloc_symbols(obj, k))
+		return SIZE_MAX;
+	shift_group_signatures(obj, k);
+
+	/* The symbols array was allocated with one spare slot. */
+	sym = realloc(obj->symbols, (obj->n_symbols + 2) * sizeof(*sym));
+	if (!sym) {
+		mc_fail(obj, "out of memory");
+		return SIZE_MAX;
+	}
+	obj->symbols = sym;
+	memmove(&sym[k + 1], &sym[k], (obj->n_symbols - k) * sizeof(*sym));
+	sym[k] = (struct mc_symbol){ .sym = gs, .name = "", .shndx = shndx };
+	obj->n_symbols++;
+	obj->first_global++;
+	obj->symtab->shdr.sh_info++;
+	return k;
+}
+
+struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
+				  const GElf_Shdr *shdr, void *contents,
+				  size_t size, Elf_Type type)
+{
+	struct mc_section *secs, *shstr;
+	size_t name_len = strlen(name) + 1;
+
+	shstr = &obj->sections[obj->shstrndx];
+	size_t name_off = shstr->shdr.sh_size;
+	if (!section_insert_gap(obj, shstr, name_off, name_len)) {
+		free(contents);
+		return NULL;
+	}
+	memcpy((uint8_t *)shstr->buf + name_off, name, name_len);
+
+	size_t symtab_i = obj->symtab ? obj->symtab->index : 0;
+	size_t shndx_i = obj->symtab_shndx ? obj->symtab_shndx->index : 0;
+	const char *new_name = (const char *)shstr->buf + name_off;
+
+	secs = realloc(obj->sections,
+		       (obj->n_sections + 1) * sizeof(*obj->sections));
+	if (!secs) {
+		free(contents);
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	/* Pointers into the array moved with it. */
+	obj->sections = secs;
+	obj->symtab = symtab_i ? &secs[symtab_i] : NULL;
+	obj->symtab_shndx = shndx_i ? &secs[shndx_i] : NULL;
+	struct mc_section *sec = &secs[obj->n_sections];
+	*sec = (struct mc_section){
+		.index = obj->n_sections,
+		.shdr = *shdr,
+		.name = new_name,
+		.buf = contents,
+		.buf_size = size,
+		.buf_type = type,
+		.dirty = true,
+	};
+	sec->shdr.sh_name = (GElf_Word)name_off;
+	sec->shdr.sh_size = size;
+	obj->n_sections++;
+	return sec;
+}
+
+void mc_reloc_store(const struct mc_object *obj, uint32_t sh_type,
+		    void *buf, size_t i, const struct mc_reloc *r)
+{
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+
+	if (is64 && sh_type == SHT_RELA)
+		((Elf64_Rela *)buf)[i] = (Elf64_Rela){
+			r->offset, ELF64_R_INFO(r->sym, r->type), r->addend };
+	else if (is64)
+		((Elf64_Rel *)buf)[i] = (Elf64_Rel){
+			r->offset, ELF64_R_INFO(r->sym, r->type) };
+	else if (sh_type == SHT_RELA)
+		((Elf32_Rela *)buf)[i] = (Elf32_Rela){
+			(Elf32_Addr)r->offset,
+			ELF32_R_INFO(r->sym, r->type), (Elf32_Sword)r->addend };
+	else
+		((Elf32_Rel *)buf)[i] = (Elf32_Rel){
+			(Elf32_Addr)r->offset, ELF32_R_INFO(r->sym, r->type) };
+}
+
+static size_t address_size(const struct mc_object *obj)
+{
+	return obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+}
+
+void mc_store_address(const struct mc_object *obj, uint8_t *p, uint64_t v)
+{
+	size_t n = address_size(obj);
+	bool big = obj->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+
+	for (size_t i = 0; i < n; i++)
+		p[big ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p)
+{
+	size_t n = address_size(obj);
+	bool big = obj->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+/* Hand one model section to the output ELF. */
+static bool emit_section(struct mc_object *obj, Elf *out,
+			 struct mc_section *sec)
+{
+	Elf_Scn *scn = elf_newscn(out);
+	Elf_Data *od;
+
+	if (!scn || !(od = elf_newdata(scn)))
+		return fail_elf(obj, "cannot create output section");
+	if (sec->buf) {
+		od->d_buf = sec->buf;
+		od->d_size = sec->buf_size;
+		od->d_type = sec->buf_type;
+		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
+						     : 1;
+	} else if (sec->shdr.sh_type == SHT_NOBITS) {
+		od->d_size = sec->shdr.sh_size;
+		od->d_type = ELF_T_BYTE;
+		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
+						     : 1;
+	} else {
+		Elf_Data *in = section_data(sec);
+
+		if (!in)
+			return fail_elf(obj, "cannot read section");
+		od->d_buf = in->d_buf;
+		od->d_size = in->d_size;
+		od->d_type = in->d_type;
+		od->d_align = in->d_align;
+	}
+	od->d_version = EV_CURRENT;
+	if (elf_ndxscn(scn) != sec->index)
+		return mc_fail(obj, "section %s renumbered on output", sec->name);
+	if (!gelf_update_shdr(scn, &sec->shdr))
+		return fail_elf(obj, "cannot write section header");
+	return true;
+}
+
+static bool emit_object(struct mc_object *obj, int fd)
+{
+	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
+	bool ok = false;
+
+	if (!out)
+		return fail_elf(obj, "cannot create output");
+	if (!gelf_newehdr(out, gelf_getclass(obj->elf)) ||
+	    !gelf_update_ehdr(out, &obj->ehdr)) {
+		fail_elf(obj, "cannot write ELF header");
+		goto done;
+	}
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (!emit_section(obj, out, &obj->sections[i]))
+			goto done;
+	/* Section 0 carries the extended section count/name-table index. */
+	if (obj->n_sections > 1) {
+		GElf_Shdr zero = obj->sections[0].shdr;
+
+		zero.sh_size = 0;
+		if (obj->shstrndx >= SHN_LORESERVE)
+			zero.sh_link = (GElf_Word)obj->shstrndx;
+		if (!gelf_update_shdr(elf_getscn(out, 0), &zero)) {
+			fail_elf(obj, "cannot write section 0");
+			goto done;
+		}
+	}
+	if (elf_update(out, ELF_C_WRITE) < 0) {
+		fail_elf(obj, "cannot write object");
+		goto done;
+	}
+	ok = true;
+done:
+	elf_end(out);
+	return ok;
+}
+
+static char *temp_path_beside(const char *path)
+{
+	char *copy = strdup(path);
+	char *tmp = NULL;
+
+	if (!copy)
+		return NULL;
+	const char *dir = dirname(copy);
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (asprintf(&tmp, "%s/.%s.rmc-XXXXXX", dir, base) < 0)
+		tmp = NULL;
+	free(copy);
+	return tmp;
+}
+
+bool mc_object_write(struct mc_object *obj)
+{
+	char *tmp = temp_path_beside(obj->path);
+	int fd;
+	bool ok = false;
+
+	if (!tmp)
+		return mc_fail(obj, "out of memory");
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		mc_fail(obj, "cannot create temporary file: %s", strerror(errno));
+		free(tmp);
+		return false;
+	}
+	if (fchmod(fd, obj->st.st_mode & 07777) != 0) {
+		mc_fail(obj, "cannot set mode: %s", strerror(errno));
+	} else if (emit_object(obj, fd)) {
+		/* Keep the owner where we are allowed to (root in a build). */
+		if (fchown(fd, obj->st.st_uid, obj->st.st_gid) != 0 &&
+		    errno != EPERM)
+			mc_fail(obj, "cannot set owner: %s", strerror(errno));
+		else
+			ok = true;
+	}
+	if (close(fd) != 0 && ok)
+		ok = mc_fail(obj, "cannot write: %s", strerror(errno));
+	if (ok && rename(tmp, obj->path) != 0)
+		ok = mc_fail(obj, "cannot replace: %s", strerror(errno));
+	if (!ok)
+		unlink(tmp);
+	free(tmp);
+	return ok;
+}

@@ -1,0 +1,134 @@
+/*
+ * object.h - the ELF object model recordmcount works on.
+ *
+ * An object is read once through libelf's class-independent GElf API
+ * into plain arrays (sections, symbols), mutated in memory (patch bytes,
+ * change relocations, add a section, add a section symbol), and written
+ * once to a temporary file that replaces the input by rename(2).  Nothing
+ * outside elf/ touches raw ELF structures.
+ *
+ * Errors never print: every function that can fail returns false (or
+ * SIZE_MAX / NULL) and leaves a one-line reason in obj->error.
+ */
+#ifndef MC_ELF_OBJECT_H
+#define MC_ELF_OBJECT_H
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+struct mc_section {
+	size_t index;
+	GElf_Shdr shdr;
+	const char *name;
+	Elf_Scn *scn;		/* NULL for sections added in memory */
+	Elf_Data *data;		/* data as read (may be NULL for NOBITS) */
+	void *buf;		/* replacement contents, owned, or NULL */
+	size_t buf_size;
+	Elf_Type buf_type;	/* libelf type of buf (ELF_T_BYTE, ...) */
+	bool dirty;
+};
+
+struct mc_symbol {
+	GElf_Sym sym;
+	const char *name;
+	size_t shndx;		/* real section index (SHN_XINDEX resolved) */
+};
+
+struct mc_reloc {
+	uint64_t offset;
+	uint32_t type;
+	size_t sym;
+	int64_t addend;		/* RELA: the addend; REL: 0 (implicit) */
+};
+
+struct mc_object {
+	const char *path;
+	int fd;
+	Elf *elf;
+	struct stat st;
+	GElf_Ehdr ehdr;
+	size_t shstrndx;
+
+	struct mc_section *sections;	/* sections[0] is the null section */
+	size_t n_sections;
+
+	struct mc_section *symtab;	/* NULL when the object has none */
+	struct mc_section *symtab_shndx;
+	struct mc_symbol *symbols;
+	size_t n_symbols;
+	size_t first_global;		/* symtab's sh_info */
+
+	char error[256];
+};
+
+/* Record a one-line reason in obj->error; always returns false. */
+bool mc_fail(struct mc_object *obj, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* libelf version handshake; call once per process. */
+bool mc_elf_init(void);
+
+/* Open and validate `path`; on failure obj->error says why. */
+bool mc_object_open(struct mc_object *obj, const char *path);
+void mc_object_close(struct mc_object *obj);
+
+struct mc_section *mc_section_by_name(struct mc_object *obj,
+				      const char *name);
+
+/* Contents of a section as bytes in file order (NULL if NOBITS/empty). */
+const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size);
+
+/* Replace `n` bytes at `offset` of a PROGBITS section. */
+bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
+		      uint64_t offset, const uint8_t *bytes, size_t n);
+
+/* Relocation sections: count and entries (RELA or REL alike). */
+bool mc_is_reloc_section(const struct mc_section *sec);
+size_t mc_reloc_count(const struct mc_section *sec);
+bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
+		  struct mc_reloc *out);
+bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
+		  const struct mc_reloc *r);
+
+/* The STT_SECTION symbol of section `shndx`, or SIZE_MAX. */
+size_t mc_section_symbol(struct mc_object *obj, size_t shndx);
+
+/*
+ * Add an STT_SECTION symbol for `shndx` among the locals (at the end of
+ * them) and renumber every reference to the symbols after it.  Returns
+ * the new symbol's index or SIZE_MAX.
+ */
+size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx);
+
+/*
+ * Append a section whose contents are `size` bytes of libelf type `type`
+ * at `contents` (taken over: freed with the object).  Returns the new
+ * section or NULL.
+ */
+struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
+				  const GElf_Shdr *shdr, void *contents,
+				  size_t size, Elf_Type type);
+
+/* Byte size of one relocation of the kind in `sh_type` in this object. */
+size_t mc_reloc_entry_size(const struct mc_object *obj, uint32_t sh_type);
+
+/* Fill entry `i` of an in-memory relocation buffer of this object. */
+void mc_reloc_store(const struct mc_object *obj, uint32_t sh_type,
+		    void *buf, size_t i, const struct mc_reloc *r);
+
+/* Write an address-sized value in the object's byte order. */
+void mc_store_address(const struct mc_object *obj, uint8_t *p, uint64_t v);
+
+/* Read an address-sized value in the object's byte order. */
+uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
+
+/*
+ * Write the model to a temporary file beside the input and rename it
+ * over the input.  The input is untouched unless this returns true.
+ */
+bool mc_object_write(struct mc_object *obj);
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * main.c - command line of recordmcount.
+ *
+ * Accepts the kernel's `recordmcount [-w] file.o...` unchanged, and
+ * exits 0 only when every file succeeded.  With -j N, files are handed
+ * to up to N worker processes, one file each, like make -j.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../arch/arch.h"
+#include "../elf/object.h"
+#include "dump.h"
+#include "options.h"
+#include "record.h"
+
+#ifndef MC_VERSION
+#define MC_VERSION "0.1"
+#endif
+
+enum { EXIT_USAGE = 2 };
+
+enum {
+	OPT_SECTION = 256,
+	OPT_NO_SECTION,
+	OPT_FORMAT,
+};
+
+static const struct option long_options[] = {
+	{ "nop", no_argument, NULL, 'n' },
+	{ "warn-untraced", no_argument, NULL, 'w' },
+	{ "symbol", required_argument, NULL, 's' },
+	{ "section", required_argument, NULL, OPT_SECTION },
+	{ "no-section", required_argument, NULL, OPT_NO_SECTION },
+	{ "dump", no_argument, NULL, 'd' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(FILE *out)
+{
+	fputs("Usage: recordmcount [OPTION]... FILE.o...\n"
+	      "       recordmcount --dump [--format=text|json] FILE...\n"
+	      "Record every function-entry hook call (__fentry__, mcount, ...)\n"
+	      "of each relocatable object in a new __mcount_loc section.\n"
+	      "\n"
+	      "  -n, --nop              also turn every recorded call into a NOP\n"
+	      "  -w, --warn-untraced    warn about hook calls in untraced sections\n"
+	      "                         (always turned into NOPs)\n"
+	      "  -s, --symbol=NAME      treat calls to NAME as hooks too\n"
+	      "      --section=GLOB     also trace sections matching GLOB\n"
+	      "      --no-section=GLOB  do not trace sections matching GLOB\n"
+	      "  -d, --dump             print the table and hooks of each FILE\n"
+	      "                         (objects, executables, shared objects)\n"
+	      "      --format=FORMAT    dump as 'text' (default) or 'json'\n"
+	      "  -j, --jobs=N           process up to N files at once\n"
+	      "  -v, --verbose          say what was done to each file\n"
+	      "  -q, --quiet            print errors only\n"
+	      "  -h, --help             print this help and exit\n"
+	      "  -V, --version          print the version and exit\n"
+	      "\n"
+	      "Traced sections by default: .text* .init.text .ref.text .sched.text\n"
+	      "  .spinlock.text .irqentry.text .softirqentry.text .kprobes.text\n"
+	      "  .cpuidle.text\n"
+	      "Exit status: 0 if every file succeeded, 1 if any failed, 2 on\n"
+	      "a usage error.\n",
+	      out);
+	fputs("Architectures:", out);
+	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
+		fprintf(out, " %s", (*a)->name);
+	fputs("\n", out);
+}
+
+static bool push_arg(const char ***list, size_t *n, const char *arg)
+{
+	const char **v = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!v)
+		return false;
+	v[(*n)++] = arg;
+	*list = v;
+	return true;
+}
+
+static bool parse_jobs(const char *arg, unsigned *jobs)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || v < 1 || v > 1024)
+		return false;
+	*jobs = (unsigned)v;
+	return true;
+}
+
+/* Returns -1 to go on, or the exit status to leave with. */
+static int parse_options(int argc, char **argv, struct mc_options *opt)
+{
+	int c;
+	bool ok = true;
+
+	while ((c = getopt_long(argc, argv, "nws:dj:vqhV", long_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'n': opt->nop = true; break;
+		case 'w': opt->warn_untraced = true; break;
+		case 's':
+			ok = push_arg(&opt->symbols, &opt->n_symbols, optarg);
+			break;
+		case OPT_SECTION:
+			ok = push_arg(&opt->sections, &opt->n_sections, optarg);
+			break;
+		case OPT_NO_SECTION:
+			ok = push_arg(&opt->no_sections, &opt->n_no_sections,
+				      optarg);
+			break;
+		case 'd': opt->dump = true; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0) {
+				opt->format = MC_FORMAT_TEXT;
+			} else if (strcmp(optarg, "json") == 0) {
+				opt->format = MC_FORMAT_JSON;
+			} else {
+				fprintf(stderr, "recordmcount: unknown format "
+					"'%s' (text or json)\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'j':
+			if (!parse_jobs(optarg, &opt->jobs)) {
+				fprintf(stderr, "recordmcount: bad job count "
+					"'%s'\n", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'v': opt->verbosity++; break;
+		case 'q': opt->verbosity = -1; break;
+		case 'h': usage(stdout); return EXIT_SUCCESS;
+		case 'V':
+			printf("recordmcount %s\n", MC_VERSION);
+			return EXIT_SUCCESS;
+		default:
+			usage(stderr);
+			return EXIT_USAGE;
+		}
+		if (!ok) {
+			fprintf(stderr, "recordmcount: out of memory\n");
+			return EXIT_FAILURE;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "recordmcount: no input files\n");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+static int process(const char *path, const struct mc_options *opt)
+{
+	return opt->dump ? mc_dump_file(path, opt) : mc_record_file(path, opt);
+}
+
+/* Reap one worker; its exit status is the file's result. */
+static int reap_one(void)
+{
+	int status;
+
+	while (wait(&status) < 0)
+		if (errno != EINTR)
+			return 1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) != 0 : 1;
+}
+
+static int process_parallel(char **files, int n, const struct mc_options *opt)
+{
+	unsigned running = 0;
+	int failed = 0;
+
+	fflush(NULL);
+	for (int i = 0; i < n; i++) {
+		if (running == opt->jobs) {
+			failed |= reap_one();
+			running--;
+		}
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(process(files[i], opt));
+		if (pid < 0) {
+			/* No worker to be had: do it here instead. */
+			failed |= process(files[i], opt);
+			continue;
+		}
+		running++;
+	}
+	while (running--)
+		failed |= reap_one();
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	struct mc_options opt = { .jobs = 1 };
+	int failed = 0;
+	int status = parse_options(argc, argv, &opt);
+
+	if (status >= 0)
+		return status;
+	if (!mc_elf_init()) {
+		fprintf(stderr, "recordmcount: libelf is out of date\n");
+		return EXIT_FAILURE;
+	}
+	/* Dump output must not interleave, so it always runs in order. */
+	if (opt.jobs > 1 && !opt.dump && argc - optind > 1) {
+		failed = process_parallel(argv + optind, argc - optind, &opt);
+	} else {
+		for (int i = optind; i < argc; i++)
+			failed |= process(argv[i], &opt);
+	}
+	free(opt.symbols);
+	free(opt.sections);
+	free(opt.no_sections);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,28 @@
+/*
+ * options.h - what the command line asked for, passed explicitly to
+ * every step (no global option state).
+ */
+#ifndef MC_OPTIONS_H
+#define MC_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum mc_format { MC_FORMAT_TEXT, MC_FORMAT_JSON };
+
+struct mc_options {
+	bool nop;			/* --nop: NOP every recorded call */
+	bool warn_untraced;		/* -w */
+	bool dump;			/* --dump */
+	enum mc_format format;
+	int verbosity;			/* -1 quiet, 0 normal, 1+ verbose */
+	unsigned jobs;
+	const char **symbols;		/* --symbol, extra hook names */
+	size_t n_symbols;
+	const char **sections;		/* --section, extra traced globs */
+	size_t n_sections;
+	const char **no_sections;	/* --no-section, excluded globs */
+	size_t n_no_sections;
+};
+
+#endif

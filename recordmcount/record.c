@@ -1,0 +1,274 @@
+/*
+ * record.c - the main job: add __mcount_loc to one relocatable object.
+ *
+ *   open -> find sites -> choose anchors -> build table -> NOP -> write
+ *
+ * Each entry of __mcount_loc is an address-sized slot with a relocation
+ * "anchor symbol + addend" that the linker turns into the address of
+ * the call.  The anchor must keep its meaning through the link: the
+ * section's STT_SECTION symbol, or a local symbol in that section.  A
+ * weak or preemptible global could be replaced by another definition,
+ * so it is never used; when no local anchor exists (binutils >= 2.36
+ * drops unused section symbols) a section symbol is added.
+ */
+#define _GNU_SOURCE
+#include "record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sites.h"
+
+#define TABLE_NAME "__mcount_loc"
+
+static void report(const char *path, const char *msg)
+{
+	fprintf(stderr, "recordmcount: %s: %s\n", path, msg);
+}
+
+static void warn_site(const struct mc_object *obj,
+		      const struct mc_options *opt, const char *msg)
+{
+	if (opt->verbosity >= 0)
+		fprintf(stderr, "recordmcount: %s: warning: %s\n", obj->path,
+			msg);
+}
+
+/* A symbol that resolves to a fixed place in `shndx` after linking. */
+static bool is_local_anchor(const struct mc_symbol *s, size_t shndx)
+{
+	unsigned type = GELF_ST_TYPE(s->sym.st_info);
+
+	if (s->shndx != shndx ||
+	    (s->sym.st_shndx >= SHN_LORESERVE && s->sym.st_shndx != SHN_XINDEX))
+		return false;
+	if (GELF_ST_BIND(s->sym.st_info) != STB_LOCAL)
+		return false;
+	return type == STT_SECTION || type == STT_FUNC ||
+	       type == STT_NOTYPE || type == STT_OBJECT;
+}
+
+/* The best existing anchor for `shndx`: its section symbol first. */
+static size_t find_anchor(struct mc_object *obj, size_t shndx)
+{
+	size_t best = mc_section_symbol(obj, shndx);
+
+	for (size_t i = 1; best == SIZE_MAX && i < obj->first_global; i++)
+		if (is_local_anchor(&obj->symbols[i], shndx))
+			best = i;
+	return best;
+}
+
+/* Anchor symbol index for every section that holds a traced site. */
+static bool choose_anchors(struct mc_object *obj,
+			   const struct mc_site_list *sites, size_t *anchor)
+{
+	for (size_t i = 0; i < sites->n; i++) {
+		size_t shndx = sites->v[i].shndx;
+
+		if (!sites->v[i].traced || anchor[shndx] != SIZE_MAX)
+			continue;
+		anchor[shndx] = find_anchor(obj, shndx);
+		if (anchor[shndx] == SIZE_MAX)
+			anchor[shndx] = mc_add_section_symbol(obj, shndx);
+		if (anchor[shndx] == SIZE_MAX)
+			return false;
+	}
+	return true;
+}
+
+static size_t count_traced(const struct mc_site_list *sites)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < sites->n; i++)
+		n += sites->v[i].traced;
+	return n;
+}
+
+/* Append __mcount_loc and its relocation section to the model. */
+static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
+			const struct mc_site_list *sites, const size_t *anchor)
+{
+	size_t n = count_traced(sites);
+	uint32_t rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL;
+	size_t rel_size = mc_reloc_entry_size(obj, rel_type);
+	uint8_t *slots = calloc(n ? n : 1, arch->addr_size);
+	void *rels = calloc(n ? n : 1, rel_size);
+
+	if (!slots || !rels) {
+		free(slots);
+		free(rels);
+		return mc_fail(obj, "out of memory");
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < sites->n; i++) {
+		const struct mc_hook_site *s = &sites->v[i];
+
+		if (!s->traced)
+			continue;
+		const struct mc_symbol *a = &obj->symbols[anchor[s->shndx]];
+		int64_t addend = (int64_t)(s->offset - a->sym.st_value);
+		struct mc_reloc r = {
+			.offset = k * arch->addr_size,
+			.type = arch->table_reloc,
+			.sym = anchor[s->shndx],
+			.addend = arch->table_uses_rela ? addend : 0,
+		};
+		/* REL keeps the addend in the slot the relocation patches. */
+		if (!arch->table_uses_rela)
+			mc_store_address(obj, slots + r.offset,
+					 (uint64_t)addend);
+		mc_reloc_store(obj, rel_type, rels, k, &r);
+		k++;
+	}
+
+	GElf_Shdr table = {
+		.sh_type = SHT_PROGBITS,
+		.sh_flags = SHF_ALLOC,
+		.sh_addralign = arch->addr_size,
+		.sh_entsize = arch->addr_size,
+	};
+	struct mc_section *t = mc_add_section(obj, TABLE_NAME, &table, slots,
+					      n * arch->addr_size, ELF_T_BYTE);
+	if (!t) {
+		free(rels);
+		return false;
+	}
+	GElf_Shdr relhdr = {
+		.sh_type = rel_type,
+		.sh_flags = SHF_INFO_LINK,
+		.sh_link = (GElf_Word)obj->symtab->index,
+		.sh_info = (GElf_Word)t->index,
+		.sh_addralign = arch->addr_size,
+		.sh_entsize = rel_size,
+	};
+	return mc_add_section(obj, arch->table_uses_rela ? ".rela" TABLE_NAME
+							 : ".rel" TABLE_NAME,
+			      &relhdr, rels, n * rel_size,
+			      arch->table_uses_rela ? ELF_T_RELA : ELF_T_REL);
+}
+
+/* Overwrite a call with the same-length NOP and void its relocation. */
+static bool nop_site(struct mc_object *obj, const struct mc_arch *arch,
+		     const struct mc_hook_site *s)
+{
+	uint8_t nop[MC_MAX_SITE_LEN];
+	struct mc_section *rel = &obj->sections[s->rel_shndx];
+	struct mc_reloc r;
+
+	if (!arch->encode_nop(nop, s->form->len))
+		return mc_fail(obj, "no %u-byte NOP on %s", s->form->len,
+			       arch->name);
+	if (!mc_section_patch(obj, &obj->sections[s->shndx], s->offset, nop,
+			      s->form->len) ||
+	    !mc_reloc_get(obj, rel, s->reloc_index, &r))
+		return false;
+	r.type = arch->none_reloc;
+	return mc_reloc_set(obj, rel, s->reloc_index, &r);
+}
+
+static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
+		      const struct mc_site_list *sites,
+		      const struct mc_options *opt)
+{
+	const char *warned = NULL;
+
+	for (size_t i = 0; i < sites->n; i++) {
+		const struct mc_hook_site *s = &sites->v[i];
+		const char *sec = obj->sections[s->shndx].name;
+
+		if (!s->traced && opt->warn_untraced && sec != warned) {
+			fprintf(stderr, "recordmcount: %s: section %s has hook "
+				"calls that are not traced; turned into NOPs\n",
+				obj->path, sec);
+			warned = sec;
+		}
+		if ((opt->nop || !s->traced) && !nop_site(obj, arch, s))
+			return false;
+	}
+	return true;
+}
+
+/* Open the object and find its architecture; false with obj->error. */
+static bool open_relocatable(struct mc_object *obj, const char *path,
+			     const struct mc_arch **arch)
+{
+	if (!mc_object_open(obj, path))
+		return false;
+	if (obj->ehdr.e_type != ET_REL)
+		return mc_fail(obj, "not a relocatable object (ELF type %u)",
+			       (unsigned)obj->ehdr.e_type);
+	*arch = mc_arch_find(obj->ehdr.e_machine,
+			     obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 64
+								       : 32);
+	if (!*arch)
+		return mc_fail(obj, "unsupported machine %u (ELF class %u)",
+			       (unsigned)obj->ehdr.e_machine,
+			       (unsigned)obj->ehdr.e_ident[EI_CLASS]);
+	if (!obj->symtab)
+		return mc_fail(obj, "no symbol table");
+	return true;
+}
+
+static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
+		    const struct mc_site_list *sites,
+		    const struct mc_options *opt)
+{
+	size_t *anchor = malloc(obj->n_sections * sizeof(*anchor));
+	bool ok;
+
+	if (!anchor)
+		return mc_fail(obj, "out of memory");
+	for (size_t i = 0; i < obj->n_sections; i++)
+		anchor[i] = SIZE_MAX;
+	ok = choose_anchors(obj, sites, anchor) &&
+	     (count_traced(sites) == 0 ||
+	      build_table(obj, arch, sites, anchor)) &&
+	     nop_sites(obj, arch, sites, opt) && mc_object_write(obj);
+	free(anchor);
+	return ok;
+}
+
+static void say_done(const struct mc_object *obj,
+		     const struct mc_site_list *sites,
+		     const struct mc_options *opt)
+{
+	size_t traced = count_traced(sites);
+
+	if (opt->verbosity > 0)
+		fprintf(stderr, "recordmcount: %s: recorded %zu site%s%s%s\n",
+			obj->path, traced, traced == 1 ? "" : "s",
+			opt->nop ? ", NOPed" : "",
+			sites->n > traced ? " (untraced hooks NOPed)" : "");
+}
+
+int mc_record_file(const char *path, const struct mc_options *opt)
+{
+	struct mc_object obj;
+	struct mc_site_list sites = { 0 };
+	const struct mc_arch *arch = NULL;
+	bool ok;
+
+	ok = open_relocatable(&obj, path, &arch);
+	if (ok && mc_section_by_name(&obj, TABLE_NAME)) {
+		if (opt->verbosity > 0)
+			fprintf(stderr, "recordmcount: %s: already has %s; "
+				"left alone\n", path, TABLE_NAME);
+	} else if (ok && (ok = mc_find_sites(&obj, arch, opt, &sites,
+					     warn_site))) {
+		if (sites.n == 0) {
+			if (opt->verbosity > 0)
+				fprintf(stderr, "recordmcount: %s: no hook "
+					"calls; left alone\n", path);
+		} else if ((ok = rewrite(&obj, arch, &sites, opt))) {
+			say_done(&obj, &sites, opt);
+		}
+	}
+	if (!ok)
+		report(path, obj.error);
+	mc_site_list_free(&sites);
+	mc_object_close(&obj);
+	return ok ? 0 : 1;
+}

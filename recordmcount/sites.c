@@ -1,0 +1,215 @@
+/*
+ * sites.c - from relocations to hook call sites.
+ *
+ * A hook is a relocation against a hook symbol, inside an executable
+ * section, at a place where the architecture's call instruction sits.
+ * The relocation says where the call's operand is; the architecture's
+ * form says how far before it the instruction starts.
+ */
+#define _GNU_SOURCE
+#include "sites.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Sections the kernel's ftrace traces: every .text* section plus the
+ * special-purpose ones its linker script keeps apart.
+ */
+static const char *const traced_by_default[] = {
+	".text*",
+	".init.text",
+	".ref.text",
+	".sched.text",
+	".spinlock.text",
+	".irqentry.text",
+	".softirqentry.text",
+	".kprobes.text",
+	".cpuidle.text",
+	NULL,
+};
+
+static bool matches_any(const char *name, const char *const *globs,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(globs[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+bool mc_section_is_traced(const char *name, const struct mc_options *opt)
+{
+	size_t n_default = sizeof(traced_by_default) /
+			   sizeof(traced_by_default[0]) - 1;
+
+	if (matches_any(name, opt->no_sections, opt->n_no_sections))
+		return false;
+	return matches_any(name, traced_by_default, n_default) ||
+	       matches_any(name, opt->sections, opt->n_sections);
+}
+
+bool mc_is_hook_name(const struct mc_arch *arch,
+		     const struct mc_options *opt, const char *name)
+{
+	if (!*name)
+		return false;
+	if (mc_is_hook_symbol(arch, name))
+		return true;
+	for (size_t i = 0; i < opt->n_symbols; i++)
+		if (strcmp(opt->symbols[i], name) == 0)
+			return true;
+	return false;
+}
+
+static bool push_site(struct mc_object *obj, struct mc_site_list *l,
+		      const struct mc_hook_site *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			snprintf(obj->error, sizeof(obj->error),
+				 "out of memory");
+			return false;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *s;
+	return true;
+}
+
+void mc_site_list_free(struct mc_site_list *l)
+{
+	free(l->v);
+	*l = (struct mc_site_list){ 0 };
+}
+
+static int compare_sites(const void *a, const void *b)
+{
+	const struct mc_hook_site *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return 0;
+}
+
+static void sort_unique(struct mc_site_list *l)
+{
+	size_t w = 0;
+
+	qsort(l->v, l->n, sizeof(*l->v), compare_sites);
+	for (size_t r = 0; r < l->n; r++)
+		if (w == 0 || compare_sites(&l->v[w - 1], &l->v[r]) != 0)
+			l->v[w++] = l->v[r];
+	l->n = w;
+}
+
+/* Relocation sections that apply to code, through the main symtab. */
+static struct mc_section *code_target(struct mc_object *obj,
+				      struct mc_section *rel)
+{
+	if (!mc_is_reloc_section(rel) || !obj->symtab ||
+	    rel->shdr.sh_link != obj->symtab->index ||
+	    rel->shdr.sh_info == 0 || rel->shdr.sh_info >= obj->n_sections)
+		return NULL;
+	struct mc_section *t = &obj->sections[rel->shdr.sh_info];
+	if (!(t->shdr.sh_flags & SHF_EXECINSTR) ||
+	    t->shdr.sh_type != SHT_PROGBITS)
+		return NULL;
+	return t;
+}
+
+static bool check_reloc_table(struct mc_object *obj, struct mc_section *rel)
+{
+	size_t want = mc_reloc_entry_size(obj, rel->shdr.sh_type);
+
+	if (rel->shdr.sh_entsize != want)
+		return mc_fail(obj, "%s: relocation entry size %llu, "
+			       "expected %zu", rel->name,
+			       (unsigned long long)rel->shdr.sh_entsize, want);
+	return true;
+}
+
+static bool scan_reloc_section(struct mc_object *obj,
+			       const struct mc_arch *arch,
+			       const struct mc_options *opt,
+			       struct mc_section *rel, struct mc_section *text,
+			       struct mc_site_list *out, mc_warn_fn warn)
+{
+	size_t text_size;
+	const uint8_t *code = mc_section_bytes(text, &text_size);
+	bool traced = mc_section_is_traced(text->name, opt);
+	char msg[256];
+
+	if (!check_reloc_table(obj, rel))
+		return false;
+	if ((text->shdr.sh_flags & SHF_COMPRESSED) || !code)
+		return mc_fail(obj, "%s: compressed or unreadable code section",
+			       text->name);
+
+	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
+		struct mc_reloc r;
+
+		if (!mc_reloc_get(obj, rel, i, &r))
+			return false;
+		if (r.sym >= obj->n_symbols)
+			return mc_fail(obj, "%s: relocation %zu: symbol index "
+				       "%zu out of range", rel->name, i, r.sym);
+		if (r.offset >= text_size)
+			return mc_fail(obj, "%s: relocation %zu: offset 0x%llx "
+				       "outside %s", rel->name, i,
+				       (unsigned long long)r.offset,
+				       text->name);
+		const char *name = obj->symbols[r.sym].name;
+		if (!mc_is_hook_name(arch, opt, name))
+			continue;
+
+		const struct mc_object_form *f =
+			mc_match_form(arch, r.type, code, text_size, r.offset);
+		if (!f) {
+			snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
+				 "(relocation type %u) is not a call; not "
+				 "recorded", text->name,
+				 (unsigned long long)r.offset, name, r.type);
+			warn(obj, opt, msg);
+			continue;
+		}
+		struct mc_hook_site s = {
+			.shndx = text->index,
+			.offset = r.offset - f->field_offset,
+			.form = f,
+			.rel_shndx = rel->index,
+			.reloc_index = i,
+			.traced = traced,
+		};
+		if (!push_site(obj, out, &s))
+			return false;
+	}
+	return true;
+}
+
+bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
+		   const struct mc_options *opt, struct mc_site_list *out,
+		   mc_warn_fn warn)
+{
+	*out = (struct mc_site_list){ 0 };
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *text = code_target(obj, rel);
+
+		if (text && !scan_reloc_section(obj, arch, opt, rel, text, out,
+						warn)) {
+			mc_site_list_free(out);
+			return false;
+		}
+	}
+	sort_unique(out);
+	return true;
+}

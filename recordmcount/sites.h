@@ -1,0 +1,51 @@
+/*
+ * sites.h - finding hook call sites in a relocatable object.
+ *
+ * Shared by recording and by --dump: both ask "where does this object
+ * call a hook?" and must agree on the answer.
+ */
+#ifndef MC_SITES_H
+#define MC_SITES_H
+
+#include "../arch/arch.h"
+#include "../elf/object.h"
+#include "options.h"
+
+struct mc_hook_site {
+	size_t shndx;			/* section holding the call */
+	uint64_t offset;		/* first byte of the call */
+	const struct mc_object_form *form;
+	size_t rel_shndx;		/* relocation section marking it */
+	size_t reloc_index;
+	bool traced;			/* section is on the traced list */
+};
+
+struct mc_site_list {
+	struct mc_hook_site *v;
+	size_t n, cap;
+};
+
+/* Reports a problem with one relocation without failing the file. */
+typedef void (*mc_warn_fn)(const struct mc_object *obj,
+			   const struct mc_options *opt, const char *msg);
+
+/*
+ * Collect every hook call site, sorted by (section, offset), without
+ * duplicates.  Relocations that name a hook but sit on no recognised
+ * call go to `warn` and are left out.  False (obj->error set) when the
+ * object's relocation tables are corrupt.
+ */
+bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
+		   const struct mc_options *opt, struct mc_site_list *out,
+		   mc_warn_fn warn);
+
+void mc_site_list_free(struct mc_site_list *l);
+
+/* True if hooks in the section called `name` belong in the table. */
+bool mc_section_is_traced(const char *name, const struct mc_options *opt);
+
+/* True if `name` is a hook symbol (the arch's set or --symbol). */
+bool mc_is_hook_name(const struct mc_arch *arch,
+		     const struct mc_options *opt, const char *name);
+
+#endif
