@@ -402,6 +402,10 @@ size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
 		.st_shndx = shndx < SHN_LORESERVE ? shndx : SHN_XINDEX,
 	};
 
+	if (shndx >= SHN_LORESERVE && !obj->symtab_shndx) {
+		mc_fail(obj, "section index %zu needs SHT_SYMTAB_SHNDX", shndx);
+		return SIZE_MAX;
+	}
 	if (!section_insert_gap(obj, obj->symtab, k * entsize, entsize))
 		return SIZE_MAX;
 	if (obj->symtab_shndx &&
@@ -411,12 +415,9 @@ size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
 	if (!gelf_update_symshndx(obj->symtab->data,
 				  obj->symtab_shndx ? obj->symtab_shndx->data
 						    : NULL,
-				  (int)k, &gs, (Elf32_Word)shndx)) {
+				  (int)k, &gs,
+				  shndx < SHN_LORESERVE ? 0 : (Elf32_Word)shndx)) {
 		fail_elf(obj, "cannot add symbol");
-		return SIZE_MAX;
-	}
-	if (shndx >= SHN_LORESERVE && !obj->symtab_shndx) {
-		mc_fail(obj, "section index %zu needs SHT_SYMTAB_SHNDX", shndx);
 		return SIZE_MAX;
 	}
 	if (!shift_reloc_symbols(obj, k))
