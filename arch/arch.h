@@ -59,6 +59,7 @@ struct mc_arch {
 	bool table_uses_rela;		/* .rela__mcount_loc vs .rel__mcount_loc */
 	uint32_t table_reloc;		/* absolute address relocation */
 	uint32_t none_reloc;		/* R_*_NONE, to neutralise a hook */
+	uint32_t relative_reloc;	/* R_*_RELATIVE, in a PIE's table */
 	const char *const *hook_symbols;	/* NULL-terminated */
 	const struct mc_object_form *forms;
 	unsigned n_forms;

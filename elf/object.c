@@ -253,6 +253,63 @@ bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 	return true;
 }
 
+struct mc_section *mc_section_at_address(struct mc_object *obj,
+					 uint64_t addr)
+{
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *sec = &obj->sections[i];
+
+		if ((sec->shdr.sh_flags & SHF_ALLOC) &&
+		    sec->shdr.sh_type != SHT_NOBITS &&
+		    addr >= sec->shdr.sh_addr &&
+		    addr - sec->shdr.sh_addr < sec->shdr.sh_size)
+			return sec;
+	}
+	return NULL;
+}
+
+const struct mc_symbol *mc_function_at(const struct mc_object *obj,
+				       size_t shndx, uint64_t value)
+{
+	const struct mc_symbol *best = NULL;
+
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+
+		if (GELF_ST_TYPE(s->sym.st_info) != STT_FUNC ||
+		    s->shndx != shndx || value < s->sym.st_value ||
+		    value - s->sym.st_value >= (s->sym.st_size ? s->sym.st_size
+							       : 1))
+			continue;
+		if (!best || (GELF_ST_BIND(best->sym.st_info) == STB_LOCAL &&
+			      GELF_ST_BIND(s->sym.st_info) != STB_LOCAL))
+			best = s;
+	}
+	return best;
+}
+
+const struct mc_symbol *mc_symbol_at(const struct mc_object *obj,
+				     uint64_t value)
+{
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+		unsigned type = GELF_ST_TYPE(s->sym.st_info);
+
+		if (s->sym.st_shndx != SHN_UNDEF && s->sym.st_value == value &&
+		    (type == STT_FUNC || type == STT_NOTYPE) && *s->name)
+			return s;
+	}
+	return NULL;
+}
+
+size_t mc_symbol_by_name(const struct mc_object *obj, const char *name)
+{
+	for (size_t i = 1; i < obj->n_symbols; i++)
+		if (strcmp(obj->symbols[i].name, name) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
 bool mc_is_reloc_section(const struct mc_section *sec)
 {
 	return sec->shdr.sh_type == SHT_RELA || sec->shdr.sh_type == SHT_REL;

@@ -85,6 +85,25 @@ const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size);
 bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 		      uint64_t offset, const uint8_t *bytes, size_t n);
 
+/* The allocated, non-empty section that holds `addr` (linked images). */
+struct mc_section *mc_section_at_address(struct mc_object *obj,
+					 uint64_t addr);
+
+/*
+ * The function symbol covering `value` in section `shndx` (a linked
+ * image's symbols hold addresses, an object's hold offsets), preferring
+ * a global name over a local alias; NULL when none covers it.
+ */
+const struct mc_symbol *mc_function_at(const struct mc_object *obj,
+				       size_t shndx, uint64_t value);
+
+/* A symbol whose value is exactly `value` (any section), or NULL. */
+const struct mc_symbol *mc_symbol_at(const struct mc_object *obj,
+				     uint64_t value);
+
+/* Index of a symbol called `name`, or SIZE_MAX. */
+size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
+
 /* Relocation sections: count and entries (RELA or REL alike). */
 bool mc_is_reloc_section(const struct mc_section *sec);
 size_t mc_reloc_count(const struct mc_section *sec);
