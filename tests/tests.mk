@@ -12,7 +12,13 @@ CHECK_SUITES := check-unit check-oracle check-cli check-runtime
 -include tests/oracle/oracle.mk
 -include tests/cli/cli.mk
 
+# Every suite appends "PASS: name" / "FAIL: name: why" lines to
+# $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
+TEST_RESULTS := $(BUILD)/test-results
+export TEST_RESULTS
+
 check: deps
+	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -k $(CHECK_SUITES); \
-	status=$$?; tests/summary.sh $(BUILD)/test-results; exit $$status
+	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
