@@ -406,8 +406,8 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	return true;
 }
 
-/* Every relocation against symbol k or later now refers one further. */
-static bool shift_reloc_symbols(struct mc_object *obj, size_t k)
+/* Every relocation against symbol k or later now refers n further. */
+static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = &obj->sections[s];
@@ -422,7 +422,7 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k)
 				return false;
 			if (r.sym < k)
 				continue;
-			r.sym++;
+			r.sym += n;
 			if (!mc_reloc_set(obj, sec, i, &r))
 				return false;
 		}
@@ -431,7 +431,7 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k)
 }
 
 /* COMDAT group signatures are symbol indices in the group's sh_info. */
-static void shift_group_signatures(struct mc_object *obj, size_t k)
+static void shift_group_signatures(struct mc_object *obj, size_t k, size_t n)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = &obj->sections[s];
@@ -439,61 +439,84 @@ static void shift_group_signatures(struct mc_object *obj, size_t k)
 		if (sec->shdr.sh_type == SHT_GROUP &&
 		    sec->shdr.sh_link == obj->symtab->index &&
 		    sec->shdr.sh_info >= k) {
-			sec->shdr.sh_info++;
+			sec->shdr.sh_info += (GElf_Word)n;
 			sec->dirty = true;
 		}
 	}
 }
 
-size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
+static bool needs_xindex(const size_t *shndx, size_t n)
 {
+	for (size_t j = 0; j < n; j++)
+		if (shndx[j] >= SHN_LORESERVE)
+			return true;
+	return false;
+}
+
+/* Fill the n new slots at k..k+n-1 of the symbol table and its mirror. */
+static bool store_section_symbols(struct mc_object *obj, size_t k,
+				  const size_t *shndx, size_t n)
+{
+	struct mc_symbol *sym;
+
+	sym = realloc(obj->symbols, (obj->n_symbols + n + 1) * sizeof(*sym));
+	if (!sym)
+		return mc_fail(obj, "out of memory");
+	obj->symbols = sym;
+	memmove(&sym[k + n], &sym[k], (obj->n_symbols - k) * sizeof(*sym));
+	for (size_t j = 0; j < n; j++) {
+		GElf_Sym gs = {
+			.st_info = GELF_ST_INFO(STB_LOCAL, STT_SECTION),
+			.st_shndx = shndx[j] < SHN_LORESERVE ? shndx[j]
+							     : SHN_XINDEX,
+		};
+		Elf32_Word x = shndx[j] < SHN_LORESERVE ? 0
+							: (Elf32_Word)shndx[j];
+
+		if (!gelf_update_symshndx(obj->symtab->data,
+					  obj->symtab_shndx ?
+					  obj->symtab_shndx->data : NULL,
+					  (int)(k + j), &gs, x))
+			return fail_elf(obj, "cannot add symbol");
+		sym[k + j] = (struct mc_symbol){ .sym = gs, .name = "",
+						 .shndx = shndx[j] };
+	}
+	obj->n_symbols += n;
+	return true;
+}
+
+size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
+			      size_t n)
+{
+	size_t k = obj->first_global;
+
 	if (!obj->symtab) {
 		mc_fail(obj, "no symbol table to add a section symbol to");
 		return SIZE_MAX;
 	}
-	size_t k = obj->first_global;
+	if (needs_xindex(shndx, n) && !obj->symtab_shndx) {
+		mc_fail(obj, "section index past %u needs SHT_SYMTAB_SHNDX",
+			SHN_LORESERVE);
+		return SIZE_MAX;
+	}
 	size_t entsize = obj->symtab->shdr.sh_entsize;
-	struct mc_symbol *sym;
-	GElf_Sym gs = {
-		.st_info = GELF_ST_INFO(STB_LOCAL, STT_SECTION),
-		.st_shndx = shndx < SHN_LORESERVE ? shndx : SHN_XINDEX,
-	};
-
-	if (shndx >= SHN_LORESERVE && !obj->symtab_shndx) {
-		mc_fail(obj, "section index %zu needs SHT_SYMTAB_SHNDX", shndx);
+	if (!section_insert_gap(obj, obj->symtab, k * entsize, n * entsize) ||
+	    (obj->symtab_shndx &&
+	     !section_insert_gap(obj, obj->symtab_shndx,
+				 k * sizeof(Elf32_Word),
+				 n * sizeof(Elf32_Word))) ||
+	    !shift_reloc_symbols(obj, k, n) ||
+	    !store_section_symbols(obj, k, shndx, n))
 		return SIZE_MAX;
-	}
-	if (!section_insert_gap(obj, obj->symtab, k * entsize, entsize))
-		return SIZE_MAX;
-	if (obj->symtab_shndx &&
-	    !section_insert_gap(obj, obj->symtab_shndx, k * sizeof(Elf32_Word),
-				sizeof(Elf32_Word)))
-		return SIZE_MAX;
-	if (!gelf_update_symshndx(obj->symtab->data,
-				  obj->symtab_shndx ? obj->symtab_shndx->data
-						    : NULL,
-				  (int)k, &gs,
-				  shndx < SHN_LORESERVE ? 0 : (Elf32_Word)shndx)) {
-		fail_elf(obj, "cannot add symbol");
-		return SIZE_MAX;
-	}
-	if (!shift_reloc_symbols(obj, k))
-		return SIZE_MAX;
-	shift_group_signatures(obj, k);
-
-	/* The symbols array was allocated with one spare slot. */
-	sym = realloc(obj->symbols, (obj->n_symbols + 2) * sizeof(*sym));
-	if (!sym) {
-		mc_fail(obj, "out of memory");
-		return SIZE_MAX;
-	}
-	obj->symbols = sym;
-	memmove(&sym[k + 1], &sym[k], (obj->n_symbols - k) * sizeof(*sym));
-	sym[k] = (struct mc_symbol){ .sym = gs, .name = "", .shndx = shndx };
-	obj->n_symbols++;
-	obj->first_global++;
-	obj->symtab->shdr.sh_info++;
+	shift_group_signatures(obj, k, n);
+	obj->first_global += n;
+	obj->symtab->shdr.sh_info += (GElf_Word)n;
 	return k;
+}
+
+size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
+{
+	return mc_add_section_symbols(obj, &shndx, 1);
 }
 
 struct mc_section *mc_add_section(struct mc_object *obj, const char *name,

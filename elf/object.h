@@ -123,6 +123,14 @@ size_t mc_section_symbol(struct mc_object *obj, size_t shndx);
 size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx);
 
 /*
+ * The same for n sections at once (one renumbering pass); the new
+ * symbols are consecutive, in the order given, starting at the index
+ * returned.
+ */
+size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
+			      size_t n);
+
+/*
  * Append a section whose contents are `size` bytes of libelf type `type`
  * at `contents` (taken over: freed with the object).  Returns the new
  * section or NULL.

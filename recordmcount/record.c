@@ -49,33 +49,48 @@ static bool is_local_anchor(const struct mc_symbol *s, size_t shndx)
 	       type == STT_NOTYPE || type == STT_OBJECT;
 }
 
-/* The best existing anchor for `shndx`: its section symbol first. */
-static size_t find_anchor(struct mc_object *obj, size_t shndx)
+/*
+ * Existing anchors for every section, in one pass over the locals: the
+ * section symbol when there is one, else the first local symbol there.
+ */
+static void find_anchors(const struct mc_object *obj, size_t *anchor)
 {
-	size_t best = mc_section_symbol(obj, shndx);
+	for (size_t i = 1; i < obj->first_global; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+		size_t cur = anchor[s->shndx < obj->n_sections ? s->shndx : 0];
 
-	for (size_t i = 1; best == SIZE_MAX && i < obj->first_global; i++)
-		if (is_local_anchor(&obj->symbols[i], shndx))
-			best = i;
-	return best;
+		if (!is_local_anchor(s, s->shndx) || s->shndx >= obj->n_sections)
+			continue;
+		if (cur == SIZE_MAX ||
+		    (GELF_ST_TYPE(s->sym.st_info) == STT_SECTION &&
+		     GELF_ST_TYPE(obj->symbols[cur].sym.st_info) != STT_SECTION))
+			anchor[s->shndx] = i;
+	}
 }
 
 /* Anchor symbol index for every section that holds a traced site. */
 static bool choose_anchors(struct mc_object *obj,
 			   const struct mc_site_list *sites, size_t *anchor)
 {
+	size_t *missing = malloc(obj->n_sections * sizeof(*missing));
+	size_t n_missing = 0, first;
+
+	if (!missing)
+		return mc_fail(obj, "out of memory");
+	find_anchors(obj, anchor);
+	/* Sites are sorted by section, so each section is seen once. */
 	for (size_t i = 0; i < sites->n; i++) {
 		size_t shndx = sites->v[i].shndx;
 
-		if (!sites->v[i].traced || anchor[shndx] != SIZE_MAX)
-			continue;
-		anchor[shndx] = find_anchor(obj, shndx);
-		if (anchor[shndx] == SIZE_MAX)
-			anchor[shndx] = mc_add_section_symbol(obj, shndx);
-		if (anchor[shndx] == SIZE_MAX)
-			return false;
+		if (sites->v[i].traced && anchor[shndx] == SIZE_MAX &&
+		    (n_missing == 0 || missing[n_missing - 1] != shndx))
+			missing[n_missing++] = shndx;
 	}
-	return true;
+	first = n_missing ? mc_add_section_symbols(obj, missing, n_missing) : 0;
+	for (size_t j = 0; first != SIZE_MAX && j < n_missing; j++)
+		anchor[missing[j]] = first + j;
+	free(missing);
+	return first != SIZE_MAX;
 }
 
 static size_t count_traced(const struct mc_site_list *sites)
