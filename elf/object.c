@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -701,9 +703,40 @@ static char *temp_path_beside(const char *path)
 	return tmp;
 }
 
-bool mc_object_write(struct mc_object *obj)
+/*
+ * The temporary file being written, for mc_remove_pending_output() to
+ * delete from a signal handler: only a flag and a fixed buffer, which a
+ * handler may read safely.
+ */
+static char pending_path[4096];
+static volatile sig_atomic_t pending;
+
+static void set_pending(const char *tmp)
 {
-	char *tmp = temp_path_beside(obj->path);
+	pending = 0;
+	if (tmp && strlen(tmp) < sizeof(pending_path)) {
+		strcpy(pending_path, tmp);
+		pending = 1;
+	}
+}
+
+void mc_remove_pending_output(void)
+{
+	if (pending)
+		unlink(pending_path);
+}
+
+/* Write through a symbolic link to the file it names, as ld does. */
+static char *output_path(const char *path)
+{
+	char *real = realpath(path, NULL);
+
+	return real ? real : strdup(path);
+}
+
+static bool write_replacement(struct mc_object *obj, const char *target)
+{
+	char *tmp = temp_path_beside(target);
 	int fd;
 	bool ok = false;
 
@@ -715,6 +748,7 @@ bool mc_object_write(struct mc_object *obj)
 		free(tmp);
 		return false;
 	}
+	set_pending(tmp);
 	if (fchmod(fd, obj->st.st_mode & 07777) != 0) {
 		mc_fail(obj, "cannot set mode: %s", strerror(errno));
 	} else if (emit_object(obj, fd)) {
@@ -727,10 +761,23 @@ bool mc_object_write(struct mc_object *obj)
 	}
 	if (close(fd) != 0 && ok)
 		ok = mc_fail(obj, "cannot write: %s", strerror(errno));
-	if (ok && rename(tmp, obj->path) != 0)
+	if (ok && rename(tmp, target) != 0)
 		ok = mc_fail(obj, "cannot replace: %s", strerror(errno));
 	if (!ok)
 		unlink(tmp);
+	set_pending(NULL);
 	free(tmp);
+	return ok;
+}
+
+bool mc_object_write(struct mc_object *obj)
+{
+	char *target = output_path(obj->path);
+	bool ok;
+
+	if (!target)
+		return mc_fail(obj, "out of memory");
+	ok = write_replacement(obj, target);
+	free(target);
 	return ok;
 }

@@ -158,4 +158,11 @@ uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
  */
 bool mc_object_write(struct mc_object *obj);
 
+/*
+ * Delete the temporary file a write in progress has created, if any.
+ * Async-signal-safe: for a SIGINT/SIGTERM handler, so an interrupted
+ * build leaves no stray files beside its objects.
+ */
+void mc_remove_pending_output(void);
+
 #endif

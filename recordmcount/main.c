@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,22 @@ static int process_parallel(char **files, int n, const struct mc_options *opt)
 	return failed;
 }
 
+/* Interrupted: leave no temporary file behind, then die of the signal. */
+static void on_fatal_signal(int sig)
+{
+	mc_remove_pending_output();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void clean_up_on_signals(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], on_fatal_signal);
+}
+
 int main(int argc, char **argv)
 {
 	struct mc_options opt = { .jobs = 1 };
@@ -219,6 +236,7 @@ int main(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	clean_up_on_signals();
 	if (!mc_elf_init()) {
 		fprintf(stderr, "recordmcount: libelf is out of date\n");
 		return EXIT_FAILURE;
