@@ -25,6 +25,7 @@ BUILD ?= build
 SAN_FLAGS :=
 endif
 RECORDMCOUNT := $(BUILD)/recordmcount
+LIBMCOUNT := $(BUILD)/libmcount.a
 
 PKG_CONFIG ?= pkg-config
 ELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
@@ -41,7 +42,7 @@ CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/record.c \
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS) $(ELF_SRCS) $(ARCH_SRCS))
 
 .PHONY: all check demo install clean deps bench check-asan check-valgrind
-all: $(RECORDMCOUNT)
+all: $(RECORDMCOUNT) $(LIBMCOUNT)
 
 $(RECORDMCOUNT): $(CLI_OBJS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(ELF_LIBS)

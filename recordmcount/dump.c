@@ -428,13 +428,15 @@ static void print_unrecorded(const struct dump *d, bool json)
 	}
 }
 
-static const char *kind_name(const struct mc_object *obj)
+static const char *kind_name(struct mc_object *obj)
 {
 	switch (obj->ehdr.e_type) {
 	case ET_REL: return "relocatable";
 	case ET_EXEC: return "executable";
-	default: return "shared object";
 	}
+	/* A PIE is ET_DYN too; only an executable asks for an interpreter. */
+	return mc_section_by_name(obj, ".interp") ? "pie executable"
+						  : "shared object";
 }
 
 static void print_text(const struct dump *d)

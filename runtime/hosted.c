@@ -1,0 +1,203 @@
+/*
+ * hosted.c - the engine's platform hooks for a Linux process, and the
+ * constructor that boots the engine.
+ *
+ * Memory questions are answered from the main program's own program
+ * headers (dl_iterate_phdr), so a bad table entry pointing outside the
+ * executable's code is refused, never dereferenced.  Text is made
+ * writable with mprotect only while it is being patched, then given back
+ * exactly the protection its PT_LOAD segment asked for.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <mcount.h>
+
+#include "hosted.h"
+
+static struct {
+	uintptr_t bias;
+	const ElfW(Phdr) *phdr;
+	size_t phnum;
+	bool known;
+} image;
+
+/* The pages currently unprotected, and the protection to give back. */
+static struct {
+	uintptr_t lo, hi;
+	int prot;
+} window;
+
+/* The first object dl_iterate_phdr reports is the main program. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	image.bias = info->dlpi_addr;
+	image.phdr = info->dlpi_phdr;
+	image.phnum = info->dlpi_phnum;
+	image.known = true;
+	return 1;
+}
+
+static void find_image(void)
+{
+	if (!image.known)
+		dl_iterate_phdr(first_object, NULL);
+}
+
+uintptr_t mc_host_bias(void)
+{
+	find_image();
+	return image.bias;
+}
+
+/* The PT_LOAD segment holding `addr`, or NULL. */
+static const ElfW(Phdr) *segment_of(uintptr_t addr)
+{
+	find_image();
+	for (size_t i = 0; i < image.phnum; i++) {
+		const ElfW(Phdr) *ph = &image.phdr[i];
+		uintptr_t lo = image.bias + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && addr >= lo &&
+		    addr - lo < ph->p_memsz)
+			return ph;
+	}
+	return NULL;
+}
+
+size_t mc_plat_mem_avail(uintptr_t addr, bool code)
+{
+	const ElfW(Phdr) *ph = segment_of(addr);
+
+	if (!ph || !(ph->p_flags & PF_R) || (code && !(ph->p_flags & PF_X)))
+		return 0;
+	return image.bias + ph->p_vaddr + ph->p_memsz - addr;
+}
+
+static int segment_prot(const ElfW(Phdr) *ph)
+{
+	return (ph->p_flags & PF_R ? PROT_READ : 0) |
+	       (ph->p_flags & PF_W ? PROT_WRITE : 0) |
+	       (ph->p_flags & PF_X ? PROT_EXEC : 0);
+}
+
+void mc_plat_text_close(void)
+{
+	if (window.lo == window.hi)
+		return;
+	if (mprotect((void *)window.lo, window.hi - window.lo, window.prot))
+		fprintf(stderr, "mcount: cannot restore protection of %#lx: %s\n",
+			(unsigned long)window.lo, strerror(errno));
+	window.lo = window.hi = 0;
+}
+
+/*
+ * Sites come sorted, so keeping one window of pages open and moving it
+ * only when a site falls outside costs about two mprotect calls per page
+ * instead of two per site.
+ */
+int mc_plat_text_open(uintptr_t addr, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = addr & ~(page - 1);
+	uintptr_t hi = (addr + len + page - 1) & ~(page - 1);
+	const ElfW(Phdr) *ph = segment_of(addr);
+
+	if (!ph || segment_of(addr + len - 1) != ph || !(ph->p_flags & PF_X))
+		return -1;
+	if (lo >= window.lo && hi <= window.hi)
+		return 0;
+	mc_plat_text_close();
+	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC)) {
+		fprintf(stderr, "mcount: cannot make %#lx writable: %s\n",
+			(unsigned long)addr, strerror(errno));
+		return -1;
+	}
+	window.lo = lo;
+	window.hi = hi;
+	window.prot = segment_prot(ph);
+	return 0;
+}
+
+void mc_plat_flush_icache(uintptr_t addr, size_t len)
+{
+	__builtin___clear_cache((char *)addr, (char *)addr + len);
+}
+
+void *mc_plat_alloc(size_t bytes)
+{
+	return calloc(1, bytes);
+}
+
+void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
+		    const char *why)
+{
+	unsigned long off = 0;
+	const char *name = mcount_func_name(addr, &off);
+	char where[256] = "";
+
+	if (name)
+		snprintf(where, sizeof(where), " <%s+0x%lx>", name, off);
+	flockfile(stderr);
+	fprintf(stderr, "mcount: refused site %#lx%s:", (unsigned long)addr,
+		where);
+	for (size_t i = 0; i < n && i < 8; i++)
+		fprintf(stderr, " %02x", bytes[i]);
+	fprintf(stderr, "%s%s\n", n ? ": " : " ", why);
+	funlockfile(stderr);
+}
+
+bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start, size_t *size)
+{
+	return mc_host_sym_by_addr(addr, start, size, NULL);
+}
+
+static _Thread_local bool in_callback;
+
+MC_RT_NOTRACE bool mc_plat_enter(void)
+{
+	if (in_callback)
+		return false;
+	in_callback = true;
+	return true;
+}
+
+MC_RT_NOTRACE void mc_plat_leave(void)
+{
+	in_callback = false;
+}
+
+/* A program may define this (non-zero) to boot by itself. */
+extern const int mcount_no_autoboot __attribute__((weak));
+
+static bool autoboot_wanted(void)
+{
+	const char *env = getenv("MCOUNT_NO_AUTOBOOT");
+
+	if (&mcount_no_autoboot && mcount_no_autoboot)
+		return false;
+	return !env || !*env || strcmp(env, "0") == 0;
+}
+
+/*
+ * Priority 101, the earliest a program may use: user constructors run
+ * after boot, so their hooks are already NOPs.
+ */
+__attribute__((constructor(101))) static void autoboot(void)
+{
+	int err;
+
+	if (!autoboot_wanted())
+		return;
+	err = mcount_boot();
+	if (err)
+		fprintf(stderr, "mcount: boot: %s\n", mcount_strerror(err));
+}

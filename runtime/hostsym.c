@@ -1,0 +1,207 @@
+/*
+ * hostsym.c - function names for the hosted runtime, read from the
+ * running program's own .symtab in /proc/self/exe.
+ *
+ * Read-only and simple: the section headers, the symbol table and its
+ * string table are read once with pread, and the function symbols are
+ * kept sorted by address.  A stripped program has no .symtab; then names
+ * are unavailable and enabling by address falls back on the engine's
+ * max_entry_offset rule.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mcount.h>
+
+#include "hosted.h"
+
+struct func_sym {
+	uintptr_t start;	/* run-time address */
+	size_t size;
+	const char *name;	/* into strtab */
+};
+
+static struct {
+	struct func_sym *v;
+	size_t n;
+	char *strtab;
+} syms;
+
+static pthread_once_t syms_once = PTHREAD_ONCE_INIT;
+
+/* n bytes at off, in fresh memory; NULL on a short read. */
+static void *read_at(int fd, off_t off, size_t n)
+{
+	char *buf = malloc(n ? n : 1);
+
+	if (buf && pread(fd, buf, n, off) != (ssize_t)n) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static bool header_ok(const ElfW(Ehdr) *eh)
+{
+	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+	       eh->e_ident[EI_CLASS] == (sizeof(void *) == 8 ?
+					 ELFCLASS64 : ELFCLASS32) &&
+	       eh->e_shentsize == sizeof(ElfW(Shdr)) && eh->e_shnum > 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct func_sym *x = a, *y = b;
+
+	/* among equal starts the largest size sorts last, and wins lookups */
+	if (x->start != y->start)
+		return x->start > y->start ? 1 : -1;
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/* Keep the defined function symbols of a loaded .symtab. */
+static void collect(const ElfW(Sym) *st, size_t n, size_t strsz)
+{
+	uintptr_t bias = mc_host_bias();
+
+	syms.v = calloc(n ? n : 1, sizeof(*syms.v));
+	if (!syms.v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (ELF64_ST_TYPE(st[i].st_info) != STT_FUNC ||
+		    st[i].st_shndx == SHN_UNDEF || st[i].st_name >= strsz)
+			continue;
+		syms.v[syms.n++] = (struct func_sym){
+			.start = bias + st[i].st_value,
+			.size = st[i].st_size,
+			.name = syms.strtab + st[i].st_name,
+		};
+	}
+	qsort(syms.v, syms.n, sizeof(*syms.v), by_start);
+}
+
+static void load_from(int fd)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) *sh;
+	ElfW(Sym) *st = NULL;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || !header_ok(&eh))
+		return;
+	sh = read_at(fd, (off_t)eh.e_shoff, eh.e_shnum * sizeof(*sh));
+	for (size_t i = 0; sh && i < eh.e_shnum; i++) {
+		const ElfW(Shdr) *str;
+
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum ||
+		    sh[i].sh_entsize != sizeof(*st))
+			continue;
+		str = &sh[sh[i].sh_link];
+		st = read_at(fd, (off_t)sh[i].sh_offset, sh[i].sh_size);
+		syms.strtab = read_at(fd, (off_t)str->sh_offset,
+				      str->sh_size + 1);
+		if (st && syms.strtab) {
+			syms.strtab[str->sh_size] = '\0';
+			collect(st, sh[i].sh_size / sizeof(*st), str->sh_size);
+		}
+		break;
+	}
+	free(st);
+	free(sh);
+}
+
+static void load_symbols(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	load_from(fd);
+	close(fd);
+}
+
+static bool have_symbols(void)
+{
+	pthread_once(&syms_once, load_symbols);
+	return syms.n > 0;
+}
+
+bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start, size_t *size,
+			 const char **name)
+{
+	size_t lo = 0, hi;
+	const struct func_sym *s;
+
+	if (!have_symbols())
+		return false;
+	/* the last symbol starting at or before addr */
+	for (hi = syms.n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms.v[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	s = &syms.v[lo - 1];
+	if (addr - s->start >= (s->size ? s->size : 1))
+		return false;
+	*start = s->start;
+	if (size)
+		*size = s->size ? s->size : 1;
+	if (name)
+		*name = s->name;
+	return true;
+}
+
+int mc_host_sym_by_name(const char *name, uintptr_t *start)
+{
+	if (!have_symbols())
+		return MCOUNT_ENOSYMTAB;
+	for (size_t i = 0; i < syms.n; i++) {
+		if (strcmp(syms.v[i].name, name) == 0) {
+			*start = syms.v[i].start;
+			return 0;
+		}
+	}
+	return MCOUNT_ENOSYM;
+}
+
+const char *mcount_func_name(unsigned long addr, unsigned long *offset)
+{
+	uintptr_t start;
+	const char *name;
+
+	if (!mc_host_sym_by_addr((uintptr_t)addr, &start, NULL, &name))
+		return NULL;
+	if (offset)
+		*offset = addr - start;
+	return name;
+}
+
+static int set_by_name(const char *name, bool on)
+{
+	uintptr_t start;
+	int err = mc_host_sym_by_name(name, &start);
+
+	if (err)
+		return err;
+	return on ? mcount_enable(start) : mcount_disable(start);
+}
+
+int mcount_enable_name(const char *name)
+{
+	return set_by_name(name, true);
+}
+
+int mcount_disable_name(const char *name)
+{
+	return set_by_name(name, false);
+}

@@ -1,0 +1,87 @@
+/*
+ * platform.h - what the portable engine (engine.c) asks of its platform
+ * and of its architecture's trampoline file.  Private to runtime/.
+ *
+ * hosted.c implements the hooks for a Linux process; a firmware build
+ * supplies its own (a static array for storage, its console for reports,
+ * its cache maintenance routine).  The engine calls no other function.
+ */
+#ifndef MC_RT_PLATFORM_H
+#define MC_RT_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../arch/arch.h"
+
+#define MC_RT_HIDDEN __attribute__((visibility("hidden")))
+
+/* Code must not be hooked while it runs the hooks. */
+#define MC_RT_NOTRACE __attribute__((no_instrument_function))
+
+/* ---- the platform ------------------------------------------------------ */
+
+/*
+ * Storage for `bytes`, suitably aligned for any object; NULL if there is
+ * none.  Called once, at boot.  Never freed.
+ */
+MC_RT_HIDDEN void *mc_plat_alloc(size_t bytes);
+
+/*
+ * How many bytes from `addr` on are mapped (and executable when `code`),
+ * up to the end of that mapping; 0 when `addr` is not ours.  Lets the
+ * engine refuse a bad table entry instead of faulting on it.
+ */
+MC_RT_HIDDEN size_t mc_plat_mem_avail(uintptr_t addr, bool code);
+
+/*
+ * Make [addr, addr + len) writable, keeping it executable.  The platform
+ * may keep a larger window open across calls; mc_plat_text_close()
+ * restores the original protection of everything opened.  0 or -1.
+ */
+MC_RT_HIDDEN int mc_plat_text_open(uintptr_t addr, size_t len);
+MC_RT_HIDDEN void mc_plat_text_close(void);
+
+/* Make freshly written code visible to instruction fetch. */
+MC_RT_HIDDEN void mc_plat_flush_icache(uintptr_t addr, size_t len);
+
+/* One refused site: where, the bytes found there, and why. */
+MC_RT_HIDDEN void mc_plat_report(uintptr_t addr, const uint8_t *bytes,
+				 size_t n, const char *why);
+
+/* The function containing `addr`, if the platform has symbols. */
+MC_RT_HIDDEN bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start,
+				      size_t *size);
+
+/*
+ * Recursion guard around the user callback: false if this thread is
+ * already inside it (a traced callback must not recurse forever).
+ */
+MC_RT_HIDDEN bool mc_plat_enter(void);
+MC_RT_HIDDEN void mc_plat_leave(void);
+
+/* ---- the architecture -------------------------------------------------- */
+
+#if defined(__x86_64__)
+extern const struct mc_arch mc_arch_x86_64;
+#define MC_RT_ARCH (&mc_arch_x86_64)
+#else
+#error "runtime: no trampoline for this architecture yet"
+#endif
+
+/*
+ * From runtime/<arch>/trampoline.S.  __fentry__ and mcount are the hook
+ * targets the compiler calls; they only return, so that hooks reached
+ * before boot cost nothing.  The trampolines save the argument
+ * registers and call mc_rt_dispatch().
+ */
+void __fentry__(void);
+void mcount(void);
+MC_RT_HIDDEN void mc_rt_tramp_fentry(void);
+MC_RT_HIDDEN void mc_rt_tramp_mcount(void);
+
+/* ret: return address into the hooked function; caller: its caller. */
+MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);
+
+#endif

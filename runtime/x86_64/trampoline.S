@@ -1,0 +1,164 @@
+/*
+ * trampoline.S - x86_64 hook targets and trampolines (AT&T syntax).
+ *
+ * The compiler's hooks call __fentry__ (-pg -mfentry: first instruction
+ * of the function) or mcount (-pg: right after `push %rbp; mov %rsp,
+ * %rbp`).  Both stubs here only return, so a hook reached before
+ * mcount_boot() has run costs a call and nothing else.
+ *
+ * An enabled site calls one of the trampolines instead.  At that point
+ * the function's arguments are still in registers (SysV ABI: %rdi %rsi
+ * %rdx %rcx %r8 %r9, %xmm0-7, %al = vector count for varargs, %r10 =
+ * static chain), so all of them are saved around the C call, which may
+ * clobber any of them.  Only the low 128 bits of the vector registers
+ * are kept: a callback using AVX can still clobber the upper halves of
+ * __m256/__m512 arguments.
+ *
+ * Stack on entry to the trampoline:
+ *   fentry:  (%rsp) = return into the function (site + len)
+ *            8(%rsp) = the function's own return address, in its caller
+ *   mcount:  (%rsp) = return into the function
+ *            %rbp = the function's frame; 8(%rbp) = its return address
+ *
+ * The frame is aligned to 16 bytes explicitly, so neither entry depends
+ * on how far the function got through its prologue.
+ *
+ * endbr64 (a NOP on CPUs without CET) opens every entry: the stubs are
+ * reached through `call *GOT` when ld does not relax the hook.
+ */
+
+#define SAVE_GPRS	(9 * 8)			/* rdi..r11 below */
+#define SAVE_XMMS	(8 * 16)
+#define FRAME		(SAVE_GPRS + 8 + SAVE_XMMS)	/* multiple of 16 */
+
+	.text
+
+	.globl	__fentry__
+	.type	__fentry__, @function
+	.p2align 4
+__fentry__:
+	.cfi_startproc
+	endbr64
+	ret
+	.cfi_endproc
+	.size	__fentry__, . - __fentry__
+
+	.globl	mcount
+	.type	mcount, @function
+	.p2align 4
+mcount:
+	.cfi_startproc
+	endbr64
+	ret
+	.cfi_endproc
+	.size	mcount, . - mcount
+
+/* Build a frame on %rbp, align %rsp, save the argument registers. */
+.macro	SAVE_ARGS
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq	$FRAME, %rsp
+	andq	$-16, %rsp
+	movq	%rdi, 0(%rsp)
+	movq	%rsi, 8(%rsp)
+	movq	%rdx, 16(%rsp)
+	movq	%rcx, 24(%rsp)
+	movq	%r8, 32(%rsp)
+	movq	%r9, 40(%rsp)
+	movq	%rax, 48(%rsp)
+	movq	%r10, 56(%rsp)
+	movq	%r11, 64(%rsp)
+	movaps	%xmm0, 80(%rsp)
+	movaps	%xmm1, 96(%rsp)
+	movaps	%xmm2, 112(%rsp)
+	movaps	%xmm3, 128(%rsp)
+	movaps	%xmm4, 144(%rsp)
+	movaps	%xmm5, 160(%rsp)
+	movaps	%xmm6, 176(%rsp)
+	movaps	%xmm7, 192(%rsp)
+.endm
+
+/* Undo SAVE_ARGS and return into the hooked function. */
+.macro	RESTORE_ARGS_RET
+	movq	0(%rsp), %rdi
+	movq	8(%rsp), %rsi
+	movq	16(%rsp), %rdx
+	movq	24(%rsp), %rcx
+	movq	32(%rsp), %r8
+	movq	40(%rsp), %r9
+	movq	48(%rsp), %rax
+	movq	56(%rsp), %r10
+	movq	64(%rsp), %r11
+	movaps	80(%rsp), %xmm0
+	movaps	96(%rsp), %xmm1
+	movaps	112(%rsp), %xmm2
+	movaps	128(%rsp), %xmm3
+	movaps	144(%rsp), %xmm4
+	movaps	160(%rsp), %xmm5
+	movaps	176(%rsp), %xmm6
+	movaps	192(%rsp), %xmm7
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+.endm
+
+	.globl	mc_rt_tramp_fentry
+	.hidden	mc_rt_tramp_fentry
+	.type	mc_rt_tramp_fentry, @function
+	.p2align 4
+mc_rt_tramp_fentry:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq	8(%rbp), %rdi		/* return into the function */
+	movq	16(%rbp), %rsi		/* the function's return address */
+	call	mc_rt_dispatch
+	RESTORE_ARGS_RET
+	.cfi_endproc
+	.size	mc_rt_tramp_fentry, . - mc_rt_tramp_fentry
+
+	.globl	mc_rt_tramp_mcount
+	.hidden	mc_rt_tramp_mcount
+	.type	mc_rt_tramp_mcount, @function
+	.p2align 4
+mc_rt_tramp_mcount:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq	8(%rbp), %rdi		/* return into the function */
+	movq	0(%rbp), %rsi		/* the function's frame pointer */
+	movq	8(%rsi), %rsi		/* the function's return address */
+	call	mc_rt_dispatch
+	RESTORE_ARGS_RET
+	.cfi_endproc
+	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
+
+/*
+ * An empty, writable __mcount_loc input section.  GCC's -mrecord-mcount
+ * marks its tables read-only ("a"); ld gives the output section the
+ * union of its inputs' flags, so this makes lds/mcount.lds's output
+ * section writable and a PIE's relative relocations of the table land in
+ * RELRO instead of creating DT_TEXTREL.
+ */
+	.section __mcount_loc, "aw", @progbits
+
+#ifdef __CET__
+/* Tell the linker this object is IBT/SHSTK-clean (GNU property note). */
+	.section .note.gnu.property, "a"
+	.p2align 3
+	.long	4			/* name size: "GNU\0" */
+	.long	16			/* descriptor size */
+	.long	5			/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.long	0xc0000002		/* GNU_PROPERTY_X86_FEATURE_1_AND */
+	.long	4			/* data size */
+	.long	__CET__			/* 1 = IBT, 2 = SHSTK */
+	.p2align 3
+#endif
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,327 @@
+/*
+ * rt_test.c - end-to-end test of the runtime, run by run.sh.
+ *
+ *   rt_test auto|manual fentry|mcount
+ *
+ * auto: the constructor has booted.  manual: MCOUNT_NO_AUTOBOOT is set;
+ * the test first corrupts fx_victim's hook (a call to rt_dummy instead
+ * of the hook stub) and then boots, so the runtime must refuse it.
+ *
+ * Prints PASS/FAIL lines, plus SITE/TABLE lines that run.sh checks
+ * against readelf and objdump of the same binary.  Built without -pg.
+ */
+#define _GNU_SOURCE
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <mcount.h>
+
+#include "../../arch/arch.h"
+#include "fixture.h"
+
+extern const struct mc_arch mc_arch_x86_64;
+#define ARCH (&mc_arch_x86_64)
+
+extern const unsigned long __start_mcount_loc[]
+	__attribute__((weak, visibility("hidden")));
+extern const unsigned long __stop_mcount_loc[]
+	__attribute__((weak, visibility("hidden")));
+
+static int failures;
+static unsigned long bias;
+
+static void check(int ok, const char *what)
+{
+	printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
+	if (!ok)
+		failures++;
+}
+
+/* ---- the callback ------------------------------------------------------ */
+
+#define MAX_EVENTS 64
+static struct event { unsigned long func, caller; } events[MAX_EVENTS];
+static int nevents;
+static int nested_calls;
+
+static void record(unsigned long func, unsigned long caller)
+{
+	if (nevents < MAX_EVENTS)
+		events[nevents] = (struct event){ func, caller };
+	nevents++;
+}
+
+/* Calls a traced function from inside the callback: must not recurse. */
+static void record_and_nest(unsigned long func, unsigned long caller)
+{
+	record(func, caller);
+	nested_calls += fx_other(1) == 1 - 7;
+}
+
+/* Adding 1 after the call keeps it from becoming a tail jump. */
+__attribute__((noinline)) static int drive_traced(int x)
+{
+	return fx_traced(x) + 1;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	(void)arg;
+	bias = info->dlpi_addr;
+	return 1;
+}
+
+static size_t table_entries(void)
+{
+	return __start_mcount_loc ?
+		(size_t)(__stop_mcount_loc - __start_mcount_loc) : 0;
+}
+
+static int find_site_info(unsigned long func, struct mcount_site_info *out)
+{
+	for (size_t i = 0; i < mcount_site_count(); i++) {
+		if (mcount_site_get(i, out))
+			return -1;
+		if (out->addr >= func &&
+		    out->addr <= func + ARCH->max_entry_offset)
+			return 0;
+	}
+	return -1;
+}
+
+/* True if the instruction ending at `ret` is a call to `target`. */
+static int is_call_to(unsigned long ret, unsigned long target)
+{
+	for (unsigned len = 5; len <= 6; len++) {
+		struct mc_site d = ARCH->decode_site(
+			(const uint8_t *)(ret - len), len, ret - len);
+
+		if (d.kind == MC_SITE_CALL && d.len == len &&
+		    d.target == target)
+			return 1;
+	}
+	return 0;
+}
+
+static int set_text(unsigned long addr, const uint8_t *code, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long lo = addr & ~(unsigned long)(page - 1);
+	size_t span = addr + len - lo;
+
+	if (mprotect((void *)lo, span, PROT_READ | PROT_WRITE | PROT_EXEC))
+		return -1;
+	memcpy((void *)addr, code, len);
+	__builtin___clear_cache((char *)addr, (char *)addr + len);
+	return mprotect((void *)lo, span, PROT_READ | PROT_EXEC);
+}
+
+/* ---- the checks -------------------------------------------------------- */
+
+static unsigned long victim_site;
+static uint8_t victim_code[MC_MAX_SITE_LEN];
+static unsigned victim_len;
+
+/* Before boot: make fx_victim's hook call rt_dummy instead. */
+static void corrupt_victim(void)
+{
+	unsigned long f = (unsigned long)fx_victim;
+
+	for (size_t i = 0; i < table_entries(); i++) {
+		unsigned long a = __start_mcount_loc[i];
+		struct mc_site d;
+
+		if (a < f || a > f + ARCH->max_entry_offset)
+			continue;
+		d = ARCH->decode_site((const uint8_t *)a, MC_MAX_SITE_LEN, a);
+		victim_site = a;
+		victim_len = d.len;
+		break;
+	}
+	check(victim_site && victim_len &&
+	      ARCH->encode_call(victim_code, victim_len, victim_site,
+				(unsigned long)rt_dummy) &&
+	      set_text(victim_site, victim_code, victim_len) == 0,
+	      "corrupt fx_victim's hook before boot");
+}
+
+static int sites_ok = 1, refused_ok = 1;
+
+static int show_site(const struct mcount_site_info *s, void *arg)
+{
+	const uint8_t *p = (const uint8_t *)s->addr;
+	uint8_t nop[MC_MAX_SITE_LEN];
+	int want_nop = *(int *)arg;
+
+	if (s->state == MCOUNT_SITE_REFUSED) {
+		printf("REFUSED %lx\n", s->addr - bias);
+		if (s->addr != (unsigned long)bad_site &&
+		    s->addr != victim_site)
+			refused_ok = 0;
+		return 0;
+	}
+	printf("SITE %lx %u", s->addr - bias, s->len);
+	for (unsigned i = 0; i < s->len; i++)
+		printf(" %02x", p[i]);
+	printf("\n");
+	if (want_nop && (s->state != MCOUNT_SITE_NOP ||
+			 !ARCH->encode_nop(nop, s->len) ||
+			 memcmp(nop, p, s->len) != 0 ||
+			 ARCH->decode_site(p, s->len, s->addr).kind !=
+			 MC_SITE_NOP))
+		sites_ok = 0;
+	return 0;
+}
+
+static void check_boot(int manual, int style)
+{
+	struct mcount_counts c;
+	struct mcount_site_info si;
+	size_t want_refused = manual ? 3 : 2;
+	int want_nop = 1;
+
+	mcount_get_counts(&c);
+	printf("TABLE %zu\n", table_entries());
+	printf("COUNTS sites=%zu patched=%zu nops=%zu refused=%zu dup=%zu\n",
+	       c.sites, c.patched, c.nops, c.refused, c.duplicates);
+	check(mcount_booted(), "booted");
+	check(c.sites == table_entries() && c.sites > 0,
+	      "site count equals table entries");
+	check(c.refused == want_refused && c.duplicates == 1,
+	      "refused: bad_site, the duplicate (and the victim)");
+	check(c.patched + c.nops + c.refused == c.sites && c.nops == 0,
+	      "every other site patched at boot");
+	mcount_for_each_site(show_site, &want_nop);
+	check(sites_ok, "every accepted site holds the arch NOP");
+	check(refused_ok, "only the expected sites are refused");
+	check(ARCH->decode_site((const uint8_t *)(uintptr_t)bad_site, 5,
+				(unsigned long)bad_site).kind == MC_SITE_UNKNOWN,
+	      "bad_site left untouched");
+	if (manual) {
+		check(memcmp((void *)victim_site, victim_code, victim_len) == 0,
+		      "corrupted victim site left untouched");
+		check(fx_victim(1) == (1 ^ 0x55), "fx_victim still runs");
+	}
+	check(find_site_info((unsigned long)fx_traced, &si) == 0 &&
+	      si.style == (enum mcount_style)style,
+	      "fx_traced's site has the expected style");
+}
+
+static void check_tracing(void)
+{
+	unsigned long traced = (unsigned long)fx_traced;
+	const char *name;
+	int ok = 1, sum = 0;
+
+	mcount_set_callback(record);
+	check(mcount_enable_name("fx_traced") == MCOUNT_OK, "enable by name");
+	for (int i = 0; i < 5; i++)
+		sum += drive_traced(i) - 1;
+	fx_other(3);
+	check(nevents == 5, "callback fired once per call (5)");
+	for (int i = 0; i < nevents && i < MAX_EVENTS; i++)
+		ok &= events[i].func == traced &&
+		      is_call_to(events[i].caller, traced);
+	check(ok, "func == &fx_traced, caller ends with a call to it");
+	name = nevents ? mcount_func_name(events[0].caller, NULL) : NULL;
+	check(name && strcmp(name, "drive_traced") == 0,
+	      "caller resolves to drive_traced");
+	check(sum == 3 * (0 + 1 + 2 + 3 + 4) + 5, "results unchanged");
+
+	check(mcount_disable_name("fx_traced") == MCOUNT_OK, "disable");
+	nevents = 0;
+	drive_traced(1);
+	check(nevents == 0, "no callback after disable");
+}
+
+static void check_by_address(void)
+{
+	int (*st)(int) = fx_static_ptr();
+
+	nevents = 0;
+	check(mcount_enable((unsigned long)st) == MCOUNT_OK &&
+	      mcount_enable((unsigned long)fx_many) == MCOUNT_OK &&
+	      mcount_enable((unsigned long)fx_fp) == MCOUNT_OK,
+	      "enable by address (static, many args, fp args)");
+	check(st(9) == 81, "static function result");
+	check(fx_many(1, 2, 3, 4, 5, 6, 7, 8) == 204,
+	      "integer and stack arguments survive the trampoline");
+	check(fx_fp(1, 2, 3, 4, 5, 10, 7, 8) == 1 - 2 + 12 - 0.5 + 56,
+	      "floating-point arguments survive the trampoline");
+	check(nevents == 3 && events[0].func == (unsigned long)st &&
+	      events[1].func == (unsigned long)fx_many &&
+	      events[2].func == (unsigned long)fx_fp,
+	      "callback reports each function's own address");
+	check(mcount_disable((unsigned long)st) == MCOUNT_OK &&
+	      mcount_disable((unsigned long)fx_many) == MCOUNT_OK &&
+	      mcount_disable((unsigned long)fx_fp) == MCOUNT_OK,
+	      "disable by address");
+}
+
+static void check_nesting(void)
+{
+	nevents = 0;
+	mcount_set_callback(record_and_nest);
+	mcount_enable((unsigned long)fx_traced);
+	mcount_enable((unsigned long)fx_other);
+	fx_traced(1);
+	check(nevents == 1 && nested_calls == 1,
+	      "a traced call inside the callback does not recurse");
+	mcount_disable((unsigned long)fx_other);
+	mcount_disable((unsigned long)fx_traced);
+	mcount_set_callback(NULL);
+}
+
+static void check_errors(void)
+{
+	check(mcount_enable((unsigned long)bad_site) == MCOUNT_EREFUSED,
+	      "enabling a refused site fails");
+	check(mcount_enable((unsigned long)check_errors) == MCOUNT_ENOSITE,
+	      "enabling a function without a hook fails");
+	check(mcount_enable_name("no_such_function") == MCOUNT_ENOSYM,
+	      "enabling an unknown name fails");
+	check(mcount_boot() == MCOUNT_OK, "a second boot is harmless");
+}
+
+int main(int argc, char **argv)
+{
+	int manual, style, want_nop = 1;
+	struct mcount_counts c;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: rt_test auto|manual fentry|mcount\n");
+		return 2;
+	}
+	manual = strcmp(argv[1], "manual") == 0;
+	style = strcmp(argv[2], "mcount") == 0 ?
+		MCOUNT_STYLE_MCOUNT : MCOUNT_STYLE_FENTRY;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	dl_iterate_phdr(first_object, NULL);
+
+	if (manual) {
+		check(!mcount_booted(), "MCOUNT_NO_AUTOBOOT kept boot away");
+		corrupt_victim();
+		check(mcount_boot() == MCOUNT_OK, "explicit boot");
+	}
+	check_boot(manual, style);
+	check_tracing();
+	check_by_address();
+	check_nesting();
+	check_errors();
+
+	sites_ok = 1;
+	printf("-- after all tests --\n");
+	mcount_for_each_site(show_site, &want_nop);
+	mcount_get_counts(&c);
+	check(sites_ok && c.enabled == 0, "every site is a NOP again");
+	printf("%s: rt_test %s %s\n", failures ? "FAIL" : "PASS", argv[1],
+	       argv[2]);
+	return failures ? 1 : 0;
+}
