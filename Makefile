@@ -58,6 +58,17 @@ deps:
 -include runtime/runtime.mk
 -include tests/tests.mk
 
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/recordmcount $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/include
+	install -m 755 $(RECORDMCOUNT) $(DESTDIR)$(PREFIX)/bin/recordmcount
+	install -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 lds/mcount.lds lds/mcount-section.lds \
+		$(DESTDIR)$(PREFIX)/share/recordmcount/
+	install -m 644 $(LIBMCOUNT) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 runtime/include/mcount.h $(DESTDIR)$(PREFIX)/include/
+
 clean:
 	rm -rf build
 
