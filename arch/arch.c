@@ -64,7 +64,7 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 		if (!form_has_type(f, type) || r_offset < f->field_offset)
 			continue;
 		uint64_t site = r_offset - f->field_offset;
-		if (site + f->len > sec_size)
+		if (site > sec_size || f->len > sec_size - site)
 			continue;
 		if (mc_bytes_equal(sec + site, f->opcode, f->opcode_len))
 			return f;

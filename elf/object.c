@@ -189,7 +189,8 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 {
 	memset(obj, 0, sizeof(*obj));
 	obj->path = path;
-	obj->fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
+	obj->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (obj->fd < 0)
 		return mc_fail(obj, "%s", strerror(errno));
 	if (fstat(obj->fd, &obj->st) != 0)
@@ -234,6 +235,10 @@ const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size)
 	*size = 0;
 	if (sec->shdr.sh_type == SHT_NOBITS)
 		return NULL;
+	if (sec->buf) {		/* changed or added in memory */
+		*size = sec->buf_size;
+		return sec->buf;
+	}
 	d = section_data(sec);
 	if (!d || !d->d_buf)
 		return NULL;
@@ -535,6 +540,11 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		return NULL;
 	}
 	memcpy((uint8_t *)shstr->buf + name_off, name, name_len);
+	/* The name table moved: so did the names of sections added before. */
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (!obj->sections[i].scn)
+			obj->sections[i].name = (const char *)shstr->buf +
+						obj->sections[i].shdr.sh_name;
 
 	size_t symtab_i = obj->symtab ? obj->symtab->index : 0;
 	size_t shndx_i = obj->symtab_shndx ? obj->symtab_shndx->index : 0;

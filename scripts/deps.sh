@@ -4,7 +4,7 @@
 # the exact apt-get line and fail.  Extra package names may be passed.
 set -eu
 
-packages="make gcc libc6-dev libelf-dev zlib1g-dev check pkg-config binutils
+packages="make gcc g++ libc6-dev libelf-dev zlib1g-dev check pkg-config binutils
 gcc-multilib python3 valgrind $*"
 
 missing=""
