@@ -180,7 +180,15 @@ static bool nop_site(struct mc_object *obj, const struct mc_arch *arch,
 			      s->form->len) ||
 	    !mc_reloc_get(obj, rel, s->reloc_index, &r))
 		return false;
+	/*
+	 * No symbol either: ld still resolves the symbol of an R_*_NONE
+	 * relocation (an undefined hook is an "undefined reference", one
+	 * in a shared library "unresolvable"), and a later run would take
+	 * a NONE against the hook for a reference that is not a call.
+	 */
 	r.type = arch->none_reloc;
+	r.sym = 0;
+	r.addend = 0;
 	return mc_reloc_set(obj, rel, s->reloc_index, &r);
 }
 
@@ -194,7 +202,8 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 		const struct mc_hook_site *s = &sites->v[i];
 		const char *sec = obj->sections[s->shndx].name;
 
-		if (!s->traced && opt->warn_untraced && sec != warned) {
+		if (!s->traced && opt->warn_untraced && opt->verbosity >= 0 &&
+		    sec != warned) {
 			fprintf(stderr, "recordmcount: %s: section %s has hook "
 				"calls that are not traced; turned into NOPs\n",
 				obj->path, sec);

@@ -104,6 +104,8 @@ static void sort_unique(struct mc_site_list *l)
 {
 	size_t w = 0;
 
+	if (l->n == 0)
+		return;		/* l->v is NULL: not for qsort */
 	qsort(l->v, l->n, sizeof(*l->v), compare_sites);
 	for (size_t r = 0; r < l->n; r++)
 		if (w == 0 || compare_sites(&l->v[w - 1], &l->v[r]) != 0)

@@ -1,0 +1,760 @@
+#!/usr/bin/env python3
+"""cli.py RECORDMCOUNT SCRATCH-DIR - the command line's promises.
+
+--nop and untraced sections (checked with objdump, readelf, the linker
+and by running the program), idempotency, objects left alone, every
+class of bad input (exit 1, one line, file untouched), several files in
+one run, -j, mode bits, usage errors, --symbol, --section and
+--no-section, -q.  Expected values come from GCC's -mrecord-mcount,
+readelf, objdump and ld, never from recordmcount itself.
+"""
+
+import os
+import random
+import shutil
+import stat
+import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "oracle"))
+
+import itertools  # noqa: E402
+
+import elfmini  # noqa: E402
+from harness import (FIXTURE_FLAGS, HOOKS, NOP, SUPPORT, Config,  # noqa
+                     Log, age, check, compile_c, fixture, must,
+                     objdump_insns, objdump_reloc_sites, parallel,
+                     readelf_relocs, run, scratch_arg, finish_scratch,
+                     snapshot, traced)
+
+TOOL = SCRATCH = None
+_count = itertools.count(1)  # next() is atomic: cases run in threads
+
+
+def fresh(src_obj, name=None):
+    """A private copy of an object for one test case."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    dst = os.path.join(d, name or os.path.basename(src_obj))
+    shutil.copyfile(src_obj, dst)
+    return dst
+
+
+def tool(*args):
+    return run([TOOL] + list(args))
+
+
+def sites_of(path):
+    """(section, offset) of every entry of a table, or None."""
+    e = elfmini.Elf(path)
+    ents = elfmini.table_entries(e)
+    if ents is None:
+        return None
+    return {(e.sections[x[0]].name, x[1]) for x in ents}
+
+
+def gcc_sites(path, **globs):
+    """GCC's table restricted to the sections traced with globs."""
+    return {x for x in sites_of(path) if traced(x[0], **globs)}
+
+
+class Objects:
+    """Every object the cases start from, compiled once."""
+
+    def __init__(self):
+        self.d = os.path.join(SCRATCH, "objs")
+        os.makedirs(self.d, exist_ok=True)
+        self.jobs = []
+        self.made = {}
+
+    def want(self, key, src, flags):
+        self.jobs.append((key, src, flags))
+
+    def build(self):
+        def one(job):
+            key, src, flags = job
+            path = os.path.join(self.d, key + ".o")
+            compile_c(fixture(src) if "/" not in src else src, path,
+                      flags + FIXTURE_FLAGS.get(src, []))
+            return key, path
+        self.made.update(parallel(one, self.jobs))
+
+    def __getitem__(self, key):
+        return self.made[key]
+
+
+NOP_CONFIGS = [Config("x86_64", "fentry", True, "-O2"),
+               Config("x86_64", "fentry", False, "-O2"),
+               Config("i386", "fentry", False, "-O2"),
+               Config("x86_64", "mcount", True, "-O2"),
+               Config("i386", "mcount", True, "-O2"),
+               Config("i386", "mcount", False, "-O0")]
+
+
+def declare(objs):
+    for c in NOP_CONFIGS:
+        for fx in ("basic", "sections"):
+            flags = c.base_flags + c.opt.split() + c.pg_flags
+            objs.want("%s-%s" % (fx, c.name), fx + ".c", flags)
+            objs.want("%s-%s-gcc" % (fx, c.name), fx + ".c",
+                      flags + ["-mrecord-mcount"])
+        objs.want("plain-%s" % c.name, "basic.c", c.base_flags + ["-O2"])
+        for n in ("run_main", "hooks", "start"):
+            objs.want("%s-%s" % (n, c.name), os.path.join(SUPPORT, n + ".c"),
+                      c.base_flags + ["-O2"])
+    for fx in ("recursion", "big", "weakonly"):
+        objs.want(fx, fx + ".c", ["-O2", "-pg", "-mfentry"])
+    for c in (Config("x86_64", "none", True, "-O2"),
+              Config("x86_64", "none", False, "-O2"),
+              Config("i386", "none", True, "-O2"),
+              Config("i386", "none", False, "-O0")):
+        objs.want("custom-%s" % c.name, "customhook.c",
+                  c.base_flags + c.opt.split())
+    objs.want("hookaddr", "hookaddr.c",
+              ["-O2", "-pg", "-mfentry", "-fno-pie"])
+
+
+# -- --nop and untraced sections ---------------------------------------
+
+def original_sites(gcc_obj, in_obj):
+    """{(section, offset): length} of every hook call GCC recorded, in
+    any section; the length is read from the original instruction."""
+    e = elfmini.Elf(gcc_obj)
+    insns = objdump_insns(in_obj)
+    out = {}
+    for shndx, off, _t, _s in elfmini.table_entries(e):
+        sec = e.sections[shndx].name
+        b = insns.get(sec, {}).get(off)
+        check(b is not None, "objdump shows no instruction at %s+%#x"
+              % (sec, off))
+        check(b[0][:1] == b"\xe8" or b[0][:2] in (b"\xff\x15", b"\xff\x93"),
+              "%s+%#x is %s, not a call" % (sec, off, b[1]))
+        out[(sec, off)] = len(b[0])
+    return out
+
+
+def nop_checks(c, objs, fx, nop):
+    src = objs["%s-%s" % (fx, c.name)]
+    gcc = objs["%s-%s-gcc" % (fx, c.name)]
+    sites = original_sites(gcc, src)
+    obj = fresh(src)
+    args = ["-n", obj] if nop else [obj]
+    rc, out, err = tool(*args)
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err.strip()))
+    insns = objdump_insns(obj)
+    for (sec, off), n in sorted(sites.items()):
+        expect_nop = nop or not traced(sec)
+        got = insns[sec].get(off)
+        check(got is not None, "no instruction at %s+%#x" % (sec, off))
+        if expect_nop:
+            check(got[0] == NOP[n], "%s+%#x: want the %d-byte NOP, got %s"
+                  % (sec, off, n, got[1]))
+        else:
+            check(got[0][:1] in (b"\xe8", b"\xff"),
+                  "%s+%#x: call became %s" % (sec, off, got[1]))
+    after = readelf_relocs(obj)
+    for rsec, rels in readelf_relocs(src).items():
+        target = rsec[5:] if rsec.startswith(".rela") else rsec[4:]
+        check(len(after.get(rsec, ())) == len(rels),
+              "%s lost or gained relocations" % rsec)
+        for (off, _t, sym), (off2, typ, _s) in zip(rels, after[rsec]):
+            if (sym.split() or [""])[0] not in HOOKS:
+                continue
+            check(off == off2, "%s: relocations reordered" % rsec)
+            if nop or not traced(target):
+                check(typ == c.none_reloc, "%s+%#x: %s, want %s"
+                      % (rsec, off, typ, c.none_reloc))
+            else:
+                check(typ != c.none_reloc, "%s+%#x: traced call's "
+                      "relocation voided" % (rsec, off))
+    want = {s for s in sites if traced(s[0])}
+    got = sites_of(obj)
+    check(got == want, "table %s, GCC's traced sites %s"
+          % (sorted(got or ()), sorted(want)))
+    return obj
+
+
+def link_bare(c, prog, objs_in):
+    """Link with no C library at all: nothing defines any hook."""
+    return run(["gcc"] + c.base_flags + ["-nostdlib", "-static", "-no-pie",
+                                         "-o", prog] + objs_in)
+
+
+def nop_link_run(c, objs):
+    """Link the NOPed object with NO hook definition: any call left would
+    be an undefined reference.  Then run it against a -pg-free build."""
+    obj = nop_checks(c, objs, "basic", True)
+    d = os.path.dirname(obj)
+    start_o = objs["start-%s" % c.name]
+    prog, ref = os.path.join(d, "prog"), os.path.join(d, "ref")
+    rc, _o, err = link_bare(c, prog, [start_o, obj])
+    check(rc == 0, "link without hooks failed: %s" % err.strip()[:300])
+    rc, _o, err = link_bare(c, ref, [start_o, objs["plain-%s" % c.name]])
+    check(rc == 0, "reference link failed: %s" % err.strip()[:300])
+    got, want = run([prog])[0], run([ref])[0]
+    check(got == want, "program exited %d, the -pg-free one %d"
+          % (got, want))
+
+
+def nop_link_glibc(c, objs):
+    """The NOPed object links into an ordinary program even though the
+    C library defines __fentry__ and mcount, and computes the same."""
+    obj = nop_checks(c, objs, "basic", True)
+    d = os.path.dirname(obj)
+    main_o = objs["run_main-%s" % c.name]
+    prog, ref = os.path.join(d, "prog"), os.path.join(d, "ref")
+    must(["gcc"] + c.link_flags + ["-o", prog, main_o, obj])
+    must(["gcc"] + c.link_flags + ["-o", ref, main_o,
+                                    objs["plain-%s" % c.name]])
+    got, _ = must([prog])
+    want, _ = must([ref])
+    check(got == want, "program printed %r, the -pg-free one %r"
+          % (got, want))
+
+
+def nop_control(c, objs):
+    """The proof above means something: without -n the same link fails
+    on the live hook calls."""
+    obj = fresh(objs["basic-%s" % c.name])
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    hook = "__fentry__" if c.hook == "fentry" else "mcount"
+    rc, _o, err = link_bare(c, obj + ".prog",
+                            [objs["start-%s" % c.name], obj])
+    check(rc != 0 and "undefined reference to `%s'" % hook in err,
+          "linking live %s calls without a definition worked" % hook)
+
+
+def warn_untraced(objs, c):
+    src = objs["basic-%s" % c.name]
+    obj = fresh(src)
+    rc, _o, err = tool(obj)
+    check(rc == 0 and err == "", "without -w: exit %d, stderr %r"
+          % (rc, err))
+    obj = fresh(src)
+    rc, _o, err = tool("-w", obj)
+    lines = err.splitlines()
+    check(rc == 0, "-w: exit %d" % rc)
+    check(len(lines) == 1 and ".fixture.notrace" in lines[0] and
+          lines[0].startswith("recordmcount: %s: " % obj),
+          "-w: want one warning naming .fixture.notrace, got %r" % err)
+
+
+def quiet_checks(objs):
+    loud = fresh(objs["hookaddr"])
+    rc, _o, err = tool(loud)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check(err.startswith("recordmcount: %s: " % loud) and
+          "__fentry__" in err,
+          "a reference to __fentry__ that is not a call gave no warning: "
+          "%r" % err)
+    obj = fresh(objs["hookaddr"])
+    rc, out, err = tool("-q", obj)
+    check(rc == 0 and err == "" and out == "",
+          "-q: exit %d, printed %r" % (rc, out + err))
+    check(sites_of(obj) == sites_of(loud), "-q changed what was recorded")
+
+
+def quiet_w(objs):
+    """-q means errors only: -w's warning is a warning."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    rc, out, err = tool("-q", "-w", obj)
+    check(rc == 0 and err == "" and out == "",
+          "-q -w: exit %d, printed %r" % (rc, out + err))
+
+
+# -- untouched files ---------------------------------------------------
+
+def untouched_after(args, path, want_rc):
+    before = snapshot(path)
+    rc, out, err = tool(*args)
+    after = snapshot(path)
+    check(rc == want_rc, "exit %d, want %d (%s)" % (rc, want_rc,
+                                                   err.strip()))
+    check(before[0] == after[0], "contents changed")
+    check(before[1] == after[1], "mtime changed")
+    check(before[2] == after[2], "mode changed")
+    return out, err
+
+
+def idempotent(objs, key):
+    obj = fresh(objs[key])
+    rc, _o, err = tool(obj)
+    check(rc == 0, "first run: exit %d: %s" % (rc, err))
+    age(obj)
+    _o, err = untouched_after([obj], obj, 0)
+    check(err == "", "second run printed %r" % err)
+    age(obj)
+    untouched_after(["-n", obj], obj, 0)
+
+
+def all_untraced(objs):
+    """Every hook in an untraced section: NOPed, no table; later runs,
+    with or without the option, leave the file alone and say nothing."""
+    src = objs["sections-x86_64-fentry-nopie-O2"]
+    obj = fresh(src)
+    rc, _o, err = tool("--no-section", "*", obj)
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err))
+    check(sites_of(obj) is None, "a table was added")
+    insns = objdump_insns(obj)
+    for (sec, off), n in original_sites(objs[
+            "sections-x86_64-fentry-nopie-O2-gcc"], src).items():
+        check(insns[sec][off][0] == NOP[n], "%s+%#x not NOPed" % (sec, off))
+    for args in (["--no-section", "*"], [], ["-n", "-w"]):
+        age(obj)
+        _o, err = untouched_after(args + [obj], obj, 0)
+        check(err == "", "%s printed %r" % (" ".join(args), err))
+
+
+def no_hooks(objs, key):
+    obj = fresh(objs[key])
+    age(obj)
+    _o, err = untouched_after([obj], obj, 0)
+    check(err == "", "printed %r" % err)
+    untouched_after(["-n", "-w", obj], obj, 0)
+
+
+def gcc_table_untouched(objs):
+    """An object GCC already gave a table is left alone."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2-gcc"])
+    age(obj)
+    untouched_after([obj], obj, 0)
+    untouched_after(["-n", obj], obj, 0)
+
+
+# -- bad input ---------------------------------------------------------
+
+def ehdr_fields(data):
+    is64 = data[4] == 2
+    fmt = "<HHIQQQIHHHHHH" if is64 else "<HHIIIIIHHHHHH"
+    return is64, fmt, list(struct.unpack_from(fmt, data, 16))
+
+
+def set_ehdr(data, idx, value):
+    is64, fmt, f = ehdr_fields(data)
+    f[idx] = value
+    b = bytearray(data)
+    struct.pack_into(fmt, b, 16, *f)
+    return bytes(b)
+
+
+def first_hook_rel(e):
+    """(relocation section, index) of the first relocation of code."""
+    for s in e.sections:
+        if s.type in (elfmini.SHT_REL, elfmini.SHT_RELA) and \
+                e.sections[s.info].flags & elfmini.SHF_EXECINSTR:
+            rels = e.relocs(s)
+            for i, r in enumerate(rels):
+                if e.symbols[r.sym].name in HOOKS:
+                    return s, i
+    raise AssertionError("no hook relocation")
+
+
+def patch_reloc(data, offset_fn=None, sym_fn=None):
+    e = elfmini.Elf(data)
+    s, i = first_hook_rel(e)
+    b = bytearray(data)
+    size = s.entsize
+    at = s.offset + i * size
+    if e.is64:
+        off, info = struct.unpack_from("<QQ", b, at)
+        sym, typ = info >> 32, info & 0xFFFFFFFF
+    else:
+        off, info = struct.unpack_from("<II", b, at)
+        sym, typ = info >> 8, info & 0xFF
+    if offset_fn:
+        off = offset_fn(e.sections[s.info])
+    if sym_fn:
+        sym = sym_fn(e)
+    if e.is64:
+        struct.pack_into("<QQ", b, at, off, (sym << 32) | typ)
+    else:
+        struct.pack_into("<II", b, at, off, (sym << 8) | typ)
+    return bytes(b)
+
+
+def patch_shdr(data, name, field, value):
+    e = elfmini.Elf(data)
+    s = e.section(name)
+    fmt = "<IIQQQQIIQQ" if e.is64 else "<IIIIIIIIII"
+    at = e.shoff + s.index * e.shentsize
+    f = list(struct.unpack_from(fmt, data, at))
+    f[field] = value
+    b = bytearray(data)
+    struct.pack_into(fmt, b, at, *f)
+    return bytes(b)
+
+
+SH_OFFSET, SH_SIZE, SH_LINK, SH_ENTSIZE = 4, 5, 6, 9
+
+
+def bad_inputs(objs):
+    """name -> bytes of a corrupted copy (None: not a file)."""
+    good64 = open(objs["basic-x86_64-fentry-pie-O2"], "rb").read()
+    good32 = open(objs["basic-i386-mcount-pie-O2"], "rb").read()
+    out = {}
+    for tag, good in (("x86_64", good64), ("i386", good32)):
+        e = elfmini.Elf(good)
+        out["%s-unknown-machine" % tag] = set_ehdr(good, 1, 0x1234)
+        out["%s-reloc-offset-past-section" % tag] = patch_reloc(
+            good, offset_fn=lambda t: t.size + 16)
+        out["%s-reloc-offset-at-section-end" % tag] = patch_reloc(
+            good, offset_fn=lambda t: t.size)
+        out["%s-reloc-offset-huge" % tag] = patch_reloc(
+            good, offset_fn=lambda t: 0xFFFFFFF0)
+        out["%s-symbol-index-out-of-range" % tag] = patch_reloc(
+            good, sym_fn=lambda e: len(e.symbols) + 5)
+        out["%s-symbol-index-huge" % tag] = patch_reloc(
+            good, sym_fn=lambda e: 0xFFFFFF)
+        for n in (0, 1, 4, 16, 40, 52, 63, 64, 200, len(good) // 2,
+                  e.shoff + 3, len(good) - 1):
+            out["%s-truncated-%d" % (tag, n)] = good[:n]
+        out["%s-shoff-past-end" % tag] = set_ehdr(good, 5, len(good) + 4096)
+        out["%s-shnum-too-big" % tag] = set_ehdr(good, 11, 4000)
+        out["%s-shstrndx-out-of-range" % tag] = set_ehdr(good, 12, 999)
+        out["%s-text-offset-past-end" % tag] = patch_shdr(
+            good, ".text", SH_OFFSET, len(good) + 100)
+        out["%s-text-size-past-end" % tag] = patch_shdr(
+            good, ".text", SH_SIZE, len(good) * 2)
+        rel = ".rela.text" if tag == "x86_64" else ".rel.text"
+        out["%s-reloc-entsize-wrong" % tag] = patch_shdr(
+            good, rel, SH_ENTSIZE, 7)
+        out["%s-reloc-size-past-end" % tag] = patch_shdr(
+            good, rel, SH_SIZE, len(good) * 4)
+        out["%s-symtab-link-out-of-range" % tag] = patch_shdr(
+            good, ".symtab", SH_LINK, 500)
+        out["%s-symtab-entsize-wrong" % tag] = patch_shdr(
+            good, ".symtab", SH_ENTSIZE, 5)
+        out["%s-bad-class" % tag] = good[:4] + b"\x07" + good[5:]
+        out["%s-et-core" % tag] = set_ehdr(good, 0, 4)
+    rnd = random.Random(1234)
+    out["garbage"] = bytes(rnd.randrange(256) for _ in range(4096))
+    out["garbage-with-elf-magic"] = b"\x7fELF" + bytes(
+        rnd.randrange(256) for _ in range(4092))
+    out["empty"] = b""
+    out["text-file"] = b"int main(void) { return 0; }\n"
+    out["ar-archive"] = b"!<arch>\n"
+    return out
+
+
+def bad_case(path, want_prefix):
+    age(path)
+    _o, err = untouched_after([path], path, 1)
+    lines = err.splitlines()
+    check(len(lines) == 1, "want one line on stderr, got %r" % err)
+    check(lines[0].startswith(want_prefix) and
+          len(lines[0]) > len(want_prefix),
+          "line %r does not start with %r" % (lines[0], want_prefix))
+
+
+def bad_file(data, name):
+    path = fresh(os.devnull, name + ".o")
+    with open(path, "wb") as f:
+        f.write(data)
+    bad_case(path, "recordmcount: %s: " % path)
+
+
+def bad_exec(objs, kind):
+    c = NOP_CONFIGS[0]
+    d = os.path.dirname(fresh(os.devnull, "x"))
+    path = os.path.join(d, kind)
+    if kind == "shared.so":
+        must(["gcc", "-shared", "-o", path, objs["hooks-%s" % c.name]])
+    else:
+        must(["gcc", "-o", path, objs["run_main-%s" % c.name],
+              objs["plain-%s" % c.name]])
+    bad_case(path, "recordmcount: %s: " % path)
+
+
+def bad_et_exec_object(objs):
+    """A real object whose e_type says ET_EXEC."""
+    data = open(objs["basic-x86_64-fentry-pie-O2"], "rb").read()
+    bad_file(set_ehdr(data, 0, elfmini.ET_EXEC), "et-exec-flag")
+
+
+def bad_dir():
+    d = os.path.join(SCRATCH, "cases", "a-directory.o")
+    os.makedirs(d, exist_ok=True)
+    rc, _o, err = tool(d)
+    check(rc == 1, "exit %d" % rc)
+    lines = err.splitlines()
+    check(len(lines) == 1 and lines[0].startswith(
+        "recordmcount: %s: " % d), "stderr %r" % err)
+
+
+def bad_missing():
+    p = os.path.join(SCRATCH, "cases", "no-such-file.o")
+    rc, _o, err = tool(p)
+    lines = err.splitlines()
+    check(rc == 1, "exit %d" % rc)
+    check(len(lines) == 1 and lines[0].startswith(
+        "recordmcount: %s: " % p), "stderr %r" % err)
+    check(not os.path.exists(p), "the missing file was created")
+
+
+def mixed(objs, bad_first):
+    good = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    bad = fresh(os.devnull, "bad.o")
+    with open(bad, "wb") as f:
+        f.write(b"\x7fELF garbage" * 10)
+    age(bad)
+    before = snapshot(bad)
+    args = [bad, good] if bad_first else [good, bad]
+    rc, _o, err = tool(*args)
+    check(rc == 1, "exit %d" % rc)
+    check(snapshot(bad) == before, "bad file changed")
+    lines = err.splitlines()
+    check(len(lines) == 1 and lines[0].startswith(
+        "recordmcount: %s: " % bad), "stderr %r" % err)
+    want = gcc_sites(objs["basic-x86_64-fentry-pie-O2-gcc"])
+    check(sites_of(good) == want, "the good file was not processed right")
+
+
+# -- -j, modes ---------------------------------------------------------
+
+def jobs_same(objs):
+    keys = ["basic-%s" % c.name for c in NOP_CONFIGS] + \
+        ["sections-%s" % c.name for c in NOP_CONFIGS] + \
+        ["recursion", "big", "weakonly"]
+    outs = {}
+    for j in ("1", "2", "3"):
+        d = os.path.join(SCRATCH, "cases", "jobs-%s" % j)
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        files = []
+        for k in keys:
+            p = os.path.join(d, k + ".o")
+            shutil.copyfile(objs[k], p)
+            files.append(p)
+        rc, _o, err = tool("-j", j, *files)
+        check(rc == 0, "-j %s: exit %d: %s" % (j, rc, err))
+        outs[j] = [open(p, "rb").read() for p in files]
+    for j in ("2", "3"):
+        for k, a, b in zip(keys, outs["1"], outs[j]):
+            check(a == b, "%s differs between -j 1 and -j %s" % (k, j))
+    for k, a, src in zip(keys, outs["1"], keys):
+        check(a != open(objs[src], "rb").read(), "%s not processed" % k)
+
+
+def jobs_with_bad(objs):
+    d = os.path.dirname(fresh(os.devnull, "x"))
+    files = []
+    for i in range(6):
+        p = os.path.join(d, "f%d.o" % i)
+        shutil.copyfile(objs["basic-x86_64-fentry-pie-O2"], p)
+        files.append(p)
+    bad = os.path.join(d, "bad.o")
+    with open(bad, "wb") as f:
+        f.write(b"junk")
+    rc, _o, err = tool("-j", "2", files[0], bad, *files[1:])
+    check(rc == 1, "exit %d" % rc)
+    check(len(err.splitlines()) == 1, "stderr %r" % err)
+    want = gcc_sites(objs["basic-x86_64-fentry-pie-O2-gcc"])
+    for p in files:
+        check(sites_of(p) == want, "%s not processed" % p)
+
+
+def mode_kept(objs, mode):
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    os.chmod(obj, mode)
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    got = stat.S_IMODE(os.stat(obj).st_mode)
+    check(got == mode, "mode %o, was %o" % (got, mode))
+    check(sites_of(obj) is not None, "not processed")
+    leftovers = [n for n in os.listdir(os.path.dirname(obj))
+                 if n != os.path.basename(obj)]
+    check(not leftovers, "left behind %s" % leftovers)
+
+
+# -- usage -------------------------------------------------------------
+
+def usage_cases(objs):
+    obj = objs["basic-x86_64-fentry-pie-O2"]
+    cases = {
+        "no-arguments": [],
+        "unknown-option": ["--no-such-option", obj],
+        "unknown-short-option": ["-Z", obj],
+        "jobs-zero": ["-j", "0", obj],
+        "jobs-not-a-number": ["-j", "two", obj],
+        "jobs-missing": ["-j"],
+        "symbol-missing": ["--symbol"],
+        "bad-format": ["--format=xml", obj],
+        "options-only": ["-n", "-w"],
+    }
+    out = []
+    for name, args in cases.items():
+        def fn(args=args):
+            copy = fresh(obj)
+            args = [copy if a == obj else a for a in args]
+            age(copy)
+            before = snapshot(copy)
+            rc, _o, err = tool(*args)
+            check(rc == 2, "exit %d, want 2" % rc)
+            check(err.strip(), "nothing on stderr")
+            check(snapshot(copy) == before, "file touched")
+        out.append(("cli/usage/" + name, fn))
+    return out
+
+
+def help_version():
+    rc, out, err = tool("-h")
+    check(rc == 0 and "Usage" in out and not err, "-h: exit %d" % rc)
+    for opt in ("--nop", "--symbol", "--section", "--no-section", "--dump",
+                "--jobs", "--quiet", "--verbose", "--version"):
+        check(opt in out, "--help does not mention %s" % opt)
+    rc, out, err = tool("--help")
+    check(rc == 0 and "Usage" in out, "--help: exit %d" % rc)
+    rc, out, err = tool("-V")
+    check(rc == 0 and out.startswith("recordmcount ") and not err,
+          "-V: exit %d, %r" % (rc, out))
+    rc2, out2, _ = tool("--version")
+    check(rc2 == 0 and out2 == out, "--version differs from -V")
+
+
+def dump_exists(objs):
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    rc, _o, err = tool("--dump", obj)
+    check(rc != 2 and "unrecognized" not in err and "invalid" not in err,
+          "--dump: exit %d: %s" % (rc, err))
+
+
+def verbose(objs):
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    rc, _o, err = tool("-v", obj)
+    check(rc == 0 and obj in err, "-v said nothing about the file: %r"
+          % err)
+
+
+# -- --symbol, --section, --no-section ---------------------------------
+
+def custom_symbol(objs, key):
+    src = objs[key]
+    want = objdump_reloc_sites(src, "my_hook")
+    # Three functions call it; at -O2 inlined copies add more calls.
+    check(len(want) >= 3, "objdump shows %d my_hook calls, want 3 or more"
+          % len(want))
+    obj = fresh(src)
+    age(obj)
+    untouched_after([obj], obj, 0)
+    rc, _o, err = tool("--symbol", "my_hook", obj)
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err))
+    got = sites_of(obj)
+    check(got == want, "recorded %s, objdump shows %s"
+          % (sorted(got or ()), sorted(want)))
+    other = objdump_reloc_sites(src, "other_call")
+    check(other and not (other & got), "other_call recorded")
+    obj2 = fresh(src)
+    rc, _o, err = tool("-s", "my_hook", "-n", obj2)
+    check(rc == 0, "-s -n: exit %d" % rc)
+    insns = objdump_insns(obj2)
+    for sec, off in want:
+        check(insns[sec][off][0] == NOP[5], "%s+%#x not NOPed" % (sec, off))
+
+
+def section_globs(objs, args, globs):
+    key = "sections-x86_64-fentry-nopie-O2"
+    want = gcc_sites(objs[key + "-gcc"], **globs)
+    obj = fresh(objs[key])
+    rc, _o, err = tool(*(args + [obj]))
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err))
+    got = sites_of(obj)
+    check(got == want, "recorded %s, want %s" % (sorted(got or ()),
+                                                 sorted(want)))
+    default = gcc_sites(objs[key + "-gcc"])
+    check(want != default, "test is void: same as the default set")
+    # Sections taken out of tracing get their calls NOPed.
+    allsites = original_sites(objs[key + "-gcc"], objs[key])
+    insns = objdump_insns(obj)
+    for (sec, off), n in allsites.items():
+        if not traced(sec, **globs):
+            check(insns[sec][off][0] == NOP[n], "%s+%#x untraced but not "
+                  "NOPed" % (sec, off))
+
+
+def main():
+    global TOOL, SCRATCH
+    TOOL, SCRATCH, results = scratch_arg()
+    log = Log(os.path.join(results, "cli.log"))
+    objs = Objects()
+    declare(objs)
+    objs.build()
+
+    cases = []
+    for c in NOP_CONFIGS:
+        for fx in ("basic", "sections"):
+            cases.append(("cli/nop/%s/%s" % (fx, c.name),
+                          lambda c=c, fx=fx: nop_checks(c, objs, fx, True)))
+            cases.append(("cli/untraced-nopped/%s/%s" % (fx, c.name),
+                          lambda c=c, fx=fx: nop_checks(c, objs, fx, False)))
+        cases.append(("cli/nop-link-run/%s" % c.name,
+                      lambda c=c: nop_link_run(c, objs)))
+        cases.append(("cli/nop-link-glibc/%s" % c.name,
+                      lambda c=c: nop_link_glibc(c, objs)))
+        cases.append(("cli/nop-link-control/%s" % c.name,
+                      lambda c=c: nop_control(c, objs)))
+        cases.append(("cli/warn-untraced/%s" % c.name,
+                      lambda c=c: warn_untraced(objs, c)))
+    cases.append(("cli/quiet", lambda: quiet_checks(objs)))
+    cases.append(("cli/quiet-silences-w", lambda: quiet_w(objs)))
+    for key in ("basic-x86_64-fentry-pie-O2", "basic-i386-mcount-pie-O2",
+                "sections-i386-fentry-nopie-O2", "big", "weakonly"):
+        cases.append(("cli/idempotent/%s" % key,
+                      lambda key=key: idempotent(objs, key)))
+    for c in NOP_CONFIGS[:3]:
+        cases.append(("cli/no-hooks-untouched/%s" % c.name,
+                      lambda c=c: no_hooks(objs, "plain-%s" % c.name)))
+    cases.append(("cli/idempotent/all-untraced", lambda: all_untraced(
+        objs)))
+    cases.append(("cli/has-table-untouched", lambda: gcc_table_untouched(
+        objs)))
+    for name, data in sorted(bad_inputs(objs).items()):
+        cases.append(("cli/bad/%s" % name,
+                      lambda data=data, name=name: bad_file(data, name)))
+    cases.append(("cli/bad/et-exec-program",
+                  lambda: bad_exec(objs, "program")))
+    cases.append(("cli/bad/et-dyn-shared", lambda: bad_exec(objs,
+                                                             "shared.so")))
+    cases.append(("cli/bad/et-exec-header",
+                  lambda: bad_et_exec_object(objs)))
+    cases.append(("cli/bad/directory", bad_dir))
+    cases.append(("cli/bad/missing-file", bad_missing))
+    cases.append(("cli/mixed/good-then-bad", lambda: mixed(objs, False)))
+    cases.append(("cli/mixed/bad-then-good", lambda: mixed(objs, True)))
+    cases.append(("cli/jobs/same-as-j1", lambda: jobs_same(objs)))
+    cases.append(("cli/jobs/with-bad-file", lambda: jobs_with_bad(objs)))
+    for mode in (0o640, 0o755, 0o600):
+        cases.append(("cli/mode-kept/%o" % mode,
+                      lambda mode=mode: mode_kept(objs, mode)))
+    cases += usage_cases(objs)
+    cases.append(("cli/help-version", help_version))
+    cases.append(("cli/dump-exists", lambda: dump_exists(objs)))
+    cases.append(("cli/verbose", lambda: verbose(objs)))
+    for key in sorted(k for k in objs.made if k.startswith("custom-")):
+        cases.append(("cli/symbol/%s" % key[7:],
+                      lambda key=key: custom_symbol(objs, key)))
+    for name, args, globs in (
+            ("no-section-sched", ["--no-section", ".sched.text"],
+             {"no_sections": [".sched.text"]}),
+            ("no-section-text-glob", ["--no-section", ".text*"],
+             {"no_sections": [".text*"]}),
+            ("section-custom", ["--section", ".fixture.notrace"],
+             {"sections": [".fixture.notrace"]}),
+            ("section-glob", ["--section", ".fixture.*"],
+             {"sections": [".fixture.*"]}),
+            ("section-and-no-section",
+             ["--section", ".fixture.*", "--no-section", ".fixture.other",
+              "--no-section", ".init.text"],
+             {"sections": [".fixture.*"],
+              "no_sections": [".fixture.other", ".init.text"]})):
+        cases.append(("cli/section/%s" % name,
+                      lambda args=args, globs=globs:
+                      section_globs(objs, args, globs)))
+
+    parallel(lambda nc: log.case(nc[0], nc[1]), cases)
+    sys.exit(finish_scratch(log, SCRATCH))
+
+
+if __name__ == "__main__":
+    main()
