@@ -8,6 +8,10 @@
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime
 
+# How the suites run the tool; check-valgrind puts valgrind in front.
+RECORDMCOUNT_RUN ?= $(RECORDMCOUNT)
+VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
+
 -include tests/unit/unit.mk
 -include tests/oracle/oracle.mk
 -include tests/cli/cli.mk
@@ -22,3 +26,16 @@ check: deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory -k $(CHECK_SUITES); \
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
+
+# The tool-level suites again, every run of the tool under valgrind
+# (memory errors or definite leaks make it exit 99, which fails the test).
+check-valgrind: deps $(RECORDMCOUNT)
+	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS) $(dir $(VALGRIND_WRAPPER))
+	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite %s "$$@"\n' \
+		"$(abspath $(RECORDMCOUNT))" > $(VALGRIND_WRAPPER)
+	@chmod +x $(VALGRIND_WRAPPER)
+	@$(MAKE) --no-print-directory -k check-cli check-oracle \
+		RECORDMCOUNT_RUN=$(VALGRIND_WRAPPER); \
+	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
+
+.PHONY: check check-valgrind

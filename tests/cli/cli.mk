@@ -6,4 +6,4 @@ CLI_SCRATCH := $(BUILD)/tests/cli
 check-cli: $(RECORDMCOUNT)
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/cli.log
 	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) python3 tests/cli/cli.py \
-		$(RECORDMCOUNT) $(CLI_SCRATCH)
+		$(RECORDMCOUNT_RUN) $(CLI_SCRATCH)

@@ -6,4 +6,4 @@ ORACLE_SCRATCH := $(BUILD)/tests/oracle
 check-oracle: $(RECORDMCOUNT)
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/oracle.log
 	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) python3 tests/oracle/oracle.py \
-		$(RECORDMCOUNT) $(ORACLE_SCRATCH)
+		$(RECORDMCOUNT_RUN) $(ORACLE_SCRATCH)
