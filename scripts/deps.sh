@@ -4,8 +4,12 @@
 # the exact apt-get line and fail.  Extra package names may be passed.
 set -eu
 
+# i386 code comes from Debian's i686 cross compiler, not gcc-multilib,
+# which conflicts with every other cross compiler; libc6-i386 lets the
+# tests run what it links.
 packages="make gcc g++ libc6-dev libelf-dev zlib1g-dev check pkg-config binutils
-gcc-multilib python3 valgrind $*"
+gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
+python3 valgrind $*"
 
 missing=""
 for p in $packages; do

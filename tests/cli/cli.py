@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import itertools  # noqa: E402
 
 import elfmini  # noqa: E402
-from harness import (FIXTURE_FLAGS, HOOKS, NOP, SUPPORT, Config,  # noqa
+from harness import (FIXTURE_FLAGS, HOOKS, NOP, SUPPORT, Config, cc,  # noqa
                      Log, age, check, compile_c, fixture, must,
                      objdump_insns, objdump_reloc_sites, parallel,
                      readelf_relocs, run, scratch_arg, finish_scratch,
@@ -177,8 +177,8 @@ def nop_checks(c, objs, fx, nop):
 
 def link_bare(c, prog, objs_in):
     """Link with no C library at all: nothing defines any hook."""
-    return run(["gcc"] + c.base_flags + ["-nostdlib", "-static", "-no-pie",
-                                         "-o", prog] + objs_in)
+    return run(cc(c.base_flags + ["-nostdlib", "-static", "-no-pie",
+                                  "-o", prog] + objs_in))
 
 
 def nop_link_run(c, objs):
@@ -204,9 +204,8 @@ def nop_link_glibc(c, objs):
     d = os.path.dirname(obj)
     main_o = objs["run_main-%s" % c.name]
     prog, ref = os.path.join(d, "prog"), os.path.join(d, "ref")
-    must(["gcc"] + c.link_flags + ["-o", prog, main_o, obj])
-    must(["gcc"] + c.link_flags + ["-o", ref, main_o,
-                                    objs["plain-%s" % c.name]])
+    must(cc(c.link_flags + ["-o", prog, main_o, obj]))
+    must(cc(c.link_flags + ["-o", ref, main_o, objs["plain-%s" % c.name]]))
     got, _ = must([prog])
     want, _ = must([ref])
     check(got == want, "program printed %r, the -pg-free one %r"

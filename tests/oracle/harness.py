@@ -119,8 +119,20 @@ def must(cmd, **kw):
     return out, err
 
 
+# Debian's gcc-multilib conflicts with its cross compilers, so i386 code
+# comes from the i686 cross compiler; "-m32" in a flag list selects it.
+CC_I386 = "i686-linux-gnu-gcc"
+
+
+def cc(flags):
+    """The compiler command line for these flags."""
+    if "-m32" in flags:
+        return [CC_I386] + [f for f in flags if f != "-m32"]
+    return ["gcc"] + list(flags)
+
+
 def compile_c(src, obj, flags):
-    must(["gcc", "-c", "-o", obj] + flags + [src])
+    must(cc(["-c", "-o", obj] + flags + [src]))
     return obj
 
 

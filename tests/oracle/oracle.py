@@ -16,7 +16,7 @@ import shutil
 import sys
 
 import elfmini
-from harness import (FIXTURE_FLAGS, HOOKS, SUPPORT, Failure, Log,
+from harness import (FIXTURE_FLAGS, HOOKS, SUPPORT, Failure, Log, cc,
                      all_configs, check, compile_c, fixture, must,
                      finish_scratch, linked_hook_calls, parallel,
                      readelf_relocs,
@@ -159,8 +159,8 @@ class Case:
     def link(self):
         prog = os.path.join(self.dir, "prog")
         main_o, hooks_o = self.support
-        must(["gcc"] + self.cfg.link_flags +
-             ["-o", prog, main_o, hooks_o, self.out_o])
+        must(cc(self.cfg.link_flags +
+                ["-o", prog, main_o, hooks_o, self.out_o]))
         p = elfmini.Elf(prog)
         table = p.section("__mcount_loc")
         check(table is not None, "linked program has no __mcount_loc")

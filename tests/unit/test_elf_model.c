@@ -148,9 +148,8 @@ static char *compile(const char *dir, const char *name, const char *ext,
 {
 	char *c = xasprintf("%s/%s.%s", dir, name, ext);
 	char *o = xasprintf("%s/%s.o", dir, name);
-	char *cmd = xasprintf("cc %s %s -c -o '%s' '%s'",
-			      strcmp(ext, "cc") == 0 ? "-x c++" : "", flags, o,
-			      c);
+	char *cmd = xasprintf("%s %s -c -o '%s' '%s'", flags,
+			      strcmp(ext, "cc") == 0 ? "-x c++" : "", o, c);
 
 	write_file(c, src, strlen(src));
 	free(run(cmd, NULL, NULL));
@@ -185,7 +184,12 @@ static const char comdat_src[] =
 	"int use_square(int y) { S s(y); return square(s.get()) + 2; }\n";
 
 /* _i == 0: x86_64 (RELA); _i == 1: i386 (REL). */
-static const char *const basic_flags[] = { "-O1", "-m32 -O1" };
+/*
+ * The compiler goes with the flags: Debian's gcc-multilib conflicts with
+ * its cross compilers, so i386 objects come from the i686 cross gcc.
+ */
+static const char *const basic_flags[] = { "cc -O1",
+					   "i686-linux-gnu-gcc -O1" };
 
 static bool is64(int i)
 {
@@ -1066,7 +1070,8 @@ END_TEST
 START_TEST(add_section_symbol_comdat)
 {
 	char *dir = make_tmpdir();
-	char *o = compile(dir, "comdat", "cc", is64(_i) ? "-O0" : "-m32 -O0",
+	char *o = compile(dir, "comdat", "cc",
+			  is64(_i) ? "cc -O0" : "i686-linux-gnu-gcc -O0",
 			  comdat_src);
 	struct mc_object obj;
 
@@ -1305,7 +1310,8 @@ END_TEST
 START_TEST(write_unchanged)
 {
 	char *dir = make_tmpdir();
-	char *o = compile(dir, "comdat", "cc", is64(_i) ? "-O2 -g" : "-m32 -O2 -g",
+	char *o = compile(dir, "comdat", "cc",
+			  is64(_i) ? "cc -O2 -g" : "i686-linux-gnu-gcc -O2 -g",
 			  comdat_src);
 	char *cmd = xasprintf("readelf -sgW '%s'", o);
 	char *before = run(cmd, NULL, NULL);
