@@ -22,12 +22,31 @@ static bool mc_streq(const char *a, const char *b)
 	return *a == *b;
 }
 
-const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class)
+const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
+				   enum mc_endian endian, uint32_t e_flags)
 {
 	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
-		if ((*a)->e_machine == e_machine && (*a)->elf_class == elf_class)
+		if ((*a)->e_machine == e_machine &&
+		    (*a)->elf_class == elf_class && (*a)->endian == endian &&
+		    (!(*a)->accepts_flags || (*a)->accepts_flags(e_flags)))
 			return *a;
 	return NULL;
+}
+
+bool mc_is_companion_reloc(const struct mc_arch *arch, uint32_t type)
+{
+	for (unsigned i = 0; i < arch->n_companion_relocs; i++)
+		if (arch->companion_relocs[i] == type)
+			return true;
+	return false;
+}
+
+static bool opcode_matches(const struct mc_object_form *f, const uint8_t *p)
+{
+	for (unsigned i = 0; i < f->opcode_len; i++)
+		if ((p[i] & f->mask[i]) != f->opcode[i])
+			return false;
+	return true;
 }
 
 const struct mc_arch *mc_arch_by_name(const char *name)
@@ -61,12 +80,14 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 	for (unsigned i = 0; i < arch->n_forms; i++) {
 		const struct mc_object_form *f = &arch->forms[i];
 
-		if (!form_has_type(f, type) || r_offset < f->field_offset)
+		if (!form_has_type(f, type) ||
+		    (f->field_offset > 0 && r_offset < (uint64_t)f->field_offset))
 			continue;
-		uint64_t site = r_offset - f->field_offset;
-		if (site > sec_size || f->len > sec_size - site)
+		uint64_t site = r_offset - (uint64_t)(int64_t)f->field_offset;
+		size_t span = f->len > f->opcode_len ? f->len : f->opcode_len;
+		if (site > sec_size || span > sec_size - site)
 			continue;
-		if (mc_bytes_equal(sec + site, f->opcode, f->opcode_len))
+		if (opcode_matches(f, sec + site))
 			return f;
 	}
 	return NULL;

@@ -25,15 +25,23 @@
 
 enum mc_endian { MC_LITTLE_ENDIAN, MC_BIG_ENDIAN };
 
-/* One way a compiler writes a hook into a relocatable object. */
+/*
+ * One way a compiler writes a hook into a relocatable object: a
+ * relocation of one of `reloc_types` against a hook symbol, whose
+ * r_offset lies `field_offset` bytes after the site (the address the
+ * table records), where the bytes match `opcode` under `mask`.
+ */
 struct mc_object_form {
 	const char *name;		/* mnemonic, for messages and --dump */
 	uint32_t reloc_types[4];	/* relocation types that mark it */
 	unsigned n_reloc_types;
-	uint8_t field_offset;		/* site start -> relocated field */
-	uint8_t len;			/* bytes the hook occupies */
-	uint8_t opcode[4];		/* bytes the site must start with */
+	int8_t field_offset;		/* r_offset - site */
+	uint8_t len;			/* bytes --nop replaces, from the site */
+	uint8_t opcode[8];		/* bytes the site must start with ... */
+	uint8_t mask[8];		/* ... compared under this mask */
 	uint8_t opcode_len;
+	const uint8_t *nop;		/* `len` bytes that neutralise the hook,
+					   or NULL if --nop cannot */
 };
 
 /* How a hook looks in linked code, as decoded by mc_decode_site(). */
@@ -64,6 +72,20 @@ struct mc_arch {
 	const struct mc_object_form *forms;
 	unsigned n_forms;
 	/*
+	 * Relocation types that name a hook symbol without marking a site
+	 * (the second half of a call sequence, a linker hint): skipped
+	 * silently rather than reported as "not a call".
+	 */
+	uint32_t companion_relocs[6];
+	unsigned n_companion_relocs;
+	/*
+	 * STT_FUNC symbols make bad anchors (ARM: their value carries the
+	 * Thumb bit): anchor on the section symbol or an untyped local.
+	 */
+	bool anchor_avoid_func;
+	/* For machines with several ABIs: NULL accepts any e_flags. */
+	bool (*accepts_flags)(uint32_t e_flags);
+	/*
 	 * Furthest a hook may sit from its function's entry.  The runtime
 	 * uses it to find a function's site when it has no symbol sizes.
 	 */
@@ -78,8 +100,12 @@ struct mc_arch {
 			    uint64_t target);
 };
 
-/* The architecture for an ELF header's e_machine and class, or NULL. */
-const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class);
+/* The architecture for an ELF header's fields, or NULL. */
+const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
+				   enum mc_endian endian, uint32_t e_flags);
+
+/* True if `type` is one of the architecture's companion relocations. */
+bool mc_is_companion_reloc(const struct mc_arch *arch, uint32_t type);
 
 /* The architecture by its name ("x86_64"), or NULL. */
 const struct mc_arch *mc_arch_by_name(const char *name);

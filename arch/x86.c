@@ -76,22 +76,26 @@ static const struct mc_object_form x86_64_forms[] = {
 	{ .name = "call rel32",
 	  .reloc_types = { R_X86_64_PC32_, R_X86_64_PLT32_ }, .n_reloc_types = 2,
 	  .field_offset = 1, .len = 5,
-	  .opcode = { 0xe8 }, .opcode_len = 1 },		/* call rel32 */
+	  .opcode = { 0xe8 }, .mask = { 0xff }, .opcode_len = 1,
+	  .nop = x86_nops[5] },				/* call rel32 */
 	{ .name = "call *rel32(%rip)",
 	  .reloc_types = { R_X86_64_GOTPCRELX_, R_X86_64_GOTPCREL_ },
 	  .n_reloc_types = 2, .field_offset = 2, .len = 6,
-	  .opcode = { 0xff, 0x15 }, .opcode_len = 2 },	/* call *disp32(%rip) */
+	  .opcode = { 0xff, 0x15 }, .mask = { 0xff, 0xff }, .opcode_len = 2,
+	  .nop = x86_nops[6] },				/* call *disp32(%rip) */
 };
 
 static const struct mc_object_form i386_forms[] = {
 	{ .name = "call rel32",
 	  .reloc_types = { R_386_PC32_, R_386_PLT32_ }, .n_reloc_types = 2,
 	  .field_offset = 1, .len = 5,
-	  .opcode = { 0xe8 }, .opcode_len = 1 },		/* call rel32 */
+	  .opcode = { 0xe8 }, .mask = { 0xff }, .opcode_len = 1,
+	  .nop = x86_nops[5] },				/* call rel32 */
 	{ .name = "call *disp32(%ebx)",
 	  .reloc_types = { R_386_GOT32X_, R_386_GOT32_ }, .n_reloc_types = 2,
 	  .field_offset = 2, .len = 6,
-	  .opcode = { 0xff, 0x93 }, .opcode_len = 2 },	/* call *disp32(%ebx) */
+	  .opcode = { 0xff, 0x93 }, .mask = { 0xff, 0xff }, .opcode_len = 2,
+	  .nop = x86_nops[6] },				/* call *disp32(%ebx) */
 };
 
 static bool x86_encode_nop(uint8_t *out, unsigned len)

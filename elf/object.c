@@ -335,6 +335,57 @@ size_t mc_reloc_count(const struct mc_section *sec)
 				    : 0;
 }
 
+/*
+ * MIPS64 r_info is not ELF64_R_INFO: it is a 32-bit symbol followed by
+ * four bytes ssym, type3, type2, type, each in the file's byte order.
+ * libelf (0.188) hands it over as one 64-bit word in host order.
+ */
+static bool is_mips64(const struct mc_object *obj)
+{
+	return obj->ehdr.e_machine == EM_MIPS &&
+	       obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+static bool is_big_endian(const struct mc_object *obj)
+{
+	return obj->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+}
+
+static void info_decode(const struct mc_object *obj, GElf_Xword info,
+			struct mc_reloc *r)
+{
+	r->mips_extra = 0;
+	if (!is_mips64(obj)) {
+		r->sym = GELF_R_SYM(info);
+		r->type = (uint32_t)GELF_R_TYPE(info);
+	} else if (is_big_endian(obj)) {
+		r->sym = info >> 32;
+		r->type = info & 0xff;
+		r->mips_extra = info & 0xffffff00;
+	} else {
+		r->sym = info & 0xffffffff;
+		r->type = info >> 56;
+		r->mips_extra = (uint32_t)((info >> 32) & 0xff) << 24 |
+				(uint32_t)((info >> 40) & 0xff) << 16 |
+				(uint32_t)((info >> 48) & 0xff) << 8;
+	}
+}
+
+static GElf_Xword info_encode(const struct mc_object *obj,
+			      const struct mc_reloc *r)
+{
+	GElf_Xword x = r->mips_extra;
+
+	if (!is_mips64(obj))
+		return GELF_R_INFO(r->sym, r->type);
+	if (is_big_endian(obj))
+		return (GElf_Xword)r->sym << 32 | (x & 0xffffff00) |
+		       (r->type & 0xff);
+	return (r->sym & 0xffffffff) | ((x >> 24) & 0xff) << 32 |
+	       ((x >> 16) & 0xff) << 40 | ((x >> 8) & 0xff) << 48 |
+	       (GElf_Xword)(r->type & 0xff) << 56;
+}
+
 bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  struct mc_reloc *out)
 {
@@ -347,15 +398,17 @@ bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 
 		if (!gelf_getrela(d, (int)i, &r))
 			return fail_elf(obj, "corrupt relocation");
-		*out = (struct mc_reloc){ r.r_offset, GELF_R_TYPE(r.r_info),
-					  GELF_R_SYM(r.r_info), r.r_addend };
+		out->offset = r.r_offset;
+		out->addend = r.r_addend;
+		info_decode(obj, r.r_info, out);
 	} else {
 		GElf_Rel r;
 
 		if (!gelf_getrel(d, (int)i, &r))
 			return fail_elf(obj, "corrupt relocation");
-		*out = (struct mc_reloc){ r.r_offset, GELF_R_TYPE(r.r_info),
-					  GELF_R_SYM(r.r_info), 0 };
+		out->offset = r.r_offset;
+		out->addend = 0;
+		info_decode(obj, r.r_info, out);
 	}
 	return true;
 }
@@ -365,7 +418,7 @@ bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 {
 	if (!section_make_writable(obj, sec))
 		return false;
-	GElf_Xword info = GELF_R_INFO(r->sym, r->type);
+	GElf_Xword info = info_encode(obj, r);
 	bool ok;
 
 	if (sec->shdr.sh_type == SHT_RELA) {
@@ -584,10 +637,10 @@ void mc_reloc_store(const struct mc_object *obj, uint32_t sh_type,
 
 	if (is64 && sh_type == SHT_RELA)
 		((Elf64_Rela *)buf)[i] = (Elf64_Rela){
-			r->offset, ELF64_R_INFO(r->sym, r->type), r->addend };
+			r->offset, info_encode(obj, r), r->addend };
 	else if (is64)
 		((Elf64_Rel *)buf)[i] = (Elf64_Rel){
-			r->offset, ELF64_R_INFO(r->sym, r->type) };
+			r->offset, info_encode(obj, r) };
 	else if (sh_type == SHT_RELA)
 		((Elf32_Rela *)buf)[i] = (Elf32_Rela){
 			(Elf32_Addr)r->offset,

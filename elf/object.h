@@ -42,6 +42,11 @@ struct mc_reloc {
 	uint32_t type;
 	size_t sym;
 	int64_t addend;		/* RELA: the addend; REL: 0 (implicit) */
+	/*
+	 * MIPS64 packs three types and a special symbol into r_info:
+	 * ssym << 24 | type3 << 16 | type2 << 8 here, kept as read.
+	 */
+	uint32_t mips_extra;
 };
 
 struct mc_object {

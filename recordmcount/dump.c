@@ -482,12 +482,12 @@ static bool open_for_dump(struct mc_object *obj, const char *path,
 	if (t != ET_REL && t != ET_EXEC && t != ET_DYN)
 		return mc_fail(obj, "not an object, executable or shared "
 			       "object (ELF type %u)", t);
-	*arch = mc_arch_find(obj->ehdr.e_machine,
-			     obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32);
+	*arch = mc_object_arch(obj);
 	if (!*arch)
-		return mc_fail(obj, "unsupported machine %u (ELF class %u)",
-			       (unsigned)obj->ehdr.e_machine,
-			       (unsigned)obj->ehdr.e_ident[EI_CLASS]);
+		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
+			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
+			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
+			       (unsigned)obj->ehdr.e_flags);
 	return true;
 }
 

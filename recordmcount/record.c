@@ -36,10 +36,13 @@ static void warn_site(const struct mc_object *obj,
 }
 
 /* A symbol that resolves to a fixed place in `shndx` after linking. */
-static bool is_local_anchor(const struct mc_symbol *s, size_t shndx)
+static bool is_local_anchor(const struct mc_arch *arch,
+			    const struct mc_symbol *s, size_t shndx)
 {
 	unsigned type = GELF_ST_TYPE(s->sym.st_info);
 
+	if (type == STT_FUNC && arch->anchor_avoid_func)
+		return false;
 	if (s->shndx != shndx ||
 	    (s->sym.st_shndx >= SHN_LORESERVE && s->sym.st_shndx != SHN_XINDEX))
 		return false;
@@ -53,13 +56,15 @@ static bool is_local_anchor(const struct mc_symbol *s, size_t shndx)
  * Existing anchors for every section, in one pass over the locals: the
  * section symbol when there is one, else the first local symbol there.
  */
-static void find_anchors(const struct mc_object *obj, size_t *anchor)
+static void find_anchors(const struct mc_object *obj,
+			 const struct mc_arch *arch, size_t *anchor)
 {
 	for (size_t i = 1; i < obj->first_global; i++) {
 		const struct mc_symbol *s = &obj->symbols[i];
 		size_t cur = anchor[s->shndx < obj->n_sections ? s->shndx : 0];
 
-		if (!is_local_anchor(s, s->shndx) || s->shndx >= obj->n_sections)
+		if (!is_local_anchor(arch, s, s->shndx) ||
+		    s->shndx >= obj->n_sections)
 			continue;
 		if (cur == SIZE_MAX ||
 		    (GELF_ST_TYPE(s->sym.st_info) == STT_SECTION &&
@@ -69,7 +74,7 @@ static void find_anchors(const struct mc_object *obj, size_t *anchor)
 }
 
 /* Anchor symbol index for every section that holds a traced site. */
-static bool choose_anchors(struct mc_object *obj,
+static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_site_list *sites, size_t *anchor)
 {
 	size_t *missing = malloc(obj->n_sections * sizeof(*missing));
@@ -77,7 +82,7 @@ static bool choose_anchors(struct mc_object *obj,
 
 	if (!missing)
 		return mc_fail(obj, "out of memory");
-	find_anchors(obj, anchor);
+	find_anchors(obj, arch, anchor);
 	/* Sites are sorted by section, so each section is seen once. */
 	for (size_t i = 0; i < sites->n; i++) {
 		size_t shndx = sites->v[i].shndx;
@@ -169,15 +174,14 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 static bool nop_site(struct mc_object *obj, const struct mc_arch *arch,
 		     const struct mc_hook_site *s)
 {
-	uint8_t nop[MC_MAX_SITE_LEN];
 	struct mc_section *rel = &obj->sections[s->rel_shndx];
 	struct mc_reloc r;
 
-	if (!arch->encode_nop(nop, s->form->len))
-		return mc_fail(obj, "no %u-byte NOP on %s", s->form->len,
-			       arch->name);
-	if (!mc_section_patch(obj, &obj->sections[s->shndx], s->offset, nop,
-			      s->form->len) ||
+	if (!s->form->nop)
+		return mc_fail(obj, "%s: cannot turn '%s' into a NOP",
+			       arch->name, s->form->name);
+	if (!mc_section_patch(obj, &obj->sections[s->shndx], s->offset,
+			      s->form->nop, s->form->len) ||
 	    !mc_reloc_get(obj, rel, s->reloc_index, &r))
 		return false;
 	/*
@@ -224,13 +228,12 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 	if (obj->ehdr.e_type != ET_REL)
 		return mc_fail(obj, "not a relocatable object (ELF type %u)",
 			       (unsigned)obj->ehdr.e_type);
-	*arch = mc_arch_find(obj->ehdr.e_machine,
-			     obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 64
-								       : 32);
+	*arch = mc_object_arch(obj);
 	if (!*arch)
-		return mc_fail(obj, "unsupported machine %u (ELF class %u)",
-			       (unsigned)obj->ehdr.e_machine,
-			       (unsigned)obj->ehdr.e_ident[EI_CLASS]);
+		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
+			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
+			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
+			       (unsigned)obj->ehdr.e_flags);
 	if (!obj->symtab)
 		return mc_fail(obj, "no symbol table");
 	return true;
@@ -247,7 +250,7 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "out of memory");
 	for (size_t i = 0; i < obj->n_sections; i++)
 		anchor[i] = SIZE_MAX;
-	ok = choose_anchors(obj, sites, anchor) &&
+	ok = choose_anchors(obj, arch, sites, anchor) &&
 	     (count_traced(sites) == 0 ||
 	      build_table(obj, arch, sites, anchor)) &&
 	     nop_sites(obj, arch, sites, opt) && mc_object_write(obj);

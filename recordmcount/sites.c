@@ -83,6 +83,17 @@ static bool push_site(struct mc_object *obj, struct mc_site_list *l,
 	return true;
 }
 
+const struct mc_arch *mc_object_arch(const struct mc_object *obj)
+{
+	const unsigned char *id = obj->ehdr.e_ident;
+
+	return mc_arch_find(obj->ehdr.e_machine,
+			    id[EI_CLASS] == ELFCLASS64 ? 64 : 32,
+			    id[EI_DATA] == ELFDATA2MSB ? MC_BIG_ENDIAN
+						       : MC_LITTLE_ENDIAN,
+			    (uint32_t)obj->ehdr.e_flags);
+}
+
 void mc_site_list_free(struct mc_site_list *l)
 {
 	free(l->v);
@@ -173,6 +184,8 @@ static bool scan_reloc_section(struct mc_object *obj,
 		if (!mc_is_hook_name(arch, opt, name))
 			continue;
 
+		if (mc_is_companion_reloc(arch, r.type))
+			continue;
 		const struct mc_object_form *f =
 			mc_match_form(arch, r.type, code, text_size, r.offset);
 		if (!f) {
@@ -185,7 +198,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 		}
 		struct mc_hook_site s = {
 			.shndx = text->index,
-			.offset = r.offset - f->field_offset,
+			.offset = r.offset - (uint64_t)(int64_t)f->field_offset,
 			.form = f,
 			.rel_shndx = rel->index,
 			.reloc_index = i,

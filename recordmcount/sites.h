@@ -41,6 +41,9 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 
 void mc_site_list_free(struct mc_site_list *l);
 
+/* The architecture an object's ELF header names, or NULL. */
+const struct mc_arch *mc_object_arch(const struct mc_object *obj);
+
 /* True if hooks in the section called `name` belong in the table. */
 bool mc_section_is_traced(const char *name, const struct mc_options *opt);
 

@@ -52,8 +52,8 @@ static const struct mc_arch *x32(void)
 
 START_TEST(arch_find_by_machine)
 {
-	const struct mc_arch *a = mc_arch_find(EM_X86_64_N, 64);
-	const struct mc_arch *b = mc_arch_find(EM_386_N, 32);
+	const struct mc_arch *a = mc_arch_find(EM_X86_64_N, 64, MC_LITTLE_ENDIAN, 0);
+	const struct mc_arch *b = mc_arch_find(EM_386_N, 32, MC_LITTLE_ENDIAN, 0);
 
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(a->name, "x86_64");
@@ -75,18 +75,20 @@ END_TEST
 START_TEST(arch_find_rejects_mismatch)
 {
 	/* x32 ABI (EM_X86_64, ELFCLASS32) and a 64-bit EM_386 don't exist. */
-	ck_assert_ptr_null(mc_arch_find(EM_X86_64_N, 32));
-	ck_assert_ptr_null(mc_arch_find(EM_386_N, 64));
-	ck_assert_ptr_null(mc_arch_find(0, 64));
-	ck_assert_ptr_null(mc_arch_find(40 /* EM_ARM */, 32));
+	ck_assert_ptr_null(mc_arch_find(EM_X86_64_N, 32, MC_LITTLE_ENDIAN, 0));
+	ck_assert_ptr_null(mc_arch_find(EM_386_N, 64, MC_LITTLE_ENDIAN, 0));
+	ck_assert_ptr_null(mc_arch_find(0, 64, MC_LITTLE_ENDIAN, 0));
+	/* Byte order is part of the match. */
+	ck_assert_ptr_null(mc_arch_find(EM_X86_64_N, 64, MC_BIG_ENDIAN, 0));
 }
 END_TEST
 
 START_TEST(arch_by_name)
 {
 	ck_assert_ptr_eq(mc_arch_by_name("x86_64"),
-			 mc_arch_find(EM_X86_64_N, 64));
-	ck_assert_ptr_eq(mc_arch_by_name("i386"), mc_arch_find(EM_386_N, 32));
+			 mc_arch_find(EM_X86_64_N, 64, MC_LITTLE_ENDIAN, 0));
+	ck_assert_ptr_eq(mc_arch_by_name("i386"),
+			 mc_arch_find(EM_386_N, 32, MC_LITTLE_ENDIAN, 0));
 	ck_assert_ptr_null(mc_arch_by_name(""));
 	ck_assert_ptr_null(mc_arch_by_name("x86"));
 	ck_assert_ptr_null(mc_arch_by_name("x86_64 "));
