@@ -6,10 +6,18 @@ set -eu
 
 # i386 code comes from Debian's i686 cross compiler, not gcc-multilib,
 # which conflicts with every other cross compiler; libc6-i386 lets the
-# tests run what it links.
+# tests run what it links.  The other cross compilers (and their C
+# libraries, for programs run under qemu-user) test every architecture.
 packages="make gcc g++ libc6-dev libelf-dev zlib1g-dev check pkg-config binutils
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
-python3 valgrind $*"
+python3 valgrind
+gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf gcc-riscv64-linux-gnu
+gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-powerpc-linux-gnu
+gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
+gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
+libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
+libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user
+$*"
 
 missing=""
 for p in $packages; do

@@ -5,8 +5,9 @@
 #   check-oracle   our tables vs GCC's -mrecord-mcount, objdump, readelf
 #   check-cli      bad input, idempotency, untouched-on-error, --nop, -j
 #   check-runtime  compile -> record -> link -> run (runtime/)
+#   check-cross    every other architecture, with cross compilers
 
-CHECK_SUITES := check-unit check-oracle check-cli check-runtime
+CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross
 
 # How the suites run the tool; check-valgrind puts valgrind in front.
 RECORDMCOUNT_RUN ?= $(RECORDMCOUNT)
@@ -15,6 +16,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/unit/unit.mk
 -include tests/oracle/oracle.mk
 -include tests/cli/cli.mk
+-include tests/cross/cross.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
@@ -34,7 +36,7 @@ check-valgrind: deps $(RECORDMCOUNT)
 	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite %s "$$@"\n' \
 		"$(abspath $(RECORDMCOUNT))" > $(VALGRIND_WRAPPER)
 	@chmod +x $(VALGRIND_WRAPPER)
-	@$(MAKE) --no-print-directory -k check-cli check-oracle \
+	@$(MAKE) --no-print-directory -k check-cli check-oracle check-cross \
 		RECORDMCOUNT_RUN=$(VALGRIND_WRAPPER); \
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 

@@ -1,0 +1,18 @@
+# check-cross: every architecture but x86, with Debian's cross compilers:
+# our tables against the hook calls objdump -dr shows (and GCC's own
+# -mrecord-mcount where it exists), --nop, cross links.  One script per
+# family of architectures, tests/cross/test_*.py, each run as
+#   python3 tests/cross/test_X.py RECORDMCOUNT SCRATCH-DIR
+# and appending PASS/FAIL lines to $(TEST_RESULTS)/cross-X.log.
+CROSS_SCRATCH := $(BUILD)/tests/cross
+CROSS_TESTS := $(sort $(wildcard tests/cross/test_*.py))
+
+.PHONY: check-cross
+check-cross: $(RECORDMCOUNT)
+	@mkdir -p $(TEST_RESULTS)
+	@status=0; for t in $(CROSS_TESTS); do \
+		n=$$(basename $$t .py); n=$${n#test_}; \
+		rm -f $(TEST_RESULTS)/cross-$$n.log; \
+		TEST_RESULTS=$(abspath $(TEST_RESULTS)) python3 $$t \
+			$(RECORDMCOUNT_RUN) $(CROSS_SCRATCH)/$$n || status=1; \
+	done; exit $$status
