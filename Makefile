@@ -57,6 +57,7 @@ deps:
 
 -include runtime/runtime.mk
 -include tests/tests.mk
+-include kernel/kernel.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

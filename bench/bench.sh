@@ -1,0 +1,45 @@
+#!/bin/sh
+# bench/bench.sh TOOL - `make bench`: time TOOL against the kernel's own
+# recordmcount and cp over two corpora of raw kernel objects, as Kbuild
+# handed them to scripts/recordmcount (captured by kernel/build.sh):
+#
+#   tiny     every traced object of the tinyconfig+ftrace x86_64 kernel
+#            that check-kernel boots (built first if missing)
+#   tiny-g   kernel/ and mm/ of the same config built with -g
+#            (CONFIG_DEBUG_INFO): objects several times larger, mostly
+#            DWARF, which both tools must copy through.  Only those two
+#            folders, to keep the second build short.  BENCH_DEBUG=0
+#            skips it.
+#
+# BENCH_ROUNDS (default 5, at least 3) rounds; prints Markdown tables
+# (copied into bench/RESULTS.md by hand, with the machine and date).
+set -eu
+. "$(dirname "$0")/../kernel/lib.sh"
+
+# The binary under test is copied first, so that a rebuild of the work
+# tree meanwhile changes nothing here.
+mkdir -p "$MC_KERNEL_CACHE/bench"
+cp "${1:?usage: bench.sh PATH-TO-OUR-RECORDMCOUNT}" "$MC_KERNEL_CACHE/bench/recordmcount"
+tool=$MC_KERNEL_CACHE/bench/recordmcount
+rounds=${BENCH_ROUNDS:-5}
+
+[ -d "$CAPTURE" ] && [ -x "$KERNEL_TOOL" ] || "$MC_TOP/kernel/build.sh" "$tool"
+corpora="tiny=$CAPTURE"
+if [ "${BENCH_DEBUG:-1}" != 0 ]; then
+	debug_capture=$WORK/debug/capture
+	[ -d "$debug_capture" ] || MC_KERNEL_VARIANT=debug "$MC_TOP/kernel/build.sh" "$tool"
+	corpora="$corpora tiny-g=$debug_capture"
+fi
+
+echo "## recordmcount benchmark"
+echo
+echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)," \
+	"$(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo)," \
+	"$(uname -sr)"
+echo "- ours: $("$tool" --version), the kernel's: scripts/recordmcount of linux-source-$KERNEL_SERIES" \
+	"$(dpkg-query -W -f='${Version}' "linux-source-$KERNEL_SERIES"), host gcc $(gcc -dumpfullversion)"
+echo "- command: make bench (BENCH_ROUNDS=$rounds)"
+# shellcheck disable=SC2086
+python3 "$MC_TOP/bench/bench.py" --ours "$tool" --kernel "$KERNEL_TOOL" \
+	--rounds "$rounds" --work "$MC_KERNEL_CACHE/bench" $corpora

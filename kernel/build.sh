@@ -1,0 +1,134 @@
+#!/bin/sh
+# kernel/build.sh TOOL - build the tinyconfig+ftrace x86_64 kernel in the
+# cache with TOOL (our recordmcount) in place of scripts/recordmcount.
+# With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/
+# only, in a tree of its own (the benchmark's second corpus).
+#
+# Kbuild runs "$(objtree)/scripts/recordmcount [-w] obj.o" after
+# compiling each C file built with the ftrace flags.  That program is a
+# host program (scripts/Makefile: hostprogs-always-y += recordmcount)
+# rebuilt only when recordmcount.c/.h or its command line change.  So
+# we let Kbuild build it once ("make scripts"), keep that binary as the
+# kernel's own tool for the comparison, and overwrite it with a small
+# wrapper script, newer than its sources, which Kbuild leaves alone:
+# the wrapper copies each raw object into capture/ (the corpus of the
+# agreement check and the benchmark), logs the call, and execs TOOL.
+#
+# A change of the config fragment rebuilds the kernel from scratch; a
+# change of TOOL (by checksum) recompiles every object it processed, so
+# the boot always tests the current tool.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+tool=$(realpath "${1:?usage: build.sh PATH-TO-OUR-RECORDMCOUNT}")
+[ -x "$tool" ] || die "$tool is not executable"
+fragments=""
+for f in $FRAGMENTS; do fragments="$fragments $MC_TOP/kernel/$f"; done
+kmake() {
+	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$KARCH" "$@"
+}
+
+"$MC_TOP/kernel/prepare.sh"
+mkdir -p "$KBUILD"
+log=$(dirname "$KBUILD")/build.log
+
+# --- configuration -------------------------------------------------
+# shellcheck disable=SC2086
+config_id=$(cat $fragments "$KERNEL_SRC/.mc-extracted" | sha256sum | cut -c1-16)
+if [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" != "$config_id" ]; then
+	start=$(now)
+	note "kernel: configuring tinyconfig +$fragments"
+	rm -rf "$KBUILD" "$CAPTURE"
+	mkdir -p "$KBUILD"
+	kmake -s tinyconfig >"$log" 2>&1
+	# shellcheck disable=SC2086
+	"$KERNEL_SRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" \
+		"$KBUILD/.config" $fragments >>"$log" 2>&1
+	kmake -s olddefconfig >>"$log" 2>&1
+	echo "$config_id" >"$KBUILD/.mc-config-id"
+	note "kernel: configured in $(elapsed "$start")"
+fi
+# Every line of the fragments must have survived olddefconfig.
+config_state() {
+	"$KERNEL_SRC/scripts/config" --file "$KBUILD/.config" --state "$1"
+}
+# shellcheck disable=SC2086
+bad=$(cat $fragments | while read -r line; do
+	case "$line" in
+	CONFIG_*=y)
+		sym=${line%%=*}; sym=${sym#CONFIG_}
+		state=$(config_state "$sym")
+		[ "$state" = y ] || echo "$sym=$state" ;;
+	"# CONFIG_"*" is not set")
+		sym=${line#\# CONFIG_}; sym=${sym%% *}
+		state=$(config_state "$sym")
+		case "$state" in y|m) echo "$sym=$state" ;; esac ;;
+	esac
+done)
+[ -z "$bad" ] || die "config options that did not take: $(echo "$bad" | tr '\n' ' ')(see $KBUILD/.config)"
+
+# --- the kernel's own recordmcount, then our wrapper in its place ---
+if [ ! -f "$KBUILD/scripts/.recordmcount.cmd" ]; then
+	note "kernel: building the kernel's scripts/ (host programs)"
+	kmake -j"$JOBS" scripts >>"$log" 2>&1 || die "make scripts failed, see $log"
+	head -c4 "$KBUILD/scripts/recordmcount" | grep -q ELF ||
+		die "$KBUILD/scripts/recordmcount is not the kernel's binary"
+	mkdir -p "$(dirname "$KERNEL_TOOL")"
+	cp "$KBUILD/scripts/recordmcount" "$KERNEL_TOOL"
+fi
+install_wrapper() {
+	wrapper=$KBUILD/scripts/recordmcount
+	rm -f "$wrapper"
+	cat >"$wrapper" <<WRAP
+#!/bin/sh
+# Written by recordmcount's kernel/build.sh: keep the raw object, log
+# the call, then run our recordmcount on it.
+for f; do
+	case "\$f" in -*) continue ;; esac
+	mkdir -p "$CAPTURE/\$(dirname "\$f")" && cp "\$f" "$CAPTURE/\$f"
+	echo "\$*" >>"$CAPTURE/.invocations"
+done
+exec "$tool" "\$@"
+WRAP
+	chmod +x "$wrapper"
+}
+
+# Our tool changed since the objects were made: remove every object it
+# processed (the wrapper captured each one first) so Kbuild compiles and
+# records them again.  Not "make clean": that also forgets how
+# scripts/recordmcount was built, and Kbuild would rebuild it over us.
+tool_id=$(sha256sum "$tool" | cut -c1-16)
+if [ -f "$KBUILD/.mc-tool-id" ] && [ "$(cat "$KBUILD/.mc-tool-id")" != "$tool_id" ] &&
+	[ -d "$CAPTURE" ]; then
+	note "kernel: $tool changed since the last build: redoing its objects"
+	(cd "$CAPTURE" && find . -name '*.o') | (cd "$KBUILD" && xargs rm -f)
+	rm -rf "$CAPTURE"
+fi
+[ -f "$KBUILD/scripts/.recordmcount.cmd" ] ||
+	die "$KBUILD/scripts/.recordmcount.cmd is missing: Kbuild would rebuild scripts/recordmcount"
+
+# For the record: with the kernel's own recordmcount in place, this
+# build stops at kernel/exit.o (check.sh checks this log).
+if [ "$MC_KERNEL_VARIANT" = boot ]; then
+	cp "$KERNEL_TOOL" "$KBUILD/scripts/recordmcount"
+	rm -f "$KBUILD/kernel/exit.o"
+	note "kernel: building kernel/exit.o with the kernel's own recordmcount (expected to fail)"
+	if kmake -j"$JOBS" kernel/exit.o >"$WORK/kernel-tool-build.log" 2>&1; then
+		note "kernel: the kernel's recordmcount did not fail on kernel/exit.o"
+	fi
+fi
+
+install_wrapper
+echo "$tool_id" >"$KBUILD/.mc-tool-id"
+
+# --- the kernel ----------------------------------------------------
+start=$(now)
+note "kernel: building $TARGETS with -j$JOBS (log: $log)"
+# shellcheck disable=SC2086
+if ! kmake -j"$JOBS" $TARGETS >>"$log" 2>&1; then
+	tail -n 30 "$log" >&2
+	die "kernel build failed, see $log"
+fi
+note "kernel: built in $(elapsed "$start")"
+head -c2 "$KBUILD/scripts/recordmcount" | grep -q '#!' ||
+	die "Kbuild rebuilt scripts/recordmcount over our wrapper"

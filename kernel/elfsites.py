@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""elfsites.py - read what a __mcount_loc table names, independently of
+our tool's own ELF code (no libelf, no binutils, only the ELF spec).
+
+    elfsites.py FILE.o...      print "FILE: SECTION+0xOFFSET" per entry
+
+Each table slot is an address-sized word with a relocation against a
+symbol; the site is that symbol's section at symbol value + addend
+(RELA addend, or the word itself for REL).  Relocatable objects only."""
+import struct
+import sys
+
+SHT_SYMTAB, SHT_RELA, SHT_REL = 2, 4, 9
+SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
+TABLE = "__mcount_loc"
+
+
+class Elf:
+    """The sections, names and symbols of one ELF file."""
+
+    def __init__(self, data):
+        if data[:4] != b"\x7fELF":
+            raise ValueError("not an ELF file")
+        self.data = data
+        self.is64 = data[4] == 2
+        self.end = "<" if data[5] == 1 else ">"
+        if self.is64:
+            hdr = struct.unpack_from(self.end + "16xHHIQQQIHHHHHH", data)
+            shoff, shentsize, shnum, shstrndx = hdr[5], hdr[10], hdr[11], hdr[12]
+        else:
+            hdr = struct.unpack_from(self.end + "16xHHIIIIIHHHHHH", data)
+            shoff, shentsize, shnum, shstrndx = hdr[5], hdr[10], hdr[11], hdr[12]
+        self.sections = []
+        first = self._shdr(shoff)
+        if shnum == 0:
+            shnum = first["size"]
+        if shstrndx == SHN_XINDEX:
+            shstrndx = first["link"]
+        for i in range(shnum):
+            self.sections.append(self._shdr(shoff + i * shentsize))
+        names = self.sections[shstrndx]
+        for s in self.sections:
+            s["name"] = self.cstr(names["offset"] + s["name_off"])
+        self.symbols = self._symbols()
+
+    def _shdr(self, off):
+        if self.is64:
+            f = struct.unpack_from(self.end + "IIQQQQIIQQ", self.data, off)
+        else:
+            f = struct.unpack_from(self.end + "IIIIIIIIII", self.data, off)
+        keys = ("name_off", "type", "flags", "addr", "offset", "size",
+                "link", "info", "addralign", "entsize")
+        return dict(zip(keys, f))
+
+    def cstr(self, off):
+        return self.data[off:self.data.index(b"\0", off)].decode()
+
+    def contents(self, s):
+        return self.data[s["offset"]:s["offset"] + s["size"]]
+
+    def _symbols(self):
+        tabs = [s for s in self.sections if s["type"] == SHT_SYMTAB]
+        if not tabs:
+            return []
+        tab = tabs[0]
+        strtab = self.sections[tab["link"]]
+        xindex = [s for s in self.sections if s["type"] == 18]  # SYMTAB_SHNDX
+        shndx_words = None
+        if xindex:
+            raw = self.contents(xindex[0])
+            shndx_words = struct.unpack(self.end + "%dI" % (len(raw) // 4), raw)
+        fmt = self.end + ("IBBHQQ" if self.is64 else "IIIBBH")
+        size = struct.calcsize(fmt)
+        out = []
+        for i in range(tab["size"] // size):
+            f = struct.unpack_from(fmt, self.data, tab["offset"] + i * size)
+            if self.is64:
+                name, info, _, shndx, value, _ = f
+            else:
+                name, value, _, info, _, shndx = f
+            if shndx == SHN_XINDEX and shndx_words:
+                shndx = shndx_words[i]
+            out.append({"name": self.cstr(strtab["offset"] + name),
+                        "value": value, "shndx": shndx, "info": info})
+        return out
+
+    def relocations(self, target):
+        """(offset, symbol index, addend or None) of `target`'s relocations."""
+        for s in self.sections:
+            if s["type"] not in (SHT_RELA, SHT_REL) or s["info"] != target:
+                continue
+            rela = s["type"] == SHT_RELA
+            if self.is64:
+                fmt = self.end + ("QQq" if rela else "QQ")
+            else:
+                fmt = self.end + ("IIi" if rela else "II")
+            size = struct.calcsize(fmt)
+            for i in range(s["size"] // size):
+                f = struct.unpack_from(fmt, self.data, s["offset"] + i * size)
+                sym = f[1] >> 32 if self.is64 else f[1] >> 8
+                yield f[0], sym, (f[2] if rela else None)
+
+
+def table_sites(data):
+    """Sorted list of (section name, offset) named by __mcount_loc."""
+    elf = Elf(data)
+    tables = [i for i, s in enumerate(elf.sections) if s["name"] == TABLE]
+    if not tables:
+        return []
+    table = tables[0]
+    word = 8 if elf.is64 else 4
+    raw = elf.contents(elf.sections[table])
+    sites = []
+    for off, sym, addend in elf.relocations(table):
+        if addend is None:
+            addend = struct.unpack_from(elf.end + ("Q" if word == 8 else "I"),
+                                        raw, off)[0]
+        s = elf.symbols[sym]
+        if s["shndx"] in (SHN_UNDEF,) or s["shndx"] >= SHN_LORESERVE:
+            sites.append(("?" + s["name"], addend))
+            continue
+        sites.append((elf.sections[s["shndx"]]["name"], s["value"] + addend))
+    return sorted(sites)
+
+
+def section_bytes(data):
+    """{name: bytes} of the sections that hold code or data (not the
+    symbol, string and relocation tables, which a tool may extend)."""
+    elf = Elf(data)
+    out = {}
+    for s in elf.sections:
+        if s["type"] in (1, 8) and s["name"] != TABLE:  # PROGBITS, NOBITS
+            out.setdefault(s["name"], []).append(
+                elf.contents(s) if s["type"] == 1 else b"")
+    return out
+
+
+def main(argv):
+    for path in argv:
+        with open(path, "rb") as f:
+            for name, off in table_sites(f.read()):
+                print("%s: %s+0x%x" % (path, name, off))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

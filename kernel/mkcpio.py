@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""mkcpio.py OUT INIT - write an initramfs (cpio "newc") holding INIT as
+/init, a /dev/console character device (5, 1) for the kernel to open as
+init's stdin/stdout, and empty /proc and /sys to mount on.  Written here
+so that no root rights (mknod) nor busybox are needed."""
+import stat
+import sys
+
+
+def entry(ino, name, mode, data=b"", rdev=(0, 0)):
+    """One newc member: a 110-byte ASCII header, the name and the data,
+    each padded to 4 bytes."""
+    name_bytes = name.encode() + b"\0"
+    fields = [ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1],
+              len(name_bytes), 0]
+    header = b"070701" + b"".join(b"%08x" % f for f in fields)
+    out = header + name_bytes
+    out += b"\0" * (-len(out) % 4)
+    out += data + b"\0" * (-len(data) % 4)
+    return out
+
+
+def main():
+    out, init = sys.argv[1:3]
+    with open(init, "rb") as f:
+        init_data = f.read()
+    archive = b"".join([
+        entry(1, "dev", stat.S_IFDIR | 0o755),
+        entry(2, "dev/console", stat.S_IFCHR | 0o600, rdev=(5, 1)),
+        entry(3, "proc", stat.S_IFDIR | 0o755),
+        entry(4, "sys", stat.S_IFDIR | 0o755),
+        entry(5, "init", stat.S_IFREG | 0o755, init_data),
+        entry(6, "TRAILER!!!", 0),
+    ])
+    with open(out, "wb") as f:
+        f.write(archive)
+
+
+if __name__ == "__main__":
+    main()
