@@ -2,16 +2,18 @@
  * main.c - command line of recordmcount.
  *
  * Accepts the kernel's `recordmcount [-w] file.o...` unchanged, and
- * exits 0 only when every file succeeded.  With -j N, files are handed
- * to up to N worker processes, one file each, like make -j.
+ * exits 0 only when every file succeeded.  With -j N, N worker
+ * processes share out the files.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -175,7 +177,23 @@ static int process(const char *path, const struct mc_options *opt)
 	return opt->dump ? mc_dump_file(path, opt) : mc_record_file(path, opt);
 }
 
-/* Reap one worker; its exit status is the file's result. */
+/*
+ * -j N: N worker processes for the whole run, each taking the next file
+ * from a counter they share, so a long file never holds up the rest and
+ * a run pays for N forks, not one per file (kernel objects take about as
+ * long to process as a fork costs).
+ */
+static int work_through(char **files, int n, atomic_int *next,
+			const struct mc_options *opt)
+{
+	int failed = 0;
+
+	for (int i; (i = atomic_fetch_add(next, 1)) < n;)
+		failed |= process(files[i], opt);
+	return failed;
+}
+
+/* Reap one worker; non-zero if it or any of its files failed. */
 static int reap_one(void)
 {
 	int status;
@@ -188,27 +206,32 @@ static int reap_one(void)
 
 static int process_parallel(char **files, int n, const struct mc_options *opt)
 {
+	atomic_int *next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	unsigned workers = opt->jobs < (unsigned)n ? opt->jobs : (unsigned)n;
 	unsigned running = 0;
 	int failed = 0;
 
-	fflush(NULL);
-	for (int i = 0; i < n; i++) {
-		if (running == opt->jobs) {
-			failed |= reap_one();
-			running--;
-		}
-		pid_t pid = fork();
-		if (pid == 0)
-			_exit(process(files[i], opt));
-		if (pid < 0) {
-			/* No worker to be had: do it here instead. */
-			failed |= process(files[i], opt);
-			continue;
-		}
-		running++;
+	if (next == MAP_FAILED) {
+		atomic_int alone = 0;
+		return work_through(files, n, &alone, opt);
 	}
+	atomic_init(next, 0);
+	fflush(NULL);
+	for (unsigned w = 0; w < workers; w++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(work_through(files, n, next, opt));
+		if (pid > 0)
+			running++;
+	}
+	/* No worker could be forked: do it all here. */
+	if (running == 0)
+		failed |= work_through(files, n, next, opt);
 	while (running--)
 		failed |= reap_one();
+	munmap(next, sizeof(*next));
 	return failed;
 }
 
