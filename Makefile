@@ -35,7 +35,8 @@ WARN := -Wall -Wextra $(WERROR)
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
 	-DMC_VERSION='"$(VERSION)"'
 
-ARCH_SRCS := arch/arch.c arch/x86.c
+ARCH_SRCS := arch/arch.c arch/x86.c arch/aarch64.c arch/arm.c arch/riscv.c arch/powerpc.c \
+	arch/s390.c arch/mips.c arch/sparc.c arch/sh.c
 ELF_SRCS := elf/object.c
 CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/record.c \
 	recordmcount/dump.c

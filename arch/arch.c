@@ -6,10 +6,44 @@
 
 extern const struct mc_arch mc_arch_x86_64;
 extern const struct mc_arch mc_arch_i386;
+extern const struct mc_arch mc_arch_aarch64;
+extern const struct mc_arch mc_arch_arm;
+extern const struct mc_arch mc_arch_thumb2;
+extern const struct mc_arch mc_arch_riscv64;
+extern const struct mc_arch mc_arch_ppc64le;
+extern const struct mc_arch mc_arch_ppc64;
+extern const struct mc_arch mc_arch_ppc;
+extern const struct mc_arch mc_arch_s390x;
+extern const struct mc_arch mc_arch_mips;
+extern const struct mc_arch mc_arch_mipsel;
+extern const struct mc_arch mc_arch_mipsn32;
+extern const struct mc_arch mc_arch_mipsn32el;
+extern const struct mc_arch mc_arch_mips64;
+extern const struct mc_arch mc_arch_mips64el;
+extern const struct mc_arch mc_arch_sparc64;
+extern const struct mc_arch mc_arch_sh;
+extern const struct mc_arch mc_arch_sheb;
 
 const struct mc_arch *const mc_all_arches[] = {
 	&mc_arch_x86_64,
 	&mc_arch_i386,
+	&mc_arch_aarch64,
+	&mc_arch_arm,
+	&mc_arch_thumb2,
+	&mc_arch_riscv64,
+	&mc_arch_ppc64le,
+	&mc_arch_ppc64,
+	&mc_arch_ppc,
+	&mc_arch_s390x,
+	&mc_arch_mips,
+	&mc_arch_mipsel,
+	&mc_arch_mipsn32,
+	&mc_arch_mipsn32el,
+	&mc_arch_mips64,
+	&mc_arch_mips64el,
+	&mc_arch_sparc64,
+	&mc_arch_sh,
+	&mc_arch_sheb,
 	NULL,
 };
 
@@ -84,10 +118,12 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 		    (f->field_offset > 0 && r_offset < (uint64_t)f->field_offset))
 			continue;
 		uint64_t site = r_offset - (uint64_t)(int64_t)f->field_offset;
-		size_t span = f->len > f->opcode_len ? f->len : f->opcode_len;
-		if (site > sec_size || span > sec_size - site)
+		uint64_t start = site + (uint64_t)(int64_t)f->opcode_offset;
+		if (site > sec_size || f->len > sec_size - site ||
+		    (f->opcode_offset < 0 && site < (uint64_t)-f->opcode_offset) ||
+		    start > sec_size || f->opcode_len > sec_size - start)
 			continue;
-		if (opcode_matches(f, sec + site))
+		if (opcode_matches(f, sec + start))
 			return f;
 	}
 	return NULL;

@@ -21,7 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MC_MAX_SITE_LEN 16	/* longest hook instruction sequence, bytes */
+#define MC_MAX_SITE_LEN 24	/* longest hook instruction sequence, bytes
+				   (s390x: stg; larl; brasl; lg) */
+#define MC_MAX_FORM_BYTES 32	/* longest byte pattern an object form checks */
 
 enum mc_endian { MC_LITTLE_ENDIAN, MC_BIG_ENDIAN };
 
@@ -37,11 +39,22 @@ struct mc_object_form {
 	unsigned n_reloc_types;
 	int8_t field_offset;		/* r_offset - site */
 	uint8_t len;			/* bytes --nop replaces, from the site */
-	uint8_t opcode[8];		/* bytes the site must start with ... */
-	uint8_t mask[8];		/* ... compared under this mask */
+	/*
+	 * Bytes the site must start with, compared under `mask`.  Long
+	 * enough to pin down a whole multi-instruction sequence (MIPS's
+	 * long calls) before --nop rewrites all of it.
+	 */
+	uint8_t opcode[MC_MAX_FORM_BYTES];
+	uint8_t mask[MC_MAX_FORM_BYTES];
 	uint8_t opcode_len;
+	/*
+	 * Where `opcode` starts, from the site: negative when the pattern
+	 * includes instructions before the hook call (ARM's `push {lr}`).
+	 */
+	int8_t opcode_offset;
 	const uint8_t *nop;		/* `len` bytes that neutralise the hook,
-					   or NULL if --nop cannot */
+					   or NULL if --nop cannot; every
+					   relocation inside them is voided */
 };
 
 /* How a hook looks in linked code, as decoded by mc_decode_site(). */
@@ -50,6 +63,9 @@ enum mc_site_kind {
 	MC_SITE_CALL,		/* direct call; target holds the destination */
 	MC_SITE_CALL_INDIRECT,	/* call through a pointer at target */
 	MC_SITE_NOP,		/* the architecture's NOP of this length */
+	MC_SITE_CALL_GOT,	/* call through the pointer at the GOT's
+				   address + target (a signed offset): only
+				   the running program knows that address */
 };
 
 struct mc_site {
@@ -65,6 +81,12 @@ struct mc_arch {
 	enum mc_endian endian;
 	uint8_t addr_size;		/* bytes in one __mcount_loc entry */
 	bool table_uses_rela;		/* .rela__mcount_loc vs .rel__mcount_loc */
+	/*
+	 * The linker reads a table relocation's addend from the slot even
+	 * in .rela, as GAS writes it (SH: binutils' R_SH_DIR32 is "partial
+	 * in place"); r_addend is then 0.
+	 */
+	bool table_addend_in_place;
 	uint32_t table_reloc;		/* absolute address relocation */
 	uint32_t none_reloc;		/* R_*_NONE, to neutralise a hook */
 	uint32_t relative_reloc;	/* R_*_RELATIVE, in a PIE's table */
@@ -83,6 +105,13 @@ struct mc_arch {
 	 * Thumb bit): anchor on the section symbol or an untyped local.
 	 */
 	bool anchor_avoid_func;
+	/*
+	 * The linker relaxes code (RISC-V): it deletes bytes inside a
+	 * section and moves the symbols after them, but not the addend of
+	 * a reference "section symbol + offset" from another section.  So
+	 * every table entry gets its own local label at the site.
+	 */
+	bool anchor_at_site;
 	/* For machines with several ABIs: NULL accepts any e_flags. */
 	bool (*accepts_flags)(uint32_t e_flags);
 	/*
@@ -98,6 +127,17 @@ struct mc_arch {
 	/* Call from `site` to `target` filling exactly `len` bytes. */
 	bool (*encode_call)(uint8_t *out, unsigned len, uint64_t site,
 			    uint64_t target);
+	/*
+	 * For the runtime: the `site->len` bytes that neutralise the hook
+	 * decode_site() returned as `site` (any kind but MC_SITE_UNKNOWN),
+	 * or NULL if it has none.  Usually the NOP of that length; where
+	 * the compiler changed the stack before the call (ARM's `push {lr};
+	 * bl __gnu_mcount_nc`) it is the instruction that undoes that.  For
+	 * an MC_SITE_NOP site, the bytes already there.  A member here
+	 * rather than a field of struct mc_site, so that the decoders'
+	 * positional (struct mc_site){ kind, len, target } stay complete.
+	 */
+	const uint8_t *(*site_neutral)(const struct mc_site *site);
 };
 
 /* The architecture for an ELF header's fields, or NULL. */

@@ -22,7 +22,9 @@
  * After linking, ld relaxes `call *foo@GOTPCREL(%rip)` when foo is
  * defined in the output: by default into `67 e8 rel32` (addr32 call),
  * with -z call-nop=prefix-nop into `90 e8 rel32`, with suffix-nop into
- * `e8 rel32 90`.  The decoder accepts all three.
+ * `e8 rel32 90`.  The decoder accepts all three.  ld 2.40 treats i386's
+ * `call *mcount@GOT(%ebx)` (R_386_GOT32X) the same way, in PIE and
+ * non-PIE links alike; only the older R_386_GOT32 keeps `ff 93`.
  *
  * The tables are absolute addresses: R_X86_64_64 in RELA (addend in the
  * relocation) on x86_64, R_386_32 in REL (addend in the section) on i386,
@@ -172,13 +174,27 @@ static struct mc_site x86_64_decode_site(const uint8_t *p, size_t avail,
 }
 
 /*
- * `call *d32(%ebx)` depends on %ebx, which only the running code knows,
- * so i386 leaves it UNKNOWN: the runtime cannot verify it statically.
+ * `call *d32(%ebx)`: PIC code holds its GOT's address in %ebx when it
+ * calls through the GOT (i386 psABI), so the pointer is at GOT + d32.
+ * ld leaves this form when the assembler used R_386_GOT32 (binutils
+ * before 2.26, or -mrelax-relocations=no); the runtime knows its GOT.
  */
 static struct mc_site i386_decode_site(const uint8_t *p, size_t avail,
 				       uint64_t addr)
 {
+	if (avail >= 6 && p[0] == 0xff && p[1] == 0x93)	/* call *d32(%ebx) */
+		return (struct mc_site){ MC_SITE_CALL_GOT, 6,
+			(uint64_t)(int64_t)(int32_t)mc_get_le32(p + 2) };
 	return x86_decode_common(p, avail, addr);
+}
+
+/* Every hook is one instruction: a NOP of its length neutralises it. */
+static const uint8_t *x86_site_neutral(const struct mc_site *site)
+{
+	if (site->kind == MC_SITE_UNKNOWN || site->len == 0 ||
+	    site->len >= sizeof(x86_nops) / sizeof(x86_nops[0]))
+		return NULL;
+	return x86_nops[site->len];
 }
 
 const struct mc_arch mc_arch_x86_64 = {
@@ -198,6 +214,7 @@ const struct mc_arch mc_arch_x86_64 = {
 	.decode_site = x86_64_decode_site,
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
+	.site_neutral = x86_site_neutral,
 };
 
 const struct mc_arch mc_arch_i386 = {
@@ -217,4 +234,5 @@ const struct mc_arch mc_arch_i386 = {
 	.decode_site = i386_decode_site,
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
+	.site_neutral = x86_site_neutral,
 };

@@ -513,9 +513,14 @@ static bool needs_xindex(const size_t *shndx, size_t n)
 	return false;
 }
 
-/* Fill the n new slots at k..k+n-1 of the symbol table and its mirror. */
-static bool store_section_symbols(struct mc_object *obj, size_t k,
-				  const size_t *shndx, size_t n)
+/*
+ * Fill the n new slots at k..k+n-1 of the symbol table and its mirror:
+ * section symbols, or with `value`, unnamed local labels at those
+ * offsets of their sections.
+ */
+static bool store_local_symbols(struct mc_object *obj, size_t k,
+				const size_t *shndx, const uint64_t *value,
+				size_t n)
 {
 	struct mc_symbol *sym;
 
@@ -526,7 +531,9 @@ static bool store_section_symbols(struct mc_object *obj, size_t k,
 	memmove(&sym[k + n], &sym[k], (obj->n_symbols - k) * sizeof(*sym));
 	for (size_t j = 0; j < n; j++) {
 		GElf_Sym gs = {
-			.st_info = GELF_ST_INFO(STB_LOCAL, STT_SECTION),
+			.st_info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
+								 : STT_SECTION),
+			.st_value = value ? value[j] : 0,
 			.st_shndx = shndx[j] < SHN_LORESERVE ? shndx[j]
 							     : SHN_XINDEX,
 		};
@@ -545,8 +552,8 @@ static bool store_section_symbols(struct mc_object *obj, size_t k,
 	return true;
 }
 
-size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
-			      size_t n)
+static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
+				const uint64_t *value, size_t n)
 {
 	size_t k = obj->first_global;
 
@@ -566,12 +573,24 @@ size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
 				 k * sizeof(Elf32_Word),
 				 n * sizeof(Elf32_Word))) ||
 	    !shift_reloc_symbols(obj, k, n) ||
-	    !store_section_symbols(obj, k, shndx, n))
+	    !store_local_symbols(obj, k, shndx, value, n))
 		return SIZE_MAX;
 	shift_group_signatures(obj, k, n);
 	obj->first_global += n;
 	obj->symtab->shdr.sh_info += (GElf_Word)n;
 	return k;
+}
+
+size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
+			      size_t n)
+{
+	return add_local_symbols(obj, shndx, NULL, n);
+}
+
+size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
+			    const uint64_t *value, size_t n)
+{
+	return add_local_symbols(obj, shndx, value, n);
 }
 
 size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)

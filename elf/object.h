@@ -136,6 +136,14 @@ size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
 			      size_t n);
 
 /*
+ * The same, but unnamed STT_NOTYPE local labels at offset value[j] of
+ * section shndx[j]: anchors that move with the code when the linker
+ * relaxes it (see mc_arch.anchor_at_site).
+ */
+size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
+			    const uint64_t *value, size_t n);
+
+/*
  * Append a section whose contents are `size` bytes of libelf type `type`
  * at `contents` (taken over: freed with the object).  Returns the new
  * section or NULL.

@@ -79,10 +79,11 @@ static bool object_entries(struct dump *d, struct mc_section *table)
 				       rel->name, i);
 		size_t k = r.offset / d->arch->addr_size;
 		const struct mc_symbol *s = &obj->symbols[r.sym];
-		int64_t addend = rel->shdr.sh_type == SHT_RELA ?
-			r.addend : (int64_t)mc_load_address(obj, slots + r.offset);
-		if (d->arch->addr_size == 4 && rel->shdr.sh_type == SHT_REL)
-			addend = (int32_t)addend;
+		/* RELA slots are 0 but where the addend lives there (SH). */
+		int64_t slot = (int64_t)mc_load_address(obj, slots + r.offset);
+		if (d->arch->addr_size == 4)
+			slot = (int32_t)slot;
+		int64_t addend = r.addend + slot;
 		d->entries[k] = (struct entry){
 			.shndx = s->shndx,
 			.offset = s->sym.st_value + (uint64_t)addend,
@@ -271,7 +272,9 @@ static void hex_bytes(const struct dump *d, const struct entry *e, size_t len,
 					       &size);
 
 	out[0] = 0;
-	for (size_t i = 0; code && i < len && e->offset + i < size; i++)
+	/* Stops before `out` overflows: a MIPS long call is 32 bytes. */
+	for (size_t i = 0; code && i < len && e->offset + i < size &&
+			   used + 3 + strlen(sep) <= n; i++)
 		used += (size_t)snprintf(out + used, n - used, "%s%02x",
 					 i ? sep : "", code[e->offset + i]);
 }

@@ -107,9 +107,37 @@ static size_t count_traced(const struct mc_site_list *sites)
 	return n;
 }
 
+/*
+ * For arch->anchor_at_site: a local label at every traced site, in table
+ * order; *first is the first one's symbol index.
+ */
+static bool add_site_labels(struct mc_object *obj,
+			    const struct mc_site_list *sites, size_t *first)
+{
+	size_t n = count_traced(sites), k = 0;
+	size_t *shndx = malloc((n ? n : 1) * sizeof(*shndx));
+	uint64_t *value = malloc((n ? n : 1) * sizeof(*value));
+
+	if (!shndx || !value) {
+		free(shndx);
+		free(value);
+		return mc_fail(obj, "out of memory");
+	}
+	for (size_t i = 0; i < sites->n; i++)
+		if (sites->v[i].traced) {
+			shndx[k] = sites->v[i].shndx;
+			value[k++] = sites->v[i].offset;
+		}
+	*first = n ? mc_add_label_symbols(obj, shndx, value, n) : 0;
+	free(shndx);
+	free(value);
+	return *first != SIZE_MAX;
+}
+
 /* Append __mcount_loc and its relocation section to the model. */
 static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
-			const struct mc_site_list *sites, const size_t *anchor)
+			const struct mc_site_list *sites, const size_t *anchor,
+			size_t first_label)
 {
 	size_t n = count_traced(sites);
 	uint32_t rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL;
@@ -128,16 +156,19 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 
 		if (!s->traced)
 			continue;
-		const struct mc_symbol *a = &obj->symbols[anchor[s->shndx]];
+		size_t sym = first_label != SIZE_MAX ? first_label + k
+						     : anchor[s->shndx];
+		const struct mc_symbol *a = &obj->symbols[sym];
 		int64_t addend = (int64_t)(s->offset - a->sym.st_value);
 		struct mc_reloc r = {
 			.offset = k * arch->addr_size,
 			.type = arch->table_reloc,
-			.sym = anchor[s->shndx],
-			.addend = arch->table_uses_rela ? addend : 0,
+			.sym = sym,
+			.addend = arch->table_uses_rela &&
+				  !arch->table_addend_in_place ? addend : 0,
 		};
 		/* REL keeps the addend in the slot the relocation patches. */
-		if (!arch->table_uses_rela)
+		if (!arch->table_uses_rela || arch->table_addend_in_place)
 			mc_store_address(obj, slots + r.offset,
 					 (uint64_t)addend);
 		mc_reloc_store(obj, rel_type, rels, k, &r);
@@ -170,51 +201,160 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 			      arch->table_uses_rela ? ELF_T_RELA : ELF_T_REL);
 }
 
-/* Overwrite a call with the same-length NOP and void its relocation. */
-static bool nop_site(struct mc_object *obj, const struct mc_arch *arch,
-		     const struct mc_hook_site *s)
+/*
+ * Void one relocation: no type, and no symbol either, because ld still
+ * resolves the symbol of an R_*_NONE relocation (an undefined hook is an
+ * "undefined reference", one in a shared library "unresolvable"), and a
+ * later run would take a NONE against the hook for a reference that is
+ * not a call.  MIPS64's second and third types go too.
+ */
+static bool void_reloc(struct mc_object *obj, const struct mc_arch *arch,
+		       struct mc_section *rel, size_t i)
 {
-	struct mc_section *rel = &obj->sections[s->rel_shndx];
 	struct mc_reloc r;
 
-	if (!s->form->nop)
-		return mc_fail(obj, "%s: cannot turn '%s' into a NOP",
-			       arch->name, s->form->name);
-	if (!mc_section_patch(obj, &obj->sections[s->shndx], s->offset,
-			      s->form->nop, s->form->len) ||
-	    !mc_reloc_get(obj, rel, s->reloc_index, &r))
+	if (!mc_reloc_get(obj, rel, i, &r))
 		return false;
-	/*
-	 * No symbol either: ld still resolves the symbol of an R_*_NONE
-	 * relocation (an undefined hook is an "undefined reference", one
-	 * in a shared library "unresolvable"), and a later run would take
-	 * a NONE against the hook for a reference that is not a call.
-	 */
 	r.type = arch->none_reloc;
 	r.sym = 0;
 	r.addend = 0;
-	return mc_reloc_set(obj, rel, s->reloc_index, &r);
+	r.mips_extra = 0;
+	return mc_reloc_set(obj, rel, i, &r);
 }
 
+/* True if this site's bytes are rewritten: --nop, or an untraced hook. */
+static bool is_nopped(const struct mc_hook_site *s,
+		      const struct mc_options *opt)
+{
+	return (opt->nop || !s->traced) && s->form->nop;
+}
+
+/*
+ * The NOPed site among v[0..n) (one section's, sorted by offset) whose
+ * rewritten bytes hold `offset`, or NULL.
+ */
+static const struct mc_hook_site *nopped_site_at(const struct mc_hook_site *v,
+						 size_t n, uint64_t offset,
+						 const struct mc_options *opt)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {	/* first site starting after offset */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].offset <= offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct mc_hook_site *s = &v[lo - 1];
+	return is_nopped(s, opt) && offset - s->offset < s->form->len ? s
+								      : NULL;
+}
+
+/*
+ * Every relocation of `rel` inside bytes a NOP replaced now patches the
+ * NOP: void it.  That takes the site's own relocation and its companions
+ * (MIPS's %lo half and R_MIPS_JALR hint, which would otherwise keep the
+ * hook referenced, or let ld turn the NOPed jalr back into a bal).  One
+ * pass over the relocations; v[0..n) are one section's sites.
+ */
+static bool void_relocs_in_nops(struct mc_object *obj,
+				const struct mc_arch *arch,
+				struct mc_section *rel,
+				const struct mc_hook_site *v, size_t n,
+				const struct mc_options *opt)
+{
+	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
+		struct mc_reloc r;
+
+		if (!mc_reloc_get(obj, rel, i, &r))
+			return false;
+		if (nopped_site_at(v, n, r.offset, opt) &&
+		    !void_reloc(obj, arch, rel, i))
+			return false;
+	}
+	return true;
+}
+
+/* The same for every relocation section that marks v[0..n)'s hooks. */
+static bool void_section_relocs(struct mc_object *obj,
+				const struct mc_arch *arch,
+				const struct mc_hook_site *v, size_t n,
+				const struct mc_options *opt)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		if (i > 0 && v[i].rel_shndx == v[i - 1].rel_shndx)
+			continue;	/* the usual case: one table */
+		while (j < i && v[j].rel_shndx != v[i].rel_shndx)
+			j++;
+		if (j == i && !void_relocs_in_nops(obj, arch,
+						   &obj->sections[v[i].rel_shndx],
+						   v, n, opt))
+			return false;
+	}
+	return true;
+}
+
+static void warn_untraced(const struct mc_object *obj,
+			  const struct mc_hook_site *s,
+			  const struct mc_options *opt, const char **warned)
+{
+	const char *sec = obj->sections[s->shndx].name;
+
+	if (s->traced || !opt->warn_untraced || opt->verbosity < 0 ||
+	    sec == *warned)
+		return;
+	fprintf(stderr, "recordmcount: %s: section %s has hook calls that "
+		"are not traced; %s\n", obj->path, sec,
+		s->form->nop ? "turned into NOPs" : "left as they are (no NOP "
+		"form)");
+	*warned = sec;
+}
+
+/*
+ * Overwrite each hook to NOP with its form's neutral bytes, then void
+ * the relocations inside them, one section (run of sites) at a time.
+ * A traced hook with no NOP form fails --nop; an untraced one keeps
+ * calling the hook, as it would without this tool.
+ */
 static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 		      const struct mc_site_list *sites,
 		      const struct mc_options *opt)
 {
 	const char *warned = NULL;
+	size_t run = 0;
+	bool any = false;	/* a NOP in this run of sites */
 
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
-		const char *sec = obj->sections[s->shndx].name;
 
-		if (!s->traced && opt->warn_untraced && opt->verbosity >= 0 &&
-		    sec != warned) {
-			fprintf(stderr, "recordmcount: %s: section %s has hook "
-				"calls that are not traced; turned into NOPs\n",
-				obj->path, sec);
-			warned = sec;
+		warn_untraced(obj, s, opt, &warned);
+		if (opt->nop && s->traced && !s->form->nop)
+			return mc_fail(obj, "%s: cannot turn '%s' into a NOP",
+				       arch->name, s->form->name);
+		if (is_nopped(s, opt)) {
+			/* Its own relocation may lie outside the bytes. */
+			if (!mc_section_patch(obj, &obj->sections[s->shndx],
+					      s->offset, s->form->nop,
+					      s->form->len) ||
+			    !void_reloc(obj, arch,
+					&obj->sections[s->rel_shndx],
+					s->reloc_index))
+				return false;
+			any = true;
 		}
-		if ((opt->nop || !s->traced) && !nop_site(obj, arch, s))
+		if (i + 1 < sites->n && sites->v[i + 1].shndx == s->shndx)
+			continue;
+		if (any && !void_section_relocs(obj, arch, &sites->v[run],
+						i + 1 - run, opt))
 			return false;
+		run = i + 1;
+		any = false;
 	}
 	return true;
 }
@@ -244,15 +384,17 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 		    const struct mc_options *opt)
 {
 	size_t *anchor = malloc(obj->n_sections * sizeof(*anchor));
+	size_t first_label = SIZE_MAX;
 	bool ok;
 
 	if (!anchor)
 		return mc_fail(obj, "out of memory");
 	for (size_t i = 0; i < obj->n_sections; i++)
 		anchor[i] = SIZE_MAX;
-	ok = choose_anchors(obj, arch, sites, anchor) &&
+	ok = (arch->anchor_at_site ? add_site_labels(obj, sites, &first_label)
+				   : choose_anchors(obj, arch, sites, anchor)) &&
 	     (count_traced(sites) == 0 ||
-	      build_table(obj, arch, sites, anchor)) &&
+	      build_table(obj, arch, sites, anchor, first_label)) &&
 	     nop_sites(obj, arch, sites, opt) && mc_object_write(obj);
 	free(anchor);
 	return ok;

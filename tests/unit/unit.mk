@@ -11,7 +11,7 @@
 # to $(UNIT_DIR)/tmp.
 
 UNIT_DIR := $(BUILD)/tests/unit
-UNIT_TESTS := arch_x86 elf_model
+UNIT_TESTS := arch_x86 elf_model arch_powerpc arch_s390 arch_aarch64 arch_arm arch_riscv arch_mips arch_sparc_sh
 UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 UNIT_OBJS := $(UNIT_BINS:=.o)
 UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRCS) $(ELF_SRCS))

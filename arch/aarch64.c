@@ -1,0 +1,133 @@
+/*
+ * aarch64.c - 64-bit ARM (AArch64), little endian.
+ *
+ * The machine: every instruction is 4 bytes, 4-byte aligned, and stored
+ * little endian even on a big-endian (aarch64_be) system, where only
+ * data is big endian.  Patching one aligned 4-byte word is atomic with
+ * respect to instruction fetch, which is why a hook is always a single
+ * instruction here.
+ *
+ * What GCC emits for -pg (at any -O level, PIC or not): after the frame
+ * record is set up, the caller's return address is passed in x0 and the
+ * hook is called directly:
+ *
+ *     stp  x29, x30, [sp, #-N]!
+ *     mov  x29, sp
+ *     ...                  (callee-saved stores, xpaclri on GCC 12)
+ *     mov  x0, x30
+ *     bl   _mcount         R_AARCH64_CALL26 _mcount
+ *
+ * The relocation sits on the `bl` itself (imm26 is the low 26 bits of
+ * the word), so the site is the `bl`: field_offset 0, length 4.  -fpic
+ * and PIE change nothing, because `bl` reaches +-128 MiB and the linker
+ * inserts a veneer (or a PLT entry) when the hook is farther or in a
+ * shared library; the call in the object stays a plain `bl`.  A tail
+ * call to the hook (`b _mcount`, R_AARCH64_JUMP26) is never emitted for
+ * -pg and would not be an entry hook, so it is not a form.
+ *
+ * The neutral replacement is `nop` (d503201f), as in the kernel's arm64
+ * ftrace.  Skipping the call is safe although `mov x0, x30` has already
+ * overwritten the first argument: GCC treats the hook as an ordinary
+ * call that clobbers x0-x18, so it moved the argument to a callee-saved
+ * register first (`mov w19, w0`) and never reads x0 again.
+ *
+ * The table: R_AARCH64_ABS64 in RELA (the psABI's only relocation
+ * format), R_AARCH64_RELATIVE in a PIE's dynamic table.
+ *
+ * Linked code: `bl` is 100101 imm26, target = site + sext(imm26) * 4.
+ * A hook too far for `bl` is reached through a linker veneer, and the
+ * decoder reports the veneer's address: following it is the runtime's
+ * business.
+ */
+#include "arch.h"
+
+enum {
+	EM_AARCH64_ = 183,
+
+	R_AARCH64_NONE_ = 0,
+	R_AARCH64_ABS64_ = 257,
+	R_AARCH64_CALL26_ = 283,
+	R_AARCH64_RELATIVE_ = 1027,
+};
+
+#define A64_BL 0x94000000u		/* bl #0 */
+#define A64_BL_MASK 0xfc000000u		/* opcode bits of b/bl */
+#define A64_BL_RANGE (128ll << 20)	/* +-128 MiB */
+
+static const uint8_t a64_nop[4] = { 0x1f, 0x20, 0x03, 0xd5 };	/* nop */
+
+static const char *const a64_hook_symbols[] = { "_mcount", NULL };
+
+static const struct mc_object_form a64_forms[] = {
+	{ .name = "bl",
+	  .reloc_types = { R_AARCH64_CALL26_ }, .n_reloc_types = 1,
+	  .field_offset = 0, .len = 4,
+	  .opcode = { 0x00, 0x00, 0x00, 0x94 },		/* bl imm26 */
+	  .mask = { 0x00, 0x00, 0x00, 0xfc }, .opcode_len = 4,
+	  .nop = a64_nop },
+};
+
+static bool a64_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len != 4)
+		return false;
+	mc_bytes_copy(out, a64_nop, 4);
+	return true;
+}
+
+/* A `bl` from `site` to `target`: both aligned, within +-128 MiB. */
+static bool a64_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			    uint64_t target)
+{
+	int64_t d = (int64_t)(target - site);
+
+	if (len != 4 || (site & 3) || (target & 3) || d < -A64_BL_RANGE ||
+	    d >= A64_BL_RANGE)
+		return false;
+	mc_put_le32(out, A64_BL | ((uint32_t)(d >> 2) & 0x03ffffffu));
+	return true;
+}
+
+static struct mc_site a64_decode_site(const uint8_t *p, size_t avail,
+				      uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail < 4)
+		return s;
+	uint32_t insn = mc_get_le32(p);
+	if ((insn & A64_BL_MASK) == A64_BL) {
+		/* imm26 sign-extended from bit 25, in words. */
+		int64_t imm = (int64_t)(insn & 0x03ffffffu);
+		if (imm & 0x02000000)
+			imm -= 0x04000000;
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      addr + (uint64_t)(imm * 4) };
+	} else if (mc_bytes_equal(p, a64_nop, 4)) {
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	}
+	return s;
+}
+
+const struct mc_arch mc_arch_aarch64 = {
+	.name = "aarch64",
+	.e_machine = EM_AARCH64_,
+	.elf_class = 64,
+	.endian = MC_LITTLE_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_AARCH64_ABS64_,
+	.none_reloc = R_AARCH64_NONE_,
+	.relative_reloc = R_AARCH64_RELATIVE_,
+	.hook_symbols = a64_hook_symbols,
+	.forms = a64_forms,
+	.n_forms = sizeof(a64_forms) / sizeof(a64_forms[0]),
+	/*
+	 * The call follows the prologue's register saves: up to six `stp`
+	 * pairs, a `sub sp`, BTI/PAC hints and the `mov x0, x30`.
+	 */
+	.max_entry_offset = 64,
+	.decode_site = a64_decode_site,
+	.encode_nop = a64_encode_nop,
+	.encode_call = a64_encode_call,
+};

@@ -1,0 +1,300 @@
+/*
+ * arm.c - 32-bit ARM (AArch32): the ARM and Thumb-2 instruction sets,
+ * little endian.
+ *
+ * The machine has two instruction sets and switches between them on
+ * branches.  ARM state: 4-byte instructions, 4-byte aligned, with a
+ * condition field in the top nibble.  Thumb-2: 2- or 4-byte
+ * instructions, 2-byte aligned; a 4-byte one is two halfwords, each
+ * stored little endian, the first one holding the opcode.  Debian's
+ * armhf GCC emits Thumb-2 by default (-mthumb); -marm selects ARM.
+ * Interworking convention: an address with bit 0 set is Thumb code,
+ * which is why STT_FUNC symbols of Thumb functions have odd values and
+ * make bad anchors for __mcount_loc (anchor_avoid_func).
+ *
+ * What GCC emits for -pg (the AAPCS `__gnu_mcount_nc` protocol; any -O
+ * level, PIC or not, with or without -mlong-calls):
+ *
+ *     ARM:     e52de004  push {lr}            (str lr, [sp, #-4]!)
+ *              ebfffffe  bl   __gnu_mcount_nc   R_ARM_CALL
+ *     Thumb-2: b500      push {lr}
+ *              f7ff fffe bl   __gnu_mcount_nc   R_ARM_THM_CALL
+ *
+ * __gnu_mcount_nc pops the word pushed before the call back into lr and
+ * returns to its own return address, so the pair leaves sp balanced.  Old assemblers mark the ARM
+ * call R_ARM_PC24; the mode follows from the relocation type.  The
+ * relocation sits on the `bl`, and the site (what __mcount_loc records,
+ * what the kernel patches) is the `bl`: field_offset 0, 4 bytes.  The
+ * form also insists on the `push {lr}` just before it (opcode_offset),
+ * since the neutral replacement is only right after that push.
+ *
+ * The neutral replacement must undo the push, because the hook would
+ * have: `add sp, sp, #4` (ARM e28dd004, Thumb-2 `add.w sp, sp, #4`
+ * f10d 0d04), as linux-6.1's arch/arm/kernel/ftrace.c writes.  Older
+ * kernels wrote `pop {lr}` (`ldr lr, [sp], #4`: ARM e49de004, Thumb-2
+ * f85d eb04), equally correct since lr still holds the value pushed,
+ * but a load; the decoder accepts both.  Plain NOPs, as the kernel's
+ * recordmcount writes over push and bl together, would need two sites'
+ * worth of bytes and leave the table pointing inside them.
+ *
+ * The table: R_ARM_ABS32 in REL (the AAPCS uses REL for code), so the
+ * addend (section offset of the `bl`) is stored in the slot.  Thumb
+ * sites are recorded at even addresses, without the Thumb bit.
+ *
+ * Linked code cannot tell ARM from Thumb bytes by themselves (an ARM
+ * `bl` can also read as a Thumb BLX), so the linked-code functions of
+ * the "arm" entry take the interworking convention: a site address with
+ * bit 0 set is Thumb, else ARM.  The "thumb2" entry (never picked by
+ * e_machine; by name, for an all-Thumb-2 image like a THUMB2_KERNEL)
+ * treats every site as Thumb.  Call targets follow the same rule both
+ * ways: bit 0 set means a Thumb destination, so encode_call picks BL or
+ * BLX and decode_site reports the destination's state.
+ *
+ * Big endian: in BE8 (ARMv6+) images instructions stay little endian
+ * while data is big endian, but relocatable objects hold big-endian
+ * instructions that the linker swaps.  Debian has no big-endian ARM
+ * compiler to test with, so only little endian is supported.
+ */
+#include "arch.h"
+
+enum {
+	EM_ARM_ = 40,
+
+	R_ARM_NONE_ = 0,
+	R_ARM_PC24_ = 1,
+	R_ARM_ABS32_ = 2,
+	R_ARM_THM_CALL_ = 10,
+	R_ARM_RELATIVE_ = 23,
+	R_ARM_CALL_ = 28,
+};
+
+#define ARM_BL 0xeb000000u		/* bl #0 (condition AL) */
+#define ARM_BLX 0xfa000000u		/* blx #0 (H = 0) */
+#define ARM_BL_RANGE (32ll << 20)	/* +-32 MiB */
+#define THM_BL_RANGE (16ll << 20)	/* +-16 MiB */
+
+static const uint8_t arm_nop[4] = { 0x04, 0xd0, 0x8d, 0xe2 };	/* add sp, sp, #4 */
+static const uint8_t arm_pop_lr[4] = { 0x04, 0xe0, 0x9d, 0xe4 };/* ldr lr, [sp], #4 */
+static const uint8_t thm_nop[4] = {
+	0x0d, 0xf1, 0x04, 0x0d,		/* add.w sp, sp, #4 */
+};
+static const uint8_t thm_pop_lr[4] = {
+	0x5d, 0xf8, 0x04, 0xeb,		/* ldr.w lr, [sp], #4 */
+};
+
+static const char *const arm_hook_symbols[] = { "__gnu_mcount_nc", NULL };
+
+static const struct mc_object_form arm_forms[] = {
+	{ .name = "push {lr}; bl",
+	  .reloc_types = { R_ARM_CALL_, R_ARM_PC24_ }, .n_reloc_types = 2,
+	  .field_offset = 0, .len = 4, .opcode_offset = -4,
+	  .opcode = { 0x04, 0xe0, 0x2d, 0xe5,		/* push {lr} */
+		      0x00, 0x00, 0x00, 0xeb },		/* bl imm24 */
+	  .mask = { 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff },
+	  .opcode_len = 8, .nop = arm_nop },
+	{ .name = "push {lr}; bl (Thumb)",
+	  .reloc_types = { R_ARM_THM_CALL_ }, .n_reloc_types = 1,
+	  .field_offset = 0, .len = 4, .opcode_offset = -2,
+	  .opcode = { 0x00, 0xb5,			/* push {lr} */
+		      0x00, 0xf0, 0x00, 0xd0 },		/* bl (two halfwords) */
+	  .mask = { 0xff, 0xff, 0x00, 0xf8, 0x00, 0xd0 },
+	  .opcode_len = 6, .nop = thm_nop },
+};
+
+/* -- ARM state ------------------------------------------------------ */
+
+static int64_t sign_extend(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	return (int64_t)((v ^ m) - m);
+}
+
+static struct mc_site arm_decode(const uint8_t *p, size_t avail,
+				 uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail < 4)
+		return s;
+	uint32_t insn = mc_get_le32(p);
+	int64_t off = sign_extend(insn & 0x00ffffffu, 24) * 4;
+	if ((insn & 0xff000000u) == ARM_BL)
+		s = (struct mc_site){ MC_SITE_CALL, 4, addr + 8 + (uint64_t)off };
+	else if ((insn & 0xfe000000u) == ARM_BLX)	/* to Thumb: H is bit 1 */
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      (addr + 8 + (uint64_t)off +
+				       ((insn >> 23) & 2)) | 1 };
+	else if (mc_bytes_equal(p, arm_nop, 4) ||
+		 mc_bytes_equal(p, arm_pop_lr, 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	return s;
+}
+
+static bool arm_encode(uint8_t *out, uint64_t site, uint64_t target)
+{
+	int64_t d = (int64_t)((target & ~1ull) - (site + 8));
+
+	if ((site & 3) || d < -ARM_BL_RANGE || d >= ARM_BL_RANGE)
+		return false;
+	if (target & 1) {		/* blx: Thumb target, halfword aligned */
+		mc_put_le32(out, ARM_BLX | (((uint32_t)d & 2) << 23) |
+				 (((uint32_t)d >> 2) & 0x00ffffffu));
+		return true;
+	}
+	if (target & 3)
+		return false;
+	mc_put_le32(out, ARM_BL | (((uint32_t)d >> 2) & 0x00ffffffu));
+	return true;
+}
+
+/* -- Thumb-2 state ---------------------------------------------------- */
+
+/*
+ * BL/BLX: hw1 = 11110 S imm10, hw2 = 11 J1 x J2 imm11 (x = 1 for BL, 0
+ * for BLX); I1 = !(J1 ^ S), I2 = !(J2 ^ S) and the offset is
+ * S:I1:I2:imm10:imm11:0 from the site + 4 (BLX: from it rounded down to
+ * 4, to an ARM target).
+ */
+static int64_t thm_offset(uint16_t hw1, uint16_t hw2)
+{
+	uint32_t s = (hw1 >> 10) & 1;
+	uint32_t i1 = !(((hw2 >> 13) & 1) ^ s), i2 = !(((hw2 >> 11) & 1) ^ s);
+	uint32_t v = s << 24 | i1 << 23 | i2 << 22 | (hw1 & 0x3ffu) << 12 |
+		     (hw2 & 0x7ffu) << 1;
+
+	return sign_extend(v, 25);
+}
+
+static struct mc_site thm_decode(const uint8_t *p, size_t avail,
+				 uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	addr &= ~1ull;
+	if (avail < 4)
+		return s;
+	uint16_t hw1 = (uint16_t)(p[0] | p[1] << 8);
+	uint16_t hw2 = (uint16_t)(p[2] | p[3] << 8);
+	bool prefix = (hw1 & 0xf800) == 0xf000;
+	if (prefix && (hw2 & 0xd000) == 0xd000)			/* bl */
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      (addr + 4 + (uint64_t)thm_offset(hw1, hw2)) |
+				      1 };
+	else if (prefix && (hw2 & 0xd001) == 0xc000)		/* blx */
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      ((addr + 4) & ~3ull) +
+				      (uint64_t)thm_offset(hw1, hw2) };
+	else if (mc_bytes_equal(p, thm_nop, 4) ||
+		 mc_bytes_equal(p, thm_pop_lr, 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	return s;
+}
+
+static bool thm_encode(uint8_t *out, uint64_t site, uint64_t target)
+{
+	bool to_thumb = target & 1;
+	uint64_t from = to_thumb ? (site & ~1ull) + 4 : ((site & ~1ull) + 4) & ~3ull;
+	int64_t d = (int64_t)((target & ~1ull) - from);
+
+	if (d < -THM_BL_RANGE || d >= THM_BL_RANGE ||
+	    (!to_thumb && (target & 3)))
+		return false;
+	uint32_t v = (uint32_t)d;
+	uint32_t s = (v >> 24) & 1;
+	uint32_t j1 = !((v >> 23) & 1) ^ s, j2 = !((v >> 22) & 1) ^ s;
+	uint16_t hw1 = (uint16_t)(0xf000 | s << 10 | ((v >> 12) & 0x3ff));
+	uint16_t hw2 = (uint16_t)(0xc000 | j1 << 13 | j2 << 11 |
+				  ((v >> 1) & 0x7ff) | (to_thumb ? 0x1000 : 0));
+	out[0] = (uint8_t)hw1;		/* bl / blx: hw1 first, each LE */
+	out[1] = (uint8_t)(hw1 >> 8);
+	out[2] = (uint8_t)hw2;
+	out[3] = (uint8_t)(hw2 >> 8);
+	return true;
+}
+
+/* -- the two entries' linked-code functions --------------------------- */
+
+static struct mc_site arm_decode_site(const uint8_t *p, size_t avail,
+				      uint64_t addr)
+{
+	return (addr & 1) ? thm_decode(p, avail, addr)
+			  : arm_decode(p, avail, addr);
+}
+
+static bool arm_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			    uint64_t target)
+{
+	if (len != 4)
+		return false;
+	return (site & 1) ? thm_encode(out, site, target)
+			  : arm_encode(out, site, target);
+}
+
+static bool arm_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len != 4)
+		return false;
+	mc_bytes_copy(out, arm_nop, 4);
+	return true;
+}
+
+static struct mc_site thm_decode_site(const uint8_t *p, size_t avail,
+				      uint64_t addr)
+{
+	return thm_decode(p, avail, addr);
+}
+
+static bool thm_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			    uint64_t target)
+{
+	return len == 4 && thm_encode(out, site, target);
+}
+
+static bool thm_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len != 4)
+		return false;
+	mc_bytes_copy(out, thm_nop, 4);
+	return true;
+}
+
+/* The "thumb2" entry is only ever chosen by name. */
+static bool never(uint32_t e_flags)
+{
+	(void)e_flags;
+	return false;
+}
+
+#define ARM_COMMON							\
+	.e_machine = EM_ARM_,						\
+	.elf_class = 32,						\
+	.endian = MC_LITTLE_ENDIAN,					\
+	.addr_size = 4,							\
+	.table_uses_rela = false,					\
+	.table_reloc = R_ARM_ABS32_,					\
+	.none_reloc = R_ARM_NONE_,					\
+	.relative_reloc = R_ARM_RELATIVE_,				\
+	.hook_symbols = arm_hook_symbols,				\
+	.forms = arm_forms,						\
+	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
+	.anchor_avoid_func = true,					\
+	/* push {r4-r11, lr} (or push.w), push {lr}, then the bl */	\
+	.max_entry_offset = 32
+
+const struct mc_arch mc_arch_arm = {
+	.name = "arm",
+	ARM_COMMON,
+	.decode_site = arm_decode_site,
+	.encode_nop = arm_encode_nop,
+	.encode_call = arm_encode_call,
+};
+
+const struct mc_arch mc_arch_thumb2 = {
+	.name = "thumb2",
+	ARM_COMMON,
+	.accepts_flags = never,
+	.decode_site = thm_decode_site,
+	.encode_nop = thm_encode_nop,
+	.encode_call = thm_encode_call,
+};

@@ -1,0 +1,422 @@
+/*
+ * mips.c - MIPS: o32 and n32 (ELF32), n64 (ELF64), either byte order.
+ *
+ * The machine: fixed 4-byte instructions, aligned, in the file's byte
+ * order.  Every jump and branch has a delay slot: the instruction after
+ * it runs before the target does, whether or not the jump happens.  The
+ * NOP is `sll zero,zero,0`, the all-zero word, the same in both byte
+ * orders.  Three ABIs matter: o32 (ELF32, REL relocations, addends in
+ * the instruction), n32 (ELF32 with EF_MIPS_ABI2, RELA) and n64 (ELF64,
+ * RELA, and an r_info that is not ELF64_R_INFO: a 32-bit symbol, then
+ * one byte each of special symbol, third, second and first type; the
+ * ELF model in elf/object.c unpacks it).
+ *
+ * GCC's -pg writes a fixed text before the function body, never
+ * scheduled by the compiler: `move at,ra` (the hook finds its caller
+ * there), on o32 `subu sp,sp,8` (o32's _mcount pops two words the
+ * caller reserved for it, a convention older than the ABI), then the
+ * call.  What the assembler makes of the call depends on the flags:
+ *
+ *   kernel, -mno-abicalls -fno-pic:
+ *     jal _mcount                R_MIPS_26; the delay slot gets the
+ *                                o32 `addiu sp,sp,-8`, or on n32/n64
+ *                                `nop` (-mmcount-ra-address: `move
+ *                                $12,zero` or `daddiu $12,sp,N`)
+ *   kernel modules, -mlong-calls (o32, n32, n64 with -msym32):
+ *     lui v1,%hi(_mcount)        R_MIPS_HI16      <- the site
+ *     (d)addiu v1,v1,%lo(_mcount) R_MIPS_LO16
+ *     move at,ra
+ *     [o32 -mmcount-ra-address: `move t4,zero` or `addiu t4,sp,N`]
+ *     jalr v1                    delay slot as for jal
+ *   n64 -mlong-calls without -msym32, a 64-bit address in 8 insns:
+ *     lui v1,%highest            R_MIPS_HIGHEST   <- the site
+ *     lui at,%hi                 R_MIPS_HI16      <- what we match on
+ *     daddiu v1,v1,%higher       R_MIPS_HIGHER
+ *     daddiu at,at,%lo           R_MIPS_LO16
+ *     dsll32 v1,v1,0; daddu v1,v1,at; move at,ra; jalr v1
+ *   userspace, -mabicalls (PIC, Debian's default):
+ *     [o32: addiu sp,sp,-8       <- the o32 site, see below]
+ *     lw/ld t9,%call16(_mcount)(gp)  R_MIPS_CALL16   <- n32/n64 site
+ *     jalr t9                    R_MIPS_JALR (a hint: ld may turn it
+ *                                into `bal _mcount`)
+ *
+ * The site is where the kernel's tool and its ftrace put it: the `jal`,
+ * or the first `lui` of a long call (it keeps the first of the hook
+ * relocations 4 bytes apart and drops the rest as "fake mcount"; we
+ * match the sequences instead).  Its runtime disables a site by
+ * writing `nop` over the jal (and, on 32-bit, the `addiu sp` in its
+ * delay slot too), or `b 1f` over a long call's lui, jumping past the
+ * delay slot of the jalr.
+ *
+ * --nop has no stop_machine to worry about, so it writes NOPs over the
+ * whole call sequence, every byte of which this file's patterns check
+ * first, and the CLI voids every relocation inside them (the %lo half,
+ * the JALR hint, which would otherwise let ld write a `bal` back).  The
+ * one thing a NOP must not break is o32's stack convention: the
+ * `addiu sp,sp,-8` goes with the call it pays for.  So on o32 a jal is
+ * only NOPed with its delay slot holding that addiu, a long call with
+ * its jalr's delay slot, and the PIC call starting at the addiu before
+ * the lw (which makes the addiu the o32 PIC site: the first instruction
+ * --nop rewrites).  On n32/n64 the delay slot is left to run as before.
+ * Calls in any other arrangement are recorded but not NOPed.
+ *
+ * The table is what GCC writes for a pointer: R_MIPS_32 in .rel (o32,
+ * addend in the slot) or .rela (n32), R_MIPS_64 in .rela (n64, second
+ * and third types R_MIPS_NONE).
+ */
+#include "arch.h"
+
+/* ELF facts (System V MIPS psABI and the MIPS64 ELF supplement). */
+enum {
+	EM_MIPS_ = 8,
+	EF_MIPS_ABI2_ = 0x20,
+
+	R_MIPS_NONE_ = 0,
+	R_MIPS_32_ = 2,
+	R_MIPS_REL32_ = 3,
+	R_MIPS_26_ = 4,
+	R_MIPS_HI16_ = 5,
+	R_MIPS_LO16_ = 6,
+	R_MIPS_CALL16_ = 11,
+	R_MIPS_64_ = 18,
+	R_MIPS_HIGHER_ = 28,
+	R_MIPS_HIGHEST_ = 29,
+	R_MIPS_JALR_ = 37,
+};
+
+/* Instruction words, as the MIPS manuals spell them. */
+enum {
+	MIPS_NOP = 0x00000000,		/* nop (sll zero,zero,0) */
+	MIPS_JAL = 0x0c000000,		/* jal target26 */
+	MIPS_JAL_MASK = 0xfc000000,
+	MIPS_BAL = 0x04110000,		/* bal off16 (bgezal zero) */
+	MIPS_IMM_MASK = 0xffff0000,	/* keep the opcode and registers */
+};
+
+/*
+ * A form's byte patterns are instruction words in the file's order:
+ * BE()/LE() spell one word as its four bytes, and each pattern below is
+ * written once, as a macro over the word speller, for both orders.
+ */
+#define BE(w) (uint8_t)((w) >> 24), (uint8_t)((w) >> 16), \
+	      (uint8_t)((w) >> 8), (uint8_t)(w)
+#define LE(w) (uint8_t)(w), (uint8_t)((w) >> 8), (uint8_t)((w) >> 16), \
+	      (uint8_t)((w) >> 24)
+#define FULL 0xffffffff
+
+/* The NOP is all zero bits, so one array serves every length and order. */
+static const uint8_t mips_nops[MC_MAX_FORM_BYTES];
+
+static const char *const mips_hook_symbols[] = { "_mcount", NULL };
+
+/*
+ * o32.  The fallbacks at the end match a jal or a CALL16 load in any
+ * other arrangement: recorded, never NOPed (the stack adjustment could
+ * be anywhere).
+ */
+#define O32_FORMS(W) {							\
+	{ .name = "jal _mcount; addiu sp,sp,-8",			\
+	  .reloc_types = { R_MIPS_26_ }, .n_reloc_types = 1,		\
+	  .field_offset = 0, .len = 8,					\
+	  .opcode = { W(MIPS_JAL),		/* jal _mcount */	\
+		      W(0x27bdfff8) },		/* addiu sp,sp,-8 */	\
+	  .mask = { W(MIPS_JAL_MASK), W(FULL) }, .opcode_len = 8,	\
+	  .nop = mips_nops },						\
+	{ .name = "lui/addiu v1; jalr v1; addiu sp,sp,-8",		\
+	  .reloc_types = { R_MIPS_HI16_ }, .n_reloc_types = 1,		\
+	  .field_offset = 0, .len = 20,					\
+	  .opcode = { W(0x3c030000),		/* lui v1,%hi */	\
+		      W(0x24630000),		/* addiu v1,v1,%lo */	\
+		      W(0x03e00825),		/* move at,ra */	\
+		      W(0x0060f809),		/* jalr v1 */		\
+		      W(0x27bdfff8) },		/* addiu sp,sp,-8 */	\
+	  .mask = { W(MIPS_IMM_MASK), W(MIPS_IMM_MASK), W(FULL),	\
+		    W(FULL), W(FULL) }, .opcode_len = 20,		\
+	  .nop = mips_nops },						\
+	{ .name = "lui/addiu v1; jalr v1 (-mmcount-ra-address)",	\
+	  .reloc_types = { R_MIPS_HI16_ }, .n_reloc_types = 1,		\
+	  .field_offset = 0, .len = 24,					\
+	  .opcode = { W(0x3c030000),		/* lui v1,%hi */	\
+		      W(0x24630000),		/* addiu v1,v1,%lo */	\
+		      W(0x03e00825),		/* move at,ra */	\
+		      W(0),			/* t4 = &saved ra */	\
+		      W(0x0060f809),		/* jalr v1 */		\
+		      W(0x27bdfff8) },		/* addiu sp,sp,-8 */	\
+	  .mask = { W(MIPS_IMM_MASK), W(MIPS_IMM_MASK), W(FULL), W(0),	\
+		    W(FULL), W(FULL) }, .opcode_len = 24,		\
+	  .nop = mips_nops },						\
+	{ .name = "addiu sp,sp,-8; lw t9,%call16(_mcount)(gp); jalr t9", \
+	  .reloc_types = { R_MIPS_CALL16_ }, .n_reloc_types = 1,	\
+	  .field_offset = 4, .len = 12,					\
+	  .opcode = { W(0x27bdfff8),		/* addiu sp,sp,-8 */	\
+		      W(0x8f990000),		/* lw t9,%call16(gp) */	\
+		      W(0x0320f809) },		/* jalr t9 */		\
+	  .mask = { W(FULL), W(MIPS_IMM_MASK), W(FULL) },		\
+	  .opcode_len = 12, .nop = mips_nops },				\
+	{ .name = "jal _mcount",					\
+	  .reloc_types = { R_MIPS_26_ }, .n_reloc_types = 1,		\
+	  .field_offset = 0, .len = 4,					\
+	  .opcode = { W(MIPS_JAL) }, .mask = { W(MIPS_JAL_MASK) },	\
+	  .opcode_len = 4, .nop = NULL },				\
+	{ .name = "lw t9,%call16(_mcount)(gp)",				\
+	  .reloc_types = { R_MIPS_CALL16_ }, .n_reloc_types = 1,	\
+	  .field_offset = 0, .len = 4,					\
+	  .opcode = { W(0x8f990000) }, .mask = { W(MIPS_IMM_MASK) },	\
+	  .opcode_len = 4, .nop = NULL },				\
+}
+
+/*
+ * n32 and n64: no stack adjustment, so the delay slot (a nop, or the
+ * -mmcount-ra-address set-up) stays and runs as it always did.  addiu
+ * (n32) and daddiu (n64) differ in one opcode bit, masked out.
+ */
+#define NEW_ABI_FORMS(W) {						\
+	{ .name = "jal _mcount",					\
+	  .reloc_types = { R_MIPS_26_ }, .n_reloc_types = 1,		\
+	  .field_offset = 0, .len = 4,					\
+	  .opcode = { W(MIPS_JAL) }, .mask = { W(MIPS_JAL_MASK) },	\
+	  .opcode_len = 4, .nop = mips_nops },				\
+	{ .name = "lui/daddiu v1; jalr v1",				\
+	  .reloc_types = { R_MIPS_HI16_ }, .n_reloc_types = 1,		\
+	  .field_offset = 0, .len = 16,					\
+	  .opcode = { W(0x3c030000),		/* lui v1,%hi */	\
+		      W(0x24630000),		/* [d]addiu v1,v1,%lo */ \
+		      W(0x03e00825),		/* move at,ra */	\
+		      W(0x0060f809) },		/* jalr v1 */		\
+	  .mask = { W(MIPS_IMM_MASK), W(0xbfff0000), W(FULL), W(FULL) }, \
+	  .opcode_len = 16, .nop = mips_nops },				\
+	{ .name = "lui v1,%highest; ...; jalr v1",			\
+	  .reloc_types = { R_MIPS_HI16_ }, .n_reloc_types = 1,		\
+	  .field_offset = 4, .len = 32,					\
+	  .opcode = { W(0x3c030000),		/* lui v1,%highest */	\
+		      W(0x3c010000),		/* lui at,%hi */	\
+		      W(0x64630000),		/* daddiu v1,v1,%higher */ \
+		      W(0x64210000),		/* daddiu at,at,%lo */	\
+		      W(0x0003183c),		/* dsll32 v1,v1,0 */	\
+		      W(0x0061182d),		/* daddu v1,v1,at */	\
+		      W(0x03e00825),		/* move at,ra */	\
+		      W(0x0060f809) },		/* jalr v1 */		\
+	  .mask = { W(MIPS_IMM_MASK), W(MIPS_IMM_MASK), W(MIPS_IMM_MASK), \
+		    W(MIPS_IMM_MASK), W(FULL), W(FULL), W(FULL), W(FULL) }, \
+	  .opcode_len = 32, .nop = mips_nops },				\
+	{ .name = "ld t9,%call16(_mcount)(gp); jalr t9",		\
+	  .reloc_types = { R_MIPS_CALL16_ }, .n_reloc_types = 1,	\
+	  .field_offset = 0, .len = 8,					\
+	  .opcode = { W(0xdf990000),		/* ld t9,%call16(gp) */	\
+		      W(0x0320f809) },		/* jalr t9 */		\
+	  .mask = { W(MIPS_IMM_MASK), W(FULL) }, .opcode_len = 8,	\
+	  .nop = mips_nops },						\
+	{ .name = "lw t9,%call16(_mcount)(gp); jalr t9",		\
+	  .reloc_types = { R_MIPS_CALL16_ }, .n_reloc_types = 1,	\
+	  .field_offset = 0, .len = 8,					\
+	  .opcode = { W(0x8f990000),		/* lw t9,%call16(gp) */	\
+		      W(0x0320f809) },		/* jalr t9 */		\
+	  .mask = { W(MIPS_IMM_MASK), W(FULL) }, .opcode_len = 8,	\
+	  .nop = mips_nops },						\
+}
+
+static const struct mc_object_form mips_o32_be_forms[] = O32_FORMS(BE);
+static const struct mc_object_form mips_o32_le_forms[] = O32_FORMS(LE);
+static const struct mc_object_form mips_new_be_forms[] = NEW_ABI_FORMS(BE);
+static const struct mc_object_form mips_new_le_forms[] = NEW_ABI_FORMS(LE);
+
+#define N_FORMS(a) (unsigned)(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Hook relocations that are not the site's own: the other halves of a
+ * long call's address and the jalr hint.  HI16 is both: the site of a
+ * 32-bit long call, the second relocation of a 64-bit one; the forms
+ * tell them apart.
+ */
+#define MIPS_COMPANIONS							\
+	.companion_relocs = { R_MIPS_LO16_, R_MIPS_HIGHER_,		\
+			      R_MIPS_HIGHEST_, R_MIPS_JALR_ },		\
+	.n_companion_relocs = 4
+
+static uint32_t mips_word(const uint8_t *p, enum mc_endian e)
+{
+	if (e == MC_LITTLE_ENDIAN)
+		return mc_get_le32(p);
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static void mips_put_word(uint8_t *p, uint32_t w, enum mc_endian e)
+{
+	if (e == MC_LITTLE_ENDIAN) {
+		mc_put_le32(p, w);
+		return;
+	}
+	p[0] = (uint8_t)(w >> 24);
+	p[1] = (uint8_t)(w >> 16);
+	p[2] = (uint8_t)(w >> 8);
+	p[3] = (uint8_t)w;
+}
+
+/*
+ * Linked code: `jal` (the kernel's form), `bal` (what ld makes of a PIC
+ * jalr t9 when the hook is near), or the NOP.  A long call or a GOT
+ * load is not one instruction and stays UNKNOWN.  jal keeps the top
+ * four bits of its delay slot's address: it reaches its own 256 MB.
+ */
+static struct mc_site mips_decode(const uint8_t *p, size_t avail,
+				  uint64_t addr, enum mc_endian e)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail < 4)
+		return s;
+	uint32_t w = mips_word(p, e);
+	if ((w & MIPS_JAL_MASK) == MIPS_JAL)
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      ((addr + 4) & ~(uint64_t)0x0fffffff) |
+				      (uint64_t)(w & 0x03ffffff) << 2 };
+	else if ((w & 0xffff0000) == MIPS_BAL)
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      addr + 4 +
+				      (uint64_t)((int64_t)(int16_t)w * 4) };
+	else if (w == MIPS_NOP)
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	return s;
+}
+
+static struct mc_site mips_be_decode_site(const uint8_t *p, size_t avail,
+					  uint64_t addr)
+{
+	return mips_decode(p, avail, addr, MC_BIG_ENDIAN);
+}
+
+static struct mc_site mips_le_decode_site(const uint8_t *p, size_t avail,
+					  uint64_t addr)
+{
+	return mips_decode(p, avail, addr, MC_LITTLE_ENDIAN);
+}
+
+/* Any whole number of instructions: all zero bytes in either order. */
+static bool mips_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len == 0 || len % 4 || len > MC_MAX_FORM_BYTES)
+		return false;
+	mc_bytes_copy(out, mips_nops, len);
+	return true;
+}
+
+/*
+ * `jal target`, then NOPs to fill `len` (8: the o32 delay slot, which no
+ * longer pays _mcount's two words: the target is a trampoline that
+ * knows, as the kernel's ftrace_caller does).  False when the target is
+ * unaligned or outside the 256 MB region of the delay slot.
+ */
+static bool mips_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			     uint64_t target, enum mc_endian e)
+{
+	uint64_t region = (site + 4) & ~(uint64_t)0x0fffffff;
+
+	if ((len != 4 && len != 8) || (target & 3) ||
+	    (target & ~(uint64_t)0x0fffffff) != region)
+		return false;
+	mips_put_word(out, MIPS_JAL | (uint32_t)((target >> 2) & 0x03ffffff),
+		      e);				/* jal target */
+	if (len == 8)
+		mips_put_word(out + 4, MIPS_NOP, e);	/* nop (delay slot) */
+	return true;
+}
+
+static bool mips_be_encode_call(uint8_t *out, unsigned len, uint64_t site,
+				uint64_t target)
+{
+	return mips_encode_call(out, len, site, target, MC_BIG_ENDIAN);
+}
+
+static bool mips_le_encode_call(uint8_t *out, unsigned len, uint64_t site,
+				uint64_t target)
+{
+	return mips_encode_call(out, len, site, target, MC_LITTLE_ENDIAN);
+}
+
+/* A decoded jal, bal or NOP is neutralised by NOPs of its length. */
+static const uint8_t *mips_site_neutral(const struct mc_site *site)
+{
+	if (site->kind == MC_SITE_UNKNOWN || site->len == 0 ||
+	    site->len % 4 || site->len > MC_MAX_FORM_BYTES)
+		return NULL;
+	return mips_nops;
+}
+
+static bool mips_is_o32(uint32_t e_flags)
+{
+	return !(e_flags & EF_MIPS_ABI2_);
+}
+
+static bool mips_is_n32(uint32_t e_flags)
+{
+	return (e_flags & EF_MIPS_ABI2_) != 0;
+}
+
+/*
+ * The PIC prologue (set up gp, save it) comes before the hook, so it
+ * may sit further in than on other machines.
+ */
+#define MIPS_MAX_ENTRY_OFFSET 64
+
+#define MIPS32_COMMON							\
+	.e_machine = EM_MIPS_, .elf_class = 32, .addr_size = 4,	\
+	.table_reloc = R_MIPS_32_, .none_reloc = R_MIPS_NONE_,		\
+	.relative_reloc = R_MIPS_REL32_,				\
+	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
+	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
+	.encode_nop = mips_encode_nop, .site_neutral = mips_site_neutral
+
+const struct mc_arch mc_arch_mips = {
+	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
+	.table_uses_rela = false, .accepts_flags = mips_is_o32,
+	.forms = mips_o32_be_forms, .n_forms = N_FORMS(mips_o32_be_forms),
+	.decode_site = mips_be_decode_site,
+	.encode_call = mips_be_encode_call,
+};
+
+const struct mc_arch mc_arch_mipsel = {
+	.name = "mipsel", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.table_uses_rela = false, .accepts_flags = mips_is_o32,
+	.forms = mips_o32_le_forms, .n_forms = N_FORMS(mips_o32_le_forms),
+	.decode_site = mips_le_decode_site,
+	.encode_call = mips_le_encode_call,
+};
+
+const struct mc_arch mc_arch_mipsn32 = {
+	.name = "mipsn32", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
+	.table_uses_rela = true, .accepts_flags = mips_is_n32,
+	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
+	.decode_site = mips_be_decode_site,
+	.encode_call = mips_be_encode_call,
+};
+
+const struct mc_arch mc_arch_mipsn32el = {
+	.name = "mipsn32el", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.table_uses_rela = true, .accepts_flags = mips_is_n32,
+	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
+	.decode_site = mips_le_decode_site,
+	.encode_call = mips_le_encode_call,
+};
+
+#define MIPS64_COMMON							\
+	.e_machine = EM_MIPS_, .elf_class = 64, .addr_size = 8,	\
+	.table_uses_rela = true, .table_reloc = R_MIPS_64_,		\
+	.none_reloc = R_MIPS_NONE_, .relative_reloc = R_MIPS_REL32_,	\
+	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
+	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
+	.encode_nop = mips_encode_nop, .site_neutral = mips_site_neutral
+
+const struct mc_arch mc_arch_mips64 = {
+	.name = "mips64", MIPS64_COMMON, .endian = MC_BIG_ENDIAN,
+	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
+	.decode_site = mips_be_decode_site,
+	.encode_call = mips_be_encode_call,
+};
+
+const struct mc_arch mc_arch_mips64el = {
+	.name = "mips64el", MIPS64_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
+	.decode_site = mips_le_decode_site,
+	.encode_call = mips_le_encode_call,
+};

@@ -1,0 +1,336 @@
+/*
+ * powerpc.c - 64-bit PowerPC little endian (ppc64le), 64-bit big endian
+ * (ppc64) and 32-bit big endian (ppc).
+ *
+ * The machine: every instruction is one 32-bit word, aligned to four
+ * bytes, stored in the object's byte order (the same instruction is
+ * `48 00 00 01` in a big-endian file and `01 00 00 48` in a little-endian
+ * one).  A direct call is `bl`: primary opcode 18 in the top six bits, a
+ * signed 24-bit word displacement (the LI field, bits 2..25, giving
+ * +/- 32 MiB) relative to the bl itself, AA = 0 (relative), LK = 1 (set
+ * the link register).  The canonical no-op is `nop` = `ori 0,0,0`,
+ * 0x60000000.  Replacing one aligned word is atomic, so a site is
+ * patched by swapping `bl` and `nop` in place.
+ *
+ * What compilers emit at function entry:
+ *   -pg -mprofile-kernel (linux-6.1's choice on ppc64le):
+ *                    mflr r0; bl _mcount        right after the ELFv2
+ *                                               global-entry TOC set-up
+ *   -pg, ppc64:      ... frame set-up ...; bl _mcount; nop
+ *                    the nop is the TOC-restore slot every ppc64 call
+ *                    to another module gets: ld turns it into
+ *                    `ld r2,24(r1)` (ELFv2) or `ld r2,40(r1)` (ELFv1)
+ *                    when the call goes through a stub
+ *   -pg, ppc32:      mflr r0; stw r0,4(r1); bl _mcount
+ *   -pg -mcpu=power10 (ELFv2 PC-relative code): bl _mcount with
+ *                    R_PPC64_REL24_NOTOC and no TOC-restore slot
+ *   -pg -mlongcall, ELFv2: an inline PLT call,
+ *                    addis r12,r2,_mcount@plt@ha   R_PPC64_PLT16_HA
+ *                    ld r12,_mcount@plt@l(r12)     R_PPC64_PLT16_LO_DS
+ *                    mtctr r12                     R_PPC64_PLTSEQ
+ *                    bctrl                         R_PPC64_PLTCALL
+ *                    (with power10: pld r12,_mcount@plt@pcrel,
+ *                    R_PPC64_PLT_PCREL34_NOTOC; R_PPC64_PLTCALL_NOTOC)
+ *
+ * The relocation of a `bl` (R_PPC64_REL24, R_PPC_REL24, or on ppc32
+ * with -fpic/-fPIC/PIE - Debian's default - R_PPC_PLTREL24) covers the
+ * whole instruction word, so r_offset is the site itself.  The site is
+ * the `bl` (or the `bctrl`), which is what the kernel's ftrace patches;
+ * in an inline PLT call only the bctrl marks a site, the three loads
+ * before it are companions (and, lying outside the NOPed word, keep
+ * naming the hook after --nop: such an object still needs the symbol at
+ * link time).  --nop writes `nop` over the call word; the
+ * TOC-restore slot after a -pg call is already a nop in the object, and
+ * with the call's relocation voided ld leaves it alone.  (In *linked*
+ * ELFv1/-pg code whose slot became `ld r2,40(r1)`, the kernel uses
+ * `b +8` rather than `nop` so r2 is not reloaded from a slot nobody
+ * wrote: a concern for a runtime, not for objects.)
+ *
+ * The ABIs: ELFv1 (e_flags 0; Debian's powerpc64-linux-gnu-gcc default)
+ * puts every function's symbol in .opd, a table of function descriptors
+ * (entry, TOC, environment), while the code itself sits in .text under
+ * no symbol, or with -mcall-aixdesc (which linux-6.1 passes for ELFv1)
+ * under an old-style `.name` dot symbol; the profiler call then names
+ * `._mcount` instead of `_mcount`, so both are hooks.  A descriptor symbol
+ * must never anchor a __mcount_loc entry: it lives in .opd, another
+ * section than the code, which the anchor rule (same section only)
+ * already excludes, so ELFv1 needs no filter of its own.  ELFv2
+ * (e_flags 2: ppc64le's default, and BE with -mabi=elfv2) has no
+ * descriptors and two entry points per function; the table records the
+ * call itself, so neither matters.  Hooks look the same under both ABIs,
+ * so one entry per byte order serves both.
+ *
+ * The tables: R_PPC64_ADDR64 on ppc64 and R_PPC_ADDR32 on ppc32, both
+ * RELA (PowerPC uses RELA for everything), as the kernel's recordmcount
+ * writes them.
+ */
+#include "arch.h"
+
+/* ELF facts: the PowerPC and 64-bit PowerPC ELF ABI supplements. */
+enum {
+	EM_PPC_ = 20,
+	EM_PPC64_ = 21,
+
+	R_PPC_NONE_ = 0,
+	R_PPC_ADDR32_ = 1,
+	R_PPC_REL24_ = 10,
+	R_PPC_PLTREL24_ = 18,
+	R_PPC_RELATIVE_ = 22,
+
+	R_PPC64_NONE_ = 0,
+	R_PPC64_REL24_ = 10,
+	R_PPC64_RELATIVE_ = 22,
+	R_PPC64_PLT16_HA_ = 31,
+	R_PPC64_ADDR64_ = 38,
+	R_PPC64_PLT16_LO_DS_ = 60,
+	R_PPC64_REL24_NOTOC_ = 116,
+	R_PPC64_PLTSEQ_ = 119,
+	R_PPC64_PLTCALL_ = 120,
+	R_PPC64_PLTSEQ_NOTOC_ = 121,
+	R_PPC64_PLTCALL_NOTOC_ = 122,
+	R_PPC64_PLT_PCREL34_ = 134,
+	R_PPC64_PLT_PCREL34_NOTOC_ = 135,
+};
+
+/* Instruction words, in neither byte order yet. */
+enum {
+	PPC_NOP = 0x60000000,		/* ori r0,r0,0 */
+	PPC_BL = 0x48000001,		/* bl: opcode 18, AA = 0, LK = 1 */
+	PPC_BL_MASK = 0xfc000003,	/* opcode, AA and LK bits */
+	PPC_LI_MASK = 0x03fffffc,	/* the displacement, in bytes */
+	PPC_BCTRL = 0x4e800421,		/* bcctrl 20,0: call through CTR */
+};
+
+/* The same words as bytes in each byte order. */
+static const uint8_t nop_be[4] = { 0x60, 0x00, 0x00, 0x00 };	/* nop */
+static const uint8_t nop_le[4] = { 0x00, 0x00, 0x00, 0x60 };	/* nop */
+
+static const char *const ppc64_hook_symbols[] = {
+	"_mcount", "._mcount", NULL
+};
+
+static const char *const ppc32_hook_symbols[] = { "_mcount", NULL };
+
+/*
+ * A bl matches whatever its displacement (zero in an object: the addend
+ * is in the RELA entry); only the opcode, AA and LK bits are compared.
+ */
+#define BL_BE_OPCODE { 0x48, 0x00, 0x00, 0x01 }	/* bl */
+#define BL_BE_MASK { 0xfc, 0x00, 0x00, 0x03 }
+#define BL_LE_OPCODE { 0x01, 0x00, 0x00, 0x48 }	/* bl */
+#define BL_LE_MASK { 0x03, 0x00, 0x00, 0xfc }
+#define BCTRL_BE { 0x4e, 0x80, 0x04, 0x21 }		/* bctrl */
+#define BCTRL_LE { 0x21, 0x04, 0x80, 0x4e }		/* bctrl */
+#define ALL_ONES { 0xff, 0xff, 0xff, 0xff }
+
+static const struct mc_object_form ppc64le_forms[] = {
+	{ .name = "bl",
+	  .reloc_types = { R_PPC64_REL24_, R_PPC64_REL24_NOTOC_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 4,
+	  .opcode = BL_LE_OPCODE, .mask = BL_LE_MASK, .opcode_len = 4,
+	  .nop = nop_le },
+	{ .name = "bctrl",
+	  .reloc_types = { R_PPC64_PLTCALL_, R_PPC64_PLTCALL_NOTOC_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 4,
+	  .opcode = BCTRL_LE, .mask = ALL_ONES, .opcode_len = 4,
+	  .nop = nop_le },
+};
+
+static const struct mc_object_form ppc64_forms[] = {
+	{ .name = "bl",
+	  .reloc_types = { R_PPC64_REL24_, R_PPC64_REL24_NOTOC_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 4,
+	  .opcode = BL_BE_OPCODE, .mask = BL_BE_MASK, .opcode_len = 4,
+	  .nop = nop_be },
+	{ .name = "bctrl",
+	  .reloc_types = { R_PPC64_PLTCALL_, R_PPC64_PLTCALL_NOTOC_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 4,
+	  .opcode = BCTRL_BE, .mask = ALL_ONES, .opcode_len = 4,
+	  .nop = nop_be },
+};
+
+static const struct mc_object_form ppc32_forms[] = {
+	{ .name = "bl",
+	  .reloc_types = { R_PPC_REL24_, R_PPC_PLTREL24_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 4,
+	  .opcode = BL_BE_OPCODE, .mask = BL_BE_MASK, .opcode_len = 4,
+	  .nop = nop_be },
+};
+
+static uint32_t get32(const uint8_t *p, bool be)
+{
+	if (!be)
+		return mc_get_le32(p);
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static void put32(uint8_t *p, uint32_t v, bool be)
+{
+	if (!be) {
+		mc_put_le32(p, v);
+		return;
+	}
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* The destination of the bl word `insn` sitting at `addr`. */
+static uint64_t bl_target(uint32_t insn, uint64_t addr)
+{
+	uint32_t li = insn & PPC_LI_MASK;
+	int64_t d = (li & 0x02000000) ? (int64_t)li - 0x04000000 : li;
+
+	return addr + (uint64_t)d;
+}
+
+/*
+ * `bctrl` calls through CTR, loaded by code before it: like i386's
+ * `call *d(%ebx)` nothing static says where it goes, so it is UNKNOWN.
+ */
+static struct mc_site ppc_decode(const uint8_t *p, size_t avail,
+				 uint64_t addr, bool be)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail < 4)
+		return s;
+	uint32_t insn = get32(p, be);
+	if ((insn & PPC_BL_MASK) == PPC_BL)
+		s = (struct mc_site){ MC_SITE_CALL, 4, bl_target(insn, addr) };
+	else if (insn == PPC_NOP)
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	return s;
+}
+
+static struct mc_site ppc_decode_be(const uint8_t *p, size_t avail,
+				    uint64_t addr)
+{
+	return ppc_decode(p, avail, addr, true);
+}
+
+static struct mc_site ppc_decode_le(const uint8_t *p, size_t avail,
+				    uint64_t addr)
+{
+	return ppc_decode(p, avail, addr, false);
+}
+
+/* Only one word: a longer run of nops would not be one instruction. */
+static bool ppc_encode_nop_be(uint8_t *out, unsigned len)
+{
+	if (len != 4)
+		return false;
+	put32(out, PPC_NOP, true);
+	return true;
+}
+
+static bool ppc_encode_nop_le(uint8_t *out, unsigned len)
+{
+	if (len != 4)
+		return false;
+	put32(out, PPC_NOP, false);
+	return true;
+}
+
+/*
+ * bl reaches +/- 32 MiB in whole words: the displacement must be a
+ * multiple of four within [-2^25, 2^25 - 4].
+ */
+static bool ppc_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			    uint64_t target, bool be)
+{
+	int64_t d = (int64_t)(target - site);
+
+	if (len != 4 || (d & 3) || d < -0x2000000 || d > 0x1fffffc)
+		return false;
+	put32(out, PPC_BL | ((uint32_t)d & PPC_LI_MASK), be);
+	return true;
+}
+
+static bool ppc_encode_call_be(uint8_t *out, unsigned len, uint64_t site,
+			       uint64_t target)
+{
+	return ppc_encode_call(out, len, site, target, true);
+}
+
+static bool ppc_encode_call_le(uint8_t *out, unsigned len, uint64_t site,
+			       uint64_t target)
+{
+	return ppc_encode_call(out, len, site, target, false);
+}
+
+/*
+ * ppc64 -pg puts the bl after the whole register save: 168 bytes in for
+ * a function saving all 18 non-volatile GPRs and FPRs at -O2.  ppc32's
+ * bl is always the third instruction.
+ */
+#define PPC64_MAX_ENTRY_OFFSET 192
+#define PPC32_MAX_ENTRY_OFFSET 16
+
+#define PPC64_COMPANIONS						\
+	.companion_relocs = { R_PPC64_PLT16_HA_, R_PPC64_PLT16_LO_DS_,	\
+			      R_PPC64_PLTSEQ_, R_PPC64_PLTSEQ_NOTOC_,	\
+			      R_PPC64_PLT_PCREL34_,			\
+			      R_PPC64_PLT_PCREL34_NOTOC_ },		\
+	.n_companion_relocs = 6
+
+const struct mc_arch mc_arch_ppc64le = {
+	.name = "ppc64le",
+	.e_machine = EM_PPC64_,
+	.elf_class = 64,
+	.endian = MC_LITTLE_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_PPC64_ADDR64_,
+	.none_reloc = R_PPC64_NONE_,
+	.relative_reloc = R_PPC64_RELATIVE_,
+	.hook_symbols = ppc64_hook_symbols,
+	.forms = ppc64le_forms,
+	.n_forms = sizeof(ppc64le_forms) / sizeof(ppc64le_forms[0]),
+	PPC64_COMPANIONS,
+	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,
+	.decode_site = ppc_decode_le,
+	.encode_nop = ppc_encode_nop_le,
+	.encode_call = ppc_encode_call_le,
+};
+
+const struct mc_arch mc_arch_ppc64 = {
+	.name = "ppc64",
+	.e_machine = EM_PPC64_,
+	.elf_class = 64,
+	.endian = MC_BIG_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_PPC64_ADDR64_,
+	.none_reloc = R_PPC64_NONE_,
+	.relative_reloc = R_PPC64_RELATIVE_,
+	.hook_symbols = ppc64_hook_symbols,
+	.forms = ppc64_forms,
+	.n_forms = sizeof(ppc64_forms) / sizeof(ppc64_forms[0]),
+	PPC64_COMPANIONS,
+	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,
+	.decode_site = ppc_decode_be,
+	.encode_nop = ppc_encode_nop_be,
+	.encode_call = ppc_encode_call_be,
+};
+
+const struct mc_arch mc_arch_ppc = {
+	.name = "ppc",
+	.e_machine = EM_PPC_,
+	.elf_class = 32,
+	.endian = MC_BIG_ENDIAN,
+	.addr_size = 4,
+	.table_uses_rela = true,
+	.table_reloc = R_PPC_ADDR32_,
+	.none_reloc = R_PPC_NONE_,
+	.relative_reloc = R_PPC_RELATIVE_,
+	.hook_symbols = ppc32_hook_symbols,
+	.forms = ppc32_forms,
+	.n_forms = sizeof(ppc32_forms) / sizeof(ppc32_forms[0]),
+	.max_entry_offset = PPC32_MAX_ENTRY_OFFSET,
+	.decode_site = ppc_decode_be,
+	.encode_nop = ppc_encode_nop_be,
+	.encode_call = ppc_encode_call_be,
+};

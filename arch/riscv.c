@@ -1,0 +1,192 @@
+/*
+ * riscv.c - 64-bit RISC-V (RV64), little endian.
+ *
+ * The machine: base instructions are 4 bytes; with the C extension
+ * (Debian's default, rv64gc) many also have 2-byte forms, so code is
+ * only 2-byte aligned and a hook may start at any even offset.  The low
+ * two bits of an instruction tell its length: 11 is 4 bytes, anything
+ * else a 2-byte compressed one.  Calls are `jal rd, imm20` (+-1 MiB) or,
+ * for anything farther, the pair `auipc rd, hi20; jalr rd, lo12(rd)`
+ * (+-2 GiB), which the assembler writes for the `call` pseudo.
+ *
+ * What GCC emits for -pg (any -O level, PIC or not, compressed or not):
+ * after the prologue, the caller's return address goes in a0 and
+ *
+ *     mv     a0, ra
+ *     auipc  ra, 0        R_RISCV_CALL_PLT _mcount  (R_RISCV_CALL with
+ *                         R_RISCV_RELAX *ABS*       older assemblers)
+ *     jalr   ra, 0(ra)
+ *
+ * One relocation marks the pair, on the auipc: the site is the auipc,
+ * 8 bytes (field_offset 0).  R_RISCV_RELAX, absent with -mno-relax,
+ * names no symbol: it only lets ld shrink the pair.
+ *
+ * --nop writes two `nop`s (addi x0, x0, 0 = 00000013), each 4 bytes,
+ * which exist whether or not the C extension does.  encode_nop also
+ * writes the 2-byte `c.nop` (0001) for lengths of 4k+2 bytes, which only
+ * a compressed site can have (rv32's relaxed `c.jal`); a 4-byte `nop`
+ * would not fit there.
+ *
+ * Linker relaxation: unless told --no-relax (or the objects were built
+ * with -mno-relax), ld turns the pair into `jal ra, _mcount` (4 bytes)
+ * when the hook is within 1 MiB, and deletes bytes from the section,
+ * moving everything after.  ld corrects the relocations and symbols of
+ * the section it shrinks, but a reference from another section keeps
+ * its meaning only if it is against a symbol whose value ld moves: a
+ * section symbol plus an addend is NOT adjusted.  That is why RISC-V
+ * assemblers keep local labels (.L...) as symbols, and why this arch
+ * sets anchor_at_site: every table entry is relocated against its own
+ * unnamed local label at the auipc, which ld moves with the code (the
+ * tests link relaxed objects and find the table still pointing at each
+ * `jal`).  The kernel itself avoids the
+ * question: linux-6.1 links vmlinux with --no-relax and builds modules
+ * with -mno-relax when DYNAMIC_FTRACE is on.  In a relaxed image the
+ * site is a 4-byte `jal`; the decoder reads both shapes.
+ *
+ * The table: R_RISCV_64 in RELA, R_RISCV_RELATIVE in a PIE.
+ */
+#include "arch.h"
+
+enum {
+	EM_RISCV_ = 243,
+
+	R_RISCV_NONE_ = 0,
+	R_RISCV_64_ = 2,
+	R_RISCV_RELATIVE_ = 3,
+	R_RISCV_CALL_ = 18,
+	R_RISCV_CALL_PLT_ = 19,
+};
+
+#define RV_AUIPC_RA 0x00000097u		/* auipc ra, 0 */
+#define RV_JALR_RA 0x000080e7u		/* jalr ra, 0(ra) */
+#define RV_JAL_RA 0x000000efu		/* jal ra, 0 */
+#define RV_NOP 0x00000013u		/* addi x0, x0, 0 */
+#define RV_CNOP 0x0001u			/* c.nop */
+#define RV_JAL_RANGE (1ll << 20)	/* +-1 MiB */
+
+static const uint8_t rv_nop8[8] = {
+	0x13, 0x00, 0x00, 0x00,		/* nop */
+	0x13, 0x00, 0x00, 0x00,		/* nop */
+};
+
+static const char *const rv_hook_symbols[] = { "_mcount", NULL };
+
+static const struct mc_object_form rv_forms[] = {
+	{ .name = "auipc ra; jalr ra",
+	  .reloc_types = { R_RISCV_CALL_PLT_, R_RISCV_CALL_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 8,
+	  .opcode = { 0x97, 0x00, 0x00, 0x00,		/* auipc ra, hi20 */
+		      0xe7, 0x80, 0x00, 0x00 },		/* jalr ra, lo12(ra) */
+	  .mask = { 0xff, 0x0f, 0x00, 0x00, 0xff, 0xff, 0x0f, 0x00 },
+	  .opcode_len = 8, .nop = rv_nop8 },
+};
+
+static int64_t sign_extend(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	return (int64_t)((v ^ m) - m);
+}
+
+/* 4-byte `nop`s, then one `c.nop` when two bytes are left over. */
+static bool rv_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len == 0 || len > MC_MAX_SITE_LEN || (len & 1))
+		return false;
+	for (; len >= 4; len -= 4, out += 4)
+		mc_put_le32(out, RV_NOP);
+	if (len == 2) {
+		out[0] = (uint8_t)RV_CNOP;
+		out[1] = (uint8_t)(RV_CNOP >> 8);
+	}
+	return true;
+}
+
+/* jal's scrambled immediate: imm[20|10:1|11|19:12] in bits 31..12. */
+static uint32_t rv_jal(int64_t d)
+{
+	uint32_t v = (uint32_t)d;
+
+	return RV_JAL_RA | ((v >> 20) & 1) << 31 | ((v >> 1) & 0x3ff) << 21 |
+	       ((v >> 11) & 1) << 20 | ((v >> 12) & 0xff) << 12;
+}
+
+static int64_t rv_jal_offset(uint32_t insn)
+{
+	uint64_t v = ((insn >> 31) & 1) << 20 | ((insn >> 21) & 0x3ff) << 1 |
+		     ((insn >> 20) & 1) << 11 | ((insn >> 12) & 0xff) << 12;
+
+	return sign_extend(v, 21);
+}
+
+/*
+ * 8 bytes: auipc+jalr, reaching +-2 GiB; jalr adds a sign-extended
+ * lo12, so hi20 is rounded: hi = (d + 0x800) >> 12.  4 bytes: the `jal`
+ * a relaxed image has.
+ */
+static bool rv_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			   uint64_t target)
+{
+	int64_t d = (int64_t)(target - site);
+
+	if ((site & 1) || (target & 1))
+		return false;
+	if (len == 4) {
+		if (d < -RV_JAL_RANGE || d >= RV_JAL_RANGE)
+			return false;
+		mc_put_le32(out, rv_jal(d));
+		return true;
+	}
+	if (len != 8 || d < INT32_MIN - 0x800ll || d >= INT32_MAX - 0x7ffll)
+		return false;
+	int64_t hi = (d + 0x800) >> 12, lo = d - hi * 4096;
+	mc_put_le32(out, RV_AUIPC_RA | ((uint32_t)hi << 12));
+	mc_put_le32(out + 4, RV_JALR_RA | ((uint32_t)lo << 20));
+	return true;
+}
+
+static struct mc_site rv_decode_site(const uint8_t *p, size_t avail,
+				     uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+	uint32_t a = avail >= 4 ? mc_get_le32(p) : 0;
+	uint32_t b = avail >= 8 ? mc_get_le32(p + 4) : 0;
+
+	if (avail >= 8 && (a & 0xfff) == RV_AUIPC_RA &&
+	    (b & 0xfffff) == RV_JALR_RA) {
+		int64_t off = sign_extend(a & 0xfffff000u, 32) +
+			      sign_extend(b >> 20, 12);
+		s = (struct mc_site){ MC_SITE_CALL, 8, addr + (uint64_t)off };
+	} else if (avail >= 8 && mc_bytes_equal(p, rv_nop8, 8)) {
+		s = (struct mc_site){ MC_SITE_NOP, 8, 0 };
+	} else if (avail >= 4 && (a & 0xfff) == RV_JAL_RA) {
+		s = (struct mc_site){ MC_SITE_CALL, 4,
+				      addr + (uint64_t)rv_jal_offset(a) };
+	} else if (avail >= 4 && a == RV_NOP) {
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	} else if (avail >= 2 && p[0] == (uint8_t)RV_CNOP && p[1] == 0) {
+		s = (struct mc_site){ MC_SITE_NOP, 2, 0 };
+	}
+	return s;
+}
+
+const struct mc_arch mc_arch_riscv64 = {
+	.name = "riscv64",
+	.e_machine = EM_RISCV_,
+	.elf_class = 64,
+	.endian = MC_LITTLE_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_RISCV_64_,
+	.none_reloc = R_RISCV_NONE_,
+	.relative_reloc = R_RISCV_RELATIVE_,
+	.hook_symbols = rv_hook_symbols,
+	.forms = rv_forms,
+	.n_forms = sizeof(rv_forms) / sizeof(rv_forms[0]),
+	.anchor_at_site = true,
+	/* After the prologue's saves (compressed or not) and `mv a0, ra`. */
+	.max_entry_offset = 64,
+	.decode_site = rv_decode_site,
+	.encode_nop = rv_encode_nop,
+	.encode_call = rv_encode_call,
+};

@@ -1,0 +1,252 @@
+/*
+ * s390.c - 64-bit IBM Z (s390x), big endian.
+ *
+ * The machine: instructions are 2, 4 or 6 bytes long, halfword aligned,
+ * the length given by the top two bits of the first byte.  Relative
+ * branches count halfwords from the branch instruction itself (not from
+ * its end): the "relative-long" ones used here carry a signed 32-bit RI
+ * field in bytes 2..5, reaching +/- 4 GiB.  The calls and no-ops below:
+ *
+ *   c0 R5 RI32   brasl %rR,target   call, return address into %rR
+ *   c0 M4 RI32   brcl  M,target     branch on condition mask M; with
+ *                                   M = 0 never taken: `jgnop`, the
+ *                                   six-byte no-op (M = 15 is `jg`)
+ *   c0 10 RI32   larl  %r1,label
+ *   e3 e0 f0 08 00 24   stg %r14,8(%r15)
+ *   e3 e0 f0 08 00 04   lg  %r14,8(%r15)
+ *
+ * What GCC emits at function entry:
+ *   -pg -mfentry (GCC 9+; the kernel's choice):
+ *                    brasl %r0,__fentry__        the first instruction;
+ *                    %r0 takes the return address so no register the
+ *                    function uses is disturbed
+ *   -pg:             stg %r14,8(%r15)            save the return address
+ *                    brasl %r14,_mcount          in an unused stack slot
+ *                    lg %r14,8(%r15)
+ *   -pg, old GCC (profile counters): the same with
+ *                    larl %r1,.LPn between stg and brasl
+ *   -mnop-mcount:    the whole block as `brcl 0,0` no-ops of the same
+ *                    length (one for -mfentry, three for -pg) and no
+ *                    relocation; -mrecord-mcount: GCC's own __mcount_loc.
+ *
+ * GCC calls through `@PLT` even in non-PIC code, so the relocation is
+ * R_390_PLT32DBL (assembler input without @PLT gives R_390_PC32DBL); it
+ * sits on the RI field two bytes into the brasl, with addend +2 because
+ * the field's value is relative to the instruction's start, not to the
+ * field.  The site - what GCC's -mrecord-mcount records and what the
+ * kernel's recordmcount computed with its fixed -14 adjustment for the
+ * old larl block - is the first byte of the block: the brasl for
+ * -mfentry (r_offset - 2), the stg for -pg (r_offset - 8, or - 14 with
+ * the larl).
+ *
+ * --nop writes the bytes -mnop-mcount would have emitted: `brcl 0,0` over
+ * every instruction of the block (the core voids the larl's relocation
+ * with the brasl's, as both lie inside the rewritten bytes).  Leaving
+ * the stg and lg of a -pg block alive would be harmless but the lg alone
+ * must never stay: it would reload %r14 from a slot nothing wrote, so
+ * the form's pattern pins down the whole block, lg included, before a
+ * byte of it is rewritten.
+ *
+ * The table is R_390_64 in RELA, as both GCC and the kernel write it.
+ * (31-bit s390 objects, EM_S390 ELFCLASS32, are not supported.)
+ */
+#include "arch.h"
+
+/* ELF facts: the s390x ELF ABI supplement. */
+enum {
+	EM_S390_ = 22,
+
+	R_390_NONE_ = 0,
+	R_390_RELATIVE_ = 12,
+	R_390_PC32DBL_ = 19,
+	R_390_PLT32DBL_ = 20,
+	R_390_64_ = 22,
+};
+
+#define JGNOP 0xc0, 0x04, 0x00, 0x00, 0x00, 0x00	/* brcl 0,. */
+#define STG_R14 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x24	/* stg %r14,8(%r15) */
+#define LG_R14 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x04	/* lg %r14,8(%r15) */
+#define ONES6 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
+
+enum {
+	BRASL_LEN = 6,
+	PG_BLOCK_LEN = 18,	/* stg; brasl; lg */
+	PG_LARL_BLOCK_LEN = 24,	/* stg; larl; brasl; lg */
+};
+
+/* Up to four six-byte no-ops: the longest block is four instructions. */
+static const uint8_t s390_nops[PG_LARL_BLOCK_LEN] = {
+	JGNOP,			/* brcl 0,. */
+	JGNOP,			/* brcl 0,. */
+	JGNOP,			/* brcl 0,. */
+	JGNOP,			/* brcl 0,. */
+};
+
+static const uint8_t stg_r14[6] = { STG_R14 };	/* stg %r14,8(%r15) */
+static const uint8_t lg_r14[6] = { LG_R14 };	/* lg %r14,8(%r15) */
+
+static const char *const s390_hook_symbols[] = {
+	"__fentry__", "_mcount", NULL
+};
+
+/*
+ * Most specific first: the -pg blocks are recognised by their stg, and
+ * only then does a lone brasl (-mfentry, or hand-written assembly) match.
+ */
+static const struct mc_object_form s390x_forms[] = {
+	{ .name = "stg; brasl %r14; lg",
+	  .reloc_types = { R_390_PLT32DBL_, R_390_PC32DBL_ },
+	  .n_reloc_types = 2, .field_offset = 8, .len = PG_BLOCK_LEN,
+	  .opcode = { STG_R14,				/* stg %r14,8(%r15) */
+		      0xc0, 0xe5, 0, 0, 0, 0,		/* brasl %r14,_mcount */
+		      LG_R14 },				/* lg %r14,8(%r15) */
+	  .mask = { ONES6, 0xff, 0xff, 0, 0, 0, 0, ONES6 },
+	  .opcode_len = PG_BLOCK_LEN, .nop = s390_nops },
+	{ .name = "stg; larl %r1; brasl %r14; lg",
+	  .reloc_types = { R_390_PLT32DBL_, R_390_PC32DBL_ },
+	  .n_reloc_types = 2, .field_offset = 14, .len = PG_LARL_BLOCK_LEN,
+	  .opcode = { STG_R14,				/* stg %r14,8(%r15) */
+		      0xc0, 0x10, 0, 0, 0, 0,		/* larl %r1,.LPn */
+		      0xc0, 0xe5, 0, 0, 0, 0,		/* brasl %r14,_mcount */
+		      LG_R14 },				/* lg %r14,8(%r15) */
+	  .mask = { ONES6, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0, 0, 0, 0,
+		    ONES6 },
+	  .opcode_len = PG_LARL_BLOCK_LEN, .nop = s390_nops },
+	{ .name = "brasl",
+	  .reloc_types = { R_390_PLT32DBL_, R_390_PC32DBL_ },
+	  .n_reloc_types = 2, .field_offset = 2, .len = BRASL_LEN,
+	  .opcode = { 0xc0, 0x05 }, .mask = { 0xff, 0x0f },	/* brasl %rN */
+	  .opcode_len = 2, .nop = s390_nops },
+};
+
+static int32_t get_be32s(const uint8_t *p)
+{
+	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+			 (uint32_t)p[2] << 8 | (uint32_t)p[3]);
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static bool is_brasl(const uint8_t *p)
+{
+	return p[0] == 0xc0 && (p[1] & 0x0f) == 0x05;
+}
+
+static bool is_brasl_r14(const uint8_t *p)
+{
+	return p[0] == 0xc0 && p[1] == 0xe5;
+}
+
+/* Where the relative-long instruction at `addr` (bytes `p`) points. */
+static uint64_t ril_target(const uint8_t *p, uint64_t addr)
+{
+	return addr + (uint64_t)((int64_t)get_be32s(p + 2) * 2);
+}
+
+static struct mc_site s390_decode_block(const uint8_t *p, size_t avail,
+					uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail >= PG_BLOCK_LEN && is_brasl_r14(p + 6) &&
+	    mc_bytes_equal(p + 12, lg_r14, 6))
+		s = (struct mc_site){ MC_SITE_CALL, PG_BLOCK_LEN,
+				      ril_target(p + 6, addr + 6) };
+	else if (avail >= PG_LARL_BLOCK_LEN && p[6] == 0xc0 &&
+		 p[7] == 0x10 && is_brasl_r14(p + 12) &&
+		 mc_bytes_equal(p + 18, lg_r14, 6))
+		s = (struct mc_site){ MC_SITE_CALL, PG_LARL_BLOCK_LEN,
+				      ril_target(p + 12, addr + 12) };
+	return s;
+}
+
+/*
+ * A lone `brcl 0` is the six-byte NOP; a -pg block turned into three of
+ * them reads as the first one, which is what a runtime patching one
+ * instruction needs to know.
+ */
+static struct mc_site s390_decode_site(const uint8_t *p, size_t avail,
+				       uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail >= 6 && mc_bytes_equal(p, stg_r14, 6))
+		s = s390_decode_block(p, avail, addr);
+	else if (avail >= BRASL_LEN && is_brasl(p))
+		s = (struct mc_site){ MC_SITE_CALL, BRASL_LEN,
+				      ril_target(p, addr) };
+	else if (avail >= BRASL_LEN && mc_bytes_equal(p, s390_nops, 6))
+		s = (struct mc_site){ MC_SITE_NOP, BRASL_LEN, 0 };
+	return s;
+}
+
+/* One, three or four `brcl 0,0`: the lengths of the blocks above. */
+static bool s390_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len != BRASL_LEN && len != PG_BLOCK_LEN &&
+	    len != PG_LARL_BLOCK_LEN)
+		return false;
+	mc_bytes_copy(out, s390_nops, len);
+	return true;
+}
+
+/* brasl %rR,target at `at`: even distance within +/- 4 GiB. */
+static bool put_brasl(uint8_t *out, unsigned reg, uint64_t at,
+		      uint64_t target)
+{
+	int64_t d = (int64_t)(target - at);
+
+	if ((d & 1) || d / 2 < INT32_MIN || d / 2 > INT32_MAX)
+		return false;
+	out[0] = 0xc0;				/* brasl %rR,RI */
+	out[1] = (uint8_t)(reg << 4 | 0x05);
+	put_be32(out + 2, (uint32_t)(int32_t)(d / 2));
+	return true;
+}
+
+/*
+ * Six bytes: the -mfentry call, `brasl %r0,target`.  Eighteen: the -pg
+ * block restored, `stg %r14,8(%r15); brasl %r14,target; lg %r14,8(%r15)`.
+ * The larl block needs its counter's address, which only the compiler
+ * knows, so it has no encoding.
+ */
+static bool s390_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			     uint64_t target)
+{
+	uint8_t call[BRASL_LEN];
+
+	if (len == BRASL_LEN)
+		return put_brasl(out, 0, site, target);
+	if (len != PG_BLOCK_LEN || !put_brasl(call, 14, site + 6, target))
+		return false;
+	mc_bytes_copy(out, stg_r14, 6);
+	mc_bytes_copy(out + 6, call, BRASL_LEN);
+	mc_bytes_copy(out + 12, lg_r14, 6);
+	return true;
+}
+
+const struct mc_arch mc_arch_s390x = {
+	.name = "s390x",
+	.e_machine = EM_S390_,
+	.elf_class = 64,
+	.endian = MC_BIG_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_390_64_,
+	.none_reloc = R_390_NONE_,
+	.relative_reloc = R_390_RELATIVE_,
+	.hook_symbols = s390_hook_symbols,
+	.forms = s390x_forms,
+	.n_forms = sizeof(s390x_forms) / sizeof(s390x_forms[0]),
+	/* Both -mfentry and -pg put the block first in the function. */
+	.max_entry_offset = 0,
+	.decode_site = s390_decode_site,
+	.encode_nop = s390_encode_nop,
+	.encode_call = s390_encode_call,
+};

@@ -1,0 +1,223 @@
+/*
+ * sh.c - SuperH (SH-4), 32-bit, little-endian (Debian's sh4) or
+ * big-endian (-mb).
+ *
+ * The machine: fixed 2-byte instructions with a delay slot after every
+ * jump.  An instruction has room for an 8-bit constant at most, so a
+ * full address comes from a literal pool: a 4-byte-aligned data word in
+ * the code, read with a PC-relative `mov.l`.  There is no direct call
+ * that reaches far: a call is `jsr @rN` or `jmp @rN` with the return
+ * address put in the pr register by hand.
+ *
+ * What GCC emits with -pg at the top of each function (kernel and
+ * non-PIC userspace alike):
+ *
+ *     mov.l  1f,r1          d1 0n    r1 = mcount, from the pool word
+ *     sts.l  pr,@-r15       4f 22    save the caller's pr
+ *     mova   2f,r0          c7 0n    r0 = the return point
+ *     jmp    @r1            41 2b
+ *      lds   r0,pr          40 2a    (delay slot) pr = 2f
+ *     [nop                  00 09    pad to 4-byte alignment]
+ *  1: .long  mcount                  R_SH_DIR32 mcount   <- the site
+ *  2: lds.l  @r15+,pr       4f 26    restore pr; the body follows
+ *
+ * The only relocation against the hook is on the pool word, not on an
+ * instruction.  The kernel records that word (its recordmcount.pl takes
+ * the offset of the R_SH_DIR32 line as is), because its ftrace patches
+ * nothing but the word: MCOUNT_INSN_SIZE is 4, a call is "the word holds
+ * the tracer's address", and disabled is "the word holds its own
+ * address + 4", so the jmp lands on label 2 and runs on.  We record the
+ * same word, and check that `lds.l @r15+,pr` follows it.
+ *
+ * --nop cannot do that: the neutral word is an absolute address, which
+ * needs a relocation against the section, while --nop's neutral bytes
+ * stand on their own and the hook's relocation is voided.  (Rewriting
+ * `jmp @r1` into `bra 2f` would be position-independent, but it is not
+ * at the site, and the pool word moves relative to the jmp with the
+ * padding.)  So the form has no NOP: --nop fails on SH, and hooks in
+ * untraced sections are left calling mcount, as without this tool.
+ * For the same reason encode_nop has nothing to offer, while
+ * encode_call is simply the target's address in the word.
+ *
+ * PIC code (-fPIC) loads mcount through the GOT (R_SH_GOT32 on the pool
+ * word, then an R_SH_GOTPC word): recorded the same way, on its word.
+ *
+ * The table is R_SH_DIR32 in .rela, but with the addend in the slot and
+ * r_addend 0, as GAS writes `.long sym+N`: binutils' R_SH_DIR32 is
+ * "partial in place", and ld takes the addend from the slot (a table
+ * with the addend in r_addend and zero slots links to wrong addresses).
+ */
+#include "arch.h"
+
+/* ELF facts (the SH ELF ABI, binutils' include/elf/sh.h). */
+enum {
+	EM_SH_ = 42,
+
+	R_SH_NONE_ = 0,
+	R_SH_DIR32_ = 1,
+	R_SH_GOT32_ = 160,
+	R_SH_RELATIVE_ = 165,
+};
+
+static const char *const sh_hook_symbols[] = { "mcount", NULL };
+
+/*
+ * The pool word (any contents), then `lds.l @r15+,pr` (0x4f26) in the
+ * file's byte order; for PIC, the GOTPC word sits in between.
+ */
+static const struct mc_object_form sh_le_forms[] = {
+	{ .name = ".long mcount (literal pool)",
+	  .reloc_types = { R_SH_DIR32_ }, .n_reloc_types = 1,
+	  .field_offset = 0, .len = 4,
+	  .opcode = { 0, 0, 0, 0, 0x26, 0x4f },		/* .long; lds.l */
+	  .mask = { 0, 0, 0, 0, 0xff, 0xff }, .opcode_len = 6,
+	  .nop = NULL },
+	{ .name = ".long mcount@GOT (literal pool)",
+	  .reloc_types = { R_SH_GOT32_ }, .n_reloc_types = 1,
+	  .field_offset = 0, .len = 4,
+	  .opcode = { [8] = 0x26, [9] = 0x4f },	/* .long; .long; lds.l */
+	  .mask = { [8] = 0xff, [9] = 0xff }, .opcode_len = 10,
+	  .nop = NULL },
+};
+
+static const struct mc_object_form sh_be_forms[] = {
+	{ .name = ".long mcount (literal pool)",
+	  .reloc_types = { R_SH_DIR32_ }, .n_reloc_types = 1,
+	  .field_offset = 0, .len = 4,
+	  .opcode = { 0, 0, 0, 0, 0x4f, 0x26 },		/* .long; lds.l */
+	  .mask = { 0, 0, 0, 0, 0xff, 0xff }, .opcode_len = 6,
+	  .nop = NULL },
+	{ .name = ".long mcount@GOT (literal pool)",
+	  .reloc_types = { R_SH_GOT32_ }, .n_reloc_types = 1,
+	  .field_offset = 0, .len = 4,
+	  .opcode = { [8] = 0x4f, [9] = 0x26 },	/* .long; .long; lds.l */
+	  .mask = { [8] = 0xff, [9] = 0xff }, .opcode_len = 10,
+	  .nop = NULL },
+};
+
+static uint32_t sh_word(const uint8_t *p, enum mc_endian e)
+{
+	if (e == MC_LITTLE_ENDIAN)
+		return mc_get_le32(p);
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static bool sh_is_lds_pr(const uint8_t *p, enum mc_endian e)
+{
+	return e == MC_LITTLE_ENDIAN ? p[0] == 0x26 && p[1] == 0x4f
+				     : p[0] == 0x4f && p[1] == 0x26;
+}
+
+/*
+ * Linked code, at the pool word: the word is the jmp's destination.
+ * Holding its own address + 4 is the kernel's disabled state (NOP);
+ * anything else is a call to that address.  Only a word followed by
+ * `lds.l @r15+,pr` is taken for a hook at all.
+ */
+static struct mc_site sh_decode(const uint8_t *p, size_t avail,
+				uint64_t addr, enum mc_endian e)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail < 6 || (addr & 3) || !sh_is_lds_pr(p + 4, e))
+		return s;
+	uint32_t w = sh_word(p, e);
+	if (w == (uint32_t)(addr + 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	else
+		s = (struct mc_site){ MC_SITE_CALL, 4, w };
+	return s;
+}
+
+static struct mc_site sh_le_decode_site(const uint8_t *p, size_t avail,
+					uint64_t addr)
+{
+	return sh_decode(p, avail, addr, MC_LITTLE_ENDIAN);
+}
+
+static struct mc_site sh_be_decode_site(const uint8_t *p, size_t avail,
+					uint64_t addr)
+{
+	return sh_decode(p, avail, addr, MC_BIG_ENDIAN);
+}
+
+/* The disabled word depends on its own address, which this is not told. */
+static bool sh_encode_nop(uint8_t *out, unsigned len)
+{
+	(void)out;
+	(void)len;
+	return false;
+}
+
+/* Enabling a site stores the target's address in its pool word. */
+static bool sh_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			   uint64_t target, enum mc_endian e)
+{
+	if (len != 4 || (site & 3) || target > UINT32_MAX)
+		return false;
+	if (e == MC_LITTLE_ENDIAN) {
+		mc_put_le32(out, (uint32_t)target);
+		return true;
+	}
+	out[0] = (uint8_t)(target >> 24);
+	out[1] = (uint8_t)(target >> 16);
+	out[2] = (uint8_t)(target >> 8);
+	out[3] = (uint8_t)target;
+	return true;
+}
+
+static bool sh_le_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			      uint64_t target)
+{
+	return sh_encode_call(out, len, site, target, MC_LITTLE_ENDIAN);
+}
+
+static bool sh_be_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			      uint64_t target)
+{
+	return sh_encode_call(out, len, site, target, MC_BIG_ENDIAN);
+}
+
+/* mov.l, sts.l, mova, jmp, lds, nop: the word is at most 12 bytes in. */
+#define SH_MAX_ENTRY_OFFSET 12
+
+const struct mc_arch mc_arch_sh = {
+	.name = "sh",
+	.e_machine = EM_SH_,
+	.elf_class = 32,
+	.endian = MC_LITTLE_ENDIAN,
+	.addr_size = 4,
+	.table_uses_rela = true,
+	.table_addend_in_place = true,
+	.table_reloc = R_SH_DIR32_,
+	.none_reloc = R_SH_NONE_,
+	.relative_reloc = R_SH_RELATIVE_,
+	.hook_symbols = sh_hook_symbols,
+	.forms = sh_le_forms,
+	.n_forms = sizeof(sh_le_forms) / sizeof(sh_le_forms[0]),
+	.max_entry_offset = SH_MAX_ENTRY_OFFSET,
+	.decode_site = sh_le_decode_site,
+	.encode_nop = sh_encode_nop,
+	.encode_call = sh_le_encode_call,
+};
+
+const struct mc_arch mc_arch_sheb = {
+	.name = "sheb",
+	.e_machine = EM_SH_,
+	.elf_class = 32,
+	.endian = MC_BIG_ENDIAN,
+	.addr_size = 4,
+	.table_uses_rela = true,
+	.table_addend_in_place = true,
+	.table_reloc = R_SH_DIR32_,
+	.none_reloc = R_SH_NONE_,
+	.relative_reloc = R_SH_RELATIVE_,
+	.hook_symbols = sh_hook_symbols,
+	.forms = sh_be_forms,
+	.n_forms = sizeof(sh_be_forms) / sizeof(sh_be_forms[0]),
+	.max_entry_offset = SH_MAX_ENTRY_OFFSET,
+	.decode_site = sh_be_decode_site,
+	.encode_nop = sh_encode_nop,
+	.encode_call = sh_be_encode_call,
+};

@@ -1,0 +1,125 @@
+/*
+ * sparc.c - SPARC V9, 64-bit (sparc64).
+ *
+ * The machine: fixed 4-byte instructions, aligned, always big-endian.
+ * Calls, jumps and branches have a delay slot: the next instruction runs
+ * before the target.  `call` is one instruction reaching +-2 GB: the top
+ * two bits 01, then a 30-bit word displacement from the call itself.
+ * The NOP is `sethi 0,%g0` (01 00 00 00); %g0 always reads zero, so
+ * writing it has no effect.
+ *
+ * What GCC emits with -pg (the kernel's -m64 -mcmodel=medlow, and
+ * userspace alike): after the `save` that opens the register window,
+ *
+ *     call _mcount         R_SPARC_WDISP30 (-fno-pic), R_SPARC_WPLT30
+ *                          (PIC/PIE, Debian's default)
+ *     <delay slot>         usually the first instruction of the body
+ *
+ * The relocation sits on the call and the site is the call, as the
+ * kernel's tool and its ftrace have it.  Disabling a site means
+ * replacing the call with a NOP (the kernel's ftrace_make_nop does
+ * exactly that); the delay slot instruction then simply runs next, as
+ * it ran before the call's target did, so it stays.
+ *
+ * The table is R_SPARC_64 in .rela (addend in the relocation).
+ */
+#include "arch.h"
+
+/* ELF facts (SPARC Compliance Definition 2.4.1). */
+enum {
+	EM_SPARCV9_ = 43,
+
+	R_SPARC_NONE_ = 0,
+	R_SPARC_WDISP30_ = 7,
+	R_SPARC_WPLT30_ = 18,
+	R_SPARC_RELATIVE_ = 22,
+	R_SPARC_64_ = 32,
+};
+
+static const uint8_t sparc_nop[4] = { 0x01, 0x00, 0x00, 0x00 };	/* nop */
+
+static const char *const sparc_hook_symbols[] = { "_mcount", NULL };
+
+static const struct mc_object_form sparc64_forms[] = {
+	{ .name = "call _mcount",
+	  .reloc_types = { R_SPARC_WDISP30_, R_SPARC_WPLT30_ },
+	  .n_reloc_types = 2, .field_offset = 0, .len = 4,
+	  .opcode = { 0x40 }, .mask = { 0xc0 }, .opcode_len = 1,
+	  .nop = sparc_nop },				/* call disp30 */
+};
+
+static uint32_t sparc_word(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static struct mc_site sparc_decode_site(const uint8_t *p, size_t avail,
+					uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail < 4)
+		return s;
+	uint32_t w = sparc_word(p);
+	if ((w >> 30) == 1) {		/* call: disp30, sign-extended, x4 */
+		int64_t d = (int64_t)((int32_t)(w << 2));
+		s = (struct mc_site){ MC_SITE_CALL, 4, addr + (uint64_t)d };
+	} else if (mc_bytes_equal(p, sparc_nop, 4)) {
+		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	}
+	return s;
+}
+
+static bool sparc_encode_nop(uint8_t *out, unsigned len)
+{
+	if (len == 0 || len % 4)
+		return false;
+	for (unsigned i = 0; i < len; i += 4)
+		mc_bytes_copy(out + i, sparc_nop, 4);
+	return true;
+}
+
+/* A decoded call or NOP: the delay slot stays, the call becomes a NOP. */
+static const uint8_t *sparc_site_neutral(const struct mc_site *site)
+{
+	if (site->kind == MC_SITE_UNKNOWN || site->len != 4)
+		return NULL;
+	return sparc_nop;
+}
+
+/* `call target`: the displacement counts words from the call itself. */
+static bool sparc_encode_call(uint8_t *out, unsigned len, uint64_t site,
+			      uint64_t target)
+{
+	int64_t d = (int64_t)(target - site);
+
+	if (len != 4 || (d & 3) || d < INT32_MIN || d > INT32_MAX)
+		return false;
+	uint32_t w = 0x40000000 | (((uint32_t)d >> 2) & 0x3fffffff);
+	out[0] = (uint8_t)(w >> 24);		/* call disp30 */
+	out[1] = (uint8_t)(w >> 16);
+	out[2] = (uint8_t)(w >> 8);
+	out[3] = (uint8_t)w;
+	return true;
+}
+
+const struct mc_arch mc_arch_sparc64 = {
+	.name = "sparc64",
+	.e_machine = EM_SPARCV9_,
+	.elf_class = 64,
+	.endian = MC_BIG_ENDIAN,
+	.addr_size = 8,
+	.table_uses_rela = true,
+	.table_reloc = R_SPARC_64_,
+	.none_reloc = R_SPARC_NONE_,
+	.relative_reloc = R_SPARC_RELATIVE_,
+	.hook_symbols = sparc_hook_symbols,
+	.forms = sparc64_forms,
+	.n_forms = sizeof(sparc64_forms) / sizeof(sparc64_forms[0]),
+	.max_entry_offset = 8,		/* save; call */
+	.decode_site = sparc_decode_site,
+	.encode_nop = sparc_encode_nop,
+	.encode_call = sparc_encode_call,
+	.site_neutral = sparc_site_neutral,
+};

@@ -1,0 +1,176 @@
+/*
+ * test_arch_aarch64.c - unit tests of arch/aarch64.c: the registry
+ * entry, the object form, the linked-code decoder and the encoders.
+ *
+ * Expected values come from the Arm ARM's encodings, written out here;
+ * the encoders are also checked against aarch64-linux-gnu-objdump, which
+ * disassembles our bytes without knowing our tables.
+ */
+#define _GNU_SOURCE
+#include "../../arch/arch.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "unit.h"
+
+#define EM_AARCH64_N 183
+#define R_AARCH64_ABS64_N 257
+#define R_AARCH64_JUMP26_N 282
+#define R_AARCH64_CALL26_N 283
+#define R_AARCH64_RELATIVE_N 1027
+#define OBJDUMP "aarch64-linux-gnu-objdump -m aarch64"
+
+static const struct mc_arch *a64(void)
+{
+	const struct mc_arch *a = mc_arch_by_name("aarch64");
+
+	ck_assert_ptr_nonnull(a);
+	return a;
+}
+
+/* The last "0x..." number in objdump's text: a branch's target. */
+static uint64_t last_hex(const char *text)
+{
+	const char *p = NULL;
+
+	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
+		p = q;
+	ck_assert_ptr_nonnull(p);
+	return strtoull(p, NULL, 16);
+}
+
+START_TEST(registry)
+{
+	const struct mc_arch *a = mc_arch_find(EM_AARCH64_N, 64,
+					       MC_LITTLE_ENDIAN, 0);
+
+	ck_assert_ptr_eq(a, a64());
+	ck_assert_uint_eq(a->addr_size, 8);
+	ck_assert(a->table_uses_rela);
+	ck_assert_uint_eq(a->table_reloc, R_AARCH64_ABS64_N);
+	ck_assert_uint_eq(a->relative_reloc, R_AARCH64_RELATIVE_N);
+	ck_assert_uint_eq(a->none_reloc, 0);
+	ck_assert(mc_is_hook_symbol(a, "_mcount"));
+	ck_assert(!mc_is_hook_symbol(a, "__fentry__"));
+	/* No big-endian or ILP32 entry. */
+	ck_assert_ptr_null(mc_arch_find(EM_AARCH64_N, 64, MC_BIG_ENDIAN, 0));
+	ck_assert_ptr_null(mc_arch_find(EM_AARCH64_N, 32, MC_LITTLE_ENDIAN, 0));
+}
+END_TEST
+
+START_TEST(form_bl)
+{
+	static const uint8_t code[] = {
+		0xe0, 0x03, 0x1e, 0xaa,		/* mov x0, x30 */
+		0x00, 0x00, 0x00, 0x94,		/* bl _mcount */
+		0x00, 0x00, 0x00, 0x14,		/* b _mcount */
+	};
+	const struct mc_object_form *f =
+		mc_match_form(a64(), R_AARCH64_CALL26_N, code, sizeof(code), 4);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->field_offset, 0);
+	ck_assert_uint_eq(f->len, 4);
+	ck_assert_mem_eq(f->nop, "\x1f\x20\x03\xd5", 4);
+	/* A tail call is not a hook; a bl needs CALL26. */
+	ck_assert_ptr_null(mc_match_form(a64(), R_AARCH64_JUMP26_N, code,
+					 sizeof(code), 8));
+	ck_assert_ptr_null(mc_match_form(a64(), R_AARCH64_CALL26_N, code,
+					 sizeof(code), 8));
+	ck_assert_ptr_null(mc_match_form(a64(), R_AARCH64_CALL26_N, code,
+					 sizeof(code), 0));
+}
+END_TEST
+
+START_TEST(nop_objdump)
+{
+	uint8_t b[4];
+	char out[2][DISASM_LINE];
+
+	ck_assert(a64()->encode_nop(b, 4));
+	ck_assert(!a64()->encode_nop(b, 8));
+	ck_assert(!a64()->encode_nop(b, 2));
+	ck_assert_int_eq(disasm(OBJDUMP, b, 4, 0, out, 2), 1);
+	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
+	struct mc_site s = a64()->decode_site(b, 4, 0x1000);
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 4);
+}
+END_TEST
+
+static const uint64_t calls[][2] = {
+	{ 0x400000, 0x400400 },
+	{ 0x400400, 0x400000 },
+	{ 0x8000000, 0x8000000 + (128 << 20) - 4 },	/* farthest forward */
+	{ 0x8000000, 0x8000000 - (128 << 20) },		/* farthest back */
+	{ 0xffff800010000000ull, 0xffff800010123454ull },
+};
+
+START_TEST(call_roundtrip)
+{
+	uint64_t site = calls[_i][0], target = calls[_i][1];
+	uint8_t b[4];
+	char out[2][DISASM_LINE];
+
+	ck_assert(a64()->encode_call(b, 4, site, target));
+	struct mc_site s = a64()->decode_site(b, 4, site);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_uint_eq(s.target, target);
+	ck_assert_int_eq(disasm(OBJDUMP, b, 4, site, out, 2), 1);
+	ck_assert(strncmp(disasm_text(out[0]), "bl\t", 3) == 0);
+	ck_assert_uint_eq(last_hex(disasm_text(out[0])), target);
+}
+END_TEST
+
+START_TEST(call_range)
+{
+	uint8_t b[4];
+
+	ck_assert(!a64()->encode_call(b, 4, 0x8000000,
+				      0x8000000 + (128 << 20)));
+	ck_assert(!a64()->encode_call(b, 4, 0x8000000,
+				      0x8000000 - (128 << 20) - 4));
+	ck_assert(!a64()->encode_call(b, 4, 0x8000000, 0x8000002));
+	ck_assert(!a64()->encode_call(b, 4, 0x8000002, 0x8000000));
+	ck_assert(!a64()->encode_call(b, 8, 0x8000000, 0x8000000));
+}
+END_TEST
+
+START_TEST(decode_other)
+{
+	static const uint8_t b[] = { 0x00, 0x00, 0x00, 0x14 };	/* b . */
+	static const uint8_t back[] = { 0xff, 0xff, 0xff, 0x97 };/* bl .-4 */
+
+	ck_assert_int_eq(a64()->decode_site(b, 4, 0).kind, MC_SITE_UNKNOWN);
+	ck_assert_int_eq(a64()->decode_site(back, 3, 0).kind, MC_SITE_UNKNOWN);
+	struct mc_site s = a64()->decode_site(back, 4, 0x1000);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.target, 0xffc);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("arch_aarch64");
+	TCase *tc = tcase_create("aarch64");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, registry);
+	tcase_add_test(tc, form_bl);
+	tcase_add_test(tc, nop_objdump);
+	tcase_add_loop_test(tc, call_roundtrip, 0,
+			    sizeof(calls) / sizeof(calls[0]));
+	tcase_add_test(tc, call_range);
+	tcase_add_test(tc, decode_other);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(suite());
+}

@@ -1,0 +1,271 @@
+/*
+ * test_arch_arm.c - unit tests of arch/arm.c: the "arm" and "thumb2"
+ * entries, the ARM and Thumb-2 object forms, the linked-code decoders
+ * and the encoders, in both instruction sets and across them (BLX).
+ *
+ * The encoders are checked against arm-linux-gnueabihf-objdump (-M
+ * force-thumb for Thumb-2), which knows nothing of our tables.
+ */
+#define _GNU_SOURCE
+#include "../../arch/arch.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "unit.h"
+
+#define EM_ARM_N 40
+#define R_ARM_PC24_N 1
+#define R_ARM_ABS32_N 2
+#define R_ARM_THM_CALL_N 10
+#define R_ARM_RELATIVE_N 23
+#define R_ARM_CALL_N 28
+#define R_ARM_JUMP24_N 29
+#define OBJDUMP_ARM "arm-linux-gnueabihf-objdump -m arm"
+#define OBJDUMP_THUMB "arm-linux-gnueabihf-objdump -m arm -M force-thumb"
+
+static const struct mc_arch *arm(void)
+{
+	const struct mc_arch *a = mc_arch_by_name("arm");
+
+	ck_assert_ptr_nonnull(a);
+	return a;
+}
+
+static const struct mc_arch *thumb2(void)
+{
+	const struct mc_arch *a = mc_arch_by_name("thumb2");
+
+	ck_assert_ptr_nonnull(a);
+	return a;
+}
+
+static uint64_t last_hex(const char *text)
+{
+	const char *p = NULL;
+
+	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
+		p = q;
+	ck_assert_ptr_nonnull(p);
+	return strtoull(p, NULL, 16);
+}
+
+START_TEST(registry)
+{
+	const struct mc_arch *a = mc_arch_find(EM_ARM_N, 32, MC_LITTLE_ENDIAN,
+					       0x05000400);
+
+	ck_assert_ptr_eq(a, arm());		/* never "thumb2" by machine */
+	ck_assert_uint_eq(a->addr_size, 4);
+	ck_assert(!a->table_uses_rela);
+	ck_assert_uint_eq(a->table_reloc, R_ARM_ABS32_N);
+	ck_assert_uint_eq(a->relative_reloc, R_ARM_RELATIVE_N);
+	ck_assert_uint_eq(a->none_reloc, 0);
+	ck_assert(a->anchor_avoid_func);
+	ck_assert(mc_is_hook_symbol(a, "__gnu_mcount_nc"));
+	ck_assert_ptr_null(mc_arch_find(EM_ARM_N, 32, MC_BIG_ENDIAN, 0));
+	ck_assert_ptr_eq(thumb2()->forms, a->forms);
+}
+END_TEST
+
+static const uint8_t arm_code[] = {
+	0x04, 0xe0, 0x2d, 0xe5,		/* push {lr} */
+	0xfe, 0xff, 0xff, 0xeb,		/* bl __gnu_mcount_nc */
+	0xfe, 0xff, 0xff, 0xeb,		/* bl __gnu_mcount_nc (no push) */
+};
+
+START_TEST(form_arm)
+{
+	const struct mc_object_form *f =
+		mc_match_form(arm(), R_ARM_CALL_N, arm_code, sizeof(arm_code), 4);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->field_offset, 0);
+	ck_assert_uint_eq(f->len, 4);
+	ck_assert_mem_eq(f->nop, "\x04\xd0\x8d\xe2", 4);	/* add sp, sp, #4 */
+	ck_assert_ptr_eq(mc_match_form(arm(), R_ARM_PC24_N, arm_code,
+				       sizeof(arm_code), 4), f);
+	/* The push must be there, before the start of the section too. */
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_CALL_N, arm_code,
+					 sizeof(arm_code), 8));
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_CALL_N, arm_code + 4,
+					 sizeof(arm_code) - 4, 0));
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_JUMP24_N, arm_code,
+					 sizeof(arm_code), 4));
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_THM_CALL_N, arm_code,
+					 sizeof(arm_code), 4));
+}
+END_TEST
+
+static const uint8_t thm_code[] = {
+	0x08, 0xb5,			/* push {r3, lr} */
+	0x00, 0xb5,			/* push {lr} */
+	0xff, 0xf7, 0xfe, 0xff,		/* bl __gnu_mcount_nc */
+	0x00, 0xbf,			/* nop */
+	0xff, 0xf7, 0xfe, 0xff,		/* bl __gnu_mcount_nc (no push) */
+};
+
+START_TEST(form_thumb)
+{
+	const struct mc_object_form *f =
+		mc_match_form(arm(), R_ARM_THM_CALL_N, thm_code,
+			      sizeof(thm_code), 4);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->len, 4);
+	ck_assert_mem_eq(f->nop, "\x0d\xf1\x04\x0d", 4);	/* add.w sp, sp, #4 */
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_THM_CALL_N, thm_code,
+					 sizeof(thm_code), 10));
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_CALL_N, thm_code,
+					 sizeof(thm_code), 4));
+	/* Runs past the end of the section. */
+	ck_assert_ptr_null(mc_match_form(arm(), R_ARM_THM_CALL_N, thm_code,
+					 6, 4));
+}
+END_TEST
+
+static void check_nop(const struct mc_arch *a, const char *objdump,
+		      const char *want, uint64_t addr)
+{
+	uint8_t b[4];
+	char out[2][DISASM_LINE];
+
+	ck_assert(a->encode_nop(b, 4));
+	ck_assert(!a->encode_nop(b, 2));
+	ck_assert(!a->encode_nop(b, 8));
+	ck_assert_int_eq(disasm(objdump, b, 4, 0, out, 2), 1);
+	ck_assert_str_eq(disasm_text(out[0]), want);
+	struct mc_site s = a->decode_site(b, 4, addr);
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 4);
+}
+
+START_TEST(nops)
+{
+	static const uint8_t pop_arm[] = { 0x04, 0xe0, 0x9d, 0xe4 };
+	static const uint8_t pop_thm[] = { 0x5d, 0xf8, 0x04, 0xeb };
+
+	check_nop(arm(), OBJDUMP_ARM, "add\tsp, sp, #4\n", 0x1000);
+	check_nop(thumb2(), OBJDUMP_THUMB, "add.w\tsp, sp, #4\n", 0x1002);
+	/* Older kernels' `pop {lr}` reads as a NOP too, in its own state. */
+	ck_assert_int_eq(arm()->decode_site(pop_arm, 4, 0x1000).kind,
+			 MC_SITE_NOP);
+	ck_assert_int_eq(arm()->decode_site(pop_thm, 4, 0x1001).kind,
+			 MC_SITE_NOP);
+	ck_assert_int_eq(thumb2()->decode_site(pop_thm, 4, 0x1000).kind,
+			 MC_SITE_NOP);
+	ck_assert_int_eq(thumb2()->decode_site(pop_arm, 4, 0x1000).kind,
+			 MC_SITE_UNKNOWN);
+}
+END_TEST
+
+/*
+ * Sites with bit 0 set are Thumb (for the "arm" entry); targets with
+ * bit 0 set are Thumb functions.  `insn` is what objdump must print.
+ */
+static const struct {
+	uint64_t site, target;
+	const char *insn;
+} calls[] = {
+	{ 0x10000, 0x20000, "bl" },			/* ARM -> ARM */
+	{ 0x20000, 0x10000, "bl" },
+	{ 0x10000, 0x10000 + (32 << 20) - 8 + 8, "bl" }, /* farthest */
+	{ 0x4000000, 0x4000000 + 8 - (32 << 20), "bl" },
+	{ 0x10000, 0x20003, "blx" },			/* ARM -> Thumb */
+	{ 0x10000, 0x0fffe | 1, "blx" },
+	{ 0x10003, 0x20001, "bl" },			/* Thumb -> Thumb */
+	{ 0x20001, 0x10003, "bl" },
+	{ 0x10001, 0x10004 + (16 << 20) - 2 + 1, "bl" },/* farthest */
+	{ 0x2000001, 0x2000004 - (16 << 20) + 1, "bl" },
+	{ 0x10003, 0x20000, "blx" },			/* Thumb -> ARM */
+	{ 0x10001, 0x20000, "blx" },
+	{ 0x20001, 0x10004, "blx" },
+};
+
+static void roundtrip(const struct mc_arch *a, unsigned i, uint64_t site)
+{
+	uint64_t target = calls[i].target;
+	bool thumb = calls[i].site & 1;
+	uint8_t b[4];
+	char out[2][DISASM_LINE];
+
+	ck_assert_msg(a->encode_call(b, 4, site, target), "call %u", i);
+	struct mc_site s = a->decode_site(b, 4, site);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_uint_eq(s.target, target);
+	ck_assert_int_eq(disasm(thumb ? OBJDUMP_THUMB : OBJDUMP_ARM, b, 4,
+				site & ~1ull, out, 2), 1);
+	const char *t = disasm_text(out[0]);
+	ck_assert_msg(strncmp(t, calls[i].insn, strlen(calls[i].insn)) == 0 &&
+		      t[strlen(calls[i].insn)] == '\t', "%u: %s", i, t);
+	ck_assert_uint_eq(last_hex(t), target & ~1ull);
+}
+
+START_TEST(call_roundtrip)
+{
+	roundtrip(arm(), (unsigned)_i, calls[_i].site);
+	if (calls[_i].site & 1)		/* thumb2 needs no bit 0 */
+		roundtrip(thumb2(), (unsigned)_i, calls[_i].site & ~1ull);
+}
+END_TEST
+
+START_TEST(call_range)
+{
+	uint8_t b[4];
+
+	ck_assert(!arm()->encode_call(b, 4, 0x10000, 0x10008 + (32 << 20)));
+	ck_assert(!arm()->encode_call(b, 4, 0x4000000,
+				      0x4000000 + 8 - (32 << 20) - 4));
+	ck_assert(!arm()->encode_call(b, 4, 0x10002, 0x20000));	/* ARM site */
+	ck_assert(!arm()->encode_call(b, 4, 0x10000, 0x20002));	/* ARM target */
+	ck_assert(!arm()->encode_call(b, 4, 0x10001, 0x10004 + (16 << 20) + 1));
+	ck_assert(!arm()->encode_call(b, 4, 0x10001, 0x20002));	/* blx to ARM */
+	ck_assert(!thumb2()->encode_call(b, 4, 0x2000000,
+					 0x2000004 - (16 << 20) - 2 + 1));
+	ck_assert(!arm()->encode_call(b, 8, 0x10000, 0x20000));
+	ck_assert(!thumb2()->encode_call(b, 2, 0x10000, 0x20001));
+}
+END_TEST
+
+/* What GCC leaves in the object: `bl .` in both states. */
+START_TEST(decode_object_bytes)
+{
+	struct mc_site s = arm()->decode_site(arm_code + 4, 4, 0x104);
+
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.target, 0x104);
+	s = thumb2()->decode_site(thm_code + 4, 4, 0x104);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.target, 0x104 | 1);
+	ck_assert_int_eq(arm()->decode_site(thm_code, 4, 0).kind,
+			 MC_SITE_UNKNOWN);
+	ck_assert_int_eq(arm()->decode_site(arm_code, 3, 0).kind,
+			 MC_SITE_UNKNOWN);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("arch_arm");
+	TCase *tc = tcase_create("arm");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, registry);
+	tcase_add_test(tc, form_arm);
+	tcase_add_test(tc, form_thumb);
+	tcase_add_test(tc, nops);
+	tcase_add_loop_test(tc, call_roundtrip, 0,
+			    sizeof(calls) / sizeof(calls[0]));
+	tcase_add_test(tc, call_range);
+	tcase_add_test(tc, decode_object_bytes);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(suite());
+}

@@ -1,0 +1,584 @@
+/*
+ * test_arch_powerpc.c - unit tests of arch/powerpc.c: the registry
+ * entries for ppc64le, ppc64 (ELFv1 and ELFv2) and ppc, their object
+ * forms, the linked-code decoder and the encoders.
+ *
+ * Expected values are written out by hand from the Power ISA encodings
+ * (bl = opcode 18 with LK, nop = ori 0,0,0); the encoders are also
+ * checked against the cross objdump in both byte orders.
+ */
+#define _GNU_SOURCE
+#include "../../arch/arch.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "unit.h"
+
+/* ELF numbers, spelled out here so the tests do not share the arch's. */
+#define EM_PPC_N 20
+#define EM_PPC64_N 21
+#define EF_PPC64_ABI_V2_N 2
+#define EF_PPC_RELOCATABLE_LIB_N 0x8000
+#define R_PPC_ADDR32_N 1
+#define R_PPC_REL24_N 10
+#define R_PPC_REL14_N 11
+#define R_PPC_PLTREL24_N 18
+#define R_PPC_RELATIVE_N 22
+#define R_PPC64_PLT16_HA_N 31
+#define R_PPC64_TOC16_HA_N 50
+#define R_PPC64_ADDR64_N 38
+#define R_PPC64_PLT16_LO_DS_N 60
+#define R_PPC64_REL24_NOTOC_N 116
+#define R_PPC64_PLTSEQ_N 119
+#define R_PPC64_PLTCALL_N 120
+#define R_PPC64_PLTSEQ_NOTOC_N 121
+#define R_PPC64_PLTCALL_NOTOC_N 122
+#define R_PPC64_PLT_PCREL34_NOTOC_N 135
+
+static const struct mc_arch *named(const char *name)
+{
+	const struct mc_arch *a = mc_arch_by_name(name);
+
+	ck_assert_msg(a != NULL, "no arch %s", name);
+	return a;
+}
+
+/* Loop index -> one of the three entries. */
+static const char *const arch_names[] = { "ppc64le", "ppc64", "ppc" };
+
+static bool is_be(const struct mc_arch *a)
+{
+	return a->endian == MC_BIG_ENDIAN;
+}
+
+/* A 32-bit word in the arch's byte order. */
+static void put_word(const struct mc_arch *a, uint8_t *p, uint32_t w)
+{
+	for (int i = 0; i < 4; i++)
+		p[is_be(a) ? i : 3 - i] = (uint8_t)(w >> (24 - 8 * i));
+}
+
+static const char *objdump_for(const struct mc_arch *a)
+{
+	if (strcmp(a->name, "ppc64le") == 0)
+		return "powerpc64le-linux-gnu-objdump -m powerpc:common64 -EL";
+	if (strcmp(a->name, "ppc64") == 0)
+		return "powerpc64-linux-gnu-objdump -m powerpc:common64 -EB";
+	return "powerpc-linux-gnu-objdump -m powerpc:common -EB";
+}
+
+/* ---- registry ---------------------------------------------------- */
+
+START_TEST(find_by_header)
+{
+	const struct mc_arch *le = mc_arch_find(EM_PPC64_N, 64, MC_LITTLE_ENDIAN,
+						EF_PPC64_ABI_V2_N);
+	const struct mc_arch *v1 = mc_arch_find(EM_PPC64_N, 64, MC_BIG_ENDIAN, 0);
+	const struct mc_arch *v2 = mc_arch_find(EM_PPC64_N, 64, MC_BIG_ENDIAN,
+						EF_PPC64_ABI_V2_N);
+	const struct mc_arch *p32 = mc_arch_find(EM_PPC_N, 32, MC_BIG_ENDIAN, 0);
+
+	ck_assert_ptr_nonnull(le);
+	ck_assert_str_eq(le->name, "ppc64le");
+	ck_assert_ptr_nonnull(v1);
+	ck_assert_str_eq(v1->name, "ppc64");
+	/* ELFv2 on big endian (-mabi=elfv2): the same hooks, same entry. */
+	ck_assert_ptr_eq(v2, v1);
+	/* ELFv1 on little endian (-mabi=elfv1) likewise. */
+	ck_assert_ptr_eq(mc_arch_find(EM_PPC64_N, 64, MC_LITTLE_ENDIAN, 0), le);
+	ck_assert_ptr_nonnull(p32);
+	ck_assert_str_eq(p32->name, "ppc");
+	/* Debian's PIE default marks objects "relocatable-lib". */
+	ck_assert_ptr_eq(mc_arch_find(EM_PPC_N, 32, MC_BIG_ENDIAN,
+				      EF_PPC_RELOCATABLE_LIB_N), p32);
+}
+END_TEST
+
+START_TEST(find_rejects)
+{
+	ck_assert_ptr_null(mc_arch_find(EM_PPC64_N, 32, MC_BIG_ENDIAN, 0));
+	ck_assert_ptr_null(mc_arch_find(EM_PPC_N, 64, MC_BIG_ENDIAN, 0));
+	/* Little-endian 32-bit PowerPC is not supported. */
+	ck_assert_ptr_null(mc_arch_find(EM_PPC_N, 32, MC_LITTLE_ENDIAN, 0));
+	ck_assert_ptr_null(mc_arch_by_name("powerpc"));
+	ck_assert_ptr_null(mc_arch_by_name("ppc64el"));
+	ck_assert_ptr_null(mc_arch_by_name("ppc32"));
+}
+END_TEST
+
+START_TEST(table_facts)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	bool is64 = _i < 2;
+
+	ck_assert_uint_eq(a->e_machine, is64 ? EM_PPC64_N : EM_PPC_N);
+	ck_assert_uint_eq(a->elf_class, is64 ? 64 : 32);
+	ck_assert_int_eq(a->endian, _i == 0 ? MC_LITTLE_ENDIAN : MC_BIG_ENDIAN);
+	ck_assert_uint_eq(a->addr_size, is64 ? 8 : 4);
+	ck_assert(a->table_uses_rela);
+	ck_assert_uint_eq(a->table_reloc, is64 ? R_PPC64_ADDR64_N
+					       : R_PPC_ADDR32_N);
+	ck_assert_uint_eq(a->none_reloc, 0);
+	ck_assert_uint_eq(a->relative_reloc, R_PPC_RELATIVE_N);
+	/* Descriptors live in .opd, never in the code: no filter needed. */
+	ck_assert(!a->anchor_avoid_func);
+	ck_assert_ptr_null(a->accepts_flags);
+	ck_assert_ptr_nonnull(a->decode_site);
+	ck_assert_ptr_nonnull(a->encode_nop);
+	ck_assert_ptr_nonnull(a->encode_call);
+	for (unsigned i = 0; i < a->n_forms; i++) {
+		ck_assert_uint_le(a->forms[i].len, MC_MAX_SITE_LEN);
+		ck_assert_ptr_nonnull(a->forms[i].nop);
+	}
+	/* ppc64 -pg: the bl follows a full register save (168 bytes). */
+	ck_assert_uint_ge(a->max_entry_offset, is64 ? 168 : 8);
+}
+END_TEST
+
+START_TEST(hook_symbols)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+
+	ck_assert(mc_is_hook_symbol(a, "_mcount"));
+	/* ELFv1 code symbols with -mcall-aixdesc: the kernel's build. */
+	ck_assert(mc_is_hook_symbol(a, "._mcount") == (_i < 2));
+	ck_assert(!mc_is_hook_symbol(a, "mcount"));
+	ck_assert(!mc_is_hook_symbol(a, ".mcount"));
+	ck_assert(!mc_is_hook_symbol(a, "__fentry__"));
+	ck_assert(!mc_is_hook_symbol(a, "_mcount."));
+	ck_assert(!mc_is_hook_symbol(a, ""));
+}
+END_TEST
+
+START_TEST(companions)
+{
+	const struct mc_arch *le = named("ppc64le"), *be = named("ppc64");
+	const uint32_t plt_seq[] = {
+		R_PPC64_PLT16_HA_N, R_PPC64_PLT16_LO_DS_N, R_PPC64_PLTSEQ_N,
+		R_PPC64_PLTSEQ_NOTOC_N, R_PPC64_PLT_PCREL34_NOTOC_N,
+	};
+
+	for (size_t i = 0; i < sizeof(plt_seq) / sizeof(plt_seq[0]); i++) {
+		ck_assert(mc_is_companion_reloc(le, plt_seq[i]));
+		ck_assert(mc_is_companion_reloc(be, plt_seq[i]));
+	}
+	/* The calls themselves are not companions. */
+	ck_assert(!mc_is_companion_reloc(le, R_PPC_REL24_N));
+	ck_assert(!mc_is_companion_reloc(le, R_PPC64_PLTCALL_N));
+	ck_assert(!mc_is_companion_reloc(be, R_PPC64_REL24_NOTOC_N));
+	ck_assert_uint_eq(named("ppc")->n_companion_relocs, 0);
+}
+END_TEST
+
+/* ---- object forms ------------------------------------------------ */
+
+/* mflr r0; <word>; blr: the site is the middle word, offset 4. */
+static size_t code_with(const struct mc_arch *a, uint8_t *buf, uint32_t w)
+{
+	put_word(a, buf, 0x7c0802a6);		/* mflr r0 */
+	put_word(a, buf + 4, w);
+	put_word(a, buf + 8, 0x4e800020);	/* blr */
+	return 12;
+}
+
+struct form_case {
+	const char *arch;
+	uint32_t type;
+	uint32_t word;
+	const char *name;
+};
+
+static const struct form_case good_forms[] = {
+	{ "ppc64le", R_PPC_REL24_N, 0x48000001, "bl" },
+	{ "ppc64le", R_PPC64_REL24_NOTOC_N, 0x48000001, "bl" },
+	{ "ppc64le", R_PPC64_PLTCALL_N, 0x4e800421, "bctrl" },
+	{ "ppc64le", R_PPC64_PLTCALL_NOTOC_N, 0x4e800421, "bctrl" },
+	{ "ppc64", R_PPC_REL24_N, 0x48000001, "bl" },
+	{ "ppc64", R_PPC64_REL24_NOTOC_N, 0x48000001, "bl" },
+	{ "ppc64", R_PPC64_PLTCALL_N, 0x4e800421, "bctrl" },
+	{ "ppc", R_PPC_REL24_N, 0x48000001, "bl" },
+	{ "ppc", R_PPC_PLTREL24_N, 0x48000001, "bl" },
+	/* A displacement already in the word (REL-style input) is fine. */
+	{ "ppc", R_PPC_REL24_N, 0x4bfffff1, "bl" },
+	{ "ppc64", R_PPC_REL24_N, 0x49fffffd, "bl" },
+};
+
+START_TEST(form_matches)
+{
+	const struct form_case *c = &good_forms[_i];
+	const struct mc_arch *a = named(c->arch);
+	uint8_t sec[12];
+	size_t size = code_with(a, sec, c->word);
+	const struct mc_object_form *f =
+		mc_match_form(a, c->type, sec, size, 4);
+
+	ck_assert_msg(f != NULL, "%s type %u not matched", c->arch, c->type);
+	ck_assert_str_eq(f->name, c->name);
+	/* The relocation covers the whole word: r_offset is the site. */
+	ck_assert_int_eq(f->field_offset, 0);
+	ck_assert_uint_eq(f->len, 4);
+	ck_assert_ptr_nonnull(f->nop);
+
+	/* The neutral bytes are `nop` in the arch's byte order. */
+	uint8_t nop[4];
+	put_word(a, nop, 0x60000000);
+	ck_assert(memcmp(f->nop, nop, 4) == 0);
+
+	/* The site ends exactly at the section's end, and one short. */
+	ck_assert_ptr_eq(mc_match_form(a, c->type, sec, 8, 4), f);
+	ck_assert_ptr_null(mc_match_form(a, c->type, sec, 7, 4));
+	/* Off by one, two, four bytes: other words or no word at all. */
+	ck_assert_ptr_null(mc_match_form(a, c->type, sec, size, 3));
+	ck_assert_ptr_null(mc_match_form(a, c->type, sec, size, 5));
+	ck_assert_ptr_null(mc_match_form(a, c->type, sec, size, 0));
+	ck_assert_ptr_null(mc_match_form(a, c->type, sec, size, 8));
+}
+END_TEST
+
+START_TEST(form_rejects_wrong_opcode)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	static const uint32_t words[] = {
+		0x48000000,	/* b: a tail call, not a hook */
+		0x48000003,	/* bla: absolute */
+		0x48000002,	/* ba */
+		0x4c000001,	/* opcode 19 with LK */
+		0x4e800420,	/* bctr: tail call through CTR */
+		0x4e800021,	/* blrl */
+		0x60000000,	/* nop */
+		0x7c0802a6,	/* mflr r0 */
+	};
+	uint8_t sec[12];
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		size_t n = code_with(a, sec, words[i]);
+
+		ck_assert_msg(!mc_match_form(a, R_PPC_REL24_N, sec, n, 4) &&
+			      !mc_match_form(a, R_PPC_PLTREL24_N, sec, n, 4) &&
+			      !mc_match_form(a, R_PPC64_PLTCALL_N, sec, n, 4),
+			      "%s: word %08x matched", a->name, words[i]);
+	}
+	/* The other byte order's bl is not a bl. */
+	uint8_t swapped[4];
+	put_word(a, swapped, 0x48000001);
+	for (int i = 0; i < 2; i++) {
+		uint8_t t = swapped[i];
+
+		swapped[i] = swapped[3 - i];
+		swapped[3 - i] = t;
+	}
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, swapped, 4, 0));
+}
+END_TEST
+
+START_TEST(form_rejects_wrong_type)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	uint8_t sec[12];
+	size_t n = code_with(a, sec, 0x48000001);
+
+	ck_assert_ptr_null(mc_match_form(a, 0, sec, n, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_ADDR32_N, sec, n, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL14_N, sec, n, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC64_ADDR64_N, sec, n, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC64_TOC16_HA_N, sec, n, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC64_PLTCALL_N, sec, n, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC64_PLTSEQ_N, sec, n, 4));
+	/* ppc32's PLTREL24 is no ppc64 call, ppc64's REL24_NOTOC no ppc32 one. */
+	if (_i < 2)
+		ck_assert_ptr_null(mc_match_form(a, R_PPC_PLTREL24_N, sec, n,
+						 4));
+	else
+		ck_assert_ptr_null(mc_match_form(a, R_PPC64_REL24_NOTOC_N, sec,
+						 n, 4));
+	/* REL24 on a bctrl. */
+	n = code_with(a, sec, 0x4e800421);
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, sec, n, 4));
+}
+END_TEST
+
+START_TEST(form_rejects_past_end)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	uint8_t bl[4];
+
+	put_word(a, bl, 0x48000001);
+	for (uint64_t size = 0; size < 4; size++)
+		ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, bl, size, 0));
+	ck_assert_ptr_nonnull(mc_match_form(a, R_PPC_REL24_N, bl, 4, 0));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, bl, 4, 4));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, bl, 4, 1000));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, bl, 4,
+					 UINT64_MAX));
+	ck_assert_ptr_null(mc_match_form(a, R_PPC_REL24_N, bl, 4,
+					 UINT64_MAX - 2));
+}
+END_TEST
+
+/* ---- decode_site ------------------------------------------------- */
+
+static struct mc_site decode(const struct mc_arch *a, const uint8_t *p,
+			     size_t n, uint64_t addr)
+{
+	/* An exact-size heap copy so ASan sees any overread. */
+	uint8_t *copy = malloc(n ? n : 1);
+	struct mc_site s;
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, p, n);
+	s = a->decode_site(copy, n, addr);
+	free(copy);
+	return s;
+}
+
+static struct mc_site decode_word(const struct mc_arch *a, uint32_t w,
+				  uint64_t addr)
+{
+	uint8_t b[4];
+
+	put_word(a, b, w);
+	return decode(a, b, 4, addr);
+}
+
+START_TEST(decode_bl)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	struct mc_site s;
+
+	s = decode_word(a, 0x48000101, 0x10000);	/* bl +0x100 */
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_uint_eq(s.target, 0x10100);
+
+	s = decode_word(a, 0x4bfff001, 0x10000);	/* bl -0x1000 */
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.target, 0xf000);
+
+	s = decode_word(a, 0x48000001, 0x10000);	/* bl . */
+	ck_assert_uint_eq(s.target, 0x10000);
+
+	s = decode_word(a, 0x49fffffd, 0x10000);	/* farthest forward */
+	ck_assert_uint_eq(s.target, 0x10000 + 0x1fffffc);
+
+	s = decode_word(a, 0x4a000001, 0x4000000);	/* farthest back */
+	ck_assert_uint_eq(s.target, 0x2000000);
+
+	/* Sign extension in the kernel's half of the address space. */
+	s = decode_word(a, 0x4bfff001, 0xc000000000010000ull);
+	ck_assert_uint_eq(s.target, 0xc00000000000f000ull);
+}
+END_TEST
+
+START_TEST(decode_nop)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	struct mc_site s = decode_word(a, 0x60000000, 0x1000);
+
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 4);
+}
+END_TEST
+
+START_TEST(decode_garbage)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	static const uint32_t words[] = {
+		0x48000000,	/* b */
+		0x48000008,	/* b +8: the kernel's module NOP, not ours */
+		0x48000003,	/* bla */
+		0x4e800421,	/* bctrl: destination unknown statically */
+		0x4e800020,	/* blr */
+		0x60000001,	/* ori r0,r0,1 */
+		0x60420000,	/* ori r2,r2,0 */
+		0x7c0802a6,	/* mflr r0 */
+		0x00000000,
+		0xffffffff,
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		struct mc_site s = decode_word(a, words[i], 0x1000);
+
+		ck_assert_msg(s.kind == MC_SITE_UNKNOWN,
+			      "%s: %08x decoded as kind %d", a->name, words[i],
+			      s.kind);
+	}
+	/* A byte-swapped bl is some other instruction. */
+	uint8_t b[4];
+	put_word(a, b, 0x01000048);
+	ck_assert_int_eq(decode(a, b, 4, 0).kind, MC_SITE_UNKNOWN);
+}
+END_TEST
+
+START_TEST(decode_short_buffers)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	uint8_t bl[4], nop[4];
+
+	put_word(a, bl, 0x48000101);
+	put_word(a, nop, 0x60000000);
+	for (size_t n = 0; n < 4; n++) {
+		ck_assert_int_eq(decode(a, bl, n, 0).kind, MC_SITE_UNKNOWN);
+		ck_assert_int_eq(decode(a, nop, n, 0).kind, MC_SITE_UNKNOWN);
+	}
+}
+END_TEST
+
+/* ---- encoders ---------------------------------------------------- */
+
+START_TEST(encode_nop)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	uint8_t buf[16], want[4];
+	char lines[4][DISASM_LINE];
+
+	memset(buf, 0xcc, sizeof(buf));
+	ck_assert(a->encode_nop(buf, 4));
+	for (unsigned i = 4; i < sizeof(buf); i++)
+		ck_assert_uint_eq(buf[i], 0xcc);
+	put_word(a, want, 0x60000000);
+	ck_assert(memcmp(buf, want, 4) == 0);
+	ck_assert_int_eq(disasm(objdump_for(a), buf, 4, 0, lines, 4), 1);
+	ck_assert_int_eq(disasm_bytes(lines[0]), 4);
+	ck_assert_msg(strncmp(disasm_text(lines[0]), "nop", 3) == 0, "'%s'",
+		      disasm_text(lines[0]));
+	struct mc_site s = decode(a, buf, 4, 0x1000);
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 4);
+}
+END_TEST
+
+START_TEST(encode_nop_rejects)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	uint8_t buf[32];
+
+	memset(buf, 0xcc, sizeof(buf));
+	for (unsigned len = 0; len < 32; len++)
+		if (len != 4)
+			ck_assert(!a->encode_nop(buf, len));
+	ck_assert(!a->encode_nop(buf, UINT32_MAX));
+	for (size_t i = 0; i < sizeof(buf); i++)
+		ck_assert_uint_eq(buf[i], 0xcc);
+}
+END_TEST
+
+struct call_case {
+	uint64_t site, target;
+	bool ok;
+};
+
+static const struct call_case call_cases[] = {
+	{ 0x10000, 0x20000, true },
+	{ 0x20000, 0x10000, true },
+	{ 0x10000, 0x10000, true },			/* to itself */
+	{ 0x10000, 0x10000 + 0x1fffffc, true },		/* farthest forward */
+	{ 0x10000, 0x10000 + 0x2000000, false },	/* one word beyond */
+	{ 0x4000000, 0x2000000, true },			/* farthest back */
+	{ 0x4000000, 0x1fffffc, false },		/* one word beyond */
+	{ 0x10000, 0x10002, false },			/* not word aligned */
+	{ 0x10000, 0x10001, false },
+	{ 0xc000000000010000ull, 0xc000000000008000ull, true },
+	{ 0, UINT64_MAX / 2, false },
+	{ UINT64_MAX / 2, 0, false },
+};
+
+#define N_CALL_CASES (sizeof(call_cases) / sizeof(call_cases[0]))
+
+START_TEST(encode_call_roundtrip)
+{
+	const struct mc_arch *a = named(arch_names[_i / N_CALL_CASES]);
+	const struct call_case *c = &call_cases[_i % N_CALL_CASES];
+	uint8_t buf[16];
+
+	memset(buf, 0xcc, sizeof(buf));
+	bool ok = a->encode_call(buf, 4, c->site, c->target);
+	ck_assert_msg(ok == c->ok, "%s: %#llx -> %#llx: %d", a->name,
+		      (unsigned long long)c->site,
+		      (unsigned long long)c->target, ok);
+	for (unsigned i = ok ? 4 : 0; i < sizeof(buf); i++)
+		ck_assert_uint_eq(buf[i], 0xcc);
+	if (!ok)
+		return;
+	struct mc_site s = decode(a, buf, 4, c->site);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_uint_eq(s.target, c->target);
+}
+END_TEST
+
+START_TEST(encode_call_objdump)
+{
+	const struct mc_arch *a = named(arch_names[_i / 2]);
+	uint64_t site = 0x100000, target = _i % 2 ? 0x80000 : 0x123454;
+	uint8_t buf[4];
+	char lines[4][DISASM_LINE], want[32];
+
+	ck_assert(a->encode_call(buf, 4, site, target));
+	ck_assert_int_eq(disasm(objdump_for(a), buf, 4, site, lines, 4), 1);
+	ck_assert_int_eq(disasm_bytes(lines[0]), 4);
+	const char *text = disasm_text(lines[0]);
+	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)target);
+	ck_assert_msg(strncmp(text, "bl ", 3) == 0, "'%s'", text);
+	ck_assert_msg(strstr(text, want) != NULL, "'%s' lacks %s", text, want);
+}
+END_TEST
+
+START_TEST(encode_call_rejects_lengths)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	uint8_t buf[32];
+
+	for (unsigned len = 0; len < 32; len++)
+		if (len != 4)
+			ck_assert(!a->encode_call(buf, len, 0x1000, 0x2000));
+}
+END_TEST
+
+static Suite *arch_suite(void)
+{
+	Suite *s = suite_create("arch_powerpc");
+	TCase *tc;
+
+	/* Loop index over arch_names: 0 ppc64le, 1 ppc64, 2 ppc. */
+	tc = tcase_create("registry");
+	tcase_add_test(tc, find_by_header);
+	tcase_add_test(tc, find_rejects);
+	tcase_add_loop_test(tc, table_facts, 0, 3);
+	tcase_add_loop_test(tc, hook_symbols, 0, 3);
+	tcase_add_test(tc, companions);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("forms");
+	tcase_add_loop_test(tc, form_matches, 0,
+			    sizeof(good_forms) / sizeof(good_forms[0]));
+	tcase_add_loop_test(tc, form_rejects_wrong_opcode, 0, 3);
+	tcase_add_loop_test(tc, form_rejects_wrong_type, 0, 3);
+	tcase_add_loop_test(tc, form_rejects_past_end, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("decode");
+	tcase_add_loop_test(tc, decode_bl, 0, 3);
+	tcase_add_loop_test(tc, decode_nop, 0, 3);
+	tcase_add_loop_test(tc, decode_garbage, 0, 3);
+	tcase_add_loop_test(tc, decode_short_buffers, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("encode");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, encode_nop, 0, 3);
+	tcase_add_loop_test(tc, encode_nop_rejects, 0, 3);
+	tcase_add_loop_test(tc, encode_call_roundtrip, 0, 3 * N_CALL_CASES);
+	tcase_add_loop_test(tc, encode_call_objdump, 0, 6);
+	tcase_add_loop_test(tc, encode_call_rejects_lengths, 0, 3);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(arch_suite());
+}

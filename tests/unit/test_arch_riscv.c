@@ -1,0 +1,207 @@
+/*
+ * test_arch_riscv.c - unit tests of arch/riscv.c: the registry entry,
+ * the auipc+jalr object form, the linked-code decoder (the pair and the
+ * `jal` ld relaxes it into) and the encoders.
+ *
+ * The encoders are checked against riscv64-linux-gnu-objdump, which
+ * knows nothing of our tables and computes the pair's target itself.
+ */
+#define _GNU_SOURCE
+#include "../../arch/arch.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "disasm.h"
+#include "unit.h"
+
+#define EM_RISCV_N 243
+#define R_RISCV_64_N 2
+#define R_RISCV_RELATIVE_N 3
+#define R_RISCV_CALL_N 18
+#define R_RISCV_CALL_PLT_N 19
+#define R_RISCV_JAL_N 17
+#define OBJDUMP "riscv64-linux-gnu-objdump -m riscv:rv64"
+
+static const struct mc_arch *rv(void)
+{
+	const struct mc_arch *a = mc_arch_by_name("riscv64");
+
+	ck_assert_ptr_nonnull(a);
+	return a;
+}
+
+static uint64_t last_hex(const char *text)
+{
+	const char *p = NULL;
+
+	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
+		p = q;
+	ck_assert_ptr_nonnull(p);
+	return strtoull(p, NULL, 16);
+}
+
+START_TEST(registry)
+{
+	const struct mc_arch *a = mc_arch_find(EM_RISCV_N, 64,
+					       MC_LITTLE_ENDIAN, 0x5);
+
+	ck_assert_ptr_eq(a, rv());
+	ck_assert_uint_eq(a->addr_size, 8);
+	ck_assert(a->table_uses_rela);
+	ck_assert_uint_eq(a->table_reloc, R_RISCV_64_N);
+	ck_assert_uint_eq(a->relative_reloc, R_RISCV_RELATIVE_N);
+	ck_assert_uint_eq(a->none_reloc, 0);
+	ck_assert(a->anchor_at_site);
+	ck_assert(mc_is_hook_symbol(a, "_mcount"));
+	ck_assert_ptr_null(mc_arch_find(EM_RISCV_N, 32, MC_LITTLE_ENDIAN, 0));
+}
+END_TEST
+
+START_TEST(form_pair)
+{
+	static const uint8_t code[] = {
+		0x06, 0x85,			/* mv a0, ra (compressed) */
+		0x97, 0x00, 0x00, 0x00,		/* auipc ra, 0 */
+		0xe7, 0x80, 0x00, 0x00,		/* jalr ra, 0(ra) */
+		0x97, 0x02, 0x00, 0x00,		/* auipc t0, 0 */
+		0xe7, 0x80, 0x02, 0x00,		/* jalr ra, 0(t0) */
+	};
+	const struct mc_object_form *f =
+		mc_match_form(rv(), R_RISCV_CALL_PLT_N, code, sizeof(code), 2);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(f->len, 8);
+	ck_assert_mem_eq(f->nop, "\x13\0\0\0\x13\0\0\0", 8);
+	ck_assert_ptr_eq(mc_match_form(rv(), R_RISCV_CALL_N, code,
+				       sizeof(code), 2), f);
+	ck_assert_ptr_null(mc_match_form(rv(), R_RISCV_JAL_N, code,
+					 sizeof(code), 2));
+	ck_assert_ptr_null(mc_match_form(rv(), R_RISCV_CALL_N, code,
+					 sizeof(code), 10));	/* not ra */
+	ck_assert_ptr_null(mc_match_form(rv(), R_RISCV_CALL_N, code, 8, 2));
+}
+END_TEST
+
+START_TEST(nops)
+{
+	uint8_t b[16];
+	char out[8][DISASM_LINE];
+
+	ck_assert(rv()->encode_nop(b, 8));
+	ck_assert_int_eq(disasm(OBJDUMP, b, 8, 0, out, 8), 2);
+	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
+	ck_assert_str_eq(disasm_text(out[1]), "nop\n");
+	ck_assert_uint_eq(disasm_bytes(out[0]), 4);
+	struct mc_site s = rv()->decode_site(b, 8, 0x1000);
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 8);
+
+	ck_assert(rv()->encode_nop(b, 2));			/* c.nop */
+	ck_assert_int_eq(disasm(OBJDUMP, b, 2, 0, out, 8), 1);
+	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
+	ck_assert_uint_eq(disasm_bytes(out[0]), 2);
+	ck_assert_uint_eq(rv()->decode_site(b, 2, 0).len, 2);
+
+	ck_assert(rv()->encode_nop(b, 6));			/* nop; c.nop */
+	ck_assert_int_eq(disasm(OBJDUMP, b, 6, 0, out, 8), 2);
+	ck_assert(rv()->encode_nop(b, 4));
+	s = rv()->decode_site(b, 4, 0);
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert(!rv()->encode_nop(b, 3));
+	ck_assert(!rv()->encode_nop(b, 0));
+}
+END_TEST
+
+static const uint64_t pairs[][2] = {
+	{ 0x10000, 0x10000 },
+	{ 0x10002, 0x10800 },		/* lo12 = -0x800 after rounding */
+	{ 0x10000, 0x107fe },
+	{ 0x80001000, 0x1000 },
+	{ 0x1000, 0x1000 + 0x7ffff7feull },	/* farthest forward */
+	{ 0x80000000, 0x80000000 - 0x80000800ull },	/* farthest back */
+	{ 0xffffffff80001000ull, 0xffffffff80201234ull },
+};
+
+START_TEST(pair_roundtrip)
+{
+	uint64_t site = pairs[_i][0], target = pairs[_i][1];
+	uint8_t b[8];
+	char out[4][DISASM_LINE];
+
+	ck_assert(rv()->encode_call(b, 8, site, target));
+	struct mc_site s = rv()->decode_site(b, 8, site);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.len, 8);
+	ck_assert_uint_eq(s.target, target);
+	ck_assert_int_eq(disasm(OBJDUMP, b, 8, site, out, 4), 2);
+	ck_assert(strncmp(disasm_text(out[0]), "auipc\tra,", 9) == 0);
+	ck_assert(strncmp(disasm_text(out[1]), "jalr\t", 5) == 0);
+	ck_assert_uint_eq(last_hex(disasm_text(out[1])), target);
+}
+END_TEST
+
+static const uint64_t jals[][2] = {
+	{ 0x10000, 0x10018 },
+	{ 0x10018, 0x10002 },
+	{ 0x100000, 0x100000 + (1 << 20) - 2 },
+	{ 0x200000, 0x200000 - (1 << 20) },
+};
+
+START_TEST(jal_roundtrip)
+{
+	uint64_t site = jals[_i][0], target = jals[_i][1];
+	uint8_t b[4];
+	char out[2][DISASM_LINE];
+
+	ck_assert(rv()->encode_call(b, 4, site, target));
+	struct mc_site s = rv()->decode_site(b, 4, site);
+	ck_assert_int_eq(s.kind, MC_SITE_CALL);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_uint_eq(s.target, target);
+	ck_assert_int_eq(disasm(OBJDUMP, b, 4, site, out, 2), 1);
+	ck_assert(strncmp(disasm_text(out[0]), "jal\t", 4) == 0);
+	ck_assert_uint_eq(last_hex(disasm_text(out[0])), target);
+}
+END_TEST
+
+START_TEST(call_range)
+{
+	uint8_t b[8];
+
+	ck_assert(!rv()->encode_call(b, 8, 0x1000, 0x1000 + 0x7ffff800ull));
+	ck_assert(!rv()->encode_call(b, 8, 0x80000000,
+				     0x80000000 - 0x80000802ull));
+	ck_assert(!rv()->encode_call(b, 4, 0x100000, 0x100000 + (1 << 20)));
+	ck_assert(!rv()->encode_call(b, 4, 0x200000,
+				     0x200000 - (1 << 20) - 2));
+	ck_assert(!rv()->encode_call(b, 8, 0x1001, 0x2000));
+	ck_assert(!rv()->encode_call(b, 8, 0x1000, 0x2001));
+	ck_assert(!rv()->encode_call(b, 6, 0x1000, 0x2000));
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("arch_riscv");
+	TCase *tc = tcase_create("riscv");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, registry);
+	tcase_add_test(tc, form_pair);
+	tcase_add_test(tc, nops);
+	tcase_add_loop_test(tc, pair_roundtrip, 0,
+			    sizeof(pairs) / sizeof(pairs[0]));
+	tcase_add_loop_test(tc, jal_roundtrip, 0,
+			    sizeof(jals) / sizeof(jals[0]));
+	tcase_add_test(tc, call_range);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return unit_run(suite());
+}
