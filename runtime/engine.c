@@ -5,14 +5,15 @@
  *
  * Freestanding: it uses arch/ and the hooks in platform.h, nothing else
  * (no libc, no allocation of its own).  Every byte read or written at a
- * site goes through the architecture's decode_site, encode_nop and
- * encode_call.
+ * site goes through the architecture's decode_site, site_neutral and
+ * encode_call; which architecture, and which hook stubs exist, comes
+ * from the backend platform.h selects (runtime/<arch>/backend.h).
  *
  * A site is accepted only when its bytes are what the linker leaves for
- * a hook: a call to __fentry__ or mcount (our own stubs), a call through
- * a pointer that holds one of them, or already a NOP.  Anything else is
- * refused, reported and never written: a wrong table must not become
- * corrupted code.
+ * a hook: a call to one of the backend's stubs (__fentry__, mcount, ...),
+ * a call through a pointer that holds one of them, or already neutral.
+ * Anything else is refused, reported and never written: a wrong table
+ * must not become corrupted code.
  */
 #include <mcount.h>
 
@@ -20,9 +21,17 @@
 
 #define STYLE_UNKNOWN 0xff	/* a NOP site, until guess_nop_styles() */
 
+/* The style of sites whose bytes do not tell: fentry if there is one. */
+#ifdef MC_RT_FENTRY_STUB
+#define STYLE_DEFAULT MCOUNT_STYLE_FENTRY
+#else
+#define STYLE_DEFAULT MCOUNT_STYLE_MCOUNT
+#endif
+
 struct rt_site {
 	uintptr_t addr;
 	uintptr_t func;		/* function start, set when enabled */
+	const uint8_t *neutral;	/* `len` bytes that disable the hook */
 	uint8_t len;
 	uint8_t style;		/* enum mcount_style */
 	uint8_t state;		/* enum mcount_state */
@@ -95,13 +104,19 @@ MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 
 static const char *hook_style(uintptr_t target, uint8_t *style)
 {
-	if (target == (uintptr_t)&__fentry__)
+#ifdef MC_RT_FENTRY_STUB
+	if (target == (uintptr_t)&MC_RT_FENTRY_STUB) {
 		*style = MCOUNT_STYLE_FENTRY;
-	else if (target == (uintptr_t)&mcount)
+		return NULL;
+	}
+#endif
+#ifdef MC_RT_MCOUNT_STUB
+	if (target == (uintptr_t)&MC_RT_MCOUNT_STUB) {
 		*style = MCOUNT_STYLE_MCOUNT;
-	else
-		return "call to something other than __fentry__ or mcount";
-	return NULL;
+		return NULL;
+	}
+#endif
+	return "call to something other than " MC_RT_STUB_NAMES;
 }
 
 /* The pointer an indirect hook call would load (a GOT slot). */
@@ -116,19 +131,29 @@ static const char *slot_style(uintptr_t slot, uint8_t *style)
 	return hook_style(target, style);
 }
 
-/* NULL if `s` is a hook we may patch; else why not.  Fills len, style. */
-static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
-			    bool *is_nop)
+/* The same, for a pointer `offset` bytes from the program's GOT. */
+static const char *got_slot_style(uint64_t offset, uint8_t *style)
 {
-	struct mc_site d = MC_RT_ARCH->decode_site(p, n, s->addr);
+#if MC_RT_HAVE_GOT_BASE
+	return slot_style(mc_rt_got_base() + (uintptr_t)offset, style);
+#else
+	(void)offset;
+	(void)style;
+	return "call through the GOT, whose address this backend does not know";
+#endif
+}
 
-	s->len = d.len;
+static const char *classify_kind(struct rt_site *s, const struct mc_site *d,
+				 bool *is_nop)
+{
 	*is_nop = false;
-	switch (d.kind) {
+	switch (d->kind) {
 	case MC_SITE_CALL:
-		return hook_style((uintptr_t)d.target, &s->style);
+		return hook_style((uintptr_t)d->target, &s->style);
 	case MC_SITE_CALL_INDIRECT:
-		return slot_style((uintptr_t)d.target, &s->style);
+		return slot_style((uintptr_t)d->target, &s->style);
+	case MC_SITE_CALL_GOT:
+		return got_slot_style(d->target, &s->style);
 	case MC_SITE_NOP:
 		*is_nop = true;
 		return NULL;
@@ -137,11 +162,31 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 	}
 }
 
+/*
+ * NULL if `s` is a hook we may patch; else why not.  Fills len, style
+ * and the bytes that neutralise it.
+ */
+static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
+			    bool *is_nop)
+{
+	struct mc_site d = MC_RT_ARCH->decode_site(p, n, s->addr);
+	const char *why = classify_kind(s, &d, is_nop);
+
+	s->len = d.len;
+	if (why)
+		return why;
+	if (MC_RT_ARCH->site_neutral)
+		s->neutral = MC_RT_ARCH->site_neutral(&d);
+	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
+		return "no neutral form for this hook";
+	return NULL;
+}
+
 static void refuse(struct rt_site *s, const uint8_t *p, size_t n,
 		   const char *why)
 {
 	s->state = MCOUNT_SITE_REFUSED;
-	s->style = MCOUNT_STYLE_FENTRY;
+	s->style = STYLE_DEFAULT;
 	counts.refused++;
 	mc_plat_report(s->addr, p, n, why);
 }
@@ -160,7 +205,6 @@ static void boot_site(struct rt_site *s)
 {
 	size_t n = mc_plat_mem_avail(s->addr, true);
 	const uint8_t *p = (const uint8_t *)s->addr;
-	uint8_t nop[MC_MAX_SITE_LEN];
 	const char *why;
 	bool is_nop;
 
@@ -171,8 +215,6 @@ static void boot_site(struct rt_site *s)
 	if (n > MC_MAX_SITE_LEN)
 		n = MC_MAX_SITE_LEN;
 	why = classify(s, p, n, &is_nop);
-	if (!why && !is_nop && !MC_RT_ARCH->encode_nop(nop, s->len))
-		why = "no NOP of this length";
 	if (why) {
 		refuse(s, p, n, why);
 		return;
@@ -182,7 +224,7 @@ static void boot_site(struct rt_site *s)
 		counts.nops++;
 		return;
 	}
-	if (write_code(s->addr, nop, s->len) != MCOUNT_OK) {
+	if (write_code(s->addr, s->neutral, s->len) != MCOUNT_OK) {
 		refuse(s, p, n, "text not writable");
 		return;
 	}
@@ -192,7 +234,7 @@ static void boot_site(struct rt_site *s)
 /*
  * A site found as a NOP does not say whether it was an fentry or an
  * mcount hook.  Programs are built one way throughout, so give such
- * sites the style of the calls we did see (fentry if none).
+ * sites the style of the calls we did see (STYLE_DEFAULT if none).
  */
 static void guess_nop_styles(void)
 {
@@ -207,8 +249,9 @@ static void guess_nop_styles(void)
 	}
 	for (size_t i = 0; i < nsites; i++)
 		if (sites[i].style == STYLE_UNKNOWN)
-			sites[i].style = mcount_ > fentry ?
-				MCOUNT_STYLE_MCOUNT : MCOUNT_STYLE_FENTRY;
+			sites[i].style = mcount_ > fentry ? MCOUNT_STYLE_MCOUNT :
+				fentry > mcount_ ? MCOUNT_STYLE_FENTRY :
+				STYLE_DEFAULT;
 }
 
 /* Copy the table, sort it, drop (and report) repeated entries. */
@@ -287,21 +330,36 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 	return &sites[i];
 }
 
+/* The trampoline an enabled site of this style calls; 0 if none. */
+static uintptr_t trampoline(uint8_t style)
+{
+	switch (style) {
+#ifdef MC_RT_FENTRY_STUB
+	case MCOUNT_STYLE_FENTRY:
+		return (uintptr_t)&mc_rt_tramp_fentry;
+#endif
+#ifdef MC_RT_MCOUNT_STUB
+	case MCOUNT_STYLE_MCOUNT:
+		return (uintptr_t)&mc_rt_tramp_mcount;
+#endif
+	default:
+		return 0;
+	}
+}
+
 static int set_site(struct rt_site *s, bool on, uintptr_t start)
 {
-	uint8_t code[MC_MAX_SITE_LEN];
-	uintptr_t tramp = s->style == MCOUNT_STYLE_MCOUNT ?
-		(uintptr_t)&mc_rt_tramp_mcount : (uintptr_t)&mc_rt_tramp_fentry;
+	uint8_t call[MC_MAX_SITE_LEN];
+	uintptr_t tramp = trampoline(s->style);
 	int err;
 
-	if (on && !MC_RT_ARCH->encode_call(code, s->len, s->addr, tramp))
-		return MCOUNT_ERANGE;
-	if (!on && !MC_RT_ARCH->encode_nop(code, s->len))
+	if (on && (!tramp ||
+		   !MC_RT_ARCH->encode_call(call, s->len, s->addr, tramp)))
 		return MCOUNT_ERANGE;
 	/* the dispatcher must see func before the call can happen */
 	if (on)
 		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
-	err = write_code(s->addr, code, s->len);
+	err = write_code(s->addr, on ? call : s->neutral, s->len);
 	mc_plat_text_close();
 	if (err)
 		return err;

@@ -63,23 +63,42 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 
 /* ---- the architecture -------------------------------------------------- */
 
+/*
+ * The backend for the compiler's target: runtime/<arch>/backend.h names
+ * the arch/ table (MC_RT_ARCH), the hook stubs its trampoline.S defines
+ * and what else the engine may use there.  Contract, per backend:
+ *   MC_RT_ARCH           the struct mc_arch whose decode_site,
+ *                        encode_call and site_neutral the engine uses
+ *   MC_RT_FENTRY_STUB    the stub `-pg -mfentry` hooks call, if the
+ *                        compiler has that style; with it, trampoline.S
+ *                        defines mc_rt_tramp_fentry
+ *   MC_RT_MCOUNT_STUB    the same for plain `-pg` (mc_rt_tramp_mcount)
+ *   MC_RT_STUB_NAMES     both names, for the refusal message
+ *   MC_RT_HAVE_GOT_BASE  1 if trampoline.S defines mc_rt_got_base(),
+ *                        so that MC_SITE_CALL_GOT sites can be checked
+ */
 #if defined(__x86_64__)
-extern const struct mc_arch mc_arch_x86_64;
-#define MC_RT_ARCH (&mc_arch_x86_64)
+#include "x86_64/backend.h"
+#elif defined(__i386__)
+#include "i386/backend.h"
 #else
-#error "runtime: no trampoline for this architecture yet"
+#error "runtime: no backend for this architecture yet (runtime/<arch>/)"
+#endif
+
+#ifndef MC_RT_HAVE_GOT_BASE
+#define MC_RT_HAVE_GOT_BASE 0
 #endif
 
 /*
- * From runtime/<arch>/trampoline.S.  __fentry__ and mcount are the hook
- * targets the compiler calls; they only return, so that hooks reached
- * before boot cost nothing.  The trampolines save the argument
- * registers and call mc_rt_dispatch().
+ * From runtime/<arch>/trampoline.S.  The stubs (MC_RT_*_STUB) only
+ * return, so that hooks reached before boot cost nothing.  The
+ * trampolines save the argument registers and call mc_rt_dispatch().
  */
-void __fentry__(void);
-void mcount(void);
 MC_RT_HIDDEN void mc_rt_tramp_fentry(void);
 MC_RT_HIDDEN void mc_rt_tramp_mcount(void);
+
+/* The run-time address of this program's GOT (MC_RT_HAVE_GOT_BASE). */
+MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);
 
 /* ret: return address into the hooked function; caller: its caller. */
 MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);

@@ -1,19 +1,53 @@
-# runtime/runtime.mk - libmcount.a, the demo and the runtime tests.
+# runtime/runtime.mk - libmcount.a for the host and for other
+# architectures, the demo and the runtime tests.
 #
 # Included by the top Makefile, which defines CC, CFLAGS and ARCH_SRCS.
 #
-#   make $(LIBMCOUNT)          the static runtime library (build/libmcount.a)
-#   make demo                  build and run examples/demo
-#   make check-runtime         end-to-end tests in tests/runtime
+#   make $(LIBMCOUNT)          the host's runtime (build/libmcount.a)
+#   make runtime-cross RT_ARCH=i386 [CROSS_CC=i686-linux-gnu-gcc]
+#                              build/i386/libmcount.a, with CROSS_CC or
+#                              else RT_CC_i386; `make build/i386/libmcount.a`
+#                              does the same with RT_CC_i386
+#   make demo                  build and run examples/demo (host)
+#   make check-runtime         end-to-end tests in tests/runtime: the
+#                              host, then every RT_CROSS_ARCHES whose
+#                              compiler is installed (SKIP otherwise)
+#   make check-runtime-freestanding   engine + arch/ with no libc, for
+#                              the host and each installed cross target
+#
+# A backend (see runtime/platform.h) is runtime/<arch>/backend.h and
+# runtime/<arch>/trampoline.S, plus the arch/ file holding its table.
+# To add one here: append <arch> to RT_BACKENDS and set RT_ARCH_SRC_<arch>
+# and RT_CC_<arch>; tests/runtime/arches.sh holds the test side.  <arch>
+# is the name `$(CC) -dumpmachine` maps to through rt_arch_of (i686 ->
+# i386, powerpc64le -> ppc64le, else the first field).
+#
+# Objects go to $(BUILD)/obj/runtime/<arch>/.  Cross targets always
+# build with -Werror: their job is to prove the runtime has no
+# assumption from the host left in it.
 #
 # RECORDMCOUNT (from the top Makefile) names the recordmcount binary the
 # demo and the tests use to add __mcount_loc.
 
+rt_arch_of = $(patsubst i%86,i386,$(patsubst powerpc64le,ppc64le,$(firstword $(subst -, ,$(1)))))
+
+RT_BACKENDS := x86_64 i386
+RT_ARCH_SRC_x86_64 := arch/x86.c
+RT_ARCH_SRC_i386 := arch/x86.c
+RT_CC_x86_64 ?= x86_64-linux-gnu-gcc
+RT_CC_i386 ?= i686-linux-gnu-gcc
+
+RT_HOST := $(call rt_arch_of,$(shell $(CC) -dumpmachine 2>/dev/null))
+RT_CC_$(RT_HOST) := $(CC)
+RT_CROSS_ARCHES := $(filter-out $(RT_HOST),$(RT_BACKENDS))
+ifdef CROSS_CC
+RT_CC_$(RT_ARCH) := $(CROSS_CC)
+endif
+
 RT_CSRCS := runtime/engine.c runtime/hosted.c runtime/hostsym.c
-RT_ASRCS := runtime/x86_64/trampoline.S
 RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/hosted.h \
-	   arch/arch.h
-RT_OBJDIR := $(BUILD)/obj/runtime
+	   $(wildcard runtime/*/backend.h) arch/arch.h
+RT_OBJROOT := $(BUILD)/obj/runtime
 
 # The runtime is what the hooks call: it must never carry hooks itself.
 # -fPIC so the library links into PIE and non-PIE programs alike;
@@ -24,44 +58,85 @@ RT_NOHOOK := -pg -p -mfentry -mrecord-mcount -mnop-mcount \
 RT_CFLAGS = -std=c11 $(WARN) $(filter-out $(RT_NOHOOK),$(CFLAGS)) -fPIC \
 	    -fno-tree-loop-distribute-patterns -Iruntime/include
 
-RT_OBJS := $(patsubst runtime/%.c,$(RT_OBJDIR)/%.o,$(RT_CSRCS)) \
-	   $(patsubst runtime/x86_64/%.S,$(RT_OBJDIR)/%.o,$(RT_ASRCS)) \
-	   $(patsubst arch/%.c,$(RT_OBJDIR)/arch-%.o,$(ARCH_SRCS))
+# The objects of <arch>'s library; $* is the arch in the rules below.
+rt_objs = $(addprefix $(RT_OBJROOT)/$(1)/,$(notdir $(RT_CSRCS:.c=.o)) \
+	  trampoline.o arch.o)
+RT_COMPILE = $(RT_CC_$*) $(RT_CFLAGS) $(if $(filter $*,$(RT_HOST)),,-Werror) \
+	     -c $< -o $@
 
-$(RT_OBJDIR)/%.o: runtime/%.c $(RT_HDRS)
-	@mkdir -p $(RT_OBJDIR)
-	$(CC) $(RT_CFLAGS) -c $< -o $@
+RT_OBJS := $(call rt_objs,$(RT_HOST))
 
-$(RT_OBJDIR)/%.o: runtime/x86_64/%.S
-	@mkdir -p $(RT_OBJDIR)
-	$(CC) $(RT_CFLAGS) -c $< -o $@
+$(RT_OBJROOT)/%/engine.o: runtime/engine.c $(RT_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
 
-$(RT_OBJDIR)/arch-%.o: arch/%.c arch/arch.h
-	@mkdir -p $(RT_OBJDIR)
-	$(CC) $(RT_CFLAGS) -c $< -o $@
+$(RT_OBJROOT)/%/hosted.o: runtime/hosted.c $(RT_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/hostsym.o: runtime/hostsym.c $(RT_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/trampoline.o: runtime/%/trampoline.S
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+# The arch/ file differs per backend: GNU make's second expansion
+# lets the prerequisite depend on the stem.
+.SECONDEXPANSION:
+$(RT_OBJROOT)/%/arch.o: $$(RT_ARCH_SRC_$$*) arch/arch.h
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
 
 $(LIBMCOUNT): $(RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-# The engine and arch/ must build with no libc at all: compile them
-# freestanding and fail if they reference anything the platform layer
-# and trampoline do not define.
-RT_FREE_OK := __fentry__ mcount __start_mcount_loc __stop_mcount_loc \
-	      _GLOBAL_OFFSET_TABLE_ mc_arch_x86_64 mc_arch_i386 \
-	      mc_rt_tramp_fentry mc_rt_tramp_mcount mc_plat_%
+$(BUILD)/%/libmcount.a: $$(call rt_objs,$$*)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# Built through pattern rules, so make would delete them as intermediates.
+.SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rt_objs,$(a)))
+
+runtime-cross:
+	@test -n "$(RT_ARCH)" || { echo "usage: make runtime-cross RT_ARCH=<$(RT_CROSS_ARCHES)> [CROSS_CC=cc]"; exit 2; }
+	@$(MAKE) --no-print-directory $(BUILD)/$(RT_ARCH)/libmcount.a
+
+# The engine and its arch/ file must build with no libc at all: compile
+# them freestanding and fail if they reference anything the platform
+# layer and trampoline do not define.  The host compiles every arch/
+# file; each installed cross target its own, with -Werror.
+RT_FREE_OK := __fentry__ mcount _mcount __gnu_mcount_nc \
+	      __start_mcount_loc __stop_mcount_loc _GLOBAL_OFFSET_TABLE_ \
+	      mc_arch_% mc_rt_% mc_plat_%
+RT_FREE_RE = $(subst %,.*,$(subst $(space),|,$(strip $(RT_FREE_OK))))
+
+# rt_freestanding <arch> <cc> <sources> <extra flags>
+define rt_freestanding
+	@d=$(RT_OBJROOT)/free/$(1); mkdir -p $$d; rm -f $$d/*.o; \
+	for f in $(3); do \
+		$(2) $(RT_CFLAGS) $(4) -ffreestanding -nostdlib -c $$f \
+			-o $$d/$$(basename $$f .c).o || exit 1; \
+	done; \
+	bad=$$(nm -u $$d/*.o | awk 'NF == 2 { print $$2 }' | \
+		sort -u | grep -vxE '$(RT_FREE_RE)'); \
+	if [ -n "$$bad" ]; then \
+		echo "FAIL: [$(1)] freestanding engine needs: $$bad"; exit 1; \
+	else echo "PASS: [$(1)] engine and arch/ build freestanding, no libc"; fi
+endef
 
 check-runtime-freestanding: runtime/engine.c $(ARCH_SRCS) $(RT_HDRS)
-	@mkdir -p $(RT_OBJDIR)/free
-	@for f in runtime/engine.c $(ARCH_SRCS); do \
-		$(CC) $(RT_CFLAGS) -ffreestanding -nostdlib -c $$f \
-			-o $(RT_OBJDIR)/free/$$(basename $$f .c).o || exit 1; \
-	done
-	@bad=$$(nm -u $(RT_OBJDIR)/free/*.o | awk 'NF == 2 { print $$2 }' | \
-		sort -u | grep -vxE '$(subst %,.*,$(subst $(space),|,$(strip $(RT_FREE_OK))))'); \
-	if [ -n "$$bad" ]; then \
-		echo "FAIL: freestanding engine needs: $$bad"; exit 1; \
-	else echo "PASS: engine and arch/ build freestanding, no libc"; fi
+	$(call rt_freestanding,$(RT_HOST),$(CC),runtime/engine.c $(ARCH_SRCS),)
+	@$(foreach a,$(RT_CROSS_ARCHES),\
+	if command -v $(RT_CC_$(a)) >/dev/null; then \
+		$(MAKE) --no-print-directory rt-free-$(a) || exit 1; \
+	else echo "SKIP: [$(a)] freestanding: no $(RT_CC_$(a))"; fi;)
+
+rt-free-%: runtime/engine.c $(RT_HDRS)
+	$(call rt_freestanding,$*,$(RT_CC_$*),runtime/engine.c $(RT_ARCH_SRC_$*),-Werror)
 
 space := $(subst ,, )
 
@@ -70,15 +145,35 @@ demo: deps
 	CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) OUT=$(BUILD)/demo \
 		sh examples/demo/run.sh $(RECORDMCOUNT)
 
+# run.sh once per target: the host with $(LIBMCOUNT), then each cross
+# target whose compiler is installed, with its library freshly built
+# (a failed build is a FAIL line).  All output lands in runtime.out.
+RT_RUN_CROSS = $(foreach a,$(RT_CROSS_ARCHES),\
+	if ! command -v $(RT_CC_$(a)) >/dev/null; then \
+		echo "SKIP: [$(a)] runtime tests: no $(RT_CC_$(a))"; \
+	elif $(MAKE) --no-print-directory $(BUILD)/$(a)/libmcount.a; then \
+		echo "PASS: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
+		RT_ARCH=$(a) CC="$(RT_CC_$(a))" \
+		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a RECORDMCOUNT=$(RECORDMCOUNT) \
+		OUT=$(BUILD)/tests/runtime/$(a) sh tests/runtime/run.sh || status=1; \
+	else echo "FAIL: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
+		status=1; fi;)
+
 check-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
-	@{ $(MAKE) --no-print-directory check-runtime-freestanding && \
-	  CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) RECORDMCOUNT=$(RECORDMCOUNT) \
-		OUT=$(BUILD)/tests/runtime sh tests/runtime/run.sh; } \
-		> $(BUILD)/runtime.out 2>&1; status=$$?; cat $(BUILD)/runtime.out; \
+	@( status=0; \
+	  $(MAKE) --no-print-directory check-runtime-freestanding || status=1; \
+	  RT_ARCH=$(RT_HOST) CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) \
+		RECORDMCOUNT=$(RECORDMCOUNT) OUT=$(BUILD)/tests/runtime \
+		sh tests/runtime/run.sh || status=1; \
+	  $(RT_RUN_CROSS) \
+	  exit $$status ) > $(BUILD)/runtime.out 2>&1; status=$$?; \
+	cat $(BUILD)/runtime.out; \
 	grep -E '^(PASS|FAIL)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
 	exit $$status
 
 clean-runtime:
-	rm -rf $(RT_OBJDIR) $(LIBMCOUNT) $(BUILD)/demo $(BUILD)/tests/runtime
+	rm -rf $(RT_OBJROOT) $(LIBMCOUNT) $(RT_BACKENDS:%=$(BUILD)/%/libmcount.a) \
+		$(BUILD)/demo $(BUILD)/tests/runtime
 
-.PHONY: demo check-runtime check-runtime-freestanding clean-runtime
+.PHONY: demo runtime-cross check-runtime check-runtime-freestanding \
+	clean-runtime

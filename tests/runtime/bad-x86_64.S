@@ -1,5 +1,5 @@
 /*
- * bad.S - table entries the runtime must refuse, written by hand.
+ * bad-x86_64.S - table entries the runtime must refuse, written by hand.
  *
  * bad_site's entry points at an instruction that is no hook call;
  * dup_site has a real hook but is listed twice.  Both tables use the

@@ -2,14 +2,20 @@
 # run.sh - end-to-end tests of the runtime (lds/, runtime/).
 #
 #   sh tests/runtime/run.sh          from the top of the tree
+#   RT_ARCH=i386 CC=i686-linux-gnu-gcc LIBMCOUNT=build/i386/libmcount.a \
+#   OUT=build/tests/runtime/i386 sh tests/runtime/run.sh
 #
-# For each hook style (-pg -mfentry, plain -pg) and each link (-pie,
-# -no-pie), compile the fixtures, record their sites, link with
-# lds/mcount.lds and libmcount.a, and run rt_test twice (autoboot, and
-# MCOUNT_NO_AUTOBOOT with a site corrupted before boot).  rt_test checks
-# itself; this script checks its report against readelf and objdump of
-# the same binary.  Then the same under ASan/UBSan and valgrind, when
-# available.
+# For each case of the architecture (tests/runtime/arches.sh: hook style
+# -pg -mfentry or plain -pg, link -pie or -no-pie, hooks relaxed by ld or
+# left as calls through the GOT), compile the fixtures, record their
+# sites, link with lds/mcount.lds and libmcount.a, and run rt_test twice
+# (autoboot, and MCOUNT_NO_AUTOBOOT with a site corrupted before boot),
+# through the architecture's runner (qemu-user) if it has one.  rt_test
+# checks itself; this script checks its report against readelf and
+# objdump of the same binary.  Then the same under ASan/UBSan and
+# valgrind, when available.
+#
+# RT_ARCH defaults to what `$CC -dumpmachine` names (i686 -> i386).
 #
 # The record step, overridable:
 #   RECORD_CMD="cmd"      run `cmd file.o` on each hooked object, which
@@ -20,12 +26,21 @@
 # NO_SANITIZE=1.
 set -u
 
-CC=${CC:-gcc}
-LIB=${LIBMCOUNT:-build/libmcount.a}
 T=tests/runtime
+. $T/arches.sh
+if [ -z "${RT_ARCH:-}" ]; then
+	RT_ARCH=$(${CC:-gcc} -dumpmachine | sed 's/-.*//; s/^i[3-6]86$/i386/')
+fi
+if ! rt_arch_config "$RT_ARCH"; then
+	echo "FAIL: [$RT_ARCH] no runtime test configuration in $T/arches.sh"
+	exit 1
+fi
+CC=${CC:-$RT_CC_DEFAULT}
+LIB=${LIBMCOUNT:-build/libmcount.a}
 OUT=${OUT:-$T/out}
 CFLAGS="-std=c11 -O2 -g -Wall -Wextra -Werror -Iruntime/include"
 failures=0
+echo "architecture: $RT_ARCH, CC=$CC${RT_RUN:+, runner: $RT_RUN}"
 
 if [ -z "${RECORD_CMD:-}" ] && [ -f "${RECORDMCOUNT:-}" ] &&
    [ -x "${RECORDMCOUNT:-}" ]; then
@@ -54,13 +69,13 @@ hooked_cc() {	# hooked_cc <hook flags> <pie flag> <src> <obj> [extra]
 	[ -z "${RECORD_CMD:-}" ] || $RECORD_CMD "$4"
 }
 
-build() {	# build <dir> <hook flags> <-pie|-no-pie> <lib> [sanitize]
+build() {	# build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 	bd=$1
 	cc_pie=-fPIE
 	[ "$3" = -no-pie ] && cc_pie=-fno-pie
 	mkdir -p "$bd"
 	hooked_cc "$2" $cc_pie $T/fixture.c "$bd/fixture.o" "${5:-}" &&
-	$CC $cc_pie -c $T/bad.S -o "$bd/bad.o" &&
+	$CC $cc_pie -c $T/bad-$RT_ARCH.S -o "$bd/bad.o" &&
 	$CC $CFLAGS $cc_pie ${5:-} -c $T/rt_test.c -o "$bd/rt_test.o" &&
 	$CC $3 ${5:-} -o "$bd/rt_test" "$bd/rt_test.o" "$bd/fixture.o" \
 		"$bd/bad.o" "$4" -Wl,-T,lds/mcount.lds -Wl,--gc-sections \
@@ -77,22 +92,34 @@ function hex(x,  i, n) { x = tolower(x); sub(/^0x/, "", x); n = 0
 function canon(x) { x = tolower(x); sub(/^0x/, "", x); sub(/^0+/, "", x)
 	return x == "" ? "0" : x }'
 
-# The table's link-time addresses, one per line, from the ELF file only.
+# The table's link-time addresses, one per line, from the ELF file only:
+# a RELA PIE's entries are the addends of its *_RELATIVE relocations;
+# otherwise (no PIE, or REL, which keeps the addend in place) they are
+# the section's contents, 4- or 8-byte words in the file's byte order.
 table_addrs() {	# table_addrs <binary>
 	sec=$(readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\]//' |
 	      awk '$1 == "__mcount_loc" { print $3, $5 }')
+	hdr=$(readelf -h "$1")
 	set -- "$1" $sec
-	if readelf -h "$1" | grep -q 'DYN'; then
-		# PIE: each entry is an R_X86_64_RELATIVE whose addend is it
+	if echo "$hdr" | grep -q 'DYN' &&
+	   readelf -rW "$1" | grep -q "^Relocation section '\.rela"; then
 		readelf -rW "$1" | awk -v a=$((0x$2)) -v s=$((0x$3)) "$AWK_HEX"'
-			$3 == "R_X86_64_RELATIVE" && hex($1) >= a &&
+			$3 ~ /_RELATIVE$/ && hex($1) >= a &&
 			hex($1) < a + s { print canon($4) }'
 	else
-		readelf -x __mcount_loc "$1" | awk "$AWK_HEX"'
-			/^  0x/ { for (i = 2; i <= 5 && $i ~ /^[0-9a-f]+$/; i++)
-				w[n++] = $i }
-			END { for (i = 0; i + 1 < n; i += 2)
-				print canon(le(w[i+1]) le(w[i])) }
+		words=2
+		case $hdr in *ELF32*) words=1 ;; esac
+		be=0
+		case $hdr in *"big endian"*) be=1 ;; esac
+		readelf -x __mcount_loc "$1" | awk -v words=$words -v be=$be \
+			"$AWK_HEX"'
+			/^  0x/ { for (i = 2; i <= 5 && $i ~ /^[0-9a-f]+$/ &&
+				       length($i) == 8; i++) w[n++] = $i }
+			END { for (i = 0; i + words <= n; i += words) {
+				v = ""
+				for (k = 0; k < words; k++)
+					v = be ? v w[i+k] : le(w[i+k]) v
+				print canon(v) } }
 			function le(x,  r, k) { r = ""
 				for (k = 7; k >= 1; k -= 2) r = r substr(x, k, 2)
 				return r }'
@@ -100,17 +127,23 @@ table_addrs() {	# table_addrs <binary>
 }
 
 # Every table address must hold, on disk, a call to a hook stub (or be
-# bad_site, the one planted on purpose).
-check_disk_sites() {	# check_disk_sites <binary> <addr file>
-	objdump -d --no-show-raw-insn "$1" | awk -v list="$2" "$AWK_HEX"'
-		BEGIN { while ((getline a < list) > 0) want[a] = 1 }
+# bad_site, the one planted on purpose).  In a gotcall case the hooks
+# must be calls through the GOT, at least one, except dup_site's.
+check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
+	$RT_OBJDUMP -d --no-show-raw-insn "$1" |
+	HOOK_RE=$RT_HOOK_RE GOT_RE=${3:+$RT_GOTCALL_RE} \
+	awk -v list="$2" "$AWK_HEX"'
+		BEGIN { while ((getline a < list) > 0) want[a] = 1
+			hook = ENVIRON["HOOK_RE"]; got = ENVIRON["GOT_RE"] }
 		/^[0-9a-f]+ <bad_site>:/ { bad = canon($1) }
 		/^ *[0-9a-f]+:/ { a = $1; sub(":", "", a); a = canon(a)
 			if (a in want) { seen[a] = 1
-				if ($0 ~ /call.*<(__fentry__|mcount)>/) ok++
+				if (got != "" && $0 ~ got) gots++
+				else if ($0 ~ hook) ok++
 				else other[a] = $0 } }
 		END { for (a in want) if (!(a in seen)) { print "missing " a; e++ }
 			for (a in other) if (a != bad) { print "not a hook: " other[a]; e++ }
+			if (got != "" && !gots) { print "no call through the GOT"; e++ }
 			exit e != 0 }'
 }
 
@@ -120,9 +153,9 @@ check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	awk '/^SITE/ { for (i = 4; i <= NF; i++) printf "%s", $i }' "$1" |
 		xxd -r -p > "$2/nops.bin"
 	nsites=$(grep -c '^SITE' "$1")
-	objdump -D -b binary -m i386:x86-64 "$2/nops.bin" |
-		awk -v n="$nsites" '/^ *[0-9a-f]+:\t/ { k++
-			if ($0 !~ /\t(nop[wl]?|xchg +%ax,%ax|data16 cs nopw)/) bad++ }
+	$RT_OBJDUMP -D -b binary -m $RT_BFD "$2/nops.bin" |
+		NEUTRAL_RE=$RT_NEUTRAL_RE awk -F'\t' -v n="$nsites" '/^ *[0-9a-f]+:\t/ && NF >= 3 { k++
+			if ($3 !~ ENVIRON["NEUTRAL_RE"]) bad++ }
 			END { exit !(k == n && bad == 0) }'
 }
 
@@ -152,7 +185,7 @@ run_case() {	# run_case <dir> <auto|manual> <style> [runner...]
 	return 0
 }
 
-check_binary() {	# check_binary <dir> <mode>
+check_binary() {	# check_binary <dir> <mode> [gotcall]
 	bin=$1 out="$1/$2.out" err="$1/$2.err" tag="[$1 $2]"
 	table_addrs "$bin/rt_test" > "$bin/table.txt"
 	n=$(wc -l < "$bin/table.txt")
@@ -166,9 +199,9 @@ check_binary() {	# check_binary <dir> <mode>
 	expect "$tag run-time sites are exactly the table's addresses" \
 		cmp -s "$bin/seen.txt" "$bin/table.uniq"
 	expect "$tag objdump: every table address is a call to the hook" \
-		check_disk_sites "$bin/rt_test" "$bin/table.uniq"
+		check_disk_sites "$bin/rt_test" "$bin/table.uniq" ${3:-}
 	expect "$tag objdump: bytes read back after boot are NOPs" \
-		check_nop_bytes "$out" "$d"
+		check_nop_bytes "$out" "$bin"
 	want=2
 	[ $2 = manual ] && want=3
 	expect "$tag $want refused sites reported on stderr" \
@@ -184,65 +217,94 @@ check_binary() {	# check_binary <dir> <mode>
 		in_relro "$bin/rt_test"
 }
 
-styles="fentry mcount"
-for style in $styles; do
+# <style>-<pie|no-pie>[-gotcall] -> the variables for one case.
+parse_case() {	# parse_case <case>
+	style=${1%%-*}
 	hooks="-pg -mfentry"
 	[ $style = mcount ] && hooks=-pg
-	for pie in -pie -no-pie; do
-		d=$OUT/$style$pie
-		if ! build $d "$hooks" $pie "$LIB"; then
-			fail "[$d] build"
-			continue
-		fi
-		for mode in auto manual; do
-			run_case $d $mode $style
-			check_binary $d $mode
-		done
+	pie=-pie
+	case $1 in *-no-pie*) pie=-no-pie ;; esac
+	gotcall=
+	extra=
+	case $1 in *-gotcall) gotcall=1 extra=$RT_GOTCALL_CFLAGS ;; esac
+}
+
+# For the slower runs, one case per style: its PIE if there is one.
+main_cases() {
+	all=" $(echo $RT_CASES) "
+	for s in fentry mcount; do
+		case $all in
+		*" $s-pie "*) echo $s-pie ;;
+		*" $s-no-pie "*) echo $s-no-pie ;;
+		esac
+	done
+}
+
+# $RT_RUN unquoted on purpose: a runner is a command and its options.
+for c in $RT_CASES; do
+	parse_case $c
+	d=$OUT/$c
+	if ! build $d "$hooks" $pie "$LIB" "$extra"; then
+		fail "[$d] build"
+		continue
+	fi
+	for mode in auto manual; do
+		run_case $d $mode $style $RT_RUN
+		check_binary $d $mode $gotcall
 	done
 done
 
 # Sanitizers: the runtime's C code rebuilt instrumented (still no -pg).
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-if [ -z "${NO_SANITIZE:-}" ] && echo 'int main(void){return 0;}' |
-	$CC $SAN -x c - -o $OUT/san-probe 2>/dev/null; then
+if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
+   echo 'int main(void){return 0;}' |
+	$CC $SAN -x c - -o $OUT/san-probe 2>/dev/null &&
+   $RT_RUN $RT_SAN_RUN $OUT/san-probe; then
 	d=$OUT/asan
 	mkdir -p $d/lib
 	ok=1
 	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
-		 arch/arch.c arch/x86.c runtime/x86_64/trampoline.S; do
+		 $RT_ARCH_SRC runtime/$RT_ARCH/trampoline.S; do
 		$CC $CFLAGS $SAN -fPIC -fno-tree-loop-distribute-patterns \
 			-c $f -o $d/lib/$(basename $f).o || ok=0
 	done
 	rm -f $d/libmcount-san.a
 	ar rcs $d/libmcount-san.a $d/lib/*.o || ok=0
-	for style in $styles; do
-		hooks="-pg -mfentry"
-		[ $style = mcount ] && hooks=-pg
+	for c in $(main_cases); do
+		parse_case $c
 		if [ $ok = 1 ] &&
-		   build $d/$style "$hooks" -pie $d/libmcount-san.a "$SAN"; then
-			run_case $d/$style auto $style
-			run_case $d/$style manual $style
+		   build $d/$style "$hooks" $pie $d/libmcount-san.a "$SAN"; then
+			run_case $d/$style auto $style $RT_RUN $RT_SAN_RUN
+			run_case $d/$style manual $style $RT_RUN $RT_SAN_RUN
 		else
 			fail "[$d/$style] sanitizer build"
 		fi
 	done
 else
-	echo "SKIP: sanitizers"
+	echo "SKIP: [$RT_ARCH] sanitizers"
 fi
 
-if [ -z "${NO_VALGRIND:-}" ] && command -v valgrind >/dev/null; then
+# Valgrind needs the target's ld.so with symbols (i386: libc6-dbg:i386).
+valgrind_works() {
+	echo 'int main(void){return 0;}' | $CC -x c - -o $OUT/vg-probe &&
+		valgrind -q --error-exitcode=99 $OUT/vg-probe >/dev/null 2>&1
+}
+
+if [ -z "${NO_VALGRIND:-}" ] && [ $RT_VALGRIND = 1 ] && [ -z "$RT_RUN" ] &&
+   command -v valgrind >/dev/null && valgrind_works; then
 	# --smc-check=all: valgrind must see the code we rewrite
-	for style in $styles; do
-		run_case $OUT/$style-pie auto $style valgrind -q \
+	for c in $(main_cases); do
+		parse_case $c
+		run_case $OUT/$c auto $style valgrind -q \
 			--smc-check=all --error-exitcode=99 \
 			--leak-check=full --errors-for-leak-kinds=definite
 	done
 else
-	echo "SKIP: valgrind"
+	echo "SKIP: [$RT_ARCH] valgrind"
 fi
 
 if [ $failures -ne 0 ]; then
-	echo "FAIL: tests/runtime: $failures failure(s)"
+	echo "FAIL: tests/runtime [$RT_ARCH]: $failures failure(s)"
 	exit 1
 fi
-echo "PASS: tests/runtime"
+echo "PASS: tests/runtime [$RT_ARCH]"

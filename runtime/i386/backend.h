@@ -1,0 +1,24 @@
+/*
+ * backend.h - the i386 runtime backend (included by platform.h).
+ *
+ * Sites are decoded by arch/x86.c, as on x86_64.  -pg -mfentry exists
+ * only for non-PIC code (GCC refuses it with -fpic on i386).  PIC -pg
+ * calls `call *mcount@GOT(%ebx)`, which ld normally relaxes to a direct
+ * call; where it did not, the pointer's address depends on %ebx, so
+ * trampoline.S reports where the GOT is (mc_rt_got_base).
+ */
+#ifndef MC_RT_BACKEND_H
+#define MC_RT_BACKEND_H
+
+extern const struct mc_arch mc_arch_i386;
+#define MC_RT_ARCH (&mc_arch_i386)
+
+void __fentry__(void);
+void mcount(void);
+#define MC_RT_FENTRY_STUB __fentry__
+#define MC_RT_MCOUNT_STUB mcount
+#define MC_RT_STUB_NAMES "__fentry__ or mcount"
+
+#define MC_RT_HAVE_GOT_BASE 1
+
+#endif

@@ -1,0 +1,22 @@
+/*
+ * backend.h - the x86_64 runtime backend (included by platform.h).
+ *
+ * Sites are decoded by arch/x86.c; trampoline.S here defines both hook
+ * stubs and both trampolines.  A PIE's `call *__fentry__@GOTPCREL(%rip)`
+ * carries its pointer's address itself (MC_SITE_CALL_INDIRECT), so no
+ * GOT base is needed.
+ */
+#ifndef MC_RT_BACKEND_H
+#define MC_RT_BACKEND_H
+
+extern const struct mc_arch mc_arch_x86_64;
+#define MC_RT_ARCH (&mc_arch_x86_64)
+
+/* -pg -mfentry calls __fentry__; plain -pg calls mcount. */
+void __fentry__(void);
+void mcount(void);
+#define MC_RT_FENTRY_STUB __fentry__
+#define MC_RT_MCOUNT_STUB mcount
+#define MC_RT_STUB_NAMES "__fentry__ or mcount"
+
+#endif
