@@ -38,8 +38,8 @@ ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
 ARCH_SRCS := arch/arch.c arch/x86.c arch/aarch64.c arch/arm.c arch/riscv.c arch/powerpc.c \
 	arch/s390.c arch/mips.c arch/sparc.c arch/sh.c
 ELF_SRCS := elf/object.c
-CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/record.c \
-	recordmcount/dump.c
+CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/pads.c \
+	recordmcount/record.c recordmcount/dump.c
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS) $(ELF_SRCS) $(ARCH_SRCS))
 
 .PHONY: all check demo install clean deps bench check-asan check-valgrind
@@ -59,6 +59,7 @@ deps:
 -include runtime/runtime.mk
 -include tests/tests.mk
 -include kernel/kernel.mk
+-include examples/firmware/firmware.mk
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

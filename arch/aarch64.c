@@ -109,6 +109,21 @@ static struct mc_site a64_decode_site(const uint8_t *p, size_t avail,
 	return s;
 }
 
+/* Every hook is one `bl`: `nop` neutralises it. */
+static const uint8_t *a64_site_neutral(const struct mc_site *site)
+{
+	return site->kind != MC_SITE_UNKNOWN && site->len == 4 ? a64_nop : NULL;
+}
+
+/* -fpatchable-function-entry pads; BTI's landing pad may come first. */
+static const struct mc_insn a64_pad_nops[] = {
+	{ 4, { 0x1f, 0x20, 0x03, 0xd5 } },		/* nop */
+};
+
+static const struct mc_insn a64_entry_prefixes[] = {
+	{ 4, { 0x5f, 0x24, 0x03, 0xd5 } },		/* bti c */
+};
+
 const struct mc_arch mc_arch_aarch64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64_,
@@ -121,6 +136,9 @@ const struct mc_arch mc_arch_aarch64 = {
 	.relative_reloc = R_AARCH64_RELATIVE_,
 	.hook_symbols = a64_hook_symbols,
 	.forms = a64_forms,
+	.pad_nops = a64_pad_nops, .n_pad_nops = MC_COUNT(a64_pad_nops),
+	.entry_prefixes = a64_entry_prefixes,
+	.n_entry_prefixes = MC_COUNT(a64_entry_prefixes),
 	.n_forms = sizeof(a64_forms) / sizeof(a64_forms[0]),
 	/*
 	 * The call follows the prologue's register saves: up to six `stp`
@@ -130,4 +148,5 @@ const struct mc_arch mc_arch_aarch64 = {
 	.decode_site = a64_decode_site,
 	.encode_nop = a64_encode_nop,
 	.encode_call = a64_encode_call,
+	.site_neutral = a64_site_neutral,
 };

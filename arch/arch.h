@@ -23,6 +23,7 @@
 
 #define MC_MAX_SITE_LEN 24	/* longest hook instruction sequence, bytes
 				   (s390x: stg; larl; brasl; lg) */
+#define MC_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define MC_MAX_FORM_BYTES 32	/* longest byte pattern an object form checks */
 
 enum mc_endian { MC_LITTLE_ENDIAN, MC_BIG_ENDIAN };
@@ -55,6 +56,12 @@ struct mc_object_form {
 	const uint8_t *nop;		/* `len` bytes that neutralise the hook,
 					   or NULL if --nop cannot; every
 					   relocation inside them is voided */
+};
+
+/* One instruction's encoding, in file byte order. */
+struct mc_insn {
+	uint8_t len;
+	uint8_t bytes[8];
 };
 
 /* How a hook looks in linked code, as decoded by mc_decode_site(). */
@@ -112,6 +119,25 @@ struct mc_arch {
 	 * every table entry gets its own local label at the site.
 	 */
 	bool anchor_at_site;
+	/*
+	 * The NOPs GCC fills -fpatchable-function-entry pads with (more
+	 * than one where the ISA has several sizes or modes); none means
+	 * pads are not understood on this architecture.
+	 */
+	const struct mc_insn *pad_nops;
+	unsigned n_pad_nops;
+	/*
+	 * Instructions that may stand at a function's entry before its hook
+	 * or pad (x86's endbr64 under -fcf-protection).
+	 */
+	const struct mc_insn *entry_prefixes;
+	unsigned n_entry_prefixes;
+	/*
+	 * What -mnop-mcount leaves at a function's entry instead of the
+	 * hook call (with no relocation), as a form whose opcode is that
+	 * NOP, for --find-nops; NULL where GCC has no such option.
+	 */
+	const struct mc_object_form *entry_nop_form;
 	/* For machines with several ABIs: NULL accepts any e_flags. */
 	bool (*accepts_flags)(uint32_t e_flags);
 	/*
@@ -143,6 +169,13 @@ struct mc_arch {
 /* The architecture for an ELF header's fields, or NULL. */
 const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
 				   enum mc_endian endian, uint32_t e_flags);
+
+/*
+ * Length of the instruction of `set` that `p` starts with (at most
+ * `avail` bytes readable), or 0 if none matches.
+ */
+unsigned mc_match_insn(const struct mc_insn *set, unsigned n,
+		       const uint8_t *p, size_t avail);
 
 /* True if `type` is one of the architecture's companion relocations. */
 bool mc_is_companion_reloc(const struct mc_arch *arch, uint32_t type);

@@ -82,6 +82,12 @@ static const uint8_t thm_pop_lr[4] = {
 	0x5d, 0xf8, 0x04, 0xeb,		/* ldr.w lr, [sp], #4 */
 };
 
+/*
+ * A neutral site decodes as MC_SITE_NOP with one of these in `target`,
+ * so that site_neutral() can give back the bytes already there.
+ */
+enum { NEUTRAL_ADD_SP, NEUTRAL_POP_LR };
+
 static const char *const arm_hook_symbols[] = { "__gnu_mcount_nc", NULL };
 
 static const struct mc_object_form arm_forms[] = {
@@ -125,9 +131,10 @@ static struct mc_site arm_decode(const uint8_t *p, size_t avail,
 		s = (struct mc_site){ MC_SITE_CALL, 4,
 				      (addr + 8 + (uint64_t)off +
 				       ((insn >> 23) & 2)) | 1 };
-	else if (mc_bytes_equal(p, arm_nop, 4) ||
-		 mc_bytes_equal(p, arm_pop_lr, 4))
-		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	else if (mc_bytes_equal(p, arm_nop, 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, NEUTRAL_ADD_SP };
+	else if (mc_bytes_equal(p, arm_pop_lr, 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, NEUTRAL_POP_LR };
 	return s;
 }
 
@@ -185,9 +192,10 @@ static struct mc_site thm_decode(const uint8_t *p, size_t avail,
 		s = (struct mc_site){ MC_SITE_CALL, 4,
 				      ((addr + 4) & ~3ull) +
 				      (uint64_t)thm_offset(hw1, hw2) };
-	else if (mc_bytes_equal(p, thm_nop, 4) ||
-		 mc_bytes_equal(p, thm_pop_lr, 4))
-		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
+	else if (mc_bytes_equal(p, thm_nop, 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, NEUTRAL_ADD_SP };
+	else if (mc_bytes_equal(p, thm_pop_lr, 4))
+		s = (struct mc_site){ MC_SITE_NOP, 4, NEUTRAL_POP_LR };
 	return s;
 }
 
@@ -266,6 +274,68 @@ static bool never(uint32_t e_flags)
 	return false;
 }
 
+/*
+ * -fpatchable-function-entry pads: Thumb-2 `nop`, or in ARM mode `nop`
+ * (ARMv6K+) and the older `mov r0, r0` (GCC 12 writes the M NOPs before
+ * a Thumb function in ARM encoding).
+ */
+static const struct mc_insn arm_pad_nops[] = {
+	{ 2, { 0x00, 0xbf } },				/* nop (Thumb) */
+	{ 4, { 0x00, 0xf0, 0x20, 0xe3 } },		/* nop (ARM) */
+	{ 4, { 0x00, 0x00, 0xa0, 0xe1 } },		/* mov r0, r0 */
+};
+
+/* -- for the runtime ------------------------------------------------- */
+
+extern const struct mc_arch mc_arch_arm, mc_arch_thumb2;
+
+/*
+ * The bytes that neutralise a decoded site, in one state each: the
+ * "arm" entry's answer is for ARM-state sites only (a site address
+ * does not carry the state; see mc_arch_arm_site_isa), the "thumb2"
+ * entry's for Thumb ones.  A neutral site gets back the form already
+ * there.
+ */
+static const uint8_t *neutral_of(const struct mc_site *site,
+				 const uint8_t *add_sp, const uint8_t *pop_lr)
+{
+	if (site->kind == MC_SITE_UNKNOWN || site->len != 4)
+		return NULL;
+	if (site->kind == MC_SITE_NOP && site->target == NEUTRAL_POP_LR)
+		return pop_lr;
+	return add_sp;
+}
+
+static const uint8_t *arm_site_neutral(const struct mc_site *site)
+{
+	return neutral_of(site, arm_nop, arm_pop_lr);
+}
+
+static const uint8_t *thm_site_neutral(const struct mc_site *site)
+{
+	return neutral_of(site, thm_nop, thm_pop_lr);
+}
+
+/*
+ * The entry that reads the hook at a linked site, told by the `push
+ * {lr}` just before it (the forms' opcode_offset bytes); `before` holds
+ * the `n` bytes that end at the site.  The runtime needs this because
+ * __mcount_loc holds plain addresses, Thumb ones without bit 0.  The two
+ * pushes cannot be mistaken for each other: ARM's e52de004 does not end
+ * in Thumb's b500.  NULL when neither is there, because the neutral
+ * form (which pops that word) would then corrupt the stack.
+ */
+const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
+{
+	const struct mc_object_form *a = &arm_forms[0], *t = &arm_forms[1];
+
+	if (n >= 4 && mc_bytes_equal(before + n - 4, a->opcode, 4))
+		return &mc_arch_arm;
+	if (n >= 2 && mc_bytes_equal(before + n - 2, t->opcode, 2))
+		return &mc_arch_thumb2;
+	return NULL;
+}
+
 #define ARM_COMMON							\
 	.e_machine = EM_ARM_,						\
 	.elf_class = 32,						\
@@ -277,6 +347,7 @@ static bool never(uint32_t e_flags)
 	.relative_reloc = R_ARM_RELATIVE_,				\
 	.hook_symbols = arm_hook_symbols,				\
 	.forms = arm_forms,						\
+	.pad_nops = arm_pad_nops, .n_pad_nops = MC_COUNT(arm_pad_nops),	\
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
 	.anchor_avoid_func = true,					\
 	/* push {r4-r11, lr} (or push.w), push {lr}, then the bl */	\
@@ -288,6 +359,7 @@ const struct mc_arch mc_arch_arm = {
 	.decode_site = arm_decode_site,
 	.encode_nop = arm_encode_nop,
 	.encode_call = arm_encode_call,
+	.site_neutral = arm_site_neutral,
 };
 
 const struct mc_arch mc_arch_thumb2 = {
@@ -297,4 +369,5 @@ const struct mc_arch mc_arch_thumb2 = {
 	.decode_site = thm_decode_site,
 	.encode_nop = thm_encode_nop,
 	.encode_call = thm_encode_call,
+	.site_neutral = thm_site_neutral,
 };

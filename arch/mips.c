@@ -359,12 +359,18 @@ static bool mips_is_n32(uint32_t e_flags)
  */
 #define MIPS_MAX_ENTRY_OFFSET 64
 
+/* -fpatchable-function-entry pads: `nop` (sll $0,$0,0) in both orders. */
+static const struct mc_insn mips_pad_nops[] = {
+	{ 4, { 0x00, 0x00, 0x00, 0x00 } },		/* nop */
+};
+
 #define MIPS32_COMMON							\
 	.e_machine = EM_MIPS_, .elf_class = 32, .addr_size = 4,	\
 	.table_reloc = R_MIPS_32_, .none_reloc = R_MIPS_NONE_,		\
 	.relative_reloc = R_MIPS_REL32_,				\
 	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
 	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
+	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
 	.encode_nop = mips_encode_nop, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips = {
@@ -405,6 +411,7 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.none_reloc = R_MIPS_NONE_, .relative_reloc = R_MIPS_REL32_,	\
 	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
 	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
+	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
 	.encode_nop = mips_encode_nop, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips64 = {

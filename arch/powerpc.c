@@ -262,6 +262,28 @@ static bool ppc_encode_call_le(uint8_t *out, unsigned len, uint64_t site,
 }
 
 /*
+ * For the runtime: every hook is one word, neutralised by `nop` (the
+ * TOC-restore slot after a -pg call stays the nop it already is).
+ */
+static const uint8_t *ppc_site_neutral(const struct mc_site *site,
+				       const uint8_t *nop)
+{
+	if (site->kind == MC_SITE_UNKNOWN || site->len != 4)
+		return NULL;
+	return nop;
+}
+
+static const uint8_t *ppc_site_neutral_be(const struct mc_site *site)
+{
+	return ppc_site_neutral(site, nop_be);
+}
+
+static const uint8_t *ppc_site_neutral_le(const struct mc_site *site)
+{
+	return ppc_site_neutral(site, nop_le);
+}
+
+/*
  * ppc64 -pg puts the bl after the whole register save: 168 bytes in for
  * a function saving all 18 non-volatile GPRs and FPRs at -O2.  ppc32's
  * bl is always the third instruction.
@@ -276,6 +298,15 @@ static bool ppc_encode_call_le(uint8_t *out, unsigned len, uint64_t site,
 			      R_PPC64_PLT_PCREL34_NOTOC_ },		\
 	.n_companion_relocs = 6
 
+/* -fpatchable-function-entry pads: `nop` (ori 0,0,0) in each byte order. */
+static const struct mc_insn ppc_le_pad_nops[] = {
+	{ 4, { 0x00, 0x00, 0x00, 0x60 } },		/* nop */
+};
+
+static const struct mc_insn ppc_be_pad_nops[] = {
+	{ 4, { 0x60, 0x00, 0x00, 0x00 } },		/* nop */
+};
+
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le",
 	.e_machine = EM_PPC64_,
@@ -288,12 +319,14 @@ const struct mc_arch mc_arch_ppc64le = {
 	.relative_reloc = R_PPC64_RELATIVE_,
 	.hook_symbols = ppc64_hook_symbols,
 	.forms = ppc64le_forms,
+	.pad_nops = ppc_le_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(ppc64le_forms) / sizeof(ppc64le_forms[0]),
 	PPC64_COMPANIONS,
 	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,
 	.decode_site = ppc_decode_le,
 	.encode_nop = ppc_encode_nop_le,
 	.encode_call = ppc_encode_call_le,
+	.site_neutral = ppc_site_neutral_le,
 };
 
 const struct mc_arch mc_arch_ppc64 = {
@@ -308,12 +341,14 @@ const struct mc_arch mc_arch_ppc64 = {
 	.relative_reloc = R_PPC64_RELATIVE_,
 	.hook_symbols = ppc64_hook_symbols,
 	.forms = ppc64_forms,
+	.pad_nops = ppc_be_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(ppc64_forms) / sizeof(ppc64_forms[0]),
 	PPC64_COMPANIONS,
 	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,
 	.decode_site = ppc_decode_be,
 	.encode_nop = ppc_encode_nop_be,
 	.encode_call = ppc_encode_call_be,
+	.site_neutral = ppc_site_neutral_be,
 };
 
 const struct mc_arch mc_arch_ppc = {
@@ -328,9 +363,11 @@ const struct mc_arch mc_arch_ppc = {
 	.relative_reloc = R_PPC_RELATIVE_,
 	.hook_symbols = ppc32_hook_symbols,
 	.forms = ppc32_forms,
+	.pad_nops = ppc_be_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(ppc32_forms) / sizeof(ppc32_forms[0]),
 	.max_entry_offset = PPC32_MAX_ENTRY_OFFSET,
 	.decode_site = ppc_decode_be,
 	.encode_nop = ppc_encode_nop_be,
 	.encode_call = ppc_encode_call_be,
+	.site_neutral = ppc_site_neutral_be,
 };

@@ -170,6 +170,34 @@ static struct mc_site rv_decode_site(const uint8_t *p, size_t avail,
 	return s;
 }
 
+/*
+ * The NOPs of a site's own length: two for the auipc+jalr pair, one for
+ * a relaxed `jal` (rv64 has no 2-byte c.jal, but a 2-byte neutral site
+ * is c.nop).
+ */
+static const uint8_t *rv_site_neutral(const struct mc_site *site)
+{
+	static const uint8_t cnop[2] = { 0x01, 0x00 };	/* c.nop */
+
+	if (site->kind == MC_SITE_UNKNOWN)
+		return NULL;
+	switch (site->len) {
+	case 8:
+	case 4:
+		return rv_nop8;		/* nop; nop (or its first half) */
+	case 2:
+		return cnop;
+	default:
+		return NULL;
+	}
+}
+
+/* -fpatchable-function-entry pads: c.nop when RVC is on, else nop. */
+static const struct mc_insn rv_pad_nops[] = {
+	{ 2, { 0x01, 0x00 } },				/* c.nop */
+	{ 4, { 0x13, 0x00, 0x00, 0x00 } },		/* nop (addi x0,x0,0) */
+};
+
 const struct mc_arch mc_arch_riscv64 = {
 	.name = "riscv64",
 	.e_machine = EM_RISCV_,
@@ -182,6 +210,7 @@ const struct mc_arch mc_arch_riscv64 = {
 	.relative_reloc = R_RISCV_RELATIVE_,
 	.hook_symbols = rv_hook_symbols,
 	.forms = rv_forms,
+	.pad_nops = rv_pad_nops, .n_pad_nops = MC_COUNT(rv_pad_nops),
 	.n_forms = sizeof(rv_forms) / sizeof(rv_forms[0]),
 	.anchor_at_site = true,
 	/* After the prologue's saves (compressed or not) and `mv a0, ra`. */
@@ -189,4 +218,5 @@ const struct mc_arch mc_arch_riscv64 = {
 	.decode_site = rv_decode_site,
 	.encode_nop = rv_encode_nop,
 	.encode_call = rv_encode_call,
+	.site_neutral = rv_site_neutral,
 };

@@ -167,9 +167,12 @@ static struct mc_site s390_decode_block(const uint8_t *p, size_t avail,
 }
 
 /*
- * A lone `brcl 0` is the six-byte NOP; a -pg block turned into three of
- * them reads as the first one, which is what a runtime patching one
- * instruction needs to know.
+ * A lone `brcl 0` is the six-byte NOP.  Three in a row are a -pg block
+ * neutralised (by -mnop-mcount, --nop or the runtime), read as one
+ * 18-byte site so that the runtime turns it back into the whole block
+ * (a fourth, from the larl block, stays a NOP after it).  A -mfentry
+ * site's NOP followed by two more `brcl 0` in the function's own code
+ * would read as a block too: no compiler writes that.
  */
 static struct mc_site s390_decode_site(const uint8_t *p, size_t avail,
 				       uint64_t addr)
@@ -181,6 +184,9 @@ static struct mc_site s390_decode_site(const uint8_t *p, size_t avail,
 	else if (avail >= BRASL_LEN && is_brasl(p))
 		s = (struct mc_site){ MC_SITE_CALL, BRASL_LEN,
 				      ril_target(p, addr) };
+	else if (avail >= PG_BLOCK_LEN &&
+		 mc_bytes_equal(p, s390_nops, PG_BLOCK_LEN))
+		s = (struct mc_site){ MC_SITE_NOP, PG_BLOCK_LEN, 0 };
 	else if (avail >= BRASL_LEN && mc_bytes_equal(p, s390_nops, 6))
 		s = (struct mc_site){ MC_SITE_NOP, BRASL_LEN, 0 };
 	return s;
@@ -231,6 +237,28 @@ static bool s390_encode_call(uint8_t *out, unsigned len, uint64_t site,
 	return true;
 }
 
+/* -fpatchable-function-entry pads: the 2-byte `nopr` (bcr 0,%r0). */
+static const struct mc_insn s390_pad_nops[] = {
+	{ 2, { 0x07, 0x00 } },				/* nopr */
+};
+
+/* -mnop-mcount -mfentry: a 6-byte `brcl 0,0` where the brasl would be. */
+static const struct mc_object_form s390_entry_nop_form = {
+	.name = "brcl 0,0 (-mnop-mcount)", .len = BRASL_LEN,
+	.opcode = { JGNOP }, .mask = { ONES6 }, .opcode_len = BRASL_LEN,
+	.nop = s390_nops,
+};
+
+/* For the runtime: `brcl 0,0` over every instruction of the site. */
+static const uint8_t *s390_site_neutral(const struct mc_site *site)
+{
+	if (site->kind == MC_SITE_UNKNOWN ||
+	    (site->len != BRASL_LEN && site->len != PG_BLOCK_LEN &&
+	     site->len != PG_LARL_BLOCK_LEN))
+		return NULL;
+	return s390_nops;
+}
+
 const struct mc_arch mc_arch_s390x = {
 	.name = "s390x",
 	.e_machine = EM_S390_,
@@ -243,10 +271,13 @@ const struct mc_arch mc_arch_s390x = {
 	.relative_reloc = R_390_RELATIVE_,
 	.hook_symbols = s390_hook_symbols,
 	.forms = s390x_forms,
+	.pad_nops = s390_pad_nops, .n_pad_nops = 1,
+	.entry_nop_form = &s390_entry_nop_form,
 	.n_forms = sizeof(s390x_forms) / sizeof(s390x_forms[0]),
 	/* Both -mfentry and -pg put the block first in the function. */
 	.max_entry_offset = 0,
 	.decode_site = s390_decode_site,
 	.encode_nop = s390_encode_nop,
 	.encode_call = s390_encode_call,
+	.site_neutral = s390_site_neutral,
 };

@@ -182,6 +182,15 @@ static bool sh_be_encode_call(uint8_t *out, unsigned len, uint64_t site,
 /* mov.l, sts.l, mova, jmp, lds, nop: the word is at most 12 bytes in. */
 #define SH_MAX_ENTRY_OFFSET 12
 
+/* -fpatchable-function-entry pads: the 2-byte `nop` in each byte order. */
+static const struct mc_insn sh_le_pad_nops[] = {
+	{ 2, { 0x09, 0x00 } },				/* nop */
+};
+
+static const struct mc_insn sh_be_pad_nops[] = {
+	{ 2, { 0x00, 0x09 } },				/* nop */
+};
+
 const struct mc_arch mc_arch_sh = {
 	.name = "sh",
 	.e_machine = EM_SH_,
@@ -195,6 +204,7 @@ const struct mc_arch mc_arch_sh = {
 	.relative_reloc = R_SH_RELATIVE_,
 	.hook_symbols = sh_hook_symbols,
 	.forms = sh_le_forms,
+	.pad_nops = sh_le_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(sh_le_forms) / sizeof(sh_le_forms[0]),
 	.max_entry_offset = SH_MAX_ENTRY_OFFSET,
 	.decode_site = sh_le_decode_site,
@@ -215,6 +225,7 @@ const struct mc_arch mc_arch_sheb = {
 	.relative_reloc = R_SH_RELATIVE_,
 	.hook_symbols = sh_hook_symbols,
 	.forms = sh_be_forms,
+	.pad_nops = sh_be_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(sh_be_forms) / sizeof(sh_be_forms[0]),
 	.max_entry_offset = SH_MAX_ENTRY_OFFSET,
 	.decode_site = sh_be_decode_site,

@@ -104,6 +104,11 @@ static bool sparc_encode_call(uint8_t *out, unsigned len, uint64_t site,
 	return true;
 }
 
+/* -fpatchable-function-entry pads: `nop` (sethi 0,%g0). */
+static const struct mc_insn sparc_pad_nops[] = {
+	{ 4, { 0x01, 0x00, 0x00, 0x00 } },		/* nop */
+};
+
 const struct mc_arch mc_arch_sparc64 = {
 	.name = "sparc64",
 	.e_machine = EM_SPARCV9_,
@@ -116,6 +121,7 @@ const struct mc_arch mc_arch_sparc64 = {
 	.relative_reloc = R_SPARC_RELATIVE_,
 	.hook_symbols = sparc_hook_symbols,
 	.forms = sparc64_forms,
+	.pad_nops = sparc_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(sparc64_forms) / sizeof(sparc64_forms[0]),
 	.max_entry_offset = 8,		/* save; call */
 	.decode_site = sparc_decode_site,

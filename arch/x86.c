@@ -197,6 +197,34 @@ static const uint8_t *x86_site_neutral(const struct mc_site *site)
 	return x86_nops[site->len];
 }
 
+/* -fpatchable-function-entry pads: one-byte NOPs. */
+static const struct mc_insn x86_pad_nops[] = {
+	{ 1, { 0x90 } },				/* nop */
+};
+
+/* -fcf-protection puts an end-branch marker before hook or pad. */
+static const struct mc_insn x86_entry_prefixes[] = {
+	{ 4, { 0xf3, 0x0f, 0x1e, 0xfa } },		/* endbr64 */
+	{ 4, { 0xf3, 0x0f, 0x1e, 0xfb } },		/* endbr32 */
+};
+
+/*
+ * -mnop-mcount: the 5-byte NOP where `call __fentry__` would be, with no
+ * relocation to find it by.
+ */
+static const struct mc_object_form x86_entry_nop_form = {
+	.name = "nopl (-mnop-mcount)", .len = 5,
+	.opcode = { 0x0f, 0x1f, 0x44, 0x00, 0x00 },	/* nopl 0(%rax,%rax,1) */
+	.mask = { 0xff, 0xff, 0xff, 0xff, 0xff }, .opcode_len = 5,
+	.nop = x86_nops[5],
+};
+
+#define X86_ENTRY_FACTS							\
+	.pad_nops = x86_pad_nops, .n_pad_nops = MC_COUNT(x86_pad_nops),	\
+	.entry_prefixes = x86_entry_prefixes,				\
+	.n_entry_prefixes = MC_COUNT(x86_entry_prefixes),		\
+	.entry_nop_form = &x86_entry_nop_form
+
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
 	.e_machine = EM_X86_64_,
@@ -209,6 +237,7 @@ const struct mc_arch mc_arch_x86_64 = {
 	.relative_reloc = R_X86_64_RELATIVE_,
 	.hook_symbols = x86_hook_symbols,
 	.forms = x86_64_forms,
+	X86_ENTRY_FACTS,
 	.n_forms = sizeof(x86_64_forms) / sizeof(x86_64_forms[0]),
 	.max_entry_offset = 32,
 	.decode_site = x86_64_decode_site,
@@ -229,6 +258,7 @@ const struct mc_arch mc_arch_i386 = {
 	.relative_reloc = R_386_RELATIVE_,
 	.hook_symbols = x86_hook_symbols,
 	.forms = i386_forms,
+	X86_ENTRY_FACTS,
 	.n_forms = sizeof(i386_forms) / sizeof(i386_forms[0]),
 	.max_entry_offset = 32,
 	.decode_site = i386_decode_site,

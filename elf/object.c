@@ -295,18 +295,33 @@ const struct mc_symbol *mc_function_at(const struct mc_object *obj,
 	return best;
 }
 
+/*
+ * Mapping symbols ($x, $d, $a, $t, riscv's $xrv64i2p1_...) mark code and
+ * data in ARM, AArch64 and RISC-V objects; they name no place.
+ */
+static bool is_mapping_symbol(const char *name)
+{
+	return name[0] == '$';
+}
+
 const struct mc_symbol *mc_symbol_at(const struct mc_object *obj,
 				     uint64_t value)
 {
+	const struct mc_symbol *untyped = NULL;
+
 	for (size_t i = 1; i < obj->n_symbols; i++) {
 		const struct mc_symbol *s = &obj->symbols[i];
 		unsigned type = GELF_ST_TYPE(s->sym.st_info);
 
-		if (s->sym.st_shndx != SHN_UNDEF && s->sym.st_value == value &&
-		    (type == STT_FUNC || type == STT_NOTYPE) && *s->name)
+		if (s->sym.st_shndx == SHN_UNDEF || s->sym.st_value != value ||
+		    !*s->name || is_mapping_symbol(s->name))
+			continue;
+		if (type == STT_FUNC)
 			return s;
+		if (type == STT_NOTYPE && !untyped)
+			untyped = s;
 	}
-	return NULL;
+	return untyped;
 }
 
 size_t mc_symbol_by_name(const struct mc_object *obj, const char *name)
@@ -598,29 +613,119 @@ size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
 	return mc_add_section_symbols(obj, &shndx, 1);
 }
 
+/*
+ * Append `name` to the section name table; *off receives its offset.
+ * Every section name is re-pointed into the grown table, which holds
+ * all of them (the input's names and those added or renamed since).
+ */
+static bool append_section_name(struct mc_object *obj, const char *name,
+				size_t *off)
+{
+	struct mc_section *shstr = &obj->sections[obj->shstrndx];
+	size_t len = strlen(name) + 1;
+
+	*off = shstr->shdr.sh_size;
+	if (!section_insert_gap(obj, shstr, *off, len))
+		return false;
+	memcpy((uint8_t *)shstr->buf + *off, name, len);
+	for (size_t i = 1; i < obj->n_sections; i++)
+		obj->sections[i].name = (const char *)shstr->buf +
+					obj->sections[i].shdr.sh_name;
+	return true;
+}
+
+bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
+		       const char *name)
+{
+	size_t off;
+
+	if (!append_section_name(obj, name, &off))
+		return false;
+	sec->shdr.sh_name = (GElf_Word)off;
+	sec->name = (const char *)obj->sections[obj->shstrndx].buf + off;
+	sec->dirty = true;
+	return true;
+}
+
+bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
+			     void *contents, size_t size, Elf_Type type)
+{
+	Elf_Data *d = section_data(sec);
+
+	if (sec->scn && !d) {
+		free(contents);
+		return fail_elf(obj, "cannot read section");
+	}
+	free(sec->buf);
+	sec->buf = contents;
+	sec->buf_size = size;
+	sec->buf_type = type;
+	sec->shdr.sh_size = size;
+	sec->dirty = true;
+	if (d) {
+		d->d_buf = contents;
+		d->d_size = size;
+		d->d_type = type;
+	}
+	return true;
+}
+
+bool mc_section_groups(struct mc_object *obj, size_t *group_of)
+{
+	for (size_t i = 0; i < obj->n_sections; i++)
+		group_of[i] = 0;
+	for (size_t g = 1; g < obj->n_sections; g++) {
+		struct mc_section *sec = &obj->sections[g];
+		size_t size;
+		const uint8_t *raw;
+
+		if (sec->shdr.sh_type != SHT_GROUP)
+			continue;
+		raw = mc_section_bytes(sec, &size);
+		if (!raw || size % sizeof(Elf32_Word))
+			return mc_fail(obj, "%s: corrupt group", sec->name);
+		/* Word 0 holds the flags; the members follow (host order). */
+		for (size_t j = 1; j < size / sizeof(Elf32_Word); j++) {
+			Elf32_Word m;
+
+			memcpy(&m, raw + j * sizeof(m), sizeof(m));
+			if (m == 0 || m >= obj->n_sections)
+				return mc_fail(obj, "%s: member %u out of range",
+					       sec->name, (unsigned)m);
+			group_of[m] = g;
+		}
+	}
+	return true;
+}
+
+bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
+{
+	struct mc_section *g = &obj->sections[group];
+	Elf32_Word m = (Elf32_Word)member;
+
+	if (!section_insert_gap(obj, g, g->buf ? g->buf_size : g->shdr.sh_size,
+				sizeof(m)))
+		return false;
+	memcpy((uint8_t *)g->buf + g->buf_size - sizeof(m), &m, sizeof(m));
+	obj->sections[member].shdr.sh_flags |= SHF_GROUP;
+	return true;
+}
+
 struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 				  const GElf_Shdr *shdr, void *contents,
 				  size_t size, Elf_Type type)
 {
-	struct mc_section *secs, *shstr;
-	size_t name_len = strlen(name) + 1;
+	struct mc_section *secs;
+	size_t name_off;
 
-	shstr = &obj->sections[obj->shstrndx];
-	size_t name_off = shstr->shdr.sh_size;
-	if (!section_insert_gap(obj, shstr, name_off, name_len)) {
+	if (!append_section_name(obj, name, &name_off)) {
 		free(contents);
 		return NULL;
 	}
-	memcpy((uint8_t *)shstr->buf + name_off, name, name_len);
-	/* The name table moved: so did the names of sections added before. */
-	for (size_t i = 1; i < obj->n_sections; i++)
-		if (!obj->sections[i].scn)
-			obj->sections[i].name = (const char *)shstr->buf +
-						obj->sections[i].shdr.sh_name;
-
 	size_t symtab_i = obj->symtab ? obj->symtab->index : 0;
 	size_t shndx_i = obj->symtab_shndx ? obj->symtab_shndx->index : 0;
-	const char *new_name = (const char *)shstr->buf + name_off;
+	const char *new_name =
+		(const char *)obj->sections[obj->shstrndx].buf + name_off;
 
 	secs = realloc(obj->sections,
 		       (obj->n_sections + 1) * sizeof(*obj->sections));

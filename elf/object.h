@@ -152,6 +152,26 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 				  const GElf_Shdr *shdr, void *contents,
 				  size_t size, Elf_Type type);
 
+/* Give a section a new name (appended to the section name table). */
+bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
+		       const char *name);
+
+/*
+ * Replace a section's contents with `size` bytes of libelf type `type`
+ * (taken over: freed with the object).
+ */
+bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
+			     void *contents, size_t size, Elf_Type type);
+
+/*
+ * group_of[i] := index of the SHT_GROUP section that has section i as a
+ * member, or 0; the array has n_sections entries.
+ */
+bool mc_section_groups(struct mc_object *obj, size_t *group_of);
+
+/* Make section `member` a member of the group section `group`. */
+bool mc_group_add(struct mc_object *obj, size_t group, size_t member);
+
 /* Byte size of one relocation of the kind in `sh_type` in this object. */
 size_t mc_reloc_entry_size(const struct mc_object *obj, uint32_t sh_type);
 

@@ -61,7 +61,8 @@ static struct mc_section *reloc_section_for(struct mc_object *obj,
 }
 
 /* An object's entry k: anchor symbol + addend of the slot's relocation. */
-static bool object_entries(struct dump *d, struct mc_section *table)
+static bool object_entries(struct dump *d, struct mc_section *table,
+			   size_t base)
 {
 	struct mc_object *obj = d->obj;
 	struct mc_section *rel = reloc_section_for(obj, table->index);
@@ -77,7 +78,7 @@ static bool object_entries(struct dump *d, struct mc_section *table)
 		    r.offset % d->arch->addr_size)
 			return mc_fail(obj, "%s: corrupt relocation %zu",
 				       rel->name, i);
-		size_t k = r.offset / d->arch->addr_size;
+		size_t k = base + r.offset / d->arch->addr_size;
 		const struct mc_symbol *s = &obj->symbols[r.sym];
 		/* RELA slots are 0 but where the addend lives there (SH). */
 		int64_t slot = (int64_t)mc_load_address(obj, slots + r.offset);
@@ -117,16 +118,16 @@ static bool relative_addend(struct dump *d, uint64_t where, uint64_t *value)
 }
 
 static void linked_entries(struct dump *d, struct mc_section *table,
-			   uint64_t start)
+			   uint64_t start, size_t first, size_t n)
 {
 	size_t size;
 	const uint8_t *slots = mc_section_bytes(table, &size);
 	uint64_t base = start - table->shdr.sh_addr;
 
-	for (size_t k = 0; k < d->n_entries; k++) {
-		uint64_t where = start + k * d->arch->addr_size;
+	for (size_t k = first; k < first + n; k++) {
+		uint64_t where = start + (k - first) * d->arch->addr_size;
 		uint64_t a = mc_load_address(d->obj, slots + base +
-						     k * d->arch->addr_size);
+					     (k - first) * d->arch->addr_size);
 		struct mc_section *sec;
 
 		relative_addend(d, where, &a);
@@ -140,58 +141,80 @@ static void linked_entries(struct dump *d, struct mc_section *table,
 	}
 }
 
+/* Sections that hold table entries: ours, and the compiler's pads. */
+static bool is_table(const struct mc_section *s)
+{
+	return s->shdr.sh_type == SHT_PROGBITS &&
+	       (strcmp(s->name, TABLE_NAME) == 0 ||
+		strcmp(s->name, "__patchable_function_entries") == 0);
+}
+
+static bool alloc_entries(struct dump *d, uint64_t bytes)
+{
+	if (bytes % d->arch->addr_size)
+		return mc_fail(d->obj, "%s size %" PRIu64 " is not a multiple "
+			       "of %u", TABLE_NAME, bytes, d->arch->addr_size);
+	d->n_entries = bytes / d->arch->addr_size;
+	d->entries = calloc(d->n_entries + 1, sizeof(*d->entries));
+	return d->entries || mc_fail(d->obj, "out of memory");
+}
+
 /*
- * Where the table is: a linked image built with our linker script has
- * __start_mcount_loc/__stop_mcount_loc around it; otherwise the section.
+ * A linked image made with our linker script has the whole table
+ * between __start_mcount_loc and __stop_mcount_loc.
  */
-static bool find_table(struct dump *d, struct mc_section **table,
-		       uint64_t *start, uint64_t *bytes)
+static bool read_linked_range(struct dump *d, size_t a, size_t b)
 {
 	struct mc_object *obj = d->obj;
-	size_t a = mc_symbol_by_name(obj, "__start_mcount_loc");
-	size_t b = mc_symbol_by_name(obj, "__stop_mcount_loc");
+	uint64_t start = obj->symbols[a].sym.st_value;
+	uint64_t bytes = obj->symbols[b].sym.st_value - start;
+	struct mc_section *t = bytes ? mc_section_at_address(obj, start) : NULL;
 
-	*table = NULL;
-	if (d->linked && a != SIZE_MAX && b != SIZE_MAX) {
-		*start = obj->symbols[a].sym.st_value;
-		*bytes = obj->symbols[b].sym.st_value - *start;
-		*table = *bytes ? mc_section_at_address(obj, *start) : NULL;
-		if (*bytes && (!*table || *start + *bytes > (*table)->shdr.sh_addr +
-							     (*table)->shdr.sh_size))
-			return mc_fail(obj, "__start_mcount_loc..__stop_mcount_loc "
-				       "is not inside one section");
-		return true;
+	if (bytes && (!t || start + bytes > t->shdr.sh_addr + t->shdr.sh_size))
+		return mc_fail(obj, "__start_mcount_loc..__stop_mcount_loc is "
+			       "not inside one section");
+	if (!alloc_entries(d, bytes))
+		return false;
+	if (t)
+		linked_entries(d, t, start, 0, d->n_entries);
+	return true;
+}
+
+/* Otherwise every table section, one after the other. */
+static bool read_table_sections(struct dump *d)
+{
+	struct mc_object *obj = d->obj;
+	uint64_t bytes = 0;
+	size_t k = 0;
+
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (is_table(&obj->sections[i]))
+			bytes += obj->sections[i].shdr.sh_size;
+	if (!alloc_entries(d, bytes))
+		return false;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *t = &obj->sections[i];
+		size_t n = t->shdr.sh_size / d->arch->addr_size;
+
+		if (!is_table(t))
+			continue;
+		if (!d->linked && !object_entries(d, t, k))
+			return false;
+		if (d->linked)
+			linked_entries(d, t, t->shdr.sh_addr, k, n);
+		k += n;
 	}
-	*table = mc_section_by_name(obj, TABLE_NAME);
-	if (!*table)
-		return true;
-	*start = (*table)->shdr.sh_addr;
-	*bytes = (*table)->shdr.sh_size;
-	if ((*table)->shdr.sh_type == SHT_NOBITS)
-		return mc_fail(obj, "%s has no contents", TABLE_NAME);
 	return true;
 }
 
 static bool read_entries(struct dump *d)
 {
-	struct mc_section *table;
-	uint64_t start = 0, bytes = 0;
+	size_t a = mc_symbol_by_name(d->obj, "__start_mcount_loc");
+	size_t b = mc_symbol_by_name(d->obj, "__stop_mcount_loc");
 
-	if (!find_table(d, &table, &start, &bytes))
-		return false;
-	if (!table)
-		return true;
-	if (bytes % d->arch->addr_size)
-		return mc_fail(d->obj, "%s size %" PRIu64 " is not a multiple of "
-			       "%u", TABLE_NAME, bytes, d->arch->addr_size);
-	d->n_entries = bytes / d->arch->addr_size;
-	d->entries = calloc(d->n_entries + 1, sizeof(*d->entries));
-	if (!d->entries)
-		return mc_fail(d->obj, "out of memory");
-	if (!d->linked)
-		return object_entries(d, table);
-	linked_entries(d, table, start);
-	return true;
+	if (d->linked && a != SIZE_MAX && b != SIZE_MAX)
+		return read_linked_range(d, a, b);
+	return read_table_sections(d);
 }
 
 static const struct mc_hook_site *hook_at(const struct dump *d, size_t shndx,
@@ -220,6 +243,43 @@ static void name_target(const struct dump *d, uint64_t target, bool indirect,
 		snprintf(out, n, "%s", s->name);
 	else
 		snprintf(out, n, "%s0x%" PRIx64, indirect ? "*" : "", target);
+}
+
+/*
+ * A -fpatchable-function-entry pad: the architecture's pad NOPs, perhaps
+ * with an end-branch marker among them where the function starts.
+ */
+static void pad_verdict(const struct dump *d, const uint8_t *p, size_t avail,
+			struct verdict *v)
+{
+	const struct mc_arch *a = d->arch;
+	size_t at = 0, len;
+	unsigned nops = 0;
+	bool prefix = false;
+
+	for (;;) {
+		len = mc_match_insn(a->pad_nops, a->n_pad_nops, p + at,
+				    avail - at);
+		if (len) {
+			nops++;
+			at += len;
+			continue;
+		}
+		if (prefix)
+			break;
+		len = mc_match_insn(a->entry_prefixes, a->n_entry_prefixes,
+				    p + at, avail - at);
+		if (!len)
+			break;
+		prefix = true;
+		at += len;
+	}
+	if (nops == 0)
+		return;
+	v->state = "pad";
+	v->len = at;
+	snprintf(v->target, sizeof(v->target), "%u NOP%s", nops,
+		 nops == 1 ? "" : "s");
 }
 
 static struct verdict judge(const struct dump *d, const struct entry *e)
@@ -260,6 +320,7 @@ static struct verdict judge(const struct dump *d, const struct entry *e)
 		break;
 	default:
 		v.state = "unexpected";
+		pad_verdict(d, code + e->offset, size - e->offset, &v);
 	}
 	return v;
 }
@@ -295,20 +356,29 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/*
+ * The function a site belongs to: the one containing it, or for a pad
+ * whose NOPs start before the function's symbol, the one it runs into
+ * (a negative offset).
+ */
 static void function_of(const struct dump *d, size_t shndx, uint64_t value,
-			const char **name, uint64_t *off)
+			const char **name, int64_t *off)
 {
 	const struct mc_symbol *f = mc_function_at(d->obj, shndx, value);
 
+	for (uint64_t ahead = 1; !f && ahead <= MC_MAX_SITE_LEN; ahead++)
+		if ((f = mc_function_at(d->obj, shndx, value + ahead)) &&
+		    f->sym.st_value != value + ahead)
+			f = NULL;
 	*name = f ? f->name : NULL;
-	*off = f ? value - f->sym.st_value : 0;
+	*off = f ? (int64_t)(value - f->sym.st_value) : 0;
 }
 
 static void print_place_json(const struct dump *d, size_t shndx,
 			     uint64_t offset, uint64_t address)
 {
 	const char *fn;
-	uint64_t fo;
+	int64_t fo;
 	uint64_t value = d->linked ? address : offset;
 
 	printf("\"section\":");
@@ -322,7 +392,7 @@ static void print_place_json(const struct dump *d, size_t shndx,
 	printf(",\"function\":");
 	if (fn) {
 		json_string(fn);
-		printf(",\"function_offset\":%" PRIu64, fo);
+		printf(",\"function_offset\":%" PRId64, fo);
 	} else {
 		printf("null,\"function_offset\":null");
 	}
@@ -356,7 +426,7 @@ static void describe_place(const struct dump *d, size_t shndx,
 			   size_t sn, char *func, size_t fn)
 {
 	const char *name;
-	uint64_t fo;
+	int64_t fo;
 
 	if (d->linked)
 		snprintf(site, sn, "0x%" PRIx64, address);
@@ -365,7 +435,8 @@ static void describe_place(const struct dump *d, size_t shndx,
 			 offset);
 	function_of(d, shndx, d->linked ? address : offset, &name, &fo);
 	if (name)
-		snprintf(func, fn, "%s+0x%" PRIx64, name, fo);
+		snprintf(func, fn, "%s%s0x%" PRIx64, name, fo < 0 ? "-" : "+",
+			 (uint64_t)(fo < 0 ? -fo : fo));
 	else
 		snprintf(func, fn, "?");
 }

@@ -33,6 +33,8 @@ enum {
 	OPT_SECTION = 256,
 	OPT_NO_SECTION,
 	OPT_FORMAT,
+	OPT_KEEP_PATCHABLE,
+	OPT_FIND_NOPS,
 };
 
 static const struct option long_options[] = {
@@ -41,6 +43,8 @@ static const struct option long_options[] = {
 	{ "symbol", required_argument, NULL, 's' },
 	{ "section", required_argument, NULL, OPT_SECTION },
 	{ "no-section", required_argument, NULL, OPT_NO_SECTION },
+	{ "keep-patchable", no_argument, NULL, OPT_KEEP_PATCHABLE },
+	{ "find-nops", no_argument, NULL, OPT_FIND_NOPS },
 	{ "dump", no_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "jobs", required_argument, NULL, 'j' },
@@ -64,6 +68,11 @@ static void usage(FILE *out)
 	      "  -s, --symbol=NAME      treat calls to NAME as hooks too\n"
 	      "      --section=GLOB     also trace sections matching GLOB\n"
 	      "      --no-section=GLOB  do not trace sections matching GLOB\n"
+	      "      --keep-patchable   leave -fpatchable-function-entry pads in\n"
+	      "                         __patchable_function_entries (default:\n"
+	      "                         move them into __mcount_loc)\n"
+	      "      --find-nops        also record the entry NOPs -mnop-mcount\n"
+	      "                         leaves without a table (a heuristic)\n"
 	      "  -d, --dump             print the table and hooks of each FILE\n"
 	      "                         (objects, executables, shared objects)\n"
 	      "      --format=FORMAT    dump as 'text' (default) or 'json'\n"
@@ -130,6 +139,8 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			ok = push_arg(&opt->no_sections, &opt->n_no_sections,
 				      optarg);
 			break;
+		case OPT_KEEP_PATCHABLE: opt->keep_patchable = true; break;
+		case OPT_FIND_NOPS: opt->find_nops = true; break;
 		case 'd': opt->dump = true; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") == 0) {

@@ -13,6 +13,8 @@ enum mc_format { MC_FORMAT_TEXT, MC_FORMAT_JSON };
 struct mc_options {
 	bool nop;			/* --nop: NOP every recorded call */
 	bool warn_untraced;		/* -w */
+	bool keep_patchable;		/* --keep-patchable */
+	bool find_nops;			/* --find-nops */
 	bool dump;			/* --dump */
 	enum mc_format format;
 	int verbosity;			/* -1 quiet, 0 normal, 1+ verbose */

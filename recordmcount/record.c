@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pads.h"
 #include "sites.h"
 
 #define TABLE_NAME "__mcount_loc"
@@ -134,29 +135,41 @@ static bool add_site_labels(struct mc_object *obj,
 	return *first != SIZE_MAX;
 }
 
-/* Append __mcount_loc and its relocation section to the model. */
-static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
-			const struct mc_site_list *sites, const size_t *anchor,
-			size_t first_label)
+/*
+ * One __mcount_loc piece: the traced sites whose section belongs to
+ * COMDAT group `group` (0: to none).  A piece in a group is a member of
+ * that group, with its relocations, so that when the linker discards a
+ * duplicate of an inline function it discards its entries too instead
+ * of failing on a reference to a discarded section.
+ */
+static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
+			const struct mc_site_list *sites, const size_t *group_of,
+			size_t group, const size_t *anchor, size_t first_label)
 {
-	size_t n = count_traced(sites);
 	uint32_t rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL;
 	size_t rel_size = mc_reloc_entry_size(obj, rel_type);
+	size_t n = 0, k = 0, t = 0;
+
+	for (size_t i = 0; i < sites->n; i++)
+		n += sites->v[i].traced && group_of[sites->v[i].shndx] == group;
 	uint8_t *slots = calloc(n ? n : 1, arch->addr_size);
 	void *rels = calloc(n ? n : 1, rel_size);
-
 	if (!slots || !rels) {
 		free(slots);
 		free(rels);
 		return mc_fail(obj, "out of memory");
 	}
-	size_t k = 0;
+	/* t counts every traced site: the site labels are in that order. */
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
 
 		if (!s->traced)
 			continue;
-		size_t sym = first_label != SIZE_MAX ? first_label + k
+		if (group_of[s->shndx] != group) {
+			t++;
+			continue;
+		}
+		size_t sym = first_label != SIZE_MAX ? first_label + t
 						     : anchor[s->shndx];
 		const struct mc_symbol *a = &obj->symbols[sym];
 		int64_t addend = (int64_t)(s->offset - a->sym.st_value);
@@ -173,32 +186,70 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 					 (uint64_t)addend);
 		mc_reloc_store(obj, rel_type, rels, k, &r);
 		k++;
+		t++;
 	}
 
+	GElf_Xword in_group = group ? SHF_GROUP : 0;
 	GElf_Shdr table = {
 		.sh_type = SHT_PROGBITS,
-		.sh_flags = SHF_ALLOC,
+		.sh_flags = SHF_ALLOC | in_group,
 		.sh_addralign = arch->addr_size,
 		.sh_entsize = arch->addr_size,
 	};
-	struct mc_section *t = mc_add_section(obj, TABLE_NAME, &table, slots,
-					      n * arch->addr_size, ELF_T_BYTE);
-	if (!t) {
+	struct mc_section *tab = mc_add_section(obj, TABLE_NAME, &table, slots,
+						n * arch->addr_size,
+						ELF_T_BYTE);
+	if (!tab) {
 		free(rels);
 		return false;
 	}
+	size_t tab_index = tab->index;
 	GElf_Shdr relhdr = {
 		.sh_type = rel_type,
-		.sh_flags = SHF_INFO_LINK,
+		.sh_flags = SHF_INFO_LINK | in_group,
 		.sh_link = (GElf_Word)obj->symtab->index,
-		.sh_info = (GElf_Word)t->index,
+		.sh_info = (GElf_Word)tab_index,
 		.sh_addralign = arch->addr_size,
 		.sh_entsize = rel_size,
 	};
-	return mc_add_section(obj, arch->table_uses_rela ? ".rela" TABLE_NAME
-							 : ".rel" TABLE_NAME,
-			      &relhdr, rels, n * rel_size,
-			      arch->table_uses_rela ? ELF_T_RELA : ELF_T_REL);
+	struct mc_section *rel = mc_add_section(obj, arch->table_uses_rela ?
+						".rela" TABLE_NAME :
+						".rel" TABLE_NAME,
+						&relhdr, rels, n * rel_size,
+						arch->table_uses_rela ?
+						ELF_T_RELA : ELF_T_REL);
+	if (!rel)
+		return false;
+	return !group || (mc_group_add(obj, group, tab_index) &&
+			  mc_group_add(obj, group, rel->index));
+}
+
+/* Append __mcount_loc (one piece per COMDAT group used) to the model. */
+static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
+			const struct mc_site_list *sites, const size_t *anchor,
+			size_t first_label)
+{
+	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
+	size_t *done = calloc(obj->n_sections, sizeof(*done));
+	bool ok = group_of && done;
+
+	if (!ok)
+		mc_fail(obj, "out of memory");
+	else
+		ok = mc_section_groups(obj, group_of);
+	/* Pieces in the order their first site appears. */
+	for (size_t i = 0; ok && i < sites->n; i++) {
+		size_t g = group_of[sites->v[i].shndx];
+
+		if (!sites->v[i].traced || done[g])
+			continue;
+		done[g] = 1;
+		ok = build_piece(obj, arch, sites, group_of, g, anchor,
+				 first_label);
+	}
+	free(group_of);
+	free(done);
+	return ok;
 }
 
 /*
@@ -222,11 +273,14 @@ static bool void_reloc(struct mc_object *obj, const struct mc_arch *arch,
 	return mc_reloc_set(obj, rel, i, &r);
 }
 
-/* True if this site's bytes are rewritten: --nop, or an untraced hook. */
+/*
+ * True if this site's bytes are rewritten: --nop, or an untraced hook;
+ * not a NOP --find-nops found, which is one already.
+ */
 static bool is_nopped(const struct mc_hook_site *s,
 		      const struct mc_options *opt)
 {
-	return (opt->nop || !s->traced) && s->form->nop;
+	return (opt->nop || !s->traced) && s->form->nop && s->rel_shndx;
 }
 
 /*
@@ -288,7 +342,8 @@ static bool void_section_relocs(struct mc_object *obj,
 	for (size_t i = 0; i < n; i++) {
 		size_t j = 0;
 
-		if (i > 0 && v[i].rel_shndx == v[i - 1].rel_shndx)
+		if (v[i].rel_shndx == 0 ||
+		    (i > 0 && v[i].rel_shndx == v[i - 1].rel_shndx))
 			continue;	/* the usual case: one table */
 		while (j < i && v[j].rel_shndx != v[i].rel_shndx)
 			j++;
@@ -379,8 +434,14 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 	return true;
 }
 
+/*
+ * Everything that changes, in order: anchors first (adding symbols
+ * renumbers relocations), then the tables, then the NOPs, then one write.
+ * `pads` is NULL when the pads stay where the compiler put them.
+ */
 static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 		    const struct mc_site_list *sites,
+		    const struct mc_pad_list *pads,
 		    const struct mc_options *opt)
 {
 	size_t *anchor = malloc(obj->n_sections * sizeof(*anchor));
@@ -395,49 +456,82 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 				   : choose_anchors(obj, arch, sites, anchor)) &&
 	     (count_traced(sites) == 0 ||
 	      build_table(obj, arch, sites, anchor, first_label)) &&
+	     (!pads || mc_move_pads_to_table(obj, arch, pads)) &&
 	     nop_sites(obj, arch, sites, opt) && mc_object_write(obj);
 	free(anchor);
 	return ok;
 }
 
+static size_t count_valid(const struct mc_pad_list *pads)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; pads && i < pads->n; i++)
+		n += pads->v[i].valid;
+	return n;
+}
+
 static void say_done(const struct mc_object *obj,
 		     const struct mc_site_list *sites,
+		     const struct mc_pad_list *pads,
 		     const struct mc_options *opt)
 {
-	size_t traced = count_traced(sites);
+	size_t traced = count_traced(sites), padded = count_valid(pads);
 
-	if (opt->verbosity > 0)
-		fprintf(stderr, "recordmcount: %s: recorded %zu site%s%s%s\n",
-			obj->path, traced, traced == 1 ? "" : "s",
-			opt->nop ? ", NOPed" : "",
-			sites->n > traced ? " (untraced hooks NOPed)" : "");
+	if (opt->verbosity <= 0)
+		return;
+	fprintf(stderr, "recordmcount: %s: recorded %zu site%s%s%s", obj->path,
+		traced, traced == 1 ? "" : "s", opt->nop ? ", NOPed" : "",
+		sites->n > traced ? " (untraced hooks NOPed)" : "");
+	if (padded)
+		fprintf(stderr, " and %zu pad%s", padded,
+			padded == 1 ? "" : "s");
+	fputc('\n', stderr);
+}
+
+/* Why an object needs no change, or NULL if it does. */
+static const char *nothing_to_do(const struct mc_site_list *sites,
+				 const struct mc_pad_list *pads,
+				 const struct mc_options *opt)
+{
+	if (sites->n)
+		return NULL;
+	if (pads->n == 0)
+		return "no hook calls";
+	return opt->keep_patchable ? "only pads, kept as they are" : NULL;
 }
 
 int mc_record_file(const char *path, const struct mc_options *opt)
 {
 	struct mc_object obj;
 	struct mc_site_list sites = { 0 };
+	struct mc_pad_list pads = { 0 };
 	const struct mc_arch *arch = NULL;
+	const char *idle = NULL;
 	bool ok;
 
 	ok = open_relocatable(&obj, path, &arch);
 	if (ok && mc_section_by_name(&obj, TABLE_NAME)) {
-		if (opt->verbosity > 0)
-			fprintf(stderr, "recordmcount: %s: already has %s; "
-				"left alone\n", path, TABLE_NAME);
+		idle = "already has " TABLE_NAME;
 	} else if (ok && (ok = mc_find_sites(&obj, arch, opt, &sites,
-					     warn_site))) {
-		if (sites.n == 0) {
-			if (opt->verbosity > 0)
-				fprintf(stderr, "recordmcount: %s: no hook "
-					"calls; left alone\n", path);
-		} else if ((ok = rewrite(&obj, arch, &sites, opt))) {
-			say_done(&obj, &sites, opt);
-		}
+					     warn_site) &&
+			       mc_find_pads(&obj, arch, opt, &pads,
+					    warn_site))) {
+		idle = nothing_to_do(&sites, &pads, opt);
+		if (!idle && (ok = rewrite(&obj, arch, &sites,
+					   opt->keep_patchable ? NULL : &pads,
+					   opt)))
+			say_done(&obj, &sites, opt->keep_patchable ? NULL
+								   : &pads,
+				 opt);
 	}
+	if (ok && idle && opt->verbosity > 0)
+		fprintf(stderr, "recordmcount: %s: %s; left alone\n", path,
+			idle);
 	if (!ok)
 		report(path, obj.error);
 	mc_site_list_free(&sites);
+	mc_pad_list_free(&pads);
 	mc_object_close(&obj);
 	return ok ? 0 : 1;
 }

@@ -210,11 +210,64 @@ static bool scan_reloc_section(struct mc_object *obj,
 	return true;
 }
 
+/*
+ * --find-nops: hooks that -mnop-mcount left as NOPs with no relocation
+ * and no table.  A heuristic, so only on request: the NOP must stand at a
+ * function symbol's entry (after an end-branch marker), in a traced or
+ * untraced code section, exactly as the compiler puts it there.
+ */
+static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
+			    const struct mc_options *opt,
+			    struct mc_site_list *out)
+{
+	const struct mc_object_form *f = arch->entry_nop_form;
+
+	if (!f)
+		return mc_fail(obj, "--find-nops: %s compilers leave no entry "
+			       "NOP to find", arch->name);
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *sym = &obj->symbols[i];
+
+		if (GELF_ST_TYPE(sym->sym.st_info) != STT_FUNC ||
+		    sym->sym.st_shndx == SHN_UNDEF ||
+		    sym->shndx >= obj->n_sections)
+			continue;
+		struct mc_section *text = &obj->sections[sym->shndx];
+		size_t size;
+		const uint8_t *code = mc_section_bytes(text, &size);
+		uint64_t at = sym->sym.st_value;
+
+		if (!(text->shdr.sh_flags & SHF_EXECINSTR) || !code ||
+		    at >= size)
+			continue;
+		at += mc_match_insn(arch->entry_prefixes,
+				    arch->n_entry_prefixes, code + at,
+				    size - at);
+		if (at + f->opcode_len > size ||
+		    !mc_bytes_equal(code + at, f->opcode, f->opcode_len))
+			continue;
+		struct mc_hook_site site = {
+			.shndx = text->index,
+			.offset = at,
+			.form = f,
+			.rel_shndx = 0,		/* no relocation marks it */
+			.traced = mc_section_is_traced(text->name, opt),
+		};
+		if (!push_site(obj, out, &site))
+			return false;
+	}
+	return true;
+}
+
 bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		   const struct mc_options *opt, struct mc_site_list *out,
 		   mc_warn_fn warn)
 {
 	*out = (struct mc_site_list){ 0 };
+	if (opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) {
+		mc_site_list_free(out);
+		return false;
+	}
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *rel = &obj->sections[i];
 		struct mc_section *text = code_target(obj, rel);

@@ -15,7 +15,8 @@ struct mc_hook_site {
 	size_t shndx;			/* section holding the call */
 	uint64_t offset;		/* first byte of the call */
 	const struct mc_object_form *form;
-	size_t rel_shndx;		/* relocation section marking it */
+	size_t rel_shndx;		/* relocation section marking it, or
+					   0 for a NOP found by --find-nops */
 	size_t reloc_index;
 	bool traced;			/* section is on the traced list */
 };

@@ -143,6 +143,22 @@ static const char *got_slot_style(uint64_t offset, uint8_t *style)
 #endif
 }
 
+/*
+ * The arch/ entry that reads the site at `addr`: MC_RT_ARCH, unless the
+ * machine has two instruction sets that a table address does not tell
+ * apart and the backend tells them from the code before the site
+ * (MC_RT_SITE_ARCH: ARM and Thumb-2).  NULL when that code fits none.
+ */
+static const struct mc_arch *site_arch(uintptr_t addr)
+{
+#ifdef MC_RT_SITE_ARCH
+	return MC_RT_SITE_ARCH(addr);
+#else
+	(void)addr;
+	return MC_RT_ARCH;
+#endif
+}
+
 static const char *classify_kind(struct rt_site *s, const struct mc_site *d,
 				 bool *is_nop)
 {
@@ -169,14 +185,23 @@ static const char *classify_kind(struct rt_site *s, const struct mc_site *d,
 static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 			    bool *is_nop)
 {
-	struct mc_site d = MC_RT_ARCH->decode_site(p, n, s->addr);
-	const char *why = classify_kind(s, &d, is_nop);
+	const struct mc_arch *arch = site_arch(s->addr);
+	struct mc_site d;
+	const char *why;
+
+	if (!arch)
+		return "not preceded by the code its hook needs";
+	d = arch->decode_site(p, n, s->addr);
+	why = classify_kind(s, &d, is_nop);
 
 	s->len = d.len;
 	if (why)
 		return why;
-	if (MC_RT_ARCH->site_neutral)
-		s->neutral = MC_RT_ARCH->site_neutral(&d);
+#ifdef MC_RT_SITE_STYLE
+	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
+#endif
+	if (arch->site_neutral)
+		s->neutral = arch->site_neutral(&d);
 	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
 		return "no neutral form for this hook";
 	return NULL;
@@ -354,7 +379,8 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
 	int err;
 
 	if (on && (!tramp ||
-		   !MC_RT_ARCH->encode_call(call, s->len, s->addr, tramp)))
+		   !site_arch(s->addr)->encode_call(call, s->len, s->addr,
+						    tramp)))
 		return MCOUNT_ERANGE;
 	/* the dispatcher must see func before the call can happen */
 	if (on)
@@ -401,6 +427,39 @@ int mcount_disable(unsigned long func)
 void mcount_set_callback(mcount_callback_t cb)
 {
 	__atomic_store_n(&callback, cb, __ATOMIC_RELEASE);
+}
+
+/* The bytes `s` must hold in its current state (NOP or enabled). */
+static bool expected_code(const struct rt_site *s, uint8_t *code)
+{
+	if (s->state == MCOUNT_SITE_NOP) {
+		mc_bytes_copy(code, s->neutral, s->len);
+		return true;
+	}
+	return site_arch(s->addr)->encode_call(code, s->len, s->addr,
+					       trampoline(s->style));
+}
+
+int mcount_verify(void)
+{
+	int changed = 0;
+
+	if (!booted)
+		return MCOUNT_ENOTBOOTED;
+	for (size_t i = 0; i < nsites; i++) {
+		struct rt_site *s = &sites[i];
+		const uint8_t *p = (const uint8_t *)s->addr;
+		uint8_t want[MC_MAX_SITE_LEN];
+
+		if (s->state == MCOUNT_SITE_REFUSED ||
+		    (expected_code(s, want) && mc_bytes_equal(p, want, s->len)))
+			continue;
+		if (s->state == MCOUNT_SITE_ENABLED)
+			counts.enabled--;
+		refuse(s, p, s->len, "changed since it was patched");
+		changed++;
+	}
+	return changed;
 }
 
 /*
@@ -473,7 +532,7 @@ const char *mcount_strerror(int err)
 	case MCOUNT_ENOTBOOTED:	return "mcount_boot() has not run";
 	case MCOUNT_ENOMEM:	return "no storage for the site list";
 	case MCOUNT_ENOSITE:	return "no hook site in that function";
-	case MCOUNT_EREFUSED:	return "the site was refused at boot";
+	case MCOUNT_EREFUSED:	return "the site was refused";
 	case MCOUNT_EPROTECT:	return "program text could not be made writable";
 	case MCOUNT_ERANGE:	return "trampoline out of reach of the site";
 	case MCOUNT_ENOSYM:	return "no function of that name";

@@ -76,11 +76,30 @@ MC_RT_HIDDEN void mc_plat_leave(void);
  *   MC_RT_STUB_NAMES     both names, for the refusal message
  *   MC_RT_HAVE_GOT_BASE  1 if trampoline.S defines mc_rt_got_base(),
  *                        so that MC_SITE_CALL_GOT sites can be checked
+ *   MC_RT_SITE_STYLE(addr, style)   optional, where both styles call
+ *                        the same stub (ppc64le's _mcount): the style
+ *                        of the accepted site at addr, from the code
+ *                        around it; `style` is the one its call target
+ *                        gave, or 0xff (not known) for a neutral site
+ *   MC_RT_SITE_ARCH(addr) optional, where a table address does not say
+ *                        which instruction set the site is in (ARM and
+ *                        Thumb-2): the arch/ entry that reads it, from
+ *                        the code before it; NULL when that fits none
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"
 #elif defined(__i386__)
 #include "i386/backend.h"
+#elif defined(__powerpc64__) && defined(__LITTLE_ENDIAN__) && _CALL_ELF == 2
+#include "ppc64le/backend.h"
+#elif defined(__s390x__)
+#include "s390x/backend.h"
+#elif defined(__aarch64__)
+#include "aarch64/backend.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+#include "riscv64/backend.h"
+#elif defined(__arm__)
+#include "arm/backend.h"
 #else
 #error "runtime: no backend for this architecture yet (runtime/<arch>/)"
 #endif
@@ -91,8 +110,10 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 
 /*
  * From runtime/<arch>/trampoline.S.  The stubs (MC_RT_*_STUB) only
- * return, so that hooks reached before boot cost nothing.  The
- * trampolines save the argument registers and call mc_rt_dispatch().
+ * return, so that hooks reached before boot cost nothing (after undoing
+ * what the hook sequence expects of them: ARM's __gnu_mcount_nc pops the
+ * word its caller pushed).  The trampolines save the argument registers
+ * and call mc_rt_dispatch().
  */
 MC_RT_HIDDEN void mc_rt_tramp_fentry(void);
 MC_RT_HIDDEN void mc_rt_tramp_mcount(void);

@@ -36,6 +36,18 @@ RT_ARCH_SRC_x86_64 := arch/x86.c
 RT_ARCH_SRC_i386 := arch/x86.c
 RT_CC_x86_64 ?= x86_64-linux-gnu-gcc
 RT_CC_i386 ?= i686-linux-gnu-gcc
+RT_BACKENDS += aarch64 riscv64 arm
+RT_ARCH_SRC_aarch64 := arch/aarch64.c
+RT_ARCH_SRC_riscv64 := arch/riscv.c
+RT_ARCH_SRC_arm := arch/arm.c
+RT_CC_aarch64 ?= aarch64-linux-gnu-gcc
+RT_CC_riscv64 ?= riscv64-linux-gnu-gcc
+RT_CC_arm ?= arm-linux-gnueabihf-gcc
+RT_BACKENDS += ppc64le s390x
+RT_ARCH_SRC_ppc64le := arch/powerpc.c
+RT_ARCH_SRC_s390x := arch/s390.c
+RT_CC_ppc64le ?= powerpc64le-linux-gnu-gcc
+RT_CC_s390x ?= s390x-linux-gnu-gcc
 
 RT_HOST := $(call rt_arch_of,$(shell $(CC) -dumpmachine 2>/dev/null))
 RT_CC_$(RT_HOST) := $(CC)
@@ -108,10 +120,11 @@ runtime-cross:
 # The engine and its arch/ file must build with no libc at all: compile
 # them freestanding and fail if they reference anything the platform
 # layer and trampoline do not define.  The host compiles every arch/
-# file; each installed cross target its own, with -Werror.
+# file; each installed cross target its own, with -Werror.  (.TOC. is
+# ppc64 ELFv2's TOC base, made by the linker like _GLOBAL_OFFSET_TABLE_.)
 RT_FREE_OK := __fentry__ mcount _mcount __gnu_mcount_nc \
 	      __start_mcount_loc __stop_mcount_loc _GLOBAL_OFFSET_TABLE_ \
-	      mc_arch_% mc_rt_% mc_plat_%
+	      mc_arch_% mc_rt_% mc_plat_% .TOC.
 RT_FREE_RE = $(subst %,.*,$(subst $(space),|,$(strip $(RT_FREE_OK))))
 
 # rt_freestanding <arch> <cc> <sources> <extra flags>

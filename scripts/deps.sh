@@ -17,6 +17,7 @@ gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
 gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user
+qemu-system-misc qemu-system-arm
 $*"
 
 missing=""

@@ -6,8 +6,10 @@
 #   check-cli      bad input, idempotency, untouched-on-error, --nop, -j
 #   check-runtime  compile -> record -> link -> run (runtime/)
 #   check-cross    every other architecture, with cross compilers
+#   check-firmware bare-metal images that patch themselves under QEMU
 
-CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross
+CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
+	check-firmware
 
 # How the suites run the tool; check-valgrind puts valgrind in front.
 RECORDMCOUNT_RUN ?= $(RECORDMCOUNT)

@@ -41,7 +41,7 @@ enum {
 	MCOUNT_ENOTBOOTED = -2,	/* mcount_boot() has not succeeded */
 	MCOUNT_ENOMEM = -3,	/* the platform gave no storage */
 	MCOUNT_ENOSITE = -4,	/* no hook site in that function */
-	MCOUNT_EREFUSED = -5,	/* the site was refused at boot */
+	MCOUNT_EREFUSED = -5,	/* the site was refused (boot, verify) */
 	MCOUNT_EPROTECT = -6,	/* text could not be made writable */
 	MCOUNT_ERANGE = -7,	/* trampoline out of the call's reach */
 	MCOUNT_ENOSYM = -8,	/* no function of that name */
@@ -91,6 +91,15 @@ int mcount_site_get(size_t index, struct mcount_site_info *out);
 /* Stop early by returning non-zero; that value is passed back. */
 int mcount_for_each_site(int (*fn)(const struct mcount_site_info *site,
 				   void *arg), void *arg);
+
+/*
+ * Check that every site still holds what the engine last wrote there:
+ * its neutral form, or the call to the trampoline when enabled.  A site
+ * that does not is reported like a refusal at boot and is refused from
+ * then on, never written again.  Returns how many sites changed, or
+ * MCOUNT_ENOTBOOTED.
+ */
+int mcount_verify(void);
 
 /* NULL stops callbacks without touching any site. */
 void mcount_set_callback(mcount_callback_t cb);

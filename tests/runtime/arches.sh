@@ -5,21 +5,29 @@
 #   RT_RUN          runner prefix for the target's programs: empty when
 #                   they run natively, else e.g. "qemu-aarch64 -L
 #                   /usr/aarch64-linux-gnu"
-#   RT_SAN_RUN      runner for the ASan/UBSan build ("-": no sanitizers)
+#   RT_SAN_RUN      prefix for the ASan/UBSan build, before RT_RUN ("-": no
+#                   sanitizers); qemu-user passes its own environment on
 #   RT_VALGRIND     1 if valgrind can run the target's programs
 #   RT_OBJDUMP      objdump that knows the target (<triplet>-objdump)
 #   RT_BFD          its -m name for raw bytes (objdump -b binary -m ...)
 #   RT_ARCH_SRC     the arch/ file the runtime library is built from
 #   RT_CASES        what to build and run: <style>-<pie|no-pie>[-gotcall]
+#                   [+variant]
 #                   style: fentry (-pg -mfentry) or mcount (-pg);
 #                   gotcall: assembled with RT_GOTCALL_CFLAGS, so the
-#                   hooks stay calls through the GOT (not relaxed by ld)
+#                   hooks stay calls through the GOT (not relaxed by ld);
+#                   variant: see rt_variant below
 #   RT_GOTCALL_CFLAGS
 #   RT_HOOK_RE      ERE an `objdump -d` line of a hook call matches
 #   RT_GOTCALL_RE   the same for an unrelaxed call through the GOT (the
 #                   runtime, not this script, checks the pointer)
 #   RT_NEUTRAL_RE   ERE every instruction rt_test reads back at a site
 #                   after boot must match (objdump of the raw bytes)
+#   RT_FENTRY_FLAGS hook flags of the fentry style (default -pg -mfentry)
+#   RT_HOOK_LEAD_RE ERE of an instruction a site may start with when the
+#                   hook call is the next one (s390x's -pg block)
+#   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
+#                   neutral form is several (default: one per site)
 #
 # To add an architecture: a case below, tests/runtime/bad-<arch>.S (a
 # non-hook site, a duplicated real hook, and rt_dummy; see the x86
@@ -27,6 +35,7 @@
 
 rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
+	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -55,6 +64,112 @@ rt_arch_config() {
 		RT_HOOK_RE='call.*<(__fentry__|mcount)>'
 		RT_GOTCALL_RE='call +\*-?0x[0-9a-f]+\(%ebx\)'
 		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax)'
+		;;
+	ppc64le)
+		# "fentry" is -mprofile-kernel (`mflr r0; bl _mcount` before
+		# the frame), "mcount" plain -pg (`bl _mcount; nop` inside
+		# it); both call _mcount.  No sanitizers: ASan cannot
+		# reserve its shadow memory under qemu-user.
+		RT_CC_DEFAULT=powerpc64le-linux-gnu-gcc
+		RT_SAN_RUN=-
+		RT_RUN="qemu-ppc64le -L /usr/powerpc64le-linux-gnu"
+		RT_VALGRIND=0
+		RT_OBJDUMP=powerpc64le-linux-gnu-objdump
+		RT_BFD="powerpc:common64 -EL"
+		RT_ARCH_SRC=arch/powerpc.c
+		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		RT_FENTRY_FLAGS="-pg -mprofile-kernel"
+		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
+		RT_NEUTRAL_RE='^nop'
+		;;
+	s390x)
+		# A -pg site is the block's stg (brasl %r14 follows), and its
+		# neutral form three six-byte `brcl 0,0` (jgnop).  No
+		# sanitizers: ASan cannot reserve its shadow under qemu-user.
+		RT_CC_DEFAULT=s390x-linux-gnu-gcc
+		RT_SAN_RUN=-
+		RT_RUN="qemu-s390x -L /usr/s390x-linux-gnu"
+		RT_VALGRIND=0
+		RT_OBJDUMP=s390x-linux-gnu-objdump
+		RT_BFD=s390:64-bit
+		RT_ARCH_SRC=arch/s390.c
+		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		RT_HOOK_RE='brasl.*<(__fentry__|_mcount)>'
+		RT_HOOK_LEAD_RE='stg.*%r14,8\(%r15\)'
+		RT_NEUTRAL_RE='^jgnop'
+		RT_NEUTRAL_INSN_LEN=6
+		;;
+	aarch64)
+		# -pg only (no -mfentry): `mov x0, x30; bl _mcount`.  ASan
+		# runs under qemu-user once LeakSanitizer (which takes qemu
+		# for a ptracer) is off; it reads its options from
+		# /proc/self/environ, qemu's, so `env`, not `qemu -E`.
+		RT_CC_DEFAULT=aarch64-linux-gnu-gcc
+		RT_RUN="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+		RT_SAN_RUN="env ASAN_OPTIONS=detect_leaks=0"
+		RT_VALGRIND=0
+		RT_OBJDUMP=aarch64-linux-gnu-objdump
+		RT_BFD=aarch64
+		RT_ARCH_SRC=arch/aarch64.c
+		RT_CASES="mcount-pie mcount-no-pie"
+		RT_HOOK_RE='bl[[:space:]]+[0-9a-f]+ <_mcount>'
+		RT_NEUTRAL_RE='^nop$'
+		;;
+	riscv64)
+		# -pg only.  By default ld relaxes each `auipc ra; jalr ra`
+		# to `jal ra, _mcount` (4 bytes); the +norelax cases keep the
+		# 8-byte pair (-mno-relax), as the kernel does.  Debian ships
+		# no libubsan for riscv64: no sanitizer run.
+		RT_CC_DEFAULT=riscv64-linux-gnu-gcc
+		RT_RUN="qemu-riscv64 -L /usr/riscv64-linux-gnu"
+		RT_SAN_RUN=-
+		RT_VALGRIND=0
+		RT_OBJDUMP=riscv64-linux-gnu-objdump
+		RT_BFD=riscv:rv64
+		RT_ARCH_SRC=arch/riscv.c
+		RT_CASES="mcount-pie mcount-no-pie mcount-pie+norelax
+			  mcount-no-pie+norelax"
+		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
+		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
+		RT_NEUTRAL_RE='^nop$'
+		RT_NEUTRAL_INSN_LEN=4
+		;;
+	arm)
+		# -pg only: `push {lr}; bl __gnu_mcount_nc`.  Debian's armhf
+		# GCC emits Thumb-2; the +arm cases build the fixtures with
+		# -marm (the library stays Thumb-2: sites call it with blx).
+		# ASan as on aarch64.
+		RT_CC_DEFAULT=arm-linux-gnueabihf-gcc
+		RT_RUN="qemu-arm -L /usr/arm-linux-gnueabihf"
+		RT_SAN_RUN="env ASAN_OPTIONS=detect_leaks=0"
+		RT_VALGRIND=0
+		RT_OBJDUMP=arm-linux-gnueabihf-objdump
+		RT_BFD="arm -M force-thumb"
+		RT_ARCH_SRC=arch/arm.c
+		RT_CASES="mcount-pie mcount-no-pie mcount-pie+arm
+			  mcount-no-pie+arm"
+		RT_HOOK_RE='blx?[[:space:]]+[0-9a-f]+ <__gnu_mcount_nc>'
+		RT_NEUTRAL_RE='^add(\.w)? sp, sp, #4$'
+		;;
+	*)
+		return 1
+		;;
+	esac
+}
+
+# rt_variant <arch> <name>: what a case <style>-<pie|no-pie>+<name>
+# changes from the architecture's defaults.  Sets RT_VARIANT_CFLAGS
+# (for compiling and linking the test program, not the library) and
+# RT_VARIANT_BFD (objdump's -m for its raw bytes, if not RT_BFD).
+# False for a variant the architecture does not have.
+rt_variant() {
+	RT_VARIANT_CFLAGS= RT_VARIANT_BFD=
+	case $1+$2 in
+	riscv64+norelax)
+		RT_VARIANT_CFLAGS=-mno-relax
+		;;
+	arm+arm)
+		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
 		;;
 	*)
 		return 1

@@ -26,6 +26,20 @@
 /* The same arch/ table the runtime's backend uses. */
 #define ARCH MC_RT_ARCH
 
+/*
+ * The entry that reads the site at `addr`, as the engine picks it: ARM
+ * tells ARM from Thumb-2 sites by the code before them.
+ */
+static const struct mc_arch *arch_at(unsigned long addr)
+{
+#ifdef MC_RT_SITE_ARCH
+	return MC_RT_SITE_ARCH(addr);
+#else
+	(void)addr;
+	return ARCH;
+#endif
+}
+
 extern const uintptr_t __start_mcount_loc[]
 	__attribute__((weak, visibility("hidden")));
 extern const uintptr_t __stop_mcount_loc[]
@@ -48,11 +62,33 @@ static struct event { unsigned long func, caller; } events[MAX_EVENTS];
 static int nevents;
 static int nested_calls;
 
+/*
+ * Loads every integer and floating-point argument register with values
+ * of its own, so the traced function's arguments survive only if the
+ * trampoline restores them.
+ */
+__attribute__((noinline, noclone)) static double
+scramble(long a, long b, long c, long d, long e, long f, long g, long h,
+	 double p, double q, double r, double s, double t, double u,
+	 double v, double w)
+{
+	return (double)(a + b + c + d + e + f + g + h) +
+	       p + q + r + s + t + u + v + w;
+}
+
+static volatile double scrambled;
+
 static void record(unsigned long func, unsigned long caller)
 {
+	long k = (long)(func & 0xff);
+	double x = (double)(caller & 0xff) + 0.5;
+
 	if (nevents < MAX_EVENTS)
 		events[nevents] = (struct event){ func, caller };
 	nevents++;
+	scrambled = scramble(k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6,
+			     k + 7, x, x + 1, x + 2, x + 3, x + 4, x + 5,
+			     x + 6, x + 7);
 }
 
 /* Calls a traced function from inside the callback: must not recurse. */
@@ -96,15 +132,44 @@ static int find_site_info(unsigned long func, struct mcount_site_info *out)
 	return -1;
 }
 
+/*
+ * True if a direct call to `func` may land at `target`: the function
+ * itself or, on ppc64le (ELFv2), its local entry point, past the global
+ * entry's `addis r2,r12,hi; addi r2,r2,lo` (`lis r2,hi` once ld knows
+ * the TOC's absolute address) that a local `bl` skips.  `&func` and the
+ * callback's address are the global entry point.
+ */
+static int is_entry_of(uint64_t target, unsigned long func)
+{
+#if defined(__powerpc64__) && _CALL_ELF == 2
+	const uint8_t *p = (const uint8_t *)func;
+	uint32_t first = mc_get_le32(p) & 0xffff0000;
+
+	if (target == func + 8 &&
+	    (first == 0x3c4c0000 || first == 0x3c400000) &&
+	    (mc_get_le32(p + 4) & 0xffff0000) == 0x38420000)
+		return 1;
+#endif
+	return target == func;
+}
+
 /* True if the instruction ending at `ret` is a call to `target`. */
 static int is_call_to(unsigned long ret, unsigned long target)
 {
+#ifdef __arm__
+	/* bit 0 of a return address is the caller's state, not a byte */
+	unsigned long thumb = ret & 1;
+
+	ret &= ~1ul;
+#else
+	unsigned long thumb = 0;
+#endif
 	for (unsigned len = 1; len <= MC_MAX_SITE_LEN; len++) {
 		struct mc_site d = ARCH->decode_site(
-			(const uint8_t *)(ret - len), len, ret - len);
+			(const uint8_t *)(ret - len), len, (ret - len) | thumb);
 
 		if (d.kind == MC_SITE_CALL && d.len == len &&
-		    d.target == target)
+		    is_entry_of(d.target, target))
 			return 1;
 	}
 	return 0;
@@ -129,6 +194,18 @@ static unsigned long victim_site;
 static uint8_t victim_code[MC_MAX_SITE_LEN];
 static unsigned victim_len;
 
+/*
+ * Before boot every hook still calls its stub, which must leave the
+ * function as it found it (ARM's also pops the word the hook pushed).
+ */
+static void check_stubs(void)
+{
+	check(fx_traced(2) == 7 && drive_traced(1) == 5 &&
+	      fx_many(1, 2, 3, 4, 5, 6, 7, 8) == 204 &&
+	      fx_fp(1, 2, 3, 4, 5, 10, 7, 8) == 1 - 2 + 12 - 0.5 + 56,
+	      "hooked functions run right before boot (the stubs)");
+}
+
 /* Before boot: make fx_victim's hook call rt_dummy instead. */
 static void corrupt_victim(void)
 {
@@ -138,16 +215,18 @@ static void corrupt_victim(void)
 		unsigned long a = __start_mcount_loc[i];
 		struct mc_site d;
 
-		if (a < f || a > f + ARCH->max_entry_offset)
+		if (a < f || a > f + ARCH->max_entry_offset || !arch_at(a))
 			continue;
-		d = ARCH->decode_site((const uint8_t *)a, MC_MAX_SITE_LEN, a);
+		d = arch_at(a)->decode_site((const uint8_t *)a,
+					    MC_MAX_SITE_LEN, a);
 		victim_site = a;
 		victim_len = d.len;
 		break;
 	}
 	check(victim_site && victim_len &&
-	      ARCH->encode_call(victim_code, victim_len, victim_site,
-				(unsigned long)rt_dummy) &&
+	      arch_at(victim_site)->encode_call(victim_code, victim_len,
+						victim_site,
+						(unsigned long)rt_dummy) &&
 	      set_text(victim_site, victim_code, victim_len) == 0,
 	      "corrupt fx_victim's hook before boot");
 }
@@ -157,9 +236,14 @@ static int sites_ok = 1, refused_ok = 1;
 /* The site holds, as decoded, the neutral form of its own length. */
 static int is_neutral(const uint8_t *p, unsigned len, unsigned long addr)
 {
-	struct mc_site d = ARCH->decode_site(p, len, addr);
-	const uint8_t *neutral = ARCH->site_neutral(&d);
+	const struct mc_arch *arch = arch_at(addr);
+	struct mc_site d;
+	const uint8_t *neutral;
 
+	if (!arch)
+		return 0;
+	d = arch->decode_site(p, len, addr);
+	neutral = arch->site_neutral(&d);
 	return d.kind == MC_SITE_NOP && d.len == len && neutral &&
 	       memcmp(neutral, p, len) == 0;
 }
@@ -296,6 +380,26 @@ static void check_errors(void)
 	check(mcount_boot() == MCOUNT_OK, "a second boot is harmless");
 }
 
+/* mcount_verify(): nothing changed, then one site forged behind its back. */
+static void check_verify(void)
+{
+	unsigned long f = (unsigned long)fx_other;
+	struct mcount_site_info si;
+	uint8_t forged[MC_MAX_SITE_LEN];
+
+	check(mcount_verify() == 0, "verify: every site as the engine left it");
+	check(mcount_enable(f) == MCOUNT_OK && mcount_verify() == 0 &&
+	      mcount_disable(f) == MCOUNT_OK, "verify: an enabled site too");
+	check(find_site_info(f, &si) == 0 &&
+	      arch_at(si.addr)->encode_call(forged, si.len, si.addr,
+					    (unsigned long)rt_dummy) &&
+	      set_text(si.addr, forged, si.len) == 0,
+	      "forge a call in fx_other's site");
+	check(mcount_verify() == 1 && mcount_verify() == 0,
+	      "verify finds the forged site, once");
+	check(mcount_enable(f) == MCOUNT_EREFUSED, "the forged site is refused");
+}
+
 int main(int argc, char **argv)
 {
 	int manual, style, want_nop = 1;
@@ -313,6 +417,7 @@ int main(int argc, char **argv)
 
 	if (manual) {
 		check(!mcount_booted(), "MCOUNT_NO_AUTOBOOT kept boot away");
+		check_stubs();
 		corrupt_victim();
 		check(mcount_boot() == MCOUNT_OK, "explicit boot");
 	}
@@ -321,6 +426,7 @@ int main(int argc, char **argv)
 	check_by_address();
 	check_nesting();
 	check_errors();
+	check_verify();
 
 	sites_ok = 1;
 	printf("-- after all tests --\n");

@@ -75,7 +75,7 @@ build() {	# build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 	[ "$3" = -no-pie ] && cc_pie=-fno-pie
 	mkdir -p "$bd"
 	hooked_cc "$2" $cc_pie $T/fixture.c "$bd/fixture.o" "${5:-}" &&
-	$CC $cc_pie -c $T/bad-$RT_ARCH.S -o "$bd/bad.o" &&
+	$CC $cc_pie ${RT_VARIANT_CFLAGS:-} -c $T/bad-$RT_ARCH.S -o "$bd/bad.o" &&
 	$CC $CFLAGS $cc_pie ${5:-} -c $T/rt_test.c -o "$bd/rt_test.o" &&
 	$CC $3 ${5:-} -o "$bd/rt_test" "$bd/rt_test.o" "$bd/fixture.o" \
 		"$bd/bad.o" "$4" -Wl,-T,lds/mcount.lds -Wl,--gc-sections \
@@ -132,14 +132,18 @@ table_addrs() {	# table_addrs <binary>
 check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 	$RT_OBJDUMP -d --no-show-raw-insn "$1" |
 	HOOK_RE=$RT_HOOK_RE GOT_RE=${3:+$RT_GOTCALL_RE} \
-	awk -v list="$2" "$AWK_HEX"'
+	LEAD_RE=${RT_HOOK_LEAD_RE:-} awk -v list="$2" "$AWK_HEX"'
 		BEGIN { while ((getline a < list) > 0) want[a] = 1
-			hook = ENVIRON["HOOK_RE"]; got = ENVIRON["GOT_RE"] }
+			hook = ENVIRON["HOOK_RE"]; got = ENVIRON["GOT_RE"]
+			lead = ENVIRON["LEAD_RE"] }
 		/^[0-9a-f]+ <bad_site>:/ { bad = canon($1) }
+		/^ *[0-9a-f]+:/ && led != "" { if ($0 !~ hook) other[led] = $0
+			led = "" }
 		/^ *[0-9a-f]+:/ { a = $1; sub(":", "", a); a = canon(a)
 			if (a in want) { seen[a] = 1
 				if (got != "" && $0 ~ got) gots++
 				else if ($0 ~ hook) ok++
+				else if (lead != "" && $0 ~ lead) led = a
 				else other[a] = $0 } }
 		END { for (a in want) if (!(a in seen)) { print "missing " a; e++ }
 			for (a in other) if (a != bad) { print "not a hook: " other[a]; e++ }
@@ -148,14 +152,16 @@ check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 }
 
 # The NOP bytes rt_test read back must disassemble, independently of
-# arch/, into exactly one NOP instruction per site.
+# arch/, into exactly one NOP instruction per site (per
+# RT_NEUTRAL_INSN_LEN bytes of a site, where the neutral form is several).
 check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	awk '/^SITE/ { for (i = 4; i <= NF; i++) printf "%s", $i }' "$1" |
 		xxd -r -p > "$2/nops.bin"
-	nsites=$(grep -c '^SITE' "$1")
-	$RT_OBJDUMP -D -b binary -m $RT_BFD "$2/nops.bin" |
+	nsites=$(awk -v w="${RT_NEUTRAL_INSN_LEN:-0}" '/^SITE/ {
+		n += w ? $3 / w : 1 } END { print n + 0 }' "$1")
+	$RT_OBJDUMP -D -b binary -m ${RT_VARIANT_BFD:-$RT_BFD} "$2/nops.bin" |
 		NEUTRAL_RE=$RT_NEUTRAL_RE awk -F'\t' -v n="$nsites" '/^ *[0-9a-f]+:\t/ && NF >= 3 { k++
-			if ($3 !~ ENVIRON["NEUTRAL_RE"]) bad++ }
+			if ($3 (NF > 3 ? " " $4 : "") !~ ENVIRON["NEUTRAL_RE"]) bad++ }
 			END { exit !(k == n && bad == 0) }'
 }
 
@@ -202,11 +208,13 @@ check_binary() {	# check_binary <dir> <mode> [gotcall]
 		check_disk_sites "$bin/rt_test" "$bin/table.uniq" ${3:-}
 	expect "$tag objdump: bytes read back after boot are NOPs" \
 		check_nop_bytes "$out" "$bin"
-	want=2
-	[ $2 = manual ] && want=3
+	want=3
+	[ $2 = manual ] && want=4
 	expect "$tag $want refused sites reported on stderr" \
 		test "$(grep -c '^mcount: refused site' "$err")" -eq $want
 	expect "$tag duplicate reported" grep -q 'duplicate table entry' "$err"
+	expect "$tag site forged after boot reported by mcount_verify" \
+		grep -q '<fx_other+0x[0-9a-f]*>: [0-9a-f ]*: changed since it was patched' "$err"
 	if [ $2 = manual ]; then
 		expect "$tag corrupted fx_victim reported with its bytes" \
 			grep -q '<fx_victim+0x[0-9a-f]*>: [0-9a-f ]*: call to something other' "$err"
@@ -217,16 +225,22 @@ check_binary() {	# check_binary <dir> <mode> [gotcall]
 		in_relro "$bin/rt_test"
 }
 
-# <style>-<pie|no-pie>[-gotcall] -> the variables for one case.
+# <style>-<pie|no-pie>[-gotcall][+variant] -> the variables for one case.
 parse_case() {	# parse_case <case>
 	style=${1%%-*}
-	hooks="-pg -mfentry"
+	hooks=${RT_FENTRY_FLAGS:--pg -mfentry}
 	[ $style = mcount ] && hooks=-pg
 	pie=-pie
 	case $1 in *-no-pie*) pie=-no-pie ;; esac
 	gotcall=
 	extra=
 	case $1 in *-gotcall) gotcall=1 extra=$RT_GOTCALL_CFLAGS ;; esac
+	RT_VARIANT_CFLAGS= RT_VARIANT_BFD=
+	case $1 in *+*)
+		rt_variant "$RT_ARCH" "${1#*+}" ||
+			fail "[$1] no variant ${1#*+} in $T/arches.sh"
+		extra="$extra $RT_VARIANT_CFLAGS" ;;
+	esac
 }
 
 # For the slower runs, one case per style: its PIE if there is one.
@@ -259,7 +273,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
    echo 'int main(void){return 0;}' |
 	$CC $SAN -x c - -o $OUT/san-probe 2>/dev/null &&
-   $RT_RUN $RT_SAN_RUN $OUT/san-probe; then
+   $RT_SAN_RUN $RT_RUN $OUT/san-probe; then
 	d=$OUT/asan
 	mkdir -p $d/lib
 	ok=1
@@ -274,8 +288,8 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 		parse_case $c
 		if [ $ok = 1 ] &&
 		   build $d/$style "$hooks" $pie $d/libmcount-san.a "$SAN"; then
-			run_case $d/$style auto $style $RT_RUN $RT_SAN_RUN
-			run_case $d/$style manual $style $RT_RUN $RT_SAN_RUN
+			run_case $d/$style auto $style $RT_SAN_RUN $RT_RUN
+			run_case $d/$style manual $style $RT_SAN_RUN $RT_RUN
 		else
 			fail "[$d/$style] sanitizer build"
 		fi

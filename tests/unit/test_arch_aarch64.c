@@ -153,6 +153,21 @@ START_TEST(decode_other)
 }
 END_TEST
 
+/* The runtime's neutral form of a `bl` or a `nop` site is `nop`. */
+START_TEST(site_neutral)
+{
+	static const uint8_t bl[] = { 0x00, 0x00, 0x00, 0x94 };
+	static const uint8_t nop[] = { 0x1f, 0x20, 0x03, 0xd5 };
+	struct mc_site s = a64()->decode_site(bl, 4, 0x1000);
+
+	ck_assert_mem_eq(a64()->site_neutral(&s), nop, 4);
+	s = a64()->decode_site(nop, 4, 0x1000);
+	ck_assert_mem_eq(a64()->site_neutral(&s), nop, 4);
+	s = (struct mc_site){ MC_SITE_UNKNOWN, 4, 0 };
+	ck_assert_ptr_null(a64()->site_neutral(&s));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_aarch64");
@@ -166,6 +181,7 @@ static Suite *suite(void)
 			    sizeof(calls) / sizeof(calls[0]));
 	tcase_add_test(tc, call_range);
 	tcase_add_test(tc, decode_other);
+	tcase_add_test(tc, site_neutral);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -247,6 +247,42 @@ START_TEST(decode_object_bytes)
 }
 END_TEST
 
+const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n);
+
+/*
+ * The runtime tells ARM from Thumb-2 sites by the push before them, and
+ * each entry neutralises its own state's site, keeping a neutral one.
+ */
+START_TEST(site_isa_and_neutral)
+{
+	static const uint8_t arm_push[] = { 0x04, 0xe0, 0x2d, 0xe5 };
+	static const uint8_t thm_push[] = { 0x00, 0x00, 0x00, 0xb5 };
+	static const uint8_t other[] = { 0x00, 0xb5, 0x00, 0xbf };
+	static const uint8_t add_arm[] = { 0x04, 0xd0, 0x8d, 0xe2 };
+	static const uint8_t add_thm[] = { 0x0d, 0xf1, 0x04, 0x0d };
+	static const uint8_t pop_thm[] = { 0x5d, 0xf8, 0x04, 0xeb };
+	uint8_t b[4];
+	struct mc_site s;
+
+	ck_assert_ptr_eq(mc_arch_arm_site_isa(arm_push, 4), arm());
+	ck_assert_ptr_eq(mc_arch_arm_site_isa(thm_push, 4), thumb2());
+	ck_assert_ptr_eq(mc_arch_arm_site_isa(thm_push + 2, 2), thumb2());
+	ck_assert_ptr_null(mc_arch_arm_site_isa(other, 4));
+	ck_assert_ptr_null(mc_arch_arm_site_isa(arm_push, 0));
+
+	ck_assert(arm()->encode_call(b, 4, 0x10000, 0x20001));	/* blx */
+	s = arm()->decode_site(b, 4, 0x10000);
+	ck_assert_mem_eq(arm()->site_neutral(&s), add_arm, 4);
+	ck_assert(thumb2()->encode_call(b, 4, 0x10002, 0x20001));
+	s = thumb2()->decode_site(b, 4, 0x10002);
+	ck_assert_mem_eq(thumb2()->site_neutral(&s), add_thm, 4);
+	s = thumb2()->decode_site(pop_thm, 4, 0x10002);
+	ck_assert_mem_eq(thumb2()->site_neutral(&s), pop_thm, 4);
+	s = (struct mc_site){ MC_SITE_UNKNOWN, 4, 0 };
+	ck_assert_ptr_null(arm()->site_neutral(&s));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_arm");
@@ -261,6 +297,7 @@ static Suite *suite(void)
 			    sizeof(calls) / sizeof(calls[0]));
 	tcase_add_test(tc, call_range);
 	tcase_add_test(tc, decode_object_bytes);
+	tcase_add_test(tc, site_isa_and_neutral);
 	suite_add_tcase(s, tc);
 	return s;
 }

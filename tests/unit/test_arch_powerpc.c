@@ -383,6 +383,29 @@ START_TEST(decode_nop)
 }
 END_TEST
 
+/* The runtime's neutral form of a bl or nop is `nop`; else none. */
+START_TEST(site_neutral)
+{
+	const struct mc_arch *a = named(arch_names[_i]);
+	struct mc_site s;
+	uint8_t nop[4];
+	const uint8_t *n;
+
+	put_word(a, nop, 0x60000000);
+	ck_assert_ptr_nonnull(a->site_neutral);
+	s = decode_word(a, 0x48000101, 0x10000);	/* bl +0x100 */
+	n = a->site_neutral(&s);
+	ck_assert_ptr_nonnull(n);
+	ck_assert(memcmp(n, nop, 4) == 0);
+	s = decode_word(a, 0x60000000, 0x10000);	/* nop */
+	n = a->site_neutral(&s);
+	ck_assert_ptr_nonnull(n);
+	ck_assert(memcmp(n, nop, 4) == 0);
+	s = decode_word(a, 0x4e800020, 0x10000);	/* blr */
+	ck_assert_ptr_null(a->site_neutral(&s));
+}
+END_TEST
+
 START_TEST(decode_garbage)
 {
 	const struct mc_arch *a = named(arch_names[_i]);
@@ -563,6 +586,7 @@ static Suite *arch_suite(void)
 	tc = tcase_create("decode");
 	tcase_add_loop_test(tc, decode_bl, 0, 3);
 	tcase_add_loop_test(tc, decode_nop, 0, 3);
+	tcase_add_loop_test(tc, site_neutral, 0, 3);
 	tcase_add_loop_test(tc, decode_garbage, 0, 3);
 	tcase_add_loop_test(tc, decode_short_buffers, 0, 3);
 	suite_add_tcase(s, tc);

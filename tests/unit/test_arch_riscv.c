@@ -183,6 +183,28 @@ START_TEST(call_range)
 }
 END_TEST
 
+/* The runtime's neutral form: as many `nop`s as the site is long. */
+START_TEST(site_neutral)
+{
+	static const uint8_t nop8[] = { 0x13, 0, 0, 0, 0x13, 0, 0, 0 };
+	uint8_t pair[8], jal[4];
+	struct mc_site s;
+
+	ck_assert(rv()->encode_call(pair, 8, 0x10000, 0x20000));
+	ck_assert(rv()->encode_call(jal, 4, 0x10000, 0x10800));
+	s = rv()->decode_site(pair, 8, 0x10000);
+	ck_assert_uint_eq(s.len, 8);
+	ck_assert_mem_eq(rv()->site_neutral(&s), nop8, 8);
+	s = rv()->decode_site(jal, 4, 0x10000);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_mem_eq(rv()->site_neutral(&s), nop8, 4);
+	s = rv()->decode_site(nop8, 8, 0x10000);
+	ck_assert_mem_eq(rv()->site_neutral(&s), nop8, 8);
+	s = (struct mc_site){ MC_SITE_UNKNOWN, 8, 0 };
+	ck_assert_ptr_null(rv()->site_neutral(&s));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_riscv");
@@ -197,6 +219,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, jal_roundtrip, 0,
 			    sizeof(jals) / sizeof(jals[0]));
 	tcase_add_test(tc, call_range);
+	tcase_add_test(tc, site_neutral);
 	suite_add_tcase(s, tc);
 	return s;
 }

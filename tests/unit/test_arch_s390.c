@@ -323,10 +323,42 @@ START_TEST(decode_nops)
 	s = decode(one, sizeof(one), 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 6);
-	/* -mnop-mcount's -pg block reads as its first NOP. */
+	/* -mnop-mcount's -pg block reads as one 18-byte site... */
 	s = decode(three, sizeof(three), 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
+	ck_assert_uint_eq(s.len, 18);
+	/* ... but only when all three are there. */
+	s = decode(three, 12, 0x1000);
+	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 6);
+}
+END_TEST
+
+/* The runtime's neutral form: brcl 0,0 over the whole site. */
+START_TEST(site_neutral)
+{
+	static const uint8_t pg[] = { STG, 0xc0, 0xe5, 0, 0, 0, 0x80, LG };
+	static const uint8_t fentry[] = { BRASL_R0 };
+	static const uint8_t three[] = { JGNOP, JGNOP, JGNOP };
+	static const uint8_t garbage[] = { 0xc0, 0xf4, 0, 0, 0, 0 };
+	struct mc_site s;
+	const uint8_t *n;
+
+	ck_assert_ptr_nonnull(s390x()->site_neutral);
+	s = decode(pg, sizeof(pg), 0x1000);
+	n = s390x()->site_neutral(&s);
+	ck_assert_ptr_nonnull(n);
+	ck_assert(memcmp(n, three, 18) == 0);
+	s = decode(fentry, sizeof(fentry), 0x1000);
+	n = s390x()->site_neutral(&s);
+	ck_assert_ptr_nonnull(n);
+	ck_assert(memcmp(n, three, 6) == 0);
+	s = decode(three, sizeof(three), 0x1000);
+	ck_assert_ptr_nonnull(s390x()->site_neutral(&s));
+	s = decode(garbage, sizeof(garbage), 0x1000);
+	ck_assert_ptr_null(s390x()->site_neutral(&s));
+	s = (struct mc_site){ MC_SITE_CALL, 12, 0 };
+	ck_assert_ptr_null(s390x()->site_neutral(&s));
 }
 END_TEST
 
@@ -534,6 +566,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, decode_brasl);
 	tcase_add_test(tc, decode_pg_blocks);
 	tcase_add_test(tc, decode_nops);
+	tcase_add_test(tc, site_neutral);
 	tcase_add_test(tc, decode_garbage);
 	tcase_add_test(tc, decode_short_buffers);
 	suite_add_tcase(s, tc);

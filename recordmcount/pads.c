@@ -1,0 +1,559 @@
+/*
+ * pads.c - reading, checking and moving -fpatchable-function-entry pads.
+ *
+ * A pad is recorded as "symbol + addend" like any table entry; what it
+ * should hold is only known from the code: M NOPs up to the function's
+ * symbol, then (after an end-branch marker such as endbr64 or `bti c`,
+ * which GCC puts first) the other N - M.  N and M are command-line
+ * choices of the compiler that the object does not record, so they are
+ * measured per pad, and a pad with no NOPs, or with other bytes before
+ * the entry, is reported rather than recorded.
+ */
+#define _GNU_SOURCE
+#include "pads.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct entry_point {
+	size_t shndx;
+	uint64_t value;
+};
+
+static int compare_entries(const void *a, const void *b)
+{
+	const struct entry_point *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+static struct mc_section *relocs_of(struct mc_object *obj, size_t target);
+
+/*
+ * ppc64 ELFv1: a function symbol names its descriptor in .opd, whose
+ * relocations say where the code starts.  Each one that points into
+ * code is an entry (the TOC pointer's relocation has no section).
+ */
+static bool add_descriptor_entries(struct mc_object *obj,
+				   struct mc_section *rel,
+				   struct entry_point *v, size_t *n)
+{
+	for (size_t i = 0; rel && i < mc_reloc_count(rel); i++) {
+		struct mc_reloc r;
+
+		if (!mc_reloc_get(obj, rel, i, &r))
+			return false;
+		if (r.sym == 0 || r.sym >= obj->n_symbols)
+			continue;
+		const struct mc_symbol *s = &obj->symbols[r.sym];
+		if (s->shndx == 0 || s->shndx >= obj->n_sections ||
+		    !(obj->sections[s->shndx].shdr.sh_flags & SHF_EXECINSTR))
+			continue;
+		v[(*n)++] = (struct entry_point){
+			s->shndx, s->sym.st_value + (uint64_t)r.addend,
+		};
+	}
+	return true;
+}
+
+/*
+ * Function entries by (section, offset), for finding the one a pad runs
+ * into.  ARM's STT_FUNC values carry the Thumb bit, which is no address
+ * bit: anchor_avoid_func says an architecture has it.
+ */
+static struct entry_point *function_entries(struct mc_object *obj,
+					    const struct mc_arch *arch,
+					    size_t *n)
+{
+	struct mc_section *opd = mc_section_by_name(obj, ".opd");
+	struct mc_section *rel = opd ? relocs_of(obj, opd->index) : NULL;
+	struct entry_point *v = malloc((obj->n_symbols + 1 +
+					(rel ? mc_reloc_count(rel) : 0)) *
+				       sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+
+		if (GELF_ST_TYPE(s->sym.st_info) != STT_FUNC ||
+		    s->sym.st_shndx == SHN_UNDEF || s->shndx >= obj->n_sections)
+			continue;
+		v[(*n)++] = (struct entry_point){
+			s->shndx,
+			s->sym.st_value & ~(uint64_t)arch->anchor_avoid_func,
+		};
+	}
+	if (!add_descriptor_entries(obj, rel, v, n)) {
+		free(v);
+		return NULL;
+	}
+	qsort(v, *n, sizeof(*v), compare_entries);
+	return v;
+}
+
+/* Index of the first function entry at or after (shndx, offset). */
+static size_t first_entry_from(const struct entry_point *v, size_t n,
+			       size_t shndx, uint64_t offset)
+{
+	struct entry_point key = { shndx, offset };
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (compare_entries(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first function entry at or after (shndx, offset), or NULL. */
+static const struct entry_point *entry_from(const struct entry_point *v,
+					    size_t n, size_t shndx,
+					    uint64_t offset)
+{
+	size_t i = first_entry_from(v, n, shndx, offset);
+
+	return i < n && v[i].shndx == shndx ? &v[i] : NULL;
+}
+
+/*
+ * The function whose entry marker (endbr64, bti c) ends exactly at
+ * `offset`, or NULL: with M = 0, GCC puts the marker first and the
+ * whole pad after it.
+ */
+static const struct entry_point *
+entry_marked_before(const struct mc_arch *arch, const uint8_t *code,
+		    size_t size, const struct entry_point *v, size_t n,
+		    size_t shndx, uint64_t offset)
+{
+	size_t i = first_entry_from(v, n, shndx, offset);
+
+	if (i == 0 || v[i - 1].shndx != shndx || v[i - 1].value >= size)
+		return NULL;
+	const struct entry_point *e = &v[i - 1];
+	unsigned len = mc_match_insn(arch->entry_prefixes,
+				     arch->n_entry_prefixes, code + e->value,
+				     size - e->value);
+	return len && e->value + len == offset ? e : NULL;
+}
+
+/* Count pad NOPs in code[*at, end); *at moves past them. */
+static unsigned count_nops(const struct mc_arch *arch, const uint8_t *code,
+			   uint64_t *at, uint64_t end)
+{
+	unsigned n = 0, len;
+
+	while (*at < end &&
+	       (len = mc_match_insn(arch->pad_nops, arch->n_pad_nops,
+				    code + *at, end - *at)) != 0) {
+		*at += len;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Measure the pad at p->offset against the code and the function that
+ * follows it; false with `why` set when it is not a pad GCC would write.
+ */
+static bool measure_pad(struct mc_object *obj, const struct mc_arch *arch,
+			const struct entry_point *entries, size_t n_entries,
+			struct mc_pad *p, const char **why)
+{
+	size_t size;
+	const uint8_t *code = mc_section_bytes(&obj->sections[p->shndx], &size);
+	const struct entry_point *e = entry_from(entries, n_entries, p->shndx,
+						 p->offset);
+	uint64_t at = p->offset;
+
+	if (!code || p->offset >= size) {
+		*why = "lies outside its section";
+		return false;
+	}
+	const struct entry_point *marked = entry_marked_before(
+		arch, code, size, entries, n_entries, p->shndx, p->offset);
+	if (marked) {
+		p->entry = marked->value;
+		p->before = 0;
+		p->after = count_nops(arch, code, &at, size);
+		if (p->after == 0)
+			*why = "holds no NOPs";
+		return p->after != 0;
+	}
+	if (!e) {
+		*why = "is followed by no function";
+		return false;
+	}
+	p->entry = e->value;
+	p->before = count_nops(arch, code, &at, e->value < size ? e->value
+								: size);
+	if (at != e->value) {
+		*why = "holds other bytes before the function's entry";
+		return false;
+	}
+	at += mc_match_insn(arch->entry_prefixes, arch->n_entry_prefixes,
+			    code + at, size - at);
+	p->after = count_nops(arch, code, &at, size);
+	if (p->before + p->after == 0) {
+		*why = "holds no NOPs";
+		return false;
+	}
+	return true;
+}
+
+static bool push_pad(struct mc_object *obj, struct mc_pad_list *l,
+		     const struct mc_pad *p)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct mc_pad *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return mc_fail(obj, "out of memory");
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *p;
+	return true;
+}
+
+void mc_pad_list_free(struct mc_pad_list *l)
+{
+	free(l->v);
+	*l = (struct mc_pad_list){ 0 };
+}
+
+/* The relocation section that applies to section `target`, or NULL. */
+static struct mc_section *relocs_of(struct mc_object *obj, size_t target)
+{
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *s = &obj->sections[i];
+
+		if (mc_is_reloc_section(s) && s->shdr.sh_info == target &&
+		    obj->symtab && s->shdr.sh_link == obj->symtab->index)
+			return s;
+	}
+	return NULL;
+}
+
+/* Where entry `r` of `table` points: anchor value + addend (+ slot). */
+static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
+		       struct mc_section *table, struct mc_section *rel,
+		       const struct mc_reloc *r, size_t i, struct mc_pad *p)
+{
+	size_t size;
+	const uint8_t *slots = mc_section_bytes(table, &size);
+
+	if (!slots || r->offset % arch->addr_size ||
+	    r->offset + arch->addr_size > size || r->sym >= obj->n_symbols)
+		return mc_fail(obj, "%s: corrupt relocation %zu", rel->name, i);
+	const struct mc_symbol *s = &obj->symbols[r->sym];
+	int64_t slot = (int64_t)mc_load_address(obj, slots + r->offset);
+	if (arch->addr_size == 4)
+		slot = (int32_t)slot;
+	if (s->shndx == 0 || s->shndx >= obj->n_sections)
+		return mc_fail(obj, "%s: entry %zu is not in a section",
+			       table->name, i);
+	p->shndx = s->shndx;
+	p->offset = s->sym.st_value + (uint64_t)(r->addend + slot);
+	return true;
+}
+
+static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
+			   const struct mc_options *opt,
+			   struct mc_section *table,
+			   const struct entry_point *entries, size_t n_entries,
+			   struct mc_pad_list *out, mc_warn_fn warn)
+{
+	struct mc_section *rel = relocs_of(obj, table->index);
+	char msg[256];
+
+	if (!rel)
+		return mc_fail(obj, "%s has no relocations", table->name);
+	if (rel->shdr.sh_entsize != mc_reloc_entry_size(obj, rel->shdr.sh_type))
+		return mc_fail(obj, "%s: bad relocation entry size", rel->name);
+	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
+		struct mc_reloc r;
+		struct mc_pad p = { .table = table->index, .reloc_index = i };
+		const char *why = NULL;
+
+		if (!mc_reloc_get(obj, rel, i, &r) ||
+		    !pad_target(obj, arch, table, rel, &r, i, &p))
+			return false;
+		p.valid = measure_pad(obj, arch, entries, n_entries, &p, &why);
+		if (!p.valid) {
+			snprintf(msg, sizeof(msg), "%s+0x%llx: pad %s; not "
+				 "recorded", obj->sections[p.shndx].name,
+				 (unsigned long long)p.offset, why);
+			warn(obj, opt, msg);
+		}
+		if (!push_pad(obj, out, &p))
+			return false;
+	}
+	return true;
+}
+
+bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
+		  const struct mc_options *opt, struct mc_pad_list *out,
+		  mc_warn_fn warn)
+{
+	size_t n_entries = 0;
+	struct entry_point *entries = NULL;
+	bool ok = true;
+
+	*out = (struct mc_pad_list){ 0 };
+	for (size_t i = 1; ok && i < obj->n_sections; i++) {
+		struct mc_section *s = &obj->sections[i];
+
+		if (strcmp(s->name, MC_PADS_SECTION) != 0 ||
+		    s->shdr.sh_type != SHT_PROGBITS)
+			continue;
+		if (!arch->n_pad_nops)
+			return mc_fail(obj, "%s: pads are not understood on %s",
+				       s->name, arch->name);
+		if (!entries && !(entries = function_entries(obj, arch,
+							      &n_entries)))
+			return mc_fail(obj, "out of memory");
+		ok = read_pad_table(obj, arch, opt, s, entries, n_entries, out,
+				    warn);
+	}
+	free(entries);
+	if (!ok)
+		mc_pad_list_free(out);
+	return ok;
+}
+
+/* By target section and offset: the order entries take in a piece. */
+static int compare_targets(const void *a, const void *b)
+{
+	const struct mc_pad *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* A pad's entry as the compiler wrote it: relocation plus slot bytes. */
+struct pad_entry {
+	struct mc_pad pad;
+	struct mc_reloc r;
+	uint32_t rel_type;
+	uint8_t slot[8];
+	bool covered;		/* its own table keeps it (see below) */
+};
+
+/*
+ * Does the compiler's table cover pad p?  A table linked to one section
+ * (SHF_LINK_ORDER) covers only that section's pads; GCC 12 also puts
+ * other sections' pads there, which the linker would then drop with the
+ * wrong function.
+ */
+static bool covered_by_own_table(const struct mc_object *obj,
+				 const struct mc_pad *p)
+{
+	const GElf_Shdr *h = &obj->sections[p->table].shdr;
+
+	return !(h->sh_flags & SHF_LINK_ORDER) || h->sh_link == p->shndx;
+}
+
+/* Read every valid pad's entry before any table changes; sorted, unique. */
+static struct pad_entry *collect_entries(struct mc_object *obj,
+					 const struct mc_arch *arch,
+					 const struct mc_pad_list *pads,
+					 size_t *n)
+{
+	struct pad_entry *v = calloc(pads->n + 1, sizeof(*v));
+	size_t k = 0;
+
+	if (!v) {
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < pads->n; i++) {
+		const struct mc_pad *p = &pads->v[i];
+		struct mc_section *table = &obj->sections[p->table];
+		struct mc_section *rel = relocs_of(obj, p->table);
+		size_t size;
+		const uint8_t *old = mc_section_bytes(table, &size);
+
+		if (!p->valid)
+			continue;
+		v[k].pad = *p;
+		v[k].rel_type = rel->shdr.sh_type;
+		if (!mc_reloc_get(obj, rel, p->reloc_index, &v[k].r)) {
+			free(v);
+			return NULL;
+		}
+		memcpy(v[k].slot, old + v[k].r.offset, arch->addr_size);
+		v[k].covered = covered_by_own_table(obj, p);
+		k++;
+	}
+	qsort(v, k, sizeof(*v), compare_targets);
+	*n = 0;
+	for (size_t i = 0; i < k; i++)
+		if (*n == 0 || compare_targets(&v[*n - 1].pad, &v[i].pad) != 0)
+			v[(*n)++] = v[i];
+	return v;
+}
+
+/* Slots and relocations for the entries e[0..n) that `keep` selects. */
+static bool fill_piece(const struct mc_object *obj, const struct mc_arch *arch,
+		       const struct pad_entry *e, size_t n,
+		       bool (*keep)(const struct pad_entry *, size_t),
+		       size_t arg, uint32_t rel_type, uint8_t **slots,
+		       void **rels, size_t *count)
+{
+	size_t k = 0;
+
+	*slots = calloc(n + 1, arch->addr_size);
+	*rels = calloc(n + 1, mc_reloc_entry_size(obj, rel_type));
+	if (!*slots || !*rels)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		struct mc_reloc r = e[i].r;
+
+		if (!keep(&e[i], arg))
+			continue;
+		memcpy(*slots + k * arch->addr_size, e[i].slot, arch->addr_size);
+		r.offset = k * arch->addr_size;
+		mc_reloc_store(obj, rel_type, *rels, k, &r);
+		k++;
+	}
+	*count = k;
+	return true;
+}
+
+/* What a compiler's table keeps: the pads it covers. */
+static bool kept_by_table(const struct pad_entry *e, size_t table)
+{
+	return e->pad.table == table && e->covered;
+}
+
+/* What a new piece for a section takes: its pads no table covers. */
+static bool left_for_section(const struct pad_entry *e, size_t shndx)
+{
+	return e->pad.shndx == shndx && !e->covered;
+}
+
+static bool set_piece(struct mc_object *obj, size_t table, uint8_t *slots,
+		      size_t slot_bytes, void *rels, size_t rel_bytes,
+		      uint32_t rel_type)
+{
+	struct mc_section *rel = relocs_of(obj, table);
+
+	return mc_section_set_contents(obj, &obj->sections[table], slots,
+				       slot_bytes, ELF_T_BYTE) &&
+	       mc_section_set_contents(obj, rel, rels, rel_bytes,
+				       rel_type == SHT_RELA ? ELF_T_RELA
+							    : ELF_T_REL) &&
+	       mc_section_rename(obj, &obj->sections[table], "__mcount_loc") &&
+	       mc_section_rename(obj, rel, rel_type == SHT_RELA ?
+				 ".rela__mcount_loc" : ".rel__mcount_loc");
+}
+
+/* The compiler's table `t`, renamed, holding the entries it covers. */
+static bool rewrite_own_table(struct mc_object *obj, const struct mc_arch *arch,
+			      const struct pad_entry *e, size_t n, size_t t)
+{
+	size_t k;
+	uint8_t *slots;
+	void *rels;
+	uint32_t rel_type = relocs_of(obj, t)->shdr.sh_type;
+
+	if (!fill_piece(obj, arch, e, n, kept_by_table, t, rel_type, &slots,
+			&rels, &k)) {
+		free(slots);
+		free(rels);
+		return mc_fail(obj, "out of memory");
+	}
+	return set_piece(obj, t, slots, k * arch->addr_size, rels,
+			 k * mc_reloc_entry_size(obj, rel_type), rel_type);
+}
+
+/*
+ * A new piece for the entries of section `shndx` that their compiler's
+ * table did not cover: linked to that section, in its group.
+ */
+static bool add_piece(struct mc_object *obj, const struct mc_arch *arch,
+		      const struct pad_entry *e, size_t n, size_t shndx,
+		      size_t group, uint32_t rel_type)
+{
+	uint8_t *slots;
+	void *rels;
+	size_t k, rel_size = mc_reloc_entry_size(obj, rel_type);
+
+	if (!fill_piece(obj, arch, e, n, left_for_section, shndx, rel_type,
+			&slots, &rels, &k)) {
+		free(slots);
+		free(rels);
+		return mc_fail(obj, "out of memory");
+	}
+	GElf_Xword in_group = group ? SHF_GROUP : 0;
+	GElf_Shdr table = {
+		.sh_type = SHT_PROGBITS,
+		.sh_flags = SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER | in_group,
+		.sh_link = (GElf_Word)shndx,
+		.sh_addralign = arch->addr_size,
+		.sh_entsize = arch->addr_size,
+	};
+	struct mc_section *t = mc_add_section(obj, "__mcount_loc", &table,
+					      slots, k * arch->addr_size,
+					      ELF_T_BYTE);
+	if (!t) {
+		free(rels);
+		return false;
+	}
+	size_t t_index = t->index;
+	GElf_Shdr relhdr = {
+		.sh_type = rel_type,
+		.sh_flags = SHF_INFO_LINK | in_group,
+		.sh_link = (GElf_Word)obj->symtab->index,
+		.sh_info = (GElf_Word)t_index,
+		.sh_addralign = arch->addr_size,
+		.sh_entsize = rel_size,
+	};
+	struct mc_section *r = mc_add_section(obj, rel_type == SHT_RELA ?
+					      ".rela__mcount_loc" :
+					      ".rel__mcount_loc", &relhdr,
+					      rels, k * rel_size,
+					      rel_type == SHT_RELA ?
+					      ELF_T_RELA : ELF_T_REL);
+	return r && (!group || (mc_group_add(obj, group, t_index) &&
+				mc_group_add(obj, group, r->index)));
+}
+
+bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
+			   const struct mc_pad_list *pads)
+{
+	size_t n = 0;
+	struct pad_entry *e = collect_entries(obj, arch, pads, &n);
+	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
+	bool ok = e && group_of && mc_section_groups(obj, group_of);
+
+	if (e && !group_of)
+		mc_fail(obj, "out of memory");
+	/* Each compiler table keeps what it covers ... */
+	for (size_t i = 0; ok && i < pads->n; i++)
+		if (i == 0 || pads->v[i].table != pads->v[i - 1].table)
+			ok = rewrite_own_table(obj, arch, e, n,
+					       pads->v[i].table);
+	/* ... and each section whose pads it did not cover gets a piece. */
+	for (size_t i = 0, last = 0; ok && i < n; i++) {
+		if (e[i].covered || e[i].pad.shndx == last)
+			continue;
+		last = e[i].pad.shndx;
+		ok = add_piece(obj, arch, e, n, last, group_of[last],
+			       e[i].rel_type);
+	}
+	free(group_of);
+	free(e);
+	return ok;
+}

@@ -1,0 +1,59 @@
+/*
+ * pads.h - NOP pads from -fpatchable-function-entry=N[,M].
+ *
+ * GCC leaves N NOPs per function, M of them before the function's
+ * symbol, and records the first NOP's address in a section named
+ * __patchable_function_entries (one per function's section, linked to it
+ * with SHF_LINK_ORDER and in its COMDAT group).  These are hook sites as
+ * much as calls to __fentry__ are, so by default recordmcount moves them
+ * into __mcount_loc: the compiler's sections are renamed in place, which
+ * keeps their link order and group membership, so the linker drops an
+ * entry exactly when it drops the function.
+ */
+#ifndef MC_PADS_H
+#define MC_PADS_H
+
+#include "../arch/arch.h"
+#include "../elf/object.h"
+#include "options.h"
+#include "sites.h"
+
+struct mc_pad {
+	size_t table;		/* the __patchable_function_entries section */
+	size_t reloc_index;	/* its relocation naming this pad */
+	size_t shndx;		/* code section holding the pad */
+	uint64_t offset;	/* first NOP, as the compiler recorded it */
+	uint64_t entry;		/* the function's entry, in that section */
+	unsigned before;	/* NOPs before the entry (M) */
+	unsigned after;		/* NOPs from the entry on (N - M) */
+	bool valid;		/* holds NOPs where GCC puts them */
+};
+
+struct mc_pad_list {
+	struct mc_pad *v;
+	size_t n, cap;
+};
+
+/*
+ * Every pad the object's __patchable_function_entries sections record,
+ * measured against the code; pads that do not hold the architecture's
+ * NOPs (or that no function follows) go to `warn` and are marked
+ * invalid.  False (obj->error set) on corrupt tables.
+ */
+bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
+		  const struct mc_options *opt, struct mc_pad_list *out,
+		  mc_warn_fn warn);
+
+/*
+ * Turn each __patchable_function_entries section into a __mcount_loc
+ * piece: valid pads only, sorted, no duplicates, each entry relocated
+ * exactly as the compiler wrote it.
+ */
+bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
+			   const struct mc_pad_list *pads);
+
+void mc_pad_list_free(struct mc_pad_list *l);
+
+#define MC_PADS_SECTION "__patchable_function_entries"
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * backend.h - the AArch64 runtime backend (included by platform.h).
+ *
+ * Sites are decoded by arch/aarch64.c: every hook is one `bl _mcount`
+ * (GCC has no -mfentry here, so the only style is mcount), neutralised
+ * by `nop`.  Enabling writes `bl mc_rt_tramp_mcount`, which reaches
+ * +-128 MiB: the runtime is linked into the program it patches, so the
+ * trampoline is always that close (MCOUNT_ERANGE otherwise).
+ *
+ * One aligned 4-byte word changes per site.  B, BL and NOP are among
+ * the instructions the architecture lets one thread rewrite while
+ * another executes them (ARM ARM, "concurrent modification and
+ * execution of instructions"), so a site flips between the old and the
+ * new instruction, never a mix, provided the word is stored whole; the
+ * engine's byte copy does not promise that, hence mcount.h's rule that
+ * no other thread runs a function while its site changes.
+ *
+ * Cache maintenance after a write is the platform's job
+ * (mc_plat_flush_icache): hosted.c uses __builtin___clear_cache, which
+ * libgcc implements with the sequence below.  A firmware platform may
+ * call mc_rt_a64_sync_icache() from its own mc_plat_flush_icache.
+ */
+#ifndef MC_RT_BACKEND_H
+#define MC_RT_BACKEND_H
+
+extern const struct mc_arch mc_arch_aarch64;
+#define MC_RT_ARCH (&mc_arch_aarch64)
+
+void _mcount(void);
+#define MC_RT_MCOUNT_STUB _mcount
+#define MC_RT_STUB_NAMES "_mcount"
+
+/*
+ * Make [addr, addr + len) as written visible to instruction fetch on
+ * every core of the inner shareable domain: clean each data cache line
+ * to the point of unification, wait, invalidate each instruction cache
+ * line, wait, and resynchronise this core's fetch.  Line sizes come
+ * from CTR_EL0 (readable at EL0 on Linux, and at EL1).  No libc, no OS.
+ */
+static inline void mc_rt_a64_sync_icache(uintptr_t addr, size_t len)
+{
+	uint64_t ctr;
+	uintptr_t dline, iline, end = addr + len, p;
+
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
+	dline = (uintptr_t)4 << ((ctr >> 16) & 0xf);	/* DminLine, words */
+	iline = (uintptr_t)4 << (ctr & 0xf);		/* IminLine, words */
+	for (p = addr & ~(dline - 1); p < end; p += dline)
+		__asm__ volatile("dc cvau, %0" : : "r"(p) : "memory");
+	__asm__ volatile("dsb ish" : : : "memory");
+	for (p = addr & ~(iline - 1); p < end; p += iline)
+		__asm__ volatile("ic ivau, %0" : : "r"(p) : "memory");
+	__asm__ volatile("dsb ish\n\tisb" : : : "memory");
+}
+
+#endif

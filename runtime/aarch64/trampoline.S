@@ -1,0 +1,117 @@
+/*
+ * trampoline.S - AArch64 hook target and trampoline.
+ *
+ * GCC's -pg hook comes after the prologue has stored x29 and x30 in the
+ * frame record:
+ *
+ *	mov	x0, x30		the function's return address, in its caller
+ *	bl	_mcount		x30 := the return address into the function
+ *
+ * (GCC 12 strips a pointer-authentication code first, `xpaclri`, so x0
+ * is a plain address.)  Nothing is pushed, and GCC treats the call as
+ * an ordinary one, so _mcount only has to return: a hook reached before
+ * mcount_boot() costs a call and nothing else.
+ *
+ * An enabled site calls mc_rt_tramp_mcount instead, with the same
+ * registers.  It builds a frame record, saves x0-x8 (the argument and
+ * indirect-result registers) and q0-q7 (the FP/SIMD argument registers)
+ * around the C call, although GCC does not expect the hook to keep them:
+ * a NOP keeps every register, and so should the call that replaces it.
+ * Then it calls mc_rt_dispatch(x30, x0) and returns to x30.  Without an
+ * FPU (-mgeneral-regs-only, as firmware may build) q0-q7 are not
+ * touched; such code passes no arguments in them either.
+ *
+ * Every entry starts with `bti c` (hint #34, a NOP without BTI), since a
+ * linker veneer reaches a far target with `br x16`.
+ *
+ * Frame (sp 16-byte aligned throughout):
+ *   [sp, #0]    x29, x30
+ *   [sp, #16]   x0 ... x8 (x8 at #80)
+ *   [sp, #96]   q0 ... q7
+ */
+
+#ifdef __ARM_FP
+#define FRAME	224
+#else
+#define FRAME	96
+#endif
+
+	.text
+
+	.globl	_mcount
+	.type	_mcount, %function
+	.p2align 2
+_mcount:
+	.cfi_startproc
+	hint	#34			/* bti c */
+	ret
+	.cfi_endproc
+	.size	_mcount, . - _mcount
+
+	.globl	mc_rt_tramp_mcount
+	.hidden	mc_rt_tramp_mcount
+	.type	mc_rt_tramp_mcount, %function
+	.p2align 2
+mc_rt_tramp_mcount:
+	.cfi_startproc
+	hint	#34			/* bti c */
+	stp	x29, x30, [sp, #-FRAME]!
+	.cfi_def_cfa_offset FRAME
+	.cfi_offset x29, -FRAME
+	.cfi_offset x30, -FRAME + 8
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	str	x8, [sp, #80]
+#ifdef __ARM_FP
+	stp	q0, q1, [sp, #96]
+	stp	q2, q3, [sp, #128]
+	stp	q4, q5, [sp, #160]
+	stp	q6, q7, [sp, #192]
+#endif
+	mov	x1, x0			/* the function's return address */
+	mov	x0, x30			/* return address into the function */
+	bl	mc_rt_dispatch
+#ifdef __ARM_FP
+	ldp	q0, q1, [sp, #96]
+	ldp	q2, q3, [sp, #128]
+	ldp	q4, q5, [sp, #160]
+	ldp	q6, q7, [sp, #192]
+#endif
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldr	x8, [sp, #80]
+	ldp	x29, x30, [sp], #FRAME
+	.cfi_def_cfa_offset 0
+	.cfi_restore x29
+	.cfi_restore x30
+	ret
+	.cfi_endproc
+	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
+
+/*
+ * An empty, writable __mcount_loc input section, so that the output
+ * section lds/mcount.lds makes is writable and a PIE's relocated table
+ * lands in RELRO rather than creating DT_TEXTREL (see x86_64's).
+ */
+	.section __mcount_loc, "aw", %progbits
+
+#if defined(__ARM_FEATURE_BTI_DEFAULT) || defined(__ARM_FEATURE_PAC_DEFAULT)
+/* Tell the linker this object is BTI/PAC-clean (GNU property note). */
+	.section .note.gnu.property, "a"
+	.p2align 3
+	.long	4			/* name size: "GNU\0" */
+	.long	16			/* descriptor size */
+	.long	5			/* NT_GNU_PROPERTY_TYPE_0 */
+	.asciz	"GNU"
+	.long	0xc0000000		/* GNU_PROPERTY_AARCH64_FEATURE_1_AND */
+	.long	4			/* data size */
+	.long	3			/* BTI | PAC */
+	.p2align 3
+#endif
+
+	.section .note.GNU-stack, "", %progbits

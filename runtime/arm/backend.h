@@ -1,0 +1,58 @@
+/*
+ * backend.h - the 32-bit ARM runtime backend, ARM and Thumb-2 (included
+ * by platform.h).
+ *
+ * Sites are decoded by arch/arm.c.  GCC's hook is `push {lr}; bl
+ * __gnu_mcount_nc` in either instruction set (Debian's armhf GCC emits
+ * Thumb-2 unless told -marm), and one program may mix both.  The site is
+ * the 4-byte `bl`; the neutral form is `add sp, sp, #4` (ARM) or `add.w
+ * sp, sp, #4` (Thumb-2), which drops the word the push stored, as
+ * __gnu_mcount_nc would have.  The only style is mcount.
+ *
+ * __mcount_loc holds plain addresses (Thumb ones without bit 0), and
+ * four bytes of code can read as a valid instruction in both sets.  So
+ * the engine asks MC_RT_SITE_ARCH which arch/ entry reads each site:
+ * mc_arch_arm_site_isa() tells it from the push just before the site,
+ * which the engine never rewrites, and answers NULL (site refused) when
+ * there is none: the neutral form would unbalance the stack.
+ *
+ * Enabling writes `bl` or `blx` to mc_rt_tramp_mcount (whose address
+ * carries its own state in bit 0), reaching +-32 MiB from ARM code and
+ * +-16 MiB from Thumb-2: MCOUNT_ERANGE beyond.  A Thumb-2 `bl` is two
+ * halfwords and a Thumb site is only 2-byte aligned, so a write is not
+ * atomic for a thread executing the site: mcount.h's rule (no other
+ * thread runs a function while its site changes) is a hard one here.
+ *
+ * Cache: hosted.c's __builtin___clear_cache is libgcc's __clear_cache,
+ * the Linux cacheflush system call.  A firmware platform supplies its
+ * own mc_plat_flush_icache (clean D-cache to PoU, invalidate I-cache,
+ * DSB, ISB).
+ */
+#ifndef MC_RT_BACKEND_H
+#define MC_RT_BACKEND_H
+
+extern const struct mc_arch mc_arch_arm;
+#define MC_RT_ARCH (&mc_arch_arm)
+
+void __gnu_mcount_nc(void);
+#define MC_RT_MCOUNT_STUB __gnu_mcount_nc
+#define MC_RT_STUB_NAMES "__gnu_mcount_nc"
+
+/* arch/arm.c: the entry ("arm" or "thumb2") for a site; see there. */
+const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n);
+
+/* ARM's push {lr} is the longer: 4 bytes. */
+#define MC_RT_ARM_PRELUDE 4
+
+static inline const struct mc_arch *mc_rt_arm_site_arch(uintptr_t addr)
+{
+	size_t n = MC_RT_ARM_PRELUDE;
+
+	/* a site at the very start of the code has no push before it */
+	if (addr < n || mc_plat_mem_avail(addr - n, true) < n)
+		n = 0;
+	return mc_arch_arm_site_isa((const uint8_t *)(addr - n), n);
+}
+#define MC_RT_SITE_ARCH(addr) mc_rt_arm_site_arch(addr)
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * trampoline.S - RV64 hook target and trampoline.
+ *
+ * GCC's -pg hook comes after the prologue has stored ra:
+ *
+ *	mv	a0, ra		the function's return address, in its caller
+ *	call	_mcount		auipc ra + jalr ra (or `jal ra` once
+ *				relaxed): ra := return into the function
+ *
+ * GCC treats the call as an ordinary one (it clobbers a0-a7, t0-t6,
+ * ft*, fa*, ra), so the function keeps its arguments elsewhere and
+ * reloads ra from its frame.  Nothing is pushed: _mcount only returns,
+ * and a hook reached before mcount_boot() costs a call.
+ *
+ * An enabled site calls mc_rt_tramp_mcount with the same registers.  It
+ * saves ra, a0-a7 and fa0-fa7 (when the ABI has FP registers) around
+ * the C call, although GCC does not count on it: a NOP keeps every
+ * register, and so should the call that replaces it.  Then it calls
+ * mc_rt_dispatch(ra, a0) and returns to ra.
+ *
+ * Frame (sp stays 16-byte aligned, as the psABI requires at calls):
+ *   0(sp)       ra
+ *   8(sp)       a0 ... a7
+ *   72(sp)      fa0 ... fa7 (8 bytes each, whatever FLEN)
+ */
+
+#if defined(__riscv_flen) && __riscv_flen >= 32
+#define HAVE_FP	1
+#define FRAME	144
+#if __riscv_flen == 64
+#define FSAVE	fsd
+#define FLOAD	fld
+#else
+#define FSAVE	fsw
+#define FLOAD	flw
+#endif
+#else
+#define HAVE_FP	0
+#define FRAME	80
+#endif
+
+	.text
+
+	.globl	_mcount
+	.type	_mcount, @function
+	.p2align 2
+_mcount:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size	_mcount, . - _mcount
+
+	.globl	mc_rt_tramp_mcount
+	.hidden	mc_rt_tramp_mcount
+	.type	mc_rt_tramp_mcount, @function
+	.p2align 2
+mc_rt_tramp_mcount:
+	.cfi_startproc
+	addi	sp, sp, -FRAME
+	.cfi_def_cfa_offset FRAME
+	sd	ra, 0(sp)
+	.cfi_offset ra, -FRAME
+	sd	a0, 8(sp)
+	sd	a1, 16(sp)
+	sd	a2, 24(sp)
+	sd	a3, 32(sp)
+	sd	a4, 40(sp)
+	sd	a5, 48(sp)
+	sd	a6, 56(sp)
+	sd	a7, 64(sp)
+#if HAVE_FP
+	FSAVE	fa0, 72(sp)
+	FSAVE	fa1, 80(sp)
+	FSAVE	fa2, 88(sp)
+	FSAVE	fa3, 96(sp)
+	FSAVE	fa4, 104(sp)
+	FSAVE	fa5, 112(sp)
+	FSAVE	fa6, 120(sp)
+	FSAVE	fa7, 128(sp)
+#endif
+	mv	a1, a0			/* the function's return address */
+	mv	a0, ra			/* return address into the function */
+	call	mc_rt_dispatch
+#if HAVE_FP
+	FLOAD	fa0, 72(sp)
+	FLOAD	fa1, 80(sp)
+	FLOAD	fa2, 88(sp)
+	FLOAD	fa3, 96(sp)
+	FLOAD	fa4, 104(sp)
+	FLOAD	fa5, 112(sp)
+	FLOAD	fa6, 120(sp)
+	FLOAD	fa7, 128(sp)
+#endif
+	ld	a0, 8(sp)
+	ld	a1, 16(sp)
+	ld	a2, 24(sp)
+	ld	a3, 32(sp)
+	ld	a4, 40(sp)
+	ld	a5, 48(sp)
+	ld	a6, 56(sp)
+	ld	a7, 64(sp)
+	ld	ra, 0(sp)
+	.cfi_restore ra
+	addi	sp, sp, FRAME
+	.cfi_def_cfa_offset 0
+	ret
+	.cfi_endproc
+	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
+
+/*
+ * An empty, writable __mcount_loc input section, so that the output
+ * section lds/mcount.lds makes is writable and a PIE's relocated table
+ * lands in RELRO rather than creating DT_TEXTREL (see x86_64's).
+ */
+	.section __mcount_loc, "aw", @progbits
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,29 @@
+/*
+ * backend.h - the s390x runtime backend (included by platform.h).
+ *
+ * Sites are decoded by arch/s390.c.  -pg -mfentry calls __fentry__ with
+ * `brasl %r0`, as the function's first instruction (6 bytes, neutral
+ * form one `brcl 0,0`); plain -pg calls _mcount from the 18-byte block
+ * `stg %r14,8(%r15); brasl %r14,_mcount; lg %r14,8(%r15)`, whose site is
+ * the stg (where GCC's -mrecord-mcount points), neutral form three
+ * `brcl 0,0`.  Enabling writes back the whole block, calling the
+ * trampoline.  The bytes are written one after the other, not
+ * atomically: as everywhere in the engine, no other thread may be
+ * running the function being changed.
+ *
+ * PIE code calls the hooks `@PLT`; the program defines them, so the
+ * linker makes those direct calls and no GOT base is needed.
+ */
+#ifndef MC_RT_BACKEND_H
+#define MC_RT_BACKEND_H
+
+extern const struct mc_arch mc_arch_s390x;
+#define MC_RT_ARCH (&mc_arch_s390x)
+
+void __fentry__(void);
+void _mcount(void);
+#define MC_RT_FENTRY_STUB __fentry__
+#define MC_RT_MCOUNT_STUB _mcount
+#define MC_RT_STUB_NAMES "__fentry__ or _mcount"
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * bad-riscv64.S - table entries the runtime must refuse, written by hand.
+ *
+ * bad_site's entry points at an instruction that is no hook call;
+ * dup_site has a real hook (GCC's -pg sequence) but is listed twice.
+ * `call` is the auipc+jalr pair, which ld relaxes to `jal` unless the
+ * case assembles with -mno-relax.  The table refers to local labels, as
+ * recordmcount's tables do: ld moves them when it relaxes code before
+ * them, and a PIE gets R_RISCV_RELATIVE for them, where ld would keep a
+ * symbolic R_RISCV_64 for the global bad_site.
+ */
+	.text
+
+	.globl	bad_site
+	.type	bad_site, @function
+	.p2align 4
+bad_site:
+2:	addiw	a0, a0, 1		/* not a hook: must stay as is */
+	ret
+	.size	bad_site, . - bad_site
+
+	.globl	dup_site
+	.type	dup_site, @function
+	.p2align 4
+dup_site:
+	addi	sp, sp, -16
+	sd	ra, 8(sp)
+	sd	s0, 0(sp)
+	mv	s0, a0
+	mv	a0, ra
+1:	call	_mcount
+	addiw	a0, s0, 2
+	ld	ra, 8(sp)
+	ld	s0, 0(sp)
+	addi	sp, sp, 16
+	ret
+	.size	dup_site, . - dup_site
+
+/* A call target that only returns, for the test's corrupted site. */
+	.globl	rt_dummy
+	.type	rt_dummy, @function
+	.p2align 4
+rt_dummy:
+	ret
+	.size	rt_dummy, . - rt_dummy
+
+	.section __mcount_loc, "a", @progbits
+	.quad	2b
+	.quad	1b
+	.quad	1b
+
+	.section .note.GNU-stack, "", @progbits

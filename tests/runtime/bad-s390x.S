@@ -1,0 +1,54 @@
+/*
+ * bad-s390x.S - table entries the runtime must refuse, written by hand.
+ *
+ * bad_site's entry points at an instruction that is no hook call;
+ * dup_site has a real hook (the -mfentry form) but is listed twice.
+ * Both tables use the same section GCC's -mrecord-mcount uses.  The
+ * entries name local labels: s390x's ld would keep an R_390_64 against
+ * the global bad_site in a PIE, where the test expects RELATIVE ones.
+ */
+	.text
+
+	.globl	bad_site
+	.type	bad_site, @function
+	.p2align 3
+bad_site:
+0:	ahi	%r2, 1			/* not a hook: must stay as is */
+	br	%r14
+	.size	bad_site, . - bad_site
+
+	.globl	dup_site
+	.type	dup_site, @function
+	.p2align 3
+dup_site:
+1:	brasl	%r0, __fentry__@PLT
+	ahi	%r2, 2
+	br	%r14
+	.size	dup_site, . - dup_site
+
+/*
+ * A call target that only returns, for the test's corrupted site, which
+ * is either hook: from a -pg block (`brasl %r14`) %r14 points at the
+ * block's `lg %r14,8(%r15)`; otherwise it came from `brasl %r0` and
+ * returns through %r0 (by way of %r1, as __fentry__ does).
+ */
+	.globl	rt_dummy
+	.type	rt_dummy, @function
+	.p2align 3
+rt_dummy:
+	larl	%r1, 2f
+	clc	0(6, %r14), 0(%r1)
+	je	3f
+	lgr	%r1, %r0
+	br	%r1
+3:	br	%r14
+	.p2align 1
+2:	lg	%r14, 8(%r15)		/* the bytes to compare with */
+	.size	rt_dummy, . - rt_dummy
+
+	.section __mcount_loc, "a", @progbits
+	.quad	0b			/* local: a RELATIVE relocation in a PIE */
+	.quad	1b
+	.quad	1b
+
+	.section .note.GNU-stack, "", @progbits
