@@ -6,10 +6,11 @@
 #   check-cli      bad input, idempotency, untouched-on-error, --nop, -j
 #   check-runtime  compile -> record -> link -> run (runtime/)
 #   check-cross    every other architecture, with cross compilers
+#   check-pads     -fpatchable-function-entry pads, -mnop-mcount NOPs
 #   check-firmware bare-metal images that patch themselves under QEMU
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
-	check-firmware
+	check-pads check-firmware
 
 # How the suites run the tool; check-valgrind puts valgrind in front.
 RECORDMCOUNT_RUN ?= $(RECORDMCOUNT)
@@ -19,6 +20,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/oracle/oracle.mk
 -include tests/cli/cli.mk
 -include tests/cross/cross.mk
+-include tests/pads/pads.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
@@ -38,7 +40,7 @@ check-valgrind: deps $(RECORDMCOUNT)
 	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite %s "$$@"\n' \
 		"$(abspath $(RECORDMCOUNT))" > $(VALGRIND_WRAPPER)
 	@chmod +x $(VALGRIND_WRAPPER)
-	@$(MAKE) --no-print-directory -k check-cli check-oracle check-cross \
+	@$(MAKE) --no-print-directory -k check-cli check-oracle check-cross check-pads \
 		RECORDMCOUNT_RUN=$(VALGRIND_WRAPPER); \
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 
