@@ -12,6 +12,14 @@
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware
 
+# The suites that run our tool itself, for the sanitizer build
+# (check-runtime already builds and runs its own ASan+UBSan variants).
+TOOL_SUITES := check-unit check-oracle check-cli check-cross check-pads
+
+# Under valgrind: every tool run costs valgrind's start-up, so the suites
+# with the most distinct cases and the fewest repeats.
+VALGRIND_SUITES := check-cli check-oracle check-pads
+
 # How the suites run the tool; check-valgrind puts valgrind in front.
 RECORDMCOUNT_RUN ?= $(RECORDMCOUNT)
 VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
@@ -33,6 +41,13 @@ check: deps
 	@$(MAKE) --no-print-directory -k $(CHECK_SUITES); \
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 
+# `make SANITIZE=1 check-tool`: the tool's suites in the ASan+UBSan build.
+check-tool: deps
+	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -k $(TOOL_SUITES); \
+	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
+
 # The tool-level suites again, every run of the tool under valgrind
 # (memory errors or definite leaks make it exit 99, which fails the test).
 check-valgrind: deps $(RECORDMCOUNT)
@@ -40,8 +55,8 @@ check-valgrind: deps $(RECORDMCOUNT)
 	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite %s "$$@"\n' \
 		"$(abspath $(RECORDMCOUNT))" > $(VALGRIND_WRAPPER)
 	@chmod +x $(VALGRIND_WRAPPER)
-	@$(MAKE) --no-print-directory -k check-cli check-oracle check-cross check-pads \
+	@$(MAKE) --no-print-directory -k $(VALGRIND_SUITES) \
 		RECORDMCOUNT_RUN=$(VALGRIND_WRAPPER); \
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 
-.PHONY: check check-valgrind
+.PHONY: check check-tool check-valgrind
