@@ -1,15 +1,17 @@
 #!/bin/sh
 # bench/bench.sh TOOL - `make bench`: time TOOL against the kernel's own
-# recordmcount and cp over two corpora of raw kernel objects, as Kbuild
-# handed them to scripts/recordmcount (captured by kernel/build.sh):
+# recordmcount and cp over two corpora of raw kernel objects of
+# $MC_KERNEL_ARCH (x86_64 or arm), as Kbuild handed them to
+# scripts/recordmcount (captured by kernel/build.sh):
 #
-#   tiny     every traced object of the tinyconfig+ftrace x86_64 kernel
-#            that check-kernel boots (built first if missing)
+#   tiny     every traced object of the tinyconfig+ftrace kernel that
+#            check-kernel boots (built first if missing)
 #   tiny-g   kernel/ and mm/ of the same config built with -g
 #            (CONFIG_DEBUG_INFO): objects several times larger, mostly
 #            DWARF, which both tools must copy through.  Only those two
 #            folders, to keep the second build short.  BENCH_DEBUG=0
-#            skips it.
+#            skips it; it is 0 by default on arm, whose -g corpus would
+#            only repeat what x86_64's shows.
 #
 # BENCH_ROUNDS (default 5, at least 3) rounds; prints Markdown tables
 # (copied into bench/RESULTS.md by hand, with the machine and date).
@@ -25,21 +27,24 @@ rounds=${BENCH_ROUNDS:-5}
 
 [ -d "$CAPTURE" ] && [ -x "$KERNEL_TOOL" ] || "$MC_TOP/kernel/build.sh" "$tool"
 corpora="tiny=$CAPTURE"
-if [ "${BENCH_DEBUG:-1}" != 0 ]; then
+debug_default=0
+[ "$KARCH" != x86_64 ] || debug_default=1
+if [ "${BENCH_DEBUG:-$debug_default}" != 0 ]; then
 	debug_capture=$WORK/debug/capture
 	[ -d "$debug_capture" ] || MC_KERNEL_VARIANT=debug "$MC_TOP/kernel/build.sh" "$tool"
 	corpora="$corpora tiny-g=$debug_capture"
 fi
 
-echo "## recordmcount benchmark"
+echo "## recordmcount benchmark: $KARCH"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)," \
 	"$(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo)," \
 	"$(uname -sr)"
 echo "- ours: $("$tool" --version), the kernel's: scripts/recordmcount of linux-source-$KERNEL_SERIES" \
-	"$(dpkg-query -W -f='${Version}' "linux-source-$KERNEL_SERIES"), host gcc $(gcc -dumpfullversion)"
+	"$(dpkg-query -W -f='${Version}' "linux-source-$KERNEL_SERIES"), host gcc $(gcc -dumpfullversion)," \
+	"kernel compiled by ${CROSS_COMPILE}gcc $("${CROSS_COMPILE}gcc" -dumpfullversion)"
 echo "- command: make bench (BENCH_ROUNDS=$rounds)"
 # shellcheck disable=SC2086
 python3 "$MC_TOP/bench/bench.py" --ours "$tool" --kernel "$KERNEL_TOOL" \
-	--rounds "$rounds" --work "$MC_KERNEL_CACHE/bench" $corpora
+	--rounds "$rounds" --work "$MC_KERNEL_CACHE/bench/$KARCH" $corpora

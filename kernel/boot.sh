@@ -2,73 +2,69 @@
 # kernel/boot.sh TOOL - boot the kernel built by build.sh under QEMU
 # (TCG, no KVM needed) with our init (init.c) and check that ftrace
 # works on the table our recordmcount wrote.  Prints PASS/FAIL lines.
+# The architecture is $MC_KERNEL_ARCH (lib.sh).
 #
 # The figures, and why they differ:
 #   table       entries of __mcount_loc in vmlinux, from
 #               "TOOL --dump --format=json vmlinux" and, independently,
-#               (__stop_mcount_loc - __start_mcount_loc) / 8 from nm.
+#               (__stop_mcount_loc - __start_mcount_loc) / WORD from nm.
 #   allocated   "ftrace: allocating N entries" at boot: ftrace sizes its
 #               records from the same two symbols, so N == table.
 #   available   lines of available_filter_functions once init runs: the
 #               table less its sites in .init.text, whose records ftrace
 #               drops when the init memory is freed after boot.
-#   invalid     those lines that read "__ftrace_invalid_address___N":
-#               sites that kallsyms cannot name, i.e. the bodies of
+#   unnamed     sites in no function the dump can name: the bodies of
 #               __weak functions that another object overrode (the
 #               linker keeps their code, hence the table entry, but not
-#               their symbol).  ftrace 6.1 lists them under that name
-#               and never enables them.  They are the table's entries
-#               that the dump puts in no function.
-# All of these are predicted from the table and checked.
+#               their symbol).  kallsyms gives them the name of the
+#               symbol before them, at an offset past its start.
+#   invalid     lines that read "__ftrace_invalid_address___N": where
+#               the architecture defines FTRACE_MCOUNT_MAX_OFFSET
+#               (x86), ftrace 6.1 lists a site past that offset so and
+#               never enables it: the unnamed sites, on x86_64.
+#   repeated    lines equal to the one before: elsewhere (arm) ftrace
+#               lists an unnamed site under the name of the function
+#               before it, mostly right after that function's own line.
+# figures.py predicts all of these from the table and System.map; they
+# are checked.  Exits 1 if a check failed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
 tool=$(realpath "${1:?usage: boot.sh PATH-TO-OUR-RECORDMCOUNT}")
-bzimage=$KBUILD/arch/x86/boot/bzImage
+image=$KBUILD/$IMAGE
 vmlinux=$KBUILD/vmlinux
-{ [ -f "$bzimage" ] && [ -f "$vmlinux" ]; } || die "no kernel: run kernel/build.sh first"
+{ [ -f "$image" ] && [ -f "$vmlinux" ]; } || die "no kernel: run kernel/build.sh first"
 mkdir -p "$BOOT"
 serial=$BOOT/serial.log
 
-gcc -static -O2 -Wall -Wextra -o "$BOOT/init" "$MC_TOP/kernel/init.c"
+# shellcheck disable=SC2086 # one argument per flag
+"${CROSS_COMPILE}gcc" $INIT_CFLAGS -Wall -Wextra -o "$BOOT/init" "$MC_TOP/kernel/init.c"
 python3 "$MC_TOP/kernel/mkcpio.py" "$BOOT/initramfs.cpio" "$BOOT/init"
 
 start=$(now)
-note "kernel: booting $bzimage under qemu-system-x86_64 (TCG), log: $serial"
+note "kernel: booting $image under $QEMU (TCG), log: $serial"
 status=0
-timeout 180 qemu-system-x86_64 -accel tcg -nographic -no-reboot -m 256M \
-	-kernel "$bzimage" -initrd "$BOOT/initramfs.cpio" \
-	-append "console=ttyS0 panic=-1 loglevel=7" \
+# shellcheck disable=SC2086 # $QEMU is the program and its machine options
+timeout "$BOOT_TIMEOUT" $QEMU -nographic -no-reboot -m 256M \
+	-kernel "$image" -initrd "$BOOT/initramfs.cpio" \
+	-append "console=$CONSOLE panic=-1 loglevel=7" \
 	</dev/null >"$serial.raw" 2>&1 || status=$?
 tr -d '\r' <"$serial.raw" >"$serial"
 note "kernel: QEMU exited after $(elapsed "$start") (status $status)"
 
 # --- the figures ---------------------------------------------------
 "$tool" --dump --format=json "$vmlinux" >"$BOOT/vmlinux-table.json"
-nm "$vmlinux" >"$BOOT/vmlinux.nm"
-table_dump=0 table_syms=0 table_init=0 table_unnamed=0
-eval "$(python3 - "$BOOT/vmlinux-table.json" "$BOOT/vmlinux.nm" <<'PY'
-import json, sys
-entries = json.load(open(sys.argv[1]))["entries"]
-init = sum(1 for e in entries if e.get("section") == ".init.text")
-unnamed = sum(1 for e in entries if e.get("section") != ".init.text"
-              and e.get("function") is None)
-syms = {}
-for line in open(sys.argv[2]):
-    f = line.split()
-    if len(f) == 3:
-        syms[f[2]] = int(f[0], 16)
-span = syms.get("__stop_mcount_loc", 0) - syms.get("__start_mcount_loc", 0)
-print("table_dump=%d table_syms=%d table_init=%d table_unnamed=%d"
-      % (len(entries), span // 8, init, unnamed))
-PY
-)"
+"${CROSS_COMPILE}nm" "$vmlinux" >"$BOOT/vmlinux.nm"
+table_dump=0 table_syms=0 table_init=0 table_unnamed=0 pred_invalid=0 pred_repeated=0
+eval "$(python3 "$MC_TOP/kernel/figures.py" "$BOOT/vmlinux-table.json" \
+	"$BOOT/vmlinux.nm" "$KBUILD/System.map" "$WORD" "$FTRACE_MAX_OFFSET")"
 allocated=$(sed -n 's/.*ftrace: allocating \([0-9]*\) entries in \([0-9]*\) pages.*/\1/p' "$serial")
 mctest() { sed -n "s/^mctest: $1=//p" "$serial" | head -n1; }
 available=$(mctest available_filter_functions)
 hits=$(mctest trace_hits)
 filter=$(mctest filter)
 invalid=$(mctest invalid_addresses)
+repeated=$(mctest repeated_names)
 expected=$((table_dump - table_init))
 
 echo "--- boot log excerpt ($serial)"
@@ -82,7 +78,8 @@ echo "  of which in .init.text (freed after boot): $table_init"
 echo "  of which in no named function (overridden __weak bodies): $table_unnamed"
 echo "predicted available_filter_functions (table - .init.text): $expected"
 echo "available_filter_functions (from init):     ${available:-none}"
-echo "  of which __ftrace_invalid_address___*:    ${invalid:-none} (predicted $table_unnamed)"
+echo "  of which __ftrace_invalid_address___*:    ${invalid:-none} (predicted $pred_invalid)"
+echo "  of which the same name as the line before: ${repeated:-none} (predicted $pred_repeated)"
 echo "traced function: ${filter:-none}, hits in trace: ${hits:-none}"
 
 # --- verdicts ------------------------------------------------------
@@ -106,14 +103,16 @@ else
 	fail "$name-no-ftrace-errors" "$(echo "$bad" | tr '\n' ' ')"
 fi
 if [ -n "$available" ] && [ "$available" -eq "$expected" ] &&
-	[ -n "$invalid" ] && [ "$invalid" -eq "$table_unnamed" ]; then
+	[ -n "$invalid" ] && [ "$invalid" -eq "$pred_invalid" ] &&
+	[ -n "$repeated" ] && [ "$repeated" -eq "$pred_repeated" ]; then
 	pass "$name-available-filter-functions"
 else
 	fail "$name-available-filter-functions" \
-		"${available:-none} listed (${invalid:-?} invalid), $expected ($table_unnamed) predicted from the table"
+		"${available:-none} listed (${invalid:-?} invalid, ${repeated:-?} repeated), $expected ($pred_invalid, $pred_repeated) predicted from the table"
 fi
 if [ -n "$hits" ] && [ "$hits" -gt 0 ]; then
 	pass "$name-function-traced"
 else
 	fail "$name-function-traced" "${filter:-no function} not seen in trace"
 fi
+exit "$MC_FAILED"

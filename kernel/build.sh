@@ -1,6 +1,7 @@
 #!/bin/sh
-# kernel/build.sh TOOL - build the tinyconfig+ftrace x86_64 kernel in the
-# cache with TOOL (our recordmcount) in place of scripts/recordmcount.
+# kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
+# $MC_KERNEL_ARCH (lib.sh: x86_64 or arm) in the cache with TOOL (our
+# recordmcount) in place of scripts/recordmcount.
 # With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/
 # only, in a tree of its own (the benchmark's second corpus).
 #
@@ -25,7 +26,7 @@ tool=$(realpath "${1:?usage: build.sh PATH-TO-OUR-RECORDMCOUNT}")
 fragments=""
 for f in $FRAGMENTS; do fragments="$fragments $MC_TOP/kernel/$f"; done
 kmake() {
-	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$KARCH" "$@"
+	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" "$@"
 }
 
 "$MC_TOP/kernel/prepare.sh"
@@ -50,7 +51,7 @@ if [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" != "$config_id" ]; then
 fi
 # Every line of the fragments must have survived olddefconfig.
 config_state() {
-	"$KERNEL_SRC/scripts/config" --file "$KBUILD/.config" --state "$1"
+	"$KERNEL_SRC/scripts/config" --file "$KBUILD/.config" --keep-case --state "$1"
 }
 # shellcheck disable=SC2086
 bad=$(cat $fragments | while read -r line; do
@@ -108,14 +109,16 @@ fi
 	die "$KBUILD/scripts/.recordmcount.cmd is missing: Kbuild would rebuild scripts/recordmcount"
 
 # For the record: with the kernel's own recordmcount in place, this
-# build stops at kernel/exit.o (check.sh checks this log).
-if [ "$MC_KERNEL_VARIANT" = boot ]; then
+# build stops at $WEAK_ONLY (x86_64: kernel/exit.o; check.sh checks this
+# log).  The object goes again in any case, so that our tool makes it.
+if [ "$MC_KERNEL_VARIANT" = boot ] && [ -n "$WEAK_ONLY" ]; then
 	cp "$KERNEL_TOOL" "$KBUILD/scripts/recordmcount"
-	rm -f "$KBUILD/kernel/exit.o"
-	note "kernel: building kernel/exit.o with the kernel's own recordmcount (expected to fail)"
-	if kmake -j"$JOBS" kernel/exit.o >"$WORK/kernel-tool-build.log" 2>&1; then
-		note "kernel: the kernel's recordmcount did not fail on kernel/exit.o"
+	rm -f "$KBUILD/$WEAK_ONLY"
+	note "kernel: building $WEAK_ONLY with the kernel's own recordmcount (expected to fail)"
+	if kmake -j"$JOBS" "$WEAK_ONLY" >"$WORK/kernel-tool-build.log" 2>&1; then
+		note "kernel: the kernel's recordmcount did not fail on $WEAK_ONLY"
 	fi
+	rm -f "$KBUILD/$WEAK_ONLY"
 fi
 
 install_wrapper

@@ -84,6 +84,31 @@ static long count_lines(const char *path, const char *want, bool prefix)
 	return n;
 }
 
+/*
+ * Lines of `path` equal to the line before them: in
+ * available_filter_functions (in address order), sites that kallsyms
+ * gives the name of the function before them.
+ */
+static long count_repeated_lines(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[512], prev[512] = "";
+	long n = 0;
+
+	if (!f) {
+		say("error=open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, prev) == 0)
+			n++;
+		strcpy(prev, line);
+	}
+	fclose(f);
+	return n;
+}
+
 /* Prints the first line of `path` under the name `key`. */
 static void show_first_line(const char *key, const char *path)
 {
@@ -179,6 +204,8 @@ int main(void)
 	say("invalid_addresses=%ld",
 	    count_lines(TRACING "/available_filter_functions",
 			"__ftrace_invalid_address__", true));
+	say("repeated_names=%ld",
+	    count_repeated_lines(TRACING "/available_filter_functions"));
 	show_first_line("dyn_ftrace_total_info",
 			TRACING "/dyn_ftrace_total_info");
 	trace_one_function();

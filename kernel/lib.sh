@@ -4,16 +4,21 @@
 # between runs:
 #
 #   $MC_KERNEL_CACHE            default ${XDG_CACHE_HOME:-$HOME/.cache}/recordmcount
-#     src/linux-source-6.1/     the extracted Debian source, patched (prepare.sh)
-#     x86_64/build/             the O= tree of the tinyconfig+ftrace kernel
-#     x86_64/capture/           every object as Kbuild handed it to
+#     src/linux-source-6.1/     the extracted Debian source, patched (prepare.sh),
+#                               shared by every architecture
+#     ARCH/build/               the O= tree of the tinyconfig+ftrace kernel
+#     ARCH/capture/             every object as Kbuild handed it to
 #                               scripts/recordmcount, before any change
-#     x86_64/kernel-recordmcount  the kernel's own tool, built by Kbuild
-#     x86_64/boot/              init, initramfs, serial log of the last boot
-#     x86_64/debug/build, x86_64/debug/capture
+#     ARCH/kernel-recordmcount  the kernel's own tool, built by Kbuild
+#     ARCH/boot/                init, initramfs, serial log of the last boot
+#     ARCH/debug/build, ARCH/debug/capture
 #                               the same with -g, kernel/ and mm/ only: the
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
+#
+# ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or arm.  Everything that
+# differs between the two is in the table below; the config fragment is
+# kernel/ARCH.config.
 #
 # Scripts print "PASS: name" / "FAIL: name: reason" and append those
 # lines to $TEST_RESULTS/kernel.log when TEST_RESULTS is set.
@@ -23,7 +28,60 @@ MC_KERNEL_CACHE=${MC_KERNEL_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/recor
 KERNEL_SERIES=6.1
 KERNEL_TARBALL=/usr/src/linux-source-$KERNEL_SERIES.tar.xz
 KERNEL_SRC=$MC_KERNEL_CACHE/src/linux-source-$KERNEL_SERIES
-KARCH=x86_64
+KARCH=${MC_KERNEL_ARCH:-x86_64}
+# Per architecture:
+#   CROSS_COMPILE  prefix of the target's toolchain ("" = the host's)
+#   IMAGE          what the boot target writes, relative to the O= tree
+#   FTRACE_CFLAGS  CC_FLAGS_FTRACE: the flags of every object Kbuild
+#                  hands to scripts/recordmcount
+#   WORD           bytes per __mcount_loc entry
+#   QEMU           the system emulator and its machine, and its package
+#   CONSOLE        the serial console's device name
+#   INIT_CFLAGS    how init.c is compiled (static, for the target)
+#   TARGET_PACKAGES  the Debian packages of that compiler and its libc
+#   BOOT_TIMEOUT   seconds before the boot is given up on
+#   FTRACE_MAX_OFFSET  ftrace's FTRACE_MCOUNT_MAX_OFFSET, "" where the
+#                  architecture defines none (boot.sh, figures.py)
+#   WEAK_ONLY      an object on which the kernel's own recordmcount stops
+#                  the build (a section whose only symbol is weak, see
+#                  README.md), or "" if it has none
+case $KARCH in
+x86_64)
+	CROSS_COMPILE=
+	IMAGE=arch/x86/boot/bzImage
+	FTRACE_CFLAGS="-pg -mfentry"
+	WORD=8
+	QEMU="qemu-system-x86_64 -accel tcg"
+	QEMU_PACKAGE=qemu-system-x86
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc libc6-dev"
+	BOOT_TIMEOUT=180
+	# ENDBR_INSN_SIZE: 0 without X86_KERNEL_IBT (x86_64.config)
+	FTRACE_MAX_OFFSET=0
+	WEAK_ONLY=kernel/exit.o ;;
+arm)
+	# ARMv7 in ARM state (not THUMB2_KERNEL), on QEMU's "virt" board;
+	# init is linked against Debian's armhf (hard-float) libc.
+	CROSS_COMPILE=arm-linux-gnueabihf-
+	IMAGE=arch/arm/boot/zImage
+	FTRACE_CFLAGS="-pg"
+	WORD=4
+	QEMU="qemu-system-arm -M virt -cpu cortex-a15"
+	QEMU_PACKAGE=qemu-system-arm
+	CONSOLE=ttyAMA0
+	INIT_CFLAGS="-static -O2 -marm"
+	TARGET_PACKAGES="gcc-arm-linux-gnueabihf libc6-dev-armhf-cross"
+	BOOT_TIMEOUT=240
+	FTRACE_MAX_OFFSET=
+	# exit.o's .text.unlikely keeps its section symbol (its unwind
+	# table entry relocates against it), the kernel's tool's anchor:
+	# it does not fail on arm.
+	WEAK_ONLY= ;;
+*)
+	echo "kernel: MC_KERNEL_ARCH is x86_64 or arm" >&2
+	exit 2 ;;
+esac
 WORK=$MC_KERNEL_CACHE/$KARCH
 MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-boot}
 case $MC_KERNEL_VARIANT in
@@ -31,7 +89,7 @@ boot)
 	KBUILD=$WORK/build
 	CAPTURE=$WORK/capture
 	FRAGMENTS="$KARCH.config"
-	TARGETS=bzImage ;;
+	TARGETS=$(basename "$IMAGE") ;;
 debug)
 	KBUILD=$WORK/debug/build
 	CAPTURE=$WORK/debug/capture
@@ -46,8 +104,8 @@ BOOT=$WORK/boot
 JOBS=${JOBS:-$(nproc)}
 
 # Debian packages the kernel test, the boot and the benchmark need.
-KERNEL_PACKAGES="linux-source-$KERNEL_SERIES qemu-system-x86 make gcc
-libc6-dev bc bison flex libssl-dev libelf-dev cpio xz-utils
+KERNEL_PACKAGES="linux-source-$KERNEL_SERIES $QEMU_PACKAGE $TARGET_PACKAGES
+make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio xz-utils
 python3 time binutils"
 
 # The repository root (this file's folder's parent).
@@ -62,8 +120,10 @@ result() {
 		mkdir -p "$TEST_RESULTS" && printf '%s\n' "$1" >>"$TEST_RESULTS/kernel.log"
 	fi
 }
+# MC_FAILED: set once a check failed; the script's exit status.
+MC_FAILED=0
 pass() { result "PASS: $1"; }
-fail() { result "FAIL: $1: $2"; }
+fail() { result "FAIL: $1: $2"; MC_FAILED=1; }
 
 # Seconds since the epoch, for the phase timings.
 now() { date +%s; }
