@@ -59,6 +59,7 @@ deps:
 -include runtime/runtime.mk
 -include tests/tests.mk
 -include kernel/kernel.mk
+-include bench/bench.mk
 -include examples/firmware/firmware.mk
 
 install: all

@@ -1,0 +1,59 @@
+#!/bin/sh
+# run.sh RECORDMCOUNT LIBMCOUNT [FUNCTIONS] - runtime benchmarks.
+#
+# 1. Boot-time patching cost: a program of FUNCTIONS (default 100000)
+#    small -pg -mfentry functions, recorded with our tool; mcount_boot()
+#    timed alone, median of 5 runs, as ns per site.
+# 2. The cost of an untraced hook: calls per second of a small function
+#    built without -pg, with -pg -mfentry after boot (the hook is a NOP),
+#    and before boot (the hook still calls the runtime's `ret` stub).
+# Prints a Markdown table.  Work files go to $BENCH_OUT.
+set -eu
+tool=$1
+lib=$2
+n=${3:-100000}
+out=${BENCH_OUT:-build/bench/runtime}
+here=bench/runtime
+parts=4
+mkdir -p "$out"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# 1. Boot: generate the functions in a few files, compile in parallel.
+i=0
+while [ $i -lt $parts ]; do
+	python3 $here/gen.py $((n / parts)) "$out/funcs$i.c"
+	sed -i "s/f##i/f${i}_##i/" "$out/funcs$i.c"
+	gcc -O1 -pg -mfentry -c "$out/funcs$i.c" -o "$out/funcs$i.o" &
+	i=$((i + 1))
+done
+wait
+"$tool" "$out"/funcs*.o
+gcc -O2 -Iruntime/include -c $here/boot.c -o "$out/boot.o"
+gcc -o "$out/boot" "$out/boot.o" "$out"/funcs*.o "$lib" -Wl,-T,lds/mcount.lds
+for r in 1 2 3 4 5; do "$out/boot"; done > "$out/boot.txt"
+sites=$(awk '{ print $2 }' "$out/boot.txt" | head -1)
+ns=$(awk '{ print $10 }' "$out/boot.txt" | median)
+ms=$(awk '{ print $8 }' "$out/boot.txt" | median)
+
+# 2. Untraced calls.
+gcc -O2 $here/hot.c -o "$out/hot-plain"
+gcc -O2 -pg -mfentry -c $here/hot.c -o "$out/hot.o"
+"$tool" "$out/hot.o"
+gcc -o "$out/hot-hooked" "$out/hot.o" "$lib" -Wl,-T,lds/mcount.lds
+rate() { for r in 1 2 3 4 5; do "$@"; done | awk '{ print $6 }' | median; }
+plain=$(rate "$out/hot-plain")
+nopped=$(rate "$out/hot-hooked")
+stub=$(MCOUNT_NO_AUTOBOOT=1 rate "$out/hot-hooked")
+
+cat <<EOT
+| runtime measure | value |
+|---|---:|
+| sites patched by mcount_boot() | $sites |
+| boot time, median of 5 (ms) | $ms |
+| boot cost per site (ns) | $ns |
+| small function, no -pg (million calls/s) | $plain |
+| same, -pg -mfentry, hook a NOP after boot (million calls/s) | $nopped |
+| same, before boot: hook calls the runtime's stub (million calls/s) | $stub |
+| NOP'd hook vs no -pg | $(awk -v a="$nopped" -v b="$plain" 'BEGIN { printf "%.2fx", a / b }') |
+EOT
