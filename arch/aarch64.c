@@ -124,6 +124,38 @@ static const struct mc_insn a64_entry_prefixes[] = {
 	{ 4, { 0x5f, 0x24, 0x03, 0xd5 } },		/* bti c */
 };
 
+/*
+ * The runtime enables a pad as the kernel's arm64 ftrace does, with two
+ * instructions at the function's entry (after `bti c`), where the link
+ * register still holds the function's own return address:
+ *
+ *     mov  x9, x30          aa1e03e9   the function's return address
+ *     bl   <trampoline>                x30 := back into the function
+ *
+ * x9 is a scratch register nothing expects to survive a call, so the
+ * trampoline may return with `ret x9` after restoring x30 from it.
+ * With M > 0, the NOPs before the entry are never run by a normal call:
+ * the sequence always goes at the entry.
+ */
+#define A64_MOV_X9_X30 0xaa1e03e9u	/* mov x9, x30 (orr x9, xzr, x30) */
+
+static const uint8_t a64_pad_nop2[8] = {
+	0x1f, 0x20, 0x03, 0xd5,				/* nop */
+	0x1f, 0x20, 0x03, 0xd5,				/* nop */
+};
+
+static bool a64_encode_pad_call(uint8_t *out, uint64_t site, uint64_t target)
+{
+	mc_put_le32(out, A64_MOV_X9_X30);
+	return a64_encode_call(out + 4, 4, site + 4, target);
+}
+
+static const uint8_t *a64_pad_neutral(const uint8_t *p, size_t avail)
+{
+	return avail >= 8 && mc_bytes_equal(p, a64_pad_nop2, 8) ?
+		a64_pad_nop2 : NULL;
+}
+
 const struct mc_arch mc_arch_aarch64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64_,
@@ -139,6 +171,9 @@ const struct mc_arch mc_arch_aarch64 = {
 	.pad_nops = a64_pad_nops, .n_pad_nops = MC_COUNT(a64_pad_nops),
 	.entry_prefixes = a64_entry_prefixes,
 	.n_entry_prefixes = MC_COUNT(a64_entry_prefixes),
+	.pad_call_len = 8,
+	.encode_pad_call = a64_encode_pad_call,
+	.pad_neutral = a64_pad_neutral,
 	.n_forms = sizeof(a64_forms) / sizeof(a64_forms[0]),
 	/*
 	 * The call follows the prologue's register saves: up to six `stp`

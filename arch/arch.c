@@ -67,16 +67,6 @@ const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
 	return NULL;
 }
 
-unsigned mc_match_insn(const struct mc_insn *set, unsigned n,
-		       const uint8_t *p, size_t avail)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (set[i].len <= avail &&
-		    mc_bytes_equal(p, set[i].bytes, set[i].len))
-			return set[i].len;
-	return 0;
-}
-
 bool mc_is_companion_reloc(const struct mc_arch *arch, uint32_t type)
 {
 	for (unsigned i = 0; i < arch->n_companion_relocs; i++)

@@ -133,6 +133,20 @@ struct mc_arch {
 	const struct mc_insn *entry_prefixes;
 	unsigned n_entry_prefixes;
 	/*
+	 * For the runtime: the call it writes into a pad to enable it, at
+	 * the pad's first NOP at or after the function's entry (past an
+	 * entry prefix), where it runs before anything else the function
+	 * does.  `pad_call_len` bytes of pad NOPs must be there; 0 means the
+	 * runtime does not patch pads on this architecture.  encode_pad_call
+	 * writes those bytes for a call from `site` to `target`; pad_neutral
+	 * returns the arch's constant copy of the `pad_call_len` bytes of
+	 * NOPs at `p` (what disabling writes back), or NULL if they are not
+	 * a run GCC writes (mixed NOP sizes, say).
+	 */
+	uint8_t pad_call_len;
+	bool (*encode_pad_call)(uint8_t *out, uint64_t site, uint64_t target);
+	const uint8_t *(*pad_neutral)(const uint8_t *p, size_t avail);
+	/*
 	 * What -mnop-mcount leaves at a function's entry instead of the
 	 * hook call (with no relocation), as a form whose opcode is that
 	 * NOP, for --find-nops; NULL where GCC has no such option.
@@ -170,12 +184,6 @@ struct mc_arch {
 const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
 				   enum mc_endian endian, uint32_t e_flags);
 
-/*
- * Length of the instruction of `set` that `p` starts with (at most
- * `avail` bytes readable), or 0 if none matches.
- */
-unsigned mc_match_insn(const struct mc_insn *set, unsigned n,
-		       const uint8_t *p, size_t avail);
 
 /* True if `type` is one of the architecture's companion relocations. */
 bool mc_is_companion_reloc(const struct mc_arch *arch, uint32_t type);
@@ -227,6 +235,21 @@ static inline void mc_bytes_copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		dst[i] = src[i];
+}
+
+/*
+ * Length of the instruction of `set` that `p` starts with (at most
+ * `avail` bytes readable), or 0 if none matches.  Inline, so that the
+ * runtime, which links only its own arch/ file, has it too.
+ */
+static inline unsigned mc_match_insn(const struct mc_insn *set, unsigned n,
+				     const uint8_t *p, size_t avail)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (set[i].len <= avail &&
+		    mc_bytes_equal(p, set[i].bytes, set[i].len))
+			return set[i].len;
+	return 0;
 }
 
 #endif

@@ -198,6 +198,49 @@ static const struct mc_insn rv_pad_nops[] = {
 	{ 4, { 0x13, 0x00, 0x00, 0x00 } },		/* nop (addi x0,x0,0) */
 };
 
+/*
+ * The runtime enables a pad as the kernel's riscv ftrace does, with the
+ * pair at the function's entry linking through t0, so that ra still
+ * holds the function's own return address in the trampoline, which
+ * returns with `jr t0`:
+ *
+ *     auipc  t0, hi20       (hi20 << 12) | 00000297
+ *     jalr   t0, lo12(t0)   (lo12 << 20) | 000282e7
+ *
+ * t0 is a temporary no caller expects to survive a call.  The pair
+ * needs 8 bytes of pad: four `c.nop` (GCC's NOP with the C extension)
+ * or two `nop`, which disabling writes back as they were.
+ */
+#define RV_AUIPC_T0 0x00000297u		/* auipc t0, 0 */
+#define RV_JALR_T0 0x000282e7u		/* jalr t0, 0(t0) */
+
+static const uint8_t rv_pad_cnop4[8] = {
+	0x01, 0x00, 0x01, 0x00,				/* c.nop; c.nop */
+	0x01, 0x00, 0x01, 0x00,				/* c.nop; c.nop */
+};
+
+static bool rv_encode_pad_call(uint8_t *out, uint64_t site, uint64_t target)
+{
+	int64_t d = (int64_t)(target - site);
+
+	if ((site & 1) || (target & 1) || d < INT32_MIN - 0x800ll ||
+	    d >= INT32_MAX - 0x7ffll)
+		return false;
+	int64_t hi = (d + 0x800) >> 12, lo = d - hi * 4096;
+	mc_put_le32(out, RV_AUIPC_T0 | ((uint32_t)hi << 12));
+	mc_put_le32(out + 4, RV_JALR_T0 | ((uint32_t)lo << 20));
+	return true;
+}
+
+static const uint8_t *rv_pad_neutral(const uint8_t *p, size_t avail)
+{
+	if (avail < 8)
+		return NULL;
+	if (mc_bytes_equal(p, rv_pad_cnop4, 8))
+		return rv_pad_cnop4;
+	return mc_bytes_equal(p, rv_nop8, 8) ? rv_nop8 : NULL;
+}
+
 const struct mc_arch mc_arch_riscv64 = {
 	.name = "riscv64",
 	.e_machine = EM_RISCV_,
@@ -211,6 +254,9 @@ const struct mc_arch mc_arch_riscv64 = {
 	.hook_symbols = rv_hook_symbols,
 	.forms = rv_forms,
 	.pad_nops = rv_pad_nops, .n_pad_nops = MC_COUNT(rv_pad_nops),
+	.pad_call_len = 8,
+	.encode_pad_call = rv_encode_pad_call,
+	.pad_neutral = rv_pad_neutral,
 	.n_forms = sizeof(rv_forms) / sizeof(rv_forms[0]),
 	.anchor_at_site = true,
 	/* After the prologue's saves (compressed or not) and `mv a0, ra`. */

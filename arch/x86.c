@@ -202,6 +202,28 @@ static const struct mc_insn x86_pad_nops[] = {
 	{ 1, { 0x90 } },				/* nop */
 };
 
+/*
+ * The runtime enables a pad with the 5-byte `call rel32`, written at the
+ * first NOP at or after the function's entry (after endbr64): the same
+ * call, at the same place, as `-pg -mfentry`, so the fentry trampoline
+ * serves pads too.  Disabling writes the five one-byte NOPs back.
+ */
+static const uint8_t x86_pad_nop5[5] = {
+	0x90, 0x90, 0x90, 0x90, 0x90,			/* nop x 5 */
+};
+
+static bool x86_encode_pad_call(uint8_t *out, uint64_t site,
+				uint64_t target)
+{
+	return x86_encode_call(out, 5, site, target);
+}
+
+static const uint8_t *x86_pad_neutral(const uint8_t *p, size_t avail)
+{
+	return avail >= 5 && mc_bytes_equal(p, x86_pad_nop5, 5) ?
+		x86_pad_nop5 : NULL;
+}
+
 /* -fcf-protection puts an end-branch marker before hook or pad. */
 static const struct mc_insn x86_entry_prefixes[] = {
 	{ 4, { 0xf3, 0x0f, 0x1e, 0xfa } },		/* endbr64 */
@@ -223,7 +245,9 @@ static const struct mc_object_form x86_entry_nop_form = {
 	.pad_nops = x86_pad_nops, .n_pad_nops = MC_COUNT(x86_pad_nops),	\
 	.entry_prefixes = x86_entry_prefixes,				\
 	.n_entry_prefixes = MC_COUNT(x86_entry_prefixes),		\
-	.entry_nop_form = &x86_entry_nop_form
+	.entry_nop_form = &x86_entry_nop_form,				\
+	.pad_call_len = 5, .encode_pad_call = x86_encode_pad_call,	\
+	.pad_neutral = x86_pad_neutral
 
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",

@@ -11,9 +11,17 @@
  *
  * A site is accepted only when its bytes are what the linker leaves for
  * a hook: a call to one of the backend's stubs (__fentry__, mcount, ...),
- * a call through a pointer that holds one of them, or already neutral.
- * Anything else is refused, reported and never written: a wrong table
- * must not become corrupted code.
+ * a call through a pointer that holds one of them, already neutral, or
+ * a -fpatchable-function-entry pad of the architecture's NOPs (where the
+ * backend has a trampoline for pads).  Anything else is refused,
+ * reported and never written: a wrong table must not become corrupted
+ * code.
+ *
+ * A pad's table entry is its first NOP, which may lie before the
+ * function's symbol (M > 0) or after its entry marker (endbr64, bti c).
+ * Its call goes at the first NOP at or after the entry, so that it runs
+ * on every call (find_pad_slot); `at` is that address, and for every
+ * other site the table's own.
  */
 #include <mcount.h>
 
@@ -29,7 +37,8 @@
 #endif
 
 struct rt_site {
-	uintptr_t addr;
+	uintptr_t addr;		/* the table's entry */
+	uintptr_t at;		/* where the hook's `len` bytes are */
 	uintptr_t func;		/* function start, set when enabled */
 	const uint8_t *neutral;	/* `len` bytes that disable the hook */
 	uint8_t len;
@@ -101,6 +110,12 @@ MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 }
 
 /* ---- classifying a site at boot ---------------------------------------- */
+
+#ifdef MC_RT_PAD_TRAMP
+#define PADS_PATCHABLE 1
+#else
+#define PADS_PATCHABLE 0
+#endif
 
 static const char *hook_style(uintptr_t target, uint8_t *style)
 {
@@ -178,9 +193,127 @@ static const char *classify_kind(struct rt_site *s, const struct mc_site *d,
 	}
 }
 
+/* True if the platform's symbols say a function starts at `addr`. */
+static bool is_entry(uintptr_t addr)
+{
+	uintptr_t start;
+	size_t size;
+
+	return mc_plat_func_bounds(addr, &start, &size) && start == addr;
+}
+
+/* True if an entry prefix (endbr64, bti c) ends right at `addr`. */
+static bool prefix_ends_at(const struct mc_arch *arch, uintptr_t addr)
+{
+	for (unsigned i = 0; i < arch->n_entry_prefixes; i++) {
+		unsigned len = arch->entry_prefixes[i].len;
+
+		if (addr >= len && mc_plat_mem_avail(addr - len, true) >= len &&
+		    mc_match_insn(&arch->entry_prefixes[i], 1,
+				  (const uint8_t *)(addr - len), len))
+			return true;
+	}
+	return false;
+}
+
+/* A pad as find_pad_slot() measured it, offsets from the table's entry. */
+struct pad {
+	size_t nops;		/* bytes of pad NOPs and prefix from the entry */
+	size_t slot;		/* first NOP at or after the function's entry */
+	bool at_entry;		/* symbols or an entry prefix say where that is */
+};
+
 /*
- * NULL if `s` is a hook we may patch; else why not.  Fills len, style
- * and the bytes that neutralise it.
+ * The pad at `addr` (p, n bytes readable): pad NOPs, with at most one
+ * entry prefix among them, which GCC puts at the function's entry.  The
+ * entry is where the platform's symbols start a function inside the
+ * pad, else that prefix, else `addr` itself (M = 0; when M > 0 and the
+ * platform has no symbols the call lands in NOPs a call skips, and
+ * simply never fires).  NULL when `pad_call_len` bytes of pad NOPs start
+ * at the entry (past the prefix); else why not.
+ */
+static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
+				 const uint8_t *p, size_t n, struct pad *pad)
+{
+	size_t off = 0, entry = MC_MAX_SITE_LEN, pre = MC_MAX_SITE_LEN, post = 0;
+	unsigned k;
+
+	for (;; off += k) {
+		if (entry == MC_MAX_SITE_LEN && is_entry(addr + off))
+			entry = off;
+		k = mc_match_insn(arch->pad_nops, arch->n_pad_nops, p + off,
+				  n - off);
+		if (k)
+			continue;
+		if (pre != MC_MAX_SITE_LEN)
+			break;
+		k = mc_match_insn(arch->entry_prefixes, arch->n_entry_prefixes,
+				  p + off, n - off);
+		if (!k)
+			break;
+		pre = off;
+		post = off + k;
+	}
+	pad->nops = off;
+	pad->at_entry = entry != MC_MAX_SITE_LEN || pre != MC_MAX_SITE_LEN ||
+			prefix_ends_at(arch, addr);
+	if (entry == MC_MAX_SITE_LEN)
+		entry = pre != MC_MAX_SITE_LEN ? pre : 0;
+	pad->slot = entry == pre ? post : entry;
+	if (off == 0)
+		return "not a hook call, NOP or NOP pad";
+	if (pad->slot + arch->pad_call_len > off ||
+	    (pad->slot < pre && pad->slot + arch->pad_call_len > pre))
+		return "NOP pad too short for the hook call at the entry";
+	if (!arch->pad_neutral(p + pad->slot, n - pad->slot))
+		return "NOP pad of mixed NOP sizes";
+	return NULL;
+}
+
+/*
+ * Is the site at s->addr, which decoded as `d` (a NOP or nothing), a
+ * pad?  Bytes that also read as a hook call's neutral form (x86's
+ * 5-byte nopl, a riscv64 `nop; nop`, an aarch64 `nop`) are a pad only
+ * where they hold pad NOPs and either start at a function's entry (by
+ * its symbol or entry prefix), or fit a pad where no known function
+ * says otherwise; else they are a -pg or -mfentry site patched before.
+ * NULL if `s` is a pad we may patch (filling at, len, style, neutral);
+ * else why not, with s->at where the pad went wrong when known.
+ * *taken: the answer is about a pad, not the hook's NOP.
+ */
+static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
+				const struct mc_site *d, const uint8_t *p,
+				size_t n, bool *taken)
+{
+	uintptr_t start;
+	size_t size;
+	struct pad pad;
+	const char *why;
+
+	*taken = d->kind != MC_SITE_NOP;
+	if (!PADS_PATCHABLE || !arch->pad_call_len)
+		return "not a hook call or NOP";
+	why = find_pad_slot(arch, s->addr, p, n, &pad);
+	if (d->kind == MC_SITE_NOP)
+		*taken = pad.nops &&
+			 (pad.at_entry ||
+			  (!why && !mc_plat_func_bounds(s->addr, &start, &size)));
+	if (!*taken)
+		return why;
+	if (pad.slot < n)
+		s->at = s->addr + pad.slot;
+	if (why)
+		return why;
+	s->len = arch->pad_call_len;
+	s->style = MCOUNT_STYLE_PAD;
+	s->neutral = arch->pad_neutral(p + pad.slot, n - pad.slot);
+	return NULL;
+}
+
+/*
+ * NULL if `s` is a hook we may patch; else why not.  Fills at, len,
+ * style and the bytes that neutralise it; *is_nop when it needs no
+ * patching at boot.
  */
 static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 			    bool *is_nop)
@@ -188,11 +321,19 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 	const struct mc_arch *arch = site_arch(s->addr);
 	struct mc_site d;
 	const char *why;
+	bool pad;
 
 	if (!arch)
 		return "not preceded by the code its hook needs";
 	d = arch->decode_site(p, n, s->addr);
 	why = classify_kind(s, &d, is_nop);
+	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
+		const char *pad_why = classify_pad(s, arch, &d, p, n, &pad);
+
+		*is_nop = true;
+		if (pad)
+			return pad_why;
+	}
 
 	s->len = d.len;
 	if (why)
@@ -207,13 +348,14 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 	return NULL;
 }
 
-static void refuse(struct rt_site *s, const uint8_t *p, size_t n,
-		   const char *why)
+/* Refused, and reported with the `n` bytes found at `where`. */
+static void refuse(struct rt_site *s, uintptr_t where, const uint8_t *p,
+		   size_t n, const char *why)
 {
 	s->state = MCOUNT_SITE_REFUSED;
 	s->style = STYLE_DEFAULT;
 	counts.refused++;
-	mc_plat_report(s->addr, p, n, why);
+	mc_plat_report(where, p, n, why);
 }
 
 /* Write `len` bytes of code; the caller closes the text window. */
@@ -226,7 +368,12 @@ static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
 	return MCOUNT_OK;
 }
 
-static void boot_site(struct rt_site *s)
+/*
+ * Check one site, neutralise it if it is a call.  *end is where the
+ * previous accepted site's bytes end: two entries of one pad (its first
+ * NOP and the one at the entry, say) would patch the same bytes twice.
+ */
+static void boot_site(struct rt_site *s, uintptr_t *end)
 {
 	size_t n = mc_plat_mem_avail(s->addr, true);
 	const uint8_t *p = (const uint8_t *)s->addr;
@@ -234,23 +381,31 @@ static void boot_site(struct rt_site *s)
 	bool is_nop;
 
 	if (n == 0) {
-		refuse(s, NULL, 0, "not in the program's code");
+		refuse(s, s->addr, NULL, 0, "not in the program's code");
 		return;
 	}
 	if (n > MC_MAX_SITE_LEN)
 		n = MC_MAX_SITE_LEN;
 	why = classify(s, p, n, &is_nop);
+	if (!why && s->at < *end) {
+		counts.duplicates++;
+		why = "the same hook as the table's previous entry";
+	}
 	if (why) {
-		refuse(s, p, n, why);
+		/* where the bad bytes are: a pad's slot, if it got that far */
+		refuse(s, s->at, p + (s->at - s->addr), n - (s->at - s->addr),
+		       why);
 		return;
 	}
+	*end = s->at + s->len;
 	s->state = MCOUNT_SITE_NOP;
 	if (is_nop) {
 		counts.nops++;
+		counts.pads += s->style == MCOUNT_STYLE_PAD;
 		return;
 	}
-	if (write_code(s->addr, s->neutral, s->len) != MCOUNT_OK) {
-		refuse(s, p, n, "text not writable");
+	if (write_code(s->at, s->neutral, s->len) != MCOUNT_OK) {
+		refuse(s, s->addr, p, n, "text not writable");
 		return;
 	}
 	counts.patched++;
@@ -283,7 +438,7 @@ static void guess_nop_styles(void)
 static void load_table(const uintptr_t *tab, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		sites[i] = (struct rt_site){ .addr = tab[i],
+		sites[i] = (struct rt_site){ .addr = tab[i], .at = tab[i],
 					     .style = STYLE_UNKNOWN };
 	sort_sites(sites, n);
 	nsites = 0;
@@ -302,6 +457,7 @@ static void load_table(const uintptr_t *tab, size_t n)
 int mcount_boot(void)
 {
 	const uintptr_t *tab = __start_mcount_loc;
+	uintptr_t end = 0;
 	size_t n;
 
 	if (booted)
@@ -315,7 +471,7 @@ int mcount_boot(void)
 	counts.sites = n;
 	load_table(tab, n);
 	for (size_t i = 0; i < nsites; i++)
-		boot_site(&sites[i]);
+		boot_site(&sites[i], &end);
 	mc_plat_text_close();
 	guess_nop_styles();
 	booted = true;
@@ -349,7 +505,10 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 	else
 		hi = func + MC_RT_ARCH->max_entry_offset + 1;
 	i = lower_bound(lo);
-	if (i == nsites || sites[i].addr >= hi)
+	/* a pad may start before the entry (M > 0): the site before lo */
+	if (i > 0 && sites[i - 1].at >= lo && sites[i - 1].at < hi)
+		i--;
+	else if (i == nsites || sites[i].addr >= hi)
 		return NULL;
 	*start = lo;
 	return &sites[i];
@@ -367,25 +526,39 @@ static uintptr_t trampoline(uint8_t style)
 	case MCOUNT_STYLE_MCOUNT:
 		return (uintptr_t)&mc_rt_tramp_mcount;
 #endif
+#ifdef MC_RT_PAD_TRAMP
+	case MCOUNT_STYLE_PAD:
+		return (uintptr_t)&MC_RT_PAD_TRAMP;
+#endif
 	default:
 		return 0;
 	}
 }
 
+/* The call to the trampoline that enables `s`, into `out`. */
+static bool encode_hook(const struct rt_site *s, uint8_t *out)
+{
+	const struct mc_arch *arch = site_arch(s->addr);
+	uintptr_t tramp = trampoline(s->style);
+
+	if (!tramp)
+		return false;
+	if (s->style == MCOUNT_STYLE_PAD)
+		return arch->encode_pad_call(out, s->at, tramp);
+	return arch->encode_call(out, s->len, s->at, tramp);
+}
+
 static int set_site(struct rt_site *s, bool on, uintptr_t start)
 {
 	uint8_t call[MC_MAX_SITE_LEN];
-	uintptr_t tramp = trampoline(s->style);
 	int err;
 
-	if (on && (!tramp ||
-		   !site_arch(s->addr)->encode_call(call, s->len, s->addr,
-						    tramp)))
+	if (on && !encode_hook(s, call))
 		return MCOUNT_ERANGE;
 	/* the dispatcher must see func before the call can happen */
 	if (on)
 		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
-	err = write_code(s->addr, on ? call : s->neutral, s->len);
+	err = write_code(s->at, on ? call : s->neutral, s->len);
 	mc_plat_text_close();
 	if (err)
 		return err;
@@ -436,8 +609,7 @@ static bool expected_code(const struct rt_site *s, uint8_t *code)
 		mc_bytes_copy(code, s->neutral, s->len);
 		return true;
 	}
-	return site_arch(s->addr)->encode_call(code, s->len, s->addr,
-					       trampoline(s->style));
+	return encode_hook(s, code);
 }
 
 int mcount_verify(void)
@@ -448,7 +620,7 @@ int mcount_verify(void)
 		return MCOUNT_ENOTBOOTED;
 	for (size_t i = 0; i < nsites; i++) {
 		struct rt_site *s = &sites[i];
-		const uint8_t *p = (const uint8_t *)s->addr;
+		const uint8_t *p = (const uint8_t *)s->at;
 		uint8_t want[MC_MAX_SITE_LEN];
 
 		if (s->state == MCOUNT_SITE_REFUSED ||
@@ -456,7 +628,7 @@ int mcount_verify(void)
 			continue;
 		if (s->state == MCOUNT_SITE_ENABLED)
 			counts.enabled--;
-		refuse(s, p, s->len, "changed since it was patched");
+		refuse(s, s->at, p, s->len, "changed since it was patched");
 		changed++;
 	}
 	return changed;
@@ -498,6 +670,7 @@ static void site_info(const struct rt_site *s, struct mcount_site_info *out)
 		.len = s->len,
 		.style = (enum mcount_style)s->style,
 		.state = (enum mcount_state)s->state,
+		.at = (unsigned long)s->at,
 	};
 }
 

@@ -74,6 +74,11 @@ MC_RT_HIDDEN void mc_plat_leave(void);
  *                        defines mc_rt_tramp_fentry
  *   MC_RT_MCOUNT_STUB    the same for plain `-pg` (mc_rt_tramp_mcount)
  *   MC_RT_STUB_NAMES     both names, for the refusal message
+ *   MC_RT_PAD_TRAMP      the trampoline a -fpatchable-function-entry
+ *                        pad calls once enabled (the call the arch's
+ *                        encode_pad_call writes), if the backend takes
+ *                        pads: mc_rt_tramp_fentry where that call is
+ *                        the fentry one (x86), else mc_rt_tramp_pad
  *   MC_RT_HAVE_GOT_BASE  1 if trampoline.S defines mc_rt_got_base(),
  *                        so that MC_SITE_CALL_GOT sites can be checked
  *   MC_RT_SITE_STYLE(addr, style)   optional, where both styles call
@@ -117,6 +122,7 @@ MC_RT_HIDDEN void mc_plat_leave(void);
  */
 MC_RT_HIDDEN void mc_rt_tramp_fentry(void);
 MC_RT_HIDDEN void mc_rt_tramp_mcount(void);
+MC_RT_HIDDEN void mc_rt_tramp_pad(void);
 
 /* The run-time address of this program's GOT (MC_RT_HAVE_GOT_BASE). */
 MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);

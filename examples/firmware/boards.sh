@@ -3,7 +3,8 @@
 #
 #   FW_CC         Debian's cross compiler for the board
 #   FW_FLAGS      its target flags, for every file
-#   FW_HOOKS      the hook flags the firmware's own code is built with
+#   FW_HOOKS      the hook flags the firmware's own code is built with:
+#                 -pg, or -fpatchable-function-entry=N for NOP pads
 #   FW_ARCH_SRC   the arch/ file of the runtime backend
 #   FW_TOOLS      binutils prefix (nm, readelf, objdump)
 #   FW_QEMU       the command that boots an image given after it
@@ -27,10 +28,13 @@ fw_board() {
 	aarch64)
 		# MMU off: Device memory, so no unaligned access at all; no
 		# FP/SIMD in C; no calls to libgcc's out-of-line atomics.
+		# Hooks are NOP pads here (two NOPs at each entry), so that
+		# the two boards prove both kinds: riscv64 patches -pg calls
+		# at boot, aarch64 finds its pads already neutral.
 		FW_CC=aarch64-linux-gnu-gcc
 		FW_FLAGS="-mcpu=cortex-a57 -mgeneral-regs-only -mstrict-align
 			  -mno-outline-atomics"
-		FW_HOOKS=-pg
+		FW_HOOKS=-fpatchable-function-entry=2
 		FW_ARCH_SRC=arch/aarch64.c
 		FW_QEMU="qemu-system-aarch64 -M virt -cpu cortex-a57 -nographic
 			 -semihosting -kernel"

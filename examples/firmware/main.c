@@ -3,7 +3,8 @@
  * run the whole pipeline on the bare machine.
  *
  *  1. mcount_boot(): check every recorded site and turn it into its
- *     neutral form; a first mcount_verify() finds nothing changed.
+ *     neutral form (a -pg call is patched, a NOP pad already is one); a
+ *     first mcount_verify() finds nothing changed.
  *  2. Trace work_step through the trampoline: one line per call, with
  *     the function's address and name and where it was called from.
  *  3. Disable it: the calls stop.
@@ -14,8 +15,9 @@
  * own hook too.  Every step checks itself.  The last line is "firmware: PASS" or
  * "firmware: FAIL: why", and the exit status says the same.
  *
- * Built with hooks like the rest of the firmware; the callback and the
- * decoy, which run in the middle of a hook, are MCOUNT_NOTRACE.
+ * Built with hooks like the rest of the firmware (-pg, or NOP pads; see
+ * boards.sh); the callback and the decoy, which run in the middle of a
+ * hook, are MCOUNT_NOTRACE.
  */
 #include <stdbool.h>
 
@@ -67,8 +69,9 @@ __attribute__((noinline)) static void boot(void)
 		  (unsigned long)c.patched, (unsigned long)c.nops,
 		  (unsigned long)c.refused);
 	expect(err == MCOUNT_OK, "mcount_boot() succeeds");
-	expect(c.sites > 0 && c.patched == c.sites && c.refused == 0,
-	       "every site patched to its neutral form");
+	expect(c.sites > 0 && c.patched + c.nops == c.sites &&
+	       c.nops == c.pads && c.refused == 0,
+	       "every call patched to its neutral form, every pad found so");
 	changed = mcount_verify();
 	fw_printf("verify: %d of %lu sites changed\n", changed,
 		  (unsigned long)c.sites);
@@ -102,10 +105,31 @@ static long site_of(unsigned long func, struct mcount_site_info *out)
 {
 	for (size_t i = 0; i < mcount_site_count(); i++)
 		if (mcount_site_get(i, out) == MCOUNT_OK &&
-		    out->addr >= func &&
-		    out->addr <= func + MC_RT_ARCH->max_entry_offset)
+		    out->at >= func &&
+		    out->at <= func + MC_RT_ARCH->max_entry_offset)
 			return (long)i;
 	return -1;
+}
+
+/*
+ * A call from site `s` that runs harmlessly: to decoy for a -pg call
+ * (its callers expect a clobbering call there), but a pad's call runs
+ * before the prologue and must come back with the return address
+ * intact, which only the pad trampoline does; unasked, it reports
+ * nothing.
+ */
+static bool forge_call(const struct mcount_site_info *s, uint8_t *call,
+		       const char **to)
+{
+#ifdef MC_RT_PAD_TRAMP
+	if (s->style == MCOUNT_STYLE_PAD) {
+		*to = "the pad trampoline";
+		return MC_RT_ARCH->encode_pad_call(call, s->at,
+						   (uintptr_t)&MC_RT_PAD_TRAMP);
+	}
+#endif
+	*to = "decoy";
+	return MC_RT_ARCH->encode_call(call, s->len, s->at, (uintptr_t)decoy);
 }
 
 __attribute__((noinline)) static void corrupt_victim(void)
@@ -114,17 +138,17 @@ __attribute__((noinline)) static void corrupt_victim(void)
 	struct mcount_site_info s;
 	uint8_t call[MC_MAX_SITE_LEN];
 	long i = site_of(victim, &s);
+	const char *to = "";
 	int changed, err;
 
-	if (i < 0 || !MC_RT_ARCH->encode_call(call, s.len, s.addr,
-					      (uintptr_t)decoy)) {
+	if (i < 0 || !forge_call(&s, call, &to)) {
 		expect(false, "work_victim has a site to corrupt");
 		return;
 	}
-	fw_printf("corrupting work_victim's site at 0x%lx: a call to decoy\n",
-		  s.addr);
-	mc_bytes_copy((uint8_t *)s.addr, call, s.len);
-	board_flush_icache(s.addr, s.len);
+	fw_printf("corrupting work_victim's site at 0x%lx: a call to %s\n",
+		  s.at, to);
+	mc_bytes_copy((uint8_t *)s.at, call, s.len);
+	board_flush_icache(s.at, s.len);
 
 	changed = mcount_verify();
 	fw_printf("verify: %d of %lu sites changed\n", changed,

@@ -31,6 +31,13 @@ void _mcount(void);
 #define MC_RT_STUB_NAMES "_mcount"
 
 /*
+ * A -fpatchable-function-entry=2 pad (two `nop`s at the entry, after
+ * `bti c`) is enabled with `mov x9, x30; bl mc_rt_tramp_pad`, as the
+ * kernel's arm64 ftrace does; disabling writes the NOPs back.
+ */
+#define MC_RT_PAD_TRAMP mc_rt_tramp_pad
+
+/*
  * Make [addr, addr + len) as written visible to instruction fetch on
  * every core of the inner shareable domain: clean each data cache line
  * to the point of unification, wait, invalidate each instruction cache

@@ -26,7 +26,7 @@
  *
  * Frame (sp 16-byte aligned throughout):
  *   [sp, #0]    x29, x30
- *   [sp, #16]   x0 ... x8 (x8 at #80)
+ *   [sp, #16]   x0 ... x8 (x8 at #80; the pad trampoline's x9 at #88)
  *   [sp, #96]   q0 ... q7
  */
 
@@ -92,6 +92,65 @@ mc_rt_tramp_mcount:
 	ret
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
+
+/*
+ * A -fpatchable-function-entry pad, once enabled, runs at the function's
+ * entry (after `bti c`), before its prologue:
+ *
+ *	mov	x9, x30		the function's return address, in its caller
+ *	bl	mc_rt_tramp_pad	x30 := back into the function
+ *
+ * The arguments are all still live, and x30 must be the function's own
+ * return address again when it resumes.  Same frame as above, with x9
+ * at [sp, #88]; mc_rt_dispatch(x30, x9).  The return puts x9 back in
+ * x30 and branches to the function through x9 (`ret x9`: a return, so
+ * BTI needs no landing pad there), leaving x9, a scratch register no
+ * caller expects kept, pointing into the function.
+ */
+	.globl	mc_rt_tramp_pad
+	.hidden	mc_rt_tramp_pad
+	.type	mc_rt_tramp_pad, %function
+	.p2align 2
+mc_rt_tramp_pad:
+	.cfi_startproc
+	hint	#34			/* bti c */
+	stp	x29, x30, [sp, #-FRAME]!
+	.cfi_def_cfa_offset FRAME
+	.cfi_offset x29, -FRAME
+	.cfi_offset x30, -FRAME + 8
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+	stp	x8, x9, [sp, #80]
+#ifdef __ARM_FP
+	stp	q0, q1, [sp, #96]
+	stp	q2, q3, [sp, #128]
+	stp	q4, q5, [sp, #160]
+	stp	q6, q7, [sp, #192]
+#endif
+	mov	x1, x9			/* the function's return address */
+	mov	x0, x30			/* return address into the function */
+	bl	mc_rt_dispatch
+#ifdef __ARM_FP
+	ldp	q0, q1, [sp, #96]
+	ldp	q2, q3, [sp, #128]
+	ldp	q4, q5, [sp, #160]
+	ldp	q6, q7, [sp, #192]
+#endif
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldp	x8, x30, [sp, #80]	/* x30 := the function's return address */
+	ldp	x29, x9, [sp], #FRAME	/* x9 := back into the function */
+	.cfi_def_cfa_offset 0
+	.cfi_restore x29
+	.cfi_restore x30
+	ret	x9
+	.cfi_endproc
+	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad
 
 /*
  * An empty, writable __mcount_loc input section, so that the output

@@ -19,6 +19,13 @@ void mcount(void);
 #define MC_RT_MCOUNT_STUB mcount
 #define MC_RT_STUB_NAMES "__fentry__ or mcount"
 
+/*
+ * A -fpatchable-function-entry pad is enabled with `call rel32` at the
+ * function's entry (after endbr), exactly where -mfentry puts its call:
+ * the fentry trampoline serves it.
+ */
+#define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
+
 #define MC_RT_HAVE_GOT_BASE 1
 
 #endif

@@ -4,7 +4,9 @@
  * A program compiled with `gcc -pg [-mfentry]`, whose objects carry a
  * __mcount_loc table (from recordmcount or GCC's -mrecord-mcount), and
  * linked with lds/mcount.lds and libmcount.a, starts with every hook
- * turned into a NOP by mcount_boot().  mcount_enable() turns one
+ * turned into a NOP by mcount_boot().  Code compiled with
+ * -fpatchable-function-entry=N[,M] instead (x86_64, i386, aarch64,
+ * riscv64) has NOP pads, which boot checks and leaves as they are.  mcount_enable() turns one
  * function's hook into a call that reaches your callback; mcount_disable()
  * turns it back into a NOP.
  *
@@ -32,8 +34,22 @@
 extern "C" {
 #endif
 
-/* Mark your callback (and what it calls) with this if built with -pg. */
+/*
+ * Mark your callback (and what it calls) with this if built with hooks:
+ * no -pg call, and (GCC 8 and later) no -fpatchable-function-entry pad.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
+#define MCOUNT_NOTRACE __attribute__((no_instrument_function, \
+				       patchable_function_entry(0, 0)))
+#elif defined(__has_attribute)
+#if __has_attribute(patchable_function_entry)
+#define MCOUNT_NOTRACE __attribute__((no_instrument_function, \
+				       patchable_function_entry(0, 0)))
+#endif
+#endif
+#ifndef MCOUNT_NOTRACE
 #define MCOUNT_NOTRACE __attribute__((no_instrument_function))
+#endif
 
 enum {
 	MCOUNT_OK = 0,
@@ -51,6 +67,7 @@ enum {
 enum mcount_style {
 	MCOUNT_STYLE_FENTRY,	/* hook is the first instruction */
 	MCOUNT_STYLE_MCOUNT,	/* hook follows the frame set-up */
+	MCOUNT_STYLE_PAD,	/* -fpatchable-function-entry NOP pad */
 };
 
 enum mcount_state {
@@ -60,26 +77,34 @@ enum mcount_state {
 };
 
 struct mcount_site_info {
-	unsigned long addr;	/* the hook instruction */
+	unsigned long addr;	/* the table's entry: the hook instruction,
+				   or a pad's first NOP */
 	unsigned long func;	/* function start, once enabled; else 0 */
-	unsigned len;		/* bytes of the hook instruction */
+	unsigned len;		/* bytes the engine rewrites, from `at` */
 	enum mcount_style style;
 	enum mcount_state state;
+	unsigned long at;	/* where those bytes are: addr, but for a
+				   pad its first NOP at or after the
+				   function's entry (past endbr64/bti c) */
 };
 
 struct mcount_counts {
 	size_t sites;		/* entries in the table */
 	size_t patched;		/* hook calls turned into NOPs at boot */
-	size_t nops;		/* sites that already were NOPs */
+	size_t nops;		/* sites that already were NOPs (pads too) */
 	size_t refused;		/* left alone, including duplicates */
 	size_t duplicates;	/* repeated table entries (in refused) */
 	size_t enabled;		/* sites currently calling the callback */
+	size_t pads;		/* NOP pads accepted at boot (in nops) */
 };
 
 /* func: the traced function's start; caller: its return address. */
 typedef void (*mcount_callback_t)(unsigned long func, unsigned long caller);
 
-/* Patch every site to a NOP.  Once only; later calls return MCOUNT_OK. */
+/*
+ * Patch every hook call to a NOP; check every pad.  Once only; later
+ * calls return MCOUNT_OK.
+ */
 int mcount_boot(void);
 bool mcount_booted(void);
 void mcount_get_counts(struct mcount_counts *out);

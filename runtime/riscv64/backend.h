@@ -42,6 +42,14 @@ void _mcount(void);
 #define MC_RT_MCOUNT_STUB _mcount
 #define MC_RT_STUB_NAMES "_mcount"
 
+/*
+ * A -fpatchable-function-entry pad (8 bytes: four `c.nop` or two `nop`)
+ * is enabled with `auipc t0, hi; jalr t0, lo(t0)` to mc_rt_tramp_pad,
+ * as the kernel's riscv ftrace does, so ra keeps the function's return
+ * address; disabling writes the NOPs back as they were.
+ */
+#define MC_RT_PAD_TRAMP mc_rt_tramp_pad
+
 /* This hart's instruction fetch sees every store it made before. */
 static inline void mc_rt_rv_sync_icache(void)
 {

@@ -108,6 +108,76 @@ mc_rt_tramp_mcount:
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
 
 /*
+ * A -fpatchable-function-entry pad, once enabled, runs at the function's
+ * entry, before its prologue:
+ *
+ *	auipc	t0, hi		t0 := back into the function; ra is still
+ *	jalr	t0, lo(t0)	the function's return address, in its caller
+ *
+ * Every argument register is live.  mc_rt_tramp_pad saves ra and t0
+ * with them (the same frame, 16 bytes more: t0 at FRAME + 0), calls
+ * mc_rt_dispatch(t0, ra), restores them all and returns with `jr t0`.
+ */
+	.globl	mc_rt_tramp_pad
+	.hidden	mc_rt_tramp_pad
+	.type	mc_rt_tramp_pad, @function
+	.p2align 2
+mc_rt_tramp_pad:
+	.cfi_startproc
+	addi	sp, sp, -(FRAME + 16)
+	.cfi_def_cfa_offset FRAME + 16
+	sd	ra, 0(sp)
+	.cfi_offset ra, -(FRAME + 16)
+	sd	t0, FRAME(sp)
+	sd	a0, 8(sp)
+	sd	a1, 16(sp)
+	sd	a2, 24(sp)
+	sd	a3, 32(sp)
+	sd	a4, 40(sp)
+	sd	a5, 48(sp)
+	sd	a6, 56(sp)
+	sd	a7, 64(sp)
+#if HAVE_FP
+	FSAVE	fa0, 72(sp)
+	FSAVE	fa1, 80(sp)
+	FSAVE	fa2, 88(sp)
+	FSAVE	fa3, 96(sp)
+	FSAVE	fa4, 104(sp)
+	FSAVE	fa5, 112(sp)
+	FSAVE	fa6, 120(sp)
+	FSAVE	fa7, 128(sp)
+#endif
+	mv	a1, ra			/* the function's return address */
+	mv	a0, t0			/* return address into the function */
+	call	mc_rt_dispatch
+#if HAVE_FP
+	FLOAD	fa0, 72(sp)
+	FLOAD	fa1, 80(sp)
+	FLOAD	fa2, 88(sp)
+	FLOAD	fa3, 96(sp)
+	FLOAD	fa4, 104(sp)
+	FLOAD	fa5, 112(sp)
+	FLOAD	fa6, 120(sp)
+	FLOAD	fa7, 128(sp)
+#endif
+	ld	a0, 8(sp)
+	ld	a1, 16(sp)
+	ld	a2, 24(sp)
+	ld	a3, 32(sp)
+	ld	a4, 40(sp)
+	ld	a5, 48(sp)
+	ld	a6, 56(sp)
+	ld	a7, 64(sp)
+	ld	t0, FRAME(sp)
+	ld	ra, 0(sp)
+	.cfi_restore ra
+	addi	sp, sp, FRAME + 16
+	.cfi_def_cfa_offset 0
+	jr	t0
+	.cfi_endproc
+	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad
+
+/*
  * An empty, writable __mcount_loc input section, so that the output
  * section lds/mcount.lds makes is writable and a PIE's relocated table
  * lands in RELRO rather than creating DT_TEXTREL (see x86_64's).

@@ -19,4 +19,11 @@ void mcount(void);
 #define MC_RT_MCOUNT_STUB mcount
 #define MC_RT_STUB_NAMES "__fentry__ or mcount"
 
+/*
+ * A -fpatchable-function-entry pad is enabled with `call rel32` at the
+ * function's entry (after endbr), exactly where -mfentry puts its call:
+ * the fentry trampoline serves it.
+ */
+#define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
+
 #endif

@@ -13,7 +13,8 @@
 #   RT_ARCH_SRC     the arch/ file the runtime library is built from
 #   RT_CASES        what to build and run: <style>-<pie|no-pie>[-gotcall]
 #                   [+variant]
-#                   style: fentry (-pg -mfentry) or mcount (-pg);
+#                   style: fentry (-pg -mfentry), mcount (-pg) or pad
+#                   (-fpatchable-function-entry, from the variant);
 #                   gotcall: assembled with RT_GOTCALL_CFLAGS, so the
 #                   hooks stay calls through the GOT (not relaxed by ld);
 #                   variant: see rt_variant below
@@ -28,6 +29,7 @@
 #                   hook call is the next one (s390x's -pg block)
 #   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
 #                   neutral form is several (default: one per site)
+#   RT_PAD_RE       ERE an `objdump -d` line of a pad NOP matches
 #
 # To add an architecture: a case below, tests/runtime/bad-<arch>.S (a
 # non-hook site, a duplicated real hook, and rt_dummy; see the x86
@@ -35,7 +37,7 @@
 
 rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
-	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN=
+	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -43,10 +45,13 @@ rt_arch_config() {
 		RT_BFD=i386:x86-64
 		RT_ARCH_SRC=arch/x86.c
 		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie
-			  fentry-pie-gotcall mcount-pie-gotcall"
+			  fentry-pie-gotcall mcount-pie-gotcall
+			  pad-pie+pad5 pad-no-pie+pad6m1 pad-pie+pad5cet
+			  pad-pie+pad6m1cet"
 		RT_GOTCALL_CFLAGS=-Wa,-mrelax-relocations=no
 		RT_HOOK_RE='call.*<(__fentry__|mcount)>'
 		RT_GOTCALL_RE='call +\*0x[0-9a-f]+\(%rip\)'
+		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|data16 cs nopw)'
 		;;
 	i386)
@@ -59,10 +64,11 @@ rt_arch_config() {
 		RT_BFD=i386
 		RT_ARCH_SRC=arch/x86.c
 		RT_CASES="fentry-no-pie mcount-pie mcount-no-pie
-			  mcount-pie-gotcall"
+			  mcount-pie-gotcall pad-no-pie+pad6m1 pad-pie+pad5"
 		RT_GOTCALL_CFLAGS=-Wa,-mrelax-relocations=no
 		RT_HOOK_RE='call.*<(__fentry__|mcount)>'
 		RT_GOTCALL_RE='call +\*-?0x[0-9a-f]+\(%ebx\)'
+		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax)'
 		;;
 	ppc64le)
@@ -111,8 +117,10 @@ rt_arch_config() {
 		RT_OBJDUMP=aarch64-linux-gnu-objdump
 		RT_BFD=aarch64
 		RT_ARCH_SRC=arch/aarch64.c
-		RT_CASES="mcount-pie mcount-no-pie"
+		RT_CASES="mcount-pie mcount-no-pie pad-pie+pad2
+			  pad-no-pie+pad2 pad-pie+pad3m1bti"
 		RT_HOOK_RE='bl[[:space:]]+[0-9a-f]+ <_mcount>'
+		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^nop$'
 		;;
 	riscv64)
@@ -128,8 +136,9 @@ rt_arch_config() {
 		RT_BFD=riscv:rv64
 		RT_ARCH_SRC=arch/riscv.c
 		RT_CASES="mcount-pie mcount-no-pie mcount-pie+norelax
-			  mcount-no-pie+norelax"
+			  mcount-no-pie+norelax pad-pie+pad8c pad-no-pie+pad4g"
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
+		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
 		RT_NEUTRAL_RE='^nop$'
 		RT_NEUTRAL_INSN_LEN=4
@@ -159,12 +168,48 @@ rt_arch_config() {
 
 # rt_variant <arch> <name>: what a case <style>-<pie|no-pie>+<name>
 # changes from the architecture's defaults.  Sets RT_VARIANT_CFLAGS
-# (for compiling and linking the test program, not the library) and
-# RT_VARIANT_BFD (objdump's -m for its raw bytes, if not RT_BFD).
-# False for a variant the architecture does not have.
+# (for compiling and linking the test program, not the library),
+# RT_VARIANT_BFD (objdump's -m for its raw bytes, if not RT_BFD), and
+# for the pad style RT_VARIANT_HOOKS (the fixture's hook flags) and
+# RT_VARIANT_NOP_LEN (bytes per pad NOP).  False for a variant the
+# architecture does not have.
 rt_variant() {
-	RT_VARIANT_CFLAGS= RT_VARIANT_BFD=
+	RT_VARIANT_CFLAGS= RT_VARIANT_BFD= RT_VARIANT_HOOKS= RT_VARIANT_NOP_LEN=
 	case $1+$2 in
+	x86_64+pad5 | i386+pad5)
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=5 RT_VARIANT_NOP_LEN=1
+		;;
+	x86_64+pad6m1 | i386+pad6m1)
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=6,1
+		RT_VARIANT_NOP_LEN=1
+		;;
+	x86_64+pad5cet)
+		# endbr64 first, then the pad: the table's entry is after it
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=5 RT_VARIANT_NOP_LEN=1
+		RT_VARIANT_CFLAGS=-fcf-protection
+		;;
+	x86_64+pad6m1cet)
+		# nop; <symbol>: endbr64; nop x 5
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=6,1
+		RT_VARIANT_NOP_LEN=1 RT_VARIANT_CFLAGS=-fcf-protection
+		;;
+	aarch64+pad2)
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=2 RT_VARIANT_NOP_LEN=4
+		;;
+	aarch64+pad3m1bti)
+		# nop; <symbol>: bti c; nop; nop
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=3,1
+		RT_VARIANT_NOP_LEN=4 RT_VARIANT_CFLAGS=-mbranch-protection=bti
+		;;
+	riscv64+pad8c)
+		# rv64gc: eight 2-byte c.nop
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=8 RT_VARIANT_NOP_LEN=2
+		;;
+	riscv64+pad4g)
+		# rv64g, no C extension: four 4-byte nop
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=4 RT_VARIANT_NOP_LEN=4
+		RT_VARIANT_CFLAGS=-march=rv64g
+		;;
 	riscv64+norelax)
 		RT_VARIANT_CFLAGS=-mno-relax
 		;;

@@ -2,7 +2,8 @@
  * bad-i386.S - table entries the runtime must refuse, written by hand.
  *
  * bad_site's entry points at an instruction that is no hook call;
- * dup_site has a real hook but is listed twice.  Both tables use the
+ * dup_site has a real hook (with -DRT_PAD, for the pad cases, a pad of
+ * five NOPs) but is listed twice.  Both tables use the
  * same section GCC's -mrecord-mcount uses.
  */
 	.text
@@ -20,7 +21,11 @@ bad_site:
 	.type	dup_site, @function
 	.p2align 4
 dup_site:
+#ifdef RT_PAD
+1:	.byte	0x90, 0x90, 0x90, 0x90, 0x90	/* a pad: nop x 5 */
+#else
 1:	call	__fentry__
+#endif
 	movl	4(%esp), %eax
 	addl	$2, %eax
 	ret
@@ -33,6 +38,15 @@ dup_site:
 rt_dummy:
 	ret
 	.size	rt_dummy, . - rt_dummy
+
+#ifdef RT_PAD
+/* What the test writes over fx_victim's pad: harmless, and no NOP. */
+	.section .rodata
+	.globl	pad_junk, pad_junk_end
+pad_junk:
+	xchg	%ax, %ax		/* 66 90 */
+pad_junk_end:
+#endif
 
 	.section __mcount_loc, "a", @progbits
 	.long	bad_site

@@ -2,7 +2,8 @@
  * bad-riscv64.S - table entries the runtime must refuse, written by hand.
  *
  * bad_site's entry points at an instruction that is no hook call;
- * dup_site has a real hook (GCC's -pg sequence) but is listed twice.
+ * dup_site has a real hook (GCC's -pg sequence; with -DRT_PAD, for the
+ * pad cases, a pad of four NOPs) but is listed twice.
  * `call` is the auipc+jalr pair, which ld relaxes to `jal` unless the
  * case assembles with -mno-relax.  The table refers to local labels, as
  * recordmcount's tables do: ld moves them when it relaxes code before
@@ -23,6 +24,14 @@ bad_site:
 	.type	dup_site, @function
 	.p2align 4
 dup_site:
+#ifdef RT_PAD
+1:	nop				/* a pad: c.nop or nop, as the */
+	nop				/* variant's -march has it */
+	nop
+	nop
+	addiw	a0, a0, 2
+	ret
+#else
 	addi	sp, sp, -16
 	sd	ra, 8(sp)
 	sd	s0, 0(sp)
@@ -34,6 +43,7 @@ dup_site:
 	ld	s0, 0(sp)
 	addi	sp, sp, 16
 	ret
+#endif
 	.size	dup_site, . - dup_site
 
 /* A call target that only returns, for the test's corrupted site. */
@@ -43,6 +53,15 @@ dup_site:
 rt_dummy:
 	ret
 	.size	rt_dummy, . - rt_dummy
+
+#ifdef RT_PAD
+/* What the test writes over fx_victim's pad: harmless, and no NOP. */
+	.section .rodata
+	.globl	pad_junk, pad_junk_end
+pad_junk:
+	mv	t0, ra			/* c.mv, or addi without RVC */
+pad_junk_end:
+#endif
 
 	.section __mcount_loc, "a", @progbits
 	.quad	2b

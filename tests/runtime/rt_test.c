@@ -1,14 +1,15 @@
 /*
  * rt_test.c - end-to-end test of the runtime, run by run.sh.
  *
- *   rt_test auto|manual fentry|mcount
+ *   rt_test auto|manual fentry|mcount|pad
  *
  * auto: the constructor has booted.  manual: MCOUNT_NO_AUTOBOOT is set;
  * the test first corrupts fx_victim's hook (a call to rt_dummy instead
- * of the hook stub) and then boots, so the runtime must refuse it.
+ * of the hook stub; for a pad, bad.S's pad_junk over its first NOPs at
+ * the entry) and then boots, so the runtime must refuse it.
  *
- * Prints PASS/FAIL lines, plus SITE/TABLE lines that run.sh checks
- * against readelf and objdump of the same binary.  Built without -pg.
+ * Prints PASS/FAIL lines, plus SITE/PAD/TABLE lines that run.sh checks
+ * against readelf and objdump of the same binary.  Built without hooks.
  */
 #define _GNU_SOURCE
 #include <link.h>
@@ -44,6 +45,10 @@ extern const uintptr_t __start_mcount_loc[]
 	__attribute__((weak, visibility("hidden")));
 extern const uintptr_t __stop_mcount_loc[]
 	__attribute__((weak, visibility("hidden")));
+
+/* From bad.S, with -DRT_PAD only: what fx_victim's pad is corrupted with. */
+extern const uint8_t pad_junk[] __attribute__((weak));
+extern const uint8_t pad_junk_end[] __attribute__((weak));
 
 static int failures;
 static unsigned long bias;
@@ -120,16 +125,25 @@ static size_t table_entries(void)
 		(size_t)(__stop_mcount_loc - __start_mcount_loc) : 0;
 }
 
+/* The site whose bytes are in func's first bytes (a pad's may start before). */
 static int find_site_info(unsigned long func, struct mcount_site_info *out)
 {
 	for (size_t i = 0; i < mcount_site_count(); i++) {
 		if (mcount_site_get(i, out))
 			return -1;
-		if (out->addr >= func &&
-		    out->addr <= func + ARCH->max_entry_offset)
+		if (out->at >= func && out->at <= func + ARCH->max_entry_offset)
 			return 0;
 	}
 	return -1;
+}
+
+/* A call from the site to `target`, as the engine would write it. */
+static int forge_call(const struct mcount_site_info *si, unsigned long target,
+		      uint8_t *out)
+{
+	if (si->style == MCOUNT_STYLE_PAD)
+		return ARCH->encode_pad_call(out, si->at, target);
+	return arch_at(si->at)->encode_call(out, si->len, si->at, target);
 }
 
 /*
@@ -193,6 +207,11 @@ static int set_text(unsigned long addr, const uint8_t *code, size_t len)
 static unsigned long victim_site;
 static uint8_t victim_code[MC_MAX_SITE_LEN];
 static unsigned victim_len;
+static int pad_style;
+
+/* Each accepted site's bytes right after boot, to compare at the end. */
+#define MAX_SITES 64
+static uint8_t boot_bytes[MAX_SITES][MC_MAX_SITE_LEN];
 
 /*
  * Before boot every hook still calls its stub, which must leave the
@@ -206,10 +225,34 @@ static void check_stubs(void)
 	      "hooked functions run right before boot (the stubs)");
 }
 
+/*
+ * Before boot: bad.S's pad_junk over fx_victim's pad, at the entry (past
+ * endbr64 / bti c), where the engine would write its call.
+ */
+static void corrupt_victim_pad(void)
+{
+	unsigned long f = (unsigned long)fx_victim;
+
+	victim_site = f + mc_match_insn(ARCH->entry_prefixes,
+					ARCH->n_entry_prefixes,
+					(const uint8_t *)f, 16);
+	victim_len = (unsigned)(pad_junk_end - pad_junk);
+	memcpy(victim_code, pad_junk, victim_len);
+	check(ARCH->pad_neutral((const uint8_t *)victim_site,
+				ARCH->pad_call_len) &&
+	      set_text(victim_site, victim_code, victim_len) == 0,
+	      "corrupt fx_victim's pad before boot");
+}
+
 /* Before boot: make fx_victim's hook call rt_dummy instead. */
 static void corrupt_victim(void)
 {
 	unsigned long f = (unsigned long)fx_victim;
+
+	if (pad_style) {
+		corrupt_victim_pad();
+		return;
+	}
 
 	for (size_t i = 0; i < table_entries(); i++) {
 		unsigned long a = __start_mcount_loc[i];
@@ -233,15 +276,24 @@ static void corrupt_victim(void)
 
 static int sites_ok = 1, refused_ok = 1;
 
-/* The site holds, as decoded, the neutral form of its own length. */
-static int is_neutral(const uint8_t *p, unsigned len, unsigned long addr)
+/*
+ * The site holds, as decoded, the neutral form of its own length; a pad,
+ * the arch's pad NOPs.
+ */
+static int is_neutral(const struct mcount_site_info *s)
 {
+	const uint8_t *p = (const uint8_t *)s->at;
+	unsigned len = s->len;
+	unsigned long addr = s->at;
 	const struct mc_arch *arch = arch_at(addr);
 	struct mc_site d;
 	const uint8_t *neutral;
 
 	if (!arch)
 		return 0;
+	if (s->style == MCOUNT_STYLE_PAD)
+		return len == arch->pad_call_len && arch->pad_neutral(p, len) &&
+		       memcmp(arch->pad_neutral(p, len), p, len) == 0;
 	d = arch->decode_site(p, len, addr);
 	neutral = arch->site_neutral(&d);
 	return d.kind == MC_SITE_NOP && d.len == len && neutral &&
@@ -250,13 +302,13 @@ static int is_neutral(const uint8_t *p, unsigned len, unsigned long addr)
 
 static int show_site(const struct mcount_site_info *s, void *arg)
 {
-	const uint8_t *p = (const uint8_t *)s->addr;
+	const uint8_t *p = (const uint8_t *)s->at;
 	int want_nop = *(int *)arg;
 
 	if (s->state == MCOUNT_SITE_REFUSED) {
 		printf("REFUSED %lx\n", s->addr - bias);
 		if (s->addr != (unsigned long)bad_site &&
-		    s->addr != victim_site)
+		    s->addr != victim_site && s->at != victim_site)
 			refused_ok = 0;
 		return 0;
 	}
@@ -264,10 +316,33 @@ static int show_site(const struct mcount_site_info *s, void *arg)
 	for (unsigned i = 0; i < s->len; i++)
 		printf(" %02x", p[i]);
 	printf("\n");
-	if (want_nop && (s->state != MCOUNT_SITE_NOP ||
-			 !is_neutral(p, s->len, s->addr)))
+	if (s->style == MCOUNT_STYLE_PAD) {
+		printf("PAD %lx %lx %u", s->addr - bias, s->at - bias, s->len);
+		for (unsigned i = 0; i < s->len; i++)
+			printf(" %02x", p[i]);
+		printf("\n");
+	}
+	if (want_nop && (s->state != MCOUNT_SITE_NOP || !is_neutral(s)))
 		sites_ok = 0;
 	return 0;
+}
+
+/* Keep (at boot) or compare (at the end) each accepted site's bytes. */
+static int boot_bytes_same(int keep)
+{
+	struct mcount_site_info s;
+	int same = mcount_site_count() <= MAX_SITES;
+
+	for (size_t i = 0; same && i < mcount_site_count(); i++) {
+		if (mcount_site_get(i, &s) || s.state == MCOUNT_SITE_REFUSED)
+			continue;
+		if (keep)
+			memcpy(boot_bytes[i], (const void *)s.at, s.len);
+		else
+			same = memcmp(boot_bytes[i], (const void *)s.at,
+				      s.len) == 0;
+	}
+	return same;
 }
 
 static void check_boot(int manual, int style)
@@ -286,8 +361,15 @@ static void check_boot(int manual, int style)
 	      "site count equals table entries");
 	check(c.refused == want_refused && c.duplicates == 1,
 	      "refused: bad_site, the duplicate (and the victim)");
-	check(c.patched + c.nops + c.refused == c.sites && c.nops == 0,
-	      "every other site patched at boot");
+	if (pad_style)
+		check(c.nops + c.refused == c.sites && c.patched == 0 &&
+		      c.pads == c.nops && c.pads > 0,
+		      "every other site a pad, left as it was at boot");
+	else
+		check(c.patched + c.nops + c.refused == c.sites &&
+		      c.nops == 0 && c.pads == 0,
+		      "every other site patched at boot");
+	check(boot_bytes_same(1), "site bytes kept after boot");
 	mcount_for_each_site(show_site, &want_nop);
 	check(sites_ok, "every accepted site holds the arch's neutral form");
 	check(refused_ok, "only the expected sites are refused");
@@ -391,9 +473,8 @@ static void check_verify(void)
 	check(mcount_enable(f) == MCOUNT_OK && mcount_verify() == 0 &&
 	      mcount_disable(f) == MCOUNT_OK, "verify: an enabled site too");
 	check(find_site_info(f, &si) == 0 &&
-	      arch_at(si.addr)->encode_call(forged, si.len, si.addr,
-					    (unsigned long)rt_dummy) &&
-	      set_text(si.addr, forged, si.len) == 0,
+	      forge_call(&si, (unsigned long)rt_dummy, forged) &&
+	      set_text(si.at, forged, si.len) == 0,
 	      "forge a call in fx_other's site");
 	check(mcount_verify() == 1 && mcount_verify() == 0,
 	      "verify finds the forged site, once");
@@ -406,12 +487,14 @@ int main(int argc, char **argv)
 	struct mcount_counts c;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: rt_test auto|manual fentry|mcount\n");
+		fprintf(stderr, "usage: rt_test auto|manual fentry|mcount|pad\n");
 		return 2;
 	}
 	manual = strcmp(argv[1], "manual") == 0;
-	style = strcmp(argv[2], "mcount") == 0 ?
-		MCOUNT_STYLE_MCOUNT : MCOUNT_STYLE_FENTRY;
+	style = strcmp(argv[2], "mcount") == 0 ? MCOUNT_STYLE_MCOUNT :
+		strcmp(argv[2], "pad") == 0 ? MCOUNT_STYLE_PAD :
+		MCOUNT_STYLE_FENTRY;
+	pad_style = style == MCOUNT_STYLE_PAD;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dl_iterate_phdr(first_object, NULL);
 
@@ -433,6 +516,8 @@ int main(int argc, char **argv)
 	mcount_for_each_site(show_site, &want_nop);
 	mcount_get_counts(&c);
 	check(sites_ok && c.enabled == 0, "every site is a NOP again");
+	check(boot_bytes_same(0),
+	      "every site holds exactly its bytes after boot again");
 	printf("%s: rt_test %s %s\n", failures ? "FAIL" : "PASS", argv[1],
 	       argv[2]);
 	return failures ? 1 : 0;

@@ -75,7 +75,8 @@ build() {	# build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 	[ "$3" = -no-pie ] && cc_pie=-fno-pie
 	mkdir -p "$bd"
 	hooked_cc "$2" $cc_pie $T/fixture.c "$bd/fixture.o" "${5:-}" &&
-	$CC $cc_pie ${RT_VARIANT_CFLAGS:-} -c $T/bad-$RT_ARCH.S -o "$bd/bad.o" &&
+	$CC $cc_pie ${RT_VARIANT_CFLAGS:-} $BAD_FLAGS -c $T/bad-$RT_ARCH.S \
+		-o "$bd/bad.o" &&
 	$CC $CFLAGS $cc_pie ${5:-} -c $T/rt_test.c -o "$bd/rt_test.o" &&
 	$CC $3 ${5:-} -o "$bd/rt_test" "$bd/rt_test.o" "$bd/fixture.o" \
 		"$bd/bad.o" "$4" -Wl,-T,lds/mcount.lds -Wl,--gc-sections \
@@ -126,13 +127,14 @@ table_addrs() {	# table_addrs <binary>
 	fi
 }
 
-# Every table address must hold, on disk, a call to a hook stub (or be
-# bad_site, the one planted on purpose).  In a gotcall case the hooks
-# must be calls through the GOT, at least one, except dup_site's.
+# Every table address must hold, on disk, a call to a hook stub, or in
+# a pad case a pad NOP (or be bad_site, the one planted on purpose).  In
+# a gotcall case the hooks must be calls through the GOT, at least one,
+# except dup_site's.
 check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 	$RT_OBJDUMP -d --no-show-raw-insn "$1" |
-	HOOK_RE=$RT_HOOK_RE GOT_RE=${3:+$RT_GOTCALL_RE} \
-	LEAD_RE=${RT_HOOK_LEAD_RE:-} awk -v list="$2" "$AWK_HEX"'
+	HOOK_RE=$CASE_HOOK_RE GOT_RE=${3:+$RT_GOTCALL_RE} \
+	LEAD_RE=$CASE_LEAD_RE awk -v list="$2" "$AWK_HEX"'
 		BEGIN { while ((getline a < list) > 0) want[a] = 1
 			hook = ENVIRON["HOOK_RE"]; got = ENVIRON["GOT_RE"]
 			lead = ENVIRON["LEAD_RE"] }
@@ -157,12 +159,38 @@ check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	awk '/^SITE/ { for (i = 4; i <= NF; i++) printf "%s", $i }' "$1" |
 		xxd -r -p > "$2/nops.bin"
-	nsites=$(awk -v w="${RT_NEUTRAL_INSN_LEN:-0}" '/^SITE/ {
+	nsites=$(awk -v w="${CASE_NEUTRAL_INSN_LEN:-0}" '/^SITE/ {
 		n += w ? $3 / w : 1 } END { print n + 0 }' "$1")
 	$RT_OBJDUMP -D -b binary -m ${RT_VARIANT_BFD:-$RT_BFD} "$2/nops.bin" |
 		NEUTRAL_RE=$RT_NEUTRAL_RE awk -F'\t' -v n="$nsites" '/^ *[0-9a-f]+:\t/ && NF >= 3 { k++
 			if ($3 (NF > 3 ? " " $4 : "") !~ ENVIRON["NEUTRAL_RE"]) bad++ }
 			END { exit !(k == n && bad == 0) }'
+}
+
+# The bytes of file <binary>'s .text from link-time address <addr>
+# (hex), <len> of them, as objdump -s shows them: hex, no spaces.
+disk_bytes() {	# disk_bytes <binary> <addr> <len>
+	$RT_OBJDUMP -s --start-address=0x$2 \
+		--stop-address=$((0x$2 + $3)) "$1" | awk '
+		/^Contents of section / { code = 0 }
+		/^Contents of section \.text:/ { code = 1 }
+		code && /^ [0-9a-f]+ / { sub(/^ /, "")
+			h = substr($0, length($1) + 2, 35)
+			gsub(/[^0-9a-f]/, "", h); printf "%s", h }'
+}
+
+# What rt_test read at each pad after boot (PAD <addr> <at> <len>
+# <bytes>, link-time addresses) must be the file's bytes there: boot
+# leaves pads as they are.
+check_pad_bytes() {	# check_pad_bytes <binary> <rt_test output>
+	sed -n '/^-- after/q; /^PAD /p' "$2" > "$2.pads"
+	[ -s "$2.pads" ] || return 1
+	while read -r _ _ at len bytes; do
+		want=$(echo "$bytes" | tr -d ' ')
+		[ "$(disk_bytes "$1" "$at" "$len")" = "$want" ] || {
+			echo "pad at $at: file has $(disk_bytes "$1" "$at" \
+				"$len"), run time $want"; return 1; }
+	done < "$2.pads"
 }
 
 # The table must be written only by the dynamic linker, then read-only.
@@ -191,7 +219,7 @@ run_case() {	# run_case <dir> <auto|manual> <style> [runner...]
 	return 0
 }
 
-check_binary() {	# check_binary <dir> <mode> [gotcall]
+check_binary() {	# check_binary <dir> <mode> <style> [gotcall]
 	bin=$1 out="$1/$2.out" err="$1/$2.err" tag="[$1 $2]"
 	table_addrs "$bin/rt_test" > "$bin/table.txt"
 	n=$(wc -l < "$bin/table.txt")
@@ -204,8 +232,8 @@ check_binary() {	# check_binary <dir> <mode> [gotcall]
 	sort -u "$bin/table.txt" > "$bin/table.uniq"
 	expect "$tag run-time sites are exactly the table's addresses" \
 		cmp -s "$bin/seen.txt" "$bin/table.uniq"
-	expect "$tag objdump: every table address is a call to the hook" \
-		check_disk_sites "$bin/rt_test" "$bin/table.uniq" ${3:-}
+	expect "$tag objdump: every table address is a ${CASE_HOOK_WHAT}" \
+		check_disk_sites "$bin/rt_test" "$bin/table.uniq" ${4:-}
 	expect "$tag objdump: bytes read back after boot are NOPs" \
 		check_nop_bytes "$out" "$bin"
 	want=3
@@ -217,7 +245,11 @@ check_binary() {	# check_binary <dir> <mode> [gotcall]
 		grep -q '<fx_other+0x[0-9a-f]*>: [0-9a-f ]*: changed since it was patched' "$err"
 	if [ $2 = manual ]; then
 		expect "$tag corrupted fx_victim reported with its bytes" \
-			grep -q '<fx_victim+0x[0-9a-f]*>: [0-9a-f ]*: call to something other' "$err"
+			grep -qE "<fx_victim\+0x[0-9a-f]*>: [0-9a-f ]*: $CASE_VICTIM_WHY" "$err"
+	fi
+	if [ $3 = pad ]; then
+		expect "$tag every pad's bytes at boot are the file's (objdump -s)" \
+			check_pad_bytes "$bin/rt_test" "$out"
 	fi
 	expect "$tag no DT_TEXTREL" \
 		sh -c "! readelf -d '$bin/rt_test' | grep -q TEXTREL"
@@ -235,15 +267,28 @@ parse_case() {	# parse_case <case>
 	gotcall=
 	extra=
 	case $1 in *-gotcall) gotcall=1 extra=$RT_GOTCALL_CFLAGS ;; esac
-	RT_VARIANT_CFLAGS= RT_VARIANT_BFD=
+	RT_VARIANT_CFLAGS= RT_VARIANT_BFD= RT_VARIANT_HOOKS= RT_VARIANT_NOP_LEN=
 	case $1 in *+*)
 		rt_variant "$RT_ARCH" "${1#*+}" ||
 			fail "[$1] no variant ${1#*+} in $T/arches.sh"
 		extra="$extra $RT_VARIANT_CFLAGS" ;;
 	esac
+	CASE_HOOK_RE=$RT_HOOK_RE CASE_LEAD_RE=${RT_HOOK_LEAD_RE:-}
+	CASE_HOOK_WHAT="call to the hook"
+	CASE_NEUTRAL_INSN_LEN=${RT_NEUTRAL_INSN_LEN:-}
+	CASE_VICTIM_WHY="call to something other"
+	BAD_FLAGS=
+	if [ $style = pad ]; then
+		# bad-<arch>.S lists a pad twice, not a call
+		hooks=$RT_VARIANT_HOOKS BAD_FLAGS=-DRT_PAD
+		CASE_HOOK_RE=$RT_PAD_RE CASE_LEAD_RE= CASE_HOOK_WHAT="pad NOP"
+		CASE_NEUTRAL_INSN_LEN=$RT_VARIANT_NOP_LEN
+		CASE_VICTIM_WHY="(not a hook call, NOP or NOP pad|NOP pad too short)"
+	fi
 }
 
-# For the slower runs, one case per style: its PIE if there is one.
+# For the slower runs, one case per style: its PIE if there is one
+# (for pads, the first pad case).
 main_cases() {
 	all=" $(echo $RT_CASES) "
 	for s in fentry mcount; do
@@ -251,6 +296,9 @@ main_cases() {
 		*" $s-pie "*) echo $s-pie ;;
 		*" $s-no-pie "*) echo $s-no-pie ;;
 		esac
+	done
+	for c in $RT_CASES; do
+		case $c in pad-*) echo $c; break ;; esac
 	done
 }
 
@@ -264,7 +312,7 @@ for c in $RT_CASES; do
 	fi
 	for mode in auto manual; do
 		run_case $d $mode $style $RT_RUN
-		check_binary $d $mode $gotcall
+		check_binary $d $mode $style $gotcall
 	done
 done
 
@@ -287,7 +335,7 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 	for c in $(main_cases); do
 		parse_case $c
 		if [ $ok = 1 ] &&
-		   build $d/$style "$hooks" $pie $d/libmcount-san.a "$SAN"; then
+		   build $d/$style "$hooks" $pie $d/libmcount-san.a "$SAN $extra"; then
 			run_case $d/$style auto $style $RT_SAN_RUN $RT_RUN
 			run_case $d/$style manual $style $RT_SAN_RUN $RT_RUN
 		else
