@@ -209,6 +209,8 @@ void mc_object_close(struct mc_object *obj)
 		free(obj->sections[i].buf);
 	free(obj->sections);
 	free(obj->symbols);
+	free(obj->funcs);
+	free(obj->named);
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
@@ -275,24 +277,34 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
 	return NULL;
 }
 
-const struct mc_symbol *mc_function_at(const struct mc_object *obj,
-				       size_t shndx, uint64_t value)
+/*
+ * Lookups by value go through two sorted indexes built on first use:
+ * function symbols by (section, value), and symbols that can name a call
+ * target by value alone.  A linked image has as many symbols as table
+ * entries, so a linear scan per entry would be quadratic.
+ */
+static const struct mc_object *sort_obj;	/* qsort has no context */
+
+static int by_section_value(const void *a, const void *b)
 {
-	const struct mc_symbol *best = NULL;
+	const struct mc_symbol *x = &sort_obj->symbols[*(const size_t *)a];
+	const struct mc_symbol *y = &sort_obj->symbols[*(const size_t *)b];
 
-	for (size_t i = 1; i < obj->n_symbols; i++) {
-		const struct mc_symbol *s = &obj->symbols[i];
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->sym.st_value != y->sym.st_value)
+		return x->sym.st_value < y->sym.st_value ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
 
-		if (GELF_ST_TYPE(s->sym.st_info) != STT_FUNC ||
-		    s->shndx != shndx || value < s->sym.st_value ||
-		    value - s->sym.st_value >= (s->sym.st_size ? s->sym.st_size
-							       : 1))
-			continue;
-		if (!best || (GELF_ST_BIND(best->sym.st_info) == STB_LOCAL &&
-			      GELF_ST_BIND(s->sym.st_info) != STB_LOCAL))
-			best = s;
-	}
-	return best;
+static int by_value(const void *a, const void *b)
+{
+	const struct mc_symbol *x = &sort_obj->symbols[*(const size_t *)a];
+	const struct mc_symbol *y = &sort_obj->symbols[*(const size_t *)b];
+
+	if (x->sym.st_value != y->sym.st_value)
+		return x->sym.st_value < y->sym.st_value ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
 /*
@@ -304,21 +316,109 @@ static bool is_mapping_symbol(const char *name)
 	return name[0] == '$';
 }
 
-const struct mc_symbol *mc_symbol_at(const struct mc_object *obj,
-				     uint64_t value)
+static bool names_code(const struct mc_symbol *s)
+{
+	unsigned type = GELF_ST_TYPE(s->sym.st_info);
+
+	return s->sym.st_shndx != SHN_UNDEF && *s->name &&
+	       !is_mapping_symbol(s->name) &&
+	       (type == STT_FUNC || type == STT_NOTYPE);
+}
+
+static bool is_defined_function(const struct mc_symbol *s)
+{
+	return GELF_ST_TYPE(s->sym.st_info) == STT_FUNC &&
+	       s->sym.st_shndx != SHN_UNDEF;
+}
+
+static size_t *build_index(struct mc_object *obj, size_t *n,
+			   bool (*want)(const struct mc_symbol *),
+			   int (*order)(const void *, const void *))
+{
+	size_t *v = malloc((obj->n_symbols + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 1; i < obj->n_symbols; i++)
+		if (want(&obj->symbols[i]))
+			v[(*n)++] = i;
+	sort_obj = obj;
+	qsort(v, *n, sizeof(*v), order);
+	return v;
+}
+
+/* First index position whose symbol is not below the key, by `order`. */
+static size_t lower_bound(const struct mc_object *obj, const size_t *v,
+			  size_t n, size_t shndx, uint64_t value, bool by_sec)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mc_symbol *s = &obj->symbols[v[mid]];
+		bool below = by_sec ? (s->shndx < shndx ||
+				       (s->shndx == shndx &&
+					s->sym.st_value < value))
+				    : s->sym.st_value < value;
+
+		if (below)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool covers(const struct mc_symbol *s, size_t shndx, uint64_t value)
+{
+	return s->shndx == shndx && value >= s->sym.st_value &&
+	       value - s->sym.st_value < (s->sym.st_size ? s->sym.st_size : 1);
+}
+
+const struct mc_symbol *mc_function_at(struct mc_object *obj, size_t shndx,
+				       uint64_t value)
+{
+	const struct mc_symbol *best = NULL;
+
+	if (!obj->funcs && !(obj->funcs = build_index(obj, &obj->n_funcs,
+						      is_defined_function,
+						      by_section_value)))
+		return NULL;
+	/* Candidates start at or before value: walk back from there. */
+	size_t i = lower_bound(obj, obj->funcs, obj->n_funcs, shndx,
+			       value + 1, true);
+	for (size_t seen = 0; i-- > 0 && seen < 16; seen++) {
+		const struct mc_symbol *s = &obj->symbols[obj->funcs[i]];
+
+		if (s->shndx != shndx)
+			break;
+		if (!covers(s, shndx, value))
+			continue;
+		if (!best || (GELF_ST_BIND(best->sym.st_info) == STB_LOCAL &&
+			      GELF_ST_BIND(s->sym.st_info) != STB_LOCAL))
+			best = s;
+	}
+	return best;
+}
+
+const struct mc_symbol *mc_symbol_at(struct mc_object *obj, uint64_t value)
 {
 	const struct mc_symbol *untyped = NULL;
 
-	for (size_t i = 1; i < obj->n_symbols; i++) {
-		const struct mc_symbol *s = &obj->symbols[i];
-		unsigned type = GELF_ST_TYPE(s->sym.st_info);
+	if (!obj->named && !(obj->named = build_index(obj, &obj->n_named,
+						      names_code, by_value)))
+		return NULL;
+	for (size_t i = lower_bound(obj, obj->named, obj->n_named, 0, value,
+				    false);
+	     i < obj->n_named; i++) {
+		const struct mc_symbol *s = &obj->symbols[obj->named[i]];
 
-		if (s->sym.st_shndx == SHN_UNDEF || s->sym.st_value != value ||
-		    !*s->name || is_mapping_symbol(s->name))
-			continue;
-		if (type == STT_FUNC)
+		if (s->sym.st_value != value)
+			break;
+		if (GELF_ST_TYPE(s->sym.st_info) == STT_FUNC)
 			return s;
-		if (type == STT_NOTYPE && !untyped)
+		if (!untyped)
 			untyped = s;
 	}
 	return untyped;
@@ -591,6 +691,10 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 	    !store_local_symbols(obj, k, shndx, value, n))
 		return SIZE_MAX;
 	shift_group_signatures(obj, k, n);
+	/* Symbol numbers moved: the lookup indexes are stale. */
+	free(obj->funcs);
+	free(obj->named);
+	obj->funcs = obj->named = NULL;
 	obj->first_global += n;
 	obj->symtab->shdr.sh_info += (GElf_Word)n;
 	return k;

@@ -65,6 +65,8 @@ struct mc_object {
 	struct mc_symbol *symbols;
 	size_t n_symbols;
 	size_t first_global;		/* symtab's sh_info */
+	size_t *funcs, n_funcs;		/* lookup indexes, built on first use */
+	size_t *named, n_named;
 
 	char error[256];
 };
@@ -99,11 +101,11 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
  * image's symbols hold addresses, an object's hold offsets), preferring
  * a global name over a local alias; NULL when none covers it.
  */
-const struct mc_symbol *mc_function_at(const struct mc_object *obj,
+const struct mc_symbol *mc_function_at(struct mc_object *obj,
 				       size_t shndx, uint64_t value);
 
 /* A symbol whose value is exactly `value` (any section), or NULL. */
-const struct mc_symbol *mc_symbol_at(const struct mc_object *obj,
+const struct mc_symbol *mc_symbol_at(struct mc_object *obj,
 				     uint64_t value);
 
 /* Index of a symbol called `name`, or SIZE_MAX. */

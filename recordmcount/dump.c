@@ -37,6 +37,14 @@ struct dump {
 	struct entry *entries;
 	size_t n_entries;
 	struct mc_site_list hooks;	/* objects only */
+	struct relative *relative;	/* a PIE's R_*_RELATIVE, by offset */
+	size_t n_relative;
+	bool relative_read;
+};
+
+struct relative {
+	uint64_t offset;
+	uint64_t addend;
 };
 
 static void no_warnings(const struct mc_object *obj,
@@ -94,11 +102,27 @@ static bool object_entries(struct dump *d, struct mc_section *table,
 	return true;
 }
 
-/* In a PIE the dynamic relocation, not the slot, holds the address. */
-static bool relative_addend(struct dump *d, uint64_t where, uint64_t *value)
+static int compare_relative(const void *a, const void *b)
+{
+	const struct relative *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Every R_*_RELATIVE of the image's dynamic relocations, sorted. */
+static void read_relative(struct dump *d)
 {
 	struct mc_object *obj = d->obj;
+	size_t n = 0;
 
+	d->relative_read = true;
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (obj->sections[i].shdr.sh_type == SHT_RELA &&
+		    (obj->sections[i].shdr.sh_flags & SHF_ALLOC))
+			n += mc_reloc_count(&obj->sections[i]);
+	d->relative = malloc((n + 1) * sizeof(*d->relative));
+	if (!d->relative)
+		return;
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *s = &obj->sections[i];
 
@@ -107,14 +131,29 @@ static bool relative_addend(struct dump *d, uint64_t where, uint64_t *value)
 		for (size_t j = 0; j < mc_reloc_count(s); j++) {
 			struct mc_reloc r;
 
-			if (mc_reloc_get(obj, s, j, &r) && r.offset == where &&
-			    r.type == d->arch->relative_reloc) {
-				*value = (uint64_t)r.addend;
-				return true;
-			}
+			if (mc_reloc_get(obj, s, j, &r) &&
+			    r.type == d->arch->relative_reloc)
+				d->relative[d->n_relative++] = (struct relative){
+					r.offset, (uint64_t)r.addend };
 		}
 	}
-	return false;
+	qsort(d->relative, d->n_relative, sizeof(*d->relative),
+	      compare_relative);
+}
+
+/* In a PIE the dynamic relocation, not the slot, holds the address. */
+static bool relative_addend(struct dump *d, uint64_t where, uint64_t *value)
+{
+	struct relative key = { where, 0 };
+	const struct relative *r;
+
+	if (!d->relative_read)
+		read_relative(d);
+	r = d->n_relative ? bsearch(&key, d->relative, d->n_relative,
+				    sizeof(key), compare_relative) : NULL;
+	if (r)
+		*value = r->addend;
+	return r != NULL;
 }
 
 static void linked_entries(struct dump *d, struct mc_section *table,
@@ -585,6 +624,7 @@ int mc_dump_file(const char *path, const struct mc_options *opt)
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
 	fflush(stdout);
 	free(d.entries);
+	free(d.relative);
 	mc_site_list_free(&d.hooks);
 	mc_object_close(&obj);
 	return ok ? 0 : 1;
