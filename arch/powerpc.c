@@ -307,67 +307,45 @@ static const struct mc_insn ppc_be_pad_nops[] = {
 	{ 4, { 0x60, 0x00, 0x00, 0x00 } },		/* nop */
 };
 
+/* What a byte order decides: the decoders and encoders, and the NOP. */
+#define PPC_LE_CODE							\
+	.endian = MC_LITTLE_ENDIAN,					\
+	.pad_nops = ppc_le_pad_nops, .n_pad_nops = MC_COUNT(ppc_le_pad_nops), \
+	.decode_site = ppc_decode_le, .encode_nop = ppc_encode_nop_le,	\
+	.encode_call = ppc_encode_call_le,				\
+	.site_neutral = ppc_site_neutral_le
+
+#define PPC_BE_CODE							\
+	.endian = MC_BIG_ENDIAN,					\
+	.pad_nops = ppc_be_pad_nops, .n_pad_nops = MC_COUNT(ppc_be_pad_nops), \
+	.decode_site = ppc_decode_be, .encode_nop = ppc_encode_nop_be,	\
+	.encode_call = ppc_encode_call_be,				\
+	.site_neutral = ppc_site_neutral_be
+
+/* What ELFv1 (big-endian) and ELFv2 (little-endian) ppc64 share. */
+#define PPC64_COMMON							\
+	.e_machine = EM_PPC64_, .elf_class = 64, .addr_size = 8,	\
+	.table_uses_rela = true, .table_reloc = R_PPC64_ADDR64_,	\
+	.none_reloc = R_PPC64_NONE_, .relative_reloc = R_PPC64_RELATIVE_, \
+	.hook_symbols = ppc64_hook_symbols, PPC64_COMPANIONS,		\
+	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET
+
 const struct mc_arch mc_arch_ppc64le = {
-	.name = "ppc64le",
-	.e_machine = EM_PPC64_,
-	.elf_class = 64,
-	.endian = MC_LITTLE_ENDIAN,
-	.addr_size = 8,
-	.table_uses_rela = true,
-	.table_reloc = R_PPC64_ADDR64_,
-	.none_reloc = R_PPC64_NONE_,
-	.relative_reloc = R_PPC64_RELATIVE_,
-	.hook_symbols = ppc64_hook_symbols,
-	.forms = ppc64le_forms,
-	.pad_nops = ppc_le_pad_nops, .n_pad_nops = 1,
-	.n_forms = sizeof(ppc64le_forms) / sizeof(ppc64le_forms[0]),
-	PPC64_COMPANIONS,
-	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,
-	.decode_site = ppc_decode_le,
-	.encode_nop = ppc_encode_nop_le,
-	.encode_call = ppc_encode_call_le,
-	.site_neutral = ppc_site_neutral_le,
+	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
+	.forms = ppc64le_forms, .n_forms = MC_COUNT(ppc64le_forms),
 };
 
 const struct mc_arch mc_arch_ppc64 = {
-	.name = "ppc64",
-	.e_machine = EM_PPC64_,
-	.elf_class = 64,
-	.endian = MC_BIG_ENDIAN,
-	.addr_size = 8,
-	.table_uses_rela = true,
-	.table_reloc = R_PPC64_ADDR64_,
-	.none_reloc = R_PPC64_NONE_,
-	.relative_reloc = R_PPC64_RELATIVE_,
-	.hook_symbols = ppc64_hook_symbols,
-	.forms = ppc64_forms,
-	.pad_nops = ppc_be_pad_nops, .n_pad_nops = 1,
-	.n_forms = sizeof(ppc64_forms) / sizeof(ppc64_forms[0]),
-	PPC64_COMPANIONS,
-	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,
-	.decode_site = ppc_decode_be,
-	.encode_nop = ppc_encode_nop_be,
-	.encode_call = ppc_encode_call_be,
-	.site_neutral = ppc_site_neutral_be,
+	.name = "ppc64", PPC64_COMMON, PPC_BE_CODE,
+	.forms = ppc64_forms, .n_forms = MC_COUNT(ppc64_forms),
 };
 
 const struct mc_arch mc_arch_ppc = {
-	.name = "ppc",
-	.e_machine = EM_PPC_,
-	.elf_class = 32,
-	.endian = MC_BIG_ENDIAN,
-	.addr_size = 4,
-	.table_uses_rela = true,
-	.table_reloc = R_PPC_ADDR32_,
-	.none_reloc = R_PPC_NONE_,
-	.relative_reloc = R_PPC_RELATIVE_,
+	.name = "ppc", PPC_BE_CODE,
+	.e_machine = EM_PPC_, .elf_class = 32, .addr_size = 4,
+	.table_uses_rela = true, .table_reloc = R_PPC_ADDR32_,
+	.none_reloc = R_PPC_NONE_, .relative_reloc = R_PPC_RELATIVE_,
 	.hook_symbols = ppc32_hook_symbols,
-	.forms = ppc32_forms,
-	.pad_nops = ppc_be_pad_nops, .n_pad_nops = 1,
-	.n_forms = sizeof(ppc32_forms) / sizeof(ppc32_forms[0]),
+	.forms = ppc32_forms, .n_forms = MC_COUNT(ppc32_forms),
 	.max_entry_offset = PPC32_MAX_ENTRY_OFFSET,
-	.decode_site = ppc_decode_be,
-	.encode_nop = ppc_encode_nop_be,
-	.encode_call = ppc_encode_call_be,
-	.site_neutral = ppc_site_neutral_be,
 };

@@ -38,6 +38,55 @@
 
 	.text
 
+/*
+ * The frame both trampolines build.  push_frame stores the frame record
+ * (x29, x30) and points x29 at it; save_args/restore_args keep x0-x7 and
+ * q0-q7, and each trampoline keeps x8 (with the pad's x9) itself.
+ * pop_frame REG reloads x29 and, into REG (x30 unless named), the
+ * saved x30, and frees the frame; the pad has by then reloaded x30
+ * from x9's slot, hence the unconditional .cfi_restore x30.
+ */
+	.macro	push_frame
+	stp	x29, x30, [sp, #-FRAME]!
+	.cfi_def_cfa_offset FRAME
+	.cfi_offset x29, -FRAME
+	.cfi_offset x30, -FRAME + 8
+	mov	x29, sp
+	.endm
+
+	.macro	pop_frame reg=x30
+	ldp	x29, \reg, [sp], #FRAME
+	.cfi_def_cfa_offset 0
+	.cfi_restore x29
+	.cfi_restore x30
+	.endm
+
+	.macro	save_args
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+#ifdef __ARM_FP
+	stp	q0, q1, [sp, #96]
+	stp	q2, q3, [sp, #128]
+	stp	q4, q5, [sp, #160]
+	stp	q6, q7, [sp, #192]
+#endif
+	.endm
+
+	.macro	restore_args
+#ifdef __ARM_FP
+	ldp	q0, q1, [sp, #96]
+	ldp	q2, q3, [sp, #128]
+	ldp	q4, q5, [sp, #160]
+	ldp	q6, q7, [sp, #192]
+#endif
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	.endm
+
 	.globl	_mcount
 	.type	_mcount, %function
 	.p2align 2
@@ -55,40 +104,15 @@ _mcount:
 mc_rt_tramp_mcount:
 	.cfi_startproc
 	hint	#34			/* bti c */
-	stp	x29, x30, [sp, #-FRAME]!
-	.cfi_def_cfa_offset FRAME
-	.cfi_offset x29, -FRAME
-	.cfi_offset x30, -FRAME + 8
-	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
+	push_frame
 	str	x8, [sp, #80]
-#ifdef __ARM_FP
-	stp	q0, q1, [sp, #96]
-	stp	q2, q3, [sp, #128]
-	stp	q4, q5, [sp, #160]
-	stp	q6, q7, [sp, #192]
-#endif
+	save_args
 	mov	x1, x0			/* the function's return address */
 	mov	x0, x30			/* return address into the function */
 	bl	mc_rt_dispatch
-#ifdef __ARM_FP
-	ldp	q0, q1, [sp, #96]
-	ldp	q2, q3, [sp, #128]
-	ldp	q4, q5, [sp, #160]
-	ldp	q6, q7, [sp, #192]
-#endif
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
+	restore_args
 	ldr	x8, [sp, #80]
-	ldp	x29, x30, [sp], #FRAME
-	.cfi_def_cfa_offset 0
-	.cfi_restore x29
-	.cfi_restore x30
+	pop_frame
 	ret
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
@@ -114,40 +138,15 @@ mc_rt_tramp_mcount:
 mc_rt_tramp_pad:
 	.cfi_startproc
 	hint	#34			/* bti c */
-	stp	x29, x30, [sp, #-FRAME]!
-	.cfi_def_cfa_offset FRAME
-	.cfi_offset x29, -FRAME
-	.cfi_offset x30, -FRAME + 8
-	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
+	push_frame
 	stp	x8, x9, [sp, #80]
-#ifdef __ARM_FP
-	stp	q0, q1, [sp, #96]
-	stp	q2, q3, [sp, #128]
-	stp	q4, q5, [sp, #160]
-	stp	q6, q7, [sp, #192]
-#endif
+	save_args
 	mov	x1, x9			/* the function's return address */
 	mov	x0, x30			/* return address into the function */
 	bl	mc_rt_dispatch
-#ifdef __ARM_FP
-	ldp	q0, q1, [sp, #96]
-	ldp	q2, q3, [sp, #128]
-	ldp	q4, q5, [sp, #160]
-	ldp	q6, q7, [sp, #192]
-#endif
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
+	restore_args
 	ldp	x8, x30, [sp, #80]	/* x30 := the function's return address */
-	ldp	x29, x9, [sp], #FRAME	/* x9 := back into the function */
-	.cfi_def_cfa_offset 0
-	.cfi_restore x29
-	.cfi_restore x30
+	pop_frame x9			/* x9 := back into the function */
 	ret	x9
 	.cfi_endproc
 	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad

@@ -41,25 +41,27 @@
 
 	.text
 
-	.globl	_mcount
-	.type	_mcount, @function
-	.p2align 2
-_mcount:
-	.cfi_startproc
-	ret
-	.cfi_endproc
-	.size	_mcount, . - _mcount
-
-	.globl	mc_rt_tramp_mcount
-	.hidden	mc_rt_tramp_mcount
-	.type	mc_rt_tramp_mcount, @function
-	.p2align 2
-mc_rt_tramp_mcount:
-	.cfi_startproc
-	addi	sp, sp, -FRAME
-	.cfi_def_cfa_offset FRAME
+/*
+ * The frame both trampolines build: push_frame SIZE allocates SIZE
+ * bytes and stores ra at 0(sp); save_args/restore_args keep a0-a7 and
+ * fa0-fa7 at 8(sp) onwards; pop_frame SIZE reloads ra and frees them.
+ * SIZE must contain no spaces (gas splits macro arguments at them).
+ */
+	.macro	push_frame size
+	addi	sp, sp, -(\size)
+	.cfi_def_cfa_offset \size
 	sd	ra, 0(sp)
-	.cfi_offset ra, -FRAME
+	.cfi_offset ra, -(\size)
+	.endm
+
+	.macro	pop_frame size
+	ld	ra, 0(sp)
+	.cfi_restore ra
+	addi	sp, sp, \size
+	.cfi_def_cfa_offset 0
+	.endm
+
+	.macro	save_args
 	sd	a0, 8(sp)
 	sd	a1, 16(sp)
 	sd	a2, 24(sp)
@@ -78,9 +80,9 @@ mc_rt_tramp_mcount:
 	FSAVE	fa6, 120(sp)
 	FSAVE	fa7, 128(sp)
 #endif
-	mv	a1, a0			/* the function's return address */
-	mv	a0, ra			/* return address into the function */
-	call	mc_rt_dispatch
+	.endm
+
+	.macro	restore_args
 #if HAVE_FP
 	FLOAD	fa0, 72(sp)
 	FLOAD	fa1, 80(sp)
@@ -99,10 +101,30 @@ mc_rt_tramp_mcount:
 	ld	a5, 48(sp)
 	ld	a6, 56(sp)
 	ld	a7, 64(sp)
-	ld	ra, 0(sp)
-	.cfi_restore ra
-	addi	sp, sp, FRAME
-	.cfi_def_cfa_offset 0
+	.endm
+
+	.globl	_mcount
+	.type	_mcount, @function
+	.p2align 2
+_mcount:
+	.cfi_startproc
+	ret
+	.cfi_endproc
+	.size	_mcount, . - _mcount
+
+	.globl	mc_rt_tramp_mcount
+	.hidden	mc_rt_tramp_mcount
+	.type	mc_rt_tramp_mcount, @function
+	.p2align 2
+mc_rt_tramp_mcount:
+	.cfi_startproc
+	push_frame FRAME
+	save_args
+	mv	a1, a0			/* the function's return address */
+	mv	a0, ra			/* return address into the function */
+	call	mc_rt_dispatch
+	restore_args
+	pop_frame FRAME
 	ret
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
@@ -124,55 +146,15 @@ mc_rt_tramp_mcount:
 	.p2align 2
 mc_rt_tramp_pad:
 	.cfi_startproc
-	addi	sp, sp, -(FRAME + 16)
-	.cfi_def_cfa_offset FRAME + 16
-	sd	ra, 0(sp)
-	.cfi_offset ra, -(FRAME + 16)
+	push_frame FRAME+16
 	sd	t0, FRAME(sp)
-	sd	a0, 8(sp)
-	sd	a1, 16(sp)
-	sd	a2, 24(sp)
-	sd	a3, 32(sp)
-	sd	a4, 40(sp)
-	sd	a5, 48(sp)
-	sd	a6, 56(sp)
-	sd	a7, 64(sp)
-#if HAVE_FP
-	FSAVE	fa0, 72(sp)
-	FSAVE	fa1, 80(sp)
-	FSAVE	fa2, 88(sp)
-	FSAVE	fa3, 96(sp)
-	FSAVE	fa4, 104(sp)
-	FSAVE	fa5, 112(sp)
-	FSAVE	fa6, 120(sp)
-	FSAVE	fa7, 128(sp)
-#endif
+	save_args
 	mv	a1, ra			/* the function's return address */
 	mv	a0, t0			/* return address into the function */
 	call	mc_rt_dispatch
-#if HAVE_FP
-	FLOAD	fa0, 72(sp)
-	FLOAD	fa1, 80(sp)
-	FLOAD	fa2, 88(sp)
-	FLOAD	fa3, 96(sp)
-	FLOAD	fa4, 104(sp)
-	FLOAD	fa5, 112(sp)
-	FLOAD	fa6, 120(sp)
-	FLOAD	fa7, 128(sp)
-#endif
-	ld	a0, 8(sp)
-	ld	a1, 16(sp)
-	ld	a2, 24(sp)
-	ld	a3, 32(sp)
-	ld	a4, 40(sp)
-	ld	a5, 48(sp)
-	ld	a6, 56(sp)
-	ld	a7, 64(sp)
+	restore_args
 	ld	t0, FRAME(sp)
-	ld	ra, 0(sp)
-	.cfi_restore ra
-	addi	sp, sp, FRAME + 16
-	.cfi_def_cfa_offset 0
+	pop_frame FRAME+16
 	jr	t0
 	.cfi_endproc
 	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad

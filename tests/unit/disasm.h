@@ -89,4 +89,16 @@ static inline const char *disasm_text(const char *line)
 	return t + 1;
 }
 
+
+/* The last "0x..." number in an instruction's text: a branch's target. */
+static inline uint64_t disasm_last_hex(const char *text)
+{
+	const char *p = NULL;
+
+	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
+		p = q;
+	ck_assert_ptr_nonnull(p);
+	return strtoull(p, NULL, 16);
+}
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_test.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -25,21 +26,7 @@
 
 static const struct mc_arch *a64(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("aarch64");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
-}
-
-/* The last "0x..." number in objdump's text: a branch's target. */
-static uint64_t last_hex(const char *text)
-{
-	const char *p = NULL;
-
-	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
-		p = q;
-	ck_assert_ptr_nonnull(p);
-	return strtoull(p, NULL, 16);
+	return arch("aarch64");
 }
 
 START_TEST(registry)
@@ -122,7 +109,7 @@ START_TEST(call_roundtrip)
 	ck_assert_uint_eq(s.target, target);
 	ck_assert_int_eq(disasm(OBJDUMP, b, 4, site, out, 2), 1);
 	ck_assert(strncmp(disasm_text(out[0]), "bl\t", 3) == 0);
-	ck_assert_uint_eq(last_hex(disasm_text(out[0])), target);
+	ck_assert_uint_eq(disasm_last_hex(disasm_text(out[0])), target);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_test.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -28,28 +29,12 @@
 
 static const struct mc_arch *arm(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("arm");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
+	return arch("arm");
 }
 
 static const struct mc_arch *thumb2(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("thumb2");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
-}
-
-static uint64_t last_hex(const char *text)
-{
-	const char *p = NULL;
-
-	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
-		p = q;
-	ck_assert_ptr_nonnull(p);
-	return strtoull(p, NULL, 16);
+	return arch("thumb2");
 }
 
 START_TEST(registry)
@@ -201,7 +186,7 @@ static void roundtrip(const struct mc_arch *a, unsigned i, uint64_t site)
 	const char *t = disasm_text(out[0]);
 	ck_assert_msg(strncmp(t, calls[i].insn, strlen(calls[i].insn)) == 0 &&
 		      t[strlen(calls[i].insn)] == '\t', "%u: %s", i, t);
-	ck_assert_uint_eq(last_hex(t), target & ~1ull);
+	ck_assert_uint_eq(disasm_last_hex(t), target & ~1ull);
 }
 
 START_TEST(call_roundtrip)

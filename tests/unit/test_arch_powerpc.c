@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_test.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -38,14 +39,6 @@
 #define R_PPC64_PLTSEQ_NOTOC_N 121
 #define R_PPC64_PLTCALL_NOTOC_N 122
 #define R_PPC64_PLT_PCREL34_NOTOC_N 135
-
-static const struct mc_arch *named(const char *name)
-{
-	const struct mc_arch *a = mc_arch_by_name(name);
-
-	ck_assert_msg(a != NULL, "no arch %s", name);
-	return a;
-}
 
 /* Loop index -> one of the three entries. */
 static const char *const arch_names[] = { "ppc64le", "ppc64", "ppc" };
@@ -112,7 +105,7 @@ END_TEST
 
 START_TEST(table_facts)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	bool is64 = _i < 2;
 
 	ck_assert_uint_eq(a->e_machine, is64 ? EM_PPC64_N : EM_PPC_N);
@@ -141,7 +134,7 @@ END_TEST
 
 START_TEST(hook_symbols)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 
 	ck_assert(mc_is_hook_symbol(a, "_mcount"));
 	/* ELFv1 code symbols with -mcall-aixdesc: the kernel's build. */
@@ -156,7 +149,7 @@ END_TEST
 
 START_TEST(companions)
 {
-	const struct mc_arch *le = named("ppc64le"), *be = named("ppc64");
+	const struct mc_arch *le = arch("ppc64le"), *be = arch("ppc64");
 	const uint32_t plt_seq[] = {
 		R_PPC64_PLT16_HA_N, R_PPC64_PLT16_LO_DS_N, R_PPC64_PLTSEQ_N,
 		R_PPC64_PLTSEQ_NOTOC_N, R_PPC64_PLT_PCREL34_NOTOC_N,
@@ -170,7 +163,7 @@ START_TEST(companions)
 	ck_assert(!mc_is_companion_reloc(le, R_PPC_REL24_N));
 	ck_assert(!mc_is_companion_reloc(le, R_PPC64_PLTCALL_N));
 	ck_assert(!mc_is_companion_reloc(be, R_PPC64_REL24_NOTOC_N));
-	ck_assert_uint_eq(named("ppc")->n_companion_relocs, 0);
+	ck_assert_uint_eq(arch("ppc")->n_companion_relocs, 0);
 }
 END_TEST
 
@@ -210,7 +203,7 @@ static const struct form_case good_forms[] = {
 START_TEST(form_matches)
 {
 	const struct form_case *c = &good_forms[_i];
-	const struct mc_arch *a = named(c->arch);
+	const struct mc_arch *a = arch(c->arch);
 	uint8_t sec[12];
 	size_t size = code_with(a, sec, c->word);
 	const struct mc_object_form *f =
@@ -241,7 +234,7 @@ END_TEST
 
 START_TEST(form_rejects_wrong_opcode)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	static const uint32_t words[] = {
 		0x48000000,	/* b: a tail call, not a hook */
 		0x48000003,	/* bla: absolute */
@@ -277,7 +270,7 @@ END_TEST
 
 START_TEST(form_rejects_wrong_type)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	uint8_t sec[12];
 	size_t n = code_with(a, sec, 0x48000001);
 
@@ -303,7 +296,7 @@ END_TEST
 
 START_TEST(form_rejects_past_end)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	uint8_t bl[4];
 
 	put_word(a, bl, 0x48000001);
@@ -321,20 +314,6 @@ END_TEST
 
 /* ---- decode_site ------------------------------------------------- */
 
-static struct mc_site decode(const struct mc_arch *a, const uint8_t *p,
-			     size_t n, uint64_t addr)
-{
-	/* An exact-size heap copy so ASan sees any overread. */
-	uint8_t *copy = malloc(n ? n : 1);
-	struct mc_site s;
-
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, p, n);
-	s = a->decode_site(copy, n, addr);
-	free(copy);
-	return s;
-}
-
 static struct mc_site decode_word(const struct mc_arch *a, uint32_t w,
 				  uint64_t addr)
 {
@@ -346,7 +325,7 @@ static struct mc_site decode_word(const struct mc_arch *a, uint32_t w,
 
 START_TEST(decode_bl)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	struct mc_site s;
 
 	s = decode_word(a, 0x48000101, 0x10000);	/* bl +0x100 */
@@ -375,7 +354,7 @@ END_TEST
 
 START_TEST(decode_nop)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	struct mc_site s = decode_word(a, 0x60000000, 0x1000);
 
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
@@ -386,7 +365,7 @@ END_TEST
 /* The runtime's neutral form of a bl or nop is `nop`; else none. */
 START_TEST(site_neutral)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	struct mc_site s;
 	uint8_t nop[4];
 	const uint8_t *n;
@@ -408,7 +387,7 @@ END_TEST
 
 START_TEST(decode_garbage)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	static const uint32_t words[] = {
 		0x48000000,	/* b */
 		0x48000008,	/* b +8: the kernel's module NOP, not ours */
@@ -438,7 +417,7 @@ END_TEST
 
 START_TEST(decode_short_buffers)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	uint8_t bl[4], nop[4];
 
 	put_word(a, bl, 0x48000101);
@@ -454,7 +433,7 @@ END_TEST
 
 START_TEST(encode_nop)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	uint8_t buf[16], want[4];
 	char lines[4][DISASM_LINE];
 
@@ -476,7 +455,7 @@ END_TEST
 
 START_TEST(encode_nop_rejects)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	uint8_t buf[32];
 
 	memset(buf, 0xcc, sizeof(buf));
@@ -513,7 +492,7 @@ static const struct call_case call_cases[] = {
 
 START_TEST(encode_call_roundtrip)
 {
-	const struct mc_arch *a = named(arch_names[_i / N_CALL_CASES]);
+	const struct mc_arch *a = arch(arch_names[_i / N_CALL_CASES]);
 	const struct call_case *c = &call_cases[_i % N_CALL_CASES];
 	uint8_t buf[16];
 
@@ -535,7 +514,7 @@ END_TEST
 
 START_TEST(encode_call_objdump)
 {
-	const struct mc_arch *a = named(arch_names[_i / 2]);
+	const struct mc_arch *a = arch(arch_names[_i / 2]);
 	uint64_t site = 0x100000, target = _i % 2 ? 0x80000 : 0x123454;
 	uint8_t buf[4];
 	char lines[4][DISASM_LINE], want[32];
@@ -552,7 +531,7 @@ END_TEST
 
 START_TEST(encode_call_rejects_lengths)
 {
-	const struct mc_arch *a = named(arch_names[_i]);
+	const struct mc_arch *a = arch(arch_names[_i]);
 	uint8_t buf[32];
 
 	for (unsigned len = 0; len < 32; len++)

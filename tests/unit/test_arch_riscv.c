@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_test.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -26,20 +27,7 @@
 
 static const struct mc_arch *rv(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("riscv64");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
-}
-
-static uint64_t last_hex(const char *text)
-{
-	const char *p = NULL;
-
-	for (const char *q = strstr(text, "0x"); q; q = strstr(q + 2, "0x"))
-		p = q;
-	ck_assert_ptr_nonnull(p);
-	return strtoull(p, NULL, 16);
+	return arch("riscv64");
 }
 
 START_TEST(registry)
@@ -139,7 +127,7 @@ START_TEST(pair_roundtrip)
 	ck_assert_int_eq(disasm(OBJDUMP, b, 8, site, out, 4), 2);
 	ck_assert(strncmp(disasm_text(out[0]), "auipc\tra,", 9) == 0);
 	ck_assert(strncmp(disasm_text(out[1]), "jalr\t", 5) == 0);
-	ck_assert_uint_eq(last_hex(disasm_text(out[1])), target);
+	ck_assert_uint_eq(disasm_last_hex(disasm_text(out[1])), target);
 }
 END_TEST
 
@@ -163,7 +151,7 @@ START_TEST(jal_roundtrip)
 	ck_assert_uint_eq(s.target, target);
 	ck_assert_int_eq(disasm(OBJDUMP, b, 4, site, out, 2), 1);
 	ck_assert(strncmp(disasm_text(out[0]), "jal\t", 4) == 0);
-	ck_assert_uint_eq(last_hex(disasm_text(out[0])), target);
+	ck_assert_uint_eq(disasm_last_hex(disasm_text(out[0])), target);
 }
 END_TEST
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch_test.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -32,10 +33,7 @@
 
 static const struct mc_arch *s390x(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("s390x");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
+	return arch("s390x");
 }
 
 /* The instructions, as GCC emits them in an object (RI fields zero). */
@@ -245,18 +243,6 @@ END_TEST
 
 /* ---- decode_site ------------------------------------------------- */
 
-static struct mc_site decode(const uint8_t *p, size_t n, uint64_t addr)
-{
-	uint8_t *copy = malloc(n ? n : 1);
-	struct mc_site s;
-
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, p, n);
-	s = s390x()->decode_site(copy, n, addr);
-	free(copy);
-	return s;
-}
-
 START_TEST(decode_brasl)
 {
 	/* brasl %r0,+0x100 (RI counts halfwords from the brasl). */
@@ -270,21 +256,21 @@ START_TEST(decode_brasl)
 	static const uint8_t far_back[] = { 0xc0, 0x05, 0x80, 0, 0, 0 };
 	struct mc_site s;
 
-	s = decode(fwd, 6, 0x10000);
+	s = decode(s390x(), fwd, 6, 0x10000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 6);
 	ck_assert_uint_eq(s.target, 0x10100);
-	s = decode(back, 6, 0x10000);
+	s = decode(s390x(), back, 6, 0x10000);
 	ck_assert_uint_eq(s.target, 0xf000);
-	s = decode(self, 6, 0x10000);
+	s = decode(s390x(), self, 6, 0x10000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x10000);
-	s = decode(far_fwd, 6, 0x10000);
+	s = decode(s390x(), far_fwd, 6, 0x10000);
 	ck_assert_uint_eq(s.target, 0x10000 + 0xfffffffeull);
-	s = decode(far_back, 6, 0x200000000ull);
+	s = decode(s390x(), far_back, 6, 0x200000000ull);
 	ck_assert_uint_eq(s.target, 0x100000000ull);
 	/* Sign extension near the top of the address space. */
-	s = decode(back, 6, 0xffffffff00010000ull);
+	s = decode(s390x(), back, 6, 0xffffffff00010000ull);
 	ck_assert_uint_eq(s.target, 0xffffffff0000f000ull);
 }
 END_TEST
@@ -297,19 +283,20 @@ START_TEST(decode_pg_blocks)
 					0xff, 0x80, LG };
 	struct mc_site s;
 
-	s = decode(pg, sizeof(pg), 0x1000);
+	s = decode(s390x(), pg, sizeof(pg), 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 18);
 	ck_assert_uint_eq(s.target, 0x1006 + 0x100);
-	s = decode(larl, sizeof(larl), 0x1000);
+	s = decode(s390x(), larl, sizeof(larl), 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 24);
 	ck_assert_uint_eq(s.target, 0x100c - 0x100);
 	/* Cut short: not a block, and no overread (ASan). */
 	for (size_t n = 0; n < sizeof(pg); n++)
-		ck_assert_int_eq(decode(pg, n, 0x1000).kind, MC_SITE_UNKNOWN);
+		ck_assert_int_eq(decode(s390x(), pg, n, 0x1000).kind,
+				 MC_SITE_UNKNOWN);
 	for (size_t n = 0; n < sizeof(larl); n++)
-		ck_assert_int_eq(decode(larl, n, 0x1000).kind,
+		ck_assert_int_eq(decode(s390x(), larl, n, 0x1000).kind,
 				 MC_SITE_UNKNOWN);
 }
 END_TEST
@@ -320,15 +307,15 @@ START_TEST(decode_nops)
 	static const uint8_t three[] = { JGNOP, JGNOP, JGNOP };
 	struct mc_site s;
 
-	s = decode(one, sizeof(one), 0x1000);
+	s = decode(s390x(), one, sizeof(one), 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 6);
 	/* -mnop-mcount's -pg block reads as one 18-byte site... */
-	s = decode(three, sizeof(three), 0x1000);
+	s = decode(s390x(), three, sizeof(three), 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 18);
 	/* ... but only when all three are there. */
-	s = decode(three, 12, 0x1000);
+	s = decode(s390x(), three, 12, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 6);
 }
@@ -345,17 +332,17 @@ START_TEST(site_neutral)
 	const uint8_t *n;
 
 	ck_assert_ptr_nonnull(s390x()->site_neutral);
-	s = decode(pg, sizeof(pg), 0x1000);
+	s = decode(s390x(), pg, sizeof(pg), 0x1000);
 	n = s390x()->site_neutral(&s);
 	ck_assert_ptr_nonnull(n);
 	ck_assert(memcmp(n, three, 18) == 0);
-	s = decode(fentry, sizeof(fentry), 0x1000);
+	s = decode(s390x(), fentry, sizeof(fentry), 0x1000);
 	n = s390x()->site_neutral(&s);
 	ck_assert_ptr_nonnull(n);
 	ck_assert(memcmp(n, three, 6) == 0);
-	s = decode(three, sizeof(three), 0x1000);
+	s = decode(s390x(), three, sizeof(three), 0x1000);
 	ck_assert_ptr_nonnull(s390x()->site_neutral(&s));
-	s = decode(garbage, sizeof(garbage), 0x1000);
+	s = decode(s390x(), garbage, sizeof(garbage), 0x1000);
 	ck_assert_ptr_null(s390x()->site_neutral(&s));
 	s = (struct mc_site){ MC_SITE_CALL, 12, 0 };
 	ck_assert_ptr_null(s390x()->site_neutral(&s));
@@ -378,7 +365,7 @@ START_TEST(decode_garbage)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct mc_site s = decode(cases[i], 8, 0x1000);
+		struct mc_site s = decode(s390x(), cases[i], 8, 0x1000);
 
 		ck_assert_msg(s.kind == MC_SITE_UNKNOWN,
 			      "case %zu decoded as kind %d", i, s.kind);
@@ -392,8 +379,10 @@ START_TEST(decode_short_buffers)
 	static const uint8_t nop[] = { JGNOP };
 
 	for (size_t n = 0; n < 6; n++) {
-		ck_assert_int_eq(decode(call, n, 0).kind, MC_SITE_UNKNOWN);
-		ck_assert_int_eq(decode(nop, n, 0).kind, MC_SITE_UNKNOWN);
+		ck_assert_int_eq(decode(s390x(), call, n, 0).kind,
+				 MC_SITE_UNKNOWN);
+		ck_assert_int_eq(decode(s390x(), nop, n, 0).kind,
+				 MC_SITE_UNKNOWN);
 	}
 }
 END_TEST
@@ -418,7 +407,7 @@ START_TEST(encode_nop_lengths)
 		ck_assert_msg(strncmp(disasm_text(lines[i]), "jgnop", 5) == 0,
 			      "'%s'", disasm_text(lines[i]));
 	}
-	struct mc_site s = decode(buf, len, 0x1000);
+	struct mc_site s = decode(s390x(), buf, len, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 }
 END_TEST
@@ -474,7 +463,7 @@ START_TEST(encode_call_brasl)
 		return;
 	ck_assert_uint_eq(buf[0], 0xc0);
 	ck_assert_uint_eq(buf[1], 0x05);	/* brasl %r0: -mfentry's */
-	struct mc_site s = decode(buf, 6, c->site);
+	struct mc_site s = decode(s390x(), buf, 6, c->site);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 6);
 	ck_assert_uint_eq(s.target, c->target);
@@ -497,7 +486,7 @@ START_TEST(encode_call_pg_block)
 		return;
 	ck_assert(memcmp(buf, stg, 6) == 0);
 	ck_assert(memcmp(buf + 12, lg, 6) == 0);
-	struct mc_site s = decode(buf, 18, c->site - 6);
+	struct mc_site s = decode(s390x(), buf, 18, c->site - 6);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 18);
 	ck_assert_uint_eq(s.target, c->target);

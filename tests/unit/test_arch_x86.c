@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arch_test.h"
 #include "unit.h"
 
 /* ELF numbers, spelled out here so the tests do not share the arch's. */
@@ -34,18 +35,12 @@
 
 static const struct mc_arch *x64(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("x86_64");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
+	return arch("x86_64");
 }
 
 static const struct mc_arch *x32(void)
 {
-	const struct mc_arch *a = mc_arch_by_name("i386");
-
-	ck_assert_ptr_nonnull(a);
-	return a;
+	return arch("i386");
 }
 
 /* ---- registry ---------------------------------------------------- */
@@ -328,20 +323,6 @@ START_TEST(form_after_endbr)
 END_TEST
 
 /* ---- decode_site ------------------------------------------------- */
-
-static struct mc_site decode(const struct mc_arch *a, const uint8_t *p,
-			     size_t n, uint64_t addr)
-{
-	/* Copy to an exact-size heap buffer so ASan sees any overread. */
-	uint8_t *copy = malloc(n ? n : 1);
-	struct mc_site s;
-
-	ck_assert_ptr_nonnull(copy);
-	memcpy(copy, p, n);
-	s = a->decode_site(copy, n, addr);
-	free(copy);
-	return s;
-}
 
 START_TEST(decode_call_rel32)
 {
