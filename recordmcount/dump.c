@@ -19,8 +19,8 @@
 #include "../arch/arch.h"
 #include "../elf/object.h"
 #include "sites.h"
+#include "table.h"
 
-#define TABLE_NAME "__mcount_loc"
 
 struct entry {
 	size_t shndx;		/* section holding the site, 0 if none */
@@ -184,15 +184,15 @@ static void linked_entries(struct dump *d, struct mc_section *table,
 static bool is_table(const struct mc_section *s)
 {
 	return s->shdr.sh_type == SHT_PROGBITS &&
-	       (strcmp(s->name, TABLE_NAME) == 0 ||
-		strcmp(s->name, "__patchable_function_entries") == 0);
+	       (strcmp(s->name, MC_TABLE_SECTION) == 0 ||
+		strcmp(s->name, MC_PADS_SECTION) == 0);
 }
 
 static bool alloc_entries(struct dump *d, uint64_t bytes)
 {
 	if (bytes % d->arch->addr_size)
 		return mc_fail(d->obj, "%s size %" PRIu64 " is not a multiple "
-			       "of %u", TABLE_NAME, bytes, d->arch->addr_size);
+			       "of %u", MC_TABLE_SECTION, bytes, d->arch->addr_size);
 	d->n_entries = bytes / d->arch->addr_size;
 	d->entries = calloc(d->n_entries + 1, sizeof(*d->entries));
 	return d->entries || mc_fail(d->obj, "out of memory");

@@ -454,9 +454,8 @@ static bool set_piece(struct mc_object *obj, size_t table, uint8_t *slots,
 	       mc_section_set_contents(obj, rel, rels, rel_bytes,
 				       rel_type == SHT_RELA ? ELF_T_RELA
 							    : ELF_T_REL) &&
-	       mc_section_rename(obj, &obj->sections[table], "__mcount_loc") &&
-	       mc_section_rename(obj, rel, rel_type == SHT_RELA ?
-				 ".rela__mcount_loc" : ".rel__mcount_loc");
+	       mc_section_rename(obj, &obj->sections[table], MC_TABLE_SECTION) &&
+	       mc_section_rename(obj, rel, mc_table_reloc_name(rel_type));
 }
 
 /* The compiler's table `t`, renamed, holding the entries it covers. */
@@ -488,7 +487,7 @@ static bool add_piece(struct mc_object *obj, const struct mc_arch *arch,
 {
 	uint8_t *slots;
 	void *rels;
-	size_t k, rel_size = mc_reloc_entry_size(obj, rel_type);
+	size_t k;
 
 	if (!fill_piece(obj, arch, e, n, left_for_section, shndx, rel_type,
 			&slots, &rels, &k)) {
@@ -496,38 +495,14 @@ static bool add_piece(struct mc_object *obj, const struct mc_arch *arch,
 		free(rels);
 		return mc_fail(obj, "out of memory");
 	}
-	GElf_Xword in_group = group ? SHF_GROUP : 0;
-	GElf_Shdr table = {
-		.sh_type = SHT_PROGBITS,
-		.sh_flags = SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER | in_group,
-		.sh_link = (GElf_Word)shndx,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = arch->addr_size,
+	/* Writable and linked to its code, like the compiler's own. */
+	struct mc_piece_place place = {
+		.flags = SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER,
+		.link = shndx,
+		.group = group,
+		.rel_type = rel_type,
 	};
-	struct mc_section *t = mc_add_section(obj, "__mcount_loc", &table,
-					      slots, k * arch->addr_size,
-					      ELF_T_BYTE);
-	if (!t) {
-		free(rels);
-		return false;
-	}
-	size_t t_index = t->index;
-	GElf_Shdr relhdr = {
-		.sh_type = rel_type,
-		.sh_flags = SHF_INFO_LINK | in_group,
-		.sh_link = (GElf_Word)obj->symtab->index,
-		.sh_info = (GElf_Word)t_index,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = rel_size,
-	};
-	struct mc_section *r = mc_add_section(obj, rel_type == SHT_RELA ?
-					      ".rela__mcount_loc" :
-					      ".rel__mcount_loc", &relhdr,
-					      rels, k * rel_size,
-					      rel_type == SHT_RELA ?
-					      ELF_T_RELA : ELF_T_REL);
-	return r && (!group || (mc_group_add(obj, group, t_index) &&
-				mc_group_add(obj, group, r->index)));
+	return mc_add_table_piece(obj, arch, &place, slots, rels, k);
 }
 
 bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,

@@ -17,6 +17,7 @@
 #include "../elf/object.h"
 #include "options.h"
 #include "sites.h"
+#include "table.h"
 
 struct mc_pad {
 	size_t table;		/* the __patchable_function_entries section */
@@ -53,7 +54,5 @@ bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_pad_list *pads);
 
 void mc_pad_list_free(struct mc_pad_list *l);
-
-#define MC_PADS_SECTION "__patchable_function_entries"
 
 #endif

@@ -20,8 +20,8 @@
 
 #include "pads.h"
 #include "sites.h"
+#include "table.h"
 
-#define TABLE_NAME "__mcount_loc"
 
 static void report(const char *path, const char *msg)
 {
@@ -189,39 +189,12 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		t++;
 	}
 
-	GElf_Xword in_group = group ? SHF_GROUP : 0;
-	GElf_Shdr table = {
-		.sh_type = SHT_PROGBITS,
-		.sh_flags = SHF_ALLOC | in_group,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = arch->addr_size,
+	struct mc_piece_place place = {
+		.flags = SHF_ALLOC,
+		.group = group,
+		.rel_type = rel_type,
 	};
-	struct mc_section *tab = mc_add_section(obj, TABLE_NAME, &table, slots,
-						n * arch->addr_size,
-						ELF_T_BYTE);
-	if (!tab) {
-		free(rels);
-		return false;
-	}
-	size_t tab_index = tab->index;
-	GElf_Shdr relhdr = {
-		.sh_type = rel_type,
-		.sh_flags = SHF_INFO_LINK | in_group,
-		.sh_link = (GElf_Word)obj->symtab->index,
-		.sh_info = (GElf_Word)tab_index,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = rel_size,
-	};
-	struct mc_section *rel = mc_add_section(obj, arch->table_uses_rela ?
-						".rela" TABLE_NAME :
-						".rel" TABLE_NAME,
-						&relhdr, rels, n * rel_size,
-						arch->table_uses_rela ?
-						ELF_T_RELA : ELF_T_REL);
-	if (!rel)
-		return false;
-	return !group || (mc_group_add(obj, group, tab_index) &&
-			  mc_group_add(obj, group, rel->index));
+	return mc_add_table_piece(obj, arch, &place, slots, rels, n);
 }
 
 /* Append __mcount_loc (one piece per COMDAT group used) to the model. */
@@ -511,8 +484,8 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	bool ok;
 
 	ok = open_relocatable(&obj, path, &arch);
-	if (ok && mc_section_by_name(&obj, TABLE_NAME)) {
-		idle = "already has " TABLE_NAME;
+	if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION)) {
+		idle = "already has " MC_TABLE_SECTION;
 	} else if (ok && (ok = mc_find_sites(&obj, arch, opt, &sites,
 					     warn_site) &&
 			       mc_find_pads(&obj, arch, opt, &pads,

@@ -1,0 +1,51 @@
+/* table.c - adding a piece of __mcount_loc to an object. */
+#include "table.h"
+
+#include <stdlib.h>
+
+const char *mc_table_reloc_name(uint32_t rel_type)
+{
+	return rel_type == SHT_RELA ? ".rela" MC_TABLE_SECTION
+				    : ".rel" MC_TABLE_SECTION;
+}
+
+bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
+			const struct mc_piece_place *place, uint8_t *slots,
+			void *rels, size_t n)
+{
+	size_t rel_size = mc_reloc_entry_size(obj, place->rel_type);
+	GElf_Xword in_group = place->group ? SHF_GROUP : 0;
+	GElf_Shdr table = {
+		.sh_type = SHT_PROGBITS,
+		.sh_flags = place->flags | in_group,
+		.sh_link = (GElf_Word)place->link,
+		.sh_addralign = arch->addr_size,
+		.sh_entsize = arch->addr_size,
+	};
+	struct mc_section *t = mc_add_section(obj, MC_TABLE_SECTION, &table,
+					      slots, n * arch->addr_size,
+					      ELF_T_BYTE);
+
+	if (!t) {
+		free(rels);
+		return false;
+	}
+	size_t t_index = t->index;	/* adding a section moves `t` */
+	GElf_Shdr relhdr = {
+		.sh_type = place->rel_type,
+		.sh_flags = SHF_INFO_LINK | in_group,
+		.sh_link = (GElf_Word)obj->symtab->index,
+		.sh_info = (GElf_Word)t_index,
+		.sh_addralign = arch->addr_size,
+		.sh_entsize = rel_size,
+	};
+	struct mc_section *r = mc_add_section(obj,
+					      mc_table_reloc_name(place->rel_type),
+					      &relhdr, rels, n * rel_size,
+					      place->rel_type == SHT_RELA ?
+					      ELF_T_RELA : ELF_T_REL);
+
+	return r && (!place->group ||
+		     (mc_group_add(obj, place->group, t_index) &&
+		      mc_group_add(obj, place->group, r->index)));
+}
