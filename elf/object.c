@@ -283,12 +283,11 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
  * target by value alone.  A linked image has as many symbols as table
  * entries, so a linear scan per entry would be quadratic.
  */
-static const struct mc_object *sort_obj;	/* qsort has no context */
-
-static int by_section_value(const void *a, const void *b)
+static int by_section_value(const void *a, const void *b, void *ctx)
 {
-	const struct mc_symbol *x = &sort_obj->symbols[*(const size_t *)a];
-	const struct mc_symbol *y = &sort_obj->symbols[*(const size_t *)b];
+	const struct mc_object *obj = ctx;
+	const struct mc_symbol *x = &obj->symbols[*(const size_t *)a];
+	const struct mc_symbol *y = &obj->symbols[*(const size_t *)b];
 
 	if (x->shndx != y->shndx)
 		return x->shndx < y->shndx ? -1 : 1;
@@ -297,10 +296,11 @@ static int by_section_value(const void *a, const void *b)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static int by_value(const void *a, const void *b)
+static int by_value(const void *a, const void *b, void *ctx)
 {
-	const struct mc_symbol *x = &sort_obj->symbols[*(const size_t *)a];
-	const struct mc_symbol *y = &sort_obj->symbols[*(const size_t *)b];
+	const struct mc_object *obj = ctx;
+	const struct mc_symbol *x = &obj->symbols[*(const size_t *)a];
+	const struct mc_symbol *y = &obj->symbols[*(const size_t *)b];
 
 	if (x->sym.st_value != y->sym.st_value)
 		return x->sym.st_value < y->sym.st_value ? -1 : 1;
@@ -333,7 +333,7 @@ static bool is_defined_function(const struct mc_symbol *s)
 
 static size_t *build_index(struct mc_object *obj, size_t *n,
 			   bool (*want)(const struct mc_symbol *),
-			   int (*order)(const void *, const void *))
+			   int (*order)(const void *, const void *, void *))
 {
 	size_t *v = malloc((obj->n_symbols + 1) * sizeof(*v));
 
@@ -343,8 +343,7 @@ static size_t *build_index(struct mc_object *obj, size_t *n,
 	for (size_t i = 1; i < obj->n_symbols; i++)
 		if (want(&obj->symbols[i]))
 			v[(*n)++] = i;
-	sort_obj = obj;
-	qsort(v, *n, sizeof(*v), order);
+	qsort_r(v, *n, sizeof(*v), order, obj);
 	return v;
 }
 
