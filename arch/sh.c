@@ -191,44 +191,33 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	{ 2, { 0x00, 0x09 } },				/* nop */
 };
 
+/* What both byte orders share; each entry adds its order's pieces. */
+#define SH_COMMON							\
+	.e_machine = EM_SH_,						\
+	.elf_class = 32,						\
+	.addr_size = 4,							\
+	.table_uses_rela = true,					\
+	.table_addend_in_place = true,					\
+	.table_reloc = R_SH_DIR32_,					\
+	.none_reloc = R_SH_NONE_,					\
+	.relative_reloc = R_SH_RELATIVE_,				\
+	.hook_symbols = sh_hook_symbols,				\
+	.n_pad_nops = 1,						\
+	.max_entry_offset = SH_MAX_ENTRY_OFFSET,			\
+	.encode_nop = sh_encode_nop
+
 const struct mc_arch mc_arch_sh = {
-	.name = "sh",
-	.e_machine = EM_SH_,
-	.elf_class = 32,
-	.endian = MC_LITTLE_ENDIAN,
-	.addr_size = 4,
-	.table_uses_rela = true,
-	.table_addend_in_place = true,
-	.table_reloc = R_SH_DIR32_,
-	.none_reloc = R_SH_NONE_,
-	.relative_reloc = R_SH_RELATIVE_,
-	.hook_symbols = sh_hook_symbols,
-	.forms = sh_le_forms,
-	.pad_nops = sh_le_pad_nops, .n_pad_nops = 1,
-	.n_forms = sizeof(sh_le_forms) / sizeof(sh_le_forms[0]),
-	.max_entry_offset = SH_MAX_ENTRY_OFFSET,
+	.name = "sh", SH_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.forms = sh_le_forms, .n_forms = MC_COUNT(sh_le_forms),
+	.pad_nops = sh_le_pad_nops,
 	.decode_site = sh_le_decode_site,
-	.encode_nop = sh_encode_nop,
 	.encode_call = sh_le_encode_call,
 };
 
 const struct mc_arch mc_arch_sheb = {
-	.name = "sheb",
-	.e_machine = EM_SH_,
-	.elf_class = 32,
-	.endian = MC_BIG_ENDIAN,
-	.addr_size = 4,
-	.table_uses_rela = true,
-	.table_addend_in_place = true,
-	.table_reloc = R_SH_DIR32_,
-	.none_reloc = R_SH_NONE_,
-	.relative_reloc = R_SH_RELATIVE_,
-	.hook_symbols = sh_hook_symbols,
-	.forms = sh_be_forms,
-	.pad_nops = sh_be_pad_nops, .n_pad_nops = 1,
-	.n_forms = sizeof(sh_be_forms) / sizeof(sh_be_forms[0]),
-	.max_entry_offset = SH_MAX_ENTRY_OFFSET,
+	.name = "sheb", SH_COMMON, .endian = MC_BIG_ENDIAN,
+	.forms = sh_be_forms, .n_forms = MC_COUNT(sh_be_forms),
+	.pad_nops = sh_be_pad_nops,
 	.decode_site = sh_be_decode_site,
-	.encode_nop = sh_encode_nop,
 	.encode_call = sh_be_encode_call,
 };
