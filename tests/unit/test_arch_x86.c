@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "arch_test.h"
+#include "disasm.h"
 #include "unit.h"
 
 /* ELF numbers, spelled out here so the tests do not share the arch's. */
@@ -535,68 +536,15 @@ END_TEST
 
 /*
  * Disassemble `n` bytes with objdump as raw x86_64 or i386 code at
- * address `vma`; returns the instruction lines (address: bytes insn)
- * in `out`, and how many instructions there were.
+ * address `vma` (disasm.h); a wide --insn-width keeps every instruction
+ * on one line, so a split shows up as a second instruction.
  */
 static int disassemble(const uint8_t *p, size_t n, bool is64, uint64_t vma,
-		       char out[][256], int max)
+		       char out[][DISASM_LINE], int max)
 {
-	char dir[] = "/tmp/mc-unit-XXXXXX";
-	char bin[64], cmd[512], line[256];
-	int count = 0;
-
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(bin, sizeof(bin), "%s/code.bin", dir);
-	FILE *f = fopen(bin, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(p, 1, n, f), n);
-	ck_assert_int_eq(fclose(f), 0);
-	snprintf(cmd, sizeof(cmd),
-		 "objdump -D --insn-width=16 -b binary -m %s "
-		 "--adjust-vma=0x%llx %s",
-		 is64 ? "i386:x86-64" : "i386", (unsigned long long)vma, bin);
-	FILE *pp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(pp);
-	while (fgets(line, sizeof(line), pp)) {
-		unsigned long long addr;
-		int used = 0;
-
-		/*
-		 * Instruction lines look like "   0:\t0f 1f 00 \tnopl (%rax)";
-		 * a line with bytes but no second tab would be a wrapped
-		 * continuation, counted as an instruction of its own so a
-		 * decoding we did not expect shows up as a failure.
-		 */
-		if (sscanf(line, " %llx:%n", &addr, &used) == 1 && used > 0 &&
-		    strchr(line, '\t')) {
-			if (count < max)
-				memcpy(out[count], line, sizeof(line));
-			count++;
-		}
-	}
-	ck_assert_int_eq(pclose(pp), 0);
-	unlink(bin);
-	rmdir(dir);
-	return count;
-}
-
-/* Count the hex byte pairs in objdump's second column. */
-static int insn_bytes(const char *line)
-{
-	const char *t = strchr(line, '\t');
-	int n = 0;
-
-	ck_assert_ptr_nonnull(t);
-	t++;
-	while (t[0] && t[0] != '\t') {
-		if (t[0] != ' ' && t[1] && t[1] != ' ' && t[1] != '\t') {
-			n++;
-			t += 2;
-		} else {
-			t++;
-		}
-	}
-	return n;
+	return disasm(is64 ? "objdump --insn-width=16 -m i386:x86-64"
+			   : "objdump --insn-width=16 -m i386",
+		      p, n, vma, out, max);
 }
 
 static const char *insn_text(const char *line)
@@ -615,7 +563,7 @@ START_TEST(encode_nop_lengths)
 
 	for (unsigned len = 1; len <= 8; len++) {
 		uint8_t buf[16];
-		char lines[4][256];
+		char lines[4][DISASM_LINE];
 
 		memset(buf, 0xcc, sizeof(buf));
 		ck_assert_msg(a->encode_nop(buf, len), "no %u-byte NOP", len);
@@ -625,7 +573,7 @@ START_TEST(encode_nop_lengths)
 		int n = disassemble(buf, len, _i == 0, 0, lines, 4);
 		ck_assert_msg(n == 1, "%u-byte NOP disassembles as %d insns",
 			      len, n);
-		ck_assert_int_eq(insn_bytes(lines[0]), (int)len);
+		ck_assert_int_eq(disasm_bytes(lines[0]), (int)len);
 		const char *text = insn_text(lines[0]);
 		ck_assert_msg(strncmp(text, "nop", 3) == 0 ||
 				      strncmp(text, "xchg   %ax,%ax", 14) == 0,
@@ -709,12 +657,12 @@ START_TEST(encode_call_objdump)
 
 	for (unsigned len = 5; len <= 6; len++) {
 		uint8_t buf[8];
-		char lines[4][256], want[32];
+		char lines[4][DISASM_LINE], want[32];
 
 		ck_assert(a->encode_call(buf, len, site, target));
 		ck_assert_int_eq(disassemble(buf, len, _i == 0, site, lines, 4),
 				 1);
-		ck_assert_int_eq(insn_bytes(lines[0]), (int)len);
+		ck_assert_int_eq(disasm_bytes(lines[0]), (int)len);
 		const char *text = insn_text(lines[0]);
 		ck_assert_msg(strstr(text, "call") != NULL, "'%s'", text);
 		snprintf(want, sizeof(want), "0x%llx",
