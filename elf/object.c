@@ -1071,3 +1071,16 @@ bool mc_object_write(struct mc_object *obj)
 	free(target);
 	return ok;
 }
+
+const char *mc_symbol_name_in(struct mc_object *obj,
+			      struct mc_section *symtab, size_t i)
+{
+	Elf_Data *d = section_data(symtab);
+	GElf_Sym sym;
+
+	if (!d || (symtab->shdr.sh_type != SHT_SYMTAB &&
+		   symtab->shdr.sh_type != SHT_DYNSYM) ||
+	    i > INT_MAX || !gelf_getsym(d, (int)i, &sym))
+		return NULL;
+	return elf_strptr(obj->elf, symtab->shdr.sh_link, sym.st_name);
+}

@@ -108,6 +108,13 @@ const struct mc_symbol *mc_function_at(struct mc_object *obj,
 const struct mc_symbol *mc_symbol_at(struct mc_object *obj,
 				     uint64_t value);
 
+/*
+ * Name of symbol `i` of any symbol table section (.dynsym too: a linked
+ * image's dynamic relocations name symbols there), or NULL.
+ */
+const char *mc_symbol_name_in(struct mc_object *obj,
+			      struct mc_section *symtab, size_t i);
+
 /* Index of a symbol called `name`, or SIZE_MAX. */
 size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
 

@@ -19,6 +19,7 @@
 
 #include "../arch/arch.h"
 #include "../elf/object.h"
+#include "check.h"
 #include "dump.h"
 #include "options.h"
 #include "record.h"
@@ -35,6 +36,8 @@ enum {
 	OPT_FORMAT,
 	OPT_KEEP_PATCHABLE,
 	OPT_FIND_NOPS,
+	OPT_CHECK,
+	OPT_SORTED,
 };
 
 static const struct option long_options[] = {
@@ -47,6 +50,8 @@ static const struct option long_options[] = {
 	{ "find-nops", no_argument, NULL, OPT_FIND_NOPS },
 	{ "dump", no_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "sorted", no_argument, NULL, OPT_SORTED },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -59,6 +64,7 @@ static void usage(FILE *out)
 {
 	fputs("Usage: recordmcount [OPTION]... FILE.o...\n"
 	      "       recordmcount --dump [--format=text|json] FILE...\n"
+	      "       recordmcount --check [--sorted] [--format=text|json] FILE...\n"
 	      "Record every function-entry hook call (__fentry__, mcount, ...)\n"
 	      "of each relocatable object in a new __mcount_loc section.\n"
 	      "\n"
@@ -75,7 +81,10 @@ static void usage(FILE *out)
 	      "                         leaves without a table (a heuristic)\n"
 	      "  -d, --dump             print the table and hooks of each FILE\n"
 	      "                         (objects, executables, shared objects)\n"
-	      "      --format=FORMAT    dump as 'text' (default) or 'json'\n"
+	      "      --check            judge each FILE's table against its code,\n"
+	      "                         change nothing; exit 1 on any problem\n"
+	      "      --sorted           with --check: a linked table must be sorted\n"
+	      "      --format=FORMAT    dump or check as 'text' (default) or 'json'\n"
 	      "  -j, --jobs=N           process up to N files at once\n"
 	      "  -v, --verbose          say what was done to each file\n"
 	      "  -q, --quiet            print errors only\n"
@@ -142,6 +151,8 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case OPT_KEEP_PATCHABLE: opt->keep_patchable = true; break;
 		case OPT_FIND_NOPS: opt->find_nops = true; break;
 		case 'd': opt->dump = true; break;
+		case OPT_CHECK: opt->check = true; break;
+		case OPT_SORTED: opt->sorted = true; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") == 0) {
 				opt->format = MC_FORMAT_TEXT;
@@ -175,6 +186,15 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			return EXIT_FAILURE;
 		}
 	}
+	if (opt->dump + opt->check > 1) {
+		fprintf(stderr, "recordmcount: --dump and --check do not "
+			"go together\n");
+		return EXIT_USAGE;
+	}
+	if (opt->sorted && !opt->check) {
+		fprintf(stderr, "recordmcount: --sorted needs --check\n");
+		return EXIT_USAGE;
+	}
 	if (optind >= argc) {
 		fprintf(stderr, "recordmcount: no input files\n");
 		usage(stderr);
@@ -185,6 +205,8 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 
 static int process(const char *path, const struct mc_options *opt)
 {
+	if (opt->check)
+		return mc_check_file(path, opt);
 	return opt->dump ? mc_dump_file(path, opt) : mc_record_file(path, opt);
 }
 
@@ -275,8 +297,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "recordmcount: libelf is out of date\n");
 		return EXIT_FAILURE;
 	}
-	/* Dump output must not interleave, so it always runs in order. */
-	if (opt.jobs > 1 && !opt.dump && argc - optind > 1) {
+	/* Dump and check output must not interleave: they run in order. */
+	if (opt.jobs > 1 && !opt.dump && !opt.check && argc - optind > 1) {
 		failed = process_parallel(argv + optind, argc - optind, &opt);
 	} else {
 		for (int i = optind; i < argc; i++)

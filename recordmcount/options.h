@@ -16,6 +16,9 @@ struct mc_options {
 	bool keep_patchable;		/* --keep-patchable */
 	bool find_nops;			/* --find-nops */
 	bool dump;			/* --dump */
+	bool check;			/* --check */
+	bool finalize;			/* --finalize */
+	bool sorted;			/* --sorted: a linked table must be */
 	enum mc_format format;
 	int verbosity;			/* -1 quiet, 0 normal, 1+ verbose */
 	unsigned jobs;

@@ -1,0 +1,708 @@
+/*
+ * check.c - `recordmcount --check`: a build gate.  Judges the table of
+ * an object or a linked image against the code and exits non-zero on
+ * any fault, without modifying anything.
+ *
+ * What it holds a file to:
+ *  - every hook in traced code is in the table.  In an object, hooks
+ *    are relocations against a hook symbol (the same sites the record
+ *    mode finds).  In a linked image the relocations are gone, so each
+ *    function symbol's first bytes (up to the architecture's
+ *    max_entry_offset) are decoded for a call to a hook symbol's
+ *    address, or through a pointer slot that holds it; a function with
+ *    such a call and no table entry inside it is unrecorded.
+ *  - every entry lands inside a function (STT_FUNC value and size) on a
+ *    hook call, its neutral form, or a pad;
+ *  - no entry appears twice;
+ *  - with --sorted, a linked table is in ascending address order;
+ *  - an LTO object (bitcode, or GCC's .gnu.lto_ sections) cannot be
+ *    judged: its code is compiled again at the link, so it is reported.
+ *
+ * Entries that are 0 in a linked image were cleared on purpose (by
+ * --finalize or the kernel's sorttable) and are skipped, as ftrace does.
+ */
+#define _GNU_SOURCE
+#include "check.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "survey.h"
+
+#define CHECK_SCHEMA_VERSION 1
+
+/* Every class of problem, as named in the output and the man page. */
+enum problem_class {
+	P_UNRECORDED,	/* a hook in traced code that the table misses */
+	P_NO_TABLE,	/* a linked image with hooks and no entries */
+	P_OFF_HOOK,	/* an entry beside its function's hook */
+	P_CORRUPT,	/* an entry where no hook, NOP or pad is */
+	P_STALE,	/* an entry in no function */
+	P_BAD_ADDRESS,	/* an entry outside code */
+	P_DUPLICATE,	/* an entry listed before */
+	P_UNSORTED,	/* --sorted and the table is not */
+	P_LTO,		/* an object that holds bitcode */
+};
+
+static const char *const class_names[] = {
+	[P_UNRECORDED] = "unrecorded",
+	[P_NO_TABLE] = "no-table",
+	[P_OFF_HOOK] = "off-hook",
+	[P_CORRUPT] = "corrupt-site",
+	[P_STALE] = "stale",
+	[P_BAD_ADDRESS] = "bad-address",
+	[P_DUPLICATE] = "duplicate",
+	[P_UNSORTED] = "unsorted",
+	[P_LTO] = "lto",
+};
+
+struct check {
+	struct mc_survey *s;
+	const char *path;
+	bool json;
+	bool quiet;
+	size_t problems;
+	size_t zeroed;		/* entries cleared on purpose */
+	size_t hooks;		/* hooks found in the code */
+	uint64_t *hook_addrs;	/* linked: hook symbols' addresses */
+	size_t n_hook_addrs;
+	uint64_t *hook_slots;	/* linked: pointers the loader sets to a
+				   hook (GLOB_DAT, JUMP_SLOT, ...) */
+	size_t n_hook_slots;
+	struct placed *sorted;	/* every live entry, by place */
+	size_t n_sorted;
+};
+
+/* An entry's place, comparable across the table. */
+struct placed {
+	size_t shndx;
+	uint64_t value;		/* offset (object) or address (linked) */
+	size_t index;
+};
+
+static int compare_placed(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->value != y->value)
+		return x->value < y->value ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void json_place(struct check *c, size_t shndx, uint64_t value)
+{
+	struct mc_survey *s = c->s;
+	const struct mc_symbol *f = NULL;
+	int64_t fo = 0;
+
+	printf("\"section\":");
+	if (shndx) {
+		mc_json_string(s->obj->sections[shndx].name);
+		f = mc_survey_function(s, shndx, value, &fo);
+	} else {
+		printf("null");
+	}
+	if (s->linked)
+		printf(",\"offset\":null,\"address\":%" PRIu64, value);
+	else
+		printf(",\"offset\":%" PRIu64 ",\"address\":null", value);
+	printf(",\"function\":");
+	if (f) {
+		mc_json_string(f->name);
+		printf(",\"function_offset\":%" PRId64, fo);
+	} else {
+		printf("null,\"function_offset\":null");
+	}
+}
+
+/*
+ * One problem: `FILE: ADDRESS <function+offset>: class: detail`, or
+ * without a place for a problem of the whole file (`has_place` false).
+ * `entry` is the table index, or SIZE_MAX.
+ */
+static void problem(struct check *c, enum problem_class cls, bool has_place,
+		    size_t shndx, uint64_t value, size_t entry,
+		    const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void problem(struct check *c, enum problem_class cls, bool has_place,
+		    size_t shndx, uint64_t value, size_t entry,
+		    const char *fmt, ...)
+{
+	char detail[256], site[160], func[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	if (c->json) {
+		printf("%s{\"class\":\"%s\",", c->problems ? "," : "",
+		       class_names[cls]);
+		if (has_place)
+			json_place(c, shndx, value);
+		else
+			printf("\"section\":null,\"offset\":null,\"address\":"
+			       "null,\"function\":null,\"function_offset\":null");
+		printf(",\"entry\":");
+		if (entry == SIZE_MAX)
+			printf("null");
+		else
+			printf("%zu", entry);
+		printf(",\"message\":");
+		mc_json_string(detail);
+		putchar('}');
+	} else if (has_place) {
+		if (shndx) {
+			mc_survey_place(c->s, shndx, value, value, site,
+					sizeof(site), func, sizeof(func));
+		} else {
+			snprintf(site, sizeof(site), "0x%" PRIx64, value);
+			snprintf(func, sizeof(func), "?");
+		}
+		printf("%s: %s <%s>: %s: %s\n", c->path, site, func,
+		       class_names[cls], detail);
+	} else {
+		printf("%s: %s: %s\n", c->path, class_names[cls], detail);
+	}
+	c->problems++;
+}
+
+/* ---- LTO --------------------------------------------------------------- */
+
+/*
+ * LLVM bitcode (clang -flto) is not ELF at all: its magic is "BC" 0xC0DE,
+ * or 0x0B17C0DE for the wrapper Apple's tools write.
+ */
+static bool is_bitcode_file(const char *path)
+{
+	static const uint8_t raw[4] = { 'B', 'C', 0xc0, 0xde };
+	static const uint8_t wrapped[4] = { 0xde, 0xc0, 0x17, 0x0b };
+	uint8_t magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes = false;
+
+	if (fd < 0)
+		return false;
+	if (read(fd, magic, sizeof(magic)) == (ssize_t)sizeof(magic))
+		yes = memcmp(magic, raw, 4) == 0 ||
+		      memcmp(magic, wrapped, 4) == 0;
+	close(fd);
+	return yes;
+}
+
+/* GCC's LTO objects carry their GIMPLE in .gnu.lto_* sections. */
+static bool has_lto_sections(const struct mc_object *obj)
+{
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (strncmp(obj->sections[i].name, ".gnu.lto_", 9) == 0 ||
+		    strcmp(obj->sections[i].name, ".llvm.lto") == 0)
+			return true;
+	return false;
+}
+
+/* ---- the code: where hooks are in a linked image ---------------------- */
+
+static bool hook_named(const struct check *c, const char *name)
+{
+	return mc_is_hook_name(c->s->arch, c->s->opt, name);
+}
+
+static bool push_slot(struct check *c, uint64_t where, size_t *cap)
+{
+	if (c->n_hook_slots == *cap) {
+		size_t n = *cap ? 2 * *cap : 8;
+		uint64_t *v = realloc(c->hook_slots, n * sizeof(*v));
+
+		if (!v)
+			return mc_fail(c->s->obj, "out of memory");
+		c->hook_slots = v;
+		*cap = n;
+	}
+	c->hook_slots[c->n_hook_slots++] = where;
+	return true;
+}
+
+/*
+ * A shared object (or a PIE) may reach a hook defined elsewhere through
+ * a pointer the dynamic loader fills in: a dynamic relocation names it.
+ */
+static bool collect_hook_slots(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+	size_t cap = 0;
+
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *rel = &obj->sections[i];
+		size_t link = rel->shdr.sh_link;
+
+		if (!mc_is_reloc_section(rel) ||
+		    !(rel->shdr.sh_flags & SHF_ALLOC) || link == 0 ||
+		    link >= obj->n_sections)
+			continue;
+		for (size_t j = 0; j < mc_reloc_count(rel); j++) {
+			struct mc_reloc r;
+			const char *name;
+
+			if (!mc_reloc_get(obj, rel, j, &r) || r.sym == 0)
+				continue;
+			name = mc_symbol_name_in(obj, &obj->sections[link], r.sym);
+			if (name && hook_named(c, name) &&
+			    !push_slot(c, r.offset, &cap))
+				return false;
+		}
+	}
+	return true;
+}
+
+static bool is_hook_slot(const struct check *c, uint64_t a)
+{
+	for (size_t i = 0; i < c->n_hook_slots; i++)
+		if (c->hook_slots[i] == a)
+			return true;
+	return false;
+}
+
+/* Addresses of every defined hook symbol (a handful). */
+static bool collect_hook_addrs(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+
+	c->hook_addrs = malloc((obj->n_symbols + 1) * sizeof(uint64_t));
+	if (!c->hook_addrs)
+		return mc_fail(obj, "out of memory");
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+
+		if (s->sym.st_shndx != SHN_UNDEF && hook_named(c, s->name))
+			c->hook_addrs[c->n_hook_addrs++] = s->sym.st_value & ~1ull;
+	}
+	return collect_hook_slots(c);
+}
+
+static bool is_hook_addr(const struct check *c, uint64_t a)
+{
+	for (size_t i = 0; i < c->n_hook_addrs; i++)
+		if (c->hook_addrs[i] == (a & ~1ull))
+			return true;
+	return false;
+}
+
+/* A linked PLT stub: calls into it reach an external hook or not. */
+static bool in_plt(struct mc_object *obj, uint64_t a)
+{
+	struct mc_section *sec = mc_section_at_address(obj, a);
+
+	return sec && strncmp(sec->name, ".plt", 4) == 0;
+}
+
+/* The address-sized pointer stored at `where`, as the image holds it. */
+static bool pointer_at(struct check *c, uint64_t where, uint64_t *value)
+{
+	struct mc_object *obj = c->s->obj;
+	struct mc_section *sec = mc_section_at_address(obj, where);
+	size_t size;
+	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
+	uint64_t off = sec ? where - sec->shdr.sh_addr : 0;
+
+	if (!p || off + c->s->arch->addr_size > size)
+		return false;
+	*value = mc_load_address(obj, p + off);
+	if (c->s->arch->addr_size == 4)
+		*value &= 0xffffffffu;
+	mc_survey_relative(c->s, where, value);
+	return true;
+}
+
+/* A decoded site that calls a hook (strictly: its address is known). */
+static bool calls_hook(struct check *c, enum mc_site_kind kind,
+		       uint64_t target)
+{
+	uint64_t p;
+
+	if (kind == MC_SITE_CALL)
+		return is_hook_addr(c, target);
+	if (kind == MC_SITE_CALL_INDIRECT)
+		return is_hook_slot(c, target) ||
+		       (pointer_at(c, target, &p) && is_hook_addr(c, p));
+	return false;
+}
+
+/*
+ * How far apart instructions can start: byte by byte on x86, by
+ * halfwords elsewhere (Thumb-2, RISC-V's compressed instructions); a
+ * coarser ISA merely decodes a few impossible places in vain.
+ */
+static unsigned insn_step(const struct mc_arch *arch)
+{
+	return arch->e_machine == EM_X86_64 || arch->e_machine == EM_386 ? 1 : 2;
+}
+
+/*
+ * The first hook call in a linked function's entry window, or false.
+ * The window ends at the function's end or max_entry_offset, whichever
+ * comes first (a site may start at max_entry_offset).
+ */
+static bool entry_hook(struct check *c, const struct mc_symbol *f,
+		       uint64_t *site)
+{
+	struct mc_object *obj = c->s->obj;
+	struct mc_section *sec = &obj->sections[f->shndx];
+	const struct mc_arch *arch = c->s->arch;
+	uint64_t thumb = arch->e_machine == EM_ARM ? (f->sym.st_value & 1) : 0;
+	uint64_t start = f->sym.st_value & ~thumb;
+	size_t size;
+	const uint8_t *code = mc_section_bytes(sec, &size);
+	uint64_t base = sec->shdr.sh_addr;
+
+	if (!code || start < base || start - base >= size)
+		return false;
+	for (uint64_t off = 0; off <= arch->max_entry_offset &&
+			       off < f->sym.st_size; off += insn_step(arch)) {
+		uint64_t at = start - base + off;
+		struct mc_site s;
+
+		if (at >= size)
+			break;
+		s = arch->decode_site(code + at, size - at,
+				      (start + off) | thumb);
+		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
+		    calls_hook(c, s.kind, s.target)) {
+			*site = start + off;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Functions worth scanning: defined, sized, in code, not a hook itself. */
+static bool is_code_function(struct check *c, const struct mc_symbol *s)
+{
+	struct mc_object *obj = c->s->obj;
+
+	return GELF_ST_TYPE(s->sym.st_info) == STT_FUNC &&
+	       s->sym.st_shndx != SHN_UNDEF && s->sym.st_size > 0 &&
+	       s->shndx > 0 && s->shndx < obj->n_sections &&
+	       (obj->sections[s->shndx].shdr.sh_flags & SHF_EXECINSTR) &&
+	       !hook_named(c, s->name);
+}
+
+/* Is there a live entry in [lo, hi) of section `shndx`? */
+static bool entry_between(const struct check *c, size_t shndx, uint64_t lo,
+			  uint64_t hi)
+{
+	size_t a = 0, b = c->n_sorted;
+
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		const struct placed *p = &c->sorted[mid];
+
+		if (p->shndx < shndx || (p->shndx == shndx && p->value < lo))
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a < c->n_sorted && c->sorted[a].shndx == shndx &&
+	       c->sorted[a].value < hi;
+}
+
+/* Hooks of a linked image that no entry covers. */
+static void linked_unrecorded(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+	uint64_t last = UINT64_MAX;	/* aliases share a start: once */
+	size_t missing = 0;
+	uint64_t first_missing = 0;
+	size_t first_shndx = 0;
+
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *f = &obj->symbols[i];
+		uint64_t site;
+
+		if (!is_code_function(c, f) || f->sym.st_value == last ||
+		    !entry_hook(c, f, &site))
+			continue;
+		last = f->sym.st_value;
+		c->hooks++;
+		/* A pad may start before the symbol: look a little ahead. */
+		uint64_t lo = (f->sym.st_value & ~1ull) > MC_MAX_SITE_LEN ?
+			(f->sym.st_value & ~1ull) - MC_MAX_SITE_LEN : 0;
+		if (entry_between(c, f->shndx, lo,
+				  f->sym.st_value + f->sym.st_size))
+			continue;
+		if (missing++ == 0) {
+			first_missing = site;
+			first_shndx = f->shndx;
+		}
+		if (c->n_sorted)
+			problem(c, P_UNRECORDED, true, f->shndx, site, SIZE_MAX,
+				"call to a hook is not in the table");
+	}
+	if (missing && !c->n_sorted)
+		problem(c, P_NO_TABLE, true, first_shndx, first_missing,
+			SIZE_MAX, "%zu function%s call%s a hook but the "
+			"table %s", missing, missing == 1 ? "" : "s",
+			missing == 1 ? "s" : "", c->s->has_table ?
+			"is empty" : "is missing");
+}
+
+/* ---- the code: where hooks are in an object ---------------------------- */
+
+static void object_unrecorded(struct check *c)
+{
+	for (size_t i = 0; i < c->s->hooks.n; i++) {
+		const struct mc_hook_site *h = &c->s->hooks.v[i];
+
+		if (!h->traced)
+			continue;
+		c->hooks++;
+		if (!entry_between(c, h->shndx, h->offset, h->offset + 1))
+			problem(c, P_UNRECORDED, true, h->shndx, h->offset,
+				SIZE_MAX, "%s to a hook is not in the table",
+				h->form->name);
+	}
+}
+
+/* Does the function around an object offset hold a hook elsewhere? */
+static bool object_function_has_hook(const struct check *c,
+				     const struct mc_symbol *f)
+{
+	for (size_t i = 0; i < c->s->hooks.n; i++) {
+		const struct mc_hook_site *h = &c->s->hooks.v[i];
+
+		if (h->shndx == f->shndx && h->offset >= f->sym.st_value &&
+		    h->offset - f->sym.st_value < f->sym.st_size)
+			return true;
+	}
+	return false;
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+static bool entry_is_zero(const struct check *c, const struct mc_entry *e)
+{
+	return c->s->linked && e->address == 0;
+}
+
+/* Sorted copy of the live entries, for lookups and duplicates. */
+static bool sort_entries(struct check *c)
+{
+	struct mc_survey *s = c->s;
+
+	c->sorted = malloc((s->n_entries + 1) * sizeof(*c->sorted));
+	if (!c->sorted)
+		return mc_fail(s->obj, "out of memory");
+	for (size_t k = 0; k < s->n_entries; k++) {
+		const struct mc_entry *e = &s->entries[k];
+
+		if (entry_is_zero(c, e) || !e->resolved)
+			continue;
+		c->sorted[c->n_sorted++] = (struct placed){
+			e->shndx, mc_entry_value(s, e), k };
+	}
+	if (c->n_sorted)
+		qsort(c->sorted, c->n_sorted, sizeof(*c->sorted),
+		      compare_placed);
+	return true;
+}
+
+static void check_duplicates(struct check *c)
+{
+	for (size_t i = 1; i < c->n_sorted; i++) {
+		const struct placed *a = &c->sorted[i - 1], *b = &c->sorted[i];
+
+		if (a->shndx == b->shndx && a->value == b->value)
+			problem(c, P_DUPLICATE, true, b->shndx, b->value,
+				b->index, "entry %zu repeats entry %zu",
+				b->index, a->index);
+	}
+}
+
+/* --sorted: ascending addresses, cleared entries aside. */
+static void check_order(struct check *c)
+{
+	const struct mc_survey *s = c->s;
+	uint64_t prev = 0;
+	size_t prev_k = SIZE_MAX;
+
+	for (size_t k = 0; k < s->n_entries; k++) {
+		const struct mc_entry *e = &s->entries[k];
+
+		if (entry_is_zero(c, e))
+			continue;
+		if (prev_k != SIZE_MAX && e->address < prev) {
+			problem(c, P_UNSORTED, true, e->shndx, e->address, k,
+				"entry %zu is below entry %zu (0x%" PRIx64
+				"): the table is not sorted", k, prev_k, prev);
+			return;
+		}
+		prev = e->address;
+		prev_k = k;
+	}
+}
+
+/* A verdict that is a hook, in any of its forms. */
+static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
+{
+	if (strcmp(v->state, "nop") == 0 || strcmp(v->state, "pad") == 0)
+		return true;
+	if (strcmp(v->state, "call") != 0)
+		return v->kind == MC_SITE_CALL_GOT;	/* i386 PIC mcount */
+	if (!c->s->linked)
+		return true;	/* a hook relocation marks it */
+	return calls_hook(c, v->kind, v->target_address) ||
+	       (v->kind == MC_SITE_CALL && in_plt(c->s->obj, v->target_address));
+}
+
+static void check_entry(struct check *c, size_t k)
+{
+	struct mc_survey *s = c->s;
+	const struct mc_entry *e = &s->entries[k];
+	uint64_t value = mc_entry_value(s, e);
+	const struct mc_symbol *f;
+	int64_t fo;
+	uint64_t hook;
+
+	if (entry_is_zero(c, e)) {
+		c->zeroed++;
+		return;
+	}
+	if (!e->resolved || !(s->obj->sections[e->shndx].shdr.sh_flags &
+			      SHF_EXECINSTR)) {
+		problem(c, P_BAD_ADDRESS, true, e->resolved ? e->shndx : 0,
+			s->linked ? e->address : e->offset, k, "entry %zu is "
+			"not in code%s", k, s->linked ? "" :
+			" (no relocation, or one against a non-code section)");
+		return;
+	}
+	f = mc_survey_function(s, e->shndx, value, &fo);
+	if (!f) {
+		problem(c, P_STALE, true, e->shndx, value, k, "entry %zu is in "
+			"no function (an overridden weak function or discarded "
+			"code)", k);
+		return;
+	}
+	struct mc_verdict v = mc_survey_judge(s, e);
+	if (is_hook_verdict(c, &v))
+		return;
+	bool elsewhere = s->linked ? entry_hook(c, f, &hook) && hook != value
+				   : object_function_has_hook(c, f);
+	problem(c, elsewhere ? P_OFF_HOOK : P_CORRUPT, true, e->shndx, value, k,
+		elsewhere ? "entry %zu is not on its function's hook (%s%s%s)"
+			  : "entry %zu holds no hook, NOP or pad (%s%s%s)",
+		k, v.state, *v.target ? " " : "", v.target);
+}
+
+/* ---- per file ---------------------------------------------------------- */
+
+static void begin(struct check *c)
+{
+	if (!c->json)
+		return;
+	printf("{\"schema_version\":%d,\"file\":", CHECK_SCHEMA_VERSION);
+	mc_json_string(c->path);
+	printf(",\"problems\":[");
+}
+
+static void end(struct check *c, const char *error)
+{
+	struct mc_survey *s = c->s;
+	const char *verdict = error ? "error" : c->problems ? "fail" : "ok";
+
+	if (c->json) {
+		printf("],\"result\":\"%s\",\"arch\":", verdict);
+		if (s && s->arch)
+			printf("\"%s\",\"type\":\"%s\"", s->arch->name,
+			       mc_survey_kind(s));
+		else
+			printf("null,\"type\":null");
+		printf(",\"entries\":%zu,\"zeroed\":%zu,\"hooks\":%zu,"
+		       "\"error\":", s ? s->n_entries : 0, c->zeroed, c->hooks);
+		if (error)
+			mc_json_string(error);
+		else
+			printf("null");
+		printf("}\n");
+		return;
+	}
+	if (error || (c->quiet && !c->problems))
+		return;
+	printf("%s: %s: %s %s, %zu entr%s (%zu cleared), %zu hook%s, "
+	       "%zu problem%s\n", c->path, verdict, s->arch->name,
+	       mc_survey_kind(s), s->n_entries, s->n_entries == 1 ? "y" : "ies",
+	       c->zeroed, c->hooks, c->hooks == 1 ? "" : "s", c->problems,
+	       c->problems == 1 ? "" : "s");
+}
+
+static void judge_file(struct check *c)
+{
+	struct mc_survey *s = c->s;
+
+	if (!s->linked && has_lto_sections(s->obj)) {
+		problem(c, P_LTO, false, 0, 0, SIZE_MAX, "LTO object: record "
+			"after the LTO link");
+		return;
+	}
+	for (size_t k = 0; k < s->n_entries; k++)
+		check_entry(c, k);
+	check_duplicates(c);
+	if (s->linked && s->opt->sorted)
+		check_order(c);
+	if (s->linked)
+		linked_unrecorded(c);
+	else
+		object_unrecorded(c);
+}
+
+static void no_warnings(const struct mc_object *obj,
+			const struct mc_options *opt, const char *msg)
+{
+	(void)obj;
+	(void)opt;
+	(void)msg;
+}
+
+int mc_check_file(const char *path, const struct mc_options *opt)
+{
+	struct mc_object obj;
+	struct mc_survey s;
+	struct check c = { .s = &s, .path = path,
+			   .json = opt->format == MC_FORMAT_JSON,
+			   .quiet = opt->verbosity < 0 };
+	bool ok;
+
+	if (is_bitcode_file(path)) {
+		c.s = NULL;
+		begin(&c);
+		problem(&c, P_LTO, false, 0, 0, SIZE_MAX,
+			"LTO object (LLVM bitcode): record after the LTO link");
+		if (c.json)
+			end(&c, NULL);
+		else
+			printf("%s: fail: LLVM bitcode, 1 problem\n", path);
+		fflush(stdout);
+		return 1;
+	}
+	ok = mc_survey_open(&s, &obj, path, opt, no_warnings);
+	ok = ok && sort_entries(&c) && (!s.linked || collect_hook_addrs(&c));
+	begin(&c);
+	if (ok)
+		judge_file(&c);
+	else
+		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
+	end(&c, ok ? NULL : obj.error);
+	fflush(stdout);
+	free(c.hook_addrs);
+	free(c.hook_slots);
+	free(c.sorted);
+	mc_survey_free(&s);
+	mc_object_close(&obj);
+	return ok && c.problems == 0 ? 0 : 1;
+}

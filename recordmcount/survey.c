@@ -1,0 +1,457 @@
+/*
+ * survey.c - read a table and look at the code behind each entry.
+ *
+ * Shared by --dump (which prints it) and --check (which judges it), so
+ * that both read a table the same way and agree on what a site holds.
+ */
+#define _GNU_SOURCE
+#include "survey.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "table.h"
+
+/* The relocation section that applies to section `target`. */
+static struct mc_section *reloc_section_for(struct mc_object *obj,
+					    size_t target)
+{
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *s = &obj->sections[i];
+
+		if (mc_is_reloc_section(s) && s->shdr.sh_info == target)
+			return s;
+	}
+	return NULL;
+}
+
+/* An object's entry k: anchor symbol + addend of the slot's relocation. */
+static bool object_entries(struct mc_survey *d, struct mc_section *table,
+			   size_t base)
+{
+	struct mc_object *obj = d->obj;
+	struct mc_section *rel = reloc_section_for(obj, table->index);
+	size_t size;
+	const uint8_t *slots = mc_section_bytes(table, &size);
+
+	for (size_t i = 0; rel && i < mc_reloc_count(rel); i++) {
+		struct mc_reloc r;
+
+		if (!mc_reloc_get(obj, rel, i, &r))
+			return false;
+		if (r.sym >= obj->n_symbols || r.offset >= size ||
+		    r.offset % d->arch->addr_size)
+			return mc_fail(obj, "%s: corrupt relocation %zu",
+				       rel->name, i);
+		size_t k = base + r.offset / d->arch->addr_size;
+		const struct mc_symbol *s = &obj->symbols[r.sym];
+		/* RELA slots are 0 but where the addend lives there (SH). */
+		int64_t slot = (int64_t)mc_load_address(obj, slots + r.offset);
+		if (d->arch->addr_size == 4)
+			slot = (int32_t)slot;
+		int64_t addend = r.addend + slot;
+		d->entries[k] = (struct mc_entry){
+			.shndx = s->shndx,
+			.offset = s->sym.st_value + (uint64_t)addend,
+			.resolved = s->shndx > 0 && s->shndx < obj->n_sections,
+		};
+	}
+	return true;
+}
+
+static int compare_relative(const void *a, const void *b)
+{
+	const struct mc_relative *x = a, *y = b;
+
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* Every R_*_RELATIVE of the image's dynamic relocations, sorted. */
+static void read_relative(struct mc_survey *d)
+{
+	struct mc_object *obj = d->obj;
+	size_t n = 0;
+
+	d->relative_read = true;
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (obj->sections[i].shdr.sh_type == SHT_RELA &&
+		    (obj->sections[i].shdr.sh_flags & SHF_ALLOC))
+			n += mc_reloc_count(&obj->sections[i]);
+	d->relative = malloc((n + 1) * sizeof(*d->relative));
+	if (!d->relative)
+		return;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *s = &obj->sections[i];
+
+		if (s->shdr.sh_type != SHT_RELA || !(s->shdr.sh_flags & SHF_ALLOC))
+			continue;
+		for (size_t j = 0; j < mc_reloc_count(s); j++) {
+			struct mc_reloc r;
+
+			if (mc_reloc_get(obj, s, j, &r) &&
+			    r.type == d->arch->relative_reloc)
+				d->relative[d->n_relative++] = (struct mc_relative){
+					r.offset, (uint64_t)r.addend };
+		}
+	}
+	qsort(d->relative, d->n_relative, sizeof(*d->relative),
+	      compare_relative);
+}
+
+/* In a PIE the dynamic relocation, not the slot, holds the address. */
+bool mc_survey_relative(struct mc_survey *d, uint64_t where, uint64_t *value)
+{
+	struct mc_relative key = { where, 0 };
+	const struct mc_relative *r;
+
+	if (!d->relative_read)
+		read_relative(d);
+	r = d->n_relative ? bsearch(&key, d->relative, d->n_relative,
+				    sizeof(key), compare_relative) : NULL;
+	if (r)
+		*value = r->addend;
+	return r != NULL;
+}
+
+static void linked_entries(struct mc_survey *d, struct mc_section *table,
+			   uint64_t start, size_t first, size_t n)
+{
+	size_t size;
+	const uint8_t *slots = mc_section_bytes(table, &size);
+	uint64_t base = start - table->shdr.sh_addr;
+
+	for (size_t k = first; k < first + n; k++) {
+		uint64_t where = start + (k - first) * d->arch->addr_size;
+		uint64_t a = slots ? mc_load_address(d->obj, slots + base +
+				       (k - first) * d->arch->addr_size) : 0;
+		struct mc_section *sec;
+
+		mc_survey_relative(d, where, &a);
+		sec = mc_section_at_address(d->obj, a);
+		d->entries[k] = (struct mc_entry){
+			.shndx = sec ? sec->index : 0,
+			.offset = sec ? a - sec->shdr.sh_addr : 0,
+			.address = a,
+			.slot = where,
+			.resolved = sec != NULL,
+		};
+	}
+}
+
+/* Sections that hold table entries: ours, and the compiler's pads. */
+static bool is_table(const struct mc_section *s)
+{
+	return s->shdr.sh_type == SHT_PROGBITS &&
+	       (strcmp(s->name, MC_TABLE_SECTION) == 0 ||
+		strcmp(s->name, MC_PADS_SECTION) == 0);
+}
+
+static bool alloc_entries(struct mc_survey *d, uint64_t bytes)
+{
+	if (bytes % d->arch->addr_size)
+		return mc_fail(d->obj, "%s size %" PRIu64 " is not a multiple "
+			       "of %u", MC_TABLE_SECTION, bytes, d->arch->addr_size);
+	d->n_entries = bytes / d->arch->addr_size;
+	d->entries = calloc(d->n_entries + 1, sizeof(*d->entries));
+	return d->entries || mc_fail(d->obj, "out of memory");
+}
+
+/*
+ * A linked image made with our linker script has the whole table
+ * between __start_mcount_loc and __stop_mcount_loc.
+ */
+static bool read_linked_range(struct mc_survey *d, size_t a, size_t b)
+{
+	struct mc_object *obj = d->obj;
+	uint64_t start = obj->symbols[a].sym.st_value;
+	uint64_t bytes = obj->symbols[b].sym.st_value - start;
+	struct mc_section *t = bytes ? mc_section_at_address(obj, start) : NULL;
+
+	if (bytes && (!t || start + bytes > t->shdr.sh_addr + t->shdr.sh_size))
+		return mc_fail(obj, "__start_mcount_loc..__stop_mcount_loc is "
+			       "not inside one section");
+	if (!alloc_entries(d, bytes))
+		return false;
+	d->has_table = true;
+	if (t)
+		linked_entries(d, t, start, 0, d->n_entries);
+	return true;
+}
+
+/* Otherwise every table section, one after the other. */
+static bool read_table_sections(struct mc_survey *d)
+{
+	struct mc_object *obj = d->obj;
+	uint64_t bytes = 0;
+	size_t k = 0;
+
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (is_table(&obj->sections[i])) {
+			bytes += obj->sections[i].shdr.sh_size;
+			d->has_table = true;
+		}
+	if (!alloc_entries(d, bytes))
+		return false;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *t = &obj->sections[i];
+		size_t n = t->shdr.sh_size / d->arch->addr_size;
+
+		if (!is_table(t))
+			continue;
+		if (!d->linked && !object_entries(d, t, k))
+			return false;
+		if (d->linked)
+			linked_entries(d, t, t->shdr.sh_addr, k, n);
+		k += n;
+	}
+	return true;
+}
+
+static bool read_entries(struct mc_survey *d)
+{
+	size_t a = mc_symbol_by_name(d->obj, "__start_mcount_loc");
+	size_t b = mc_symbol_by_name(d->obj, "__stop_mcount_loc");
+
+	if (d->linked && a != SIZE_MAX && b != SIZE_MAX)
+		return read_linked_range(d, a, b);
+	return read_table_sections(d);
+}
+
+static int compare_place(size_t shndx, uint64_t offset,
+			 const struct mc_hook_site *h)
+{
+	if (shndx != h->shndx)
+		return shndx < h->shndx ? -1 : 1;
+	return offset < h->offset ? -1 : offset > h->offset;
+}
+
+/* The hook list is sorted by (section, offset): a binary search. */
+const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *d,
+					     size_t shndx, uint64_t offset)
+{
+	size_t lo = 0, hi = d->hooks.n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = compare_place(shndx, offset, &d->hooks.v[mid]);
+
+		if (c == 0)
+			return &d->hooks.v[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static void name_target(struct mc_survey *d, uint64_t target, bool indirect,
+			char *out, size_t n)
+{
+	const struct mc_symbol *s = indirect ? NULL : mc_symbol_at(d->obj, target);
+
+	if (s)
+		snprintf(out, n, "%s", s->name);
+	else
+		snprintf(out, n, "%s0x%" PRIx64, indirect ? "*" : "", target);
+}
+
+/*
+ * A -fpatchable-function-entry pad: the architecture's pad NOPs, perhaps
+ * with an end-branch marker among them where the function starts.
+ */
+static void pad_verdict(const struct mc_survey *d, const uint8_t *p,
+			size_t avail, struct mc_verdict *v)
+{
+	const struct mc_arch *a = d->arch;
+	size_t at = 0, len;
+	unsigned nops = 0;
+	bool prefix = false;
+
+	for (;;) {
+		len = mc_match_insn(a->pad_nops, a->n_pad_nops, p + at,
+				    avail - at);
+		if (len) {
+			nops++;
+			at += len;
+			continue;
+		}
+		if (prefix)
+			break;
+		len = mc_match_insn(a->entry_prefixes, a->n_entry_prefixes,
+				    p + at, avail - at);
+		if (!len)
+			break;
+		prefix = true;
+		at += len;
+	}
+	if (nops == 0)
+		return;
+	v->state = "pad";
+	v->len = at;
+	snprintf(v->target, sizeof(v->target), "%u NOP%s", nops,
+		 nops == 1 ? "" : "s");
+}
+
+/*
+ * Linked 32-bit ARM code says its instruction set only through the
+ * interworking bit of the function symbol around it.
+ */
+static uint64_t decode_address(struct mc_survey *d, const struct mc_entry *e)
+{
+	int64_t off;
+	const struct mc_symbol *f;
+
+	if (!d->linked)
+		return e->offset;
+	if (d->obj->ehdr.e_machine != EM_ARM)
+		return e->address;
+	f = mc_survey_function(d, e->shndx, e->address, &off);
+	return e->address | (f ? (f->sym.st_value & 1) : 0);
+}
+
+struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
+{
+	struct mc_verdict v = { .state = "unknown", .len = 0 };
+	struct mc_section *sec = &d->obj->sections[e->shndx];
+	size_t size;
+	const uint8_t *code = e->resolved ? mc_section_bytes(sec, &size) : NULL;
+
+	if (!code || e->offset >= size)
+		return v;
+	const struct mc_hook_site *h = d->linked ? NULL :
+		mc_survey_hook_at(d, e->shndx, e->offset);
+	if (h) {
+		struct mc_reloc r;
+		mc_reloc_get(d->obj, &d->obj->sections[h->rel_shndx],
+			     h->reloc_index, &r);
+		v.state = "call";
+		v.len = h->form->len;
+		snprintf(v.target, sizeof(v.target), "%s",
+			 d->obj->symbols[r.sym].name);
+		return v;
+	}
+	struct mc_site s = d->arch->decode_site(code + e->offset,
+						size - e->offset,
+						decode_address(d, e));
+	v.len = s.len ? s.len : (size - e->offset < 4 ? size - e->offset : 4);
+	v.kind = s.kind;
+	v.target_address = s.target;
+	switch (s.kind) {
+	case MC_SITE_NOP:
+		v.state = "nop";
+		break;
+	case MC_SITE_CALL:
+	case MC_SITE_CALL_INDIRECT:
+		/* In an object, a call with no hook relocation is not ours. */
+		v.state = d->linked ? "call" : "unexpected";
+		name_target(d, s.target, s.kind == MC_SITE_CALL_INDIRECT,
+			    v.target, sizeof(v.target));
+		break;
+	default:
+		v.state = "unexpected";
+		pad_verdict(d, code + e->offset, size - e->offset, &v);
+	}
+	return v;
+}
+
+void mc_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+const struct mc_symbol *mc_survey_function(struct mc_survey *d, size_t shndx,
+					   uint64_t value, int64_t *off)
+{
+	const struct mc_symbol *f = mc_function_at(d->obj, shndx, value);
+
+	for (uint64_t ahead = 1; !f && ahead <= MC_MAX_SITE_LEN; ahead++)
+		if ((f = mc_function_at(d->obj, shndx, value + ahead)) &&
+		    f->sym.st_value != value + ahead)
+			f = NULL;
+	*off = f ? (int64_t)(value - f->sym.st_value) : 0;
+	return f;
+}
+
+void mc_survey_place(struct mc_survey *d, size_t shndx, uint64_t offset,
+		     uint64_t address, char *site, size_t sn, char *func,
+		     size_t fn)
+{
+	const struct mc_symbol *f;
+	int64_t fo;
+
+	if (d->linked)
+		snprintf(site, sn, "0x%" PRIx64, address);
+	else
+		snprintf(site, sn, "%s+0x%" PRIx64, d->obj->sections[shndx].name,
+			 offset);
+	f = shndx ? mc_survey_function(d, shndx, d->linked ? address : offset,
+				       &fo) : NULL;
+	if (f)
+		snprintf(func, fn, "%s%s0x%" PRIx64, f->name, fo < 0 ? "-" : "+",
+			 (uint64_t)(fo < 0 ? -fo : fo));
+	else
+		snprintf(func, fn, "?");
+}
+
+const char *mc_survey_kind(const struct mc_survey *d)
+{
+	switch (d->obj->ehdr.e_type) {
+	case ET_REL: return "relocatable";
+	case ET_EXEC: return "executable";
+	}
+	/* A PIE is ET_DYN too; only an executable asks for an interpreter. */
+	return mc_section_by_name(d->obj, ".interp") ? "pie executable"
+						     : "shared object";
+}
+
+static bool open_known(struct mc_object *obj, const char *path,
+		       const struct mc_arch **arch)
+{
+	if (!mc_object_open(obj, path))
+		return false;
+	unsigned t = obj->ehdr.e_type;
+	if (t != ET_REL && t != ET_EXEC && t != ET_DYN)
+		return mc_fail(obj, "not an object, executable or shared "
+			       "object (ELF type %u)", t);
+	*arch = mc_object_arch(obj);
+	if (!*arch)
+		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
+			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
+			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
+			       (unsigned)obj->ehdr.e_flags);
+	return true;
+}
+
+bool mc_survey_open(struct mc_survey *s, struct mc_object *obj,
+		    const char *path, const struct mc_options *opt,
+		    mc_warn_fn warn)
+{
+	*s = (struct mc_survey){ .obj = obj, .opt = opt };
+	if (!open_known(obj, path, &s->arch))
+		return false;
+	s->linked = obj->ehdr.e_type != ET_REL;
+	return read_entries(s) &&
+	       (s->linked || !obj->symtab ||
+		mc_find_sites(obj, s->arch, opt, &s->hooks, warn));
+}
+
+void mc_survey_free(struct mc_survey *s)
+{
+	free(s->entries);
+	free(s->relative);
+	mc_site_list_free(&s->hooks);
+}

@@ -1,0 +1,113 @@
+/*
+ * survey.h - what a file's table says and what the code at each entry
+ * really is: the analysis `--dump` prints and `--check` judges.
+ *
+ * For a relocatable object the table's entries are relocations (anchor
+ * symbol + addend) and hooks are relocations too, so the survey also
+ * lists the hooks themselves.  For a linked executable or shared object
+ * the entries are addresses (in a PIE, R_*_RELATIVE addends) and the
+ * bytes at each address are decoded by the architecture.
+ */
+#ifndef MC_SURVEY_H
+#define MC_SURVEY_H
+
+#include "../arch/arch.h"
+#include "../elf/object.h"
+#include "options.h"
+#include "sites.h"
+
+struct mc_entry {
+	size_t shndx;		/* section holding the site, 0 if none */
+	uint64_t offset;	/* within that section */
+	uint64_t address;	/* linked images only */
+	uint64_t slot;		/* linked: address of the table slot */
+	bool resolved;		/* the entry names a place we could find */
+};
+
+struct mc_relative {
+	uint64_t offset;
+	uint64_t addend;
+};
+
+struct mc_survey {
+	struct mc_object *obj;
+	const struct mc_arch *arch;
+	const struct mc_options *opt;
+	bool linked;
+	bool has_table;			/* some table section or range exists */
+	struct mc_entry *entries;
+	size_t n_entries;
+	struct mc_site_list hooks;	/* objects only */
+	struct mc_relative *relative;	/* a PIE's R_*_RELATIVE, by offset */
+	size_t n_relative;
+	bool relative_read;
+};
+
+/* What a site holds, in words, plus how many bytes make it up. */
+struct mc_verdict {
+	const char *state;	/* "call", "nop", "pad", "unexpected",
+				   "unknown" */
+	char target[128];
+	size_t len;
+	enum mc_site_kind kind;	/* as decoded (linked images) */
+	uint64_t target_address;	/* call destination or pointer */
+};
+
+/*
+ * Open `path` (object, executable or shared object of a known
+ * architecture) into `obj` and read its table entries, and for an
+ * object its hooks (relocations that the sites step does not accept go
+ * to `warn`).  False with obj->error set on failure; free with
+ * mc_survey_free() and mc_object_close() either way.
+ */
+bool mc_survey_open(struct mc_survey *s, struct mc_object *obj,
+		    const char *path, const struct mc_options *opt,
+		    mc_warn_fn warn);
+void mc_survey_free(struct mc_survey *s);
+
+/* "relocatable", "executable", "pie executable", "shared object". */
+const char *mc_survey_kind(const struct mc_survey *s);
+
+/* What the bytes at entry `e` are. */
+struct mc_verdict mc_survey_judge(struct mc_survey *s,
+				  const struct mc_entry *e);
+
+/*
+ * The function a site belongs to: the one containing it, or for a pad
+ * whose NOPs start before the function's symbol, the one it runs into
+ * (a negative offset).  NULL name when none.
+ */
+const struct mc_symbol *mc_survey_function(struct mc_survey *s,
+					   size_t shndx, uint64_t value,
+					   int64_t *off);
+
+/* `value` of a linked address or an object offset, as used above. */
+static inline uint64_t mc_entry_value(const struct mc_survey *s,
+				      const struct mc_entry *e)
+{
+	return s->linked ? e->address : e->offset;
+}
+
+/*
+ * "SITE" and "FUNCTION+0xOFF" ("?" when in no function) for a place:
+ * the address in a linked image, section+offset in an object.
+ */
+void mc_survey_place(struct mc_survey *s, size_t shndx, uint64_t offset,
+		     uint64_t address, char *site, size_t sn, char *func,
+		     size_t fn);
+
+/* The hook found at shndx+offset (objects), or NULL. */
+const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *s,
+					     size_t shndx, uint64_t offset);
+
+/*
+ * A PIE's R_*_RELATIVE at link address `where`: its addend into *value
+ * (the address the slot will hold), or false when there is none.
+ */
+bool mc_survey_relative(struct mc_survey *s, uint64_t where,
+			uint64_t *value);
+
+/* Write `s` as a JSON string literal. */
+void mc_json_string(const char *s);
+
+#endif
