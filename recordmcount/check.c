@@ -98,7 +98,8 @@ static int compare_placed(const void *a, const void *b)
 
 /* ---- output ------------------------------------------------------------ */
 
-static void json_place(struct check *c, size_t shndx, uint64_t value)
+static void json_place(struct check *c, size_t shndx, uint64_t value,
+		       bool with_function)
 {
 	struct mc_survey *s = c->s;
 	const struct mc_symbol *f = NULL;
@@ -107,7 +108,8 @@ static void json_place(struct check *c, size_t shndx, uint64_t value)
 	printf("\"section\":");
 	if (shndx) {
 		mc_json_string(s->obj->sections[shndx].name);
-		f = mc_survey_function(s, shndx, value, &fo);
+		f = with_function ? mc_survey_function(s, shndx, value, &fo)
+				  : NULL;
 	} else {
 		printf("null");
 	}
@@ -147,7 +149,7 @@ static void problem(struct check *c, enum problem_class cls, bool has_place,
 		printf("%s{\"class\":\"%s\",", c->problems ? "," : "",
 		       class_names[cls]);
 		if (has_place)
-			json_place(c, shndx, value);
+			json_place(c, shndx, value, cls != P_STALE);
 		else
 			printf("\"section\":null,\"offset\":null,\"address\":"
 			       "null,\"function\":null,\"function_offset\":null");
@@ -160,7 +162,8 @@ static void problem(struct check *c, enum problem_class cls, bool has_place,
 		mc_json_string(detail);
 		putchar('}');
 	} else if (has_place) {
-		if (shndx) {
+		/* A stale entry's "function" would be a neighbour's. */
+		if (shndx && cls != P_STALE) {
 			mc_survey_place(c->s, shndx, value, value, site,
 					sizeof(site), func, sizeof(func));
 		} else {
@@ -583,13 +586,14 @@ static void check_entry(struct check *c, size_t k)
 		return;
 	}
 	f = mc_survey_function(s, e->shndx, value, &fo);
-	if (!f) {
+	struct mc_verdict v = mc_survey_judge(s, e);
+	/* Only a pad may start before its function's symbol. */
+	if (!f || (fo < 0 && strcmp(v.state, "pad") != 0)) {
 		problem(c, P_STALE, true, e->shndx, value, k, "entry %zu is in "
 			"no function (an overridden weak function or discarded "
 			"code)", k);
 		return;
 	}
-	struct mc_verdict v = mc_survey_judge(s, e);
 	if (is_hook_verdict(c, &v))
 		return;
 	bool elsewhere = s->linked ? entry_hook(c, f, &hook) && hook != value
