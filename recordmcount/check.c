@@ -354,7 +354,7 @@ static unsigned insn_step(const struct mc_arch *arch)
  * comes first (a site may start at max_entry_offset).
  */
 static bool entry_hook(struct check *c, const struct mc_symbol *f,
-		       uint64_t *site)
+		       uint64_t *site, unsigned *len)
 {
 	struct mc_object *obj = c->s->obj;
 	struct mc_section *sec = &obj->sections[f->shndx];
@@ -379,6 +379,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
 		    calls_hook(c, s.kind, s.target)) {
 			*site = start + off;
+			*len = s.len;
 			return true;
 		}
 	}
@@ -397,9 +398,8 @@ static bool is_code_function(struct check *c, const struct mc_symbol *s)
 	       !hook_named(c, s->name);
 }
 
-/* Is there a live entry in [lo, hi) of section `shndx`? */
-static bool entry_between(const struct check *c, size_t shndx, uint64_t lo,
-			  uint64_t hi)
+/* First position in c->sorted not below (shndx, lo). */
+static size_t first_placed(const struct check *c, size_t shndx, uint64_t lo)
 {
 	size_t a = 0, b = c->n_sorted;
 
@@ -412,8 +412,41 @@ static bool entry_between(const struct check *c, size_t shndx, uint64_t lo,
 		else
 			b = mid;
 	}
+	return a;
+}
+
+/* Is there a live entry in [lo, hi) of section `shndx`? */
+static bool entry_between(const struct check *c, size_t shndx, uint64_t lo,
+			  uint64_t hi)
+{
+	size_t a = first_placed(c, shndx, lo);
+
 	return a < c->n_sorted && c->sorted[a].shndx == shndx &&
 	       c->sorted[a].value < hi;
+}
+
+/*
+ * Does function f (linked) have an entry: inside it, or just before its
+ * symbol where a pad starts (and no other function is)?
+ */
+static bool function_has_entry(struct check *c, const struct mc_symbol *f)
+{
+	uint64_t start = f->sym.st_value & ~1ull;
+	uint64_t lo = start > MC_MAX_SITE_LEN ? start - MC_MAX_SITE_LEN : 0;
+
+	if (entry_between(c, f->shndx, start, start + f->sym.st_size))
+		return true;
+	for (size_t i = first_placed(c, f->shndx, lo);
+	     i < c->n_sorted && c->sorted[i].shndx == f->shndx &&
+	     c->sorted[i].value < start; i++) {
+		int64_t off;
+		const struct mc_symbol *g = mc_survey_function(
+			c->s, f->shndx, c->sorted[i].value, &off);
+
+		if (g && off < 0 && (g->sym.st_value & ~1ull) == start)
+			return true;
+	}
+	return false;
 }
 
 /* Hooks of a linked image that no entry covers. */
@@ -422,25 +455,22 @@ static void linked_unrecorded(struct check *c)
 	struct mc_object *obj = c->s->obj;
 	uint64_t last = UINT64_MAX;	/* aliases share a start: once */
 	size_t missing = 0;
-	uint64_t first_missing = 0;
+	uint64_t first_missing = 0;	/* the lowest, for no-table */
 	size_t first_shndx = 0;
 
 	for (size_t i = 1; i < obj->n_symbols; i++) {
 		const struct mc_symbol *f = &obj->symbols[i];
 		uint64_t site;
+		unsigned len;
 
 		if (!is_code_function(c, f) || f->sym.st_value == last ||
-		    !entry_hook(c, f, &site))
+		    !entry_hook(c, f, &site, &len))
 			continue;
 		last = f->sym.st_value;
 		c->hooks++;
-		/* A pad may start before the symbol: look a little ahead. */
-		uint64_t lo = (f->sym.st_value & ~1ull) > MC_MAX_SITE_LEN ?
-			(f->sym.st_value & ~1ull) - MC_MAX_SITE_LEN : 0;
-		if (entry_between(c, f->shndx, lo,
-				  f->sym.st_value + f->sym.st_size))
+		if (function_has_entry(c, f))
 			continue;
-		if (missing++ == 0) {
+		if (missing++ == 0 || site < first_missing) {
 			first_missing = site;
 			first_shndx = f->shndx;
 		}
@@ -572,6 +602,7 @@ static void check_entry(struct check *c, size_t k)
 	const struct mc_symbol *f;
 	int64_t fo;
 	uint64_t hook;
+	unsigned len;
 
 	if (entry_is_zero(c, e)) {
 		c->zeroed++;
@@ -594,9 +625,12 @@ static void check_entry(struct check *c, size_t k)
 			"code)", k);
 		return;
 	}
-	if (is_hook_verdict(c, &v))
+	bool found = s->linked && entry_hook(c, f, &hook, &len);
+	/* x86: a call decodes from inside `addr32 call` too, off its start. */
+	if (is_hook_verdict(c, &v) &&
+	    !(found && hook < value && value < hook + len))
 		return;
-	bool elsewhere = s->linked ? entry_hook(c, f, &hook) && hook != value
+	bool elsewhere = s->linked ? found && hook != value
 				   : object_function_has_hook(c, f);
 	problem(c, elsewhere ? P_OFF_HOOK : P_CORRUPT, true, e->shndx, value, k,
 		elsewhere ? "entry %zu is not on its function's hook (%s%s%s)"

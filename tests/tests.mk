@@ -8,13 +8,15 @@
 #   check-cross    every other architecture, with cross compilers
 #   check-pads     -fpatchable-function-entry pads, -mnop-mcount NOPs
 #   check-firmware bare-metal images that patch themselves under QEMU
+#   check-check    --check, the CI gate, against seeded defects
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
-	check-pads check-firmware
+	check-pads check-firmware check-check
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
-TOOL_SUITES := check-unit check-oracle check-cli check-cross check-pads
+TOOL_SUITES := check-unit check-oracle check-cli check-cross check-pads \
+	check-check
 
 # Under valgrind: every tool run costs valgrind's start-up, so the suites
 # with the most distinct cases and the fewest repeats.
@@ -29,6 +31,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/cli/cli.mk
 -include tests/cross/cross.mk
 -include tests/pads/pads.mk
+-include tests/check/check.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.

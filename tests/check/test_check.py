@@ -1,0 +1,523 @@
+#!/usr/bin/env python3
+"""test_check.py RECORDMCOUNT SCRATCH-DIR - the CI gate, `--check`
+(issue 10), on x86_64, aarch64 and arm images and objects.
+
+Every defect is seeded into an image or object that is clean first, and
+what --check must say about it comes from outside the tool: hook calls
+from `objdump -d`, function extents from `nm -S`, table slots read from
+the file with tests/oracle/elfmini.py (and, in a PIE, its R_*_RELATIVE
+relocations from `readelf -rW`).  Each case checks the exit status, the
+class of every problem and its address (and entry index where it has
+one), in the JSON output, and that the text output says the same.
+
+Cases, per architecture (<arch>/...):
+  clean        prog.c + hooks.c, every object recorded: exit 0, result
+               ok, hooks == objdump's hook calls; objects exit 0 too
+  gcc-table    the same objects with GCC's own -mrecord-mcount table,
+               not ours (x86_64 only: GCC has no -mrecord-mcount for
+               aarch64 or arm): exit 0
+  unrecorded   strong.c left unrecorded: one `unrecorded` per hook call
+               objdump shows in strong.c's functions, nothing else; the
+               unrecorded object itself: one per hook relocation
+  no-table     nothing recorded: one `no-table`
+  weak         strong.c overrides prog.c's weak function: one `stale`
+               at the hook call objdump shows outside every nm function
+  off-hook     one entry moved off its hook: `off-hook` at the moved
+               address and entry index
+  duplicate    an entry copied over the next: `duplicate` there, and the
+               hook that lost its entry `unrecorded`
+  corrupt      one hook's bytes overwritten: `corrupt-site` there
+  unsorted     the table as linked (not in address order): clean without
+               --sorted; --sorted: `unsorted` at the first descent
+  lto          -flto object: `lto`, exit 1 (and clang's bitcode, x86_64)
+  untouched    --check leaves every file byte-identical, same mtime
+x86_64 only: the demo (PIE, run), a -flto link with no table
+(`no-table`), the runtime test program (tests/runtime: a hand-written
+non-hook entry and a duplicate, as bad-<arch>.S says), usage errors.
+firmware/<board>: the bare-metal images of examples/firmware: exit 0.
+"""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "tests", "oracle"))
+
+import elfmini  # noqa: E402
+from harness import (Failure, Log, check, finish_scratch, must,  # noqa: E402
+                     parallel, run, scratch_arg, snapshot)
+
+MCOUNT_LDS = os.path.join(TOP, "lds", "mcount.lds")
+HOOK_NAMES = ("__fentry__", "mcount", "_mcount", "__gnu_mcount_nc")
+CLASSES = ("unrecorded", "no-table", "off-hook", "corrupt-site", "stale",
+           "bad-address", "duplicate", "unsorted", "lto")
+
+
+class Arch:
+    def __init__(self, name, triplet, hooks, corrupt, off, gcc_table,
+                 hook_re):
+        self.name = name
+        self.cc = "%s-gcc" % triplet if triplet else "gcc"
+        self.tool = (lambda t: "%s-%s" % (triplet, t)) if triplet else \
+            (lambda t: t)
+        self.hooks = hooks.split()
+        self.corrupt = corrupt      # bytes that are no hook, NOP or pad
+        self.off = off              # a move that leaves the hook
+        self.gcc_table = gcc_table  # GCC can write the table itself
+        self.hook_re = re.compile(r"^\s*([0-9a-f]+):.*\b(?:%s)\s+"
+                                  r"[0-9a-f]+ <(?:%s)>" %
+                                  (hook_re, "|".join(HOOK_NAMES)))
+
+
+ARCHES = [
+    Arch("x86_64", None, "-pg -mfentry", b"\xcc" * 5, 1, True, "call"),
+    # brk #0
+    Arch("aarch64", "aarch64-linux-gnu", "-pg", bytes.fromhex("000020d4"),
+         4, False, "bl"),
+    # Thumb-2 (Debian's default): udf #0, twice
+    Arch("arm", "arm-linux-gnueabihf", "-pg", bytes.fromhex("00de00de"),
+         2, False, "bl|blx"),
+]
+
+
+class Tool:
+    def __init__(self, path):
+        self.path = path
+
+    def check(self, files, *opts):
+        rc, out, err = run([self.path, "--check", "--format=json"] +
+                           list(opts) + list(files))
+        reports = [json.loads(line) for line in out.splitlines()]
+        for r in reports:
+            check(r.get("schema_version") == 1, "no schema_version 1")
+            for p in r["problems"]:
+                check(p["class"] in CLASSES, "unknown class %r" % p)
+        return rc, reports, err
+
+    def text(self, files, *opts):
+        return run([self.path, "--check"] + list(opts) + list(files))
+
+
+# -- independent views of an image ---------------------------------------
+
+def hook_calls(arch, path):
+    """Addresses objdump -d shows a call to a hook at."""
+    out, _ = must([arch.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    return sorted(int(m.group(1), 16) for m in
+                  map(arch.hook_re.match, out.splitlines()) if m)
+
+
+def functions(arch, path):
+    """nm -S: {name: (start, size)} of every sized text symbol; Thumb bit
+    dropped."""
+    out, _ = must([arch.tool("nm"), "-S", path])
+    funcs = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tTwW":
+            funcs[f[3]] = (int(f[0], 16) & ~1, int(f[1], 16))
+    return funcs
+
+
+def in_function(funcs, addr):
+    return any(s <= addr < s + n for s, n in funcs.values())
+
+
+class Image:
+    """The table of a linked image, slot by slot, read with elfmini."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = bytearray(f.read())
+        self.path = path
+        self.elf = elfmini.Elf(bytes(self.data))
+        syms = {s.name: s.value for s in self.elf.symbols}
+        sec = self.elf.section("__mcount_loc")
+        # lds/mcount.lds PROVIDEs the bounds only when something uses them.
+        self.start = syms.get("__start_mcount_loc", sec.addr)
+        self.stop = syms.get("__stop_mcount_loc", sec.addr + sec.size)
+        self.size = 8 if self.elf.is64 else 4
+        sec = self.elf.section_at(self.start)
+        self.file_at = sec.offset - sec.addr
+
+    def slots(self):
+        return [self.get(k) for k in range((self.stop - self.start) //
+                                           self.size)]
+
+    def get(self, k):
+        return self.elf.word(self.data, self.file_at + self.start +
+                             k * self.size)
+
+    def put(self, k, value):
+        fmt = self.elf.e + ("Q" if self.size == 8 else "I")
+        struct.pack_into(fmt, self.data, self.file_at + self.start +
+                         k * self.size, value)
+
+    def patch_code(self, addr, data):
+        sec = self.elf.section_at(addr)
+        at = sec.offset + addr - sec.addr
+        self.data[at:at + len(data)] = data
+
+    def write(self, path):
+        with open(path, "wb") as f:
+            f.write(self.data)
+        os.chmod(path, 0o755)
+
+
+def problems(report):
+    return sorted((p["class"], p["address"] if p["address"] is not None
+                   else p["offset"], p["entry"]) for p in report["problems"])
+
+
+def expect(tool, files, want_rc, want, *opts):
+    """--check on files: exit want_rc and, for the first file, exactly
+    the problems `want` [(class, address, entry or None)]; the text
+    output names each one too."""
+    rc, reports, err = tool.check(files, *opts)
+    check(rc == want_rc, "exit %d, expected %d (%s)" % (rc, want_rc,
+                                                        err.strip()))
+    got = problems(reports[0])
+    check(got == sorted(want), "problems %s, expected %s" %
+          ([(c, hex(a or 0), e) for c, a, e in got],
+           [(c, hex(a or 0), e) for c, a, e in sorted(want)]))
+    trc, out, _ = tool.text(files, *opts)
+    check(trc == want_rc, "text mode exit %d" % trc)
+    for cls, addr, _ in want:
+        check(any(("%s:" % cls) in line and
+                  (addr is None or ("0x%x " % addr) in line)
+                  for line in out.splitlines()),
+              "text output lacks %s at %s" % (cls, addr))
+    return reports[0]
+
+
+# -- building -------------------------------------------------------------
+
+class Build:
+    def __init__(self, arch, tool, scratch):
+        self.arch = arch
+        self.tool = tool
+        self.dir = os.path.join(scratch, arch.name)
+        os.makedirs(self.dir, exist_ok=True)
+
+    def obj(self, src, name, hooks=True, extra=()):
+        out = os.path.join(self.dir, name)
+        must([self.arch.cc, "-O2", "-c", "-o", out] +
+             (self.arch.hooks if hooks else []) + list(extra) +
+             [os.path.join(HERE, src)])
+        return out
+
+    def record(self, *objs):
+        must([self.tool.path] + list(objs))
+
+    def link(self, name, objs, extra=()):
+        out = os.path.join(self.dir, name)
+        must([self.arch.cc, "-nostdlib", "-static", "-o", out] + list(objs)
+             + ["-Wl,-T," + MCOUNT_LDS] + list(extra))
+        return out
+
+    def program(self, name, with_strong=True, record_strong=True):
+        """prog.o [+ strong.o] + hooks.o, recorded as asked, linked."""
+        prog = self.obj("prog.c", name + "-prog.o")
+        hooks = self.obj("hooks.c", name + "-hooks.o", hooks=False)
+        objs = [prog]
+        self.record(prog)
+        if with_strong:
+            strong = self.obj("strong.c", name + "-strong.o")
+            if record_strong:
+                self.record(strong)
+            objs.append(strong)
+        else:
+            objs.append(self.obj("main.c", name + "-main.o"))
+            self.record(objs[-1])
+        return self.link(name, objs + [hooks]), objs
+
+
+def case_clean(b):
+    prog, objs = b.program("clean", with_strong=False)
+    report = expect(b.tool, [prog] + objs, 0, [])
+    calls = hook_calls(b.arch, prog)
+    check(report["hooks"] == len(calls), "%d hooks, objdump shows %d" %
+          (report["hooks"], len(calls)))
+    check(sorted(Image(prog).slots()) == calls, "table != objdump's calls")
+
+
+def case_gcc_table(b):
+    objs = [b.obj("prog.c", "gcc-prog.o", extra=["-mrecord-mcount"]),
+            b.obj("main.c", "gcc-main.o", extra=["-mrecord-mcount"]),
+            b.obj("hooks.c", "gcc-hooks.o", hooks=False)]
+    prog = b.link("gcc-table", objs)
+    expect(b.tool, [prog] + objs, 0, [])
+
+
+def case_unrecorded(b):
+    prog, objs = b.program("unrec", record_strong=False)
+    strong_funcs = functions(b.arch, objs[1])
+    funcs = functions(b.arch, prog)
+    want = [("unrecorded", a, None) for a in hook_calls(b.arch, prog)
+            if any(funcs[n][0] <= a < sum(funcs[n]) for n in strong_funcs)]
+    check(want, "objdump shows no hook in strong.c's functions")
+    # The weak body is stale here too: it is not the object's fault.
+    stale = [a for a in hook_calls(b.arch, prog)
+             if not in_function(funcs, a)]
+    img = Image(prog)
+    want += [("stale", a, img.slots().index(a)) for a in stale]
+    expect(b.tool, [prog], 1, want)
+    # The object itself: its hook relocations (readelf), none recorded.
+    out, _ = must([b.arch.tool("readelf"), "-rW", objs[1]])
+    n = sum(1 for line in out.splitlines()
+            if re.search(r"\b(%s)\b" % "|".join(HOOK_NAMES), line))
+    rc, reports, _ = b.tool.check([objs[1]])
+    check(rc == 1, "unrecorded object: exit %d" % rc)
+    got = [p["class"] for p in reports[0]["problems"]]
+    check(got == ["unrecorded"] * n, "object: %s, readelf shows %d hook "
+          "relocations" % (got, n))
+
+
+def case_no_table(b):
+    objs = [b.obj("prog.c", "none-prog.o"), b.obj("main.c", "none-main.o"),
+            b.obj("hooks.c", "none-hooks.o", hooks=False)]
+    prog = b.link("no-table", objs)
+    calls = hook_calls(b.arch, prog)
+    check(calls, "objdump shows no hook")
+    expect(b.tool, [prog], 1, [("no-table", calls[0], None)])
+
+
+def case_weak(b):
+    prog, _ = b.program("weak")
+    funcs = functions(b.arch, prog)
+    stale = [a for a in hook_calls(b.arch, prog) if not in_function(funcs, a)]
+    check(len(stale) == 1, "objdump+nm: %d hook calls outside functions"
+          % len(stale))
+    k = Image(prog).slots().index(stale[0])
+    expect(b.tool, [prog], 1, [("stale", stale[0], k)])
+
+
+def clean_image(b, name):
+    prog, _ = b.program(name, with_strong=False)
+    return prog, Image(prog)
+
+
+def case_off_hook(b):
+    prog, img = clean_image(b, "off")
+    k = 1
+    moved = img.get(k) + b.arch.off
+    img.put(k, moved)
+    bad = prog + "-bad"
+    img.write(bad)
+    expect(b.tool, [bad], 1, [("off-hook", moved, k)])
+
+
+def case_duplicate(b):
+    prog, img = clean_image(b, "dup")
+    lost = img.get(2)
+    img.put(2, img.get(1))
+    bad = prog + "-bad"
+    img.write(bad)
+    expect(b.tool, [bad], 1, [("duplicate", img.get(1), 2),
+                              ("unrecorded", lost, None)])
+
+
+def case_corrupt(b):
+    prog, img = clean_image(b, "corrupt")
+    k = 1
+    img.patch_code(img.get(k), b.arch.corrupt)
+    bad = prog + "-bad"
+    img.write(bad)
+    expect(b.tool, [bad], 1, [("corrupt-site", img.get(k), k)])
+
+
+def case_unsorted(b):
+    prog, img = clean_image(b, "unsorted")
+    slots = img.slots()
+    if slots == sorted(slots):      # make it unsorted: swap two entries
+        img.put(0, slots[1])
+        img.put(1, slots[0])
+        prog = prog + "-swapped"
+        img.write(prog)
+        slots = img.slots()
+    k = next(i for i in range(1, len(slots)) if slots[i] < slots[i - 1])
+    expect(b.tool, [prog], 0, [])
+    expect(b.tool, [prog], 1, [("unsorted", slots[k], k)], "--sorted")
+
+
+def case_lto(b):
+    obj = b.obj("prog.c", "lto-prog.o", extra=["-flto"])
+    expect(b.tool, [obj], 1, [("lto", None, None)])
+
+
+def case_untouched(b):
+    prog, objs = b.program("untouched", record_strong=False)
+    files = [prog] + objs
+    before = [snapshot(f) for f in files]
+    b.tool.check(files)
+    b.tool.check(files, "--sorted")
+    check([snapshot(f) for f in files] == before, "a file changed")
+
+
+ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
+              ("unrecorded", case_unrecorded), ("no-table", case_no_table),
+              ("weak", case_weak), ("off-hook", case_off_hook),
+              ("duplicate", case_duplicate), ("corrupt", case_corrupt),
+              ("unsorted", case_unsorted), ("lto", case_lto),
+              ("untouched", case_untouched)]
+
+
+# -- x86_64 only --------------------------------------------------------
+
+def case_demo(tool, scratch):
+    out = os.path.join(scratch, "demo")
+    env = dict(os.environ, OUT=out)
+    must(["sh", "examples/demo/run.sh", tool.path], cwd=TOP, env=env)
+    prog = os.path.join(out, "demo")
+    report = expect(tool, [prog, os.path.join(out, "main.o"),
+                           os.path.join(out, "work.o")], 0, [])
+    check(report["hooks"] == report["entries"] == 5,
+          "demo: %d hooks, %d entries" % (report["hooks"], report["entries"]))
+
+
+def case_demo_unrecorded(tool, scratch):
+    """The demo linked with work.o never recorded (a PIE, run)."""
+    out = os.path.join(scratch, "demo-unrec")
+    os.makedirs(out, exist_ok=True)
+    flags = ["-std=c11", "-O2", "-Iruntime/include", "-pg", "-mfentry"]
+    objs = []
+    for f in ("main", "work"):
+        o = os.path.join(out, f + ".o")
+        must(["gcc"] + flags + ["-c", "examples/demo/%s.c" % f, "-o", o],
+             cwd=TOP)
+        objs.append(o)
+    must([tool.path, objs[0]])
+    prog = os.path.join(out, "demo")
+    must(["gcc", "-o", prog] + objs + ["build/libmcount.a",
+                                       "-Wl,-T,lds/mcount.lds"], cwd=TOP)
+    x86 = ARCHES[0]
+    work = functions(x86, objs[1])
+    funcs = functions(x86, prog)
+    want = [("unrecorded", a, None) for a in hook_calls(x86, prog)
+            if any(funcs[n][0] <= a < sum(funcs[n]) for n in work)]
+    check(want, "objdump shows no hook in work.o's functions")
+    expect(tool, [prog], 1, want)
+
+
+def case_lto_link(tool, scratch):
+    """A -flto link: GCC recompiles the code, our table is never made."""
+    d = os.path.join(scratch, "lto-link")
+    os.makedirs(d, exist_ok=True)
+    x86 = ARCHES[0]
+    objs = []
+    for src, lto in (("prog.c", True), ("main.c", True), ("hooks.c", False)):
+        o = os.path.join(d, src[:-2] + ".o")
+        must(["gcc", "-O2", "-c", "-o", o] +
+             (x86.hooks + ["-flto"] if lto else []) +
+             [os.path.join(HERE, src)])
+        objs.append(o)
+    prog = os.path.join(d, "prog")
+    must(["gcc", "-O2", "-flto", "-nostdlib", "-static", "-o", prog] +
+         x86.hooks + objs
+         + ["-Wl,-T," + MCOUNT_LDS])
+    calls = hook_calls(x86, prog)
+    check(calls, "objdump shows no hook after the LTO link")
+    expect(tool, [prog], 1, [("no-table", calls[0], None)])
+
+
+def case_clang_bitcode(tool, scratch):
+    if not shutil.which("clang"):
+        raise Failure("clang not installed")
+    o = os.path.join(scratch, "bitcode.o")
+    must(["clang", "-O2", "-flto", "-pg", "-mfentry", "-c", "-o", o,
+          os.path.join(HERE, "prog.c")])
+    expect(tool, [o], 1, [("lto", None, None)])
+
+
+def case_runtime_program(tool, scratch):
+    """tests/runtime's rt_test: a table with a hand-written non-hook
+    entry (bad_site) and one hook listed twice (dup_site)."""
+    d = os.path.join(scratch, "rt")
+    os.makedirs(d, exist_ok=True)
+    t = "tests/runtime"
+    fx = os.path.join(d, "fixture.o")
+    must(["gcc", "-std=c11", "-O2", "-Iruntime/include", "-pg", "-mfentry",
+          "-c", t + "/fixture.c", "-o", fx], cwd=TOP)
+    must([tool.path, fx])
+    bad = os.path.join(d, "bad.o")
+    must(["gcc", "-c", t + "/bad-x86_64.S", "-o", bad], cwd=TOP)
+    rt = os.path.join(d, "rt_test.o")
+    must(["gcc", "-std=c11", "-O2", "-Iruntime/include", "-c",
+          t + "/rt_test.c", "-o", rt], cwd=TOP)
+    prog = os.path.join(d, "rt_test")
+    must(["gcc", "-o", prog, rt, fx, bad, "build/libmcount.a",
+          "-Wl,-T,lds/mcount.lds", "-Wl,--gc-sections"], cwd=TOP)
+    funcs = functions(ARCHES[0], prog)
+    slots = Image(prog).slots()
+    bad_site = funcs["bad_site"][0]
+    dup = funcs["dup_site"][0]
+    expect(tool, [prog], 1, [("corrupt-site", bad_site,
+                              slots.index(bad_site)),
+                             ("duplicate", dup, len(slots) - 1)])
+
+
+def case_usage(tool, scratch):
+    for args in (["--check", "--dump", "x"], ["--sorted", "x"],
+                 ["--check", "--format=yaml", "x"], ["--check"]):
+        rc, _, err = run([tool.path] + args)
+        check(rc == 2, "%s: exit %d" % (" ".join(args), rc))
+    rc, out, err = run([tool.path, "--check",
+                        os.path.join(scratch, "missing.o")])
+    check(rc == 1 and err.startswith("recordmcount: ") and
+          "missing.o" in err, "missing file: exit %d, %r" % (rc, err))
+    rc, out, _ = run([tool.path, "--check", "--format=json",
+                      os.path.join(scratch, "missing.o")])
+    r = json.loads(out)
+    check(rc == 1 and r["result"] == "error" and r["error"],
+          "missing file JSON: %r" % r)
+
+
+X86_CASES = [("demo", case_demo), ("demo-unrecorded", case_demo_unrecorded),
+             ("lto-link", case_lto_link), ("clang-bitcode",
+                                           case_clang_bitcode),
+             ("runtime-program", case_runtime_program),
+             ("usage", case_usage)]
+
+
+def case_firmware(tool, scratch, board):
+    out = os.path.join(scratch, "fw-" + board)
+    env = dict(os.environ, RECORDMCOUNT=tool.path)
+    must(["sh", "examples/firmware/build.sh", board, out], cwd=TOP, env=env)
+    expect(tool, [os.path.join(out, "fw.elf")], 0, [])
+
+
+def main():
+    path, scratch, results = scratch_arg()
+    tool = Tool(path)
+    log = Log(os.path.join(results, "check.log"))
+    work = []
+    for arch in ARCHES:
+        if not shutil.which(arch.cc):
+            log.line("SKIP: %s: %s not installed" % (arch.name, arch.cc))
+            continue
+        b = Build(arch, tool, scratch)
+        for name, fn in ARCH_CASES:
+            if name == "gcc-table" and not arch.gcc_table:
+                continue
+            work.append(("%s/%s" % (arch.name, name), fn, (b,)))
+    for name, fn in X86_CASES:
+        work.append(("x86_64/" + name, fn, (tool, scratch)))
+    for board, cc in (("riscv64", "riscv64-linux-gnu-gcc"),
+                      ("aarch64", "aarch64-linux-gnu-gcc")):
+        if shutil.which(cc):
+            work.append(("firmware/" + board, case_firmware,
+                         (tool, scratch, board)))
+        else:
+            log.line("SKIP: firmware/%s: %s not installed" % (board, cc))
+    parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
+    return finish_scratch(log, scratch)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
