@@ -594,6 +594,30 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 	       (v->kind == MC_SITE_CALL && in_plt(c->s->obj, v->target_address));
 }
 
+/*
+ * ppc64 ELFv1: function symbols name descriptors in .opd, not code, so
+ * no symbol says where a function's code is: --check cannot place an
+ * entry in a function and says so rather than guess.
+ */
+static bool has_function_descriptors(struct mc_object *obj)
+{
+	return obj->ehdr.e_machine == EM_PPC64 &&
+	       (obj->ehdr.e_flags & 3) != 2 &&
+	       mc_section_by_name(obj, ".opd") != NULL;
+}
+
+/*
+ * MIPS PIC (-mabicalls) records the `ld t9, %call16(_mcount)(gp)` that
+ * loads the hook's address, the instruction before the call that
+ * linked code shows: the entry is right when the call follows it.
+ */
+static bool is_mips_pic_site(struct check *c, uint64_t value, bool found,
+			     uint64_t hook)
+{
+	return c->s->obj->ehdr.e_machine == EM_MIPS && c->s->linked &&
+	       found && hook == value + 4;
+}
+
 static void check_entry(struct check *c, size_t k)
 {
 	struct mc_survey *s = c->s;
@@ -618,8 +642,12 @@ static void check_entry(struct check *c, size_t k)
 	}
 	f = mc_survey_function(s, e->shndx, value, &fo);
 	struct mc_verdict v = mc_survey_judge(s, e);
-	/* Only a pad may start before its function's symbol. */
-	if (!f || (fo < 0 && strcmp(v.state, "pad") != 0)) {
+	/*
+	 * Only a pad may start before its function's symbol (its NOPs read
+	 * as "nop" where the pad NOP is also the hook's neutral form).
+	 */
+	if (!f || (fo < 0 && strcmp(v.state, "pad") != 0 &&
+		   strcmp(v.state, "nop") != 0)) {
 		problem(c, P_STALE, true, e->shndx, value, k, "entry %zu is in "
 			"no function (an overridden weak function or discarded "
 			"code)", k);
@@ -629,6 +657,8 @@ static void check_entry(struct check *c, size_t k)
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
 	if (is_hook_verdict(c, &v) &&
 	    !(found && hook < value && value < hook + len))
+		return;
+	if (is_mips_pic_site(c, value, found, hook))
 		return;
 	bool elsewhere = s->linked ? found && hook != value
 				   : object_function_has_hook(c, f);
@@ -729,6 +759,9 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 		return 1;
 	}
 	ok = mc_survey_open(&s, &obj, path, opt, no_warnings);
+	if (ok && has_function_descriptors(&obj))
+		ok = mc_fail(&obj, "ppc64 ELFv1 function descriptors: --check "
+			     "cannot tell where functions are");
 	ok = ok && sort_entries(&c) && (!s.linked || collect_hook_addrs(&c));
 	begin(&c);
 	if (ok)
