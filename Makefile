@@ -40,7 +40,7 @@ ARCH_SRCS := arch/arch.c arch/x86.c arch/aarch64.c arch/arm.c arch/riscv.c arch/
 ELF_SRCS := elf/object.c
 CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/pads.c \
 	recordmcount/table.c recordmcount/record.c recordmcount/dump.c \
-	recordmcount/survey.c recordmcount/check.c
+	recordmcount/survey.c recordmcount/check.c recordmcount/finalize.c
 CLI_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(CLI_SRCS) $(ELF_SRCS) $(ARCH_SRCS))
 
 .PHONY: all check demo install clean deps bench check-asan check-valgrind

@@ -1024,7 +1024,67 @@ static char *output_path(const char *path)
 	return real ? real : strdup(path);
 }
 
-static bool write_replacement(struct mc_object *obj, const char *target)
+/*
+ * A linked image keeps its layout: program headers give file offsets
+ * that must not move, so the input's bytes are copied and each changed
+ * section (same size as before) is written over its old bytes, in the
+ * file's byte order.
+ */
+static bool patch_section_bytes(struct mc_object *obj, uint8_t *file,
+				size_t file_size, struct mc_section *sec)
+{
+	GElf_Shdr *sh = &sec->shdr;
+	Elf_Data src = { .d_buf = sec->buf, .d_size = sec->buf_size,
+			 .d_type = sec->buf_type, .d_version = EV_CURRENT };
+	Elf_Data dst = { .d_size = sh->sh_size, .d_version = EV_CURRENT };
+
+	if (!sec->scn || sh->sh_type == SHT_NOBITS ||
+	    sh->sh_offset > file_size || sh->sh_size > file_size - sh->sh_offset)
+		return mc_fail(obj, "%s: cannot be rewritten in place",
+			       sec->name);
+	dst.d_buf = file + sh->sh_offset;
+	if (!gelf_xlatetof(obj->elf, &dst, &src,
+			   obj->ehdr.e_ident[EI_DATA]) ||
+	    dst.d_size != sh->sh_size)
+		return mc_fail(obj, "%s: changed size; cannot be rewritten in "
+			       "place", sec->name);
+	return true;
+}
+
+static bool emit_image(struct mc_object *obj, int fd)
+{
+	size_t size = (size_t)obj->st.st_size;
+	uint8_t *file = malloc(size ? size : 1);
+	bool ok = file != NULL;
+
+	if (!ok)
+		return mc_fail(obj, "out of memory");
+	for (size_t done = 0; ok && done < size;) {
+		ssize_t n = pread(obj->fd, file + done, size - done,
+				  (off_t)done);
+		if (n <= 0)
+			ok = mc_fail(obj, "cannot read: %s",
+				     n ? strerror(errno) : "file shrank");
+		else
+			done += (size_t)n;
+	}
+	for (size_t i = 1; ok && i < obj->n_sections; i++)
+		if (obj->sections[i].dirty && obj->sections[i].buf)
+			ok = patch_section_bytes(obj, file, size,
+						 &obj->sections[i]);
+	for (size_t done = 0; ok && done < size;) {
+		ssize_t n = write(fd, file + done, size - done);
+		if (n <= 0)
+			ok = mc_fail(obj, "cannot write: %s", strerror(errno));
+		else
+			done += (size_t)n;
+	}
+	free(file);
+	return ok;
+}
+
+static bool write_replacement(struct mc_object *obj, const char *target,
+			      bool (*emit)(struct mc_object *, int))
 {
 	char *tmp = temp_path_beside(target);
 	int fd;
@@ -1041,7 +1101,7 @@ static bool write_replacement(struct mc_object *obj, const char *target)
 	set_pending(tmp);
 	if (fchmod(fd, obj->st.st_mode & 07777) != 0) {
 		mc_fail(obj, "cannot set mode: %s", strerror(errno));
-	} else if (emit_object(obj, fd)) {
+	} else if (emit(obj, fd)) {
 		/* Keep the owner where we are allowed to (root in a build). */
 		if (fchown(fd, obj->st.st_uid, obj->st.st_gid) != 0 &&
 		    errno != EPERM)
@@ -1067,7 +1127,19 @@ bool mc_object_write(struct mc_object *obj)
 
 	if (!target)
 		return mc_fail(obj, "out of memory");
-	ok = write_replacement(obj, target);
+	ok = write_replacement(obj, target, emit_object);
+	free(target);
+	return ok;
+}
+
+bool mc_object_write_in_place(struct mc_object *obj)
+{
+	char *target = output_path(obj->path);
+	bool ok;
+
+	if (!target)
+		return mc_fail(obj, "out of memory");
+	ok = write_replacement(obj, target, emit_image);
 	free(target);
 	return ok;
 }

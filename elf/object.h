@@ -201,6 +201,13 @@ uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
 bool mc_object_write(struct mc_object *obj);
 
 /*
+ * The same for a linked image, whose layout must not move: a copy of the
+ * input with each changed section's new contents (of unchanged size)
+ * over its old bytes.  Only mc_section_patch and mc_reloc_set changes.
+ */
+bool mc_object_write_in_place(struct mc_object *obj);
+
+/*
  * Delete the temporary file a write in progress has created, if any.
  * Async-signal-safe: for a SIGINT/SIGTERM handler, so an interrupted
  * build leaves no stray files beside its objects.

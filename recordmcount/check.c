@@ -521,7 +521,8 @@ static bool object_function_has_hook(const struct check *c,
 
 static bool entry_is_zero(const struct check *c, const struct mc_entry *e)
 {
-	return c->s->linked && e->address == 0;
+	(void)c;
+	return e->cleared;
 }
 
 /* Sorted copy of the live entries, for lookups and duplicates. */
@@ -640,14 +641,9 @@ static void check_entry(struct check *c, size_t k)
 			" (no relocation, or one against a non-code section)");
 		return;
 	}
-	f = mc_survey_function(s, e->shndx, value, &fo);
 	struct mc_verdict v = mc_survey_judge(s, e);
-	/*
-	 * Only a pad may start before its function's symbol (its NOPs read
-	 * as "nop" where the pad NOP is also the hook's neutral form).
-	 */
-	if (!f || (fo < 0 && strcmp(v.state, "pad") != 0 &&
-		   strcmp(v.state, "nop") != 0)) {
+	f = mc_survey_entry_function(s, e, &v, &fo);
+	if (!f) {
 		problem(c, P_STALE, true, e->shndx, value, k, "entry %zu is in "
 			"no function (an overridden weak function or discarded "
 			"code)", k);

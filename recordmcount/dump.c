@@ -89,8 +89,8 @@ static void print_entry_text(struct mc_survey *d, size_t k)
 	char site[160], func[160], bytes[64];
 
 	if (!e->resolved) {
-		printf("  %5zu  0x%-30" PRIx64 " (outside every section)\n", k,
-		       e->address);
+		printf("  %5zu  0x%-30" PRIx64 " %s\n", k, e->address,
+		       e->cleared ? "(cleared)" : "(outside every section)");
 		return;
 	}
 	struct mc_verdict v = mc_survey_judge(d, e);

@@ -21,6 +21,7 @@
 #include "../elf/object.h"
 #include "check.h"
 #include "dump.h"
+#include "finalize.h"
 #include "options.h"
 #include "record.h"
 
@@ -38,6 +39,7 @@ enum {
 	OPT_FIND_NOPS,
 	OPT_CHECK,
 	OPT_SORTED,
+	OPT_FINALIZE,
 };
 
 static const struct option long_options[] = {
@@ -52,6 +54,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "sorted", no_argument, NULL, OPT_SORTED },
+	{ "finalize", no_argument, NULL, OPT_FINALIZE },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -65,6 +68,7 @@ static void usage(FILE *out)
 	fputs("Usage: recordmcount [OPTION]... FILE.o...\n"
 	      "       recordmcount --dump [--format=text|json] FILE...\n"
 	      "       recordmcount --check [--sorted] [--format=text|json] FILE...\n"
+	      "       recordmcount --finalize IMAGE...\n"
 	      "Record every function-entry hook call (__fentry__, mcount, ...)\n"
 	      "of each relocatable object in a new __mcount_loc section.\n"
 	      "\n"
@@ -84,6 +88,9 @@ static void usage(FILE *out)
 	      "      --check            judge each FILE's table against its code,\n"
 	      "                         change nothing; exit 1 on any problem\n"
 	      "      --sorted           with --check: a linked table must be sorted\n"
+	      "      --finalize         clear the entries of functions that are gone\n"
+	      "                         (overridden weak ones) and sort the table of\n"
+	      "                         each linked IMAGE (.ko: clear only)\n"
 	      "      --format=FORMAT    dump or check as 'text' (default) or 'json'\n"
 	      "  -j, --jobs=N           process up to N files at once\n"
 	      "  -v, --verbose          say what was done to each file\n"
@@ -153,6 +160,7 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case 'd': opt->dump = true; break;
 		case OPT_CHECK: opt->check = true; break;
 		case OPT_SORTED: opt->sorted = true; break;
+		case OPT_FINALIZE: opt->finalize = true; break;
 		case OPT_FORMAT:
 			if (strcmp(optarg, "text") == 0) {
 				opt->format = MC_FORMAT_TEXT;
@@ -186,9 +194,9 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			return EXIT_FAILURE;
 		}
 	}
-	if (opt->dump + opt->check > 1) {
-		fprintf(stderr, "recordmcount: --dump and --check do not "
-			"go together\n");
+	if (opt->dump + opt->check + opt->finalize > 1) {
+		fprintf(stderr, "recordmcount: --dump, --check and --finalize "
+			"do not go together\n");
 		return EXIT_USAGE;
 	}
 	if (opt->sorted && !opt->check) {
@@ -207,6 +215,8 @@ static int process(const char *path, const struct mc_options *opt)
 {
 	if (opt->check)
 		return mc_check_file(path, opt);
+	if (opt->finalize)
+		return mc_finalize_file(path, opt);
 	return opt->dump ? mc_dump_file(path, opt) : mc_record_file(path, opt);
 }
 

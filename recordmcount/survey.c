@@ -52,10 +52,15 @@ static bool object_entries(struct mc_survey *d, struct mc_section *table,
 		if (d->arch->addr_size == 4)
 			slot = (int32_t)slot;
 		int64_t addend = r.addend + slot;
+		bool cleared = r.type == d->arch->none_reloc && r.sym == 0;
 		d->entries[k] = (struct mc_entry){
 			.shndx = s->shndx,
 			.offset = s->sym.st_value + (uint64_t)addend,
-			.resolved = s->shndx > 0 && s->shndx < obj->n_sections,
+			.resolved = !cleared && s->shndx > 0 &&
+				    s->shndx < obj->n_sections,
+			.cleared = cleared,
+			.rel_shndx = rel->index,
+			.reloc_index = i,
 		};
 	}
 	return true;
@@ -136,6 +141,7 @@ static void linked_entries(struct mc_survey *d, struct mc_section *table,
 			.address = a,
 			.slot = where,
 			.resolved = sec != NULL,
+			.cleared = a == 0,
 		};
 	}
 }
@@ -383,6 +389,21 @@ const struct mc_symbol *mc_survey_function(struct mc_survey *d, size_t shndx,
 		    f->sym.st_value != value + ahead)
 			f = NULL;
 	*off = f ? (int64_t)(value - f->sym.st_value) : 0;
+	return f;
+}
+
+const struct mc_symbol *mc_survey_entry_function(struct mc_survey *d,
+						 const struct mc_entry *e,
+						 const struct mc_verdict *v,
+						 int64_t *off)
+{
+	const struct mc_symbol *f = mc_survey_function(d, e->shndx,
+						       mc_entry_value(d, e),
+						       off);
+
+	if (f && *off < 0 && strcmp(v->state, "pad") != 0 &&
+	    strcmp(v->state, "nop") != 0)
+		return NULL;
 	return f;
 }
 

@@ -22,6 +22,10 @@ struct mc_entry {
 	uint64_t address;	/* linked images only */
 	uint64_t slot;		/* linked: address of the table slot */
 	bool resolved;		/* the entry names a place we could find */
+	bool cleared;		/* 0 on purpose (--finalize, sorttable):
+				   linked, the value 0; object, R_*_NONE */
+	size_t rel_shndx;	/* objects: the relocation naming it */
+	size_t reloc_index;
 };
 
 struct mc_relative {
@@ -80,6 +84,17 @@ struct mc_verdict mc_survey_judge(struct mc_survey *s,
 const struct mc_symbol *mc_survey_function(struct mc_survey *s,
 					   size_t shndx, uint64_t value,
 					   int64_t *off);
+
+/*
+ * The function an entry (whose bytes are `v`) is in, or NULL when it is
+ * in none: the entry is stale.  Only a pad may start before its
+ * function's symbol (its NOPs read as "nop" where the pad NOP is also
+ * the hook's neutral form).
+ */
+const struct mc_symbol *mc_survey_entry_function(struct mc_survey *s,
+						 const struct mc_entry *e,
+						 const struct mc_verdict *v,
+						 int64_t *off);
 
 /* `value` of a linked address or an object offset, as used above. */
 static inline uint64_t mc_entry_value(const struct mc_survey *s,

@@ -50,6 +50,12 @@ struct rt_site {
 extern const uintptr_t __start_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 extern const uintptr_t __stop_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 
+/*
+ * The image's own ELF header, where the linker maps it (GNU ld, gold and
+ * lld define it on request); weak, so 0 where it is not mapped.
+ */
+extern const char __ehdr_start[] __attribute__((weak)) MC_RT_HIDDEN;
+
 static struct rt_site *sites;
 static size_t nsites;
 static struct mcount_counts counts;
@@ -434,12 +440,28 @@ static void guess_nop_styles(void)
 				STYLE_DEFAULT;
 }
 
-/* Copy the table, sort it, drop (and report) repeated entries. */
-static void load_table(const uintptr_t *tab, size_t n)
+/*
+ * An entry `recordmcount --finalize` (or the kernel's sorttable) cleared
+ * because its function is gone: 0, or in a PIE, whose loader adds its
+ * load address to every entry, that address (where the ELF header is).
+ * Skipped as ftrace skips them, and not counted as sites.
+ */
+static bool is_cleared(uintptr_t entry)
 {
+	return entry == 0 || entry == (uintptr_t)__ehdr_start;
+}
+
+/* Copy the table, sort it, drop (and report) repeated entries. */
+static size_t load_table(const uintptr_t *tab, size_t n)
+{
+	size_t live = 0;
+
 	for (size_t i = 0; i < n; i++)
-		sites[i] = (struct rt_site){ .addr = tab[i], .at = tab[i],
-					     .style = STYLE_UNKNOWN };
+		if (!is_cleared(tab[i]))
+			sites[live++] = (struct rt_site){
+				.addr = tab[i], .at = tab[i],
+				.style = STYLE_UNKNOWN };
+	n = live;
 	sort_sites(sites, n);
 	nsites = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -452,6 +474,7 @@ static void load_table(const uintptr_t *tab, size_t n)
 		}
 		sites[nsites++] = sites[i];
 	}
+	return live;
 }
 
 int mcount_boot(void)
@@ -468,8 +491,7 @@ int mcount_boot(void)
 	sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
 	if (!sites)
 		return MCOUNT_ENOMEM;
-	counts.sites = n;
-	load_table(tab, n);
+	counts.sites = load_table(tab, n);
 	for (size_t i = 0; i < nsites; i++)
 		boot_site(&sites[i], &end);
 	mc_plat_text_close();

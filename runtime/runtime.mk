@@ -121,9 +121,11 @@ runtime-cross:
 # them freestanding and fail if they reference anything the platform
 # layer and trampoline do not define.  The host compiles every arch/
 # file; each installed cross target its own, with -Werror.  (.TOC. is
-# ppc64 ELFv2's TOC base, made by the linker like _GLOBAL_OFFSET_TABLE_.)
+# ppc64 ELFv2's TOC base, made by the linker like _GLOBAL_OFFSET_TABLE_;
+# __ehdr_start, weak, is the linker's too: where a PIE's cleared table
+# entries point once relocated.)
 RT_FREE_OK := __fentry__ mcount _mcount __gnu_mcount_nc \
-	      __start_mcount_loc __stop_mcount_loc _GLOBAL_OFFSET_TABLE_ \
+	      __start_mcount_loc __stop_mcount_loc __ehdr_start _GLOBAL_OFFSET_TABLE_ \
 	      mc_arch_% mc_rt_% mc_plat_% .TOC.
 RT_FREE_RE = $(subst %,.*,$(subst $(space),|,$(strip $(RT_FREE_OK))))
 
