@@ -493,7 +493,12 @@ static void object_unrecorded(struct check *c)
 	for (size_t i = 0; i < c->s->hooks.n; i++) {
 		const struct mc_hook_site *h = &c->s->hooks.v[i];
 
-		if (!h->traced)
+		int64_t off;
+
+		/* Dead code (a weak body `ld -r` overrode) needs no entry. */
+		if (!h->traced ||
+		    !mc_survey_function(c->s, h->shndx, h->offset, &off) ||
+		    off < 0)
 			continue;
 		c->hooks++;
 		if (!entry_between(c, h->shndx, h->offset, h->offset + 1))

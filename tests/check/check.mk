@@ -3,9 +3,14 @@
 # images (the demo, firmware); tests/check/test_check.py says what each
 # case proves and which tool is its oracle.
 CHECKGATE_SCRATCH := $(BUILD)/tests/check
+# The runtime for the finalized PIEs run under qemu-user, where the
+# cross compiler is installed.
+CHECKGATE_LIBS := $(foreach a,aarch64 arm,$(if $(shell command -v \
+	$(RT_CC_$(a)) 2>/dev/null),$(BUILD)/$(a)/libmcount.a))
 
 .PHONY: check-check
-check-check: $(RECORDMCOUNT) $(LIBMCOUNT)
+check-check: $(RECORDMCOUNT) $(LIBMCOUNT) $(CHECKGATE_LIBS)
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/check.log
-	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) python3 tests/check/test_check.py \
+	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) LIBMCOUNT_DIR=$(abspath $(BUILD)) \
+		python3 tests/check/test_check.py \
 		$(RECORDMCOUNT_RUN) $(CHECKGATE_SCRATCH)

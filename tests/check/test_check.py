@@ -10,7 +10,8 @@ relocations from `readelf -rW`).  Each case checks the exit status, the
 class of every problem and its address (and entry index where it has
 one), in the JSON output, and that the text output says the same.
 
-Cases, per architecture (<arch>/...):
+Cases, per architecture (<arch>/...: x86_64, aarch64, arm, and ppc for a
+big-endian 32-bit target):
   clean        prog.c + hooks.c, every object recorded: exit 0, result
                ok, hooks == objdump's hook calls; objects exit 0 too
   gcc-table    the same objects with GCC's own -mrecord-mcount table,
@@ -31,10 +32,19 @@ Cases, per architecture (<arch>/...):
                --sorted; --sorted: `unsorted` at the first descent
   lto          -flto object: `lto`, exit 1 (and clang's bitcode, x86_64)
   untouched    --check leaves every file byte-identical, same mtime
+  finalize     --finalize on the weak image: the slots (read here) are 0
+               then objdump's hook calls inside functions, sorted;
+               --check --sorted clean; a second run changes nothing
+  finalize-module  `ld -r` of all three objects (a module): the dead
+               body's relocation becomes R_*_NONE (readelf); then clean
+  finalize-pie a PIE with the runtime (RELATIVE relocations; x86_64,
+               aarch64, arm under qemu-user): finalized, clean, and at
+               boot the runtime patches exactly objdump's live hooks
 x86_64 only: the demo (PIE, run), a -flto link with no table
 (`no-table`), the runtime test program (tests/runtime: a hand-written
 non-hook entry and a duplicate, as bad-<arch>.S says), usage errors.
-firmware/<board>: the bare-metal images of examples/firmware: exit 0.
+firmware/<board>: the bare-metal images of examples/firmware: exit 0;
+finalized: sorted, idempotent, clean with --sorted.
 """
 
 import json
@@ -83,6 +93,9 @@ ARCHES = [
     # Thumb-2 (Debian's default): udf #0, twice
     Arch("arm", "arm-linux-gnueabihf", "-pg", bytes.fromhex("00de00de"),
          2, False, "bl|blx"),
+    # Big endian, 32-bit: byte order and class independence.  trap
+    Arch("ppc", "powerpc-linux-gnu", "-pg", bytes.fromhex("7fe00008"),
+         4, False, "bl"),
 ]
 
 
@@ -222,19 +235,16 @@ class Build:
         return out
 
     def program(self, name, with_strong=True, record_strong=True):
-        """prog.o [+ strong.o] + hooks.o, recorded as asked, linked."""
-        prog = self.obj("prog.c", name + "-prog.o")
+        """prog.o + main.o [+ strong.o] + hooks.o, recorded as asked,
+        linked; the objects, strong.o last."""
+        objs = [self.obj("prog.c", name + "-prog.o"),
+                self.obj("main.c", name + "-main.o")]
         hooks = self.obj("hooks.c", name + "-hooks.o", hooks=False)
-        objs = [prog]
-        self.record(prog)
+        self.record(*objs)
         if with_strong:
-            strong = self.obj("strong.c", name + "-strong.o")
+            objs.append(self.obj("strong.c", name + "-strong.o"))
             if record_strong:
-                self.record(strong)
-            objs.append(strong)
-        else:
-            objs.append(self.obj("main.c", name + "-main.o"))
-            self.record(objs[-1])
+                self.record(objs[-1])
         return self.link(name, objs + [hooks]), objs
 
 
@@ -257,7 +267,7 @@ def case_gcc_table(b):
 
 def case_unrecorded(b):
     prog, objs = b.program("unrec", record_strong=False)
-    strong_funcs = functions(b.arch, objs[1])
+    strong_funcs = functions(b.arch, objs[-1])
     funcs = functions(b.arch, prog)
     want = [("unrecorded", a, None) for a in hook_calls(b.arch, prog)
             if any(funcs[n][0] <= a < sum(funcs[n]) for n in strong_funcs)]
@@ -269,10 +279,10 @@ def case_unrecorded(b):
     want += [("stale", a, img.slots().index(a)) for a in stale]
     expect(b.tool, [prog], 1, want)
     # The object itself: its hook relocations (readelf), none recorded.
-    out, _ = must([b.arch.tool("readelf"), "-rW", objs[1]])
+    out, _ = must([b.arch.tool("readelf"), "-rW", objs[-1]])
     n = sum(1 for line in out.splitlines()
             if re.search(r"\b(%s)\b" % "|".join(HOOK_NAMES), line))
-    rc, reports, _ = b.tool.check([objs[1]])
+    rc, reports, _ = b.tool.check([objs[-1]])
     check(rc == 1, "unrecorded object: exit %d" % rc)
     got = [p["class"] for p in reports[0]["problems"]]
     check(got == ["unrecorded"] * n, "object: %s, readelf shows %d hook "
@@ -360,12 +370,105 @@ def case_untouched(b):
     check([snapshot(f) for f in files] == before, "a file changed")
 
 
+def finalize_twice(tool, path):
+    """--finalize, then again: the second run changes nothing at all."""
+    must([tool.path, "--finalize", path])
+    once = snapshot(path)
+    must([tool.path, "--finalize", path])
+    check(snapshot(path) == once, "second --finalize changed the file")
+
+
+def case_finalize(b):
+    """The weak image finalized: the stale entry (objdump + nm) is 0,
+    the rest sorted and equal to the hook calls inside functions."""
+    prog, _ = b.program("fin")
+    funcs = functions(b.arch, prog)
+    calls = hook_calls(b.arch, prog)
+    live = [a for a in calls if in_function(funcs, a)]
+    check(len(live) == len(calls) - 1, "expected one dead hook call")
+    finalize_twice(b.tool, prog)
+    slots = Image(prog).slots()
+    check(slots == [0] + live, "slots %s, expected 0 then %s" %
+          ([hex(x) for x in slots], [hex(x) for x in live]))
+    r = expect(b.tool, [prog], 0, [], "--sorted")
+    check(r["zeroed"] == 1, "check counts %d cleared" % r["zeroed"])
+
+
+def case_finalize_module(b):
+    """A module-like `ld -r` of the weak and the strong object: the dead
+    body's entry becomes R_*_NONE (readelf), nothing else changes."""
+    _, objs = b.program("mod")
+    ko = os.path.join(b.dir, "mod.ko")
+    must([b.arch.tool("ld"), "-r", "-o", ko] + objs)
+    rc, reports, _ = b.tool.check([ko])
+    check(rc == 1 and [p["class"] for p in reports[0]["problems"]] ==
+          ["stale"], "before: %s" % reports[0]["problems"])
+    finalize_twice(b.tool, ko)
+    out, _ = must([b.arch.tool("readelf"), "-rW", ko])
+    table = out.split("'.rel")[1:]
+    table = [t for t in table if t.startswith(("a__mcount_loc'",
+                                               "__mcount_loc'"))]
+    check(len(table) == 1, "no relocation section for __mcount_loc")
+    none = [line for line in table[0].splitlines() if "_NONE" in line]
+    check(len(none) == 1, "%d R_*_NONE in the table's relocations"
+          % len(none))
+    expect(b.tool, [ko], 0, [])
+
+
+RUNNERS = {"x86_64": [], "aarch64": ["qemu-aarch64", "-L",
+                                     "/usr/aarch64-linux-gnu"],
+           "arm": ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]}
+
+
+def boot_counts(b, prog):
+    out, _ = must(RUNNERS[b.arch.name] + [prog])
+    m = re.search(r"sites (\d+) patched (\d+) nops (\d+) refused (\d+)",
+                  out)
+    check(m, "no counts in %r" % out)
+    return tuple(int(x) for x in m.groups())
+
+
+def case_finalize_pie(b):
+    """A PIE (R_*_RELATIVE: RELA on x86_64 and aarch64, REL on arm) with
+    the weak override and the runtime, run: after --finalize the runtime
+    patches exactly the hook calls objdump shows inside functions, and
+    refuses nothing; --check --sorted is clean."""
+    top = os.environ.get("LIBMCOUNT_DIR", os.path.join(TOP, "build"))
+    lib = os.path.join(top, "libmcount.a") if b.arch.name == "x86_64" \
+        else os.path.join(top, b.arch.name, "libmcount.a")
+    if not os.path.exists(lib):
+        raise Failure("%s not built" % lib)
+    objs = [b.obj("prog.c", "pie-prog.o", extra=["-fPIE"]),
+            b.obj("strong.c", "pie-strong.o", extra=["-fPIE"])]
+    b.record(*objs)
+    rt = os.path.join(b.dir, "pie-rtmain.o")
+    must([b.arch.cc, "-O2", "-fPIE", "-I", os.path.join(TOP, "runtime",
+                                                        "include"),
+          "-c", "-o", rt, os.path.join(HERE, "rtmain.c")])
+    prog = os.path.join(b.dir, "pie")
+    must([b.arch.cc, "-pie", "-o", prog] + objs + [rt, lib,
+                                                   "-Wl,-T," + MCOUNT_LDS])
+    funcs = functions(b.arch, prog)
+    calls = hook_calls(b.arch, prog)
+    live = [a for a in calls if in_function(funcs, a)]
+    check(len(live) == len(calls) - 1, "expected one dead hook call")
+    finalize_twice(b.tool, prog)
+    r = expect(b.tool, [prog], 0, [], "--sorted")
+    check(r["zeroed"] == 1, "check counts %d cleared" % r["zeroed"])
+    sites, patched, nops, refused = boot_counts(b, prog)
+    check((sites, patched, refused) == (len(live), len(live), 0),
+          "runtime: %d sites, %d patched, %d refused; objdump: %d live "
+          "hooks" % (sites, patched, refused, len(live)))
+
+
 ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
               ("unrecorded", case_unrecorded), ("no-table", case_no_table),
               ("weak", case_weak), ("off-hook", case_off_hook),
               ("duplicate", case_duplicate), ("corrupt", case_corrupt),
               ("unsorted", case_unsorted), ("lto", case_lto),
-              ("untouched", case_untouched)]
+              ("untouched", case_untouched), ("finalize", case_finalize),
+              ("finalize-module", case_finalize_module),
+              ("finalize-pie", case_finalize_pie)]
 
 
 # -- x86_64 only --------------------------------------------------------
@@ -486,10 +589,19 @@ X86_CASES = [("demo", case_demo), ("demo-unrecorded", case_demo_unrecorded),
 
 
 def case_firmware(tool, scratch, board):
+    """The bare-metal image is clean; --finalize sorts it (slots read
+    here), idempotently, and it stays clean, sorted."""
     out = os.path.join(scratch, "fw-" + board)
     env = dict(os.environ, RECORDMCOUNT=tool.path)
     must(["sh", "examples/firmware/build.sh", board, out], cwd=TOP, env=env)
-    expect(tool, [os.path.join(out, "fw.elf")], 0, [])
+    fw = os.path.join(out, "fw.elf")
+    r = expect(tool, [fw], 0, [])
+    check(r["hooks"] > 0 and r["entries"] >= r["hooks"],
+          "%d hooks, %d entries" % (r["hooks"], r["entries"]))
+    before = sorted(Image(fw).slots())
+    finalize_twice(tool, fw)
+    check(Image(fw).slots() == before, "finalized table != sorted table")
+    expect(tool, [fw], 0, [], "--sorted")
 
 
 def main():
@@ -503,7 +615,8 @@ def main():
             continue
         b = Build(arch, tool, scratch)
         for name, fn in ARCH_CASES:
-            if name == "gcc-table" and not arch.gcc_table:
+            if (name == "gcc-table" and not arch.gcc_table) or \
+                    (name == "finalize-pie" and arch.name not in RUNNERS):
                 continue
             work.append(("%s/%s" % (arch.name, name), fn, (b,)))
     for name, fn in X86_CASES:
