@@ -94,15 +94,15 @@ static void usage(FILE *out)
 	      "      --format=FORMAT    dump or check as 'text' (default) or 'json'\n"
 	      "  -j, --jobs=N           process up to N files at once\n"
 	      "  -v, --verbose          say what was done to each file\n"
-	      "  -q, --quiet            print errors only\n"
+	      "  -q, --quiet            print errors only (--check: problems only)\n"
 	      "  -h, --help             print this help and exit\n"
 	      "  -V, --version          print the version and exit\n"
 	      "\n"
 	      "Traced sections by default: .text* .init.text .ref.text .sched.text\n"
 	      "  .spinlock.text .irqentry.text .softirqentry.text .kprobes.text\n"
 	      "  .cpuidle.text\n"
-	      "Exit status: 0 if every file succeeded, 1 if any failed, 2 on\n"
-	      "a usage error.\n",
+	      "Exit status: 0 if every file succeeded (--check: was clean), 1 if\n"
+	      "any failed (--check: had a problem), 2 on a usage error.\n",
 	      out);
 	fputs("Architectures:", out);
 	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)

@@ -37,6 +37,9 @@ big-endian 32-bit target):
                --check --sorted clean; a second run changes nothing
   finalize-module  `ld -r` of all three objects (a module): the dead
                body's relocation becomes R_*_NONE (readelf); then clean
+  finalize-emit-relocs  linked with --emit-relocs: after --finalize the
+               static relocations (readelf) make what each slot holds
+               (RELA targets: not arm)
   finalize-pie a PIE with the runtime (RELATIVE relocations; x86_64,
                aarch64, arm under qemu-user): finalized, clean, and at
                boot the runtime patches exactly objdump's live hooks
@@ -415,6 +418,36 @@ def case_finalize_module(b):
     expect(b.tool, [ko], 0, [])
 
 
+def case_finalize_emit_relocs(b):
+    """Linked with --emit-relocs (as x86's vmlinux is, for KASLR): after
+    --finalize every static relocation of the table, as readelf shows
+    it, still makes the value its slot holds (symbol + addend), and the
+    cleared slot's is R_*_NONE.  RELA targets only: readelf shows no REL
+    addend."""
+    _, objs = b.program("er")
+    hooks = b.obj("hooks.c", "er-hooks.o", hooks=False)
+    prog = b.link("er", objs + [hooks], ["-Wl,--emit-relocs"])
+    finalize_twice(b.tool, prog)
+    slots = Image(prog).slots()
+    out, _ = must([b.arch.tool("readelf"), "-rW", prog])
+    part = out.split("'.rela__mcount_loc'")
+    check(len(part) == 2, "no .rela__mcount_loc in the image")
+    relocs = {}
+    for line in part[1].split("\n\n")[0].splitlines()[2:]:
+        f = line.split()
+        off = int(f[0], 16)
+        if f[2].endswith("_NONE"):
+            relocs[off] = 0
+        else:
+            relocs[off] = int(f[3], 16) + int(f[-1], 16)
+    img = Image(prog)
+    want = {img.start + k * img.size: v for k, v in enumerate(slots)}
+    check(relocs == want, "relocations say %s, slots hold %s" %
+          ({hex(k): hex(v) for k, v in relocs.items()},
+           {hex(k): hex(v) for k, v in want.items()}))
+    check(slots[0] == 0 and slots[1:] == sorted(slots[1:]), "not sorted")
+
+
 RUNNERS = {"x86_64": [], "aarch64": ["qemu-aarch64", "-L",
                                      "/usr/aarch64-linux-gnu"],
            "arm": ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]}
@@ -468,7 +501,8 @@ ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
               ("unsorted", case_unsorted), ("lto", case_lto),
               ("untouched", case_untouched), ("finalize", case_finalize),
               ("finalize-module", case_finalize_module),
-              ("finalize-pie", case_finalize_pie)]
+              ("finalize-pie", case_finalize_pie),
+              ("finalize-emit-relocs", case_finalize_emit_relocs)]
 
 
 # -- x86_64 only --------------------------------------------------------
@@ -617,7 +651,8 @@ def main():
         b = Build(arch, tool, scratch)
         for name, fn in ARCH_CASES:
             if (name == "gcc-table" and not arch.gcc_table) or \
-                    (name == "finalize-pie" and arch.name not in RUNNERS):
+                    (name == "finalize-pie" and arch.name not in RUNNERS) \
+                    or (name == "finalize-emit-relocs" and arch.name == "arm"):
                 continue
             work.append(("%s/%s" % (arch.name, name), fn, (b,)))
     for name, fn in X86_CASES:
