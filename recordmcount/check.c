@@ -74,6 +74,8 @@ struct check {
 	uint64_t *hook_slots;	/* linked: pointers the loader sets to a
 				   hook (GLOB_DAT, JUMP_SLOT, ...) */
 	size_t n_hook_slots;
+	size_t *funcs;		/* linked: function symbols, by address */
+	size_t n_funcs;
 	struct placed *sorted;	/* every live entry, by place */
 	size_t n_sorted;
 };
@@ -415,6 +417,35 @@ static size_t first_placed(const struct check *c, size_t shndx, uint64_t lo)
 	return a;
 }
 
+static int by_address(const void *a, const void *b, void *ctx)
+{
+	const struct mc_object *obj = ctx;
+	const struct mc_symbol *x = &obj->symbols[*(const size_t *)a];
+	const struct mc_symbol *y = &obj->symbols[*(const size_t *)b];
+
+	if (x->sym.st_value != y->sym.st_value)
+		return x->sym.st_value < y->sym.st_value ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/*
+ * The functions to scan, in address order: problems come out in the
+ * order of the code, and aliases of one function sit side by side.
+ */
+static bool collect_functions(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+
+	c->funcs = malloc((obj->n_symbols + 1) * sizeof(*c->funcs));
+	if (!c->funcs)
+		return mc_fail(obj, "out of memory");
+	for (size_t i = 1; i < obj->n_symbols; i++)
+		if (is_code_function(c, &obj->symbols[i]))
+			c->funcs[c->n_funcs++] = i;
+	qsort_r(c->funcs, c->n_funcs, sizeof(*c->funcs), by_address, obj);
+	return true;
+}
+
 /* Is there a live entry in [lo, hi) of section `shndx`? */
 static bool entry_between(const struct check *c, size_t shndx, uint64_t lo,
 			  uint64_t hi)
@@ -458,13 +489,12 @@ static void linked_unrecorded(struct check *c)
 	uint64_t first_missing = 0;	/* the lowest, for no-table */
 	size_t first_shndx = 0;
 
-	for (size_t i = 1; i < obj->n_symbols; i++) {
-		const struct mc_symbol *f = &obj->symbols[i];
+	for (size_t i = 0; i < c->n_funcs; i++) {
+		const struct mc_symbol *f = &obj->symbols[c->funcs[i]];
 		uint64_t site;
 		unsigned len;
 
-		if (!is_code_function(c, f) || f->sym.st_value == last ||
-		    !entry_hook(c, f, &site, &len))
+		if (f->sym.st_value == last || !entry_hook(c, f, &site, &len))
 			continue;
 		last = f->sym.st_value;
 		c->hooks++;
@@ -763,7 +793,8 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 	if (ok && has_function_descriptors(&obj))
 		ok = mc_fail(&obj, "ppc64 ELFv1 function descriptors: --check "
 			     "cannot tell where functions are");
-	ok = ok && sort_entries(&c) && (!s.linked || collect_hook_addrs(&c));
+	ok = ok && sort_entries(&c) &&
+	     (!s.linked || (collect_hook_addrs(&c) && collect_functions(&c)));
 	begin(&c);
 	if (ok)
 		judge_file(&c);
@@ -773,6 +804,7 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 	fflush(stdout);
 	free(c.hook_addrs);
 	free(c.hook_slots);
+	free(c.funcs);
 	free(c.sorted);
 	mc_survey_free(&s);
 	mc_object_close(&obj);
