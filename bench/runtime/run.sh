@@ -7,6 +7,8 @@
 # 2. The cost of an untraced hook: calls per second of a small function
 #    built without -pg, with -pg -mfentry after boot (the hook is a NOP),
 #    and before boot (the hook still calls the runtime's `ret` stub).
+# 3. The build gate: `recordmcount --check` and `--finalize` on the boot
+#    program of 1.
 # Prints a Markdown table.  Work files go to $BENCH_OUT.
 set -eu
 tool=$1
@@ -46,6 +48,15 @@ plain=$(rate "$out/hot-plain")
 nopped=$(rate "$out/hot-hooked")
 stub=$(MCOUNT_NO_AUTOBOOT=1 rate "$out/hot-hooked")
 
+# 3. The build gate on the boot program: --check, median of 5, and
+# --finalize of a copy (ms of wall time).
+ms_of() { s=$(date +%s%N); "$@" >/dev/null || true; e=$(date +%s%N)
+	echo $(((e - s) / 1000000)); }
+check_ms=$(for r in 1 2 3 4 5; do ms_of "$tool" --check "$out/boot"; done |
+	median)
+cp "$out/boot" "$out/boot-fin"
+finalize_ms=$(ms_of "$tool" --finalize "$out/boot-fin")
+
 cat <<EOT
 | runtime measure | value |
 |---|---:|
@@ -56,4 +67,6 @@ cat <<EOT
 | same, -pg -mfentry, hook a NOP after boot (million calls/s) | $nopped |
 | same, before boot: hook calls the runtime's stub (million calls/s) | $stub |
 | NOP'd hook vs no -pg | $(awk -v a="$nopped" -v b="$plain" 'BEGIN { printf "%.2fx", a / b }') |
+| recordmcount --check of the boot program, median of 5 (ms) | $check_ms |
+| recordmcount --finalize of the boot program (ms) | $finalize_ms |
 EOT
