@@ -82,10 +82,12 @@ $(BUILD)/obj/%.o: %.c
 deps:
 	@scripts/deps.sh check
 
-# The README's two commands where nothing was installed before them.
+# The README's two commands where nothing was installed before them
+# (FRESH_TARGETS="demo check check-kernel" for the long stage too).
+FRESH_TARGETS ?= demo check
 .PHONY: check-fresh
 check-fresh:
-	@scripts/fresh.sh demo check
+	@FRESH_MAKEFLAGS="$(FRESH_MAKEFLAGS)" scripts/fresh.sh $(FRESH_TARGETS)
 
 -include runtime/runtime.mk
 -include tests/tests.mk
