@@ -5,9 +5,11 @@
 #   make demo         the bundled example, end to end
 #   make check-fresh  make demo and make check in a pristine Debian 12
 #                     root (scripts/fresh.sh; root only)
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make install      PREFIX=/usr/local DESTDIR= (integrate/integrate.mk)
+#   make uninstall    the same variables
 #
-# CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
+# Make deletes a target whose recipe failed (no half-made file is
+# taken for up to date).  CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
 # build/asan so both builds can live side by side.
 
 # Before anything else, the Debian packages the goals need
@@ -34,6 +36,7 @@ endif
 export MC_DEPS_DONE := 1
 
 VERSION := 0.1
+.DELETE_ON_ERROR:
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
@@ -89,22 +92,12 @@ FRESH_TARGETS ?= demo check
 check-fresh:
 	@FRESH_MAKEFLAGS="$(FRESH_MAKEFLAGS)" scripts/fresh.sh $(FRESH_TARGETS)
 
+-include integrate/integrate.mk
 -include runtime/runtime.mk
 -include tests/tests.mk
 -include kernel/kernel.mk
 -include bench/bench.mk
 -include examples/firmware/firmware.mk
-
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/recordmcount $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include
-	install -m 755 $(RECORDMCOUNT) $(DESTDIR)$(PREFIX)/bin/recordmcount
-	install -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 lds/mcount.lds lds/mcount-section.lds \
-		$(DESTDIR)$(PREFIX)/share/recordmcount/
-	install -m 644 $(LIBMCOUNT) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 runtime/include/mcount.h $(DESTDIR)$(PREFIX)/include/
 
 clean:
 	rm -rf build

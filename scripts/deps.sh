@@ -27,11 +27,12 @@ qemu-system-arm qemu-system-misc"
 # which conflicts with every other cross compiler; libc6-i386 lets the
 # tests run what it links.  The other cross compilers (and their C
 # libraries, for programs run under qemu-user) test every architecture.
-# xxd: the runtime suite reads patched bytes back with it.  The kernel
+# xxd: the runtime suite reads patched bytes back with it; cmake to
+# distcc: the build systems check-integrate tries the launcher in.  The kernel
 # harness check (check-harness) asks for the kernel's own list itself.
 check="$firmware g++ check
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
-valgrind xxd
+valgrind xxd cmake meson ninja-build ccache distcc
 gcc-arm-linux-gnueabihf
 gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-powerpc-linux-gnu
 gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
