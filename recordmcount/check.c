@@ -631,18 +631,6 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 }
 
 /*
- * ppc64 ELFv1: function symbols name descriptors in .opd, not code, so
- * no symbol says where a function's code is: --check cannot place an
- * entry in a function and says so rather than guess.
- */
-static bool has_function_descriptors(struct mc_object *obj)
-{
-	return obj->ehdr.e_machine == EM_PPC64 &&
-	       (obj->ehdr.e_flags & 3) != 2 &&
-	       mc_section_by_name(obj, ".opd") != NULL;
-}
-
-/*
  * MIPS PIC (-mabicalls) records the `ld t9, %call16(_mcount)(gp)` that
  * loads the hook's address, the instruction before the call that
  * linked code shows: the entry is right when the call follows it.
@@ -790,7 +778,7 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 		return 1;
 	}
 	ok = mc_survey_open(&s, &obj, path, opt, no_warnings);
-	if (ok && has_function_descriptors(&obj))
+	if (ok && mc_survey_has_descriptors(&s))
 		ok = mc_fail(&obj, "ppc64 ELFv1 function descriptors: --check "
 			     "cannot tell where functions are");
 	ok = ok && sort_entries(&c) &&

@@ -376,6 +376,9 @@ int mc_finalize_file(const char *path, const struct mc_options *opt)
 	struct finalize f = { .s = &s, .obj = &obj };
 	bool ok = mc_survey_open(&s, &obj, path, opt, no_warnings);
 
+	if (ok && mc_survey_has_descriptors(&s))
+		ok = mc_fail(&obj, "ppc64 ELFv1 function descriptors: "
+			     "--finalize cannot tell where functions are");
 	if (ok) {
 		f.value = calloc(s.n_entries + 1, sizeof(*f.value));
 		f.from = calloc(s.n_entries + 1, sizeof(*f.from));

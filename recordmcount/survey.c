@@ -428,6 +428,15 @@ void mc_survey_place(struct mc_survey *d, size_t shndx, uint64_t offset,
 		snprintf(func, fn, "?");
 }
 
+bool mc_survey_has_descriptors(const struct mc_survey *d)
+{
+	struct mc_object *obj = d->obj;
+
+	return obj->ehdr.e_machine == EM_PPC64 &&
+	       (obj->ehdr.e_flags & 3) != 2 &&
+	       mc_section_by_name(obj, ".opd") != NULL;
+}
+
 const char *mc_survey_kind(const struct mc_survey *d)
 {
 	switch (d->obj->ehdr.e_type) {

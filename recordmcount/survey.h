@@ -69,6 +69,14 @@ bool mc_survey_open(struct mc_survey *s, struct mc_object *obj,
 		    mc_warn_fn warn);
 void mc_survey_free(struct mc_survey *s);
 
+/*
+ * ppc64 ELFv1: function symbols name descriptors in .opd, not code, so
+ * no symbol says where a function's code is and no entry can be placed
+ * in a function: --check and --finalize refuse such a file rather than
+ * call every entry stale.
+ */
+bool mc_survey_has_descriptors(const struct mc_survey *s);
+
 /* "relocatable", "executable", "pie executable", "shared object". */
 const char *mc_survey_kind(const struct mc_survey *s);
 
