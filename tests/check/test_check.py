@@ -45,7 +45,8 @@ big-endian 32-bit target):
                boot the runtime patches exactly objdump's live hooks
 x86_64 only: the demo (PIE, run), a -flto link with no table
 (`no-table`), the runtime test program (tests/runtime: a hand-written
-non-hook entry and a duplicate, as bad-<arch>.S says), usage errors.
+non-hook entry and a duplicate, as bad-<arch>.S says), usage errors,
+ppc64 ELFv1 refused by both modes.
 firmware/<board>: the bare-metal images of examples/firmware: exit 0;
 finalized: sorted, idempotent, clean with --sorted.
 """
@@ -55,7 +56,6 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -615,6 +615,23 @@ def case_usage(tool, scratch):
           "missing file JSON: %r" % r)
 
 
+def case_elfv1_refused(tool, scratch):
+    """ppc64 ELFv1: no symbol says where code is; both modes refuse the
+    file (one line, exit 1) and --finalize leaves it as it was."""
+    cc = "powerpc64-linux-gnu-gcc"
+    if not shutil.which(cc):
+        raise Failure("%s not installed" % cc)
+    o = os.path.join(scratch, "elfv1.o")
+    must([cc, "-O2", "-pg", "-c", "-o", o, os.path.join(HERE, "prog.c")])
+    must([tool.path, o])
+    before = snapshot(o)
+    for mode in ("--check", "--finalize"):
+        rc, out, err = run([tool.path, mode, o])
+        check(rc == 1 and len(err.splitlines()) == 1 and
+              "ELFv1" in err, "%s: exit %d, %r" % (mode, rc, err))
+    check(snapshot(o) == before, "the object changed")
+
+
 X86_CASES = [("demo", case_demo), ("demo-unrecorded", case_demo_unrecorded),
              ("lto-link", case_lto_link), ("clang-bitcode",
                                            case_clang_bitcode),
@@ -657,6 +674,7 @@ def main():
             work.append(("%s/%s" % (arch.name, name), fn, (b,)))
     for name, fn in X86_CASES:
         work.append(("x86_64/" + name, fn, (tool, scratch)))
+    work.append(("ppc64/elfv1-refused", case_elfv1_refused, (tool, scratch)))
     for board, cc in (("riscv64", "riscv64-linux-gnu-gcc"),
                       ("aarch64", "aarch64-linux-gnu-gcc")):
         if shutil.which(cc):
