@@ -194,6 +194,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 				 "recorded", text->name,
 				 (unsigned long long)r.offset, name, r.type);
 			warn(obj, opt, msg);
+			out->n_reported++;
 			continue;
 		}
 		struct mc_hook_site s = {

@@ -601,6 +601,7 @@ def help_version():
     rc, out, err = tool("-h")
     check(rc == 0 and "Usage" in out and not err, "-h: exit %d" % rc)
     for opt in ("--nop", "--symbol", "--section", "--no-section", "--dump",
+                "--strict",
                 "--jobs", "--quiet", "--verbose", "--version"):
         check(opt in out, "--help does not mention %s" % opt)
     rc, out, err = tool("--help")
@@ -617,6 +618,79 @@ def dump_exists(objs):
     rc, _o, err = tool("--dump", obj)
     check(rc != 2 and "unrecognized" not in err and "invalid" not in err,
           "--dump: exit %d: %s" % (rc, err))
+
+
+# -- the compiler's information is never lost; --strict ----------------
+
+ASM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                   "fixtures", "asm")
+
+
+def asm_object(name):
+    """fixtures/asm/NAME.s assembled with GNU as, in a fresh case dir."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    obj = os.path.join(d, name + ".o")
+    must(["gcc", "-c", "-o", obj, os.path.join(ASM, name + ".s")])
+    return obj
+
+
+def objdump_bytes_at(path, section, offset):
+    """The bytes objdump -d shows for the instruction at section+offset,
+    as hex ("cc")."""
+    return objdump_insns(path, section)[section][offset][0].hex(" ")
+
+
+def unknown_pad_kept(quiet):
+    """A pad holding an int3 stays listed where the assembler listed it;
+    the hook call beside it is still recorded."""
+    obj = asm_object("unknown-pad")
+    pads_before = readelf_relocs(obj)[".rela__patchable_function_entries"]
+    want = objdump_reloc_sites(obj, "__fentry__")
+    int3 = objdump_bytes_at(obj, ".text", 0)
+    rc, _o, err = tool(*(["-q"] if quiet else []) + [obj])
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    relocs = readelf_relocs(obj)
+    check(relocs.get(".rela__patchable_function_entries") == pads_before,
+          "the compiler's pad list changed: %s -> %s"
+          % (pads_before, relocs.get(".rela__patchable_function_entries")))
+    got = sites_of(obj)
+    check(got == want, "recorded %s, objdump shows the hook at %s"
+          % (sorted(got or ()), sorted(want)))
+    if quiet:
+        check(err == "", "-q printed %r" % err)
+    else:
+        check(".text+0x0" in err and ("bytes: " + int3) in err,
+              "the warning does not name the pad with its bytes (%s): %r"
+              % (int3, err))
+
+
+def strict_fails(name, what):
+    """--strict: a site or pad reported and not recorded fails the file,
+    which is left byte for byte as it was."""
+    obj = asm_object(name)
+    before = snapshot(obj)
+    rc, _o, err = tool("--strict", obj)
+    check(rc == 1, "--strict with %s: exit %d" % (what, rc))
+    last = err.strip().splitlines()[-1] if err.strip() else ""
+    check(last.startswith("recordmcount: %s: --strict" % obj),
+          "no --strict error line: %r" % err)
+    check(snapshot(obj) == before, "--strict failure changed the file")
+    rc, _o, err = tool(obj)
+    check(rc == 0 and "warning" in err,
+          "without --strict: exit %d, %r" % (rc, err))
+
+
+def strict_clean(objs, key):
+    """--strict changes nothing for an object with nothing to report."""
+    src = objs[key]
+    want = gcc_sites(objs[key + "-gcc"])
+    obj = fresh(src)
+    rc, _o, err = tool("--strict", obj)
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err))
+    got = sites_of(obj)
+    check(got == want, "recorded %s, GCC's table %s" % (sorted(got or ()),
+                                                       sorted(want)))
 
 
 def verbose(objs):
@@ -730,6 +804,16 @@ def main():
     cases.append(("cli/help-version", help_version))
     cases.append(("cli/dump-exists", lambda: dump_exists(objs)))
     cases.append(("cli/verbose", lambda: verbose(objs)))
+    cases.append(("cli/unknown-pad/kept", lambda: unknown_pad_kept(False)))
+    cases.append(("cli/unknown-pad/kept-quiet",
+                  lambda: unknown_pad_kept(True)))
+    cases.append(("cli/strict/unknown-pad",
+                  lambda: strict_fails("unknown-pad", "an unknown pad")))
+    cases.append(("cli/strict/not-a-call",
+                  lambda: strict_fails("not-a-call", "a non-call")))
+    for key in ("basic-x86_64-fentry-pie-O2", "sections-i386-mcount-pie-O2"):
+        cases.append(("cli/strict/clean/%s" % key,
+                      lambda key=key: strict_clean(objs, key)))
     for key in sorted(k for k in objs.made if k.startswith("custom-")):
         cases.append(("cli/symbol/%s" % key[7:],
                       lambda key=key: custom_symbol(objs, key)))
