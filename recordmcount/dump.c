@@ -332,7 +332,8 @@ static struct verdict judge(const struct dump *d, const struct entry *e)
 		return v;
 	const struct mc_hook_site *h = d->linked ? NULL :
 		hook_at(d, e->shndx, e->offset);
-	if (h) {
+	/* A NOP --find-nops found has no relocation: judged by its bytes. */
+	if (h && h->rel_shndx) {
 		struct mc_reloc r;
 		mc_reloc_get(d->obj, &d->obj->sections[h->rel_shndx],
 			     h->reloc_index, &r);
