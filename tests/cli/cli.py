@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 import itertools  # noqa: E402
 
+import dump_oracle  # noqa: E402
 import elfmini  # noqa: E402
 from harness import (FIXTURE_FLAGS, HOOKS, NOP, SUPPORT, Config, cc,  # noqa
                      Log, age, check, compile_c, fixture, must,
@@ -613,11 +614,65 @@ def help_version():
     check(rc2 == 0 and out2 == out, "--version differs from -V")
 
 
-def dump_exists(objs):
-    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
-    rc, _o, err = tool("--dump", obj)
-    check(rc != 2 and "unrecognized" not in err and "invalid" not in err,
-          "--dump: exit %d: %s" % (rc, err))
+# -- --dump against readelf and objdump ----------------------------------
+
+DUMP_CASES = {
+    # name: (object key or asm fixture, recordmcount options or None)
+    "call-got": ("basic-x86_64-fentry-pie-O2", []),
+    "call-rel32": ("basic-x86_64-fentry-nopie-O2", []),
+    "call-mcount-i386": ("basic-i386-mcount-pie-O2", []),
+    "nop": ("basic-x86_64-fentry-nopie-O2", ["--nop"]),
+    "unrecorded": ("basic-x86_64-fentry-pie-O2", None),
+    "gcc-table": ("basic-x86_64-fentry-nopie-O2-gcc", None),
+    "find-nops": ("dump-mnop-mcount", ["--find-nops"]),
+    "pad": ("dump-pad-2", []),
+    "pad-before-entry": ("dump-pad-3-1", []),
+    "pad-compiler-list": ("dump-pad-2", None),
+    "unexpected-pad": ("asm:unknown-pad", []),
+}
+
+
+def declare_dump(objs):
+    objs.want("dump-mnop-mcount", "basic.c",
+              ["-O2", "-fno-pic", "-pg", "-mfentry", "-mnop-mcount"])
+    objs.want("dump-pad-2", "basic.c",
+              ["-O2", "-fpatchable-function-entry=2"])
+    objs.want("dump-pad-3-1", "basic.c",
+              ["-O2", "-fpatchable-function-entry=3,1"])
+
+
+def dump_object(objs, key, args):
+    """Record (unless args is None), then --dump must say what readelf
+    and objdump say, in text and JSON."""
+    obj = asm_object(key[4:]) if key.startswith("asm:") else fresh(
+        objs[key])
+    if args is not None:
+        rc, _o, err = tool(*(args + [obj]))
+        check(rc == 0, "recording: exit %d: %s" % (rc, err))
+    want = dump_oracle.check_object_dump(tool, obj)
+    check(want or args is None, "test is void: no table entries")
+
+
+def dump_linked(objs):
+    """A recorded object linked with lds/mcount.lds: --dump of the program
+    against nm and objdump."""
+    obj = fresh(objs["basic-x86_64-fentry-nopie-O2"])
+    must([TOOL, obj])
+    prog = obj + ".prog"
+    lds = os.path.join(ASM, "..", "..", "lds", "mcount.lds")
+    must(["gcc", "-no-pie", "-o", prog, objs["run_main-x86_64-fentry-nopie-O2"],
+          obj, "-Wl,-T," + lds, "-Wl,-u,__start_mcount_loc",
+          "-Wl,-u,__stop_mcount_loc"])
+    dump_oracle.check_linked_dump(tool, prog)
+
+
+def dump_crash_free(objs):
+    """--dump --find-nops on a --find-nops object (used to segfault)."""
+    obj = fresh(objs["dump-mnop-mcount"])
+    must([TOOL, "--find-nops", obj])
+    rc, out, err = tool("--dump", "--find-nops", obj)
+    check(rc == 0 and not err and "nop" in out,
+          "--dump --find-nops: exit %d: %s" % (rc, err))
 
 
 # -- the compiler's information is never lost; --strict ----------------
@@ -752,6 +807,7 @@ def main():
     log = Log(os.path.join(results, "cli.log"))
     objs = Objects()
     declare(objs)
+    declare_dump(objs)
     objs.build()
 
     cases = []
@@ -802,7 +858,12 @@ def main():
                       lambda mode=mode: mode_kept(objs, mode)))
     cases += usage_cases(objs)
     cases.append(("cli/help-version", help_version))
-    cases.append(("cli/dump-exists", lambda: dump_exists(objs)))
+    for name, (key, args) in sorted(DUMP_CASES.items()):
+        cases.append(("cli/dump/%s" % name,
+                      lambda key=key, args=args: dump_object(objs, key,
+                                                             args)))
+    cases.append(("cli/dump/linked", lambda: dump_linked(objs)))
+    cases.append(("cli/dump/find-nops-twice", lambda: dump_crash_free(objs)))
     cases.append(("cli/verbose", lambda: verbose(objs)))
     cases.append(("cli/unknown-pad/kept", lambda: unknown_pad_kept(False)))
     cases.append(("cli/unknown-pad/kept-quiet",
