@@ -181,7 +181,7 @@ check-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 	  $(RT_RUN_CROSS) \
 	  exit $$status ) > $(BUILD)/runtime.out 2>&1; status=$$?; \
 	cat $(BUILD)/runtime.out; \
-	grep -E '^(PASS|FAIL)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
+	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
 	exit $$status
 
 clean-runtime:
