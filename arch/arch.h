@@ -103,6 +103,14 @@ struct mc_arch {
 	uint32_t none_reloc;		/* R_*_NONE, to neutralise a hook */
 	uint32_t relative_reloc;	/* R_*_RELATIVE, in a PIE's table */
 	const char *const *hook_symbols;	/* NULL-terminated */
+	/*
+	 * Entry hooks of a protocol neither --nop nor the runtime can undo
+	 * (NULL-terminated, or NULL), and why: a call to one is reported
+	 * per site, so that an object built that way never passes for one
+	 * without hooks.
+	 */
+	const char *const *unsupported_hooks;
+	const char *unsupported_why;
 	const struct mc_object_form *forms;
 	unsigned n_forms;
 	/*

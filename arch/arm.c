@@ -95,6 +95,13 @@ enum { NEUTRAL_ADD_SP, NEUTRAL_POP_LR };
 
 static const char *const arm_hook_symbols[] = { "__gnu_mcount_nc", NULL };
 
+/*
+ * Clang's -pg without -meabi gnu: a bare `bl mcount` (the old protocol,
+ * nothing pushed, lr is the caller's only copy).  Not supported; the
+ * kernel's Makefile passes -meabi gnu for this reason.
+ */
+static const char *const arm_unsupported_hooks[] = { "mcount", NULL };
+
 static const struct mc_object_form arm_forms[] = {
 	{ .name = "push {lr}; bl",
 	  .reloc_types = { R_ARM_CALL_, R_ARM_PC24_ }, .n_reloc_types = 2,
@@ -360,6 +367,9 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 	.none_reloc = R_ARM_NONE_,					\
 	.relative_reloc = R_ARM_RELATIVE_,				\
 	.hook_symbols = arm_hook_symbols,				\
+	.unsupported_hooks = arm_unsupported_hooks,			\
+	.unsupported_why = "the bare 'bl mcount' of clang's -pg without "	\
+		"-meabi gnu is not supported (compile with -meabi gnu)",	\
 	.forms = arm_forms,						\
 	.pad_nops = arm_pad_nops, .n_pad_nops = MC_COUNT(arm_pad_nops),	\
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
