@@ -3,12 +3,40 @@
 #   make              build build/recordmcount and build/libmcount.a
 #   make check        every test (installs missing Debian packages as root)
 #   make demo         the bundled example, end to end
-#   make install      PREFIX=/usr/local DESTDIR=
+#   make check-fresh  make demo and make check in a pristine Debian 12
+#                     root (scripts/fresh.sh; root only)
+#   make install      PREFIX=/usr/local DESTDIR= (integrate/integrate.mk)
+#   make uninstall    the same variables
 #
-# CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
+# Make deletes a target whose recipe failed (no half-made file is
+# taken for up to date).  CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
 # build/asan so both builds can live side by side.
 
+# Before anything else, the Debian packages the goals need
+# (scripts/deps.sh: installed as root, else the apt-get line and a
+# stop), so that every target works as the first command on a fresh
+# machine; variables below ask the compiler and pkg-config questions.
+# Once per top-level make: sub-makes inherit MC_DEPS_DONE.
+# check-kernel needs only the build group here: kernel/ asks for the
+# kernel's own list of the architecture it builds.
+deps_group = $(strip \
+	$(if $(filter-out check-kernel% check-fresh,$(filter check check-% bench bench-% deps,$(1))),check) \
+	$(if $(filter firmware,$(1)),firmware) \
+	$(if $(filter check-fresh,$(1)),fresh) \
+	$(if $(filter-out check check-% bench bench-% firmware deps,$(1)),build) \
+	$(if $(filter check-kernel%,$(1)),build))
+ifndef MC_DEPS_DONE
+ifneq ($(filter-out clean clean-%,$(or $(MAKECMDGOALS),all)),)
+$(shell scripts/deps.sh $(call deps_group,$(or $(MAKECMDGOALS),all)) >&2)
+ifneq ($(.SHELLSTATUS),0)
+$(error missing Debian packages (scripts/deps.sh))
+endif
+endif
+endif
+export MC_DEPS_DONE := 1
+
 VERSION := 0.1
+.DELETE_ON_ERROR:
 PREFIX ?= /usr/local
 DESTDIR ?=
 CC ?= cc
@@ -52,26 +80,24 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -c -o $@ $<
 
-# Missing Debian packages: installed when root, else the apt-get line.
+# Missing Debian packages: installed when root, else the apt-get line
+# (the top of this file already did it for the goals given).
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 
+# The README's two commands where nothing was installed before them
+# (FRESH_TARGETS="demo check check-kernel" for the long stage too).
+FRESH_TARGETS ?= demo check
+.PHONY: check-fresh
+check-fresh:
+	@FRESH_MAKEFLAGS="$(FRESH_MAKEFLAGS)" scripts/fresh.sh $(FRESH_TARGETS)
+
+-include integrate/integrate.mk
 -include runtime/runtime.mk
 -include tests/tests.mk
 -include kernel/kernel.mk
 -include bench/bench.mk
 -include examples/firmware/firmware.mk
-
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
-		$(DESTDIR)$(PREFIX)/share/recordmcount $(DESTDIR)$(PREFIX)/lib \
-		$(DESTDIR)$(PREFIX)/include
-	install -m 755 $(RECORDMCOUNT) $(DESTDIR)$(PREFIX)/bin/recordmcount
-	install -m 644 man/recordmcount.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 644 lds/mcount.lds lds/mcount-section.lds \
-		$(DESTDIR)$(PREFIX)/share/recordmcount/
-	install -m 644 $(LIBMCOUNT) $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 runtime/include/mcount.h $(DESTDIR)$(PREFIX)/include/
 
 clean:
 	rm -rf build

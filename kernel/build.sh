@@ -67,6 +67,10 @@ bad=$(cat $fragments | while read -r line; do
 	esac
 done)
 [ -z "$bad" ] || die "config options that did not take: $(echo "$bad" | tr '\n' ' ')(see $KBUILD/.config)"
+if [ "${MC_KERNEL_STOP:-}" = configured ]; then
+	note "kernel: stopping after configuration (MC_KERNEL_STOP=configured)"
+	exit 0
+fi
 
 # --- the kernel's own recordmcount, then our wrapper in its place ---
 if [ ! -f "$KBUILD/scripts/.recordmcount.cmd" ]; then

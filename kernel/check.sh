@@ -9,18 +9,36 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-# The binary under test is copied first, so that a rebuild of the work
-# tree meanwhile changes nothing here.
-mkdir -p "$WORK"
-cp "${1:?usage: check.sh PATH-TO-OUR-RECORDMCOUNT}" "$WORK/recordmcount-under-test"
-tool=$WORK/recordmcount-under-test
+# The source is prepared first (on an empty cache, or after a new
+# linux-source package, that extracts it), then the binary under test
+# is copied, so that a rebuild of the work tree meanwhile changes
+# nothing here.  The copy lives in $WORK, which no later step deletes
+# (prepare.sh removes only the source, build.sh only its build tree).
+under_test=${1:?usage: check.sh PATH-TO-OUR-RECORDMCOUNT}
 name=kernel-$KARCH
 t0=$(now)
+if ! "$MC_TOP/kernel/prepare.sh"; then
+	fail "$name-prepare" "could not extract linux-source-$KERNEL_SERIES"
+	exit 1
+fi
+mkdir -p "$WORK"
+cp "$under_test" "$WORK/recordmcount-under-test"
+tool=$WORK/recordmcount-under-test
 
 # --- build ---------------------------------------------------------
 if ! "$MC_TOP/kernel/build.sh" "$tool"; then
 	fail "$name-build" "see $WORK/build.log"
 	exit 1
+fi
+# MC_KERNEL_STOP=configured (the harness test in make check): the
+# build stopped once configured; the tool must still be where it was.
+if [ "${MC_KERNEL_STOP:-}" = configured ]; then
+	if cmp -s "$under_test" "$tool"; then
+		pass "$name-configured-tool-kept"
+	else
+		fail "$name-configured-tool-kept" "$tool is gone or changed after preparation"
+	fi
+	exit "$MC_FAILED"
 fi
 pass "$name-build"
 t_build=$(elapsed "$t0")

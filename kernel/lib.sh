@@ -35,7 +35,9 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #   FTRACE_CFLAGS  CC_FLAGS_FTRACE: the flags of every object Kbuild
 #                  hands to scripts/recordmcount
 #   WORD           bytes per __mcount_loc entry
-#   QEMU           the system emulator and its machine, and its package
+#   QEMU           the system emulator and its machine, and its package;
+#                  no network card (-nic none: the default one wants an
+#                  option ROM from a package we do not install)
 #   CONSOLE        the serial console's device name
 #   INIT_CFLAGS    how init.c is compiled (static, for the target)
 #   TARGET_PACKAGES  the Debian packages of that compiler and its libc
@@ -51,7 +53,7 @@ x86_64)
 	IMAGE=arch/x86/boot/bzImage
 	FTRACE_CFLAGS="-pg -mfentry"
 	WORD=8
-	QEMU="qemu-system-x86_64 -accel tcg"
+	QEMU="qemu-system-x86_64 -accel tcg -nic none"
 	QEMU_PACKAGE=qemu-system-x86
 	CONSOLE=ttyS0
 	INIT_CFLAGS="-static -O2"
@@ -67,7 +69,7 @@ arm)
 	IMAGE=arch/arm/boot/zImage
 	FTRACE_CFLAGS="-pg"
 	WORD=4
-	QEMU="qemu-system-arm -M virt -cpu cortex-a15"
+	QEMU="qemu-system-arm -M virt -nic none -cpu cortex-a15"
 	QEMU_PACKAGE=qemu-system-arm
 	CONSOLE=ttyAMA0
 	INIT_CFLAGS="-static -O2 -marm"

@@ -25,7 +25,12 @@ fi
 
 start=$(now)
 note "kernel: extracting $KERNEL_TARBALL ($version) into $MC_KERNEL_CACHE/src"
-rm -rf "$KERNEL_SRC" "$WORK"
+# Only the source goes.  The architectures' folders hold what other
+# steps already put there (check.sh's copy of the tool under test, the
+# kernel's own tool, boot logs); their build trees are stale now, and
+# build.sh sees it: the stamp written below is part of its config id,
+# so it starts those trees afresh itself.
+rm -rf "$KERNEL_SRC"
 mkdir -p "$MC_KERNEL_CACHE/src"
 tar -C "$MC_KERNEL_CACHE/src" -xJf "$KERNEL_TARBALL"
 [ -f "$KERNEL_SRC/Makefile" ] || die "no $KERNEL_SRC/Makefile after extraction"

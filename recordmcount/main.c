@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,13 +124,53 @@ static bool parse_jobs(const char *arg, unsigned *jobs)
 	return true;
 }
 
+/*
+ * A usage error: one line saying what is wrong, one pointing at --help
+ * (the whole help would bury the line that matters), exit status 2.
+ */
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("recordmcount: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'recordmcount --help' for more information.\n", stderr);
+	return EXIT_USAGE;
+}
+
+/* getopt's complaint, in our words and with our prefix (opterr = 0). */
+static int bad_option(int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	bool is_long = strncmp(arg, "--", 2) == 0;
+
+	if (c == ':')
+		return is_long ? usage_error("option '%s' needs an argument", arg)
+			       : usage_error("option '-%c' needs an argument",
+					     optopt);
+	if (is_long)
+		return usage_error("unknown option '%s'", arg);
+	return usage_error("unknown option '-%c'", optopt);
+}
+
+/* Options that only mean something in another mode. */
+static int check_modes(const struct mc_options *opt, bool format_given)
+{
+	if (format_given && !opt->dump)
+		return usage_error("--format goes with --dump");
+	return -1;
+}
+
 /* Returns -1 to go on, or the exit status to leave with. */
 static int parse_options(int argc, char **argv, struct mc_options *opt)
 {
 	int c;
-	bool ok = true;
+	bool ok = true, format_given = false;
 
-	while ((c = getopt_long(argc, argv, "nws:dj:vqhV", long_options,
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":nws:dj:vqhV", long_options,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n': opt->nop = true; break;
@@ -149,22 +190,20 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case OPT_STRICT: opt->strict = true; break;
 		case 'd': opt->dump = true; break;
 		case OPT_FORMAT:
+			format_given = true;
 			if (strcmp(optarg, "text") == 0) {
 				opt->format = MC_FORMAT_TEXT;
 			} else if (strcmp(optarg, "json") == 0) {
 				opt->format = MC_FORMAT_JSON;
 			} else {
-				fprintf(stderr, "recordmcount: unknown format "
-					"'%s' (text or json)\n", optarg);
-				return EXIT_USAGE;
+				return usage_error("unknown format '%s' (text "
+						   "or json)", optarg);
 			}
 			break;
 		case 'j':
-			if (!parse_jobs(optarg, &opt->jobs)) {
-				fprintf(stderr, "recordmcount: bad job count "
-					"'%s'\n", optarg);
-				return EXIT_USAGE;
-			}
+			if (!parse_jobs(optarg, &opt->jobs))
+				return usage_error("bad job count '%s' (1 to "
+						   "1024)", optarg);
 			break;
 		case 'v': opt->verbosity++; break;
 		case 'q': opt->verbosity = -1; break;
@@ -173,20 +212,16 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			printf("recordmcount %s\n", MC_VERSION);
 			return EXIT_SUCCESS;
 		default:
-			usage(stderr);
-			return EXIT_USAGE;
+			return bad_option(c, argv);
 		}
 		if (!ok) {
 			fprintf(stderr, "recordmcount: out of memory\n");
 			return EXIT_FAILURE;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "recordmcount: no input files\n");
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	return -1;
+	if (optind >= argc)
+		return usage_error("no input files");
+	return check_modes(opt, format_given);
 }
 
 static int process(const char *path, const struct mc_options *opt)

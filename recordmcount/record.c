@@ -388,6 +388,20 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 }
 
 /* Open the object and find its architecture; false with obj->error. */
+/*
+ * GCC's -flto object holds its functions as GIMPLE bitcode in
+ * .gnu.lto_* sections, and no code unless -ffat-lto-objects was given;
+ * a slim one says so with the common symbol __gnu_lto_slim.  Its hooks
+ * are only made at the LTO link, so "no hook calls" would be wrong.
+ */
+static bool is_slim_lto(const struct mc_object *obj)
+{
+	for (size_t i = 0; i < obj->n_symbols; i++)
+		if (strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
+			return true;
+	return false;
+}
+
 static bool open_relocatable(struct mc_object *obj, const char *path,
 			     const struct mc_arch **arch)
 {
@@ -404,6 +418,10 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 			       (unsigned)obj->ehdr.e_flags);
 	if (!obj->symtab)
 		return mc_fail(obj, "no symbol table");
+	if (is_slim_lto(obj))
+		return mc_fail(obj, "GCC LTO object (-flto): bitcode, no code "
+			       "to record; record the output of the LTO link "
+			       "(ld -r) instead");
 	return true;
 }
 
@@ -521,6 +539,11 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	if (ok && idle && opt->verbosity > 0)
 		fprintf(stderr, "recordmcount: %s: %s; left alone\n", path,
 			idle);
+	else if (ok && idle && opt->nop && opt->verbosity >= 0 &&
+		 strcmp(idle, "no hook calls") != 0)
+		/* Asked for NOPs and got none: say so even without -v. */
+		fprintf(stderr, "recordmcount: %s: %s; calls not turned into "
+			"NOPs (record and --nop in one run)\n", path, idle);
 	if (!ok)
 		report(path, obj.error);
 	mc_site_list_free(&sites);

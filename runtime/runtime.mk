@@ -153,7 +153,7 @@ rt-free-%: runtime/engine.c $(RT_HDRS)
 
 space := $(subst ,, )
 
-demo: deps
+demo:
 	@$(MAKE) --no-print-directory $(RECORDMCOUNT) $(LIBMCOUNT)
 	CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) OUT=$(BUILD)/demo \
 		sh examples/demo/run.sh $(RECORDMCOUNT)

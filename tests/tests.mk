@@ -8,9 +8,11 @@
 #   check-cross    every other architecture, with cross compilers
 #   check-pads     -fpatchable-function-entry pads, -mnop-mcount NOPs
 #   check-firmware bare-metal images that patch themselves under QEMU
+#   check-harness  the kernel harness on an empty cache, up to configuration
+#   check-integrate recordmcount-cc with make, CMake, meson, ccache, distcc
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
-	check-pads check-firmware
+	check-pads check-firmware check-harness check-integrate
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -29,6 +31,8 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/cli/cli.mk
 -include tests/cross/cross.mk
 -include tests/pads/pads.mk
+-include tests/harness/harness.mk
+-include tests/integrate/integrate.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.

@@ -7,7 +7,10 @@
 #                 -pg, or -fpatchable-function-entry=N for NOP pads
 #   FW_ARCH_SRC   the arch/ file of the runtime backend
 #   FW_TOOLS      binutils prefix (nm, readelf, objdump)
-#   FW_QEMU       the command that boots an image given after it
+#   FW_QEMU       the command that boots an image given after it; it
+#                 names the devices it needs and no others (-nic none:
+#                 a default network card wants an option ROM that is
+#                 in no package we install)
 #   FW_QEMU_PKG   the Debian package that has it
 #
 # To add a board: a case here and examples/firmware/<board>/ with
@@ -22,7 +25,7 @@ fw_board() {
 		FW_FLAGS="-march=rv64gc -mabi=lp64d -mcmodel=medany"
 		FW_HOOKS=-pg
 		FW_ARCH_SRC=arch/riscv.c
-		FW_QEMU="qemu-system-riscv64 -M virt -bios none -nographic -kernel"
+		FW_QEMU="qemu-system-riscv64 -M virt -nic none -bios none -nographic -kernel"
 		FW_QEMU_PKG=qemu-system-misc
 		;;
 	aarch64)
@@ -36,7 +39,7 @@ fw_board() {
 			  -mno-outline-atomics"
 		FW_HOOKS=-fpatchable-function-entry=2
 		FW_ARCH_SRC=arch/aarch64.c
-		FW_QEMU="qemu-system-aarch64 -M virt -cpu cortex-a57 -nographic
+		FW_QEMU="qemu-system-aarch64 -M virt -nic none -cpu cortex-a57 -nographic
 			 -semihosting -kernel"
 		FW_QEMU_PKG=qemu-system-arm
 		;;

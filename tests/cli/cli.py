@@ -582,6 +582,8 @@ def usage_cases(objs):
         "symbol-missing": ["--symbol"],
         "bad-format": ["--format=xml", obj],
         "options-only": ["-n", "-w"],
+        # Used to record the file as if no --format had been given.
+        "format-without-dump": ["--format=json", obj],
     }
     out = []
     for name, args in cases.items():
@@ -592,10 +594,71 @@ def usage_cases(objs):
             before = snapshot(copy)
             rc, _o, err = tool(*args)
             check(rc == 2, "exit %d, want 2" % rc)
-            check(err.strip(), "nothing on stderr")
+            lines = err.splitlines()
+            # What is wrong, then where to look: not the whole help.
+            check(len(lines) == 2 and lines[0].startswith("recordmcount: ")
+                  and len(lines[0]) > len("recordmcount: ") and
+                  lines[1] == "Try 'recordmcount --help' for more "
+                  "information.", "stderr %r" % err)
             check(snapshot(copy) == before, "file touched")
         out.append(("cli/usage/" + name, fn))
     return out
+
+
+# -- objects that hold no code yet, and asking twice -------------------
+
+def lto_case(compiler, flags, want):
+    """An -flto object: exit 1, one line naming LTO, file untouched."""
+    d = os.path.dirname(fresh(os.devnull, "x"))
+    src = os.path.join(d, "f.c")
+    with open(src, "w") as f:
+        f.write("int f(int x) { return x + 1; }\n")
+    obj = os.path.join(d, "f.o")
+    must([compiler, "-O2", "-pg", "-mfentry", "-c", "-o", obj, src] + flags)
+    age(obj)
+    _o, err = untouched_after([obj], obj, 1)
+    check(len(err.splitlines()) == 1 and want in err and "LTO link" in err,
+          "stderr %r" % err)
+
+
+def fat_lto_recorded():
+    """-ffat-lto-objects keeps real code: recorded like any object."""
+    d = os.path.dirname(fresh(os.devnull, "x"))
+    src = os.path.join(d, "f.c")
+    with open(src, "w") as f:
+        f.write("int f(int x) { return x + 1; }\n")
+    obj = os.path.join(d, "f.o")
+    must(["gcc", "-O2", "-pg", "-mfentry", "-flto", "-ffat-lto-objects",
+          "-c", "-o", obj, src])
+    want = objdump_reloc_sites(obj, "__fentry__")
+    rc, _o, err = tool(obj)
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err))
+    check(want and sites_of(obj) == want,
+          "table %s, objdump's hooks %s" % (sites_of(obj), want))
+
+
+def ar_archive(objs):
+    """An archive of hooked objects: refused, saying what to do."""
+    d = os.path.dirname(fresh(os.devnull, "x"))
+    lib = os.path.join(d, "lib.a")
+    must(["ar", "rcs", lib, objs["basic-x86_64-fentry-pie-O2"]])
+    age(lib)
+    _o, err = untouched_after([lib], lib, 1)
+    check(len(err.splitlines()) == 1 and "archive" in err and
+          "recordmcount-cc" in err, "stderr %r" % err)
+
+
+def nop_on_recorded(objs):
+    """-n on an object recorded before: says why nothing was NOPed."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    rc, _o, err = tool(obj)
+    check(rc == 0 and not err, "record: exit %d: %s" % (rc, err))
+    age(obj)
+    _o, err = untouched_after(["-n", obj], obj, 0)
+    check("already has __mcount_loc" in err and "NOP" in err,
+          "-n said %r" % err)
+    _o, err = untouched_after(["-q", "-n", obj], obj, 0)
+    check(err == "", "-q -n printed %r" % err)
 
 
 def help_version():
@@ -858,6 +921,14 @@ def main():
                       lambda mode=mode: mode_kept(objs, mode)))
     cases += usage_cases(objs)
     cases.append(("cli/help-version", help_version))
+    cases.append(("cli/lto/gcc-slim", lambda: lto_case(
+        "gcc", ["-flto"], "GCC LTO object")))
+    cases.append(("cli/lto/clang-bitcode", lambda: lto_case(
+        "clang", ["-flto"], "LLVM bitcode")))
+    cases.append(("cli/lto/gcc-fat-recorded", fat_lto_recorded))
+    cases.append(("cli/archive-refused", lambda: ar_archive(objs)))
+    cases.append(("cli/nop-on-recorded-says-why", lambda: nop_on_recorded(
+        objs)))
     for name, (key, args) in sorted(DUMP_CASES.items()):
         cases.append(("cli/dump/%s" % name,
                       lambda key=key, args=args: dump_object(objs, key,

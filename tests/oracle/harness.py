@@ -94,10 +94,49 @@ def all_configs(opts=("-O0", "-O2", "-O2 -ffunction-sections")):
     return out
 
 
+# Some x86_64 hosts cannot run 32-bit programs at all: a kernel built
+# or booted with IA32 emulation off (this project's CI machine is one)
+# answers ENOEXEC.  There, i386 programs run under qemu-user like every
+# other foreign target, with the i686 cross toolchain's libraries.
+I386_LOADER = "/usr/i686-linux-gnu/lib/ld-linux.so.2"
+I386_QEMU = ["qemu-i386", "-L", "/usr/i686-linux-gnu"]
+_i386_native = None
+
+
+def i386_runs_natively():
+    global _i386_native
+    if _i386_native is None:
+        try:
+            _i386_native = subprocess.run(
+                [I386_LOADER, "--help"], stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL).returncode == 0
+        except OSError:
+            _i386_native = False
+    return _i386_native
+
+
+def is_i386_program(path):
+    """An ELF32 EM_386 file (not a script, not a host program)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(20)
+    except OSError:
+        return False
+    return (len(head) == 20 and head[:4] == b"\x7fELF" and head[4] == 1 and
+            head[18] == 3 and head[19] == 0)
+
+
+def runner_for(cmd):
+    """cmd, with qemu-i386 in front where an i386 program cannot run here."""
+    if cmd and is_i386_program(cmd[0]) and not i386_runs_natively():
+        return I386_QEMU + list(cmd)
+    return cmd
+
+
 def run(cmd, **kw):
     """Run cmd; return (exit status, stdout, stderr) as text."""
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       **kw)
+    p = subprocess.run(runner_for(cmd), stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, **kw)
     return (p.returncode, p.stdout.decode("utf-8", "replace"),
             p.stderr.decode("utf-8", "replace"))
 

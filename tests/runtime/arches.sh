@@ -58,9 +58,17 @@ rt_arch_config() {
 	i386)
 		# GCC refuses -mfentry with -fpic on i386: no fentry PIE.
 		# Runs natively (libc6-i386); ASan's runtime comes with the
-		# cross compiler, under /usr/i686-linux-gnu/lib.
+		# cross compiler, under /usr/i686-linux-gnu/lib.  A host that
+		# cannot run 32-bit programs (IA32 emulation off: the i386
+		# loader itself fails to start) runs them under qemu-user.
 		RT_CC_DEFAULT=i686-linux-gnu-gcc
 		RT_SAN_RUN="env LD_LIBRARY_PATH=/usr/i686-linux-gnu/lib"
+		# (ASan's runtime hangs at start under qemu-i386: no sanitizer
+		# run there.)
+		if ! /usr/i686-linux-gnu/lib/ld-linux.so.2 --help >/dev/null 2>&1; then
+			RT_RUN="qemu-i386 -L /usr/i686-linux-gnu"
+			RT_SAN_RUN=-
+		fi
 		RT_OBJDUMP=i686-linux-gnu-objdump
 		RT_BFD=i386
 		RT_ARCH_SRC=arch/x86.c

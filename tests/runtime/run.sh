@@ -323,7 +323,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
    echo 'int main(void){return 0;}' |
 	$CC $SAN -x c - -o $OUT/san-probe 2>/dev/null &&
-   $RT_SAN_RUN $RT_RUN $OUT/san-probe; then
+   timeout 60 $RT_SAN_RUN $RT_RUN $OUT/san-probe; then
 	d=$OUT/asan
 	mkdir -p $d/lib
 	ok=1

@@ -1,0 +1,7 @@
+# check-harness: the kernel test harness (kernel/) on an empty cache,
+# stopped once the kernel is configured (tests/harness/run.sh).  About
+# a minute: most of it is extracting linux-source-6.1.
+.PHONY: check-harness
+check-harness: $(RECORDMCOUNT)
+	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/harness.log
+	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) tests/harness/run.sh $(RECORDMCOUNT)

@@ -1,0 +1,55 @@
+#!/bin/sh
+# tests/harness/run.sh TOOL - the kernel harness on an empty cache.
+#
+# check-kernel keeps its kernel source and build trees in a cache that
+# survives between runs, so a step that only goes wrong on the first run
+# (extraction into an empty cache, or after a new linux-source package)
+# is never seen on a developer's machine.  This runs kernel/check.sh for
+# x86_64 against a new, empty MC_KERNEL_CACHE and stops it once the
+# kernel is configured (MC_KERNEL_STOP=configured): far enough to see
+# that the source was extracted and patched, that the tool under test
+# survived preparation, and that Kbuild was configured to call
+# scripts/recordmcount.  The cache is removed afterwards.
+set -u
+tool=$(realpath "${1:?usage: run.sh TOOL}")
+top=$(cd "$(dirname "$0")/../.." && pwd)
+log=${TEST_RESULTS:-.}/harness.log
+
+pass() { echo "PASS: $1" | tee -a "$log"; }
+fail() { echo "FAIL: $1: $2" | tee -a "$log"; }
+
+cache=$(mktemp -d "${TMPDIR:-/tmp}/recordmcount-harness.XXXXXX")
+trap 'rm -rf "$cache"' EXIT INT TERM
+out=$cache/check.out
+status=0
+MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_STOP=configured \
+	TEST_RESULTS= "$top/kernel/check.sh" "$tool" >"$out" 2>&1 || status=$?
+
+work=$cache/x86_64
+if [ "$status" -eq 0 ] && grep -q '^PASS: kernel-x86_64-configured-tool-kept$' "$out"; then
+	pass harness-empty-cache-check-sh
+else
+	fail harness-empty-cache-check-sh "exit $status: $(grep -e FAIL -e error "$out" | head -n 2 | tr '\n' ' ')"
+fi
+# Checked here too, not only by the harness itself.
+if cmp -s "$tool" "$work/recordmcount-under-test"; then
+	pass harness-empty-cache-tool-survives-prepare
+else
+	fail harness-empty-cache-tool-survives-prepare "$work/recordmcount-under-test missing or different"
+fi
+if [ -f "$cache/src/linux-source-6.1/.mc-extracted" ] &&
+	[ "$(grep -c MC_NEVER_DEFINED "$cache/src/linux-source-6.1/kernel/trace/Kconfig")" -eq 2 ]; then
+	pass harness-empty-cache-source-extracted-and-patched
+else
+	fail harness-empty-cache-source-extracted-and-patched "no patched source in $cache/src"
+fi
+config=$work/build/.config
+if grep -qx 'CONFIG_FTRACE_MCOUNT_USE_RECORDMCOUNT=y' "$config" 2>/dev/null &&
+	grep -qx 'CONFIG_DYNAMIC_FTRACE=y' "$config"; then
+	pass harness-empty-cache-kbuild-configured-for-recordmcount
+else
+	fail harness-empty-cache-kbuild-configured-for-recordmcount "see $config"
+fi
+if [ "$status" -ne 0 ]; then
+	sed 's/^/    /' "$out" | tail -n 20
+fi

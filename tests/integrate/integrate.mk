@@ -1,0 +1,7 @@
+# check-integrate: the launcher, make, CMake, meson, ccache, distcc,
+# pkg-config and the CMake package on a three-file program
+# (tests/integrate/run.sh).
+.PHONY: check-integrate
+check-integrate: $(RECORDMCOUNT) $(LIBMCOUNT) $(LAUNCHER)
+	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/integrate.log
+	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) tests/integrate/run.sh $(BUILD)

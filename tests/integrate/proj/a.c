@@ -1,0 +1,2 @@
+int twice(int x) { return 2 * x; }
+int add(int x, int y) { return x + y; }

@@ -1,0 +1,2 @@
+int add(int x, int y);
+int thrice(int x) { return add(x, add(x, x)); }

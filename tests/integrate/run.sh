@@ -1,0 +1,206 @@
+#!/bin/sh
+# tests/integrate/run.sh BUILD - the one-line integrations of the README's
+# "Using it in your build", each tried on a three-file program
+# (tests/integrate/proj): plain make, CMake's compiler launcher, meson,
+# ccache before and after the launcher (with a cache hit, and in
+# hard-link mode), distcc on localhost, a failed record, and the
+# installed pkg-config file and CMake package.
+#
+# The oracle for "every hook is in the table" is independent of our
+# tool: objdump -dr counts the calls to __fentry__ in the objects, and
+# the linked program, run, reports how many sites the runtime patched
+# (and that tracing thrice() reaches the callback once).
+set -u
+build=$(realpath "${1:?usage: run.sh BUILD-DIR}")
+top=$(cd "$(dirname "$0")/../.." && pwd)
+log=${TEST_RESULTS:-.}/integrate.log
+work=$build/tests/integrate
+rm -rf "$work" && mkdir -p "$work"
+cc_launcher=$build/recordmcount-cc
+
+pass() { echo "PASS: $1" | tee -a "$log"; }
+fail() { echo "FAIL: $1: $2" | tee -a "$log"; }
+skip() { echo "SKIP: $1: $2" | tee -a "$log"; }
+
+# fresh NAME: a new copy of the project in $work/NAME; prints its path.
+fresh() {
+	rm -rf "${work:?}/$1" && cp -r "$top/tests/integrate/proj" "$work/$1" && echo "$work/$1"
+}
+
+# hooks DIR: calls to __fentry__ in DIR's objects, by objdump -dr.
+hooks() {
+	find "$1" -name '*.o' -exec objdump -dr {} + | grep -c 'R_X86_64_[A-Z0-9]*[[:space:]]*__fentry__'
+}
+
+# judge NAME DIR PROGRAM: the program ran and patched one site per hook.
+judge() {
+	name=$1 dir=$2 prog=$3
+	want=$(hooks "$dir")
+	out=$("$prog" 2>&1)
+	expect="sites=$want patched=$want refused=0 traced=1 result=13"
+	if [ "$want" -gt 0 ] && [ "$out" = "$expect" ]; then
+		pass "$name"
+	else
+		fail "$name" "program says '$out', objdump counts $want hooks (want '$expect')"
+	fi
+}
+
+link_flags="$build/libmcount.a -Wl,-T,$top/lds/mcount.lds"
+inc="-I$top/runtime/include"
+
+# --- make: CC="recordmcount-cc gcc" ----------------------------------
+d=$(fresh make)
+if make -s -C "$d" CC="$cc_launcher gcc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" >"$d.log" 2>&1; then
+	judge integrate-make "$d" "$d/prog"
+else
+	fail integrate-make "build failed: $(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
+# Without the launcher the same build gets no table: the runtime finds
+# nothing (so the check above can fail).
+d=$(fresh make-plain)
+make -s -C "$d" CC=gcc EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" >"$d.log" 2>&1
+out=$("$d/prog" 2>&1)
+case $out in
+"sites=0 "*) pass integrate-make-without-launcher-has-no-table ;;
+*) fail integrate-make-without-launcher-has-no-table "program says '$out'" ;;
+esac
+
+# --- a failed record removes the object and fails the compile --------
+d=$(fresh fail)
+status=0
+(cd "$d" && RECORDMCOUNT_FLAGS=--no-such-option "$cc_launcher" gcc -O2 -pg -mfentry -c a.c -o a.o) \
+	>"$d.log" 2>&1 || status=$?
+if [ "$status" -ne 0 ] && [ ! -e "$d/a.o" ] && grep -q 'recording failed' "$d.log"; then
+	pass integrate-failed-record-removes-object
+else
+	fail integrate-failed-record-removes-object "exit $status, a.o $( [ -e "$d/a.o" ] && echo kept || echo gone)"
+fi
+# ... and make does not take anything for up to date afterwards.
+status=0
+make -s -C "$d" CC="$cc_launcher gcc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" \
+	RECORDMCOUNT_FLAGS=--no-such-option >>"$d.log" 2>&1 || status=$?
+if [ "$status" -ne 0 ] && [ -z "$(find "$d" -name '*.o')" ] && [ ! -e "$d/prog" ]; then
+	pass integrate-failed-record-make-keeps-nothing
+else
+	fail integrate-failed-record-make-keeps-nothing "exit $status, left: $(cd "$d" && ls ./*.o prog 2>/dev/null | tr '\n' ' ')"
+fi
+
+# Flags pass through: --nop leaves NOPs where the calls were.
+d=$(fresh nop)
+(cd "$d" && RECORDMCOUNT_FLAGS=--nop "$cc_launcher" gcc -O2 -pg -mfentry -c a.c -o a.o) >"$d.log" 2>&1
+if [ "$(hooks "$d")" -eq 0 ] && objdump -d "$d/a.o" | grep -q 'nop'; then
+	pass integrate-flags-pass-through
+else
+	fail integrate-flags-pass-through "a.o still calls __fentry__ after RECORDMCOUNT_FLAGS=--nop"
+fi
+
+# Compiles without hook flags, and link lines, pass through untouched.
+d=$(fresh nohooks)
+(cd "$d" && gcc -O2 -c a.c -o want.o && "$cc_launcher" gcc -O2 -c a.c -o a.o)
+if cmp -s "$d/want.o" "$d/a.o"; then
+	pass integrate-no-hook-flags-untouched
+else
+	fail integrate-no-hook-flags-untouched "a.o differs from the compiler's own"
+fi
+
+# --- install: pkg-config and the CMake package -----------------------
+prefix=$work/prefix
+if make -s -C "$top" install PREFIX="$prefix" >"$work/install.log" 2>&1; then
+	pass integrate-install
+else
+	fail integrate-install "$(tail -n 3 "$work/install.log" | tr '\n' ' ')"
+fi
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+d=$(fresh pkgconfig)
+if (cd "$d" && for f in main a b; do
+		"$prefix/bin/recordmcount-cc" gcc -O2 -pg -mfentry $(pkg-config --cflags mcount) -c $f.c || exit 1
+	done && gcc -o prog main.o a.o b.o $(pkg-config --libs mcount) \
+		-Wl,-T,"$(pkg-config --variable=ldscript mcount)") >"$d.log" 2>&1; then
+	judge integrate-pkg-config "$d" "$d/prog"
+else
+	fail integrate-pkg-config "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
+# --- CMake: the launcher and find_package(mcount) ----------------------
+d=$(fresh cmake)
+if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_C_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" >"$d.log" 2>&1 &&
+	cmake --build "$d/b" >>"$d.log" 2>&1; then
+	judge integrate-cmake-launcher "$d/b" "$d/b/prog"
+else
+	fail integrate-cmake-launcher "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
+# --- meson: CC with the launcher, the pkg-config dependency ------------
+d=$(fresh meson)
+if (cd "$d" && CC="$prefix/bin/recordmcount-cc gcc" meson setup b) >"$d.log" 2>&1 &&
+	ninja -C "$d/b" >>"$d.log" 2>&1; then
+	judge integrate-meson "$d/b" "$d/b/prog"
+else
+	fail integrate-meson "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+make -s -C "$top" uninstall PREFIX="$prefix" >/dev/null 2>&1
+left=$(find "$prefix" -type f | head -n 3)
+if [ -z "$left" ]; then pass integrate-uninstall; else fail integrate-uninstall "left: $left"; fi
+unset PKG_CONFIG_PATH
+
+# --- ccache, before and after the launcher ----------------------------
+# ccache_build NAME CC [ccache settings...]: two builds of fresh copies
+# with an empty cache; the second must be all hits.
+ccache_build() {
+	name=$1 cc=$2; shift 2
+	cache=$work/$name.cache
+	rm -rf "$cache"
+	for round in 1 2; do
+		d=$(fresh "$name-$round")
+		env CCACHE_DIR="$cache" CCACHE_NOHASHDIR=1 CCACHE_BASEDIR="$work" "$@" \
+			make -s -C "$d" CC="$cc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" \
+			>"$d.log" 2>&1 || { fail "$name" "round $round failed: $(tail -n 2 "$d.log" | tr '\n' ' ')"; return; }
+	done
+	hits=$(CCACHE_DIR="$cache" ccache --print-stats | awk -F'\t' '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { n += $2 } END { print n + 0 }')
+	if [ "$hits" -ne 3 ]; then
+		fail "$name" "the second build had $hits cache hits, not 3"
+		return
+	fi
+	judge "$name-hit" "$d" "$d/prog"
+}
+ccache_build integrate-ccache-after-launcher "$cc_launcher ccache gcc"
+ccache_build integrate-ccache-before-launcher "ccache $cc_launcher gcc"
+ccache_build integrate-ccache-hardlink "ccache $cc_launcher gcc" CCACHE_HARDLINK=1
+ccache_build integrate-ccache-hardlink-after "$cc_launcher ccache gcc" CCACHE_HARDLINK=1
+# In hard-link mode the cached objects must stay the compiler's own
+# when we record after ccache: our write replaces the file, never
+# writes through the link into the cache.
+# (ccache 4 keeps the raw object of a hard-link entry as a file whose
+# name ends in W.)
+unrecorded=$(find "$work/integrate-ccache-hardlink-after.cache" -name '*W' -type f \
+	-exec sh -c 'readelf -S "$1" | grep -q __mcount_loc || echo "$1"' _ {} \; | wc -l)
+if [ "$unrecorded" -eq 3 ]; then
+	pass integrate-ccache-hardlink-cache-untouched
+else
+	fail integrate-ccache-hardlink-cache-untouched "$unrecorded of 3 cached objects without a table"
+fi
+
+# --- distcc on localhost ----------------------------------------------
+if command -v distccd >/dev/null && command -v distcc >/dev/null; then
+	port=$((36000 + $$ % 1000))
+	# (as root, distccd runs as the distccd user: its log goes to our
+	# stderr, not to a file in a folder of ours.)
+	distccd --daemon --no-detach --allow 127.0.0.1 --listen 127.0.0.1 --port "$port" \
+		--log-stderr --log-level=info --jobs 2 2>"$work/distccd.log" &
+	dpid=$!
+	sleep 1
+	d=$(fresh distcc)
+	if DISTCC_HOSTS="127.0.0.1:$port/2" DISTCC_FALLBACK=0 DISTCC_SKIP_LOCAL_RETRY=1 \
+		make -s -C "$d" CC="$cc_launcher distcc gcc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" \
+		>"$d.log" 2>&1 && grep -q 'COMPILE_OK' "$work/distccd.log"; then
+		judge integrate-distcc "$d" "$d/prog"
+	else
+		fail integrate-distcc "$(tail -n 3 "$d.log" | tr '\n' ' ') (distccd log: $work/distccd.log)"
+	fi
+	kill "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null
+else
+	skip integrate-distcc "distcc not installed"
+fi
