@@ -144,14 +144,19 @@ static const uint8_t a64_pad_nop2[8] = {
 	0x1f, 0x20, 0x03, 0xd5,				/* nop */
 };
 
-static bool a64_encode_pad_call(uint8_t *out, uint64_t site, uint64_t target)
+static bool a64_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
+				uint64_t target)
 {
+	if (len != 8)
+		return false;
 	mc_put_le32(out, A64_MOV_X9_X30);
 	return a64_encode_call(out + 4, 4, site + 4, target);
 }
 
-static const uint8_t *a64_pad_neutral(const uint8_t *p, size_t avail)
+static const uint8_t *a64_pad_neutral(const uint8_t *p, size_t avail,
+				      unsigned *len)
 {
+	*len = 8;
 	return avail >= 8 && mc_bytes_equal(p, a64_pad_nop2, 8) ?
 		a64_pad_nop2 : NULL;
 }

@@ -58,10 +58,15 @@ struct mc_object_form {
 					   relocation inside them is voided */
 };
 
-/* One instruction's encoding, in file byte order. */
+/*
+ * One instruction's encoding, in file byte order (or a short run of
+ * them: x86's pad windows).  Sixteen bytes hold x86's longest
+ * instruction, which clang 16 writes as a NOP (`data16` x 5 on a
+ * `cs nopw`, fifteen bytes).
+ */
 struct mc_insn {
 	uint8_t len;
-	uint8_t bytes[8];
+	uint8_t bytes[16];
 };
 
 /* How a hook looks in linked code, as decoded by mc_decode_site(). */
@@ -98,6 +103,14 @@ struct mc_arch {
 	uint32_t none_reloc;		/* R_*_NONE, to neutralise a hook */
 	uint32_t relative_reloc;	/* R_*_RELATIVE, in a PIE's table */
 	const char *const *hook_symbols;	/* NULL-terminated */
+	/*
+	 * Entry hooks of a protocol neither --nop nor the runtime can undo
+	 * (NULL-terminated, or NULL), and why: a call to one is reported
+	 * per site, so that an object built that way never passes for one
+	 * without hooks.
+	 */
+	const char *const *unsupported_hooks;
+	const char *unsupported_why;
 	const struct mc_object_form *forms;
 	unsigned n_forms;
 	/*
@@ -137,15 +150,20 @@ struct mc_arch {
 	 * the pad's first NOP at or after the function's entry (past an
 	 * entry prefix), where it runs before anything else the function
 	 * does.  `pad_call_len` bytes of pad NOPs must be there; 0 means the
-	 * runtime does not patch pads on this architecture.  encode_pad_call
-	 * writes those bytes for a call from `site` to `target`; pad_neutral
-	 * returns the arch's constant copy of the `pad_call_len` bytes of
-	 * NOPs at `p` (what disabling writes back), or NULL if they are not
-	 * a run GCC writes (mixed NOP sizes, say).
+	 * runtime does not patch pads on this architecture.  pad_neutral
+	 * returns the arch's constant copy of the whole NOPs at `p` that
+	 * cover the call's `pad_call_len` bytes (what disabling writes back)
+	 * and their length in *len: more than pad_call_len where the call
+	 * would cut a longer NOP in two (clang's x86 multi-byte NOPs); NULL
+	 * if they are not a run a compiler writes (mixed NOP sizes, say).
+	 * encode_pad_call writes those `len` bytes for a call from `site` to
+	 * `target`: the call, then NOPs to the end.
 	 */
 	uint8_t pad_call_len;
-	bool (*encode_pad_call)(uint8_t *out, uint64_t site, uint64_t target);
-	const uint8_t *(*pad_neutral)(const uint8_t *p, size_t avail);
+	bool (*encode_pad_call)(uint8_t *out, unsigned len, uint64_t site,
+				uint64_t target);
+	const uint8_t *(*pad_neutral)(const uint8_t *p, size_t avail,
+				      unsigned *len);
 	/*
 	 * What -mnop-mcount leaves at a function's entry instead of the
 	 * hook call (with no relocation), as a form whose opcode is that

@@ -20,6 +20,11 @@
  *     Thumb-2: b500      push {lr}
  *              f7ff fffe bl   __gnu_mcount_nc   R_ARM_THM_CALL
  *
+ * Clang (14 and 16, -pg -meabi gnu) writes the same pair in Thumb-2, but
+ * in ARM state its push is the other encoding of one register pushed,
+ * e92d4000 `stmdb sp!, {lr}` (`push {lr}` as a block store): the same
+ * word at the same place, so the same neutral form undoes it.
+ *
  * __gnu_mcount_nc pops the word pushed before the call back into lr and
  * returns to its own return address, so the pair leaves sp balanced.  Old assemblers mark the ARM
  * call R_ARM_PC24; the mode follows from the relocation type.  The
@@ -90,11 +95,25 @@ enum { NEUTRAL_ADD_SP, NEUTRAL_POP_LR };
 
 static const char *const arm_hook_symbols[] = { "__gnu_mcount_nc", NULL };
 
+/*
+ * Clang's -pg without -meabi gnu: a bare `bl mcount` (the old protocol,
+ * nothing pushed, lr is the caller's only copy).  Not supported; the
+ * kernel's Makefile passes -meabi gnu for this reason.
+ */
+static const char *const arm_unsupported_hooks[] = { "mcount", NULL };
+
 static const struct mc_object_form arm_forms[] = {
 	{ .name = "push {lr}; bl",
 	  .reloc_types = { R_ARM_CALL_, R_ARM_PC24_ }, .n_reloc_types = 2,
 	  .field_offset = 0, .len = 4, .opcode_offset = -4,
 	  .opcode = { 0x04, 0xe0, 0x2d, 0xe5,		/* push {lr} */
+		      0x00, 0x00, 0x00, 0xeb },		/* bl imm24 */
+	  .mask = { 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff },
+	  .opcode_len = 8, .nop = arm_nop },
+	{ .name = "stmdb sp!, {lr}; bl",		/* clang's push */
+	  .reloc_types = { R_ARM_CALL_, R_ARM_PC24_ }, .n_reloc_types = 2,
+	  .field_offset = 0, .len = 4, .opcode_offset = -4,
+	  .opcode = { 0x00, 0x40, 0x2d, 0xe9,		/* stmdb sp!, {lr} */
 		      0x00, 0x00, 0x00, 0xeb },		/* bl imm24 */
 	  .mask = { 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0xff },
 	  .opcode_len = 8, .nop = arm_nop },
@@ -320,16 +339,18 @@ static const uint8_t *thm_site_neutral(const struct mc_site *site)
  * The entry that reads the hook at a linked site, told by the `push
  * {lr}` just before it (the forms' opcode_offset bytes); `before` holds
  * the `n` bytes that end at the site.  The runtime needs this because
- * __mcount_loc holds plain addresses, Thumb ones without bit 0.  The two
- * pushes cannot be mistaken for each other: ARM's e52de004 does not end
- * in Thumb's b500.  NULL when neither is there, because the neutral
- * form (which pops that word) would then corrupt the stack.
+ * __mcount_loc holds plain addresses, Thumb ones without bit 0.  The
+ * pushes cannot be mistaken for each other: neither of ARM's e52de004
+ * and e92d4000 ends in Thumb's b500.  NULL when none is there, because
+ * the neutral form (which pops that word) would then corrupt the stack.
  */
 const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 {
-	const struct mc_object_form *a = &arm_forms[0], *t = &arm_forms[1];
+	const struct mc_object_form *a = &arm_forms[0], *c = &arm_forms[1];
+	const struct mc_object_form *t = &arm_forms[2];
 
-	if (n >= 4 && mc_bytes_equal(before + n - 4, a->opcode, 4))
+	if (n >= 4 && (mc_bytes_equal(before + n - 4, a->opcode, 4) ||
+		       mc_bytes_equal(before + n - 4, c->opcode, 4)))
 		return &mc_arch_arm;
 	if (n >= 2 && mc_bytes_equal(before + n - 2, t->opcode, 2))
 		return &mc_arch_thumb2;
@@ -346,6 +367,9 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 	.none_reloc = R_ARM_NONE_,					\
 	.relative_reloc = R_ARM_RELATIVE_,				\
 	.hook_symbols = arm_hook_symbols,				\
+	.unsupported_hooks = arm_unsupported_hooks,			\
+	.unsupported_why = "the bare 'bl mcount' of clang's -pg without "	\
+		"-meabi gnu is not supported (compile with -meabi gnu)",	\
 	.forms = arm_forms,						\
 	.pad_nops = arm_pad_nops, .n_pad_nops = MC_COUNT(arm_pad_nops),	\
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\

@@ -39,6 +39,17 @@
  *     lw/ld t9,%call16(_mcount)(gp)  R_MIPS_CALL16   <- n32/n64 site
  *     jalr t9                    R_MIPS_JALR (a hint: ld may turn it
  *                                into `bal _mcount`)
+ *   the same from clang 14 and 16 (integrated assembler):
+ *     n32/n64: lw/ld t9,%call16(_mcount)(gp); move at,ra; jalr t9
+ *                                (the `move at,ra` after the load)
+ *     o32: lw t9,%call16(_mcount)(s0); move gp,s0; move at,ra;
+ *          jalr t9; addiu sp,sp,-8 (in the delay slot); at -O0 the
+ *          load is `lw t9,%got(_mcount)(at)`, R_MIPS_GOT16
+ *                                the GOT base in any register and the
+ *                                gp set-up inside the sequence: the
+ *                                load is the site, recorded but never
+ *                                NOPed (a NOP run would take the gp
+ *                                set-up with it)
  *
  * The site is where the kernel's tool and its ftrace put it: the `jal`,
  * or the first `lui` of a long call (it keeps the first of the hook
@@ -77,6 +88,7 @@ enum {
 	R_MIPS_26_ = 4,
 	R_MIPS_HI16_ = 5,
 	R_MIPS_LO16_ = 6,
+	R_MIPS_GOT16_ = 9,
 	R_MIPS_CALL16_ = 11,
 	R_MIPS_64_ = 18,
 	R_MIPS_HIGHER_ = 28,
@@ -91,6 +103,7 @@ enum {
 	MIPS_JAL_MASK = 0xfc000000,
 	MIPS_BAL = 0x04110000,		/* bal off16 (bgezal zero) */
 	MIPS_IMM_MASK = 0xffff0000,	/* keep the opcode and registers */
+	MIPS_LW_ANY_BASE_MASK = 0xfc1f0000,	/* opcode and rt, any base */
 };
 
 /*
@@ -163,6 +176,13 @@ static const char *const mips_hook_symbols[] = { "_mcount", NULL };
 	  .field_offset = 0, .len = 4,					\
 	  .opcode = { W(0x8f990000) }, .mask = { W(MIPS_IMM_MASK) },	\
 	  .opcode_len = 4, .nop = NULL },				\
+	{ .name = "lw t9,%call16(_mcount)(base)",			\
+	  .reloc_types = { R_MIPS_CALL16_, R_MIPS_GOT16_ },		\
+	  .n_reloc_types = 2,						\
+	  .field_offset = 0, .len = 4,					\
+	  .opcode = { W(0x8c190000) },		/* lw t9,%call16(any) */ \
+	  .mask = { W(MIPS_LW_ANY_BASE_MASK) },				\
+	  .opcode_len = 4, .nop = NULL },				\
 }
 
 /*
@@ -213,6 +233,22 @@ static const char *const mips_hook_symbols[] = { "_mcount", NULL };
 		      W(0x0320f809) },		/* jalr t9 */		\
 	  .mask = { W(MIPS_IMM_MASK), W(FULL) }, .opcode_len = 8,	\
 	  .nop = mips_nops },						\
+	{ .name = "ld t9,%call16(_mcount)(gp); move at,ra; jalr t9",	\
+	  .reloc_types = { R_MIPS_CALL16_ }, .n_reloc_types = 1,	\
+	  .field_offset = 0, .len = 12,					\
+	  .opcode = { W(0xdf990000),		/* ld t9,%call16(gp) */	\
+		      W(0x03e00825),		/* move at,ra */	\
+		      W(0x0320f809) },		/* jalr t9 */		\
+	  .mask = { W(MIPS_IMM_MASK), W(FULL), W(FULL) },		\
+	  .opcode_len = 12, .nop = mips_nops },				\
+	{ .name = "lw t9,%call16(_mcount)(gp); move at,ra; jalr t9",	\
+	  .reloc_types = { R_MIPS_CALL16_ }, .n_reloc_types = 1,	\
+	  .field_offset = 0, .len = 12,					\
+	  .opcode = { W(0x8f990000),		/* lw t9,%call16(gp) */	\
+		      W(0x03e00825),		/* move at,ra */	\
+		      W(0x0320f809) },		/* jalr t9 */		\
+	  .mask = { W(MIPS_IMM_MASK), W(FULL), W(FULL) },		\
+	  .opcode_len = 12, .nop = mips_nops },				\
 }
 
 static const struct mc_object_form mips_o32_be_forms[] = O32_FORMS(BE);

@@ -219,11 +219,12 @@ static const uint8_t rv_pad_cnop4[8] = {
 	0x01, 0x00, 0x01, 0x00,				/* c.nop; c.nop */
 };
 
-static bool rv_encode_pad_call(uint8_t *out, uint64_t site, uint64_t target)
+static bool rv_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
+			       uint64_t target)
 {
 	int64_t d = (int64_t)(target - site);
 
-	if ((site & 1) || (target & 1) || d < INT32_MIN - 0x800ll ||
+	if (len != 8 || (site & 1) || (target & 1) || d < INT32_MIN - 0x800ll ||
 	    d >= INT32_MAX - 0x7ffll)
 		return false;
 	int64_t hi = (d + 0x800) >> 12, lo = d - hi * 4096;
@@ -232,8 +233,10 @@ static bool rv_encode_pad_call(uint8_t *out, uint64_t site, uint64_t target)
 	return true;
 }
 
-static const uint8_t *rv_pad_neutral(const uint8_t *p, size_t avail)
+static const uint8_t *rv_pad_neutral(const uint8_t *p, size_t avail,
+				     unsigned *len)
 {
+	*len = 8;
 	if (avail < 8)
 		return NULL;
 	if (mc_bytes_equal(p, rv_pad_cnop4, 8))

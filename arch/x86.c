@@ -197,31 +197,97 @@ static const uint8_t *x86_site_neutral(const struct mc_site *site)
 	return x86_nops[site->len];
 }
 
-/* -fpatchable-function-entry pads: one-byte NOPs. */
+/*
+ * -fpatchable-function-entry pads.  On x86 N counts bytes, not
+ * instructions.  GCC fills them with one-byte NOPs.  Clang (LLVM's x86
+ * NOP emitter) writes the fewest NOPs that fill the bytes, largest
+ * first, with displacements of its own (8, 0x200) that no hook's NOP
+ * has: at most ten bytes each in clang 14, up to fifteen in clang 16
+ * (`data16` prefixes on the ten-byte one); for i386 targets without
+ * long NOPs (i686 and older), `xchg %ax,%ax` pairs and a final `nop`.
+ * The part before the entry (M) and the part after it are separate
+ * runs.
+ */
+#define X86_NOP10 0x2e, 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00
+					/* cs nopw 0x200(%rax,%rax,1) */
 static const struct mc_insn x86_pad_nops[] = {
-	{ 1, { 0x90 } },				/* nop */
+	{ 1, { 0x90 } },					/* nop */
+	{ 2, { 0x66, 0x90 } },					/* xchg %ax,%ax */
+	{ 3, { 0x0f, 0x1f, 0x00 } },				/* nopl (%rax) */
+	{ 4, { 0x0f, 0x1f, 0x40, 0x08 } },			/* nopl 0x8(%rax) */
+	{ 5, { 0x0f, 0x1f, 0x44, 0x00, 0x08 } },	/* nopl 0x8(%rax,%rax,1) */
+	{ 6, { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x08 } },	/* nopw 0x8(%rax,%rax,1) */
+	{ 7, { 0x0f, 0x1f, 0x80, 0x00, 0x02, 0x00, 0x00 } },
+							/* nopl 0x200(%rax) */
+	{ 8, { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00 } },
+						/* nopl 0x200(%rax,%rax,1) */
+	{ 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00 } },
+						/* nopw 0x200(%rax,%rax,1) */
+	{ 10, { X86_NOP10 } },			/* cs nopw 0x200(%rax,%rax,1) */
+	{ 11, { 0x66, X86_NOP10 } },			/* data16 cs nopw ... */
+	{ 12, { 0x66, 0x66, X86_NOP10 } },
+	{ 13, { 0x66, 0x66, 0x66, X86_NOP10 } },
+	{ 14, { 0x66, 0x66, 0x66, 0x66, X86_NOP10 } },
+	{ 15, { 0x66, 0x66, 0x66, 0x66, 0x66, X86_NOP10 } },
 };
 
 /*
  * The runtime enables a pad with the 5-byte `call rel32`, written at the
  * first NOP at or after the function's entry (after endbr64): the same
  * call, at the same place, as `-pg -mfentry`, so the fentry trampoline
- * serves pads too.  Disabling writes the five one-byte NOPs back.
+ * serves pads too.  The call must not cut a NOP in two (a thread could
+ * be inside it, and the bytes after the call must decode), so it takes
+ * the whole NOPs that cover its five bytes: these windows, exactly what
+ * GCC and clang put there, which disabling writes back as they were.
  */
-static const uint8_t x86_pad_nop5[5] = {
-	0x90, 0x90, 0x90, 0x90, 0x90,			/* nop x 5 */
+static const struct mc_insn x86_pad_windows[] = {
+	{ 5, { 0x90, 0x90, 0x90, 0x90, 0x90 } },	/* nop x 5 (GCC) */
+	{ 5, { 0x0f, 0x1f, 0x44, 0x00, 0x08 } },	/* nopl 0x8(%rax,%rax,1) */
+	{ 6, { 0x66, 0x0f, 0x1f, 0x44, 0x00, 0x08 } },	/* nopw 0x8(%rax,%rax,1) */
+	{ 7, { 0x0f, 0x1f, 0x80, 0x00, 0x02, 0x00, 0x00 } },
+							/* nopl 0x200(%rax) */
+	{ 8, { 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00 } },
+						/* nopl 0x200(%rax,%rax,1) */
+	{ 9, { 0x66, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x02, 0x00, 0x00 } },
+						/* nopw 0x200(%rax,%rax,1) */
+	{ 10, { X86_NOP10 } },			/* cs nopw 0x200(%rax,%rax,1) */
+	{ 11, { 0x66, X86_NOP10 } },			/* data16 cs nopw ... */
+	{ 12, { 0x66, 0x66, X86_NOP10 } },
+	{ 13, { 0x66, 0x66, 0x66, X86_NOP10 } },
+	{ 14, { 0x66, 0x66, 0x66, 0x66, X86_NOP10 } },
+	{ 15, { 0x66, 0x66, 0x66, 0x66, 0x66, X86_NOP10 } },
+	{ 5, { 0x66, 0x90, 0x66, 0x90, 0x90 } },	/* xchg x 2; nop (i686) */
+	{ 6, { 0x66, 0x90, 0x66, 0x90, 0x66, 0x90 } },	/* xchg %ax,%ax x 3 */
 };
 
-static bool x86_encode_pad_call(uint8_t *out, uint64_t site,
+/*
+ * `len` bytes: `call rel32`, then NOPs for the rest of the window, which
+ * run after the call returns.
+ */
+static bool x86_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
 				uint64_t target)
 {
-	return x86_encode_call(out, 5, site, target);
+	if (len < 5 || len > 15 || !x86_encode_call(out, 5, site, target))
+		return false;
+	for (unsigned at = 5, k; at < len; at += k) {
+		k = len - at < 8 ? len - at : 8;
+		x86_encode_nop(out + at, k);
+	}
+	return true;
 }
 
-static const uint8_t *x86_pad_neutral(const uint8_t *p, size_t avail)
+static const uint8_t *x86_pad_neutral(const uint8_t *p, size_t avail,
+				      unsigned *len)
 {
-	return avail >= 5 && mc_bytes_equal(p, x86_pad_nop5, 5) ?
-		x86_pad_nop5 : NULL;
+	for (unsigned i = 0; i < MC_COUNT(x86_pad_windows); i++) {
+		const struct mc_insn *w = &x86_pad_windows[i];
+
+		if (mc_match_insn(w, 1, p, avail)) {
+			*len = w->len;
+			return w->bytes;
+		}
+	}
+	return NULL;
 }
 
 /* -fcf-protection puts an end-branch marker before hook or pad. */

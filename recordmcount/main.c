@@ -41,6 +41,7 @@ enum {
 	OPT_CHECK,
 	OPT_SORTED,
 	OPT_FINALIZE,
+	OPT_STRICT,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +52,7 @@ static const struct option long_options[] = {
 	{ "no-section", required_argument, NULL, OPT_NO_SECTION },
 	{ "keep-patchable", no_argument, NULL, OPT_KEEP_PATCHABLE },
 	{ "find-nops", no_argument, NULL, OPT_FIND_NOPS },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "dump", no_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -84,6 +86,9 @@ static void usage(FILE *out)
 	      "                         move them into __mcount_loc)\n"
 	      "      --find-nops        also record the entry NOPs -mnop-mcount\n"
 	      "                         leaves without a table (a heuristic)\n"
+	      "      --strict           fail a file (left as it was) when any\n"
+	      "                         hook site or pad in it is reported and\n"
+	      "                         not recorded\n"
 	      "  -d, --dump             print the table and hooks of each FILE\n"
 	      "                         (objects, executables, shared objects)\n"
 	      "      --check            judge each FILE's table against its code,\n"
@@ -203,6 +208,7 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			break;
 		case OPT_KEEP_PATCHABLE: opt->keep_patchable = true; break;
 		case OPT_FIND_NOPS: opt->find_nops = true; break;
+		case OPT_STRICT: opt->strict = true; break;
 		case 'd': opt->dump = true; break;
 		case OPT_CHECK: opt->check = true; break;
 		case OPT_SORTED: opt->sorted = true; break;

@@ -7,7 +7,10 @@
  * which GCC puts first) the other N - M.  N and M are command-line
  * choices of the compiler that the object does not record, so they are
  * measured per pad, and a pad with no NOPs, or with other bytes before
- * the entry, is reported rather than recorded.
+ * the entry, is reported rather than recorded.  Such a pad still is the
+ * compiler's word that a function has one, so it is never dropped: an
+ * object with one keeps every __patchable_function_entries as it was
+ * (see record.c).
  */
 #define _GNU_SOURCE
 #include "pads.h"
@@ -225,6 +228,15 @@ static bool push_pad(struct mc_object *obj, struct mc_pad_list *l,
 	return true;
 }
 
+size_t mc_count_valid_pads(const struct mc_pad_list *pads)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; pads && i < pads->n; i++)
+		n += pads->v[i].valid;
+	return n;
+}
+
 void mc_pad_list_free(struct mc_pad_list *l)
 {
 	free(l->v);
@@ -267,6 +279,25 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
+/* How many of a pad's bytes a warning shows: a whole pad on most. */
+#define PAD_BYTES_SHOWN 8
+
+/* Up to PAD_BYTES_SHOWN bytes of `sec` from `offset`, as hex. */
+static void show_bytes(struct mc_section *sec, uint64_t offset,
+		       char *out, size_t n)
+{
+	size_t size, used = 0;
+	const uint8_t *code = mc_section_bytes(sec, &size);
+
+	out[0] = 0;
+	for (size_t i = 0; code && i < PAD_BYTES_SHOWN && offset < size &&
+			   i < size - offset && used + 4 <= n; i++)
+		used += (size_t)snprintf(out + used, n - used, "%s%02x",
+					 i ? " " : "", code[offset + i]);
+	if (!out[0])
+		snprintf(out, n, "none");
+}
+
 static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_options *opt,
 			   struct mc_section *table,
@@ -290,9 +321,15 @@ static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 			return false;
 		p.valid = measure_pad(obj, arch, entries, n_entries, &p, &why);
 		if (!p.valid) {
-			snprintf(msg, sizeof(msg), "%s+0x%llx: pad %s; not "
-				 "recorded", obj->sections[p.shndx].name,
-				 (unsigned long long)p.offset, why);
+			char bytes[3 * PAD_BYTES_SHOWN + 1];
+
+			show_bytes(&obj->sections[p.shndx], p.offset, bytes,
+				   sizeof(bytes));
+			snprintf(msg, sizeof(msg), "%s+0x%llx: pad %s (bytes: "
+				 "%s); every pad left in %s, not recorded",
+				 obj->sections[p.shndx].name,
+				 (unsigned long long)p.offset, why, bytes,
+				 MC_PADS_SECTION);
 			warn(obj, opt, msg);
 		}
 		if (!push_pad(obj, out, &p))

@@ -38,8 +38,8 @@ struct mc_pad_list {
 /*
  * Every pad the object's __patchable_function_entries sections record,
  * measured against the code; pads that do not hold the architecture's
- * NOPs (or that no function follows) go to `warn` and are marked
- * invalid.  False (obj->error set) on corrupt tables.
+ * NOPs (or that no function follows) go to `warn`, with their bytes, and
+ * are marked invalid.  False (obj->error set) on corrupt tables.
  */
 bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 		  const struct mc_options *opt, struct mc_pad_list *out,
@@ -47,11 +47,15 @@ bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 
 /*
  * Turn each __patchable_function_entries section into a __mcount_loc
- * piece: valid pads only, sorted, no duplicates, each entry relocated
- * exactly as the compiler wrote it.
+ * piece: sorted, no duplicates, each entry relocated exactly as the
+ * compiler wrote it.  Only for a list whose pads are all valid: an
+ * invalid pad's entry must stay where the compiler listed it.
  */
 bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_pad_list *pads);
+
+/* How many pads are valid / were reported invalid. */
+size_t mc_count_valid_pads(const struct mc_pad_list *pads);
 
 void mc_pad_list_free(struct mc_pad_list *l);
 

@@ -453,21 +453,12 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	return ok;
 }
 
-static size_t count_valid(const struct mc_pad_list *pads)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; pads && i < pads->n; i++)
-		n += pads->v[i].valid;
-	return n;
-}
-
 static void say_done(const struct mc_object *obj,
 		     const struct mc_site_list *sites,
 		     const struct mc_pad_list *pads,
 		     const struct mc_options *opt)
 {
-	size_t traced = count_traced(sites), padded = count_valid(pads);
+	size_t traced = count_traced(sites), padded = mc_count_valid_pads(pads);
 
 	if (opt->verbosity <= 0)
 		return;
@@ -480,6 +471,17 @@ static void say_done(const struct mc_object *obj,
 	fputc('\n', stderr);
 }
 
+/*
+ * Pads move into __mcount_loc only when every one of them is
+ * understood: the entry of one that is not must stay where the compiler
+ * listed it, and moving the others would split one table into two.
+ */
+static bool pads_move(const struct mc_pad_list *pads,
+		      const struct mc_options *opt)
+{
+	return !opt->keep_patchable && mc_count_valid_pads(pads) == pads->n;
+}
+
 /* Why an object needs no change, or NULL if it does. */
 static const char *nothing_to_do(const struct mc_site_list *sites,
 				 const struct mc_pad_list *pads,
@@ -489,7 +491,25 @@ static const char *nothing_to_do(const struct mc_site_list *sites,
 		return NULL;
 	if (pads->n == 0)
 		return "no hook calls";
-	return opt->keep_patchable ? "only pads, kept as they are" : NULL;
+	return pads_move(pads, opt) ? NULL : "only pads, kept as they are";
+}
+
+/*
+ * --strict: a site or pad reported and left out of the table fails the
+ * file before anything is written.
+ */
+static bool strict_check(struct mc_object *obj,
+			 const struct mc_site_list *sites,
+			 const struct mc_pad_list *pads,
+			 const struct mc_options *opt)
+{
+	size_t n = sites->n_reported + pads->n - mc_count_valid_pads(pads);
+
+	if (!opt->strict || n == 0)
+		return true;
+	return mc_fail(obj, "--strict: %zu hook site%s or pad%s reported and "
+		       "not recorded; file left as it was", n,
+		       n == 1 ? "" : "s", n == 1 ? "" : "s");
 }
 
 int mc_record_file(const char *path, const struct mc_options *opt)
@@ -507,14 +527,14 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	} else if (ok && (ok = mc_find_sites(&obj, arch, opt, &sites,
 					     warn_site) &&
 			       mc_find_pads(&obj, arch, opt, &pads,
-					    warn_site))) {
+					    warn_site) &&
+			       strict_check(&obj, &sites, &pads, opt))) {
+		const struct mc_pad_list *moved =
+			pads_move(&pads, opt) ? &pads : NULL;
+
 		idle = nothing_to_do(&sites, &pads, opt);
-		if (!idle && (ok = rewrite(&obj, arch, &sites,
-					   opt->keep_patchable ? NULL : &pads,
-					   opt)))
-			say_done(&obj, &sites, opt->keep_patchable ? NULL
-								   : &pads,
-				 opt);
+		if (!idle && (ok = rewrite(&obj, arch, &sites, moved, opt)))
+			say_done(&obj, &sites, moved, opt);
 	}
 	if (ok && idle && opt->verbosity > 0)
 		fprintf(stderr, "recordmcount: %s: %s; left alone\n", path,

@@ -64,6 +64,14 @@ bool mc_is_hook_name(const struct mc_arch *arch,
 	return false;
 }
 
+static bool is_unsupported_hook(const struct mc_arch *arch, const char *name)
+{
+	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
+		if (strcmp(*h, name) == 0)
+			return true;
+	return false;
+}
+
 static bool push_site(struct mc_object *obj, struct mc_site_list *l,
 		      const struct mc_hook_site *s)
 {
@@ -181,6 +189,16 @@ static bool scan_reloc_section(struct mc_object *obj,
 				       (unsigned long long)r.offset,
 				       text->name);
 		const char *name = obj->symbols[r.sym].name;
+		if (is_unsupported_hook(arch, name) &&
+		    !mc_is_companion_reloc(arch, r.type)) {
+			snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
+				 "not recorded", text->name,
+				 (unsigned long long)r.offset, name,
+				 arch->unsupported_why);
+			warn(obj, opt, msg);
+			out->n_reported++;
+			continue;
+		}
 		if (!mc_is_hook_name(arch, opt, name))
 			continue;
 
@@ -194,6 +212,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 				 "recorded", text->name,
 				 (unsigned long long)r.offset, name, r.type);
 			warn(obj, opt, msg);
+			out->n_reported++;
 			continue;
 		}
 		struct mc_hook_site s = {

@@ -24,6 +24,8 @@ struct mc_hook_site {
 struct mc_site_list {
 	struct mc_hook_site *v;
 	size_t n, cap;
+	size_t n_reported;		/* hook references reported to `warn`
+					   and left out (--strict fails) */
 };
 
 /* Reports a problem with one relocation without failing the file. */

@@ -329,7 +329,8 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		return v;
 	const struct mc_hook_site *h = d->linked ? NULL :
 		mc_survey_hook_at(d, e->shndx, e->offset);
-	if (h) {
+	/* A NOP --find-nops found has no relocation: judged by its bytes. */
+	if (h && h->rel_shndx) {
 		struct mc_reloc r;
 		mc_reloc_get(d->obj, &d->obj->sections[h->rel_shndx],
 			     h->reloc_index, &r);

@@ -226,6 +226,7 @@ static bool prefix_ends_at(const struct mc_arch *arch, uintptr_t addr)
 struct pad {
 	size_t nops;		/* bytes of pad NOPs and prefix from the entry */
 	size_t slot;		/* first NOP at or after the function's entry */
+	unsigned len;		/* bytes of whole NOPs the call takes there */
 	bool at_entry;		/* symbols or an entry prefix say where that is */
 };
 
@@ -236,7 +237,8 @@ struct pad {
  * pad, else that prefix, else `addr` itself (M = 0; when M > 0 and the
  * platform has no symbols the call lands in NOPs a call skips, and
  * simply never fires).  NULL when `pad_call_len` bytes of pad NOPs start
- * at the entry (past the prefix); else why not.
+ * at the entry (past the prefix), as whole NOPs the arch's pad_neutral
+ * knows (pad->len bytes of them); else why not.
  */
 static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 				 const uint8_t *p, size_t n, struct pad *pad)
@@ -271,8 +273,11 @@ static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 	if (pad->slot + arch->pad_call_len > off ||
 	    (pad->slot < pre && pad->slot + arch->pad_call_len > pre))
 		return "NOP pad too short for the hook call at the entry";
-	if (!arch->pad_neutral(p + pad->slot, n - pad->slot))
+	if (!arch->pad_neutral(p + pad->slot, n - pad->slot, &pad->len))
 		return "NOP pad of mixed NOP sizes";
+	if (pad->slot + pad->len > off ||
+	    (pad->slot < pre && pad->slot + pad->len > pre))
+		return "NOP pad too short for the hook call at the entry";
 	return NULL;
 }
 
@@ -310,9 +315,9 @@ static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
 		s->at = s->addr + pad.slot;
 	if (why)
 		return why;
-	s->len = arch->pad_call_len;
 	s->style = MCOUNT_STYLE_PAD;
-	s->neutral = arch->pad_neutral(p + pad.slot, n - pad.slot);
+	s->neutral = arch->pad_neutral(p + pad.slot, n - pad.slot, &pad.len);
+	s->len = (uint8_t)pad.len;
 	return NULL;
 }
 
@@ -566,7 +571,7 @@ static bool encode_hook(const struct rt_site *s, uint8_t *out)
 	if (!tramp)
 		return false;
 	if (s->style == MCOUNT_STYLE_PAD)
-		return arch->encode_pad_call(out, s->at, tramp);
+		return arch->encode_pad_call(out, s->len, s->at, tramp);
 	return arch->encode_call(out, s->len, s->at, tramp);
 }
 

@@ -174,16 +174,34 @@ RT_RUN_CROSS = $(foreach a,$(RT_CROSS_ARCHES),\
 	else echo "FAIL: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
 		status=1; fi;)
 
+# The host's programs compiled by clang 14 and 16 too (x86_64 hosts):
+# one -pg -mfentry and one -pg case, and clang's multi-byte NOP pads
+# (one NOP the call fills, one it takes whole with M > 0, the longest
+# behind endbr64), against the same library; no sanitizer or valgrind
+# repeats (run.sh says SKIP for those).
+RT_CLANGS := clang clang-16
+RT_CLANG_CASES := fentry-pie mcount-no-pie pad-pie+clangpad5 \
+	pad-no-pie+clangpad10m3 pad-pie+clangpad16cet
+RT_RUN_CLANG = $(if $(filter x86_64,$(RT_HOST)),$(foreach c,$(RT_CLANGS),\
+	if ! command -v $(c) >/dev/null; then \
+		echo "SKIP: [$(RT_HOST) $(c)] runtime tests: no $(c)"; \
+	else RT_ARCH=$(RT_HOST) CC=$(c) LIBMCOUNT=$(LIBMCOUNT) \
+		RECORDMCOUNT=$(RECORDMCOUNT) NO_VALGRIND=1 NO_SANITIZE=1 \
+		RT_ONLY_CASES="$(RT_CLANG_CASES)" \
+		OUT=$(BUILD)/tests/runtime/$(c) sh tests/runtime/run.sh || \
+		status=1; fi;))
+
 check-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 	@( status=0; \
 	  $(MAKE) --no-print-directory check-runtime-freestanding || status=1; \
 	  RT_ARCH=$(RT_HOST) CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) \
 		RECORDMCOUNT=$(RECORDMCOUNT) OUT=$(BUILD)/tests/runtime \
 		sh tests/runtime/run.sh || status=1; \
+	  $(RT_RUN_CLANG) \
 	  $(RT_RUN_CROSS) \
 	  exit $$status ) > $(BUILD)/runtime.out 2>&1; status=$$?; \
 	cat $(BUILD)/runtime.out; \
-	grep -E '^(PASS|FAIL)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
+	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
 	exit $$status
 
 clean-runtime:

@@ -40,7 +40,7 @@ check-firmware: $(RECORDMCOUNT)
 		fi; \
 	  done; exit $$status ) > $(FW_OUT)/check.out 2>&1; status=$$?; \
 	cat $(FW_OUT)/check.out; \
-	grep -E '^(PASS|FAIL)' $(FW_OUT)/check.out >> $(TEST_RESULTS)/firmware.log; \
+	grep -E '^(PASS|FAIL|SKIP)' $(FW_OUT)/check.out >> $(TEST_RESULTS)/firmware.log; \
 	exit $$status
 
 .PHONY: firmware check-firmware

@@ -124,7 +124,7 @@ static bool forge_call(const struct mcount_site_info *s, uint8_t *call,
 #ifdef MC_RT_PAD_TRAMP
 	if (s->style == MCOUNT_STYLE_PAD) {
 		*to = "the pad trampoline";
-		return MC_RT_ARCH->encode_pad_call(call, s->at,
+		return MC_RT_ARCH->encode_pad_call(call, s->len, s->at,
 						   (uintptr_t)&MC_RT_PAD_TRAMP);
 	}
 #endif

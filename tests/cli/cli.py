@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 import itertools  # noqa: E402
 
+import dump_oracle  # noqa: E402
 import elfmini  # noqa: E402
 from harness import (FIXTURE_FLAGS, HOOKS, NOP, SUPPORT, Config, cc,  # noqa
                      Log, age, check, compile_c, fixture, must,
@@ -664,6 +665,7 @@ def help_version():
     rc, out, err = tool("-h")
     check(rc == 0 and "Usage" in out and not err, "-h: exit %d" % rc)
     for opt in ("--nop", "--symbol", "--section", "--no-section", "--dump",
+                "--strict",
                 "--jobs", "--quiet", "--verbose", "--version"):
         check(opt in out, "--help does not mention %s" % opt)
     rc, out, err = tool("--help")
@@ -675,11 +677,138 @@ def help_version():
     check(rc2 == 0 and out2 == out, "--version differs from -V")
 
 
-def dump_exists(objs):
-    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
-    rc, _o, err = tool("--dump", obj)
-    check(rc != 2 and "unrecognized" not in err and "invalid" not in err,
-          "--dump: exit %d: %s" % (rc, err))
+# -- --dump against readelf and objdump ----------------------------------
+
+DUMP_CASES = {
+    # name: (object key or asm fixture, recordmcount options or None)
+    "call-got": ("basic-x86_64-fentry-pie-O2", []),
+    "call-rel32": ("basic-x86_64-fentry-nopie-O2", []),
+    "call-mcount-i386": ("basic-i386-mcount-pie-O2", []),
+    "nop": ("basic-x86_64-fentry-nopie-O2", ["--nop"]),
+    "unrecorded": ("basic-x86_64-fentry-pie-O2", None),
+    "gcc-table": ("basic-x86_64-fentry-nopie-O2-gcc", None),
+    "find-nops": ("dump-mnop-mcount", ["--find-nops"]),
+    "pad": ("dump-pad-2", []),
+    "pad-before-entry": ("dump-pad-3-1", []),
+    "pad-compiler-list": ("dump-pad-2", None),
+    "unexpected-pad": ("asm:unknown-pad", []),
+}
+
+
+def declare_dump(objs):
+    objs.want("dump-mnop-mcount", "basic.c",
+              ["-O2", "-fno-pic", "-pg", "-mfentry", "-mnop-mcount"])
+    objs.want("dump-pad-2", "basic.c",
+              ["-O2", "-fpatchable-function-entry=2"])
+    objs.want("dump-pad-3-1", "basic.c",
+              ["-O2", "-fpatchable-function-entry=3,1"])
+
+
+def dump_object(objs, key, args):
+    """Record (unless args is None), then --dump must say what readelf
+    and objdump say, in text and JSON."""
+    obj = asm_object(key[4:]) if key.startswith("asm:") else fresh(
+        objs[key])
+    if args is not None:
+        rc, _o, err = tool(*(args + [obj]))
+        check(rc == 0, "recording: exit %d: %s" % (rc, err))
+    want = dump_oracle.check_object_dump(tool, obj)
+    check(want or args is None, "test is void: no table entries")
+
+
+def dump_linked(objs):
+    """A recorded object linked with lds/mcount.lds: --dump of the program
+    against nm and objdump."""
+    obj = fresh(objs["basic-x86_64-fentry-nopie-O2"])
+    must([TOOL, obj])
+    prog = obj + ".prog"
+    lds = os.path.join(ASM, "..", "..", "lds", "mcount.lds")
+    must(["gcc", "-no-pie", "-o", prog, objs["run_main-x86_64-fentry-nopie-O2"],
+          obj, "-Wl,-T," + lds, "-Wl,-u,__start_mcount_loc",
+          "-Wl,-u,__stop_mcount_loc"])
+    dump_oracle.check_linked_dump(tool, prog)
+
+
+def dump_crash_free(objs):
+    """--dump --find-nops on a --find-nops object (used to segfault)."""
+    obj = fresh(objs["dump-mnop-mcount"])
+    must([TOOL, "--find-nops", obj])
+    rc, out, err = tool("--dump", "--find-nops", obj)
+    check(rc == 0 and not err and "nop" in out,
+          "--dump --find-nops: exit %d: %s" % (rc, err))
+
+
+# -- the compiler's information is never lost; --strict ----------------
+
+ASM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                   "fixtures", "asm")
+
+
+def asm_object(name):
+    """fixtures/asm/NAME.s assembled with GNU as, in a fresh case dir."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    obj = os.path.join(d, name + ".o")
+    must(["gcc", "-c", "-o", obj, os.path.join(ASM, name + ".s")])
+    return obj
+
+
+def objdump_bytes_at(path, section, offset):
+    """The bytes objdump -d shows for the instruction at section+offset,
+    as hex ("cc")."""
+    return objdump_insns(path, section)[section][offset][0].hex(" ")
+
+
+def unknown_pad_kept(quiet):
+    """A pad holding an int3 stays listed where the assembler listed it;
+    the hook call beside it is still recorded."""
+    obj = asm_object("unknown-pad")
+    pads_before = readelf_relocs(obj)[".rela__patchable_function_entries"]
+    want = objdump_reloc_sites(obj, "__fentry__")
+    int3 = objdump_bytes_at(obj, ".text", 0)
+    rc, _o, err = tool(*(["-q"] if quiet else []) + [obj])
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    relocs = readelf_relocs(obj)
+    check(relocs.get(".rela__patchable_function_entries") == pads_before,
+          "the compiler's pad list changed: %s -> %s"
+          % (pads_before, relocs.get(".rela__patchable_function_entries")))
+    got = sites_of(obj)
+    check(got == want, "recorded %s, objdump shows the hook at %s"
+          % (sorted(got or ()), sorted(want)))
+    if quiet:
+        check(err == "", "-q printed %r" % err)
+    else:
+        check(".text+0x0" in err and ("bytes: " + int3) in err,
+              "the warning does not name the pad with its bytes (%s): %r"
+              % (int3, err))
+
+
+def strict_fails(name, what):
+    """--strict: a site or pad reported and not recorded fails the file,
+    which is left byte for byte as it was."""
+    obj = asm_object(name)
+    before = snapshot(obj)
+    rc, _o, err = tool("--strict", obj)
+    check(rc == 1, "--strict with %s: exit %d" % (what, rc))
+    last = err.strip().splitlines()[-1] if err.strip() else ""
+    check(last.startswith("recordmcount: %s: --strict" % obj),
+          "no --strict error line: %r" % err)
+    check(snapshot(obj) == before, "--strict failure changed the file")
+    rc, _o, err = tool(obj)
+    check(rc == 0 and "warning" in err,
+          "without --strict: exit %d, %r" % (rc, err))
+
+
+def strict_clean(objs, key):
+    """--strict changes nothing for an object with nothing to report."""
+    src = objs[key]
+    want = gcc_sites(objs[key + "-gcc"])
+    obj = fresh(src)
+    rc, _o, err = tool("--strict", obj)
+    check(rc == 0 and not err, "exit %d: %s" % (rc, err))
+    got = sites_of(obj)
+    check(got == want, "recorded %s, GCC's table %s" % (sorted(got or ()),
+                                                       sorted(want)))
 
 
 def verbose(objs):
@@ -741,6 +870,7 @@ def main():
     log = Log(os.path.join(results, "cli.log"))
     objs = Objects()
     declare(objs)
+    declare_dump(objs)
     objs.build()
 
     cases = []
@@ -799,8 +929,23 @@ def main():
     cases.append(("cli/archive-refused", lambda: ar_archive(objs)))
     cases.append(("cli/nop-on-recorded-says-why", lambda: nop_on_recorded(
         objs)))
-    cases.append(("cli/dump-exists", lambda: dump_exists(objs)))
+    for name, (key, args) in sorted(DUMP_CASES.items()):
+        cases.append(("cli/dump/%s" % name,
+                      lambda key=key, args=args: dump_object(objs, key,
+                                                             args)))
+    cases.append(("cli/dump/linked", lambda: dump_linked(objs)))
+    cases.append(("cli/dump/find-nops-twice", lambda: dump_crash_free(objs)))
     cases.append(("cli/verbose", lambda: verbose(objs)))
+    cases.append(("cli/unknown-pad/kept", lambda: unknown_pad_kept(False)))
+    cases.append(("cli/unknown-pad/kept-quiet",
+                  lambda: unknown_pad_kept(True)))
+    cases.append(("cli/strict/unknown-pad",
+                  lambda: strict_fails("unknown-pad", "an unknown pad")))
+    cases.append(("cli/strict/not-a-call",
+                  lambda: strict_fails("not-a-call", "a non-call")))
+    for key in ("basic-x86_64-fentry-pie-O2", "sections-i386-mcount-pie-O2"):
+        cases.append(("cli/strict/clean/%s" % key,
+                      lambda key=key: strict_clean(objs, key)))
     for key in sorted(k for k in objs.made if k.startswith("custom-")):
         cases.append(("cli/symbol/%s" % key[7:],
                       lambda key=key: custom_symbol(objs, key)))

@@ -67,6 +67,10 @@ from harness import (FIXTURE_FLAGS, FIXTURES, Failure, Log,  # noqa: E402
                      check, finish_scratch, must, parallel, run, traced)
 
 OPTS = ("-O2", "-O2 -ffunction-sections")
+# The clang runs: both clangs, -O2, two fixtures (time, not coverage:
+# every form clang writes shows up in these).
+CLANGS = ("clang", "clang-16")
+CLANG_FIXTURES = ("basic.c", "sections.c")
 DEFAULT_FIXTURES = ("basic.c", "sections.c", "recursion.c", "big.c",
                     "weakonly.c")
 # The program entry (never run: the links only prove that every symbol
@@ -121,6 +125,13 @@ class Arch:
         the links, which is compiled with the case's flags minus -pg).
     link_flags: flags for the -nostdlib -static link.
     fixtures: fixture file names under fixtures/ (or absolute paths).
+    clang_flag_sets: flag sets for clang 14 and 16 (--target=<triplet>,
+        integrated assembler), run at -O2 on CLANG_FIXTURES with the same
+        checks; None where clang has no -pg for this target.
+    clang_record_flags: flags that make clang emit its own __mcount_loc
+        (s390x's -mrecord-mcount), for the gcc check.
+    clang_no_nop: why --nop cannot work on clang's objects here (a SKIP
+        line for the nop check), or None.
     """
 
     def __init__(self, name, triplet, hooks, table_reloc, none_reloc, nop_re,
@@ -129,7 +140,11 @@ class Arch:
                  linked_site=default_linked_site,
                  sym_index=default_sym_index, gcc_record_flags=None,
                  cflags=(), link_flags=(), fixtures=DEFAULT_FIXTURES,
-                 opts=OPTS):
+                 opts=OPTS, clang_flag_sets=None, clang_record_flags=None,
+                 clang_no_nop=None):
+        self.clang_flag_sets = dict(clang_flag_sets or {})
+        self.clang_record_flags = clang_record_flags
+        self.clang_no_nop = clang_no_nop
         self.name, self.triplet = name, triplet
         self.hooks = tuple(hooks)
         self.table_reloc, self.none_reloc = table_reloc, none_reloc
@@ -343,23 +358,38 @@ def fmt_addrs(addrs, limit=5):
 # -- one case: a fixture compiled one way --------------------------------
 
 class Case:
-    def __init__(self, arch, flagset, opt, fixture, tool, scratch):
+    def __init__(self, arch, flagset, opt, fixture, tool, scratch,
+                 compiler="gcc"):
         self.arch, self.tool = arch, tool
         self.fixture = fixture
+        self.compiler = compiler
         self.src = (fixture if os.path.isabs(fixture)
                     else os.path.join(FIXTURES, fixture))
         base = os.path.basename(fixture)
-        # The support code for links is compiled the same way, minus -pg.
-        self.support_flags = (arch.cflags + arch.flag_sets[flagset] +
-                              opt.split())
-        self.flags = (self.support_flags + ["-pg"] +
+        sets = arch.flag_sets if compiler == "gcc" else arch.clang_flag_sets
+        # The support code for links is compiled the same way, minus -pg
+        # (by GCC: clang's flags are for the code under test).
+        self.support_flags = (arch.cflags + opt.split() +
+                              (sets[flagset] if compiler == "gcc" else []))
+        self.flags = (arch.cflags + sets[flagset] + opt.split() + ["-pg"] +
                       FIXTURE_FLAGS.get(base, []))
         self.opt_name = opt.replace(" ", "").replace("-", "")
+        if compiler != "gcc":
+            flagset += "-" + compiler
         self.name = "%s/%s-%s/%s" % (arch.name, flagset, self.opt_name,
                                      base[:-2])
         self.dir = os.path.join(scratch, arch.name, flagset + "-" +
                                 self.opt_name, base[:-2])
         self.compile_error = None
+
+    def cc(self):
+        if self.compiler == "gcc":
+            return [self.arch.tool("gcc")]
+        return [self.compiler, "--target=" + self.arch.triplet]
+
+    def record_flags(self):
+        return (self.arch.gcc_record_flags if self.compiler == "gcc"
+                else self.arch.clang_record_flags)
 
     def p(self, n):
         return os.path.join(self.dir, n)
@@ -368,11 +398,11 @@ class Case:
         """Compile (in the parallel phase); failures are reported later."""
         try:
             os.makedirs(self.dir, exist_ok=True)
-            must([self.arch.tool("gcc"), "-c", "-o", self.p("in.o")] +
+            must(self.cc() + ["-c", "-o", self.p("in.o")] +
                  self.flags + [self.src])
-            if self.arch.gcc_record_flags:
-                must([self.arch.tool("gcc"), "-c", "-o", self.p("gcc.o")] +
-                     self.flags + self.arch.gcc_record_flags + [self.src])
+            if self.record_flags():
+                must(self.cc() + ["-c", "-o", self.p("gcc.o")] +
+                     self.flags + self.record_flags() + [self.src])
         except Failure as e:
             self.compile_error = str(e)
 
@@ -401,7 +431,12 @@ class Case:
             log.result(self.name + "/record", e)
             return
         for what, fn in self.cases():
-            if what == "gcc" and not self.arch.gcc_record_flags:
+            if what == "gcc" and not self.record_flags():
+                continue
+            if (what == "nop" and self.compiler != "gcc" and
+                    self.arch.clang_no_nop):
+                log.skip("%s/%s" % (self.name, what),
+                         self.arch.clang_no_nop)
                 continue
             log.case("%s/%s" % (self.name, what), fn)
 
@@ -512,6 +547,14 @@ def run_cases(arch_list, tool, scratch, log):
     cases = [Case(a, fs, opt, fx, tool, scratch)
              for a in arch_list for fs in a.flag_sets for opt in a.opts
              for fx in a.fixtures]
+    for c in CLANGS:
+        want = [a for a in arch_list if a.clang_flag_sets]
+        if want and not shutil.which(c):
+            log.skip("%s/cross" % c, "%s not installed" % c)
+            continue
+        cases += [Case(a, fs, "-O2", fx, tool, scratch, c)
+                  for a in want for fs in a.clang_flag_sets
+                  for fx in CLANG_FIXTURES]
     parallel(lambda c: c.compile(), cases)
     parallel(lambda c: c.run(log), cases)
 

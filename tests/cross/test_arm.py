@@ -25,6 +25,9 @@ AARCH64 = Arch(
     none_reloc="R_AARCH64_NONE",
     nop_re=r"^nop$",
     flag_sets={"kernel": KERNEL_ARM64, "user": []},
+    # clang spells the ABI by the target alone (no -mabi=lp64)
+    clang_flag_sets={"kernel": [f for f in KERNEL_ARM64
+                                if f != "-mabi=lp64"], "user": []},
 )
 
 # arch/arm/Makefile: AAPCS-Linux, and either ARM (-marm, with -mapcs
@@ -47,6 +50,14 @@ ARM = Arch(
         "kernel-thumb": KERNEL_ARM + ["-mthumb", "-Wa,-mimplicit-it=always"],
         "user-arm": ["-marm"],
         "user-thumb": [],               # Debian armhf's default: Thumb-2
+    },
+    # clang calls __gnu_mcount_nc only with -meabi gnu (the kernel
+    # passes it); in ARM state it pushes lr with `stmdb sp!, {lr}`.
+    clang_flag_sets={
+        "kernel-arm": KERNEL_ARM + ["-meabi", "gnu", "-marm",
+                                    "-march=armv7-a"],
+        "kernel-thumb": KERNEL_ARM + ["-meabi", "gnu", "-mthumb",
+                                      "-march=armv7-a"],
     },
 )
 
@@ -83,6 +94,9 @@ RISCV64 = Arch(
         "user": [],
         "user-norelax": ["-mno-relax"],
     },
+    # the default lp64d ABI: the links' support code is GCC's default
+    clang_flag_sets={"kernel": ["-fno-PIE", "-mcmodel=medany",
+                                "-mno-relax"], "user": []},
 )
 
 ARCHES = [AARCH64, ARM, RISCV64]

@@ -57,6 +57,12 @@ PPC64LE = Arch(
         # PC-relative code: bl _mcount with R_PPC64_REL24_NOTOC.
         "user-power10": ["-mcpu=power10"],
     },
+    # clang has no -mprofile-kernel (its -pg is `bl _mcount; nop`) and
+    # no -mno-pointers-to-nested-functions.
+    clang_flag_sets={"kernel-pg": [f for f in KERNEL_PPC64 if f !=
+                                   "-mno-pointers-to-nested-functions"] +
+                     ["-mlittle-endian", "-mabi=elfv2"],
+                     "user": []},
 )
 
 PPC64 = Arch(
@@ -75,6 +81,7 @@ PPC64 = Arch(
         "user": [],
         "user-profile-kernel": ["-mprofile-kernel"],
     },
+    clang_flag_sets={"user": []},
 )
 
 
@@ -123,6 +130,7 @@ PPC = Arch(
         "user-fpic": ["-fPIC"],
         "user-bss-plt": ["-fPIC", "-mbss-plt"],
     },
+    clang_flag_sets={"kernel": ["-fno-PIE"], "user": []},
 )
 
 # -- s390x -----------------------------------------------------------------
@@ -175,6 +183,11 @@ S390X = Arch(
         "user": ["-mfentry"],
         "user-fpic": ["-mfentry", "-fPIC"],
     },
+    # clang has -mrecord-mcount here: its own table is the oracle too.
+    clang_flag_sets={"kernel": ["-fno-PIE", "-mpacked-stack",
+                                "-mbackchain", "-msoft-float", "-mfentry"],
+                     "user": ["-mfentry"]},
+    clang_record_flags=["-mrecord-mcount"],
 )
 
 S390X_PG = Arch(

@@ -189,7 +189,7 @@ class Log:
     def __init__(self, path):
         self.path = path
         self.lock = threading.Lock()
-        self.passed = self.failed = 0
+        self.passed = self.failed = self.skipped = 0
         os.makedirs(os.path.dirname(path), exist_ok=True)
 
     def line(self, text):
@@ -208,6 +208,12 @@ class Log:
         self.line("PASS: %s" % name if reason is None else
                   "FAIL: %s: %s" % (name, reason))
 
+    def skip(self, name, why):
+        """A case that cannot run here: counted by summary.sh."""
+        with self.lock:
+            self.skipped += 1
+        self.line("SKIP: %s: %s" % (name, why))
+
     def case(self, name, fn, *args):
         """Run fn(*args); a Failure or any exception fails the case."""
         try:
@@ -220,7 +226,8 @@ class Log:
             self.result(name)
 
     def finish(self):
-        print("%d passed, %d failed" % (self.passed, self.failed))
+        print("%d passed, %d failed, %d skipped" % (self.passed, self.failed,
+                                                    self.skipped))
         return 1 if self.failed or not self.passed else 0
 
 

@@ -8,7 +8,8 @@ without, for recordmcount to process.  The two tables must name the same
 call sites (GCC's restricted to the traced sections), and the output
 must stay a well-formed object: readelf and objdump read it without a
 complaint, ld -r accepts it, and a linked program's table holds exactly
-the addresses where objdump shows the hook calls.
+the addresses where objdump shows the hook calls.  The same again for
+objects built by clang 14 and 16 at -O2, against objdump -dr (ClangCase).
 """
 
 import os
@@ -18,9 +19,8 @@ import sys
 import elfmini
 from harness import (FIXTURE_FLAGS, HOOKS, SUPPORT, Failure, Log, cc,
                      all_configs, check, compile_c, fixture, must,
-                     finish_scratch, linked_hook_calls, parallel,
-                     readelf_relocs,
-                     scratch_arg, traced, run)
+                     finish_scratch, linked_hook_calls, objdump_reloc_sites,
+                     parallel, readelf_relocs, scratch_arg, traced, run)
 
 FIXTURES = ["basic.c", "sections.c", "recursion.c", "big.c", "weakonly.c"]
 R_TABLE = 1  # R_X86_64_64 and R_386_32 share the number
@@ -218,6 +218,55 @@ class Case:
         return out
 
 
+# Clang 14 and 16 (integrated assembler) build the same fixtures at -O2.
+# Clang has no -mrecord-mcount on x86, so the oracle is objdump -dr: every
+# instruction whose operand is relocated against a hook, in a traced
+# section.  The tool runs with --strict, so a form it does not know fails
+# the case instead of leaving a site out.
+CLANGS = ("clang", "clang-16")
+CLANG_FIXTURES = ["basic.c", "sections.c", "big.c"]
+
+
+class ClangCase(Case):
+    def __init__(self, tool, scratch, fx, cfg, support, clang):
+        super().__init__(tool, scratch, fx, cfg, support)
+        self.clang = clang
+        self.name += "-" + clang
+        self.dir += "-" + clang
+
+    def prepare(self):
+        os.makedirs(self.dir, exist_ok=True)
+        cfg = self.cfg
+        target = ["--target=i686-linux-gnu"] if cfg.arch == "i386" else []
+        flags = ([f for f in cfg.base_flags if f != "-m32"] +
+                 cfg.opt.split() + cfg.pg_flags +
+                 FIXTURE_FLAGS.get(self.fx, []))
+        self.in_o = os.path.join(self.dir, "in.o")
+        must([self.clang] + target + flags +
+             ["-c", "-o", self.in_o, fixture(self.fx)])
+        self.out_o = os.path.join(self.dir, "out.o")
+        shutil.copyfile(self.in_o, self.out_o)
+        rc, out, err = run([self.tool, "--strict", self.out_o])
+        check(rc == 0, "recordmcount --strict exited %d: %s"
+              % (rc, err.strip()))
+        check(err == "" and out == "",
+              "recordmcount printed: %s" % (err + out).strip())
+        self.inp = elfmini.Elf(self.in_o)
+        self.out = elfmini.Elf(self.out_o)
+        self.entries = elfmini.table_entries(self.out)
+        check(self.entries is not None, "no __mcount_loc in the output")
+
+    def oracle_sites(self):
+        sites = set()
+        for h in HOOKS:
+            sites |= objdump_reloc_sites(self.in_o, h)
+        check(sites, "objdump shows no hook calls")
+        return {s for s in sites if traced(s[0])}
+
+    def checks(self):
+        return [c for c in super().checks() if c[0] != "same-code"]
+
+
 def build_support(scratch, configs):
     """main.o and hooks.o for each (arch, PIE), built without -pg."""
     support = {}
@@ -251,7 +300,27 @@ def main():
         for name, fn in c.checks():
             log.case("%s/%s" % (c.name, name), fn)
 
-    parallel(one, [(fx, cfg) for fx in FIXTURES for cfg in configs])
+    def one_clang(item):
+        fx, cfg, clang = item
+        c = ClangCase(tool, scratch, fx, cfg, support[(cfg.arch, cfg.pie)],
+                      clang)
+        try:
+            c.prepare()
+        except Failure as e:
+            log.result(c.name, e)
+            return
+        for name, fn in c.checks():
+            log.case("%s/%s" % (c.name, name), fn)
+
+    clangs = [c for c in CLANGS if shutil.which(c)]
+    for c in CLANGS:
+        if c not in clangs:
+            log.skip("oracle/%s" % c, "%s not installed" % c)
+    items = [(fx, cfg, None) for fx in FIXTURES for cfg in configs]
+    items += [(fx, cfg, c) for c in clangs for fx in CLANG_FIXTURES
+              for cfg in configs if cfg.opt == "-O2"]
+    parallel(lambda it: one(it[:2]) if it[2] is None else one_clang(it),
+             items)
     sys.exit(finish_scratch(log, scratch))
 
 

@@ -9,8 +9,11 @@ resolved here), GCC's own -mrecord-mcount table, nm, objdump -d of linked
 programs, and the linker.  Groups of cases (one PASS/FAIL line per check,
 in $TEST_RESULTS/pads.log):
 
-  <arch>/<N>,<M>-<opt>/...   fixtures/pads/pads.c with
-                             -fpatchable-function-entry=N,M
+  <arch>/<N>,<M>-<opt>[-clang[-16]]/...
+                             fixtures/pads/pads.c with
+                             -fpatchable-function-entry=N,M, by GCC and,
+                             where clang has the option (x86_64, i386,
+                             aarch64, riscv64), by clang 14 and 16 at -O2
       entries   our __mcount_loc entries (every piece) == the compiler's
                 pad entries; the tool prints nothing
       gone      no __patchable_function_entries left
@@ -23,7 +26,9 @@ in $TEST_RESULTS/pads.log):
                 the pad address objdump -d shows before every padded
                 function (entry minus M NOPs), once each
   <arch>/corrupt             one pad's NOPs overwritten: one warning naming
-                             it, the rest recorded, the object links
+                             it with its bytes, every pad of the compiler's
+                             list kept where it was, the object links;
+                             --strict fails it, untouched
   c++/...                    inline functions in two objects, pads and
                              -pg -mfentry, linked with --gc-sections: one
                              entry per surviving function; and what the
@@ -67,13 +72,17 @@ class PadArch:
     (endbr64, bti c), and the (N, M) pairs to try.  all_before: GCC puts
     all N NOPs before the symbol whatever M says (MIPS).  dot_syms: objdump
     names code entries ".name" (ppc64 ELFv1 function descriptors).
-    thumb: STT_FUNC values carry the Thumb bit."""
+    thumb: STT_FUNC values carry the Thumb bit.  in_bytes: N and M count
+    bytes (x86, where clang writes multi-byte NOPs; GCC's one-byte NOPs
+    make bytes and NOPs the same).  clang: clang has the option for this
+    target; the cases then run with clang 14 and 16 too."""
 
     def __init__(self, name, triplet, cflags=(), nop_re=r"^nop$",
                  prefix_re=None, nms=((2, 0), (5, 0), (3, 1), (8, 0)),
                  all_before=False, dot_syms=False, thumb=False,
-                 corrupt=False):
+                 corrupt=False, in_bytes=False, clang=False):
         self.name, self.triplet = name, triplet
+        self.in_bytes, self.clang = in_bytes, clang
         self.cflags = list(cflags)
         self.nop_re = re.compile(nop_re)
         self.prefix_re = re.compile(prefix_re) if prefix_re else None
@@ -86,24 +95,31 @@ class PadArch:
 
 
 ARM_NOP = r"^nop(\.w)?( \{0\})?$"   # Thumb nop/nop.w, ARM nop {0}
+# GCC's `nop`; clang's nopl/nopw with displacements, `xchg %ax,%ax`, and
+# the ten- to fifteen-byte `[data16 ...] cs nopw`.
+X86_NOP = r"^(nop[wl]?|xchg %ax,%ax|(data16 )*cs nopw)( .*)?$"
 
 ARCHES = [
     PadArch("x86_64", "x86_64-linux-gnu", ["-fno-pie"], corrupt=True,
-            nms=((2, 0), (5, 0), (3, 1), (8, 0), (1, 1))),
+            nms=((2, 0), (5, 0), (3, 1), (8, 0), (1, 1), (16, 0), (12, 5)),
+            nop_re=X86_NOP, in_bytes=True, clang=True),
     PadArch("x86_64-cet", "x86_64-linux-gnu",
-            ["-fno-pie", "-fcf-protection=full"], prefix_re=r"^endbr64$"),
-    PadArch("i386", "i686-linux-gnu", ["-fno-pie"]),
-    PadArch("aarch64", "aarch64-linux-gnu", corrupt=True),
+            ["-fno-pie", "-fcf-protection=full"], prefix_re=r"^endbr64$",
+            nop_re=X86_NOP, in_bytes=True, clang=True),
+    PadArch("i386", "i686-linux-gnu", ["-fno-pie"], nop_re=X86_NOP,
+            in_bytes=True, clang=True,
+            nms=((2, 0), (5, 0), (3, 1), (8, 0), (7, 2))),
+    PadArch("aarch64", "aarch64-linux-gnu", corrupt=True, clang=True),
     PadArch("aarch64-bti", "aarch64-linux-gnu",
-            ["-mbranch-protection=bti"], prefix_re=r"^bti\s+c$"),
+            ["-mbranch-protection=bti"], prefix_re=r"^bti\s+c$", clang=True),
     PadArch("arm-thumb", "arm-linux-gnueabihf", nop_re=ARM_NOP, thumb=True,
             corrupt=True),
     PadArch("arm-arm", "arm-linux-gnueabihf", ["-marm"], nop_re=ARM_NOP),
     PadArch("riscv64", "riscv64-linux-gnu", corrupt=True,
-            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0))),
+            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0)), clang=True),
     PadArch("riscv64-rv64g", "riscv64-linux-gnu",
             ["-march=rv64g", "-mabi=lp64d"],
-            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0))),
+            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0)), clang=True),
     # ELFv2: the pad after the global entry moves the local entry, which
     # must stay a power of 2 instructions away (5,0 and 8,0 do not build).
     PadArch("ppc64le", "powerpc64le-linux-gnu", corrupt=True,
@@ -357,14 +373,29 @@ def check_pieces(obj, name="__mcount_loc"):
 
 # -- per architecture and N,M: the pads fixture ----------------------
 
+# The compilers every case runs with: GCC (the target's cross gcc), and
+# for the targets where clang has the option, clang 14 and 16 with
+# their integrated assemblers.
+CLANGS = ("clang", "clang-16")
+
+
+def compiler_cmd(arch, compiler):
+    """How to compile for arch with compiler ("gcc" or a clang)."""
+    if compiler == "gcc":
+        return [arch.tool("gcc")]
+    return [compiler, "--target=" + arch.triplet]
+
+
 class PadCase:
-    def __init__(self, arch, nm, opt, tool, scratch):
+    def __init__(self, arch, nm, opt, tool, scratch, compiler="gcc"):
         self.arch, self.n, self.m, self.tool = arch, nm[0], nm[1], tool
+        self.compiler = compiler
         self.opt = opt.split()
         oname = opt.replace(" ", "").replace("-", "")
-        self.name = "%s/%d,%d-%s" % (arch.name, nm[0], nm[1], oname)
-        self.dir = os.path.join(scratch, arch.name, "%d_%d-%s" %
-                                (nm[0], nm[1], oname))
+        cname = "" if compiler == "gcc" else "-" + compiler
+        self.name = "%s/%d,%d-%s%s" % (arch.name, nm[0], nm[1], oname, cname)
+        self.dir = os.path.join(scratch, arch.name, "%d_%d-%s%s" %
+                                (nm[0], nm[1], oname, cname))
         self.base_flags = arch.cflags + self.opt
         self.flags = self.base_flags + ["-fpatchable-function-entry=%d,%d" %
                                         nm]
@@ -376,7 +407,8 @@ class PadCase:
     def compile(self):
         try:
             os.makedirs(self.dir, exist_ok=True)
-            must([self.arch.tool("gcc"), "-c", "-o", self.p("in.o")] +
+            must(compiler_cmd(self.arch, self.compiler) +
+                 ["-c", "-o", self.p("in.o")] +
                  self.flags + [os.path.join(PADS, "pads.c")])
             with open(self.p("start.c"), "w") as f:
                 f.write(common.START_C)
@@ -442,6 +474,7 @@ class PadCase:
         table = table_words(a, prog)
         check(len(table) == len(set(table)), "linked table has duplicates")
         want = expected_pads(a, prog, PAD_FUNCS, self.n, self.m)
+        check(want, "test is void: no pads expected")
         compare(set(table), want)
         insns, labels = disasm(a, prog)
         opt_out = labels.get(("." if a.dot_syms else "") + PAD_OPTOUT)
@@ -457,6 +490,8 @@ def expected_pads(arch, prog, funcs, n, m):
     index = {addr: i for i, (addr, _t) in enumerate(insns)}
     before = n if arch.all_before else m
     want = set()
+    if arch.in_bytes:
+        return expected_byte_pads(arch, insns, labels, index, funcs, n, m)
     for f in funcs:
         entry = labels.get(("." if arch.dot_syms else "") + f)
         check(entry is not None, "objdump -d shows no %s" % f)
@@ -476,6 +511,34 @@ def expected_pads(arch, prog, funcs, n, m):
                                                   insns[j][0], after))
         want.add(insns[i - before][0] if before else
                  (after[0][0] if after else entry))
+    return want
+
+
+def expected_byte_pads(arch, insns, labels, index, funcs, n, m):
+    """expected_pads where N and M count bytes (x86): NOP instructions
+    fill exactly the M bytes before each entry and N - M after it (after
+    endbr64), however long each NOP is."""
+    want = set()
+    for f in funcs:
+        entry = labels.get(f)
+        check(entry in index, "%s: no instruction at %r" % (f, entry))
+        i = index[entry]
+        check(entry - m in index and all(
+            arch.nop_re.search(t) for _a, t in insns[index[entry - m]:i]),
+            "%s: the %d bytes before %#x are not whole NOPs: %s" %
+            (f, m, entry, insns[index.get(entry - m, i):i]))
+        j = i
+        if arch.prefix_re and arch.prefix_re.search(insns[j][1]):
+            j += 1
+        start = insns[j][0]
+        k = j
+        while k < len(insns) and insns[k][0] < start + n - m:
+            check(arch.nop_re.search(insns[k][1]), "%s: %r in its pad at "
+                  "%#x" % (f, insns[k][1], insns[k][0]))
+            k += 1
+        check(k < len(insns) and insns[k][0] == start + n - m,
+              "%s: NOPs do not end %d bytes after %#x" % (f, n - m, start))
+        want.add(entry - m if m else start)
     return want
 
 
@@ -506,13 +569,24 @@ def corrupt_case(arch, tool, scratch, log):
         data[sec["offset"] + value:sec["offset"] + value + 4] = b"\xff" * 4
         with open(bad, "wb") as f:
             f.write(bytes(data))
+        before = snapshot(bad)
+        rc, _o, err = run([tool, "--strict", bad])
+        check(rc == 1 and snapshot(bad) == before,
+              "--strict: exit %d (want 1), file %s" % (
+                  rc, "kept" if snapshot(bad) == before else "changed"))
         err = tool_ok(tool, [bad], expect_quiet=False)
         lines = [x for x in err.splitlines() if x.strip()]
         where = "%s+%#x" % (sec["name"], value)
-        check(len(lines) == 1 and where in lines[0] and "warning" in lines[0],
-              "expected one warning naming %s, got: %s" % (where, lines))
-        compare(Obj(arch, bad).entry_set("__mcount_loc"),
-                gcc - {(sec["name"], value)}, "compiler - corrupted")
+        check(len(lines) == 1 and where in lines[0] and "warning" in lines[0]
+              and "ff ff ff ff" in lines[0],
+              "expected one warning naming %s with its bytes, got: %s"
+              % (where, lines))
+        # The compiler's word is kept: every pad it listed stays listed
+        # (the object had nothing else, so it is left as it was).
+        compare(Obj(arch, bad).entry_set("__patchable_function_entries"),
+                gcc, "compiler")
+        check(snapshot(bad)[0] == before[0], "a pad-only object with an "
+              "unknown pad changed")
         start = os.path.join(d, "start.c")
         with open(start, "w") as f:
             f.write(common.START_C)
@@ -801,6 +875,14 @@ def main():
                        "deps)" % a.tool("gcc"))
     cases = [PadCase(a, nm, opt, tool, scratch)
              for a in have for nm in a.nms for opt in OPTS]
+    # clang: -O2 only (the -ffunction-sections half is GCC's), N,M as
+    # for GCC.
+    for c in CLANGS:
+        if not shutil.which(c):
+            log.skip("%s/pads" % c, "%s not installed" % c)
+            continue
+        cases += [PadCase(a, nm, OPTS[0], tool, scratch, c)
+                  for a in have if a.clang for nm in a.nms]
     nops = [NopCase(cfg, opt, fx, tool, scratch) for cfg in NOP_CONFIGS
             if shutil.which(cfg[1] + "-gcc") for opt in OPTS
             for fx in NOP_FIXTURES]

@@ -51,8 +51,9 @@ rt_arch_config() {
 		RT_GOTCALL_CFLAGS=-Wa,-mrelax-relocations=no
 		RT_HOOK_RE='call.*<(__fentry__|mcount)>'
 		RT_GOTCALL_RE='call +\*0x[0-9a-f]+\(%rip\)'
-		RT_PAD_RE='[[:space:]]nop$'
-		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|data16 cs nopw)'
+		# GCC's pads are one-byte NOPs, clang's multi-byte ones
+		RT_PAD_RE='[[:space:]](nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)( .*)?$'
+		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)'
 		;;
 	i386)
 		# GCC refuses -mfentry with -fpic on i386: no fentry PIE.
@@ -194,6 +195,22 @@ rt_variant() {
 	x86_64+pad5cet)
 		# endbr64 first, then the pad: the table's entry is after it
 		RT_VARIANT_HOOKS=-fpatchable-function-entry=5 RT_VARIANT_NOP_LEN=1
+		RT_VARIANT_CFLAGS=-fcf-protection
+		;;
+	x86_64+clangpad5 | i386+clangpad5)
+		# clang: one `nopl 0x8(%rax,%rax,1)` (x86_64); i686: xchg
+		# %ax,%ax x 2; nop
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=5
+		;;
+	x86_64+clangpad10m3)
+		# clang: nop x 3; <symbol>: nopl 0x200(%rax), seven bytes the
+		# five-byte call takes whole
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=10,3
+		;;
+	x86_64+clangpad16cet)
+		# clang 16: endbr64; one fifteen-byte NOP (data16 x 5; cs
+		# nopw); nop.  Clang 14: a ten-byte NOP and a six-byte one
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=16
 		RT_VARIANT_CFLAGS=-fcf-protection
 		;;
 	x86_64+pad6m1cet)

@@ -21,7 +21,9 @@ bad_site:
 	.type	dup_site, @function
 	.p2align 4
 dup_site:
-#ifdef RT_PAD
+#if defined(RT_PAD) && defined(__clang__)
+1:	.byte	0x0f, 0x1f, 0x44, 0x00, 0x08	/* clang's: nopl 0x8(%rax,%rax,1) */
+#elif defined(RT_PAD)
 1:	.byte	0x90, 0x90, 0x90, 0x90, 0x90	/* a pad: nop x 5 */
 #else
 1:	call	__fentry__

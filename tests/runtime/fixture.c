@@ -5,7 +5,7 @@
  */
 #include "fixture.h"
 
-#define FX __attribute__((noinline, noclone))
+#define FX FX_NOINLINE
 
 FX int fx_traced(int x)
 {

@@ -2,6 +2,13 @@
 #ifndef RT_FIXTURE_H
 #define RT_FIXTURE_H
 
+/* Not inlined, not cloned (clang clones nothing and has no `noclone`). */
+#ifdef __clang__
+#define FX_NOINLINE __attribute__((noinline))
+#else
+#define FX_NOINLINE __attribute__((noinline, noclone))
+#endif
+
 int fx_traced(int x);
 int fx_other(int x);
 int fx_victim(int x);

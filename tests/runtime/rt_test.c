@@ -72,7 +72,7 @@ static int nested_calls;
  * of its own, so the traced function's arguments survive only if the
  * trampoline restores them.
  */
-__attribute__((noinline, noclone)) static double
+FX_NOINLINE static double
 scramble(long a, long b, long c, long d, long e, long f, long g, long h,
 	 double p, double q, double r, double s, double t, double u,
 	 double v, double w)
@@ -142,7 +142,7 @@ static int forge_call(const struct mcount_site_info *si, unsigned long target,
 		      uint8_t *out)
 {
 	if (si->style == MCOUNT_STYLE_PAD)
-		return ARCH->encode_pad_call(out, si->at, target);
+		return ARCH->encode_pad_call(out, si->len, si->at, target);
 	return arch_at(si->at)->encode_call(out, si->len, si->at, target);
 }
 
@@ -232,14 +232,29 @@ static void check_stubs(void)
 static void corrupt_victim_pad(void)
 {
 	unsigned long f = (unsigned long)fx_victim;
+	unsigned len = 0, k;
+	const uint8_t *window;
 
 	victim_site = f + mc_match_insn(ARCH->entry_prefixes,
 					ARCH->n_entry_prefixes,
 					(const uint8_t *)f, 16);
+	window = ARCH->pad_neutral((const uint8_t *)victim_site,
+				   MC_MAX_SITE_LEN, &len);
 	victim_len = (unsigned)(pad_junk_end - pad_junk);
 	memcpy(victim_code, pad_junk, victim_len);
-	check(ARCH->pad_neutral((const uint8_t *)victim_site,
-				ARCH->pad_call_len) &&
+	/*
+	 * The rest of the call's window becomes NOPs, so that fx_victim
+	 * still runs when the junk cut one of clang's long NOPs in two.
+	 */
+	while (window && victim_len < len) {
+		for (k = len - victim_len < 8 ? len - victim_len : 8;
+		     k && !ARCH->encode_nop(victim_code + victim_len, k); k--)
+			;
+		if (k == 0)
+			break;
+		victim_len += k;
+	}
+	check(window && len <= sizeof(victim_code) &&
 	      set_text(victim_site, victim_code, victim_len) == 0,
 	      "corrupt fx_victim's pad before boot");
 }
@@ -291,9 +306,12 @@ static int is_neutral(const struct mcount_site_info *s)
 
 	if (!arch)
 		return 0;
-	if (s->style == MCOUNT_STYLE_PAD)
-		return len == arch->pad_call_len && arch->pad_neutral(p, len) &&
-		       memcmp(arch->pad_neutral(p, len), p, len) == 0;
+	if (s->style == MCOUNT_STYLE_PAD) {
+		unsigned n;
+		const uint8_t *w = arch->pad_neutral(p, len, &n);
+
+		return w && n == len && memcmp(w, p, len) == 0;
+	}
 	d = arch->decode_site(p, len, addr);
 	neutral = arch->site_neutral(&d);
 	return d.kind == MC_SITE_NOP && d.len == len && neutral &&

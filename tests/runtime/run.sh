@@ -23,7 +23,7 @@
 #   RECORDMCOUNT=path     same, when path is an executable file
 #   otherwise             GCC's own -mrecord-mcount
 # Also: CC, LIBMCOUNT (default build/libmcount.a), NO_VALGRIND=1,
-# NO_SANITIZE=1.
+# NO_SANITIZE=1, RT_ONLY_CASES="case...".
 set -u
 
 T=tests/runtime
@@ -35,6 +35,8 @@ if ! rt_arch_config "$RT_ARCH"; then
 	echo "FAIL: [$RT_ARCH] no runtime test configuration in $T/arches.sh"
 	exit 1
 fi
+# RT_ONLY_CASES: a subset of the cases (the clang runs pick theirs).
+RT_CASES=${RT_ONLY_CASES:-$RT_CASES}
 CC=${CC:-$RT_CC_DEFAULT}
 LIB=${LIBMCOUNT:-build/libmcount.a}
 OUT=${OUT:-$T/out}
@@ -283,7 +285,7 @@ parse_case() {	# parse_case <case>
 		hooks=$RT_VARIANT_HOOKS BAD_FLAGS=-DRT_PAD
 		CASE_HOOK_RE=$RT_PAD_RE CASE_LEAD_RE= CASE_HOOK_WHAT="pad NOP"
 		CASE_NEUTRAL_INSN_LEN=$RT_VARIANT_NOP_LEN
-		CASE_VICTIM_WHY="(not a hook call, NOP or NOP pad|NOP pad too short)"
+		CASE_VICTIM_WHY="(not a hook call, NOP or NOP pad|NOP pad too short|NOP pad of mixed NOP sizes)"
 	fi
 }
 

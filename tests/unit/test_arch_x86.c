@@ -589,6 +589,101 @@ START_TEST(encode_nop_lengths)
 }
 END_TEST
 
+/*
+ * Every pad NOP (GCC's `nop`, clang's multi-byte ones) is one NOP
+ * instruction of its length to objdump.
+ */
+START_TEST(pad_nops_objdump)
+{
+	const struct mc_arch *a = _i ? x32() : x64();
+
+	ck_assert_uint_gt(a->n_pad_nops, 1);
+	for (unsigned i = 0; i < a->n_pad_nops; i++) {
+		const struct mc_insn *in = &a->pad_nops[i];
+		char lines[4][DISASM_LINE];
+		int n = disassemble(in->bytes, in->len, _i == 0, 0, lines, 4);
+
+		ck_assert_msg(n == 1, "pad NOP %u (%u bytes) is %d insns", i,
+			      in->len, n);
+		ck_assert_int_eq(disasm_bytes(lines[0]), in->len);
+		const char *t = insn_text(lines[0]);
+		ck_assert_msg(strncmp(t, "nop", 3) == 0 ||
+				      strncmp(t, "xchg   %ax,%ax", 14) == 0 ||
+				      strncmp(t, "cs nopw", 7) == 0 ||
+				      strncmp(t, "data16", 6) == 0,
+			      "pad NOP %u is '%s'", i, t);
+	}
+}
+END_TEST
+
+/*
+ * The runtime's pad call takes the whole NOPs over its five bytes: for
+ * each of clang's NOPs of five bytes or more, pad_neutral gives back
+ * exactly those bytes and their length, and encode_pad_call of that
+ * length is, to objdump, a call to the target and then only NOPs.
+ */
+START_TEST(pad_window_whole_nops)
+{
+	const struct mc_arch *a = _i ? x32() : x64();
+	const uint64_t site = 0x401000, target = 0x402340;
+	unsigned tried = 0;
+
+	for (unsigned i = 0; i < a->n_pad_nops; i++) {
+		const struct mc_insn *in = &a->pad_nops[i];
+		uint8_t call[MC_MAX_SITE_LEN + 1];
+		char lines[8][DISASM_LINE], want[64];
+		unsigned len = 0;
+
+		if (in->len < 5)
+			continue;
+		tried++;
+		const uint8_t *w = a->pad_neutral(in->bytes, in->len, &len);
+		ck_assert_msg(w && len == in->len &&
+				      memcmp(w, in->bytes, len) == 0,
+			      "%u-byte NOP: window %u bytes", in->len, len);
+		memset(call, 0xcc, sizeof(call));
+		ck_assert(a->encode_pad_call(call, len, site, target));
+		ck_assert_uint_eq(call[len], 0xcc);
+		int n = disassemble(call, len, _i == 0, site, lines, 8);
+		ck_assert_int_ge(n, 1);
+		snprintf(want, sizeof(want), "call   0x%llx",
+			 (unsigned long long)target);
+		ck_assert_msg(strncmp(insn_text(lines[0]), want,
+				      strlen(want)) == 0, "'%s', want '%s'",
+			      insn_text(lines[0]), want);
+		ck_assert_int_eq(disasm_bytes(lines[0]), 5);
+		for (int k = 1; k < n; k++)
+			ck_assert_msg(strncmp(insn_text(lines[k]), "nop", 3) == 0 ||
+					      strncmp(insn_text(lines[k]),
+						      "xchg   %ax,%ax", 14) == 0,
+				      "filler '%s'", insn_text(lines[k]));
+	}
+	ck_assert_uint_eq(tried, 11);	/* 5 to 15 bytes */
+}
+END_TEST
+
+/* GCC's nop x 5, i686 clang's xchg pairs; a cut or mixed run is none. */
+START_TEST(pad_window_runs)
+{
+	const struct mc_arch *a = _i ? x32() : x64();
+	static const uint8_t gcc[] = { 0x90, 0x90, 0x90, 0x90, 0x90, 0x90 };
+	static const uint8_t i686[] = { 0x66, 0x90, 0x66, 0x90, 0x66, 0x90,
+					0x90 };
+	static const uint8_t i686_5[] = { 0x66, 0x90, 0x66, 0x90, 0x90 };
+	static const uint8_t mixed[] = { 0x66, 0x90, 0x0f, 0x1f, 0x00 };
+	static const uint8_t cut[] = { 0x0f, 0x1f, 0x44, 0x00 };
+	unsigned len;
+
+	ck_assert(a->pad_neutral(gcc, sizeof(gcc), &len) && len == 5);
+	ck_assert(a->pad_neutral(i686, sizeof(i686), &len) && len == 6);
+	ck_assert(a->pad_neutral(i686_5, sizeof(i686_5), &len) && len == 5);
+	ck_assert(!a->pad_neutral(mixed, sizeof(mixed), &len));
+	ck_assert(!a->pad_neutral(cut, sizeof(cut), &len));
+	ck_assert(!a->encode_pad_call((uint8_t[16]){ 0 }, 4, 0, 0));
+	ck_assert(!a->encode_pad_call((uint8_t[16]){ 0 }, 16, 0, 0));
+}
+END_TEST
+
 START_TEST(encode_nop_rejects)
 {
 	const struct mc_arch *a = _i ? x32() : x64();
@@ -737,6 +832,9 @@ static Suite *arch_suite(void)
 	tcase_add_loop_test(tc, encode_call_roundtrip, 0, 14);
 	tcase_add_loop_test(tc, encode_call_objdump, 0, 2);
 	tcase_add_loop_test(tc, encode_call_rejects, 0, 2);
+	tcase_add_loop_test(tc, pad_nops_objdump, 0, 2);
+	tcase_add_loop_test(tc, pad_window_whole_nops, 0, 2);
+	tcase_add_loop_test(tc, pad_window_runs, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
