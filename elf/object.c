@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "object.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,12 +77,10 @@ static bool read_sections(struct mc_object *obj)
 {
 	size_t n;
 
-	if (elf_getshdrnum(obj->elf, &n) != 0)
-		return fail_elf(obj, "cannot count sections");
+	if (!mc_check_header_tables(obj, &n))
+		return false;
 	if (elf_getshdrstrndx(obj->elf, &obj->shstrndx) != 0)
 		return fail_elf(obj, "cannot find section name table");
-	if (n == 0)
-		return mc_fail(obj, "no sections");
 	if (obj->shstrndx >= n)
 		return mc_fail(obj, "section name table index %zu out of range",
 			    obj->shstrndx);
@@ -97,21 +96,19 @@ static bool read_sections(struct mc_object *obj)
 		sec->scn = elf_getscn(obj->elf, i);
 		if (!sec->scn || !gelf_getshdr(sec->scn, &sec->shdr))
 			return fail_elf(obj, "corrupt section header");
-		sec->name = i ? elf_strptr(obj->elf, obj->shstrndx,
-					   sec->shdr.sh_name) : "";
+		if (!mc_check_section(obj, i, &sec->shdr, n))
+			return false;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct mc_section *sec = &obj->sections[i];
+
+		sec->name = elf_strptr(obj->elf, obj->shstrndx,
+				       sec->shdr.sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
-		if (sec->shdr.sh_type != SHT_NOBITS && i != 0 &&
-		    (sec->shdr.sh_offset > (uint64_t)obj->st.st_size ||
-		     sec->shdr.sh_size >
-			     (uint64_t)obj->st.st_size - sec->shdr.sh_offset))
-			return mc_fail(obj, "section %s extends past the end of "
-				    "the file (truncated?)", sec->name);
-		if (i && sec->shdr.sh_link >= n)
-			return mc_fail(obj, "section %s: sh_link %u out of range",
-				    sec->name, (unsigned)sec->shdr.sh_link);
 	}
-	return true;
+	obj->sections[0].name = "";
+	return mc_check_layout(obj);
 }
 
 static bool read_symbols(struct mc_object *obj)
@@ -153,6 +150,20 @@ static bool read_symbols(struct mc_object *obj)
 	if (obj->first_global > obj->n_symbols)
 		return mc_fail(obj, "symbol table sh_info %zu beyond %zu symbols",
 			    obj->first_global, obj->n_symbols);
+	if (obj->symtab_shndx &&
+	    obj->symtab_shndx->shdr.sh_size / sizeof(Elf32_Word) <
+		    obj->n_symbols)
+		return mc_fail(obj, "section %zu: fewer extended section "
+			    "indexes than symbols", obj->symtab_shndx->index);
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const GElf_Shdr *sh = &obj->sections[i].shdr;
+
+		if (sh->sh_type == SHT_GROUP && sh->sh_link == symtab->index &&
+		    sh->sh_info >= obj->n_symbols)
+			return mc_fail(obj, "section %zu: group signature "
+				    "symbol %u out of range", i,
+				    (unsigned)sh->sh_info);
+	}
 	obj->symbols = calloc(obj->n_symbols + 1, sizeof(*obj->symbols));
 	if (!obj->symbols)
 		return mc_fail(obj, "out of memory");
@@ -197,6 +208,8 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 		return mc_fail(obj, "%s", strerror(errno));
 	if (!S_ISREG(obj->st.st_mode))
 		return mc_fail(obj, "not a regular file");
+	if (!mc_check_ident(obj))
+		return false;
 	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP, NULL);
 	if (!obj->elf)
 		return fail_elf(obj, "cannot read");
