@@ -77,3 +77,4 @@ clean:
 	rm -rf build
 
 -include $(CLI_OBJS:.o=.d)
+-include fuzz/fuzz.mk
