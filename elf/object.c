@@ -980,8 +980,16 @@ static bool emit_object(struct mc_object *obj, int fd)
 			goto done;
 		}
 	}
+	errno = 0;
 	if (elf_update(out, ELF_C_WRITE) < 0) {
-		fail_elf(obj, "cannot write object");
+		/* libelf's message drops the system's reason: keep it. */
+		int err = errno;
+
+		if (err)
+			mc_fail(obj, "cannot write object: %s: %s",
+				elf_errmsg(-1), strerror(err));
+		else
+			fail_elf(obj, "cannot write object");
 		goto done;
 	}
 	ok = true;

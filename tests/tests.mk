@@ -8,9 +8,12 @@
 #   check-cross    every other architecture, with cross compilers
 #   check-pads     -fpatchable-function-entry pads, -mnop-mcount NOPs
 #   check-firmware bare-metal images that patch themselves under QEMU
+#   check-fault    record runs whose writes fail (shim, full tmpfs, ulimit)
+#   check-fuzz     fuzz/regressions/ replayed through the fuzz targets
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware
+CHECK_SUITES += check-fault check-fuzz
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -60,3 +63,5 @@ check-valgrind: deps $(RECORDMCOUNT)
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 
 .PHONY: check check-tool check-valgrind
+
+-include tests/fault/fault.mk
