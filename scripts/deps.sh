@@ -8,6 +8,7 @@ set -eu
 # which conflicts with every other cross compiler; libc6-i386 lets the
 # tests run what it links.  The other cross compilers (and their C
 # libraries, for programs run under qemu-user) test every architecture.
+# clang with libclang-rt builds the libFuzzer targets (fuzz/).
 packages="make gcc g++ libc6-dev libelf-dev zlib1g-dev check pkg-config binutils
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 python3 valgrind
@@ -18,6 +19,7 @@ gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user
 qemu-system-misc qemu-system-arm
+clang libclang-rt-14-dev
 $*"
 
 missing=""
