@@ -55,25 +55,12 @@ static void no_warnings(const struct mc_object *obj,
 	(void)msg;
 }
 
-/* The relocation section that applies to section `target`. */
-static struct mc_section *reloc_section_for(struct mc_object *obj,
-					    size_t target)
-{
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *s = &obj->sections[i];
-
-		if (mc_is_reloc_section(s) && s->shdr.sh_info == target)
-			return s;
-	}
-	return NULL;
-}
-
 /* An object's entry k: anchor symbol + addend of the slot's relocation. */
 static bool object_entries(struct dump *d, struct mc_section *table,
 			   size_t base)
 {
 	struct mc_object *obj = d->obj;
-	struct mc_section *rel = reloc_section_for(obj, table->index);
+	struct mc_section *rel = mc_reloc_section_of(obj, table->index);
 	size_t size;
 	const uint8_t *slots = mc_section_bytes(table, &size);
 

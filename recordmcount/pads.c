@@ -234,14 +234,10 @@ void mc_pad_list_free(struct mc_pad_list *l)
 /* The relocation section that applies to section `target`, or NULL. */
 static struct mc_section *relocs_of(struct mc_object *obj, size_t target)
 {
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *s = &obj->sections[i];
+	struct mc_section *s = mc_reloc_section_of(obj, target);
 
-		if (mc_is_reloc_section(s) && s->shdr.sh_info == target &&
-		    obj->symtab && s->shdr.sh_link == obj->symtab->index)
-			return s;
-	}
-	return NULL;
+	return s && obj->symtab && s->shdr.sh_link == obj->symtab->index ? s
+									 : NULL;
 }
 
 /* Where entry `r` of `table` points: anchor value + addend (+ slot). */
