@@ -18,18 +18,20 @@ for t in "$@"; do
 	mkdir -p "$corpus" "$crashes" "$DIR/logs"
 	dict=
 	[ "$t" = arch ] || dict=-dict=$TOP/fuzz/elf.dict
+	start=$(date +%s)
 	# -close_fd_mask=3: the tool's own messages are not the fuzzer's.
 	"$DIR/$t" -max_total_time="$SECONDS_EACH" -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 -close_fd_mask=3 \
 		-print_final_stats=1 -artifact_prefix="$crashes/" $dict \
 		"$corpus" "$DIR/seeds/$t" > "$log" 2>&1
 	rc=$?
+	took=$(( $(date +%s) - start ))
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 	found=$(ls "$crashes" | wc -l)
-	echo "fuzz $t: ${execs:-?} executions in ${SECONDS_EACH}s, cov ${cov:-?}" \
+	echo "fuzz $t: ${execs:-?} executions in ${took}s, cov ${cov:-?}" \
 	     "edges, ft ${ft:-?}, corpus $(ls "$corpus" | wc -l) inputs," \
 	     "$found crash/leak/timeout inputs"
 	if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then

@@ -79,7 +79,8 @@ static bool object_entries(struct dump *d, struct mc_section *table,
 		int64_t slot = (int64_t)mc_load_address(obj, slots + r.offset);
 		if (d->arch->addr_size == 4)
 			slot = (int32_t)slot;
-		int64_t addend = r.addend + slot;
+		/* Address arithmetic wraps, as the linker's does. */
+		uint64_t addend = (uint64_t)r.addend + (uint64_t)slot;
 		d->entries[k] = (struct entry){
 			.shndx = s->shndx,
 			.offset = s->sym.st_value + (uint64_t)addend,

@@ -248,8 +248,8 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 	size_t size;
 	const uint8_t *slots = mc_section_bytes(table, &size);
 
-	if (!slots || r->offset % arch->addr_size ||
-	    r->offset + arch->addr_size > size || r->sym >= obj->n_symbols)
+	if (!slots || r->offset % arch->addr_size || r->offset > size ||
+	    arch->addr_size > size - r->offset || r->sym >= obj->n_symbols)
 		return mc_fail(obj, "%s: corrupt relocation %zu", rel->name, i);
 	const struct mc_symbol *s = &obj->symbols[r->sym];
 	int64_t slot = (int64_t)mc_load_address(obj, slots + r->offset);
@@ -259,7 +259,8 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "%s: entry %zu is not in a section",
 			       table->name, i);
 	p->shndx = s->shndx;
-	p->offset = s->sym.st_value + (uint64_t)(r->addend + slot);
+	/* Address arithmetic wraps, as the linker's does. */
+	p->offset = s->sym.st_value + (uint64_t)r->addend + (uint64_t)slot;
 	return true;
 }
 
