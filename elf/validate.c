@@ -74,15 +74,18 @@ bool mc_check_header_tables(struct mc_object *obj, size_t *n_sections)
 	const GElf_Ehdr *eh = &obj->ehdr;
 	size_t shent = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT);
 	size_t phent = gelf_fsize(obj->elf, ELF_T_PHDR, 1, EV_CURRENT);
-	size_t n;
+	size_t n, phnum = eh->e_phnum;
 
-	if (eh->e_phnum &&
-	    (eh->e_phentsize != phent ||
-	     !in_file(obj, eh->e_phoff, (uint64_t)eh->e_phnum * phent)))
-		return mc_fail(obj, "program headers at %" PRIu64 " (%u of "
+	/* PN_XNUM: the count is in section 0, which must be there first. */
+	if (phnum == PN_XNUM && (!in_file(obj, eh->e_shoff, shent) ||
+				 elf_getphdrnum(obj->elf, &phnum) != 0))
+		return mc_fail(obj, "cannot count program headers");
+	if (phnum && (eh->e_phentsize != phent ||
+		      !in_file(obj, eh->e_phoff, (uint64_t)phnum * phent)))
+		return mc_fail(obj, "program headers at %" PRIu64 " (%zu of "
 			       "%u bytes) extend past the end of the file "
 			       "(%" PRIu64 " bytes) or have the wrong size",
-			       (uint64_t)eh->e_phoff, (unsigned)eh->e_phnum,
+			       (uint64_t)eh->e_phoff, phnum,
 			       (unsigned)eh->e_phentsize, file_size(obj));
 	if (eh->e_shoff == 0)
 		return mc_fail(obj, "no section headers");

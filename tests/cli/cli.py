@@ -536,6 +536,10 @@ def hostile_inputs(objs):
         "shentsize-wrong": (set_ehdr(good, 10, 40),
                             "section header size 40, expected 64"),
         "no-section-headers": (set_ehdr(good, 5, 0), "no section headers"),
+        "phdrs-past-end": (
+            set_ehdr(set_ehdr(set_ehdr(good, 4, size - 56), 8, 56), 9, 2),
+            "program headers at %d (2 of 56 bytes) extend past the end of "
+            "the file (%d bytes)" % (size - 56, size)),
         "text-align-2^40": (patch_shdr(good, ".text", SH_ADDRALIGN, 1 << 40),
                             "section %d alignment 1099511627776 is not "
                             "plausible" % text),
