@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "object.h"
+#include "validate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -66,22 +67,42 @@ static bool section_make_writable(struct mc_object *obj,
 	if (d->d_size)
 		memcpy(sec->buf, d->d_buf, d->d_size);
 	sec->buf_size = d->d_size;
+	sec->buf_cap = d->d_size ? d->d_size : 1;
 	sec->buf_type = d->d_type;
 	d->d_buf = sec->buf;
 	sec->dirty = true;
 	return true;
 }
 
+/*
+ * Each section knows its relocation section, so that finding it is not
+ * a scan of every section (a C++ object has one per COMDAT group).
+ */
+static void link_reloc_section(struct mc_object *obj,
+			       const struct mc_section *rel)
+{
+	size_t t = rel->shdr.sh_info;
+
+	if (mc_is_reloc_section(rel) && t > 0 && t < obj->n_sections &&
+	    obj->sections[t].reloc == 0)
+		obj->sections[t].reloc = rel->index;
+}
+
+struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target)
+{
+	size_t r = target < obj->n_sections ? obj->sections[target].reloc : 0;
+
+	return r ? &obj->sections[r] : NULL;
+}
+
 static bool read_sections(struct mc_object *obj)
 {
 	size_t n;
 
-	if (elf_getshdrnum(obj->elf, &n) != 0)
-		return fail_elf(obj, "cannot count sections");
+	if (!mc_check_header_tables(obj, &n))
+		return false;
 	if (elf_getshdrstrndx(obj->elf, &obj->shstrndx) != 0)
 		return fail_elf(obj, "cannot find section name table");
-	if (n == 0)
-		return mc_fail(obj, "no sections");
 	if (obj->shstrndx >= n)
 		return mc_fail(obj, "section name table index %zu out of range",
 			    obj->shstrndx);
@@ -89,6 +110,7 @@ static bool read_sections(struct mc_object *obj)
 	if (!obj->sections)
 		return mc_fail(obj, "out of memory");
 	obj->n_sections = n;
+	obj->sections_cap = n;
 
 	for (size_t i = 0; i < n; i++) {
 		struct mc_section *sec = &obj->sections[i];
@@ -97,21 +119,21 @@ static bool read_sections(struct mc_object *obj)
 		sec->scn = elf_getscn(obj->elf, i);
 		if (!sec->scn || !gelf_getshdr(sec->scn, &sec->shdr))
 			return fail_elf(obj, "corrupt section header");
-		sec->name = i ? elf_strptr(obj->elf, obj->shstrndx,
-					   sec->shdr.sh_name) : "";
+		if (!mc_check_section(obj, i, &sec->shdr, n))
+			return false;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct mc_section *sec = &obj->sections[i];
+
+		sec->name = elf_strptr(obj->elf, obj->shstrndx,
+				       sec->shdr.sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
-		if (sec->shdr.sh_type != SHT_NOBITS && i != 0 &&
-		    (sec->shdr.sh_offset > (uint64_t)obj->st.st_size ||
-		     sec->shdr.sh_size >
-			     (uint64_t)obj->st.st_size - sec->shdr.sh_offset))
-			return mc_fail(obj, "section %s extends past the end of "
-				    "the file (truncated?)", sec->name);
-		if (i && sec->shdr.sh_link >= n)
-			return mc_fail(obj, "section %s: sh_link %u out of range",
-				    sec->name, (unsigned)sec->shdr.sh_link);
 	}
-	return true;
+	obj->sections[0].name = "";
+	for (size_t i = 1; i < n; i++)
+		link_reloc_section(obj, &obj->sections[i]);
+	return mc_check_layout(obj);
 }
 
 static bool read_symbols(struct mc_object *obj)
@@ -153,6 +175,20 @@ static bool read_symbols(struct mc_object *obj)
 	if (obj->first_global > obj->n_symbols)
 		return mc_fail(obj, "symbol table sh_info %zu beyond %zu symbols",
 			    obj->first_global, obj->n_symbols);
+	if (obj->symtab_shndx &&
+	    obj->symtab_shndx->shdr.sh_size / sizeof(Elf32_Word) <
+		    obj->n_symbols)
+		return mc_fail(obj, "section %zu: fewer extended section "
+			    "indexes than symbols", obj->symtab_shndx->index);
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const GElf_Shdr *sh = &obj->sections[i].shdr;
+
+		if (sh->sh_type == SHT_GROUP && sh->sh_link == symtab->index &&
+		    sh->sh_info >= obj->n_symbols)
+			return mc_fail(obj, "section %zu: group signature "
+				    "symbol %u out of range", i,
+				    (unsigned)sh->sh_info);
+	}
 	obj->symbols = calloc(obj->n_symbols + 1, sizeof(*obj->symbols));
 	if (!obj->symbols)
 		return mc_fail(obj, "out of memory");
@@ -215,6 +251,8 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 		return mc_fail(obj, "%s", strerror(errno));
 	if (!S_ISREG(obj->st.st_mode))
 		return mc_fail(obj, "not a regular file");
+	if (!mc_check_ident(obj))
+		return false;
 	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP, NULL);
 	if (!obj->elf)
 		return fail_elf(obj, "cannot read");
@@ -229,6 +267,7 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->symbols);
 	free(obj->funcs);
 	free(obj->named);
+	free(obj->spans);
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
@@ -280,19 +319,83 @@ bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 	return true;
 }
 
+/*
+ * The address index: allocated sections with contents, sorted by start
+ * address, each with the furthest end of any section up to it and which
+ * section that is.  A lookup is one binary search even in a crafted image
+ * with thousands of sections, all overlapping, and one entry per byte.
+ */
+struct mc_span {
+	uint64_t start, end;	/* end: sh_addr + sh_size, saturated */
+	size_t sec;
+	uint64_t reach;		/* max end over this span and those before */
+	size_t reach_sec;	/* the section that reaches that far */
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct mc_span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->sec < y->sec ? -1 : x->sec > y->sec;
+}
+
+static bool build_spans(struct mc_object *obj)
+{
+	struct mc_span *v = malloc(obj->n_sections * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return false;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const GElf_Shdr *sh = &obj->sections[i].shdr;
+
+		if (!(sh->sh_flags & SHF_ALLOC) || sh->sh_type == SHT_NOBITS ||
+		    sh->sh_size == 0)
+			continue;
+		uint64_t end = sh->sh_addr + sh->sh_size;
+		v[n++] = (struct mc_span){ sh->sh_addr,
+					   end < sh->sh_addr ? UINT64_MAX : end,
+					   i, 0, 0 };
+	}
+	qsort(v, n, sizeof(*v), by_start);
+	for (size_t j = 0; j < n; j++) {
+		bool further = j == 0 || v[j].end > v[j - 1].reach;
+
+		v[j].reach = further ? v[j].end : v[j - 1].reach;
+		v[j].reach_sec = further ? v[j].sec : v[j - 1].reach_sec;
+	}
+	free(obj->spans);
+	obj->spans = v;
+	obj->n_spans = n;
+	obj->spans_for = obj->n_sections;
+	return true;
+}
+
 struct mc_section *mc_section_at_address(struct mc_object *obj,
 					 uint64_t addr)
 {
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *sec = &obj->sections[i];
+	size_t lo = 0, hi;
 
-		if ((sec->shdr.sh_flags & SHF_ALLOC) &&
-		    sec->shdr.sh_type != SHT_NOBITS &&
-		    addr >= sec->shdr.sh_addr &&
-		    addr - sec->shdr.sh_addr < sec->shdr.sh_size)
-			return sec;
+	if (obj->spans_for != obj->n_sections && !build_spans(obj))
+		return NULL;
+	hi = obj->n_spans;
+	while (lo < hi) {	/* first span starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (obj->spans[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	if (lo == 0)
+		return NULL;
+	const struct mc_span *s = &obj->spans[lo - 1];
+	if (addr < s->end)
+		return &obj->sections[s->sec];
+	/* Every span up to here starts at or below addr: one reaches it? */
+	return addr < s->reach ? &obj->sections[s->reach_sec] : NULL;
 }
 
 /*
@@ -577,24 +680,34 @@ size_t mc_section_symbol(struct mc_object *obj, size_t shndx)
 	return SIZE_MAX;
 }
 
-/* Grow a section's private copy by `add` bytes, inserted at `at`. */
+/*
+ * Grow a section's private copy by `add` bytes, inserted at `at`.  The
+ * buffer at least doubles when it grows, so that adding one name per
+ * table piece to the section name table (a C++ object with thousands of
+ * COMDAT groups) costs linear, not quadratic, time.
+ */
 static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 			       size_t at, size_t add)
 {
 	if (!section_make_writable(obj, sec))
 		return false;
-	uint8_t *nb = malloc(sec->buf_size + add);
-	if (!nb)
-		return mc_fail(obj, "out of memory");
-	memcpy(nb, sec->buf, at);
-	memset(nb + at, 0, add);
-	memcpy(nb + at + add, (uint8_t *)sec->buf + at, sec->buf_size - at);
-	free(sec->buf);
-	sec->buf = nb;
-	sec->buf_size += add;
-	sec->data->d_buf = nb;
-	sec->data->d_size = sec->buf_size;
-	sec->shdr.sh_size = sec->buf_size;
+	size_t need = sec->buf_size + add;
+	if (need > sec->buf_cap) {
+		size_t cap = sec->buf_cap > need / 2 ? 2 * sec->buf_cap : need;
+		uint8_t *nb = realloc(sec->buf, cap);
+
+		if (!nb)
+			return mc_fail(obj, "out of memory");
+		sec->buf = nb;
+		sec->buf_cap = cap;
+	}
+	uint8_t *b = sec->buf;
+	memmove(b + at + add, b + at, sec->buf_size - at);
+	memset(b + at, 0, add);
+	sec->buf_size = need;
+	sec->data->d_buf = b;
+	sec->data->d_size = need;
+	sec->shdr.sh_size = need;
 	return true;
 }
 
@@ -744,11 +857,14 @@ static bool append_section_name(struct mc_object *obj, const char *name,
 {
 	struct mc_section *shstr = &obj->sections[obj->shstrndx];
 	size_t len = strlen(name) + 1;
+	const void *was = shstr->buf;
 
 	*off = shstr->shdr.sh_size;
 	if (!section_insert_gap(obj, shstr, *off, len))
 		return false;
 	memcpy((uint8_t *)shstr->buf + *off, name, len);
+	if (shstr->buf == was)
+		return true;	/* the names did not move */
 	for (size_t i = 1; i < obj->n_sections; i++)
 		obj->sections[i].name = (const char *)shstr->buf +
 					obj->sections[i].shdr.sh_name;
@@ -780,6 +896,7 @@ bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
 	free(sec->buf);
 	sec->buf = contents;
 	sec->buf_size = size;
+	sec->buf_cap = size;
 	sec->buf_type = type;
 	sec->shdr.sh_size = size;
 	sec->dirty = true;
@@ -848,12 +965,18 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 	const char *new_name =
 		(const char *)obj->sections[obj->shstrndx].buf + name_off;
 
-	secs = realloc(obj->sections,
-		       (obj->n_sections + 1) * sizeof(*obj->sections));
-	if (!secs) {
-		free(contents);
-		mc_fail(obj, "out of memory");
-		return NULL;
+	secs = obj->sections;
+	if (obj->n_sections == obj->sections_cap) {
+		/* Doubling: one piece per COMDAT group adds thousands. */
+		size_t cap = 2 * obj->sections_cap;
+
+		secs = realloc(secs, cap * sizeof(*secs));
+		if (!secs) {
+			free(contents);
+			mc_fail(obj, "out of memory");
+			return NULL;
+		}
+		obj->sections_cap = cap;
 	}
 	/* Pointers into the array moved with it. */
 	obj->sections = secs;
@@ -866,12 +989,14 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		.name = new_name,
 		.buf = contents,
 		.buf_size = size,
+		.buf_cap = size,
 		.buf_type = type,
 		.dirty = true,
 	};
 	sec->shdr.sh_name = (GElf_Word)name_off;
 	sec->shdr.sh_size = size;
 	obj->n_sections++;
+	link_reloc_section(obj, sec);
 	return sec;
 }
 
@@ -985,8 +1110,16 @@ static bool emit_object(struct mc_object *obj, int fd)
 			goto done;
 		}
 	}
+	errno = 0;
 	if (elf_update(out, ELF_C_WRITE) < 0) {
-		fail_elf(obj, "cannot write object");
+		/* libelf's message drops the system's reason: keep it. */
+		int err = errno;
+
+		if (err)
+			mc_fail(obj, "cannot write object: %s: %s",
+				elf_errmsg(-1), strerror(err));
+		else
+			fail_elf(obj, "cannot write object");
 		goto done;
 	}
 	ok = true;

@@ -27,8 +27,11 @@ struct mc_section {
 	Elf_Data *data;		/* data as read (may be NULL for NOBITS) */
 	void *buf;		/* replacement contents, owned, or NULL */
 	size_t buf_size;
+	size_t buf_cap;		/* bytes allocated at buf (grows by doubling) */
 	Elf_Type buf_type;	/* libelf type of buf (ELF_T_BYTE, ...) */
 	bool dirty;
+	size_t reloc;		/* the REL/RELA section that applies to this
+				   one (the first, by index), or 0 */
 };
 
 struct mc_symbol {
@@ -49,6 +52,8 @@ struct mc_reloc {
 	uint32_t mips_extra;
 };
 
+struct mc_span;
+
 struct mc_object {
 	const char *path;
 	int fd;
@@ -59,6 +64,7 @@ struct mc_object {
 
 	struct mc_section *sections;	/* sections[0] is the null section */
 	size_t n_sections;
+	size_t sections_cap;		/* entries allocated (grows by doubling) */
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;
@@ -67,6 +73,8 @@ struct mc_object {
 	size_t first_global;		/* symtab's sh_info */
 	size_t *funcs, n_funcs;		/* lookup indexes, built on first use */
 	size_t *named, n_named;
+	struct mc_span *spans;		/* address index, built on first use */
+	size_t n_spans, spans_for;	/* ... and n_sections when built */
 
 	char error[256];
 };
@@ -92,7 +100,10 @@ const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size);
 bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 		      uint64_t offset, const uint8_t *bytes, size_t n);
 
-/* The allocated, non-empty section that holds `addr` (linked images). */
+/*
+ * An allocated, non-empty section that holds `addr` (linked images), in
+ * logarithmic time; where sections overlap, one of those holding it.
+ */
 struct mc_section *mc_section_at_address(struct mc_object *obj,
 					 uint64_t addr);
 
@@ -117,6 +128,9 @@ const char *mc_symbol_name_in(struct mc_object *obj,
 
 /* Index of a symbol called `name`, or SIZE_MAX. */
 size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
+
+/* The relocation section that applies to section `target`, or NULL. */
+struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target);
 
 /* Relocation sections: count and entries (RELA or REL alike). */
 bool mc_is_reloc_section(const struct mc_section *sec);

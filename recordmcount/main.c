@@ -329,6 +329,12 @@ static void clean_up_on_signals(void)
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], on_fatal_signal);
+	/*
+	 * Past a file size limit (ulimit -f) a write fails with EFBIG and
+	 * the file is reported and left as it was, instead of the process
+	 * dying mid-write.
+	 */
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 int main(int argc, char **argv)

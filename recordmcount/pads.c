@@ -246,14 +246,10 @@ void mc_pad_list_free(struct mc_pad_list *l)
 /* The relocation section that applies to section `target`, or NULL. */
 static struct mc_section *relocs_of(struct mc_object *obj, size_t target)
 {
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *s = &obj->sections[i];
+	struct mc_section *s = mc_reloc_section_of(obj, target);
 
-		if (mc_is_reloc_section(s) && s->shdr.sh_info == target &&
-		    obj->symtab && s->shdr.sh_link == obj->symtab->index)
-			return s;
-	}
-	return NULL;
+	return s && obj->symtab && s->shdr.sh_link == obj->symtab->index ? s
+									 : NULL;
 }
 
 /* Where entry `r` of `table` points: anchor value + addend (+ slot). */
@@ -264,8 +260,8 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 	size_t size;
 	const uint8_t *slots = mc_section_bytes(table, &size);
 
-	if (!slots || r->offset % arch->addr_size ||
-	    r->offset + arch->addr_size > size || r->sym >= obj->n_symbols)
+	if (!slots || r->offset % arch->addr_size || r->offset > size ||
+	    arch->addr_size > size - r->offset || r->sym >= obj->n_symbols)
 		return mc_fail(obj, "%s: corrupt relocation %zu", rel->name, i);
 	const struct mc_symbol *s = &obj->symbols[r->sym];
 	int64_t slot = (int64_t)mc_load_address(obj, slots + r->offset);
@@ -275,7 +271,8 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "%s: entry %zu is not in a section",
 			       table->name, i);
 	p->shndx = s->shndx;
-	p->offset = s->sym.st_value + (uint64_t)(r->addend + slot);
+	/* Address arithmetic wraps, as the linker's does. */
+	p->offset = s->sym.st_value + (uint64_t)r->addend + (uint64_t)slot;
 	return true;
 }
 

@@ -171,7 +171,9 @@ static bool scan_reloc_section(struct mc_object *obj,
 
 	if (!check_reloc_table(obj, rel))
 		return false;
-	if ((text->shdr.sh_flags & SHF_COMPRESSED) || !code)
+	/* An empty section has no bytes, and no relocation can be in it. */
+	if ((text->shdr.sh_flags & SHF_COMPRESSED) ||
+	    (!code && text->shdr.sh_size))
 		return mc_fail(obj, "%s: compressed or unreadable code section",
 			       text->name);
 

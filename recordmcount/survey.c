@@ -14,25 +14,12 @@
 
 #include "table.h"
 
-/* The relocation section that applies to section `target`. */
-static struct mc_section *reloc_section_for(struct mc_object *obj,
-					    size_t target)
-{
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *s = &obj->sections[i];
-
-		if (mc_is_reloc_section(s) && s->shdr.sh_info == target)
-			return s;
-	}
-	return NULL;
-}
-
 /* An object's entry k: anchor symbol + addend of the slot's relocation. */
 static bool object_entries(struct mc_survey *d, struct mc_section *table,
 			   size_t base)
 {
 	struct mc_object *obj = d->obj;
-	struct mc_section *rel = reloc_section_for(obj, table->index);
+	struct mc_section *rel = mc_reloc_section_of(obj, table->index);
 	size_t size;
 	const uint8_t *slots = mc_section_bytes(table, &size);
 
@@ -51,7 +38,8 @@ static bool object_entries(struct mc_survey *d, struct mc_section *table,
 		int64_t slot = (int64_t)mc_load_address(obj, slots + r.offset);
 		if (d->arch->addr_size == 4)
 			slot = (int32_t)slot;
-		int64_t addend = r.addend + slot;
+		/* Address arithmetic wraps, as the linker's does. */
+		uint64_t addend = (uint64_t)r.addend + (uint64_t)slot;
 		bool cleared = r.type == d->arch->none_reloc && r.sym == 0;
 		d->entries[k] = (struct mc_entry){
 			.shndx = s->shndx,

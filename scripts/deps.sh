@@ -30,7 +30,9 @@ qemu-system-arm qemu-system-misc"
 # xxd: the runtime suite reads patched bytes back with it; cmake to
 # distcc: the build systems check-integrate tries the launcher in.  The kernel
 # harness check (check-harness) asks for the kernel's own list itself.
-check="$firmware g++ check
+# clang 14 and 16 are the second compiler family of every suite; clang
+# with libclang-rt builds the libFuzzer targets (fuzz/).
+check="$firmware g++ check clang clang-16 libclang-rt-14-dev
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc
 gcc-arm-linux-gnueabihf

@@ -11,9 +11,12 @@
 #   check-harness  the kernel harness on an empty cache, up to configuration
 #   check-integrate recordmcount-cc with make, CMake, meson, ccache, distcc
 #   check-check    --check, the CI gate, against seeded defects
+#   check-fault    record runs whose writes fail (shim, full tmpfs, ulimit)
+#   check-fuzz     fuzz/regressions/ replayed through the fuzz targets
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
-	check-pads check-firmware check-harness check-integrate check-check
+	check-pads check-firmware check-harness check-integrate check-check \
+	check-fault check-fuzz
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -67,3 +70,5 @@ check-valgrind: deps $(RECORDMCOUNT)
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 
 .PHONY: check check-tool check-valgrind
+
+-include tests/fault/fault.mk

@@ -386,7 +386,7 @@ def patch_shdr(data, name, field, value):
     return bytes(b)
 
 
-SH_OFFSET, SH_SIZE, SH_LINK, SH_ENTSIZE = 4, 5, 6, 9
+SH_OFFSET, SH_SIZE, SH_LINK, SH_INFO, SH_ENTSIZE = 4, 5, 6, 7, 9
 
 
 def bad_inputs(objs):
@@ -436,6 +436,135 @@ def bad_inputs(objs):
     out["text-file"] = b"int main(void) { return 0; }\n"
     out["ar-archive"] = b"!<arch>\n"
     return out
+
+
+# -- hostile input: numbers that must be checked before use -----------
+
+SH_ADDRALIGN = 8
+MIPS64_CC = "mips64el-linux-gnuabi64-gcc"
+FSIZE_LIMIT = 64 << 20  # a run that tries to write more dies of SIGXFSZ
+
+
+def limited_tool(*args):
+    """The tool under a file size limit, so a regression to unbounded
+    output fails fast instead of filling the disk."""
+    rc, _out, err = run(["sh", "-c", 'ulimit -f %d && exec "$@"' %
+                         (FSIZE_LIMIT // 512), "sh", TOOL] + list(args))
+    return rc, err
+
+
+def hostile_case(data, name, want):
+    """Record and dump a hostile file: exit 1, one line that says what
+    is wrong (contains `want`), the file byte-for-byte as it was, and no
+    other file left in its directory."""
+    path = fresh(os.devnull, name + ".o")
+    with open(path, "wb") as f:
+        f.write(data)
+    age(path)
+    d = os.path.dirname(path)
+    for args in ([path], ["-n", path], ["--dump", path],
+                 ["--dump", "--format=json", path]):
+        before = snapshot(path)
+        rc, err = limited_tool(*args)
+        check(rc == 1, "%s: exit %d, want 1 (%s)" % (args[0], rc,
+                                                    err.strip()[:200]))
+        check(snapshot(path) == before, "%s: file changed" % args[0])
+        check(os.listdir(d) == [os.path.basename(path)],
+              "%s: files left behind: %r" % (args[0], os.listdir(d)))
+        lines = err.splitlines()
+        check(len(lines) == 1 and lines[0].startswith(
+            "recordmcount: %s: " % path), "want one line, got %r" % err)
+        check(want in lines[0], "%r does not say %r" % (lines[0], want))
+
+
+def mips64_object():
+    """A small MIPS64 object with -pg, or None without the compiler."""
+    if not shutil.which(MIPS64_CC):
+        return None
+    out = os.path.join(SCRATCH, "objs", "basic-mips64el.o")
+    if not os.path.exists(out):
+        must([MIPS64_CC, "-O2", "-pg", "-c", "-o", out, fixture("basic.c")])
+    return open(out, "rb").read()
+
+
+def hostile_mips64(log):
+    """The object AFL++ found: .rela.pdr claims alignment 2^34, which
+    made libelf's re-layout write 16 GB of padding."""
+    name = "cli/hostile/mips64-rela-pdr-align-2^34"
+    data = mips64_object()
+    if data is None:
+        log.line("SKIP: %s: %s not installed" % (name, MIPS64_CC))
+        return
+    e = elfmini.Elf(data)
+    idx = e.section(".rela.pdr").index
+    log.case(name, hostile_case,
+             patch_shdr(data, ".rela.pdr", SH_ADDRALIGN, 1 << 34),
+             "mips64-align", "section %d alignment 17179869184 is not "
+             "plausible" % idx)
+    for n, want in ((e.shoff + 100, "section headers at %d extend past the "
+                     "end of the file (%d bytes)" % (e.shoff, e.shoff + 100)),
+                    (40, "shorter than the ELF header (64 bytes)")):
+        log.case("cli/hostile/mips64-truncated-%d" % n, hostile_case,
+                 data[:n], "mips64-trunc-%d" % n, want)
+
+
+def all_shdrs(data, field, value):
+    """Every section but the null one given the same header field."""
+    e = elfmini.Elf(data)
+    for s in e.sections[1:]:
+        data = patch_shdr(data, s.name, field, value)
+    return data
+
+
+def hostile_inputs(objs):
+    """name -> (bytes, what the error line must say)."""
+    good = open(objs["basic-x86_64-fentry-pie-O2"], "rb").read()
+    e = elfmini.Elf(good)
+    text = e.section(".text").index
+    rela = e.section(".rela.text").index
+    size = len(good)
+    return {
+        "truncated-10": (good[:10], "10 bytes, shorter than the ELF "
+                         "identification (16 bytes)"),
+        "truncated-40": (good[:40], "40 bytes, shorter than the ELF header "
+                         "(64 bytes)"),
+        "truncated-in-shdrs": (
+            good[:e.shoff + 3], "section headers at %d extend past the "
+            "end of the file (%d bytes)" % (e.shoff, e.shoff + 3)),
+        "truncated-last-byte": (
+            good[:-1], "%d section headers at %d extend past the end of the "
+            "file (%d bytes)" % (e.shnum, e.shoff, size - 1)),
+        "shentsize-wrong": (set_ehdr(good, 10, 40),
+                            "section header size 40, expected 64"),
+        "no-section-headers": (set_ehdr(good, 5, 0), "no section headers"),
+        "phdrs-past-end": (
+            set_ehdr(set_ehdr(set_ehdr(good, 4, size - 56), 8, 56), 9, 2),
+            "program headers at %d (2 of 56 bytes) extend past the end of "
+            "the file (%d bytes)" % (size - 56, size)),
+        "text-align-2^40": (patch_shdr(good, ".text", SH_ADDRALIGN, 1 << 40),
+                            "section %d alignment 1099511627776 is not "
+                            "plausible" % text),
+        "text-align-not-power-of-2": (
+            patch_shdr(good, ".text", SH_ADDRALIGN, 24),
+            "section %d alignment 24 is not plausible" % text),
+        "every-section-align-2MiB": (
+            all_shdrs(good, SH_ADDRALIGN, 2 << 20),
+            "would pad the output by more than"),
+        "rela-entsize-0": (patch_shdr(good, ".rela.text", SH_ENTSIZE, 0),
+                           "section %d entry size 0, expected 24" % rela),
+        "rela-size-not-multiple": (
+            patch_shdr(good, ".rela.text", SH_SIZE,
+                       e.sections[rela].size - 5),
+            "section %d size %d is not a multiple of its entry size 24"
+            % (rela, e.sections[rela].size - 5)),
+        "rela-info-out-of-range": (
+            patch_shdr(good, ".rela.text", SH_INFO, 4000),
+            "section %d: relocated section 4000 out of range" % rela),
+        "text-past-end": (
+            patch_shdr(good, ".text", SH_OFFSET, size - 2),
+            "section %d (%d bytes at %d) extends past the end of the file "
+            "(%d bytes)" % (text, e.sections[text].size, size - 2, size)),
+    }
 
 
 def bad_case(path, want_prefix):
@@ -904,6 +1033,11 @@ def main():
     for name, data in sorted(bad_inputs(objs).items()):
         cases.append(("cli/bad/%s" % name,
                       lambda data=data, name=name: bad_file(data, name)))
+    for name, (data, want) in sorted(hostile_inputs(objs).items()):
+        cases.append(("cli/hostile/%s" % name,
+                      lambda data=data, name=name, want=want:
+                      hostile_case(data, name, want)))
+    hostile_mips64(log)
     cases.append(("cli/bad/et-exec-program",
                   lambda: bad_exec(objs, "program")))
     cases.append(("cli/bad/et-dyn-shared", lambda: bad_exec(objs,

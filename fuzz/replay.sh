@@ -1,0 +1,30 @@
+#!/bin/sh
+# replay.sh FUZZ-DIR LOG TARGET... - run every input of
+# fuzz/regressions/TARGET/ through that target once (the inputs fuzzing
+# found crashes or hangs with, kept after the fix).  PASS/FAIL lines go
+# to LOG; a target with no saved inputs gets a SKIP line.
+set -u
+DIR=$1
+LOG=$2
+shift 2
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+status=0
+for t in "$@"; do
+	found=0
+	for f in "$TOP/fuzz/regressions/$t"/*; do
+		[ -f "$f" ] || continue
+		found=1
+		name=fuzz/$t/$(basename "$f")
+		if out=$("$DIR/$t" -timeout=10 -rss_limit_mb=2048 \
+			-close_fd_mask=3 "$f" 2>&1); then
+			echo "PASS: $name" | tee -a "$LOG"
+		else
+			why=$(echo "$out" | grep -E 'ERROR|SUMMARY|fuzz:|runtime error' |
+				head -1)
+			echo "FAIL: $name: ${why:-target failed}" | tee -a "$LOG"
+			status=1
+		fi
+	done
+	[ $found = 1 ] || echo "SKIP: fuzz/$t: no saved inputs" | tee -a "$LOG"
+done
+exit $status

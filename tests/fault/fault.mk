@@ -1,0 +1,15 @@
+# check-fault: every write, truncate, close and rename of a record run
+# failing in turn (an LD_PRELOAD shim), a full tmpfs, ulimit -f
+# (tests/fault/fault.py).
+FAULT_SCRATCH := $(BUILD)/tests/fault
+FAULT_SHIM := $(FAULT_SCRATCH)/libfault.so
+
+$(FAULT_SHIM): tests/fault/fault.c
+	@mkdir -p $(dir $@)
+	$(CC) -shared -fPIC -O2 -Wall -Wextra $(WERROR) -o $@ $< -ldl
+
+.PHONY: check-fault
+check-fault: $(RECORDMCOUNT) $(FAULT_SHIM)
+	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/fault.log
+	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) python3 tests/fault/fault.py \
+		$(RECORDMCOUNT_RUN) $(FAULT_SCRATCH)/run $(FAULT_SHIM)
