@@ -212,28 +212,10 @@ static bool read_symbols(struct mc_object *obj)
 	return true;
 }
 
-/* What a file that is not an ELF object is, when it is one we know. */
-static bool fail_not_elf(struct mc_object *obj)
-{
-	static const unsigned char bitcode[4] = { 'B', 'C', 0xc0, 0xde };
-	size_t size = 0;
-	const char *head = elf_rawfile(obj->elf, &size);
-
-	if (elf_kind(obj->elf) == ELF_K_AR)
-		return mc_fail(obj, "an ar archive: record its objects before "
-			       "archiving them (or compile through "
-			       "recordmcount-cc)");
-	if (head && size >= 4 && memcmp(head, bitcode, 4) == 0)
-		return mc_fail(obj, "LLVM bitcode (clang -flto): no code to "
-			       "record; record the output of the LTO link "
-			       "(ld -r) instead");
-	return mc_fail(obj, "not an ELF file");
-}
-
 static bool read_whole(struct mc_object *obj)
 {
 	if (elf_kind(obj->elf) != ELF_K_ELF)
-		return fail_not_elf(obj);
+		return mc_fail(obj, "not an ELF file");
 	if (!gelf_getehdr(obj->elf, &obj->ehdr))
 		return fail_elf(obj, "corrupt ELF header");
 	return read_sections(obj) && read_symbols(obj);

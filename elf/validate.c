@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "validate.h"
 
+#include <ar.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
@@ -40,6 +41,23 @@ static bool in_file(const struct mc_object *obj, uint64_t offset,
 	return offset <= file_size(obj) && size <= file_size(obj) - offset;
 }
 
+/* What a file that is not an ELF object is, when it is one we know. */
+static bool fail_not_elf(struct mc_object *obj, const unsigned char *head,
+			 size_t n)
+{
+	static const unsigned char bitcode[4] = { 'B', 'C', 0xc0, 0xde };
+
+	if (n >= SARMAG && memcmp(head, ARMAG, SARMAG) == 0)
+		return mc_fail(obj, "an ar archive: record its objects before "
+			       "archiving them (or compile through "
+			       "recordmcount-cc)");
+	if (n >= sizeof(bitcode) && memcmp(head, bitcode, sizeof(bitcode)) == 0)
+		return mc_fail(obj, "LLVM bitcode (clang -flto): no code to "
+			       "record; record the output of the LTO link "
+			       "(ld -r) instead");
+	return mc_fail(obj, "not an ELF file");
+}
+
 bool mc_check_ident(struct mc_object *obj)
 {
 	unsigned char id[EI_NIDENT];
@@ -49,7 +67,7 @@ bool mc_check_ident(struct mc_object *obj)
 	if (got < 0)
 		return mc_fail(obj, "%s", strerror(errno));
 	if ((size_t)got < SELFMAG || memcmp(id, ELFMAG, SELFMAG) != 0)
-		return mc_fail(obj, "not an ELF file");
+		return fail_not_elf(obj, id, (size_t)got);
 	if ((size_t)got < sizeof(id))
 		return mc_fail(obj, "truncated: %" PRIu64 " bytes, shorter "
 			       "than the ELF identification (%zu bytes)",
