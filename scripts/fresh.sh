@@ -50,8 +50,17 @@ say "pristine root of $(cat "$pristine/.mc-complete")"
 run=$(mktemp -d "$cache/run.XXXXXX")
 root=$run/root
 mounted=""
+# Every process whose root is the copy: what a stop must end first.
+kill_inside() {
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/root" 2>/dev/null)" = "$root" ] &&
+			kill -9 "${p#/proc/}" 2>/dev/null
+	done
+	return 0
+}
 cleanup() {
 	status=$?
+	kill_inside
 	# Innermost first; lazily, so that a process still holding a file
 	# cannot keep the copy from being removed.
 	for m in $mounted; do umount -R -l "$m" 2>/dev/null || true; done
@@ -97,8 +106,11 @@ done
 say "running:$(printf ' make %s;' "$@")"
 start=$(date +%s)
 status=0
+# In the background and waited for, so that a stop (INT, TERM) is
+# handled at once: a shell runs its traps only between commands.
 chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	/bin/sh -c "cd /root/recordmcount $steps" || status=$?
+	/bin/sh -c "cd /root/recordmcount $steps" &
+wait $! || status=$?
 say "make$(printf ' %s' "$@") in the pristine root: exit $status after $(($(date +%s) - start)) s"
 exit "$status"
