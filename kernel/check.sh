@@ -112,6 +112,35 @@ t1=$(now)
 "$MC_TOP/kernel/boot.sh" "$tool" || MC_FAILED=1
 t_boot=$(elapsed "$t1")
 
+# --- the CI gate on the real image: --check, --finalize --------------
+# Before --finalize the only problems are stale entries (overridden
+# __weak bodies), and they must be exactly the entries nm puts in no
+# function (gate.py).  A finalized copy must then pass --check --sorted
+# with exactly those entries cleared.  (The booted image is not
+# finalized: boot.sh's figures count the stale entries ftrace lists.)
+gate=$WORK/gate
+rm -rf "$gate" && mkdir -p "$gate"
+"$tool" --check --format=json "$KBUILD/vmlinux" >"$gate/check.json" || true
+"$tool" --dump --format=json "$KBUILD/vmlinux" >"$gate/dump.json"
+"${CROSS_COMPILE}nm" -S "$KBUILD/vmlinux" >"$gate/nm.txt"
+if python3 "$MC_TOP/kernel/gate.py" "$gate/check.json" "$gate/dump.json" \
+	"$gate/nm.txt" >"$gate/gate.txt" 2>&1; then
+	pass "$name-check-stale-entries-equal-nm"
+else
+	fail "$name-check-stale-entries-equal-nm" "$(head -n 2 "$gate/gate.txt" | tr '\n' ' ')"
+fi
+cat "$gate/gate.txt"
+stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
+cp "$KBUILD/vmlinux" "$gate/vmlinux"
+if "$tool" --finalize "$gate/vmlinux" &&
+	"$tool" --check --sorted "$gate/vmlinux" >"$gate/final.txt" 2>&1 &&
+	grep -q "(${stale:-x} cleared).* 0 problems" "$gate/final.txt"; then
+	pass "$name-finalize-then-check-sorted-clean"
+else
+	fail "$name-finalize-then-check-sorted-clean" "$(tail -n 2 "$gate/final.txt" | tr '\n' ' ')"
+fi
+sed 's/^/    /' "$gate/final.txt"
+
 # --- agreement with the kernel's own recordmcount ------------------
 t2=$(now)
 if python3 "$MC_TOP/kernel/agree.py" "$tool" "$KERNEL_TOOL" "$CAPTURE" "$WORK/agree" \
