@@ -128,10 +128,14 @@ static void encode(const struct input *in)
 	}
 	free(out);
 	if (a->encode_pad_call && a->pad_call_len) {
-		out = malloc(a->pad_call_len);
+		/* A window of the call's length, or of the longer NOPs it
+		 * may have to cover (x86: up to 15 bytes). */
+		unsigned len = a->pad_call_len + (unsigned)(in->site % 12);
+
+		out = malloc(len);
 		if (!out)
 			fuzz_fail("out of memory");
-		a->encode_pad_call(out, in->site, in->target);
+		a->encode_pad_call(out, len, in->site, in->target);
 		free(out);
 	}
 }
@@ -146,8 +150,13 @@ static void match(const struct input *in, const uint8_t *code)
 				      in->r_offset);
 	mc_match_insn(a->pad_nops, a->n_pad_nops, code, in->n);
 	mc_match_insn(a->entry_prefixes, a->n_entry_prefixes, code, in->n);
-	if (a->pad_neutral && a->pad_call_len)
-		touch(a->pad_neutral(code, in->n), a->pad_call_len);
+	if (a->pad_neutral && a->pad_call_len) {
+		unsigned len = 0;
+		const uint8_t *neutral = a->pad_neutral(code, in->n, &len);
+
+		if (neutral)
+			touch(neutral, len);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -200,7 +200,9 @@ if command -v distccd >/dev/null && command -v distcc >/dev/null; then
 		fail integrate-distcc "$(tail -n 3 "$d.log" | tr '\n' ' ') (distccd log: $work/distccd.log)"
 	fi
 	kill "$dpid" 2>/dev/null
-	wait "$dpid" 2>/dev/null
+	wait "$dpid" 2>/dev/null || true	# 143: the TERM we sent
 else
 	skip integrate-distcc "distcc not installed"
 fi
+# The verdicts are the PASS/FAIL lines; the script itself succeeded.
+exit 0
