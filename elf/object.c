@@ -399,7 +399,7 @@ static int by_section_value(const void *a, const void *b, void *ctx)
 	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 
-static int by_value(const void *a, const void *b, void *ctx)
+int mc_symbol_index_by_value(const void *a, const void *b, void *ctx)
 {
 	const struct mc_object *obj = ctx;
 	const struct mc_symbol *x = &obj->symbols[*(const size_t *)a];
@@ -509,7 +509,7 @@ const struct mc_symbol *mc_symbol_at(struct mc_object *obj, uint64_t value)
 	const struct mc_symbol *untyped = NULL;
 
 	if (!obj->named && !(obj->named = build_index(obj, &obj->n_named,
-						      names_code, by_value)))
+						      names_code, mc_symbol_index_by_value)))
 		return NULL;
 	for (size_t i = lower_bound(obj, obj->named, obj->n_named, 0, value,
 				    false);

@@ -131,6 +131,11 @@ size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
 
 /* The relocation section that applies to section `target`, or NULL. */
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target);
+/*
+ * qsort_r comparator for an array of symbol indexes (ctx: the object):
+ * by st_value, then by index, so equal addresses keep a stable order.
+ */
+int mc_symbol_index_by_value(const void *a, const void *b, void *ctx);
 
 /* Relocation sections: count and entries (RELA or REL alike). */
 bool mc_is_reloc_section(const struct mc_section *sec);

@@ -417,17 +417,6 @@ static size_t first_placed(const struct check *c, size_t shndx, uint64_t lo)
 	return a;
 }
 
-static int by_address(const void *a, const void *b, void *ctx)
-{
-	const struct mc_object *obj = ctx;
-	const struct mc_symbol *x = &obj->symbols[*(const size_t *)a];
-	const struct mc_symbol *y = &obj->symbols[*(const size_t *)b];
-
-	if (x->sym.st_value != y->sym.st_value)
-		return x->sym.st_value < y->sym.st_value ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 /*
  * The functions to scan, in address order: problems come out in the
  * order of the code, and aliases of one function sit side by side.
@@ -442,7 +431,7 @@ static bool collect_functions(struct check *c)
 	for (size_t i = 1; i < obj->n_symbols; i++)
 		if (is_code_function(c, &obj->symbols[i]))
 			c->funcs[c->n_funcs++] = i;
-	qsort_r(c->funcs, c->n_funcs, sizeof(*c->funcs), by_address, obj);
+	qsort_r(c->funcs, c->n_funcs, sizeof(*c->funcs), mc_symbol_index_by_value, obj);
 	return true;
 }
 
