@@ -461,16 +461,24 @@ def boot_counts(b, prog):
     return tuple(int(x) for x in m.groups())
 
 
+def libmcount(arch):
+    """The runtime library this run built for ARCH: the Makefile says
+    where (LIBMCOUNT_DIR, build/asan under SANITIZE=1); the host's is
+    at the top, cross ones in a folder per architecture."""
+    top = os.environ.get("LIBMCOUNT_DIR", os.path.join(TOP, "build"))
+    lib = os.path.join(top, "libmcount.a") if arch == "x86_64" \
+        else os.path.join(top, arch, "libmcount.a")
+    if not os.path.exists(lib):
+        raise Failure("%s not built" % lib)
+    return lib
+
+
 def case_finalize_pie(b):
     """A PIE (R_*_RELATIVE: RELA on x86_64 and aarch64, REL on arm) with
     the weak override and the runtime, run: after --finalize the runtime
     patches exactly the hook calls objdump shows inside functions, and
     refuses nothing; --check --sorted is clean."""
-    top = os.environ.get("LIBMCOUNT_DIR", os.path.join(TOP, "build"))
-    lib = os.path.join(top, "libmcount.a") if b.arch.name == "x86_64" \
-        else os.path.join(top, b.arch.name, "libmcount.a")
-    if not os.path.exists(lib):
-        raise Failure("%s not built" % lib)
+    lib = libmcount(b.arch.name)
     objs = [b.obj("prog.c", "pie-prog.o", extra=["-fPIE"]),
             b.obj("strong.c", "pie-strong.o", extra=["-fPIE"])]
     b.record(*objs)
@@ -531,7 +539,7 @@ def case_demo_unrecorded(tool, scratch):
         objs.append(o)
     must([tool.path, objs[0]])
     prog = os.path.join(out, "demo")
-    must(["gcc", "-o", prog] + objs + ["build/libmcount.a",
+    must(["gcc", "-o", prog] + objs + [libmcount("x86_64"),
                                        "-Wl,-T,lds/mcount.lds"], cwd=TOP)
     x86 = ARCHES[0]
     work = functions(x86, objs[1])
@@ -588,7 +596,7 @@ def case_runtime_program(tool, scratch):
     must(["gcc", "-std=c11", "-O2", "-Iruntime/include", "-c",
           t + "/rt_test.c", "-o", rt], cwd=TOP)
     prog = os.path.join(d, "rt_test")
-    must(["gcc", "-o", prog, rt, fx, bad, "build/libmcount.a",
+    must(["gcc", "-o", prog, rt, fx, bad, libmcount("x86_64"),
           "-Wl,-T,lds/mcount.lds", "-Wl,--gc-sections"], cwd=TOP)
     funcs = functions(ARCHES[0], prog)
     slots = Image(prog).slots()
