@@ -8,13 +8,13 @@
 #                              the targets (part of `make check`)
 #
 # Targets: record (the record path on one object), dump (--dump of an
-# object or linked image, text and JSON), arch (the arch/ decoders and
-# encoders on any bytes).  A target for --check joins FUZZ_TARGETS when
-# that mode lands: fuzz/check.c, following fuzz/record.c.
+# object or linked image, text and JSON), check (--check, then
+# --finalize, of the same), arch (the arch/ decoders and encoders on
+# any bytes).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(BUILD)/fuzz
-FUZZ_TARGETS := record dump arch
+FUZZ_TARGETS := record dump check arch
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra $(WERROR) $(FUZZ_SAN) \
 	-fsanitize=fuzzer-no-link -DMC_VERSION='"$(VERSION)"'

@@ -7,6 +7,7 @@
 # `recordmcount -n` (our own output), and linked programs for --dump.
 #
 #   OUT/record  objects        OUT/dump  objects and linked images
+#   OUT/check   the same as OUT/dump
 #   OUT/arch    code bytes from each object's .text, behind the header
 #               the arch target reads (arch index, length, addresses)
 # A compiler that is missing is skipped with a line on stderr.
@@ -87,4 +88,7 @@ fi
 gcc -shared -fPIC -O2 -pg -mfentry -o "$OUT/dump/lib.so" "$FX/basic.c" \
 	2>/dev/null || echo "seeds.sh: SKIP shared object" >&2
 rm -rf "$WORK"
-echo "seeds: $(ls "$OUT/record" | wc -l) record, $(ls "$OUT/dump" | wc -l) dump, $(ls "$OUT/arch" | wc -l) arch"
+# --check and --finalize read what --dump reads.
+mkdir -p "$OUT/check"
+cp "$OUT/dump/"* "$OUT/check/"
+echo "seeds: $(ls "$OUT/record" | wc -l) record, $(ls "$OUT/dump" | wc -l) dump, $(ls "$OUT/check" | wc -l) check, $(ls "$OUT/arch" | wc -l) arch"
