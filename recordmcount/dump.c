@@ -74,10 +74,20 @@ static void print_entry_json(struct mc_survey *d, size_t k)
 	}
 	print_place_json(d, e->shndx, e->offset, e->address);
 	hex_bytes(d, e, v.len, bytes, sizeof(bytes), "");
-	printf(",\"bytes\":\"%s\",\"state\":\"%s\",\"target\":", bytes,
+	printf(",\"bytes\":\"%s\",\"state\":\"%s\",\"symbol\":", bytes,
 	       v.state);
-	if (*v.target)
-		mc_json_string(v.target);
+	if (v.symbol)
+		mc_json_string(v.symbol);
+	else
+		printf("null");
+	printf(",\"target_address\":");
+	if (v.has_target)
+		printf("%" PRIu64, v.target_address);
+	else
+		printf("null");
+	printf(",\"indirect\":%s,\"nops\":", v.indirect ? "true" : "false");
+	if (v.nops)
+		printf("%u", v.nops);
 	else
 		printf("null");
 	putchar('}');
@@ -97,7 +107,7 @@ static void print_entry_text(struct mc_survey *d, size_t k)
 	mc_survey_place(d, e->shndx, e->offset, e->address, site, sizeof(site),
 			func, sizeof(func));
 	hex_bytes(d, e, v.len, bytes, sizeof(bytes), " ");
-	printf("  %5zu  %-24s %-28s %-20s %s%s%s\n", k, site, func, bytes,
+	printf("  %5zu  %-24s %-28s %-23s %s%s%s\n", k, site, func, bytes,
 	       v.state, *v.target ? " " : "", v.target);
 }
 
@@ -149,7 +159,7 @@ static void print_text(struct mc_survey *d)
 	printf("%s: %s %s, %zu table entr%s\n", d->obj->path, d->arch->name,
 	       mc_survey_kind(d), d->n_entries, d->n_entries == 1 ? "y" : "ies");
 	if (d->n_entries)
-		printf("  %5s  %-24s %-28s %-20s %s\n", "ENTRY", "SITE",
+		printf("  %5s  %-24s %-28s %-23s %s\n", "ENTRY", "SITE",
 		       "FUNCTION", "BYTES", "STATE");
 	for (size_t k = 0; k < d->n_entries; k++)
 		print_entry_text(d, k);
@@ -160,9 +170,25 @@ static void print_text(struct mc_survey *d)
 	print_unrecorded(d, false);
 }
 
+/*
+ * One JSON document per file, on one line (JSON Lines), whether the
+ * file could be read or not; DUMP_SCHEMA_VERSION changes when a field
+ * changes meaning or goes away.
+ */
+#define DUMP_SCHEMA_VERSION 1
+
+static void print_json_error(const char *path, const char *error)
+{
+	printf("{\"schema_version\":%d,\"file\":", DUMP_SCHEMA_VERSION);
+	mc_json_string(path);
+	printf(",\"error\":");
+	mc_json_string(error);
+	printf("}\n");
+}
+
 static void print_json(struct mc_survey *d)
 {
-	printf("{\"file\":");
+	printf("{\"schema_version\":%d,\"file\":", DUMP_SCHEMA_VERSION);
 	mc_json_string(d->obj->path);
 	printf(",\"arch\":\"%s\",\"type\":\"%s\",\"entries\":[", d->arch->name,
 	       mc_survey_kind(d));
@@ -190,6 +216,8 @@ int mc_dump_file(const char *path, const struct mc_options *opt)
 		print_text(&d);
 	else
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
+	if (!ok && opt->format == MC_FORMAT_JSON)
+		print_json_error(path, obj.error);
 	fflush(stdout);
 	mc_survey_free(&d);
 	mc_object_close(&obj);

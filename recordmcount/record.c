@@ -512,6 +512,40 @@ static bool strict_check(struct mc_object *obj,
 		       n == 1 ? "" : "s", n == 1 ? "" : "s");
 }
 
+/*
+ * --no-section keeps hook calls out of the table; pads are the
+ * compiler's own list, which is never dropped (they stay in the table,
+ * or in __patchable_function_entries with --keep-patchable).  Say so,
+ * once per section, rather than leave the user believing the option
+ * took them out.
+ */
+static void note_excluded_pads(const struct mc_object *obj,
+			       const struct mc_pad_list *pads,
+			       const struct mc_options *opt)
+{
+	struct mc_options all = *opt;
+
+	all.n_no_sections = 0;
+	for (size_t i = 0; opt->n_no_sections && i < pads->n; i++) {
+		const char *name = obj->sections[pads->v[i].shndx].name;
+		bool seen = false;
+		char msg[320];
+
+		/* Only where --no-section made the difference. */
+		if (mc_section_is_traced(name, opt) ||
+		    !mc_section_is_traced(name, &all))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = pads->v[j].shndx == pads->v[i].shndx;
+		if (seen)
+			continue;
+		snprintf(msg, sizeof(msg), "%s: --no-section applies to hook "
+			 "calls only; the compiler's pads there are kept",
+			 name);
+		warn_site(obj, opt, msg);
+	}
+}
+
 int mc_record_file(const char *path, const struct mc_options *opt)
 {
 	struct mc_object obj;
@@ -529,6 +563,7 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 			       mc_find_pads(&obj, arch, opt, &pads,
 					    warn_site) &&
 			       strict_check(&obj, &sites, &pads, opt))) {
+		note_excluded_pads(&obj, &pads, opt);
 		const struct mc_pad_list *moved =
 			pads_move(&pads, opt) ? &pads : NULL;
 

@@ -241,15 +241,17 @@ const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *d,
 	return NULL;
 }
 
-static void name_target(struct mc_survey *d, uint64_t target, bool indirect,
-			char *out, size_t n)
+static void name_target(struct mc_survey *d, struct mc_verdict *v)
 {
-	const struct mc_symbol *s = indirect ? NULL : mc_symbol_at(d->obj, target);
+	const struct mc_symbol *s = v->indirect ? NULL :
+		mc_symbol_at(d->obj, v->target_address);
 
+	v->symbol = s ? s->name : NULL;
 	if (s)
-		snprintf(out, n, "%s", s->name);
+		snprintf(v->target, sizeof(v->target), "%s", s->name);
 	else
-		snprintf(out, n, "%s0x%" PRIx64, indirect ? "*" : "", target);
+		snprintf(v->target, sizeof(v->target), "%s0x%" PRIx64,
+			 v->indirect ? "*" : "", v->target_address);
 }
 
 /*
@@ -285,6 +287,7 @@ static void pad_verdict(const struct mc_survey *d, const uint8_t *p,
 		return;
 	v->state = "pad";
 	v->len = at;
+	v->nops = nops;
 	snprintf(v->target, sizeof(v->target), "%u NOP%s", nops,
 		 nops == 1 ? "" : "s");
 }
@@ -324,14 +327,15 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 			     h->reloc_index, &r);
 		v.state = "call";
 		v.len = h->form->len;
-		snprintf(v.target, sizeof(v.target), "%s",
-			 d->obj->symbols[r.sym].name);
+		v.symbol = d->obj->symbols[r.sym].name;
+		snprintf(v.target, sizeof(v.target), "%s", v.symbol);
 		return v;
 	}
 	struct mc_site s = d->arch->decode_site(code + e->offset,
 						size - e->offset,
 						decode_address(d, e));
-	v.len = s.len ? s.len : (size - e->offset < 4 ? size - e->offset : 4);
+	/* Bytes that decode as nothing: show 8, as the runtime does. */
+	v.len = s.len ? s.len : (size - e->offset < 8 ? size - e->offset : 8);
 	v.kind = s.kind;
 	v.target_address = s.target;
 	switch (s.kind) {
@@ -342,8 +346,9 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 	case MC_SITE_CALL_INDIRECT:
 		/* In an object, a call with no hook relocation is not ours. */
 		v.state = d->linked ? "call" : "unexpected";
-		name_target(d, s.target, s.kind == MC_SITE_CALL_INDIRECT,
-			    v.target, sizeof(v.target));
+		v.has_target = true;
+		v.indirect = s.kind == MC_SITE_CALL_INDIRECT;
+		name_target(d, &v);
 		break;
 	default:
 		v.state = "unexpected";

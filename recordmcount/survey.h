@@ -51,7 +51,12 @@ struct mc_survey {
 struct mc_verdict {
 	const char *state;	/* "call", "nop", "pad", "unexpected",
 				   "unknown" */
-	char target[128];
+	char target[128];	/* in words, for text: "__fentry__",
+				   "0x1234", "*0x1234", "2 NOPs" */
+	const char *symbol;	/* called symbol, NULL if none named */
+	bool has_target;	/* target_address is a decoded call's */
+	bool indirect;		/* through a register or memory */
+	unsigned nops;		/* pad: NOPs counted */
 	size_t len;
 	enum mc_site_kind kind;	/* as decoded (linked images) */
 	uint64_t target_address;	/* call destination or pointer */

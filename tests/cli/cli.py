@@ -19,7 +19,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "oracle"))
 
+import fnmatch  # noqa: E402
 import itertools  # noqa: E402
+import json  # noqa: E402
 
 import dump_oracle  # noqa: E402
 import elfmini  # noqa: E402
@@ -867,6 +869,61 @@ def dump_crash_free(objs):
           "--dump --find-nops: exit %d: %s" % (rc, err))
 
 
+def dump_json_lines(objs):
+    """--dump --format=json of a good file, a bad one and a good one: one
+    JSON document per line and per file, each with schema_version 1; the
+    bad file's document names it and says why (the same reason as the
+    stderr line), and the run exits 1."""
+    good = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    must([TOOL, good])
+    bad = fresh(os.devnull, "not-elf.o")
+    with open(bad, "w") as f:
+        f.write("not an object\n")
+    rc, out, err = tool("--dump", "--format=json", good, bad, good)
+    check(rc == 1, "exit %d, want 1" % rc)
+    docs = [json.loads(line) for line in out.splitlines()]
+    check([d.get("file") for d in docs] == [good, bad, good],
+          "documents for %r" % [d.get("file") for d in docs])
+    check(all(d.get("schema_version") == 1 for d in docs),
+          "schema_version %r" % [d.get("schema_version") for d in docs])
+    why = err.strip().split(": ", 2)[-1]
+    check(docs[1].get("error") == why and "entries" not in docs[1],
+          "failed file's record %r, stderr %r" % (docs[1], err))
+    check(docs[0] == docs[2] and docs[0]["entries"], "good file %r"
+          % docs[0])
+
+
+def no_section_pads_kept(objs):
+    """--no-section over pads: the compiler's pads stay in the table
+    (readelf's list of them before recording), and the tool says so once
+    per section it made no difference for."""
+    src = objs["dump-pad-2"]
+    e = elfmini.Elf(src)
+    want = {(e.sections[x[0]].name, x[1]) for x in
+            elfmini.all_table_entries(e, "__patchable_function_entries")}
+    check(want, "test is void: no pads")
+    obj = fresh(src)
+    rc, _o, err = tool("--no-section", ".text*", obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    got = elfmini.Elf(obj)
+    got = {(got.sections[x[0]].name, x[1]) for x in
+           elfmini.all_table_entries(got)}
+    check(got == want, "table %s, the compiler listed %s"
+          % (sorted(got or ()), sorted(want)))
+    # Where the option made a difference: .fixture.notrace is not traced
+    # anyway, and .init.text does not match.
+    secs = sorted({sec for sec, _ in want if fnmatch.fnmatch(sec, ".text*")})
+    check(len(secs) < len({sec for sec, _ in want}), "test is void: every "
+          "pad section matches")
+    lines = err.splitlines()
+    check(len(lines) == len(secs) and all(
+        "%s: warning: %s: --no-section applies to hook calls only" %
+        (obj, sec) in line for sec, line in zip(secs, lines)),
+        "want one note per section %s, got %r" % (secs, err))
+    rc, _o, err = tool("-q", "--no-section", ".text*", fresh(src))
+    check(rc == 0 and err == "", "-q: exit %d, %r" % (rc, err))
+
+
 # -- the compiler's information is never lost; --strict ----------------
 
 ASM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -1069,6 +1126,9 @@ def main():
                                                              args)))
     cases.append(("cli/dump/linked", lambda: dump_linked(objs)))
     cases.append(("cli/dump/find-nops-twice", lambda: dump_crash_free(objs)))
+    cases.append(("cli/dump/json-lines", lambda: dump_json_lines(objs)))
+    cases.append(("cli/section/no-section-pads-kept",
+                  lambda: no_section_pads_kept(objs)))
     cases.append(("cli/verbose", lambda: verbose(objs)))
     cases.append(("cli/unknown-pad/kept", lambda: unknown_pad_kept(False)))
     cases.append(("cli/unknown-pad/kept-quiet",

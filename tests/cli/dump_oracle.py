@@ -158,7 +158,13 @@ def expected_entries(path):
             else:
                 state, target, data = "nop", None, raw
         else:
-            state, target, data = "unexpected", None, None
+            # Bytes that are no hook: the dump shows the next 8 of them
+            # (fewer at the section's end), as the runtime's refusal does.
+            run, at = b"", off
+            while at in insns and len(run) < 8:
+                run += insns[at][0]
+                at += len(insns[at][0])
+            state, target, data = "unexpected", None, run[:8]
         result.append({"section": sec, "offset": off, "function": fn,
                        "function_offset": fo, "bytes": data,
                        "state": state, "target": target})
@@ -184,6 +190,8 @@ def check_object_dump(tool, path):
     check(rc == 0 and not err, "--dump --format=json: exit %d: %s"
           % (rc, err.strip()[:300]))
     got = json.loads(out)
+    check(got.get("schema_version") == 1, "json: schema_version %r"
+          % got.get("schema_version"))
     check(got["type"] == "relocatable" and got["file"] == path,
           "json header %r" % {k: got[k] for k in ("file", "type")})
     check(len(got["entries"]) == len(want), "json: %d entries, readelf "
@@ -191,9 +199,18 @@ def check_object_dump(tool, path):
     for k, (g, w) in enumerate(zip(got["entries"], want)):
         check(g["index"] == k, "entry %d has index %r" % (k, g["index"]))
         for key in ("section", "offset", "function", "function_offset",
-                    "state", "target"):
+                    "state"):
             check(g[key] == w[key], "entry %d %s: dump says %r, readelf/"
                   "objdump %r" % (k, key, g[key], w[key]))
+        # The text's one "target" word is three JSON fields.
+        symbol = w["target"] if w["state"] == "call" else None
+        nops = int(w["target"].split()[0]) if w["state"] == "pad" else None
+        check((g["symbol"], g["nops"], g["target_address"], g["indirect"])
+              == (symbol, nops, None, False), "entry %d: dump says symbol "
+              "%r nops %r target_address %r indirect %r, readelf/objdump "
+              "%r %r None False" % (k, g["symbol"], g["nops"],
+                                    g["target_address"], g["indirect"],
+                                    symbol, nops))
         if w["bytes"] is not None:
             check(g["bytes"] == w["bytes"].hex(), "entry %d bytes: dump "
                   "%s, objdump %s" % (k, g["bytes"], w["bytes"].hex()))
@@ -262,9 +279,14 @@ def check_linked_dump(tool, prog):
              [hex(w) for w in words]))
     for e in got["entries"]:
         raw, text = code[e["address"]]
-        want = "call" if re.search(r"call\s+[0-9a-f]+ <(%s)(@plt)?>" %
-                                   "|".join(HOOKS), text) else "nop"
+        call = re.search(r"call\s+([0-9a-f]+) <(%s)(@plt)?>" %
+                         "|".join(HOOKS), text)
+        want = "call" if call else "nop"
         check(e["state"] == want and e["bytes"] == raw.hex(),
               "%#x: dump %s %s, objdump %s %r" % (e["address"], e["state"],
                                                   e["bytes"], raw.hex(),
                                                   text))
+        if call:
+            check(e["target_address"] == int(call.group(1), 16),
+                  "%#x: dump calls %r, objdump %s" % (
+                      e["address"], e["target_address"], call.group(1)))

@@ -178,11 +178,22 @@ class Elf:
         return None
 
 
-def table_entries(elf, name="__mcount_loc"):
+def all_table_entries(elf, name="__mcount_loc"):
+    """table_entries() over every section called NAME (an object holds
+    one piece per COMDAT group or link-order target), in section
+    order; None if there is none."""
+    pieces = [s for s in elf.sections if s.name == name]
+    if not pieces:
+        return None
+    return [e for s in pieces for e in table_entries(elf, name, s)]
+
+
+def table_entries(elf, name="__mcount_loc", table=None):
     """The entries of an object's table, in slot order, as
     (section index, offset, reloc type, slot offset) resolved from the
-    relocation's symbol value plus addend (RELA) or the slot (REL)."""
-    table = elf.section(name)
+    relocation's symbol value plus addend (RELA) or the slot (REL).
+    TABLE: which section of that name (default: the first)."""
+    table = table or elf.section(name)
     if table is None:
         return None
     rels = [s for s in elf.sections
