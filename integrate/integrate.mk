@@ -65,3 +65,4 @@ uninstall:
 
 .PHONY: install uninstall FORCE
 FORCE:
+

@@ -42,6 +42,7 @@ enum {
 	OPT_SORTED,
 	OPT_FINALIZE,
 	OPT_STRICT,
+	OPT_PRINT_LDS,
 };
 
 static const struct option long_options[] = {
@@ -63,6 +64,7 @@ static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "print-lds", no_argument, NULL, OPT_PRINT_LDS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -72,6 +74,7 @@ static void usage(FILE *out)
 	      "       recordmcount --dump [--format=text|json] FILE...\n"
 	      "       recordmcount --check [--sorted] [--format=text|json] FILE...\n"
 	      "       recordmcount --finalize IMAGE...\n"
+	      "       recordmcount --print-lds\n"
 	      "Record every function-entry hook call (__fentry__, mcount, ...)\n"
 	      "of each relocatable object in a new __mcount_loc section.\n"
 	      "\n"
@@ -104,6 +107,8 @@ static void usage(FILE *out)
 	      "  -j, --jobs=N           process up to N files at once\n"
 	      "  -v, --verbose          say what was done to each file\n"
 	      "  -q, --quiet            print errors only (--check: problems only)\n"
+	      "      --print-lds        print the path of the linker-script\n"
+	      "                         fragment (mcount.lds) and exit\n"
 	      "  -h, --help             print this help and exit\n"
 	      "  -V, --version          print the version and exit\n"
 	      "\n"
@@ -187,6 +192,49 @@ static int check_modes(const struct mc_options *opt, bool format_given)
 	return -1;
 }
 
+/*
+ * --print-lds: where the linker-script fragment is, for a Makefile's
+ * `-Wl,-T,$(shell recordmcount --print-lds)`: run from a build tree
+ * (build/ or build/asan/), the tree's lds/; installed, PREFIX/share/
+ * recordmcount beside PREFIX/bin (the default DATADIR; nothing is built
+ * into the binary, so a moved installation still finds its own).  An
+ * install with another DATADIR has pkg-config's `ldscript` variable.
+ * Only a file that exists is printed.
+ */
+static bool print_if_there(const char *dir, const char *rel)
+{
+	char path[4200], *real;
+
+	snprintf(path, sizeof(path), "%s%s/mcount.lds", dir, rel);
+	if (access(path, R_OK) != 0 || !(real = realpath(path, NULL)))
+		return false;
+	puts(real);
+	free(real);
+	return true;
+}
+
+static int print_lds(void)
+{
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = 0;
+		*strrchr(exe, '/') = 0;
+	} else {
+		exe[0] = 0;
+	}
+	/* A build tree first: its own fragment, not an older install's. */
+	if (exe[0] && (print_if_there(exe, "/../lds") ||
+		       print_if_there(exe, "/../../lds")))
+		return EXIT_SUCCESS;
+	if (exe[0] && print_if_there(exe, "/../share/recordmcount"))
+		return EXIT_SUCCESS;
+	fprintf(stderr, "recordmcount: cannot find mcount.lds (not installed "
+		"where this program looks, nor in a build tree)\n");
+	return EXIT_FAILURE;
+}
+
 /* Returns -1 to go on, or the exit status to leave with. */
 static int parse_options(int argc, char **argv, struct mc_options *opt)
 {
@@ -235,6 +283,7 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case 'v': opt->verbosity++; break;
 		case 'q': opt->verbosity = -1; break;
 		case 'h': usage(stdout); return EXIT_SUCCESS;
+		case OPT_PRINT_LDS: return print_lds();
 		case 'V':
 			printf("recordmcount %s\n", MC_VERSION);
 			return EXIT_SUCCESS;

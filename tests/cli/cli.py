@@ -11,6 +11,7 @@ readelf, objdump and ld, never from recordmcount itself.
 
 import os
 import random
+import re
 import shutil
 import stat
 import struct
@@ -796,9 +797,18 @@ def help_version():
     rc, out, err = tool("-h")
     check(rc == 0 and "Usage" in out and not err, "-h: exit %d" % rc)
     for opt in ("--nop", "--symbol", "--section", "--no-section", "--dump",
-                "--strict",
+                "--strict", "--check", "--sorted", "--finalize", "--format",
+                "--print-lds", "--keep-patchable", "--find-nops",
                 "--jobs", "--quiet", "--verbose", "--version"):
         check(opt in out, "--help does not mention %s" % opt)
+    # Every long option --help shows is in the man page, and back.
+    with open(os.path.join(ASM, "..", "..", "man", "recordmcount.1")) as f:
+        man = f.read().replace("\\-", "-")
+    in_help = set(re.findall(r"--[a-z][a-z-]+", out))
+    in_man = set(re.findall(r"^\.BR? .*?(--[a-z][a-z-]+)", man, re.M))
+    check(in_help == in_man, "--help and the man page's options differ: "
+          "only in --help %s, only in the man page %s"
+          % (sorted(in_help - in_man), sorted(in_man - in_help)))
     rc, out, err = tool("--help")
     check(rc == 0 and "Usage" in out, "--help: exit %d" % rc)
     rc, out, err = tool("-V")

@@ -122,6 +122,23 @@ else
 	fail integrate-pkg-config "$(tail -n 3 "$d.log" | tr '\n' ' ')"
 fi
 
+# --- --print-lds: the fragment a Makefile puts on its link line ------
+# Installed: the file install put in DATADIR, also after the whole
+# prefix is moved; from the build tree: the tree's own lds/mcount.lds.
+lds_installed=$("$prefix/bin/recordmcount" --print-lds 2>&1)
+mv "$prefix" "$prefix.moved"
+lds_moved=$("$prefix.moved/bin/recordmcount" --print-lds 2>&1)
+mv "$prefix.moved" "$prefix"
+lds_tree=$("$build/recordmcount" --print-lds 2>&1)
+if [ "$lds_installed" = "$(pkg-config --variable=ldscript mcount)" ] &&
+	[ "$lds_moved" = "$prefix.moved/share/recordmcount/mcount.lds" ] &&
+	[ "$lds_tree" = "$top/lds/mcount.lds" ] &&
+	cmp -s "$lds_installed" "$top/lds/mcount.lds"; then
+	pass integrate-print-lds
+else
+	fail integrate-print-lds "installed: $lds_installed; moved: $lds_moved; tree: $lds_tree"
+fi
+
 # --- CMake: the launcher and find_package(mcount) ----------------------
 d=$(fresh cmake)
 if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
