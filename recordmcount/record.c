@@ -524,26 +524,28 @@ static void note_excluded_pads(const struct mc_object *obj,
 			       const struct mc_options *opt)
 {
 	struct mc_options all = *opt;
+	bool *said;
 
+	if (!opt->n_no_sections || !pads->n ||
+	    !(said = calloc(obj->n_sections, sizeof(*said))))
+		return;
 	all.n_no_sections = 0;
-	for (size_t i = 0; opt->n_no_sections && i < pads->n; i++) {
-		const char *name = obj->sections[pads->v[i].shndx].name;
-		bool seen = false;
+	for (size_t i = 0; i < pads->n; i++) {
+		size_t shndx = pads->v[i].shndx;
+		const char *name = obj->sections[shndx].name;
 		char msg[320];
 
 		/* Only where --no-section made the difference. */
-		if (mc_section_is_traced(name, opt) ||
+		if (said[shndx] || mc_section_is_traced(name, opt) ||
 		    !mc_section_is_traced(name, &all))
 			continue;
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = pads->v[j].shndx == pads->v[i].shndx;
-		if (seen)
-			continue;
+		said[shndx] = true;
 		snprintf(msg, sizeof(msg), "%s: --no-section applies to hook "
 			 "calls only; the compiler's pads there are kept",
 			 name);
 		warn_site(obj, opt, msg);
 	}
+	free(said);
 }
 
 int mc_record_file(const char *path, const struct mc_options *opt)
