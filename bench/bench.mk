@@ -1,4 +1,5 @@
-# Runtime benchmarks (bench/runtime/run.sh), part of `make bench`:
+# Benchmarks of `make bench` besides the kernel corpora (bench/bench.sh):
+# bench-scale, below, and the runtime (bench/runtime/run.sh):
 # boot-time patching cost per site over a program of 100000 functions,
 # and calls per second of a small function with and without its hook.
 .PHONY: bench-runtime
@@ -7,4 +8,10 @@ bench-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 		$(RECORDMCOUNT) $(LIBMCOUNT) $(BENCH_FUNCTIONS)
 
 BENCH_FUNCTIONS ?= 100000
-bench: bench-runtime
+bench: bench-runtime bench-scale
+
+# Cost against input size, ours and the kernel tool's (bench/scale.py):
+# BENCH_SCALE_MAX=1000000 adds the million-hook objects (minutes).
+.PHONY: bench-scale
+bench-scale: $(RECORDMCOUNT)
+	@bench/scale.sh $(RECORDMCOUNT)

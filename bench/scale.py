@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""bench/scale.py OURS KERNEL-TOOL OUT-DIR - cost against input size.
+
+Generated x86_64 objects (`as --64`), each function `call __fentry__;
+ret`, in two shapes: every function in one .text, and one section per
+function (what -ffunction-sections makes).  For each size, our tool and
+the kernel's own recordmcount record a fresh copy (the median of
+BENCH_SCALE_ROUNDS runs, default 3), and ours also runs --dump and
+--check; wall time is the clock around each run, peak memory what GNU
+time reports.  The kernel tool gets BENCH_SCALE_LIMIT seconds (default
+60) per run and is reported as over it when it takes longer.
+
+Prints a Markdown table per shape: hooks, object size, seconds and peak
+MB of each, ours / kernel, and how much our time grew against the size
+ten times smaller (at most 11x is n log n or better).  Every recorded
+object is checked to hold exactly one table entry per hook (readelf's
+size of __mcount_loc), so a fast wrong answer does not count.
+
+BENCH_SCALE_MAX (default 100000) is the largest size: 10^3, 10^4, ...
+up to it.  KERNEL-TOOL may be "-" when it is not built.
+"""
+
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def generate(n, per_section, path):
+    with open(path + ".s", "w") as f:
+        if not per_section:
+            f.write(".text\n")
+        for i in range(n):
+            if per_section:
+                f.write('.section .text.f%d,"ax",@progbits\n' % i)
+            f.write(".globl f%d\n.type f%d,@function\nf%d:\n"
+                    "\tcall __fentry__\n\tret\n.size f%d,.-f%d\n"
+                    % (i, i, i, i, i))
+    subprocess.run(["as", "--64", "-o", path, path + ".s"], check=True)
+    os.unlink(path + ".s")
+
+
+def timed(cmd, limit):
+    """(seconds, peak MB, exit status) of one run: the clock around it,
+    and the peak resident size GNU time reports (a child of Python would
+    inherit Python's own as a floor); seconds None when the run took
+    longer than `limit` (it is killed)."""
+    with tempfile.NamedTemporaryFile("r") as mem:
+        start = time.perf_counter()
+        try:
+            p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", mem.name]
+                               + cmd, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=limit)
+        except subprocess.TimeoutExpired:
+            return None, None, None
+        secs = time.perf_counter() - start
+        kb = int(mem.read().split()[-1])
+    return secs, kb / 1024.0, p.returncode
+
+
+def table_entries(path):
+    out = subprocess.run(["readelf", "-SW", path], capture_output=True,
+                         text=True, check=True).stdout
+    total = 0
+    for line in out.splitlines():
+        f = line.replace("[ ", "[").split()
+        if len(f) > 6 and f[1] == "__mcount_loc":
+            total += int(f[5], 16) // 8
+    return total
+
+
+def measure(tool_args, src, work, rounds, limit, check_n=None):
+    """Median seconds and peak MB over `rounds` runs on fresh copies."""
+    secs, mbs = [], []
+    for _ in range(rounds):
+        shutil.copyfile(src, work)
+        s, mb, rc = timed(tool_args + [work], limit)
+        if s is None:
+            return None, None
+        if rc != 0:
+            sys.exit("scale: %s exited %d on %s" % (tool_args[0], rc, src))
+        if check_n is not None and table_entries(work) != check_n:
+            sys.exit("scale: %s wrote %d entries for %d hooks"
+                     % (tool_args[0], table_entries(work), check_n))
+        secs.append(s)
+        mbs.append(mb)
+    return statistics.median(secs), max(mbs)
+
+
+def fmt(x, spec):
+    return "-" if x is None else spec % x
+
+
+def main():
+    ours, kernel, out = sys.argv[1:4]
+    rounds = int(os.environ.get("BENCH_SCALE_ROUNDS", "3"))
+    limit = float(os.environ.get("BENCH_SCALE_LIMIT", "60"))
+    top = int(os.environ.get("BENCH_SCALE_MAX", "100000"))
+    os.makedirs(out, exist_ok=True)
+    sizes = []
+    n = 1000
+    while n <= top:
+        sizes.append(n)
+        n *= 10
+    for shape, per_section in (("one .text", False),
+                               ("one section per function", True)):
+        print("\n### %s\n" % shape)
+        print("| hooks | object MB | ours s | ours MB | kernel s | kernel MB "
+              "| ours / kernel | ours x (10x input) | --dump s | --check s |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        before = None
+        for n in sizes:
+            src = os.path.join(out, "gen-%s-%d.o" % (
+                "sections" if per_section else "one", n))
+            if not os.path.exists(src):
+                generate(n, per_section, src)
+            work = os.path.join(out, "work.o")
+            o_s, o_mb = measure([ours], src, work, rounds, 3600, n)
+            k_s = k_mb = None
+            if kernel != "-":
+                k_s, k_mb = measure([kernel], src, work, rounds, limit, n)
+            shutil.copyfile(src, work)
+            subprocess.run([ours, work], check=True)
+            d_s, _, _ = timed([ours, "--dump", work], 3600)
+            c_s, _, _ = timed([ours, "--check", work], 3600)
+            ratio = "-" if not k_s else "%.2f" % (o_s / k_s)
+            if kernel != "-" and k_s is None:
+                ratio = "kernel > %ds" % limit
+            grew = "-" if not before else "%.1f" % (o_s / before)
+            print("| %d | %.1f | %.3f | %.0f | %s | %s | %s | %s | %.3f | "
+                  "%.3f |" % (n, os.path.getsize(src) / 1e6, o_s, o_mb,
+                              fmt(k_s, "%.3f"), fmt(k_mb, "%.0f"), ratio,
+                              grew, d_s, c_s))
+            sys.stdout.flush()
+            before = o_s if o_s > 0 else None
+
+
+if __name__ == "__main__":
+    main()
