@@ -72,6 +72,35 @@ static bool is_unsupported_hook(const struct mc_arch *arch, const char *name)
 	return false;
 }
 
+/* What calls to a symbol are, decided once per symbol of an object. */
+enum symbol_role { ROLE_OTHER, ROLE_HOOK, ROLE_UNSUPPORTED };
+
+/*
+ * Every symbol's role, by name: an object has far fewer symbols than
+ * relocations, so the relocation scan compares a byte instead of
+ * strings.  NULL when memory runs out (obj->error set).
+ */
+static uint8_t *symbol_roles(struct mc_object *obj,
+			     const struct mc_arch *arch,
+			     const struct mc_options *opt)
+{
+	uint8_t *role = calloc(obj->n_symbols ? obj->n_symbols : 1, 1);
+
+	if (!role) {
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < obj->n_symbols; i++) {
+		const char *name = obj->symbols[i].name;
+
+		if (is_unsupported_hook(arch, name))
+			role[i] = ROLE_UNSUPPORTED;
+		else if (mc_is_hook_name(arch, opt, name))
+			role[i] = ROLE_HOOK;
+	}
+	return role;
+}
+
 static bool push_site(struct mc_object *obj, struct mc_site_list *l,
 		      const struct mc_hook_site *s)
 {
@@ -162,7 +191,8 @@ static bool scan_reloc_section(struct mc_object *obj,
 			       const struct mc_arch *arch,
 			       const struct mc_options *opt,
 			       struct mc_section *rel, struct mc_section *text,
-			       struct mc_site_list *out, mc_warn_fn warn)
+			       const uint8_t *role, struct mc_site_list *out,
+			       mc_warn_fn warn)
 {
 	size_t text_size;
 	const uint8_t *code = mc_section_bytes(text, &text_size);
@@ -190,8 +220,10 @@ static bool scan_reloc_section(struct mc_object *obj,
 				       "outside %s", rel->name, i,
 				       (unsigned long long)r.offset,
 				       text->name);
+		if (role[r.sym] == ROLE_OTHER)
+			continue;
 		const char *name = obj->symbols[r.sym].name;
-		if (is_unsupported_hook(arch, name) &&
+		if (role[r.sym] == ROLE_UNSUPPORTED &&
 		    !mc_is_companion_reloc(arch, r.type)) {
 			snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
 				 "not recorded", text->name,
@@ -201,7 +233,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 			out->n_reported++;
 			continue;
 		}
-		if (!mc_is_hook_name(arch, opt, name))
+		if (role[r.sym] != ROLE_HOOK)
 			continue;
 
 		if (mc_is_companion_reloc(arch, r.type))
@@ -284,8 +316,14 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		   const struct mc_options *opt, struct mc_site_list *out,
 		   mc_warn_fn warn)
 {
+	uint8_t *role;
+
 	*out = (struct mc_site_list){ 0 };
 	if (opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) {
+		mc_site_list_free(out);
+		return false;
+	}
+	if (!(role = symbol_roles(obj, arch, opt))) {
 		mc_site_list_free(out);
 		return false;
 	}
@@ -293,12 +331,14 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		struct mc_section *rel = &obj->sections[i];
 		struct mc_section *text = code_target(obj, rel);
 
-		if (text && !scan_reloc_section(obj, arch, opt, rel, text, out,
-						warn)) {
+		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,
+						out, warn)) {
+			free(role);
 			mc_site_list_free(out);
 			return false;
 		}
 	}
+	free(role);
 	sort_unique(out);
 	return true;
 }
