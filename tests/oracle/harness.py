@@ -38,20 +38,26 @@ def traced(name, sections=(), no_sections=()):
 
 
 class Config:
-    """One way of compiling: architecture, hook style, PIE, optimisation."""
+    """One way of compiling: architecture, hook style, PIE, optimisation,
+    and the compiler (gcc unless named: clang, clang-16)."""
 
-    def __init__(self, arch, hook, pie, opt):
+    def __init__(self, arch, hook, pie, opt, compiler="gcc"):
         self.arch, self.hook, self.pie, self.opt = arch, hook, pie, opt
+        self.compiler = compiler
 
     @property
     def name(self):
-        return "%s-%s-%s-%s" % (self.arch, self.hook,
-                                "pie" if self.pie else "nopie",
-                                self.opt.replace(" ", "").replace("-", ""))
+        return "%s-%s-%s-%s%s" % (self.arch, self.hook,
+                                  "pie" if self.pie else "nopie",
+                                  self.opt.replace(" ", "").replace("-", ""),
+                                  "" if self.compiler == "gcc" else
+                                  "-" + self.compiler)
 
     @property
     def base_flags(self):
-        f = ["-m32"] if self.arch == "i386" else []
+        # cc() takes the compiler out of the flags.
+        f = [] if self.compiler == "gcc" else ["--cc=" + self.compiler]
+        f += ["-m32"] if self.arch == "i386" else []
         if not self.pie:
             f.append("-fno-pie")
         return f
@@ -164,7 +170,11 @@ CC_I386 = "i686-linux-gnu-gcc"
 
 
 def cc(flags):
-    """The compiler command line for these flags."""
+    """The compiler command line for these flags ("--cc=NAME" among them
+    names a compiler other than gcc; x86_64 only)."""
+    named = [f for f in flags if f.startswith("--cc=")]
+    if named:
+        return [named[0][5:]] + [f for f in flags if f not in named]
     if "-m32" in flags:
         return [CC_I386] + [f for f in flags if f != "-m32"]
     return ["gcc"] + list(flags)
