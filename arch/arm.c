@@ -309,6 +309,86 @@ static const struct mc_insn arm_pad_nops[] = {
 extern const struct mc_arch mc_arch_arm, mc_arch_thumb2;
 
 /*
+ * The runtime enables a pad with GCC's own -pg hook, `push {lr}; bl`,
+ * written at the function's entry, so that the trampoline of -pg sites
+ * (which pops the pushed word back into lr) serves pads too:
+ *
+ *   ARM      str lr, [sp, #-4]!  e52de004  + bl/blx   8 bytes: 2 NOPs
+ *   Thumb-2  push {lr}           b500      + bl/blx   6 bytes: 3 NOPs
+ *
+ * A Thumb-2 pad therefore needs -fpatchable-function-entry=3 or more.
+ * Disabling writes back the NOPs that were there, of whichever ARM kind.
+ */
+static const uint8_t arm_pad_nop2[8] = {
+	0x00, 0xf0, 0x20, 0xe3, 0x00, 0xf0, 0x20, 0xe3,	/* nop; nop */
+};
+static const uint8_t arm_pad_mov2[8] = {
+	0x00, 0x00, 0xa0, 0xe1, 0x00, 0x00, 0xa0, 0xe1,	/* mov r0, r0 x2 */
+};
+static const uint8_t thm_pad_nop3[6] = {
+	0x00, 0xbf, 0x00, 0xbf, 0x00, 0xbf,		/* nop; nop; nop */
+};
+
+static bool arm_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
+				uint64_t target)
+{
+	if (len != 8)
+		return false;
+	mc_put_le32(out, 0xe52de004u);			/* push {lr} */
+	return arm_encode(out + 4, site + 4, target);
+}
+
+static const uint8_t *arm_pad_neutral(const uint8_t *p, size_t avail,
+				      unsigned *len)
+{
+	*len = 8;
+	if (avail < 8)
+		return NULL;
+	if (mc_bytes_equal(p, arm_pad_nop2, 8))
+		return arm_pad_nop2;
+	return mc_bytes_equal(p, arm_pad_mov2, 8) ? arm_pad_mov2 : NULL;
+}
+
+static bool thm_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
+				uint64_t target)
+{
+	if (len != 6)
+		return false;
+	out[0] = 0x00;					/* push {lr} */
+	out[1] = 0xb5;
+	return thm_encode(out + 2, site + 2, target);
+}
+
+static const uint8_t *thm_pad_neutral(const uint8_t *p, size_t avail,
+				      unsigned *len)
+{
+	*len = 6;
+	return avail >= 6 && mc_bytes_equal(p, thm_pad_nop3, 6) ?
+		thm_pad_nop3 : NULL;
+}
+
+/*
+ * The entry that reads a pad at a linked address, told by its first
+ * instruction (a pad has no push before it): a NOP while the pad is
+ * neutral, the `push {lr}` the runtime wrote while it is enabled;
+ * Thumb's or ARM's.  NULL for anything else.
+ */
+const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n)
+{
+	static const uint8_t arm_push_lr[4] = { 0x04, 0xe0, 0x2d, 0xe5 };
+	static const uint8_t thm_push_lr[2] = { 0x00, 0xb5 };
+
+	if (n >= 4 && (mc_bytes_equal(p, arm_pad_nop2, 4) ||
+		       mc_bytes_equal(p, arm_pad_mov2, 4) ||
+		       mc_bytes_equal(p, arm_push_lr, 4)))
+		return &mc_arch_arm;
+	if (n >= 2 && (mc_bytes_equal(p, thm_pad_nop3, 2) ||
+		       mc_bytes_equal(p, thm_push_lr, 2)))
+		return &mc_arch_thumb2;
+	return NULL;
+}
+
+/*
  * The bytes that neutralise a decoded site, in one state each: the
  * "arm" entry's answer is for ARM-state sites only (a site address
  * does not carry the state; see mc_arch_arm_site_isa), the "thumb2"
@@ -384,6 +464,9 @@ const struct mc_arch mc_arch_arm = {
 	.encode_nop = arm_encode_nop,
 	.encode_call = arm_encode_call,
 	.site_neutral = arm_site_neutral,
+	.pad_call_len = 8,
+	.encode_pad_call = arm_encode_pad_call,
+	.pad_neutral = arm_pad_neutral,
 };
 
 const struct mc_arch mc_arch_thumb2 = {
@@ -394,4 +477,7 @@ const struct mc_arch mc_arch_thumb2 = {
 	.encode_nop = thm_encode_nop,
 	.encode_call = thm_encode_call,
 	.site_neutral = thm_site_neutral,
+	.pad_call_len = 6,
+	.encode_pad_call = thm_encode_pad_call,
+	.pad_neutral = thm_pad_neutral,
 };

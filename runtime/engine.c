@@ -117,6 +117,11 @@ MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 
 /* ---- classifying a site at boot ---------------------------------------- */
 
+/* Address bits that name an instruction set, not a byte (ARM's bit 0). */
+#ifndef MC_RT_ISA_BITS
+#define MC_RT_ISA_BITS 0
+#endif
+
 #ifdef MC_RT_PAD_TRAMP
 #define PADS_PATCHABLE 1
 #else
@@ -335,7 +340,9 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 	bool pad;
 
 	if (!arch)
-		return "not preceded by the code its hook needs";
+		/* ARM: no push {lr} before it, no pad NOP (or push) at it */
+		return "not a hook call, NOP or NOP pad (nor preceded by the "
+		       "code a hook call needs)";
 	d = arch->decode_site(p, n, s->addr);
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
@@ -524,16 +531,24 @@ void mcount_get_counts(struct mcount_counts *out)
  */
 static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 {
-	uintptr_t lo = func, hi;
+	uintptr_t lo = func, hi, code;
 	size_t size, i;
 
-	if (mc_plat_func_bounds(func, &lo, &size))
-		hi = lo + size;
-	else
-		hi = func + MC_RT_ARCH->max_entry_offset + 1;
-	i = lower_bound(lo);
-	/* a pad may start before the entry (M > 0): the site before lo */
-	if (i > 0 && sites[i - 1].at >= lo && sites[i - 1].at < hi)
+	/*
+	 * [code, hi): the function's bytes.  An ARM Thumb function's
+	 * address and symbol are odd; its bytes start one below.
+	 */
+	if (mc_plat_func_bounds(func, &lo, &size)) {
+		code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
+		hi = code + size;
+	} else {
+		code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
+		hi = code + MC_RT_ARCH->max_entry_offset + 1;
+	}
+
+	i = lower_bound(code);
+	/* a pad may start before the entry (M > 0): the site before it */
+	if (i > 0 && sites[i - 1].at >= code && sites[i - 1].at < hi)
 		i--;
 	else if (i == nsites || sites[i].addr >= hi)
 		return NULL;
@@ -568,7 +583,8 @@ static bool encode_hook(const struct rt_site *s, uint8_t *out)
 	const struct mc_arch *arch = site_arch(s->addr);
 	uintptr_t tramp = trampoline(s->style);
 
-	if (!tramp)
+	/* No entry reads the site now: its code changed under us. */
+	if (!tramp || !arch)
 		return false;
 	if (s->style == MCOUNT_STYLE_PAD)
 		return arch->encode_pad_call(out, s->len, s->at, tramp);

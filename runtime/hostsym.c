@@ -21,6 +21,16 @@
 
 #include "hosted.h"
 
+/*
+ * Where a function's code starts: an ARM Thumb function's symbol (and
+ * address, which callers pass and callbacks get back) has bit 0 set.
+ */
+#ifdef __arm__
+#define CODE_START(a) ((a) & ~(uintptr_t)1)
+#else
+#define CODE_START(a) (a)
+#endif
+
 struct func_sym {
 	uintptr_t start;	/* run-time address */
 	size_t size;
@@ -143,7 +153,7 @@ bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start, size_t *size,
 	for (hi = syms.n; lo < hi;) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (syms.v[mid].start <= addr)
+		if (CODE_START(syms.v[mid].start) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -151,7 +161,7 @@ bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start, size_t *size,
 	if (lo == 0)
 		return false;
 	s = &syms.v[lo - 1];
-	if (addr - s->start >= (s->size ? s->size : 1))
+	if (addr - CODE_START(s->start) >= (s->size ? s->size : 1))
 		return false;
 	*start = s->start;
 	if (size)
@@ -182,7 +192,7 @@ const char *mcount_func_name(unsigned long addr, unsigned long *offset)
 	if (!mc_host_sym_by_addr((uintptr_t)addr, &start, NULL, &name))
 		return NULL;
 	if (offset)
-		*offset = addr - start;
+		*offset = addr - CODE_START(start);
 	return name;
 }
 

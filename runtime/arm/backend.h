@@ -7,7 +7,7 @@
  * Thumb-2 unless told -marm), and one program may mix both.  The site is
  * the 4-byte `bl`; the neutral form is `add sp, sp, #4` (ARM) or `add.w
  * sp, sp, #4` (Thumb-2), which drops the word the push stored, as
- * __gnu_mcount_nc would have.  The only style is mcount.
+ * __gnu_mcount_nc would have.  Styles: mcount, and pads (below).
  *
  * __mcount_loc holds plain addresses (Thumb ones without bit 0), and
  * four bytes of code can read as a valid instruction in both sets.  So
@@ -22,6 +22,10 @@
  * halfwords and a Thumb site is only 2-byte aligned, so a write is not
  * atomic for a thread executing the site: mcount.h's rule (no other
  * thread runs a function while its site changes) is a hard one here.
+ *
+ * A -fpatchable-function-entry pad has no push before it: its first
+ * instruction tells the state (mc_arch_arm_pad_isa), a NOP while it is
+ * neutral, the runtime's `push {lr}` while it is enabled.
  *
  * Cache: hosted.c's __builtin___clear_cache is libgcc's __clear_cache,
  * the Linux cacheflush system call.  A firmware platform supplies its
@@ -40,6 +44,17 @@ void __gnu_mcount_nc(void);
 
 /* arch/arm.c: the entry ("arm" or "thumb2") for a site; see there. */
 const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n);
+/* ... and for a -fpatchable-function-entry pad, from its first NOP. */
+const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n);
+
+/*
+ * A pad is enabled with `push {lr}; bl` (arch/arm.c): the -pg
+ * trampoline's own protocol, so it serves pads as well.
+ */
+#define MC_RT_PAD_TRAMP mc_rt_tramp_mcount
+
+/* A Thumb function's address has bit 0 set; its code starts below. */
+#define MC_RT_ISA_BITS 1
 
 /* ARM's push {lr} is the longer: 4 bytes. */
 #define MC_RT_ARM_PRELUDE 4
@@ -47,11 +62,17 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n);
 static inline const struct mc_arch *mc_rt_arm_site_arch(uintptr_t addr)
 {
 	size_t n = MC_RT_ARM_PRELUDE;
+	const struct mc_arch *a;
 
 	/* a site at the very start of the code has no push before it */
 	if (addr < n || mc_plat_mem_avail(addr - n, true) < n)
 		n = 0;
-	return mc_arch_arm_site_isa((const uint8_t *)(addr - n), n);
+	a = mc_arch_arm_site_isa((const uint8_t *)(addr - n), n);
+	if (a)
+		return a;
+	/* No push: a pad, if NOPs are there. */
+	n = mc_plat_mem_avail(addr, true);
+	return mc_arch_arm_pad_isa((const uint8_t *)addr, n < 4 ? n : 4);
 }
 #define MC_RT_SITE_ARCH(addr) mc_rt_arm_site_arch(addr)
 

@@ -165,8 +165,12 @@ rt_arch_config() {
 		RT_BFD="arm -M force-thumb"
 		RT_ARCH_SRC=arch/arm.c
 		RT_CASES="mcount-pie mcount-no-pie mcount-pie+arm
-			  mcount-no-pie+arm"
+			  mcount-no-pie+arm pad-pie+pad3 pad-no-pie+pad2arm
+			  pad-pie+pad4m1arm"
 		RT_HOOK_RE='blx?[[:space:]]+[0-9a-f]+ <__gnu_mcount_nc>'
+		# Thumb `nop`; ARM `nop {0}` or `nop ; (mov r0, r0)`
+		RT_PAD_RE='[[:space:]]nop([[:space:]].*)?$'
+		RT_PAD_NEUTRAL_RE='^nop'
 		RT_NEUTRAL_RE='^add(\.w)? sp, sp, #4$'
 		;;
 	*)
@@ -239,6 +243,21 @@ rt_variant() {
 		RT_VARIANT_CFLAGS=-mno-relax
 		;;
 	arm+arm)
+		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
+		;;
+	arm+pad3)
+		# Thumb-2: three 2-byte nops, the 6 bytes of `push {lr}; bl`
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=3 RT_VARIANT_NOP_LEN=2
+		;;
+	arm+pad2arm)
+		# ARM state: two 4-byte nops, the 8 bytes of `push {lr}; bl`
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=2 RT_VARIANT_NOP_LEN=4
+		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
+		;;
+	arm+pad4m1arm)
+		# nop; <symbol>: nop x 3 (ARM): the call goes at the entry
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=4,1
+		RT_VARIANT_NOP_LEN=4
 		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
 		;;
 	*)

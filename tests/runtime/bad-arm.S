@@ -2,8 +2,8 @@
  * bad-arm.S - table entries the runtime must refuse, written by hand.
  *
  * bad_site's entry points at an instruction that is no hook call;
- * dup_site has a real hook (GCC's `push {lr}; bl __gnu_mcount_nc`) but
- * is listed twice.  dup_site and rt_dummy are in the compiler's
+ * dup_site has a real hook (GCC's `push {lr}; bl __gnu_mcount_nc`; with
+ * -DRT_PAD, for the pad cases, a pad of NOPs) but is listed twice.  dup_site and rt_dummy are in the compiler's
  * instruction set (Thumb-2 by default, ARM with -marm), like the
  * fixtures; bad_site is always ARM code, so that its address, which
  * rt_test compares with the table entry, has no Thumb bit.
@@ -31,8 +31,19 @@ bad_site:
 	FUNC(dup_site)
 	.p2align 4
 dup_site:
+#ifdef RT_PAD
+#ifdef __thumb__
+1:	nop				/* a pad of three Thumb NOPs */
+	nop
+	nop
+#else
+1:	nop				/* a pad of two ARM NOPs */
+	nop
+#endif
+#else
 	push	{lr}
 1:	bl	__gnu_mcount_nc
+#endif
 	adds	r0, r0, #2
 	bx	lr
 	.size	dup_site, . - dup_site
@@ -49,6 +60,25 @@ rt_dummy:
 	pop	{lr}
 	bx	ip
 	.size	rt_dummy, . - rt_dummy
+
+#ifdef RT_PAD
+/*
+ * What the test writes over fx_victim's pad: harmless if run, and no
+ * pad NOP, in the fixtures' instruction set.
+ */
+	.section .rodata
+	.globl	pad_junk, pad_junk_end
+pad_junk:			/* the whole window the call would take */
+#ifdef __thumb__
+	mov	r8, r8
+	mov	r8, r8
+	mov	r8, r8
+#else
+	mov	ip, ip
+	mov	ip, ip
+#endif
+pad_junk_end:
+#endif
 
 	.section __mcount_loc, "a", %progbits
 	.long	bad_site

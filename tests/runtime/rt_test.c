@@ -128,6 +128,9 @@ static size_t table_entries(void)
 /* The site whose bytes are in func's first bytes (a pad's may start before). */
 static int find_site_info(unsigned long func, struct mcount_site_info *out)
 {
+#ifdef __arm__
+	func &= ~1ul;	/* a Thumb function's code starts below its address */
+#endif
 	for (size_t i = 0; i < mcount_site_count(); i++) {
 		if (mcount_site_get(i, out))
 			return -1;
@@ -142,7 +145,7 @@ static int forge_call(const struct mcount_site_info *si, unsigned long target,
 		      uint8_t *out)
 {
 	if (si->style == MCOUNT_STYLE_PAD)
-		return ARCH->encode_pad_call(out, si->len, si->at, target);
+		return arch_at(si->at)->encode_pad_call(out, si->len, si->at, target);
 	return arch_at(si->at)->encode_call(out, si->len, si->at, target);
 }
 
@@ -233,13 +236,19 @@ static void corrupt_victim_pad(void)
 {
 	unsigned long f = (unsigned long)fx_victim;
 	unsigned len = 0, k;
-	const uint8_t *window;
+	const uint8_t *window = NULL;
+	const struct mc_arch *a;
 
+#ifdef __arm__
+	f &= ~1ul;	/* a Thumb function's code starts below its address */
+#endif
 	victim_site = f + mc_match_insn(ARCH->entry_prefixes,
 					ARCH->n_entry_prefixes,
 					(const uint8_t *)f, 16);
-	window = ARCH->pad_neutral((const uint8_t *)victim_site,
-				   MC_MAX_SITE_LEN, &len);
+	a = arch_at(victim_site);
+	if (a)
+		window = a->pad_neutral((const uint8_t *)victim_site,
+					MC_MAX_SITE_LEN, &len);
 	victim_len = (unsigned)(pad_junk_end - pad_junk);
 	memcpy(victim_code, pad_junk, victim_len);
 	/*

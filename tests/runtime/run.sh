@@ -164,7 +164,7 @@ check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	nsites=$(awk -v w="${CASE_NEUTRAL_INSN_LEN:-0}" '/^SITE/ {
 		n += w ? $3 / w : 1 } END { print n + 0 }' "$1")
 	$RT_OBJDUMP -D -b binary -m ${RT_VARIANT_BFD:-$RT_BFD} "$2/nops.bin" |
-		NEUTRAL_RE=$RT_NEUTRAL_RE awk -F'\t' -v n="$nsites" '/^ *[0-9a-f]+:\t/ && NF >= 3 { k++
+		NEUTRAL_RE=$CASE_NEUTRAL_RE awk -F'\t' -v n="$nsites" '/^ *[0-9a-f]+:\t/ && NF >= 3 { k++
 			if ($3 (NF > 3 ? " " $4 : "") !~ ENVIRON["NEUTRAL_RE"]) bad++ }
 			END { exit !(k == n && bad == 0) }'
 }
@@ -278,6 +278,7 @@ parse_case() {	# parse_case <case>
 	CASE_HOOK_RE=$RT_HOOK_RE CASE_LEAD_RE=${RT_HOOK_LEAD_RE:-}
 	CASE_HOOK_WHAT="call to the hook"
 	CASE_NEUTRAL_INSN_LEN=${RT_NEUTRAL_INSN_LEN:-}
+	CASE_NEUTRAL_RE=$RT_NEUTRAL_RE
 	CASE_VICTIM_WHY="call to something other"
 	BAD_FLAGS=
 	if [ $style = pad ]; then
@@ -285,6 +286,7 @@ parse_case() {	# parse_case <case>
 		hooks=$RT_VARIANT_HOOKS BAD_FLAGS=-DRT_PAD
 		CASE_HOOK_RE=$RT_PAD_RE CASE_LEAD_RE= CASE_HOOK_WHAT="pad NOP"
 		CASE_NEUTRAL_INSN_LEN=$RT_VARIANT_NOP_LEN
+		CASE_NEUTRAL_RE=${RT_PAD_NEUTRAL_RE:-$RT_NEUTRAL_RE}
 		CASE_VICTIM_WHY="(not a hook call, NOP or NOP pad|NOP pad too short|NOP pad of mixed NOP sizes)"
 	fi
 }
