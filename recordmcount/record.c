@@ -334,8 +334,12 @@ static void warn_untraced(const struct mc_object *obj,
 {
 	const char *sec = obj->sections[s->shndx].name;
 
-	if (s->traced || !opt->warn_untraced || opt->verbosity < 0 ||
-	    sec == *warned)
+	/*
+	 * -w asks for every such section; one whose calls cannot become
+	 * NOPs is always named, since its functions keep calling the hook.
+	 */
+	if (s->traced || (!opt->warn_untraced && s->form->nop) ||
+	    opt->verbosity < 0 || sec == *warned)
 		return;
 	fprintf(stderr, "recordmcount: %s: section %s has hook calls that "
 		"are not traced; %s\n", obj->path, sec,

@@ -411,6 +411,13 @@ class Case:
         rc, so, se = run([self.tool] + list(extra) + [self.p(out)])
         check(rc == 0, "recordmcount %s exited %d: %s" %
               (" ".join(extra), rc, se.strip()[:300]))
+        # Where --nop cannot work (clang's o32 PIC), the tool names each
+        # untraced section whose hook calls stay calls; nothing else.
+        if self.compiler != "gcc" and self.arch.clang_no_nop:
+            se = "".join(line for line in se.splitlines(True) if not
+                         line.rstrip().endswith("has hook calls that are "
+                                                "not traced; left as they "
+                                                "are (no NOP form)"))
         check(se == "" and so == "", "recordmcount printed: %s" %
               (se + so).strip()[:300])
         return self.p(out)
@@ -502,7 +509,13 @@ class Case:
         prog = self.link(self.out, True, "prog")
         disasm, _ = objdump(a, prog, False)
         calls = set()
-        for _sec, (insns, _r) in disasm.items():
+        # Where --nop cannot work (clang's o32 PIC), a hook call in an
+        # untraced section stays a live call, outside the table (--dump
+        # lists it as unrecorded; the cli suite checks that part).
+        live_untraced = self.compiler != "gcc" and a.clang_no_nop
+        for sec, (insns, _r) in disasm.items():
+            if live_untraced and not traced(sec):
+                continue
             for i, (_addr, text) in enumerate(insns):
                 if a.call_re.search(text):
                     calls.add(a.linked_site(a, insns, i))

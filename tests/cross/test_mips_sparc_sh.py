@@ -74,12 +74,22 @@ def mips_linked_site(arch, insns, i):
     """insns[i] is a hook call in the linked program.  `jal _mcount`
     (kernel) is the site.  `bal _mcount` is ld's rewrite of the PIC
     `jalr t9`: the site is the GOT load before it, or on o32 the `addiu
-    sp,sp,-8` before that.  For long calls insns[i] is the `move at,ra`
+    sp,sp,-8` before that (clang: past its `move at,ra` and `move
+    gp,...` back to the load).  For long calls insns[i] is the `move at,ra`
     only GCC's -pg writes (an ordinary call through v1 looks like the
     hook's `jalr v1`): the site is the first `lui v1` before it."""
     text = insns[i][1]
     if text.startswith("bal "):
         k = i - 1
+        # clang puts `move at,ra` (and on o32 a `move gp,<reg>`) between
+        # the GOT load and the call; the load is still the site.
+        while k > 0 and (insns[k][1] == "move at,ra" or
+                         insns[k][1].startswith("move gp,")) and \
+                re.match(r"^(lw|ld) t9,", insns[k - 1][1]) is None:
+            k -= 1
+        if re.match(r"^(move at,ra|move gp,)", insns[k][1]) and \
+                re.match(r"^(lw|ld) t9,", insns[k - 1][1]):
+            k -= 1
         if k > 0 and insns[k - 1][1] == "addiu sp,sp,-8":
             k -= 1
         return insns[k][0]
@@ -94,7 +104,7 @@ def mips_linked_site(arch, insns, i):
 
 
 def mips(name, triplet, cflags, table_reloc, flag_sets, nops,
-         fixtures=common.DEFAULT_FIXTURES, opts=common.OPTS):
+         fixtures=common.DEFAULT_FIXTURES, opts=common.OPTS, clang=False):
     return Arch(name=name, triplet=triplet, hooks=("_mcount",),
                 table_reloc=table_reloc, none_reloc="R_MIPS_NONE",
                 nop_re=r"^nop$", flag_sets=flag_sets,
@@ -103,7 +113,14 @@ def mips(name, triplet, cflags, table_reloc, flag_sets, nops,
                 call_re=r"^(jal|bal) .*<_mcount>$" if "R_MIPS_HI16" not in
                 nops else r"^move at,ra$",
                 linked_site=mips_linked_site, cflags=cflags,
-                fixtures=fixtures, opts=opts)
+                fixtures=fixtures, opts=opts,
+                # clang: userspace -pg only (its PIC sequence; no kernel
+                # flags).  o32's `lw t9,%call16(_mcount)` takes the gp
+                # set-up into the hook sequence, so --nop refuses it.
+                clang_flag_sets={"user": []} if clang else None,
+                clang_no_nop=("clang's o32 PIC hook sequence holds the gp "
+                              "set-up; --nop refuses it (README)")
+                if clang and table_reloc == "R_MIPS_32" else None)
 
 
 O32_NOPS = {"R_MIPS_26": 8, "R_MIPS_CALL16": 12}     # with the addiu sp
@@ -115,7 +132,8 @@ N64_SETS = {"user": [], "kernel": MIPS_KERNEL, "kernel-ra": MIPS_KERNEL + RA}
 
 MIPS_ARCHES = [
     # o32, big-endian (Debian's mips) and little-endian (mipsel).
-    mips("mips", "mips-linux-gnu", [], "R_MIPS_32", O32_SETS, O32_NOPS),
+    mips("mips", "mips-linux-gnu", [], "R_MIPS_32", O32_SETS, O32_NOPS,
+         clang=True),
     mips("mips-long", "mips-linux-gnu", [], "R_MIPS_32",
          {"kernel-long": MIPS_KERNEL + LONG}, {"R_MIPS_HI16": 20}),
     mips("mips-long-ra", "mips-linux-gnu", [], "R_MIPS_32",
@@ -128,7 +146,7 @@ MIPS_ARCHES = [
          fixtures=MINI),
     # n64, little-endian (Debian's mips64el) and big-endian (-EB).
     mips("mips64el", "mips64el-linux-gnuabi64", [], "R_MIPS_64", N64_SETS,
-         NEW_NOPS),
+         NEW_NOPS, clang=True),
     mips("mips64el-long32", "mips64el-linux-gnuabi64", [], "R_MIPS_64",
          {"kernel-long-sym32": MIPS_KERNEL + LONG + ["-msym32"],
           "kernel-long-sym32-ra": MIPS_KERNEL + LONG + ["-msym32"] + RA},
