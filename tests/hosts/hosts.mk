@@ -65,8 +65,8 @@ $(foreach h,$(HOSTS),$(eval $(call host_rules,$(h))))
 check-hosts: $(RECORDMCOUNT)
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/hosts.log
 	@log=$(TEST_RESULTS)/hosts.log; status=0; hosts=""; \
-	for h in $(HOSTS); do \
-		case $$h in s390x) qemu=$(HOST_QEMU_s390x);; i386) qemu=$(HOST_QEMU_i386);; esac; \
+	for hq in $(foreach h,$(HOSTS),$(h):$(HOST_QEMU_$(h))); do \
+		h=$${hq%%:*}; qemu=$${hq#*:}; \
 		if ! tests/hosts/sysroot.sh $$h $(HOSTS_CACHE)/$$h; then \
 			echo "SKIP: hosts/$$h: Debian's $$h libelf, zlib and check could not be fetched (tests/hosts/sysroot.sh)" | tee -a $$log; \
 			continue; \
