@@ -221,16 +221,28 @@ static bool read_whole(struct mc_object *obj)
 	return read_sections(obj) && read_symbols(obj);
 }
 
+/*
+ * Why open(2) or fstat(2) failed.  On a 32-bit host whose off_t is 32
+ * bits (i386 without _FILE_OFFSET_BITS=64) a file of 2 GiB or more
+ * cannot be opened at all: say that, not strerror's "Value too large
+ * for defined data type".
+ */
+static bool fail_open(struct mc_object *obj)
+{
+	if (errno == EOVERFLOW)
+		return mc_fail(obj, "2 GiB or larger: more than this host can "
+			       "open (%zu-bit off_t)", sizeof(off_t) * 8);
+	return mc_fail(obj, "%s", strerror(errno));
+}
+
 bool mc_object_open(struct mc_object *obj, const char *path)
 {
 	memset(obj, 0, sizeof(*obj));
 	obj->path = path;
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer. */
 	obj->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (obj->fd < 0)
-		return mc_fail(obj, "%s", strerror(errno));
-	if (fstat(obj->fd, &obj->st) != 0)
-		return mc_fail(obj, "%s", strerror(errno));
+	if (obj->fd < 0 || fstat(obj->fd, &obj->st) != 0)
+		return fail_open(obj);
 	if (!S_ISREG(obj->st.st_mode))
 		return mc_fail(obj, "not a regular file");
 	if (!mc_check_ident(obj))

@@ -79,6 +79,18 @@ struct mc_object {
 	char error[256];
 };
 
+/*
+ * True if `v`, a size or count an ELF64 file states, survives the
+ * conversion to size_t: always on a 64-bit host; on a 32-bit one (i386,
+ * arm) a value of 4 GiB or more would wrap, so the caller refuses the
+ * file instead.  Written as a round trip, not a comparison with
+ * SIZE_MAX, which a 64-bit compiler flags as always false.
+ */
+static inline bool mc_size_fits(uint64_t v)
+{
+	return (uint64_t)(size_t)v == v;
+}
+
 /* Record a one-line reason in obj->error; always returns false. */
 bool mc_fail(struct mc_object *obj, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -16,6 +16,13 @@
  * huge-page alignments real kernels use, and a budget for the padding
  * of all sections together keeps the output within a small multiple of
  * the input (plus that floor) however many sections claim it.
+ *
+ * A host whose size_t is 32 bits (i386) reads ELF64 files too, whose
+ * sizes are 64-bit: the model keeps section sizes and the file's size in
+ * size_t (libelf's d_size, our buffers), so a value of 4 GiB or more is
+ * refused here, with the number, rather than wrapped to a small one on
+ * the way (a 4 GiB + 16 .bss would be written back as 16 bytes).  On a
+ * 64-bit host these checks never fire.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "validate.h"
@@ -78,6 +85,13 @@ bool mc_check_ident(struct mc_object *obj)
 		return mc_fail(obj, "unknown ELF byte order %u", id[EI_DATA]);
 	if (id[EI_VERSION] != EV_CURRENT)
 		return mc_fail(obj, "unknown ELF version %u", id[EI_VERSION]);
+
+	/* Only with a 64-bit off_t on a 32-bit host; the whole file is
+	 * copied into memory when a linked image is rewritten. */
+	if (!mc_size_fits(size))
+		return mc_fail(obj, "%" PRIu64 " bytes: larger than this host "
+			       "can address (%zu-bit size_t)", size,
+			       sizeof(size_t) * 8);
 
 	size_t ehsize = id[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr)
 						   : sizeof(Elf32_Ehdr);
@@ -171,6 +185,12 @@ bool mc_check_section(struct mc_object *obj, size_t i, const GElf_Shdr *sh,
 
 	if (i == 0)
 		return true;
+	/* In-file sections are bounded by the file size; SHT_NOBITS ones
+	 * (.bss) are not, and their size reaches libelf's d_size. */
+	if (!mc_size_fits(sh->sh_size))
+		return mc_fail(obj, "section %zu size %" PRIu64 " is more than "
+			       "this host can address (%zu-bit size_t)", i,
+			       (uint64_t)sh->sh_size, sizeof(size_t) * 8);
 	if (sh->sh_type != SHT_NOBITS && !in_file(obj, sh->sh_offset,
 						  sh->sh_size))
 		return mc_fail(obj, "section %zu (%" PRIu64 " bytes at %" PRIu64

@@ -147,6 +147,17 @@ static bool alloc_entries(struct mc_survey *d, uint64_t bytes)
 	if (bytes % d->arch->addr_size)
 		return mc_fail(d->obj, "%s size %" PRIu64 " is not a multiple "
 			       "of %u", MC_TABLE_SECTION, bytes, d->arch->addr_size);
+	/*
+	 * Table sections may overlap in a hostile file, so their sizes can
+	 * add up to more than a 32-bit size_t holds even though each one
+	 * fits: refuse the count rather than wrap it to a small array that
+	 * the entries would then overrun.
+	 */
+	if (!mc_size_fits(bytes / d->arch->addr_size + 1))
+		return mc_fail(d->obj, "%s: %" PRIu64 " entries, more than "
+			       "this host can address (%zu-bit size_t)",
+			       MC_TABLE_SECTION, bytes / d->arch->addr_size,
+			       sizeof(size_t) * 8);
 	d->n_entries = bytes / d->arch->addr_size;
 	d->entries = calloc(d->n_entries + 1, sizeof(*d->entries));
 	return d->entries || mc_fail(d->obj, "out of memory");

@@ -31,7 +31,11 @@ qemu-system-arm qemu-system-misc"
 # distcc: the build systems check-integrate tries the launcher in.  The kernel
 # harness check (check-harness) asks for the kernel's own list itself.
 # clang 14 and 16 are the second compiler family of every suite; clang
-# with libclang-rt builds the libFuzzer targets (fuzz/).
+# with libclang-rt builds the libFuzzer targets (fuzz/).  check-hosts
+# builds the tool statically for s390x and i386 with the s390x and i686
+# cross compilers and their C libraries (both below) and runs it under
+# qemu-user; the hosts' libelf, zlib and Check are unpacked from Debian's
+# own packages into a cache (tests/hosts/sysroot.sh), never installed.
 check="$firmware g++ check clang clang-16 libclang-rt-14-dev
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc

@@ -13,6 +13,8 @@
 #   check-check    --check, the CI gate, against seeded defects
 #   check-fault    record runs whose writes fail (shim, full tmpfs, ulimit)
 #   check-fuzz     fuzz/regressions/ replayed through the fuzz targets
+#   check-hosts    the tool built for s390x and i386, under qemu-user,
+#                  against the native build (not in check: see hosts.mk)
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
@@ -39,6 +41,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/harness/harness.mk
 -include tests/integrate/integrate.mk
 -include tests/check/check.mk
+-include tests/hosts/hosts.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
