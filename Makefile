@@ -1,6 +1,7 @@
 # recordmcount - GNU make only.
 #
-#   make              build build/recordmcount and build/libmcount.a
+#   make              build build/recordmcount (static; STATIC=0 for a
+#                     dynamic link) and build/libmcount.a
 #   make check        every test (installs missing Debian packages as root)
 #   make demo         the bundled example, end to end
 #   make check-fresh  make demo and make check in a pristine Debian 12
