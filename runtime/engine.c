@@ -499,13 +499,16 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 }
 
 /*
- * The table's bounds: the script's when it was used (it may also gather
- * __patchable_function_entries), else the linker's own; false if there
- * is neither.
+ * The table's bounds: the script's when it was used and holds entries
+ * (it may also gather __patchable_function_entries), else the linker's
+ * own; false if there is neither.  "Holds entries", not "is defined":
+ * in a PIE, gold resolves an undefined weak hidden symbol to the load
+ * address rather than 0, so the script's pair is never null there, but
+ * it is empty.
  */
 static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
 {
-	if (__start_mcount_loc && __stop_mcount_loc) {
+	if ((uintptr_t)__start_mcount_loc < (uintptr_t)__stop_mcount_loc) {
 		*start = __start_mcount_loc;
 		*stop = __stop_mcount_loc;
 	} else {

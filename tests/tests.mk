@@ -13,10 +13,11 @@
 #   check-check    --check, the CI gate, against seeded defects
 #   check-fault    record runs whose writes fail (shim, full tmpfs, ulimit)
 #   check-fuzz     fuzz/regressions/ replayed through the fuzz targets
+#   check-link     the per-section table linked by bfd, gold, lld, mold
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz
+	check-fault check-fuzz check-link
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -39,6 +40,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/harness/harness.mk
 -include tests/integrate/integrate.mk
 -include tests/check/check.mk
+-include tests/link/link.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
