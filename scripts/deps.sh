@@ -31,8 +31,10 @@ qemu-system-arm qemu-system-misc"
 # distcc: the build systems check-integrate tries the launcher in.  The kernel
 # harness check (check-harness) asks for the kernel's own list itself.
 # clang 14 and 16 are the second compiler family of every suite; clang
-# with libclang-rt builds the libFuzzer targets (fuzz/).
-check="$firmware g++ check clang clang-16 libclang-rt-14-dev
+# with libclang-rt builds the libFuzzer targets (fuzz/).  check-link links
+# with every linker Debian ships (GNU ld and gold come with binutils, in
+# the build group; lld; mold) and builds googletest from its source.
+check="$firmware g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc
 gcc-arm-linux-gnueabihf

@@ -34,14 +34,32 @@ with and without --gc-sections, and never with a linker script:
          as many sites
   check  `recordmcount --check` passes the image
   text   (--gc-sections) the image's code is within 2% of the same
-         objects unrecorded, linked the same way: the table kept no dead
+         objects unrecorded, linked the same way, and it defines no
+         function that one does not (nm's view, read with elfmini; the
+         C program's dead_code() is one): the table kept no dead
          function alive.  GNU ld needs -z start-stop-gc for that (it is
          given); gold and mold keep every __mcount_loc piece once the
          runtime names __start___mcount_loc (gold has no -z
          start-stop-gc, mold 1.10 makes every section with a C
          identifier name a root), so for them the ratio is reported as
-         a SKIP with its figure, not a failure: see README, "Using it in
+         a SKIP with its figures, not a failure: see README, "Using it in
          your build".
+
+Linker scripts (script_a.c and script_b.c, freestanding, recorded in
+both forms, linked with ld.bfd, ld.gold and ld.lld -T; mold reads no
+SECTIONS):
+  kernel.lds    the kernel's shape: KEEP(*(__mcount_loc)) between two
+                symbols inside the init data output section: the table
+                between them is exactly objdump's hook calls and, for
+                --per-section pieces, in address order (bfd and lld sort
+                SHF_LINK_ORDER pieces by their sections; gold keeps input
+                order, so there only complete); --check passes
+                (--sorted where sorted)
+  full.lds      a complete script with lds/mcount-section.lds (KEEP),
+                --gc-sections: complete in both forms
+  full-gc.lds   with lds/mcount-section-gc.lds (no KEEP), --per-section,
+                --gc-sections: complete, sorted, and unused() is gone
+                (SKIP for gold, which drops every piece)
 """
 
 import os
@@ -163,6 +181,12 @@ def table_slots(image):
     return slots
 
 
+def functions(image):
+    """Names of the functions defined in a linked image (STT_FUNC)."""
+    return {s.name for s in elfmini.Elf(image).symbols
+            if s.type == 2 and s.shndx != 0}
+
+
 def code_size(image):
     elf = elfmini.Elf(image)
     return sum(s.size for s in elf.sections
@@ -215,13 +239,19 @@ def one_link(log, tool, scratch, prog, ld, mode, gc):
         base = link(prog, prog.unrecorded, image + ".unrecorded", ld, mode,
                     gc)
         ratio = code_size(image) / code_size(base)
+        kept = sorted(functions(image) - functions(base))
         state["ratio"] = ratio
-        if abs(ratio - 1) <= TEXT_TOLERANCE:
+        problems = []
+        if abs(ratio - 1) > TEXT_TOLERANCE:
+            problems.append("text %.3fx the unrecorded image's" % ratio)
+        if kept:
+            problems.append("%d functions --gc-sections drops without the "
+                            "table kept (%s)" % (len(kept), kept[0]))
+        if not problems:
             return
         if ld in KEEPS_ALL:
-            raise KeptAll("text %.3fx the unrecorded image's (%s)" %
-                          (ratio, KEEPS_ALL[ld]))
-        raise Failure("text %.3fx the unrecorded image's" % ratio)
+            raise KeptAll("%s: %s" % ("; ".join(problems), KEEPS_ALL[ld]))
+        raise Failure("; ".join(problems))
 
     log.case(name + ": link", do_link)
     if not state.get("linked"):
@@ -243,6 +273,90 @@ def one_link(log, tool, scratch, prog, ld, mode, gc):
 
 class KeptAll(Exception):
     pass
+
+
+# -- linker scripts -------------------------------------------------------
+
+SCRIPT_FLAGS = ["-O2", "-pg", "-mfentry", "-ffunction-sections", "-fno-pie",
+                "-ffreestanding", "-fno-asynchronous-unwind-tables",
+                "-fno-stack-protector"]
+# (script, form, --gc-sections, what the table must hold)
+SCRIPT_CASES = (
+    ("kernel.lds", "per-section", False, "sorted"),
+    ("kernel.lds", "per-object", False, "complete"),
+    ("full.lds", "per-section", True, "complete"),
+    ("full.lds", "per-object", True, "complete"),
+    ("full-gc.lds", "per-section", True, "sorted"),
+)
+SCRIPT_LINKERS = ("ld.bfd", "ld.gold", "ld.lld")
+
+
+def script_objects(tool, scratch):
+    """script_a.o and script_b.o, recorded in each form."""
+    objs = {}
+    for form in ("per-section", "per-object"):
+        d = os.path.join(scratch, "script-" + form)
+        os.makedirs(d, exist_ok=True)
+        objs[form] = []
+        for src in ("script_a.c", "script_b.c"):
+            obj = os.path.join(d, src[:-2] + ".o")
+            must(["gcc"] + SCRIPT_FLAGS + ["-c", os.path.join(HERE, src),
+                                           "-o", obj])
+            must([tool] + (["--per-section"] if form == "per-section"
+                           else []) + [obj])
+            objs[form].append(obj)
+    return objs
+
+
+def script_table(image):
+    """The slots between __start_mcount_loc and __stop_mcount_loc."""
+    elf = elfmini.Elf(image)
+    syms = {s.name: s.value for s in elf.symbols if s.shndx != 0}
+    check("__start_mcount_loc" in syms and "__stop_mcount_loc" in syms,
+          "no __start_mcount_loc/__stop_mcount_loc")
+    start, stop = syms["__start_mcount_loc"], syms["__stop_mcount_loc"]
+    if start == stop:
+        return []
+    sec = elf.section_at(start)
+    body = elf.contents(sec)
+    return [elf.word(body, start - sec.addr + off)
+            for off in range(0, stop - start, 8)]
+
+
+def one_script(log, tool, scratch, objs, ld, case):
+    script, form, gc, want = case
+    name = "script/%s/%s/%s%s" % (ld, script, form, "/gc" if gc else "")
+    image = os.path.join(scratch, name.replace("/", "-"))
+
+    def do():
+        must([ld, "-L", os.path.join(TOP, "lds"), "-T",
+              os.path.join(HERE, script), "-o", image] +
+             (["--gc-sections"] if gc else []) + objs[form])
+        slots = script_table(image)
+        calls = hook_calls(image)
+        check(calls, "no hook calls in the image")
+        check(sorted(slots) == calls,
+              "table %s, objdump's hook calls %s" %
+              ([hex(a) for a in slots], [hex(a) for a in calls]))
+        # gold puts SHF_LINK_ORDER pieces in input order, not in the
+        # order of their sections.
+        if want == "sorted" and ld != "ld.gold":
+            check(slots == calls, "table not in address order: %s" %
+                  [hex(a) for a in slots])
+        if gc and script == "full-gc.lds":
+            check("unused" not in functions(image),
+                  "--gc-sections kept unused()")
+        rc, out, err = run([tool, "--check", "-q"] +
+                           (["--sorted"] if want == "sorted" and
+                            ld != "ld.gold" else []) +
+                           [image])
+        check(rc == 0, "--check exit %d: %s" % (rc, (out + err).strip()[:300]))
+
+    if ld == "ld.gold" and script == "full-gc.lds":
+        log.skip(name, "gold ignores SHF_LINK_ORDER when it collects, so "
+                 "without KEEP it drops every piece; use mcount-section.lds")
+        return
+    log.case(name, do)
 
 
 def programs():
@@ -295,6 +409,14 @@ def main():
         log.result("%s/%s: compile and record" % (prog.name, prog.cc))
         return prog
 
+    try:
+        objs = script_objects(tool, scratch)
+    except Failure as e:
+        log.result("script: compile and record", e)
+    else:
+        parallel(lambda c: one_script(log, tool, scratch, objs, *c),
+                 [(ld, case) for ld in SCRIPT_LINKERS
+                  for case in SCRIPT_CASES])
     progs = [p for p in parallel(build, progs) if p]
     combos = [(p, ld, mode, gc) for p in progs for ld in LINKERS
               for mode in MODES for gc in (False, True)]
