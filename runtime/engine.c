@@ -60,8 +60,8 @@ extern const uintptr_t __stop_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
  * the name is a C identifier, defines these two around it when they are
  * referenced.  The reference has a price with GNU ld (without -z
  * start-stop-gc), gold and mold: it keeps every __mcount_loc piece
- * under --gc-sections, and with them the code they point at; see
- * lds/README.  Weak, like the script's.
+ * under --gc-sections, and with them the code they point at (README,
+ * "Linking with no script").  Weak, like the script's.
  */
 extern const uintptr_t __start___mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 extern const uintptr_t __stop___mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
