@@ -32,7 +32,9 @@ with and without --gc-sections, and never with a linker script:
          exactly the hook calls `objdump -d` shows, one each: no zero,
          dangling or duplicate entry, none missing; and the runtime saw
          as many sites
-  check  `recordmcount --check` passes the image
+  check  `recordmcount --check` passes the image; after --finalize
+         (which sorts gold's table) --check --sorted passes too, and the
+         finalized program boots every entry again
   text   (--gc-sections) the image's code is within 2% of the same
          objects unrecorded, linked the same way, and it defines no
          function that one does not (nm's view, read with elfmini; the
@@ -64,6 +66,7 @@ SECTIONS):
 
 import os
 import re
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -234,6 +237,19 @@ def one_link(log, tool, scratch, prog, ld, mode, gc):
     def do_check():
         rc, out, err = run([tool, "--check", "-q", image])
         check(rc == 0, "--check exit %d: %s" % (rc, (out + err).strip()[:300]))
+        # gold leaves the pieces in input order: --finalize sorts any
+        # linker's table, and the sorted program still boots whole.
+        final = image + ".final"
+        shutil.copy2(image, final)
+        must([tool, "--finalize", final])
+        rc, out, err = run([tool, "--check", "--sorted", "-q", final])
+        check(rc == 0, "--check --sorted after --finalize: exit %d: %s" %
+              (rc, (out + err).strip()[:300]))
+        rc, out, err = run([final])
+        m = COUNTS_RE.search(out)
+        check(rc == 0 and m and m.group(1) == m.group(2) and
+              int(m.group(1)) == state.get("sites", int(m.group(1))),
+              "finalized program: exit %d, %s" % (rc, out.strip()[:200]))
 
     def do_text():
         base = link(prog, prog.unrecorded, image + ".unrecorded", ld, mode,
