@@ -30,16 +30,26 @@ __attribute__((noinline)) static int a_local(int x)
 
 volatile int sink;
 
-/* What a runtime would read: the script defines them (PROVIDE_HIDDEN in
- * lds/mcount-section*.lds, so only when they are referenced). */
+/*
+ * What the runtime reads (runtime/engine.c): the script's bounds
+ * (PROVIDE_HIDDEN in lds/mcount-section*.lds, so defined only when
+ * referenced), and the linker's own, weak.  The second reference is the
+ * one that matters to --gc-sections: GNU ld keeps every __mcount_loc
+ * piece it names unless -z start-stop-gc.
+ */
 extern const unsigned long __start_mcount_loc[], __stop_mcount_loc[];
-const unsigned long *volatile table_bounds[2] = {
+extern const unsigned long __start___mcount_loc[]
+	__attribute__((weak, visibility("hidden")));
+extern const unsigned long __stop___mcount_loc[]
+	__attribute__((weak, visibility("hidden")));
+const unsigned long *volatile table_bounds[4] = {
 	__start_mcount_loc, __stop_mcount_loc,
+	__start___mcount_loc, __stop___mcount_loc,
 };
 
 void _start(void)
 {
-	sink = a_one(1) + a_two(2) + a_local(sink);
+	sink = a_one(1) + a_two(2) + a_local(sink) + (table_bounds[0] != 0);
 	for (;;)
 		;
 }
