@@ -18,8 +18,10 @@ Programs:
 
 Every object is compiled -O2 -pg -mfentry -ffunction-sections
 -fdata-sections -fPIE (so one set of objects serves PIE, no-PIE and
-static links) and recorded with --per-section; an unrecorded copy is
-kept as the baseline.  Each (program, compiler, linker, mode, gc) is
+static links) and recorded with --per-section, and its pieces are read
+back (elfmini): each writable, SHF_LINK_ORDER, linked to a code section,
+in that section's COMDAT group or in none as it is, one per section; an
+unrecorded copy is kept as the baseline.  Each (program, compiler, linker, mode, gc) is
 linked with -fuse-ld=bfd|gold|lld|mold, as -pie, -no-pie and -static,
 with and without --gc-sections, and never with a linker script:
 
@@ -69,6 +71,7 @@ SECTIONS):
 import os
 import re
 import shutil
+import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -136,6 +139,7 @@ def build_objects(tool, scratch, prog):
         with open(base + ".o", "wb") as f:
             f.write(raw)
         must([tool, "--per-section", base + ".o"])
+        check_pieces(base + ".o")
         prog.unrecorded.append(base + ".raw.o")
         prog.recorded.append(base + ".o")
     for src in prog.plain:
@@ -144,6 +148,41 @@ def build_objects(tool, scratch, prog):
         must([compiler_for(prog, src)] + PLAIN_FLAGS + INCLUDES +
              ["-c", src, "-o", obj])
         prog.objects.append(obj)
+
+
+SHF_WRITE, SHF_LINK_ORDER, SHT_GROUP = 0x1, 0x80, 17
+
+
+def check_pieces(obj):
+    """Every __mcount_loc piece of a --per-section object: writable,
+    SHF_LINK_ORDER, linked to a code section, in that section's COMDAT
+    group when it has one (and in none otherwise), with its relocation
+    section beside it; and one piece per code section at most."""
+    elf = elfmini.Elf(obj)
+    group_of = {}
+    for g in (s for s in elf.sections if s.type == SHT_GROUP):
+        body = elf.contents(g)
+        for k in range(4, len(body), 4):
+            group_of[struct.unpack_from(elf.e + "I", body, k)[0]] = g.index
+    linked = []
+    for p in (s for s in elf.sections if s.name == "__mcount_loc"):
+        want = elfmini.SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER
+        check(p.flags & want == want, "piece %d flags 0x%x" % (p.index,
+                                                                p.flags))
+        code = elf.sections[p.link]
+        check(code.flags & elfmini.SHF_EXECINSTR,
+              "piece %d linked to %s" % (p.index, code.name))
+        check(group_of.get(p.index) == group_of.get(code.index),
+              "piece %d (group %s) and %s (group %s)" % (
+                  p.index, group_of.get(p.index), code.name,
+                  group_of.get(code.index)))
+        rels = elf.reloc_sections_for(p)
+        check(len(rels) == 1 and group_of.get(rels[0].index) ==
+              group_of.get(p.index), "piece %d's relocations" % p.index)
+        linked.append(p.link)
+    check(linked, "no __mcount_loc piece")
+    check(len(set(linked)) == len(linked), "two pieces for one section")
+    return len(linked)
 
 
 def link(prog, objs, out, ld, mode, gc):
