@@ -46,7 +46,8 @@ install: all $(INTEGRATE_FILES)
 	install -m 755 $(RECORDMCOUNT) $(DESTDIR)$(BINDIR)/recordmcount
 	install -m 755 $(LAUNCHER) $(DESTDIR)$(BINDIR)/recordmcount-cc
 	install -m 644 $(INTEGRATE_OUT)/recordmcount.1 $(DESTDIR)$(MANDIR)/man1/
-	install -m 644 lds/mcount.lds lds/mcount-section.lds $(DESTDIR)$(DATADIR)/
+	install -m 644 lds/mcount.lds lds/mcount-section.lds lds/mcount-section-gc.lds \
+		$(DESTDIR)$(DATADIR)/
 	install -m 644 $(LIBMCOUNT) $(DESTDIR)$(LIBDIR)/
 	install -m 644 runtime/include/mcount.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(INTEGRATE_OUT)/mcount.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
@@ -57,6 +58,7 @@ uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/recordmcount $(DESTDIR)$(BINDIR)/recordmcount-cc \
 		$(DESTDIR)$(MANDIR)/man1/recordmcount.1 \
 		$(DESTDIR)$(DATADIR)/mcount.lds $(DESTDIR)$(DATADIR)/mcount-section.lds \
+		$(DESTDIR)$(DATADIR)/mcount-section-gc.lds \
 		$(DESTDIR)$(LIBDIR)/libmcount.a $(DESTDIR)$(INCLUDEDIR)/mcount.h \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/mcount.pc \
 		$(DESTDIR)$(LIBDIR)/cmake/mcount/mcountConfig.cmake \

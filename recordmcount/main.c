@@ -43,6 +43,7 @@ enum {
 	OPT_FINALIZE,
 	OPT_STRICT,
 	OPT_PRINT_LDS,
+	OPT_PER_SECTION,
 };
 
 static const struct option long_options[] = {
@@ -54,6 +55,7 @@ static const struct option long_options[] = {
 	{ "keep-patchable", no_argument, NULL, OPT_KEEP_PATCHABLE },
 	{ "find-nops", no_argument, NULL, OPT_FIND_NOPS },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "per-section", no_argument, NULL, OPT_PER_SECTION },
 	{ "dump", no_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -91,6 +93,10 @@ static void usage(FILE *out)
 	      "                         move them into __mcount_loc)\n"
 	      "      --find-nops        also record the entry NOPs -mnop-mcount\n"
 	      "                         leaves without a table (a heuristic)\n"
+	      "      --per-section      one table piece per traced section, linked\n"
+	      "                         to it (SHF_LINK_ORDER) and writable: links\n"
+	      "                         with no linker script, and --gc-sections\n"
+	      "                         drops a dead function's entries with it\n"
 	      "      --strict           fail a file (left as it was) when any\n"
 	      "                         hook site or pad in it is reported and\n"
 	      "                         not recorded\n"
@@ -260,6 +266,7 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case OPT_KEEP_PATCHABLE: opt->keep_patchable = true; break;
 		case OPT_FIND_NOPS: opt->find_nops = true; break;
 		case OPT_STRICT: opt->strict = true; break;
+		case OPT_PER_SECTION: opt->per_section = true; break;
 		case 'd': opt->dump = true; break;
 		case OPT_CHECK: opt->check = true; break;
 		case OPT_SORTED: opt->sorted = true; break;

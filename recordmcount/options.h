@@ -15,6 +15,7 @@ struct mc_options {
 	bool warn_untraced;		/* -w */
 	bool keep_patchable;		/* --keep-patchable */
 	bool find_nops;			/* --find-nops */
+	bool per_section;		/* --per-section: a piece per section */
 	bool strict;			/* --strict: reported = failed */
 	bool dump;			/* --dump */
 	bool check;			/* --check */

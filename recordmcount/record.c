@@ -136,22 +136,66 @@ static bool add_site_labels(struct mc_object *obj,
 }
 
 /*
- * One __mcount_loc piece: the traced sites whose section belongs to
- * COMDAT group `group` (0: to none).  A piece in a group is a member of
- * that group, with its relocations, so that when the linker discards a
- * duplicate of an inline function it discards its entries too instead
- * of failing on a reference to a discarded section.
+ * Which traced sites one __mcount_loc piece takes: those whose section
+ * belongs to COMDAT group `group` (0: to none), and with `shndx` set,
+ * only that section's.
  */
+struct piece_key {
+	size_t group;
+	size_t shndx;	/* 0: every section of the group */
+};
+
+static bool in_piece(const struct mc_hook_site *s, const size_t *group_of,
+		     const struct piece_key *key)
+{
+	return s->traced && group_of[s->shndx] == key->group &&
+	       (!key->shndx || s->shndx == key->shndx);
+}
+
+/*
+ * Where a piece goes.  A piece in a group is a member of that group,
+ * with its relocations, so that when the linker discards a duplicate of
+ * an inline function it discards its entries too instead of failing on
+ * a reference to a discarded section.
+ *
+ * A piece of one section (--per-section) is also SHF_LINK_ORDER with
+ * sh_link to it: the linker orders the pieces as it orders their code,
+ * and GNU ld (-z start-stop-gc) and lld drop a piece whose section
+ * --gc-sections dropped, instead of letting the piece's relocations
+ * keep that code alive.  It is writable, as GCC's own
+ * __patchable_function_entries is: in a PIE its absolute entries become
+ * R_*_RELATIVE dynamic relocations, which a read-only section would
+ * turn into text relocations (lld refuses them) when no linker script
+ * gathers the pieces into a writable output section.
+ */
+static struct mc_piece_place piece_place(const struct mc_arch *arch,
+					 const struct piece_key *key)
+{
+	struct mc_piece_place place = {
+		.flags = SHF_ALLOC,
+		.group = key->group,
+		.rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL,
+	};
+
+	if (key->shndx) {
+		place.flags |= SHF_WRITE | SHF_LINK_ORDER;
+		place.link = key->shndx;
+	}
+	return place;
+}
+
+/* One __mcount_loc piece: the traced sites `key` selects. */
 static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_site_list *sites, const size_t *group_of,
-			size_t group, const size_t *anchor, size_t first_label)
+			const struct piece_key *key, const size_t *anchor,
+			size_t first_label)
 {
-	uint32_t rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL;
-	size_t rel_size = mc_reloc_entry_size(obj, rel_type);
+	struct mc_piece_place place = piece_place(arch, key);
+	size_t rel_size = mc_reloc_entry_size(obj, place.rel_type);
 	size_t n = 0, k = 0, t = 0;
 
 	for (size_t i = 0; i < sites->n; i++)
-		n += sites->v[i].traced && group_of[sites->v[i].shndx] == group;
+		n += in_piece(&sites->v[i], group_of, key);
 	uint8_t *slots = calloc(n ? n : 1, arch->addr_size);
 	void *rels = calloc(n ? n : 1, rel_size);
 	if (!slots || !rels) {
@@ -165,7 +209,7 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 
 		if (!s->traced)
 			continue;
-		if (group_of[s->shndx] != group) {
+		if (!in_piece(s, group_of, key)) {
 			t++;
 			continue;
 		}
@@ -184,40 +228,42 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		if (!arch->table_uses_rela || arch->table_addend_in_place)
 			mc_store_address(obj, slots + r.offset,
 					 (uint64_t)addend);
-		mc_reloc_store(obj, rel_type, rels, k, &r);
+		mc_reloc_store(obj, place.rel_type, rels, k, &r);
 		k++;
 		t++;
 	}
-
-	struct mc_piece_place place = {
-		.flags = SHF_ALLOC,
-		.group = group,
-		.rel_type = rel_type,
-	};
 	return mc_add_table_piece(obj, arch, &place, slots, rels, n);
 }
 
-/* Append __mcount_loc (one piece per COMDAT group used) to the model. */
+/*
+ * Append __mcount_loc to the model: one piece per COMDAT group used
+ * (and one for code in no group), or with --per-section one per traced
+ * section, in the order their first site appears.
+ */
 static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_site_list *sites, const size_t *anchor,
-			size_t first_label)
+			size_t first_label, const struct mc_options *opt)
 {
 	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
-	size_t *done = calloc(obj->n_sections, sizeof(*done));
+	bool *done = calloc(obj->n_sections, sizeof(*done));
 	bool ok = group_of && done;
 
 	if (!ok)
 		mc_fail(obj, "out of memory");
 	else
 		ok = mc_section_groups(obj, group_of);
-	/* Pieces in the order their first site appears. */
 	for (size_t i = 0; ok && i < sites->n; i++) {
-		size_t g = group_of[sites->v[i].shndx];
+		size_t shndx = sites->v[i].shndx;
+		struct piece_key key = {
+			.group = group_of[shndx],
+			.shndx = opt->per_section ? shndx : 0,
+		};
+		size_t seen = opt->per_section ? shndx : key.group;
 
-		if (!sites->v[i].traced || done[g])
+		if (!sites->v[i].traced || done[seen])
 			continue;
-		done[g] = 1;
-		ok = build_piece(obj, arch, sites, group_of, g, anchor,
+		done[seen] = true;
+		ok = build_piece(obj, arch, sites, group_of, &key, anchor,
 				 first_label);
 	}
 	free(group_of);
@@ -450,7 +496,7 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	ok = (arch->anchor_at_site ? add_site_labels(obj, sites, &first_label)
 				   : choose_anchors(obj, arch, sites, anchor)) &&
 	     (count_traced(sites) == 0 ||
-	      build_table(obj, arch, sites, anchor, first_label)) &&
+	      build_table(obj, arch, sites, anchor, first_label, opt)) &&
 	     (!pads || mc_move_pads_to_table(obj, arch, pads)) &&
 	     nop_sites(obj, arch, sites, opt) && mc_object_write(obj);
 	free(anchor);

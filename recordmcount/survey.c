@@ -164,10 +164,12 @@ static bool alloc_entries(struct mc_survey *d, uint64_t bytes)
 }
 
 /*
- * A linked image made with our linker script has the whole table
- * between __start_mcount_loc and __stop_mcount_loc.
+ * A linked image has the whole table between a pair of symbols: our
+ * linker script's, or without it the linker's own __start_/__stop_ for
+ * the output section __mcount_loc (names[0] and [1] are the pair).
  */
-static bool read_linked_range(struct mc_survey *d, size_t a, size_t b)
+static bool read_linked_range(struct mc_survey *d, size_t a, size_t b,
+			      const char *const *names)
 {
 	struct mc_object *obj = d->obj;
 	uint64_t start = obj->symbols[a].sym.st_value;
@@ -175,8 +177,8 @@ static bool read_linked_range(struct mc_survey *d, size_t a, size_t b)
 	struct mc_section *t = bytes ? mc_section_at_address(obj, start) : NULL;
 
 	if (bytes && (!t || start + bytes > t->shdr.sh_addr + t->shdr.sh_size))
-		return mc_fail(obj, "__start_mcount_loc..__stop_mcount_loc is "
-			       "not inside one section");
+		return mc_fail(obj, "%s..%s is not inside one section",
+			       names[0], names[1]);
 	if (!alloc_entries(d, bytes))
 		return false;
 	d->has_table = true;
@@ -214,13 +216,33 @@ static bool read_table_sections(struct mc_survey *d)
 	return true;
 }
 
+/* A symbol the link defined, or SIZE_MAX (absent, or undefined weak). */
+static size_t defined_symbol(const struct mc_object *obj, const char *name)
+{
+	size_t i = mc_symbol_by_name(obj, name);
+
+	return i != SIZE_MAX && obj->symbols[i].sym.st_shndx != SHN_UNDEF ? i
+									  : SIZE_MAX;
+}
+
+/*
+ * The bounds the runtime reads, in the order it tries them (see
+ * runtime/engine.c): the script's, then the linker's own.
+ */
+static const char *const table_bounds[][2] = {
+	{ "__start_mcount_loc", "__stop_mcount_loc" },
+	{ "__start___mcount_loc", "__stop___mcount_loc" },
+};
+
 static bool read_entries(struct mc_survey *d)
 {
-	size_t a = mc_symbol_by_name(d->obj, "__start_mcount_loc");
-	size_t b = mc_symbol_by_name(d->obj, "__stop_mcount_loc");
+	for (size_t k = 0; d->linked && k < 2; k++) {
+		size_t a = defined_symbol(d->obj, table_bounds[k][0]);
+		size_t b = defined_symbol(d->obj, table_bounds[k][1]);
 
-	if (d->linked && a != SIZE_MAX && b != SIZE_MAX)
-		return read_linked_range(d, a, b);
+		if (a != SIZE_MAX && b != SIZE_MAX)
+			return read_linked_range(d, a, b, table_bounds[k]);
+	}
 	return read_table_sections(d);
 }
 

@@ -46,9 +46,25 @@ struct rt_site {
 	uint8_t state;		/* enum mcount_state */
 };
 
-/* The table, placed by lds/mcount.lds.  Weak: absent means "no table". */
+/*
+ * The table, placed by lds/mcount.lds (or lds/mcount-section.lds in a
+ * script of one's own), which defines these two around the pieces it
+ * gathers.  Weak: absent means "not linked with the script".
+ */
 extern const uintptr_t __start_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 extern const uintptr_t __stop_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
+
+/*
+ * Without a script, every linker (GNU ld, gold, lld, mold) gathers the
+ * __mcount_loc pieces into an output section of that name and, because
+ * the name is a C identifier, defines these two around it when they are
+ * referenced.  The reference has a price with GNU ld (without -z
+ * start-stop-gc), gold and mold: it keeps every __mcount_loc piece
+ * under --gc-sections, and with them the code they point at (README,
+ * "Linking with no script").  Weak, like the script's.
+ */
+extern const uintptr_t __start___mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
+extern const uintptr_t __stop___mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 
 /*
  * The image's own ELF header, where the linker maps it (GNU ld, gold and
@@ -489,17 +505,37 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 	return live;
 }
 
+/*
+ * The table's bounds: the script's when it was used and holds entries
+ * (it may also gather __patchable_function_entries), else the linker's
+ * own; false if there is neither.  "Holds entries", not "is defined":
+ * in a PIE, gold resolves an undefined weak hidden symbol to the load
+ * address rather than 0, so the script's pair is never null there, but
+ * it is empty.
+ */
+static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
+{
+	if ((uintptr_t)__start_mcount_loc < (uintptr_t)__stop_mcount_loc) {
+		*start = __start_mcount_loc;
+		*stop = __stop_mcount_loc;
+	} else {
+		*start = __start___mcount_loc;
+		*stop = __stop___mcount_loc;
+	}
+	return *start && *stop;
+}
+
 int mcount_boot(void)
 {
-	const uintptr_t *tab = __start_mcount_loc;
+	const uintptr_t *tab, *stop;
 	uintptr_t end = 0;
 	size_t n;
 
 	if (booted)
 		return MCOUNT_OK;
-	if (!tab || !__stop_mcount_loc)
+	if (!table_bounds(&tab, &stop))
 		return MCOUNT_ENOTABLE;
-	n = (size_t)(__stop_mcount_loc - tab);
+	n = (size_t)(stop - tab);
 	sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
 	if (!sites)
 		return MCOUNT_ENOMEM;
@@ -744,7 +780,7 @@ const char *mcount_strerror(int err)
 {
 	switch (err) {
 	case MCOUNT_OK:		return "success";
-	case MCOUNT_ENOTABLE:	return "no __mcount_loc table (link with lds/mcount.lds)";
+	case MCOUNT_ENOTABLE:	return "no __mcount_loc table linked in";
 	case MCOUNT_ENOTBOOTED:	return "mcount_boot() has not run";
 	case MCOUNT_ENOMEM:	return "no storage for the site list";
 	case MCOUNT_ENOSITE:	return "no hook site in that function";

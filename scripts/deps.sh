@@ -36,7 +36,10 @@ qemu-system-arm qemu-system-misc"
 # cross compilers and their C libraries (both below) and runs it under
 # qemu-user; the hosts' libelf, zlib and Check are unpacked from Debian's
 # own packages into a cache (tests/hosts/sysroot.sh), never installed.
-check="$firmware g++ check clang clang-16 libclang-rt-14-dev
+# check-link links with every linker Debian ships (GNU ld and gold come
+# with binutils, in the build group; lld; mold) and builds googletest
+# from its source.
+check="$firmware g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc
 gcc-arm-linux-gnueabihf

@@ -15,10 +15,11 @@
 #   check-fuzz     fuzz/regressions/ replayed through the fuzz targets
 #   check-hosts    the tool built for s390x and i386, under qemu-user,
 #                  against the native build (not in check: see hosts.mk)
+#   check-link     the per-section table linked by bfd, gold, lld, mold
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz
+	check-fault check-fuzz check-link
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -42,6 +43,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/integrate/integrate.mk
 -include tests/check/check.mk
 -include tests/hosts/hosts.mk
+-include tests/link/link.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.

@@ -15,6 +15,15 @@
 #     from that first image.  The table is read-only data placed after
 #     all code, so no function can move between the links; the script
 #     checks that they did not.
+#
+# FW_GC=1 builds the same firmware for --gc-sections: every object
+# -ffunction-sections, the tables recorded --per-section (one piece per
+# function, linked to it), dead.c (nothing calls it) linked in, and the
+# link --gc-sections -z start-stop-gc with lds/mcount-section-gc.lds in
+# place of lds/mcount-section.lds: the board's script INCLUDEs
+# mcount-section.lds, and OUT-DIR/lds, searched first, has the gc
+# fragment under that name.  The linker must drop dead.c's code and its
+# entries with it.
 set -eu
 
 D=examples/firmware
@@ -29,6 +38,14 @@ CFLAGS="-std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -nostdlib
 	-Iruntime/include -I$D $FW_FLAGS"
 LDFLAGS="-static -nostdlib -Wl,-T,$D/$B/fw.lds -Llds -Wl,--build-id=none
 	-Wl,--no-warn-rwx-segments -Wl,--fatal-warnings"
+HOOKED="main work"
+REC_FLAGS=
+if [ "${FW_GC:-0}" = 1 ]; then
+	CFLAGS="$CFLAGS -ffunction-sections -fdata-sections"
+	REC_FLAGS=--per-section
+	HOOKED="$HOOKED dead"
+	LDFLAGS="-L$OUT/lds $LDFLAGS -Wl,--gc-sections -Wl,-z,start-stop-gc"
+fi
 
 run() { echo "  $*"; "$@"; }
 compile() {	# compile <source> <object name> [flags]
@@ -37,11 +54,15 @@ compile() {	# compile <source> <object name> [flags]
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-echo "firmware [$B]: building $OUT/fw.elf"
+echo "firmware [$B]: building $OUT/fw.elf${FW_GC:+ (FW_GC=$FW_GC)}"
+if [ "${FW_GC:-0}" = 1 ]; then
+	mkdir -p "$OUT/lds"
+	run cp lds/mcount-section-gc.lds "$OUT/lds/mcount-section.lds"
+fi
 
-for f in main work; do
+for f in $HOOKED; do
 	compile $D/$f.c $f "$FW_HOOKS"
-	run "$REC" "$OUT/$f.o"
+	run "$REC" $REC_FLAGS "$OUT/$f.o"
 done
 
 compile runtime/engine.c engine
@@ -51,7 +72,7 @@ compile $D/platform.c platform
 compile $D/mem.c mem
 compile $D/$B/board.c board
 compile $D/$B/start.S start
-OBJS="start main work engine arch trampoline platform mem board"
+OBJS="start $HOOKED engine arch trampoline platform mem board"
 OBJS=$(for o in $OBJS; do printf '%s ' "$OUT/$o.o"; done)
 
 sh $D/mksyms.sh - > "$OUT/syms0.c"

@@ -21,9 +21,13 @@ found independently, from the objects and the image on disk:
   - every traced call is work_step at nm's address of work_step, and
     none follow the disable;
   - the refused site is a table entry inside work_victim;
-  - QEMU exits with the pass status.
+  - QEMU exits with the pass status;
+  - built with FW_GC=1 (--gc-sections, tables --per-section): dead.o's
+    functions are gone and the table holds main.o's and work.o's
+    entries only (the counts above).
 """
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -91,10 +95,12 @@ def nm_symbols(tools, elf):
 
 
 def recorded_entries(tools, obj):
-    """Entries of an object's table: its .rela__mcount_loc's relocations."""
-    m = re.search(r"Relocation section '\.rela__mcount_loc' at offset "
-                  r"\S+ contains (\d+) entr", run(tools + "readelf", "-rW", obj))
-    return int(m.group(1)) if m else 0
+    """Entries of an object's table: the relocations of its
+    .rela__mcount_loc sections (one, or with --per-section one per
+    function section)."""
+    return sum(int(n) for n in re.findall(
+        r"Relocation section '\.rela__mcount_loc' at offset \S+ contains "
+        r"(\d+) entr", run(tools + "readelf", "-rW", obj)))
 
 
 def image_table(tools, elf, syms):
@@ -166,9 +172,21 @@ def check_refused(report, text, syms, table, sizes):
            "no such lines")
 
 
+def check_collected(report, tools, out, syms):
+    """FW_GC=1: dead.o was recorded and linked, --gc-sections dropped its
+    functions, and (the table == recorded check above counts main.o and
+    work.o only) its entries went with them."""
+    dead = recorded_entries(tools, f"{out}/dead.o")
+    kept = [n for n in ("dead_sum", "dead_twice") if n in syms]
+    report(dead > 0 and not kept,
+           "--gc-sections dropped dead.o's functions and their entries",
+           f"dead.o records {dead}, image keeps {kept}")
+
+
 def main():
     board, out, rec = sys.argv[1:4]
-    report = Report(board)
+    gc = os.path.exists(f"{out}/dead.o")
+    report = Report(board + (" gc" if gc else ""))
     tools, qemu, pkg, hooks = board_facts(board)
     elf = f"{out}/fw.elf"
     if not shutil.which(qemu[0]):
@@ -209,6 +227,8 @@ def main():
 
     check_traced(report, text, syms)
     check_refused(report, text, syms, table, sizes)
+    if gc:
+        check_collected(report, tools, out, syms)
     return 1 if report.failures else 0
 
 

@@ -24,21 +24,25 @@ firmware: $(RECORDMCOUNT)
 	done
 
 # A board that does not build is one FAIL line; the others still run.
+# Each board twice: as `make firmware` builds it, and with FW_GC=1
+# (-ffunction-sections, --per-section tables, --gc-sections; build.sh)
+# into $(FW_OUT)/<board>-gc, whose lines say "[<board> gc]".
 check-firmware: $(RECORDMCOUNT)
 	@mkdir -p $(FW_OUT) $(TEST_RESULTS)
-	@( status=0; for b in $(FW_BOARDS); do \
-		if RECORDMCOUNT=$(RECORDMCOUNT) sh $(FW_DIR)/build.sh $$b \
-			$(FW_OUT)/$$b > $(FW_OUT)/build-$$b.log 2>&1; then \
-			echo "PASS: [$$b] firmware builds"; \
-			python3 $(FW_DIR)/check.py $$b $(FW_OUT)/$$b \
+	@( status=0; for b in $(FW_BOARDS); do for gc in 0 1; do \
+		v=$$b; l=$$b; [ $$gc = 1 ] && v=$$b-gc && l="$$b gc"; \
+		if FW_GC=$$gc RECORDMCOUNT=$(RECORDMCOUNT) sh $(FW_DIR)/build.sh $$b \
+			$(FW_OUT)/$$v > $(FW_OUT)/build-$$v.log 2>&1; then \
+			echo "PASS: [$$l] firmware builds"; \
+			python3 $(FW_DIR)/check.py $$b $(FW_OUT)/$$v \
 				$(RECORDMCOUNT) || status=1; \
-			echo "serial output of the $$b boot:"; \
-			sed 's/^/    /' $(FW_OUT)/$$b/serial.log; \
+			echo "serial output of the $$l boot:"; \
+			sed 's/^/    /' $(FW_OUT)/$$v/serial.log; \
 		else \
-			echo "FAIL: [$$b] firmware builds: see $(FW_OUT)/build-$$b.log"; \
-			tail -n 20 $(FW_OUT)/build-$$b.log; status=1; \
+			echo "FAIL: [$$l] firmware builds: see $(FW_OUT)/build-$$v.log"; \
+			tail -n 20 $(FW_OUT)/build-$$v.log; status=1; \
 		fi; \
-	  done; exit $$status ) > $(FW_OUT)/check.out 2>&1; status=$$?; \
+	  done; done; exit $$status ) > $(FW_OUT)/check.out 2>&1; status=$$?; \
 	cat $(FW_OUT)/check.out; \
 	grep -E '^(PASS|FAIL|SKIP)' $(FW_OUT)/check.out >> $(TEST_RESULTS)/firmware.log; \
 	exit $$status

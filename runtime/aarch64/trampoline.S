@@ -156,7 +156,7 @@ mc_rt_tramp_pad:
  * section lds/mcount.lds makes is writable and a PIE's relocated table
  * lands in RELRO rather than creating DT_TEXTREL (see x86_64's).
  */
-	.section __mcount_loc, "aw", %progbits
+	.section __mcount_loc, "awo", %progbits, .text
 
 #if defined(__ARM_FEATURE_BTI_DEFAULT) || defined(__ARM_FEATURE_PAC_DEFAULT)
 /* Tell the linker this object is BTI/PAC-clean (GNU property note). */

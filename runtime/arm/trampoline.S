@@ -88,6 +88,6 @@ mc_rt_tramp_mcount:
  * section lds/mcount.lds makes is writable and a PIE's relocated table
  * lands in RELRO rather than creating DT_TEXTREL (see x86_64's).
  */
-	.section __mcount_loc, "aw", %progbits
+	.section __mcount_loc, "awo", %progbits, .text
 
 	.section .note.GNU-stack, "", %progbits

@@ -148,7 +148,7 @@ mc_rt_got_base:
  * R_386_RELATIVE relocations of the table land in RELRO instead of
  * creating DT_TEXTREL.
  */
-	.section __mcount_loc, "aw", @progbits
+	.section __mcount_loc, "awo", @progbits, .text
 
 #ifdef __CET__
 /* Tell the linker this object is IBT/SHSTK-clean (GNU property note). */

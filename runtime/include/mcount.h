@@ -3,7 +3,9 @@
  *
  * A program compiled with `gcc -pg [-mfentry]`, whose objects carry a
  * __mcount_loc table (from recordmcount or GCC's -mrecord-mcount), and
- * linked with lds/mcount.lds and libmcount.a, starts with every hook
+ * linked with lds/mcount.lds and libmcount.a (or, with tables recorded
+ * `recordmcount --per-section`, with libmcount.a and no script by any
+ * linker), starts with every hook
  * turned into a NOP by mcount_boot().  Code compiled with
  * -fpatchable-function-entry=N[,M] instead (x86_64, i386, aarch64,
  * riscv64) has NOP pads, which boot checks and leaves as they are.  mcount_enable() turns one

@@ -214,6 +214,6 @@ mc_rt_tramp_mcount:
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
 
 /* Writable __mcount_loc input: see runtime/x86_64/trampoline.S. */
-	.section __mcount_loc, "aw", @progbits
+	.section __mcount_loc, "awo", @progbits, .text
 
 	.section .note.GNU-stack, "", @progbits

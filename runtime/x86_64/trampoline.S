@@ -143,9 +143,15 @@ mc_rt_tramp_mcount:
  * marks its tables read-only ("a"); ld gives the output section the
  * union of its inputs' flags, so this makes lds/mcount.lds's output
  * section writable and a PIE's relative relocations of the table land in
- * RELRO instead of creating DT_TEXTREL.
+ * RELRO instead of creating DT_TEXTREL.  It also makes the linker define
+ * __start___mcount_loc in a program with no table at all.
+ *
+ * Linked to this file's .text (SHF_LINK_ORDER, "o") like the pieces of
+ * recordmcount --per-section: mold makes one output section per name
+ * and set of flags, so an unlinked piece among linked ones would split
+ * the table in two, and the runtime would see only one of them.
  */
-	.section __mcount_loc, "aw", @progbits
+	.section __mcount_loc, "awo", @progbits, .text
 
 #ifdef __CET__
 /* Tell the linker this object is IBT/SHSTK-clean (GNU property note). */

@@ -1,0 +1,499 @@
+#!/usr/bin/env python3
+"""test_link.py RECORDMCOUNT SCRATCH-DIR - the per-section table
+(`recordmcount --per-section`) linked by every linker Debian ships, with
+no linker script (issue 20).
+
+Programs:
+  c       tests/link/prog.c (-ffunction-sections: a section per
+          function, one of them in a named section, dead_code() never
+          called) and main.c (no hooks), by gcc, clang and clang-16
+  gtest   Debian's googletest (gtest-all.cc, a multi-file C++ library
+          with COMDAT groups: inline functions, templates, the standard
+          library's) with gt_test.cc (templates and inline functions of
+          its own) and gt_main.cc (no hooks), by g++ and clang++.
+          gtest-all.cc takes a minute to compile on a busy 2-core
+          machine, so it is compiled once per compiler and the same
+          objects serve every link; clang-16 compiles only the C program
+          for the same reason.
+
+Every object is compiled -O2 -pg -mfentry -ffunction-sections
+-fdata-sections -fPIE (so one set of objects serves PIE, no-PIE and
+static links) and recorded with --per-section, and its pieces are read
+back (elfmini): each writable, SHF_LINK_ORDER, linked to a code section,
+in that section's COMDAT group or in none as it is, one per section; an
+unrecorded copy is kept as the baseline.  Each (program, compiler, linker, mode, gc) is
+linked with -fuse-ld=bfd|gold|lld|mold, as -pie, -no-pie and -static,
+with and without --gc-sections, and never with a linker script:
+
+  link   it links
+  run    it runs and exits 0, and the runtime booted the table: every
+         entry patched (sites == patched), none refused, mcount_verify()
+         found no site changed
+  table  the image's __mcount_loc slots (read from the file, a PIE's
+         through its R_X86_64_RELATIVE relocations from readelf) are
+         exactly the hook calls `objdump -d` shows, one each: no zero,
+         dangling or duplicate entry, none missing; and the runtime saw
+         as many sites
+  check  `recordmcount --check` passes the image; after --finalize
+         (which sorts gold's table) --check --sorted passes too, and the
+         finalized program boots every entry again
+  text   (--gc-sections) the image's code is within 2% of the same
+         objects unrecorded, linked the same way, and it defines no
+         function that one does not (nm's view, read with elfmini; the
+         C program's dead_code() is one): the table kept no dead
+         function alive.  GNU ld needs -z start-stop-gc for that (it is
+         given); gold and mold keep every __mcount_loc piece once the
+         runtime names __start___mcount_loc (gold has no -z
+         start-stop-gc, mold 1.10 makes every section with a C
+         identifier name a root), so for them the ratio is reported as
+         a SKIP with its figures, not a failure: see README, "Using it in
+         your build".
+
+Linker scripts (script_a.c and script_b.c, freestanding, recorded in
+both forms, linked with ld.bfd, ld.gold and ld.lld -T; mold reads no
+SECTIONS):
+  kernel.lds    the kernel's shape: KEEP(*(__mcount_loc)) between two
+                symbols inside the init data output section: the table
+                between them is exactly objdump's hook calls and, for
+                --per-section pieces, in address order (bfd and lld sort
+                SHF_LINK_ORDER pieces by their sections; gold keeps input
+                order, so there only complete); --check passes
+                (--sorted where sorted)
+  full.lds      a complete script with lds/mcount-section.lds (KEEP),
+                --gc-sections: complete in both forms
+  full-gc.lds   with lds/mcount-section-gc.lds (no KEEP), --per-section,
+                --gc-sections (and -z start-stop-gc for GNU ld, since
+                script_a.c names __start___mcount_loc as the runtime
+                does): complete, sorted, and unused() is gone (gold keeps
+                it: a SKIP with what it did)
+"""
+
+import os
+import re
+import shutil
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "tests", "oracle"))
+
+import elfmini  # noqa: E402
+from harness import (Failure, Log, check, finish_scratch, must,  # noqa: E402
+                     parallel, run, scratch_arg)
+
+GTEST = "/usr/src/googletest/googletest"
+LINKERS = ("bfd", "gold", "lld", "mold")
+MODES = {"pie": ["-pie"], "no-pie": ["-no-pie"], "static": ["-static"]}
+HOOK_FLAGS = ["-O2", "-pg", "-mfentry", "-ffunction-sections",
+              "-fdata-sections", "-fPIE"]
+PLAIN_FLAGS = ["-O2", "-fPIE"]
+INCLUDES = ["-I" + os.path.join(TOP, "runtime", "include"),
+            "-I" + os.path.join(GTEST, "include"), "-I" + GTEST]
+# What each linker is given under --gc-sections.  GNU ld keeps every
+# section a __start_ reference names unless told otherwise.
+GC_FLAGS = {"bfd": ["-Wl,--gc-sections", "-Wl,-z,start-stop-gc"],
+            "gold": ["-Wl,--gc-sections"], "lld": ["-Wl,--gc-sections"],
+            "mold": ["-Wl,--gc-sections"]}
+# Linkers that keep every __mcount_loc piece under --gc-sections.
+KEEPS_ALL = {"gold": "gold has no -z start-stop-gc and ignores "
+                     "SHF_LINK_ORDER when collecting",
+             "mold": "mold 1.10 keeps every section with a C identifier "
+                     "name"}
+TEXT_TOLERANCE = 0.02
+
+# A hook call as objdump -d shows it: direct (`call <__fentry__>`, or
+# `addr32 call` where the linker relaxed a GOT load) or through the GOT
+# (`call *0x..(%rip)  # addr <__fentry__$got>`, mold; `@GOT...`).
+HOOK_CALL_RE = re.compile(r"^\s*([0-9a-f]+):\s.*\bcall[lq]?\s.*"
+                          r"<__fentry__(?:[@$][^>]*)?>")
+COUNTS_RE = re.compile(r"sites (\d+) patched (\d+) nops (\d+) refused (\d+) "
+                       r"verify (-?\d+)")
+
+
+class Program:
+    def __init__(self, name, cc, cxx, hooked, plain, libs):
+        self.name, self.cc, self.cxx = name, cc, cxx
+        self.hooked = hooked        # sources compiled with hooks
+        self.plain = plain          # sources compiled without
+        self.libs = libs
+        self.recorded = []          # objects, recorded
+        self.unrecorded = []        # the same objects, not recorded
+        self.objects = []           # the objects without hooks
+
+
+def compiler_for(prog, src):
+    return prog.cxx if src.endswith(".cc") else prog.cc
+
+
+def build_objects(tool, scratch, prog):
+    """Compile and record a program's objects once."""
+    out = os.path.join(scratch, "%s-%s" % (prog.name, prog.cc))
+    os.makedirs(out, exist_ok=True)
+    for src in prog.hooked:
+        base = os.path.join(out, os.path.basename(src).rsplit(".", 1)[0])
+        must([compiler_for(prog, src)] + HOOK_FLAGS + INCLUDES +
+             ["-c", src, "-o", base + ".raw.o"])
+        with open(base + ".raw.o", "rb") as f:
+            raw = f.read()
+        with open(base + ".o", "wb") as f:
+            f.write(raw)
+        must([tool, "--per-section", base + ".o"])
+        check_pieces(base + ".o")
+        prog.unrecorded.append(base + ".raw.o")
+        prog.recorded.append(base + ".o")
+    for src in prog.plain:
+        obj = os.path.join(out, os.path.basename(src).rsplit(".", 1)[0] +
+                           ".o")
+        must([compiler_for(prog, src)] + PLAIN_FLAGS + INCLUDES +
+             ["-c", src, "-o", obj])
+        prog.objects.append(obj)
+
+
+SHF_WRITE, SHF_LINK_ORDER, SHT_GROUP = 0x1, 0x80, 17
+
+
+def check_pieces(obj):
+    """Every __mcount_loc piece of a --per-section object: writable,
+    SHF_LINK_ORDER, linked to a code section, in that section's COMDAT
+    group when it has one (and in none otherwise), with its relocation
+    section beside it; and one piece per code section at most."""
+    elf = elfmini.Elf(obj)
+    group_of = {}
+    for g in (s for s in elf.sections if s.type == SHT_GROUP):
+        body = elf.contents(g)
+        for k in range(4, len(body), 4):
+            group_of[struct.unpack_from(elf.e + "I", body, k)[0]] = g.index
+    linked = []
+    for p in (s for s in elf.sections if s.name == "__mcount_loc"):
+        want = elfmini.SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER
+        check(p.flags & want == want, "piece %d flags 0x%x" % (p.index,
+                                                                p.flags))
+        code = elf.sections[p.link]
+        check(code.flags & elfmini.SHF_EXECINSTR,
+              "piece %d linked to %s" % (p.index, code.name))
+        check(group_of.get(p.index) == group_of.get(code.index),
+              "piece %d (group %s) and %s (group %s)" % (
+                  p.index, group_of.get(p.index), code.name,
+                  group_of.get(code.index)))
+        rels = elf.reloc_sections_for(p)
+        check(len(rels) == 1 and group_of.get(rels[0].index) ==
+              group_of.get(p.index), "piece %d's relocations" % p.index)
+        linked.append(p.link)
+    check(linked, "no __mcount_loc piece")
+    check(len(set(linked)) == len(linked), "two pieces for one section")
+    return len(linked)
+
+
+def link(prog, objs, out, ld, mode, gc):
+    cmd = [prog.cxx if prog.name == "gtest" else prog.cc, "-fuse-ld=" + ld]
+    cmd += MODES[mode] + (GC_FLAGS[ld] if gc else [])
+    must(cmd + ["-o", out] + prog.objects + objs +
+         [os.environ["LIBMCOUNT"]] + prog.libs)
+    return out
+
+
+def hook_calls(image):
+    out, _ = must(["objdump", "-d", "-w", image])
+    return sorted(int(m.group(1), 16) for m in
+                  (HOOK_CALL_RE.match(line) for line in out.splitlines()) if m)
+
+
+def relative_addends(image):
+    """{place: addend} of the image's R_X86_64_RELATIVE relocations."""
+    out, _ = must(["readelf", "-rW", image])
+    rel = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 4 and f[2] == "R_X86_64_RELATIVE":
+            rel[int(f[0], 16)] = int(f[3], 16)
+    return rel
+
+
+def table_slots(image):
+    """The entries of the image's __mcount_loc output section."""
+    elf = elfmini.Elf(image)
+    sec = elf.section("__mcount_loc")
+    check(sec is not None, "no __mcount_loc section in the image")
+    check(len([s for s in elf.sections if s.name == "__mcount_loc"]) == 1,
+          "more than one __mcount_loc output section")
+    body = elf.contents(sec)
+    rel = relative_addends(image) if elf.type == elfmini.ET_DYN else {}
+    slots = []
+    for off in range(0, sec.size, 8):
+        slots.append(rel.get(sec.addr + off, elf.word(body, off)))
+    return slots
+
+
+def functions(image):
+    """Names of the functions defined in a linked image (STT_FUNC)."""
+    return {s.name for s in elfmini.Elf(image).symbols
+            if s.type == 2 and s.shndx != 0}
+
+
+def code_size(image):
+    elf = elfmini.Elf(image)
+    return sum(s.size for s in elf.sections
+               if s.flags & elfmini.SHF_ALLOC and s.flags & elfmini.SHF_EXECINSTR)
+
+
+def one_link(log, tool, scratch, prog, ld, mode, gc):
+    name = "%s/%s/%s/%s%s" % (prog.name, prog.cc, ld, mode,
+                              "/gc" if gc else "")
+    image = os.path.join(scratch, name.replace("/", "-"))
+    state = {}
+
+    def do_link():
+        link(prog, prog.recorded, image, ld, mode, gc)
+        state["linked"] = True
+
+    def do_run():
+        rc, out, err = run([image])
+        check(rc == 0, "exit %d: %s" % (rc, (out + err).strip()[-300:]))
+        m = COUNTS_RE.search(out)
+        check(m, "no counts line in the output")
+        sites, patched, _nops, refused, verify = map(int, m.groups())
+        check(sites > 0, "the runtime found no table")
+        check(patched == sites and refused == 0,
+              "%d sites, %d patched, %d refused" % (sites, patched, refused))
+        check(verify == 0, "mcount_verify(): %d sites changed" % verify)
+        state["sites"] = sites
+
+    def do_table():
+        slots = table_slots(image)
+        calls = hook_calls(image)
+        check(0 not in slots, "%d zero entries" % slots.count(0))
+        check(len(set(slots)) == len(slots), "duplicate entries")
+        dangling = sorted(set(slots) - set(calls))
+        missing = sorted(set(calls) - set(slots))
+        check(not dangling, "%d entries on no hook call (first 0x%x)" %
+              (len(dangling), dangling[0]) if dangling else "")
+        check(not missing, "%d hook calls not in the table (first 0x%x)" %
+              (len(missing), missing[0]) if missing else "")
+        check(state.get("sites") in (None, len(slots)),
+              "the runtime saw %s sites, the table has %d" %
+              (state.get("sites"), len(slots)))
+        state["entries"] = len(slots)
+
+    def do_check():
+        rc, out, err = run([tool, "--check", "-q", image])
+        check(rc == 0, "--check exit %d: %s" % (rc, (out + err).strip()[:300]))
+        # gold leaves the pieces in input order: --finalize sorts any
+        # linker's table, and the sorted program still boots whole.
+        final = image + ".final"
+        shutil.copy2(image, final)
+        must([tool, "--finalize", final])
+        rc, out, err = run([tool, "--check", "--sorted", "-q", final])
+        check(rc == 0, "--check --sorted after --finalize: exit %d: %s" %
+              (rc, (out + err).strip()[:300]))
+        rc, out, err = run([final])
+        m = COUNTS_RE.search(out)
+        check(rc == 0 and m and m.group(1) == m.group(2) and
+              int(m.group(1)) == state.get("sites", int(m.group(1))),
+              "finalized program: exit %d, %s" % (rc, out.strip()[:200]))
+
+    def do_text():
+        base = link(prog, prog.unrecorded, image + ".unrecorded", ld, mode,
+                    gc)
+        ratio = code_size(image) / code_size(base)
+        kept = sorted(functions(image) - functions(base))
+        state["ratio"] = ratio
+        problems = []
+        if abs(ratio - 1) > TEXT_TOLERANCE:
+            problems.append("text %.3fx the unrecorded image's" % ratio)
+        if kept:
+            problems.append("%d functions --gc-sections drops without the "
+                            "table kept (%s)" % (len(kept), kept[0]))
+        if not problems:
+            return
+        if ld in KEEPS_ALL:
+            raise KeptAll("%s: %s" % ("; ".join(problems), KEEPS_ALL[ld]))
+        raise Failure("; ".join(problems))
+
+    log.case(name + ": link", do_link)
+    if not state.get("linked"):
+        return name, state
+    log.case(name + ": run", do_run)
+    log.case(name + ": table", do_table)
+    log.case(name + ": check", do_check)
+    if gc:
+        try:
+            do_text()
+        except KeptAll as e:
+            log.skip(name + ": text", e)
+        except Failure as e:
+            log.result(name + ": text", e)
+        else:
+            log.result(name + ": text")
+    return name, state
+
+
+class KeptAll(Exception):
+    pass
+
+
+# -- linker scripts -------------------------------------------------------
+
+SCRIPT_FLAGS = ["-O2", "-pg", "-mfentry", "-ffunction-sections", "-fno-pie",
+                "-ffreestanding", "-fno-asynchronous-unwind-tables",
+                "-fno-stack-protector"]
+# (script, form, --gc-sections, what the table must hold)
+SCRIPT_CASES = (
+    ("kernel.lds", "per-section", False, "sorted"),
+    ("kernel.lds", "per-object", False, "complete"),
+    ("full.lds", "per-section", True, "complete"),
+    ("full.lds", "per-object", True, "complete"),
+    ("full-gc.lds", "per-section", True, "sorted"),
+)
+SCRIPT_LINKERS = ("ld.bfd", "ld.gold", "ld.lld")
+
+
+def script_objects(tool, scratch):
+    """script_a.o and script_b.o, recorded in each form."""
+    objs = {}
+    for form in ("per-section", "per-object"):
+        d = os.path.join(scratch, "script-" + form)
+        os.makedirs(d, exist_ok=True)
+        objs[form] = []
+        for src in ("script_a.c", "script_b.c"):
+            obj = os.path.join(d, src[:-2] + ".o")
+            must(["gcc"] + SCRIPT_FLAGS + ["-c", os.path.join(HERE, src),
+                                           "-o", obj])
+            must([tool] + (["--per-section"] if form == "per-section"
+                           else []) + [obj])
+            objs[form].append(obj)
+    return objs
+
+
+def script_table(image):
+    """The slots between __start_mcount_loc and __stop_mcount_loc."""
+    elf = elfmini.Elf(image)
+    syms = {s.name: s.value for s in elf.symbols if s.shndx != 0}
+    check("__start_mcount_loc" in syms and "__stop_mcount_loc" in syms,
+          "no __start_mcount_loc/__stop_mcount_loc")
+    start, stop = syms["__start_mcount_loc"], syms["__stop_mcount_loc"]
+    if start == stop:
+        return []
+    sec = elf.section_at(start)
+    body = elf.contents(sec)
+    return [elf.word(body, start - sec.addr + off)
+            for off in range(0, stop - start, 8)]
+
+
+def one_script(log, tool, scratch, objs, ld, case):
+    script, form, gc, want = case
+    name = "script/%s/%s/%s%s" % (ld, script, form, "/gc" if gc else "")
+    image = os.path.join(scratch, name.replace("/", "-"))
+
+    def do():
+        must([ld, "-L", os.path.join(TOP, "lds"), "-T",
+              os.path.join(HERE, script), "-o", image] +
+             (["--gc-sections"] if gc else []) +
+             (["-z", "start-stop-gc"] if gc and ld == "ld.bfd" else []) +
+             objs[form])
+        slots = script_table(image)
+        calls = hook_calls(image)
+        check(calls, "no hook calls in the image")
+        check(sorted(slots) == calls,
+              "table %s, objdump's hook calls %s" %
+              ([hex(a) for a in slots], [hex(a) for a in calls]))
+        # gold puts SHF_LINK_ORDER pieces in input order, not in the
+        # order of their sections.
+        if want == "sorted" and ld != "ld.gold":
+            check(slots == calls, "table not in address order: %s" %
+                  [hex(a) for a in slots])
+        if gc and script == "full-gc.lds":
+            check("unused" not in functions(image),
+                  "--gc-sections kept unused()")
+        rc, out, err = run([tool, "--check", "-q"] +
+                           (["--sorted"] if want == "sorted" and
+                            ld != "ld.gold" else []) +
+                           [image])
+        check(rc == 0, "--check exit %d: %s" % (rc, (out + err).strip()[:300]))
+
+    if ld == "ld.gold" and script == "full-gc.lds":
+        try:
+            do()
+        except Failure as e:
+            log.skip(name, "gold keeps every piece a __start_ reference "
+                     "names, and ignores SHF_LINK_ORDER when it collects: "
+                     + str(e))
+        else:
+            log.result(name)
+        return
+    log.case(name, do)
+
+
+def programs():
+    progs = []
+    for cc, cxx in (("gcc", "g++"), ("clang", "clang++"),
+                    ("clang-16", "clang++-16")):
+        progs.append(Program("c", cc, cxx, [os.path.join(HERE, "prog.c")],
+                             [os.path.join(HERE, "main.c")], []))
+        if cc == "clang-16":
+            continue
+        progs.append(Program("gtest", cc, cxx,
+                             [os.path.join(GTEST, "src", "gtest-all.cc"),
+                              os.path.join(HERE, "gt_test.cc")],
+                             [os.path.join(HERE, "gt_main.cc")],
+                             ["-pthread"]))
+    return progs
+
+
+def missing_tools():
+    tools = ["ld.bfd", "ld.gold", "ld.lld", "ld.mold", "objdump", "readelf"]
+    return [t for t in tools if not any(
+        os.access(os.path.join(d, t), os.X_OK)
+        for d in os.environ.get("PATH", "").split(os.pathsep))]
+
+
+def main():
+    tool, scratch, results = scratch_arg()
+    log = Log(os.path.join(results, "link.log"))
+    missing = missing_tools()
+    if missing:
+        log.result("link: tools", "missing: %s" % " ".join(missing))
+        return finish_scratch(log, scratch)
+    progs = []
+    for prog in programs():
+        if not any(os.access(os.path.join(d, prog.cc), os.X_OK)
+                   for d in os.environ.get("PATH", "").split(os.pathsep)):
+            log.skip("%s/%s" % (prog.name, prog.cc), "no %s" % prog.cc)
+            continue
+        if prog.name == "gtest" and not os.path.isdir(GTEST):
+            log.skip("gtest/%s" % prog.cc, "no %s (googletest)" % GTEST)
+            continue
+        progs.append(prog)
+
+    def build(prog):
+        try:
+            build_objects(tool, scratch, prog)
+        except Failure as e:
+            log.result("%s/%s: compile and record" % (prog.name, prog.cc), e)
+            return None
+        log.result("%s/%s: compile and record" % (prog.name, prog.cc))
+        return prog
+
+    try:
+        objs = script_objects(tool, scratch)
+    except Failure as e:
+        log.result("script: compile and record", e)
+    else:
+        parallel(lambda c: one_script(log, tool, scratch, objs, *c),
+                 [(ld, case) for ld in SCRIPT_LINKERS
+                  for case in SCRIPT_CASES])
+    progs = [p for p in parallel(build, progs) if p]
+    combos = [(p, ld, mode, gc) for p in progs for ld in LINKERS
+              for mode in MODES for gc in (False, True)]
+    done = parallel(lambda c: one_link(log, tool, scratch, *c), combos)
+    print("figures (entries; text recorded / unrecorded under --gc-sections):")
+    for name, state in done:
+        if "entries" in state:
+            print("  %-36s %5d entries%s" % (
+                name, state["entries"],
+                "  text %.4fx" % state["ratio"] if "ratio" in state else ""))
+    return finish_scratch(log, scratch)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
