@@ -819,7 +819,7 @@ def help_version():
     # Every long option --help shows is in the man page, and back.
     with open(os.path.join(ASM, "..", "..", "man", "recordmcount.1")) as f:
         man = f.read().replace("\\-", "-")
-    in_help = set(re.findall(r"--[a-z][a-z-]+", out))
+    in_help = set(re.findall(r"^\s+(?:-\w, )?(--[a-z][a-z-]+)", out, re.M))
     in_man = set(re.findall(r"^\.BR? .*?(--[a-z][a-z-]+)", man, re.M))
     check(in_help == in_man, "--help and the man page's options differ: "
           "only in --help %s, only in the man page %s"
