@@ -94,6 +94,14 @@ all: $(RECORDMCOUNT) $(LIBMCOUNT)
 $(RECORDMCOUNT): $(CLI_OBJS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(TOOL_LIBS)
 
+# The same objects linked dynamically, for the tests that reach the tool
+# through the dynamic loader: check-fault's LD_PRELOAD shim, and
+# valgrind, whose memcheck replaces malloc only in a dynamic program.
+RECORDMCOUNT_DYNAMIC := $(BUILD)/dynamic/recordmcount
+$(RECORDMCOUNT_DYNAMIC): $(CLI_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(ELF_LIBS)
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -c -o $@ $<

@@ -5,12 +5,8 @@ FAULT_SCRATCH := $(BUILD)/tests/fault
 FAULT_SHIM := $(FAULT_SCRATCH)/libfault.so
 # The shim reaches write and rename through the dynamic loader, which a
 # static build/recordmcount does not have: the same objects, linked
-# dynamically.
-FAULT_TOOL := $(FAULT_SCRATCH)/recordmcount
-
-$(FAULT_TOOL): $(CLI_OBJS)
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(ELF_LIBS)
+# dynamically (the Makefile's RECORDMCOUNT_DYNAMIC).
+FAULT_TOOL := $(RECORDMCOUNT_DYNAMIC)
 
 $(FAULT_SHIM): tests/fault/fault.c
 	@mkdir -p $(dir $@)
