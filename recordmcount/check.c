@@ -531,14 +531,12 @@ static void object_unrecorded(struct check *c)
 static bool object_function_has_hook(const struct check *c,
 				     const struct mc_symbol *f)
 {
-	for (size_t i = 0; i < c->s->hooks.n; i++) {
-		const struct mc_hook_site *h = &c->s->hooks.v[i];
+	/* The hooks are sorted by place: the first one from its start. */
+	const struct mc_hook_site *h =
+		mc_survey_hook_from(c->s, f->shndx, f->sym.st_value);
 
-		if (h->shndx == f->shndx && h->offset >= f->sym.st_value &&
-		    h->offset - f->sym.st_value < f->sym.st_size)
-			return true;
-	}
-	return false;
+	return h && h->shndx == f->shndx &&
+	       h->offset - f->sym.st_value < f->sym.st_size;
 }
 
 /* ---- the table --------------------------------------------------------- */

@@ -111,70 +111,37 @@ static void print_entry_text(struct mc_survey *d, size_t k)
 	       v.state, *v.target ? " " : "", v.target);
 }
 
-/* A table entry's place, for the hooks' "is it listed?" look-up. */
-struct place {
-	size_t shndx;
-	uint64_t offset;
-};
-
-static int compare_places(const void *a, const void *b)
-{
-	const struct place *x = a, *y = b;
-
-	if (x->shndx != y->shndx)
-		return x->shndx < y->shndx ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
-}
-
 /*
- * The places the table names, sorted, so that each hook is looked up
- * in log time: an object has as many hooks as entries, and a scan per
- * hook made a 100,000-function object take half a minute.  NULL with
- * *n 0 when there are none or memory ran out (then every hook shows
- * as unrecorded: --dump says what it can, --check is the gate).
+ * Which hooks the table lists, one flag per hook: each entry is looked
+ * up in the sorted hook list (a scan of the table per hook made a
+ * 100,000-function object take half a minute).  NULL when memory ran
+ * out.
  */
-static struct place *listed_places(const struct mc_survey *d, size_t *n)
+static bool *listed_hooks(const struct mc_survey *d)
 {
-	struct place *v = calloc(d->n_entries ? d->n_entries : 1, sizeof(*v));
+	bool *listed = calloc(d->hooks.n ? d->hooks.n : 1, sizeof(*listed));
 
-	*n = 0;
-	for (size_t k = 0; v && k < d->n_entries; k++)
-		if (d->entries[k].resolved)
-			v[(*n)++] = (struct place){ d->entries[k].shndx,
-						    d->entries[k].offset };
-	if (v)
-		qsort(v, *n, sizeof(*v), compare_places);
-	return v;
+	for (size_t k = 0; listed && k < d->n_entries; k++) {
+		const struct mc_entry *e = &d->entries[k];
+		const struct mc_hook_site *h = e->resolved ?
+			mc_survey_hook_at(d, e->shndx, e->offset) : NULL;
+
+		if (h)
+			listed[h - d->hooks.v] = true;
+	}
+	return listed;
 }
 
-static bool in_table(const struct place *listed, size_t n,
-		     const struct mc_hook_site *h)
+static void print_unrecorded(struct mc_survey *d, const bool *listed,
+			     bool json)
 {
-	struct place key = { h->shndx, h->offset };
-
-	return n && bsearch(&key, listed, n, sizeof(key), compare_places);
-}
-
-static size_t count_unrecorded(const struct mc_survey *d,
-			       const struct place *listed, size_t n_listed)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < d->hooks.n; i++)
-		n += !in_table(listed, n_listed, &d->hooks.v[i]);
-	return n;
-}
-
-static void print_unrecorded(struct mc_survey *d, bool json)
-{
-	size_t shown = 0, n_listed;
-	struct place *listed = listed_places(d, &n_listed);
+	size_t shown = 0;
 
 	for (size_t i = 0; i < d->hooks.n; i++) {
 		const struct mc_hook_site *h = &d->hooks.v[i];
 		char site[160], func[160];
 
-		if (in_table(listed, n_listed, h))
+		if (listed[i])
 			continue;
 		if (json) {
 			printf("%s{", shown ? "," : "");
@@ -189,10 +156,9 @@ static void print_unrecorded(struct mc_survey *d, bool json)
 		}
 		shown++;
 	}
-	free(listed);
 }
 
-static void print_text(struct mc_survey *d)
+static void print_text(struct mc_survey *d, const bool *listed)
 {
 	printf("%s: %s %s, %zu table entr%s\n", d->obj->path, d->arch->name,
 	       mc_survey_kind(d), d->n_entries, d->n_entries == 1 ? "y" : "ies");
@@ -203,13 +169,12 @@ static void print_text(struct mc_survey *d)
 		print_entry_text(d, k);
 	if (d->linked)
 		return;
-	size_t n_listed;
-	struct place *listed = listed_places(d, &n_listed);
-	size_t n = count_unrecorded(d, listed, n_listed);
+	size_t n = 0;
 
-	free(listed);
+	for (size_t i = 0; i < d->hooks.n; i++)
+		n += !listed[i];
 	printf("hooks not in the table: %zu\n", n);
-	print_unrecorded(d, false);
+	print_unrecorded(d, listed, false);
 }
 
 /*
@@ -228,7 +193,7 @@ static void print_json_error(const char *path, const char *error)
 	printf("}\n");
 }
 
-static void print_json(struct mc_survey *d)
+static void print_json(struct mc_survey *d, const bool *listed)
 {
 	printf("{\"schema_version\":%d,\"file\":", DUMP_SCHEMA_VERSION);
 	mc_json_string(d->obj->path);
@@ -242,7 +207,7 @@ static void print_json(struct mc_survey *d)
 		return;
 	}
 	putchar('[');
-	print_unrecorded(d, true);
+	print_unrecorded(d, listed, true);
 	printf("]}\n");
 }
 
@@ -251,16 +216,21 @@ int mc_dump_file(const char *path, const struct mc_options *opt)
 	struct mc_object obj;
 	struct mc_survey d;
 	bool ok = mc_survey_open(&d, &obj, path, opt, no_warnings);
+	bool *listed = ok ? listed_hooks(&d) : NULL;
 
+	/* Never "every hook unrecorded" for want of memory: fail instead. */
+	if (ok && !listed)
+		ok = mc_fail(&obj, "out of memory");
 	if (ok && opt->format == MC_FORMAT_JSON)
-		print_json(&d);
+		print_json(&d, listed);
 	else if (ok)
-		print_text(&d);
+		print_text(&d, listed);
 	else
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
 	if (!ok && opt->format == MC_FORMAT_JSON)
 		print_json_error(path, obj.error);
 	fflush(stdout);
+	free(listed);
 	mc_survey_free(&d);
 	mc_object_close(&obj);
 	return ok ? 0 : 1;

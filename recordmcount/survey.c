@@ -254,24 +254,40 @@ static int compare_place(size_t shndx, uint64_t offset,
 	return offset < h->offset ? -1 : offset > h->offset;
 }
 
-/* The hook list is sorted by (section, offset): a binary search. */
-const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *d,
-					     size_t shndx, uint64_t offset)
+/* The hook list is sorted by (section, offset): the first hook at or
+ * after a place, by binary search. */
+static size_t hook_lower_bound(const struct mc_survey *d, size_t shndx,
+			       uint64_t offset)
 {
 	size_t lo = 0, hi = d->hooks.n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = compare_place(shndx, offset, &d->hooks.v[mid]);
 
-		if (c == 0)
-			return &d->hooks.v[mid];
-		if (c < 0)
-			hi = mid;
-		else
+		if (compare_place(shndx, offset, &d->hooks.v[mid]) > 0)
 			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *d,
+					     size_t shndx, uint64_t offset)
+{
+	size_t i = hook_lower_bound(d, shndx, offset);
+
+	return i < d->hooks.n &&
+	       compare_place(shndx, offset, &d->hooks.v[i]) == 0 ?
+		&d->hooks.v[i] : NULL;
+}
+
+const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *d,
+					       size_t shndx, uint64_t offset)
+{
+	size_t i = hook_lower_bound(d, shndx, offset);
+
+	return i < d->hooks.n ? &d->hooks.v[i] : NULL;
 }
 
 static void name_target(struct mc_survey *d, struct mc_verdict *v)

@@ -128,6 +128,11 @@ void mc_survey_place(struct mc_survey *s, size_t shndx, uint64_t offset,
 const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *s,
 					     size_t shndx, uint64_t offset);
 
+/* The first hook at or after shndx+offset in (section, offset) order
+ * (objects), or NULL. */
+const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *s,
+					       size_t shndx, uint64_t offset);
+
 /*
  * A PIE's R_*_RELATIVE at link address `where`: its addend into *value
  * (the address the slot will hold), or false when there is none.
