@@ -329,12 +329,16 @@ static const uint8_t thm_pad_nop3[6] = {
 	0x00, 0xbf, 0x00, 0xbf, 0x00, 0xbf,		/* nop; nop; nop */
 };
 
+/* GCC's own pushes, from the -pg forms: ARM's 4 bytes, Thumb's 2. */
+#define ARM_PUSH_LR (arm_forms[0].opcode)
+#define THM_PUSH_LR (arm_forms[2].opcode)
+
 static bool arm_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
 				uint64_t target)
 {
 	if (len != 8)
 		return false;
-	mc_put_le32(out, 0xe52de004u);			/* push {lr} */
+	mc_bytes_copy(out, ARM_PUSH_LR, 4);
 	return arm_encode(out + 4, site + 4, target);
 }
 
@@ -354,8 +358,7 @@ static bool thm_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
 {
 	if (len != 6)
 		return false;
-	out[0] = 0x00;					/* push {lr} */
-	out[1] = 0xb5;
+	mc_bytes_copy(out, THM_PUSH_LR, 2);
 	return thm_encode(out + 2, site + 2, target);
 }
 
@@ -375,15 +378,12 @@ static const uint8_t *thm_pad_neutral(const uint8_t *p, size_t avail,
  */
 const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n)
 {
-	static const uint8_t arm_push_lr[4] = { 0x04, 0xe0, 0x2d, 0xe5 };
-	static const uint8_t thm_push_lr[2] = { 0x00, 0xb5 };
-
 	if (n >= 4 && (mc_bytes_equal(p, arm_pad_nop2, 4) ||
 		       mc_bytes_equal(p, arm_pad_mov2, 4) ||
-		       mc_bytes_equal(p, arm_push_lr, 4)))
+		       mc_bytes_equal(p, ARM_PUSH_LR, 4)))
 		return &mc_arch_arm;
 	if (n >= 2 && (mc_bytes_equal(p, thm_pad_nop3, 2) ||
-		       mc_bytes_equal(p, thm_push_lr, 2)))
+		       mc_bytes_equal(p, THM_PUSH_LR, 2)))
 		return &mc_arch_thumb2;
 	return NULL;
 }
