@@ -133,11 +133,6 @@ MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 
 /* ---- classifying a site at boot ---------------------------------------- */
 
-/* Address bits that name an instruction set, not a byte (ARM's bit 0). */
-#ifndef MC_RT_ISA_BITS
-#define MC_RT_ISA_BITS 0
-#endif
-
 #ifdef MC_RT_PAD_TRAMP
 #define PADS_PATCHABLE 1
 #else
@@ -574,13 +569,12 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 	 * [code, hi): the function's bytes.  An ARM Thumb function's
 	 * address and symbol are odd; its bytes start one below.
 	 */
-	if (mc_plat_func_bounds(func, &lo, &size)) {
-		code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
-		hi = code + size;
-	} else {
-		code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
-		hi = code + MC_RT_ARCH->max_entry_offset + 1;
+	if (!mc_plat_func_bounds(func, &lo, &size)) {
+		lo = func;
+		size = MC_RT_ARCH->max_entry_offset + 1;
 	}
+	code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
+	hi = code + size;
 
 	i = lower_bound(code);
 	/* a pad may start before the entry (M > 0): the site before it */

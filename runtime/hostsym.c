@@ -23,13 +23,10 @@
 
 /*
  * Where a function's code starts: an ARM Thumb function's symbol (and
- * address, which callers pass and callbacks get back) has bit 0 set.
+ * address, which callers pass and callbacks get back) has bit 0 set
+ * (the backend's MC_RT_ISA_BITS).
  */
-#ifdef __arm__
-#define CODE_START(a) ((a) & ~(uintptr_t)1)
-#else
-#define CODE_START(a) (a)
-#endif
+#define CODE_START(a) ((a) & ~(uintptr_t)MC_RT_ISA_BITS)
 
 struct func_sym {
 	uintptr_t start;	/* run-time address */

@@ -90,6 +90,10 @@ MC_RT_HIDDEN void mc_plat_leave(void);
  *                        which instruction set the site is in (ARM and
  *                        Thumb-2): the arch/ entry that reads it, from
  *                        the code before it; NULL when that fits none
+ *   MC_RT_ISA_BITS       optional, address bits that name an
+ *                        instruction set rather than a byte (ARM's bit
+ *                        0 of a Thumb function): masked wherever a
+ *                        function's address is compared with its code
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"
@@ -111,6 +115,10 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 
 #ifndef MC_RT_HAVE_GOT_BASE
 #define MC_RT_HAVE_GOT_BASE 0
+#endif
+
+#ifndef MC_RT_ISA_BITS
+#define MC_RT_ISA_BITS 0
 #endif
 
 /*
