@@ -128,9 +128,7 @@ static size_t table_entries(void)
 /* The site whose bytes are in func's first bytes (a pad's may start before). */
 static int find_site_info(unsigned long func, struct mcount_site_info *out)
 {
-#ifdef __arm__
-	func &= ~1ul;	/* a Thumb function's code starts below its address */
-#endif
+	func &= ~(unsigned long)MC_RT_ISA_BITS;	/* Thumb: code starts below */
 	for (size_t i = 0; i < mcount_site_count(); i++) {
 		if (mcount_site_get(i, out))
 			return -1;
@@ -239,9 +237,7 @@ static void corrupt_victim_pad(void)
 	const uint8_t *window = NULL;
 	const struct mc_arch *a;
 
-#ifdef __arm__
-	f &= ~1ul;	/* a Thumb function's code starts below its address */
-#endif
+	f &= ~(unsigned long)MC_RT_ISA_BITS;	/* Thumb: code starts below */
 	victim_site = f + mc_match_insn(ARCH->entry_prefixes,
 					ARCH->n_entry_prefixes,
 					(const uint8_t *)f, 16);
