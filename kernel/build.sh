@@ -16,8 +16,9 @@
 # agreement check and the benchmark), logs the call, and execs TOOL.
 #
 # A change of the config fragment rebuilds the kernel from scratch; a
-# change of TOOL (by checksum) recompiles every object it processed, so
-# the boot always tests the current tool.
+# change of TOOL's code (by checksum, debug information aside)
+# recompiles every object it processed, so the boot always tests the
+# current tool.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -102,7 +103,14 @@ WRAP
 # processed (the wrapper captured each one first) so Kbuild compiles and
 # records them again.  Not "make clean": that also forgets how
 # scripts/recordmcount was built, and Kbuild would rebuild it over us.
-tool_id=$(sha256sum "$tool" | cut -c1-16)
+# The id is the tool's code, without its debug information and build-id
+# note: those name the folder it was built in, so a clone elsewhere (CI's)
+# of the same sources would otherwise redo every object for nothing.
+tool_code=$(mktemp)
+objcopy --strip-debug --remove-section=.note.gnu.build-id "$tool" "$tool_code" ||
+	die "objcopy could not read $tool"
+tool_id=$(sha256sum "$tool_code" | cut -c1-16)
+rm -f "$tool_code"
 if [ -f "$KBUILD/.mc-tool-id" ] && [ "$(cat "$KBUILD/.mc-tool-id")" != "$tool_id" ] &&
 	[ -d "$CAPTURE" ]; then
 	note "kernel: $tool changed since the last build: redoing its objects"
