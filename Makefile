@@ -21,7 +21,7 @@
 # check-kernel needs only the build group here: kernel/ asks for the
 # kernel's own list of the architecture it builds.
 deps_group = $(strip \
-	$(if $(filter-out check-kernel% check-fresh,$(filter check check-% bench bench-% deps,$(1))),check) \
+	$(if $(filter-out check-kernel% check-fresh,$(filter check check-% bench bench-% deps fuzz fuzz-%,$(1))),check) \
 	$(if $(filter firmware,$(1)),firmware) \
 	$(if $(filter check-fresh,$(1)),fresh) \
 	$(if $(filter-out check check-% bench bench-% firmware deps,$(1)),build) \

@@ -16,6 +16,10 @@
 #             check-valgrind, bench)
 #   fresh     make check-fresh: a pristine Debian root to run it in
 # The kernel scripts pass their own list (kernel/lib.sh).
+#
+#   scripts/deps.sh --list [GROUP|PACKAGE]...  prints the packages, one a
+#   line, and installs nothing (tests/deps checks the commands the
+#   project's scripts call against them).
 set -eu
 
 build="make gcc libc6-dev libelf-dev zlib1g-dev pkg-config binutils"
@@ -39,7 +43,7 @@ qemu-system-arm qemu-system-misc"
 # check-link links with every linker Debian ships (GNU ld and gold come
 # with binutils, in the build group; lld; mold) and builds googletest
 # from its source.
-check="$firmware g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
+check="$firmware git g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc
 gcc-arm-linux-gnueabihf
@@ -49,8 +53,13 @@ gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user"
 
-fresh="debootstrap"
+fresh="debootstrap git"
 
+list=0
+if [ "${1:-}" = --list ]; then
+	list=1
+	shift
+fi
 [ $# -gt 0 ] || set -- check
 packages=""
 for arg; do
@@ -62,6 +71,11 @@ for arg; do
 	*) packages="$packages $arg" ;;
 	esac
 done
+
+if [ "$list" -eq 1 ]; then
+	printf '%s\n' $packages | sort -u
+	exit 0
+fi
 
 # One dpkg-query for all of them: this runs before every make target.
 # shellcheck disable=SC2086 # one argument per package

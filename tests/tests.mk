@@ -16,10 +16,12 @@
 #   check-hosts    the tool built for s390x and i386, under qemu-user,
 #                  against the native build (not in check: see hosts.mk)
 #   check-link     the per-section table linked by bfd, gold, lld, mold
+#   check-deps     every program the scripts call comes from a package
+#                  the project installs (scripts/deps.sh)
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link
+	check-fault check-fuzz check-link check-deps
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -44,6 +46,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/check/check.mk
 -include tests/hosts/hosts.mk
 -include tests/link/link.mk
+-include tests/deps/deps.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
