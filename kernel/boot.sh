@@ -39,7 +39,9 @@ serial=$BOOT/serial.log
 
 # shellcheck disable=SC2086 # one argument per flag
 "${CROSS_COMPILE}gcc" $INIT_CFLAGS -Wall -Wextra -o "$BOOT/init" "$MC_TOP/kernel/init.c"
-python3 "$MC_TOP/kernel/mkcpio.py" "$BOOT/initramfs.cpio" "$BOOT/init"
+module=$WORK/module/mctest.ko
+[ -f "$module" ] || die "no $module: run kernel/build.sh first"
+python3 "$MC_TOP/kernel/mkcpio.py" "$BOOT/initramfs.cpio" "$BOOT/init" "$module"
 
 start=$(now)
 note "kernel: booting $image under $QEMU (TCG), log: $serial"
@@ -55,7 +57,7 @@ note "kernel: QEMU exited after $(elapsed "$start") (status $status)"
 # --- the figures ---------------------------------------------------
 "$tool" --dump --format=json "$vmlinux" >"$BOOT/vmlinux-table.json"
 "${CROSS_COMPILE}nm" "$vmlinux" >"$BOOT/vmlinux.nm"
-table_dump=0 table_syms=0 table_init=0 table_unnamed=0 pred_invalid=0 pred_repeated=0
+table_dump=0 table_syms=0 table_init=0 table_cleared=0 table_unnamed=0 pred_invalid=0 pred_repeated=0
 eval "$(python3 "$MC_TOP/kernel/figures.py" "$BOOT/vmlinux-table.json" \
 	"$BOOT/vmlinux.nm" "$KBUILD/System.map" "$WORD" "$FTRACE_MAX_OFFSET")"
 allocated=$(sed -n 's/.*ftrace: allocating \([0-9]*\) entries in \([0-9]*\) pages.*/\1/p' "$serial")
@@ -65,7 +67,15 @@ hits=$(mctest trace_hits)
 filter=$(mctest filter)
 invalid=$(mctest invalid_addresses)
 repeated=$(mctest repeated_names)
-expected=$((table_dump - table_init))
+expected=$((table_dump - table_init - table_cleared))
+# The module's functions ftrace lists once it is loaded: its hook calls,
+# by objdump, outside .init.text (freed after the module's init) and
+# .exit.text (neither tool records it: not loaded without MODULE_UNLOAD).
+module_hooks=$("${CROSS_COMPILE}objdump" -dr "$module" | awk -v hook="$HOOK_SYMBOL" '
+	/^Disassembly of section / { sec = $4; sub(/:$/, "", sec) }
+	$0 ~ ("R_[A-Z0-9_]+[ \t]+" hook "([-+]|$)") &&
+		sec != ".init.text" && sec != ".exit.text" { n++ }
+	END { print n + 0 }')
 
 echo "--- boot log excerpt ($serial)"
 sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g' "$serial" |
@@ -75,12 +85,17 @@ echo "table entries (dump of vmlinux):            $table_dump"
 echo "table entries (__stop - __start_mcount_loc): $table_syms"
 echo "ftrace allocated entries (boot log):        ${allocated:-none}"
 echo "  of which in .init.text (freed after boot): $table_init"
-echo "  of which in no named function (overridden __weak bodies): $table_unnamed"
-echo "predicted available_filter_functions (table - .init.text): $expected"
+echo "  of which zeroed by --finalize (overridden __weak bodies): $table_cleared"
+echo "  of which in no named function: $table_unnamed"
+echo "predicted available_filter_functions (table - .init.text - zeroed): $expected"
 echo "available_filter_functions (from init):     ${available:-none}"
 echo "  of which __ftrace_invalid_address___*:    ${invalid:-none} (predicted $pred_invalid)"
 echo "  of which the same name as the line before: ${repeated:-none} (predicted $pred_repeated)"
 echo "traced function: ${filter:-none}, hits in trace: ${hits:-none}"
+mod_loaded=$(mctest module_loaded)
+mod_functions=$(mctest module_functions)
+mod_hits=$(mctest module_trace_hits)
+echo "module mctest.ko: loaded ${mod_loaded:-no}, functions listed ${mod_functions:-none} (hook calls by objdump: $module_hooks), mctest_work hits ${mod_hits:-none} (3 pokes)"
 
 # --- verdicts ------------------------------------------------------
 name=kernel-$KARCH
@@ -109,6 +124,25 @@ if [ -n "$available" ] && [ "$available" -eq "$expected" ] &&
 else
 	fail "$name-available-filter-functions" \
 		"${available:-none} listed (${invalid:-?} invalid, ${repeated:-?} repeated), $expected ($pred_invalid, $pred_repeated) predicted from the table"
+fi
+# --finalize zeroed every entry kallsyms cannot name: none is listed.
+if [ -n "$invalid" ] && [ "$invalid" -eq 0 ] && [ "$pred_invalid" -eq 0 ]; then
+	pass "$name-no-invalid-address-listed"
+else
+	fail "$name-no-invalid-address-listed" \
+		"${invalid:-?} __ftrace_invalid_address___ lines ($pred_invalid predicted from the table)"
+fi
+if [ "$mod_loaded" = mctest ] && [ -n "$mod_functions" ] &&
+	[ "$mod_functions" -eq "$module_hooks" ] && [ "$module_hooks" -gt 0 ]; then
+	pass "$name-module-loaded-functions-listed"
+else
+	fail "$name-module-loaded-functions-listed" \
+		"loaded ${mod_loaded:-no}, ${mod_functions:-no} functions listed, $module_hooks hook calls"
+fi
+if [ "$mod_hits" = 3 ]; then
+	pass "$name-module-function-traced"
+else
+	fail "$name-module-function-traced" "mctest_work: ${mod_hits:-no} hits in trace for 3 pokes"
 fi
 if [ -n "$hits" ] && [ "$hits" -gt 0 ]; then
 	pass "$name-function-traced"

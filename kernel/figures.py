@@ -11,6 +11,7 @@ architecture defines none (see kernel/README.md).
   table_dump     entries of the table, from the dump
   table_syms     (__stop_mcount_loc - __start_mcount_loc) / WORD, from nm
   table_init     entries in .init.text (ftrace drops them after boot)
+  table_cleared  entries --finalize zeroed (ftrace skips them)
   table_unnamed  entries outside .init.text in no function the dump can
                  name: bodies of __weak functions another object
                  overrode, whose code the linker keeps without a symbol
@@ -58,7 +59,10 @@ def kallsyms_names(addresses, syms, max_offset):
 
 def main(table_json, nm_out, system_map, word, max_offset):
     entries = json.load(open(table_json))["entries"]
-    kept = [e for e in entries if e.get("section") != ".init.text"]
+    # Entries --finalize zeroed: ftrace skips them (no record at all).
+    cleared = sum(1 for e in entries if e["address"] == 0)
+    kept = [e for e in entries
+            if e["address"] != 0 and e.get("section") != ".init.text"]
     unnamed = sum(1 for e in kept if e.get("function") is None)
     syms = {}
     for line in open(nm_out):
@@ -71,9 +75,11 @@ def main(table_json, nm_out, system_map, word, max_offset):
                            int(max_offset) if max_offset else None)
     invalid = sum(1 for n in names if n.startswith("__ftrace_invalid_address__"))
     repeated = sum(1 for a, b in zip(names, names[1:]) if a == b)
-    print("table_dump=%d table_syms=%d table_init=%d table_unnamed=%d "
-          "pred_invalid=%d pred_repeated=%d"
-          % (len(entries), span // int(word), len(entries) - len(kept),
+    init = sum(1 for e in entries
+               if e["address"] != 0 and e.get("section") == ".init.text")
+    print("table_dump=%d table_syms=%d table_init=%d table_cleared=%d "
+          "table_unnamed=%d pred_invalid=%d pred_repeated=%d"
+          % (len(entries), span // int(word), init, cleared,
              unnamed, invalid, repeated))
 
 

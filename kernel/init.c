@@ -2,8 +2,10 @@
  * init.c - /init of the boot test's initramfs (built with gcc -static).
  *
  * Mounts proc, sysfs and tracefs, measures what ftrace knows, traces
- * one function that surely runs, and prints every figure on its own
- * line as "mctest: key=value" for kernel/boot.sh to parse.  Then it
+ * one function that surely runs, loads the out-of-tree module
+ * (/mctest.ko) and traces one of its functions, and prints every figure
+ * on its own line as "mctest: key=value" for kernel/boot.sh to parse.
+ * Then it
  * reboots: the test kernel has no ACPI, so a power-off would only halt
  * the CPU, while a reboot under "qemu -no-reboot" ends QEMU at once.
  */
@@ -18,6 +20,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define TRACING "/sys/kernel/tracing"
@@ -191,6 +194,65 @@ static void trace_one_function(void)
 	write_file(TRACING "/current_tracer", "nop");
 }
 
+/* Lines of `path` that end with `suffix`. */
+static long count_suffix_lines(const char *path, const char *suffix)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	size_t n = strlen(suffix);
+	long hits = 0;
+
+	if (!f) {
+		say("error=open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		size_t len;
+
+		line[strcspn(line, "\n")] = '\0';
+		len = strlen(line);
+		if (len >= n && strcmp(line + len - n, suffix) == 0)
+			hits++;
+	}
+	fclose(f);
+	return hits;
+}
+
+/*
+ * The out-of-tree module (kernel/module/mctest.c): load it, count the
+ * functions ftrace lists for it, trace mctest_work() and make the
+ * module run it through its "poke" parameter.
+ */
+static void trace_module_function(void)
+{
+	int fd = open("/mctest.ko", O_RDONLY);
+
+	if (fd < 0) {
+		say("error=open /mctest.ko: %s", strerror(errno));
+		return;
+	}
+	if (syscall(SYS_finit_module, fd, "", 0) != 0) {
+		say("error=finit_module mctest.ko: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	close(fd);
+	say("module_loaded=mctest");
+	say("module_functions=%ld",
+	    count_suffix_lines(TRACING "/available_filter_functions",
+			       " [mctest]"));
+	if (write_file(TRACING "/trace", "") ||
+	    write_file(TRACING "/set_ftrace_filter", "mctest_work") ||
+	    write_file(TRACING "/current_tracer", "function") ||
+	    write_file(TRACING "/tracing_on", "1"))
+		return;
+	for (int i = 0; i < 3; i++)
+		write_file("/sys/module/mctest/parameters/poke", "1");
+	write_file(TRACING "/tracing_on", "0");
+	say("module_trace_hits=%ld", count_trace_hits("mctest_work"));
+	write_file(TRACING "/current_tracer", "nop");
+}
+
 int main(void)
 {
 	mount_fs("proc", "/proc");
@@ -209,6 +271,7 @@ int main(void)
 	show_first_line("dyn_ftrace_total_info",
 			TRACING "/dyn_ftrace_total_info");
 	trace_one_function();
+	trace_module_function();
 	say("done");
 	sync();
 	reboot(RB_AUTOBOOT);

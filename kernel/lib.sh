@@ -44,6 +44,7 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #   BOOT_TIMEOUT   seconds before the boot is given up on
 #   FTRACE_MAX_OFFSET  ftrace's FTRACE_MCOUNT_MAX_OFFSET, "" where the
 #                  architecture defines none (boot.sh, figures.py)
+#   HOOK_SYMBOL    the function the hook calls
 #   WEAK_ONLY      an object on which the kernel's own recordmcount stops
 #                  the build (a section whose only symbol is weak, see
 #                  README.md), or "" if it has none
@@ -52,6 +53,7 @@ x86_64)
 	CROSS_COMPILE=
 	IMAGE=arch/x86/boot/bzImage
 	FTRACE_CFLAGS="-pg -mfentry"
+	HOOK_SYMBOL=__fentry__
 	WORD=8
 	QEMU="qemu-system-x86_64 -accel tcg -nic none"
 	QEMU_PACKAGE=qemu-system-x86
@@ -68,6 +70,7 @@ arm)
 	CROSS_COMPILE=arm-linux-gnueabihf-
 	IMAGE=arch/arm/boot/zImage
 	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=__gnu_mcount_nc
 	WORD=4
 	QEMU="qemu-system-arm -M virt -nic none -cpu cortex-a15"
 	QEMU_PACKAGE=qemu-system-arm

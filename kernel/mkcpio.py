@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""mkcpio.py OUT INIT - write an initramfs (cpio "newc") holding INIT as
-/init, a /dev/console character device (5, 1) for the kernel to open as
-init's stdin/stdout, and empty /proc and /sys to mount on.  Written here
+"""mkcpio.py OUT INIT [FILE]... - write an initramfs (cpio "newc")
+holding INIT as /init, each FILE at the top (the test module), a
+/dev/console character device (5, 1) for the kernel to open as init's
+stdin/stdout, and empty /proc and /sys to mount on.  Written here
 so that no root rights (mknod) nor busybox are needed."""
+import os
 import stat
 import sys
 
@@ -22,6 +24,7 @@ def entry(ino, name, mode, data=b"", rdev=(0, 0)):
 
 def main():
     out, init = sys.argv[1:3]
+    extra = sys.argv[3:]
     with open(init, "rb") as f:
         init_data = f.read()
     archive = b"".join([
@@ -30,7 +33,10 @@ def main():
         entry(3, "proc", stat.S_IFDIR | 0o755),
         entry(4, "sys", stat.S_IFDIR | 0o755),
         entry(5, "init", stat.S_IFREG | 0o755, init_data),
-        entry(6, "TRAILER!!!", 0),
+    ] + [entry(6 + i, os.path.basename(path), stat.S_IFREG | 0o644,
+               open(path, "rb").read())
+         for i, path in enumerate(extra)] + [
+        entry(6 + len(extra), "TRAILER!!!", 0),
     ])
     with open(out, "wb") as f:
         f.write(archive)
