@@ -199,6 +199,61 @@ else
 	fail integrate-ccache-hardlink-cache-untouched "$unrecorded of 3 cached objects without a table"
 fi
 
+# --- ccache in its default hash_dir mode ------------------------------
+# The cases above set CCACHE_NOHASHDIR=1 so that a fresh copy in another
+# folder hits.  Left at its default (hash_dir = true), ccache puts the
+# compile's folder in the hash whenever it makes debug information, so
+# the objects carry -g here and the hit is the everyday one: the same
+# tree rebuilt after "make clean".  A copy in another folder must then
+# miss, or hash_dir was not in force and the case proved nothing new.
+# hashdir_env COMMAND...: COMMAND with the case's cache (in $cache) and hash_dir at
+# ccache's default (a CCACHE_NOHASHDIR of the caller's must not leak in).
+hashdir_env() { env -u CCACHE_NOHASHDIR CCACHE_DIR="$cache" "$@"; }
+# hits CACHE: the hits since the statistics were last zeroed.
+hits() {
+	CCACHE_DIR="$1" ccache --print-stats |
+		awk -F'\t' '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { n += $2 } END { print n + 0 }'
+}
+ccache_hashdir() {
+	hname=$1 cc=$2
+	cache=$work/$hname.cache
+	rm -rf "$cache"
+	d=$(fresh "$hname")
+	mode=$(hashdir_env ccache --get-config hash_dir)
+	if [ "$mode" != true ]; then
+		fail "$hname" "ccache's hash_dir is '$mode' here, not its default true"
+		return
+	fi
+	for step in prog clean prog; do
+		[ "$step" = clean ] && hashdir_env ccache -z >/dev/null
+		hashdir_env make -s -C "$d" CC="$cc" EXTRA_CFLAGS="$inc -g" LDLIBS="$link_flags" "$step" \
+			>>"$d.log" 2>&1 || { fail "$hname" "make $step failed: $(tail -n 2 "$d.log" | tr '\n' ' ')"; return; }
+	done
+	n=$(hits "$cache")
+	if [ "$n" -ne 3 ]; then
+		fail "$hname" "the rebuild after make clean had $n cache hits, not 3"
+		return
+	fi
+	# The hit's objects hold their tables (the tool's own judgement of
+	# each object against its code; the program's count follows).
+	if ! "$build/recordmcount" --check "$d"/*.o >>"$d.log" 2>&1; then
+		fail "$hname-hit" "recordmcount --check fails on the objects from the cache: $(tail -n 2 "$d.log" | tr '\n' ' ')"
+		return
+	fi
+	judge "$hname-hit" "$d" "$d/prog"
+	e=$(fresh "$hname-elsewhere")
+	hashdir_env ccache -z >/dev/null
+	hashdir_env make -s -C "$e" CC="$cc" EXTRA_CFLAGS="$inc -g" LDLIBS="$link_flags" >"$e.log" 2>&1
+	n=$(hits "$cache")
+	if [ "$n" -eq 0 ]; then
+		pass "$hname-folder-hashed"
+	else
+		fail "$hname-folder-hashed" "a copy in another folder had $n hits: hash_dir was not in force"
+	fi
+}
+ccache_hashdir integrate-ccache-hashdir-before-launcher "ccache $cc_launcher gcc"
+ccache_hashdir integrate-ccache-hashdir-after-launcher "$cc_launcher ccache gcc"
+
 # --- distcc on localhost ----------------------------------------------
 if command -v distccd >/dev/null && command -v distcc >/dev/null; then
 	port=$((36000 + $$ % 1000))
