@@ -149,6 +149,50 @@ else
 	fail integrate-cmake-launcher "$(tail -n 3 "$d.log" | tr '\n' ' ')"
 fi
 
+# C++: CMAKE_CXX_COMPILER_LAUNCHER.  tests/integrate/proj-cxx has a C++
+# main (a template and an inline member function, each in its COMDAT
+# group) beside the program's a.c and b.c: the C++ object must hold its
+# table (readelf; recordmcount --check judges it against its code), and
+# the program, linked by g++, patch every hook of all three objects.
+# fresh_cxx NAME: a new copy of the C++ project; prints its path.
+fresh_cxx() {
+	rm -rf "${work:?}/$1" && cp -r "$top/tests/integrate/proj-cxx" "$work/$1" &&
+		cp "$top/tests/integrate/proj/a.c" "$top/tests/integrate/proj/b.c" "$work/$1" && echo "$work/$1"
+}
+# has_table OBJECT: OBJECT has a __mcount_loc section.
+has_table() { readelf -SW "$1" | grep -q '__mcount_loc'; }
+d=$(fresh_cxx cmake-cxx)
+if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_C_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" \
+	-DCMAKE_CXX_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" >"$d.log" 2>&1 &&
+	cmake --build "$d/b" >>"$d.log" 2>&1; then
+	obj=$(find "$d/b" -name 'main.cc.o')
+	if [ -z "$obj" ]; then
+		fail integrate-cmake-cxx-launcher "no main.cc.o in $d/b"
+	elif ! has_table "$obj" || ! "$build/recordmcount" --check "$obj" >>"$d.log" 2>&1; then
+		fail integrate-cmake-cxx-launcher "the C++ object has no complete table: $(tail -n 2 "$d.log" | tr '\n' ' ')"
+	else
+		judge integrate-cmake-cxx-launcher "$d/b" "$d/b/prog"
+	fi
+else
+	fail integrate-cmake-cxx-launcher "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+# ... and it is the CXX launcher that records it: with the C one alone,
+# the C++ object has no table (so the check above can fail).
+d=$(fresh_cxx cmake-c-only)
+if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_C_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" >"$d.log" 2>&1 &&
+	cmake --build "$d/b" >>"$d.log" 2>&1; then
+	obj=$(find "$d/b" -name 'main.cc.o')
+	if [ -n "$obj" ] && ! has_table "$obj" && has_table "$(find "$d/b" -name 'a.c.o')"; then
+		pass integrate-cmake-cxx-without-cxx-launcher-has-no-table
+	else
+		fail integrate-cmake-cxx-without-cxx-launcher-has-no-table "main.cc.o: '$obj', a table in it or none in a.c.o"
+	fi
+else
+	fail integrate-cmake-cxx-without-cxx-launcher-has-no-table "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
 # --- meson: CC with the launcher, the pkg-config dependency ------------
 d=$(fresh meson)
 if (cd "$d" && CC="$prefix/bin/recordmcount-cc gcc" meson setup b) >"$d.log" 2>&1 &&
