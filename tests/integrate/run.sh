@@ -320,5 +320,49 @@ if command -v distccd >/dev/null && command -v distcc >/dev/null; then
 else
 	skip integrate-distcc "distcc not installed"
 fi
+
+# --- icecream on 127.0.0.1 --------------------------------------------
+# icecc sends each compile, with the compiler as an environment, to
+# another machine's daemon, which compiles in a chroot of it and sends
+# the object back; the launcher records it where it lands.  The other
+# machine is a second daemon on 127.0.0.1 (tests/integrate/icecream.sh,
+# run in a network namespace of its own so that nothing it starts
+# listens or broadcasts beyond the loopback).
+if ! command -v iceccd >/dev/null || ! command -v icecc >/dev/null; then
+	skip integrate-icecream "icecc not installed"
+elif [ "$(id -u)" -ne 0 ]; then
+	skip integrate-icecream "needs root (a network namespace, and the remote daemon's chroot)"
+elif ! unshare -n true 2>/dev/null; then
+	skip integrate-icecream "no network namespace (unshare -n): the daemons would be reachable beyond 127.0.0.1"
+else
+	# (In /tmp, not $work: the scheduler runs as the icecc user, which
+	# may not reach a build folder under a home directory.)
+	ice=$(mktemp -d /tmp/recordmcount-icecream.XXXXXX)
+	chown icecc: "$ice"
+	d=$(fresh icecream)
+	status=0
+	unshare -n sh "$top/tests/integrate/icecream.sh" "$ice" \
+		make -s -C "$d" CC="$cc_launcher icecc gcc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" \
+		>"$d.log" 2>&1 || status=$?
+	# That icecream compiled them, on the other node: the scheduler
+	# ended three jobs there, that daemon compiled three files and the
+	# client was sent to its port each time.
+	ended=$(grep -c 'END [0-9]* status=0 .*server=remote *$' "$ice/scheduler.log" 2>/dev/null)
+	compiled=$(grep -c 'Remote compilation completed with exit code 0' "$ice/remote.log" 2>/dev/null)
+	sent=$(grep -c 'Have to use host 127.0.0.1:10246' "$ice/client.log" 2>/dev/null)
+	# The logs stay for a look; the compiler environments (about 100 MB) go.
+	rm -rf "$work/icecream-logs" && mkdir "$work/icecream-logs" &&
+		cp "$ice"/*.log "$work/icecream-logs/" 2>/dev/null
+	rm -rf "$ice"
+	if [ "$status" -ne 0 ]; then
+		fail integrate-icecream "exit $status: $(tail -n 3 "$d.log" | tr '\n' ' ') (logs: $work/icecream-logs)"
+	elif [ "$ended" -ne 3 ] || [ "$compiled" -ne 3 ] || [ "$sent" -ne 3 ]; then
+		fail integrate-icecream "not 3 remote jobs: scheduler ended $ended on the remote node, it compiled $compiled, the client was sent there $sent times (logs: $work/icecream-logs)"
+	elif ! "$build/recordmcount" --check "$d"/*.o >>"$d.log" 2>&1; then
+		fail integrate-icecream "recordmcount --check fails on the objects icecream made: $(tail -n 2 "$d.log" | tr '\n' ' ')"
+	else
+		judge integrate-icecream "$d" "$d/prog"
+	fi
+fi
 # The verdicts are the PASS/FAIL lines; the script itself succeeded.
 exit 0
