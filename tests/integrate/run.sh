@@ -1,10 +1,11 @@
 #!/bin/sh
 # tests/integrate/run.sh BUILD - the one-line integrations of the README's
 # "Using it in your build", each tried on a three-file program
-# (tests/integrate/proj): plain make, CMake's compiler launcher, meson,
-# ccache before and after the launcher (with a cache hit, and in
-# hard-link mode), distcc on localhost, a failed record, and the
-# installed pkg-config file and CMake package.
+# (tests/integrate/proj): plain make, CMake's compiler launchers (C, and
+# C++ on tests/integrate/proj-cxx), meson, ccache before and after the
+# launcher (with a cache hit, in hard-link mode and in its default
+# hash_dir mode), distcc on localhost, icecream on 127.0.0.1, a failed
+# record, and the installed pkg-config file and CMake package.
 #
 # The oracle for "every hook is in the table" is independent of our
 # tool: objdump -dr counts the calls to __fentry__ in the objects, and
