@@ -32,7 +32,9 @@ qemu-system-arm qemu-system-misc"
 # tests run what it links.  The other cross compilers (and their C
 # libraries, for programs run under qemu-user) test every architecture.
 # xxd: the runtime suite reads patched bytes back with it; cmake to
-# distcc: the build systems check-integrate tries the launcher in.  The kernel
+# icecc: the build systems check-integrate tries the launcher in, and
+# iproute2 for its icecream case (ip brings up the loopback of the
+# network namespace the daemons run in).  The kernel
 # harness check (check-harness) asks for the kernel's own list itself.
 # clang 14 and 16 are the second compiler family of every suite; clang
 # with libclang-rt builds the libFuzzer targets (fuzz/).  check-hosts
@@ -45,7 +47,7 @@ qemu-system-arm qemu-system-misc"
 # from its source.
 check="$firmware git g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
-valgrind xxd cmake meson ninja-build ccache distcc
+valgrind xxd cmake meson ninja-build ccache distcc icecc iproute2
 gcc-arm-linux-gnueabihf
 gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-powerpc-linux-gnu
 gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64

@@ -78,6 +78,14 @@ trap 'exit 130' INT TERM
 say "copying the root"
 cp -a "$pristine" "$root"
 rm -f "$root/.mc-complete"
+# No package may start a service in the root: it would run on this
+# machine's network (a chroot has no network of its own), and icecc's
+# (make check installs it) starts iceccd, which listens on every
+# interface and looks for a scheduler on the LAN.  Debian's way to say
+# so, as in its container images: a policy-rc.d that refuses.
+printf '#!/bin/sh\n# scripts/fresh.sh: no service starts in this root\nexit 101\n' \
+	>"$root/usr/sbin/policy-rc.d"
+chmod 755 "$root/usr/sbin/policy-rc.d"
 # The same package sources as this machine (a fresh install of Debian 12
 # gets its security and point-release updates too), and its resolver.
 if [ -d /etc/apt/sources.list.d ] && ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then

@@ -1,5 +1,5 @@
-# check-integrate: the launcher, make, CMake, meson, ccache, distcc,
-# pkg-config and the CMake package on a three-file program
+# check-integrate: the launcher, make, CMake (C and C++), meson, ccache,
+# distcc, icecream, pkg-config and the CMake package on a three-file program
 # (tests/integrate/run.sh).
 .PHONY: check-integrate
 check-integrate: $(RECORDMCOUNT) $(LIBMCOUNT) $(LAUNCHER)

@@ -1,10 +1,11 @@
 #!/bin/sh
 # tests/integrate/run.sh BUILD - the one-line integrations of the README's
 # "Using it in your build", each tried on a three-file program
-# (tests/integrate/proj): plain make, CMake's compiler launcher, meson,
-# ccache before and after the launcher (with a cache hit, and in
-# hard-link mode), distcc on localhost, a failed record, and the
-# installed pkg-config file and CMake package.
+# (tests/integrate/proj): plain make, CMake's compiler launchers (C, and
+# C++ on tests/integrate/proj-cxx), meson, ccache before and after the
+# launcher (with a cache hit, in hard-link mode and in its default
+# hash_dir mode), distcc on localhost, icecream on 127.0.0.1, a failed
+# record, and the installed pkg-config file and CMake package.
 #
 # The oracle for "every hook is in the table" is independent of our
 # tool: objdump -dr counts the calls to __fentry__ in the objects, and
@@ -149,6 +150,50 @@ else
 	fail integrate-cmake-launcher "$(tail -n 3 "$d.log" | tr '\n' ' ')"
 fi
 
+# C++: CMAKE_CXX_COMPILER_LAUNCHER.  tests/integrate/proj-cxx has a C++
+# main (a template and an inline member function, each in its COMDAT
+# group) beside the program's a.c and b.c: the C++ object must hold its
+# table (readelf; recordmcount --check judges it against its code), and
+# the program, linked by g++, patch every hook of all three objects.
+# fresh_cxx NAME: a new copy of the C++ project; prints its path.
+fresh_cxx() {
+	rm -rf "${work:?}/$1" && cp -r "$top/tests/integrate/proj-cxx" "$work/$1" &&
+		cp "$top/tests/integrate/proj/a.c" "$top/tests/integrate/proj/b.c" "$work/$1" && echo "$work/$1"
+}
+# has_table OBJECT: OBJECT has a __mcount_loc section.
+has_table() { readelf -SW "$1" | grep -q '__mcount_loc'; }
+d=$(fresh_cxx cmake-cxx)
+if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_C_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" \
+	-DCMAKE_CXX_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" >"$d.log" 2>&1 &&
+	cmake --build "$d/b" >>"$d.log" 2>&1; then
+	obj=$(find "$d/b" -name 'main.cc.o')
+	if [ -z "$obj" ]; then
+		fail integrate-cmake-cxx-launcher "no main.cc.o in $d/b"
+	elif ! has_table "$obj" || ! "$build/recordmcount" --check "$obj" >>"$d.log" 2>&1; then
+		fail integrate-cmake-cxx-launcher "the C++ object has no complete table: $(tail -n 2 "$d.log" | tr '\n' ' ')"
+	else
+		judge integrate-cmake-cxx-launcher "$d/b" "$d/b/prog"
+	fi
+else
+	fail integrate-cmake-cxx-launcher "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+# ... and it is the CXX launcher that records it: with the C one alone,
+# the C++ object has no table (so the check above can fail).
+d=$(fresh_cxx cmake-c-only)
+if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
+	-DCMAKE_C_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" >"$d.log" 2>&1 &&
+	cmake --build "$d/b" >>"$d.log" 2>&1; then
+	obj=$(find "$d/b" -name 'main.cc.o')
+	if [ -n "$obj" ] && ! has_table "$obj" && has_table "$(find "$d/b" -name 'a.c.o')"; then
+		pass integrate-cmake-cxx-without-cxx-launcher-has-no-table
+	else
+		fail integrate-cmake-cxx-without-cxx-launcher-has-no-table "main.cc.o: '$obj', a table in it or none in a.c.o"
+	fi
+else
+	fail integrate-cmake-cxx-without-cxx-launcher-has-no-table "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
 # --- meson: CC with the launcher, the pkg-config dependency ------------
 d=$(fresh meson)
 if (cd "$d" && CC="$prefix/bin/recordmcount-cc gcc" meson setup b) >"$d.log" 2>&1 &&
@@ -199,6 +244,61 @@ else
 	fail integrate-ccache-hardlink-cache-untouched "$unrecorded of 3 cached objects without a table"
 fi
 
+# --- ccache in its default hash_dir mode ------------------------------
+# The cases above set CCACHE_NOHASHDIR=1 so that a fresh copy in another
+# folder hits.  Left at its default (hash_dir = true), ccache puts the
+# compile's folder in the hash whenever it makes debug information, so
+# the objects carry -g here and the hit is the everyday one: the same
+# tree rebuilt after "make clean".  A copy in another folder must then
+# miss, or hash_dir was not in force and the case proved nothing new.
+# hashdir_env COMMAND...: COMMAND with the case's cache (in $cache) and hash_dir at
+# ccache's default (a CCACHE_NOHASHDIR of the caller's must not leak in).
+hashdir_env() { env -u CCACHE_NOHASHDIR CCACHE_DIR="$cache" "$@"; }
+# hits CACHE: the hits since the statistics were last zeroed.
+hits() {
+	CCACHE_DIR="$1" ccache --print-stats |
+		awk -F'\t' '$1 == "direct_cache_hit" || $1 == "preprocessed_cache_hit" { n += $2 } END { print n + 0 }'
+}
+ccache_hashdir() {
+	hname=$1 cc=$2
+	cache=$work/$hname.cache
+	rm -rf "$cache"
+	d=$(fresh "$hname")
+	mode=$(hashdir_env ccache --get-config hash_dir)
+	if [ "$mode" != true ]; then
+		fail "$hname" "ccache's hash_dir is '$mode' here, not its default true"
+		return
+	fi
+	for step in prog clean prog; do
+		[ "$step" = clean ] && hashdir_env ccache -z >/dev/null
+		hashdir_env make -s -C "$d" CC="$cc" EXTRA_CFLAGS="$inc -g" LDLIBS="$link_flags" "$step" \
+			>>"$d.log" 2>&1 || { fail "$hname" "make $step failed: $(tail -n 2 "$d.log" | tr '\n' ' ')"; return; }
+	done
+	n=$(hits "$cache")
+	if [ "$n" -ne 3 ]; then
+		fail "$hname" "the rebuild after make clean had $n cache hits, not 3"
+		return
+	fi
+	# The hit's objects hold their tables (the tool's own judgement of
+	# each object against its code; the program's count follows).
+	if ! "$build/recordmcount" --check "$d"/*.o >>"$d.log" 2>&1; then
+		fail "$hname-hit" "recordmcount --check fails on the objects from the cache: $(tail -n 2 "$d.log" | tr '\n' ' ')"
+		return
+	fi
+	judge "$hname-hit" "$d" "$d/prog"
+	e=$(fresh "$hname-elsewhere")
+	hashdir_env ccache -z >/dev/null
+	hashdir_env make -s -C "$e" CC="$cc" EXTRA_CFLAGS="$inc -g" LDLIBS="$link_flags" >"$e.log" 2>&1
+	n=$(hits "$cache")
+	if [ "$n" -eq 0 ]; then
+		pass "$hname-folder-hashed"
+	else
+		fail "$hname-folder-hashed" "a copy in another folder had $n hits: hash_dir was not in force"
+	fi
+}
+ccache_hashdir integrate-ccache-hashdir-before-launcher "ccache $cc_launcher gcc"
+ccache_hashdir integrate-ccache-hashdir-after-launcher "$cc_launcher ccache gcc"
+
 # --- distcc on localhost ----------------------------------------------
 if command -v distccd >/dev/null && command -v distcc >/dev/null; then
 	port=$((36000 + $$ % 1000))
@@ -220,6 +320,50 @@ if command -v distccd >/dev/null && command -v distcc >/dev/null; then
 	wait "$dpid" 2>/dev/null || true	# 143: the TERM we sent
 else
 	skip integrate-distcc "distcc not installed"
+fi
+
+# --- icecream on 127.0.0.1 --------------------------------------------
+# icecc sends each compile, with the compiler as an environment, to
+# another machine's daemon, which compiles in a chroot of it and sends
+# the object back; the launcher records it where it lands.  The other
+# machine is a second daemon on 127.0.0.1 (tests/integrate/icecream.sh,
+# run in a network namespace of its own so that nothing it starts
+# listens or broadcasts beyond the loopback).
+if ! command -v iceccd >/dev/null || ! command -v icecc >/dev/null; then
+	skip integrate-icecream "icecc not installed"
+elif [ "$(id -u)" -ne 0 ]; then
+	skip integrate-icecream "needs root (a network namespace, and the remote daemon's chroot)"
+elif ! unshare -n true 2>/dev/null; then
+	skip integrate-icecream "no network namespace (unshare -n): the daemons would be reachable beyond 127.0.0.1"
+else
+	# (In /tmp, not $work: the scheduler runs as the icecc user, which
+	# may not reach a build folder under a home directory.)
+	ice=$(mktemp -d /tmp/recordmcount-icecream.XXXXXX)
+	chown icecc: "$ice"
+	d=$(fresh icecream)
+	status=0
+	unshare -n sh "$top/tests/integrate/icecream.sh" "$ice" \
+		make -s -C "$d" CC="$cc_launcher icecc gcc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" \
+		>"$d.log" 2>&1 || status=$?
+	# That icecream compiled them, on the other node: the scheduler
+	# ended three jobs there, that daemon compiled three files and the
+	# client was sent to its port each time.
+	ended=$(grep -c 'END [0-9]* status=0 .*server=remote *$' "$ice/scheduler.log" 2>/dev/null)
+	compiled=$(grep -c 'Remote compilation completed with exit code 0' "$ice/remote.log" 2>/dev/null)
+	sent=$(grep -c 'Have to use host 127.0.0.1:10246' "$ice/client.log" 2>/dev/null)
+	# The logs stay for a look; the compiler environments (about 100 MB) go.
+	rm -rf "$work/icecream-logs" && mkdir "$work/icecream-logs" &&
+		cp "$ice"/*.log "$work/icecream-logs/" 2>/dev/null
+	rm -rf "$ice"
+	if [ "$status" -ne 0 ]; then
+		fail integrate-icecream "exit $status: $(tail -n 3 "$d.log" | tr '\n' ' ') (logs: $work/icecream-logs)"
+	elif [ "$ended" -ne 3 ] || [ "$compiled" -ne 3 ] || [ "$sent" -ne 3 ]; then
+		fail integrate-icecream "not 3 remote jobs: scheduler ended $ended on the remote node, it compiled $compiled, the client was sent there $sent times (logs: $work/icecream-logs)"
+	elif ! "$build/recordmcount" --check "$d"/*.o >>"$d.log" 2>&1; then
+		fail integrate-icecream "recordmcount --check fails on the objects icecream made: $(tail -n 2 "$d.log" | tr '\n' ' ')"
+	else
+		judge integrate-icecream "$d" "$d/prog"
+	fi
 fi
 # The verdicts are the PASS/FAIL lines; the script itself succeeded.
 exit 0
