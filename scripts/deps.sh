@@ -97,6 +97,30 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "Installing missing Debian packages:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# The packages are tools for the tests, not services: icecc's postinst
+# would start iceccd, which listens on every interface and looks for a
+# scheduler on the network.  While installing, a policy-rc.d that
+# refuses keeps every service from starting (Debian's way, as in its
+# container images), unless the machine already has one of its own.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [ ! -e "$policy" ]; then
+	own_policy=1
+	trap 'rm -f "$policy"' EXIT
+	trap 'exit 130' INT TERM
+	printf '#!/bin/sh\n# scripts/deps.sh: no service starts while it installs\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+fi
 apt-get update -qq >&2
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ "$own_policy" -eq 0 ] || rm -f "$policy"
+# ...nor at the next boot: the test starts its own daemons on 127.0.0.1.
+case " $missing " in
+*" icecc "*)
+	if command -v systemctl >/dev/null 2>&1 &&
+		systemctl is-enabled iceccd.service >/dev/null 2>&1; then
+		systemctl disable iceccd.service >/dev/null 2>&1 &&
+			echo "deps: iceccd (icecream's daemon) disabled at boot; the tests start their own" >&2
+	fi ;;
+esac

@@ -45,6 +45,12 @@ unset wait
 WRAPPERS = {"exec", "command", "env", "timeout", "nice", "nohup", "xargs",
             "sudo", "chroot", "setsid", "stdbuf", "time", "valgrind"}
 
+# Programs a script uses only where the machine has them (behind
+# `command -v`), with the reason: listed, not required.
+OPTIONAL = {
+    "systemctl": "deps.sh disables iceccd at boot where systemd runs",
+}
+
 # The kernel harness installs its own lists (kernel/lib.sh).
 KERNEL_ARCHES = ("x86_64", "arm")
 
@@ -368,6 +374,9 @@ def main():
         real = os.path.realpath(path)
         if real.startswith(TOP + os.sep):
             rows.append((cmd, "(this project)", where))
+            continue
+        if cmd in OPTIONAL:
+            rows.append((cmd, "(optional: %s)" % OPTIONAL[cmd], where))
             continue
         pkg = owning_package(cmd)
         if pkg is None:
