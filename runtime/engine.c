@@ -104,9 +104,24 @@ static void sift_down(struct rt_site *v, size_t root, size_t n)
 	}
 }
 
-/* Heapsort: O(n log n), no recursion, no scratch memory. */
+static bool sites_sorted(const struct rt_site *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (v[i - 1].addr > v[i].addr)
+			return false;
+	return true;
+}
+
+/*
+ * Heapsort: O(n log n), no recursion, no scratch memory.  Skipped when
+ * the table is in order already, as recordmcount --finalize (or a
+ * linker that keeps link order) leaves it: the check is one pass, the
+ * sort was half of the whole boot.
+ */
 static void sort_sites(struct rt_site *v, size_t n)
 {
+	if (sites_sorted(v, n))
+		return;
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(v, i, n);
 	for (size_t end = n; end-- > 1;) {
@@ -387,13 +402,32 @@ static void refuse(struct rt_site *s, uintptr_t where, const uint8_t *p,
 	mc_plat_report(where, p, n, why);
 }
 
+/*
+ * Code written by the boot pass and not yet made visible to instruction
+ * fetch: [lo, hi).  Nothing runs the patched code until mcount_boot()
+ * returns (the engine and the platform are not traced), so one flush of
+ * the whole span at the end serves every site.
+ */
+static struct {
+	bool on;
+	uintptr_t lo, hi;
+} deferred_flush;
+
 /* Write `len` bytes of code; the caller closes the text window. */
 static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
 {
 	if (mc_plat_text_open(addr, len) != 0)
 		return MCOUNT_EPROTECT;
 	mc_bytes_copy((uint8_t *)addr, code, len);
-	mc_plat_flush_icache(addr, len);
+	if (!deferred_flush.on) {
+		mc_plat_flush_icache(addr, len);
+	} else {
+		if (deferred_flush.lo == deferred_flush.hi ||
+		    addr < deferred_flush.lo)
+			deferred_flush.lo = addr;
+		if (addr + len > deferred_flush.hi)
+			deferred_flush.hi = addr + len;
+	}
 	return MCOUNT_OK;
 }
 
@@ -535,8 +569,13 @@ int mcount_boot(void)
 	if (!sites)
 		return MCOUNT_ENOMEM;
 	counts.sites = load_table(tab, n);
+	deferred_flush.on = true;
 	for (size_t i = 0; i < nsites; i++)
 		boot_site(&sites[i], &end);
+	deferred_flush.on = false;
+	if (deferred_flush.hi > deferred_flush.lo)
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
 	mc_plat_text_close();
 	guess_nop_styles();
 	booted = true;

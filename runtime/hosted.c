@@ -58,18 +58,27 @@ uintptr_t mc_host_bias(void)
 	return image.bias;
 }
 
-/* The PT_LOAD segment holding `addr`, or NULL. */
+static bool segment_holds(const ElfW(Phdr) *ph, uintptr_t addr)
+{
+	uintptr_t lo = image.bias + ph->p_vaddr;
+
+	return ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz;
+}
+
+/*
+ * The PT_LOAD segment holding `addr`, or NULL.  The boot pass asks about
+ * sorted sites, nearly all in one text segment: the last answer first.
+ */
 static const ElfW(Phdr) *segment_of(uintptr_t addr)
 {
-	find_image();
-	for (size_t i = 0; i < image.phnum; i++) {
-		const ElfW(Phdr) *ph = &image.phdr[i];
-		uintptr_t lo = image.bias + ph->p_vaddr;
+	static const ElfW(Phdr) *last;
 
-		if (ph->p_type == PT_LOAD && addr >= lo &&
-		    addr - lo < ph->p_memsz)
-			return ph;
-	}
+	find_image();
+	if (last && segment_holds(last, addr))
+		return last;
+	for (size_t i = 0; i < image.phnum; i++)
+		if (segment_holds(&image.phdr[i], addr))
+			return last = &image.phdr[i];
 	return NULL;
 }
 
@@ -100,21 +109,27 @@ void mc_plat_text_close(void)
 }
 
 /*
- * Sites come sorted, so keeping one window of pages open and moving it
- * only when a site falls outside costs about two mprotect calls per page
- * instead of two per site.
+ * The window is the whole text segment that holds the site: the boot
+ * pass opens it once (two mprotect calls for the program, not two per
+ * page or per site) and mc_plat_text_close() gives it back its own
+ * protection.  A site inside the open window needs no other check: the
+ * window is one executable segment.
  */
 int mc_plat_text_open(uintptr_t addr, size_t len)
 {
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	uintptr_t lo = addr & ~(page - 1);
-	uintptr_t hi = (addr + len + page - 1) & ~(page - 1);
-	const ElfW(Phdr) *ph = segment_of(addr);
+	static uintptr_t page;
+	const ElfW(Phdr) *ph;
+	uintptr_t lo, hi;
 
+	if (addr >= window.lo && addr + len <= window.hi && addr + len > addr)
+		return 0;
+	ph = segment_of(addr);
 	if (!ph || segment_of(addr + len - 1) != ph || !(ph->p_flags & PF_X))
 		return -1;
-	if (lo >= window.lo && hi <= window.hi)
-		return 0;
+	if (!page)
+		page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	lo = (image.bias + ph->p_vaddr) & ~(page - 1);
+	hi = (image.bias + ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
 	mc_plat_text_close();
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC)) {
 		fprintf(stderr, "mcount: cannot make %#lx writable: %s\n",
