@@ -49,6 +49,18 @@ sequence before objdump's call (Arch.leads):
                aarch64, arm, riscv64, s390x under qemu-user; not ppc or
                mips, which have no runtime here): finalized, clean, and at
                boot the runtime patches exactly objdump's live hooks
+  shared       a shared object (prog.c, strong.c, solib.c: the weak
+               override, and a cold function that leaves the table
+               unsorted) with the runtime linked in (where a runtime
+               exists: x86_64, aarch64, arm, riscv64, s390x): --check
+               finds exactly the stale entry (objdump's hook calls,
+               through x86's GOT or direct, against nm) and with
+               --sorted the first descent of the RELATIVE addends
+               (readelf; REL on arm: the slots); after --finalize the
+               table's only relocations are R_*_RELATIVE whose values are
+               0 then the live hooks sorted, clean, idempotent; a program
+               linked against it runs and the library's runtime patches
+               every entry (8 before, the 7 live after)
 x86_64 only: the demo (PIE, run), a -flto link with no table
 (`no-table`), the runtime test program (tests/runtime: a hand-written
 non-hook entry and a duplicate, as bad-<arch>.S says), usage errors,
@@ -563,6 +575,137 @@ def case_finalize_pie(b):
           "hooks" % (sites, patched, refused, len(live)))
 
 
+def dynamic_relocs(arch, path):
+    """readelf -rW: [(offset, type, symbol, addend)] of .rela.dyn/.rel.dyn
+    (addend None for REL)."""
+    out, _ = must([arch.tool("readelf"), "-rW", path])
+    relocs = []
+    for part in out.split("Relocation section '")[1:]:
+        name = part.split("'")[0]
+        if name not in (".rela.dyn", ".rel.dyn"):
+            continue
+        for line in part.splitlines()[2:]:
+            f = line.split()
+            if len(f) < 3 or not re.match(r"^[0-9a-f]+$", f[0]):
+                continue
+            addend = None
+            if name == ".rela.dyn":
+                addend = int(f[-1], 16) if len(f) in (4, 7) else None
+            sym = f[4] if len(f) >= 6 else None
+            relocs.append((int(f[0], 16), f[2], sym, addend))
+    return relocs
+
+
+def got_hook_slots(arch, path):
+    """GOT slots the loader fills with a hook's address (readelf)."""
+    return {off for off, typ, sym, _ in dynamic_relocs(arch, path)
+            if sym and sym.split("@")[0] in HOOK_NAMES and
+            typ.endswith(("GLOB_DAT", "JUMP_SLOT"))}
+
+
+def shared_hook_calls(arch, path):
+    """hook_calls, and in a shared object x86_64's `call *GOT(%rip)`
+    whose slot (objdump's comment) is one of got_hook_slots."""
+    calls = set(hook_calls(arch, path))
+    got = got_hook_slots(arch, path)
+    out, _ = must([arch.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    for line in out.splitlines():
+        m = re.match(r"^\s*([0-9a-f]+):\s+call\s+\*0x[0-9a-f]+\(%rip\)"
+                     r"\s+#\s+([0-9a-f]+)", line)
+        if m and int(m.group(2), 16) in got:
+            calls.add(int(m.group(1), 16))
+    return sorted(calls)
+
+
+def case_shared(b):
+    """A shared object (-fPIC, -shared) of recorded objects, prog.c's weak
+    function overridden by strong.c, solib.c's cold function making the
+    table unsorted, the runtime linked in.  --check: exactly one `stale`
+    at the hook call outside every nm function, plus `unsorted` at the
+    first descent with --sorted.  --finalize: the table's R_*_RELATIVE
+    relocations (readelf; the only relocations of its slots) carry 0 for
+    the cleared slot, then the live hook calls in address order; clean
+    with --sorted, idempotent.  A program linked against it runs (under
+    qemu-user off x86_64) and the library's runtime patches exactly the
+    live hooks, before and after."""
+    lib = libmcount(b.arch.name)
+    objs = [b.obj(src, "so-%s.o" % src[:-2], extra=["-fPIC"])
+            for src in ("prog.c", "strong.c", "solib.c")]
+    b.record(*objs)
+    so = os.path.join(b.dir, "libso.so")
+    # The runtime patches direct calls to its hook and x86's calls
+    # through the GOT, not calls through a PLT stub: off x86_64 the
+    # library binds its calls to its own runtime's hook.
+    must([b.arch.cc, "-shared", "-o", so] + objs +
+         [lib, "-Wl,-T," + MCOUNT_LDS] +
+         ([] if b.arch.name == "x86_64" else ["-Wl,-Bsymbolic-functions"]))
+    funcs = functions(b.arch, so)
+    calls = shared_hook_calls(b.arch, so)
+    # twice thrice sum strong_or_weak other lib_entry lib_rare (the
+    # runtime is not traced), and the dead weak body
+    live = [a for a in calls if in_function(funcs, a)]
+    dead = [a for a in calls if not in_function(funcs, a)]
+    check(len(dead) == 1 and len(live) == 7,
+          "objdump+nm: live hooks %s, dead %s" % (
+              [hex(a) for a in live], [hex(a) for a in dead]))
+    img = Image(so)
+    rel = {off: (typ, addend) for off, typ, _, addend in
+           dynamic_relocs(b.arch, so)
+           if img.start <= off < img.stop}
+    n = (img.stop - img.start) // img.size
+    check(sorted(rel) == [img.start + k * img.size for k in range(n)] and
+          all(t.endswith("_RELATIVE") for t, _ in rel.values()),
+          "table slots' relocations: %s" % rel)
+    # RELA: the addend is the value; REL (arm): the slot holds it
+    before = [a if b.arch.rela else img.get(k) for k, (_, a) in
+              enumerate(rel[img.start + k * img.size] for k in range(n))]
+    check(sorted(before) == sorted(live + dead), "RELATIVE addends %s, "
+          "objdump's hooks %s" % ([hex(x) for x in before],
+                                  [hex(x) for x in live + dead]))
+    check(before != sorted(before), "the linked table is sorted already")
+    k = next(i for i in range(1, n) if before[i] < before[i - 1])
+    stale = ("stale", dead[0], before.index(dead[0]))
+    expect(b.tool, [so], 1, [stale])
+    expect(b.tool, [so], 1, [stale, ("unsorted", before[k], k)], "--sorted")
+    prog = os.path.join(b.dir, "somain")
+    must([b.arch.cc, "-O2", "-I", os.path.join(TOP, "runtime", "include"),
+          "-o", prog, os.path.join(HERE, "somain.c"), so,
+          "-Wl,-rpath,$ORIGIN"])
+
+    def run_it(want_sites):
+        out, _ = must(RUNNERS[b.arch.name] + [prog])
+        m = re.search(r"sites (\d+) patched (\d+) nops \d+ refused (\d+)"
+                      r"\s+lib_entry (-?\d+)", out)
+        check(m, "no counts in %r" % out)
+        got = tuple(int(x) for x in m.groups())
+        check(got == (want_sites, want_sites, 0, 74),
+              "sites, patched, refused, lib_entry(3): %s, expected %d "
+              "sites, all patched, lib_entry(3) = 74" % (got, want_sites))
+    # Before: the dead body's entry too is patched (its bytes are there)
+    run_it(len(live) + len(dead))
+    finalize_twice(b.tool, so)
+    rel = {off: (typ, addend) for off, typ, _, addend in
+           dynamic_relocs(b.arch, so)
+           if img.start <= off < img.stop}
+    slots = Image(so).slots()
+    after = [rel.get(img.start + k * img.size, (None, None))
+             for k in range(n)]
+    if not b.arch.rela:
+        after = [(t, v) for (t, _), v in zip(after, slots)]
+    check(all(t and t.endswith("_RELATIVE") for t, _ in after) and
+          [a for _, a in after] == [0] + live,
+          "after: relocations %s, expected RELATIVE 0 then %s" %
+          (after, [hex(a) for a in live]))
+    # RELA: the slot bytes (unused by the loader) hold the value or 0
+    check(all(v in (0, a) for v, (_, a) in zip(slots, after)),
+          "slot bytes %s disagree with the addends" % slots)
+    r = expect(b.tool, [so], 0, [], "--sorted")
+    check(r["zeroed"] == 1, "check counts %d cleared" % r["zeroed"])
+    # The loader turns the cleared slot's RELATIVE 0 into the library's
+    # load address, its ELF header: the runtime skips it as cleared.
+    run_it(len(live))
+
+
 ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
               ("unrecorded", case_unrecorded), ("no-table", case_no_table),
               ("weak", case_weak), ("off-hook", case_off_hook),
@@ -571,7 +714,8 @@ ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
               ("untouched", case_untouched), ("finalize", case_finalize),
               ("finalize-module", case_finalize_module),
               ("finalize-pie", case_finalize_pie),
-              ("finalize-emit-relocs", case_finalize_emit_relocs)]
+              ("finalize-emit-relocs", case_finalize_emit_relocs),
+              ("shared", case_shared)]
 
 
 # -- x86_64 only --------------------------------------------------------
@@ -742,7 +886,8 @@ def main():
         b = Build(arch, tool, scratch)
         for name, fn in ARCH_CASES:
             if (name == "gcc-table" and not arch.gcc_table) or \
-                    (name == "finalize-pie" and arch.name not in RUNNERS) \
+                    (name in ("finalize-pie", "shared") and
+                     arch.name not in RUNNERS) \
                     or (name == "finalize-emit-relocs" and not arch.rela):
                 continue
             work.append(("%s/%s" % (arch.name, name), fn, (b,)))
