@@ -5,8 +5,7 @@
 # proves and which tool is its oracle.
 CHECKGATE_SCRATCH := $(BUILD)/tests/check
 # The runtimes for the finalized PIEs and shared objects run under
-# qemu-user, where the
-# cross compiler is installed.
+# qemu-user, where the cross compiler is installed.
 CHECKGATE_LIBS := $(foreach a,aarch64 arm riscv64 s390x,$(if $(shell command -v \
 	$(RT_CC_$(a)) 2>/dev/null),$(BUILD)/$(a)/libmcount.a))
 
