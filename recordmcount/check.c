@@ -617,16 +617,83 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 	       (v->kind == MC_SITE_CALL && in_plt(c->s->obj, v->target_address));
 }
 
+/* The instruction word at `addr` in a linked image, in the file's order. */
+static bool word_at(struct check *c, uint64_t addr, uint32_t *w)
+{
+	struct mc_object *obj = c->s->obj;
+	struct mc_section *sec = mc_section_at_address(obj, addr);
+	size_t size;
+	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
+	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
+
+	if (!p || off + 4 > size)
+		return false;
+	p += off;
+	*w = obj->ehdr.e_ident[EI_DATA] == ELFDATA2LSB ?
+		mc_get_le32(p) : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | (uint32_t)p[3];
+	return true;
+}
+
+/* `lw t9,X(base)` or `ld t9,X(base)`: a PIC load of the hook's address. */
+static bool is_mips_t9_load(uint32_t w)
+{
+	return (w & 0xfc1f0000) == 0x8c190000 || (w & 0xfc1f0000) == 0xdc190000;
+}
+
 /*
- * MIPS PIC (-mabicalls) records the `ld t9, %call16(_mcount)(gp)` that
- * loads the hook's address, the instruction before the call that
- * linked code shows: the entry is right when the call follows it.
+ * MIPS PIC (-mabicalls) records an instruction before the call that
+ * linked code shows (arch/mips.c): the `lw/ld t9, %call16(_mcount)`
+ * that loads the hook's address (the call follows it, after GCC's or
+ * clang's `move at,ra` and `move gp,s0` if any), or on o32 the `addiu
+ * sp,sp,-8` right before that load.  The entry is right when it is one
+ * of those and the function's hook call follows within the sequence.
  */
-static bool is_mips_pic_site(struct check *c, uint64_t value, bool found,
+#define MIPS_ADDIU_SP_M8 0x27bdfff8	/* addiu sp,sp,-8 */
+
+/* Is the entry in the few instructions before the function's hook call? */
+static bool before_mips_hook(struct check *c, uint64_t value, bool found,
 			     uint64_t hook)
 {
 	return c->s->obj->ehdr.e_machine == EM_MIPS && c->s->linked &&
-	       found && hook == value + 4;
+	       found && hook > value && hook - value <= 12;
+}
+
+/*
+ * o32 (the 32-bit class without EF_MIPS_ABI2) keeps `addiu sp,sp,-8`
+ * with the call: where it comes before the load, it is the site.
+ */
+static bool is_mips_o32(struct check *c)
+{
+	const struct mc_object *obj = c->s->obj;
+
+	return obj->ehdr.e_ident[EI_CLASS] == ELFCLASS32 &&
+	       !(obj->ehdr.e_flags & 0x20 /* EF_MIPS_ABI2 */);
+}
+
+static bool is_mips_pic_site(struct check *c, uint64_t value, bool found,
+			     uint64_t hook)
+{
+	uint32_t w, other;
+
+	if (!before_mips_hook(c, value, found, hook) || !word_at(c, value, &w))
+		return false;
+	if (is_mips_t9_load(w))
+		return !(is_mips_o32(c) && word_at(c, value - 4, &other) &&
+			 other == MIPS_ADDIU_SP_M8);
+	return w == MIPS_ADDIU_SP_M8 && hook == value + 8 &&
+	       word_at(c, value + 4, &other) && is_mips_t9_load(other);
+}
+
+/* An entry just before the hook that is no part of a PIC call: corrupt. */
+static bool is_mips_pic_garbage(struct check *c, uint64_t value, bool found,
+				uint64_t hook)
+{
+	uint32_t w;
+
+	return before_mips_hook(c, value, found, hook) &&
+	       word_at(c, value, &w) && w != MIPS_ADDIU_SP_M8 &&
+	       !is_mips_t9_load(w);
 }
 
 static void check_entry(struct check *c, size_t k)
@@ -666,7 +733,8 @@ static void check_entry(struct check *c, size_t k)
 		return;
 	if (is_mips_pic_site(c, value, found, hook))
 		return;
-	bool elsewhere = s->linked ? found && hook != value
+	bool elsewhere = s->linked ? found && hook != value &&
+				     !is_mips_pic_garbage(c, value, found, hook)
 				   : object_function_has_hook(c, f);
 	problem(c, elsewhere ? P_OFF_HOOK : P_CORRUPT, true, e->shndx, value, k,
 		elsewhere ? "entry %zu is not on its function's hook (%s%s%s)"

@@ -2,9 +2,10 @@
  * hosted.c - the engine's platform hooks for a Linux process, and the
  * constructor that boots the engine.
  *
- * Memory questions are answered from the main program's own program
- * headers (dl_iterate_phdr), so a bad table entry pointing outside the
- * executable's code is refused, never dereferenced.  Text is made
+ * Memory questions are answered from the program headers of the object
+ * this runtime is linked into (dl_iterate_phdr: the main program, or a
+ * shared object whose table it boots), so a bad table entry pointing
+ * outside that object's code is refused, never dereferenced.  Text is made
  * writable with mprotect only while it is being patched, then given back
  * exactly the protection its PT_LOAD segment asked for.
  */
@@ -25,6 +26,7 @@ static struct {
 	uintptr_t bias;
 	const ElfW(Phdr) *phdr;
 	size_t phnum;
+	const char *name;	/* "" for the main program */
 	bool known;
 } image;
 
@@ -34,22 +36,43 @@ static struct {
 	int prot;
 } window;
 
-/* The first object dl_iterate_phdr reports is the main program. */
-static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+/*
+ * The object one of whose PT_LOAD segments holds `arg` (this file's own
+ * code): the table the engine boots is that object's (its
+ * __start_mcount_loc is hidden), so its sites are in that object.
+ */
+static int own_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	uintptr_t addr = (uintptr_t)arg;
+
 	(void)size;
-	(void)arg;
-	image.bias = info->dlpi_addr;
-	image.phdr = info->dlpi_phdr;
-	image.phnum = info->dlpi_phnum;
-	image.known = true;
-	return 1;
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || addr < lo ||
+		    addr - lo >= ph->p_memsz)
+			continue;
+		image.bias = info->dlpi_addr;
+		image.phdr = info->dlpi_phdr;
+		image.phnum = info->dlpi_phnum;
+		image.name = info->dlpi_name ? info->dlpi_name : "";
+		image.known = true;
+		return 1;
+	}
+	return 0;
 }
 
 static void find_image(void)
 {
 	if (!image.known)
-		dl_iterate_phdr(first_object, NULL);
+		dl_iterate_phdr(own_object, (void *)(uintptr_t)own_object);
+}
+
+const char *mc_host_path(void)
+{
+	find_image();
+	return image.name && *image.name ? image.name : "/proc/self/exe";
 }
 
 uintptr_t mc_host_bias(void)

@@ -12,6 +12,8 @@
 
 /* What the main program's addresses are shifted by at run time (PIE). */
 MC_RT_HIDDEN uintptr_t mc_host_bias(void);
+/* The file of the object the runtime is linked into. */
+MC_RT_HIDDEN const char *mc_host_path(void);
 
 /*
  * The function symbol containing `addr` (run-time address), from

@@ -1,6 +1,7 @@
 /*
  * hostsym.c - function names for the hosted runtime, read from the
- * running program's own .symtab in /proc/self/exe.
+ * running program's own .symtab in /proc/self/exe (or in the shared
+ * object the runtime is linked into, hosted.c's mc_host_path).
  *
  * Read-only and simple: the section headers, the symbol table and its
  * string table are read once with pread, and the function symbols are
@@ -124,7 +125,7 @@ static void load_from(int fd)
 
 static void load_symbols(void)
 {
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	int fd = open(mc_host_path(), O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return;

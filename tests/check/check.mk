@@ -1,11 +1,12 @@
 # check-check: the CI gate (`recordmcount --check`) against seeded
-# defects on x86_64, aarch64 and arm images and objects, and clean
-# images (the demo, firmware); tests/check/test_check.py says what each
-# case proves and which tool is its oracle.
+# defects on x86_64, aarch64, arm, ppc, riscv64, s390x and mips images
+# and objects (programs, modules, PIEs, shared objects), and clean images
+# (the demo, firmware); tests/check/test_check.py says what each case
+# proves and which tool is its oracle.
 CHECKGATE_SCRATCH := $(BUILD)/tests/check
-# The runtime for the finalized PIEs run under qemu-user, where the
-# cross compiler is installed.
-CHECKGATE_LIBS := $(foreach a,aarch64 arm,$(if $(shell command -v \
+# The runtimes for the finalized PIEs and shared objects run under
+# qemu-user, where the cross compiler is installed.
+CHECKGATE_LIBS := $(foreach a,aarch64 arm riscv64 s390x,$(if $(shell command -v \
 	$(RT_CC_$(a)) 2>/dev/null),$(BUILD)/$(a)/libmcount.a))
 
 .PHONY: check-check

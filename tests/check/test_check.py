@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """test_check.py RECORDMCOUNT SCRATCH-DIR - the CI gate, `--check`
-(issue 10), on x86_64, aarch64 and arm images and objects.
+(issue 10), on x86_64, aarch64, arm, ppc, riscv64, s390x and mips images
+and objects.
 
 Every defect is seeded into an image or object that is clean first, and
 what --check must say about it comes from outside the tool: hook calls
@@ -10,8 +11,12 @@ relocations from `readelf -rW`).  Each case checks the exit status, the
 class of every problem and its address (and entry index where it has
 one), in the JSON output, and that the text output says the same.
 
-Cases, per architecture (<arch>/...: x86_64, aarch64, arm, and ppc for a
-big-endian 32-bit target):
+Cases, per architecture (<arch>/...: x86_64, aarch64, arm, ppc (big
+endian, 32-bit), riscv64, s390x (big endian, 64-bit, RELA) and mips
+(big-endian o32 PIC, REL); an architecture whose cross compiler is
+missing is one SKIP line).  Where the site is not the call (s390x's stg,
+o32 PIC's `addiu sp,sp,-8; lw t9`) the oracle takes the instruction
+sequence before objdump's call (Arch.leads):
   clean        prog.c + hooks.c, every object recorded: exit 0, result
                ok, hooks == objdump's hook calls; objects exit 0 too
   gcc-table    the same objects with GCC's own -mrecord-mcount table,
@@ -39,10 +44,23 @@ big-endian 32-bit target):
                body's relocation becomes R_*_NONE (readelf); then clean
   finalize-emit-relocs  linked with --emit-relocs: after --finalize the
                static relocations (readelf) make what each slot holds
-               (RELA targets: not arm)
+               (RELA targets: not arm or mips)
   finalize-pie a PIE with the runtime (RELATIVE relocations; x86_64,
-               aarch64, arm under qemu-user): finalized, clean, and at
+               aarch64, arm, riscv64, s390x under qemu-user; not ppc or
+               mips, which have no runtime here): finalized, clean, and at
                boot the runtime patches exactly objdump's live hooks
+  shared       a shared object (prog.c, strong.c, solib.c: the weak
+               override, and a cold function that leaves the table
+               unsorted) with the runtime linked in (where a runtime
+               exists: x86_64, aarch64, arm, riscv64, s390x): --check
+               finds exactly the stale entry (objdump's hook calls,
+               through x86's GOT or direct, against nm) and with
+               --sorted the first descent of the RELATIVE addends
+               (readelf; REL on arm: the slots); after --finalize the
+               table's only relocations are R_*_RELATIVE whose values are
+               0 then the live hooks sorted, clean, idempotent; a program
+               linked against it runs and the library's runtime patches
+               every entry (8 before, the 7 live after)
 x86_64 only: the demo (PIE, run), a -flto link with no table
 (`no-table`), the runtime test program (tests/runtime: a hand-written
 non-hook entry and a duplicate, as bad-<arch>.S says), usage errors,
@@ -74,7 +92,7 @@ CLASSES = ("unrecorded", "no-table", "off-hook", "corrupt-site", "stale",
 
 class Arch:
     def __init__(self, name, triplet, hooks, corrupt, off, gcc_table,
-                 hook_re):
+                 hook_re, lead_re=None, rela=True):
         self.name = name
         self.cc = "%s-gcc" % triplet if triplet else "gcc"
         self.tool = (lambda t: "%s-%s" % (triplet, t)) if triplet else \
@@ -83,9 +101,16 @@ class Arch:
         self.corrupt = corrupt      # bytes that are no hook, NOP or pad
         self.off = off              # a move that leaves the hook
         self.gcc_table = gcc_table  # GCC can write the table itself
+        self.rela = rela            # RELA relocations (addends readelf shows)
+        # A call to a hook, direct or through a PLT stub (shared objects)
         self.hook_re = re.compile(r"^\s*([0-9a-f]+):.*\b(?:%s)\s+"
-                                  r"[0-9a-f]+ <(?:%s)>" %
+                                  r"(?:\S+,)?[0-9a-f]+ <(?:%s)(?:@plt)?>" %
                                   (hook_re, "|".join(HOOK_NAMES)))
+        # Where the site is an instruction sequence ending right before
+        # the call (s390x's `stg %r14,8(%r15)`, riscv's unrelaxed `auipc
+        # ra`, o32 PIC's `addiu sp,sp,-8; lw t9,...`): its first one.
+        self.leads = [[re.compile(r"^\s*[0-9a-f]+:\s+(?:%s)" % r)
+                       for r in seq] for seq in (lead_re or [])]
 
 
 ARCHES = [
@@ -95,10 +120,24 @@ ARCHES = [
          4, False, "bl"),
     # Thumb-2 (Debian's default): udf #0, twice
     Arch("arm", "arm-linux-gnueabihf", "-pg", bytes.fromhex("00de00de"),
-         2, False, "bl|blx"),
+         2, False, "bl|blx", rela=False),
     # Big endian, 32-bit: byte order and class independence.  trap
     Arch("ppc", "powerpc-linux-gnu", "-pg", bytes.fromhex("7fe00008"),
          4, False, "bl"),
+    # ebreak.  ld relaxes `auipc ra; jalr ra` to `jal ra, _mcount`; where
+    # it does not, the site is the auipc.
+    Arch("riscv64", "riscv64-linux-gnu", "-pg", bytes.fromhex("73001000"),
+         2, False, r"jalr?", lead_re=[[r"auipc\s+ra,"]]),
+    # Big endian, 64-bit, RELA.  The -pg site is the stg before `brasl
+    # %r14,_mcount`; six zero bytes are no instruction.
+    Arch("s390x", "s390x-linux-gnu", "-pg", bytes(6), 2, False, "brasl",
+         lead_re=[[r"stg\s+%r14,8\(%r15\)"]]),
+    # Big endian o32 (REL), PIC (Debian's default): the site is the
+    # `addiu sp,sp,-8` before `lw t9,%call16(_mcount)(gp)`, and ld makes
+    # the `jalr t9` a `bal`.  break
+    Arch("mips", "mips-linux-gnu", "-pg", bytes.fromhex("0000000d"), 4,
+         False, r"jalr?|bal", rela=False,
+         lead_re=[[r"addiu\s+sp,sp,-8", r"lw\s+t9,"], [r"lw\s+t9,"]]),
 ]
 
 
@@ -123,10 +162,36 @@ class Tool:
 # -- independent views of an image ---------------------------------------
 
 def hook_calls(arch, path):
-    """Addresses objdump -d shows a call to a hook at."""
+    """Addresses objdump -d shows a call to a hook at (the site: the
+    first instruction of a lead sequence before it, see Arch)."""
+    return sorted(hook_sites(arch, path))
+
+
+def unrecorded_at(arch, path, sites):
+    """Where --check reports these sites unrecorded: at the site, but
+    MIPS PIC's at its call (what the image's decoder finds)."""
+    calls = hook_sites(arch, path)
+    return [calls[a] if arch.name == "mips" else a for a in sites]
+
+
+def hook_sites(arch, path):
+    """{site: call} of every hook call objdump -d shows."""
     out, _ = must([arch.tool("objdump"), "-d", "--no-show-raw-insn", path])
-    return sorted(int(m.group(1), 16) for m in
-                  map(arch.hook_re.match, out.splitlines()) if m)
+    lines = out.splitlines()
+    calls = {}
+    for i, line in enumerate(lines):
+        m = arch.hook_re.match(line)
+        if not m:
+            continue
+        site = int(m.group(1), 16)
+        for seq in arch.leads:
+            before = lines[max(0, i - len(seq)):i]
+            if len(before) == len(seq) and \
+                    all(r.match(line) for r, line in zip(seq, before)):
+                site = int(before[0].split(":")[0], 16)
+                break
+        calls[site] = int(m.group(1), 16)
+    return calls
 
 
 def functions(arch, path):
@@ -272,8 +337,10 @@ def case_unrecorded(b):
     prog, objs = b.program("unrec", record_strong=False)
     strong_funcs = functions(b.arch, objs[-1])
     funcs = functions(b.arch, prog)
-    want = [("unrecorded", a, None) for a in hook_calls(b.arch, prog)
-            if any(funcs[n][0] <= a < sum(funcs[n]) for n in strong_funcs)]
+    want = [("unrecorded", a, None) for a in unrecorded_at(
+        b.arch, prog, [a for a in hook_calls(b.arch, prog)
+                       if any(funcs[n][0] <= a < sum(funcs[n])
+                              for n in strong_funcs)])]
     check(want, "objdump shows no hook in strong.c's functions")
     # The weak body is stale here too: it is not the object's fault.
     stale = [a for a in hook_calls(b.arch, prog)
@@ -283,8 +350,10 @@ def case_unrecorded(b):
     expect(b.tool, [prog], 1, want)
     # The object itself: its hook relocations (readelf), none recorded.
     out, _ = must([b.arch.tool("readelf"), "-rW", objs[-1]])
+    # (MIPS: the R_MIPS_JALR beside each %call16 load is only ld's hint)
     n = sum(1 for line in out.splitlines()
-            if re.search(r"\b(%s)\b" % "|".join(HOOK_NAMES), line))
+            if re.search(r"\b(%s)\b" % "|".join(HOOK_NAMES), line) and
+            "R_MIPS_JALR" not in line)
     rc, reports, _ = b.tool.check([objs[-1]])
     check(rc == 1, "unrecorded object: exit %d" % rc)
     got = [p["class"] for p in reports[0]["problems"]]
@@ -298,7 +367,8 @@ def case_no_table(b):
     prog = b.link("no-table", objs)
     calls = hook_calls(b.arch, prog)
     check(calls, "objdump shows no hook")
-    expect(b.tool, [prog], 1, [("no-table", calls[0], None)])
+    expect(b.tool, [prog], 1, [("no-table", unrecorded_at(
+        b.arch, prog, calls[:1])[0], None)])
 
 
 def case_weak(b):
@@ -333,7 +403,8 @@ def case_duplicate(b):
     bad = prog + "-bad"
     img.write(bad)
     expect(b.tool, [bad], 1, [("duplicate", img.get(1), 2),
-                              ("unrecorded", lost, None)])
+                              ("unrecorded", unrecorded_at(
+                                  b.arch, prog, [lost])[0], None)])
 
 
 def case_corrupt(b):
@@ -450,7 +521,9 @@ def case_finalize_emit_relocs(b):
 
 RUNNERS = {"x86_64": [], "aarch64": ["qemu-aarch64", "-L",
                                      "/usr/aarch64-linux-gnu"],
-           "arm": ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"]}
+           "arm": ["qemu-arm", "-L", "/usr/arm-linux-gnueabihf"],
+           "riscv64": ["qemu-riscv64", "-L", "/usr/riscv64-linux-gnu"],
+           "s390x": ["qemu-s390x", "-L", "/usr/s390x-linux-gnu"]}
 
 
 def boot_counts(b, prog):
@@ -502,6 +575,137 @@ def case_finalize_pie(b):
           "hooks" % (sites, patched, refused, len(live)))
 
 
+def dynamic_relocs(arch, path):
+    """readelf -rW: [(offset, type, symbol, addend)] of .rela.dyn/.rel.dyn
+    (addend None for REL)."""
+    out, _ = must([arch.tool("readelf"), "-rW", path])
+    relocs = []
+    for part in out.split("Relocation section '")[1:]:
+        name = part.split("'")[0]
+        if name not in (".rela.dyn", ".rel.dyn"):
+            continue
+        for line in part.splitlines()[2:]:
+            f = line.split()
+            if len(f) < 3 or not re.match(r"^[0-9a-f]+$", f[0]):
+                continue
+            addend = None
+            if name == ".rela.dyn":
+                addend = int(f[-1], 16) if len(f) in (4, 7) else None
+            sym = f[4] if len(f) >= 6 else None
+            relocs.append((int(f[0], 16), f[2], sym, addend))
+    return relocs
+
+
+def got_hook_slots(arch, path):
+    """GOT slots the loader fills with a hook's address (readelf)."""
+    return {off for off, typ, sym, _ in dynamic_relocs(arch, path)
+            if sym and sym.split("@")[0] in HOOK_NAMES and
+            typ.endswith(("GLOB_DAT", "JUMP_SLOT"))}
+
+
+def shared_hook_calls(arch, path):
+    """hook_calls, and in a shared object x86_64's `call *GOT(%rip)`
+    whose slot (objdump's comment) is one of got_hook_slots."""
+    calls = set(hook_calls(arch, path))
+    got = got_hook_slots(arch, path)
+    out, _ = must([arch.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    for line in out.splitlines():
+        m = re.match(r"^\s*([0-9a-f]+):\s+call\s+\*0x[0-9a-f]+\(%rip\)"
+                     r"\s+#\s+([0-9a-f]+)", line)
+        if m and int(m.group(2), 16) in got:
+            calls.add(int(m.group(1), 16))
+    return sorted(calls)
+
+
+def case_shared(b):
+    """A shared object (-fPIC, -shared) of recorded objects, prog.c's weak
+    function overridden by strong.c, solib.c's cold function making the
+    table unsorted, the runtime linked in.  --check: exactly one `stale`
+    at the hook call outside every nm function, plus `unsorted` at the
+    first descent with --sorted.  --finalize: the table's R_*_RELATIVE
+    relocations (readelf; the only relocations of its slots) carry 0 for
+    the cleared slot, then the live hook calls in address order; clean
+    with --sorted, idempotent.  A program linked against it runs (under
+    qemu-user off x86_64) and the library's runtime patches exactly the
+    live hooks, before and after."""
+    lib = libmcount(b.arch.name)
+    objs = [b.obj(src, "so-%s.o" % src[:-2], extra=["-fPIC"])
+            for src in ("prog.c", "strong.c", "solib.c")]
+    b.record(*objs)
+    so = os.path.join(b.dir, "libso.so")
+    # The runtime patches direct calls to its hook and x86's calls
+    # through the GOT, not calls through a PLT stub: off x86_64 the
+    # library binds its calls to its own runtime's hook.
+    must([b.arch.cc, "-shared", "-o", so] + objs +
+         [lib, "-Wl,-T," + MCOUNT_LDS] +
+         ([] if b.arch.name == "x86_64" else ["-Wl,-Bsymbolic-functions"]))
+    funcs = functions(b.arch, so)
+    calls = shared_hook_calls(b.arch, so)
+    # twice thrice sum strong_or_weak other lib_entry lib_rare (the
+    # runtime is not traced), and the dead weak body
+    live = [a for a in calls if in_function(funcs, a)]
+    dead = [a for a in calls if not in_function(funcs, a)]
+    check(len(dead) == 1 and len(live) == 7,
+          "objdump+nm: live hooks %s, dead %s" % (
+              [hex(a) for a in live], [hex(a) for a in dead]))
+    img = Image(so)
+    rel = {off: (typ, addend) for off, typ, _, addend in
+           dynamic_relocs(b.arch, so)
+           if img.start <= off < img.stop}
+    n = (img.stop - img.start) // img.size
+    check(sorted(rel) == [img.start + k * img.size for k in range(n)] and
+          all(t.endswith("_RELATIVE") for t, _ in rel.values()),
+          "table slots' relocations: %s" % rel)
+    # RELA: the addend is the value; REL (arm): the slot holds it
+    before = [a if b.arch.rela else img.get(k) for k, (_, a) in
+              enumerate(rel[img.start + k * img.size] for k in range(n))]
+    check(sorted(before) == sorted(live + dead), "RELATIVE addends %s, "
+          "objdump's hooks %s" % ([hex(x) for x in before],
+                                  [hex(x) for x in live + dead]))
+    check(before != sorted(before), "the linked table is sorted already")
+    k = next(i for i in range(1, n) if before[i] < before[i - 1])
+    stale = ("stale", dead[0], before.index(dead[0]))
+    expect(b.tool, [so], 1, [stale])
+    expect(b.tool, [so], 1, [stale, ("unsorted", before[k], k)], "--sorted")
+    prog = os.path.join(b.dir, "somain")
+    must([b.arch.cc, "-O2", "-I", os.path.join(TOP, "runtime", "include"),
+          "-o", prog, os.path.join(HERE, "somain.c"), so,
+          "-Wl,-rpath,$ORIGIN"])
+
+    def run_it(want_sites):
+        out, _ = must(RUNNERS[b.arch.name] + [prog])
+        m = re.search(r"sites (\d+) patched (\d+) nops \d+ refused (\d+)"
+                      r"\s+lib_entry (-?\d+)", out)
+        check(m, "no counts in %r" % out)
+        got = tuple(int(x) for x in m.groups())
+        check(got == (want_sites, want_sites, 0, 74),
+              "sites, patched, refused, lib_entry(3): %s, expected %d "
+              "sites, all patched, lib_entry(3) = 74" % (got, want_sites))
+    # Before: the dead body's entry too is patched (its bytes are there)
+    run_it(len(live) + len(dead))
+    finalize_twice(b.tool, so)
+    rel = {off: (typ, addend) for off, typ, _, addend in
+           dynamic_relocs(b.arch, so)
+           if img.start <= off < img.stop}
+    slots = Image(so).slots()
+    after = [rel.get(img.start + k * img.size, (None, None))
+             for k in range(n)]
+    if not b.arch.rela:
+        after = [(t, v) for (t, _), v in zip(after, slots)]
+    check(all(t and t.endswith("_RELATIVE") for t, _ in after) and
+          [a for _, a in after] == [0] + live,
+          "after: relocations %s, expected RELATIVE 0 then %s" %
+          (after, [hex(a) for a in live]))
+    # RELA: the slot bytes (unused by the loader) hold the value or 0
+    check(all(v in (0, a) for v, (_, a) in zip(slots, after)),
+          "slot bytes %s disagree with the addends" % slots)
+    r = expect(b.tool, [so], 0, [], "--sorted")
+    check(r["zeroed"] == 1, "check counts %d cleared" % r["zeroed"])
+    # The loader turns the cleared slot's RELATIVE 0 into the library's
+    # load address, its ELF header: the runtime skips it as cleared.
+    run_it(len(live))
+
+
 ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
               ("unrecorded", case_unrecorded), ("no-table", case_no_table),
               ("weak", case_weak), ("off-hook", case_off_hook),
@@ -510,7 +714,8 @@ ARCH_CASES = [("clean", case_clean), ("gcc-table", case_gcc_table),
               ("untouched", case_untouched), ("finalize", case_finalize),
               ("finalize-module", case_finalize_module),
               ("finalize-pie", case_finalize_pie),
-              ("finalize-emit-relocs", case_finalize_emit_relocs)]
+              ("finalize-emit-relocs", case_finalize_emit_relocs),
+              ("shared", case_shared)]
 
 
 # -- x86_64 only --------------------------------------------------------
@@ -668,18 +873,22 @@ def case_firmware(tool, scratch, board):
 
 def main():
     path, scratch, results = scratch_arg()
+    # CHECK_ONLY=REGEX: only the cases whose name matches (while working
+    # on the suite; make check-check runs them all).
+    only = re.compile(os.environ.get("CHECK_ONLY", ""))
     tool = Tool(path)
     log = Log(os.path.join(results, "check.log"))
     work = []
     for arch in ARCHES:
         if not shutil.which(arch.cc):
-            log.line("SKIP: %s: %s not installed" % (arch.name, arch.cc))
+            log.skip(arch.name, "%s not installed" % arch.cc)
             continue
         b = Build(arch, tool, scratch)
         for name, fn in ARCH_CASES:
             if (name == "gcc-table" and not arch.gcc_table) or \
-                    (name == "finalize-pie" and arch.name not in RUNNERS) \
-                    or (name == "finalize-emit-relocs" and arch.name == "arm"):
+                    (name in ("finalize-pie", "shared") and
+                     arch.name not in RUNNERS) \
+                    or (name == "finalize-emit-relocs" and not arch.rela):
                 continue
             work.append(("%s/%s" % (arch.name, name), fn, (b,)))
     for name, fn in X86_CASES:
@@ -692,6 +901,7 @@ def main():
                          (tool, scratch, board)))
         else:
             log.line("SKIP: firmware/%s: %s not installed" % (board, cc))
+    work = [w for w in work if only.search(w[0])]
     parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
     return finish_scratch(log, scratch)
 
