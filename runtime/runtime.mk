@@ -11,7 +11,8 @@
 #   make demo                  build and run examples/demo (host)
 #   make check-runtime         end-to-end tests in tests/runtime: the
 #                              host, then every RT_CROSS_ARCHES whose
-#                              compiler is installed (SKIP otherwise)
+#                              compiler is installed (SKIP otherwise),
+#                              each with GCC, clang and clang-16
 #   make check-runtime-freestanding   engine + arch/ with no libc, for
 #                              the host and each installed cross target
 #
@@ -163,34 +164,35 @@ demo:
 
 # run.sh once per target: the host with $(LIBMCOUNT), then each cross
 # target whose compiler is installed, with its library freshly built
-# (a failed build is a FAIL line).  All output lands in runtime.out.
+# (a failed build is a FAIL line); after each, run.sh again for each
+# of RT_CLANGS (rt_run_clang).  All output lands in runtime.out.
 RT_RUN_CROSS = $(foreach a,$(RT_CROSS_ARCHES),\
 	if ! command -v $(RT_CC_$(a)) >/dev/null; then \
 		echo "SKIP: [$(a)] runtime tests: no $(RT_CC_$(a))"; \
+		$(foreach c,$(RT_CLANGS),echo "SKIP: [$(a) $(c)] runtime tests: no $(RT_CC_$(a)) (its libc and ld)";) \
 	elif $(MAKE) --no-print-directory $(BUILD)/$(a)/libmcount.a; then \
 		echo "PASS: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
 		RT_ARCH=$(a) CC="$(RT_CC_$(a))" \
 		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a RECORDMCOUNT=$(RECORDMCOUNT) \
 		OUT=$(BUILD)/tests/runtime/$(a) sh tests/runtime/run.sh || status=1; \
+		$(call rt_run_clang,$(a),$(BUILD)/$(a)/libmcount.a) \
 	else echo "FAIL: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
 		status=1; fi;)
 
-# The host's programs compiled by clang 14 and 16 too (x86_64 hosts):
-# one -pg -mfentry and one -pg case, and clang's multi-byte NOP pads
-# (one NOP the call fills, one it takes whole with M > 0, the longest
-# behind endbr64), against the same library; no sanitizer or valgrind
-# repeats (run.sh says SKIP for those).
+# The programs of <arch> compiled by clang 14 and 16 too (with
+# --target and Debian's cross libc for the others), against the same
+# GCC-built library: the cases of RT_CLANG_CASES in
+# tests/runtime/arches.sh, those whose hook flags clang has; no
+# sanitizer or valgrind repeats (run.sh says SKIP for those).
 RT_CLANGS := clang clang-16
-RT_CLANG_CASES := fentry-pie mcount-no-pie pad-pie+clangpad5 \
-	pad-no-pie+clangpad10m3 pad-pie+clangpad16cet
-RT_RUN_CLANG = $(if $(filter x86_64,$(RT_HOST)),$(foreach c,$(RT_CLANGS),\
+# rt_run_clang <arch> <libmcount.a>
+rt_run_clang = $(foreach c,$(RT_CLANGS),\
 	if ! command -v $(c) >/dev/null; then \
-		echo "SKIP: [$(RT_HOST) $(c)] runtime tests: no $(c)"; \
-	else RT_ARCH=$(RT_HOST) CC=$(c) LIBMCOUNT=$(LIBMCOUNT) \
+		echo "SKIP: [$(1) $(c)] runtime tests: no $(c)"; \
+	else RT_ARCH=$(1) RT_CLANG=$(c) LIBMCOUNT=$(2) \
 		RECORDMCOUNT=$(RECORDMCOUNT) NO_VALGRIND=1 NO_SANITIZE=1 \
-		RT_ONLY_CASES="$(RT_CLANG_CASES)" \
-		OUT=$(BUILD)/tests/runtime/$(c) sh tests/runtime/run.sh || \
-		status=1; fi;))
+		OUT=$(BUILD)/tests/runtime/$(c)/$(1) sh tests/runtime/run.sh || \
+		status=1; fi;)
 
 check-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 	@( status=0; \
@@ -198,10 +200,10 @@ check-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 	  RT_ARCH=$(RT_HOST) CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) \
 		RECORDMCOUNT=$(RECORDMCOUNT) OUT=$(BUILD)/tests/runtime \
 		sh tests/runtime/run.sh || status=1; \
-	  $(RT_RUN_CLANG) \
+	  $(call rt_run_clang,$(RT_HOST),$(LIBMCOUNT)) \
 	  $(RT_RUN_CROSS) \
 	  exit $$status ) > $(BUILD)/runtime.out 2>&1; status=$$?; \
-	cat $(BUILD)/runtime.out; \
+	cat $(BUILD)/runtime.out; mkdir -p $(TEST_RESULTS); \
 	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
 	exit $$status
 

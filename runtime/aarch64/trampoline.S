@@ -17,7 +17,18 @@
  * indirect-result registers) and q0-q7 (the FP/SIMD argument registers)
  * around the C call, although GCC does not expect the hook to keep them:
  * a NOP keeps every register, and so should the call that replaces it.
- * Then it calls mc_rt_dispatch(x30, x0) and returns to x30.  Without an
+ * Then it calls mc_rt_dispatch(x30, caller) and returns to x30.
+ *
+ * Clang's -pg hook is a bare `bl _mcount` after the same prologue, with
+ * no `mov x0, x30`: x0 still holds the function's first argument.  So
+ * the caller is x0 only when the instruction before the `bl` is that
+ * `mov` (aa1e03e0); otherwise (clang, or GCC having scheduled another
+ * instruction in between, as it does in the tests' fx_many) it is the
+ * x30 the prologue saved in the function's frame record, [x29, #8],
+ * which both compilers set up before the hook (each refuses -pg with
+ * -fomit-frame-pointer, and the tests check the caller for both), with
+ * a pointer-authentication code stripped (`xpaclri`, a NOP on cores
+ * without PAC), as GCC 12 does.  Without an
  * FPU (-mgeneral-regs-only, as firmware may build) q0-q7 are not
  * touched; such code passes no arguments in them either.
  *
@@ -107,8 +118,17 @@ mc_rt_tramp_mcount:
 	push_frame
 	str	x8, [sp, #80]
 	save_args
-	mov	x1, x0			/* the function's return address */
-	mov	x0, x30			/* return address into the function */
+	mov	x1, x0			/* GCC: the function's return address */
+	ldur	w9, [x30, #-8]		/* the instruction before the hook */
+	movz	w10, #0x03e0
+	movk	w10, #0xaa1e, lsl #16	/* mov x0, x30 */
+	cmp	w9, w10
+	b.eq	1f
+	ldr	x9, [x29]		/* clang: the function's frame record */
+	ldr	x30, [x9, #8]		/* its saved x30, signed under pac-ret */
+	hint	#7			/* xpaclri: strip the PAC (NOP without) */
+	mov	x1, x30
+1:	ldr	x0, [sp, #8]		/* return address into the function */
 	bl	mc_rt_dispatch
 	restore_args
 	ldr	x8, [sp, #80]

@@ -30,6 +30,14 @@
 #   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
 #                   neutral form is several (default: one per site)
 #   RT_PAD_RE       ERE an `objdump -d` line of a pad NOP matches
+#   RT_CLANG_TARGET clang's --target for the architecture (empty: the
+#                   host's own), with Debian's cross libc in /usr/<it>
+#   RT_CLANG_CFLAGS what clang needs besides (arm: -meabi gnu)
+#   RT_CLANG_CASES  the cases run again with clang 14 and 16 (run.sh
+#                   with RT_CLANG=<clang>): every case whose hook flags
+#                   clang has; RT_CLANG_WHY says why the others are not
+#                   there, or, when the list is empty, why clang is not
+#                   run at all (a SKIP line)
 #
 # To add an architecture: a case below, tests/runtime/bad-<arch>.S (a
 # non-hook site, a duplicated real hook, and rt_dummy; see the x86
@@ -38,6 +46,7 @@
 rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
 	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
+	RT_CLANG_TARGET= RT_CLANG_CFLAGS= RT_CLANG_CASES= RT_CLANG_WHY=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -54,6 +63,12 @@ rt_arch_config() {
 		# GCC's pads are one-byte NOPs, clang's multi-byte ones
 		RT_PAD_RE='[[:space:]](nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)( .*)?$'
 		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)'
+		# clang: one -pg -mfentry and one -pg case, and its
+		# multi-byte NOP pads (one NOP the call fills, one it takes
+		# whole with M > 0, the longest behind endbr64)
+		RT_CLANG_CASES="fentry-pie mcount-no-pie pad-pie+clangpad5
+			  pad-no-pie+clangpad10m3 pad-pie+clangpad16cet"
+		RT_CLANG_WHY="a subset: the GCC cases cover the link forms"
 		;;
 	i386)
 		# GCC refuses -mfentry with -fpic on i386: no fentry PIE.
@@ -79,6 +94,13 @@ rt_arch_config() {
 		RT_GOTCALL_RE='call +\*-?0x[0-9a-f]+\(%ebx\)'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax)'
+		# clang: the -pg cases.  Not its gotcall (clang calls
+		# mcount@PLT whatever -Wa,-mrelax-relocations says) nor its
+		# pads (xchg %ax,%ax pairs: check_disk_sites and
+		# check_nop_bytes here take one-byte NOPs only)
+		RT_CLANG_TARGET=i686-linux-gnu
+		RT_CLANG_CASES="fentry-no-pie mcount-pie mcount-no-pie"
+		RT_CLANG_WHY="no gotcall or pad case for clang"
 		;;
 	ppc64le)
 		# "fentry" is -mprofile-kernel (`mflr r0; bl _mcount` before
@@ -93,6 +115,10 @@ rt_arch_config() {
 		RT_BFD="powerpc:common64 -EL"
 		RT_ARCH_SRC=arch/powerpc.c
 		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		# clang has no -mprofile-kernel, and no pads on ppc
+		RT_CLANG_TARGET=powerpc64le-linux-gnu
+		RT_CLANG_CASES="mcount-pie mcount-no-pie"
+		RT_CLANG_WHY="clang has no -mprofile-kernel"
 		RT_FENTRY_FLAGS="-pg -mprofile-kernel"
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
 		RT_NEUTRAL_RE='^nop'
@@ -109,6 +135,12 @@ rt_arch_config() {
 		RT_BFD=s390:64-bit
 		RT_ARCH_SRC=arch/s390.c
 		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		# clang's -pg without -mfentry is a bare `brasl %r14,mcount`
+		# after the prologue (glibc's gprof entry, no stg block, not
+		# _mcount): neither recorded nor patched.  -pg -mfentry as GCC.
+		RT_CLANG_TARGET=s390x-linux-gnu
+		RT_CLANG_CASES="fentry-pie fentry-no-pie"
+		RT_CLANG_WHY="clang's -pg alone calls mcount, no _mcount block"
 		RT_HOOK_RE='brasl.*<(__fentry__|_mcount)>'
 		RT_HOOK_LEAD_RE='stg.*%r14,8\(%r15\)'
 		RT_NEUTRAL_RE='^jgnop'
@@ -128,6 +160,12 @@ rt_arch_config() {
 		RT_ARCH_SRC=arch/aarch64.c
 		RT_CASES="mcount-pie mcount-no-pie pad-pie+pad2
 			  pad-no-pie+pad2 pad-pie+pad3m1bti"
+		# clang's -pg: a bare `bl _mcount`, no `mov x0, x30` (the
+		# trampoline takes the caller from the frame record); its pads
+		# as GCC's.  +pac: pac-ret, the saved x30 is signed.
+		RT_CLANG_TARGET=aarch64-linux-gnu
+		RT_CASES="$RT_CASES mcount-pie+pac"
+		RT_CLANG_CASES=$RT_CASES
 		RT_HOOK_RE='bl[[:space:]]+[0-9a-f]+ <_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^nop$'
@@ -146,6 +184,15 @@ rt_arch_config() {
 		RT_ARCH_SRC=arch/riscv.c
 		RT_CASES="mcount-pie mcount-no-pie mcount-pie+norelax
 			  mcount-no-pie+norelax pad-pie+pad8c pad-no-pie+pad4g"
+		# clang: its pads as GCC's.  Not its -pg: a bare `call
+		# _mcount` with no `mv a0, ra`, so the trampoline passes the
+		# function's first argument as the caller (rt_test faults
+		# reading it).  Clang keeps ra at -8(s0), but GCC keeps no
+		# frame pointer and schedules its `mv a0, ra` away from the
+		# call, so the trampoline cannot tell the two apart.
+		RT_CLANG_TARGET=riscv64-linux-gnu
+		RT_CLANG_CASES="pad-pie+pad8c pad-no-pie+pad4g"
+		RT_CLANG_WHY="clang's -pg passes no caller in a0: unsupported"
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
@@ -167,6 +214,15 @@ rt_arch_config() {
 		RT_CASES="mcount-pie mcount-no-pie mcount-pie+arm
 			  mcount-no-pie+arm pad-pie+pad3 pad-no-pie+pad2arm
 			  pad-pie+pad4m1arm"
+		# clang: -meabi gnu for __gnu_mcount_nc (else a bare `bl
+		# mcount`, unsupported); it defaults to ARM state for this
+		# triple, so -mthumb, and the +arm cases' -marm comes after.
+		# No -fpatchable-function-entry on arm in clang 14 or 16.
+		RT_CLANG_TARGET=arm-linux-gnueabihf
+		RT_CLANG_CFLAGS="-meabi gnu -mthumb"
+		RT_CLANG_CASES="mcount-pie mcount-no-pie mcount-pie+arm
+			  mcount-no-pie+arm"
+		RT_CLANG_WHY="clang has no -fpatchable-function-entry on arm"
 		RT_HOOK_RE='blx?[[:space:]]+[0-9a-f]+ <__gnu_mcount_nc>'
 		# Thumb `nop`; ARM `nop {0}` or `nop ; (mov r0, r0)`
 		RT_PAD_RE='[[:space:]]nop([[:space:]].*)?$'
@@ -229,6 +285,10 @@ rt_variant() {
 		# nop; <symbol>: bti c; nop; nop
 		RT_VARIANT_HOOKS=-fpatchable-function-entry=3,1
 		RT_VARIANT_NOP_LEN=4 RT_VARIANT_CFLAGS=-mbranch-protection=bti
+		;;
+	aarch64+pac)
+		# paciasp before x30 is saved: the frame record holds it signed
+		RT_VARIANT_CFLAGS=-mbranch-protection=pac-ret
 		;;
 	riscv64+pad8c)
 		# rv64gc: eight 2-byte c.nop

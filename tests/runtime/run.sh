@@ -24,6 +24,12 @@
 #   otherwise             GCC's own -mrecord-mcount
 # Also: CC, LIBMCOUNT (default build/libmcount.a), NO_VALGRIND=1,
 # NO_SANITIZE=1, RT_ONLY_CASES="case...".
+#
+# RT_CLANG=clang (or clang-16): the programs are built by that clang
+# for the architecture (arches.sh's RT_CLANG_TARGET, RT_CLANG_CFLAGS),
+# linked through it with the target's GNU ld, against the same
+# LIBMCOUNT (built by GCC, as a user would link it), and only
+# RT_CLANG_CASES run; an empty list is a SKIP line with RT_CLANG_WHY.
 set -u
 
 T=tests/runtime
@@ -35,7 +41,17 @@ if ! rt_arch_config "$RT_ARCH"; then
 	echo "FAIL: [$RT_ARCH] no runtime test configuration in $T/arches.sh"
 	exit 1
 fi
-# RT_ONLY_CASES: a subset of the cases (the clang runs pick theirs).
+TAG="$RT_ARCH${RT_CLANG:+ $RT_CLANG}"
+if [ -n "${RT_CLANG:-}" ]; then
+	if [ -z "$RT_CLANG_CASES" ]; then
+		echo "SKIP: [$TAG] runtime tests: $RT_CLANG_WHY"
+		exit 0
+	fi
+	RT_CASES=$RT_CLANG_CASES
+	CC="$RT_CLANG${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}"
+	CC="$CC${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
+fi
+# RT_ONLY_CASES: a subset of the cases.
 RT_CASES=${RT_ONLY_CASES:-$RT_CASES}
 CC=${CC:-$RT_CC_DEFAULT}
 LIB=${LIBMCOUNT:-build/libmcount.a}
@@ -43,6 +59,8 @@ OUT=${OUT:-$T/out}
 CFLAGS="-std=c11 -O2 -g -Wall -Wextra -Werror -Iruntime/include"
 failures=0
 echo "architecture: $RT_ARCH, CC=$CC${RT_RUN:+, runner: $RT_RUN}"
+[ -z "${RT_CLANG:-}" ] || [ -z "$RT_CLANG_WHY" ] ||
+	echo "clang cases: $(echo $RT_CASES) ($RT_CLANG_WHY)"
 
 if [ -z "${RECORD_CMD:-}" ] && [ -f "${RECORDMCOUNT:-}" ] &&
    [ -x "${RECORDMCOUNT:-}" ]; then
@@ -347,7 +365,7 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 		fi
 	done
 else
-	echo "SKIP: [$RT_ARCH] sanitizers"
+	echo "SKIP: [$TAG] sanitizers"
 fi
 
 # Valgrind needs the target's ld.so with symbols (i386: libc6-dbg:i386).
@@ -366,11 +384,11 @@ if [ -z "${NO_VALGRIND:-}" ] && [ $RT_VALGRIND = 1 ] && [ -z "$RT_RUN" ] &&
 			--leak-check=full --errors-for-leak-kinds=definite
 	done
 else
-	echo "SKIP: [$RT_ARCH] valgrind"
+	echo "SKIP: [$TAG] valgrind"
 fi
 
 if [ $failures -ne 0 ]; then
-	echo "FAIL: tests/runtime [$RT_ARCH]: $failures failure(s)"
+	echo "FAIL: tests/runtime [$TAG]: $failures failure(s)"
 	exit 1
 fi
-echo "PASS: tests/runtime [$RT_ARCH]"
+echo "PASS: tests/runtime [$TAG]"
