@@ -90,6 +90,14 @@ static const char *const s390_hook_symbols[] = {
 };
 
 /*
+ * clang's -pg without -mfentry calls glibc's gprof entry instead:
+ * "brasl %r14,mcount" with no block around it, which returns to the
+ * function through %r14 and so cannot be neutralised like the kernel's
+ * -pg block.  Reported per site, never taken for an object with no hooks.
+ */
+static const char *const s390_unsupported_hooks[] = { "mcount", NULL };
+
+/*
  * Most specific first: the -pg blocks are recognised by their stg, and
  * only then does a lone brasl (-mfentry, or hand-written assembly) match.
  */
@@ -270,6 +278,10 @@ const struct mc_arch mc_arch_s390x = {
 	.none_reloc = R_390_NONE_,
 	.relative_reloc = R_390_RELATIVE_,
 	.hook_symbols = s390_hook_symbols,
+	.unsupported_hooks = s390_unsupported_hooks,
+	.unsupported_why = "clang's -pg without -mfentry calls glibc's "
+		"'mcount' (brasl %r14,mcount), which is not supported "
+		"(compile with -mfentry)",
 	.forms = s390x_forms,
 	.pad_nops = s390_pad_nops, .n_pad_nops = 1,
 	.entry_nop_form = &s390_entry_nop_form,

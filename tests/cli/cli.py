@@ -15,6 +15,7 @@ import re
 import shutil
 import stat
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -1010,6 +1011,52 @@ def strict_fails(name, what):
           "without --strict: exit %d, %r" % (rc, err))
 
 
+# clang hook protocols neither --nop nor the runtime can undo: each call
+# is reported with its place (never taken for an object without hooks),
+# --strict fails the file, and the object is left as it was.
+UNSUPPORTED_CLANG = {
+    "arm": (["--target=arm-linux-gnueabihf", "-O2", "-pg"], "mcount",
+            "arm-linux-gnueabihf-objdump"),
+    "s390x": (["--target=s390x-linux-gnu", "-O2", "-pg"], "mcount",
+              "s390x-linux-gnu-objdump"),
+}
+
+
+def unsupported_clang_hooks(arch):
+    flags, hook, objdump = UNSUPPORTED_CLANG[arch]
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "f.c")
+    with open(src, "w") as f:
+        f.write("int f(int x) { return x * 3; }\n"
+                "int g(int x) { return f(x) + 1; }\n")
+    obj = os.path.join(d, "f.o")
+    must(["clang"] + flags + ["-c", src, "-o", obj])
+    # the oracle: objdump -dr's relocations naming the hook
+    out = subprocess.run([objdump, "-dr", obj], capture_output=True,
+                         text=True, check=True).stdout
+    want = sorted(int(m.group(1), 16) for m in re.finditer(
+        r"^\s*([0-9a-f]+):\s+R_\w+\s+%s(?:[-+]0x[0-9a-f]+)?$" % hook,
+        out, re.M))
+    check(len(want) == 2, "objdump shows %d calls to %s" % (len(want), hook))
+    before = snapshot(obj)
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    got = sorted(int(m.group(1), 16) for m in re.finditer(
+        r"warning: \.text\+0x([0-9a-f]+): call to %s: .*not supported"
+        % hook, err))
+    # a reported site is where its call's relocation field is, or the
+    # call before it: both name the same instruction
+    check(len(got) == len(want) and
+          all(0 <= w - g < 8 for g, w in zip(got, want)),
+          "reported %s, objdump's hook calls at %s: %r"
+          % ([hex(g) for g in got], [hex(w) for w in want], err))
+    check(snapshot(obj) == before, "the object changed")
+    rc, _o, err = tool("--strict", obj)
+    check(rc == 1 and "--strict" in err, "--strict: exit %d, %r" % (rc, err))
+    check(snapshot(obj) == before, "--strict failure changed the file")
+
+
 def strict_clean(objs, key):
     """--strict changes nothing for an object with nothing to report."""
     src = objs[key]
@@ -1162,6 +1209,9 @@ def main():
                   lambda: strict_fails("unknown-pad", "an unknown pad")))
     cases.append(("cli/strict/not-a-call",
                   lambda: strict_fails("not-a-call", "a non-call")))
+    for arch in sorted(UNSUPPORTED_CLANG):
+        cases.append(("cli/strict/unsupported-clang-hook/%s" % arch,
+                      lambda arch=arch: unsupported_clang_hooks(arch)))
     for key in ("basic-x86_64-fentry-pie-O2", "sections-i386-mcount-pie-O2"):
         cases.append(("cli/strict/clean/%s" % key,
                       lambda key=key: strict_clean(objs, key)))
