@@ -30,6 +30,9 @@
 #   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
 #                   neutral form is several (default: one per site)
 #   RT_PAD_RE       ERE an `objdump -d` line of a pad NOP matches
+#   RT_PAD_REFUSED  pads the runtime must refuse in every pad case (bad.S's
+#                   short_pad, say), one ERE a line, each matching one
+#                   report on stderr from its `<symbol+offset>` on
 #
 # To add an architecture: a case below, tests/runtime/bad-<arch>.S (a
 # non-hook site, a duplicated real hook, and rt_dummy; see the x86
@@ -38,6 +41,7 @@
 rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
 	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
+	RT_PAD_REFUSED=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -108,8 +112,13 @@ rt_arch_config() {
 		RT_OBJDUMP=s390x-linux-gnu-objdump
 		RT_BFD=s390:64-bit
 		RT_ARCH_SRC=arch/s390.c
-		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie
+			  pad-pie+pad3 pad-no-pie+pad5m2"
 		RT_HOOK_RE='brasl.*<(__fentry__|_mcount)>'
+		RT_PAD_RE='[[:space:]]nopr$'
+		RT_PAD_NEUTRAL_RE='^nopr$'
+		# two nopr: too short for `brasl %r1` (6 bytes)
+		RT_PAD_REFUSED='short_pad\+0x0>: 07 00 07 00 [0-9a-f ]*: NOP pad too short'
 		RT_HOOK_LEAD_RE='stg.*%r14,8\(%r15\)'
 		RT_NEUTRAL_RE='^jgnop'
 		RT_NEUTRAL_INSN_LEN=6
@@ -244,6 +253,15 @@ rt_variant() {
 		;;
 	arm+arm)
 		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
+		;;
+	s390x+pad3)
+		# three 2-byte nopr, the 6 bytes of `brasl %r1`
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=3 RT_VARIANT_NOP_LEN=2
+		;;
+	s390x+pad5m2)
+		# nopr x 2; <symbol>: nopr x 3: the call goes at the entry
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=5,2
+		RT_VARIANT_NOP_LEN=2
 		;;
 	arm+pad3)
 		# Thumb-2: three 2-byte nops, the 6 bytes of `push {lr}; bl`
