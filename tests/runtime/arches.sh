@@ -96,10 +96,20 @@ rt_arch_config() {
 		RT_OBJDUMP=powerpc64le-linux-gnu-objdump
 		RT_BFD="powerpc:common64 -EL"
 		RT_ARCH_SRC=arch/powerpc.c
-		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie
+			  pad-pie+pad2 pad-no-pie+pad3m1"
 		RT_FENTRY_FLAGS="-pg -mprofile-kernel"
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
 		RT_NEUTRAL_RE='^nop'
+		RT_PAD_RE='[[:space:]]nop$'
+		# one nop: too short for `mflr r0; bl`.  GCC 12 pads before
+		# a TOC set-up (fx_static_ptr's), which local calls skip.
+		RT_PAD_REFUSED='short_pad\+0x0>: 00 00 00 60 [0-9a-f ]*: NOP pad too short'
+		case $(${CC:-$RT_CC_DEFAULT} -dumpversion) in
+		[0-9] | 1[0-2] | [0-9].* | 1[0-2].*)
+			RT_PAD_REFUSED="$RT_PAD_REFUSED
+fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
+		esac
 		;;
 	s390x)
 		# A -pg site is the block's stg (brasl %r14 follows), and its
@@ -253,6 +263,15 @@ rt_variant() {
 		;;
 	arm+arm)
 		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
+		;;
+	ppc64le+pad2)
+		# two nops, the 8 bytes of `mflr r0; bl`
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=2 RT_VARIANT_NOP_LEN=4
+		;;
+	ppc64le+pad3m1)
+		# nop; <symbol>: nop x 2: the call goes at the entry
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=3,1
+		RT_VARIANT_NOP_LEN=4
 		;;
 	s390x+pad3)
 		# three 2-byte nopr, the 6 bytes of `brasl %r1`

@@ -55,6 +55,8 @@ extern const uint8_t pad_junk_end[] __attribute__((weak));
  * the runtime's call, which it must refuse.
  */
 extern const uint8_t short_pad[] __attribute__((weak));
+/* ppc64le, -DRT_PAD: a pad at the local entry point (x + 4). */
+extern int local_pad(int) __attribute__((weak));
 
 static int failures;
 static unsigned long bias;
@@ -505,6 +507,22 @@ static void check_by_address(void)
 	      "disable by address");
 }
 
+/* A pad at a function's second (local) entry point, where calls enter. */
+static void check_local_pad(void)
+{
+	if (!pad_style || !local_pad)
+		return;
+	nevents = 0;
+	mcount_set_callback(record);
+	check(mcount_enable((unsigned long)local_pad) == MCOUNT_OK &&
+	      local_pad(1) == 5 && nevents == 1 &&
+	      events[0].func == (unsigned long)local_pad &&
+	      mcount_disable((unsigned long)local_pad) == MCOUNT_OK &&
+	      local_pad(2) == 6 && nevents == 1,
+	      "a pad at the local entry point: enabled, traced, disabled");
+	mcount_set_callback(NULL);
+}
+
 static void check_nesting(void)
 {
 	nevents = 0;
@@ -575,6 +593,7 @@ int main(int argc, char **argv)
 	check_boot(manual, style);
 	check_tracing();
 	check_by_address();
+	check_local_pad();
 	check_nesting();
 	check_errors();
 	check_verify();
