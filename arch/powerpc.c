@@ -307,6 +307,34 @@ static const struct mc_insn ppc_be_pad_nops[] = {
 	{ 4, { 0x60, 0x00, 0x00, 0x00 } },		/* nop */
 };
 
+/*
+ * For the runtime (ppc64le): a pad is enabled with `mflr r0; bl target`
+ * over its first two NOPs at the function's entry, the -mprofile-kernel
+ * hook, whose trampoline serves pads as well; so a pad needs
+ * -fpatchable-function-entry=2 or more NOPs from the entry.  Disabling
+ * writes the two NOPs back.
+ */
+static const uint8_t ppc_le_pad_nop2[8] = {
+	0x00, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x60,	/* nop; nop */
+};
+
+static bool ppc_le_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
+				   uint64_t target)
+{
+	if (len != 8)
+		return false;
+	put32(out, 0x7c0802a6u, false);			/* mflr r0 */
+	return ppc_encode_call(out + 4, 4, site + 4, target, false);
+}
+
+static const uint8_t *ppc_le_pad_neutral(const uint8_t *p, size_t avail,
+					 unsigned *len)
+{
+	*len = 8;
+	return avail >= 8 && mc_bytes_equal(p, ppc_le_pad_nop2, 8) ?
+		ppc_le_pad_nop2 : NULL;
+}
+
 /* What a byte order decides: the decoders and encoders, and the NOP. */
 #define PPC_LE_CODE							\
 	.endian = MC_LITTLE_ENDIAN,					\
@@ -332,6 +360,8 @@ static const struct mc_insn ppc_be_pad_nops[] = {
 
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
+	.pad_call_len = 8, .encode_pad_call = ppc_le_encode_pad_call,
+	.pad_neutral = ppc_le_pad_neutral,
 	.forms = ppc64le_forms, .n_forms = MC_COUNT(ppc64le_forms),
 };
 

@@ -250,6 +250,33 @@ static const struct mc_insn s390_pad_nops[] = {
 	{ 2, { 0x07, 0x00 } },				/* nopr */
 };
 
+/*
+ * For the runtime: a pad is enabled with `brasl %r1,target` (6 bytes)
+ * over its first three `nopr` at the function's entry, so a pad needs
+ * -fpatchable-function-entry=3 or more (halfwords after the entry).
+ * %r1, not -mfentry's %r0: %r0 is GCC's static chain on s390, which a
+ * nested function reads at its entry (GCC refuses -mfentry for one, but
+ * pads it like any other), while %r1 carries nothing into a function
+ * (PLT stubs clobber it).  Disabling writes the three `nopr` back.
+ */
+static const uint8_t s390_pad_nop3[BRASL_LEN] = {
+	0x07, 0x00, 0x07, 0x00, 0x07, 0x00,		/* nopr x 3 */
+};
+
+static bool s390_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
+				 uint64_t target)
+{
+	return len == BRASL_LEN && put_brasl(out, 1, site, target);
+}
+
+static const uint8_t *s390_pad_neutral(const uint8_t *p, size_t avail,
+				       unsigned *len)
+{
+	*len = BRASL_LEN;
+	return avail >= BRASL_LEN && mc_bytes_equal(p, s390_pad_nop3, BRASL_LEN) ?
+		s390_pad_nop3 : NULL;
+}
+
 /* -mnop-mcount -mfentry: a 6-byte `brcl 0,0` where the brasl would be. */
 static const struct mc_object_form s390_entry_nop_form = {
 	.name = "brcl 0,0 (-mnop-mcount)", .len = BRASL_LEN,
@@ -284,6 +311,9 @@ const struct mc_arch mc_arch_s390x = {
 		"(compile with -mfentry)",
 	.forms = s390x_forms,
 	.pad_nops = s390_pad_nops, .n_pad_nops = 1,
+	.pad_call_len = BRASL_LEN,
+	.encode_pad_call = s390_encode_pad_call,
+	.pad_neutral = s390_pad_neutral,
 	.entry_nop_form = &s390_entry_nop_form,
 	.n_forms = sizeof(s390x_forms) / sizeof(s390x_forms[0]),
 	/* Both -mfentry and -pg put the block first in the function. */

@@ -236,7 +236,13 @@ static bool is_entry(uintptr_t addr)
 	uintptr_t start;
 	size_t size;
 
-	return mc_plat_func_bounds(addr, &start, &size) && start == addr;
+	if (mc_plat_func_bounds(addr, &start, &size) && start == addr)
+		return true;
+#ifdef MC_RT_LOCAL_ENTRY
+	return MC_RT_LOCAL_ENTRY(addr);	/* ppc64le's second entry point */
+#else
+	return false;
+#endif
 }
 
 /* True if an entry prefix (endbr64, bti c) ends right at `addr`. */
@@ -301,6 +307,15 @@ static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 	pad->slot = entry == pre ? post : entry;
 	if (off == 0)
 		return "not a hook call, NOP or NOP pad";
+#ifdef MC_RT_PAD_REFUSE
+	/* what follows the pad may say no call there can work (ppc64le) */
+	{
+		const char *refused = MC_RT_PAD_REFUSE(addr + off);
+
+		if (refused)
+			return refused;
+	}
+#endif
 	if (pad->slot + arch->pad_call_len > off ||
 	    (pad->slot < pre && pad->slot + arch->pad_call_len > pre))
 		return "NOP pad too short for the hook call at the entry";

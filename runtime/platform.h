@@ -94,6 +94,13 @@ MC_RT_HIDDEN void mc_plat_leave(void);
  *                        instruction set rather than a byte (ARM's bit
  *                        0 of a Thumb function): masked wherever a
  *                        function's address is compared with its code
+ *   MC_RT_LOCAL_ENTRY(addr) optional, true where `addr` is an entry
+ *                        point no symbol starts at (ppc64le's local
+ *                        entry, past the TOC set-up): a pad there is
+ *                        a function's pad
+ *   MC_RT_PAD_REFUSE(end) optional: why a pad whose NOPs end at `end`
+ *                        cannot be patched (ppc64le: a TOC set-up
+ *                        follows, which local calls skip), or NULL
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"

@@ -44,4 +44,59 @@ static inline uint8_t mc_rt_ppc64le_site_style(uintptr_t addr, uint8_t style)
 }
 #define MC_RT_SITE_STYLE(addr, style) mc_rt_ppc64le_site_style(addr, style)
 
+/*
+ * -fpatchable-function-entry pads (GCC's `nop`s) are enabled with
+ * `mflr r0; bl mc_rt_tramp_fentry` over the first two NOPs at the
+ * function's entry (arch/powerpc.c): the -mprofile-kernel hook, so its
+ * trampoline serves pads too, and a pad needs 2 NOPs or more there; a
+ * shorter one is refused (reported per site).  Disabling writes the
+ * NOPs back.
+ *
+ * Where the pad lies: GCC 12 puts it at the global entry point, before
+ * the TOC set-up `addis r2,r12,hi; addi r2,r2,lo` of a function that
+ * needs one (with a .localentry past the pad), so a call through the
+ * local entry (every direct call) never runs it: such a pad is refused
+ * (MC_RT_PAD_REFUSE).  A function without the set-up has one entry
+ * point and its pad is patched.  Later GCCs put the pad after the
+ * set-up, at the local entry point, which MC_RT_LOCAL_ENTRY makes an
+ * entry for the engine.
+ */
+#define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
+
+/* `addis r2,r12,hi` (or `lis r2,hi`, once ld knows the TOC); `addi r2,r2,lo`. */
+static inline bool mc_rt_ppc64le_toc_setup(uintptr_t a)
+{
+	const uint8_t *p = (const uint8_t *)a;
+	uint32_t w0;
+
+	if (mc_plat_mem_avail(a, true) < 8)
+		return false;
+	w0 = mc_get_le32(p) & 0xffff0000u;
+	return (w0 == 0x3c4c0000u || w0 == 0x3c400000u) &&
+	       (mc_get_le32(p + 4) & 0xffff0000u) == 0x38420000u;
+}
+
+/* True if `addr` is a local entry point: a TOC set-up at a symbol ends there. */
+static inline bool mc_rt_ppc64le_local_entry(uintptr_t addr)
+{
+	uintptr_t start;
+	size_t size;
+
+	return addr >= 8 && mc_plat_func_bounds(addr - 8, &start, &size) &&
+	       start == addr - 8 && mc_rt_ppc64le_toc_setup(addr - 8);
+}
+#define MC_RT_LOCAL_ENTRY(addr) mc_rt_ppc64le_local_entry(addr)
+
+/* The pad's NOPs end at `end` (or run on past the engine's window). */
+static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
+{
+	for (unsigned i = 0; i < 64 && mc_plat_mem_avail(end, true) >= 4 &&
+	     mc_get_le32((const uint8_t *)end) == 0x60000000u; i++)
+		end += 4;
+	return mc_rt_ppc64le_toc_setup(end) ?
+		"NOP pad before the TOC set-up, which calls through the "
+		"local entry skip (GCC 12's layout)" : NULL;
+}
+#define MC_RT_PAD_REFUSE(end) mc_rt_ppc64le_pad_refuse(end)
+
 #endif

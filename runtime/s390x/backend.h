@@ -11,6 +11,13 @@
  * atomically: as everywhere in the engine, no other thread may be
  * running the function being changed.
  *
+ * A -fpatchable-function-entry pad (GCC: 2-byte `nopr`) is enabled with
+ * `brasl %r1,mc_rt_tramp_pad` over its first three NOPs at the
+ * function's entry, so N - M must be 3 or more; a shorter pad is refused
+ * (reported per site).  Not -mfentry's `brasl %r0`: %r0 is the static
+ * chain a nested function reads at its entry.  Disabling writes the
+ * `nopr` back.
+ *
  * PIE code calls the hooks `@PLT`; the program defines them, so the
  * linker makes those direct calls and no GOT base is needed.
  */
@@ -25,5 +32,6 @@ void _mcount(void);
 #define MC_RT_FENTRY_STUB __fentry__
 #define MC_RT_MCOUNT_STUB _mcount
 #define MC_RT_STUB_NAMES "__fentry__ or _mcount"
+#define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 
 #endif

@@ -18,6 +18,10 @@
  *       %r14 = the return into the function (just before the lg), the
  *       function's return address in the slot 8(%r15), arguments live.
  *
+ *   -fpatchable-function-entry pads, enabled (arch/s390.c):
+ *       brasl %r1,mc_rt_tramp_pad   at the entry: %r1 = the return
+ *       into the function, %r0 live (a nested function's static chain).
+ *
  * The stubs, reached before boot, only return.  The trampolines save
  * the argument registers, %r0 and %r14, build a standard 160-byte frame
  * for mc_rt_dispatch(ret, caller), and put it all back.  Vector
@@ -109,6 +113,30 @@ mc_rt_tramp_mcount:
 	br	%r14
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
+
+/*
+ * -fpatchable-function-entry pads, enabled as `brasl %r1,mc_rt_tramp_pad`
+ * at the function's entry (arch/s390.c): %r1 = the return into the
+ * function, %r14 = its own return address, %r0 (GCC's static chain, which
+ * a nested function reads at its entry) live and kept.  %r1 is saved and
+ * reloaded with the other arguments' registers, then returned through.
+ */
+	.globl	mc_rt_tramp_pad
+	.hidden	mc_rt_tramp_pad
+	.type	mc_rt_tramp_pad, @function
+	.p2align 3
+mc_rt_tramp_pad:
+	.cfi_startproc
+	.cfi_return_column 1
+	SAVE_ARGS
+	.cfi_rel_offset %r1, FR_GPR + 8
+	lgr	%r2, %r1		/* return into the function */
+	lgr	%r3, %r14		/* the function's return address */
+	brasl	%r14, mc_rt_dispatch
+	RESTORE_ARGS
+	br	%r1
+	.cfi_endproc
+	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad
 
 /* Writable __mcount_loc input: see runtime/x86_64/trampoline.S. */
 	.section __mcount_loc, "awo", @progbits, .text

@@ -38,6 +38,9 @@
 #                   clang has; RT_CLANG_WHY says why the others are not
 #                   there, or, when the list is empty, why clang is not
 #                   run at all (a SKIP line)
+#   RT_PAD_REFUSED  pads the runtime must refuse in every pad case (bad.S's
+#                   short_pad, say), one ERE a line, each matching one
+#                   report on stderr from its `<symbol+offset>` on
 #
 # To add an architecture: a case below, tests/runtime/bad-<arch>.S (a
 # non-hook site, a duplicated real hook, and rt_dummy; see the x86
@@ -47,6 +50,7 @@ rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
 	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
 	RT_CLANG_TARGET= RT_CLANG_CFLAGS= RT_CLANG_CASES= RT_CLANG_WHY=
+	RT_PAD_REFUSED=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -114,7 +118,8 @@ rt_arch_config() {
 		RT_OBJDUMP=powerpc64le-linux-gnu-objdump
 		RT_BFD="powerpc:common64 -EL"
 		RT_ARCH_SRC=arch/powerpc.c
-		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie
+			  pad-pie+pad2 pad-no-pie+pad3m1"
 		# clang has no -mprofile-kernel, and no pads on ppc
 		RT_CLANG_TARGET=powerpc64le-linux-gnu
 		RT_CLANG_CASES="mcount-pie mcount-no-pie"
@@ -122,6 +127,15 @@ rt_arch_config() {
 		RT_FENTRY_FLAGS="-pg -mprofile-kernel"
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
 		RT_NEUTRAL_RE='^nop'
+		RT_PAD_RE='[[:space:]]nop$'
+		# one nop: too short for `mflr r0; bl`.  GCC 12 pads before
+		# a TOC set-up (fx_static_ptr's), which local calls skip.
+		RT_PAD_REFUSED='short_pad\+0x0>: 00 00 00 60 [0-9a-f ]*: NOP pad too short'
+		case $(${CC:-$RT_CC_DEFAULT} -dumpversion) in
+		[0-9] | 1[0-2] | [0-9].* | 1[0-2].*)
+			RT_PAD_REFUSED="$RT_PAD_REFUSED
+fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
+		esac
 		;;
 	s390x)
 		# A -pg site is the block's stg (brasl %r14 follows), and its
@@ -134,14 +148,20 @@ rt_arch_config() {
 		RT_OBJDUMP=s390x-linux-gnu-objdump
 		RT_BFD=s390:64-bit
 		RT_ARCH_SRC=arch/s390.c
-		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie"
+		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie
+			  pad-pie+pad3 pad-no-pie+pad5m2"
 		# clang's -pg without -mfentry is a bare `brasl %r14,mcount`
 		# after the prologue (glibc's gprof entry, no stg block, not
-		# _mcount): neither recorded nor patched.  -pg -mfentry as GCC.
+		# _mcount): reported per site, not recorded (cli.py checks
+		# it).  -pg -mfentry as GCC.
 		RT_CLANG_TARGET=s390x-linux-gnu
 		RT_CLANG_CASES="fentry-pie fentry-no-pie"
 		RT_CLANG_WHY="clang's -pg alone calls mcount, no _mcount block"
 		RT_HOOK_RE='brasl.*<(__fentry__|_mcount)>'
+		RT_PAD_RE='[[:space:]]nopr$'
+		RT_PAD_NEUTRAL_RE='^nopr$'
+		# two nopr: too short for `brasl %r1` (6 bytes)
+		RT_PAD_REFUSED='short_pad\+0x0>: 07 00 07 00 [0-9a-f ]*: NOP pad too short'
 		RT_HOOK_LEAD_RE='stg.*%r14,8\(%r15\)'
 		RT_NEUTRAL_RE='^jgnop'
 		RT_NEUTRAL_INSN_LEN=6
@@ -304,6 +324,24 @@ rt_variant() {
 		;;
 	arm+arm)
 		RT_VARIANT_CFLAGS=-marm RT_VARIANT_BFD=arm
+		;;
+	ppc64le+pad2)
+		# two nops, the 8 bytes of `mflr r0; bl`
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=2 RT_VARIANT_NOP_LEN=4
+		;;
+	ppc64le+pad3m1)
+		# nop; <symbol>: nop x 2: the call goes at the entry
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=3,1
+		RT_VARIANT_NOP_LEN=4
+		;;
+	s390x+pad3)
+		# three 2-byte nopr, the 6 bytes of `brasl %r1`
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=3 RT_VARIANT_NOP_LEN=2
+		;;
+	s390x+pad5m2)
+		# nopr x 2; <symbol>: nopr x 3: the call goes at the entry
+		RT_VARIANT_HOOKS=-fpatchable-function-entry=5,2
+		RT_VARIANT_NOP_LEN=2
 		;;
 	arm+pad3)
 		# Thumb-2: three 2-byte nops, the 6 bytes of `push {lr}; bl`

@@ -2,7 +2,8 @@
  * bad-s390x.S - table entries the runtime must refuse, written by hand.
  *
  * bad_site's entry points at an instruction that is no hook call;
- * dup_site has a real hook (the -mfentry form) but is listed twice.
+ * dup_site has a real hook (the -mfentry form; with -DRT_PAD, for the
+ * pad cases, a pad of three `nopr`) but is listed twice.
  * Both tables use the same section GCC's -mrecord-mcount uses.  The
  * entries name local labels: s390x's ld would keep an R_390_64 against
  * the global bad_site in a PIE, where the test expects RELATIVE ones.
@@ -21,7 +22,13 @@ bad_site:
 	.type	dup_site, @function
 	.p2align 3
 dup_site:
+#ifdef RT_PAD
+1:	nopr				/* a pad: three `nopr` (07 00) */
+	nopr
+	nopr
+#else
 1:	brasl	%r0, __fentry__@PLT
+#endif
 	ahi	%r2, 2
 	br	%r14
 	.size	dup_site, . - dup_site
@@ -46,9 +53,40 @@ rt_dummy:
 2:	lg	%r14, 8(%r15)		/* the bytes to compare with */
 	.size	rt_dummy, . - rt_dummy
 
+#ifdef RT_PAD
+/*
+ * A pad of two `nopr`, too short for the 6-byte call: refused (rt_test
+ * and run.sh expect it, with its reason).
+ */
+	.globl	short_pad
+	.type	short_pad, @function
+	.p2align 3
+short_pad:
+4:	nopr
+	nopr
+	ahi	%r2, 3
+	br	%r14
+	.size	short_pad, . - short_pad
+
+/*
+ * What the test writes over fx_victim's pad: harmless if run (three `lr
+ * %r1,%r1`), and no pad NOP.
+ */
+	.section .rodata
+	.globl	pad_junk, pad_junk_end
+pad_junk:
+	lr	%r1, %r1
+	lr	%r1, %r1
+	lr	%r1, %r1
+pad_junk_end:
+#endif
+
 	.section __mcount_loc, "a", @progbits
 	.quad	0b			/* local: a RELATIVE relocation in a PIE */
 	.quad	1b
 	.quad	1b
+#ifdef RT_PAD
+	.quad	4b
+#endif
 
 	.section .note.GNU-stack, "", @progbits

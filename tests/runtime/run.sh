@@ -258,6 +258,19 @@ check_binary() {	# check_binary <dir> <mode> <style> [gotcall]
 		check_nop_bytes "$out" "$bin"
 	want=3
 	[ $2 = manual ] && want=4
+	# pads refused for their shape (RT_PAD_REFUSED), each with its reason
+	npads=0
+	while read -r re; do
+		[ -n "$re" ] || continue
+		npads=$((npads + 1))
+		expect "$tag refused with its reason: $re" \
+			grep -qE "^mcount: refused site [^ ]* <$re" "$err"
+	done <<EOF
+$CASE_REFUSED
+EOF
+	want=$((want + npads))
+	expect "$tag rt_test expects the same $npads refused pad(s)" \
+		grep -qx "REFUSED_PADS $npads" "$out"
 	expect "$tag $want refused sites reported on stderr" \
 		test "$(grep -c '^mcount: refused site' "$err")" -eq $want
 	expect "$tag duplicate reported" grep -q 'duplicate table entry' "$err"
@@ -298,6 +311,7 @@ parse_case() {	# parse_case <case>
 	CASE_NEUTRAL_INSN_LEN=${RT_NEUTRAL_INSN_LEN:-}
 	CASE_NEUTRAL_RE=$RT_NEUTRAL_RE
 	CASE_VICTIM_WHY="call to something other"
+	CASE_REFUSED=
 	BAD_FLAGS=
 	if [ $style = pad ]; then
 		# bad-<arch>.S lists a pad twice, not a call
@@ -305,6 +319,7 @@ parse_case() {	# parse_case <case>
 		CASE_HOOK_RE=$RT_PAD_RE CASE_LEAD_RE= CASE_HOOK_WHAT="pad NOP"
 		CASE_NEUTRAL_INSN_LEN=$RT_VARIANT_NOP_LEN
 		CASE_NEUTRAL_RE=${RT_PAD_NEUTRAL_RE:-$RT_NEUTRAL_RE}
+		CASE_REFUSED=${RT_PAD_REFUSED:-}
 		CASE_VICTIM_WHY="(not a hook call, NOP or NOP pad|NOP pad too short|NOP pad of mixed NOP sizes)"
 	fi
 }
