@@ -200,6 +200,15 @@ static int is_call_to(unsigned long ret, unsigned long target)
 	return 0;
 }
 
+/* True if the symbols put `a` and `b` in one function. */
+static int same_function(unsigned long a, unsigned long b)
+{
+	const char *na = mcount_func_name(a, NULL);
+	const char *nb = mcount_func_name(b, NULL);
+
+	return na && nb && strcmp(na, nb) == 0;
+}
+
 static int set_text(unsigned long addr, const uint8_t *code, size_t len)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -483,6 +492,16 @@ static void check_by_address(void)
 	      events[1].func == (unsigned long)fx_many &&
 	      events[2].func == (unsigned long)fx_fp,
 	      "callback reports each function's own address");
+	/*
+	 * The callers too: fx_many's and fx_fp's prologues are the longest
+	 * (GCC schedules its `mv a0, ra` well before the hook there); st is
+	 * called through a pointer, from the same function as they are.
+	 */
+	check(nevents == 3 &&
+	      is_call_to(events[1].caller, (unsigned long)fx_many) &&
+	      is_call_to(events[2].caller, (unsigned long)fx_fp) &&
+	      same_function(events[0].caller, events[1].caller),
+	      "callback reports each call's own caller");
 	check(mcount_disable((unsigned long)st) == MCOUNT_OK &&
 	      mcount_disable((unsigned long)fx_many) == MCOUNT_OK &&
 	      mcount_disable((unsigned long)fx_fp) == MCOUNT_OK,
