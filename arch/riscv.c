@@ -290,8 +290,9 @@ const struct mc_arch mc_arch_riscv64 = {
  * that code does, not by which compiler made it (the numbers are
  * runtime/riscv64/backend.h's MC_RT_RV_CALLER_*):
  *
- *   1 (a0)     the last write to a0 is `mv a0, ra`, made while ra was
- *              still the entry's
+ *   1 (a0)     the last write to a0 is `mv a0, ra` (or a copy of a
+ *              register that got the entry's ra that way: GCC -O0's
+ *              `mv a5, ra` ... `mv a0, a5`)
  *   2 (s0)     s0 = (entry sp) + k, not written since, and the entry's
  *              ra was stored at (entry sp) + k - 8 and that slot not
  *              written since
@@ -481,8 +482,8 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 {
 	int64_t sp = 0, s0 = 0, slot = 0;
-	bool sp_ok = true, s0_ok = false, slot_ok = false, ra_ok = true;
-	bool a0_ra = false;
+	bool sp_ok = true, s0_ok = false, slot_ok = false;
+	uint32_t has_ra = 1u << RV_RA;	/* registers holding the entry's ra */
 	size_t off = 0;
 
 	while (off < len) {
@@ -501,7 +502,8 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 						 (e.base == RV_S0 && s0_ok));
 			int64_t at = e.imm + (e.base == RV_SP ? sp : s0);
 
-			if (known && e.src == RV_RA && e.width == 8 && ra_ok) {
+			if (known && e.src >= 0 && (has_ra >> e.src & 1) &&
+			    e.width == 8) {
 				slot = at;
 				slot_ok = true;
 			} else if (slot_ok &&
@@ -510,12 +512,15 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 				slot_ok = false;
 			}
 		}
+		if (e.rd > 0) {
+			/* mv rd, rs (addi rd, rs, 0) copies the entry's ra */
+			bool copy = e.rs1 >= 0 && e.imm == 0 &&
+				    (has_ra >> e.rs1 & 1);
+
+			has_ra = copy ? has_ra | 1u << e.rd :
+					has_ra & ~(1u << e.rd);
+		}
 		switch (e.rd) {
-		case -1:
-			break;
-		case RV_RA:
-			ra_ok = false;
-			break;
 		case RV_SP:
 			if (e.rs1 == RV_SP && sp_ok)
 				sp += e.imm;
@@ -526,9 +531,6 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 			s0_ok = e.rs1 == RV_SP && sp_ok;
 			s0 = sp + e.imm;
 			break;
-		case RV_A0:
-			a0_ra = e.rs1 == RV_RA && e.imm == 0 && ra_ok;
-			break;
 		default:
 			break;
 		}
@@ -536,7 +538,7 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 	}
 	if (off != len)
 		return RV_CALLER_UNKNOWN;
-	if (a0_ra)
+	if (has_ra >> RV_A0 & 1)
 		return RV_CALLER_A0;
 	if (s0_ok && slot_ok && slot == s0 - 8)
 		return RV_CALLER_FP;
