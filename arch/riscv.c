@@ -269,3 +269,278 @@ const struct mc_arch mc_arch_riscv64 = {
 	.encode_call = rv_encode_call,
 	.site_neutral = rv_site_neutral,
 };
+
+/*
+ * ---- for the runtime: where an mcount hook's caller is ----------------
+ *
+ * GCC's -pg passes the function's return address (its caller) in a0:
+ * `mv a0, ra` (c.mv a0, ra, or addi a0, ra, 0), sometimes several
+ * instructions before the call (the scheduler moves it).  clang's -pg
+ * passes nothing: a0 still holds the first argument.  But clang keeps a
+ * frame pointer with -pg, and its prologue stores ra just below it:
+ *
+ *     addi  sp, sp, -N
+ *     sd    ra, N-8(sp)
+ *     ...
+ *     addi  s0, sp, N        (c.addi4spn s0, sp, N)
+ *
+ * so that -8(s0) holds the caller.  mc_arch_riscv64_caller reads the
+ * code from the function's entry to the hook (`code`, `len` bytes, the
+ * hook itself not included) and says which of the two holds, by what
+ * that code does, not by which compiler made it (the numbers are
+ * runtime/riscv64/backend.h's MC_RT_RV_CALLER_*):
+ *
+ *   1 (a0)     the last write to a0 is `mv a0, ra` (or a copy of a
+ *              register that got the entry's ra that way: GCC -O0's
+ *              `mv a5, ra` ... `mv a0, a5`)
+ *   2 (s0)     s0 = (entry sp) + k, not written since, and the entry's
+ *              ra was stored at (entry sp) + k - 8 and that slot not
+ *              written since
+ *   0          neither, or the code is not a straight run of
+ *              instructions this reader knows ending at the hook (a
+ *              jump or branch, an instruction longer than 4 bytes, one
+ *              that does not end at `len`): the runtime refuses the site
+ *
+ * Stores through any base but sp or a known s0, or of unknown width,
+ * may hit ra's slot and forget it; any instruction not known to leave
+ * a register alone counts as writing the one in its rd field.
+ */
+enum { RV_RA = 1, RV_SP = 2, RV_S0 = 8, RV_A0 = 10 };
+enum { RV_CALLER_UNKNOWN = 0, RV_CALLER_A0 = 1, RV_CALLER_FP = 2 };
+
+/* What one instruction does, as far as the caller's whereabouts go. */
+struct rv_effect {
+	unsigned len;		/* 2 or 4; 0: stop (unknown, jump, branch) */
+	int rd;			/* integer register written, or -1 */
+	bool store;		/* writes memory ... */
+	int base;		/* ... at base + imm, width bytes (0: unknown) */
+	int64_t imm;
+	unsigned width;
+	int src;		/* stored register (integer stores), or -1 */
+	int rs1;		/* addi: rd := rs1 + imm; else -1 */
+};
+
+static struct rv_effect rv_effect16(uint32_t h)
+{
+	struct rv_effect e = { .len = 2, .rd = -1, .base = -1, .src = -1,
+			       .rs1 = -1 };
+	unsigned f3 = h >> 13, rd = (h >> 7) & 31, rs2 = (h >> 2) & 31;
+	unsigned rdp = 8 + ((h >> 2) & 7), rs1p = 8 + ((h >> 7) & 7);
+	int64_t imm6 = sign_extend(((h >> 7) & 0x20) | ((h >> 2) & 0x1f), 6);
+
+	switch ((h & 3) << 3 | f3) {
+	case 0 << 3 | 0:	/* c.addi4spn rd', sp, nzuimm */
+		if (h == 0)
+			break;
+		e.rd = (int)rdp;
+		e.rs1 = RV_SP;
+		e.imm = ((h >> 7) & 0x30) | ((h >> 1) & 0x3c0) |
+			((h >> 4) & 4) | ((h >> 2) & 8);
+		return e;
+	case 0 << 3 | 1:	/* c.fld */
+		return e;
+	case 0 << 3 | 2:	/* c.lw */
+	case 0 << 3 | 3:	/* c.ld */
+		e.rd = (int)rdp;
+		return e;
+	case 0 << 3 | 5:	/* c.fsd */
+	case 0 << 3 | 7:	/* c.sd */
+		e.store = true;
+		e.base = (int)rs1p;
+		e.imm = ((h >> 7) & 0x38) | ((h << 1) & 0xc0);
+		e.width = 8;
+		e.src = f3 == 7 ? (int)rdp : -1;
+		return e;
+	case 0 << 3 | 6:	/* c.sw */
+		e.store = true;
+		e.base = (int)rs1p;
+		e.imm = ((h >> 7) & 0x38) | ((h >> 4) & 4) | ((h << 1) & 0x40);
+		e.width = 4;
+		e.src = (int)rdp;
+		return e;
+	case 1 << 3 | 0:	/* c.addi rd, imm (c.nop) */
+		e.rd = rd ? (int)rd : -1;
+		e.rs1 = (int)rd;
+		e.imm = imm6;
+		return e;
+	case 1 << 3 | 1:	/* c.addiw */
+	case 1 << 3 | 2:	/* c.li */
+		e.rd = (int)rd;
+		return e;
+	case 1 << 3 | 3:	/* c.addi16sp, or c.lui */
+		e.rd = (int)rd;
+		if (rd == RV_SP) {
+			e.rs1 = RV_SP;
+			e.imm = sign_extend(((h >> 3) & 0x200) |
+					    ((h >> 2) & 0x10) |
+					    ((h << 1) & 0x40) |
+					    ((h << 4) & 0x180) |
+					    ((h << 3) & 0x20), 10);
+		}
+		return e;
+	case 1 << 3 | 4:	/* c.srli ... c.addw: rd' */
+		e.rd = (int)rs1p;
+		return e;
+	case 2 << 3 | 0:	/* c.slli */
+	case 2 << 3 | 2:	/* c.lwsp */
+	case 2 << 3 | 3:	/* c.ldsp */
+		e.rd = (int)rd;
+		return e;
+	case 2 << 3 | 1:	/* c.fldsp */
+		return e;
+	case 2 << 3 | 4:	/* c.mv, c.add; c.jr, c.jalr, c.ebreak stop */
+		if (rs2 == 0)
+			break;
+		e.rd = (int)rd;
+		if (!(h & 0x1000)) {		/* c.mv rd, rs2 */
+			e.rs1 = (int)rs2;
+			e.imm = 0;
+		}
+		return e;
+	case 2 << 3 | 5:	/* c.fsdsp */
+	case 2 << 3 | 7:	/* c.sdsp */
+		e.store = true;
+		e.base = RV_SP;
+		e.imm = ((h >> 7) & 0x38) | ((h >> 1) & 0x1c0);
+		e.width = 8;
+		e.src = f3 == 7 ? (int)rs2 : -1;
+		return e;
+	case 2 << 3 | 6:	/* c.swsp */
+		e.store = true;
+		e.base = RV_SP;
+		e.imm = ((h >> 7) & 0x3c) | ((h >> 1) & 0xc0);
+		e.width = 4;
+		e.src = (int)rs2;
+		return e;
+	default:		/* c.j, c.beqz, c.bnez, reserved */
+		break;
+	}
+	e.len = 0;
+	return e;
+}
+
+static struct rv_effect rv_effect32(uint32_t i)
+{
+	struct rv_effect e = { .len = 4, .rd = (int)((i >> 7) & 31),
+			       .base = -1, .src = -1, .rs1 = -1 };
+	unsigned f3 = (i >> 12) & 7;
+	static const unsigned char widths[8] = { 1, 2, 4, 8, 16, 0, 0, 0 };
+
+	switch (i & 0x7f) {
+	case 0x13:		/* OP-IMM: addi rd, rs1, imm */
+		if (f3 == 0) {
+			e.rs1 = (int)((i >> 15) & 31);
+			e.imm = sign_extend(i >> 20, 12);
+		}
+		break;
+	case 0x23:		/* STORE */
+	case 0x27:		/* STORE-FP (and vector stores: width 0) */
+		e.rd = -1;
+		e.store = true;
+		e.base = (int)((i >> 15) & 31);
+		e.imm = sign_extend(((i >> 25) << 5) | ((i >> 7) & 31), 12);
+		e.width = (i & 0x7f) == 0x23 ? (f3 < 4 ? widths[f3] : 0) :
+			  (f3 >= 1 && f3 <= 4 ? widths[f3] : 0);
+		e.src = (i & 0x7f) == 0x23 ? (int)((i >> 20) & 31) : -1;
+		break;
+	case 0x2f:		/* AMO: rd, and memory anywhere */
+		e.store = true;
+		break;
+	case 0x07:		/* LOAD-FP */
+	case 0x43:		/* FMADD ... FNMADD */
+	case 0x47:
+	case 0x4b:
+	case 0x4f:
+		e.rd = -1;	/* an FP register */
+		break;
+	case 0x53:		/* OP-FP: compares, fcvt to int, fmv.x, fclass */
+		switch (i >> 27) {
+		case 0x14:
+		case 0x18:
+		case 0x1c:
+			break;
+		default:
+			e.rd = -1;
+		}
+		break;
+	case 0x63:		/* BRANCH */
+	case 0x67:		/* JALR */
+	case 0x6f:		/* JAL */
+	case 0x73:		/* SYSTEM */
+		e.len = 0;
+		break;
+	default:		/* rd, if it has one, is written */
+		break;
+	}
+	if (e.rd == 0)
+		e.rd = -1;
+	return e;
+}
+
+int mc_arch_riscv64_caller(const uint8_t *code, size_t len);
+
+int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
+{
+	int64_t sp = 0, s0 = 0, slot = 0;
+	bool sp_ok = true, s0_ok = false, slot_ok = false;
+	uint32_t has_ra = 1u << RV_RA;	/* registers holding the entry's ra */
+	size_t off = 0;
+
+	while (off < len) {
+		struct rv_effect e;
+
+		if (len - off >= 2 && (code[off] & 3) != 3)
+			e = rv_effect16(code[off] | (uint32_t)code[off + 1] << 8);
+		else if (len - off >= 4 && (code[off] & 0x1f) != 0x1f)
+			e = rv_effect32(mc_get_le32(code + off));
+		else
+			return RV_CALLER_UNKNOWN;
+		if (e.len == 0)
+			return RV_CALLER_UNKNOWN;
+		if (e.store) {
+			bool known = e.width && ((e.base == RV_SP && sp_ok) ||
+						 (e.base == RV_S0 && s0_ok));
+			int64_t at = e.imm + (e.base == RV_SP ? sp : s0);
+
+			if (known && e.src >= 0 && (has_ra >> e.src & 1) &&
+			    e.width == 8) {
+				slot = at;
+				slot_ok = true;
+			} else if (slot_ok &&
+				   (!known ||
+				    (at < slot + 8 && at + (int64_t)e.width > slot))) {
+				slot_ok = false;
+			}
+		}
+		if (e.rd > 0) {
+			/* mv rd, rs (addi rd, rs, 0) copies the entry's ra */
+			bool copy = e.rs1 >= 0 && e.imm == 0 &&
+				    (has_ra >> e.rs1 & 1);
+
+			has_ra = copy ? has_ra | 1u << e.rd :
+					has_ra & ~(1u << e.rd);
+		}
+		switch (e.rd) {
+		case RV_SP:
+			if (e.rs1 == RV_SP && sp_ok)
+				sp += e.imm;
+			else
+				sp_ok = false;
+			break;
+		case RV_S0:
+			s0_ok = e.rs1 == RV_SP && sp_ok;
+			s0 = sp + e.imm;
+			break;
+		default:
+			break;
+		}
+		off += e.len;
+	}
+	if (off != len)
+		return RV_CALLER_UNKNOWN;
+	if (has_ra >> RV_A0 & 1)
+		return RV_CALLER_A0;
+	if (s0_ok && slot_ok && slot == s0 - 8)
+		return RV_CALLER_FP;
+	return RV_CALLER_UNKNOWN;
+}

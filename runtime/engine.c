@@ -44,6 +44,7 @@ struct rt_site {
 	uint8_t len;
 	uint8_t style;		/* enum mcount_style */
 	uint8_t state;		/* enum mcount_state */
+	uint8_t caller;		/* MC_RT_SITE_CALLER's answer, if any */
 };
 
 /*
@@ -400,6 +401,18 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 #ifdef MC_RT_SITE_STYLE
 	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
 #endif
+#ifdef MC_RT_SITE_CALLER
+	/*
+	 * Optional, where the backend's trampoline must be told how a hook
+	 * passes its caller (riscv64: in a0, or in the frame): NULL with a
+	 * byte of the backend's in s->caller, which MC_RT_MCOUNT_TRAMP
+	 * turns into the trampoline to call; else why the code before the
+	 * hook does not say, and the site is refused.
+	 */
+	why = MC_RT_SITE_CALLER(s->at, &s->caller);
+	if (why)
+		return why;
+#endif
 	if (arch->site_neutral)
 		s->neutral = arch->site_neutral(&d);
 	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
@@ -640,17 +653,21 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 	return &sites[i];
 }
 
-/* The trampoline an enabled site of this style calls; 0 if none. */
-static uintptr_t trampoline(uint8_t style)
+/* The trampoline enabled site `s` calls; 0 if none. */
+static uintptr_t trampoline(const struct rt_site *s)
 {
-	switch (style) {
+	switch (s->style) {
 #ifdef MC_RT_FENTRY_STUB
 	case MCOUNT_STYLE_FENTRY:
 		return (uintptr_t)&mc_rt_tramp_fentry;
 #endif
 #ifdef MC_RT_MCOUNT_STUB
 	case MCOUNT_STYLE_MCOUNT:
+#ifdef MC_RT_MCOUNT_TRAMP
+		return MC_RT_MCOUNT_TRAMP(s->caller);
+#else
 		return (uintptr_t)&mc_rt_tramp_mcount;
+#endif
 #endif
 #ifdef MC_RT_PAD_TRAMP
 	case MCOUNT_STYLE_PAD:
@@ -665,7 +682,7 @@ static uintptr_t trampoline(uint8_t style)
 static bool encode_hook(const struct rt_site *s, uint8_t *out)
 {
 	const struct mc_arch *arch = site_arch(s->addr);
-	uintptr_t tramp = trampoline(s->style);
+	uintptr_t tramp = trampoline(s);
 
 	/* No entry reads the site now: its code changed under us. */
 	if (!tramp || !arch)

@@ -50,6 +50,57 @@ void _mcount(void);
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 
+/*
+ * Where an mcount hook's caller is.  GCC passes it in a0 (`mv a0, ra`,
+ * which its scheduler may put several instructions before the call);
+ * clang passes nothing, and a0 still holds the first argument, but it
+ * keeps a frame pointer with -pg and its prologue stores ra at -8(s0).
+ * The trampoline cannot tell the two apart (GCC keeps no frame pointer,
+ * and its `mv a0, ra` need not be next to the call), so the engine asks
+ * at boot, per site, what the code from the function's entry (its
+ * symbol: the platform's mc_plat_func_bounds) to the hook does:
+ * mc_arch_riscv64_caller (arch/riscv.c) answers MC_RT_RV_CALLER_A0
+ * when a0 holds the entry's ra at the hook, MC_RT_RV_CALLER_FP when
+ * -8(s0) does.  The site's trampoline follows: mc_rt_tramp_mcount takes
+ * a0, mc_rt_tramp_mcount_fp loads -8(s0).  A site whose code says
+ * neither, or whose function the platform cannot name (a firmware
+ * without symbols, a stripped program), is refused: a callback told the
+ * wrong caller would be a silent wrong answer.
+ */
+#define MC_RT_RV_CALLER_A0 1	/* a0 (GCC) */
+#define MC_RT_RV_CALLER_FP 2	/* ra saved at -8(s0) (clang) */
+
+MC_RT_HIDDEN void mc_rt_tramp_mcount_fp(void);
+#define MC_RT_MCOUNT_TRAMP(caller)					\
+	((caller) == MC_RT_RV_CALLER_FP ?				\
+	 (uintptr_t)&mc_rt_tramp_mcount_fp : (uintptr_t)&mc_rt_tramp_mcount)
+
+/* Bytes from a function's entry to its hook that are read, at most. */
+#define MC_RT_RV_MAX_PROLOGUE 512
+
+int mc_arch_riscv64_caller(const uint8_t *code, size_t len);
+
+static inline const char *mc_rt_rv_site_caller(uintptr_t at, uint8_t *caller)
+{
+	uintptr_t start;
+	size_t size;
+
+	if (!mc_plat_func_bounds(at, &start, &size) || start > at)
+		return "no symbol for its function: cannot tell where the "
+		       "hook's caller is (a0 or -8(s0))";
+	if (at - start > MC_RT_RV_MAX_PROLOGUE ||
+	    mc_plat_mem_avail(start, true) < at - start)
+		return "hook too far from its function's entry: cannot tell "
+		       "where its caller is";
+	*caller = (uint8_t)mc_arch_riscv64_caller((const uint8_t *)start,
+						  at - start);
+	if (*caller == MC_RT_RV_CALLER_A0 || *caller == MC_RT_RV_CALLER_FP)
+		return NULL;
+	return "neither `mv a0, ra` before the hook nor ra saved at "
+	       "-8(s0): cannot tell where its caller is";
+}
+#define MC_RT_SITE_CALLER mc_rt_rv_site_caller
+
 /* This hart's instruction fetch sees every store it made before. */
 static inline void mc_rt_rv_sync_icache(void)
 {

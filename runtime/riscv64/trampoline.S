@@ -18,6 +18,13 @@
  * register, and so should the call that replaces it.  Then it calls
  * mc_rt_dispatch(ra, a0) and returns to ra.
  *
+ * clang's -pg hook is a bare `call _mcount` after a prologue that keeps
+ * a frame pointer: a0 is still the first argument, and the caller is
+ * the ra the prologue stored at -8(s0).  Such a site calls
+ * mc_rt_tramp_mcount_fp, the same but for mc_rt_dispatch(ra, -8(s0)).
+ * Which one a site calls the engine decides at boot from the code
+ * before the hook (runtime/riscv64/backend.h, MC_RT_SITE_CALLER).
+ *
  * Frame (sp stays 16-byte aligned, as the psABI requires at calls):
  *   0(sp)       ra
  *   8(sp)       a0 ... a7
@@ -112,22 +119,39 @@ _mcount:
 	.cfi_endproc
 	.size	_mcount, . - _mcount
 
-	.globl	mc_rt_tramp_mcount
-	.hidden	mc_rt_tramp_mcount
-	.type	mc_rt_tramp_mcount, @function
+/*
+ * mcount_tramp NAME, INSN: an mcount trampoline that takes the caller
+ * into a1 with INSN, once a0-a7 are saved.
+ */
+	.macro	mcount_tramp name, insn:vararg
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 2
-mc_rt_tramp_mcount:
+\name:
 	.cfi_startproc
 	push_frame FRAME
 	save_args
-	mv	a1, a0			/* the function's return address */
+	\insn
 	mv	a0, ra			/* return address into the function */
 	call	mc_rt_dispatch
 	restore_args
 	pop_frame FRAME
 	ret
 	.cfi_endproc
-	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
+	.size	\name, . - \name
+	.endm
+
+	/* GCC: a0 is the function's return address (mv a0, ra) */
+	mcount_tramp mc_rt_tramp_mcount, mv a1, a0
+
+	/*
+	 * clang: a0 is the function's first argument; its prologue kept
+	 * a frame pointer and stored its return address at -8(s0).  The
+	 * engine sends a site here only when the code before its hook
+	 * says so (mc_arch_riscv64_caller).
+	 */
+	mcount_tramp mc_rt_tramp_mcount_fp, ld a1, -8(s0)
 
 /*
  * A -fpatchable-function-entry pad, once enabled, runs at the function's

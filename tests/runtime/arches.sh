@@ -204,15 +204,15 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_ARCH_SRC=arch/riscv.c
 		RT_CASES="mcount-pie mcount-no-pie mcount-pie+norelax
 			  mcount-no-pie+norelax pad-pie+pad8c pad-no-pie+pad4g"
-		# clang: its pads as GCC's.  Not its -pg: a bare `call
-		# _mcount` with no `mv a0, ra`, so the trampoline passes the
-		# function's first argument as the caller (rt_test faults
-		# reading it).  Clang keeps ra at -8(s0), but GCC keeps no
-		# frame pointer and schedules its `mv a0, ra` away from the
-		# call, so the trampoline cannot tell the two apart.
+		# clang: every case.  Its -pg is a bare `call _mcount`, no
+		# `mv a0, ra` (a0 is still the first argument), after a
+		# prologue that keeps ra at -8(s0); the runtime tells the
+		# two forms apart at boot from the code before each hook
+		# and gives each its trampoline.  Its pads are GCC's.
+		# bad-riscv64.S's rt_unknown_site and rt_nosym_site (neither
+		# form, no symbol) must be refused, with either compiler.
 		RT_CLANG_TARGET=riscv64-linux-gnu
-		RT_CLANG_CASES="pad-pie+pad8c pad-no-pie+pad4g"
-		RT_CLANG_WHY="clang's -pg passes no caller in a0: unsupported"
+		RT_CLANG_CASES=$RT_CASES
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
