@@ -16,9 +16,9 @@
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
 #
-# ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or arm.  Everything that
-# differs between the two is in the table below; the config fragment is
-# kernel/ARCH.config.
+# ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm or arm64.
+# Everything that differs between them is in the table below; the
+# config fragment is kernel/ARCH.config.
 #
 # Scripts print "PASS: name" / "FAIL: name: reason" and append those
 # lines to $TEST_RESULTS/kernel.log when TEST_RESULTS is set.
@@ -83,8 +83,26 @@ arm)
 	# table entry relocates against it), the kernel's tool's anchor:
 	# it does not fail on arm.
 	WEAK_ONLY= ;;
+arm64)
+	# ARMv8-A on QEMU's "virt" board, built with -pg (prepare.sh's
+	# MC_NO_FTRACE_WITH_REGS, set in arm64.config, keeps GCC's
+	# -fpatchable-function-entry away): each site is "mov x0, x30;
+	# bl _mcount" with R_AARCH64_CALL26.
+	CROSS_COMPILE=aarch64-linux-gnu-
+	IMAGE=arch/arm64/boot/Image
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	QEMU="qemu-system-aarch64 -M virt -nic none -cpu cortex-a57"
+	QEMU_PACKAGE=qemu-system-arm
+	CONSOLE=ttyAMA0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+	BOOT_TIMEOUT=240
+	FTRACE_MAX_OFFSET=
+	WEAK_ONLY= ;;
 *)
-	echo "kernel: MC_KERNEL_ARCH is x86_64 or arm" >&2
+	echo "kernel: MC_KERNEL_ARCH is x86_64, arm or arm64" >&2
 	exit 2 ;;
 esac
 WORK=$MC_KERNEL_CACHE/$KARCH
