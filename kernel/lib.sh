@@ -16,7 +16,7 @@
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
 #
-# ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm or arm64.
+# ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm, arm64 or i386.
 # Everything that differs between them is in the table below; the
 # config fragment is kernel/ARCH.config.
 #
@@ -48,6 +48,8 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #   WEAK_ONLY      an object on which the kernel's own recordmcount stops
 #                  the build (a section whose only symbol is weak, see
 #                  README.md), or "" if it has none
+# Every architecture of the table below (make check-kernel-all).
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386"
 case $KARCH in
 x86_64)
 	CROSS_COMPILE=
@@ -100,9 +102,37 @@ arm64)
 	TARGET_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 	BOOT_TIMEOUT=240
 	FTRACE_MAX_OFFSET=
+	# exit.o's abort() is alone in .text.unlikely as on x86_64, but GNU
+	# as for aarch64 keeps every section symbol (binutils 2.36's drop of
+	# unused ones is not made for this target): the kernel's tool
+	# anchors on .text.unlikely's and does not fail.
+	WEAK_ONLY= ;;
+i386)
+	# A 32-bit x86 kernel (ARCH=i386), -pg -mfentry like x86_64: the
+	# same Kconfig edit makes Kbuild run recordmcount (without it GCC's
+	# -mrecord-mcount would write the table; objtool is x86_64 only).
+	CROSS_COMPILE=i686-linux-gnu-
+	IMAGE=arch/x86/boot/bzImage
+	FTRACE_CFLAGS="-pg -mfentry"
+	HOOK_SYMBOL=__fentry__
+	WORD=4
+	QEMU="qemu-system-i386 -accel tcg -nic none"
+	QEMU_PACKAGE=qemu-system-x86
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-i686-linux-gnu libc6-dev-i386-cross"
+	BOOT_TIMEOUT=180
+	# ENDBR_INSN_SIZE: X86_KERNEL_IBT is x86_64 only
+	FTRACE_MAX_OFFSET=0
+	# arch/x86/Makefile compiles 32-bit kernels with -ffreestanding, so
+	# GCC does not take kernel/exit.o's weak abort() for the C
+	# library's (a cold builtin) and leaves it in .text among the
+	# file's other functions, not alone in .text.unlikely as on
+	# x86_64: the kernel's tool has a non-weak symbol to anchor on, and
+	# does not fail (kernel/README.md).
 	WEAK_ONLY= ;;
 *)
-	echo "kernel: MC_KERNEL_ARCH is x86_64, arm or arm64" >&2
+	echo "kernel: MC_KERNEL_ARCH is x86_64, arm, arm64 or i386" >&2
 	exit 2 ;;
 esac
 WORK=$MC_KERNEL_CACHE/$KARCH
