@@ -1,11 +1,11 @@
 #!/bin/sh
 # kernel/check.sh TOOL - the whole kernel test for one architecture,
-# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, or arm): build a real
-# 6.1 kernel with TOOL as scripts/recordmcount, check that Kbuild ran it
-# on every traced object, reproduce the kernel tool's failure on a
-# section left with weak symbols only (where it has one), boot the
-# kernel with ftrace, and compare TOOL's tables with the kernel tool's
-# over every object.  Exits 1 if any check failed.
+# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, arm, arm64 or i386):
+# build a real 6.1 kernel with TOOL as scripts/recordmcount, check that
+# Kbuild ran it on every traced object, reproduce the kernel tool's
+# failure on a section left with weak symbols only (where it has one),
+# boot the kernel with ftrace, and compare TOOL's tables with the kernel
+# tool's over every object.  Exits 1 if any check failed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -45,12 +45,12 @@ t_build=$(elapsed "$t0")
 
 # --- Kbuild ran scripts/recordmcount (ours) on every traced object --
 # The rule runs it after compiling each C file whose flags hold
-# CC_FLAGS_FTRACE ("-pg -mfentry" on x86, "-pg" on arm); no object may
-# have been compiled with -mrecord-mcount, and objtool must not be given
-# --mcount.  Two objects are compiled with those flags by rules of their
-# own that never run recordmcount, and hold no code to trace:
-# scripts/mod/empty.o, and with modules on, .vmlinux.export.o (the
-# export tables modpost writes as C); checked to hold no hook call.
+# CC_FLAGS_FTRACE ("-pg -mfentry" on x86, "-pg" on arm and arm64); no
+# object may have been compiled with -mrecord-mcount, and objtool must
+# not be given --mcount.  Two objects are compiled with those flags by
+# rules of their own that never run recordmcount, and hold no code to
+# trace: scripts/mod/empty.o, and with modules on, .vmlinux.export.o
+# (the export tables modpost writes as C); checked to hold no hook call.
 traced=$WORK/traced-objects.txt
 untraced_rules='scripts/mod/empty.o .vmlinux.export.o'
 find "$KBUILD" -name '.*.o.cmd' -exec grep -l -e "^cmd_.* $FTRACE_CFLAGS " {} + |
