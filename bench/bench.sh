@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/bench.sh TOOL - `make bench`: time TOOL against the kernel's own
 # recordmcount and cp over two corpora of raw kernel objects of
-# $MC_KERNEL_ARCH (x86_64 or arm), as Kbuild handed them to
+# $MC_KERNEL_ARCH (any of lib.sh's table), as Kbuild handed them to
 # scripts/recordmcount (captured by kernel/build.sh):
 #
 #   tiny     every traced object of the tinyconfig+ftrace kernel that

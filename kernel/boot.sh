@@ -36,6 +36,9 @@ vmlinux=$KBUILD/vmlinux
 { [ -f "$image" ] && [ -f "$vmlinux" ]; } || die "no kernel: run kernel/build.sh first"
 mkdir -p "$BOOT"
 serial=$BOOT/serial.log
+# The boot's figures for check.sh's summary line, written at the end.
+figures=$BOOT/figures.sh
+rm -f "$figures"
 
 # shellcheck disable=SC2086 # one argument per flag
 "${CROSS_COMPILE}gcc" $INIT_CFLAGS -Wall -Wextra -o "$BOOT/init" "$MC_TOP/kernel/init.c"
@@ -111,7 +114,9 @@ else
 	fail "$name-ftrace-allocated-equals-table" \
 		"allocated ${allocated:-none}, table $table_dump (symbols: $table_syms)"
 fi
-bad=$(grep -n -i -E 'ftrace bug|ftrace faulted|ftrace failed|WARNING|Oops|BUG:|Kernel panic|mctest: error' "$serial" | head -n 5 || true)
+bad_lines='ftrace bug|ftrace faulted|ftrace failed|WARNING|Oops|BUG:|Kernel panic|mctest: error'
+bad=$(grep -n -i -E "$bad_lines" "$serial" | head -n 5 || true)
+bugs=$(grep -c -i -E "$bad_lines" "$serial" || true)
 if [ -z "$bad" ]; then
 	pass "$name-no-ftrace-errors"
 else
@@ -149,4 +154,11 @@ if [ -n "$hits" ] && [ "$hits" -gt 0 ]; then
 else
 	fail "$name-function-traced" "${filter:-no function} not seen in trace"
 fi
+cat >"$figures" <<FIGURES
+boot_allocated=${allocated:-none}
+boot_table=$table_dump
+boot_available=${available:-none}
+boot_traced="${filter:-none}:${hits:-0}"
+boot_bugs=$bugs
+FIGURES
 exit "$MC_FAILED"

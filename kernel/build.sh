@@ -1,7 +1,7 @@
 #!/bin/sh
 # kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
-# $MC_KERNEL_ARCH (lib.sh: x86_64 or arm) in the cache with TOOL (our
-# recordmcount) in place of scripts/recordmcount.
+# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, arm64 or i386) in the cache
+# with TOOL (our recordmcount) in place of scripts/recordmcount.
 # With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/
 # only, in a tree of its own (the benchmark's second corpus).
 #

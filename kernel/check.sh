@@ -1,11 +1,11 @@
 #!/bin/sh
 # kernel/check.sh TOOL - the whole kernel test for one architecture,
-# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, or arm): build a real
-# 6.1 kernel with TOOL as scripts/recordmcount, check that Kbuild ran it
-# on every traced object, reproduce the kernel tool's failure on a
-# section left with weak symbols only (where it has one), boot the
-# kernel with ftrace, and compare TOOL's tables with the kernel tool's
-# over every object.  Exits 1 if any check failed.
+# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, arm, arm64 or i386):
+# build a real 6.1 kernel with TOOL as scripts/recordmcount, check that
+# Kbuild ran it on every traced object, reproduce the kernel tool's
+# failure on a section left with weak symbols only (where it has one),
+# boot the kernel with ftrace, and compare TOOL's tables with the kernel
+# tool's over every object.  Exits 1 if any check failed.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -45,12 +45,12 @@ t_build=$(elapsed "$t0")
 
 # --- Kbuild ran scripts/recordmcount (ours) on every traced object --
 # The rule runs it after compiling each C file whose flags hold
-# CC_FLAGS_FTRACE ("-pg -mfentry" on x86, "-pg" on arm); no object may
-# have been compiled with -mrecord-mcount, and objtool must not be given
-# --mcount.  Two objects are compiled with those flags by rules of their
-# own that never run recordmcount, and hold no code to trace:
-# scripts/mod/empty.o, and with modules on, .vmlinux.export.o (the
-# export tables modpost writes as C); checked to hold no hook call.
+# CC_FLAGS_FTRACE ("-pg -mfentry" on x86, "-pg" on arm and arm64); no
+# object may have been compiled with -mrecord-mcount, and objtool must
+# not be given --mcount.  Two objects are compiled with those flags by
+# rules of their own that never run recordmcount, and hold no code to
+# trace: scripts/mod/empty.o, and with modules on, .vmlinux.export.o
+# (the export tables modpost writes as C); checked to hold no hook call.
 traced=$WORK/traced-objects.txt
 untraced_rules='scripts/mod/empty.o .vmlinux.export.o'
 find "$KBUILD" -name '.*.o.cmd' -exec grep -l -e "^cmd_.* $FTRACE_CFLAGS " {} + |
@@ -146,6 +146,20 @@ else
 fi
 cat "$gate/gate.txt"
 stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
+# Every hook call in the text is a table entry, and every entry a hook
+# call (hooks.py): objdump's own reading of the linked code against the
+# linker's table (vmlinux.raw, before --finalize zeroes the entries of
+# overridden __weak bodies; the text is the same in both).
+"${CROSS_COMPILE}objdump" -d "$raw" | grep -E "<$HOOK_SYMBOL>\$|>:\$" |
+	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$HOOK_SYMBOL" >"$gate/hooks.txt" 2>&1 &&
+	hooks_ok=1 || hooks_ok=0
+sed 's/^/    /' "$gate/hooks.txt"
+hooks_missing=$(sed -n 's/^hooks=.* missing=\([0-9]*\) .*/\1/p' "$gate/hooks.txt")
+if [ "$hooks_ok" = 1 ]; then
+	pass "$name-every-hook-call-is-a-table-entry"
+else
+	fail "$name-every-hook-call-is-a-table-entry" "$(head -n 3 "$gate/hooks.txt" | tr '\n' ' ')"
+fi
 if "$tool" --check --sorted "$KBUILD/vmlinux" >"$gate/final.txt" 2>&1 &&
 	grep -q "(${stale:-x} cleared).* 0 problems" "$gate/final.txt"; then
 	pass "$name-booted-vmlinux-finalized-check-sorted-clean"
@@ -182,4 +196,22 @@ else
 fi
 t_agree=$(elapsed "$t2")
 echo "kernel: $KARCH times: build $t_build, boot $t_boot, agreement $t_agree, total $(elapsed "$t0")"
+
+# --- one line for the whole build (issue 14), the log's last ---------
+# ftrace entries: allocated at boot; table: entries of vmlinux's
+# __mcount_loc; hooks missing: hook calls in the text (objdump) that are
+# no table entry; traceable: lines of available_filter_functions;
+# traced: the function traced and its lines in trace; bugs: lines of
+# the serial log boot.sh rejects; agree: objects on which both tools
+# wrote the same sites and bytes, of those captured.
+boot_allocated=none boot_table=none boot_available=none boot_traced=none boot_bugs=none
+# shellcheck disable=SC1091
+[ -f "$BOOT/figures.sh" ] && . "$BOOT/figures.sh"
+if grep -q '^CONFIG_CC_IS_CLANG=y' "$KBUILD/.config"; then compiler=clang; else compiler=gcc; fi
+agreed=$(sed -n 's/^agreement: \([0-9]*\) agree,.*/\1/p' "$WORK/agreement.txt")
+objects=$(sed -n 's/^agreement: \([0-9]*\) objects,.*/\1/p' "$WORK/agreement.txt")
+summary="kernel $KARCH $compiler: ftrace entries=$boot_allocated, table entries=$boot_table,"
+summary="$summary hooks missing from table=${hooks_missing:-none}, traceable=$boot_available,"
+summary="$summary traced=$boot_traced, bugs=$boot_bugs, agree=${agreed:-none}/${objects:-none} objects"
+result "$summary"
 exit "$MC_FAILED"

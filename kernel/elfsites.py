@@ -119,7 +119,14 @@ def table_sites(data):
         if s["shndx"] in (SHN_UNDEF,) or s["shndx"] >= SHN_LORESERVE:
             sites.append(("?" + s["name"], addend))
             continue
-        sites.append((elf.sections[s["shndx"]]["name"], s["value"] + addend))
+        # Modulo the word, as the linker computes the entry: on ELF32 a
+        # REL table's implicit addend is a 32-bit word, and an entry
+        # anchored on a symbol placed after its site holds a negative
+        # one (the kernel's tool does this on i386, whose assembler
+        # drops unused section symbols: .text+0 as file_ns_capable
+        # 0xc + 0xfffffff4).
+        sites.append((elf.sections[s["shndx"]]["name"],
+                      (s["value"] + addend) & ((1 << (8 * word)) - 1)))
     return sorted(sites)
 
 

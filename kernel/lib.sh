@@ -16,9 +16,9 @@
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
 #
-# ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or arm.  Everything that
-# differs between the two is in the table below; the config fragment is
-# kernel/ARCH.config.
+# ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm, arm64 or i386.
+# Everything that differs between them is in the table below; the
+# config fragment is kernel/ARCH.config.
 #
 # Scripts print "PASS: name" / "FAIL: name: reason" and append those
 # lines to $TEST_RESULTS/kernel.log when TEST_RESULTS is set.
@@ -48,6 +48,8 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #   WEAK_ONLY      an object on which the kernel's own recordmcount stops
 #                  the build (a section whose only symbol is weak, see
 #                  README.md), or "" if it has none
+# Every architecture of the table below (make check-kernel-all).
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386"
 case $KARCH in
 x86_64)
 	CROSS_COMPILE=
@@ -83,8 +85,54 @@ arm)
 	# table entry relocates against it), the kernel's tool's anchor:
 	# it does not fail on arm.
 	WEAK_ONLY= ;;
+arm64)
+	# ARMv8-A on QEMU's "virt" board, built with -pg (prepare.sh's
+	# MC_NO_FTRACE_WITH_REGS, set in arm64.config, keeps GCC's
+	# -fpatchable-function-entry away): each site is "mov x0, x30;
+	# bl _mcount" with R_AARCH64_CALL26.
+	CROSS_COMPILE=aarch64-linux-gnu-
+	IMAGE=arch/arm64/boot/Image
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	QEMU="qemu-system-aarch64 -M virt -nic none -cpu cortex-a57"
+	QEMU_PACKAGE=qemu-system-arm
+	CONSOLE=ttyAMA0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+	BOOT_TIMEOUT=240
+	FTRACE_MAX_OFFSET=
+	# exit.o's abort() is alone in .text.unlikely as on x86_64, but GNU
+	# as for aarch64 keeps every section symbol (binutils 2.36's drop of
+	# unused ones is not made for this target): the kernel's tool
+	# anchors on .text.unlikely's and does not fail.
+	WEAK_ONLY= ;;
+i386)
+	# A 32-bit x86 kernel (ARCH=i386), -pg -mfentry like x86_64: the
+	# same Kconfig edit makes Kbuild run recordmcount (without it GCC's
+	# -mrecord-mcount would write the table; objtool is x86_64 only).
+	CROSS_COMPILE=i686-linux-gnu-
+	IMAGE=arch/x86/boot/bzImage
+	FTRACE_CFLAGS="-pg -mfentry"
+	HOOK_SYMBOL=__fentry__
+	WORD=4
+	QEMU="qemu-system-i386 -accel tcg -nic none"
+	QEMU_PACKAGE=qemu-system-x86
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-i686-linux-gnu libc6-dev-i386-cross"
+	BOOT_TIMEOUT=180
+	# ENDBR_INSN_SIZE: X86_KERNEL_IBT is x86_64 only
+	FTRACE_MAX_OFFSET=0
+	# arch/x86/Makefile compiles 32-bit kernels with -ffreestanding, so
+	# GCC does not take kernel/exit.o's weak abort() for the C
+	# library's (a cold builtin) and leaves it in .text among the
+	# file's other functions, not alone in .text.unlikely as on
+	# x86_64: the kernel's tool has a non-weak symbol to anchor on, and
+	# does not fail (kernel/README.md).
+	WEAK_ONLY= ;;
 *)
-	echo "kernel: MC_KERNEL_ARCH is x86_64 or arm" >&2
+	echo "kernel: MC_KERNEL_ARCH is x86_64, arm, arm64 or i386" >&2
 	exit 2 ;;
 esac
 WORK=$MC_KERNEL_CACHE/$KARCH

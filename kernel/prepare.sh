@@ -11,6 +11,28 @@
 # MC_NEVER_DEFINED", is added to each of those two entries: an
 # undefined symbol is n, the two options go away, recordmcount is
 # chosen, and nothing else changes.  build.sh checks the .config.
+#
+# A second edit, for arm64: there, with a compiler that takes
+# -fpatchable-function-entry=2 (GCC 12 does), Kconfig turns on
+# DYNAMIC_FTRACE_WITH_REGS (def_bool y, no prompt: no config line can
+# turn it off), arch/arm64/Makefile then sets CC_FLAGS_FTRACE to
+# -fpatchable-function-entry=2 instead of -pg, and arm64's Kconfig
+# selects FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY: the compiler
+# writes the table and Kbuild never calls scripts/recordmcount.  6.1
+# still has the -pg path (arch/arm64/kernel/entry-ftrace.S: "bl
+# _mcount", patched by ftrace_make_nop/call) for when that option is
+# off.  So a prompted option is added, MC_NO_FTRACE_WITH_REGS, default
+# n, and DYNAMIC_FTRACE_WITH_REGS depends on its being off:
+# arm64.config turns it on and gets the -pg build; every other
+# configuration, and a future arm64 build that wants the
+# patchable-entry path, is unchanged.  A prompt rather than
+# "depends on MC_NEVER_DEFINED" keeps both arm64 builds possible from
+# the one shared source.
+#
+# The edits are made idempotently, also on a tree extracted before an
+# edit was added here, so that adding one does not throw away the
+# other architectures' build trees (build.sh's config id holds the
+# stamp, the package version).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -18,7 +40,40 @@ need_packages
 
 version=$(dpkg-query -W -f='${Version}' "linux-source-$KERNEL_SERIES")
 stamp=$KERNEL_SRC/.mc-extracted
+
+# The Kconfig edits, each made once (a marker comment says it is there).
+edit_kconfig() {
+	kconfig=$KERNEL_SRC/kernel/trace/Kconfig
+	if ! grep -q MC_NEVER_DEFINED "$kconfig"; then
+		for opt in FTRACE_MCOUNT_USE_CC FTRACE_MCOUNT_USE_OBJTOOL; do
+			grep -q "^config $opt\$" "$kconfig" || die "$kconfig has no $opt"
+			sed -i "/^config $opt\$/a\\
+	depends on MC_NEVER_DEFINED # recordmcount test: use scripts/recordmcount" \
+				"$kconfig"
+		done
+	fi
+	[ "$(grep -c MC_NEVER_DEFINED "$kconfig")" -eq 2 ] || die "Kconfig edit failed"
+	if ! grep -q '^config MC_NO_FTRACE_WITH_REGS$' "$kconfig"; then
+		grep -q '^config DYNAMIC_FTRACE_WITH_REGS$' "$kconfig" ||
+			die "$kconfig has no DYNAMIC_FTRACE_WITH_REGS"
+		sed -i '/^config DYNAMIC_FTRACE_WITH_REGS$/{
+i\
+config MC_NO_FTRACE_WITH_REGS\
+	bool "recordmcount test: -pg and scripts/recordmcount, not DYNAMIC_FTRACE_WITH_REGS"\
+	help\
+	  Added by the recordmcount project'"'"'s kernel/prepare.sh: keeps\
+	  DYNAMIC_FTRACE_WITH_REGS off, so that arm64 builds with -pg and\
+	  Kbuild runs scripts/recordmcount.\
+
+a\
+	depends on !MC_NO_FTRACE_WITH_REGS # recordmcount test (arm64 -pg build)
+}' "$kconfig"
+	fi
+	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$kconfig")" -eq 2 ] || die "Kconfig edit (MC_NO_FTRACE_WITH_REGS) failed"
+}
+
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then
+	edit_kconfig
 	note "kernel: source $version already in $KERNEL_SRC"
 	exit 0
 fi
@@ -35,14 +90,7 @@ mkdir -p "$MC_KERNEL_CACHE/src"
 tar -C "$MC_KERNEL_CACHE/src" -xJf "$KERNEL_TARBALL"
 [ -f "$KERNEL_SRC/Makefile" ] || die "no $KERNEL_SRC/Makefile after extraction"
 
-kconfig=$KERNEL_SRC/kernel/trace/Kconfig
-for opt in FTRACE_MCOUNT_USE_CC FTRACE_MCOUNT_USE_OBJTOOL; do
-	grep -q "^config $opt\$" "$kconfig" || die "$kconfig has no $opt"
-	sed -i "/^config $opt\$/a\\
-	depends on MC_NEVER_DEFINED # recordmcount test: use scripts/recordmcount" \
-		"$kconfig"
-done
-[ "$(grep -c MC_NEVER_DEFINED "$kconfig")" -eq 2 ] || die "Kconfig edit failed"
+edit_kconfig
 
 echo "$version" >"$stamp"
 note "kernel: extracted and patched in $(elapsed "$start")"

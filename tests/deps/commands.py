@@ -51,8 +51,8 @@ OPTIONAL = {
     "systemctl": "deps.sh disables iceccd at boot where systemd runs",
 }
 
-# The kernel harness installs its own lists (kernel/lib.sh).
-KERNEL_ARCHES = ("x86_64", "arm")
+# The kernel harness installs its own lists (kernel/lib.sh), one per
+# architecture of its KERNEL_ALL_ARCHS.
 
 
 def tracked_files():
@@ -340,7 +340,12 @@ def project_packages():
     """Every package the project installs anywhere: deps.sh's groups and
     the kernel harness's lists."""
     lists = deps_list("build", "firmware", "check", "fresh")
-    for arch in KERNEL_ARCHES:
+    arches = subprocess.run(
+        ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_ALL_ARCHS"'],
+        cwd=TOP, capture_output=True, text=True, check=True).stdout.split()
+    if not arches:
+        sys.exit("kernel/lib.sh names no architecture (KERNEL_ALL_ARCHS)")
+    for arch in arches:
         env = dict(os.environ, MC_KERNEL_ARCH=arch)
         lists += subprocess.run(
             ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_PACKAGES"'],

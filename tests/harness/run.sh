@@ -38,7 +38,8 @@ else
 	fail harness-empty-cache-tool-survives-prepare "$work/recordmcount-under-test missing or different"
 fi
 if [ -f "$cache/src/linux-source-6.1/.mc-extracted" ] &&
-	[ "$(grep -c MC_NEVER_DEFINED "$cache/src/linux-source-6.1/kernel/trace/Kconfig")" -eq 2 ]; then
+	[ "$(grep -c MC_NEVER_DEFINED "$cache/src/linux-source-6.1/kernel/trace/Kconfig")" -eq 2 ] &&
+	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$cache/src/linux-source-6.1/kernel/trace/Kconfig")" -eq 2 ]; then
 	pass harness-empty-cache-source-extracted-and-patched
 else
 	fail harness-empty-cache-source-extracted-and-patched "no patched source in $cache/src"

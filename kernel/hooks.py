@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""hooks.py DUMP-JSON HOOK < DISASSEMBLY - every hook call in a linked
+vmlinux's text must be an entry of its table, and every entry a hook
+call (issue 14).
+
+DISASSEMBLY is `objdump -d vmlinux` (the target's objdump), or just its
+function header lines ("ADDR <name>:") and the lines whose branch
+target is "<HOOK>" (check.sh greps them out first: the whole listing
+of an x86_64 vmlinux is some 100 MB).  DUMP-JSON is
+`recordmcount --dump --format=json` of the same vmlinux as the linker
+wrote it (vmlinux.raw: before --finalize zeroes the entries of
+overridden __weak bodies, whose calls are still in the text).  HOOK is
+the function the compiler's hook calls (__fentry__, _mcount,
+__gnu_mcount_nc).
+
+A hook call is an instruction that branches to exactly <HOOK> (the
+linker resolved every call, so objdump names the target): x86's
+"call", arm's and arm64's "bl".  Calls that the tools turned into NOPs
+in untraced sections are no longer calls and are not counted.
+
+Prints "hooks=N table=M missing=K extra=E mnemonics=..." and up to ten
+missing hooks and extra entries with the function they are in; exits 1
+if K or E is not 0 or no hook call was found.
+"""
+import json
+import re
+import sys
+
+INSN = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2,8}\s)+\s*(\S+)\s+"
+                  r"(?:0x)?[0-9a-f]+\s+<([^>]+)>\s*$")
+HEADER = re.compile(r"^([0-9a-f]+) <([^>]+)>:\s*$")
+
+
+def main(dump_json, hook):
+    entries = json.load(open(dump_json))["entries"]
+    table = {e["address"] for e in entries if e["address"]}
+    hooks = {}              # address -> function it is in
+    mnemonics = {}
+    function = "?"
+    for line in sys.stdin:
+        m = HEADER.match(line)
+        if m:
+            function = m.group(2)
+            continue
+        m = INSN.match(line)
+        if m and m.group(3) == hook:
+            addr = int(m.group(1), 16)
+            hooks[addr] = function
+            mnemonics[m.group(2)] = mnemonics.get(m.group(2), 0) + 1
+    missing = sorted(set(hooks) - table)
+    extra = sorted(table - set(hooks))
+    print("hooks=%d table=%d missing=%d extra=%d mnemonics=%s"
+          % (len(hooks), len(table), len(missing), len(extra),
+             ",".join("%s:%d" % kv for kv in sorted(mnemonics.items()))))
+    for a in missing[:10]:
+        print("  hook call not in the table: 0x%x in %s" % (a, hooks[a]))
+    for a in extra[:10]:
+        print("  table entry at no hook call: 0x%x" % a)
+    return 1 if missing or extra or not hooks else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    sys.exit(main(*sys.argv[1:]))
