@@ -345,9 +345,13 @@ else
 	unshare -n sh "$top/tests/integrate/icecream.sh" "$ice" \
 		make -s -C "$d" CC="$cc_launcher icecc gcc" EXTRA_CFLAGS="$inc" LDLIBS="$link_flags" \
 		>"$d.log" 2>&1 || status=$?
-	# That icecream compiled them, on the other node: the scheduler
-	# ended three jobs there, that daemon compiled three files and the
-	# client was sent to its port each time.
+	# That icecream compiled them on the other node: the scheduler ended
+	# jobs there, that daemon compiled as many files, and the client was
+	# sent to its port as often.  All three, as a rule; on a loaded
+	# machine icecc may build a job itself when the scheduler has not
+	# answered in time (CI saw 2 of 3), which proves nothing about us,
+	# so at least one, and the count is printed.  Every object, wherever
+	# it was compiled, must hold its table (--check and judge below).
 	ended=$(grep -c 'END [0-9]* status=0 .*server=remote *$' "$ice/scheduler.log" 2>/dev/null)
 	compiled=$(grep -c 'Remote compilation completed with exit code 0' "$ice/remote.log" 2>/dev/null)
 	sent=$(grep -c 'Have to use host 127.0.0.1:10246' "$ice/client.log" 2>/dev/null)
@@ -357,11 +361,13 @@ else
 	rm -rf "$ice"
 	if [ "$status" -ne 0 ]; then
 		fail integrate-icecream "exit $status: $(tail -n 3 "$d.log" | tr '\n' ' ') (logs: $work/icecream-logs)"
-	elif [ "$ended" -ne 3 ] || [ "$compiled" -ne 3 ] || [ "$sent" -ne 3 ]; then
-		fail integrate-icecream "not 3 remote jobs: scheduler ended $ended on the remote node, it compiled $compiled, the client was sent there $sent times (logs: $work/icecream-logs)"
+	elif [ "$ended" -lt 1 ] || [ "$ended" -gt 3 ] ||
+		[ "$compiled" -ne "$ended" ] || [ "$sent" -ne "$ended" ]; then
+		fail integrate-icecream "remote jobs do not add up: scheduler ended $ended on the remote node, it compiled $compiled, the client was sent there $sent times (logs: $work/icecream-logs)"
 	elif ! "$build/recordmcount" --check "$d"/*.o >>"$d.log" 2>&1; then
 		fail integrate-icecream "recordmcount --check fails on the objects icecream made: $(tail -n 2 "$d.log" | tr '\n' ' ')"
 	else
+		echo "NOTE: icecream compiled $ended of 3 files on the remote node"
 		judge integrate-icecream "$d" "$d/prog"
 	fi
 fi
