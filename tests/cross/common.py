@@ -67,10 +67,8 @@ from harness import (FIXTURE_FLAGS, FIXTURES, Failure, Log,  # noqa: E402
                      check, finish_scratch, must, parallel, run, traced)
 
 OPTS = ("-O2", "-O2 -ffunction-sections")
-# The clang runs: both clangs, -O2, two fixtures (time, not coverage:
-# every form clang writes shows up in these).
+# The clang runs: both clangs, the same fixtures and options as GCC's.
 CLANGS = ("clang", "clang-16")
-CLANG_FIXTURES = ("basic.c", "sections.c")
 DEFAULT_FIXTURES = ("basic.c", "sections.c", "recursion.c", "big.c",
                     "weakonly.c")
 # The program entry (never run: the links only prove that every symbol
@@ -126,7 +124,7 @@ class Arch:
     link_flags: flags for the -nostdlib -static link.
     fixtures: fixture file names under fixtures/ (or absolute paths).
     clang_flag_sets: flag sets for clang 14 and 16 (--target=<triplet>,
-        integrated assembler), run at -O2 on CLANG_FIXTURES with the same
+        integrated assembler), run on every fixture and option with the same
         checks; None where clang has no -pg for this target.
     clang_record_flags: flags that make clang emit its own __mcount_loc
         (s390x's -mrecord-mcount), for the gcc check.
@@ -566,9 +564,9 @@ def run_cases(arch_list, tool, scratch, log):
         if want and not shutil.which(c):
             log.skip("%s/cross" % c, "%s not installed" % c)
             continue
-        cases += [Case(a, fs, "-O2", fx, tool, scratch, c)
+        cases += [Case(a, fs, opt, fx, tool, scratch, c)
                   for a in want for fs in a.clang_flag_sets
-                  for fx in CLANG_FIXTURES]
+                  for opt in a.opts for fx in a.fixtures]
     parallel(lambda c: c.compile(), cases)
     parallel(lambda c: c.run(log), cases)
 
