@@ -47,6 +47,7 @@ WRAPPERS = {"exec", "command", "env", "timeout", "nice", "nohup", "xargs",
 
 # The kernel harness installs its own lists (kernel/lib.sh).
 KERNEL_ARCHES = ("x86_64", "arm")
+KERNEL_COMPILERS = ("gcc", "clang")
 
 
 def tracked_files():
@@ -335,11 +336,12 @@ def project_packages():
     the kernel harness's lists."""
     lists = deps_list("build", "firmware", "check", "fresh")
     for arch in KERNEL_ARCHES:
-        env = dict(os.environ, MC_KERNEL_ARCH=arch)
-        lists += subprocess.run(
-            ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_PACKAGES"'],
-            cwd=TOP, env=env, capture_output=True, text=True,
-            check=True).stdout.split()
+        for cc in KERNEL_COMPILERS:
+            env = dict(os.environ, MC_KERNEL_ARCH=arch, MC_KERNEL_CC=cc)
+            lists += subprocess.run(
+                ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_PACKAGES"'],
+                cwd=TOP, env=env, capture_output=True, text=True,
+                check=True).stdout.split()
     return sorted(set(lists))
 
 
