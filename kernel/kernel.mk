@@ -8,7 +8,8 @@
 #                 kernel's own recordmcount (kernel/README.md); fails if
 #                 any check of any build failed
 #   bench         time ours against the kernel's tool and cp over the
-#                 objects the GCC builds captured (bench/RESULTS.md)
+#                 objects those builds captured, the GCC ones
+#                 ($MC_KERNEL_CC=clang: the clang ones) (bench/RESULTS.md)
 #
 # Sources, build trees and captured objects live in $(MC_KERNEL_CACHE),
 # by default $${XDG_CACHE_HOME:-$$HOME/.cache}/recordmcount, and are
