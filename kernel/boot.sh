@@ -101,7 +101,7 @@ mod_hits=$(mctest module_trace_hits)
 echo "module mctest.ko: loaded ${mod_loaded:-no}, functions listed ${mod_functions:-none} (hook calls by objdump: $module_hooks), mctest_work hits ${mod_hits:-none} (3 pokes)"
 
 # --- verdicts ------------------------------------------------------
-name=kernel-$KARCH
+name=$NAME
 if grep -q '^mctest: done' "$serial"; then
 	pass "$name-boot"
 else

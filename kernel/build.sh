@@ -1,7 +1,8 @@
 #!/bin/sh
 # kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
-# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, arm64 or i386) in the cache
-# with TOOL (our recordmcount) in place of scripts/recordmcount.
+# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, arm64 or i386) with
+# $MC_KERNEL_CC (gcc, or clang: LLVM=1) in the cache with TOOL (our
+# recordmcount) in place of scripts/recordmcount.
 # With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/
 # only, in a tree of its own (the benchmark's second corpus).
 #
@@ -27,7 +28,8 @@ tool=$(realpath "${1:?usage: build.sh PATH-TO-OUR-RECORDMCOUNT}")
 fragments=""
 for f in $FRAGMENTS; do fragments="$fragments $MC_TOP/kernel/$f"; done
 kmake() {
-	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" "$@"
+	# shellcheck disable=SC2086 # KMAKE_CC: "" or LLVM=1
+	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" $KMAKE_CC "$@"
 }
 
 "$MC_TOP/kernel/prepare.sh"

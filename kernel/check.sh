@@ -15,7 +15,7 @@ set -eu
 # nothing here.  The copy lives in $WORK, which no later step deletes
 # (prepare.sh removes only the source, build.sh only its build tree).
 under_test=${1:?usage: check.sh PATH-TO-OUR-RECORDMCOUNT}
-name=kernel-$KARCH
+name=$NAME
 t0=$(now)
 if ! "$MC_TOP/kernel/prepare.sh"; then
 	fail "$name-prepare" "could not extract linux-source-$KERNEL_SERIES"
@@ -42,6 +42,16 @@ if [ "${MC_KERNEL_STOP:-}" = configured ]; then
 fi
 pass "$name-build"
 t_build=$(elapsed "$t0")
+# Built by the compiler, assembler and linker asked for (lib.sh).
+not_cc=""
+for sym in $CC_CONFIG; do
+	grep -q "^CONFIG_$sym=y\$" "$KBUILD/.config" || not_cc="$not_cc $sym"
+done
+if [ -z "$not_cc" ]; then
+	pass "$name-toolchain"
+else
+	fail "$name-toolchain" "not in $KBUILD/.config:$not_cc"
+fi
 
 # --- Kbuild ran scripts/recordmcount (ours) on every traced object --
 # The rule runs it after compiling each C file whose flags hold
@@ -77,7 +87,8 @@ else
 fi
 
 # --- the kernel's own tool stops on kernel/exit.o; ours does not ----
-# (x86_64 only: WEAK_ONLY in lib.sh says why arm has no such object.)
+# (x86_64 with GCC only: WEAK_ONLY in lib.sh says why arm, and clang,
+# have no such object.)
 weak_only_check() {
 	# binutils >= 2.36 drops unused section symbols, and exit.o's
 	# .text.unlikely then holds only the weak symbol abort(): the kernel's
@@ -194,8 +205,18 @@ else
 	cat "$WORK/agreement.txt"
 	fail "$name-agreement-with-kernel-tool" "$(tail -n1 "$WORK/agreement.txt")"
 fi
+# The kernel's tool fails on exactly the object lib.sh names (WEAK_ONLY:
+# x86_64 with GCC, kernel/exit.o), and on nothing else.
+k_failed=$(sed -n '/^kernel tool failures/,/^agreement:/s/^  \([^ :]*\): kernel tool:.*/\1/p' \
+	"$WORK/agreement.txt" | sort | tr '\n' ' ')
+if [ "$k_failed" = "${WEAK_ONLY:+$WEAK_ONLY }" ]; then
+	pass "$name-kernel-tool-failures-as-expected"
+else
+	fail "$name-kernel-tool-failures-as-expected" \
+		"the kernel's tool failed on: ${k_failed:-nothing}; expected: ${WEAK_ONLY:-nothing}"
+fi
 t_agree=$(elapsed "$t2")
-echo "kernel: $KARCH times: build $t_build, boot $t_boot, agreement $t_agree, total $(elapsed "$t0")"
+echo "kernel: $KARCH $KCC times: build $t_build, boot $t_boot, agreement $t_agree, total $(elapsed "$t0")"
 
 # --- one line for the whole build (issue 14), the log's last ---------
 # ftrace entries: allocated at boot; table: entries of vmlinux's

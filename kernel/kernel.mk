@@ -1,19 +1,22 @@
 # Kernel-scale tests of $(RECORDMCOUNT), included by the top Makefile.
 #
-#   check-kernel  for each of $(KERNEL_ARCHS): build Debian's
+#   check-kernel  for each of $(KERNEL_ARCHS), with each of
+#                 $(KERNEL_COMPILERS) (gcc; clang is LLVM=1, on the
+#                 architectures of KERNEL_CLANG_ARCHS): build Debian's
 #                 linux-source-6.1 (tinyconfig + ftrace) with our tool as
 #                 scripts/recordmcount, boot it in QEMU with ftrace on,
 #                 and compare every object's table with the kernel's own
 #                 recordmcount (kernel/README.md); fails if any check of
-#                 any architecture failed.  KERNEL_ARCHS is what CI runs
+#                 any build failed.  KERNEL_ARCHS is what CI runs
 #                 (x86_64 arm arm64).
 #   check-kernel-all  the same for every architecture kernel/lib.sh
 #                 knows (KERNEL_ALL_ARCHS there: i386 too)
 #
 # KERNEL_ARCHS="..." (or KERNEL_ARCHES, the issue's spelling) picks the
-# architectures of either target.
+# architectures of either target, KERNEL_COMPILERS the compilers.
 #   bench         time ours against the kernel's tool and cp over the
-#                 objects those builds captured (bench/RESULTS.md)
+#                 objects those builds captured, the GCC ones
+#                 ($MC_KERNEL_CC=clang: the clang ones) (bench/RESULTS.md)
 #
 # Sources, build trees and captured objects live in $(MC_KERNEL_CACHE),
 # by default $${XDG_CACHE_HOME:-$$HOME/.cache}/recordmcount, and are
@@ -26,11 +29,19 @@ ifdef KERNEL_ARCHES
 KERNEL_ARCHS := $(KERNEL_ARCHES)
 KERNEL_ALL_ARCHS := $(KERNEL_ARCHES)
 endif
+KERNEL_COMPILERS ?= gcc clang
+# The architectures the clang (LLVM=1) builds are set up and tested for.
+KERNEL_CLANG_ARCHS ?= x86_64 arm
 
-# $(call check_kernel_archs,ARCHES): kernel/check.sh for each; fails if
-# any failed, after running them all.
+# $(call check_kernel_archs,ARCHES): kernel/check.sh for each, with each
+# compiler it is set up for; fails if any failed, after running them all.
 check_kernel_archs = @status=0; for arch in $(1); do \
-		MC_KERNEL_ARCH=$$arch kernel/check.sh $(RECORDMCOUNT) || status=1; \
+		for cc in $(KERNEL_COMPILERS); do \
+			case "$$cc: $(KERNEL_CLANG_ARCHS) " in \
+			clang:*" $$arch "*|gcc:*) ;; *) continue ;; esac; \
+			MC_KERNEL_ARCH=$$arch MC_KERNEL_CC=$$cc \
+				kernel/check.sh $(RECORDMCOUNT) || status=1; \
+		done; \
 	done; exit $$status
 
 check-kernel: $(RECORDMCOUNT)

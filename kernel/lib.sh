@@ -6,6 +6,7 @@
 #   $MC_KERNEL_CACHE            default ${XDG_CACHE_HOME:-$HOME/.cache}/recordmcount
 #     src/linux-source-6.1/     the extracted Debian source, patched (prepare.sh),
 #                               shared by every architecture
+#     ARCH/ (ARCH-clang/ for clang, below):
 #     ARCH/build/               the O= tree of the tinyconfig+ftrace kernel
 #     ARCH/capture/             every object as Kbuild handed it to
 #                               scripts/recordmcount, before any change
@@ -19,6 +20,13 @@
 # ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm, arm64 or i386.
 # Everything that differs between them is in the table below; the
 # config fragment is kernel/ARCH.config.
+#
+# The compiler is $MC_KERNEL_CC: gcc (the default) or clang.  A clang
+# kernel is built with LLVM=1 (clang, ld.lld, llvm-ar, llvm-nm,
+# llvm-objcopy, ... and clang as the host compiler, so the kernel's own
+# recordmcount too) in a folder of its own, ARCH-clang/ instead of
+# ARCH/, so that the two builds never rebuild each other's objects; its
+# check names read kernel-ARCH-clang-*.
 #
 # Scripts print "PASS: name" / "FAIL: name: reason" and append those
 # lines to $TEST_RESULTS/kernel.log when TEST_RESULTS is set.
@@ -135,7 +143,40 @@ i386)
 	echo "kernel: MC_KERNEL_ARCH is x86_64, arm, arm64 or i386" >&2
 	exit 2 ;;
 esac
-WORK=$MC_KERNEL_CACHE/$KARCH
+# Per compiler:
+#   KMAKE_CC       what kmake (build.sh) adds to every make command
+#   CC_SUFFIX      added to the folder in the cache and to check names
+#   CC_PACKAGES    the Debian packages of that compiler
+#   CC_CONFIG      what the .config must say about the toolchain Kbuild
+#                  found (check.sh)
+KCC=${MC_KERNEL_CC:-gcc}
+case $KCC in
+gcc)
+	KMAKE_CC=
+	CC_SUFFIX=
+	CC_PACKAGES=
+	CC_CONFIG="CC_IS_GCC AS_IS_GNU LD_IS_BFD" ;;
+clang)
+	# Documentation/kbuild/llvm.rst: LLVM=1 uses the unsuffixed LLVM
+	# tools (Debian's clang, lld and llvm packages provide them for
+	# clang 14) and the integrated assembler.  For arm, CROSS_COMPILE
+	# then only sets clang's --target (arm-linux-gnueabihf); the
+	# Makefile adds -meabi gnu, so the hook is __gnu_mcount_nc.
+	KMAKE_CC="LLVM=1"
+	CC_SUFFIX=-clang
+	CC_PACKAGES="clang lld llvm"
+	CC_CONFIG="CC_IS_CLANG AS_IS_LLVM LD_IS_LLD"
+	# No weak-only section: clang does not move __cold functions to
+	# .text.unlikely, so the weak abort() of kernel/exit.o stays in
+	# .text, whose section symbol the object keeps (README.md).
+	WEAK_ONLY= ;;
+*)
+	echo "kernel: MC_KERNEL_CC is gcc or clang" >&2
+	exit 2 ;;
+esac
+WORK=$MC_KERNEL_CACHE/$KARCH$CC_SUFFIX
+# The prefix of every PASS/FAIL name: kernel-x86_64, kernel-arm-clang, ...
+NAME=kernel-$KARCH$CC_SUFFIX
 MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-boot}
 case $MC_KERNEL_VARIANT in
 boot)
@@ -157,7 +198,7 @@ BOOT=$WORK/boot
 JOBS=${JOBS:-$(nproc)}
 
 # Debian packages the kernel test, the boot and the benchmark need.
-KERNEL_PACKAGES="linux-source-$KERNEL_SERIES $QEMU_PACKAGE $TARGET_PACKAGES
+KERNEL_PACKAGES="linux-source-$KERNEL_SERIES $QEMU_PACKAGE $TARGET_PACKAGES $CC_PACKAGES
 make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio xz-utils
 python3 time binutils"
 

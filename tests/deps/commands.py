@@ -53,6 +53,7 @@ OPTIONAL = {
 
 # The kernel harness installs its own lists (kernel/lib.sh), one per
 # architecture of its KERNEL_ALL_ARCHS.
+KERNEL_COMPILERS = ("gcc", "clang")
 
 
 def tracked_files():
@@ -346,11 +347,12 @@ def project_packages():
     if not arches:
         sys.exit("kernel/lib.sh names no architecture (KERNEL_ALL_ARCHS)")
     for arch in arches:
-        env = dict(os.environ, MC_KERNEL_ARCH=arch)
-        lists += subprocess.run(
-            ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_PACKAGES"'],
-            cwd=TOP, env=env, capture_output=True, text=True,
-            check=True).stdout.split()
+        for cc in KERNEL_COMPILERS:
+            env = dict(os.environ, MC_KERNEL_ARCH=arch, MC_KERNEL_CC=cc)
+            lists += subprocess.run(
+                ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_PACKAGES"'],
+                cwd=TOP, env=env, capture_output=True, text=True,
+                check=True).stdout.split()
     return sorted(set(lists))
 
 

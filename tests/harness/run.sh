@@ -22,7 +22,7 @@ cache=$(mktemp -d "${TMPDIR:-/tmp}/recordmcount-harness.XXXXXX")
 trap 'rm -rf "$cache"' EXIT INT TERM
 out=$cache/check.out
 status=0
-MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_STOP=configured \
+MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_CC=gcc MC_KERNEL_STOP=configured \
 	TEST_RESULTS= "$top/kernel/check.sh" "$tool" >"$out" 2>&1 || status=$?
 
 work=$cache/x86_64
