@@ -95,6 +95,50 @@ struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target)
 	return r ? &obj->sections[r] : NULL;
 }
 
+/*
+ * A string table read directly: what elf_strptr() answers for every
+ * offset, found once per table instead of once per name.  elf_strptr
+ * gives a name at `off` when the section is SHT_STRTAB, `off` is inside
+ * it and a NUL follows at or after `off` within it; `last_nul` is the
+ * last NUL's position (SIZE_MAX: none).  bytes is NULL when the table
+ * cannot be read this way (compressed, or data that is not its bytes),
+ * and every name goes through elf_strptr as before.
+ */
+struct strtab {
+	const char *bytes;
+	size_t size, last_nul;
+};
+
+static void strtab_open(struct mc_object *obj, size_t index, struct strtab *t)
+{
+	struct mc_section *sec = index < obj->n_sections ?
+				 &obj->sections[index] : NULL;
+	Elf_Data *d;
+
+	t->bytes = NULL;
+	if (!sec || sec->shdr.sh_type != SHT_STRTAB ||
+	    (sec->shdr.sh_flags & SHF_COMPRESSED) ||
+	    !mc_size_fits(sec->shdr.sh_size) || !(d = section_data(sec)) ||
+	    !d->d_buf || d->d_type != ELF_T_BYTE || d->d_off != 0 ||
+	    d->d_size != sec->shdr.sh_size ||
+	    elf_getdata(sec->scn, d) != NULL)
+		return;
+	const char *nul = memrchr(d->d_buf, '\0', d->d_size);
+	t->bytes = d->d_buf;
+	t->size = d->d_size;
+	t->last_nul = nul ? (size_t)(nul - t->bytes) : SIZE_MAX;
+}
+
+static const char *strtab_name(struct mc_object *obj, const struct strtab *t,
+			       size_t index, size_t off)
+{
+	if (!t->bytes)
+		return elf_strptr(obj->elf, index, off);
+	if (off >= t->size || t->last_nul == SIZE_MAX || off > t->last_nul)
+		return NULL;
+	return t->bytes + off;
+}
+
 static bool read_sections(struct mc_object *obj)
 {
 	size_t n;
@@ -122,11 +166,14 @@ static bool read_sections(struct mc_object *obj)
 		if (!mc_check_section(obj, i, &sec->shdr, n))
 			return false;
 	}
+	struct strtab names;
+
+	strtab_open(obj, obj->shstrndx, &names);
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = &obj->sections[i];
 
-		sec->name = elf_strptr(obj->elf, obj->shstrndx,
-				       sec->shdr.sh_name);
+		sec->name = strtab_name(obj, &names, obj->shstrndx,
+					sec->shdr.sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
 	}
@@ -193,14 +240,41 @@ static bool read_symbols(struct mc_object *obj)
 	if (!obj->symbols)
 		return mc_fail(obj, "out of memory");
 
+	struct strtab strs;
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t symsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	/* What gelf_getsymshndx checks for each symbol, checked once. */
+	bool direct = d->d_buf && d->d_type == ELF_T_SYM &&
+		      obj->n_symbols <= (size_t)INT_MAX &&
+		      d->d_size / symsize >= obj->n_symbols &&
+		      (!xd || (xd->d_buf &&
+			       xd->d_size / sizeof(Elf32_Word) >=
+				       obj->n_symbols));
+
+	strtab_open(obj, symtab->shdr.sh_link, &strs);
 	for (size_t i = 0; i < obj->n_symbols; i++) {
 		struct mc_symbol *s = &obj->symbols[i];
 		Elf32_Word xndx = 0;
 
-		if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
-			return fail_elf(obj, "corrupt symbol table");
-		s->name = elf_strptr(obj->elf, symtab->shdr.sh_link,
-				     s->sym.st_name);
+		if (!direct) {
+			if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
+				return fail_elf(obj, "corrupt symbol table");
+		} else if (is64) {
+			s->sym = ((const Elf64_Sym *)d->d_buf)[i];
+		} else {
+			const Elf32_Sym *e = (const Elf32_Sym *)d->d_buf + i;
+
+			s->sym = (GElf_Sym){
+				.st_name = e->st_name, .st_info = e->st_info,
+				.st_other = e->st_other,
+				.st_shndx = e->st_shndx,
+				.st_value = e->st_value, .st_size = e->st_size,
+			};
+		}
+		if (direct && xd)
+			xndx = ((const Elf32_Word *)xd->d_buf)[i];
+		s->name = strtab_name(obj, &strs, symtab->shdr.sh_link,
+				      s->sym.st_name);
 		if (!s->name)
 			return mc_fail(obj, "symbol %zu: name out of range", i);
 		s->shndx = s->sym.st_shndx == SHN_XINDEX ? xndx
@@ -615,13 +689,41 @@ static GElf_Xword info_encode(const struct mc_object *obj,
 	       (GElf_Xword)(r->type & 0xff) << 56;
 }
 
+void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
+			 struct mc_reloc_table *t)
+{
+	Elf_Data *d = mc_is_reloc_section(sec) ? section_data(sec) : NULL;
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	bool rela = sec->shdr.sh_type == SHT_RELA;
+	size_t size = is64 ? (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
+			   : (rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
+
+	t->p = NULL;
+	t->n = 0;
+	t->kind = is64 ? (rela ? MC_RELA64 : MC_REL64)
+		       : (rela ? MC_RELA32 : MC_REL32);
+	if (!d || is_mips64(obj) || !d->d_buf ||
+	    d->d_type != (rela ? ELF_T_RELA : ELF_T_REL))
+		return;
+	t->p = d->d_buf;
+	t->n = d->d_size / size;
+	if (t->n > (size_t)INT_MAX + 1)		/* gelf's index is an int */
+		t->n = (size_t)INT_MAX + 1;
+}
+
 bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  struct mc_reloc *out)
 {
 	Elf_Data *d = section_data(sec);
+	struct mc_reloc_table t;
 
 	if (!d)
 		return fail_elf(obj, "cannot read relocations");
+	mc_reloc_table_open(obj, sec, &t);
+	if (i < t.n) {
+		mc_reloc_table_get(&t, i, out);
+		return true;
+	}
 	if (sec->shdr.sh_type == SHT_RELA) {
 		GElf_Rela r;
 
@@ -645,8 +747,13 @@ bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  const struct mc_reloc *r)
 {
+	struct mc_reloc_table t;
+
 	if (!section_make_writable(obj, sec))
 		return false;
+	mc_reloc_table_open(obj, sec, &t);
+	if (i < t.n && mc_reloc_table_put(&t, i, r))
+		return true;
 	GElf_Xword info = info_encode(obj, r);
 	bool ok;
 
@@ -710,19 +817,32 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = &obj->sections[s];
+		struct mc_reloc_table t;
+		bool writable = sec->buf != NULL;
 
 		if (!mc_is_reloc_section(sec) || !sec->scn ||
 		    sec->shdr.sh_link != obj->symtab->index)
 			continue;
+		mc_reloc_table_open(obj, sec, &t);
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
-			struct mc_reloc r;
+			struct mc_reloc r = { 0 };
 
-			if (!mc_reloc_get(obj, sec, i, &r))
+			if (i < t.n)
+				mc_reloc_table_get(&t, i, &r);
+			else if (!mc_reloc_get(obj, sec, i, &r))
 				return false;
 			if (r.sym < k)
 				continue;
 			r.sym += n;
-			if (!mc_reloc_set(obj, sec, i, &r))
+			if (!writable) {
+				/* The copy is made on the first change. */
+				if (!section_make_writable(obj, sec))
+					return false;
+				mc_reloc_table_open(obj, sec, &t);
+				writable = true;
+			}
+			if (!(i < t.n && mc_reloc_table_put(&t, i, &r)) &&
+			    !mc_reloc_set(obj, sec, i, &r))
 				return false;
 		}
 	}
