@@ -454,7 +454,8 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 static bool is_slim_lto(const struct mc_object *obj)
 {
 	for (size_t i = 0; i < obj->n_symbols; i++)
-		if (strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
+		if (obj->symbols[i].name[0] == '_' &&
+		    strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
 			return true;
 	return false;
 }

@@ -131,21 +131,26 @@ static uint8_t *symbol_roles(struct mc_object *obj,
 	return role;
 }
 
-static bool push_site(struct mc_object *obj, struct mc_site_list *l,
-		      const struct mc_hook_site *s)
+static bool grow_sites(struct mc_object *obj, struct mc_site_list *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
+	size_t cap = l->cap ? 2 * l->cap : 64;
+	struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
 
-		if (!v) {
-			snprintf(obj->error, sizeof(obj->error),
-				 "out of memory");
-			return false;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (!v) {
+		snprintf(obj->error, sizeof(obj->error), "out of memory");
+		return false;
 	}
+	l->v = v;
+	l->cap = cap;
+	return true;
+}
+
+/* One site more: inline, as it runs once per hook. */
+static inline bool push_site(struct mc_object *obj, struct mc_site_list *l,
+			     const struct mc_hook_site *s)
+{
+	if (l->n == l->cap && !grow_sites(obj, l))
+		return false;
 	l->v[l->n++] = *s;
 	return true;
 }
