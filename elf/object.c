@@ -95,6 +95,50 @@ struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target)
 	return r ? &obj->sections[r] : NULL;
 }
 
+/*
+ * A string table read directly: what elf_strptr() answers for every
+ * offset, found once per table instead of once per name.  elf_strptr
+ * gives a name at `off` when the section is SHT_STRTAB, `off` is inside
+ * it and a NUL follows at or after `off` within it; `last_nul` is the
+ * last NUL's position (SIZE_MAX: none).  bytes is NULL when the table
+ * cannot be read this way (compressed, or data that is not its bytes),
+ * and every name goes through elf_strptr as before.
+ */
+struct strtab {
+	const char *bytes;
+	size_t size, last_nul;
+};
+
+static void strtab_open(struct mc_object *obj, size_t index, struct strtab *t)
+{
+	struct mc_section *sec = index < obj->n_sections ?
+				 &obj->sections[index] : NULL;
+	Elf_Data *d;
+
+	t->bytes = NULL;
+	if (!sec || sec->shdr.sh_type != SHT_STRTAB ||
+	    (sec->shdr.sh_flags & SHF_COMPRESSED) ||
+	    !mc_size_fits(sec->shdr.sh_size) || !(d = section_data(sec)) ||
+	    !d->d_buf || d->d_type != ELF_T_BYTE || d->d_off != 0 ||
+	    d->d_size != sec->shdr.sh_size ||
+	    elf_getdata(sec->scn, d) != NULL)
+		return;
+	const char *nul = memrchr(d->d_buf, '\0', d->d_size);
+	t->bytes = d->d_buf;
+	t->size = d->d_size;
+	t->last_nul = nul ? (size_t)(nul - t->bytes) : SIZE_MAX;
+}
+
+static const char *strtab_name(struct mc_object *obj, const struct strtab *t,
+			       size_t index, size_t off)
+{
+	if (!t->bytes)
+		return elf_strptr(obj->elf, index, off);
+	if (off >= t->size || t->last_nul == SIZE_MAX || off > t->last_nul)
+		return NULL;
+	return t->bytes + off;
+}
+
 static bool read_sections(struct mc_object *obj)
 {
 	size_t n;
@@ -122,11 +166,14 @@ static bool read_sections(struct mc_object *obj)
 		if (!mc_check_section(obj, i, &sec->shdr, n))
 			return false;
 	}
+	struct strtab names;
+
+	strtab_open(obj, obj->shstrndx, &names);
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = &obj->sections[i];
 
-		sec->name = elf_strptr(obj->elf, obj->shstrndx,
-				       sec->shdr.sh_name);
+		sec->name = strtab_name(obj, &names, obj->shstrndx,
+					sec->shdr.sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
 	}
@@ -193,14 +240,41 @@ static bool read_symbols(struct mc_object *obj)
 	if (!obj->symbols)
 		return mc_fail(obj, "out of memory");
 
+	struct strtab strs;
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t symsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	/* What gelf_getsymshndx checks for each symbol, checked once. */
+	bool direct = d->d_buf && d->d_type == ELF_T_SYM &&
+		      obj->n_symbols <= (size_t)INT_MAX &&
+		      d->d_size / symsize >= obj->n_symbols &&
+		      (!xd || (xd->d_buf &&
+			       xd->d_size / sizeof(Elf32_Word) >=
+				       obj->n_symbols));
+
+	strtab_open(obj, symtab->shdr.sh_link, &strs);
 	for (size_t i = 0; i < obj->n_symbols; i++) {
 		struct mc_symbol *s = &obj->symbols[i];
 		Elf32_Word xndx = 0;
 
-		if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
-			return fail_elf(obj, "corrupt symbol table");
-		s->name = elf_strptr(obj->elf, symtab->shdr.sh_link,
-				     s->sym.st_name);
+		if (!direct) {
+			if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
+				return fail_elf(obj, "corrupt symbol table");
+		} else if (is64) {
+			s->sym = ((const Elf64_Sym *)d->d_buf)[i];
+		} else {
+			const Elf32_Sym *e = (const Elf32_Sym *)d->d_buf + i;
+
+			s->sym = (GElf_Sym){
+				.st_name = e->st_name, .st_info = e->st_info,
+				.st_other = e->st_other,
+				.st_shndx = e->st_shndx,
+				.st_value = e->st_value, .st_size = e->st_size,
+			};
+		}
+		if (direct && xd)
+			xndx = ((const Elf32_Word *)xd->d_buf)[i];
+		s->name = strtab_name(obj, &strs, symtab->shdr.sh_link,
+				      s->sym.st_name);
 		if (!s->name)
 			return mc_fail(obj, "symbol %zu: name out of range", i);
 		s->shndx = s->sym.st_shndx == SHN_XINDEX ? xndx
@@ -615,13 +689,41 @@ static GElf_Xword info_encode(const struct mc_object *obj,
 	       (GElf_Xword)(r->type & 0xff) << 56;
 }
 
+void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
+			 struct mc_reloc_table *t)
+{
+	Elf_Data *d = mc_is_reloc_section(sec) ? section_data(sec) : NULL;
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	bool rela = sec->shdr.sh_type == SHT_RELA;
+	size_t size = is64 ? (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
+			   : (rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
+
+	t->p = NULL;
+	t->n = 0;
+	t->kind = is64 ? (rela ? MC_RELA64 : MC_REL64)
+		       : (rela ? MC_RELA32 : MC_REL32);
+	if (!d || is_mips64(obj) || !d->d_buf ||
+	    d->d_type != (rela ? ELF_T_RELA : ELF_T_REL))
+		return;
+	t->p = d->d_buf;
+	t->n = d->d_size / size;
+	if (t->n > (size_t)INT_MAX + 1)		/* gelf's index is an int */
+		t->n = (size_t)INT_MAX + 1;
+}
+
 bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  struct mc_reloc *out)
 {
 	Elf_Data *d = section_data(sec);
+	struct mc_reloc_table t;
 
 	if (!d)
 		return fail_elf(obj, "cannot read relocations");
+	mc_reloc_table_open(obj, sec, &t);
+	if (i < t.n) {
+		mc_reloc_table_get(&t, i, out);
+		return true;
+	}
 	if (sec->shdr.sh_type == SHT_RELA) {
 		GElf_Rela r;
 
@@ -645,8 +747,13 @@ bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  const struct mc_reloc *r)
 {
+	struct mc_reloc_table t;
+
 	if (!section_make_writable(obj, sec))
 		return false;
+	mc_reloc_table_open(obj, sec, &t);
+	if (i < t.n && mc_reloc_table_put(&t, i, r))
+		return true;
 	GElf_Xword info = info_encode(obj, r);
 	bool ok;
 
@@ -710,19 +817,32 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = &obj->sections[s];
+		struct mc_reloc_table t;
+		bool writable = sec->buf != NULL;
 
 		if (!mc_is_reloc_section(sec) || !sec->scn ||
 		    sec->shdr.sh_link != obj->symtab->index)
 			continue;
+		mc_reloc_table_open(obj, sec, &t);
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
-			struct mc_reloc r;
+			struct mc_reloc r = { 0 };
 
-			if (!mc_reloc_get(obj, sec, i, &r))
+			if (i < t.n)
+				mc_reloc_table_get(&t, i, &r);
+			else if (!mc_reloc_get(obj, sec, i, &r))
 				return false;
 			if (r.sym < k)
 				continue;
 			r.sym += n;
-			if (!mc_reloc_set(obj, sec, i, &r))
+			if (!writable) {
+				/* The copy is made on the first change. */
+				if (!section_make_writable(obj, sec))
+					return false;
+				mc_reloc_table_open(obj, sec, &t);
+				writable = true;
+			}
+			if (!(i < t.n && mc_reloc_table_put(&t, i, &r)) &&
+			    !mc_reloc_set(obj, sec, i, &r))
 				return false;
 		}
 	}
@@ -1077,10 +1197,503 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 	return true;
 }
 
+/*
+ * Writing the image libelf laid out.  libelf's own writer (ELF_C_WRITE)
+ * makes one pwrite per section, and more for the padding between them:
+ * 300,000 system calls for an object of 100,000 functions each in its
+ * own section.  Once elf_update(ELF_C_NULL) has placed everything, the
+ * same bytes go out here in file order through one buffer: the ELF
+ * header, each section's data at its offset (in the file's byte order,
+ * as libelf would convert it), the section header table, and zeros
+ * (libelf's fill byte) everywhere else, up to the size libelf computed.
+ * A layout that is not "header, sections in index order, header table"
+ * (libelf's own, with no program headers) is left to libelf to write.
+ */
+struct stream {
+	struct mc_object *obj;
+	int fd;
+	uint8_t *buf;
+	size_t used, cap;
+	uint64_t pos;		/* file offset of buf[used] */
+};
+
+static bool write_all(struct stream *w, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n) {
+		ssize_t k = write(w->fd, b, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return mc_fail(w->obj, "cannot write object: %s",
+				       strerror(k < 0 ? errno : EIO));
+		b += k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static bool stream_flush(struct stream *w)
+{
+	bool ok = write_all(w, w->buf, w->used);
+
+	w->used = 0;
+	return ok;
+}
+
+/* Append n bytes (zeros when p is NULL) at the current position. */
+static bool stream_put(struct stream *w, const void *p, uint64_t n)
+{
+	w->pos += n;
+	if (p && n >= w->cap)		/* big: straight from the source */
+		return stream_flush(w) && write_all(w, p, (size_t)n);
+	while (n) {
+		size_t k = w->cap - w->used < n ? w->cap - w->used : (size_t)n;
+
+		if (p) {
+			memcpy(w->buf + w->used, p, k);
+			p = (const uint8_t *)p + k;
+		} else {
+			memset(w->buf + w->used, 0, k);
+		}
+		w->used += k;
+		n -= k;
+		if (w->used == w->cap && !stream_flush(w))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Memory-form `src` in the file's byte order, then out: what libelf
+ * writes for it (file and memory sizes of its types are the same).
+ */
+static bool stream_xlate(struct stream *w, Elf *out, const void *src,
+			 size_t size, Elf_Type type, unsigned enc)
+{
+	Elf_Data from = { .d_buf = (void *)src, .d_size = size, .d_type = type,
+			  .d_version = EV_CURRENT };
+	void *tmp = malloc(size ? size : 1);
+	Elf_Data to = { .d_buf = tmp, .d_size = size,
+			.d_version = EV_CURRENT };
+	bool ok;
+
+	if (!tmp)
+		return mc_fail(w->obj, "out of memory");
+	ok = gelf_xlatetof(out, &to, &from, enc) && to.d_size == size;
+	if (!ok)
+		fail_elf(w->obj, "cannot write object");
+	else
+		ok = stream_put(w, tmp, size);
+	free(tmp);
+	return ok;
+}
+
+/* The one data block of a section that has bytes in the file, or NULL. */
+static Elf_Data *file_data(Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Data *d;
+
+	if (sh->sh_type == SHT_NOBITS || !(d = elf_getdata(scn, NULL)) ||
+	    d->d_size == 0)
+		return NULL;
+	return d;
+}
+
+/* True if the layout is one stream_object writes (see above). */
+static bool layout_is_plain(Elf *out, const GElf_Ehdr *eh, int64_t size,
+			    size_t n_scn)
+{
+	size_t phnum, shsize = gelf_fsize(out, ELF_T_SHDR, 1, EV_CURRENT);
+	uint64_t end = gelf_fsize(out, ELF_T_EHDR, 1, EV_CURRENT);
+	Elf_Scn *scn = NULL;
+
+	if (elf_getphdrnum(out, &phnum) != 0 || phnum != 0 ||
+	    eh->e_phoff != 0 || n_scn == 0 || shsize == 0)
+		return false;
+	while ((scn = elf_nextscn(out, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh))
+			return false;
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && elf_getdata(scn, d))
+			return false;	/* more than one block */
+		if (!(d = file_data(scn, &sh)))
+			continue;
+		if (!d->d_buf || d->d_off != 0 || d->d_size != sh.sh_size ||
+		    sh.sh_offset < end)
+			return false;
+		end = sh.sh_offset + sh.sh_size;
+	}
+	return eh->e_shoff >= end && (uint64_t)size >= eh->e_shoff &&
+	       ((uint64_t)size - eh->e_shoff) / shsize >= n_scn;
+}
+
+static bool stream_headers(struct stream *w, Elf *out, size_t n_scn,
+			   unsigned enc)
+{
+	bool is64 = gelf_getclass(out) == ELFCLASS64;
+	size_t one = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	enum { CHUNK = 4096 };
+	uint8_t *chunk = malloc(CHUNK * one);
+	size_t k = 0;
+	bool ok = chunk != NULL;
+	Elf_Scn *scn = elf_getscn(out, 0);
+
+	if (!chunk)
+		return mc_fail(w->obj, "out of memory");
+	for (size_t i = 0; ok && i < n_scn; i++) {
+		void *sh = !scn ? NULL : is64 ? (void *)elf64_getshdr(scn)
+					     : (void *)elf32_getshdr(scn);
+
+		if (!sh) {
+			ok = fail_elf(w->obj, "cannot write section header");
+			break;
+		}
+		memcpy(chunk + k++ * one, sh, one);
+		if (k == CHUNK || i + 1 == n_scn) {
+			ok = stream_xlate(w, out, chunk, k * one, ELF_T_SHDR,
+					  enc);
+			k = 0;
+		}
+		scn = elf_nextscn(out, scn);
+	}
+	free(chunk);
+	return ok;
+}
+
+/* 1: written; 0: failed (obj->error); -1: for libelf to write. */
+static int stream_object(struct mc_object *obj, Elf *out, int fd,
+			 int64_t size)
+{
+	GElf_Ehdr eh;
+	size_t n_scn;
+	struct stream w = { .obj = obj, .fd = fd, .cap = 1 << 20 };
+	bool is64 = gelf_getclass(out) == ELFCLASS64;
+	unsigned native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+			  ELFDATA2LSB : ELFDATA2MSB;
+	void *ehdr = is64 ? (void *)elf64_getehdr(out)
+			  : (void *)elf32_getehdr(out);
+	Elf_Scn *scn = NULL;
+
+	if (!ehdr || !gelf_getehdr(out, &eh) ||
+	    elf_getshdrnum(out, &n_scn) != 0 ||
+	    !layout_is_plain(out, &eh, size, n_scn))
+		return -1;
+	unsigned enc = eh.e_ident[EI_DATA];
+	if (!(w.buf = malloc(w.cap)))
+		return -1;
+	bool ok = stream_xlate(&w, out, ehdr, is64 ? sizeof(Elf64_Ehdr)
+						   : sizeof(Elf32_Ehdr),
+			       ELF_T_EHDR, enc);
+	while (ok && (scn = elf_nextscn(out, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh)) {
+			ok = fail_elf(obj, "cannot write section header");
+			break;
+		}
+		if (!(d = file_data(scn, &sh)))
+			continue;
+		ok = stream_put(&w, NULL, sh.sh_offset - w.pos) &&
+		     (enc == native || d->d_type == ELF_T_BYTE ?
+		      stream_put(&w, d->d_buf, d->d_size) :
+		      stream_xlate(&w, out, d->d_buf, d->d_size, d->d_type,
+				   enc));
+	}
+	ok = ok && stream_put(&w, NULL, eh.e_shoff - w.pos) &&
+	     stream_headers(&w, out, n_scn, enc) &&
+	     stream_put(&w, NULL, (uint64_t)size - w.pos) && stream_flush(&w);
+	free(w.buf);
+	return ok;
+}
+
+/*
+ * The same image without building it in libelf first.  A new libelf
+ * object costs about 400 bytes and an allocation per section, and it
+ * only computes a layout here: for a relocatable object with no program
+ * headers that layout is simple, and computed below exactly as libelf's
+ * elf_update(ELF_C_WRITE) computes it (elf32_updatenull.c, without
+ * ELF_F_LAYOUT): the ELF header, then each section in index order at the
+ * next multiple of the larger of its sh_addralign and its data's
+ * alignment (which becomes its sh_addralign), sh_size its data's size,
+ * sh_entsize the entry size of the types libelf knows, and the section
+ * header table at the next multiple of the word size.  Anything else
+ * (types whose entry size libelf derives from the machine, compressed
+ * sections, values libelf would refuse) goes through libelf as before.
+ */
+struct out_data {
+	const void *buf;
+	uint64_t size;
+	Elf_Type type;
+	uint64_t align;
+};
+
+/* The data emit_section hands libelf for `sec`; false: not readable. */
+static bool section_out_data(struct mc_section *sec, struct out_data *od)
+{
+	uint64_t align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign : 1;
+
+	if (sec->buf) {
+		*od = (struct out_data){ sec->buf, sec->buf_size, sec->buf_type,
+					 align };
+	} else if (sec->shdr.sh_type == SHT_NOBITS) {
+		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
+					 align };
+	} else {
+		Elf_Data *in = section_data(sec);
+
+		if (!in)
+			return false;
+		*od = (struct out_data){ in->d_buf, in->d_size, in->d_type,
+					 in->d_align };
+	}
+	return true;
+}
+
+static bool is_pow2(uint64_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+/*
+ * Section `sec`'s header as libelf would lay it out at *cursor, which
+ * moves past it; false where this layout is not libelf's for sure.
+ */
+static bool plan_section(struct mc_object *obj, struct mc_section *sec,
+			 uint64_t *cursor, GElf_Shdr *sh, struct out_data *od)
+{
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	uint64_t align, limit = is64 ? UINT64_MAX : 0xffffffffull;
+
+	*sh = sec->shdr;
+	if (!section_out_data(sec, od) || !is_pow2(od->align) ||
+	    (sh->sh_flags & SHF_COMPRESSED) ||
+	    (od->size && !od->buf && sh->sh_type != SHT_NOBITS))
+		return false;
+	align = sh->sh_addralign ? sh->sh_addralign : 1;
+	if (!is_pow2(align))
+		return false;
+	switch (sh->sh_type) {
+	case SHT_SYMTAB:
+		sh->sh_entsize = gelf_fsize(obj->elf, ELF_T_SYM, 1, EV_CURRENT);
+		break;
+	case SHT_RELA:
+		sh->sh_entsize = gelf_fsize(obj->elf, ELF_T_RELA, 1, EV_CURRENT);
+		break;
+	case SHT_REL:
+		sh->sh_entsize = gelf_fsize(obj->elf, ELF_T_REL, 1, EV_CURRENT);
+		break;
+	case SHT_GROUP:
+		if (obj->ehdr.e_type != ET_REL)
+			return false;
+		/* fall through */
+	case SHT_SYMTAB_SHNDX:
+		sh->sh_entsize = sizeof(Elf32_Word);
+		break;
+	case SHT_HASH:
+	case SHT_DYNAMIC:
+	case SHT_DYNSYM:
+	case SHT_SUNW_move:
+	case SHT_SUNW_syminfo:
+		return false;
+	default:
+		break;
+	}
+	if (od->align > align)
+		align = od->align;
+	sh->sh_addralign = align;
+	if (*cursor > limit - (align - 1))
+		return false;
+	*cursor = (*cursor + align - 1) & ~(align - 1);
+	sh->sh_offset = *cursor;
+	sh->sh_size = od->size;
+	if (sh->sh_type != SHT_NOBITS) {
+		if (od->size > limit - *cursor)
+			return false;
+		*cursor += od->size;
+	}
+	if (sh->sh_entsize > 1 && sh->sh_size % sh->sh_entsize)
+		return false;
+	if (!is64 && (sh->sh_flags > limit || sh->sh_addr > limit ||
+		      sh->sh_entsize > limit))
+		return false;
+	/* Converted to the file's byte order in whole entries. */
+	size_t entry = gelf_fsize(obj->elf, od->type, 1, EV_CURRENT);
+	if (od->size && od->type != ELF_T_BYTE &&
+	    (entry == 0 || od->size % entry))
+		return false;
+	return true;
+}
+
+/* Section 0's header as emit_object gives it and libelf completes it. */
+static GElf_Shdr plan_section0(const struct mc_object *obj)
+{
+	GElf_Shdr zero = obj->sections[0].shdr;
+
+	zero.sh_size = obj->n_sections >= SHN_LORESERVE ? obj->n_sections : 0;
+	if (obj->shstrndx >= SHN_LORESERVE)
+		zero.sh_link = (GElf_Word)obj->shstrndx;
+	return zero;
+}
+
+/* Headers n0..n0+n-1 (0: section 0) in the file's form, out. */
+static bool stream_shdrs(struct stream *w, struct mc_object *obj,
+			 const GElf_Shdr *v, size_t n)
+{
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t one = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint8_t *m = malloc(n ? n * one : 1);
+	bool ok;
+
+	if (!m)
+		return mc_fail(obj, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const GElf_Shdr *g = &v[i];
+
+		if (is64)
+			((Elf64_Shdr *)m)[i] = *g;
+		else
+			((Elf32_Shdr *)m)[i] = (Elf32_Shdr){
+				g->sh_name, g->sh_type,
+				(Elf32_Word)g->sh_flags, (Elf32_Addr)g->sh_addr,
+				(Elf32_Off)g->sh_offset, (Elf32_Word)g->sh_size,
+				g->sh_link, g->sh_info,
+				(Elf32_Word)g->sh_addralign,
+				(Elf32_Word)g->sh_entsize };
+	}
+	ok = stream_xlate(w, obj->elf, m, n * one, ELF_T_SHDR,
+			  obj->ehdr.e_ident[EI_DATA]);
+	free(m);
+	return ok;
+}
+
+/* 1: written; 0: failed (obj->error); -1: for libelf to lay out. */
+static int direct_object(struct mc_object *obj, int fd)
+{
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	unsigned enc = obj->ehdr.e_ident[EI_DATA];
+	unsigned native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+			  ELFDATA2LSB : ELFDATA2MSB;
+	size_t n = obj->n_sections;
+	uint64_t ehsize = gelf_fsize(obj->elf, ELF_T_EHDR, 1, EV_CURRENT);
+	uint64_t shsize = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT);
+	uint64_t word = is64 ? 8 : 4, limit = is64 ? UINT64_MAX : 0xffffffffull;
+	uint64_t cursor = ehsize;
+	GElf_Ehdr eh = obj->ehdr;
+	GElf_Shdr sh;
+	struct out_data od;
+
+	if (n < 2 || eh.e_phnum != 0 || (enc != ELFDATA2LSB &&
+					 enc != ELFDATA2MSB) ||
+	    eh.e_version != EV_CURRENT || ehsize == 0 || shsize == 0 ||
+	    eh.e_entry > limit)
+		return -1;
+	for (size_t i = 1; i < n; i++)
+		if (!plan_section(obj, &obj->sections[i], &cursor, &sh, &od))
+			return -1;
+	if (cursor > limit - (word - 1))
+		return -1;
+	cursor = (cursor + word - 1) & ~(word - 1);
+	if (n > (limit - cursor) / shsize)
+		return -1;
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_shnum = n >= SHN_LORESERVE ? 0 : (GElf_Half)n;
+	eh.e_ehsize = (GElf_Half)ehsize;
+	eh.e_phoff = 0;
+	eh.e_shentsize = (GElf_Half)shsize;
+	eh.e_shoff = cursor;
+
+	struct stream w = { .obj = obj, .fd = fd, .cap = 1 << 20 };
+	enum { CHUNK = 4096 };
+	GElf_Shdr *chunk = malloc(CHUNK * sizeof(*chunk));
+	bool ok;
+	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } m;
+
+	if (!chunk || !(w.buf = malloc(w.cap))) {
+		free(chunk);
+		return mc_fail(obj, "out of memory");
+	}
+	if (is64) {
+		memcpy(&m.e64, &eh, sizeof(m.e64));	/* GElf_Ehdr is Elf64_Ehdr */
+	} else {
+		memcpy(m.e32.e_ident, eh.e_ident, EI_NIDENT);
+		m.e32.e_type = eh.e_type;
+		m.e32.e_machine = eh.e_machine;
+		m.e32.e_version = eh.e_version;
+		m.e32.e_entry = (Elf32_Addr)eh.e_entry;
+		m.e32.e_phoff = 0;
+		m.e32.e_shoff = (Elf32_Off)eh.e_shoff;
+		m.e32.e_flags = eh.e_flags;
+		m.e32.e_ehsize = eh.e_ehsize;
+		m.e32.e_phentsize = eh.e_phentsize;
+		m.e32.e_phnum = eh.e_phnum;
+		m.e32.e_shentsize = eh.e_shentsize;
+		m.e32.e_shnum = eh.e_shnum;
+		m.e32.e_shstrndx = eh.e_shstrndx;
+	}
+	ok = stream_xlate(&w, obj->elf, &m, is64 ? sizeof(m.e64) : sizeof(m.e32),
+			  ELF_T_EHDR, enc);
+	cursor = ehsize;
+	for (size_t i = 1; ok && i < n; i++) {
+		plan_section(obj, &obj->sections[i], &cursor, &sh, &od);
+		if (sh.sh_type == SHT_NOBITS || od.size == 0)
+			continue;
+		ok = stream_put(&w, NULL, sh.sh_offset - w.pos) &&
+		     (enc == native || od.type == ELF_T_BYTE ?
+		      stream_put(&w, od.buf, od.size) :
+		      stream_xlate(&w, obj->elf, od.buf, (size_t)od.size,
+				   od.type, enc));
+	}
+	ok = ok && stream_put(&w, NULL, eh.e_shoff - w.pos);
+	cursor = ehsize;
+	for (size_t i = 0; ok && i < n; i += CHUNK) {
+		size_t k = n - i < CHUNK ? n - i : CHUNK;
+
+		for (size_t j = 0; j < k; j++)
+			if (i + j == 0)
+				chunk[j] = plan_section0(obj);
+			else
+				plan_section(obj, &obj->sections[i + j], &cursor,
+					     &chunk[j], &od);
+		ok = stream_shdrs(&w, obj, chunk, k);
+	}
+	ok = ok && stream_flush(&w);
+	free(chunk);
+	free(w.buf);
+	return ok;
+}
+
+static bool update_failed(struct mc_object *obj)
+{
+	/* libelf's message drops the system's reason: keep it. */
+	int err = errno;
+
+	if (err)
+		return mc_fail(obj, "cannot write object: %s: %s",
+			       elf_errmsg(-1), strerror(err));
+	return fail_elf(obj, "cannot write object");
+}
+
 static bool emit_object(struct mc_object *obj, int fd)
 {
+	int done = direct_object(obj, fd);
+
+	if (done >= 0)
+		return done == 1;
+
 	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
 	bool ok = false;
+	int64_t size;
 
 	if (!out)
 		return fail_elf(obj, "cannot create output");
@@ -1105,15 +1718,17 @@ static bool emit_object(struct mc_object *obj, int fd)
 		}
 	}
 	errno = 0;
+	if ((size = elf_update(out, ELF_C_NULL)) < 0) {
+		update_failed(obj);
+		goto done;
+	}
+	if ((done = stream_object(obj, out, fd, size)) >= 0) {
+		ok = done == 1;
+		goto done;
+	}
+	errno = 0;
 	if (elf_update(out, ELF_C_WRITE) < 0) {
-		/* libelf's message drops the system's reason: keep it. */
-		int err = errno;
-
-		if (err)
-			mc_fail(obj, "cannot write object: %s: %s",
-				elf_errmsg(-1), strerror(err));
-		else
-			fail_elf(obj, "cannot write object");
+		update_failed(obj);
 		goto done;
 	}
 	ok = true;

@@ -157,6 +157,108 @@ bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  const struct mc_reloc *r);
 
+/*
+ * A relocation table read (and written) in place: libelf's memory form
+ * of REL/RELA data is an array of ElfNN_Rel(a) in host order, which
+ * gelf_get/update_rel(a) copy field by field after the same checks
+ * (the data's type, the index inside it).  Entries 0..n-1 are read and
+ * written directly; every other entry, and every one of a table this
+ * cannot read (MIPS64's r_info, data libelf would refuse), through
+ * mc_reloc_get/mc_reloc_set, which fail as before.
+ */
+enum mc_reloc_kind { MC_REL32, MC_RELA32, MC_REL64, MC_RELA64 };
+
+struct mc_reloc_table {
+	uint8_t *p;
+	size_t n;		/* 0: every entry through mc_reloc_get */
+	enum mc_reloc_kind kind;
+};
+
+/* The table of `sec` as libelf holds it now (a later write may move it). */
+void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
+			 struct mc_reloc_table *t);
+
+static inline void mc_reloc_table_get(const struct mc_reloc_table *t,
+				      size_t i, struct mc_reloc *out)
+{
+	out->mips_extra = 0;
+	switch (t->kind) {
+	case MC_RELA64: {
+		const Elf64_Rela *r = (const Elf64_Rela *)t->p + i;
+
+		out->offset = r->r_offset;
+		out->sym = ELF64_R_SYM(r->r_info);
+		out->type = (uint32_t)ELF64_R_TYPE(r->r_info);
+		out->addend = r->r_addend;
+		break;
+	}
+	case MC_REL64: {
+		const Elf64_Rel *r = (const Elf64_Rel *)t->p + i;
+
+		out->offset = r->r_offset;
+		out->sym = ELF64_R_SYM(r->r_info);
+		out->type = (uint32_t)ELF64_R_TYPE(r->r_info);
+		out->addend = 0;
+		break;
+	}
+	case MC_RELA32: {
+		const Elf32_Rela *r = (const Elf32_Rela *)t->p + i;
+
+		out->offset = r->r_offset;
+		out->sym = ELF32_R_SYM(r->r_info);
+		out->type = ELF32_R_TYPE(r->r_info);
+		out->addend = r->r_addend;
+		break;
+	}
+	case MC_REL32: {
+		const Elf32_Rel *r = (const Elf32_Rel *)t->p + i;
+
+		out->offset = r->r_offset;
+		out->sym = ELF32_R_SYM(r->r_info);
+		out->type = ELF32_R_TYPE(r->r_info);
+		out->addend = 0;
+		break;
+	}
+	}
+}
+
+/*
+ * Store entry i < t->n as gelf_update_rel(a) would; false, with nothing
+ * stored, where it would refuse the values (ELF32's narrower fields).
+ * The table must be the section's writable copy.
+ */
+static inline bool mc_reloc_table_put(const struct mc_reloc_table *t,
+				      size_t i, const struct mc_reloc *r)
+{
+	GElf_Xword info = GELF_R_INFO(r->sym, r->type);
+
+	switch (t->kind) {
+	case MC_RELA64:
+		((Elf64_Rela *)t->p)[i] = (Elf64_Rela){ r->offset, info,
+							r->addend };
+		return true;
+	case MC_REL64:
+		((Elf64_Rel *)t->p)[i] = (Elf64_Rel){ r->offset, info };
+		return true;
+	default:
+		break;
+	}
+	if (r->offset > 0xffffffffull || GELF_R_SYM(info) > 0xffffff ||
+	    GELF_R_TYPE(info) > 0xff)
+		return false;
+	Elf32_Word info32 = ELF32_R_INFO(GELF_R_SYM(info), GELF_R_TYPE(info));
+	if (t->kind == MC_REL32) {
+		((Elf32_Rel *)t->p)[i] = (Elf32_Rel){ (Elf32_Addr)r->offset,
+						      info32 };
+		return true;
+	}
+	if (r->addend < -0x80000000ll || r->addend > 0x7fffffffll)
+		return false;
+	((Elf32_Rela *)t->p)[i] = (Elf32_Rela){ (Elf32_Addr)r->offset, info32,
+						(Elf32_Sword)r->addend };
+	return true;
+}
+
 /* The STT_SECTION symbol of section `shndx`, or SIZE_MAX. */
 size_t mc_section_symbol(struct mc_object *obj, size_t shndx);
 

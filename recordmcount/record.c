@@ -340,10 +340,17 @@ static bool void_relocs_in_nops(struct mc_object *obj,
 				const struct mc_hook_site *v, size_t n,
 				const struct mc_options *opt)
 {
-	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
+	size_t count = mc_reloc_count(rel);
+
+	for (size_t i = 0; i < count; i++) {
+		struct mc_reloc_table t;
 		struct mc_reloc r;
 
-		if (!mc_reloc_get(obj, rel, i, &r))
+		/* Opened each time: voiding one makes the table a copy. */
+		mc_reloc_table_open(obj, rel, &t);
+		if (i < t.n)
+			mc_reloc_table_get(&t, i, &r);
+		else if (!mc_reloc_get(obj, rel, i, &r))
 			return false;
 		if (nopped_site_at(v, n, r.offset, opt) &&
 		    !void_reloc(obj, arch, rel, i))
@@ -447,7 +454,8 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 static bool is_slim_lto(const struct mc_object *obj)
 {
 	for (size_t i = 0; i < obj->n_symbols; i++)
-		if (strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
+		if (obj->symbols[i].name[0] == '_' &&
+		    strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
 			return true;
 	return false;
 }

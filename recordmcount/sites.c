@@ -76,6 +76,26 @@ static bool is_unsupported_hook(const struct mc_arch *arch, const char *name)
 enum symbol_role { ROLE_OTHER, ROLE_HOOK, ROLE_UNSUPPORTED };
 
 /*
+ * A name's first two bytes (one, and the NUL, for a one-byte name; 0
+ * for the empty name), so that a symbol whose name cannot be any hook's
+ * is told apart without a string comparison: equal names have equal
+ * keys.
+ */
+static unsigned name_key(const char *name)
+{
+	const unsigned char *u = (const unsigned char *)name;
+
+	return u[0] ? (unsigned)u[0] << 8 | u[1] : 0;
+}
+
+static void key_add(uint8_t *keys, const char *name)
+{
+	unsigned k = name_key(name);
+
+	keys[k / 8] |= (uint8_t)(1u << (k % 8));
+}
+
+/*
  * Every symbol's role, by name: an object has far fewer symbols than
  * relocations, so the relocation scan compares a byte instead of
  * strings.  NULL when memory runs out (obj->error set).
@@ -85,14 +105,24 @@ static uint8_t *symbol_roles(struct mc_object *obj,
 			     const struct mc_options *opt)
 {
 	uint8_t *role = calloc(obj->n_symbols ? obj->n_symbols : 1, 1);
+	uint8_t keys[65536 / 8] = { 0 };
 
 	if (!role) {
 		mc_fail(obj, "out of memory");
 		return NULL;
 	}
+	for (const char *const *h = arch->hook_symbols; *h; h++)
+		key_add(keys, *h);
+	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
+		key_add(keys, *h);
+	for (size_t i = 0; i < opt->n_symbols; i++)
+		key_add(keys, opt->symbols[i]);
 	for (size_t i = 0; i < obj->n_symbols; i++) {
 		const char *name = obj->symbols[i].name;
+		unsigned k = name_key(name);
 
+		if (!(keys[k / 8] & (1u << (k % 8))))
+			continue;	/* no hook's name: ROLE_OTHER */
 		if (is_unsupported_hook(arch, name))
 			role[i] = ROLE_UNSUPPORTED;
 		else if (mc_is_hook_name(arch, opt, name))
@@ -101,21 +131,26 @@ static uint8_t *symbol_roles(struct mc_object *obj,
 	return role;
 }
 
-static bool push_site(struct mc_object *obj, struct mc_site_list *l,
-		      const struct mc_hook_site *s)
+static bool grow_sites(struct mc_object *obj, struct mc_site_list *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
+	size_t cap = l->cap ? 2 * l->cap : 64;
+	struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
 
-		if (!v) {
-			snprintf(obj->error, sizeof(obj->error),
-				 "out of memory");
-			return false;
-		}
-		l->v = v;
-		l->cap = cap;
+	if (!v) {
+		snprintf(obj->error, sizeof(obj->error), "out of memory");
+		return false;
 	}
+	l->v = v;
+	l->cap = cap;
+	return true;
+}
+
+/* One site more: inline, as it runs once per hook. */
+static inline bool push_site(struct mc_object *obj, struct mc_site_list *l,
+			     const struct mc_hook_site *s)
+{
+	if (l->n == l->cap && !grow_sites(obj, l))
+		return false;
 	l->v[l->n++] = *s;
 	return true;
 }
@@ -154,7 +189,15 @@ static void sort_unique(struct mc_site_list *l)
 
 	if (l->n == 0)
 		return;		/* l->v is NULL: not for qsort */
-	qsort(l->v, l->n, sizeof(*l->v), compare_sites);
+	/*
+	 * Relocations usually come in offset order, and a table already
+	 * in order is what the (stable) sort would return unchanged.
+	 */
+	size_t i = 1;
+	while (i < l->n && compare_sites(&l->v[i - 1], &l->v[i]) <= 0)
+		i++;
+	if (i < l->n)
+		qsort(l->v, l->n, sizeof(*l->v), compare_sites);
 	for (size_t r = 0; r < l->n; r++)
 		if (w == 0 || compare_sites(&l->v[w - 1], &l->v[r]) != 0)
 			l->v[w++] = l->v[r];
@@ -207,10 +250,16 @@ static bool scan_reloc_section(struct mc_object *obj,
 		return mc_fail(obj, "%s: compressed or unreadable code section",
 			       text->name);
 
-	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
+	struct mc_reloc_table t;
+	size_t count = mc_reloc_count(rel);
+
+	mc_reloc_table_open(obj, rel, &t);
+	for (size_t i = 0; i < count; i++) {
 		struct mc_reloc r;
 
-		if (!mc_reloc_get(obj, rel, i, &r))
+		if (i < t.n)
+			mc_reloc_table_get(&t, i, &r);
+		else if (!mc_reloc_get(obj, rel, i, &r))
 			return false;
 		if (r.sym >= obj->n_symbols)
 			return mc_fail(obj, "%s: relocation %zu: symbol index "
