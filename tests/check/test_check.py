@@ -672,17 +672,28 @@ def case_shared(b):
           "-o", prog, os.path.join(HERE, "somain.c"), so,
           "-Wl,-rpath,$ORIGIN"])
 
-    def run_it(want_sites):
-        out, _ = must(RUNNERS[b.arch.name] + [prog])
+    def run_it(want_sites, want_refused=0):
+        out, err = must(RUNNERS[b.arch.name] + [prog])
         m = re.search(r"sites (\d+) patched (\d+) nops \d+ refused (\d+)"
                       r"\s+lib_entry (-?\d+)", out)
         check(m, "no counts in %r" % out)
         got = tuple(int(x) for x in m.groups())
-        check(got == (want_sites, want_sites, 0, 74),
-              "sites, patched, refused, lib_entry(3): %s, expected %d "
-              "sites, all patched, lib_entry(3) = 74" % (got, want_sites))
-    # Before: the dead body's entry too is patched (its bytes are there)
-    run_it(len(live) + len(dead))
+        want = (want_sites, want_sites - want_refused, want_refused, 74)
+        check(got == want,
+              "sites, patched, refused, lib_entry(3): %s, expected %s"
+              % (got, want))
+        return err
+    # Before: the dead body's entry too is patched (its bytes are
+    # there), except on riscv64, where the runtime reads a -pg hook's
+    # prologue from its function's symbol to find the caller, and the
+    # dead body has none: refused, and reported at its address.
+    if b.arch.name == "riscv64":
+        err = run_it(len(live) + len(dead), 1)
+        check(re.search(r"refused site 0x[0-9a-f]+: .*no symbol for its "
+                        r"function", err) is not None,
+              "the dead body's refusal is not reported: %r" % err)
+    else:
+        run_it(len(live) + len(dead))
     finalize_twice(b.tool, so)
     rel = {off: (typ, addend) for off, typ, _, addend in
            dynamic_relocs(b.arch, so)
