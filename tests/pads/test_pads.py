@@ -13,7 +13,7 @@ in $TEST_RESULTS/pads.log):
                              fixtures/pads/pads.c with
                              -fpatchable-function-entry=N,M, by GCC and,
                              where clang has the option (x86_64, i386,
-                             aarch64, riscv64), by clang 14 and 16 at -O2
+                             aarch64, riscv64), by clang 14 and 16 too
       entries   our __mcount_loc entries (every piece) == the compiler's
                 pad entries; the tool prints nothing
       gone      no __patchable_function_entries left
@@ -875,14 +875,13 @@ def main():
                        "deps)" % a.tool("gcc"))
     cases = [PadCase(a, nm, opt, tool, scratch)
              for a in have for nm in a.nms for opt in OPTS]
-    # clang: -O2 only (the -ffunction-sections half is GCC's), N,M as
-    # for GCC.
+    # clang: every N,M and option GCC has, where clang has the option.
     for c in CLANGS:
         if not shutil.which(c):
             log.skip("%s/pads" % c, "%s not installed" % c)
             continue
-        cases += [PadCase(a, nm, OPTS[0], tool, scratch, c)
-                  for a in have if a.clang for nm in a.nms]
+        cases += [PadCase(a, nm, opt, tool, scratch, c)
+                  for a in have if a.clang for nm in a.nms for opt in OPTS]
     nops = [NopCase(cfg, opt, fx, tool, scratch) for cfg in NOP_CONFIGS
             if shutil.which(cfg[1] + "-gcc") for opt in OPTS
             for fx in NOP_FIXTURES]
