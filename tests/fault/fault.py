@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""fault.py RECORDMCOUNT SCRATCH-DIR SHIM - a record run whose writes fail.
+"""fault.py RECORDMCOUNT SCRATCH-DIR SHIM - a record run, and a --finalize
+run on a linked program, whose writes fail.
 
 Every call that puts the new object on disk (write, pwrite, ftruncate,
 fchmod, fchown, fsync, close, rename: see fault.c) fails in turn, with
@@ -172,6 +173,43 @@ def fill_to(filler, mnt, free):
                 pass
 
 
+# A program whose table --finalize changes: a __weak body that another
+# object overrides (its entry goes stale), linked with the table script.
+FINALIZE_SOURCES = {
+    "weak.c": "__attribute__((weak)) int pick(int x) { return x + 1; }\n"
+              "int use(int x) { return pick(x) * 2; }\n",
+    "strong.c": "int pick(int x) { return x + 2; }\n"
+                "int main(void) { extern int use(int); return use(1); }\n",
+    "hook.c": "void __fentry__(void) { }\n",
+}
+
+
+def finalize_input():
+    """The linked program (its objects recorded first), and a check that
+    --finalize has something to change in it."""
+    d = os.path.join(SCRATCH, "finalize-input")
+    os.makedirs(d, exist_ok=True)
+    objs = []
+    for name, text in sorted(FINALIZE_SOURCES.items()):
+        src = os.path.join(d, name)
+        with open(src, "w") as f:
+            f.write(text)
+        obj = src[:-2] + ".o"
+        flags = [] if name == "hook.c" else ["-pg", "-mfentry"]
+        must(["gcc", "-O2"] + flags + ["-c", src, "-o", obj])
+        if flags:
+            must([TOOL, obj])
+        objs.append(obj)
+    top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    prog = os.path.join(d, "prog")
+    must(["gcc", "-o", prog] + objs +
+          ["-Wl,-T," + os.path.join(top, "lds", "mcount.lds")])
+    rc, out, err = run([TOOL, "--check", prog])
+    check(rc == 1 and "stale" in out, "the program has no stale entry for "
+          "--finalize to clear: exit %d, %s" % (rc, (out + err).strip()))
+    return prog
+
+
 def main():
     global TOOL, SCRATCH, SHIM
     TOOL, SCRATCH, SHIM = (os.path.abspath(a) for a in sys.argv[1:4])
@@ -186,23 +224,25 @@ def main():
                                         "-fno-asynchronous-unwind-tables"])):
         objs[key] = compile_c(fixture(src), os.path.join(SCRATCH, key + ".o"),
                               flags)
+    runs = [(key, obj, args, key + ("-nop" if args else ""))
+            for key, obj in sorted(objs.items()) for args in ([], ["-n"])]
+    # --finalize rewrites a linked image through the same writer.
+    runs.append(("finalize", finalize_input(), ["--finalize"], "finalize"))
     cases = []
-    for key, obj in sorted(objs.items()):
-        for args in ([], ["-n"]):
-            tag = key + ("-nop" if args else "")
-            complete, calls = reference(obj, args, tag)
-            # One past the count: a run with no failure at all.
-            for n in range(1, calls + 2):
-                for mode in MODES:
-                    cases.append((
-                        "fault/call-%d-%s/%s" % (n, mode, tag),
-                        lambda o=obj, a=args, t=tag, n=n, m=mode, c=complete:
-                        nth_call_fails(o, a, t, n, m, c)))
-            cases.append(("fault/ulimit-f/%s" % tag,
-                          lambda o=obj, a=args, t=tag, c=complete:
-                          file_size_limit(o, a, t, c)))
-            if not args:
-                full_filesystem(obj, args, tag, complete, log)
+    for key, obj, args, tag in runs:
+        complete, calls = reference(obj, args, tag)
+        # One past the count: a run with no failure at all.
+        for n in range(1, calls + 2):
+            for mode in MODES:
+                cases.append((
+                    "fault/call-%d-%s/%s" % (n, mode, tag),
+                    lambda o=obj, a=args, t=tag, n=n, m=mode, c=complete:
+                    nth_call_fails(o, a, t, n, m, c)))
+        cases.append(("fault/ulimit-f/%s" % tag,
+                      lambda o=obj, a=args, t=tag, c=complete:
+                      file_size_limit(o, a, t, c)))
+        if args != ["-n"]:
+            full_filesystem(obj, args, tag, complete, log)
     parallel(lambda nc: log.case(nc[0], nc[1]), cases)
     print("%d passed, %d failed" % (log.passed, log.failed))
     sys.exit(1 if log.failed or not log.passed else 0)
