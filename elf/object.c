@@ -1302,10 +1302,32 @@ static Elf_Data *file_data(Elf_Scn *scn, const GElf_Shdr *sh)
 	return d;
 }
 
+/*
+ * Types whose conversion is element by element, as gelf_xlatetof does
+ * it.  Others (notes, whose records vary in length; version and hash
+ * tables) it refuses or cannot know from the size alone: a section of
+ * such a type that needs converting (the file's byte order is not the
+ * host's) is left to libelf's own writer, which walks it.
+ */
+static bool flat_type(Elf_Type t)
+{
+	switch (t) {
+	case ELF_T_BYTE: case ELF_T_ADDR: case ELF_T_HALF: case ELF_T_OFF:
+	case ELF_T_SWORD: case ELF_T_WORD: case ELF_T_XWORD:
+	case ELF_T_SXWORD: case ELF_T_SYM: case ELF_T_REL: case ELF_T_RELA:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* True if the layout is one stream_object writes (see above). */
 static bool layout_is_plain(Elf *out, const GElf_Ehdr *eh, int64_t size,
 			    size_t n_scn)
 {
+	unsigned native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
+			  ELFDATA2LSB : ELFDATA2MSB;
+	bool convert = eh->e_ident[EI_DATA] != native;
 	size_t phnum, shsize = gelf_fsize(out, ELF_T_SHDR, 1, EV_CURRENT);
 	uint64_t end = gelf_fsize(out, ELF_T_EHDR, 1, EV_CURRENT);
 	Elf_Scn *scn = NULL;
@@ -1327,7 +1349,7 @@ static bool layout_is_plain(Elf *out, const GElf_Ehdr *eh, int64_t size,
 		if (!(d = file_data(scn, &sh)))
 			continue;
 		if (!d->d_buf || d->d_off != 0 || d->d_size != sh.sh_size ||
-		    sh.sh_offset < end)
+		    sh.sh_offset < end || (convert && !flat_type(d->d_type)))
 			return false;
 		end = sh.sh_offset + sh.sh_size;
 	}
