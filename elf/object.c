@@ -1209,6 +1209,13 @@ static bool emit_section(struct mc_object *obj, Elf *out,
  * A layout that is not "header, sections in index order, header table"
  * (libelf's own, with no program headers) is left to libelf to write.
  */
+/* ELFDATA2LSB or ELFDATA2MSB: the order of this host's memory. */
+static unsigned host_byte_order(void)
+{
+	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
+							 : ELFDATA2MSB;
+}
+
 struct stream {
 	struct mc_object *obj;
 	int fd;
@@ -1303,14 +1310,18 @@ static Elf_Data *file_data(Elf_Scn *scn, const GElf_Shdr *sh)
 }
 
 /*
- * Types whose conversion is element by element, as gelf_xlatetof does
- * it.  Others (notes, whose records vary in length; version and hash
- * tables) it refuses or cannot know from the size alone: a section of
- * such a type that needs converting (the file's byte order is not the
- * host's) is left to libelf's own writer, which walks it.
+ * True if data of type `t` can go out of this writer in byte order
+ * `enc`: as it is in memory when that is the host's order, else
+ * converted element by element, as gelf_xlatetof does for these types.
+ * Others (notes, whose records vary in length; version and hash tables)
+ * it refuses or cannot know from the size alone: a section of such a
+ * type that needs converting is left to libelf's own writer, which
+ * walks it.  Both of this file's writers ask here.
  */
-static bool flat_type(Elf_Type t)
+static bool streamable(unsigned enc, Elf_Type t)
 {
+	if (enc == host_byte_order())
+		return true;
 	switch (t) {
 	case ELF_T_BYTE: case ELF_T_ADDR: case ELF_T_HALF: case ELF_T_OFF:
 	case ELF_T_SWORD: case ELF_T_WORD: case ELF_T_XWORD:
@@ -1325,9 +1336,6 @@ static bool flat_type(Elf_Type t)
 static bool layout_is_plain(Elf *out, const GElf_Ehdr *eh, int64_t size,
 			    size_t n_scn)
 {
-	unsigned native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
-			  ELFDATA2LSB : ELFDATA2MSB;
-	bool convert = eh->e_ident[EI_DATA] != native;
 	size_t phnum, shsize = gelf_fsize(out, ELF_T_SHDR, 1, EV_CURRENT);
 	uint64_t end = gelf_fsize(out, ELF_T_EHDR, 1, EV_CURRENT);
 	Elf_Scn *scn = NULL;
@@ -1349,7 +1357,8 @@ static bool layout_is_plain(Elf *out, const GElf_Ehdr *eh, int64_t size,
 		if (!(d = file_data(scn, &sh)))
 			continue;
 		if (!d->d_buf || d->d_off != 0 || d->d_size != sh.sh_size ||
-		    sh.sh_offset < end || (convert && !flat_type(d->d_type)))
+		    sh.sh_offset < end ||
+		    !streamable(eh->e_ident[EI_DATA], d->d_type))
 			return false;
 		end = sh.sh_offset + sh.sh_size;
 	}
@@ -1398,8 +1407,6 @@ static int stream_object(struct mc_object *obj, Elf *out, int fd,
 	size_t n_scn;
 	struct stream w = { .obj = obj, .fd = fd, .cap = 1 << 20 };
 	bool is64 = gelf_getclass(out) == ELFCLASS64;
-	unsigned native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
-			  ELFDATA2LSB : ELFDATA2MSB;
 	void *ehdr = is64 ? (void *)elf64_getehdr(out)
 			  : (void *)elf32_getehdr(out);
 	Elf_Scn *scn = NULL;
@@ -1425,7 +1432,7 @@ static int stream_object(struct mc_object *obj, Elf *out, int fd,
 		if (!(d = file_data(scn, &sh)))
 			continue;
 		ok = stream_put(&w, NULL, sh.sh_offset - w.pos) &&
-		     (enc == native || d->d_type == ELF_T_BYTE ?
+		     (enc == host_byte_order() || d->d_type == ELF_T_BYTE ?
 		      stream_put(&w, d->d_buf, d->d_size) :
 		      stream_xlate(&w, out, d->d_buf, d->d_size, d->d_type,
 				   enc));
@@ -1550,7 +1557,8 @@ static bool plan_section(struct mc_object *obj, struct mc_section *sec,
 	/* Converted to the file's byte order in whole entries. */
 	size_t entry = gelf_fsize(obj->elf, od->type, 1, EV_CURRENT);
 	if (od->size && od->type != ELF_T_BYTE &&
-	    (entry == 0 || od->size % entry))
+	    (entry == 0 || od->size % entry ||
+	     !streamable(obj->ehdr.e_ident[EI_DATA], od->type)))
 		return false;
 	return true;
 }
@@ -1602,8 +1610,6 @@ static int direct_object(struct mc_object *obj, int fd)
 {
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	unsigned enc = obj->ehdr.e_ident[EI_DATA];
-	unsigned native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ?
-			  ELFDATA2LSB : ELFDATA2MSB;
 	size_t n = obj->n_sections;
 	uint64_t ehsize = gelf_fsize(obj->elf, ELF_T_EHDR, 1, EV_CURRENT);
 	uint64_t shsize = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT);
@@ -1671,7 +1677,7 @@ static int direct_object(struct mc_object *obj, int fd)
 		if (sh.sh_type == SHT_NOBITS || od.size == 0)
 			continue;
 		ok = stream_put(&w, NULL, sh.sh_offset - w.pos) &&
-		     (enc == native || od.type == ELF_T_BYTE ?
+		     (enc == host_byte_order() || od.type == ELF_T_BYTE ?
 		      stream_put(&w, od.buf, od.size) :
 		      stream_xlate(&w, obj->elf, od.buf, (size_t)od.size,
 				   od.type, enc));
