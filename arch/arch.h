@@ -222,6 +222,35 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 /* True if `name` is one of the architecture's default hook symbols. */
 bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
 
+/*
+ * Facts of one architecture that code outside arch/ asks about, answered
+ * by that architecture's file.
+ */
+
+/* MIPS: `lw/ld t9, X(base)`, the PIC load of a hook's address. */
+bool mc_arch_mips_is_t9_load(uint32_t insn);
+/* MIPS: `addiu sp,sp,-8`, the stack adjustment a -pg call pays for. */
+bool mc_arch_mips_is_hook_stack_adjust(uint32_t insn);
+
+/*
+ * ppc64le: `addis r2,r12,hi` (or `lis r2,hi`, once ld knows the TOC)
+ * then `addi r2,r2,lo`, a global entry's TOC set-up, in the 8 bytes at
+ * `p`; and the 4-byte `nop` at `p`.
+ */
+bool mc_arch_ppc64le_is_toc_setup(const uint8_t *p);
+bool mc_arch_ppc64le_is_nop(const uint8_t *p);
+
+/*
+ * riscv64 -pg: where the caller is at a hook, from the `len` bytes of
+ * code between its function's entry and the hook (arch/riscv.c).
+ */
+enum mc_rv_caller {
+	MC_RV_CALLER_UNKNOWN = 0,	/* neither: refuse the site */
+	MC_RV_CALLER_A0 = 1,		/* a0 holds it (GCC's mv a0, ra) */
+	MC_RV_CALLER_FP = 2,		/* saved at -8(s0) (clang) */
+};
+enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
+
 /* The architectures compiled in, NULL-terminated (for --help). */
 extern const struct mc_arch *const mc_all_arches[];
 
@@ -230,6 +259,12 @@ static inline uint32_t mc_get_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	       (uint32_t)p[3] << 24;
+}
+
+static inline uint32_t mc_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 
 static inline void mc_put_le32(uint8_t *p, uint32_t v)

@@ -463,3 +463,15 @@ const struct mc_arch mc_arch_mips64el = {
 	.decode_site = mips_le_decode_site,
 	.encode_call = mips_le_encode_call,
 };
+
+bool mc_arch_mips_is_t9_load(uint32_t insn)
+{
+	/* lw or ld (opcode 0x23 or 0x37), rt = t9 (25), any base */
+	return (insn & 0xfc1f0000) == 0x8c190000 ||
+	       (insn & 0xfc1f0000) == 0xdc190000;
+}
+
+bool mc_arch_mips_is_hook_stack_adjust(uint32_t insn)
+{
+	return insn == 0x27bdfff8;		/* addiu sp,sp,-8 */
+}

@@ -379,3 +379,17 @@ const struct mc_arch mc_arch_ppc = {
 	.forms = ppc32_forms, .n_forms = MC_COUNT(ppc32_forms),
 	.max_entry_offset = PPC32_MAX_ENTRY_OFFSET,
 };
+
+bool mc_arch_ppc64le_is_toc_setup(const uint8_t *p)
+{
+	uint32_t hi = mc_get_le32(p) & 0xffff0000u;
+
+	return (hi == 0x3c4c0000u /* addis r2,r12 */ ||
+		hi == 0x3c400000u /* lis r2 */) &&
+	       (mc_get_le32(p + 4) & 0xffff0000u) == 0x38420000u; /* addi r2,r2 */
+}
+
+bool mc_arch_ppc64le_is_nop(const uint8_t *p)
+{
+	return mc_get_le32(p) == PPC_NOP;
+}

@@ -287,8 +287,8 @@ const struct mc_arch mc_arch_riscv64 = {
  * so that -8(s0) holds the caller.  mc_arch_riscv64_caller reads the
  * code from the function's entry to the hook (`code`, `len` bytes, the
  * hook itself not included) and says which of the two holds, by what
- * that code does, not by which compiler made it (the numbers are
- * runtime/riscv64/backend.h's MC_RT_RV_CALLER_*):
+ * that code does, not by which compiler made it (enum mc_rv_caller,
+ * arch.h):
  *
  *   1 (a0)     the last write to a0 is `mv a0, ra` (or a copy of a
  *              register that got the entry's ra that way: GCC -O0's
@@ -306,7 +306,6 @@ const struct mc_arch mc_arch_riscv64 = {
  * a register alone counts as writing the one in its rd field.
  */
 enum { RV_RA = 1, RV_SP = 2, RV_S0 = 8, RV_A0 = 10 };
-enum { RV_CALLER_UNKNOWN = 0, RV_CALLER_A0 = 1, RV_CALLER_FP = 2 };
 
 /* What one instruction does, as far as the caller's whereabouts go. */
 struct rv_effect {
@@ -477,9 +476,7 @@ static struct rv_effect rv_effect32(uint32_t i)
 	return e;
 }
 
-int mc_arch_riscv64_caller(const uint8_t *code, size_t len);
-
-int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
+enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 {
 	int64_t sp = 0, s0 = 0, slot = 0;
 	bool sp_ok = true, s0_ok = false, slot_ok = false;
@@ -494,9 +491,9 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 		else if (len - off >= 4 && (code[off] & 0x1f) != 0x1f)
 			e = rv_effect32(mc_get_le32(code + off));
 		else
-			return RV_CALLER_UNKNOWN;
+			return MC_RV_CALLER_UNKNOWN;
 		if (e.len == 0)
-			return RV_CALLER_UNKNOWN;
+			return MC_RV_CALLER_UNKNOWN;
 		if (e.store) {
 			bool known = e.width && ((e.base == RV_SP && sp_ok) ||
 						 (e.base == RV_S0 && s0_ok));
@@ -537,10 +534,10 @@ int mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 		off += e.len;
 	}
 	if (off != len)
-		return RV_CALLER_UNKNOWN;
+		return MC_RV_CALLER_UNKNOWN;
 	if (has_ra >> RV_A0 & 1)
-		return RV_CALLER_A0;
+		return MC_RV_CALLER_A0;
 	if (s0_ok && slot_ok && slot == s0 - 8)
-		return RV_CALLER_FP;
-	return RV_CALLER_UNKNOWN;
+		return MC_RV_CALLER_FP;
+	return MC_RV_CALLER_UNKNOWN;
 }

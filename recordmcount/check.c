@@ -629,16 +629,9 @@ static bool word_at(struct check *c, uint64_t addr, uint32_t *w)
 	if (!p || off + 4 > size)
 		return false;
 	p += off;
-	*w = obj->ehdr.e_ident[EI_DATA] == ELFDATA2LSB ?
-		mc_get_le32(p) : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		(uint32_t)p[2] << 8 | (uint32_t)p[3];
+	*w = obj->ehdr.e_ident[EI_DATA] == ELFDATA2LSB ? mc_get_le32(p)
+						       : mc_get_be32(p);
 	return true;
-}
-
-/* `lw t9,X(base)` or `ld t9,X(base)`: a PIC load of the hook's address. */
-static bool is_mips_t9_load(uint32_t w)
-{
-	return (w & 0xfc1f0000) == 0x8c190000 || (w & 0xfc1f0000) == 0xdc190000;
 }
 
 /*
@@ -649,8 +642,6 @@ static bool is_mips_t9_load(uint32_t w)
  * sp,sp,-8` right before that load.  The entry is right when it is one
  * of those and the function's hook call follows within the sequence.
  */
-#define MIPS_ADDIU_SP_M8 0x27bdfff8	/* addiu sp,sp,-8 */
-
 /* Is the entry in the few instructions before the function's hook call? */
 static bool before_mips_hook(struct check *c, uint64_t value, bool found,
 			     uint64_t hook)
@@ -678,11 +669,11 @@ static bool is_mips_pic_site(struct check *c, uint64_t value, bool found,
 
 	if (!before_mips_hook(c, value, found, hook) || !word_at(c, value, &w))
 		return false;
-	if (is_mips_t9_load(w))
+	if (mc_arch_mips_is_t9_load(w))
 		return !(is_mips_o32(c) && word_at(c, value - 4, &other) &&
-			 other == MIPS_ADDIU_SP_M8);
-	return w == MIPS_ADDIU_SP_M8 && hook == value + 8 &&
-	       word_at(c, value + 4, &other) && is_mips_t9_load(other);
+			 mc_arch_mips_is_hook_stack_adjust(other));
+	return mc_arch_mips_is_hook_stack_adjust(w) && hook == value + 8 &&
+	       word_at(c, value + 4, &other) && mc_arch_mips_is_t9_load(other);
 }
 
 /* An entry just before the hook that is no part of a PIC call: corrupt. */
@@ -692,8 +683,8 @@ static bool is_mips_pic_garbage(struct check *c, uint64_t value, bool found,
 	uint32_t w;
 
 	return before_mips_hook(c, value, found, hook) &&
-	       word_at(c, value, &w) && w != MIPS_ADDIU_SP_M8 &&
-	       !is_mips_t9_load(w);
+	       word_at(c, value, &w) && !mc_arch_mips_is_hook_stack_adjust(w) &&
+	       !mc_arch_mips_is_t9_load(w);
 }
 
 static void check_entry(struct check *c, size_t k)

@@ -36,6 +36,15 @@ static struct {
 	int prot;
 } window;
 
+/* True if `ph`, loaded at `bias`, is a PT_LOAD segment holding `addr`. */
+static bool segment_holds(uintptr_t bias, const ElfW(Phdr) *ph,
+			  uintptr_t addr)
+{
+	uintptr_t lo = bias + ph->p_vaddr;
+
+	return ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz;
+}
+
 /*
  * The object one of whose PT_LOAD segments holds `arg` (this file's own
  * code): the table the engine boots is that object's (its
@@ -43,15 +52,10 @@ static struct {
  */
 static int own_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	uintptr_t addr = (uintptr_t)arg;
-
 	(void)size;
 	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-
-		if (ph->p_type != PT_LOAD || addr < lo ||
-		    addr - lo >= ph->p_memsz)
+		if (!segment_holds(info->dlpi_addr, &info->dlpi_phdr[i],
+				   (uintptr_t)arg))
 			continue;
 		image.bias = info->dlpi_addr;
 		image.phdr = info->dlpi_phdr;
@@ -81,13 +85,6 @@ uintptr_t mc_host_bias(void)
 	return image.bias;
 }
 
-static bool segment_holds(const ElfW(Phdr) *ph, uintptr_t addr)
-{
-	uintptr_t lo = image.bias + ph->p_vaddr;
-
-	return ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz;
-}
-
 /*
  * The PT_LOAD segment holding `addr`, or NULL.  The boot pass asks about
  * sorted sites, nearly all in one text segment: the last answer first.
@@ -97,10 +94,10 @@ static const ElfW(Phdr) *segment_of(uintptr_t addr)
 	static const ElfW(Phdr) *last;
 
 	find_image();
-	if (last && segment_holds(last, addr))
+	if (last && segment_holds(image.bias, last, addr))
 		return last;
 	for (size_t i = 0; i < image.phnum; i++)
-		if (segment_holds(&image.phdr[i], addr))
+		if (segment_holds(image.bias, &image.phdr[i], addr))
 			return last = &image.phdr[i];
 	return NULL;
 }

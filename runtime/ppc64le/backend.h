@@ -63,17 +63,11 @@ static inline uint8_t mc_rt_ppc64le_site_style(uintptr_t addr, uint8_t style)
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
 
-/* `addis r2,r12,hi` (or `lis r2,hi`, once ld knows the TOC); `addi r2,r2,lo`. */
+/* A TOC set-up (arch/powerpc.c) in mapped code at `a`. */
 static inline bool mc_rt_ppc64le_toc_setup(uintptr_t a)
 {
-	const uint8_t *p = (const uint8_t *)a;
-	uint32_t w0;
-
-	if (mc_plat_mem_avail(a, true) < 8)
-		return false;
-	w0 = mc_get_le32(p) & 0xffff0000u;
-	return (w0 == 0x3c4c0000u || w0 == 0x3c400000u) &&
-	       (mc_get_le32(p + 4) & 0xffff0000u) == 0x38420000u;
+	return mc_plat_mem_avail(a, true) >= 8 &&
+	       mc_arch_ppc64le_is_toc_setup((const uint8_t *)a);
 }
 
 /* True if `addr` is a local entry point: a TOC set-up at a symbol ends there. */
@@ -91,7 +85,7 @@ static inline bool mc_rt_ppc64le_local_entry(uintptr_t addr)
 static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
 {
 	for (unsigned i = 0; i < 64 && mc_plat_mem_avail(end, true) >= 4 &&
-	     mc_get_le32((const uint8_t *)end) == 0x60000000u; i++)
+	     mc_arch_ppc64le_is_nop((const uint8_t *)end); i++)
 		end += 4;
 	return mc_rt_ppc64le_toc_setup(end) ?
 		"NOP pad before the TOC set-up, which calls through the "

@@ -59,26 +59,21 @@ void _mcount(void);
  * and its `mv a0, ra` need not be next to the call), so the engine asks
  * at boot, per site, what the code from the function's entry (its
  * symbol: the platform's mc_plat_func_bounds) to the hook does:
- * mc_arch_riscv64_caller (arch/riscv.c) answers MC_RT_RV_CALLER_A0
- * when a0 holds the entry's ra at the hook, MC_RT_RV_CALLER_FP when
+ * mc_arch_riscv64_caller (arch/riscv.c) answers MC_RV_CALLER_A0
+ * when a0 holds the entry's ra at the hook, MC_RV_CALLER_FP when
  * -8(s0) does.  The site's trampoline follows: mc_rt_tramp_mcount takes
  * a0, mc_rt_tramp_mcount_fp loads -8(s0).  A site whose code says
  * neither, or whose function the platform cannot name (a firmware
  * without symbols, a stripped program), is refused: a callback told the
  * wrong caller would be a silent wrong answer.
  */
-#define MC_RT_RV_CALLER_A0 1	/* a0 (GCC) */
-#define MC_RT_RV_CALLER_FP 2	/* ra saved at -8(s0) (clang) */
-
 MC_RT_HIDDEN void mc_rt_tramp_mcount_fp(void);
 #define MC_RT_MCOUNT_TRAMP(caller)					\
-	((caller) == MC_RT_RV_CALLER_FP ?				\
+	((caller) == MC_RV_CALLER_FP ?				\
 	 (uintptr_t)&mc_rt_tramp_mcount_fp : (uintptr_t)&mc_rt_tramp_mcount)
 
 /* Bytes from a function's entry to its hook that are read, at most. */
 #define MC_RT_RV_MAX_PROLOGUE 512
-
-int mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 
 static inline const char *mc_rt_rv_site_caller(uintptr_t at, uint8_t *caller)
 {
@@ -94,7 +89,7 @@ static inline const char *mc_rt_rv_site_caller(uintptr_t at, uint8_t *caller)
 		       "where its caller is";
 	*caller = (uint8_t)mc_arch_riscv64_caller((const uint8_t *)start,
 						  at - start);
-	if (*caller == MC_RT_RV_CALLER_A0 || *caller == MC_RT_RV_CALLER_FP)
+	if (*caller == MC_RV_CALLER_A0 || *caller == MC_RV_CALLER_FP)
 		return NULL;
 	return "neither `mv a0, ra` before the hook nor ra saved at "
 	       "-8(s0): cannot tell where its caller is";
