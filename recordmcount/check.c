@@ -308,18 +308,26 @@ static bool in_plt(struct mc_object *obj, uint64_t a)
 	return sec && strncmp(sec->name, ".plt", 4) == 0;
 }
 
+/* The `n` bytes the linked image holds at `addr`, or NULL. */
+static const uint8_t *image_bytes_at(struct check *c, uint64_t addr,
+				     size_t n)
+{
+	struct mc_section *sec = mc_section_at_address(c->s->obj, addr);
+	size_t size;
+	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
+	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
+
+	return p && off + n <= size ? p + off : NULL;
+}
+
 /* The address-sized pointer stored at `where`, as the image holds it. */
 static bool pointer_at(struct check *c, uint64_t where, uint64_t *value)
 {
-	struct mc_object *obj = c->s->obj;
-	struct mc_section *sec = mc_section_at_address(obj, where);
-	size_t size;
-	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
-	uint64_t off = sec ? where - sec->shdr.sh_addr : 0;
+	const uint8_t *p = image_bytes_at(c, where, c->s->arch->addr_size);
 
-	if (!p || off + c->s->arch->addr_size > size)
+	if (!p)
 		return false;
-	*value = mc_load_address(obj, p + off);
+	*value = mc_load_address(c->s->obj, p);
 	if (c->s->arch->addr_size == 4)
 		*value &= 0xffffffffu;
 	mc_survey_relative(c->s, where, value);
@@ -620,17 +628,12 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 /* The instruction word at `addr` in a linked image, in the file's order. */
 static bool word_at(struct check *c, uint64_t addr, uint32_t *w)
 {
-	struct mc_object *obj = c->s->obj;
-	struct mc_section *sec = mc_section_at_address(obj, addr);
-	size_t size;
-	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
-	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
+	const uint8_t *p = image_bytes_at(c, addr, 4);
 
-	if (!p || off + 4 > size)
+	if (!p)
 		return false;
-	p += off;
-	*w = obj->ehdr.e_ident[EI_DATA] == ELFDATA2LSB ? mc_get_le32(p)
-						       : mc_get_be32(p);
+	*w = c->s->obj->ehdr.e_ident[EI_DATA] == ELFDATA2LSB ?
+		mc_get_le32(p) : mc_get_be32(p);
 	return true;
 }
 
