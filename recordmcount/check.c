@@ -141,11 +141,11 @@ static void problem(struct check *c, enum problem_class cls, bool has_place,
 		    size_t shndx, uint64_t value, size_t entry,
 		    const char *fmt, ...)
 {
-	char detail[256], site[160], func[160];
+	char *detail;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(detail, sizeof(detail), fmt, ap);
+	detail = mc_vformat(fmt, ap);
 	va_end(ap);
 	if (c->json) {
 		printf("%s{\"class\":\"%s\",", c->problems ? "," : "",
@@ -161,22 +161,25 @@ static void problem(struct check *c, enum problem_class cls, bool has_place,
 		else
 			printf("%zu", entry);
 		printf(",\"message\":");
-		mc_json_string(detail);
+		mc_json_string(detail ? detail : "?");
 		putchar('}');
 	} else if (has_place) {
 		/* A stale entry's "function" would be a neighbour's. */
-		if (shndx && cls != P_STALE) {
-			mc_survey_place(c->s, shndx, value, value, site,
-					sizeof(site), func, sizeof(func));
-		} else {
-			snprintf(site, sizeof(site), "0x%" PRIx64, value);
-			snprintf(func, sizeof(func), "?");
-		}
-		printf("%s: %s <%s>: %s: %s\n", c->path, site, func,
-		       class_names[cls], detail);
+		struct mc_place p = { 0 };
+
+		if (shndx && cls != P_STALE)
+			mc_survey_place(c->s, shndx, value, value, &p);
+		else
+			p.site = mc_format("0x%" PRIx64, value);
+		printf("%s: %s <%s>: %s: %s\n", c->path, mc_place_site(&p),
+		       mc_place_func(&p), class_names[cls],
+		       detail ? detail : "?");
+		mc_place_free(&p);
 	} else {
-		printf("%s: %s: %s\n", c->path, class_names[cls], detail);
+		printf("%s: %s: %s\n", c->path, class_names[cls],
+		       detail ? detail : "?");
 	}
+	free(detail);
 	c->problems++;
 }
 

@@ -96,7 +96,8 @@ static void print_entry_json(struct mc_survey *d, size_t k)
 static void print_entry_text(struct mc_survey *d, size_t k)
 {
 	const struct mc_entry *e = &d->entries[k];
-	char site[160], func[160], bytes[64];
+	char bytes[64];
+	struct mc_place p;
 
 	if (!e->resolved) {
 		printf("  %5zu  0x%-30" PRIx64 " %s\n", k, e->address,
@@ -104,11 +105,12 @@ static void print_entry_text(struct mc_survey *d, size_t k)
 		return;
 	}
 	struct mc_verdict v = mc_survey_judge(d, e);
-	mc_survey_place(d, e->shndx, e->offset, e->address, site, sizeof(site),
-			func, sizeof(func));
+	mc_survey_place(d, e->shndx, e->offset, e->address, &p);
 	hex_bytes(d, e, v.len, bytes, sizeof(bytes), " ");
-	printf("  %5zu  %-24s %-28s %-23s %s%s%s\n", k, site, func, bytes,
-	       v.state, *v.target ? " " : "", v.target);
+	printf("  %5zu  %-24s %-28s %-23s %s%s%s\n", k, mc_place_site(&p),
+	       mc_place_func(&p), bytes, v.state, *v.target ? " " : "",
+	       v.target);
+	mc_place_free(&p);
 }
 
 /*
@@ -139,7 +141,7 @@ static void print_unrecorded(struct mc_survey *d, const bool *listed,
 
 	for (size_t i = 0; i < d->hooks.n; i++) {
 		const struct mc_hook_site *h = &d->hooks.v[i];
-		char site[160], func[160];
+		struct mc_place p;
 
 		if (listed[i])
 			continue;
@@ -149,10 +151,11 @@ static void print_unrecorded(struct mc_survey *d, const bool *listed,
 			printf(",\"form\":\"%s\",\"traced_section\":%s}",
 			       h->form->name, h->traced ? "true" : "false");
 		} else {
-			mc_survey_place(d, h->shndx, h->offset, 0, site,
-					sizeof(site), func, sizeof(func));
-			printf("  %-24s %-28s %s%s\n", site, func, h->form->name,
+			mc_survey_place(d, h->shndx, h->offset, 0, &p);
+			printf("  %-24s %-28s %s%s\n", mc_place_site(&p),
+			       mc_place_func(&p), h->form->name,
 			       h->traced ? "" : " (untraced section)");
+			mc_place_free(&p);
 		}
 		shown++;
 	}

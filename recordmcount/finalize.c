@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "survey.h"
+#include "table.h"
 
 /* A relocation that fills a table slot. */
 struct slot_reloc {
@@ -87,7 +88,7 @@ static bool fills_table(struct finalize *f, struct mc_section *rel,
 		return true;	/* any slot may be among its targets */
 	/* --emit-relocs: sh_info names the section the relocations fill. */
 	return target > 0 && target < obj->n_sections &&
-	       (strcmp(obj->sections[target].name, "__mcount_loc") == 0 ||
+	       (mc_is_table_name(obj->sections[target].name) ||
 		strcmp(obj->sections[target].name,
 		       "__patchable_function_entries") == 0);
 }

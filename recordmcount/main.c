@@ -44,6 +44,7 @@ enum {
 	OPT_STRICT,
 	OPT_PRINT_LDS,
 	OPT_PER_SECTION,
+	OPT_PER_OBJECT,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
 	{ "find-nops", no_argument, NULL, OPT_FIND_NOPS },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "per-section", no_argument, NULL, OPT_PER_SECTION },
+	{ "per-object", no_argument, NULL, OPT_PER_OBJECT },
 	{ "dump", no_argument, NULL, 'd' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "check", no_argument, NULL, OPT_CHECK },
@@ -93,10 +95,14 @@ static void usage(FILE *out)
 	      "                         move them into __mcount_loc)\n"
 	      "      --find-nops        also record the entry NOPs -mnop-mcount\n"
 	      "                         leaves without a table (a heuristic)\n"
-	      "      --per-section      one table piece per traced section, linked\n"
-	      "                         to it (SHF_LINK_ORDER) and writable: links\n"
-	      "                         with no linker script, and --gc-sections\n"
-	      "                         drops a dead function's entries with it\n"
+	      "      --per-section      one table piece (.mcount_loc) per traced\n"
+	      "                         section, linked to it and writable: links\n"
+	      "                         with no linker script (GNU ld, gold, lld,\n"
+	      "                         mold), and --gc-sections drops a dead\n"
+	      "                         function's entries with it\n"
+	      "      --per-object       one piece (__mcount_loc) per object and\n"
+	      "                         COMDAT group, the kernel's form (default;\n"
+	      "                         undoes an earlier --per-section)\n"
 	      "      --strict           fail a file (left as it was) when any\n"
 	      "                         hook site or pad in it is reported and\n"
 	      "                         not recorded\n"
@@ -267,6 +273,7 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case OPT_FIND_NOPS: opt->find_nops = true; break;
 		case OPT_STRICT: opt->strict = true; break;
 		case OPT_PER_SECTION: opt->per_section = true; break;
+		case OPT_PER_OBJECT: opt->per_section = false; break;
 		case 'd': opt->dump = true; break;
 		case OPT_CHECK: opt->check = true; break;
 		case OPT_SORTED: opt->sorted = true; break;

@@ -479,7 +479,7 @@ static bool left_for_section(const struct pad_entry *e, size_t shndx)
 
 static bool set_piece(struct mc_object *obj, size_t table, uint8_t *slots,
 		      size_t slot_bytes, void *rels, size_t rel_bytes,
-		      uint32_t rel_type)
+		      uint32_t rel_type, bool per_section)
 {
 	struct mc_section *rel = relocs_of(obj, table);
 
@@ -488,13 +488,16 @@ static bool set_piece(struct mc_object *obj, size_t table, uint8_t *slots,
 	       mc_section_set_contents(obj, rel, rels, rel_bytes,
 				       rel_type == SHT_RELA ? ELF_T_RELA
 							    : ELF_T_REL) &&
-	       mc_section_rename(obj, &obj->sections[table], MC_TABLE_SECTION) &&
-	       mc_section_rename(obj, rel, mc_table_reloc_name(rel_type));
+	       mc_section_rename(obj, &obj->sections[table],
+				 mc_table_name(per_section)) &&
+	       mc_section_rename(obj, rel,
+				 mc_table_reloc_name(rel_type, per_section));
 }
 
 /* The compiler's table `t`, renamed, holding the entries it covers. */
 static bool rewrite_own_table(struct mc_object *obj, const struct mc_arch *arch,
-			      const struct pad_entry *e, size_t n, size_t t)
+			      const struct pad_entry *e, size_t n, size_t t,
+			      bool per_section)
 {
 	size_t k;
 	uint8_t *slots;
@@ -508,7 +511,8 @@ static bool rewrite_own_table(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "out of memory");
 	}
 	return set_piece(obj, t, slots, k * arch->addr_size, rels,
-			 k * mc_reloc_entry_size(obj, rel_type), rel_type);
+			 k * mc_reloc_entry_size(obj, rel_type), rel_type,
+			 per_section);
 }
 
 /*
@@ -517,7 +521,7 @@ static bool rewrite_own_table(struct mc_object *obj, const struct mc_arch *arch,
  */
 static bool add_piece(struct mc_object *obj, const struct mc_arch *arch,
 		      const struct pad_entry *e, size_t n, size_t shndx,
-		      size_t group, uint32_t rel_type)
+		      size_t group, uint32_t rel_type, bool per_section)
 {
 	uint8_t *slots;
 	void *rels;
@@ -535,12 +539,13 @@ static bool add_piece(struct mc_object *obj, const struct mc_arch *arch,
 		.link = shndx,
 		.group = group,
 		.rel_type = rel_type,
+		.per_section = per_section,
 	};
 	return mc_add_table_piece(obj, arch, &place, slots, rels, k);
 }
 
 bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
-			   const struct mc_pad_list *pads)
+			   const struct mc_pad_list *pads, bool per_section)
 {
 	size_t n = 0;
 	struct pad_entry *e = collect_entries(obj, arch, pads, &n);
@@ -553,14 +558,14 @@ bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 	for (size_t i = 0; ok && i < pads->n; i++)
 		if (i == 0 || pads->v[i].table != pads->v[i - 1].table)
 			ok = rewrite_own_table(obj, arch, e, n,
-					       pads->v[i].table);
+					       pads->v[i].table, per_section);
 	/* ... and each section whose pads it did not cover gets a piece. */
 	for (size_t i = 0, last = 0; ok && i < n; i++) {
 		if (e[i].covered || e[i].pad.shndx == last)
 			continue;
 		last = e[i].pad.shndx;
 		ok = add_piece(obj, arch, e, n, last, group_of[last],
-			       e[i].rel_type);
+			       e[i].rel_type, per_section);
 	}
 	free(group_of);
 	free(e);

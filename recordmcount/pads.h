@@ -49,10 +49,11 @@ bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
  * Turn each __patchable_function_entries section into a __mcount_loc
  * piece: sorted, no duplicates, each entry relocated exactly as the
  * compiler wrote it.  Only for a list whose pads are all valid: an
- * invalid pad's entry must stay where the compiler listed it.
+ * invalid pad's entry must stay where the compiler listed it.  With
+ * `per_section` the pieces take --per-section's name (table.c).
  */
 bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
-			   const struct mc_pad_list *pads);
+			   const struct mc_pad_list *pads, bool per_section);
 
 /* How many pads are valid / were reported invalid. */
 size_t mc_count_valid_pads(const struct mc_pad_list *pads);

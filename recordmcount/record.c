@@ -160,9 +160,10 @@ static bool in_piece(const struct mc_hook_site *s, const size_t *group_of,
  *
  * A piece of one section (--per-section) is also SHF_LINK_ORDER with
  * sh_link to it: the linker orders the pieces as it orders their code,
- * and GNU ld (-z start-stop-gc) and lld drop a piece whose section
- * --gc-sections dropped, instead of letting the piece's relocations
- * keep that code alive.  It is writable, as GCC's own
+ * and drops a piece whose section --gc-sections dropped, instead of
+ * letting the piece's relocations keep that code alive (with the name
+ * and the reference from its code that table.c gives it, for every
+ * linker).  It is writable, as GCC's own
  * __patchable_function_entries is: in a PIE its absolute entries become
  * R_*_RELATIVE dynamic relocations, which a read-only section would
  * turn into text relocations (lld refuses them) when no linker script
@@ -180,6 +181,7 @@ static struct mc_piece_place piece_place(const struct mc_arch *arch,
 	if (key->shndx) {
 		place.flags |= SHF_WRITE | SHF_LINK_ORDER;
 		place.link = key->shndx;
+		place.per_section = true;
 	}
 	return place;
 }
@@ -485,7 +487,8 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 
 /*
  * Everything that changes, in order: anchors first (adding symbols
- * renumbers relocations), then the tables, then the NOPs, then one write.
+ * renumbers relocations), then the tables, then the NOPs, then the
+ * references from code to its --per-section pieces, then one write.
  * `pads` is NULL when the pads stay where the compiler put them.
  */
 static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
@@ -505,8 +508,12 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 				   : choose_anchors(obj, arch, sites, anchor)) &&
 	     (count_traced(sites) == 0 ||
 	      build_table(obj, arch, sites, anchor, first_label, opt)) &&
-	     (!pads || mc_move_pads_to_table(obj, arch, pads)) &&
-	     nop_sites(obj, arch, sites, opt) && mc_object_write(obj);
+	     (!pads || mc_move_pads_to_table(obj, arch, pads,
+					     opt->per_section)) &&
+	     nop_sites(obj, arch, sites, opt) &&
+	     /* after the NOPs, which void relocations inside their bytes */
+	     (!opt->per_section || mc_table_link_back(obj, arch)) &&
+	     mc_object_write(obj);
 	free(anchor);
 	return ok;
 }
@@ -618,6 +625,8 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	ok = open_relocatable(&obj, path, &arch);
 	if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION)) {
 		idle = "already has " MC_TABLE_SECTION;
+	} else if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION_LINKED)) {
+		idle = "already has " MC_TABLE_SECTION_LINKED;
 	} else if (ok && (ok = mc_find_sites(&obj, arch, opt, &sites,
 					     warn_site) &&
 			       mc_find_pads(&obj, arch, opt, &pads,

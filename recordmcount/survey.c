@@ -8,6 +8,7 @@
 #include "survey.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,11 +135,14 @@ static void linked_entries(struct mc_survey *d, struct mc_section *table,
 	}
 }
 
-/* Sections that hold table entries: ours, and the compiler's pads. */
+/*
+ * Sections that hold table entries: ours, in either form, and the
+ * compiler's pads.
+ */
 static bool is_table(const struct mc_section *s)
 {
 	return s->shdr.sh_type == SHT_PROGBITS &&
-	       (strcmp(s->name, MC_TABLE_SECTION) == 0 ||
+	       (mc_is_table_name(s->name) ||
 		strcmp(s->name, MC_PADS_SECTION) == 0);
 }
 
@@ -225,23 +229,42 @@ static size_t defined_symbol(const struct mc_object *obj, const char *name)
 									  : SIZE_MAX;
 }
 
-/*
- * The bounds the runtime reads, in the order it tries them (see
- * runtime/engine.c): the script's, then the linker's own.
- */
-static const char *const table_bounds[][2] = {
-	{ "__start_mcount_loc", "__stop_mcount_loc" },
-	{ "__start___mcount_loc", "__stop___mcount_loc" },
+/* The bounds a linker script defines (lds/), which the runtime reads. */
+static const char *const script_bounds[2] = {
+	"__start_mcount_loc", "__stop_mcount_loc"
 };
 
+/* True if a non-empty allocated section is called `name`. */
+static bool has_output_table(struct mc_object *obj, const char *name)
+{
+	struct mc_section *s = mc_section_by_name(obj, name);
+
+	return s && (s->shdr.sh_flags & SHF_ALLOC) && s->shdr.sh_size;
+}
+
+/*
+ * A linked image: the script's range, or else the output sections the
+ * linker made of the pieces, as the runtime finds them
+ * (runtime/hosted.c), which refuses a program holding both forms.
+ */
 static bool read_entries(struct mc_survey *d)
 {
-	for (size_t k = 0; d->linked && k < 2; k++) {
-		size_t a = defined_symbol(d->obj, table_bounds[k][0]);
-		size_t b = defined_symbol(d->obj, table_bounds[k][1]);
+	struct mc_object *obj = d->obj;
+
+	if (d->linked) {
+		size_t a = defined_symbol(obj, script_bounds[0]);
+		size_t b = defined_symbol(obj, script_bounds[1]);
 
 		if (a != SIZE_MAX && b != SIZE_MAX)
-			return read_linked_range(d, a, b, table_bounds[k]);
+			return read_linked_range(d, a, b, script_bounds);
+		if (has_output_table(obj, MC_TABLE_SECTION) &&
+		    has_output_table(obj, MC_TABLE_SECTION_LINKED))
+			return mc_fail(obj, "two tables, %s and %s, and no "
+				       "linker script's %s: the runtime "
+				       "refuses them (objects recorded with "
+				       "and without --per-section need a "
+				       "script, lds/)", MC_TABLE_SECTION_LINKED,
+				       MC_TABLE_SECTION, script_bounds[0]);
 	}
 	return read_table_sections(d);
 }
@@ -450,25 +473,65 @@ const struct mc_symbol *mc_survey_entry_function(struct mc_survey *d,
 	return f;
 }
 
+char *mc_vformat(const char *fmt, va_list ap)
+{
+	va_list again;
+	int n;
+	char *out;
+
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	if (n < 0 || !(out = malloc((size_t)n + 1)))
+		out = NULL;
+	else
+		vsnprintf(out, (size_t)n + 1, fmt, again);
+	va_end(again);
+	return out;
+}
+
+char *mc_format(const char *fmt, ...)
+{
+	va_list ap;
+	char *out;
+
+	va_start(ap, fmt);
+	out = mc_vformat(fmt, ap);
+	va_end(ap);
+	return out;
+}
+
 void mc_survey_place(struct mc_survey *d, size_t shndx, uint64_t offset,
-		     uint64_t address, char *site, size_t sn, char *func,
-		     size_t fn)
+		     uint64_t address, struct mc_place *p)
 {
 	const struct mc_symbol *f;
 	int64_t fo;
 
 	if (d->linked)
-		snprintf(site, sn, "0x%" PRIx64, address);
+		p->site = mc_format("0x%" PRIx64, address);
 	else
-		snprintf(site, sn, "%s+0x%" PRIx64, d->obj->sections[shndx].name,
-			 offset);
+		p->site = mc_format("%s+0x%" PRIx64,
+				    d->obj->sections[shndx].name, offset);
 	f = shndx ? mc_survey_function(d, shndx, d->linked ? address : offset,
 				       &fo) : NULL;
-	if (f)
-		snprintf(func, fn, "%s%s0x%" PRIx64, f->name, fo < 0 ? "-" : "+",
-			 (uint64_t)(fo < 0 ? -fo : fo));
-	else
-		snprintf(func, fn, "?");
+	p->func = f ? mc_format("%s%s0x%" PRIx64, f->name, fo < 0 ? "-" : "+",
+				(uint64_t)(fo < 0 ? -fo : fo)) : NULL;
+}
+
+const char *mc_place_site(const struct mc_place *p)
+{
+	return p->site ? p->site : "?";
+}
+
+const char *mc_place_func(const struct mc_place *p)
+{
+	return p->func ? p->func : "?";
+}
+
+void mc_place_free(struct mc_place *p)
+{
+	free(p->site);
+	free(p->func);
+	p->site = p->func = NULL;
 }
 
 bool mc_survey_has_descriptors(const struct mc_survey *d)

@@ -11,6 +11,8 @@
 #ifndef MC_SURVEY_H
 #define MC_SURVEY_H
 
+#include <stdarg.h>
+
 #include "../arch/arch.h"
 #include "../elf/object.h"
 #include "options.h"
@@ -116,13 +118,27 @@ static inline uint64_t mc_entry_value(const struct mc_survey *s,
 	return s->linked ? e->address : e->offset;
 }
 
+/* A place, as text of any length (heap; mc_place_free). */
+struct mc_place {
+	char *site, *func;
+};
+
 /*
  * "SITE" and "FUNCTION+0xOFF" ("?" when in no function) for a place:
  * the address in a linked image, section+offset in an object.
  */
 void mc_survey_place(struct mc_survey *s, size_t shndx, uint64_t offset,
-		     uint64_t address, char *site, size_t sn, char *func,
-		     size_t fn);
+		     uint64_t address, struct mc_place *p);
+
+/* The place's two strings, "?" where there is none (or no memory). */
+const char *mc_place_site(const struct mc_place *p);
+const char *mc_place_func(const struct mc_place *p);
+void mc_place_free(struct mc_place *p);
+
+/* printf into fresh memory, whatever the length; NULL if none. */
+char *mc_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *mc_vformat(const char *fmt, va_list ap)
+	__attribute__((format(printf, 1, 0)));
 
 /* The hook found at shndx+offset (objects), or NULL. */
 const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *s,

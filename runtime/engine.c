@@ -56,18 +56,6 @@ extern const uintptr_t __start_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 extern const uintptr_t __stop_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
 
 /*
- * Without a script, every linker (GNU ld, gold, lld, mold) gathers the
- * __mcount_loc pieces into an output section of that name and, because
- * the name is a C identifier, defines these two around it when they are
- * referenced.  The reference has a price with GNU ld (without -z
- * start-stop-gc), gold and mold: it keeps every __mcount_loc piece
- * under --gc-sections, and with them the code they point at (README,
- * "Linking with no script").  Weak, like the script's.
- */
-extern const uintptr_t __start___mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
-extern const uintptr_t __stop___mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
-
-/*
  * The image's own ELF header, where the linker maps it (GNU ld, gold and
  * lld define it on request); weak, so 0 where it is not mapped.
  */
@@ -564,22 +552,21 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 
 /*
  * The table's bounds: the script's when it was used and holds entries
- * (it may also gather __patchable_function_entries), else the linker's
- * own; false if there is neither.  "Holds entries", not "is defined":
- * in a PIE, gold resolves an undefined weak hidden symbol to the load
- * address rather than 0, so the script's pair is never null there, but
- * it is empty.
+ * (it may also gather __patchable_function_entries), else where the
+ * platform finds it (a program linked with no script: hosted.c); false
+ * if there is neither.  "Holds entries", not "is defined": in a PIE,
+ * gold resolves an undefined weak hidden symbol to the load address
+ * rather than 0, so the script's pair is never null there, but it is
+ * empty.
  */
 static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
 {
 	if ((uintptr_t)__start_mcount_loc < (uintptr_t)__stop_mcount_loc) {
 		*start = __start_mcount_loc;
 		*stop = __stop_mcount_loc;
-	} else {
-		*start = __start___mcount_loc;
-		*stop = __stop___mcount_loc;
+		return true;
 	}
-	return *start && *stop;
+	return mc_plat_table(start, stop);
 }
 
 int mcount_boot(void)

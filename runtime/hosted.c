@@ -190,6 +190,58 @@ void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
 	funlockfile(stderr);
 }
 
+/*
+ * A program linked with no script: the table is an output section the
+ * linker made of the pieces, named ".mcount_loc" (recordmcount
+ * --per-section: not a C identifier, so that no linker keeps every
+ * piece, and so no __start_ symbol either; recordmcount/table.c says
+ * why) or "__mcount_loc" (one piece per object), and it is found by
+ * that name in the section headers of this object's file (strip keeps
+ * them).  Both at once would be two tables, of objects recorded in
+ * either form: refused, as is a section that is not mapped whole.
+ */
+static const char *const table_names[] = { ".mcount_loc", "__mcount_loc" };
+
+bool mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
+{
+	uintptr_t addr[2] = { 0, 0 };
+	size_t size[2] = { 0, 0 };
+	int found[2];
+
+	errno = 0;
+	for (size_t k = 0; k < 2; k++) {
+		found[k] = mc_host_section(table_names[k], &addr[k], &size[k]);
+		if (found[k] < 0) {
+			fprintf(stderr, "mcount: cannot read the section "
+				"headers of %s: %s\n", mc_host_path(),
+				errno ? strerror(errno) : "not an ELF file "
+				"of this machine");
+			return false;
+		}
+	}
+	if (size[0] && size[1]) {
+		fprintf(stderr, "mcount: %s has two tables, %s and %s: link "
+			"objects recorded with and without --per-section with "
+			"a script (lds/)\n", mc_host_path(), table_names[0],
+			table_names[1]);
+		return false;
+	}
+	size_t k = size[0] ? 0 : 1;
+
+	if (!size[k])
+		return false;
+	if (size[k] % sizeof(uintptr_t) || addr[k] % sizeof(uintptr_t) ||
+	    mc_plat_mem_avail(addr[k], false) < size[k]) {
+		fprintf(stderr, "mcount: %s's %s (%#lx, %zu bytes) is not a "
+			"table this program has mapped\n", mc_host_path(),
+			table_names[k], (unsigned long)addr[k], size[k]);
+		return false;
+	}
+	*start = (const uintptr_t *)addr[k];
+	*stop = (const uintptr_t *)(addr[k] + size[k]);
+	return true;
+}
+
 bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start, size_t *size)
 {
 	return mc_host_sym_by_addr(addr, start, size, NULL);

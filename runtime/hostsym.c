@@ -133,6 +133,58 @@ static void load_symbols(void)
 	close(fd);
 }
 
+/*
+ * The allocated section called `name` of the file at `fd`: its address
+ * and size as the file says (before the load bias).  1 if found, 0 if
+ * the file has none, -1 if its section headers cannot be read.
+ */
+static int section_in(int fd, const char *name, uintptr_t *addr,
+		      size_t *size)
+{
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) *sh = NULL;
+	char *names = NULL;
+	size_t len = strlen(name);
+	int found = -1;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || !header_ok(&eh) ||
+	    eh.e_shstrndx == SHN_UNDEF || eh.e_shstrndx >= eh.e_shnum)
+		return -1;
+	sh = read_at(fd, (off_t)eh.e_shoff, eh.e_shnum * sizeof(*sh));
+	if (sh)
+		names = read_at(fd, (off_t)sh[eh.e_shstrndx].sh_offset,
+				sh[eh.e_shstrndx].sh_size);
+	for (size_t i = 0; names && i < eh.e_shnum; i++) {
+		size_t at = sh[i].sh_name, room = sh[eh.e_shstrndx].sh_size;
+
+		found = 0;
+		if (!(sh[i].sh_flags & SHF_ALLOC) || at >= room ||
+		    room - at <= len || memcmp(names + at, name, len + 1))
+			continue;
+		*addr = (uintptr_t)sh[i].sh_addr;
+		*size = (size_t)sh[i].sh_size;
+		found = 1;
+		break;
+	}
+	free(names);
+	free(sh);
+	return found;
+}
+
+int mc_host_section(const char *name, uintptr_t *addr, size_t *size)
+{
+	int fd = open(mc_host_path(), O_RDONLY | O_CLOEXEC);
+	int found;
+
+	if (fd < 0)
+		return -1;
+	found = section_in(fd, name, addr, size);
+	close(fd);
+	if (found == 1)
+		*addr += mc_host_bias();
+	return found;
+}
+
 static bool have_symbols(void)
 {
 	pthread_once(&syms_once, load_symbols);

@@ -50,6 +50,14 @@ MC_RT_HIDDEN void mc_plat_flush_icache(uintptr_t addr, size_t len);
 MC_RT_HIDDEN void mc_plat_report(uintptr_t addr, const uint8_t *bytes,
 				 size_t n, const char *why);
 
+/*
+ * Where the table is when no linker script defined __start_mcount_loc
+ * and __stop_mcount_loc around it (a program linked with no script);
+ * false if the platform knows of none.
+ */
+MC_RT_HIDDEN bool mc_plat_table(const uintptr_t **start,
+				const uintptr_t **stop);
+
 /* The function containing `addr`, if the platform has symbols. */
 MC_RT_HIDDEN bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start,
 				      size_t *size);

@@ -126,8 +126,7 @@ runtime-cross:
 # __ehdr_start, weak, is the linker's too: where a PIE's cleared table
 # entries point once relocated.)
 RT_FREE_OK := __fentry__ mcount _mcount __gnu_mcount_nc \
-	      __start_mcount_loc __stop_mcount_loc __start___mcount_loc \
-	      __stop___mcount_loc __ehdr_start _GLOBAL_OFFSET_TABLE_ \
+	      __start_mcount_loc __stop_mcount_loc __ehdr_start _GLOBAL_OFFSET_TABLE_ \
 	      mc_arch_% mc_rt_% mc_plat_% .TOC.
 RT_FREE_RE = $(subst %,.*,$(subst $(space),|,$(strip $(RT_FREE_OK))))
 

@@ -19,7 +19,7 @@
 # FW_GC=1 builds the same firmware for --gc-sections: every object
 # -ffunction-sections, the tables recorded --per-section (one piece per
 # function, linked to it), dead.c (nothing calls it) linked in, and the
-# link --gc-sections -z start-stop-gc with lds/mcount-section-gc.lds in
+# link --gc-sections with lds/mcount-section-gc.lds in
 # place of lds/mcount-section.lds: the board's script INCLUDEs
 # mcount-section.lds, and OUT-DIR/lds, searched first, has the gc
 # fragment under that name.  The linker must drop dead.c's code and its
@@ -44,7 +44,7 @@ if [ "${FW_GC:-0}" = 1 ]; then
 	CFLAGS="$CFLAGS -ffunction-sections -fdata-sections"
 	REC_FLAGS=--per-section
 	HOOKED="$HOOKED dead"
-	LDFLAGS="-L$OUT/lds $LDFLAGS -Wl,--gc-sections -Wl,-z,start-stop-gc"
+	LDFLAGS="-L$OUT/lds $LDFLAGS -Wl,--gc-sections"
 fi
 
 run() { echo "  $*"; "$@"; }

@@ -96,11 +96,11 @@ def nm_symbols(tools, elf):
 
 def recorded_entries(tools, obj):
     """Entries of an object's table: the relocations of its
-    .rela__mcount_loc sections (one, or with --per-section one per
-    function section)."""
+    .rela__mcount_loc section, or with --per-section of its
+    .rela.mcount_loc sections (one per function section)."""
     return sum(int(n) for n in re.findall(
-        r"Relocation section '\.rela__mcount_loc' at offset \S+ contains "
-        r"(\d+) entr", run(tools + "readelf", "-rW", obj)))
+        r"Relocation section '\.rela(?:__|\.)mcount_loc' at offset \S+ "
+        r"contains (\d+) entr", run(tools + "readelf", "-rW", obj)))
 
 
 def image_table(tools, elf, syms):

@@ -33,18 +33,12 @@ volatile int sink;
 /*
  * What the runtime reads (runtime/engine.c): the script's bounds
  * (PROVIDE_HIDDEN in lds/mcount-section*.lds, so defined only when
- * referenced), and the linker's own, weak.  The second reference is the
- * one that matters to --gc-sections: GNU ld keeps every __mcount_loc
- * piece it names unless -z start-stop-gc.
+ * referenced).  A plain symbol of the script's: it keeps no piece alive
+ * under --gc-sections.
  */
 extern const unsigned long __start_mcount_loc[], __stop_mcount_loc[];
-extern const unsigned long __start___mcount_loc[]
-	__attribute__((weak, visibility("hidden")));
-extern const unsigned long __stop___mcount_loc[]
-	__attribute__((weak, visibility("hidden")));
-const unsigned long *volatile table_bounds[4] = {
+const unsigned long *volatile table_bounds[2] = {
 	__start_mcount_loc, __stop_mcount_loc,
-	__start___mcount_loc, __stop___mcount_loc,
 };
 
 void _start(void)

@@ -19,8 +19,11 @@ Programs:
 Every object is compiled -O2 -pg -mfentry -ffunction-sections
 -fdata-sections -fPIE (so one set of objects serves PIE, no-PIE and
 static links) and recorded with --per-section, and its pieces are read
-back (elfmini): each writable, SHF_LINK_ORDER, linked to a code section,
-in that section's COMDAT group or in none as it is, one per section; an
+back (elfmini): each named .mcount_loc, writable, SHF_LINK_ORDER, linked
+to a code section, in that section's COMDAT group or in none as it is,
+one per section, and referred back to by exactly one R_X86_64_NONE
+relocation of that section; `--check` passes the object and `--dump`
+lists exactly objdump -dr's hook calls of the unrecorded object.  An
 unrecorded copy is kept as the baseline.  Each (program, compiler, linker, mode, gc) is
 linked with -fuse-ld=bfd|gold|lld|mold, as -pie, -no-pie and -static,
 with and without --gc-sections, and never with a linker script:
@@ -41,31 +44,29 @@ with and without --gc-sections, and never with a linker script:
          objects unrecorded, linked the same way, and it defines no
          function that one does not (nm's view, read with elfmini; the
          C program's dead_code() is one): the table kept no dead
-         function alive.  GNU ld needs -z start-stop-gc for that (it is
-         given); gold and mold keep every __mcount_loc piece once the
-         runtime names __start___mcount_loc (gold has no -z
-         start-stop-gc, mold 1.10 makes every section with a C
-         identifier name a root), so for them the ratio is reported as
-         a SKIP with its figures, not a failure: see README, "Using it in
-         your build".
+         function alive.  No linker is given anything but
+         --gc-sections.
+
+Both forms at once, with no script (prog.c recorded --per-section,
+other.c in the kernel's form; gcc, each linker, no-PIE): the program must refuse to boot
+(exit status and the runtime's message) and --check must fail, never a
+half table.  A stripped program (strip keeps section headers) boots
+whole.
 
 Linker scripts (script_a.c and script_b.c, freestanding, recorded in
 both forms, linked with ld.bfd, ld.gold and ld.lld -T; mold reads no
 SECTIONS):
   kernel.lds    the kernel's shape: KEEP(*(__mcount_loc)) between two
-                symbols inside the init data output section: the table
-                between them is exactly objdump's hook calls and, for
-                --per-section pieces, in address order (bfd and lld sort
-                SHF_LINK_ORDER pieces by their sections; gold keeps input
-                order, so there only complete); --check passes
-                (--sorted where sorted)
+                symbols inside the init data output section, with the
+                kernel's form (Kbuild's): the table between them is
+                exactly objdump's hook calls; --check passes
   full.lds      a complete script with lds/mcount-section.lds (KEEP),
                 --gc-sections: complete in both forms
-  full-gc.lds   with lds/mcount-section-gc.lds (no KEEP), --per-section,
-                --gc-sections (and -z start-stop-gc for GNU ld, since
-                script_a.c names __start___mcount_loc as the runtime
-                does): complete, sorted, and unused() is gone (gold keeps
-                it: a SKIP with what it did)
+  full-gc.lds   with lds/mcount-section-gc.lds (no KEEP on .mcount_loc),
+                --gc-sections: complete in both forms; for --per-section
+                unused() is gone and the table sorted (bfd and lld sort
+                SHF_LINK_ORDER pieces by their sections; gold keeps input
+                order, so there only complete)
 """
 
 import os
@@ -90,16 +91,9 @@ HOOK_FLAGS = ["-O2", "-pg", "-mfentry", "-ffunction-sections",
 PLAIN_FLAGS = ["-O2", "-fPIE"]
 INCLUDES = ["-I" + os.path.join(TOP, "runtime", "include"),
             "-I" + os.path.join(GTEST, "include"), "-I" + GTEST]
-# What each linker is given under --gc-sections.  GNU ld keeps every
-# section a __start_ reference names unless told otherwise.
-GC_FLAGS = {"bfd": ["-Wl,--gc-sections", "-Wl,-z,start-stop-gc"],
-            "gold": ["-Wl,--gc-sections"], "lld": ["-Wl,--gc-sections"],
-            "mold": ["-Wl,--gc-sections"]}
-# Linkers that keep every __mcount_loc piece under --gc-sections.
-KEEPS_ALL = {"gold": "gold has no -z start-stop-gc and ignores "
-                     "SHF_LINK_ORDER when collecting",
-             "mold": "mold 1.10 keeps every section with a C identifier "
-                     "name"}
+# What every linker is given under --gc-sections: nothing else.
+GC_FLAGS = ["-Wl,--gc-sections"]
+PIECE = ".mcount_loc"
 TEXT_TOLERANCE = 0.02
 
 # A hook call as objdump -d shows it: direct (`call <__fentry__>`, or
@@ -140,6 +134,7 @@ def build_objects(tool, scratch, prog):
             f.write(raw)
         must([tool, "--per-section", base + ".o"])
         check_pieces(base + ".o")
+        check_object(tool, base + ".raw.o", base + ".o")
         prog.unrecorded.append(base + ".raw.o")
         prog.recorded.append(base + ".o")
     for src in prog.plain:
@@ -151,13 +146,56 @@ def build_objects(tool, scratch, prog):
 
 
 SHF_WRITE, SHF_LINK_ORDER, SHT_GROUP = 0x1, 0x80, 17
+R_X86_64_NONE = 0
+# A hook call in objdump -dr -w of an object: the instruction's address,
+# and its relocation on the same line.
+OBJ_HOOK_RE = re.compile(r"^\s*([0-9a-f]+):\s.*\bcall[lq]?\s.*\s[0-9a-f]+: "
+                         r"R_X86_64_\w+\s+__fentry__\b")
+DUMP_SITE_RE = re.compile(r"^\s*\d+\s+(\S+)\+0x([0-9a-f]+)\s")
+
+
+def object_hooks(obj):
+    """(section, offset) of every hook call objdump -dr shows in an
+    object."""
+    out, _ = must(["objdump", "-dr", "-w", obj])
+    hooks, sec = [], None
+    for line in out.splitlines():
+        m = re.match(r"^Disassembly of section (\S+):", line)
+        if m:
+            sec = m.group(1)
+            continue
+        m = OBJ_HOOK_RE.match(line)
+        if m:
+            hooks.append((sec, int(m.group(1), 16)))
+    return sorted(hooks)
+
+
+def check_object(tool, raw, obj):
+    """--check passes the recorded object, and --dump lists exactly the
+    hook calls objdump -dr finds in the unrecorded one."""
+    rc, out, err = run([tool, "--check", "-q", obj])
+    check(rc == 0, "--check %s: exit %d: %s" % (obj, rc,
+                                                (out + err).strip()[:300]))
+    out, _ = must([tool, "--dump", obj])
+    dumped = sorted((m.group(1), int(m.group(2), 16)) for m in
+                    (DUMP_SITE_RE.match(line) for line in out.splitlines())
+                    if m)
+    want = object_hooks(raw)
+    check(want, "objdump found no hook call in %s" % raw)
+    check(dumped == want, "--dump lists %d sites, objdump %d hook calls "
+          "(first difference: %s)" % (
+              len(dumped), len(want),
+              next(((a, b) for a, b in zip(dumped, want) if a != b),
+                   None)))
 
 
 def check_pieces(obj):
-    """Every __mcount_loc piece of a --per-section object: writable,
-    SHF_LINK_ORDER, linked to a code section, in that section's COMDAT
-    group when it has one (and in none otherwise), with its relocation
-    section beside it; and one piece per code section at most."""
+    """Every piece of a --per-section object: named .mcount_loc (and no
+    __mcount_loc), writable, SHF_LINK_ORDER, linked to a code section, in
+    that section's COMDAT group when it has one (and in none otherwise),
+    with its relocation section beside it, and referred back to by one
+    R_X86_64_NONE relocation of that code section; and one piece per
+    code section at most."""
     elf = elfmini.Elf(obj)
     group_of = {}
     for g in (s for s in elf.sections if s.type == SHT_GROUP):
@@ -165,7 +203,9 @@ def check_pieces(obj):
         for k in range(4, len(body), 4):
             group_of[struct.unpack_from(elf.e + "I", body, k)[0]] = g.index
     linked = []
-    for p in (s for s in elf.sections if s.name == "__mcount_loc"):
+    check(not any(s.name == "__mcount_loc" for s in elf.sections),
+          "a __mcount_loc section in a --per-section object")
+    for p in (s for s in elf.sections if s.name == PIECE):
         want = elfmini.SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER
         check(p.flags & want == want, "piece %d flags 0x%x" % (p.index,
                                                                 p.flags))
@@ -179,15 +219,21 @@ def check_pieces(obj):
         rels = elf.reloc_sections_for(p)
         check(len(rels) == 1 and group_of.get(rels[0].index) ==
               group_of.get(p.index), "piece %d's relocations" % p.index)
+        back = [r for rs in elf.reloc_sections_for(code)
+                for r in elf.relocs(rs)
+                if r.type == R_X86_64_NONE and r.sym and
+                elf.symbols[r.sym].shndx == p.index]
+        check(len(back) == 1, "%s refers to its piece %d %d times" %
+              (code.name, p.index, len(back)))
         linked.append(p.link)
-    check(linked, "no __mcount_loc piece")
+    check(linked, "no .mcount_loc piece")
     check(len(set(linked)) == len(linked), "two pieces for one section")
     return len(linked)
 
 
 def link(prog, objs, out, ld, mode, gc):
     cmd = [prog.cxx if prog.name == "gtest" else prog.cc, "-fuse-ld=" + ld]
-    cmd += MODES[mode] + (GC_FLAGS[ld] if gc else [])
+    cmd += MODES[mode] + (GC_FLAGS if gc else [])
     must(cmd + ["-o", out] + prog.objects + objs +
          [os.environ["LIBMCOUNT"]] + prog.libs)
     return out
@@ -211,12 +257,12 @@ def relative_addends(image):
 
 
 def table_slots(image):
-    """The entries of the image's __mcount_loc output section."""
+    """The entries of the image's .mcount_loc output section."""
     elf = elfmini.Elf(image)
-    sec = elf.section("__mcount_loc")
-    check(sec is not None, "no __mcount_loc section in the image")
-    check(len([s for s in elf.sections if s.name == "__mcount_loc"]) == 1,
-          "more than one __mcount_loc output section")
+    sec = elf.section(PIECE)
+    check(sec is not None, "no .mcount_loc section in the image")
+    check(len([s for s in elf.sections if s.name == PIECE]) == 1,
+          "more than one .mcount_loc output section")
     body = elf.contents(sec)
     rel = relative_addends(image) if elf.type == elfmini.ET_DYN else {}
     slots = []
@@ -304,11 +350,7 @@ def one_link(log, tool, scratch, prog, ld, mode, gc):
         if kept:
             problems.append("%d functions --gc-sections drops without the "
                             "table kept (%s)" % (len(kept), kept[0]))
-        if not problems:
-            return
-        if ld in KEEPS_ALL:
-            raise KeptAll("%s: %s" % ("; ".join(problems), KEEPS_ALL[ld]))
-        raise Failure("; ".join(problems))
+        check(not problems, "; ".join(problems))
 
     log.case(name + ": link", do_link)
     if not state.get("linked"):
@@ -317,19 +359,8 @@ def one_link(log, tool, scratch, prog, ld, mode, gc):
     log.case(name + ": table", do_table)
     log.case(name + ": check", do_check)
     if gc:
-        try:
-            do_text()
-        except KeptAll as e:
-            log.skip(name + ": text", e)
-        except Failure as e:
-            log.result(name + ": text", e)
-        else:
-            log.result(name + ": text")
+        log.case(name + ": text", do_text)
     return name, state
-
-
-class KeptAll(Exception):
-    pass
 
 
 # -- linker scripts -------------------------------------------------------
@@ -339,11 +370,11 @@ SCRIPT_FLAGS = ["-O2", "-pg", "-mfentry", "-ffunction-sections", "-fno-pie",
                 "-fno-stack-protector"]
 # (script, form, --gc-sections, what the table must hold)
 SCRIPT_CASES = (
-    ("kernel.lds", "per-section", False, "sorted"),
     ("kernel.lds", "per-object", False, "complete"),
     ("full.lds", "per-section", True, "complete"),
     ("full.lds", "per-object", True, "complete"),
     ("full-gc.lds", "per-section", True, "sorted"),
+    ("full-gc.lds", "per-object", True, "complete"),
 )
 SCRIPT_LINKERS = ("ld.bfd", "ld.gold", "ld.lld")
 
@@ -388,9 +419,7 @@ def one_script(log, tool, scratch, objs, ld, case):
     def do():
         must([ld, "-L", os.path.join(TOP, "lds"), "-T",
               os.path.join(HERE, script), "-o", image] +
-             (["--gc-sections"] if gc else []) +
-             (["-z", "start-stop-gc"] if gc and ld == "ld.bfd" else []) +
-             objs[form])
+             (["--gc-sections"] if gc else []) + objs[form])
         slots = script_table(image)
         calls = hook_calls(image)
         check(calls, "no hook calls in the image")
@@ -402,7 +431,7 @@ def one_script(log, tool, scratch, objs, ld, case):
         if want == "sorted" and ld != "ld.gold":
             check(slots == calls, "table not in address order: %s" %
                   [hex(a) for a in slots])
-        if gc and script == "full-gc.lds":
+        if gc and script == "full-gc.lds" and form == "per-section":
             check("unused" not in functions(image),
                   "--gc-sections kept unused()")
         rc, out, err = run([tool, "--check", "-q"] +
@@ -411,17 +440,50 @@ def one_script(log, tool, scratch, objs, ld, case):
                            [image])
         check(rc == 0, "--check exit %d: %s" % (rc, (out + err).strip()[:300]))
 
-    if ld == "ld.gold" and script == "full-gc.lds":
-        try:
-            do()
-        except Failure as e:
-            log.skip(name, "gold keeps every piece a __start_ reference "
-                     "names, and ignores SHF_LINK_ORDER when it collects: "
-                     + str(e))
-        else:
-            log.result(name)
-        return
     log.case(name, do)
+
+
+def one_mixed_and_stripped(log, tool, scratch, prog, ld):
+    """The C program with one more object in the kernel's form, linked
+    with no script: refused by the runtime and by --check.  The program
+    alone, stripped: boots every entry (the runtime reads the section
+    headers, which strip keeps)."""
+    name = "%s/%s/%s/pie" % (prog.name, prog.cc, ld)
+    base = os.path.join(scratch, name.replace("/", "-"))
+
+    def mixed():
+        obj = base + "-other.o"
+        must([prog.cc] + HOOK_FLAGS + ["-c", os.path.join(HERE, "other.c"),
+                                       "-o", obj])
+        must([tool, obj])
+        # no-pie: lld refuses a read-only piece's absolute relocations
+        # in a PIE whatever else is linked
+        image = link(prog, prog.recorded + [obj], base + "-mixed", ld,
+                     "no-pie", False)
+        rc, out, err = run([image])
+        m = COUNTS_RE.search(out)
+        check(m and m.group(1) == "0", "booted a table: %s" % out.strip())
+        check("two tables" in err, "no refusal on stderr: %r" % err[-300:])
+        rc, out, err = run([tool, "--check", "-q", image])
+        check(rc == 1 and "two tables" in out + err,
+              "--check exit %d: %s" % (rc, (out + err).strip()[:300]))
+
+    def stripped():
+        image = link(prog, prog.recorded, base + "-stripped", ld, "pie",
+                     True)
+        entries = len(table_slots(image))
+        must(["strip", image])
+        check(not any(s.type == 2 for s in elfmini.Elf(image).symbols),
+              "strip left function symbols")
+        rc, out, err = run([image])
+        m = COUNTS_RE.search(out)
+        check(rc == 0 and m and int(m.group(1)) == entries and
+              m.group(1) == m.group(2),
+              "exit %d, %s, table %d entries" % (rc, out.strip(), entries))
+
+    log.case(name[:-len("pie")] + "no-pie: both forms, no script: refused",
+             mixed)
+    log.case(name + "/gc: stripped", stripped)
 
 
 def programs():
@@ -486,6 +548,9 @@ def main():
     combos = [(p, ld, mode, gc) for p in progs for ld in LINKERS
               for mode in MODES for gc in (False, True)]
     done = parallel(lambda c: one_link(log, tool, scratch, *c), combos)
+    parallel(lambda c: one_mixed_and_stripped(log, tool, scratch, *c),
+             [(p, ld) for p in progs if p.name == "c" and p.cc == "gcc"
+              for ld in LINKERS])
     print("figures (entries; text recorded / unrecorded under --gc-sections):")
     for name, state in done:
         if "entries" in state:
