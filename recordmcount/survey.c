@@ -234,18 +234,25 @@ static const char *const script_bounds[2] = {
 	"__start_mcount_loc", "__stop_mcount_loc"
 };
 
-/* True if a non-empty allocated section is called `name`. */
-static bool has_output_table(struct mc_object *obj, const char *name)
+/* How many non-empty allocated sections are called `name`. */
+static size_t output_tables(const struct mc_object *obj, const char *name)
 {
-	struct mc_section *s = mc_section_by_name(obj, name);
+	size_t n = 0;
 
-	return s && (s->shdr.sh_flags & SHF_ALLOC) && s->shdr.sh_size;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const struct mc_section *s = &obj->sections[i];
+
+		n += (s->shdr.sh_flags & SHF_ALLOC) && s->shdr.sh_size &&
+		     strcmp(s->name, name) == 0;
+	}
+	return n;
 }
 
 /*
- * A linked image: the script's range, or else the output sections the
- * linker made of the pieces, as the runtime finds them
- * (runtime/hosted.c), which refuses a program holding both forms.
+ * A linked image: the script's range, or else the output section the
+ * linker made of the pieces, as the runtime finds it by name
+ * (runtime/hosted.c), which refuses a program holding both forms, or
+ * one form in two sections (mold splits a name by flags).
  */
 static bool read_entries(struct mc_survey *d)
 {
@@ -254,17 +261,26 @@ static bool read_entries(struct mc_survey *d)
 	if (d->linked) {
 		size_t a = defined_symbol(obj, script_bounds[0]);
 		size_t b = defined_symbol(obj, script_bounds[1]);
+		size_t linked = output_tables(obj, MC_TABLE_SECTION_LINKED);
+		size_t plain = output_tables(obj, MC_TABLE_SECTION);
 
 		if (a != SIZE_MAX && b != SIZE_MAX)
 			return read_linked_range(d, a, b, script_bounds);
-		if (has_output_table(obj, MC_TABLE_SECTION) &&
-		    has_output_table(obj, MC_TABLE_SECTION_LINKED))
+		if (linked && plain)
 			return mc_fail(obj, "two tables, %s and %s, and no "
 				       "linker script's %s: the runtime "
 				       "refuses them (objects recorded with "
 				       "and without --per-section need a "
 				       "script, lds/)", MC_TABLE_SECTION_LINKED,
 				       MC_TABLE_SECTION, script_bounds[0]);
+		if (linked > 1 || plain > 1)
+			return mc_fail(obj, "%zu %s sections with entries and "
+				       "no linker script's %s: the runtime "
+				       "refuses a table in pieces",
+				       linked > 1 ? linked : plain,
+				       linked > 1 ? MC_TABLE_SECTION_LINKED
+						  : MC_TABLE_SECTION,
+				       script_bounds[0]);
 	}
 	return read_table_sections(d);
 }

@@ -553,20 +553,27 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 /*
  * The table's bounds: the script's when it was used and holds entries
  * (it may also gather __patchable_function_entries), else where the
- * platform finds it (a program linked with no script: hosted.c); false
- * if there is neither.  "Holds entries", not "is defined": in a PIE,
- * gold resolves an undefined weak hidden symbol to the load address
- * rather than 0, so the script's pair is never null there, but it is
- * empty.
+ * platform finds it (a program linked with no script: hosted.c), else
+ * the script's empty range (a program with nothing recorded); false if
+ * there is none, or the platform refused what it found.  "Holds
+ * entries", not "is defined": in a PIE, gold resolves an undefined weak
+ * hidden symbol to the load address rather than 0, so the script's pair
+ * is never null there, but it is empty.
  */
 static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
 {
+	int found;
+
 	if ((uintptr_t)__start_mcount_loc < (uintptr_t)__stop_mcount_loc) {
 		*start = __start_mcount_loc;
 		*stop = __stop_mcount_loc;
 		return true;
 	}
-	return mc_plat_table(start, stop);
+	found = mc_plat_table(start, stop);
+	if (found)
+		return found > 0;
+	*start = *stop = __start_mcount_loc;
+	return __start_mcount_loc != NULL;
 }
 
 int mcount_boot(void)

@@ -198,11 +198,12 @@ void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
  * why) or "__mcount_loc" (one piece per object), and it is found by
  * that name in the section headers of this object's file (strip keeps
  * them).  Both at once would be two tables, of objects recorded in
- * either form: refused, as is a section that is not mapped whole.
+ * either form: refused, as is a name with two sections of entries, or
+ * a section that is not mapped whole.
  */
 static const char *const table_names[] = { ".mcount_loc", "__mcount_loc" };
 
-bool mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
+int mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
 {
 	uintptr_t addr[2] = { 0, 0 };
 	size_t size[2] = { 0, 0 };
@@ -216,7 +217,14 @@ bool mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
 				"headers of %s: %s\n", mc_host_path(),
 				errno ? strerror(errno) : "not an ELF file "
 				"of this machine");
-			return false;
+			return -1;
+		}
+		if (found[k] > 1) {
+			fprintf(stderr, "mcount: %s has more than one %s "
+				"section with entries: one table in pieces the "
+				"runtime cannot join; link with a script (lds/)\n",
+				mc_host_path(), table_names[k]);
+			return -1;
 		}
 	}
 	if (size[0] && size[1]) {
@@ -224,22 +232,22 @@ bool mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
 			"objects recorded with and without --per-section with "
 			"a script (lds/)\n", mc_host_path(), table_names[0],
 			table_names[1]);
-		return false;
+		return -1;
 	}
 	size_t k = size[0] ? 0 : 1;
 
 	if (!size[k])
-		return false;
+		return 0;
 	if (size[k] % sizeof(uintptr_t) || addr[k] % sizeof(uintptr_t) ||
 	    mc_plat_mem_avail(addr[k], false) < size[k]) {
 		fprintf(stderr, "mcount: %s's %s (%#lx, %zu bytes) is not a "
 			"table this program has mapped\n", mc_host_path(),
 			table_names[k], (unsigned long)addr[k], size[k]);
-		return false;
+		return -1;
 	}
 	*start = (const uintptr_t *)addr[k];
 	*stop = (const uintptr_t *)(addr[k] + size[k]);
-	return true;
+	return 1;
 }
 
 bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start, size_t *size)

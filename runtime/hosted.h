@@ -16,9 +16,10 @@ MC_RT_HIDDEN uintptr_t mc_host_bias(void);
 MC_RT_HIDDEN const char *mc_host_path(void);
 
 /*
- * The allocated section called `name` of the object's file, at its
- * run-time address: 1 if found, 0 if there is none, -1 if the file's
- * section headers cannot be read (errno may say why).
+ * The non-empty allocated section called `name` of the object's file,
+ * at its run-time address: 1 if found, 0 if there is none, 2 if there
+ * are several, -1 if the file's section headers cannot be read (errno
+ * may say why).
  */
 MC_RT_HIDDEN int mc_host_section(const char *name, uintptr_t *addr,
 				 size_t *size);

@@ -134,9 +134,11 @@ static void load_symbols(void)
 }
 
 /*
- * The allocated section called `name` of the file at `fd`: its address
- * and size as the file says (before the load bias).  1 if found, 0 if
- * the file has none, -1 if its section headers cannot be read.
+ * The non-empty allocated section called `name` of the file at `fd`:
+ * its address and size as the file says (before the load bias).  1 if
+ * there is one, 0 if none, 2 if there are several (mold makes one
+ * output section per name and set of flags), -1 if the section headers
+ * cannot be read.
  */
 static int section_in(int fd, const char *name, uintptr_t *addr,
 		      size_t *size)
@@ -154,17 +156,19 @@ static int section_in(int fd, const char *name, uintptr_t *addr,
 	if (sh)
 		names = read_at(fd, (off_t)sh[eh.e_shstrndx].sh_offset,
 				sh[eh.e_shstrndx].sh_size);
+	if (names)
+		found = 0;
 	for (size_t i = 0; names && i < eh.e_shnum; i++) {
 		size_t at = sh[i].sh_name, room = sh[eh.e_shstrndx].sh_size;
 
-		found = 0;
-		if (!(sh[i].sh_flags & SHF_ALLOC) || at >= room ||
-		    room - at <= len || memcmp(names + at, name, len + 1))
+		if (!(sh[i].sh_flags & SHF_ALLOC) || !sh[i].sh_size ||
+		    at >= room || room - at <= len ||
+		    memcmp(names + at, name, len + 1))
 			continue;
 		*addr = (uintptr_t)sh[i].sh_addr;
 		*size = (size_t)sh[i].sh_size;
-		found = 1;
-		break;
+		if (++found == 2)
+			break;
 	}
 	free(names);
 	free(sh);

@@ -51,12 +51,13 @@ MC_RT_HIDDEN void mc_plat_report(uintptr_t addr, const uint8_t *bytes,
 				 size_t n, const char *why);
 
 /*
- * Where the table is when no linker script defined __start_mcount_loc
- * and __stop_mcount_loc around it (a program linked with no script);
- * false if the platform knows of none.
+ * Where the table is when no linker script gathered entries between
+ * __start_mcount_loc and __stop_mcount_loc (a program linked with no
+ * script): 1 with the bounds, 0 if the platform knows of none, -1 if it
+ * found one it refuses (and said why).
  */
-MC_RT_HIDDEN bool mc_plat_table(const uintptr_t **start,
-				const uintptr_t **stop);
+MC_RT_HIDDEN int mc_plat_table(const uintptr_t **start,
+			       const uintptr_t **stop);
 
 /* The function containing `addr`, if the platform has symbols. */
 MC_RT_HIDDEN bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start,

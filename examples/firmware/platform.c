@@ -229,11 +229,11 @@ void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
 }
 
 /* The image's script (fw.lds) always places the table. */
-bool mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
+int mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
 {
 	(void)start;
 	(void)stop;
-	return false;
+	return 0;
 }
 
 bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start, size_t *size)

@@ -143,13 +143,13 @@ mc_rt_tramp_mcount:
  * marks its tables read-only ("a"); ld gives the output section the
  * union of its inputs' flags, so this makes lds/mcount.lds's output
  * section writable and a PIE's relative relocations of the table land in
- * RELRO instead of creating DT_TEXTREL.  It also makes the linker define
- * __start___mcount_loc in a program with no table at all.
+ * RELRO instead of creating DT_TEXTREL.
  *
- * Linked to this file's .text (SHF_LINK_ORDER, "o") like the pieces of
- * recordmcount --per-section: mold makes one output section per name
- * and set of flags, so an unlinked piece among linked ones would split
- * the table in two, and the runtime would see only one of them.
+ * Linked to this file's .text (SHF_LINK_ORDER, "o"), so that under
+ * --gc-sections it lives exactly as long as the runtime does.  mold
+ * makes one output section per name and set of flags: with no script
+ * this empty piece may stand beside a second __mcount_loc, which the
+ * runtime and --check ignore because it is empty.
  */
 	.section __mcount_loc, "awo", @progbits, .text
 

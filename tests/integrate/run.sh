@@ -160,8 +160,9 @@ fresh_cxx() {
 	rm -rf "${work:?}/$1" && cp -r "$top/tests/integrate/proj-cxx" "$work/$1" &&
 		cp "$top/tests/integrate/proj/a.c" "$top/tests/integrate/proj/b.c" "$work/$1" && echo "$work/$1"
 }
-# has_table OBJECT: OBJECT has a __mcount_loc section.
-has_table() { readelf -SW "$1" | grep -q '__mcount_loc'; }
+# has_table OBJECT: OBJECT has a table section (.mcount_loc: the
+# launcher records --per-section; __mcount_loc: the kernel's form).
+has_table() { readelf -SW "$1" | grep -q -e ' \.mcount_loc ' -e ' __mcount_loc '; }
 d=$(fresh_cxx cmake-cxx)
 if cmake -S "$d" -B "$d/b" -DCMAKE_PREFIX_PATH="$prefix" \
 	-DCMAKE_C_COMPILER_LAUNCHER="$prefix/bin/recordmcount-cc" \
@@ -237,7 +238,7 @@ ccache_build integrate-ccache-hardlink-after "$cc_launcher ccache gcc" CCACHE_HA
 # (ccache 4 keeps the raw object of a hard-link entry as a file whose
 # name ends in W.)
 unrecorded=$(find "$work/integrate-ccache-hardlink-after.cache" -name '*W' -type f \
-	-exec sh -c 'readelf -S "$1" | grep -q __mcount_loc || echo "$1"' _ {} \; | wc -l)
+	-exec sh -c 'readelf -S "$1" | grep -q mcount_loc || echo "$1"' _ {} \; | wc -l)
 if [ "$unrecorded" -eq 3 ]; then
 	pass integrate-ccache-hardlink-cache-untouched
 else

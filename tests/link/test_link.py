@@ -53,6 +53,17 @@ other.c in the kernel's form; gcc, each linker, no-PIE): the program must refuse
 half table.  A stripped program (strip keeps section headers) boots
 whole.
 
+Every architecture (cross_gc.c, and cross_stubs.c for the hook
+symbols: aarch64, arm, riscv64, ppc64le, ppc32, s390x, mips, mips64el,
+sparc64, sh4, i386; -pg, freestanding, static), linked by the target's
+GNU ld and, where Debian's cross binutils or lld take it, gold and lld:
+with --per-section and no script the table holds the same entries
+(function+offset, from the image's symbols) as the kernel form's, and
+under --gc-sections exactly those of the functions an unrecorded
+--gc-sections link keeps, dead_code() gone with its entry.  A linker
+that cannot link the unrecorded objects for a target is a SKIP with its
+message.
+
 Linker scripts (script_a.c and script_b.c, freestanding, recorded in
 both forms, linked with ld.bfd, ld.gold and ld.lld -T; mold reads no
 SECTIONS):
@@ -486,6 +497,131 @@ def one_mixed_and_stripped(log, tool, scratch, prog, ld):
     log.case(name + "/gc: stripped", stripped)
 
 
+# -- every architecture ----------------------------------------------------
+
+# (name, the Debian cross triplet, extra flags, linkers to try)
+CROSS = (
+    ("aarch64", "aarch64-linux-gnu", [], ("bfd", "gold", "lld")),
+    ("arm", "arm-linux-gnueabihf", [], ("bfd", "gold", "lld")),
+    ("riscv64", "riscv64-linux-gnu", [], ("bfd", "lld")),
+    ("ppc64le", "powerpc64le-linux-gnu", [], ("bfd", "gold", "lld")),
+    ("ppc32", "powerpc-linux-gnu", [], ("bfd", "gold")),
+    ("s390x", "s390x-linux-gnu", [], ("bfd", "gold")),
+    ("mips", "mips-linux-gnu", ["-mno-abicalls"], ("bfd", "gold")),
+    ("mips64el", "mips64el-linux-gnuabi64", ["-mno-abicalls"],
+     ("bfd", "gold")),
+    ("sparc64", "sparc64-linux-gnu", [], ("bfd",)),
+    ("sh4", "sh4-linux-gnu", [], ("bfd",)),
+    ("i386", "i686-linux-gnu", [], ("bfd", "gold", "lld")),
+)
+CROSS_FLAGS = ["-O2", "-pg", "-ffunction-sections", "-ffreestanding",
+               "-fno-pic", "-fno-stack-protector"]
+# Where the linker relaxes code, two links of the same object may place a
+# hook at different offsets of its function: compare functions there.
+RELAXES = ("riscv64",)
+
+
+def image_entries(image, name):
+    """The entries of output section `name` as (function, offset), with
+    the function from the image's own symbols (an ARM Thumb symbol's bit
+    0 cleared); (None, address) for an entry in no function."""
+    elf = elfmini.Elf(image)
+    sec = elf.section(name)
+    check(sec is not None, "no %s section in %s" % (name, image))
+    body = elf.contents(sec)
+    size = elf.addr_size
+    funcs = [(s.value & ~1, s.size, s.name) for s in elf.symbols
+             if s.type == 2 and s.shndx != 0 and s.size]
+    out = []
+    for off in range(0, sec.size, size):
+        addr = elf.word(body, off)
+        f = [(addr - v, n) for v, sz, n in funcs if v <= addr < v + sz]
+        out.append((f[0][1], f[0][0]) if f else (None, addr))
+    return out
+
+
+def one_cross(log, tool, scratch, arch):
+    name, triplet, flags, linkers = arch
+    d = os.path.join(scratch, "cross-" + name)
+    os.makedirs(d, exist_ok=True)
+    cc = triplet + "-gcc"
+    objs = {}
+
+    def build():
+        src = os.path.join(HERE, "cross_gc.c")
+        raw = os.path.join(d, "gc.raw.o")
+        must([cc] + CROSS_FLAGS + flags + ["-c", src, "-o", raw])
+        stubs = os.path.join(d, "stubs.o")
+        must([cc] + CROSS_FLAGS[:1] + CROSS_FLAGS[2:] + flags +
+             ["-c", os.path.join(HERE, "cross_stubs.c"), "-o", stubs])
+        for form in ("per-object", "per-section"):
+            obj = os.path.join(d, "gc.%s.o" % form)
+            shutil.copy2(raw, obj)
+            must([tool, "--" + form, obj])
+            objs[form] = obj
+        objs["raw"], objs["stubs"] = raw, stubs
+
+    try:
+        build()
+    except Failure as e:
+        log.result("cross/%s: compile and record" % name, e)
+        return
+    log.result("cross/%s: compile and record" % name)
+
+    # A cross gcc runs -fuse-ld=lld as TRIPLET-ld.lld, which Debian's
+    # lld does not install: a link to ld.lld under that name, on PATH.
+    lld_bin = os.path.join(d, "bin")
+    os.makedirs(lld_bin, exist_ok=True)
+    if not os.path.lexists(os.path.join(lld_bin, triplet + "-ld.lld")):
+        os.symlink(shutil.which("ld.lld") or "/usr/bin/ld.lld",
+                   os.path.join(lld_bin, triplet + "-ld.lld"))
+    env = dict(os.environ, PATH=lld_bin + os.pathsep + os.environ["PATH"])
+
+    def link(ld, form, gc):
+        out = os.path.join(d, "%s-%s%s" % (ld, form, "-gc" if gc else ""))
+        rc, o, e = run([cc, "-fuse-ld=" + ld, "-nostdlib", "-static",
+                        "-no-pie", "-Wl,-e,_start", "-o", out, objs[form],
+                        objs["stubs"]] + (["-Wl,--gc-sections"] if gc else []),
+                       env=env)
+        check(rc == 0, "%s exited %d: %s" % (cc, rc, (o + e).strip()[:300]))
+        return out
+
+    def key(entries):
+        return sorted((f,) if name in RELAXES else (f, off)
+                      for f, off in entries)
+
+    for ld in linkers:
+        case = "cross/%s/%s" % (name, ld)
+        try:
+            plain = link(ld, "raw", True)
+        except Failure as e:
+            log.skip(case, "the linker does not link this target's "
+                     "unrecorded objects either: %s" % str(e)[:200])
+            continue
+
+        def do():
+            whole = image_entries(link(ld, "per-object", False),
+                                  "__mcount_loc")
+            both = image_entries(link(ld, "per-section", False),
+                                 ".mcount_loc")
+            gc = image_entries(link(ld, "per-section", True), ".mcount_loc")
+            live = functions(plain)
+            check("dead_code" not in live and "live_one" in live,
+                  "unrecorded --gc-sections image: %s" % sorted(live))
+            check(all(f for f, _ in whole), "an entry in no function: %s"
+                  % whole)
+            check(key(both) == key(whole),
+                  "per-section %s, per-object %s" % (both, whole))
+            want = key(e for e in whole if e[0] in live)
+            check(key(gc) == want and len(set(gc)) == len(gc),
+                  "--gc-sections table %s, want %s" % (gc, want))
+            check(functions(os.path.join(d, "%s-per-section-gc" % ld)) ==
+                  live, "--gc-sections kept other functions than the "
+                  "unrecorded link")
+
+        log.case(case, do)
+
+
 def programs():
     progs = []
     for cc, cxx in (("gcc", "g++"), ("clang", "clang++"),
@@ -544,6 +680,10 @@ def main():
         parallel(lambda c: one_script(log, tool, scratch, objs, *c),
                  [(ld, case) for ld in SCRIPT_LINKERS
                   for case in SCRIPT_CASES])
+    parallel(lambda a: one_cross(log, tool, scratch, a),
+             [a for a in CROSS if any(
+                 os.access(os.path.join(p, a[1] + "-gcc"), os.X_OK)
+                 for p in os.environ.get("PATH", "").split(os.pathsep))])
     progs = [p for p in parallel(build, progs) if p]
     combos = [(p, ld, mode, gc) for p in progs for ld in LINKERS
               for mode in MODES for gc in (False, True)]
