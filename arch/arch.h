@@ -284,8 +284,15 @@ static inline bool mc_bytes_equal(const uint8_t *a, const uint8_t *b,
 	return true;
 }
 
+/*
+ * Four bytes at a time (__builtin_memcpy of a constant size is inlined,
+ * also freestanding): the runtime's boot pass copies one site's 4 to 8
+ * bytes per site, and a byte loop was a tenth of its instructions.
+ */
 static inline void mc_bytes_copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
+	for (; n >= 4; n -= 4, dst += 4, src += 4)
+		__builtin_memcpy(dst, src, 4);
 	for (size_t i = 0; i < n; i++)
 		dst[i] = src[i];
 }

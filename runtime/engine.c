@@ -429,10 +429,61 @@ static struct {
 	uintptr_t lo, hi;
 } deferred_flush;
 
+/*
+ * The platform's last answers, so that the boot pass asks once per
+ * mapping rather than once per site (the table is sorted, so its sites
+ * come in runs inside one text segment): code readable in
+ * [code.lo, code.hi), and writable in [open.lo, open.hi) until
+ * text_close().  Both are forgotten when the window closes.
+ */
+static struct {
+	uintptr_t lo, hi;
+} code_span, open_span;
+
+/* mc_plat_mem_avail(addr, true), from the last answer when it covers addr. */
+static size_t code_avail(uintptr_t addr)
+{
+	size_t n;
+
+	if (addr >= code_span.lo && addr < code_span.hi)
+		return code_span.hi - addr;
+	n = mc_plat_mem_avail(addr, true);
+	code_span.lo = addr;
+	code_span.hi = addr + n;
+	return n;
+}
+
+static void text_close(void)
+{
+	mc_plat_text_close();
+	code_span.lo = code_span.hi = 0;
+	open_span.lo = open_span.hi = 0;
+}
+
+/*
+ * Make [addr, addr + len) writable: the platform is asked to open the
+ * rest of the code mapping that holds it, so that the next sites need
+ * no call.
+ */
+static bool text_open(uintptr_t addr, size_t len)
+{
+	size_t n;
+
+	if (addr >= open_span.lo && len <= open_span.hi - addr &&
+	    addr < open_span.hi)
+		return true;
+	n = code_avail(addr);
+	if (n < len || mc_plat_text_open(addr, n) != 0)
+		return false;
+	open_span.lo = addr;
+	open_span.hi = addr + n;
+	return true;
+}
+
 /* Write `len` bytes of code; the caller closes the text window. */
 static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
 {
-	if (mc_plat_text_open(addr, len) != 0)
+	if (!text_open(addr, len))
 		return MCOUNT_EPROTECT;
 	mc_bytes_copy((uint8_t *)addr, code, len);
 	if (!deferred_flush.on) {
@@ -454,7 +505,7 @@ static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
  */
 static void boot_site(struct rt_site *s, uintptr_t *end)
 {
-	size_t n = mc_plat_mem_avail(s->addr, true);
+	size_t n = code_avail(s->addr);
 	const uint8_t *p = (const uint8_t *)s->addr;
 	const char *why;
 	bool is_nop;
@@ -524,20 +575,31 @@ static bool is_cleared(uintptr_t entry)
 	return entry == 0 || entry == (uintptr_t)__ehdr_start;
 }
 
-/* Copy the table, sort it, drop (and report) repeated entries. */
+/*
+ * Copy the table, sort it, drop (and report) repeated entries.  The
+ * copy notes whether the table is already in order without repeats (as
+ * the tool and the linkers other than gold leave it), and then that is
+ * all: one pass over the table.
+ */
 static size_t load_table(const uintptr_t *tab, size_t n)
 {
 	size_t live = 0;
+	bool in_order = true;
 
-	for (size_t i = 0; i < n; i++)
-		if (!is_cleared(tab[i]))
-			sites[live++] = (struct rt_site){
-				.addr = tab[i], .at = tab[i],
-				.style = STYLE_UNKNOWN };
-	n = live;
-	sort_sites(sites, n);
-	nsites = 0;
 	for (size_t i = 0; i < n; i++) {
+		if (is_cleared(tab[i]))
+			continue;
+		if (live && tab[i] <= sites[live - 1].addr)
+			in_order = false;
+		sites[live++] = (struct rt_site){
+			.addr = tab[i], .at = tab[i], .style = STYLE_UNKNOWN };
+	}
+	nsites = live;
+	if (in_order)
+		return live;
+	sort_sites(sites, live);
+	nsites = 0;
+	for (size_t i = 0; i < live; i++) {
 		if (nsites && sites[nsites - 1].addr == sites[i].addr) {
 			counts.refused++;
 			counts.duplicates++;
@@ -545,7 +607,9 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 				       "duplicate table entry");
 			continue;
 		}
-		sites[nsites++] = sites[i];
+		if (nsites != i)	/* only once a duplicate was dropped */
+			sites[nsites] = sites[i];
+		nsites++;
 	}
 	return live;
 }
@@ -598,7 +662,7 @@ int mcount_boot(void)
 	if (deferred_flush.hi > deferred_flush.lo)
 		mc_plat_flush_icache(deferred_flush.lo,
 				     deferred_flush.hi - deferred_flush.lo);
-	mc_plat_text_close();
+	text_close();
 	guess_nop_styles();
 	booted = true;
 	return MCOUNT_OK;
@@ -697,7 +761,7 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
 	if (on)
 		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
 	err = write_code(s->at, on ? call : s->neutral, s->len);
-	mc_plat_text_close();
+	text_close();
 	if (err)
 		return err;
 	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
