@@ -52,26 +52,35 @@ static Elf_Data *section_data(struct mc_section *sec)
 	return sec->data;
 }
 
-/* Give the section a private, writable copy of its contents. */
-static bool section_make_writable(struct mc_object *obj,
-				  struct mc_section *sec)
+/* Make `buf` (d->d_size bytes, owned) the section's contents. */
+static void section_take_buffer(struct mc_section *sec, Elf_Data *d,
+				void *buf)
 {
-	Elf_Data *d = section_data(sec);
-
-	if (!d)
-		return mc_fail(obj, "section %s has no data", sec->name);
-	if (sec->buf)
-		return true;
-	sec->buf = malloc(d->d_size ? d->d_size : 1);
-	if (!sec->buf)
-		return mc_fail(obj, "out of memory");
-	if (d->d_size)
-		memcpy(sec->buf, d->d_buf, d->d_size);
+	sec->buf = buf;
 	sec->buf_size = d->d_size;
 	sec->buf_cap = d->d_size ? d->d_size : 1;
 	sec->buf_type = d->d_type;
 	d->d_buf = sec->buf;
 	sec->dirty = true;
+}
+
+/* Give the section a private, writable copy of its contents. */
+static bool section_make_writable(struct mc_object *obj,
+				  struct mc_section *sec)
+{
+	Elf_Data *d = section_data(sec);
+	void *buf;
+
+	if (!d)
+		return mc_fail(obj, "section %s has no data", sec->name);
+	if (sec->buf)
+		return true;
+	buf = malloc(d->d_size ? d->d_size : 1);
+	if (!buf)
+		return mc_fail(obj, "out of memory");
+	if (d->d_size)
+		memcpy(buf, d->d_buf, d->d_size);
+	section_take_buffer(sec, d, buf);
 	return true;
 }
 
@@ -815,6 +824,91 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	return true;
 }
 
+/*
+ * The same renumbering for a table read in place, copied and shifted in
+ * one pass (into its copy, made here if it has none): an entry is a
+ * struct of the host's, and only the symbol field of r_info moves.
+ * False, with nothing done, where this cannot be done so: the caller
+ * goes entry by entry.
+ */
+static bool shift_table_symbols(struct mc_section *sec,
+				const struct mc_reloc_table *t, size_t k,
+				size_t n)
+{
+	size_t count = mc_reloc_count(sec);
+	Elf_Data *d = sec->data;
+	void *dst;
+
+	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
+	/* ELF32's 24-bit symbol field must hold every new index. */
+	Elf32_Word max32 = n < 0x1000000 ? 0xffffff - (Elf32_Word)n : 0;
+
+	if (t->n != count || !d || count == 0 || (is32 && sec->buf) ||
+	    (is32 && n >= 0x1000000))
+		return false;
+	dst = sec->buf ? sec->buf : malloc(d->d_size);
+	if (!dst)
+		return false;
+	switch (t->kind) {
+	case MC_RELA64: {
+		const Elf64_Rela *a = (const Elf64_Rela *)t->p;
+		Elf64_Rela *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF64_R_SYM(a[i].r_info) >= k)
+				b[i].r_info += (Elf64_Xword)n << 32;
+		}
+		break;
+	}
+	case MC_REL64: {
+		const Elf64_Rel *a = (const Elf64_Rel *)t->p;
+		Elf64_Rel *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF64_R_SYM(a[i].r_info) >= k)
+				b[i].r_info += (Elf64_Xword)n << 32;
+		}
+		break;
+	}
+	case MC_RELA32: {
+		const Elf32_Rela *a = (const Elf32_Rela *)t->p;
+		Elf32_Rela *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF32_R_SYM(a[i].r_info) < k)
+				continue;
+			if (ELF32_R_SYM(a[i].r_info) > max32)
+				goto too_big;
+			b[i].r_info += (Elf32_Word)n << 8;
+		}
+		break;
+	}
+	case MC_REL32: {
+		const Elf32_Rel *a = (const Elf32_Rel *)t->p;
+		Elf32_Rel *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF32_R_SYM(a[i].r_info) < k)
+				continue;
+			if (ELF32_R_SYM(a[i].r_info) > max32)
+				goto too_big;
+			b[i].r_info += (Elf32_Word)n << 8;
+		}
+		break;
+	}
+	}
+	if (!sec->buf)
+		section_take_buffer(sec, d, dst);
+	return true;
+too_big:	/* a fresh copy (is32): the input is as it was */
+	free(dst);
+	return false;
+}
+
 /* Every relocation against symbol k or later now refers n further. */
 static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 {
@@ -827,6 +921,8 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 		    sec->shdr.sh_link != obj->symtab->index)
 			continue;
 		mc_reloc_table_open(obj, sec, &t);
+		if (shift_table_symbols(sec, &t, k, n))
+			continue;
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc r = { 0 };
 
