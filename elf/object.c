@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 bool mc_fail(struct mc_object *obj, const char *fmt, ...)
 {
@@ -51,26 +52,35 @@ static Elf_Data *section_data(struct mc_section *sec)
 	return sec->data;
 }
 
-/* Give the section a private, writable copy of its contents. */
-static bool section_make_writable(struct mc_object *obj,
-				  struct mc_section *sec)
+/* Make `buf` (d->d_size bytes, owned) the section's contents. */
+static void section_take_buffer(struct mc_section *sec, Elf_Data *d,
+				void *buf)
 {
-	Elf_Data *d = section_data(sec);
-
-	if (!d)
-		return mc_fail(obj, "section %s has no data", sec->name);
-	if (sec->buf)
-		return true;
-	sec->buf = malloc(d->d_size ? d->d_size : 1);
-	if (!sec->buf)
-		return mc_fail(obj, "out of memory");
-	if (d->d_size)
-		memcpy(sec->buf, d->d_buf, d->d_size);
+	sec->buf = buf;
 	sec->buf_size = d->d_size;
 	sec->buf_cap = d->d_size ? d->d_size : 1;
 	sec->buf_type = d->d_type;
 	d->d_buf = sec->buf;
 	sec->dirty = true;
+}
+
+/* Give the section a private, writable copy of its contents. */
+static bool section_make_writable(struct mc_object *obj,
+				  struct mc_section *sec)
+{
+	Elf_Data *d = section_data(sec);
+	void *buf;
+
+	if (!d)
+		return mc_fail(obj, "section %s has no data", sec->name);
+	if (sec->buf)
+		return true;
+	buf = malloc(d->d_size ? d->d_size : 1);
+	if (!buf)
+		return mc_fail(obj, "out of memory");
+	if (d->d_size)
+		memcpy(buf, d->d_buf, d->d_size);
+	section_take_buffer(sec, d, buf);
 	return true;
 }
 
@@ -150,16 +160,17 @@ static bool read_sections(struct mc_object *obj)
 	if (obj->shstrndx >= n)
 		return mc_fail(obj, "section name table index %zu out of range",
 			    obj->shstrndx);
-	obj->sections = calloc(n, sizeof(*obj->sections));
+	/* Not calloc: zeroing the array first would be a second pass. */
+	obj->sections = malloc(n * sizeof(*obj->sections));
 	if (!obj->sections)
 		return mc_fail(obj, "out of memory");
-	obj->n_sections = n;
 	obj->sections_cap = n;
 
 	for (size_t i = 0; i < n; i++) {
 		struct mc_section *sec = &obj->sections[i];
 
-		sec->index = i;
+		*sec = (struct mc_section){ .index = i };
+		obj->n_sections = i + 1;	/* what close frees */
 		sec->scn = elf_getscn(obj->elf, i);
 		if (!sec->scn || !gelf_getshdr(sec->scn, &sec->shdr))
 			return fail_elf(obj, "corrupt section header");
@@ -236,7 +247,8 @@ static bool read_symbols(struct mc_object *obj)
 				    "symbol %u out of range", i,
 				    (unsigned)sh->sh_info);
 	}
-	obj->symbols = calloc(obj->n_symbols + 1, sizeof(*obj->symbols));
+	/* Every field of every entry is set below. */
+	obj->symbols = malloc((obj->n_symbols + 1) * sizeof(*obj->symbols));
 	if (!obj->symbols)
 		return mc_fail(obj, "out of memory");
 
@@ -812,6 +824,91 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	return true;
 }
 
+/*
+ * The same renumbering for a table read in place, copied and shifted in
+ * one pass (into its copy, made here if it has none): an entry is a
+ * struct of the host's, and only the symbol field of r_info moves.
+ * False, with nothing done, where this cannot be done so: the caller
+ * goes entry by entry.
+ */
+static bool shift_table_symbols(struct mc_section *sec,
+				const struct mc_reloc_table *t, size_t k,
+				size_t n)
+{
+	size_t count = mc_reloc_count(sec);
+	Elf_Data *d = sec->data;
+	void *dst;
+
+	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
+	/* ELF32's 24-bit symbol field must hold every new index. */
+	Elf32_Word max32 = n < 0x1000000 ? 0xffffff - (Elf32_Word)n : 0;
+
+	if (t->n != count || !d || count == 0 || (is32 && sec->buf) ||
+	    (is32 && n >= 0x1000000))
+		return false;
+	dst = sec->buf ? sec->buf : malloc(d->d_size);
+	if (!dst)
+		return false;
+	switch (t->kind) {
+	case MC_RELA64: {
+		const Elf64_Rela *a = (const Elf64_Rela *)t->p;
+		Elf64_Rela *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF64_R_SYM(a[i].r_info) >= k)
+				b[i].r_info += (Elf64_Xword)n << 32;
+		}
+		break;
+	}
+	case MC_REL64: {
+		const Elf64_Rel *a = (const Elf64_Rel *)t->p;
+		Elf64_Rel *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF64_R_SYM(a[i].r_info) >= k)
+				b[i].r_info += (Elf64_Xword)n << 32;
+		}
+		break;
+	}
+	case MC_RELA32: {
+		const Elf32_Rela *a = (const Elf32_Rela *)t->p;
+		Elf32_Rela *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF32_R_SYM(a[i].r_info) < k)
+				continue;
+			if (ELF32_R_SYM(a[i].r_info) > max32)
+				goto too_big;
+			b[i].r_info += (Elf32_Word)n << 8;
+		}
+		break;
+	}
+	case MC_REL32: {
+		const Elf32_Rel *a = (const Elf32_Rel *)t->p;
+		Elf32_Rel *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			b[i] = a[i];
+			if (ELF32_R_SYM(a[i].r_info) < k)
+				continue;
+			if (ELF32_R_SYM(a[i].r_info) > max32)
+				goto too_big;
+			b[i].r_info += (Elf32_Word)n << 8;
+		}
+		break;
+	}
+	}
+	if (!sec->buf)
+		section_take_buffer(sec, d, dst);
+	return true;
+too_big:	/* a fresh copy (is32): the input is as it was */
+	free(dst);
+	return false;
+}
+
 /* Every relocation against symbol k or later now refers n further. */
 static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 {
@@ -824,6 +921,8 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 		    sec->shdr.sh_link != obj->symtab->index)
 			continue;
 		mc_reloc_table_open(obj, sec, &t);
+		if (shift_table_symbols(sec, &t, k, n))
+			continue;
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc r = { 0 };
 
@@ -1216,61 +1315,117 @@ static unsigned host_byte_order(void)
 							 : ELFDATA2MSB;
 }
 
+/*
+ * The output goes out through writev(2) in file order, and by
+ * reference wherever the bytes already exist: an unchanged section
+ * straight from the mapped input, a changed one from its buffer, the
+ * padding from a block of static zeros.  Only what is converted (the
+ * headers, data in the other byte order) is built in the stream's own
+ * buffer.  Nothing referenced may change or go away before the next
+ * flush, which every writer makes before it returns.
+ */
+enum { STREAM_IOV = 128, STREAM_BUF = 64 << 10 };
+
 struct stream {
 	struct mc_object *obj;
 	int fd;
-	uint8_t *buf;
-	size_t used, cap;
-	uint64_t pos;		/* file offset of buf[used] */
+	uint8_t *buf;		/* STREAM_BUF bytes for converted data */
+	size_t used;
+	struct iovec iov[STREAM_IOV];
+	int n_iov;
+	uint64_t pos;		/* file offset after what is queued */
 };
 
-static bool write_all(struct stream *w, const void *p, size_t n)
+static const uint8_t zero_block[16 << 10];
+
+/* False when out of memory (obj->error untouched). */
+static bool stream_open(struct stream *w, struct mc_object *obj, int fd)
 {
-	const uint8_t *b = p;
+	*w = (struct stream){ .obj = obj, .fd = fd };
+	w->buf = malloc(STREAM_BUF);
+	return w->buf != NULL;
+}
 
-	while (n) {
-		ssize_t k = write(w->fd, b, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return mc_fail(w->obj, "cannot write object: %s",
-				       strerror(k < 0 ? errno : EIO));
-		b += k;
-		n -= (size_t)k;
-	}
-	return true;
+static bool write_fail(struct stream *w, ssize_t k)
+{
+	return mc_fail(w->obj, "cannot write object: %s",
+		       strerror(k < 0 ? errno : EIO));
 }
 
 static bool stream_flush(struct stream *w)
 {
-	bool ok = write_all(w, w->buf, w->used);
+	struct iovec *v = w->iov;
+	int n = w->n_iov;
 
+	w->n_iov = 0;
 	w->used = 0;
-	return ok;
-}
+	while (n > 0) {
+		ssize_t k = writev(w->fd, v, n);
 
-/* Append n bytes (zeros when p is NULL) at the current position. */
-static bool stream_put(struct stream *w, const void *p, uint64_t n)
-{
-	w->pos += n;
-	if (p && n >= w->cap)		/* big: straight from the source */
-		return stream_flush(w) && write_all(w, p, (size_t)n);
-	while (n) {
-		size_t k = w->cap - w->used < n ? w->cap - w->used : (size_t)n;
-
-		if (p) {
-			memcpy(w->buf + w->used, p, k);
-			p = (const uint8_t *)p + k;
-		} else {
-			memset(w->buf + w->used, 0, k);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return write_fail(w, k);
+		while (n > 0 && (size_t)k >= v->iov_len) {	/* written */
+			k -= (ssize_t)v->iov_len;
+			v++;
+			n--;
 		}
-		w->used += k;
-		n -= k;
-		if (w->used == w->cap && !stream_flush(w))
-			return false;
+		if (n > 0) {					/* partly */
+			v->iov_base = (uint8_t *)v->iov_base + k;
+			v->iov_len -= (size_t)k;
+		}
 	}
 	return true;
+}
+
+/* Queue n bytes at p, which stay put until the next flush. */
+static bool stream_ref(struct stream *w, const void *p, size_t n)
+{
+	struct iovec *last = w->n_iov ? &w->iov[w->n_iov - 1] : NULL;
+
+	w->pos += n;
+	if (n == 0)
+		return true;
+	if (last && (const uint8_t *)last->iov_base + last->iov_len == p) {
+		last->iov_len += n;
+		return true;
+	}
+	if (w->n_iov == STREAM_IOV && !stream_flush(w))
+		return false;
+	w->iov[w->n_iov++] = (struct iovec){ (void *)p, n };
+	return true;
+}
+
+/* Queue n zero bytes. */
+static bool stream_zeros(struct stream *w, uint64_t n)
+{
+	while (n) {
+		size_t k = n < sizeof(zero_block) ? (size_t)n
+						  : sizeof(zero_block);
+
+		if (!stream_ref(w, zero_block, k))
+			return false;
+		n -= k;
+	}
+	return true;
+}
+
+/*
+ * Room for n <= STREAM_BUF bytes in the stream's buffer, queued at the
+ * current position: the caller fills it before the next stream call.
+ */
+static uint8_t *stream_reserve(struct stream *w, size_t n)
+{
+	uint8_t *p;
+
+	/* Flushed first, if at all: stream_ref must not flush p away. */
+	if ((STREAM_BUF - w->used < n || w->n_iov == STREAM_IOV) &&
+	    !stream_flush(w))
+		return NULL;
+	p = w->buf + w->used;
+	w->used += n;
+	return stream_ref(w, p, n) ? p : NULL;
 }
 
 /*
@@ -1282,19 +1437,23 @@ static bool stream_xlate(struct stream *w, Elf *out, const void *src,
 {
 	Elf_Data from = { .d_buf = (void *)src, .d_size = size, .d_type = type,
 			  .d_version = EV_CURRENT };
-	void *tmp = malloc(size ? size : 1);
-	Elf_Data to = { .d_buf = tmp, .d_size = size,
-			.d_version = EV_CURRENT };
+	Elf_Data to = { .d_size = size, .d_version = EV_CURRENT };
+	bool big = size > STREAM_BUF;
 	bool ok;
 
-	if (!tmp)
-		return mc_fail(w->obj, "out of memory");
+	if (size == 0)
+		return true;
+	/* Small: converted into the stream's buffer; big: on its own. */
+	to.d_buf = big ? malloc(size) : stream_reserve(w, size);
+	if (!to.d_buf)
+		return big ? mc_fail(w->obj, "out of memory") : false;
 	ok = gelf_xlatetof(out, &to, &from, enc) && to.d_size == size;
 	if (!ok)
 		fail_elf(w->obj, "cannot write object");
-	else
-		ok = stream_put(w, tmp, size);
-	free(tmp);
+	else if (big)
+		ok = stream_ref(w, to.d_buf, size) && stream_flush(w);
+	if (big)
+		free(to.d_buf);
 	return ok;
 }
 
@@ -1371,7 +1530,7 @@ static bool stream_headers(struct stream *w, Elf *out, size_t n_scn,
 {
 	bool is64 = gelf_getclass(out) == ELFCLASS64;
 	size_t one = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	enum { CHUNK = 4096 };
+	enum { CHUNK = 512 };	/* converted within the stream's buffer */
 	uint8_t *chunk = malloc(CHUNK * one);
 	size_t k = 0;
 	bool ok = chunk != NULL;
@@ -1405,7 +1564,7 @@ static int stream_object(struct mc_object *obj, Elf *out, int fd,
 {
 	GElf_Ehdr eh;
 	size_t n_scn;
-	struct stream w = { .obj = obj, .fd = fd, .cap = 1 << 20 };
+	struct stream w;
 	bool is64 = gelf_getclass(out) == ELFCLASS64;
 	void *ehdr = is64 ? (void *)elf64_getehdr(out)
 			  : (void *)elf32_getehdr(out);
@@ -1416,7 +1575,7 @@ static int stream_object(struct mc_object *obj, Elf *out, int fd,
 	    !layout_is_plain(out, &eh, size, n_scn))
 		return -1;
 	unsigned enc = eh.e_ident[EI_DATA];
-	if (!(w.buf = malloc(w.cap)))
+	if (!stream_open(&w, obj, fd))
 		return -1;
 	bool ok = stream_xlate(&w, out, ehdr, is64 ? sizeof(Elf64_Ehdr)
 						   : sizeof(Elf32_Ehdr),
@@ -1431,15 +1590,15 @@ static int stream_object(struct mc_object *obj, Elf *out, int fd,
 		}
 		if (!(d = file_data(scn, &sh)))
 			continue;
-		ok = stream_put(&w, NULL, sh.sh_offset - w.pos) &&
+		ok = stream_zeros(&w, sh.sh_offset - w.pos) &&
 		     (enc == host_byte_order() || d->d_type == ELF_T_BYTE ?
-		      stream_put(&w, d->d_buf, d->d_size) :
+		      stream_ref(&w, d->d_buf, d->d_size) :
 		      stream_xlate(&w, out, d->d_buf, d->d_size, d->d_type,
 				   enc));
 	}
-	ok = ok && stream_put(&w, NULL, eh.e_shoff - w.pos) &&
+	ok = ok && stream_zeros(&w, eh.e_shoff - w.pos) &&
 	     stream_headers(&w, out, n_scn, enc) &&
-	     stream_put(&w, NULL, (uint64_t)size - w.pos) && stream_flush(&w);
+	     stream_zeros(&w, (uint64_t)size - w.pos) && stream_flush(&w);
 	free(w.buf);
 	return ok;
 }
@@ -1463,26 +1622,114 @@ struct out_data {
 	uint64_t size;
 	Elf_Type type;
 	uint64_t align;
+	bool file_order;	/* the input's own bytes: out as they are */
 };
 
+/* What one direct write needs to know of the object, found once. */
+struct plan {
+	bool is64;
+	uint64_t limit;		/* largest offset or size the class holds */
+	size_t sym_size, rela_size, rel_size, addr_size;
+	unsigned enc;
+	const uint8_t *image;	/* the input file's bytes, or NULL */
+	size_t image_size;
+};
+
+/*
+ * The type of the data libelf's elf_getdata gives an unchanged section
+ * (its table of section types, elf_getdata.c), for the types whose
+ * entries have one size in the file: ELF_T_BYTE for the many it knows
+ * nothing of.  ELF_T_NUM where it is something else (notes, hash and
+ * version tables, dynamic sections, RELR) or this table does not know:
+ * those are read through libelf as before.
+ */
+static Elf_Type input_type(uint32_t sh_type)
+{
+	switch (sh_type) {
+	case SHT_NULL: case SHT_PROGBITS: case SHT_STRTAB: case SHT_NOBITS:
+	case SHT_SHLIB: case 12: case 13:
+		return ELF_T_BYTE;
+	case SHT_SYMTAB:
+		return ELF_T_SYM;
+	case SHT_RELA:
+		return ELF_T_RELA;
+	case SHT_REL:
+		return ELF_T_REL;
+	case SHT_INIT_ARRAY: case SHT_FINI_ARRAY: case SHT_PREINIT_ARRAY:
+		return ELF_T_ADDR;
+	case SHT_GROUP: case SHT_SYMTAB_SHNDX:
+		return ELF_T_WORD;
+	default:
+		/* SHT_RELR (19) and the GNU/Sun range libelf maps are its. */
+		if (sh_type < 20 || (sh_type >= SHT_GNU_HASH &&
+				     sh_type <= SHT_HISUNW))
+			return ELF_T_NUM;
+		return ELF_T_BYTE;
+	}
+}
+
+/*
+ * An unchanged section's data without asking libelf for it: elf_getdata
+ * would map, check and (for the other byte order) convert every section
+ * only for the writer to convert it back.  The same answer as libelf's
+ * rawdata: the bytes at sh_offset, sh_size of them, a whole number of
+ * entries (libelf refuses the section otherwise: so does this, and the
+ * caller asks libelf, which fails as before), aligned to sh_addralign
+ * except that an alignment beyond the section's offset in the file is
+ * cut to the power of two at or above that offset.
+ */
+static bool input_out_data(const struct plan *p, const GElf_Shdr *sh,
+			   struct out_data *od)
+{
+	Elf_Type type = input_type(sh->sh_type);
+	size_t entry;
+	uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
+
+	if (!p->image || type == ELF_T_NUM || (sh->sh_flags & SHF_COMPRESSED) ||
+	    sh->sh_offset > p->image_size ||
+	    sh->sh_size > p->image_size - sh->sh_offset)
+		return false;
+	switch (type) {
+	case ELF_T_SYM:  entry = p->sym_size; break;
+	case ELF_T_RELA: entry = p->rela_size; break;
+	case ELF_T_REL:  entry = p->rel_size; break;
+	case ELF_T_ADDR: entry = p->addr_size; break;
+	case ELF_T_WORD: entry = sizeof(Elf32_Word); break;
+	default:         entry = 1; break;
+	}
+	if (sh->sh_size % entry)
+		return false;
+	if (align > sh->sh_offset) {
+		uint64_t v = sh->sh_offset - 1;	/* 0: all ones, then 0 */
+
+		for (unsigned k = 1; k < 64; k *= 2)
+			v |= v >> k;
+		align = v + 1;
+	}
+	*od = (struct out_data){ sh->sh_size ? p->image + sh->sh_offset : NULL,
+				 sh->sh_size, type, align, true };
+	return true;
+}
+
 /* The data emit_section hands libelf for `sec`; false: not readable. */
-static bool section_out_data(struct mc_section *sec, struct out_data *od)
+static bool section_out_data(const struct plan *p, struct mc_section *sec,
+			     struct out_data *od)
 {
 	uint64_t align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign : 1;
 
 	if (sec->buf) {
 		*od = (struct out_data){ sec->buf, sec->buf_size, sec->buf_type,
-					 align };
+					 align, false };
 	} else if (sec->shdr.sh_type == SHT_NOBITS) {
 		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
-					 align };
-	} else {
+					 align, false };
+	} else if (!input_out_data(p, &sec->shdr, od)) {
 		Elf_Data *in = section_data(sec);
 
 		if (!in)
 			return false;
 		*od = (struct out_data){ in->d_buf, in->d_size, in->d_type,
-					 in->d_align };
+					 in->d_align, false };
 	}
 	return true;
 }
@@ -1496,14 +1743,14 @@ static bool is_pow2(uint64_t x)
  * Section `sec`'s header as libelf would lay it out at *cursor, which
  * moves past it; false where this layout is not libelf's for sure.
  */
-static bool plan_section(struct mc_object *obj, struct mc_section *sec,
-			 uint64_t *cursor, GElf_Shdr *sh, struct out_data *od)
+static bool plan_section(struct mc_object *obj, const struct plan *p,
+			 struct mc_section *sec, uint64_t *cursor,
+			 GElf_Shdr *sh, struct out_data *od)
 {
-	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	uint64_t align, limit = is64 ? UINT64_MAX : 0xffffffffull;
+	uint64_t align, limit = p->limit;
 
 	*sh = sec->shdr;
-	if (!section_out_data(sec, od) || !is_pow2(od->align) ||
+	if (!section_out_data(p, sec, od) || !is_pow2(od->align) ||
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (od->size && !od->buf && sh->sh_type != SHT_NOBITS))
 		return false;
@@ -1512,13 +1759,13 @@ static bool plan_section(struct mc_object *obj, struct mc_section *sec,
 		return false;
 	switch (sh->sh_type) {
 	case SHT_SYMTAB:
-		sh->sh_entsize = gelf_fsize(obj->elf, ELF_T_SYM, 1, EV_CURRENT);
+		sh->sh_entsize = p->sym_size;
 		break;
 	case SHT_RELA:
-		sh->sh_entsize = gelf_fsize(obj->elf, ELF_T_RELA, 1, EV_CURRENT);
+		sh->sh_entsize = p->rela_size;
 		break;
 	case SHT_REL:
-		sh->sh_entsize = gelf_fsize(obj->elf, ELF_T_REL, 1, EV_CURRENT);
+		sh->sh_entsize = p->rel_size;
 		break;
 	case SHT_GROUP:
 		if (obj->ehdr.e_type != ET_REL)
@@ -1551,15 +1798,17 @@ static bool plan_section(struct mc_object *obj, struct mc_section *sec,
 	}
 	if (sh->sh_entsize > 1 && sh->sh_size % sh->sh_entsize)
 		return false;
-	if (!is64 && (sh->sh_flags > limit || sh->sh_addr > limit ||
-		      sh->sh_entsize > limit))
+	if (!p->is64 && (sh->sh_flags > limit || sh->sh_addr > limit ||
+			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
-	size_t entry = gelf_fsize(obj->elf, od->type, 1, EV_CURRENT);
-	if (od->size && od->type != ELF_T_BYTE &&
-	    (entry == 0 || od->size % entry ||
-	     !streamable(obj->ehdr.e_ident[EI_DATA], od->type)))
-		return false;
+	if (od->size && od->type != ELF_T_BYTE && !od->file_order) {
+		size_t entry = gelf_fsize(obj->elf, od->type, 1, EV_CURRENT);
+
+		if (entry == 0 || od->size % entry ||
+		    !streamable(p->enc, od->type))
+			return false;
+	}
 	return true;
 }
 
@@ -1574,64 +1823,123 @@ static GElf_Shdr plan_section0(const struct mc_object *obj)
 	return zero;
 }
 
-/* Headers n0..n0+n-1 (0: section 0) in the file's form, out. */
+/* Headers v[0..n) in the file's form, out. */
 static bool stream_shdrs(struct stream *w, struct mc_object *obj,
-			 const GElf_Shdr *v, size_t n)
+			 const struct plan *p, const GElf_Shdr *v, size_t n)
 {
-	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t one = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	uint8_t *m = malloc(n ? n * one : 1);
-	bool ok;
+	size_t one = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	bool native = p->enc == host_byte_order();
+	enum { CHUNK = STREAM_BUF / sizeof(Elf64_Shdr) };
 
-	if (!m)
-		return mc_fail(obj, "out of memory");
-	for (size_t i = 0; i < n; i++) {
-		const GElf_Shdr *g = &v[i];
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t k = n - i < CHUNK ? n - i : CHUNK;
+		/* Built in place, or in a copy converted into place. */
+		uint8_t *m = native ? stream_reserve(w, k * one)
+				    : malloc(k * one);
+		bool ok = true;
 
-		if (is64)
-			((Elf64_Shdr *)m)[i] = *g;
-		else
-			((Elf32_Shdr *)m)[i] = (Elf32_Shdr){
-				g->sh_name, g->sh_type,
-				(Elf32_Word)g->sh_flags, (Elf32_Addr)g->sh_addr,
-				(Elf32_Off)g->sh_offset, (Elf32_Word)g->sh_size,
-				g->sh_link, g->sh_info,
-				(Elf32_Word)g->sh_addralign,
-				(Elf32_Word)g->sh_entsize };
+		if (!m)
+			return native ? false : mc_fail(obj, "out of memory");
+		for (size_t j = 0; j < k; j++) {
+			const GElf_Shdr *g = &v[i + j];
+
+			if (p->is64)
+				((Elf64_Shdr *)m)[j] = *g;
+			else
+				((Elf32_Shdr *)m)[j] = (Elf32_Shdr){
+					g->sh_name, g->sh_type,
+					(Elf32_Word)g->sh_flags,
+					(Elf32_Addr)g->sh_addr,
+					(Elf32_Off)g->sh_offset,
+					(Elf32_Word)g->sh_size,
+					g->sh_link, g->sh_info,
+					(Elf32_Word)g->sh_addralign,
+					(Elf32_Word)g->sh_entsize };
+		}
+		if (!native) {
+			ok = stream_xlate(w, obj->elf, m, k * one, ELF_T_SHDR,
+					  p->enc);
+			free(m);
+		}
+		if (!ok)
+			return false;
 	}
-	ok = stream_xlate(w, obj->elf, m, n * one, ELF_T_SHDR,
-			  obj->ehdr.e_ident[EI_DATA]);
-	free(m);
-	return ok;
+	return true;
+}
+
+/* The ELF header in the file's form, out. */
+static bool stream_ehdr(struct stream *w, struct mc_object *obj,
+			const struct plan *p, const GElf_Ehdr *eh)
+{
+	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } m;
+
+	if (p->is64) {
+		memcpy(&m.e64, eh, sizeof(m.e64));	/* GElf_Ehdr is Elf64_Ehdr */
+	} else {
+		memcpy(m.e32.e_ident, eh->e_ident, EI_NIDENT);
+		m.e32.e_type = eh->e_type;
+		m.e32.e_machine = eh->e_machine;
+		m.e32.e_version = eh->e_version;
+		m.e32.e_entry = (Elf32_Addr)eh->e_entry;
+		m.e32.e_phoff = 0;
+		m.e32.e_shoff = (Elf32_Off)eh->e_shoff;
+		m.e32.e_flags = eh->e_flags;
+		m.e32.e_ehsize = eh->e_ehsize;
+		m.e32.e_phentsize = eh->e_phentsize;
+		m.e32.e_phnum = eh->e_phnum;
+		m.e32.e_shentsize = eh->e_shentsize;
+		m.e32.e_shnum = eh->e_shnum;
+		m.e32.e_shstrndx = eh->e_shstrndx;
+	}
+	return stream_xlate(w, obj->elf, &m, p->is64 ? sizeof(m.e64)
+						     : sizeof(m.e32),
+			    ELF_T_EHDR, p->enc);
 }
 
 /* 1: written; 0: failed (obj->error); -1: for libelf to lay out. */
 static int direct_object(struct mc_object *obj, int fd)
 {
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	unsigned enc = obj->ehdr.e_ident[EI_DATA];
+	struct plan p = {
+		.is64 = is64,
+		.limit = is64 ? UINT64_MAX : 0xffffffffull,
+		.sym_size = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym),
+		.rela_size = is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela),
+		.rel_size = is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel),
+		.addr_size = is64 ? 8 : 4,
+		.enc = obj->ehdr.e_ident[EI_DATA],
+	};
 	size_t n = obj->n_sections;
-	uint64_t ehsize = gelf_fsize(obj->elf, ELF_T_EHDR, 1, EV_CURRENT);
-	uint64_t shsize = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT);
-	uint64_t word = is64 ? 8 : 4, limit = is64 ? UINT64_MAX : 0xffffffffull;
+	uint64_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	uint64_t shsize = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint64_t word = is64 ? 8 : 4;
 	uint64_t cursor = ehsize;
 	GElf_Ehdr eh = obj->ehdr;
-	GElf_Shdr sh;
 	struct out_data od;
 
-	if (n < 2 || eh.e_phnum != 0 || (enc != ELFDATA2LSB &&
-					 enc != ELFDATA2MSB) ||
-	    eh.e_version != EV_CURRENT || ehsize == 0 || shsize == 0 ||
-	    eh.e_entry > limit)
+	if (n < 2 || eh.e_phnum != 0 || (p.enc != ELFDATA2LSB &&
+					 p.enc != ELFDATA2MSB) ||
+	    eh.e_version != EV_CURRENT || eh.e_entry > p.limit)
 		return -1;
+	p.image = (const uint8_t *)elf_rawfile(obj->elf, &p.image_size);
+
+	/* Every header planned once, before anything is written. */
+	GElf_Shdr *sh = malloc(n * sizeof(*sh));
+	if (!sh)
+		return -1;
+	sh[0] = plan_section0(obj);
 	for (size_t i = 1; i < n; i++)
-		if (!plan_section(obj, &obj->sections[i], &cursor, &sh, &od))
+		if (!plan_section(obj, &p, &obj->sections[i], &cursor, &sh[i],
+				  &od)) {
+			free(sh);
 			return -1;
-	if (cursor > limit - (word - 1))
+		}
+	if (cursor > p.limit - (word - 1) ||
+	    (cursor = (cursor + word - 1) & ~(word - 1),
+	     n > (p.limit - cursor) / shsize)) {
+		free(sh);
 		return -1;
-	cursor = (cursor + word - 1) & ~(word - 1);
-	if (n > (limit - cursor) / shsize)
-		return -1;
+	}
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
@@ -1641,62 +1949,28 @@ static int direct_object(struct mc_object *obj, int fd)
 	eh.e_shentsize = (GElf_Half)shsize;
 	eh.e_shoff = cursor;
 
-	struct stream w = { .obj = obj, .fd = fd, .cap = 1 << 20 };
-	enum { CHUNK = 4096 };
-	GElf_Shdr *chunk = malloc(CHUNK * sizeof(*chunk));
+	struct stream w;
 	bool ok;
-	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } m;
 
-	if (!chunk || !(w.buf = malloc(w.cap))) {
-		free(chunk);
+	if (!stream_open(&w, obj, fd)) {
+		free(sh);
 		return mc_fail(obj, "out of memory");
 	}
-	if (is64) {
-		memcpy(&m.e64, &eh, sizeof(m.e64));	/* GElf_Ehdr is Elf64_Ehdr */
-	} else {
-		memcpy(m.e32.e_ident, eh.e_ident, EI_NIDENT);
-		m.e32.e_type = eh.e_type;
-		m.e32.e_machine = eh.e_machine;
-		m.e32.e_version = eh.e_version;
-		m.e32.e_entry = (Elf32_Addr)eh.e_entry;
-		m.e32.e_phoff = 0;
-		m.e32.e_shoff = (Elf32_Off)eh.e_shoff;
-		m.e32.e_flags = eh.e_flags;
-		m.e32.e_ehsize = eh.e_ehsize;
-		m.e32.e_phentsize = eh.e_phentsize;
-		m.e32.e_phnum = eh.e_phnum;
-		m.e32.e_shentsize = eh.e_shentsize;
-		m.e32.e_shnum = eh.e_shnum;
-		m.e32.e_shstrndx = eh.e_shstrndx;
-	}
-	ok = stream_xlate(&w, obj->elf, &m, is64 ? sizeof(m.e64) : sizeof(m.e32),
-			  ELF_T_EHDR, enc);
-	cursor = ehsize;
+	ok = stream_ehdr(&w, obj, &p, &eh);
 	for (size_t i = 1; ok && i < n; i++) {
-		plan_section(obj, &obj->sections[i], &cursor, &sh, &od);
-		if (sh.sh_type == SHT_NOBITS || od.size == 0)
+		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_size == 0)
 			continue;
-		ok = stream_put(&w, NULL, sh.sh_offset - w.pos) &&
-		     (enc == host_byte_order() || od.type == ELF_T_BYTE ?
-		      stream_put(&w, od.buf, od.size) :
+		section_out_data(&p, &obj->sections[i], &od);
+		ok = stream_zeros(&w, sh[i].sh_offset - w.pos) &&
+		     (od.file_order || p.enc == host_byte_order() ||
+		      od.type == ELF_T_BYTE ?
+		      stream_ref(&w, od.buf, (size_t)od.size) :
 		      stream_xlate(&w, obj->elf, od.buf, (size_t)od.size,
-				   od.type, enc));
+				   od.type, p.enc));
 	}
-	ok = ok && stream_put(&w, NULL, eh.e_shoff - w.pos);
-	cursor = ehsize;
-	for (size_t i = 0; ok && i < n; i += CHUNK) {
-		size_t k = n - i < CHUNK ? n - i : CHUNK;
-
-		for (size_t j = 0; j < k; j++)
-			if (i + j == 0)
-				chunk[j] = plan_section0(obj);
-			else
-				plan_section(obj, &obj->sections[i + j], &cursor,
-					     &chunk[j], &od);
-		ok = stream_shdrs(&w, obj, chunk, k);
-	}
-	ok = ok && stream_flush(&w);
-	free(chunk);
+	ok = ok && stream_zeros(&w, eh.e_shoff - w.pos) &&
+	     stream_shdrs(&w, obj, &p, sh, n) && stream_flush(&w);
+	free(sh);
 	free(w.buf);
 	return ok;
 }

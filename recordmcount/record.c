@@ -457,6 +457,8 @@ static bool is_slim_lto(const struct mc_object *obj)
 {
 	for (size_t i = 0; i < obj->n_symbols; i++)
 		if (obj->symbols[i].name[0] == '_' &&
+		    obj->symbols[i].name[1] == '_' &&
+		    obj->symbols[i].name[2] == 'g' &&
 		    strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
 			return true;
 	return false;

@@ -76,16 +76,19 @@ static bool is_unsupported_hook(const struct mc_arch *arch, const char *name)
 enum symbol_role { ROLE_OTHER, ROLE_HOOK, ROLE_UNSUPPORTED };
 
 /*
- * A name's first two bytes (one, and the NUL, for a one-byte name; 0
- * for the empty name), so that a symbol whose name cannot be any hook's
- * is told apart without a string comparison: equal names have equal
- * keys.
+ * A name's first two bytes, mixed with its third (fewer for a shorter
+ * name; 0 for the empty name), so that a symbol whose name cannot be
+ * any hook's is told apart without a string comparison: equal names
+ * have equal keys.  The third byte because a kernel object's names
+ * mostly start with "__", as __fentry__ does.
  */
 static unsigned name_key(const char *name)
 {
 	const unsigned char *u = (const unsigned char *)name;
 
-	return u[0] ? (unsigned)u[0] << 8 | u[1] : 0;
+	if (!u[0])
+		return 0;
+	return ((unsigned)u[0] << 8 | u[1]) ^ (u[1] ? (unsigned)u[2] << 4 : 0);
 }
 
 static void key_add(uint8_t *keys, const char *name)
