@@ -384,8 +384,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 
 		if (at >= size)
 			break;
-		s = arch->decode_site(code + at, size - at,
-				      (start + off) | thumb);
+		s = mc_decode_site(arch, code + at, size - at,
+				   (start + off) | thumb);
 		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
 		    calls_hook(c, s.kind, s.target)) {
 			*site = start + off;

@@ -380,9 +380,9 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		snprintf(v.target, sizeof(v.target), "%s", v.symbol);
 		return v;
 	}
-	struct mc_site s = d->arch->decode_site(code + e->offset,
-						size - e->offset,
-						decode_address(d, e));
+	struct mc_site s = mc_decode_site(d->arch, code + e->offset,
+					  size - e->offset,
+					  decode_address(d, e));
 	/* Bytes that decode as nothing: show 8, as the runtime does. */
 	v.len = s.len ? s.len : (size - e->offset < 8 ? size - e->offset : 8);
 	v.kind = s.kind;
