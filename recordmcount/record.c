@@ -168,13 +168,11 @@ static bool in_piece(const struct mc_hook_site *s, const size_t *group_of,
  * turn into text relocations (lld refuses them) when no linker script
  * gathers the pieces into a writable output section.
  */
-static struct mc_piece_place piece_place(const struct mc_arch *arch,
-					 const struct piece_key *key)
+static struct mc_piece_place piece_place(const struct piece_key *key)
 {
 	struct mc_piece_place place = {
 		.flags = SHF_ALLOC,
 		.group = key->group,
-		.rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL,
 	};
 
 	if (key->shndx) {
@@ -190,19 +188,17 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct piece_key *key, const size_t *anchor,
 			size_t first_label)
 {
-	struct mc_piece_place place = piece_place(arch, key);
-	size_t rel_size = mc_reloc_entry_size(obj, place.rel_type);
-	size_t n = 0, k = 0, t = 0;
+	struct mc_piece_place place = piece_place(key);
+	struct mc_piece piece;
+	size_t n = 0, t = 0;
+	bool in_slot = !arch->table_uses_rela || arch->table_addend_in_place;
 
 	for (size_t i = 0; i < sites->n; i++)
 		n += in_piece(&sites->v[i], group_of, key);
-	uint8_t *slots = calloc(n ? n : 1, arch->addr_size);
-	void *rels = calloc(n ? n : 1, rel_size);
-	if (!slots || !rels) {
-		free(slots);
-		free(rels);
-		return mc_fail(obj, "out of memory");
-	}
+	if (!mc_piece_start(obj, arch,
+			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
+			    &piece))
+		return false;
 	/* t counts every traced site: the site labels are in that order. */
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
@@ -218,21 +214,19 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		const struct mc_symbol *a = &obj->symbols[sym];
 		int64_t addend = (int64_t)(s->offset - a->sym.st_value);
 		struct mc_reloc r = {
-			.offset = k * arch->addr_size,
 			.type = arch->table_reloc,
 			.sym = sym,
-			.addend = arch->table_uses_rela &&
-				  !arch->table_addend_in_place ? addend : 0,
+			.addend = in_slot ? 0 : addend,
 		};
+		uint8_t slot[8] = { 0 };
+
 		/* REL keeps the addend in the slot the relocation patches. */
-		if (!arch->table_uses_rela || arch->table_addend_in_place)
-			mc_store_address(obj, slots + r.offset,
-					 (uint64_t)addend);
-		mc_reloc_store(obj, place.rel_type, rels, k, &r);
-		k++;
+		if (in_slot)
+			mc_store_address(obj, slot, (uint64_t)addend);
+		mc_piece_add(obj, arch, &piece, &r, slot);
 		t++;
 	}
-	return mc_add_table_piece(obj, arch, &place, slots, rels, n);
+	return mc_add_table_piece(obj, arch, &place, &piece);
 }
 
 /*
