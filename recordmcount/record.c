@@ -438,7 +438,6 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
-/* Open the object and find its architecture; false with obj->error. */
 /*
  * GCC's -flto object holds its functions as GIMPLE bitcode in
  * .gnu.lto_* sections, and no code unless -ffat-lto-objects was given;
@@ -454,20 +453,15 @@ static bool is_slim_lto(const struct mc_object *obj)
 	return false;
 }
 
+/*
+ * Open an object to record and find its architecture; false with
+ * obj->error when it has nothing we could record.
+ */
 static bool open_relocatable(struct mc_object *obj, const char *path,
 			     const struct mc_arch **arch)
 {
-	if (!mc_object_open(obj, path))
+	if (!mc_open_with_arch(obj, path, false, arch))
 		return false;
-	if (obj->ehdr.e_type != ET_REL)
-		return mc_fail(obj, "not a relocatable object (ELF type %u)",
-			       (unsigned)obj->ehdr.e_type);
-	*arch = mc_object_arch(obj);
-	if (!*arch)
-		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
-			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
-			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
-			       (unsigned)obj->ehdr.e_flags);
 	if (!obj->symtab)
 		return mc_fail(obj, "no symbol table");
 	if (is_slim_lto(obj))

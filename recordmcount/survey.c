@@ -491,30 +491,12 @@ const char *mc_survey_kind(const struct mc_survey *d)
 						     : "shared object";
 }
 
-static bool open_known(struct mc_object *obj, const char *path,
-		       const struct mc_arch **arch)
-{
-	if (!mc_object_open(obj, path))
-		return false;
-	unsigned t = obj->ehdr.e_type;
-	if (t != ET_REL && t != ET_EXEC && t != ET_DYN)
-		return mc_fail(obj, "not an object, executable or shared "
-			       "object (ELF type %u)", t);
-	*arch = mc_object_arch(obj);
-	if (!*arch)
-		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
-			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
-			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
-			       (unsigned)obj->ehdr.e_flags);
-	return true;
-}
-
 bool mc_survey_open(struct mc_survey *s, struct mc_object *obj,
 		    const char *path, const struct mc_options *opt,
 		    mc_warn_fn warn)
 {
 	*s = (struct mc_survey){ .obj = obj, .opt = opt };
-	if (!open_known(obj, path, &s->arch))
+	if (!mc_open_with_arch(obj, path, true, &s->arch))
 		return false;
 	s->linked = obj->ehdr.e_type != ET_REL;
 	return read_entries(s) &&
