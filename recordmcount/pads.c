@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "pads.h"
+#include "../arch/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,22 +100,18 @@ static struct entry_point *function_entries(struct mc_object *obj,
 	return v;
 }
 
+static bool entry_below(const void *entry, const void *key)
+{
+	return compare_entries(entry, key) < 0;
+}
+
 /* Index of the first function entry at or after (shndx, offset). */
 static size_t first_entry_from(const struct entry_point *v, size_t n,
 			       size_t shndx, uint64_t offset)
 {
 	struct entry_point key = { shndx, offset };
-	size_t lo = 0, hi = n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (compare_entries(&v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(v, n, sizeof(*v), &key, entry_below);
 }
 
 /* The first function entry at or after (shndx, offset), or NULL. */

@@ -21,6 +21,7 @@
 #include "pads.h"
 #include "sites.h"
 #include "table.h"
+#include "../arch/search.h"
 
 
 static void report(const char *path, const char *msg)
@@ -300,20 +301,20 @@ static bool is_nopped(const struct mc_hook_site *s,
  * The NOPed site among v[0..n) (one section's, sorted by offset) whose
  * rewritten bytes hold `offset`, or NULL.
  */
+static bool site_starts_by(const void *site, const void *offset)
+{
+	return ((const struct mc_hook_site *)site)->offset <=
+	       *(const uint64_t *)offset;
+}
+
 static const struct mc_hook_site *nopped_site_at(const struct mc_hook_site *v,
 						 size_t n, uint64_t offset,
 						 const struct mc_options *opt)
 {
-	size_t lo = 0, hi = n;
+	/* the sites that start at or before offset: the last may hold it */
+	size_t lo = mc_partition_point(v, n, sizeof(*v), &offset,
+				       site_starts_by);
 
-	while (lo < hi) {	/* first site starting after offset */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].offset <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	const struct mc_hook_site *s = &v[lo - 1];

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "../arch/search.h"
 
 /* An object's entry k: anchor symbol + addend of the slot's relocation. */
 static bool object_entries(struct mc_survey *d, struct mc_section *table,
@@ -254,22 +255,22 @@ static int compare_place(size_t shndx, uint64_t offset,
 	return offset < h->offset ? -1 : offset > h->offset;
 }
 
+static bool hook_below(const void *entry, const void *key)
+{
+	const struct mc_hook_site *k = key;
+
+	return compare_place(k->shndx, k->offset, entry) > 0;
+}
+
 /* The hook list is sorted by (section, offset): the first hook at or
  * after a place, by binary search. */
 static size_t hook_lower_bound(const struct mc_survey *d, size_t shndx,
 			       uint64_t offset)
 {
-	size_t lo = 0, hi = d->hooks.n;
+	struct mc_hook_site key = { .shndx = shndx, .offset = offset };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (compare_place(shndx, offset, &d->hooks.v[mid]) > 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(d->hooks.v, d->hooks.n, sizeof(key), &key,
+				  hook_below);
 }
 
 const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *d,

@@ -26,6 +26,7 @@
 #include <mcount.h>
 
 #include "platform.h"
+#include "../arch/search.h"
 
 #define STYLE_UNKNOWN 0xff	/* a NOP site, until guess_nop_styles() */
 
@@ -131,20 +132,16 @@ static void sort_sites(struct rt_site *v, size_t n)
 	}
 }
 
+MC_RT_NOTRACE static bool site_below(const void *site, const void *a)
+{
+	return ((const struct rt_site *)site)->addr < *(const uintptr_t *)a;
+}
+
 /* Index of the first site with addr >= a (nsites if none). */
 MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 {
-	size_t lo = 0, hi = nsites;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sites[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(sites, nsites, sizeof(*sites), &a,
+				  site_below);
 }
 
 /* ---- classifying a site at boot ---------------------------------------- */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "arch_test.h"
+#include "../../arch/search.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -156,6 +157,39 @@ START_TEST(bit_helpers)
 	ck_assert_int_eq(mc_lo12(0x800), -2048);
 	ck_assert(!mc_hi20_lo12_fits(INT32_MIN - 0x801ll));
 	ck_assert(!mc_hi20_lo12_fits(INT32_MAX - 0x7ffll));
+}
+END_TEST
+
+/* search.h: the partition point as lower and as upper bound. */
+static bool below_key(const void *entry, const void *key)
+{
+	int v = *(const int *)entry;
+	const int *k = key;
+
+	return v < k[0] || (k[1] && v == k[0]);
+}
+
+START_TEST(partition_point)
+{
+	/* key, upper (equal entries count as before it), expected */
+	static const int q[][3] = {
+		{ 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 1 }, { 2, 0, 1 },
+		{ 3, 0, 1 }, { 3, 1, 4 }, { 7, 0, 4 }, { 7, 1, 5 },
+		{ 9, 0, 5 },
+	};
+
+	static const int v[] = { 1, 3, 3, 3, 7 };
+
+	for (unsigned i = 0; i < MC_COUNT(q); i++)
+		ck_assert_uint_eq(mc_partition_point(v, 5, sizeof(*v), q[i],
+						     below_key),
+				  (size_t)q[i][2]);
+	ck_assert_uint_eq(mc_partition_point(v, 0, sizeof(*v), q[8],
+					     below_key), 0);
+	ck_assert_uint_eq(mc_partition_point(v, 3, sizeof(*v), q[8],
+					     below_key), 3);
+	ck_assert_uint_eq(mc_partition_point(v + 1, 3, sizeof(*v), q[4],
+					     below_key), 0);
 }
 END_TEST
 
@@ -849,6 +883,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, arch_by_name);
 	tcase_add_test(tc, arch_list_terminated);
 	tcase_add_test(tc, bit_helpers);
+	tcase_add_test(tc, partition_point);
 	tcase_add_test(tc, hook_symbols);
 	suite_add_tcase(s, tc);
 
