@@ -832,9 +832,7 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc r = { 0 };
 
-			if (i < t.n)
-				mc_reloc_table_get(&t, i, &r);
-			else if (!mc_reloc_get(obj, sec, i, &r))
+			if (!mc_reloc_read(obj, sec, &t, i, &r))
 				return false;
 			if (r.sym < k)
 				continue;

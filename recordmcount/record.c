@@ -343,9 +343,7 @@ static bool void_relocs_in_nops(struct mc_object *obj,
 
 		/* Opened each time: voiding one makes the table a copy. */
 		mc_reloc_table_open(obj, rel, &t);
-		if (i < t.n)
-			mc_reloc_table_get(&t, i, &r);
-		else if (!mc_reloc_get(obj, rel, i, &r))
+		if (!mc_reloc_read(obj, rel, &t, i, &r))
 			return false;
 		if (nopped_site_at(v, n, r.offset, opt) &&
 		    !void_reloc(obj, arch, rel, i))

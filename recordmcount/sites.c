@@ -272,9 +272,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 	for (size_t i = 0; i < count; i++) {
 		struct mc_reloc r;
 
-		if (i < t.n)
-			mc_reloc_table_get(&t, i, &r);
-		else if (!mc_reloc_get(obj, rel, i, &r))
+		if (!mc_reloc_read(obj, rel, &t, i, &r))
 			return false;
 		if (r.sym >= obj->n_symbols)
 			return mc_fail(obj, "%s: relocation %zu: symbol index "
