@@ -67,8 +67,10 @@ static const struct mc_object_form a64_forms[] = {
 	  .nop = a64_nop },
 };
 
-static bool a64_encode_nop(uint8_t *out, unsigned len)
+static bool a64_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len)
 {
+	(void)arch;
 	if (len != 4)
 		return false;
 	mc_bytes_copy(out, a64_nop, 4);
@@ -76,11 +78,12 @@ static bool a64_encode_nop(uint8_t *out, unsigned len)
 }
 
 /* A `bl` from `site` to `target`: both aligned, within +-128 MiB. */
-static bool a64_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			    uint64_t target)
+static bool a64_encode_call(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len, uint64_t site, uint64_t target)
 {
 	int64_t d = (int64_t)(target - site);
 
+	(void)arch;
 	if (len != 4 || (site & 3) || (target & 3) || d < -A64_BL_RANGE ||
 	    d >= A64_BL_RANGE)
 		return false;
@@ -88,19 +91,19 @@ static bool a64_encode_call(uint8_t *out, unsigned len, uint64_t site,
 	return true;
 }
 
-static struct mc_site a64_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site a64_decode_site(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 
+	(void)arch;
 	if (avail < 4)
 		return s;
 	uint32_t insn = mc_get_le32(p);
 	if ((insn & A64_BL_MASK) == A64_BL) {
 		/* imm26 sign-extended from bit 25, in words. */
-		int64_t imm = (int64_t)(insn & 0x03ffffffu);
-		if (imm & 0x02000000)
-			imm -= 0x04000000;
+		int64_t imm = mc_sign_extend(insn & 0x03ffffffu, 26);
 		s = (struct mc_site){ MC_SITE_CALL, 4,
 				      addr + (uint64_t)(imm * 4) };
 	} else if (mc_bytes_equal(p, a64_nop, 4)) {
@@ -110,8 +113,10 @@ static struct mc_site a64_decode_site(const uint8_t *p, size_t avail,
 }
 
 /* Every hook is one `bl`: `nop` neutralises it. */
-static const uint8_t *a64_site_neutral(const struct mc_site *site)
+static const uint8_t *a64_site_neutral(const struct mc_arch *arch,
+				       const struct mc_site *site)
 {
+	(void)arch;
 	return site->kind != MC_SITE_UNKNOWN && site->len == 4 ? a64_nop : NULL;
 }
 
@@ -144,18 +149,20 @@ static const uint8_t a64_pad_nop2[8] = {
 	0x1f, 0x20, 0x03, 0xd5,				/* nop */
 };
 
-static bool a64_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target)
+static bool a64_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+				unsigned len, uint64_t site, uint64_t target)
 {
 	if (len != 8)
 		return false;
 	mc_put_le32(out, A64_MOV_X9_X30);
-	return a64_encode_call(out + 4, 4, site + 4, target);
+	return a64_encode_call(arch, out + 4, 4, site + 4, target);
 }
 
-static const uint8_t *a64_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *a64_pad_neutral(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      unsigned *len)
 {
+	(void)arch;
 	*len = 8;
 	return avail >= 8 && mc_bytes_equal(p, a64_pad_nop2, 8) ?
 		a64_pad_nop2 : NULL;

@@ -62,7 +62,7 @@ const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
 	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
 		if ((*a)->e_machine == e_machine &&
 		    (*a)->elf_class == elf_class && (*a)->endian == endian &&
-		    (!(*a)->accepts_flags || (*a)->accepts_flags(e_flags)))
+		    (!(*a)->accepts_flags || (*a)->accepts_flags(*a, e_flags)))
 			return *a;
 	return NULL;
 }

@@ -86,6 +86,12 @@ struct mc_site {
 	uint64_t target;	/* call destination, or pointer's address */
 };
 
+/*
+ * One architecture (or one byte order or ABI of it).  Its functions get
+ * the entry they are called through as `arch`, so that one function
+ * serves every entry that differs only in facts such as the byte order;
+ * callers go through mc_decode_site() and its siblings below.
+ */
 struct mc_arch {
 	const char *name;		/* "x86_64", "i386", ... */
 	uint16_t e_machine;
@@ -160,9 +166,10 @@ struct mc_arch {
 	 * `target`: the call, then NOPs to the end.
 	 */
 	uint8_t pad_call_len;
-	bool (*encode_pad_call)(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target);
-	const uint8_t *(*pad_neutral)(const uint8_t *p, size_t avail,
+	bool (*encode_pad_call)(const struct mc_arch *arch, uint8_t *out,
+				unsigned len, uint64_t site, uint64_t target);
+	const uint8_t *(*pad_neutral)(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      unsigned *len);
 	/*
 	 * What -mnop-mcount leaves at a function's entry instead of the
@@ -171,20 +178,22 @@ struct mc_arch {
 	 */
 	const struct mc_object_form *entry_nop_form;
 	/* For machines with several ABIs: NULL accepts any e_flags. */
-	bool (*accepts_flags)(uint32_t e_flags);
+	bool (*accepts_flags)(const struct mc_arch *arch, uint32_t e_flags);
 	/*
 	 * Furthest a hook may sit from its function's entry.  The runtime
 	 * uses it to find a function's site when it has no symbol sizes.
 	 */
 	uint8_t max_entry_offset;
 	/* Decode linked bytes at address `addr` (at most `avail` bytes). */
-	struct mc_site (*decode_site)(const uint8_t *p, size_t avail,
+	struct mc_site (*decode_site)(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      uint64_t addr);
 	/* NOP of exactly `len` bytes into `out`; false if none exists. */
-	bool (*encode_nop)(uint8_t *out, unsigned len);
+	bool (*encode_nop)(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len);
 	/* Call from `site` to `target` filling exactly `len` bytes. */
-	bool (*encode_call)(uint8_t *out, unsigned len, uint64_t site,
-			    uint64_t target);
+	bool (*encode_call)(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len, uint64_t site, uint64_t target);
 	/*
 	 * For the runtime: the `site->len` bytes that neutralise the hook
 	 * decode_site() returned as `site` (any kind but MC_SITE_UNKNOWN),
@@ -195,8 +204,49 @@ struct mc_arch {
 	 * rather than a field of struct mc_site, so that the decoders'
 	 * positional (struct mc_site){ kind, len, target } stay complete.
 	 */
-	const uint8_t *(*site_neutral)(const struct mc_site *site);
+	const uint8_t *(*site_neutral)(const struct mc_arch *arch,
+				       const struct mc_site *site);
 };
+
+/* The hooks of struct mc_arch, called with the entry they belong to. */
+static inline struct mc_site mc_decode_site(const struct mc_arch *arch,
+					    const uint8_t *p, size_t avail,
+					    uint64_t addr)
+{
+	return arch->decode_site(arch, p, avail, addr);
+}
+
+static inline bool mc_encode_nop(const struct mc_arch *arch, uint8_t *out,
+				 unsigned len)
+{
+	return arch->encode_nop(arch, out, len);
+}
+
+static inline bool mc_encode_call(const struct mc_arch *arch, uint8_t *out,
+				  unsigned len, uint64_t site, uint64_t target)
+{
+	return arch->encode_call(arch, out, len, site, target);
+}
+
+static inline const uint8_t *mc_site_neutral(const struct mc_arch *arch,
+					     const struct mc_site *site)
+{
+	return arch->site_neutral(arch, site);
+}
+
+static inline bool mc_encode_pad_call(const struct mc_arch *arch,
+				      uint8_t *out, unsigned len,
+				      uint64_t site, uint64_t target)
+{
+	return arch->encode_pad_call(arch, out, len, site, target);
+}
+
+static inline const uint8_t *mc_pad_neutral(const struct mc_arch *arch,
+					    const uint8_t *p, size_t avail,
+					    unsigned *len)
+{
+	return arch->pad_neutral(arch, p, avail, len);
+}
 
 /* The architecture for an ELF header's fields, or NULL. */
 const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,
@@ -254,7 +304,23 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 /* The architectures compiled in, NULL-terminated (for --help). */
 extern const struct mc_arch *const mc_all_arches[];
 
-/* Little helpers for the encoders, shared by every arch file. */
+/*
+ * Bit helpers for the encoders and decoders, shared by every arch file
+ * (and inline, so that the runtime, which links only its own arch/
+ * file, has them too).  Words in memory: little- or big-endian, or in
+ * an entry's own byte order.
+ */
+static inline uint16_t mc_get_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline void mc_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
 static inline uint32_t mc_get_le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -273,6 +339,58 @@ static inline void mc_put_le32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 8);
 	p[2] = (uint8_t)(v >> 16);
 	p[3] = (uint8_t)(v >> 24);
+}
+
+static inline void mc_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline uint32_t mc_get32(enum mc_endian e, const uint8_t *p)
+{
+	return e == MC_BIG_ENDIAN ? mc_get_be32(p) : mc_get_le32(p);
+}
+
+static inline void mc_put32(enum mc_endian e, uint8_t *p, uint32_t v)
+{
+	if (e == MC_BIG_ENDIAN)
+		mc_put_be32(p, v);
+	else
+		mc_put_le32(p, v);
+}
+
+/* The low `bits` bits of `v` (1 to 64) as a two's complement number. */
+static inline int64_t mc_sign_extend(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	v &= m | (m - 1);
+	return (int64_t)((v ^ m) - m);
+}
+
+/*
+ * A PC-relative distance split for a pair like RISC-V's auipc + jalr:
+ * the second instruction adds a sign-extended 12-bit lo, so hi20 is
+ * rounded, hi = (d + 0x800) >> 12, and lo = d - hi * 4096 lies in
+ * [-2048, 2047].  mc_hi20_lo12_fits: the pair reaches `d` (the sum of
+ * a 32-bit hi << 12 and a lo stays within it).
+ */
+static inline int64_t mc_hi20(int64_t d)
+{
+	return (d + 0x800) >> 12;
+}
+
+static inline int64_t mc_lo12(int64_t d)
+{
+	return d - mc_hi20(d) * 4096;
+}
+
+static inline bool mc_hi20_lo12_fits(int64_t d)
+{
+	return d >= INT32_MIN - 0x800ll && d < INT32_MAX - 0x7ffll;
 }
 
 static inline bool mc_bytes_equal(const uint8_t *a, const uint8_t *b,

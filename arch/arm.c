@@ -128,13 +128,6 @@ static const struct mc_object_form arm_forms[] = {
 
 /* -- ARM state ------------------------------------------------------ */
 
-static int64_t sign_extend(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	return (int64_t)((v ^ m) - m);
-}
-
 static struct mc_site arm_decode(const uint8_t *p, size_t avail,
 				 uint64_t addr)
 {
@@ -143,7 +136,7 @@ static struct mc_site arm_decode(const uint8_t *p, size_t avail,
 	if (avail < 4)
 		return s;
 	uint32_t insn = mc_get_le32(p);
-	int64_t off = sign_extend(insn & 0x00ffffffu, 24) * 4;
+	int64_t off = mc_sign_extend(insn & 0x00ffffffu, 24) * 4;
 	if ((insn & 0xff000000u) == ARM_BL)
 		s = (struct mc_site){ MC_SITE_CALL, 4, addr + 8 + (uint64_t)off };
 	else if ((insn & 0xfe000000u) == ARM_BLX)	/* to Thumb: H is bit 1 */
@@ -189,7 +182,7 @@ static int64_t thm_offset(uint16_t hw1, uint16_t hw2)
 	uint32_t v = s << 24 | i1 << 23 | i2 << 22 | (hw1 & 0x3ffu) << 12 |
 		     (hw2 & 0x7ffu) << 1;
 
-	return sign_extend(v, 25);
+	return mc_sign_extend(v, 25);
 }
 
 static struct mc_site thm_decode(const uint8_t *p, size_t avail,
@@ -200,8 +193,8 @@ static struct mc_site thm_decode(const uint8_t *p, size_t avail,
 	addr &= ~1ull;
 	if (avail < 4)
 		return s;
-	uint16_t hw1 = (uint16_t)(p[0] | p[1] << 8);
-	uint16_t hw2 = (uint16_t)(p[2] | p[3] << 8);
+	uint16_t hw1 = mc_get_le16(p);
+	uint16_t hw2 = mc_get_le16(p + 2);
 	bool prefix = (hw1 & 0xf800) == 0xf000;
 	if (prefix && (hw2 & 0xd000) == 0xd000)			/* bl */
 		s = (struct mc_site){ MC_SITE_CALL, 4,
@@ -233,53 +226,61 @@ static bool thm_encode(uint8_t *out, uint64_t site, uint64_t target)
 	uint16_t hw1 = (uint16_t)(0xf000 | s << 10 | ((v >> 12) & 0x3ff));
 	uint16_t hw2 = (uint16_t)(0xc000 | j1 << 13 | j2 << 11 |
 				  ((v >> 1) & 0x7ff) | (to_thumb ? 0x1000 : 0));
-	out[0] = (uint8_t)hw1;		/* bl / blx: hw1 first, each LE */
-	out[1] = (uint8_t)(hw1 >> 8);
-	out[2] = (uint8_t)hw2;
-	out[3] = (uint8_t)(hw2 >> 8);
+	mc_put_le16(out, hw1);		/* bl / blx: hw1 first, each LE */
+	mc_put_le16(out + 2, hw2);
 	return true;
 }
 
 /* -- the two entries' linked-code functions --------------------------- */
 
-static struct mc_site arm_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site arm_decode_site(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      uint64_t addr)
 {
+	(void)arch;
 	return (addr & 1) ? thm_decode(p, avail, addr)
 			  : arm_decode(p, avail, addr);
 }
 
-static bool arm_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			    uint64_t target)
+static bool arm_encode_call(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len, uint64_t site, uint64_t target)
 {
+	(void)arch;
 	if (len != 4)
 		return false;
 	return (site & 1) ? thm_encode(out, site, target)
 			  : arm_encode(out, site, target);
 }
 
-static bool arm_encode_nop(uint8_t *out, unsigned len)
+static bool arm_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len)
 {
+	(void)arch;
 	if (len != 4)
 		return false;
 	mc_bytes_copy(out, arm_nop, 4);
 	return true;
 }
 
-static struct mc_site thm_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site thm_decode_site(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      uint64_t addr)
 {
+	(void)arch;
 	return thm_decode(p, avail, addr);
 }
 
-static bool thm_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			    uint64_t target)
+static bool thm_encode_call(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len, uint64_t site, uint64_t target)
 {
+	(void)arch;
 	return len == 4 && thm_encode(out, site, target);
 }
 
-static bool thm_encode_nop(uint8_t *out, unsigned len)
+static bool thm_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len)
 {
+	(void)arch;
 	if (len != 4)
 		return false;
 	mc_bytes_copy(out, thm_nop, 4);
@@ -287,8 +288,9 @@ static bool thm_encode_nop(uint8_t *out, unsigned len)
 }
 
 /* The "thumb2" entry is only ever chosen by name. */
-static bool never(uint32_t e_flags)
+static bool never(const struct mc_arch *arch, uint32_t e_flags)
 {
+	(void)arch;
 	(void)e_flags;
 	return false;
 }
@@ -333,18 +335,21 @@ static const uint8_t thm_pad_nop3[6] = {
 #define ARM_PUSH_LR (arm_forms[0].opcode)
 #define THM_PUSH_LR (arm_forms[2].opcode)
 
-static bool arm_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target)
+static bool arm_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+				unsigned len, uint64_t site, uint64_t target)
 {
+	(void)arch;
 	if (len != 8)
 		return false;
 	mc_bytes_copy(out, ARM_PUSH_LR, 4);
 	return arm_encode(out + 4, site + 4, target);
 }
 
-static const uint8_t *arm_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *arm_pad_neutral(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      unsigned *len)
 {
+	(void)arch;
 	*len = 8;
 	if (avail < 8)
 		return NULL;
@@ -353,18 +358,21 @@ static const uint8_t *arm_pad_neutral(const uint8_t *p, size_t avail,
 	return mc_bytes_equal(p, arm_pad_mov2, 8) ? arm_pad_mov2 : NULL;
 }
 
-static bool thm_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target)
+static bool thm_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+				unsigned len, uint64_t site, uint64_t target)
 {
+	(void)arch;
 	if (len != 6)
 		return false;
 	mc_bytes_copy(out, THM_PUSH_LR, 2);
 	return thm_encode(out + 2, site + 2, target);
 }
 
-static const uint8_t *thm_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *thm_pad_neutral(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      unsigned *len)
 {
+	(void)arch;
 	*len = 6;
 	return avail >= 6 && mc_bytes_equal(p, thm_pad_nop3, 6) ?
 		thm_pad_nop3 : NULL;
@@ -405,13 +413,17 @@ static const uint8_t *neutral_of(const struct mc_site *site,
 	return add_sp;
 }
 
-static const uint8_t *arm_site_neutral(const struct mc_site *site)
+static const uint8_t *arm_site_neutral(const struct mc_arch *arch,
+				       const struct mc_site *site)
 {
+	(void)arch;
 	return neutral_of(site, arm_nop, arm_pop_lr);
 }
 
-static const uint8_t *thm_site_neutral(const struct mc_site *site)
+static const uint8_t *thm_site_neutral(const struct mc_arch *arch,
+				       const struct mc_site *site)
 {
+	(void)arch;
 	return neutral_of(site, thm_nop, thm_pop_lr);
 }
 

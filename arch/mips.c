@@ -269,40 +269,21 @@ static const struct mc_object_form mips_new_le_forms[] = NEW_ABI_FORMS(LE);
 			      R_MIPS_HIGHEST_, R_MIPS_JALR_ },		\
 	.n_companion_relocs = 4
 
-static uint32_t mips_word(const uint8_t *p, enum mc_endian e)
-{
-	if (e == MC_LITTLE_ENDIAN)
-		return mc_get_le32(p);
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static void mips_put_word(uint8_t *p, uint32_t w, enum mc_endian e)
-{
-	if (e == MC_LITTLE_ENDIAN) {
-		mc_put_le32(p, w);
-		return;
-	}
-	p[0] = (uint8_t)(w >> 24);
-	p[1] = (uint8_t)(w >> 16);
-	p[2] = (uint8_t)(w >> 8);
-	p[3] = (uint8_t)w;
-}
-
 /*
  * Linked code: `jal` (the kernel's form), `bal` (what ld makes of a PIC
  * jalr t9 when the hook is near), or the NOP.  A long call or a GOT
  * load is not one instruction and stays UNKNOWN.  jal keeps the top
  * four bits of its delay slot's address: it reaches its own 256 MB.
  */
-static struct mc_site mips_decode(const uint8_t *p, size_t avail,
-				  uint64_t addr, enum mc_endian e)
+static struct mc_site mips_decode_site(const struct mc_arch *arch,
+				       const uint8_t *p, size_t avail,
+				       uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 
 	if (avail < 4)
 		return s;
-	uint32_t w = mips_word(p, e);
+	uint32_t w = mc_get32(arch->endian, p);
 	if ((w & MIPS_JAL_MASK) == MIPS_JAL)
 		s = (struct mc_site){ MC_SITE_CALL, 4,
 				      ((addr + 4) & ~(uint64_t)0x0fffffff) |
@@ -316,21 +297,11 @@ static struct mc_site mips_decode(const uint8_t *p, size_t avail,
 	return s;
 }
 
-static struct mc_site mips_be_decode_site(const uint8_t *p, size_t avail,
-					  uint64_t addr)
-{
-	return mips_decode(p, avail, addr, MC_BIG_ENDIAN);
-}
-
-static struct mc_site mips_le_decode_site(const uint8_t *p, size_t avail,
-					  uint64_t addr)
-{
-	return mips_decode(p, avail, addr, MC_LITTLE_ENDIAN);
-}
-
 /* Any whole number of instructions: all zero bytes in either order. */
-static bool mips_encode_nop(uint8_t *out, unsigned len)
+static bool mips_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len)
 {
+	(void)arch;
 	if (len == 0 || len % 4 || len > MC_MAX_FORM_BYTES)
 		return false;
 	mc_bytes_copy(out, mips_nops, len);
@@ -343,49 +314,41 @@ static bool mips_encode_nop(uint8_t *out, unsigned len)
  * knows, as the kernel's ftrace_caller does).  False when the target is
  * unaligned or outside the 256 MB region of the delay slot.
  */
-static bool mips_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			     uint64_t target, enum mc_endian e)
+static bool mips_encode_call(const struct mc_arch *arch, uint8_t *out,
+			     unsigned len, uint64_t site, uint64_t target)
 {
 	uint64_t region = (site + 4) & ~(uint64_t)0x0fffffff;
 
 	if ((len != 4 && len != 8) || (target & 3) ||
 	    (target & ~(uint64_t)0x0fffffff) != region)
 		return false;
-	mips_put_word(out, MIPS_JAL | (uint32_t)((target >> 2) & 0x03ffffff),
-		      e);				/* jal target */
-	if (len == 8)
-		mips_put_word(out + 4, MIPS_NOP, e);	/* nop (delay slot) */
+	mc_put32(arch->endian, out,			/* jal target */
+		 MIPS_JAL | (uint32_t)((target >> 2) & 0x03ffffff));
+	if (len == 8)				/* nop (delay slot) */
+		mc_put32(arch->endian, out + 4, MIPS_NOP);
 	return true;
 }
 
-static bool mips_be_encode_call(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target)
-{
-	return mips_encode_call(out, len, site, target, MC_BIG_ENDIAN);
-}
-
-static bool mips_le_encode_call(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target)
-{
-	return mips_encode_call(out, len, site, target, MC_LITTLE_ENDIAN);
-}
-
 /* A decoded jal, bal or NOP is neutralised by NOPs of its length. */
-static const uint8_t *mips_site_neutral(const struct mc_site *site)
+static const uint8_t *mips_site_neutral(const struct mc_arch *arch,
+					const struct mc_site *site)
 {
+	(void)arch;
 	if (site->kind == MC_SITE_UNKNOWN || site->len == 0 ||
 	    site->len % 4 || site->len > MC_MAX_FORM_BYTES)
 		return NULL;
 	return mips_nops;
 }
 
-static bool mips_is_o32(uint32_t e_flags)
+static bool mips_is_o32(const struct mc_arch *arch, uint32_t e_flags)
 {
+	(void)arch;
 	return !(e_flags & EF_MIPS_ABI2_);
 }
 
-static bool mips_is_n32(uint32_t e_flags)
+static bool mips_is_n32(const struct mc_arch *arch, uint32_t e_flags)
 {
+	(void)arch;
 	return (e_flags & EF_MIPS_ABI2_) != 0;
 }
 
@@ -407,38 +370,31 @@ static const struct mc_insn mips_pad_nops[] = {
 	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
 	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
 	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
-	.encode_nop = mips_encode_nop, .site_neutral = mips_site_neutral
+	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
+	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips = {
 	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.forms = mips_o32_be_forms, .n_forms = N_FORMS(mips_o32_be_forms),
-	.decode_site = mips_be_decode_site,
-	.encode_call = mips_be_encode_call,
 };
 
 const struct mc_arch mc_arch_mipsel = {
 	.name = "mipsel", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.forms = mips_o32_le_forms, .n_forms = N_FORMS(mips_o32_le_forms),
-	.decode_site = mips_le_decode_site,
-	.encode_call = mips_le_encode_call,
 };
 
 const struct mc_arch mc_arch_mipsn32 = {
 	.name = "mipsn32", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
 	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
-	.decode_site = mips_be_decode_site,
-	.encode_call = mips_be_encode_call,
 };
 
 const struct mc_arch mc_arch_mipsn32el = {
 	.name = "mipsn32el", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
-	.decode_site = mips_le_decode_site,
-	.encode_call = mips_le_encode_call,
 };
 
 #define MIPS64_COMMON							\
@@ -448,20 +404,17 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
 	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
 	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
-	.encode_nop = mips_encode_nop, .site_neutral = mips_site_neutral
+	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
+	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips64 = {
 	.name = "mips64", MIPS64_COMMON, .endian = MC_BIG_ENDIAN,
 	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
-	.decode_site = mips_be_decode_site,
-	.encode_call = mips_be_encode_call,
 };
 
 const struct mc_arch mc_arch_mips64el = {
 	.name = "mips64el", MIPS64_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
-	.decode_site = mips_le_decode_site,
-	.encode_call = mips_le_encode_call,
 };
 
 bool mc_arch_mips_is_t9_load(uint32_t insn)

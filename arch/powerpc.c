@@ -157,47 +157,25 @@ static const struct mc_object_form ppc32_forms[] = {
 	  .nop = nop_be },
 };
 
-static uint32_t get32(const uint8_t *p, bool be)
-{
-	if (!be)
-		return mc_get_le32(p);
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v, bool be)
-{
-	if (!be) {
-		mc_put_le32(p, v);
-		return;
-	}
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 /* The destination of the bl word `insn` sitting at `addr`. */
 static uint64_t bl_target(uint32_t insn, uint64_t addr)
 {
-	uint32_t li = insn & PPC_LI_MASK;
-	int64_t d = (li & 0x02000000) ? (int64_t)li - 0x04000000 : li;
-
-	return addr + (uint64_t)d;
+	return addr + (uint64_t)mc_sign_extend(insn & PPC_LI_MASK, 26);
 }
 
 /*
  * `bctrl` calls through CTR, loaded by code before it: like i386's
  * `call *d(%ebx)` nothing static says where it goes, so it is UNKNOWN.
  */
-static struct mc_site ppc_decode(const uint8_t *p, size_t avail,
-				 uint64_t addr, bool be)
+static struct mc_site ppc_decode_site(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
+				      uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 
 	if (avail < 4)
 		return s;
-	uint32_t insn = get32(p, be);
+	uint32_t insn = mc_get32(arch->endian, p);
 	if ((insn & PPC_BL_MASK) == PPC_BL)
 		s = (struct mc_site){ MC_SITE_CALL, 4, bl_target(insn, addr) };
 	else if (insn == PPC_NOP)
@@ -205,32 +183,13 @@ static struct mc_site ppc_decode(const uint8_t *p, size_t avail,
 	return s;
 }
 
-static struct mc_site ppc_decode_be(const uint8_t *p, size_t avail,
-				    uint64_t addr)
-{
-	return ppc_decode(p, avail, addr, true);
-}
-
-static struct mc_site ppc_decode_le(const uint8_t *p, size_t avail,
-				    uint64_t addr)
-{
-	return ppc_decode(p, avail, addr, false);
-}
-
 /* Only one word: a longer run of nops would not be one instruction. */
-static bool ppc_encode_nop_be(uint8_t *out, unsigned len)
+static bool ppc_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len)
 {
 	if (len != 4)
 		return false;
-	put32(out, PPC_NOP, true);
-	return true;
-}
-
-static bool ppc_encode_nop_le(uint8_t *out, unsigned len)
-{
-	if (len != 4)
-		return false;
-	put32(out, PPC_NOP, false);
+	mc_put32(arch->endian, out, PPC_NOP);
 	return true;
 }
 
@@ -238,49 +197,27 @@ static bool ppc_encode_nop_le(uint8_t *out, unsigned len)
  * bl reaches +/- 32 MiB in whole words: the displacement must be a
  * multiple of four within [-2^25, 2^25 - 4].
  */
-static bool ppc_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			    uint64_t target, bool be)
+static bool ppc_encode_call(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len, uint64_t site, uint64_t target)
 {
 	int64_t d = (int64_t)(target - site);
 
 	if (len != 4 || (d & 3) || d < -0x2000000 || d > 0x1fffffc)
 		return false;
-	put32(out, PPC_BL | ((uint32_t)d & PPC_LI_MASK), be);
+	mc_put32(arch->endian, out, PPC_BL | ((uint32_t)d & PPC_LI_MASK));
 	return true;
-}
-
-static bool ppc_encode_call_be(uint8_t *out, unsigned len, uint64_t site,
-			       uint64_t target)
-{
-	return ppc_encode_call(out, len, site, target, true);
-}
-
-static bool ppc_encode_call_le(uint8_t *out, unsigned len, uint64_t site,
-			       uint64_t target)
-{
-	return ppc_encode_call(out, len, site, target, false);
 }
 
 /*
  * For the runtime: every hook is one word, neutralised by `nop` (the
  * TOC-restore slot after a -pg call stays the nop it already is).
  */
-static const uint8_t *ppc_site_neutral(const struct mc_site *site,
-				       const uint8_t *nop)
+static const uint8_t *ppc_site_neutral(const struct mc_arch *arch,
+				       const struct mc_site *site)
 {
 	if (site->kind == MC_SITE_UNKNOWN || site->len != 4)
 		return NULL;
-	return nop;
-}
-
-static const uint8_t *ppc_site_neutral_be(const struct mc_site *site)
-{
-	return ppc_site_neutral(site, nop_be);
-}
-
-static const uint8_t *ppc_site_neutral_le(const struct mc_site *site)
-{
-	return ppc_site_neutral(site, nop_le);
+	return arch->endian == MC_BIG_ENDIAN ? nop_be : nop_le;
 }
 
 /*
@@ -318,37 +255,38 @@ static const uint8_t ppc_le_pad_nop2[8] = {
 	0x00, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x60,	/* nop; nop */
 };
 
-static bool ppc_le_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-				   uint64_t target)
+static bool ppc_le_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+				   unsigned len, uint64_t site, uint64_t target)
 {
 	if (len != 8)
 		return false;
-	put32(out, 0x7c0802a6u, false);			/* mflr r0 */
-	return ppc_encode_call(out + 4, 4, site + 4, target, false);
+	mc_put_le32(out, 0x7c0802a6u);			/* mflr r0 */
+	return ppc_encode_call(arch, out + 4, 4, site + 4, target);
 }
 
-static const uint8_t *ppc_le_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
+					 const uint8_t *p, size_t avail,
 					 unsigned *len)
 {
+	(void)arch;
 	*len = 8;
 	return avail >= 8 && mc_bytes_equal(p, ppc_le_pad_nop2, 8) ?
 		ppc_le_pad_nop2 : NULL;
 }
 
-/* What a byte order decides: the decoders and encoders, and the NOP. */
+/* The code of every entry: its functions read the entry's byte order. */
+#define PPC_CODE							\
+	.decode_site = ppc_decode_site, .encode_nop = ppc_encode_nop,	\
+	.encode_call = ppc_encode_call, .site_neutral = ppc_site_neutral
+
+/* What a byte order decides: the byte order, and the pad's NOP. */
 #define PPC_LE_CODE							\
-	.endian = MC_LITTLE_ENDIAN,					\
-	.pad_nops = ppc_le_pad_nops, .n_pad_nops = MC_COUNT(ppc_le_pad_nops), \
-	.decode_site = ppc_decode_le, .encode_nop = ppc_encode_nop_le,	\
-	.encode_call = ppc_encode_call_le,				\
-	.site_neutral = ppc_site_neutral_le
+	.endian = MC_LITTLE_ENDIAN, PPC_CODE,				\
+	.pad_nops = ppc_le_pad_nops, .n_pad_nops = MC_COUNT(ppc_le_pad_nops)
 
 #define PPC_BE_CODE							\
-	.endian = MC_BIG_ENDIAN,					\
-	.pad_nops = ppc_be_pad_nops, .n_pad_nops = MC_COUNT(ppc_be_pad_nops), \
-	.decode_site = ppc_decode_be, .encode_nop = ppc_encode_nop_be,	\
-	.encode_call = ppc_encode_call_be,				\
-	.site_neutral = ppc_site_neutral_be
+	.endian = MC_BIG_ENDIAN, PPC_CODE,				\
+	.pad_nops = ppc_be_pad_nops, .n_pad_nops = MC_COUNT(ppc_be_pad_nops)
 
 /* What ELFv1 (big-endian) and ELFv2 (little-endian) ppc64 share. */
 #define PPC64_COMMON							\

@@ -81,24 +81,17 @@ static const struct mc_object_form rv_forms[] = {
 	  .opcode_len = 8, .nop = rv_nop8 },
 };
 
-static int64_t sign_extend(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	return (int64_t)((v ^ m) - m);
-}
-
 /* 4-byte `nop`s, then one `c.nop` when two bytes are left over. */
-static bool rv_encode_nop(uint8_t *out, unsigned len)
+static bool rv_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			  unsigned len)
 {
+	(void)arch;
 	if (len == 0 || len > MC_MAX_SITE_LEN || (len & 1))
 		return false;
 	for (; len >= 4; len -= 4, out += 4)
 		mc_put_le32(out, RV_NOP);
-	if (len == 2) {
-		out[0] = (uint8_t)RV_CNOP;
-		out[1] = (uint8_t)(RV_CNOP >> 8);
-	}
+	if (len == 2)
+		mc_put_le16(out, RV_CNOP);
 	return true;
 }
 
@@ -116,19 +109,19 @@ static int64_t rv_jal_offset(uint32_t insn)
 	uint64_t v = ((insn >> 31) & 1) << 20 | ((insn >> 21) & 0x3ff) << 1 |
 		     ((insn >> 20) & 1) << 11 | ((insn >> 12) & 0xff) << 12;
 
-	return sign_extend(v, 21);
+	return mc_sign_extend(v, 21);
 }
 
 /*
- * 8 bytes: auipc+jalr, reaching +-2 GiB; jalr adds a sign-extended
- * lo12, so hi20 is rounded: hi = (d + 0x800) >> 12.  4 bytes: the `jal`
- * a relaxed image has.
+ * 8 bytes: auipc+jalr, reaching +-2 GiB (jalr adds a sign-extended
+ * lo12: mc_hi20 and mc_lo12).  4 bytes: the `jal` a relaxed image has.
  */
-static bool rv_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			   uint64_t target)
+static bool rv_encode_call(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len, uint64_t site, uint64_t target)
 {
 	int64_t d = (int64_t)(target - site);
 
+	(void)arch;
 	if ((site & 1) || (target & 1))
 		return false;
 	if (len == 4) {
@@ -137,25 +130,26 @@ static bool rv_encode_call(uint8_t *out, unsigned len, uint64_t site,
 		mc_put_le32(out, rv_jal(d));
 		return true;
 	}
-	if (len != 8 || d < INT32_MIN - 0x800ll || d >= INT32_MAX - 0x7ffll)
+	if (len != 8 || !mc_hi20_lo12_fits(d))
 		return false;
-	int64_t hi = (d + 0x800) >> 12, lo = d - hi * 4096;
-	mc_put_le32(out, RV_AUIPC_RA | ((uint32_t)hi << 12));
-	mc_put_le32(out + 4, RV_JALR_RA | ((uint32_t)lo << 20));
+	mc_put_le32(out, RV_AUIPC_RA | ((uint32_t)mc_hi20(d) << 12));
+	mc_put_le32(out + 4, RV_JALR_RA | ((uint32_t)mc_lo12(d) << 20));
 	return true;
 }
 
-static struct mc_site rv_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site rv_decode_site(const struct mc_arch *arch,
+				     const uint8_t *p, size_t avail,
 				     uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 	uint32_t a = avail >= 4 ? mc_get_le32(p) : 0;
 	uint32_t b = avail >= 8 ? mc_get_le32(p + 4) : 0;
 
+	(void)arch;
 	if (avail >= 8 && (a & 0xfff) == RV_AUIPC_RA &&
 	    (b & 0xfffff) == RV_JALR_RA) {
-		int64_t off = sign_extend(a & 0xfffff000u, 32) +
-			      sign_extend(b >> 20, 12);
+		int64_t off = mc_sign_extend(a & 0xfffff000u, 32) +
+			      mc_sign_extend(b >> 20, 12);
 		s = (struct mc_site){ MC_SITE_CALL, 8, addr + (uint64_t)off };
 	} else if (avail >= 8 && mc_bytes_equal(p, rv_nop8, 8)) {
 		s = (struct mc_site){ MC_SITE_NOP, 8, 0 };
@@ -175,10 +169,12 @@ static struct mc_site rv_decode_site(const uint8_t *p, size_t avail,
  * a relaxed `jal` (rv64 has no 2-byte c.jal, but a 2-byte neutral site
  * is c.nop).
  */
-static const uint8_t *rv_site_neutral(const struct mc_site *site)
+static const uint8_t *rv_site_neutral(const struct mc_arch *arch,
+				      const struct mc_site *site)
 {
 	static const uint8_t cnop[2] = { 0x01, 0x00 };	/* c.nop */
 
+	(void)arch;
 	if (site->kind == MC_SITE_UNKNOWN)
 		return NULL;
 	switch (site->len) {
@@ -219,23 +215,24 @@ static const uint8_t rv_pad_cnop4[8] = {
 	0x01, 0x00, 0x01, 0x00,				/* c.nop; c.nop */
 };
 
-static bool rv_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-			       uint64_t target)
+static bool rv_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+			       unsigned len, uint64_t site, uint64_t target)
 {
 	int64_t d = (int64_t)(target - site);
 
-	if (len != 8 || (site & 1) || (target & 1) || d < INT32_MIN - 0x800ll ||
-	    d >= INT32_MAX - 0x7ffll)
+	(void)arch;
+	if (len != 8 || (site & 1) || (target & 1) || !mc_hi20_lo12_fits(d))
 		return false;
-	int64_t hi = (d + 0x800) >> 12, lo = d - hi * 4096;
-	mc_put_le32(out, RV_AUIPC_T0 | ((uint32_t)hi << 12));
-	mc_put_le32(out + 4, RV_JALR_T0 | ((uint32_t)lo << 20));
+	mc_put_le32(out, RV_AUIPC_T0 | ((uint32_t)mc_hi20(d) << 12));
+	mc_put_le32(out + 4, RV_JALR_T0 | ((uint32_t)mc_lo12(d) << 20));
 	return true;
 }
 
-static const uint8_t *rv_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *rv_pad_neutral(const struct mc_arch *arch,
+				     const uint8_t *p, size_t avail,
 				     unsigned *len)
 {
+	(void)arch;
 	*len = 8;
 	if (avail < 8)
 		return NULL;
@@ -325,7 +322,7 @@ static struct rv_effect rv_effect16(uint32_t h)
 			       .rs1 = -1 };
 	unsigned f3 = h >> 13, rd = (h >> 7) & 31, rs2 = (h >> 2) & 31;
 	unsigned rdp = 8 + ((h >> 2) & 7), rs1p = 8 + ((h >> 7) & 7);
-	int64_t imm6 = sign_extend(((h >> 7) & 0x20) | ((h >> 2) & 0x1f), 6);
+	int64_t imm6 = mc_sign_extend(((h >> 7) & 0x20) | ((h >> 2) & 0x1f), 6);
 
 	switch ((h & 3) << 3 | f3) {
 	case 0 << 3 | 0:	/* c.addi4spn rd', sp, nzuimm */
@@ -370,7 +367,7 @@ static struct rv_effect rv_effect16(uint32_t h)
 		e.rd = (int)rd;
 		if (rd == RV_SP) {
 			e.rs1 = RV_SP;
-			e.imm = sign_extend(((h >> 3) & 0x200) |
+			e.imm = mc_sign_extend(((h >> 3) & 0x200) |
 					    ((h >> 2) & 0x10) |
 					    ((h << 1) & 0x40) |
 					    ((h << 4) & 0x180) |
@@ -429,7 +426,7 @@ static struct rv_effect rv_effect32(uint32_t i)
 	case 0x13:		/* OP-IMM: addi rd, rs1, imm */
 		if (f3 == 0) {
 			e.rs1 = (int)((i >> 15) & 31);
-			e.imm = sign_extend(i >> 20, 12);
+			e.imm = mc_sign_extend(i >> 20, 12);
 		}
 		break;
 	case 0x23:		/* STORE */
@@ -437,7 +434,7 @@ static struct rv_effect rv_effect32(uint32_t i)
 		e.rd = -1;
 		e.store = true;
 		e.base = (int)((i >> 15) & 31);
-		e.imm = sign_extend(((i >> 25) << 5) | ((i >> 7) & 31), 12);
+		e.imm = mc_sign_extend(((i >> 25) << 5) | ((i >> 7) & 31), 12);
 		e.width = (i & 0x7f) == 0x23 ? (f3 < 4 ? widths[f3] : 0) :
 			  (f3 >= 1 && f3 <= 4 ? widths[f3] : 0);
 		e.src = (i & 0x7f) == 0x23 ? (int)((i >> 20) & 31) : -1;

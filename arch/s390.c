@@ -127,20 +127,6 @@ static const struct mc_object_form s390x_forms[] = {
 	  .opcode_len = 2, .nop = s390_nops },
 };
 
-static int32_t get_be32s(const uint8_t *p)
-{
-	return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-			 (uint32_t)p[2] << 8 | (uint32_t)p[3]);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static bool is_brasl(const uint8_t *p)
 {
 	return p[0] == 0xc0 && (p[1] & 0x0f) == 0x05;
@@ -154,7 +140,7 @@ static bool is_brasl_r14(const uint8_t *p)
 /* Where the relative-long instruction at `addr` (bytes `p`) points. */
 static uint64_t ril_target(const uint8_t *p, uint64_t addr)
 {
-	return addr + (uint64_t)((int64_t)get_be32s(p + 2) * 2);
+	return addr + (uint64_t)(mc_sign_extend(mc_get_be32(p + 2), 32) * 2);
 }
 
 static struct mc_site s390_decode_block(const uint8_t *p, size_t avail,
@@ -182,11 +168,13 @@ static struct mc_site s390_decode_block(const uint8_t *p, size_t avail,
  * site's NOP followed by two more `brcl 0` in the function's own code
  * would read as a block too: no compiler writes that.
  */
-static struct mc_site s390_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site s390_decode_site(const struct mc_arch *arch,
+				       const uint8_t *p, size_t avail,
 				       uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 
+	(void)arch;
 	if (avail >= 6 && mc_bytes_equal(p, stg_r14, 6))
 		s = s390_decode_block(p, avail, addr);
 	else if (avail >= BRASL_LEN && is_brasl(p))
@@ -201,8 +189,10 @@ static struct mc_site s390_decode_site(const uint8_t *p, size_t avail,
 }
 
 /* One, three or four `brcl 0,0`: the lengths of the blocks above. */
-static bool s390_encode_nop(uint8_t *out, unsigned len)
+static bool s390_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len)
 {
+	(void)arch;
 	if (len != BRASL_LEN && len != PG_BLOCK_LEN &&
 	    len != PG_LARL_BLOCK_LEN)
 		return false;
@@ -220,7 +210,7 @@ static bool put_brasl(uint8_t *out, unsigned reg, uint64_t at,
 		return false;
 	out[0] = 0xc0;				/* brasl %rR,RI */
 	out[1] = (uint8_t)(reg << 4 | 0x05);
-	put_be32(out + 2, (uint32_t)(int32_t)(d / 2));
+	mc_put_be32(out + 2, (uint32_t)(int32_t)(d / 2));
 	return true;
 }
 
@@ -230,11 +220,12 @@ static bool put_brasl(uint8_t *out, unsigned reg, uint64_t at,
  * The larl block needs its counter's address, which only the compiler
  * knows, so it has no encoding.
  */
-static bool s390_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			     uint64_t target)
+static bool s390_encode_call(const struct mc_arch *arch, uint8_t *out,
+			     unsigned len, uint64_t site, uint64_t target)
 {
 	uint8_t call[BRASL_LEN];
 
+	(void)arch;
 	if (len == BRASL_LEN)
 		return put_brasl(out, 0, site, target);
 	if (len != PG_BLOCK_LEN || !put_brasl(call, 14, site + 6, target))
@@ -263,15 +254,18 @@ static const uint8_t s390_pad_nop3[BRASL_LEN] = {
 	0x07, 0x00, 0x07, 0x00, 0x07, 0x00,		/* nopr x 3 */
 };
 
-static bool s390_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-				 uint64_t target)
+static bool s390_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+				 unsigned len, uint64_t site, uint64_t target)
 {
+	(void)arch;
 	return len == BRASL_LEN && put_brasl(out, 1, site, target);
 }
 
-static const uint8_t *s390_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *s390_pad_neutral(const struct mc_arch *arch,
+				       const uint8_t *p, size_t avail,
 				       unsigned *len)
 {
+	(void)arch;
 	*len = BRASL_LEN;
 	return avail >= BRASL_LEN && mc_bytes_equal(p, s390_pad_nop3, BRASL_LEN) ?
 		s390_pad_nop3 : NULL;
@@ -285,8 +279,10 @@ static const struct mc_object_form s390_entry_nop_form = {
 };
 
 /* For the runtime: `brcl 0,0` over every instruction of the site. */
-static const uint8_t *s390_site_neutral(const struct mc_site *site)
+static const uint8_t *s390_site_neutral(const struct mc_arch *arch,
+					const struct mc_site *site)
 {
+	(void)arch;
 	if (site->kind == MC_SITE_UNKNOWN ||
 	    (site->len != BRASL_LEN && site->len != PG_BLOCK_LEN &&
 	     site->len != PG_LARL_BLOCK_LEN))

@@ -95,14 +95,6 @@ static const struct mc_object_form sh_be_forms[] = {
 	  .nop = NULL },
 };
 
-static uint32_t sh_word(const uint8_t *p, enum mc_endian e)
-{
-	if (e == MC_LITTLE_ENDIAN)
-		return mc_get_le32(p);
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 static bool sh_is_lds_pr(const uint8_t *p, enum mc_endian e)
 {
 	return e == MC_LITTLE_ENDIAN ? p[0] == 0x26 && p[1] == 0x4f
@@ -115,14 +107,15 @@ static bool sh_is_lds_pr(const uint8_t *p, enum mc_endian e)
  * anything else is a call to that address.  Only a word followed by
  * `lds.l @r15+,pr` is taken for a hook at all.
  */
-static struct mc_site sh_decode(const uint8_t *p, size_t avail,
-				uint64_t addr, enum mc_endian e)
+static struct mc_site sh_decode_site(const struct mc_arch *arch,
+				     const uint8_t *p, size_t avail,
+				     uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 
-	if (avail < 6 || (addr & 3) || !sh_is_lds_pr(p + 4, e))
+	if (avail < 6 || (addr & 3) || !sh_is_lds_pr(p + 4, arch->endian))
 		return s;
-	uint32_t w = sh_word(p, e);
+	uint32_t w = mc_get32(arch->endian, p);
 	if (w == (uint32_t)(addr + 4))
 		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
 	else
@@ -130,53 +123,24 @@ static struct mc_site sh_decode(const uint8_t *p, size_t avail,
 	return s;
 }
 
-static struct mc_site sh_le_decode_site(const uint8_t *p, size_t avail,
-					uint64_t addr)
-{
-	return sh_decode(p, avail, addr, MC_LITTLE_ENDIAN);
-}
-
-static struct mc_site sh_be_decode_site(const uint8_t *p, size_t avail,
-					uint64_t addr)
-{
-	return sh_decode(p, avail, addr, MC_BIG_ENDIAN);
-}
-
 /* The disabled word depends on its own address, which this is not told. */
-static bool sh_encode_nop(uint8_t *out, unsigned len)
+static bool sh_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			  unsigned len)
 {
+	(void)arch;
 	(void)out;
 	(void)len;
 	return false;
 }
 
 /* Enabling a site stores the target's address in its pool word. */
-static bool sh_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			   uint64_t target, enum mc_endian e)
+static bool sh_encode_call(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len, uint64_t site, uint64_t target)
 {
 	if (len != 4 || (site & 3) || target > UINT32_MAX)
 		return false;
-	if (e == MC_LITTLE_ENDIAN) {
-		mc_put_le32(out, (uint32_t)target);
-		return true;
-	}
-	out[0] = (uint8_t)(target >> 24);
-	out[1] = (uint8_t)(target >> 16);
-	out[2] = (uint8_t)(target >> 8);
-	out[3] = (uint8_t)target;
+	mc_put32(arch->endian, out, (uint32_t)target);
 	return true;
-}
-
-static bool sh_le_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			      uint64_t target)
-{
-	return sh_encode_call(out, len, site, target, MC_LITTLE_ENDIAN);
-}
-
-static bool sh_be_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			      uint64_t target)
-{
-	return sh_encode_call(out, len, site, target, MC_BIG_ENDIAN);
 }
 
 /* mov.l, sts.l, mova, jmp, lds, nop: the word is at most 12 bytes in. */
@@ -204,20 +168,18 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	.hook_symbols = sh_hook_symbols,				\
 	.n_pad_nops = 1,						\
 	.max_entry_offset = SH_MAX_ENTRY_OFFSET,			\
-	.encode_nop = sh_encode_nop
+	.decode_site = sh_decode_site,					\
+	.encode_nop = sh_encode_nop,					\
+	.encode_call = sh_encode_call
 
 const struct mc_arch mc_arch_sh = {
 	.name = "sh", SH_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.forms = sh_le_forms, .n_forms = MC_COUNT(sh_le_forms),
 	.pad_nops = sh_le_pad_nops,
-	.decode_site = sh_le_decode_site,
-	.encode_call = sh_le_encode_call,
 };
 
 const struct mc_arch mc_arch_sheb = {
 	.name = "sheb", SH_COMMON, .endian = MC_BIG_ENDIAN,
 	.forms = sh_be_forms, .n_forms = MC_COUNT(sh_be_forms),
 	.pad_nops = sh_be_pad_nops,
-	.decode_site = sh_be_decode_site,
-	.encode_call = sh_be_encode_call,
 };

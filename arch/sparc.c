@@ -48,22 +48,18 @@ static const struct mc_object_form sparc64_forms[] = {
 	  .nop = sparc_nop },				/* call disp30 */
 };
 
-static uint32_t sparc_word(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static struct mc_site sparc_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site sparc_decode_site(const struct mc_arch *arch,
+					const uint8_t *p, size_t avail,
 					uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
 
+	(void)arch;
 	if (avail < 4)
 		return s;
-	uint32_t w = sparc_word(p);
+	uint32_t w = mc_get_be32(p);
 	if ((w >> 30) == 1) {		/* call: disp30, sign-extended, x4 */
-		int64_t d = (int64_t)((int32_t)(w << 2));
+		int64_t d = mc_sign_extend((uint64_t)w << 2, 32);
 		s = (struct mc_site){ MC_SITE_CALL, 4, addr + (uint64_t)d };
 	} else if (mc_bytes_equal(p, sparc_nop, 4)) {
 		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
@@ -71,8 +67,10 @@ static struct mc_site sparc_decode_site(const uint8_t *p, size_t avail,
 	return s;
 }
 
-static bool sparc_encode_nop(uint8_t *out, unsigned len)
+static bool sparc_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			     unsigned len)
 {
+	(void)arch;
 	if (len == 0 || len % 4)
 		return false;
 	for (unsigned i = 0; i < len; i += 4)
@@ -81,26 +79,26 @@ static bool sparc_encode_nop(uint8_t *out, unsigned len)
 }
 
 /* A decoded call or NOP: the delay slot stays, the call becomes a NOP. */
-static const uint8_t *sparc_site_neutral(const struct mc_site *site)
+static const uint8_t *sparc_site_neutral(const struct mc_arch *arch,
+					 const struct mc_site *site)
 {
+	(void)arch;
 	if (site->kind == MC_SITE_UNKNOWN || site->len != 4)
 		return NULL;
 	return sparc_nop;
 }
 
 /* `call target`: the displacement counts words from the call itself. */
-static bool sparc_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			      uint64_t target)
+static bool sparc_encode_call(const struct mc_arch *arch, uint8_t *out,
+			      unsigned len, uint64_t site, uint64_t target)
 {
 	int64_t d = (int64_t)(target - site);
 
+	(void)arch;
 	if (len != 4 || (d & 3) || d < INT32_MIN || d > INT32_MAX)
 		return false;
-	uint32_t w = 0x40000000 | (((uint32_t)d >> 2) & 0x3fffffff);
-	out[0] = (uint8_t)(w >> 24);		/* call disp30 */
-	out[1] = (uint8_t)(w >> 16);
-	out[2] = (uint8_t)(w >> 8);
-	out[3] = (uint8_t)w;
+	mc_put_be32(out, 0x40000000 | (((uint32_t)d >> 2) & 0x3fffffff));
+							/* call disp30 */
 	return true;
 }
 

@@ -100,8 +100,10 @@ static const struct mc_object_form i386_forms[] = {
 	  .nop = x86_nops[6] },				/* call *disp32(%ebx) */
 };
 
-static bool x86_encode_nop(uint8_t *out, unsigned len)
+static bool x86_encode_nop(const struct mc_arch *arch, uint8_t *out,
+			   unsigned len)
 {
+	(void)arch;
 	if (len == 0 || len >= sizeof(x86_nops) / sizeof(x86_nops[0]))
 		return false;
 	mc_bytes_copy(out, x86_nops[len], len);
@@ -125,11 +127,12 @@ static bool x86_rel32(uint64_t site, unsigned len, uint64_t target,
  * `ff 15`) gets `67 e8 rel32`, the same single instruction ld writes
  * when it relaxes the GOT call, so the return address is site + len.
  */
-static bool x86_encode_call(uint8_t *out, unsigned len, uint64_t site,
-			    uint64_t target)
+static bool x86_encode_call(const struct mc_arch *arch, uint8_t *out,
+			    unsigned len, uint64_t site, uint64_t target)
 {
 	uint32_t rel;
 
+	(void)arch;
 	if ((len != 5 && len != 6) || !x86_rel32(site, len, target, &rel))
 		return false;
 	if (len == 6)
@@ -141,7 +144,7 @@ static bool x86_encode_call(uint8_t *out, unsigned len, uint64_t site,
 
 static uint64_t x86_call_target(uint64_t next_insn, const uint8_t *rel32)
 {
-	return next_insn + (uint64_t)(int64_t)(int32_t)mc_get_le32(rel32);
+	return next_insn + (uint64_t)mc_sign_extend(mc_get_le32(rel32), 32);
 }
 
 static struct mc_site x86_decode_common(const uint8_t *p, size_t avail,
@@ -164,9 +167,11 @@ static struct mc_site x86_decode_common(const uint8_t *p, size_t avail,
 	return s;
 }
 
-static struct mc_site x86_64_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site x86_64_decode_site(const struct mc_arch *arch,
+					 const uint8_t *p, size_t avail,
 					 uint64_t addr)
 {
+	(void)arch;
 	if (avail >= 6 && p[0] == 0xff && p[1] == 0x15)	/* call *d32(%rip) */
 		return (struct mc_site){ MC_SITE_CALL_INDIRECT, 6,
 					 x86_call_target(addr + 6, p + 2) };
@@ -179,18 +184,22 @@ static struct mc_site x86_64_decode_site(const uint8_t *p, size_t avail,
  * ld leaves this form when the assembler used R_386_GOT32 (binutils
  * before 2.26, or -mrelax-relocations=no); the runtime knows its GOT.
  */
-static struct mc_site i386_decode_site(const uint8_t *p, size_t avail,
+static struct mc_site i386_decode_site(const struct mc_arch *arch,
+				       const uint8_t *p, size_t avail,
 				       uint64_t addr)
 {
+	(void)arch;
 	if (avail >= 6 && p[0] == 0xff && p[1] == 0x93)	/* call *d32(%ebx) */
 		return (struct mc_site){ MC_SITE_CALL_GOT, 6,
-			(uint64_t)(int64_t)(int32_t)mc_get_le32(p + 2) };
+			(uint64_t)mc_sign_extend(mc_get_le32(p + 2), 32) };
 	return x86_decode_common(p, avail, addr);
 }
 
 /* Every hook is one instruction: a NOP of its length neutralises it. */
-static const uint8_t *x86_site_neutral(const struct mc_site *site)
+static const uint8_t *x86_site_neutral(const struct mc_arch *arch,
+				       const struct mc_site *site)
 {
+	(void)arch;
 	if (site->kind == MC_SITE_UNKNOWN || site->len == 0 ||
 	    site->len >= sizeof(x86_nops) / sizeof(x86_nops[0]))
 		return NULL;
@@ -264,21 +273,23 @@ static const struct mc_insn x86_pad_windows[] = {
  * `len` bytes: `call rel32`, then NOPs for the rest of the window, which
  * run after the call returns.
  */
-static bool x86_encode_pad_call(uint8_t *out, unsigned len, uint64_t site,
-				uint64_t target)
+static bool x86_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
+				unsigned len, uint64_t site, uint64_t target)
 {
-	if (len < 5 || len > 15 || !x86_encode_call(out, 5, site, target))
+	if (len < 5 || len > 15 || !x86_encode_call(arch, out, 5, site, target))
 		return false;
 	for (unsigned at = 5, k; at < len; at += k) {
 		k = len - at < 8 ? len - at : 8;
-		x86_encode_nop(out + at, k);
+		x86_encode_nop(arch, out + at, k);
 	}
 	return true;
 }
 
-static const uint8_t *x86_pad_neutral(const uint8_t *p, size_t avail,
+static const uint8_t *x86_pad_neutral(const struct mc_arch *arch,
+				      const uint8_t *p, size_t avail,
 				      unsigned *len)
 {
+	(void)arch;
 	for (unsigned i = 0; i < MC_COUNT(x86_pad_windows); i++) {
 		const struct mc_insn *w = &x86_pad_windows[i];
 

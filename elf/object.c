@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "object.h"
 #include "validate.h"
+#include "../arch/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -453,22 +454,21 @@ static bool build_spans(struct mc_object *obj)
 	return true;
 }
 
+static bool span_starts_by(const void *span, const void *addr)
+{
+	return ((const struct mc_span *)span)->start <=
+	       *(const uint64_t *)addr;
+}
+
 struct mc_section *mc_section_at_address(struct mc_object *obj,
 					 uint64_t addr)
 {
-	size_t lo = 0, hi;
-
 	if (obj->spans_for != obj->n_sections && !build_spans(obj))
 		return NULL;
-	hi = obj->n_spans;
-	while (lo < hi) {	/* first span starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (obj->spans[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* the spans that start at or before addr */
+	size_t lo = mc_partition_point(obj->spans, obj->n_spans,
+				       sizeof(*obj->spans), &addr,
+				       span_starts_by);
 	if (lo == 0)
 		return NULL;
 	const struct mc_span *s = &obj->spans[lo - 1];
@@ -548,26 +548,31 @@ static size_t *build_index(struct mc_object *obj, size_t *n,
 	return v;
 }
 
+/* The key of a search of a symbol index: the index holds positions. */
+struct symbol_key {
+	const struct mc_object *obj;
+	size_t shndx;		/* unless !by_sec */
+	uint64_t value;
+	bool by_sec;
+};
+
+static bool symbol_below(const void *entry, const void *key)
+{
+	const struct symbol_key *k = key;
+	const struct mc_symbol *s = &k->obj->symbols[*(const size_t *)entry];
+
+	if (k->by_sec && s->shndx != k->shndx)
+		return s->shndx < k->shndx;
+	return s->sym.st_value < k->value;
+}
+
 /* First index position whose symbol is not below the key, by `order`. */
 static size_t lower_bound(const struct mc_object *obj, const size_t *v,
 			  size_t n, size_t shndx, uint64_t value, bool by_sec)
 {
-	size_t lo = 0, hi = n;
+	struct symbol_key k = { obj, shndx, value, by_sec };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct mc_symbol *s = &obj->symbols[v[mid]];
-		bool below = by_sec ? (s->shndx < shndx ||
-				       (s->shndx == shndx &&
-					s->sym.st_value < value))
-				    : s->sym.st_value < value;
-
-		if (below)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(v, n, sizeof(*v), &k, symbol_below);
 }
 
 static bool covers(const struct mc_symbol *s, size_t shndx, uint64_t value)
@@ -926,9 +931,7 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc r = { 0 };
 
-			if (i < t.n)
-				mc_reloc_table_get(&t, i, &r);
-			else if (!mc_reloc_get(obj, sec, i, &r))
+			if (!mc_reloc_read(obj, sec, &t, i, &r))
 				return false;
 			if (r.sym < k)
 				continue;

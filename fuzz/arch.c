@@ -88,14 +88,14 @@ static unsigned touch(const uint8_t *p, size_t n)
 static void decode(const struct mc_arch *a, const uint8_t *code, size_t n,
 		   uint64_t addr)
 {
-	struct mc_site s = a->decode_site(code, n, addr);
+	struct mc_site s = mc_decode_site(a, code, n, addr);
 
 	if (s.kind == MC_SITE_UNKNOWN)
 		return;
 	if (s.len == 0 || s.len > n)
 		fuzz_fail("decode_site claims bytes it was not given");
 	if (a->site_neutral)
-		touch(a->site_neutral(&s), s.len);
+		touch(mc_site_neutral(a, &s), s.len);
 }
 
 static void encode(const struct input *in)
@@ -105,7 +105,7 @@ static void encode(const struct input *in)
 
 	if (!out)
 		fuzz_fail("out of memory");
-	if (a->encode_nop && a->encode_nop(out, in->len))
+	if (a->encode_nop && mc_encode_nop(a, out, in->len))
 		decode(a, out, in->len, in->site);
 	/*
 	 * What the runtime writes, it must recognise -- except on SH, where
@@ -113,8 +113,8 @@ static void encode(const struct input *in)
 	 * (lds.l @r15+,pr) makes a hook.
 	 */
 	if (a->encode_call && a->e_machine != EM_SH &&
-	    a->encode_call(out, in->len, in->site, in->target)) {
-		struct mc_site s = a->decode_site(out, in->len, in->site);
+	    mc_encode_call(a, out, in->len, in->site, in->target)) {
+		struct mc_site s = mc_decode_site(a, out, in->len, in->site);
 
 		if (s.kind != MC_SITE_CALL || s.target != in->target) {
 			fprintf(stderr, "fuzz: %s len %u site %#llx target "
@@ -135,7 +135,7 @@ static void encode(const struct input *in)
 		out = malloc(len);
 		if (!out)
 			fuzz_fail("out of memory");
-		a->encode_pad_call(out, len, in->site, in->target);
+		mc_encode_pad_call(a, out, len, in->site, in->target);
 		free(out);
 	}
 }
@@ -152,7 +152,7 @@ static void match(const struct input *in, const uint8_t *code)
 	mc_match_insn(a->entry_prefixes, a->n_entry_prefixes, code, in->n);
 	if (a->pad_neutral && a->pad_call_len) {
 		unsigned len = 0;
-		const uint8_t *neutral = a->pad_neutral(code, in->n, &len);
+		const uint8_t *neutral = mc_pad_neutral(a, code, in->n, &len);
 
 		if (neutral)
 			touch(neutral, len);

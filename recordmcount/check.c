@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "survey.h"
+#include "../arch/search.h"
 
 #define CHECK_SCHEMA_VERSION 1
 
@@ -387,8 +388,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 
 		if (at >= size)
 			break;
-		s = arch->decode_site(code + at, size - at,
-				      (start + off) | thumb);
+		s = mc_decode_site(arch, code + at, size - at,
+				   (start + off) | thumb);
 		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
 		    calls_hook(c, s.kind, s.target)) {
 			*site = start + off;
@@ -411,21 +412,21 @@ static bool is_code_function(struct check *c, const struct mc_symbol *s)
 	       !hook_named(c, s->name);
 }
 
+static bool placed_below(const void *entry, const void *key)
+{
+	const struct placed *p = entry, *k = key;
+
+	return p->shndx < k->shndx || (p->shndx == k->shndx &&
+				       p->value < k->value);
+}
+
 /* First position in c->sorted not below (shndx, lo). */
 static size_t first_placed(const struct check *c, size_t shndx, uint64_t lo)
 {
-	size_t a = 0, b = c->n_sorted;
+	struct placed key = { .shndx = shndx, .value = lo };
 
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-		const struct placed *p = &c->sorted[mid];
-
-		if (p->shndx < shndx || (p->shndx == shndx && p->value < lo))
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	return a;
+	return mc_partition_point(c->sorted, c->n_sorted, sizeof(key), &key,
+				  placed_below);
 }
 
 /*

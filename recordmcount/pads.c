@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "pads.h"
+#include "../arch/search.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,22 +100,18 @@ static struct entry_point *function_entries(struct mc_object *obj,
 	return v;
 }
 
+static bool entry_below(const void *entry, const void *key)
+{
+	return compare_entries(entry, key) < 0;
+}
+
 /* Index of the first function entry at or after (shndx, offset). */
 static size_t first_entry_from(const struct entry_point *v, size_t n,
 			       size_t shndx, uint64_t offset)
 {
 	struct entry_point key = { shndx, offset };
-	size_t lo = 0, hi = n;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (compare_entries(&v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(v, n, sizeof(*v), &key, entry_below);
 }
 
 /* The first function entry at or after (shndx, offset), or NULL. */
@@ -438,30 +435,17 @@ static struct pad_entry *collect_entries(struct mc_object *obj,
 	return v;
 }
 
-/* Slots and relocations for the entries e[0..n) that `keep` selects. */
-static bool fill_piece(const struct mc_object *obj, const struct mc_arch *arch,
+/* A piece of the entries e[0..n) that `keep` selects. */
+static bool fill_piece(struct mc_object *obj, const struct mc_arch *arch,
 		       const struct pad_entry *e, size_t n,
 		       bool (*keep)(const struct pad_entry *, size_t),
-		       size_t arg, uint32_t rel_type, uint8_t **slots,
-		       void **rels, size_t *count)
+		       size_t arg, uint32_t rel_type, struct mc_piece *piece)
 {
-	size_t k = 0;
-
-	*slots = calloc(n + 1, arch->addr_size);
-	*rels = calloc(n + 1, mc_reloc_entry_size(obj, rel_type));
-	if (!*slots || !*rels)
+	if (!mc_piece_start(obj, arch, rel_type, n, piece))
 		return false;
-	for (size_t i = 0; i < n; i++) {
-		struct mc_reloc r = e[i].r;
-
-		if (!keep(&e[i], arg))
-			continue;
-		memcpy(*slots + k * arch->addr_size, e[i].slot, arch->addr_size);
-		r.offset = k * arch->addr_size;
-		mc_reloc_store(obj, rel_type, *rels, k, &r);
-		k++;
-	}
-	*count = k;
+	for (size_t i = 0; i < n; i++)
+		if (keep(&e[i], arg))
+			mc_piece_add(obj, arch, piece, &e[i].r, e[i].slot);
 	return true;
 }
 
@@ -477,15 +461,20 @@ static bool left_for_section(const struct pad_entry *e, size_t shndx)
 	return e->pad.shndx == shndx && !e->covered;
 }
 
-static bool set_piece(struct mc_object *obj, size_t table, uint8_t *slots,
-		      size_t slot_bytes, void *rels, size_t rel_bytes,
-		      uint32_t rel_type, bool per_section)
+/* Table `table` and its relocations become `piece` (taken over). */
+static bool set_piece(struct mc_object *obj, const struct mc_arch *arch,
+		      size_t table, struct mc_piece *piece, bool per_section)
 {
 	struct mc_section *rel = relocs_of(obj, table);
+	uint32_t rel_type = piece->rel_type;
+	size_t rel_bytes = piece->n * mc_reloc_entry_size(obj, rel_type);
 
-	return mc_section_set_contents(obj, &obj->sections[table], slots,
-				       slot_bytes, ELF_T_BYTE) &&
-	       mc_section_set_contents(obj, rel, rels, rel_bytes,
+	if (!mc_section_set_contents(obj, &obj->sections[table], piece->slots,
+				     piece->n * arch->addr_size, ELF_T_BYTE)) {
+		free(piece->rels);
+		return false;
+	}
+	return mc_section_set_contents(obj, rel, piece->rels, rel_bytes,
 				       rel_type == SHT_RELA ? ELF_T_RELA
 							    : ELF_T_REL) &&
 	       mc_section_rename(obj, &obj->sections[table],
@@ -499,20 +488,12 @@ static bool rewrite_own_table(struct mc_object *obj, const struct mc_arch *arch,
 			      const struct pad_entry *e, size_t n, size_t t,
 			      bool per_section)
 {
-	size_t k;
-	uint8_t *slots;
-	void *rels;
+	struct mc_piece piece;
 	uint32_t rel_type = relocs_of(obj, t)->shdr.sh_type;
 
-	if (!fill_piece(obj, arch, e, n, kept_by_table, t, rel_type, &slots,
-			&rels, &k)) {
-		free(slots);
-		free(rels);
-		return mc_fail(obj, "out of memory");
-	}
-	return set_piece(obj, t, slots, k * arch->addr_size, rels,
-			 k * mc_reloc_entry_size(obj, rel_type), rel_type,
-			 per_section);
+	return fill_piece(obj, arch, e, n, kept_by_table, t, rel_type,
+			  &piece) &&
+	       set_piece(obj, arch, t, &piece, per_section);
 }
 
 /*
@@ -523,25 +504,18 @@ static bool add_piece(struct mc_object *obj, const struct mc_arch *arch,
 		      const struct pad_entry *e, size_t n, size_t shndx,
 		      size_t group, uint32_t rel_type, bool per_section)
 {
-	uint8_t *slots;
-	void *rels;
-	size_t k;
-
-	if (!fill_piece(obj, arch, e, n, left_for_section, shndx, rel_type,
-			&slots, &rels, &k)) {
-		free(slots);
-		free(rels);
-		return mc_fail(obj, "out of memory");
-	}
+	struct mc_piece piece;
 	/* Writable and linked to its code, like the compiler's own. */
 	struct mc_piece_place place = {
 		.flags = SHF_ALLOC | SHF_WRITE | SHF_LINK_ORDER,
 		.link = shndx,
 		.group = group,
-		.rel_type = rel_type,
 		.per_section = per_section,
 	};
-	return mc_add_table_piece(obj, arch, &place, slots, rels, k);
+
+	return fill_piece(obj, arch, e, n, left_for_section, shndx, rel_type,
+			  &piece) &&
+	       mc_add_table_piece(obj, arch, &place, &piece);
 }
 
 bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,

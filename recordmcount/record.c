@@ -21,6 +21,7 @@
 #include "pads.h"
 #include "sites.h"
 #include "table.h"
+#include "../arch/search.h"
 
 
 static void report(const char *path, const char *msg)
@@ -169,13 +170,11 @@ static bool in_piece(const struct mc_hook_site *s, const size_t *group_of,
  * turn into text relocations (lld refuses them) when no linker script
  * gathers the pieces into a writable output section.
  */
-static struct mc_piece_place piece_place(const struct mc_arch *arch,
-					 const struct piece_key *key)
+static struct mc_piece_place piece_place(const struct piece_key *key)
 {
 	struct mc_piece_place place = {
 		.flags = SHF_ALLOC,
 		.group = key->group,
-		.rel_type = arch->table_uses_rela ? SHT_RELA : SHT_REL,
 	};
 
 	if (key->shndx) {
@@ -192,19 +191,17 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct piece_key *key, const size_t *anchor,
 			size_t first_label)
 {
-	struct mc_piece_place place = piece_place(arch, key);
-	size_t rel_size = mc_reloc_entry_size(obj, place.rel_type);
-	size_t n = 0, k = 0, t = 0;
+	struct mc_piece_place place = piece_place(key);
+	struct mc_piece piece;
+	size_t n = 0, t = 0;
+	bool in_slot = !arch->table_uses_rela || arch->table_addend_in_place;
 
 	for (size_t i = 0; i < sites->n; i++)
 		n += in_piece(&sites->v[i], group_of, key);
-	uint8_t *slots = calloc(n ? n : 1, arch->addr_size);
-	void *rels = calloc(n ? n : 1, rel_size);
-	if (!slots || !rels) {
-		free(slots);
-		free(rels);
-		return mc_fail(obj, "out of memory");
-	}
+	if (!mc_piece_start(obj, arch,
+			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
+			    &piece))
+		return false;
 	/* t counts every traced site: the site labels are in that order. */
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
@@ -220,21 +217,19 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		const struct mc_symbol *a = &obj->symbols[sym];
 		int64_t addend = (int64_t)(s->offset - a->sym.st_value);
 		struct mc_reloc r = {
-			.offset = k * arch->addr_size,
 			.type = arch->table_reloc,
 			.sym = sym,
-			.addend = arch->table_uses_rela &&
-				  !arch->table_addend_in_place ? addend : 0,
+			.addend = in_slot ? 0 : addend,
 		};
+		uint8_t slot[8] = { 0 };
+
 		/* REL keeps the addend in the slot the relocation patches. */
-		if (!arch->table_uses_rela || arch->table_addend_in_place)
-			mc_store_address(obj, slots + r.offset,
-					 (uint64_t)addend);
-		mc_reloc_store(obj, place.rel_type, rels, k, &r);
-		k++;
+		if (in_slot)
+			mc_store_address(obj, slot, (uint64_t)addend);
+		mc_piece_add(obj, arch, &piece, &r, slot);
 		t++;
 	}
-	return mc_add_table_piece(obj, arch, &place, slots, rels, n);
+	return mc_add_table_piece(obj, arch, &place, &piece);
 }
 
 /*
@@ -308,20 +303,20 @@ static bool is_nopped(const struct mc_hook_site *s,
  * The NOPed site among v[0..n) (one section's, sorted by offset) whose
  * rewritten bytes hold `offset`, or NULL.
  */
+static bool site_starts_by(const void *site, const void *offset)
+{
+	return ((const struct mc_hook_site *)site)->offset <=
+	       *(const uint64_t *)offset;
+}
+
 static const struct mc_hook_site *nopped_site_at(const struct mc_hook_site *v,
 						 size_t n, uint64_t offset,
 						 const struct mc_options *opt)
 {
-	size_t lo = 0, hi = n;
+	/* the sites that start at or before offset: the last may hold it */
+	size_t lo = mc_partition_point(v, n, sizeof(*v), &offset,
+				       site_starts_by);
 
-	while (lo < hi) {	/* first site starting after offset */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].offset <= offset)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	const struct mc_hook_site *s = &v[lo - 1];
@@ -350,9 +345,7 @@ static bool void_relocs_in_nops(struct mc_object *obj,
 
 		/* Opened each time: voiding one makes the table a copy. */
 		mc_reloc_table_open(obj, rel, &t);
-		if (i < t.n)
-			mc_reloc_table_get(&t, i, &r);
-		else if (!mc_reloc_get(obj, rel, i, &r))
+		if (!mc_reloc_read(obj, rel, &t, i, &r))
 			return false;
 		if (nopped_site_at(v, n, r.offset, opt) &&
 		    !void_reloc(obj, arch, rel, i))
@@ -446,7 +439,6 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
-/* Open the object and find its architecture; false with obj->error. */
 /*
  * GCC's -flto object holds its functions as GIMPLE bitcode in
  * .gnu.lto_* sections, and no code unless -ffat-lto-objects was given;
@@ -464,20 +456,15 @@ static bool is_slim_lto(const struct mc_object *obj)
 	return false;
 }
 
+/*
+ * Open an object to record and find its architecture; false with
+ * obj->error when it has nothing we could record.
+ */
 static bool open_relocatable(struct mc_object *obj, const char *path,
 			     const struct mc_arch **arch)
 {
-	if (!mc_object_open(obj, path))
+	if (!mc_open_with_arch(obj, path, false, arch))
 		return false;
-	if (obj->ehdr.e_type != ET_REL)
-		return mc_fail(obj, "not a relocatable object (ELF type %u)",
-			       (unsigned)obj->ehdr.e_type);
-	*arch = mc_object_arch(obj);
-	if (!*arch)
-		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
-			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
-			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
-			       (unsigned)obj->ehdr.e_flags);
 	if (!obj->symtab)
 		return mc_fail(obj, "no symbol table");
 	if (is_slim_lto(obj))

@@ -158,15 +158,30 @@ static inline bool push_site(struct mc_object *obj, struct mc_site_list *l,
 	return true;
 }
 
-const struct mc_arch *mc_object_arch(const struct mc_object *obj)
+bool mc_open_with_arch(struct mc_object *obj, const char *path,
+		       bool linked_too, const struct mc_arch **arch)
 {
 	const unsigned char *id = obj->ehdr.e_ident;
 
-	return mc_arch_find(obj->ehdr.e_machine,
-			    id[EI_CLASS] == ELFCLASS64 ? 64 : 32,
-			    id[EI_DATA] == ELFDATA2MSB ? MC_BIG_ENDIAN
-						       : MC_LITTLE_ENDIAN,
-			    (uint32_t)obj->ehdr.e_flags);
+	if (!mc_object_open(obj, path))
+		return false;
+	unsigned t = obj->ehdr.e_type;
+	if (!linked_too && t != ET_REL)
+		return mc_fail(obj, "not a relocatable object (ELF type %u)", t);
+	if (t != ET_REL && t != ET_EXEC && t != ET_DYN)
+		return mc_fail(obj, "not an object, executable or shared "
+			       "object (ELF type %u)", t);
+	*arch = mc_arch_find(obj->ehdr.e_machine,
+			     id[EI_CLASS] == ELFCLASS64 ? 64 : 32,
+			     id[EI_DATA] == ELFDATA2MSB ? MC_BIG_ENDIAN
+							: MC_LITTLE_ENDIAN,
+			     (uint32_t)obj->ehdr.e_flags);
+	if (!*arch)
+		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
+			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
+			       (unsigned)id[EI_CLASS],
+			       (unsigned)obj->ehdr.e_flags);
+	return true;
 }
 
 void mc_site_list_free(struct mc_site_list *l)
@@ -260,9 +275,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 	for (size_t i = 0; i < count; i++) {
 		struct mc_reloc r;
 
-		if (i < t.n)
-			mc_reloc_table_get(&t, i, &r);
-		else if (!mc_reloc_get(obj, rel, i, &r))
+		if (!mc_reloc_read(obj, rel, &t, i, &r))
 			return false;
 		if (r.sym >= obj->n_symbols)
 			return mc_fail(obj, "%s: relocation %zu: symbol index "

@@ -44,8 +44,14 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 
 void mc_site_list_free(struct mc_site_list *l);
 
-/* The architecture an object's ELF header names, or NULL. */
-const struct mc_arch *mc_object_arch(const struct mc_object *obj);
+/*
+ * Open the object at `path` and find the architecture its ELF header
+ * names, for every command: a relocatable object, or with `linked_too`
+ * an executable or shared object as well.  False with obj->error when
+ * it is none of those or no architecture we know.
+ */
+bool mc_open_with_arch(struct mc_object *obj, const char *path,
+		       bool linked_too, const struct mc_arch **arch);
 
 /* True if hooks in the section called `name` belong in the table. */
 bool mc_section_is_traced(const char *name, const struct mc_options *opt);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "table.h"
+#include "../arch/search.h"
 
 /* An object's entry k: anchor symbol + addend of the slot's relocation. */
 static bool object_entries(struct mc_survey *d, struct mc_section *table,
@@ -293,22 +294,22 @@ static int compare_place(size_t shndx, uint64_t offset,
 	return offset < h->offset ? -1 : offset > h->offset;
 }
 
+static bool hook_below(const void *entry, const void *key)
+{
+	const struct mc_hook_site *k = key;
+
+	return compare_place(k->shndx, k->offset, entry) > 0;
+}
+
 /* The hook list is sorted by (section, offset): the first hook at or
  * after a place, by binary search. */
 static size_t hook_lower_bound(const struct mc_survey *d, size_t shndx,
 			       uint64_t offset)
 {
-	size_t lo = 0, hi = d->hooks.n;
+	struct mc_hook_site key = { .shndx = shndx, .offset = offset };
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (compare_place(shndx, offset, &d->hooks.v[mid]) > 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(d->hooks.v, d->hooks.n, sizeof(key), &key,
+				  hook_below);
 }
 
 const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *d,
@@ -419,9 +420,9 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		snprintf(v.target, sizeof(v.target), "%s", v.symbol);
 		return v;
 	}
-	struct mc_site s = d->arch->decode_site(code + e->offset,
-						size - e->offset,
-						decode_address(d, e));
+	struct mc_site s = mc_decode_site(d->arch, code + e->offset,
+					  size - e->offset,
+					  decode_address(d, e));
 	/* Bytes that decode as nothing: show 8, as the runtime does. */
 	v.len = s.len ? s.len : (size - e->offset < 8 ? size - e->offset : 8);
 	v.kind = s.kind;
@@ -570,30 +571,12 @@ const char *mc_survey_kind(const struct mc_survey *d)
 						     : "shared object";
 }
 
-static bool open_known(struct mc_object *obj, const char *path,
-		       const struct mc_arch **arch)
-{
-	if (!mc_object_open(obj, path))
-		return false;
-	unsigned t = obj->ehdr.e_type;
-	if (t != ET_REL && t != ET_EXEC && t != ET_DYN)
-		return mc_fail(obj, "not an object, executable or shared "
-			       "object (ELF type %u)", t);
-	*arch = mc_object_arch(obj);
-	if (!*arch)
-		return mc_fail(obj, "unsupported machine %u (ELF class %u, "
-			       "flags 0x%x)", (unsigned)obj->ehdr.e_machine,
-			       (unsigned)obj->ehdr.e_ident[EI_CLASS],
-			       (unsigned)obj->ehdr.e_flags);
-	return true;
-}
-
 bool mc_survey_open(struct mc_survey *s, struct mc_object *obj,
 		    const char *path, const struct mc_options *opt,
 		    mc_warn_fn warn)
 {
 	*s = (struct mc_survey){ .obj = obj, .opt = opt };
-	if (!open_known(obj, path, &s->arch))
+	if (!mc_open_with_arch(obj, path, true, &s->arch))
 		return false;
 	s->linked = obj->ehdr.e_type != ET_REL;
 	return read_entries(s) &&

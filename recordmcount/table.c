@@ -47,11 +47,49 @@ bool mc_is_table_name(const char *name)
 	       strcmp(name, MC_TABLE_SECTION_LINKED) == 0;
 }
 
-bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
-			const struct mc_piece_place *place, uint8_t *slots,
-			void *rels, size_t n)
+bool mc_piece_start(struct mc_object *obj, const struct mc_arch *arch,
+		    uint32_t rel_type, size_t cap, struct mc_piece *piece)
 {
-	size_t rel_size = mc_reloc_entry_size(obj, place->rel_type);
+	piece->slots = calloc(cap ? cap : 1, arch->addr_size);
+	piece->rels = calloc(cap ? cap : 1, mc_reloc_entry_size(obj, rel_type));
+	piece->n = 0;
+	piece->rel_type = rel_type;
+	if (!piece->slots || !piece->rels) {
+		mc_piece_free(piece);
+		return mc_fail(obj, "out of memory");
+	}
+	return true;
+}
+
+void mc_piece_add(const struct mc_object *obj, const struct mc_arch *arch,
+		  struct mc_piece *piece, const struct mc_reloc *r,
+		  const uint8_t *slot)
+{
+	struct mc_reloc at = *r;
+
+	at.offset = piece->n * arch->addr_size;
+	memcpy(piece->slots + at.offset, slot, arch->addr_size);
+	mc_reloc_store(obj, piece->rel_type, piece->rels, piece->n, &at);
+	piece->n++;
+}
+
+void mc_piece_free(struct mc_piece *piece)
+{
+	free(piece->slots);
+	free(piece->rels);
+	piece->slots = NULL;
+	piece->rels = NULL;
+}
+
+bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
+			const struct mc_piece_place *place,
+			struct mc_piece *piece)
+{
+	uint32_t rel_type = piece->rel_type;
+	size_t rel_size = mc_reloc_entry_size(obj, rel_type);
+	uint8_t *slots = piece->slots;
+	void *rels = piece->rels;
+	size_t n = piece->n;
 	GElf_Xword in_group = place->group ? SHF_GROUP : 0;
 	GElf_Shdr table = {
 		.sh_type = SHT_PROGBITS,
@@ -72,7 +110,7 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 	}
 	size_t t_index = t->index;	/* adding a section moves `t` */
 	GElf_Shdr relhdr = {
-		.sh_type = place->rel_type,
+		.sh_type = rel_type,
 		.sh_flags = SHF_INFO_LINK | in_group,
 		.sh_link = (GElf_Word)obj->symtab->index,
 		.sh_info = (GElf_Word)t_index,
@@ -80,10 +118,10 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 		.sh_entsize = rel_size,
 	};
 	struct mc_section *r = mc_add_section(obj,
-					      mc_table_reloc_name(place->rel_type,
+					      mc_table_reloc_name(rel_type,
 								  place->per_section),
 					      &relhdr, rels, n * rel_size,
-					      place->rel_type == SHT_RELA ?
+					      rel_type == SHT_RELA ?
 					      ELF_T_RELA : ELF_T_REL);
 
 	return r && (!place->group ||

@@ -24,18 +24,48 @@ struct mc_piece_place {
 	GElf_Xword flags;	/* SHF_ALLOC and what else the piece needs */
 	size_t link;		/* sh_link (with SHF_LINK_ORDER), or 0 */
 	size_t group;		/* SHT_GROUP section to join, or 0 */
-	uint32_t rel_type;	/* SHT_RELA or SHT_REL */
 	bool per_section;	/* named MC_TABLE_SECTION_LINKED */
 };
 
 /*
- * Add a piece holding `n` slots and their `n` relocations (both taken
- * over, freed with the object), with its relocation section, both in
- * the group when there is one.
+ * A piece's contents as they are built: `n` address slots and the `n`
+ * relocations that fill them, in the object's format, entry k's
+ * relocation at slot k.
+ */
+struct mc_piece {
+	uint8_t *slots;		/* n * arch->addr_size bytes */
+	void *rels;		/* n relocations of rel_type */
+	size_t n;
+	uint32_t rel_type;	/* SHT_RELA or SHT_REL */
+};
+
+/*
+ * An empty piece with room for `cap` entries; false (the object's
+ * error set) when out of memory.
+ */
+bool mc_piece_start(struct mc_object *obj, const struct mc_arch *arch,
+		    uint32_t rel_type, size_t cap, struct mc_piece *piece);
+
+/*
+ * Append an entry, one of the `cap` the piece was started with: the
+ * relocation `r`, moved to the new slot, and the slot's addr_size
+ * bytes from `slot` (an addend in place, or zeros).
+ */
+void mc_piece_add(const struct mc_object *obj, const struct mc_arch *arch,
+		  struct mc_piece *piece, const struct mc_reloc *r,
+		  const uint8_t *slot);
+
+/* Free what a piece holds, when it goes nowhere. */
+void mc_piece_free(struct mc_piece *piece);
+
+/*
+ * Add `piece` to the object (its buffers taken over, freed with the
+ * object) with its relocation section, both in the group when there is
+ * one.
  */
 bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
-			const struct mc_piece_place *place, uint8_t *slots,
-			void *rels, size_t n);
+			const struct mc_piece_place *place,
+			struct mc_piece *piece);
 
 /* A table's name: per-section (MC_TABLE_SECTION_LINKED) or not. */
 const char *mc_table_name(bool per_section);

@@ -26,6 +26,7 @@
 #include <mcount.h>
 
 #include "platform.h"
+#include "../arch/search.h"
 
 #define STYLE_UNKNOWN 0xff	/* a NOP site, until guess_nop_styles() */
 
@@ -119,20 +120,16 @@ static void sort_sites(struct rt_site *v, size_t n)
 	}
 }
 
+MC_RT_NOTRACE static bool site_below(const void *site, const void *a)
+{
+	return ((const struct rt_site *)site)->addr < *(const uintptr_t *)a;
+}
+
 /* Index of the first site with addr >= a (nsites if none). */
 MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 {
-	size_t lo = 0, hi = nsites;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sites[mid].addr < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return mc_partition_point(sites, nsites, sizeof(*sites), &a,
+				  site_below);
 }
 
 /* ---- classifying a site at boot ---------------------------------------- */
@@ -308,7 +305,7 @@ static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 	if (pad->slot + arch->pad_call_len > off ||
 	    (pad->slot < pre && pad->slot + arch->pad_call_len > pre))
 		return "NOP pad too short for the hook call at the entry";
-	if (!arch->pad_neutral(p + pad->slot, n - pad->slot, &pad->len))
+	if (!mc_pad_neutral(arch, p + pad->slot, n - pad->slot, &pad->len))
 		return "NOP pad of mixed NOP sizes";
 	if (pad->slot + pad->len > off ||
 	    (pad->slot < pre && pad->slot + pad->len > pre))
@@ -351,7 +348,7 @@ static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
 	if (why)
 		return why;
 	s->style = MCOUNT_STYLE_PAD;
-	s->neutral = arch->pad_neutral(p + pad.slot, n - pad.slot, &pad.len);
+	s->neutral = mc_pad_neutral(arch, p + pad.slot, n - pad.slot, &pad.len);
 	s->len = (uint8_t)pad.len;
 	return NULL;
 }
@@ -373,7 +370,7 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		/* ARM: no push {lr} before it, no pad NOP (or push) at it */
 		return "not a hook call, NOP or NOP pad (nor preceded by the "
 		       "code a hook call needs)";
-	d = arch->decode_site(p, n, s->addr);
+	d = mc_decode_site(arch, p, n, s->addr);
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
 		const char *pad_why = classify_pad(s, arch, &d, p, n, &pad);
@@ -402,7 +399,7 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		return why;
 #endif
 	if (arch->site_neutral)
-		s->neutral = arch->site_neutral(&d);
+		s->neutral = mc_site_neutral(arch, &d);
 	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
 		return "no neutral form for this hook";
 	return NULL;
@@ -746,8 +743,8 @@ static bool encode_hook(const struct rt_site *s, uint8_t *out)
 	if (!tramp || !arch)
 		return false;
 	if (s->style == MCOUNT_STYLE_PAD)
-		return arch->encode_pad_call(out, s->len, s->at, tramp);
-	return arch->encode_call(out, s->len, s->at, tramp);
+		return mc_encode_pad_call(arch, out, s->len, s->at, tramp);
+	return mc_encode_call(arch, out, s->len, s->at, tramp);
 }
 
 static int set_site(struct rt_site *s, bool on, uintptr_t start)

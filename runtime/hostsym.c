@@ -21,6 +21,7 @@
 #include <mcount.h>
 
 #include "hosted.h"
+#include "../arch/search.h"
 
 /*
  * Where a function's code starts: an ARM Thumb function's symbol (and
@@ -195,23 +196,23 @@ static bool have_symbols(void)
 	return syms.n > 0;
 }
 
+static bool sym_starts_by(const void *sym, const void *addr)
+{
+	return CODE_START(((const struct func_sym *)sym)->start) <=
+	       *(const uintptr_t *)addr;
+}
+
 bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start, size_t *size,
 			 const char **name)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 	const struct func_sym *s;
 
 	if (!have_symbols())
 		return false;
 	/* the last symbol starting at or before addr */
-	for (hi = syms.n; lo < hi;) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (CODE_START(syms.v[mid].start) <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = mc_partition_point(syms.v, syms.n, sizeof(*syms.v), &addr,
+				sym_starts_by);
 	if (lo == 0)
 		return false;
 	s = &syms.v[lo - 1];

@@ -59,7 +59,7 @@ endif
 
 RT_CSRCS := runtime/engine.c runtime/hosted.c runtime/hostsym.c
 RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/hosted.h \
-	   $(wildcard runtime/*/backend.h) arch/arch.h
+	   $(wildcard runtime/*/backend.h) arch/arch.h arch/search.h
 RT_OBJROOT := $(BUILD)/obj/runtime
 
 # The runtime is what the hooks call: it must never carry hooks itself.

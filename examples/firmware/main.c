@@ -124,12 +124,13 @@ static bool forge_call(const struct mcount_site_info *s, uint8_t *call,
 #ifdef MC_RT_PAD_TRAMP
 	if (s->style == MCOUNT_STYLE_PAD) {
 		*to = "the pad trampoline";
-		return MC_RT_ARCH->encode_pad_call(call, s->len, s->at,
-						   (uintptr_t)&MC_RT_PAD_TRAMP);
+		return mc_encode_pad_call(MC_RT_ARCH, call, s->len, s->at,
+					  (uintptr_t)&MC_RT_PAD_TRAMP);
 	}
 #endif
 	*to = "decoy";
-	return MC_RT_ARCH->encode_call(call, s->len, s->at, (uintptr_t)decoy);
+	return mc_encode_call(MC_RT_ARCH, call, s->len, s->at,
+			      (uintptr_t)decoy);
 }
 
 __attribute__((noinline)) static void corrupt_victim(void)

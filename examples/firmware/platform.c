@@ -20,6 +20,7 @@
 #include <mcount.h>
 
 #include "../../runtime/platform.h"
+#include "../../arch/search.h"
 #include "fw.h"
 
 /* ---- console ----------------------------------------------------------- */
@@ -113,19 +114,18 @@ void fw_trap(uintptr_t cause, uintptr_t pc, uintptr_t addr)
 
 /* ---- symbols ----------------------------------------------------------- */
 
+static bool sym_starts_by(const void *sym, const void *addr)
+{
+	return ((const struct fw_sym *)sym)->addr <= *(const uintptr_t *)addr;
+}
+
 /* The function containing `addr`, or NULL. */
 static const struct fw_sym *sym_by_addr(uintptr_t addr)
 {
-	size_t lo = 0, hi = fw_nsyms;
+	/* the symbols that start at or before addr: the last may hold it */
+	size_t lo = mc_partition_point(fw_syms, fw_nsyms, sizeof(*fw_syms),
+				       &addr, sym_starts_by);
 
-	while (lo < hi) {	/* first symbol starting after addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (fw_syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0 || addr - fw_syms[lo - 1].addr >= fw_syms[lo - 1].size)
 		return NULL;
 	return &fw_syms[lo - 1];

@@ -161,8 +161,9 @@ static int forge_call(const struct mcount_site_info *si, unsigned long target,
 		      uint8_t *out)
 {
 	if (si->style == MCOUNT_STYLE_PAD)
-		return arch_at(si->at)->encode_pad_call(out, si->len, si->at, target);
-	return arch_at(si->at)->encode_call(out, si->len, si->at, target);
+		return mc_encode_pad_call(arch_at(si->at), out, si->len,
+					  si->at, target);
+	return mc_encode_call(arch_at(si->at), out, si->len, si->at, target);
 }
 
 /*
@@ -198,8 +199,9 @@ static int is_call_to(unsigned long ret, unsigned long target)
 	unsigned long thumb = 0;
 #endif
 	for (unsigned len = 1; len <= MC_MAX_SITE_LEN; len++) {
-		struct mc_site d = ARCH->decode_site(
-			(const uint8_t *)(ret - len), len, (ret - len) | thumb);
+		struct mc_site d = mc_decode_site(
+			ARCH, (const uint8_t *)(ret - len), len,
+			(ret - len) | thumb);
 
 		if (d.kind == MC_SITE_CALL && d.len == len &&
 		    is_entry_of(d.target, target))
@@ -270,7 +272,7 @@ static void corrupt_victim_pad(void)
 					(const uint8_t *)f, 16);
 	a = arch_at(victim_site);
 	if (a)
-		window = a->pad_neutral((const uint8_t *)victim_site,
+		window = mc_pad_neutral(a, (const uint8_t *)victim_site,
 					MC_MAX_SITE_LEN, &len);
 	victim_len = (unsigned)(pad_junk_end - pad_junk);
 	memcpy(victim_code, pad_junk, victim_len);
@@ -280,7 +282,8 @@ static void corrupt_victim_pad(void)
 	 */
 	while (window && victim_len < len) {
 		for (k = len - victim_len < 8 ? len - victim_len : 8;
-		     k && !ARCH->encode_nop(victim_code + victim_len, k); k--)
+		     k && !mc_encode_nop(ARCH, victim_code + victim_len, k);
+		     k--)
 			;
 		if (k == 0)
 			break;
@@ -307,16 +310,15 @@ static void corrupt_victim(void)
 
 		if (a < f || a > f + ARCH->max_entry_offset || !arch_at(a))
 			continue;
-		d = arch_at(a)->decode_site((const uint8_t *)a,
-					    MC_MAX_SITE_LEN, a);
+		d = mc_decode_site(arch_at(a), (const uint8_t *)a,
+				   MC_MAX_SITE_LEN, a);
 		victim_site = a;
 		victim_len = d.len;
 		break;
 	}
 	check(victim_site && victim_len &&
-	      arch_at(victim_site)->encode_call(victim_code, victim_len,
-						victim_site,
-						(unsigned long)rt_dummy) &&
+	      mc_encode_call(arch_at(victim_site), victim_code, victim_len,
+			     victim_site, (unsigned long)rt_dummy) &&
 	      set_text(victim_site, victim_code, victim_len) == 0,
 	      "corrupt fx_victim's hook before boot");
 }
@@ -392,12 +394,12 @@ static int is_neutral(const struct mcount_site_info *s)
 		return 0;
 	if (s->style == MCOUNT_STYLE_PAD) {
 		unsigned n;
-		const uint8_t *w = arch->pad_neutral(p, len, &n);
+		const uint8_t *w = mc_pad_neutral(arch, p, len, &n);
 
 		return w && n == len && memcmp(w, p, len) == 0;
 	}
-	d = arch->decode_site(p, len, addr);
-	neutral = arch->site_neutral(&d);
+	d = mc_decode_site(arch, p, len, addr);
+	neutral = mc_site_neutral(arch, &d);
 	return d.kind == MC_SITE_NOP && d.len == len && neutral &&
 	       memcmp(neutral, p, len) == 0;
 }
@@ -481,8 +483,8 @@ static void check_boot(int manual, int style)
 	mcount_for_each_site(show_site, &want_nop);
 	check(sites_ok, "every accepted site holds the arch's neutral form");
 	check(refused_ok, "only the expected sites are refused");
-	check(ARCH->decode_site((const uint8_t *)(uintptr_t)bad_site, 8,
-				(unsigned long)bad_site).kind == MC_SITE_UNKNOWN,
+	check(mc_decode_site(ARCH, (const uint8_t *)(uintptr_t)bad_site, 8,
+			     (unsigned long)bad_site).kind == MC_SITE_UNKNOWN,
 	      "bad_site left untouched");
 	if (manual) {
 		check(memcmp((void *)victim_site, victim_code, victim_len) == 0,

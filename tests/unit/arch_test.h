@@ -32,7 +32,7 @@ static inline struct mc_site decode(const struct mc_arch *a,
 
 	ck_assert_ptr_nonnull(copy);
 	memcpy(copy, p, n);
-	s = a->decode_site(copy, n, addr);
+	s = mc_decode_site(a, copy, n, addr);
 	free(copy);
 	return s;
 }

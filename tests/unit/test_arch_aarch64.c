@@ -77,12 +77,12 @@ START_TEST(nop_objdump)
 	uint8_t b[4];
 	char out[2][DISASM_LINE];
 
-	ck_assert(a64()->encode_nop(b, 4));
-	ck_assert(!a64()->encode_nop(b, 8));
-	ck_assert(!a64()->encode_nop(b, 2));
+	ck_assert(mc_encode_nop(a64(), b, 4));
+	ck_assert(!mc_encode_nop(a64(), b, 8));
+	ck_assert(!mc_encode_nop(a64(), b, 2));
 	ck_assert_int_eq(disasm(OBJDUMP, b, 4, 0, out, 2), 1);
 	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
-	struct mc_site s = a64()->decode_site(b, 4, 0x1000);
+	struct mc_site s = mc_decode_site(a64(), b, 4, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 4);
 }
@@ -102,8 +102,8 @@ START_TEST(call_roundtrip)
 	uint8_t b[4];
 	char out[2][DISASM_LINE];
 
-	ck_assert(a64()->encode_call(b, 4, site, target));
-	struct mc_site s = a64()->decode_site(b, 4, site);
+	ck_assert(mc_encode_call(a64(), b, 4, site, target));
+	struct mc_site s = mc_decode_site(a64(), b, 4, site);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 4);
 	ck_assert_uint_eq(s.target, target);
@@ -117,13 +117,13 @@ START_TEST(call_range)
 {
 	uint8_t b[4];
 
-	ck_assert(!a64()->encode_call(b, 4, 0x8000000,
-				      0x8000000 + (128 << 20)));
-	ck_assert(!a64()->encode_call(b, 4, 0x8000000,
-				      0x8000000 - (128 << 20) - 4));
-	ck_assert(!a64()->encode_call(b, 4, 0x8000000, 0x8000002));
-	ck_assert(!a64()->encode_call(b, 4, 0x8000002, 0x8000000));
-	ck_assert(!a64()->encode_call(b, 8, 0x8000000, 0x8000000));
+	ck_assert(!mc_encode_call(a64(), b, 4, 0x8000000,
+				  0x8000000 + (128 << 20)));
+	ck_assert(!mc_encode_call(a64(), b, 4, 0x8000000,
+				  0x8000000 - (128 << 20) - 4));
+	ck_assert(!mc_encode_call(a64(), b, 4, 0x8000000, 0x8000002));
+	ck_assert(!mc_encode_call(a64(), b, 4, 0x8000002, 0x8000000));
+	ck_assert(!mc_encode_call(a64(), b, 8, 0x8000000, 0x8000000));
 }
 END_TEST
 
@@ -132,9 +132,10 @@ START_TEST(decode_other)
 	static const uint8_t b[] = { 0x00, 0x00, 0x00, 0x14 };	/* b . */
 	static const uint8_t back[] = { 0xff, 0xff, 0xff, 0x97 };/* bl .-4 */
 
-	ck_assert_int_eq(a64()->decode_site(b, 4, 0).kind, MC_SITE_UNKNOWN);
-	ck_assert_int_eq(a64()->decode_site(back, 3, 0).kind, MC_SITE_UNKNOWN);
-	struct mc_site s = a64()->decode_site(back, 4, 0x1000);
+	ck_assert_int_eq(mc_decode_site(a64(), b, 4, 0).kind, MC_SITE_UNKNOWN);
+	ck_assert_int_eq(mc_decode_site(a64(), back, 3, 0).kind,
+			 MC_SITE_UNKNOWN);
+	struct mc_site s = mc_decode_site(a64(), back, 4, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0xffc);
 }
@@ -145,13 +146,13 @@ START_TEST(site_neutral)
 {
 	static const uint8_t bl[] = { 0x00, 0x00, 0x00, 0x94 };
 	static const uint8_t nop[] = { 0x1f, 0x20, 0x03, 0xd5 };
-	struct mc_site s = a64()->decode_site(bl, 4, 0x1000);
+	struct mc_site s = mc_decode_site(a64(), bl, 4, 0x1000);
 
-	ck_assert_mem_eq(a64()->site_neutral(&s), nop, 4);
-	s = a64()->decode_site(nop, 4, 0x1000);
-	ck_assert_mem_eq(a64()->site_neutral(&s), nop, 4);
+	ck_assert_mem_eq(mc_site_neutral(a64(), &s), nop, 4);
+	s = mc_decode_site(a64(), nop, 4, 0x1000);
+	ck_assert_mem_eq(mc_site_neutral(a64(), &s), nop, 4);
 	s = (struct mc_site){ MC_SITE_UNKNOWN, 4, 0 };
-	ck_assert_ptr_null(a64()->site_neutral(&s));
+	ck_assert_ptr_null(mc_site_neutral(a64(), &s));
 }
 END_TEST
 

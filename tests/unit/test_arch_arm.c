@@ -117,12 +117,12 @@ static void check_nop(const struct mc_arch *a, const char *objdump,
 	uint8_t b[4];
 	char out[2][DISASM_LINE];
 
-	ck_assert(a->encode_nop(b, 4));
-	ck_assert(!a->encode_nop(b, 2));
-	ck_assert(!a->encode_nop(b, 8));
+	ck_assert(mc_encode_nop(a, b, 4));
+	ck_assert(!mc_encode_nop(a, b, 2));
+	ck_assert(!mc_encode_nop(a, b, 8));
 	ck_assert_int_eq(disasm(objdump, b, 4, 0, out, 2), 1);
 	ck_assert_str_eq(disasm_text(out[0]), want);
-	struct mc_site s = a->decode_site(b, 4, addr);
+	struct mc_site s = mc_decode_site(a, b, 4, addr);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 4);
 }
@@ -135,13 +135,13 @@ START_TEST(nops)
 	check_nop(arm(), OBJDUMP_ARM, "add\tsp, sp, #4\n", 0x1000);
 	check_nop(thumb2(), OBJDUMP_THUMB, "add.w\tsp, sp, #4\n", 0x1002);
 	/* Older kernels' `pop {lr}` reads as a NOP too, in its own state. */
-	ck_assert_int_eq(arm()->decode_site(pop_arm, 4, 0x1000).kind,
+	ck_assert_int_eq(mc_decode_site(arm(), pop_arm, 4, 0x1000).kind,
 			 MC_SITE_NOP);
-	ck_assert_int_eq(arm()->decode_site(pop_thm, 4, 0x1001).kind,
+	ck_assert_int_eq(mc_decode_site(arm(), pop_thm, 4, 0x1001).kind,
 			 MC_SITE_NOP);
-	ck_assert_int_eq(thumb2()->decode_site(pop_thm, 4, 0x1000).kind,
+	ck_assert_int_eq(mc_decode_site(thumb2(), pop_thm, 4, 0x1000).kind,
 			 MC_SITE_NOP);
-	ck_assert_int_eq(thumb2()->decode_site(pop_arm, 4, 0x1000).kind,
+	ck_assert_int_eq(mc_decode_site(thumb2(), pop_arm, 4, 0x1000).kind,
 			 MC_SITE_UNKNOWN);
 }
 END_TEST
@@ -176,8 +176,8 @@ static void roundtrip(const struct mc_arch *a, unsigned i, uint64_t site)
 	uint8_t b[4];
 	char out[2][DISASM_LINE];
 
-	ck_assert_msg(a->encode_call(b, 4, site, target), "call %u", i);
-	struct mc_site s = a->decode_site(b, 4, site);
+	ck_assert_msg(mc_encode_call(a, b, 4, site, target), "call %u", i);
+	struct mc_site s = mc_decode_site(a, b, 4, site);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 4);
 	ck_assert_uint_eq(s.target, target);
@@ -201,33 +201,37 @@ START_TEST(call_range)
 {
 	uint8_t b[4];
 
-	ck_assert(!arm()->encode_call(b, 4, 0x10000, 0x10008 + (32 << 20)));
-	ck_assert(!arm()->encode_call(b, 4, 0x4000000,
-				      0x4000000 + 8 - (32 << 20) - 4));
-	ck_assert(!arm()->encode_call(b, 4, 0x10002, 0x20000));	/* ARM site */
-	ck_assert(!arm()->encode_call(b, 4, 0x10000, 0x20002));	/* ARM target */
-	ck_assert(!arm()->encode_call(b, 4, 0x10001, 0x10004 + (16 << 20) + 1));
-	ck_assert(!arm()->encode_call(b, 4, 0x10001, 0x20002));	/* blx to ARM */
-	ck_assert(!thumb2()->encode_call(b, 4, 0x2000000,
-					 0x2000004 - (16 << 20) - 2 + 1));
-	ck_assert(!arm()->encode_call(b, 8, 0x10000, 0x20000));
-	ck_assert(!thumb2()->encode_call(b, 2, 0x10000, 0x20001));
+	ck_assert(!mc_encode_call(arm(), b, 4, 0x10000, 0x10008 + (32 << 20)));
+	ck_assert(!mc_encode_call(arm(), b, 4, 0x4000000,
+				  0x4000000 + 8 - (32 << 20) - 4));
+	/* ARM site */
+	ck_assert(!mc_encode_call(arm(), b, 4, 0x10002, 0x20000));
+	/* ARM target */
+	ck_assert(!mc_encode_call(arm(), b, 4, 0x10000, 0x20002));
+	ck_assert(!mc_encode_call(arm(), b, 4, 0x10001,
+				  0x10004 + (16 << 20) + 1));
+	/* blx to ARM */
+	ck_assert(!mc_encode_call(arm(), b, 4, 0x10001, 0x20002));
+	ck_assert(!mc_encode_call(thumb2(), b, 4, 0x2000000,
+				  0x2000004 - (16 << 20) - 2 + 1));
+	ck_assert(!mc_encode_call(arm(), b, 8, 0x10000, 0x20000));
+	ck_assert(!mc_encode_call(thumb2(), b, 2, 0x10000, 0x20001));
 }
 END_TEST
 
 /* What GCC leaves in the object: `bl .` in both states. */
 START_TEST(decode_object_bytes)
 {
-	struct mc_site s = arm()->decode_site(arm_code + 4, 4, 0x104);
+	struct mc_site s = mc_decode_site(arm(), arm_code + 4, 4, 0x104);
 
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x104);
-	s = thumb2()->decode_site(thm_code + 4, 4, 0x104);
+	s = mc_decode_site(thumb2(), thm_code + 4, 4, 0x104);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x104 | 1);
-	ck_assert_int_eq(arm()->decode_site(thm_code, 4, 0).kind,
+	ck_assert_int_eq(mc_decode_site(arm(), thm_code, 4, 0).kind,
 			 MC_SITE_UNKNOWN);
-	ck_assert_int_eq(arm()->decode_site(arm_code, 3, 0).kind,
+	ck_assert_int_eq(mc_decode_site(arm(), arm_code, 3, 0).kind,
 			 MC_SITE_UNKNOWN);
 }
 END_TEST
@@ -255,16 +259,16 @@ START_TEST(site_isa_and_neutral)
 	ck_assert_ptr_null(mc_arch_arm_site_isa(other, 4));
 	ck_assert_ptr_null(mc_arch_arm_site_isa(arm_push, 0));
 
-	ck_assert(arm()->encode_call(b, 4, 0x10000, 0x20001));	/* blx */
-	s = arm()->decode_site(b, 4, 0x10000);
-	ck_assert_mem_eq(arm()->site_neutral(&s), add_arm, 4);
-	ck_assert(thumb2()->encode_call(b, 4, 0x10002, 0x20001));
-	s = thumb2()->decode_site(b, 4, 0x10002);
-	ck_assert_mem_eq(thumb2()->site_neutral(&s), add_thm, 4);
-	s = thumb2()->decode_site(pop_thm, 4, 0x10002);
-	ck_assert_mem_eq(thumb2()->site_neutral(&s), pop_thm, 4);
+	ck_assert(mc_encode_call(arm(), b, 4, 0x10000, 0x20001)); /* blx */
+	s = mc_decode_site(arm(), b, 4, 0x10000);
+	ck_assert_mem_eq(mc_site_neutral(arm(), &s), add_arm, 4);
+	ck_assert(mc_encode_call(thumb2(), b, 4, 0x10002, 0x20001));
+	s = mc_decode_site(thumb2(), b, 4, 0x10002);
+	ck_assert_mem_eq(mc_site_neutral(thumb2(), &s), add_thm, 4);
+	s = mc_decode_site(thumb2(), pop_thm, 4, 0x10002);
+	ck_assert_mem_eq(mc_site_neutral(thumb2(), &s), pop_thm, 4);
 	s = (struct mc_site){ MC_SITE_UNKNOWN, 4, 0 };
-	ck_assert_ptr_null(arm()->site_neutral(&s));
+	ck_assert_ptr_null(mc_site_neutral(arm(), &s));
 }
 END_TEST
 

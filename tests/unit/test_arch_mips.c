@@ -230,18 +230,18 @@ START_TEST(decode_calls)
 
 	/* jal 0x400100 at 0x400000: index 0x100040 */
 	put_words(code, (const uint32_t[]){ 0x0c100040 }, 1, true);
-	struct mc_site s = arch("mips")->decode_site(code, 4, 0x400000);
+	struct mc_site s = mc_decode_site(arch("mips"), code, 4, 0x400000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 4);
 	ck_assert_uint_eq(s.target, 0x400100);
 	/* 64-bit: the region comes from the delay slot's address */
 	put_words(code, (const uint32_t[]){ 0x0c100040 }, 1, false);
-	s = arch("mips64el")->decode_site(code, 4, 0x120000000);
+	s = mc_decode_site(arch("mips64el"), code, 4, 0x120000000);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x120400100);
 	/* bal -1 word: back to itself, from the delay slot */
 	put_words(code, (const uint32_t[]){ 0x0411ffff }, 1, true);
-	s = arch("mips")->decode_site(code, 4, 0x400004);
+	s = mc_decode_site(arch("mips"), code, 4, 0x400004);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x400004);
 }
@@ -251,15 +251,15 @@ START_TEST(decode_others)
 {
 	uint8_t code[8] = { 0 };
 
-	struct mc_site s = arch("mipsel")->decode_site(code, 4, 0x1000);
+	struct mc_site s = mc_decode_site(arch("mipsel"), code, 4, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 4);
-	ck_assert_ptr_nonnull(arch("mipsel")->site_neutral(&s));
+	ck_assert_ptr_nonnull(mc_site_neutral(arch("mipsel"), &s));
 	put_words(code, (const uint32_t[]){ 0x3c030040 }, 1, true);
-	s = arch("mips")->decode_site(code, 4, 0x1000);	/* lui: no */
+	s = mc_decode_site(arch("mips"), code, 4, 0x1000);	/* lui: no */
 	ck_assert_int_eq(s.kind, MC_SITE_UNKNOWN);
-	ck_assert_ptr_null(arch("mips")->site_neutral(&s));
-	s = arch("mips")->decode_site(code, 3, 0x1000);	/* too short */
+	ck_assert_ptr_null(mc_site_neutral(arch("mips"), &s));
+	s = mc_decode_site(arch("mips"), code, 3, 0x1000); /* too short */
 	ck_assert_int_eq(s.kind, MC_SITE_UNKNOWN);
 }
 END_TEST
@@ -271,14 +271,14 @@ START_TEST(encode_nop)
 
 	for (unsigned len = 4; len <= 32; len += 4) {
 		memset(buf, 0xaa, sizeof(buf));
-		ck_assert(a->encode_nop(buf, len));
+		ck_assert(mc_encode_nop(a, buf, len));
 		for (unsigned i = 0; i < len; i++)
 			ck_assert_uint_eq(buf[i], 0);
 		ck_assert_uint_eq(buf[len], 0xaa);
 	}
-	ck_assert(!a->encode_nop(buf, 0));
-	ck_assert(!a->encode_nop(buf, 6));
-	ck_assert(!a->encode_nop(buf, 36));
+	ck_assert(!mc_encode_nop(a, buf, 0));
+	ck_assert(!mc_encode_nop(a, buf, 6));
+	ck_assert(!mc_encode_nop(a, buf, 36));
 }
 END_TEST
 
@@ -292,16 +292,16 @@ START_TEST(encode_call_roundtrip)
 	uint64_t target = site - 0x10 + 0x2345670;
 	uint8_t buf[8];
 
-	ck_assert(a->encode_call(buf, 4, site, target));
-	struct mc_site s = a->decode_site(buf, 4, site);
+	ck_assert(mc_encode_call(a, buf, 4, site, target));
+	struct mc_site s = mc_decode_site(a, buf, 4, site);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, target);
-	ck_assert(a->encode_call(buf, 8, site, target));
-	ck_assert_int_eq(a->decode_site(buf + 4, 4, site + 4).kind,
+	ck_assert(mc_encode_call(a, buf, 8, site, target));
+	ck_assert_int_eq(mc_decode_site(a, buf + 4, 4, site + 4).kind,
 			 MC_SITE_NOP);
-	ck_assert(!a->encode_call(buf, 4, site, target + 2));	/* align */
-	ck_assert(!a->encode_call(buf, 4, site, site + 0x10000000));
-	ck_assert(!a->encode_call(buf, 12, site, target));
+	ck_assert(!mc_encode_call(a, buf, 4, site, target + 2)); /* align */
+	ck_assert(!mc_encode_call(a, buf, 4, site, site + 0x10000000));
+	ck_assert(!mc_encode_call(a, buf, 12, site, target));
 }
 END_TEST
 
@@ -317,7 +317,7 @@ START_TEST(encode_call_objdump)
 		fprintf(stderr, "mips-linux-gnu-objdump missing: skipped\n");
 		return;
 	}
-	ck_assert(arch("mips")->encode_call(buf, 4, 0x400000, 0x4a0b0c));
+	ck_assert(mc_encode_call(arch("mips"), buf, 4, 0x400000, 0x4a0b0c));
 	n = disasm("mips-linux-gnu-objdump -m mips:isa64 -EB", buf, 4,
 		   0x400000, out, 4);
 	for (int i = 0; i < n && i < 4; i++)

@@ -373,15 +373,15 @@ START_TEST(site_neutral)
 	put_word(a, nop, 0x60000000);
 	ck_assert_ptr_nonnull(a->site_neutral);
 	s = decode_word(a, 0x48000101, 0x10000);	/* bl +0x100 */
-	n = a->site_neutral(&s);
+	n = mc_site_neutral(a, &s);
 	ck_assert_ptr_nonnull(n);
 	ck_assert(memcmp(n, nop, 4) == 0);
 	s = decode_word(a, 0x60000000, 0x10000);	/* nop */
-	n = a->site_neutral(&s);
+	n = mc_site_neutral(a, &s);
 	ck_assert_ptr_nonnull(n);
 	ck_assert(memcmp(n, nop, 4) == 0);
 	s = decode_word(a, 0x4e800020, 0x10000);	/* blr */
-	ck_assert_ptr_null(a->site_neutral(&s));
+	ck_assert_ptr_null(mc_site_neutral(a, &s));
 }
 END_TEST
 
@@ -438,7 +438,7 @@ START_TEST(encode_nop)
 	char lines[4][DISASM_LINE];
 
 	memset(buf, 0xcc, sizeof(buf));
-	ck_assert(a->encode_nop(buf, 4));
+	ck_assert(mc_encode_nop(a, buf, 4));
 	for (unsigned i = 4; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xcc);
 	put_word(a, want, 0x60000000);
@@ -461,8 +461,8 @@ START_TEST(encode_nop_rejects)
 	memset(buf, 0xcc, sizeof(buf));
 	for (unsigned len = 0; len < 32; len++)
 		if (len != 4)
-			ck_assert(!a->encode_nop(buf, len));
-	ck_assert(!a->encode_nop(buf, UINT32_MAX));
+			ck_assert(!mc_encode_nop(a, buf, len));
+	ck_assert(!mc_encode_nop(a, buf, UINT32_MAX));
 	for (size_t i = 0; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xcc);
 }
@@ -497,7 +497,7 @@ START_TEST(encode_call_roundtrip)
 	uint8_t buf[16];
 
 	memset(buf, 0xcc, sizeof(buf));
-	bool ok = a->encode_call(buf, 4, c->site, c->target);
+	bool ok = mc_encode_call(a, buf, 4, c->site, c->target);
 	ck_assert_msg(ok == c->ok, "%s: %#llx -> %#llx: %d", a->name,
 		      (unsigned long long)c->site,
 		      (unsigned long long)c->target, ok);
@@ -519,7 +519,7 @@ START_TEST(encode_call_objdump)
 	uint8_t buf[4];
 	char lines[4][DISASM_LINE], want[32];
 
-	ck_assert(a->encode_call(buf, 4, site, target));
+	ck_assert(mc_encode_call(a, buf, 4, site, target));
 	ck_assert_int_eq(disasm(objdump_for(a), buf, 4, site, lines, 4), 1);
 	ck_assert_int_eq(disasm_bytes(lines[0]), 4);
 	const char *text = disasm_text(lines[0]);
@@ -536,7 +536,7 @@ START_TEST(encode_call_rejects_lengths)
 
 	for (unsigned len = 0; len < 32; len++)
 		if (len != 4)
-			ck_assert(!a->encode_call(buf, len, 0x1000, 0x2000));
+			ck_assert(!mc_encode_call(a, buf, len, 0x1000, 0x2000));
 }
 END_TEST
 

@@ -77,29 +77,29 @@ START_TEST(nops)
 	uint8_t b[16];
 	char out[8][DISASM_LINE];
 
-	ck_assert(rv()->encode_nop(b, 8));
+	ck_assert(mc_encode_nop(rv(), b, 8));
 	ck_assert_int_eq(disasm(OBJDUMP, b, 8, 0, out, 8), 2);
 	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
 	ck_assert_str_eq(disasm_text(out[1]), "nop\n");
 	ck_assert_uint_eq(disasm_bytes(out[0]), 4);
-	struct mc_site s = rv()->decode_site(b, 8, 0x1000);
+	struct mc_site s = mc_decode_site(rv(), b, 8, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 8);
 
-	ck_assert(rv()->encode_nop(b, 2));			/* c.nop */
+	ck_assert(mc_encode_nop(rv(), b, 2));			/* c.nop */
 	ck_assert_int_eq(disasm(OBJDUMP, b, 2, 0, out, 8), 1);
 	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
 	ck_assert_uint_eq(disasm_bytes(out[0]), 2);
-	ck_assert_uint_eq(rv()->decode_site(b, 2, 0).len, 2);
+	ck_assert_uint_eq(mc_decode_site(rv(), b, 2, 0).len, 2);
 
-	ck_assert(rv()->encode_nop(b, 6));			/* nop; c.nop */
+	ck_assert(mc_encode_nop(rv(), b, 6));		/* nop; c.nop */
 	ck_assert_int_eq(disasm(OBJDUMP, b, 6, 0, out, 8), 2);
-	ck_assert(rv()->encode_nop(b, 4));
-	s = rv()->decode_site(b, 4, 0);
+	ck_assert(mc_encode_nop(rv(), b, 4));
+	s = mc_decode_site(rv(), b, 4, 0);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
 	ck_assert_uint_eq(s.len, 4);
-	ck_assert(!rv()->encode_nop(b, 3));
-	ck_assert(!rv()->encode_nop(b, 0));
+	ck_assert(!mc_encode_nop(rv(), b, 3));
+	ck_assert(!mc_encode_nop(rv(), b, 0));
 }
 END_TEST
 
@@ -119,8 +119,8 @@ START_TEST(pair_roundtrip)
 	uint8_t b[8];
 	char out[4][DISASM_LINE];
 
-	ck_assert(rv()->encode_call(b, 8, site, target));
-	struct mc_site s = rv()->decode_site(b, 8, site);
+	ck_assert(mc_encode_call(rv(), b, 8, site, target));
+	struct mc_site s = mc_decode_site(rv(), b, 8, site);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 8);
 	ck_assert_uint_eq(s.target, target);
@@ -144,8 +144,8 @@ START_TEST(jal_roundtrip)
 	uint8_t b[4];
 	char out[2][DISASM_LINE];
 
-	ck_assert(rv()->encode_call(b, 4, site, target));
-	struct mc_site s = rv()->decode_site(b, 4, site);
+	ck_assert(mc_encode_call(rv(), b, 4, site, target));
+	struct mc_site s = mc_decode_site(rv(), b, 4, site);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.len, 4);
 	ck_assert_uint_eq(s.target, target);
@@ -159,15 +159,15 @@ START_TEST(call_range)
 {
 	uint8_t b[8];
 
-	ck_assert(!rv()->encode_call(b, 8, 0x1000, 0x1000 + 0x7ffff800ull));
-	ck_assert(!rv()->encode_call(b, 8, 0x80000000,
-				     0x80000000 - 0x80000802ull));
-	ck_assert(!rv()->encode_call(b, 4, 0x100000, 0x100000 + (1 << 20)));
-	ck_assert(!rv()->encode_call(b, 4, 0x200000,
-				     0x200000 - (1 << 20) - 2));
-	ck_assert(!rv()->encode_call(b, 8, 0x1001, 0x2000));
-	ck_assert(!rv()->encode_call(b, 8, 0x1000, 0x2001));
-	ck_assert(!rv()->encode_call(b, 6, 0x1000, 0x2000));
+	ck_assert(!mc_encode_call(rv(), b, 8, 0x1000, 0x1000 + 0x7ffff800ull));
+	ck_assert(!mc_encode_call(rv(), b, 8, 0x80000000,
+				  0x80000000 - 0x80000802ull));
+	ck_assert(!mc_encode_call(rv(), b, 4, 0x100000, 0x100000 + (1 << 20)));
+	ck_assert(!mc_encode_call(rv(), b, 4, 0x200000,
+				  0x200000 - (1 << 20) - 2));
+	ck_assert(!mc_encode_call(rv(), b, 8, 0x1001, 0x2000));
+	ck_assert(!mc_encode_call(rv(), b, 8, 0x1000, 0x2001));
+	ck_assert(!mc_encode_call(rv(), b, 6, 0x1000, 0x2000));
 }
 END_TEST
 
@@ -178,18 +178,18 @@ START_TEST(site_neutral)
 	uint8_t pair[8], jal[4];
 	struct mc_site s;
 
-	ck_assert(rv()->encode_call(pair, 8, 0x10000, 0x20000));
-	ck_assert(rv()->encode_call(jal, 4, 0x10000, 0x10800));
-	s = rv()->decode_site(pair, 8, 0x10000);
+	ck_assert(mc_encode_call(rv(), pair, 8, 0x10000, 0x20000));
+	ck_assert(mc_encode_call(rv(), jal, 4, 0x10000, 0x10800));
+	s = mc_decode_site(rv(), pair, 8, 0x10000);
 	ck_assert_uint_eq(s.len, 8);
-	ck_assert_mem_eq(rv()->site_neutral(&s), nop8, 8);
-	s = rv()->decode_site(jal, 4, 0x10000);
+	ck_assert_mem_eq(mc_site_neutral(rv(), &s), nop8, 8);
+	s = mc_decode_site(rv(), jal, 4, 0x10000);
 	ck_assert_uint_eq(s.len, 4);
-	ck_assert_mem_eq(rv()->site_neutral(&s), nop8, 4);
-	s = rv()->decode_site(nop8, 8, 0x10000);
-	ck_assert_mem_eq(rv()->site_neutral(&s), nop8, 8);
+	ck_assert_mem_eq(mc_site_neutral(rv(), &s), nop8, 4);
+	s = mc_decode_site(rv(), nop8, 8, 0x10000);
+	ck_assert_mem_eq(mc_site_neutral(rv(), &s), nop8, 8);
 	s = (struct mc_site){ MC_SITE_UNKNOWN, 8, 0 };
-	ck_assert_ptr_null(rv()->site_neutral(&s));
+	ck_assert_ptr_null(mc_site_neutral(rv(), &s));
 }
 END_TEST
 

@@ -333,19 +333,19 @@ START_TEST(site_neutral)
 
 	ck_assert_ptr_nonnull(s390x()->site_neutral);
 	s = decode(s390x(), pg, sizeof(pg), 0x1000);
-	n = s390x()->site_neutral(&s);
+	n = mc_site_neutral(s390x(), &s);
 	ck_assert_ptr_nonnull(n);
 	ck_assert(memcmp(n, three, 18) == 0);
 	s = decode(s390x(), fentry, sizeof(fentry), 0x1000);
-	n = s390x()->site_neutral(&s);
+	n = mc_site_neutral(s390x(), &s);
 	ck_assert_ptr_nonnull(n);
 	ck_assert(memcmp(n, three, 6) == 0);
 	s = decode(s390x(), three, sizeof(three), 0x1000);
-	ck_assert_ptr_nonnull(s390x()->site_neutral(&s));
+	ck_assert_ptr_nonnull(mc_site_neutral(s390x(), &s));
 	s = decode(s390x(), garbage, sizeof(garbage), 0x1000);
-	ck_assert_ptr_null(s390x()->site_neutral(&s));
+	ck_assert_ptr_null(mc_site_neutral(s390x(), &s));
 	s = (struct mc_site){ MC_SITE_CALL, 12, 0 };
-	ck_assert_ptr_null(s390x()->site_neutral(&s));
+	ck_assert_ptr_null(mc_site_neutral(s390x(), &s));
 }
 END_TEST
 
@@ -397,7 +397,7 @@ START_TEST(encode_nop_lengths)
 	char lines[8][DISASM_LINE];
 
 	memset(buf, 0xcc, sizeof(buf));
-	ck_assert(s390x()->encode_nop(buf, len));
+	ck_assert(mc_encode_nop(s390x(), buf, len));
 	for (unsigned i = len; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xcc);
 	int n = disasm(OBJDUMP, buf, len, 0x1000, lines, 8);
@@ -419,8 +419,8 @@ START_TEST(encode_nop_rejects)
 	memset(buf, 0xcc, sizeof(buf));
 	for (unsigned len = 0; len < 32; len++)
 		if (len != 6 && len != 18 && len != 24)
-			ck_assert(!s390x()->encode_nop(buf, len));
-	ck_assert(!s390x()->encode_nop(buf, UINT32_MAX));
+			ck_assert(!mc_encode_nop(s390x(), buf, len));
+	ck_assert(!mc_encode_nop(s390x(), buf, UINT32_MAX));
 	for (size_t i = 0; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xcc);
 }
@@ -453,7 +453,7 @@ START_TEST(encode_call_brasl)
 	uint8_t buf[16];
 
 	memset(buf, 0xcc, sizeof(buf));
-	bool ok = s390x()->encode_call(buf, 6, c->site, c->target);
+	bool ok = mc_encode_call(s390x(), buf, 6, c->site, c->target);
 	ck_assert_msg(ok == c->ok, "%#llx -> %#llx: %d",
 		      (unsigned long long)c->site,
 		      (unsigned long long)c->target, ok);
@@ -478,7 +478,7 @@ START_TEST(encode_call_pg_block)
 	static const uint8_t stg[] = { STG }, lg[] = { LG };
 
 	memset(buf, 0xcc, sizeof(buf));
-	bool ok = s390x()->encode_call(buf, 18, c->site - 6, c->target);
+	bool ok = mc_encode_call(s390x(), buf, 18, c->site - 6, c->target);
 	ck_assert_int_eq(ok, c->ok);
 	for (unsigned i = ok ? 18 : 0; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xcc);
@@ -500,7 +500,7 @@ START_TEST(encode_call_objdump)
 	char lines[4][DISASM_LINE], want[32];
 
 	snprintf(want, sizeof(want), "0x%llx", (unsigned long long)target);
-	ck_assert(s390x()->encode_call(buf, 6, site, target));
+	ck_assert(mc_encode_call(s390x(), buf, 6, site, target));
 	ck_assert_int_eq(disasm(OBJDUMP, buf, 6, site, lines, 4), 1);
 	ck_assert_int_eq(disasm_bytes(lines[0]), 6);
 	ck_assert_msg(strncmp(disasm_text(lines[0]), "brasl\t%r0,", 10) == 0,
@@ -508,7 +508,7 @@ START_TEST(encode_call_objdump)
 	ck_assert_msg(strstr(disasm_text(lines[0]), want) != NULL, "'%s'",
 		      disasm_text(lines[0]));
 
-	ck_assert(s390x()->encode_call(buf, 18, site, target));
+	ck_assert(mc_encode_call(s390x(), buf, 18, site, target));
 	ck_assert_int_eq(disasm(OBJDUMP, buf, 18, site, lines, 4), 3);
 	ck_assert_msg(strncmp(disasm_text(lines[0]), "stg\t%r14,8(%r15)",
 			      16) == 0, "'%s'", disasm_text(lines[0]));
@@ -527,8 +527,8 @@ START_TEST(encode_call_rejects_lengths)
 
 	for (unsigned len = 0; len < 32; len++)
 		if (len != 6 && len != 18)
-			ck_assert(!s390x()->encode_call(buf, len, 0x1000,
-							0x2000));
+			ck_assert(!mc_encode_call(s390x(), buf, len, 0x1000,
+						  0x2000));
 }
 END_TEST
 

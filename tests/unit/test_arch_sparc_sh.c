@@ -76,24 +76,24 @@ START_TEST(sparc_decode_encode)
 	const struct mc_arch *a = arch("sparc64");
 	uint8_t buf[8];
 
-	ck_assert(a->encode_call(buf, 4, 0x100100, 0x100000));	/* back */
-	struct mc_site s = a->decode_site(buf, 4, 0x100100);
+	ck_assert(mc_encode_call(a, buf, 4, 0x100100, 0x100000)); /* back */
+	struct mc_site s = mc_decode_site(a, buf, 4, 0x100100);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x100000);
-	ck_assert(a->encode_call(buf, 4, 0x100000, 0x7f000000));
-	s = a->decode_site(buf, 4, 0x100000);
+	ck_assert(mc_encode_call(a, buf, 4, 0x100000, 0x7f000000));
+	s = mc_decode_site(a, buf, 4, 0x100000);
 	ck_assert_uint_eq(s.target, 0x7f000000);
-	ck_assert(!a->encode_call(buf, 4, 0x100000, 0x100002));
-	ck_assert(!a->encode_call(buf, 4, 0, 0x100000000ull));
-	ck_assert(!a->encode_call(buf, 8, 0, 0x1000));
+	ck_assert(!mc_encode_call(a, buf, 4, 0x100000, 0x100002));
+	ck_assert(!mc_encode_call(a, buf, 4, 0, 0x100000000ull));
+	ck_assert(!mc_encode_call(a, buf, 8, 0, 0x1000));
 
-	ck_assert(a->encode_nop(buf, 8));
-	s = a->decode_site(buf, 8, 0x1000);
+	ck_assert(mc_encode_nop(a, buf, 8));
+	s = mc_decode_site(a, buf, 8, 0x1000);
 	ck_assert_int_eq(s.kind, MC_SITE_NOP);
-	ck_assert(memcmp(a->site_neutral(&s), buf, 4) == 0);
-	ck_assert(!a->encode_nop(buf, 2));
+	ck_assert(memcmp(mc_site_neutral(a, &s), buf, 4) == 0);
+	ck_assert(!mc_encode_nop(a, buf, 2));
 	buf[0] = 0x9d;		/* save: unknown */
-	ck_assert_int_eq(a->decode_site(buf, 4, 0).kind, MC_SITE_UNKNOWN);
+	ck_assert_int_eq(mc_decode_site(a, buf, 4, 0).kind, MC_SITE_UNKNOWN);
 }
 END_TEST
 
@@ -108,7 +108,7 @@ START_TEST(sparc_call_objdump)
 		fprintf(stderr, "sparc64-linux-gnu-objdump missing: skipped\n");
 		return;
 	}
-	ck_assert(arch("sparc64")->encode_call(buf, 4, 0x102000, 0x100010));
+	ck_assert(mc_encode_call(arch("sparc64"), buf, 4, 0x102000, 0x100010));
 	n = disasm("sparc64-linux-gnu-objdump -m sparc:v9 -EB", buf, 4,
 		   0x102000, out, 4);
 	for (int i = 0; i < n && i < 4; i++)
@@ -191,29 +191,30 @@ START_TEST(sh_decode_encode)
 	uint8_t word[6] = { 0, 0, 0, 0, 0x26, 0x4f };
 
 	/* The word holds mcount's address: a call there. */
-	ck_assert(a->encode_call(word, 4, 0x40010c, 0x400104));
-	struct mc_site s = a->decode_site(word, 6, 0x40010c);
+	ck_assert(mc_encode_call(a, word, 4, 0x40010c, 0x400104));
+	struct mc_site s = mc_decode_site(a, word, 6, 0x40010c);
 	ck_assert_int_eq(s.kind, MC_SITE_CALL);
 	ck_assert_uint_eq(s.target, 0x400104);
 	/* Its own address + 4: the kernel's disabled state. */
-	ck_assert(a->encode_call(word, 4, 0x40010c, 0x400110));
-	ck_assert_int_eq(a->decode_site(word, 6, 0x40010c).kind, MC_SITE_NOP);
+	ck_assert(mc_encode_call(a, word, 4, 0x40010c, 0x400110));
+	ck_assert_int_eq(mc_decode_site(a, word, 6, 0x40010c).kind,
+			 MC_SITE_NOP);
 	/* Not followed by lds.l, unaligned, or too short: unknown. */
-	ck_assert_int_eq(a->decode_site(word, 6, 0x40010e).kind,
+	ck_assert_int_eq(mc_decode_site(a, word, 6, 0x40010e).kind,
 			 MC_SITE_UNKNOWN);
-	ck_assert_int_eq(a->decode_site(word, 4, 0x40010c).kind,
+	ck_assert_int_eq(mc_decode_site(a, word, 4, 0x40010c).kind,
 			 MC_SITE_UNKNOWN);
 	word[4] = 0x09;
-	ck_assert_int_eq(a->decode_site(word, 6, 0x40010c).kind,
+	ck_assert_int_eq(mc_decode_site(a, word, 6, 0x40010c).kind,
 			 MC_SITE_UNKNOWN);
 	/* No address-free NOP exists. */
-	ck_assert(!a->encode_nop(word, 4));
-	ck_assert(!a->encode_call(word, 4, 0x40010e, 0x400104));
+	ck_assert(!mc_encode_nop(a, word, 4));
+	ck_assert(!mc_encode_call(a, word, 4, 0x40010e, 0x400104));
 	/* Big-endian words. */
 	uint8_t be[6] = { 0, 0, 0, 0, 0x4f, 0x26 };
-	ck_assert(arch("sheb")->encode_call(be, 4, 0x1000, 0x12345678));
+	ck_assert(mc_encode_call(arch("sheb"), be, 4, 0x1000, 0x12345678));
 	ck_assert_uint_eq(be[0], 0x12);
-	ck_assert_uint_eq(arch("sheb")->decode_site(be, 6, 0x1000).target,
+	ck_assert_uint_eq(mc_decode_site(arch("sheb"), be, 6, 0x1000).target,
 			  0x12345678);
 }
 END_TEST

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "arch_test.h"
+#include "../../arch/search.h"
 #include "disasm.h"
 #include "unit.h"
 
@@ -109,6 +110,86 @@ START_TEST(arch_list_terminated)
 	}
 	ck_assert_uint_ge(n, 2);	/* and the other architectures */
 	ck_assert(seen64 && seen32);
+}
+END_TEST
+
+/* arch.h's bit helpers, which every arch file's encoders rest on. */
+START_TEST(bit_helpers)
+{
+	const uint8_t w[4] = { 0x12, 0x34, 0x56, 0x78 };
+	uint8_t out[4];
+
+	ck_assert_uint_eq(mc_get_le16(w), 0x3412);
+	ck_assert_uint_eq(mc_get_le32(w), 0x78563412);
+	ck_assert_uint_eq(mc_get_be32(w), 0x12345678);
+	ck_assert_uint_eq(mc_get32(MC_LITTLE_ENDIAN, w), 0x78563412);
+	ck_assert_uint_eq(mc_get32(MC_BIG_ENDIAN, w), 0x12345678);
+	mc_put32(MC_BIG_ENDIAN, out, 0x12345678);
+	ck_assert_mem_eq(out, w, 4);
+	mc_put32(MC_LITTLE_ENDIAN, out, 0x78563412);
+	ck_assert_mem_eq(out, w, 4);
+	mc_put_le16(out, 0xbeef);
+	ck_assert_uint_eq(out[0], 0xef);
+	ck_assert_uint_eq(out[1], 0xbe);
+
+	ck_assert_int_eq(mc_sign_extend(0x800, 12), -2048);
+	ck_assert_int_eq(mc_sign_extend(0x7ff, 12), 2047);
+	ck_assert_int_eq(mc_sign_extend(0xfff, 12), -1);
+	ck_assert_int_eq(mc_sign_extend(0x1fff, 12), -1);	/* bit 12 ignored */
+	ck_assert_int_eq(mc_sign_extend(0x80000000u, 32), INT32_MIN);
+	ck_assert_int_eq(mc_sign_extend(UINT64_MAX, 64), -1);
+
+	/* hi20 rounds so that lo12, sign-extended, lands on d exactly. */
+	static const int64_t d[] = { 0, 1, 0x7ff, 0x800, 0xfff, 0x1000,
+				     -1, -0x800, -0x801, 0x12345678,
+				     INT32_MIN - 0x800ll, INT32_MAX - 0x800ll };
+	for (unsigned i = 0; i < MC_COUNT(d); i++) {
+		ck_assert_msg(mc_hi20_lo12_fits(d[i]), "%lld", (long long)d[i]);
+		ck_assert_int_ge(mc_lo12(d[i]), -2048);
+		ck_assert_int_le(mc_lo12(d[i]), 2047);
+		ck_assert_int_eq(mc_hi20(d[i]) * 4096 + mc_lo12(d[i]), d[i]);
+		/* what auipc + jalr compute from the two fields */
+		int64_t hi = mc_sign_extend((uint64_t)mc_hi20(d[i]) << 12, 32);
+		int64_t lo = mc_sign_extend((uint64_t)mc_lo12(d[i]), 12);
+		ck_assert_int_eq(hi + lo, d[i]);
+	}
+	ck_assert_int_eq(mc_hi20(0x800), 1);
+	ck_assert_int_eq(mc_lo12(0x800), -2048);
+	ck_assert(!mc_hi20_lo12_fits(INT32_MIN - 0x801ll));
+	ck_assert(!mc_hi20_lo12_fits(INT32_MAX - 0x7ffll));
+}
+END_TEST
+
+/* search.h: the partition point as lower and as upper bound. */
+static bool below_key(const void *entry, const void *key)
+{
+	int v = *(const int *)entry;
+	const int *k = key;
+
+	return v < k[0] || (k[1] && v == k[0]);
+}
+
+START_TEST(partition_point)
+{
+	/* key, upper (equal entries count as before it), expected */
+	static const int q[][3] = {
+		{ 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 1 }, { 2, 0, 1 },
+		{ 3, 0, 1 }, { 3, 1, 4 }, { 7, 0, 4 }, { 7, 1, 5 },
+		{ 9, 0, 5 },
+	};
+
+	static const int v[] = { 1, 3, 3, 3, 7 };
+
+	for (unsigned i = 0; i < MC_COUNT(q); i++)
+		ck_assert_uint_eq(mc_partition_point(v, 5, sizeof(*v), q[i],
+						     below_key),
+				  (size_t)q[i][2]);
+	ck_assert_uint_eq(mc_partition_point(v, 0, sizeof(*v), q[8],
+					     below_key), 0);
+	ck_assert_uint_eq(mc_partition_point(v, 3, sizeof(*v), q[8],
+					     below_key), 3);
+	ck_assert_uint_eq(mc_partition_point(v + 1, 3, sizeof(*v), q[4],
+					     below_key), 0);
 }
 END_TEST
 
@@ -443,18 +524,18 @@ START_TEST(site_neutral_forms)
 			buf[1] = _i ? 0x93 : 0x15;
 		s = decode(a, buf, lens[i], 0x1000);
 		ck_assert_int_ne(s.kind, MC_SITE_UNKNOWN);
-		n = a->site_neutral(&s);
+		n = mc_site_neutral(a, &s);
 		ck_assert_ptr_nonnull(n);
-		ck_assert(a->encode_nop(nop, s.len));
+		ck_assert(mc_encode_nop(a, nop, s.len));
 		ck_assert_mem_eq(n, nop, s.len);
 	}
 	/* Nothing neutralises an unknown site or a length with no NOP. */
-	ck_assert_ptr_null(a->site_neutral(&(struct mc_site){
-		MC_SITE_UNKNOWN, 5, 0 }));
-	ck_assert_ptr_null(a->site_neutral(&(struct mc_site){
-		MC_SITE_CALL, 0, 0 }));
-	ck_assert_ptr_null(a->site_neutral(&(struct mc_site){
-		MC_SITE_CALL, 9, 0 }));
+	ck_assert_ptr_null(mc_site_neutral(a, &(struct mc_site){
+					   MC_SITE_UNKNOWN, 5, 0 }));
+	ck_assert_ptr_null(mc_site_neutral(a, &(struct mc_site){
+					   MC_SITE_CALL, 0, 0 }));
+	ck_assert_ptr_null(mc_site_neutral(a, &(struct mc_site){
+					   MC_SITE_CALL, 9, 0 }));
 }
 END_TEST
 
@@ -566,7 +647,8 @@ START_TEST(encode_nop_lengths)
 		char lines[4][DISASM_LINE];
 
 		memset(buf, 0xcc, sizeof(buf));
-		ck_assert_msg(a->encode_nop(buf, len), "no %u-byte NOP", len);
+		ck_assert_msg(mc_encode_nop(a, buf, len), "no %u-byte NOP",
+			      len);
 		/* Nothing written past len. */
 		for (unsigned i = len; i < sizeof(buf); i++)
 			ck_assert_uint_eq(buf[i], 0xcc);
@@ -637,12 +719,12 @@ START_TEST(pad_window_whole_nops)
 		if (in->len < 5)
 			continue;
 		tried++;
-		const uint8_t *w = a->pad_neutral(in->bytes, in->len, &len);
+		const uint8_t *w = mc_pad_neutral(a, in->bytes, in->len, &len);
 		ck_assert_msg(w && len == in->len &&
 				      memcmp(w, in->bytes, len) == 0,
 			      "%u-byte NOP: window %u bytes", in->len, len);
 		memset(call, 0xcc, sizeof(call));
-		ck_assert(a->encode_pad_call(call, len, site, target));
+		ck_assert(mc_encode_pad_call(a, call, len, site, target));
 		ck_assert_uint_eq(call[len], 0xcc);
 		int n = disassemble(call, len, _i == 0, site, lines, 8);
 		ck_assert_int_ge(n, 1);
@@ -674,13 +756,13 @@ START_TEST(pad_window_runs)
 	static const uint8_t cut[] = { 0x0f, 0x1f, 0x44, 0x00 };
 	unsigned len;
 
-	ck_assert(a->pad_neutral(gcc, sizeof(gcc), &len) && len == 5);
-	ck_assert(a->pad_neutral(i686, sizeof(i686), &len) && len == 6);
-	ck_assert(a->pad_neutral(i686_5, sizeof(i686_5), &len) && len == 5);
-	ck_assert(!a->pad_neutral(mixed, sizeof(mixed), &len));
-	ck_assert(!a->pad_neutral(cut, sizeof(cut), &len));
-	ck_assert(!a->encode_pad_call((uint8_t[16]){ 0 }, 4, 0, 0));
-	ck_assert(!a->encode_pad_call((uint8_t[16]){ 0 }, 16, 0, 0));
+	ck_assert(mc_pad_neutral(a, gcc, sizeof(gcc), &len) && len == 5);
+	ck_assert(mc_pad_neutral(a, i686, sizeof(i686), &len) && len == 6);
+	ck_assert(mc_pad_neutral(a, i686_5, sizeof(i686_5), &len) && len == 5);
+	ck_assert(!mc_pad_neutral(a, mixed, sizeof(mixed), &len));
+	ck_assert(!mc_pad_neutral(a, cut, sizeof(cut), &len));
+	ck_assert(!mc_encode_pad_call(a, (uint8_t[16]){ 0 }, 4, 0, 0));
+	ck_assert(!mc_encode_pad_call(a, (uint8_t[16]){ 0 }, 16, 0, 0));
 }
 END_TEST
 
@@ -690,10 +772,10 @@ START_TEST(encode_nop_rejects)
 	uint8_t buf[32];
 
 	memset(buf, 0xcc, sizeof(buf));
-	ck_assert(!a->encode_nop(buf, 0));
-	ck_assert(!a->encode_nop(buf, 9));
-	ck_assert(!a->encode_nop(buf, 16));
-	ck_assert(!a->encode_nop(buf, UINT32_MAX));
+	ck_assert(!mc_encode_nop(a, buf, 0));
+	ck_assert(!mc_encode_nop(a, buf, 9));
+	ck_assert(!mc_encode_nop(a, buf, 16));
+	ck_assert(!mc_encode_nop(a, buf, UINT32_MAX));
 	for (size_t i = 0; i < sizeof(buf); i++)
 		ck_assert_uint_eq(buf[i], 0xcc);
 }
@@ -723,7 +805,7 @@ START_TEST(encode_call_roundtrip)
 		int64_t d = (int64_t)(c->target - (c->site + len));
 
 		memset(buf, 0xcc, sizeof(buf));
-		bool ok = a->encode_call(buf, len, c->site, c->target);
+		bool ok = mc_encode_call(a, buf, len, c->site, c->target);
 		if (d < INT32_MIN || d > INT32_MAX) {
 			ck_assert_msg(!ok, "out-of-range call encoded");
 			continue;
@@ -754,7 +836,7 @@ START_TEST(encode_call_objdump)
 		uint8_t buf[8];
 		char lines[4][DISASM_LINE], want[32];
 
-		ck_assert(a->encode_call(buf, len, site, target));
+		ck_assert(mc_encode_call(a, buf, len, site, target));
 		ck_assert_int_eq(disassemble(buf, len, _i == 0, site, lines, 4),
 				 1);
 		ck_assert_int_eq(disasm_bytes(lines[0]), (int)len);
@@ -776,17 +858,17 @@ START_TEST(encode_call_rejects)
 	/* Wrong lengths. */
 	for (unsigned len = 0; len < 16; len++)
 		if (len != 5 && len != 6)
-			ck_assert(!a->encode_call(buf, len, 0x1000, 0x2000));
+			ck_assert(!mc_encode_call(a, buf, len, 0x1000, 0x2000));
 	/* One byte beyond +/- 2 GiB from the end of the call. */
-	ck_assert(!a->encode_call(buf, 5, 0x1000, 0x1005 + 0x80000000ull));
-	ck_assert(a->encode_call(buf, 5, 0x1000, 0x1005 + 0x7fffffffull));
-	ck_assert(!a->encode_call(buf, 5, 0x80001006ull, 0x0));
-	ck_assert(a->encode_call(buf, 5, 0x80001000ull, 0x1005));
-	ck_assert(!a->encode_call(buf, 5, 0x80001000ull, 0x1004));
-	ck_assert(!a->encode_call(buf, 6, 0x1000, 0x1006 + 0x80000000ull));
-	ck_assert(a->encode_call(buf, 6, 0x1000, 0x1006 + 0x7fffffffull));
-	ck_assert(!a->encode_call(buf, 5, 0, UINT64_MAX / 2));
-	ck_assert(!a->encode_call(buf, 5, UINT64_MAX / 2, 0));
+	ck_assert(!mc_encode_call(a, buf, 5, 0x1000, 0x1005 + 0x80000000ull));
+	ck_assert(mc_encode_call(a, buf, 5, 0x1000, 0x1005 + 0x7fffffffull));
+	ck_assert(!mc_encode_call(a, buf, 5, 0x80001006ull, 0x0));
+	ck_assert(mc_encode_call(a, buf, 5, 0x80001000ull, 0x1005));
+	ck_assert(!mc_encode_call(a, buf, 5, 0x80001000ull, 0x1004));
+	ck_assert(!mc_encode_call(a, buf, 6, 0x1000, 0x1006 + 0x80000000ull));
+	ck_assert(mc_encode_call(a, buf, 6, 0x1000, 0x1006 + 0x7fffffffull));
+	ck_assert(!mc_encode_call(a, buf, 5, 0, UINT64_MAX / 2));
+	ck_assert(!mc_encode_call(a, buf, 5, UINT64_MAX / 2, 0));
 }
 END_TEST
 
@@ -800,6 +882,8 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, arch_find_rejects_mismatch);
 	tcase_add_test(tc, arch_by_name);
 	tcase_add_test(tc, arch_list_terminated);
+	tcase_add_test(tc, bit_helpers);
+	tcase_add_test(tc, partition_point);
 	tcase_add_test(tc, hook_symbols);
 	suite_add_tcase(s, tc);
 

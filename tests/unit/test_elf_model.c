@@ -584,6 +584,13 @@ END_TEST
 
 /* ---- relocations ------------------------------------------------- */
 
+static bool same_reloc(const struct mc_reloc *a, const struct mc_reloc *b)
+{
+	return a->offset == b->offset && a->type == b->type &&
+	       a->sym == b->sym && a->addend == b->addend &&
+	       a->mips_extra == b->mips_extra;
+}
+
 START_TEST(relocs_match_readelf)
 {
 	char *dir = make_tmpdir();
@@ -604,6 +611,23 @@ START_TEST(relocs_match_readelf)
 				  mc_reloc_entry_size(&obj, sec->shdr.sh_type));
 		ck_assert_uint_eq(mc_reloc_count(sec),
 				  sec->shdr.sh_size / sec->shdr.sh_entsize);
+
+		/* mc_reloc_read: in place, or through mc_reloc_get, alike. */
+		struct mc_reloc_table t, none;
+		size_t n = mc_reloc_count(sec);
+
+		mc_reloc_table_open(&obj, sec, &t);
+		ck_assert_uint_eq(t.n, n);
+		none = t;
+		none.n = 0;
+		for (size_t k = 0; k < n; k++) {
+			struct mc_reloc a, b, c;
+
+			ck_assert(mc_reloc_get(&obj, sec, k, &a));
+			ck_assert(mc_reloc_read(&obj, sec, &t, k, &b));
+			ck_assert(mc_reloc_read(&obj, sec, &none, k, &c));
+			ck_assert(same_reloc(&a, &b) && same_reloc(&a, &c));
+		}
 	}
 	ck_assert_uint_ge(nrel, 2);	/* .text and .data at least */
 	ck_assert_uint_eq(mc_reloc_entry_size(&obj, SHT_RELA),
