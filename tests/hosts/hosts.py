@@ -27,8 +27,10 @@ The corpus, made here from the other suites' own definitions:
                 (PIE and not), and a static link of every cross
                 architecture
   kernel/ARCH   every object Kbuild handed to recordmcount when
-                check-kernel built Linux (MC_KERNEL_CACHE/ARCH/capture);
-                a SKIP line when that cache is empty
+                check-kernel or check-kernel-all built Linux
+                (MC_KERNEL_CACHE/ARCH/capture, every architecture and
+                compiler found there); a SKIP line for each build of
+                check-kernel's default set that is not there
 Every file of a group is run in one command per mode (the tool takes
 many files; its messages name each one): record, --nop, --dump,
 --dump --format=json, --check and --finalize on the input, and --dump,
@@ -81,7 +83,11 @@ MODES = [
 ALL_MODES = tuple(m[0] for m in MODES)
 HOSTS_32BIT = ("i386",)
 CROSS_MODULES = ("test_arm", "test_ppc_s390", "test_mips_sparc_sh")
-KERNEL_ARCHES = ("x86_64", "arm")
+# The kernel builds make check-kernel (x86_64, arm, arm64; clang for
+# x86_64 and arm) and make check-kernel-all (every architecture of
+# kernel/lib.sh) leave in the cache; each one found is a group, and
+# those of the default set that are missing are SKIP lines.
+KERNEL_ARCHES = ("x86_64", "arm", "arm64", "x86_64-clang", "arm-clang")
 
 
 class Group:
@@ -233,7 +239,9 @@ def kernel_groups(scratch, log):
         os.path.join(os.environ.get("HOME", "/tmp"), ".cache"),
         "recordmcount")
     groups = []
-    for arch in KERNEL_ARCHES:
+    found = {os.path.basename(os.path.dirname(c)) for c in
+             glob.glob(os.path.join(cache, "*", "capture"))}
+    for arch in sorted(found | set(KERNEL_ARCHES)):
         cap = os.path.join(cache, arch, "capture")
         objs = sorted(glob.glob(os.path.join(cap, "**", "*.o"),
                                 recursive=True))
