@@ -2030,6 +2030,47 @@ static int direct_object(struct mc_object *obj, int fd)
  * layout the plan does not reproduce.
  */
 
+/*
+ * True if section `sec`, read with header `in`, is written as `sh` with
+ * the same bytes as the input has at in->sh_offset: where it stays.  A
+ * copy the model made (to change it, or in passing) counts as unchanged
+ * when its bytes in the file's byte order are the input's, compared as
+ * such on every host, so that all hosts choose alike.
+ */
+static bool kept_in_place(struct mc_object *obj, const struct plan *p,
+			  const struct mc_section *sec, const GElf_Shdr *in,
+			  const GElf_Shdr *sh)
+{
+	const uint8_t *at = p->image + in->sh_offset;
+	bool same;
+
+	if (in->sh_type != sh->sh_type || in->sh_offset > p->image_size)
+		return false;
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
+		return true;
+	if (in->sh_size != sh->sh_size ||
+	    sh->sh_size > p->image_size - in->sh_offset)
+		return false;
+	if (!sec->buf)
+		return true;	/* the input's own bytes, as read */
+	if (sec->buf_size != sh->sh_size)
+		return false;
+	if (p->enc == host_byte_order() || sec->buf_type == ELF_T_BYTE)
+		return memcmp(sec->buf, at, sec->buf_size) == 0;
+	/* In the file's byte order first. */
+	Elf_Data from = { .d_buf = sec->buf, .d_size = sec->buf_size,
+			  .d_type = sec->buf_type, .d_version = EV_CURRENT };
+	Elf_Data to = { .d_size = sec->buf_size, .d_version = EV_CURRENT };
+
+	if (!(to.d_buf = malloc(sec->buf_size)))
+		return false;
+	same = gelf_xlatetof(obj->elf, &to, &from, p->enc) &&
+	       to.d_size == sec->buf_size &&
+	       memcmp(to.d_buf, at, sec->buf_size) == 0;
+	free(to.d_buf);
+	return same;
+}
+
 /* The changed sections of the layout go to the end; false: cannot. */
 static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 {
@@ -2045,28 +2086,14 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 	moved[0] = false;
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = &obj->sections[i];
-		const GElf_Shdr *in = &sec->shdr;
 		GElf_Shdr *sh = &l->sh[i];
-		struct out_data od;
+		GElf_Shdr in;
 		uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
 
-		moved[i] = true;
-		if (sec->scn && in->sh_offset <= in_size &&
-		    sh->sh_size <= in_size - in->sh_offset &&
-		    section_out_data(p, sec, &od)) {
-			/* NOBITS: no bytes; else the same bytes in place. */
-			const uint8_t *at = p->image + in->sh_offset;
-
-			if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0 ||
-			    (od.file_order && od.buf == at) ||
-			    (od.buf && (p->enc == host_byte_order() ||
-					od.type == ELF_T_BYTE) &&
-			     od.size == sh->sh_size &&
-			     (od.size == 0 || memcmp(od.buf, at, od.size) == 0)))
-				moved[i] = false;
-		}
+		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
+			     kept_in_place(obj, p, sec, &in, sh));
 		if (!moved[i]) {
-			sh->sh_offset = in->sh_offset;
+			sh->sh_offset = in.sh_offset;
 			continue;
 		}
 		if (cursor > p->limit - (align - 1))
