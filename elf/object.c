@@ -3,11 +3,13 @@
  *
  * The input is mapped read-only (ELF_C_READ_MMAP).  A section that is
  * changed gets a private copy of its contents (section_make_writable),
- * so the input file is never written to.  mc_object_write() builds a
- * fresh ELF image from the model with ELF_C_WRITE into a temporary file
- * in the same directory and renames it over the input: a reader sees
- * either the old object or the complete new one, never a mix, and the
- * old section header table is not left behind as garbage.
+ * so the input's mapping never changes.  mc_object_write() appends the
+ * new and changed sections and a new section header table to the input
+ * file and then rewrites its ELF header (append_object, below); where
+ * it cannot (a second hard link, a layout it cannot keep) it writes a
+ * fresh image into a temporary file in the same directory and renames
+ * it over the input.  Either way a reader sees the old object or the
+ * complete new one, never a mix.
  */
 #define _GNU_SOURCE
 #include "object.h"
