@@ -1635,6 +1635,12 @@ struct plan {
 	unsigned enc;
 	const uint8_t *image;	/* the input file's bytes, or NULL */
 	size_t image_size;
+	/*
+	 * For the append writer: an input section it keeps in place need not
+	 * be convertible, as it is not written (plan_append checks those it
+	 * moves).
+	 */
+	bool in_place;
 };
 
 /*
@@ -1741,6 +1747,9 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+static bool convertible(const struct mc_object *obj, const struct plan *p,
+			const struct out_data *od);
+
 /*
  * Section `sec`'s header as libelf would lay it out at *cursor, which
  * moves past it; false where this layout is not libelf's for sure.
@@ -1804,6 +1813,15 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
+	if (p->in_place && !sec->buf && sec->scn)
+		return true;
+	return convertible(obj, p, od);
+}
+
+/* True if `od` can be written in the file's byte order by this writer. */
+static bool convertible(const struct mc_object *obj, const struct plan *p,
+			const struct out_data *od)
+{
 	if (od->size && od->type != ELF_T_BYTE && !od->file_order) {
 		size_t entry = gelf_fsize(obj->elf, od->type, 1, EV_CURRENT);
 
@@ -1906,8 +1924,12 @@ struct layout {
 	uint64_t size;		/* the file's size: the end of the header table */
 };
 
-/* True: planned (free l->sh); false: for libelf to lay out. */
-static bool plan_layout(struct mc_object *obj, struct layout *l)
+/*
+ * True: planned (free l->sh); false: for libelf to lay out.  `in_place`:
+ * for the append writer (see struct plan).
+ */
+static bool plan_layout(struct mc_object *obj, struct layout *l,
+			bool in_place)
 {
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	struct plan p = {
@@ -1918,6 +1940,7 @@ static bool plan_layout(struct mc_object *obj, struct layout *l)
 		.rel_size = is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel),
 		.addr_size = is64 ? 8 : 4,
 		.enc = obj->ehdr.e_ident[EI_DATA],
+		.in_place = in_place,
 	};
 	size_t n = obj->n_sections;
 	uint64_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
@@ -1998,7 +2021,7 @@ static int direct_object(struct mc_object *obj, int fd)
 	struct stream w;
 	bool ok;
 
-	if (!plan_layout(obj, &l))
+	if (!plan_layout(obj, &l, false))
 		return -1;
 	if (!stream_open(&w, obj, fd)) {
 		free(l.sh);
@@ -2098,6 +2121,10 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 			sh->sh_offset = in.sh_offset;
 			continue;
 		}
+		struct out_data od;
+
+		if (!section_out_data(p, sec, &od) || !convertible(obj, p, &od))
+			return false;
 		if (cursor > p->limit - (align - 1))
 			return false;
 		uint64_t at = (cursor + align - 1) & ~(align - 1);
@@ -2197,7 +2224,7 @@ static int append_object(struct mc_object *obj, const char *target)
 	size_t ehsize;
 
 	if (obj->st.st_nlink != 1 || !S_ISREG(obj->st.st_mode) ||
-	    !plan_layout(obj, &l))
+	    !plan_layout(obj, &l, true))
 		return -1;
 	moved = malloc(obj->n_sections * sizeof(*moved));
 	if (!moved || !plan_append(obj, &l, moved))
