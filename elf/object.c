@@ -3,11 +3,13 @@
  *
  * The input is mapped read-only (ELF_C_READ_MMAP).  A section that is
  * changed gets a private copy of its contents (section_make_writable),
- * so the input file is never written to.  mc_object_write() builds a
- * fresh ELF image from the model with ELF_C_WRITE into a temporary file
- * in the same directory and renames it over the input: a reader sees
- * either the old object or the complete new one, never a mix, and the
- * old section header table is not left behind as garbage.
+ * so the input's mapping never changes.  mc_object_write() appends the
+ * new and changed sections and a new section header table to the input
+ * file and then rewrites its ELF header (append_object, below); where
+ * it cannot (a second hard link, a layout it cannot keep) it writes a
+ * fresh image into a temporary file in the same directory and renames
+ * it over the input.  Either way a reader sees the old object or the
+ * complete new one, never a mix.
  */
 #define _GNU_SOURCE
 #include "object.h"
@@ -1636,6 +1638,12 @@ struct plan {
 	unsigned enc;
 	const uint8_t *image;	/* the input file's bytes, or NULL */
 	size_t image_size;
+	/*
+	 * For the append writer: an input section it keeps in place need not
+	 * be convertible, as it is not written (plan_append checks those it
+	 * moves).
+	 */
+	bool in_place;
 };
 
 /*
@@ -1742,6 +1750,9 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+static bool convertible(const struct mc_object *obj, const struct plan *p,
+			const struct out_data *od);
+
 /*
  * Section `sec`'s header as libelf would lay it out at *cursor, which
  * moves past it; false where this layout is not libelf's for sure.
@@ -1805,6 +1816,15 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
+	if (p->in_place && !sec->buf && sec->scn)
+		return true;
+	return convertible(obj, p, od);
+}
+
+/* True if `od` can be written in the file's byte order by this writer. */
+static bool convertible(const struct mc_object *obj, const struct plan *p,
+			const struct out_data *od)
+{
 	if (od->size && od->type != ELF_T_BYTE && !od->file_order) {
 		size_t entry = gelf_fsize(obj->elf, od->type, 1, EV_CURRENT);
 
@@ -1899,8 +1919,20 @@ static bool stream_ehdr(struct stream *w, struct mc_object *obj,
 			    ELF_T_EHDR, p->enc);
 }
 
-/* 1: written; 0: failed (obj->error); -1: for libelf to lay out. */
-static int direct_object(struct mc_object *obj, int fd)
+/* Every header of a direct write, planned once before anything is written. */
+struct layout {
+	struct plan p;
+	GElf_Ehdr eh;
+	GElf_Shdr *sh;		/* n_sections of them, malloc'd */
+	uint64_t size;		/* the file's size: the end of the header table */
+};
+
+/*
+ * True: planned (free l->sh); false: for libelf to lay out.  `in_place`:
+ * for the append writer (see struct plan).
+ */
+static bool plan_layout(struct mc_object *obj, struct layout *l,
+			bool in_place)
 {
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	struct plan p = {
@@ -1911,6 +1943,7 @@ static int direct_object(struct mc_object *obj, int fd)
 		.rel_size = is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel),
 		.addr_size = is64 ? 8 : 4,
 		.enc = obj->ehdr.e_ident[EI_DATA],
+		.in_place = in_place,
 	};
 	size_t n = obj->n_sections;
 	uint64_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
@@ -1923,25 +1956,24 @@ static int direct_object(struct mc_object *obj, int fd)
 	if (n < 2 || eh.e_phnum != 0 || (p.enc != ELFDATA2LSB &&
 					 p.enc != ELFDATA2MSB) ||
 	    eh.e_version != EV_CURRENT || eh.e_entry > p.limit)
-		return -1;
+		return false;
 	p.image = (const uint8_t *)elf_rawfile(obj->elf, &p.image_size);
 
-	/* Every header planned once, before anything is written. */
 	GElf_Shdr *sh = malloc(n * sizeof(*sh));
 	if (!sh)
-		return -1;
+		return false;
 	sh[0] = plan_section0(obj);
 	for (size_t i = 1; i < n; i++)
 		if (!plan_section(obj, &p, &obj->sections[i], &cursor, &sh[i],
 				  &od)) {
 			free(sh);
-			return -1;
+			return false;
 		}
 	if (cursor > p.limit - (word - 1) ||
 	    (cursor = (cursor + word - 1) & ~(word - 1),
 	     n > (p.limit - cursor) / shsize)) {
 		free(sh);
-		return -1;
+		return false;
 	}
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
@@ -1951,31 +1983,298 @@ static int direct_object(struct mc_object *obj, int fd)
 	eh.e_phoff = 0;
 	eh.e_shentsize = (GElf_Half)shsize;
 	eh.e_shoff = cursor;
+	*l = (struct layout){ p, eh, sh, cursor + n * shsize };
+	return true;
+}
 
+/*
+ * The contents of the sections whose `moved` is set (all of them when
+ * `moved` is NULL), at their planned offsets in index order (which is
+ * file order), and then the section header table.
+ */
+static bool stream_layout(struct stream *w, struct mc_object *obj,
+			  const struct layout *l, const bool *moved)
+{
+	const struct plan *p = &l->p;
+	const GElf_Shdr *sh = l->sh;
+	struct out_data od;
+	bool ok = true;
+
+	for (size_t i = 1; ok && i < obj->n_sections; i++) {
+		if ((moved && !moved[i]) || sh[i].sh_type == SHT_NOBITS ||
+		    sh[i].sh_size == 0)
+			continue;
+		section_out_data(p, &obj->sections[i], &od);
+		ok = stream_zeros(w, sh[i].sh_offset - w->pos) &&
+		     (od.file_order || p->enc == host_byte_order() ||
+		      od.type == ELF_T_BYTE ?
+		      stream_ref(w, od.buf, (size_t)od.size) :
+		      stream_xlate(w, obj->elf, od.buf, (size_t)od.size,
+				   od.type, p->enc));
+	}
+	return ok && stream_zeros(w, l->eh.e_shoff - w->pos) &&
+	       stream_shdrs(w, obj, p, sh, obj->n_sections) &&
+	       stream_flush(w);
+}
+
+/* 1: written; 0: failed (obj->error); -1: for libelf to lay out. */
+static int direct_object(struct mc_object *obj, int fd)
+{
+	struct layout l;
 	struct stream w;
 	bool ok;
 
+	if (!plan_layout(obj, &l, false))
+		return -1;
 	if (!stream_open(&w, obj, fd)) {
-		free(sh);
+		free(l.sh);
 		return mc_fail(obj, "out of memory");
 	}
-	ok = stream_ehdr(&w, obj, &p, &eh);
-	for (size_t i = 1; ok && i < n; i++) {
-		if (sh[i].sh_type == SHT_NOBITS || sh[i].sh_size == 0)
-			continue;
-		section_out_data(&p, &obj->sections[i], &od);
-		ok = stream_zeros(&w, sh[i].sh_offset - w.pos) &&
-		     (od.file_order || p.enc == host_byte_order() ||
-		      od.type == ELF_T_BYTE ?
-		      stream_ref(&w, od.buf, (size_t)od.size) :
-		      stream_xlate(&w, obj->elf, od.buf, (size_t)od.size,
-				   od.type, p.enc));
-	}
-	ok = ok && stream_zeros(&w, eh.e_shoff - w.pos) &&
-	     stream_shdrs(&w, obj, &p, sh, n) && stream_flush(&w);
-	free(sh);
+	ok = stream_ehdr(&w, obj, &l.p, &l.eh) &&
+	     stream_layout(&w, obj, &l, NULL);
+	free(l.sh);
 	free(w.buf);
 	return ok;
+}
+
+/*
+ * Appending instead of rewriting.  An object built with -g is mostly
+ * DWARF that recording leaves alone, yet a rewrite copies all of it.
+ * Here every section whose bytes are unchanged stays where it is in the
+ * input file; each new or changed section, then a new section header
+ * table, go after the input's end, and the ELF header, the only bytes
+ * of the input that are written over, goes last.  Until that one small
+ * write the file is the input object with unreferenced bytes after its
+ * end; after it, the complete output.  A failure before it truncates
+ * the file back to its size; a failure in it (or in the close after it)
+ * writes the input's header back first: either way the file is byte for
+ * byte as it was, and its times are set back.
+ *
+ * The section headers and contents are exactly those of the rewrite;
+ * only offsets differ.  The rewrite through a temporary file stays for
+ * whatever this cannot do for sure: a file with more than one name (a
+ * hard link in ccache's cache would see the change), one that is not
+ * the regular file that was read, or not writable, an input whose
+ * layout the plan does not reproduce.
+ */
+
+/*
+ * True if section `sec`, read with header `in`, is written as `sh` with
+ * the same bytes as the input has at in->sh_offset: where it stays.  A
+ * copy the model made (to change it, or in passing) counts as unchanged
+ * when its bytes in the file's byte order are the input's, compared as
+ * such on every host, so that all hosts choose alike.
+ */
+static bool kept_in_place(struct mc_object *obj, const struct plan *p,
+			  const struct mc_section *sec, const GElf_Shdr *in,
+			  const GElf_Shdr *sh)
+{
+	const uint8_t *at = p->image + in->sh_offset;
+	bool same;
+
+	if (in->sh_type != sh->sh_type || in->sh_offset > p->image_size)
+		return false;
+	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
+		return true;
+	if (in->sh_size != sh->sh_size ||
+	    sh->sh_size > p->image_size - in->sh_offset)
+		return false;
+	if (!sec->buf)
+		return true;	/* the input's own bytes, as read */
+	if (sec->buf_size != sh->sh_size)
+		return false;
+	if (p->enc == host_byte_order() || sec->buf_type == ELF_T_BYTE)
+		return memcmp(sec->buf, at, sec->buf_size) == 0;
+	/* In the file's byte order first. */
+	Elf_Data from = { .d_buf = sec->buf, .d_size = sec->buf_size,
+			  .d_type = sec->buf_type, .d_version = EV_CURRENT };
+	Elf_Data to = { .d_size = sec->buf_size, .d_version = EV_CURRENT };
+
+	if (!(to.d_buf = malloc(sec->buf_size)))
+		return false;
+	same = gelf_xlatetof(obj->elf, &to, &from, p->enc) &&
+	       to.d_size == sec->buf_size &&
+	       memcmp(to.d_buf, at, sec->buf_size) == 0;
+	free(to.d_buf);
+	return same;
+}
+
+/* The changed sections of the layout go to the end; false: cannot. */
+static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
+{
+	const struct plan *p = &l->p;
+	uint64_t in_size = (uint64_t)obj->st.st_size;
+	uint64_t shsize = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	uint64_t word = p->is64 ? 8 : 4, cursor = in_size, moved_bytes = 0;
+	uint64_t pad = 0;
+	size_t n = obj->n_sections;
+
+	if (!p->image || p->image_size != in_size || obj->ehdr.e_type != ET_REL)
+		return false;
+	moved[0] = false;
+	for (size_t i = 1; i < n; i++) {
+		struct mc_section *sec = &obj->sections[i];
+		GElf_Shdr *sh = &l->sh[i];
+		GElf_Shdr in;
+		uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
+
+		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
+			     kept_in_place(obj, p, sec, &in, sh));
+		if (!moved[i]) {
+			sh->sh_offset = in.sh_offset;
+			continue;
+		}
+		struct out_data od;
+
+		if (!section_out_data(p, sec, &od) || !convertible(obj, p, &od))
+			return false;
+		if (cursor > p->limit - (align - 1))
+			return false;
+		uint64_t at = (cursor + align - 1) & ~(align - 1);
+		pad += at - cursor;
+		sh->sh_offset = cursor = at;
+		if (sh->sh_type == SHT_NOBITS)
+			continue;
+		if (sh->sh_size > p->limit - cursor)
+			return false;
+		cursor += sh->sh_size;
+		moved_bytes += sh->sh_size;
+	}
+	if (cursor > p->limit - (word - 1))
+		return false;
+	cursor = (cursor + word - 1) & ~(word - 1);
+	if (n > (p->limit - cursor) / shsize)
+		return false;
+	l->eh.e_shoff = cursor;
+	l->size = cursor + n * shsize;
+	/*
+	 * The bound mc_check_layout promised: what is added is the moved
+	 * sections, their padding (within its budget) and the new header
+	 * table.  More would mean this plan is wrong: leave it.
+	 */
+	return pad <= 4 * in_size + (4u << 20) &&
+	       l->size - in_size <= moved_bytes + pad + (word - 1) +
+					n * shsize;
+}
+
+/* The times the input had, set back after a failure (best effort). */
+static void restore_times(struct mc_object *obj, int fd)
+{
+	struct timespec t[2] = { obj->st.st_atim, obj->st.st_mtim };
+
+	(void)futimens(fd, t);
+}
+
+/*
+ * Put the input back after a failed append: its own ELF header if that
+ * may have been written (in part), then its size.  False if that too
+ * failed; obj->error keeps the first reason.
+ */
+static bool undo_append(struct mc_object *obj, int fd, const uint8_t *ehdr,
+			size_t ehsize, bool header)
+{
+	bool ok = true;
+
+	for (size_t done = 0; header && done < ehsize;) {
+		ssize_t k = pwrite(fd, ehdr + done, ehsize - done,
+				   (off_t)done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			ok = false;
+			break;
+		}
+		done += (size_t)k;
+	}
+	while (ok && ftruncate(fd, obj->st.st_size) != 0)
+		if (errno != EINTR)
+			ok = false;
+	restore_times(obj, fd);
+	return ok;
+}
+
+/*
+ * Where the append is under way, for mc_remove_pending_output: the
+ * descriptor and the input's size, to cut off what was appended when a
+ * signal comes before the ELF header is written.
+ */
+static volatile sig_atomic_t append_fd = -1;
+static off_t append_size;
+
+/* True unless the file at `target` is not the one read, or has links. */
+static bool same_single_file(const struct mc_object *obj, int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_nlink == 1 && st.st_dev == obj->st.st_dev &&
+	       st.st_ino == obj->st.st_ino && st.st_size == obj->st.st_size;
+}
+
+/* 1: written; 0: failed, the file as it was (obj->error); -1: rewrite. */
+static int append_object(struct mc_object *obj, const char *target)
+{
+	struct layout l;
+	struct stream w;
+	bool *moved;
+	int fd, done = -1;
+	/*
+	 * The input's ELF header, copied: the mapping may show the file's
+	 * new bytes once they are written.
+	 */
+	uint8_t old[sizeof(Elf64_Ehdr)];
+	size_t ehsize;
+
+	if (obj->st.st_nlink != 1 || !S_ISREG(obj->st.st_mode) ||
+	    !plan_layout(obj, &l, true))
+		return -1;
+	moved = malloc(obj->n_sections * sizeof(*moved));
+	if (!moved || !plan_append(obj, &l, moved))
+		goto out;
+	ehsize = l.p.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	memcpy(old, l.p.image, ehsize);
+	fd = open(target, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0)
+		goto out;
+	if (!same_single_file(obj, fd) ||
+	    lseek(fd, obj->st.st_size, SEEK_SET) != obj->st.st_size ||
+	    !stream_open(&w, obj, fd)) {
+		close(fd);
+		goto out;
+	}
+	append_size = obj->st.st_size;
+	append_fd = fd;
+	w.pos = (uint64_t)obj->st.st_size;
+	done = stream_layout(&w, obj, &l, moved);
+	/* The switch: from here a signal leaves the file as it is. */
+	append_fd = -1;
+	if (!done) {
+		undo_append(obj, fd, old, ehsize, false);
+	} else {
+		w.pos = 0;
+		done = lseek(fd, 0, SEEK_SET) == 0 ?
+		       stream_ehdr(&w, obj, &l.p, &l.eh) && stream_flush(&w) :
+		       mc_fail(obj, "cannot write object: %s", strerror(errno));
+		if (!done)
+			undo_append(obj, fd, old, ehsize, true);
+	}
+	free(w.buf);
+	if (close(fd) != 0 && done) {
+		int err = errno;
+
+		/* Written, perhaps not all: put the input back. */
+		done = mc_fail(obj, "cannot write: %s", strerror(err));
+		fd = open(target, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+		if (fd >= 0) {
+			undo_append(obj, fd, old, ehsize, true);
+			close(fd);
+		}
+	}
+out:
+	free(moved);
+	free(l.sh);
+	return done;
 }
 
 static bool update_failed(struct mc_object *obj)
@@ -2077,8 +2376,12 @@ static void set_pending(const char *tmp)
 
 void mc_remove_pending_output(void)
 {
+	int fd = append_fd;
+
 	if (pending)
 		unlink(pending_path);
+	if (fd >= 0)
+		(void)ftruncate(fd, append_size);
 }
 
 /* Write through a symbolic link to the file it names, as ld does. */
@@ -2192,7 +2495,9 @@ bool mc_object_write(struct mc_object *obj)
 
 	if (!target)
 		return mc_fail(obj, "out of memory");
-	ok = write_replacement(obj, target, emit_object);
+	int appended = append_object(obj, target);
+	ok = appended >= 0 ? appended == 1
+			   : write_replacement(obj, target, emit_object);
 	free(target);
 	return ok;
 }

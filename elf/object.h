@@ -4,7 +4,9 @@
  * An object is read once through libelf's class-independent GElf API
  * into plain arrays (sections, symbols), mutated in memory (patch bytes,
  * change relocations, add a section, add a section symbol), and written
- * once to a temporary file that replaces the input by rename(2).  Nothing
+ * once: appended to the input file with its ELF header rewritten last,
+ * or (a hard-linked file, a layout that cannot be kept) to a temporary
+ * file that replaces the input by rename(2).  Nothing
  * outside elf/ touches raw ELF structures.
  *
  * Errors never print: every function that can fail returns false (or
@@ -345,8 +347,10 @@ void mc_store_address(const struct mc_object *obj, uint8_t *p, uint64_t v);
 uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
 
 /*
- * Write the model to a temporary file beside the input and rename it
- * over the input.  The input is untouched unless this returns true.
+ * Write the model over the input: appended to it, its ELF header
+ * rewritten last, or (a file with a second name, a layout that cannot be
+ * kept) through a temporary file beside it renamed over it.  Unless this
+ * returns true the file's bytes are as they were.
  */
 bool mc_object_write(struct mc_object *obj);
 

@@ -586,6 +586,53 @@ def hostile_inputs(objs):
     }
 
 
+def sections_modulo_offsets(data):
+    """Every section's header but its offset, and its bytes."""
+    e = elfmini.Elf(data)
+    return [(s.name, s.type, s.flags, s.addr, s.size, s.link, s.info,
+             s.addralign, s.entsize, e.contents(s) if s.type != 8 else b"")
+            for s in e.sections]
+
+
+def output_bound(objs):
+    """The largest alignments the input check lets through (2 MiB, on
+    .text, which the append writer leaves in place, and on .shstrtab,
+    which it moves): both writers, the append one and (the file having a
+    second name) the rename one, stay within the input plus the padding
+    budget of elf/validate.c (4x the input + 2x 2 MiB) plus the tables,
+    write the same sections, and the append one keeps the input's bytes
+    where they were."""
+    good = open(objs["basic-x86_64-fentry-pie-O2"], "rb").read()
+    data = patch_shdr(patch_shdr(good, ".text", SH_ADDRALIGN, 2 << 20),
+                      ".shstrtab", SH_ADDRALIGN, 2 << 20)
+    bound = len(data) + 4 * len(data) + (4 << 20) + (64 << 10)
+    outs = []
+    for linked in (False, True):
+        path = fresh(os.devnull, "bound.o")
+        with open(path, "wb") as f:
+            f.write(data)
+        if linked:
+            os.link(path, path + ".other")
+        rc, err = limited_tool(path)
+        check(rc == 0, "exit %d: %s" % (rc, err.strip()))
+        out = open(path, "rb").read()
+        check(len(out) <= bound, "%d bytes out of %d in, more than %d" %
+              (len(out), len(data), bound))
+        rc, _o, err = run([TOOL, "--check", path])
+        check(rc == 0, "--check: exit %d: %s" % (rc, err.strip()))
+        if linked:
+            check(open(path + ".other", "rb").read() == data,
+                  "the other name changed")
+        else:
+            check(out[64:len(data)] == data[64:],
+                  "the append writer moved an input byte")
+            check(len(out) <= len(data) + (2 << 20) + (64 << 10),
+                  "appended %d bytes: more than .shstrtab's padding and "
+                  "the tables" % (len(out) - len(data)))
+        outs.append(sections_modulo_offsets(out))
+    check(outs[0] == outs[1], "the two writers wrote different sections")
+
+
 def bad_case(path, want_prefix):
     age(path)
     _o, err = untouched_after([path], path, 1)
@@ -1162,6 +1209,7 @@ def main():
     for name, data in sorted(bad_inputs(objs).items()):
         cases.append(("cli/bad/%s" % name,
                       lambda data=data, name=name: bad_file(data, name)))
+    cases.append(("cli/output-bound", lambda: output_bound(objs)))
     for name, (data, want) in sorted(hostile_inputs(objs).items()):
         cases.append(("cli/hostile/%s" % name,
                       lambda data=data, name=name, want=want:

@@ -2,14 +2,21 @@
 """fault.py RECORDMCOUNT SCRATCH-DIR SHIM - a record run, and a --finalize
 run on a linked program, whose writes fail.
 
-Every call that puts the new object on disk (write, pwrite, ftruncate,
-fchmod, fchown, fsync, close, rename: see fault.c) fails in turn, with
-ENOSPC, with EIO, or as a short write; then a full file system (a small
+Every call that puts the new object on disk (write, writev, pwrite,
+pwritev, ftruncate, fchmod, fchown, fsync, close, rename: see fault.c)
+fails in turn, with ENOSPC, with EIO, or as a short write, and the run
+is killed (SIGKILL) just before and just after each; then a full file system (a small
 tmpfs, when this runs as root and may mount) at every level of free
 space up to what the output needs, and a file size limit (ulimit -f).
 Each time the file must be byte-for-byte as it was (and the run exit 1
 with one line saying why) or the complete output of an undisturbed run
-(exit 0), and nothing else may be left in its directory.
+(exit 0), and nothing else may be left in its directory.  A killed
+run may leave the input with unreferenced bytes after its end (the
+append writer), or a temporary file beside it (the rename writer, which
+a SIGKILL gives no chance to clean up), and nothing else.  Each record
+run goes once through the append writer and once, the input having a
+second name (hard link) elsewhere, through the rename writer, whose
+other name must keep the input byte for byte.
 """
 
 import os
@@ -24,7 +31,7 @@ from harness import (Log, check, compile_c, fixture, must,  # noqa: E402
                      parallel, run, snapshot)
 
 TOOL = SCRATCH = SHIM = None
-MODES = ("enospc", "eio", "short")
+MODES = ("enospc", "eio", "short", "kill", "killafter")
 
 
 def case_dir(name):
@@ -48,22 +55,50 @@ def record(path, args, env=None, limit=None):
     return run(cmd, env=e)
 
 
-def reference(obj, args, tag):
-    """(output bytes, number of counted calls) of an undisturbed run."""
-    d = case_dir("ref-" + tag)
+def place(obj, d, linked):
+    """A copy of obj in d, with a second name beside d when linked."""
     path = os.path.join(d, "x.o")
     shutil.copyfile(obj, path)
+    if linked:
+        other = d + "-link"
+        shutil.rmtree(other, ignore_errors=True)
+        os.makedirs(other)
+        os.link(path, os.path.join(other, "x.o"))
+    return path
+
+
+def other_name_kept(d, original):
+    other = os.path.join(d + "-link", "x.o")
+    with open(other, "rb") as f:
+        check(f.read() == original, "the other name of the file changed")
+
+
+def reference(obj, args, tag, linked):
+    """(output bytes, number of counted calls) of an undisturbed run."""
+    d = case_dir("ref-" + tag)
+    path = place(obj, d, linked)
     report = os.path.join(SCRATCH, "count-" + tag)
     rc, _o, err = record(path, args, {"LD_PRELOAD": SHIM,
                                       "FAULT_REPORT": report})
     check(rc == 0, "undisturbed run: exit %d: %s" % (rc, err))
     with open(report) as f:
         calls = int(f.read())
-    check(calls > 5, "only %d calls counted: is the shim in front?" % calls)
+    # The append writer: a write of what goes after the end, one of the
+    # ELF header, the close.
+    check(calls >= 3, "only %d calls counted: is the shim in front?" % calls)
     with open(path, "rb") as f:
         out = f.read()
     with open(obj, "rb") as f:
-        check(out != f.read(), "the undisturbed run changed nothing")
+        original = f.read()
+    check(out != original, "the undisturbed run changed nothing")
+    if linked:
+        other_name_kept(d, original)
+    else:
+        # The append writer: every byte of the input after its ELF
+        # header is where it was.
+        ehsize = 64 if original[4] == 2 else 52
+        check(out[ehsize:len(original)] == original[ehsize:],
+              "an input byte moved: not the append writer")
     return out, calls
 
 
@@ -86,14 +121,37 @@ def verdict(path, original, complete, rc, err, want_ok=False):
         "recordmcount: %s: " % path), "want one line, got %r" % err)
 
 
-def nth_call_fails(obj, args, tag, n, mode, complete):
+def killed_verdict(path, original, complete, rc):
+    """Killed: the input (perhaps with bytes after its end) or the
+    complete output; a temporary file at most beside it."""
+    with open(path, "rb") as f:
+        now = f.read()
+    name = os.path.basename(path)
+    left = [f for f in os.listdir(os.path.dirname(path)) if f != name]
+    check(all(f.startswith("." + name + ".rmc-") for f in left),
+          "left behind: %r" % left)
+    if rc == 0:
+        check(now == complete, "exit 0 but the output is not complete")
+        return
+    check(rc == -9, "exit %d, not killed" % rc)
+    check(now == complete or now[:len(original)] == original,
+          "killed, and the file is neither the input nor the output "
+          "(%d bytes; input %d, output %d)" % (len(now), len(original),
+                                               len(complete)))
+
+
+def nth_call_fails(obj, args, tag, n, mode, complete, linked):
     d = case_dir("%s-%d-%s" % (tag, n, mode))
-    path = os.path.join(d, "x.o")
-    shutil.copyfile(obj, path)
+    path = place(obj, d, linked)
     os.chmod(path, 0o640)
     original = snapshot(path)
     rc, _o, err = record(path, args, {"LD_PRELOAD": SHIM, "FAULT_N": str(n),
                                       "FAULT_MODE": mode})
+    if linked:
+        other_name_kept(d, original[0])
+    if mode.startswith("kill"):
+        killed_verdict(path, original[0], complete, rc)
+        return
     # A short write is not an error: the caller must write the rest.
     verdict(path, original[0], complete, rc, err, want_ok=mode == "short")
     if rc == 0:
@@ -122,7 +180,7 @@ def mount_tmpfs(d, size):
     return rc == 0, err.strip()
 
 
-def full_filesystem(obj, args, tag, complete, log):
+def full_filesystem(obj, args, tag, complete, log, appends):
     """A tmpfs with every amount of free space, a page at a time, from
     none to more than the output needs."""
     name = "fault/full-tmpfs/%s" % tag
@@ -153,8 +211,14 @@ def full_filesystem(obj, args, tag, complete, log):
             verdict(path, original[0], complete, rc, err)
             outcomes.add(rc)
             os.unlink(filler)
-        check(outcomes == {0, 1}, "saw exits %r, want both a full disk "
-              "failure and, with room, success" % sorted(outcomes))
+        # The append writer needs no new page when what it adds fits in
+        # the input's last one: then no amount of free space makes it fail.
+        pages = (len(complete) + page - 1) // page
+        want = {0, 1} if (not appends or pages > (in_size + page - 1) //
+                          page) else {0}
+        check(outcomes == want, "saw exits %r, want %r (a full disk "
+              "failure and, with room, success)" % (sorted(outcomes),
+                                                    sorted(want)))
     try:
         log.case(name, body)
     finally:
@@ -224,25 +288,33 @@ def main():
                                         "-fno-asynchronous-unwind-tables"])):
         objs[key] = compile_c(fixture(src), os.path.join(SCRATCH, key + ".o"),
                               flags)
-    runs = [(key, obj, args, key + ("-nop" if args else ""))
-            for key, obj in sorted(objs.items()) for args in ([], ["-n"])]
-    # --finalize rewrites a linked image through the same writer.
-    runs.append(("finalize", finalize_input(), ["--finalize"], "finalize"))
+    runs = [(key, obj, args, key + ("-nop" if args else "") +
+             ("-linked" if linked else ""), linked)
+            for key, obj in sorted(objs.items()) for args in ([], ["-n"])
+            for linked in (False, True)]
+    # --finalize rewrites a linked image through the rename writer.
+    runs.append(("finalize", finalize_input(), ["--finalize"], "finalize",
+                 True))
     cases = []
-    for key, obj, args, tag in runs:
-        complete, calls = reference(obj, args, tag)
+    for key, obj, args, tag, linked in runs:
+        complete, calls = reference(obj, args, tag, linked)
         # One past the count: a run with no failure at all.
         for n in range(1, calls + 2):
             for mode in MODES:
                 cases.append((
                     "fault/call-%d-%s/%s" % (n, mode, tag),
-                    lambda o=obj, a=args, t=tag, n=n, m=mode, c=complete:
-                    nth_call_fails(o, a, t, n, m, c)))
+                    lambda o=obj, a=args, t=tag, n=n, m=mode, c=complete,
+                    lk=linked: nth_call_fails(o, a, t, n, m, c, lk)))
+        # Without the second name: the copies below take the append
+        # writer, so only the runs with one name have its output.
+        if linked and key != "finalize":
+            continue
         cases.append(("fault/ulimit-f/%s" % tag,
                       lambda o=obj, a=args, t=tag, c=complete:
                       file_size_limit(o, a, t, c)))
         if args != ["-n"]:
-            full_filesystem(obj, args, tag, complete, log)
+            full_filesystem(obj, args, tag, complete, log,
+                            key != "finalize")
     parallel(lambda nc: log.case(nc[0], nc[1]), cases)
     print("%d passed, %d failed" % (log.passed, log.failed))
     sys.exit(1 if log.failed or not log.passed else 0)

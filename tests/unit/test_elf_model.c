@@ -1272,16 +1272,23 @@ END_TEST
 
 /* ---- writing ----------------------------------------------------- */
 
-START_TEST(write_replaces_atomically)
+/*
+ * One name: the new sections and header table are appended and the ELF
+ * header rewritten, in place; every other byte of the input stays.
+ */
+START_TEST(write_appends_in_place)
 {
 	char *dir = make_tmpdir();
 	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
 	struct mc_object obj;
 	struct stat before, after;
 	static const uint8_t nop = 0x90;
+	size_t ehsize = is64(_i) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	size_t n_in, n_out;
 
 	ck_assert_int_eq(chmod(o, 0604), 0);
 	ck_assert_int_eq(stat(o, &before), 0);
+	uint8_t *in = read_all(o, &n_in);
 	char *relocs = readelf_relocs(o, is64(_i));
 	char *cmd = xasprintf("readelf -sW '%s'", o);
 	char *syms = run(cmd, NULL, NULL);
@@ -1299,8 +1306,14 @@ START_TEST(write_replaces_atomically)
 	ck_assert_int_eq(stat(o, &after), 0);
 	ck_assert_uint_eq(after.st_mode & 07777, 0604);
 	ck_assert(S_ISREG(after.st_mode));
-	/* Replaced by rename(2): a new inode, not rewritten in place. */
-	ck_assert_uint_ne(after.st_ino, before.st_ino);
+	/* Written in place: the same inode, the input's bytes kept. */
+	ck_assert_uint_eq(after.st_ino, before.st_ino);
+	uint8_t *out = read_all(o, &n_out);
+	ck_assert_uint_gt(n_out, n_in);
+	ck_assert(memcmp(out, in, ehsize) != 0);
+	ck_assert(memcmp(out + ehsize, in + ehsize, n_in - ehsize) == 0);
+	free(in);
+	free(out);
 	/* No temporary left beside it. */
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -1325,6 +1338,50 @@ START_TEST(write_replaces_atomically)
 	free(syms);
 	free(syms2);
 	free(cmd);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
+ * A second name (ccache's hard-link mode): the file is replaced by
+ * rename, and the other name keeps the input, byte for byte.
+ */
+START_TEST(write_hard_linked_renames)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	char *other = xasprintf("%s/cached.o", dir);
+	struct mc_object obj;
+	struct stat before, after, kept;
+	static const uint8_t nop = 0x90;
+	size_t n_in, n_other, n;
+
+	ck_assert_int_eq(link(o, other), 0);
+	ck_assert_int_eq(stat(o, &before), 0);
+	uint8_t *in = read_all(o, &n_in);
+	open_ok(&obj, o);
+	ck_assert(mc_section_patch(&obj, mc_section_by_name(&obj, ".text"), 0,
+				   &nop, 1));
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	ck_assert_int_eq(stat(o, &after), 0);
+	ck_assert_int_eq(stat(other, &kept), 0);
+	ck_assert_uint_ne(after.st_ino, before.st_ino);
+	ck_assert_uint_eq(after.st_nlink, 1);
+	ck_assert_uint_eq(kept.st_ino, before.st_ino);
+	ck_assert_uint_eq(kept.st_nlink, 1);
+	uint8_t *c = read_all(other, &n_other);
+	ck_assert_uint_eq(n_other, n_in);
+	ck_assert(memcmp(c, in, n_in) == 0);
+	uint8_t *t = objcopy_section(o, ".text", &n);
+	ck_assert_uint_eq(t[0], 0x90);
+	assert_readelf_clean(o);
+
+	free(t);
+	free(c);
+	free(in);
+	free(other);
 	free(o);
 	remove_tree(dir);
 }
@@ -1602,7 +1659,8 @@ static Suite *elf_suite(void)
 
 	tc = tcase_create("write");
 	tcase_set_timeout(tc, 60);
-	tcase_add_loop_test(tc, write_replaces_atomically, 0, 2);
+	tcase_add_loop_test(tc, write_appends_in_place, 0, 2);
+	tcase_add_loop_test(tc, write_hard_linked_renames, 0, 2);
 	tcase_add_loop_test(tc, write_unchanged, 0, 2);
 	tcase_add_loop_test(tc, write_through_symlink, 0, 2);
 	suite_add_tcase(s, tc);
