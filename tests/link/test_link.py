@@ -338,7 +338,10 @@ def one_link(log, tool, scratch, prog, ld, mode, gc):
         # gold leaves the pieces in input order: --finalize sorts any
         # linker's table, and the sorted program still boots whole.
         final = image + ".final"
-        shutil.copy2(image, final)
+        # cp, not a copy by this process: a write descriptor of ours,
+        # inherited by another thread's fork until its exec, would make
+        # running the copy fail with ETXTBSY
+        must(["cp", "-p", image, final])
         must([tool, "--finalize", final])
         rc, out, err = run([tool, "--check", "--sorted", "-q", final])
         check(rc == 0, "--check --sorted after --finalize: exit %d: %s" %
