@@ -245,6 +245,34 @@ def nop_control(c, objs):
           "linking live %s calls without a definition worked" % hook)
 
 
+def undefined_bindings(path, name):
+    """The bindings readelf gives the undefined symbols called `name`."""
+    out, _ = must(["readelf", "-sW", path])
+    return [f[4] for f in (line.split() for line in out.splitlines())
+            if len(f) >= 8 and f[6] == "UND" and f[7] == name]
+
+
+def nop_weak_hook(c, objs):
+    """After -n no relocation names the hook, and the undefined hook is
+    WEAK (readelf): Linux's modpost rejects a module whose symbol table
+    holds an undefined GLOBAL nobody defines, used or not (the s390
+    kernel has no __fentry__).  Without -n the traced calls still name
+    it, and it stays GLOBAL, as GCC wrote it."""
+    hook = "__fentry__" if c.hook == "fentry" else "mcount"
+    src = objs["basic-%s" % c.name]
+    check(undefined_bindings(src, hook) == ["GLOBAL"],
+          "GCC's object: %s is %s" % (hook, undefined_bindings(src, hook)))
+    obj, plain = fresh(src), fresh(src)
+    for args in (["-n", obj], [plain]):
+        rc, _o, err = tool(*args)
+        check(rc == 0, "exit %d: %s" % (rc, err.strip()))
+    got = undefined_bindings(obj, hook)
+    check(got == ["WEAK"], "after -n, %s is %s, want WEAK" % (hook, got))
+    got = undefined_bindings(plain, hook)
+    check(got == ["GLOBAL"], "without -n, %s is %s, want GLOBAL"
+          % (hook, got))
+
+
 def warn_untraced(objs, c):
     src = objs["basic-%s" % c.name]
     obj = fresh(src)
@@ -1144,6 +1172,8 @@ def main():
                       lambda c=c: nop_link_glibc(c, objs)))
         cases.append(("cli/nop-link-control/%s" % c.name,
                       lambda c=c: nop_control(c, objs)))
+        cases.append(("cli/nop-hook-weak/%s" % c.name,
+                      lambda c=c: nop_weak_hook(c, objs)))
         cases.append(("cli/warn-untraced/%s" % c.name,
                       lambda c=c: warn_untraced(objs, c)))
     cases.append(("cli/quiet", lambda: quiet_checks(objs)))
