@@ -38,6 +38,8 @@ KERNEL_TARBALL=/usr/src/linux-source-$KERNEL_SERIES.tar.xz
 KERNEL_SRC=$MC_KERNEL_CACHE/src/linux-source-$KERNEL_SERIES
 KARCH=${MC_KERNEL_ARCH:-x86_64}
 # Per architecture:
+#   SRCARCH        make's ARCH= (the folder under arch/), where it is
+#                  not the name of the table entry (ppc64le: powerpc)
 #   CROSS_COMPILE  prefix of the target's toolchain ("" = the host's)
 #   IMAGE          what the boot target writes, relative to the O= tree
 #   FTRACE_CFLAGS  CC_FLAGS_FTRACE: the flags of every object Kbuild
@@ -56,8 +58,24 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #   WEAK_ONLY      an object on which the kernel's own recordmcount stops
 #                  the build (a section whose only symbol is weak, see
 #                  README.md), or "" if it has none
+#   TOOL_FLAGS     what the wrapper passes our tool before Kbuild's
+#                  arguments ("" but on s390x: --nop)
+#   LINKED_HOOK    "" where the linked image still calls HOOK_SYMBOL;
+#                  else the bytes (objdump's) of the NOP each hook
+#                  became (hooks.py, boot.sh)
+#   KERNEL_TOOL_SHIFT  bytes the kernel's own tool puts each entry
+#                  before the site for a known reason (agree.py), or 0
+#   MODULE_INIT_KEPT  "yes" where the kernel keeps a module's .init.text
+#                  with its core text (ppc64: module_init_section() is
+#                  always false), so ftrace keeps listing its __init
+#                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le"
+SRCARCH=$KARCH
+TOOL_FLAGS=
+LINKED_HOOK=
+KERNEL_TOOL_SHIFT=0
+MODULE_INIT_KEPT=
 case $KARCH in
 x86_64)
 	CROSS_COMPILE=
@@ -139,8 +157,35 @@ i386)
 	# x86_64: the kernel's tool has a non-weak symbol to anchor on, and
 	# does not fail (kernel/README.md).
 	WEAK_ONLY= ;;
+ppc64le)
+	# 64-bit little-endian POWER (ELFv2) on QEMU's pseries machine
+	# (SLOF loads vmlinux itself, an ELF file; hvc0 is the hypervisor's
+	# console).  GCC 12 for ppc64le passes the kernel's
+	# gcc-check-mprofile-kernel.sh, so MPROFILE_KERNEL is on and the
+	# flags are -pg -mprofile-kernel: each site is "mflr r0; bl _mcount"
+	# (R_PPC64_REL24).  GCC for powerpc has no -mrecord-mcount and
+	# objtool's --mcount is x86 only: Kbuild runs the C recordmcount.
+	SRCARCH=powerpc
+	CROSS_COMPILE=powerpc64le-linux-gnu-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg -mprofile-kernel"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	# The spectre capabilities QEMU's pseries asks for by default are
+	# ones TCG cannot give: it warns at start (a WARNING line in the
+	# serial log) unless they are declared absent.
+	QEMU="qemu-system-ppc64 -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -cpu power9 -nic none -vga none"
+	QEMU_PACKAGE=qemu-system-ppc
+	CONSOLE=hvc0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	# arch/powerpc/kernel/module_64.c: "We don't do .init separately".
+	MODULE_INIT_KEPT=yes
+	WEAK_ONLY= ;;
 *)
-	echo "kernel: MC_KERNEL_ARCH is x86_64, arm, arm64 or i386" >&2
+	echo "kernel: MC_KERNEL_ARCH is one of: $KERNEL_ALL_ARCHS" >&2
 	exit 2 ;;
 esac
 # Per compiler:
