@@ -273,6 +273,78 @@ def nop_weak_hook(c, objs):
           % (hook, got))
 
 
+WEAK_BODY_ASM = {
+    # f's weak body, its hook NOPed by --nop, ends right before g: the
+    # NOP lies 6 bytes before g, inside the reach of the look-ahead for
+    # pads before an entry, but a ret, no NOP, separates it from g.
+    "weak.s": """\t.text
+\t.weak f
+\t.type f, @function
+f:\tcall __fentry__
+\tret
+\t.size f, .-f
+\t.globl g
+\t.type g, @function
+g:\tcall __fentry__
+\tret
+\t.size g, .-g
+\t.globl _start
+\t.type _start, @function
+_start:\tcall f
+\tcall g
+\tret
+\t.size _start, .-_start
+""",
+    "strong.s": """\t.section .text.strong,"ax",@progbits
+\t.globl f
+\t.type f, @function
+f:\tcall __fentry__
+\tret
+\t.size f, .-f
+"""}
+
+
+def nm_values(path):
+    out, _ = must(["nm", path])
+    return {f[2]: int(f[0], 16) for f in (line.split()
+                                          for line in out.splitlines())
+            if len(f) == 3}
+
+
+def nopped_weak_body_stale():
+    """A program whose overridden __weak body keeps its hook as a NOP
+    (--nop, as the s390 kernel build does) right before the next
+    function: --check must call that entry stale, and --finalize zero
+    it.  Expected address from nm: g's address in the program, less
+    g's distance from the weak f in the object."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    objs_in = []
+    for name, text in sorted(WEAK_BODY_ASM.items()):
+        src = os.path.join(d, name)
+        with open(src, "w") as f:
+            f.write(text)
+        must(["as", "-o", src[:-2] + ".o", src])
+        objs_in.append(src[:-2] + ".o")
+    rc, _o, err = tool("--nop", *objs_in)
+    check(rc == 0, "exit %d: %s" % (rc, err.strip()))
+    prog = os.path.join(d, "prog")
+    must(["ld", "-o", prog] + objs_in)
+    weak = nm_values(os.path.join(d, "weak.o"))
+    want = nm_values(prog)["g"] - (weak["g"] - weak["f"])
+    rc, out, err = tool("--check", "--format=json", prog)
+    check(rc == 1, "--check exit %d (want 1, a problem): %s"
+          % (rc, err.strip()))
+    stale = [p["address"] for p in json.loads(out)["problems"]
+             if p["class"] == "stale"]
+    check(stale == [want], "stale entries %s, want [%#x] (the weak body)"
+          % ([hex(a) for a in stale], want))
+    must([TOOL, "--finalize", prog])
+    out, _ = must([TOOL, "--check", prog])
+    check("(1 cleared)" in out and " 0 problems" in out,
+          "after --finalize: %s" % out.strip())
+
+
 def warn_untraced(objs, c):
     src = objs["basic-%s" % c.name]
     obj = fresh(src)
@@ -1176,6 +1248,8 @@ def main():
                       lambda c=c: nop_weak_hook(c, objs)))
         cases.append(("cli/warn-untraced/%s" % c.name,
                       lambda c=c: warn_untraced(objs, c)))
+    cases.append(("cli/check/nopped-weak-body-stale",
+                  nopped_weak_body_stale))
     cases.append(("cli/quiet", lambda: quiet_checks(objs)))
     cases.append(("cli/quiet-silences-w", lambda: quiet_w(objs)))
     for key in ("basic-x86_64-fentry-pie-O2", "basic-i386-mcount-pie-O2",
