@@ -78,10 +78,11 @@ expected=$((table_dump - table_init - table_cleared))
 # Where the build NOPed every hook (LINKED_HOOK, s390x), their
 # relocations are gone: the NOPs of those bytes are counted instead.
 module_hooks=$("${CROSS_COMPILE}objdump" -dr "$module" |
-	awk -v hook="$HOOK_SYMBOL" -v nop="$LINKED_HOOK" -v initkept="$MODULE_INIT_KEPT" '
+	awk -v hook="$HOOK_SYMBOL" -v nop="$LINKED_HOOK" -v initkept="$MODULE_INIT_KEPT" \
+		-v rel="$MODULE_HOOK_RELOC" '
 	/^Disassembly of section / { sec = $4; sub(/:$/, "", sec) }
 	(sec == ".init.text" && initkept == "") || sec == ".exit.text" { next }
-	nop == "" && $0 ~ ("R_[A-Z0-9_]+[ \t]+" hook "([-+]|$)") { n++ }
+	nop == "" && $0 ~ (rel "[ \t]+" hook "([-+]|$)") { n++ }
 	nop != "" && index($0, ":\t" nop " ") > 0 { n++ }
 	END { print n + 0 }')
 

@@ -168,8 +168,8 @@ stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
 # linker's table (vmlinux.raw, before --finalize zeroes the entries of
 # overridden __weak bodies; the text is the same in both).
 "${CROSS_COMPILE}objdump" -d "$raw" |
-	grep -E "<$HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+$LINKED_HOOK[[:space:]]}" |
-	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK"} \
+	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+$LINKED_HOOK[[:space:]]}" |
+	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
 	>"$gate/hooks.txt" 2>&1 &&
 	hooks_ok=1 || hooks_ok=0
 sed 's/^/    /' "$gate/hooks.txt"

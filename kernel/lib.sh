@@ -60,9 +60,17 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  README.md), or "" if it has none
 #   TOOL_FLAGS     what the wrapper passes our tool before Kbuild's
 #                  arguments ("" but on s390x: --nop)
+#   LINKED_HOOK_SYMBOL  the name objdump gives the hook in the linked
+#                  image: HOOK_SYMBOL, but where another symbol of the
+#                  same address comes first (mips: ftrace_caller)
+#   MODULE_HOOK_RELOC  the relocation types (a regular expression) that
+#                  mark one hook call each in the module (boot.sh):
+#                  any, but one of a long call's two halves (mips)
 #   LINKED_HOOK    "" where the linked image still calls HOOK_SYMBOL;
 #                  else the bytes (objdump's) of the NOP each hook
-#                  became (hooks.py, boot.sh)
+#                  became (hooks.py, boot.sh; s390x only: hooks.py
+#                  reads s390's .altinstructions to tell the entry
+#                  code's padding of the same bytes apart)
 #   KERNEL_TOOL_SHIFT  bytes the kernel's own tool puts each entry
 #                  before the site for a known reason (agree.py), or 0
 #   MODULE_INIT_KEPT  "yes" where the kernel keeps a module's .init.text
@@ -70,9 +78,11 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le ppc32"
 SRCARCH=$KARCH
 TOOL_FLAGS=
+LINKED_HOOK_SYMBOL=
+MODULE_HOOK_RELOC='R_[A-Z0-9_]+'
 LINKED_HOOK=
 KERNEL_TOOL_SHIFT=0
 MODULE_INIT_KEPT=
@@ -184,10 +194,30 @@ ppc64le)
 	# arch/powerpc/kernel/module_64.c: "We don't do .init separately".
 	MODULE_INIT_KEPT=yes
 	WEAK_ONLY= ;;
+ppc32)
+	# 32-bit big-endian PowerPC (a 440EP) on QEMU's bamboo board,
+	# which loads vmlinux, an ELF file, and passes its own device tree.
+	# -pg: each site is "bl _mcount" (R_PPC_REL24) after "mflr r0;
+	# stw r0, 4(r1)".
+	SRCARCH=powerpc
+	CROSS_COMPILE=powerpc-linux-gnu-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=4
+	QEMU="qemu-system-ppc -M bamboo -nic none"
+	QEMU_PACKAGE=qemu-system-ppc
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-powerpc-linux-gnu libc6-dev-powerpc-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	WEAK_ONLY= ;;
 *)
 	echo "kernel: MC_KERNEL_ARCH is one of: $KERNEL_ALL_ARCHS" >&2
 	exit 2 ;;
 esac
+LINKED_HOOK_SYMBOL=${LINKED_HOOK_SYMBOL:-$HOOK_SYMBOL}
 # Per compiler:
 #   KMAKE_CC       what kmake (build.sh) adds to every make command
 #   CC_SUFFIX      added to the folder in the cache and to check names
