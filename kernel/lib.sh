@@ -78,7 +78,7 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le ppc32"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le mips ppc32"
 SRCARCH=$KARCH
 TOOL_FLAGS=
 LINKED_HOOK_SYMBOL=
@@ -193,6 +193,32 @@ ppc64le)
 	FTRACE_MAX_OFFSET=
 	# arch/powerpc/kernel/module_64.c: "We don't do .init separately".
 	MODULE_INIT_KEPT=yes
+	WEAK_ONLY= ;;
+mips)
+	# 32-bit big-endian MIPS (MIPS32r2, o32) on QEMU's Malta board,
+	# which loads vmlinux, an ELF file, itself.  The kernel is not PIC
+	# (-mno-abicalls): each site is "jal _mcount" (R_MIPS_26) with
+	# "move at, ra" before it; modules are built with -mlong-calls,
+	# where the call is "lui v1, %hi(_mcount); addiu v1, v1,
+	# %lo(_mcount); move at, ra; jalr v1" and the table entry is the
+	# lui.
+	CROSS_COMPILE=mips-linux-gnu-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=4
+	QEMU="qemu-system-mips -M malta -nic none"
+	QEMU_PACKAGE=qemu-system-mips
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-mips-linux-gnu libc6-dev-mips-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	# arch/mips/kernel/mcount.S defines ftrace_caller at _mcount's
+	# address, and objdump names the calls' target by it.  A module's
+	# long call is an R_MIPS_HI16/R_MIPS_LO16 pair: one hook each.
+	LINKED_HOOK_SYMBOL=ftrace_caller
+	MODULE_HOOK_RELOC='R_MIPS_(26|HI16)'
 	WEAK_ONLY= ;;
 ppc32)
 	# 32-bit big-endian PowerPC (a 440EP) on QEMU's bamboo board,
