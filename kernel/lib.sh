@@ -78,7 +78,7 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le mips ppc32"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le mips mips64el ppc32"
 SRCARCH=$KARCH
 TOOL_FLAGS=
 LINKED_HOOK_SYMBOL=
@@ -212,6 +212,30 @@ mips)
 	CONSOLE=ttyS0
 	INIT_CFLAGS="-static -O2"
 	TARGET_PACKAGES="gcc-mips-linux-gnu libc6-dev-mips-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	# arch/mips/kernel/mcount.S defines ftrace_caller at _mcount's
+	# address, and objdump names the calls' target by it.  A module's
+	# long call is an R_MIPS_HI16/R_MIPS_LO16 pair: one hook each.
+	LINKED_HOOK_SYMBOL=ftrace_caller
+	MODULE_HOOK_RELOC='R_MIPS_(26|HI16)'
+	WEAK_ONLY= ;;
+mips64el)
+	# 64-bit little-endian MIPS (MIPS64r2, n64) on QEMU's Malta board
+	# (a MIPS64r2 CPU: the board's default 5Kf is MIPS64r1).  The
+	# same sites as mips, "jal _mcount" after "move at, ra", with
+	# n64's three-type relocations.
+	SRCARCH=mips
+	CROSS_COMPILE=mips64el-linux-gnuabi64-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	QEMU="qemu-system-mips64el -M malta -cpu MIPS64R2-generic -nic none"
+	QEMU_PACKAGE=qemu-system-mips
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross"
 	BOOT_TIMEOUT=300
 	FTRACE_MAX_OFFSET=
 	# arch/mips/kernel/mcount.S defines ftrace_caller at _mcount's
