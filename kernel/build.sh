@@ -1,6 +1,6 @@
 #!/bin/sh
 # kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
-# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, arm64 or i386) with
+# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, ..., KERNEL_ALL_ARCHS there) with
 # $MC_KERNEL_CC (gcc, or clang: LLVM=1) in the cache with TOOL (our
 # recordmcount) in place of scripts/recordmcount.
 # With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/

@@ -1,6 +1,6 @@
 #!/bin/sh
 # kernel/check.sh TOOL - the whole kernel test for one architecture,
-# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, arm, arm64 or i386):
+# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, or one of KERNEL_ALL_ARCHS):
 # build a real 6.1 kernel with TOOL as scripts/recordmcount, check that
 # Kbuild ran it on every traced object, reproduce the kernel tool's
 # failure on a section left with weak symbols only (where it has one),
@@ -168,7 +168,7 @@ stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
 # linker's table (vmlinux.raw, before --finalize zeroes the entries of
 # overridden __weak bodies; the text is the same in both).
 "${CROSS_COMPILE}objdump" -d "$raw" |
-	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+$LINKED_HOOK[[:space:]]}" |
+	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
 	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
 	>"$gate/hooks.txt" 2>&1 &&
 	hooks_ok=1 || hooks_ok=0
