@@ -17,7 +17,7 @@
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
 #
-# ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm, arm64 or i386.
+# ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or another of KERNEL_ALL_ARCHS.
 # Everything that differs between them is in the table below; the
 # config fragment is kernel/ARCH.config.
 #
@@ -78,7 +78,7 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le mips mips64el ppc32"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32"
 SRCARCH=$KARCH
 TOOL_FLAGS=
 LINKED_HOOK_SYMBOL=
@@ -193,6 +193,36 @@ ppc64le)
 	FTRACE_MAX_OFFSET=
 	# arch/powerpc/kernel/module_64.c: "We don't do .init separately".
 	MODULE_INIT_KEPT=yes
+	WEAK_ONLY= ;;
+s390x)
+	# 64-bit z/Architecture on QEMU's s390-ccw-virtio machine, SCLP
+	# console.  6.1 wants GCC's -mrecord-mcount -mnop-mcount here
+	# (FTRACE_MCOUNT_USE_CC); with that turned off (prepare.sh), and
+	# the C recordmcount chosen (MC_C_RECORDMCOUNT, prepare.sh), the
+	# flags are -pg -mfentry: each site is "brasl %r0, __fentry__"
+	# (R_390_PLT32DBL two bytes in).  The s390 kernel defines no
+	# __fentry__ and ftrace_init_nop expects each site to be the
+	# -mnop-mcount NOP, "brcl 0,0": the wrapper passes --nop, which
+	# writes exactly that over every recorded call.  The kernel's own
+	# C tool is made for the old -pg block ("stg; larl; brasl") and
+	# puts each entry 14 bytes before the call's relocation, 12 before
+	# an -mfentry site.
+	SRCARCH=s390
+	CROSS_COMPILE=s390x-linux-gnu-
+	IMAGE=arch/s390/boot/bzImage
+	FTRACE_CFLAGS="-pg -mfentry"
+	HOOK_SYMBOL=__fentry__
+	WORD=8
+	QEMU="qemu-system-s390x -M s390-ccw-virtio -nic none"
+	QEMU_PACKAGE=qemu-system-misc
+	CONSOLE=ttysclp0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-s390x-linux-gnu libc6-dev-s390x-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	TOOL_FLAGS=--nop
+	LINKED_HOOK="c0 04 00 00 00 00"
+	KERNEL_TOOL_SHIFT=12
 	WEAK_ONLY= ;;
 mips)
 	# 32-bit big-endian MIPS (MIPS32r2, o32) on QEMU's Malta board,
