@@ -120,7 +120,9 @@ else
 	fail "$name-ftrace-allocated-equals-table" \
 		"allocated ${allocated:-none}, table $table_dump (symbols: $table_syms)"
 fi
-bad_lines='ftrace bug|ftrace faulted|ftrace failed|WARNING|Oops|BUG:|Kernel panic|mctest: error'
+# Case-insensitive, so Oops only as a word: sparc64's "... for
+# loops_per_jiffy" is not one.
+bad_lines='ftrace bug|ftrace faulted|ftrace failed|WARNING|\<Oops\>|BUG:|Kernel panic|mctest: error'
 bad=$(grep -n -i -E "$bad_lines" "$serial" | head -n 5 || true)
 bugs=$(grep -c -i -E "$bad_lines" "$serial" || true)
 if [ -z "$bad" ]; then
