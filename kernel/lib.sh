@@ -78,7 +78,7 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32 sparc64"
 SRCARCH=$KARCH
 TOOL_FLAGS=
 LINKED_HOOK_SYMBOL=
@@ -273,6 +273,26 @@ mips64el)
 	# long call is an R_MIPS_HI16/R_MIPS_LO16 pair: one hook each.
 	LINKED_HOOK_SYMBOL=ftrace_caller
 	MODULE_HOOK_RELOC='R_MIPS_(26|HI16)'
+	WEAK_ONLY= ;;
+sparc64)
+	# 64-bit SPARC V9 on QEMU's sun4u machine, whose OpenBIOS loads
+	# arch/sparc/boot/image (vmlinux, stripped).  Each site is "call
+	# _mcount" (R_SPARC_WDISP30) with its delay slot.
+	SRCARCH=sparc64
+	CROSS_COMPILE=sparc64-linux-gnu-
+	IMAGE=arch/sparc/boot/image
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	QEMU="qemu-system-sparc64 -M sun4u -nic none"
+	QEMU_PACKAGE=qemu-system-sparc
+	CONSOLE=ttyS0
+	# OpenBIOS cannot reboot (the kernel panics, "Reboot failed!",
+	# over and over); init powers off instead (init.c).
+	INIT_CFLAGS="-static -O2 -DMC_POWER_OFF"
+	TARGET_PACKAGES="gcc-sparc64-linux-gnu libc6-dev-sparc64-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
 	WEAK_ONLY= ;;
 ppc32)
 	# 32-bit big-endian PowerPC (a 440EP) on QEMU's bamboo board,
