@@ -631,6 +631,23 @@ const struct mc_symbol *mc_symbol_at(struct mc_object *obj, uint64_t value)
 	return untyped;
 }
 
+bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
+			   unsigned char bind)
+{
+	GElf_Sym gs;
+
+	if (!obj->symtab || k == 0 || k >= obj->n_symbols)
+		return mc_fail(obj, "no symbol %zu to rebind", k);
+	gs = obj->symbols[k].sym;
+	gs.st_info = GELF_ST_INFO(bind, GELF_ST_TYPE(gs.st_info));
+	if (!section_make_writable(obj, obj->symtab))
+		return false;
+	if (!gelf_update_sym(section_data(obj->symtab), (int)k, &gs))
+		return fail_elf(obj, "cannot rebind symbol");
+	obj->symbols[k].sym = gs;
+	return true;
+}
+
 size_t mc_symbol_by_name(const struct mc_object *obj, const char *name)
 {
 	for (size_t i = 1; i < obj->n_symbols; i++)

@@ -278,6 +278,13 @@ static inline bool mc_reloc_read(struct mc_object *obj,
 	return mc_reloc_get(obj, sec, i, out);
 }
 
+/*
+ * Give symbol k the binding `bind` (STB_WEAK, ...), in the model and in
+ * the symbol table, keeping its type.  Its index does not change.
+ */
+bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
+			   unsigned char bind);
+
 /* The STT_SECTION symbol of section `shndx`, or SIZE_MAX. */
 size_t mc_section_symbol(struct mc_object *obj, size_t shndx);
 

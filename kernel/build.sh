@@ -1,6 +1,6 @@
 #!/bin/sh
 # kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
-# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, arm64 or i386) with
+# $MC_KERNEL_ARCH (lib.sh: x86_64, arm, ..., KERNEL_ALL_ARCHS there) with
 # $MC_KERNEL_CC (gcc, or clang: LLVM=1) in the cache with TOOL (our
 # recordmcount) in place of scripts/recordmcount.
 # With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/
@@ -29,7 +29,7 @@ fragments=""
 for f in $FRAGMENTS; do fragments="$fragments $MC_TOP/kernel/$f"; done
 kmake() {
 	# shellcheck disable=SC2086 # KMAKE_CC: "" or LLVM=1
-	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" $KMAKE_CC "$@"
+	make -C "$KERNEL_SRC" O="$KBUILD" ARCH="$SRCARCH" CROSS_COMPILE="$CROSS_COMPILE" $KMAKE_CC "$@"
 }
 
 "$MC_TOP/kernel/prepare.sh"
@@ -96,7 +96,7 @@ for f; do
 	mkdir -p "$CAPTURE/\$(dirname "\$f")" && cp "\$f" "$CAPTURE/\$f"
 	echo "\$*" >>"$CAPTURE/.invocations"
 done
-exec "$tool" "\$@"
+exec "$tool" ${TOOL_FLAGS:+$TOOL_FLAGS }"\$@"
 WRAP
 	chmod +x "$wrapper"
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # kernel/check.sh TOOL - the whole kernel test for one architecture,
-# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, arm, arm64 or i386):
+# $MC_KERNEL_ARCH (lib.sh: x86_64, the default, or one of KERNEL_ALL_ARCHS):
 # build a real 6.1 kernel with TOOL as scripts/recordmcount, check that
 # Kbuild ran it on every traced object, reproduce the kernel tool's
 # failure on a section left with weak symbols only (where it has one),
@@ -57,15 +57,21 @@ fi
 # The rule runs it after compiling each C file whose flags hold
 # CC_FLAGS_FTRACE ("-pg -mfentry" on x86, "-pg" on arm and arm64); no
 # object may have been compiled with -mrecord-mcount, and objtool must
-# not be given --mcount.  Two objects are compiled with those flags by
+# not be given --mcount.  Some objects are compiled with those flags by
 # rules of their own that never run recordmcount, and hold no code to
-# trace: scripts/mod/empty.o, and with modules on, .vmlinux.export.o
-# (the export tables modpost writes as C); checked to hold no hook call.
+# trace: scripts/mod/empty.o, with modules on .vmlinux.export.o (the
+# export tables modpost writes as C), and where the configuration has
+# modules of its own (ppc64le's tinyconfig: powernv-op-panel.ko,
+# cxl.ko) each module's NAME.mod.o (its modinfo and version tables,
+# modpost's NAME.mod.c, compiled by scripts/Makefile.modfinal); each
+# is checked to hold no hook call.
 traced=$WORK/traced-objects.txt
-untraced_rules='scripts/mod/empty.o .vmlinux.export.o'
 find "$KBUILD" -name '.*.o.cmd' -exec grep -l -e "^cmd_.* $FTRACE_CFLAGS " {} + |
 	sed -e "s|^$KBUILD/||" -e 's|\(.*\)/\.\(.*\)\.cmd$|\1/\2|' -e 's|^\.\(.*\)\.cmd$|\1|' |
-	grep -v -x -F -e scripts/mod/empty.o -e .vmlinux.export.o | sort >"$traced"
+	sort >"$WORK/ftrace-flag-objects.txt"
+untraced_rules=$(grep -x -e scripts/mod/empty.o -e .vmlinux.export.o -e '.*\.mod\.o' \
+	"$WORK/ftrace-flag-objects.txt" || true)
+echo "$untraced_rules" | grep -v -x -F -f - "$WORK/ftrace-flag-objects.txt" >"$traced" || true
 for o in $untraced_rules; do
 	[ -f "$KBUILD/$o" ] || continue
 	if "${CROSS_COMPILE}objdump" -dr "$KBUILD/$o" | grep -q "[[:space:]]$HOOK_SYMBOL"; then
@@ -161,8 +167,10 @@ stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
 # call (hooks.py): objdump's own reading of the linked code against the
 # linker's table (vmlinux.raw, before --finalize zeroes the entries of
 # overridden __weak bodies; the text is the same in both).
-"${CROSS_COMPILE}objdump" -d "$raw" | grep -E "<$HOOK_SYMBOL>\$|>:\$" |
-	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$HOOK_SYMBOL" >"$gate/hooks.txt" 2>&1 &&
+"${CROSS_COMPILE}objdump" -d "$raw" |
+	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
+	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
+	>"$gate/hooks.txt" 2>&1 &&
 	hooks_ok=1 || hooks_ok=0
 sed 's/^/    /' "$gate/hooks.txt"
 hooks_missing=$(sed -n 's/^hooks=.* missing=\([0-9]*\) .*/\1/p' "$gate/hooks.txt")
@@ -197,7 +205,7 @@ sed 's/^/    /' "$gate/module-check.txt"
 
 # --- agreement with the kernel's own recordmcount ------------------
 t2=$(now)
-if python3 "$MC_TOP/kernel/agree.py" "$tool" "$KERNEL_TOOL" "$CAPTURE" "$WORK/agree" \
+if python3 "$MC_TOP/kernel/agree.py" "$tool" "$KERNEL_TOOL" "$CAPTURE" "$WORK/agree" "$KERNEL_TOOL_SHIFT" \
 	>"$WORK/agreement.txt" 2>&1; then
 	cat "$WORK/agreement.txt"
 	pass "$name-agreement-with-kernel-tool"

@@ -12,6 +12,7 @@ import sys
 
 SHT_SYMTAB, SHT_RELA, SHT_REL = 2, 4, 9
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
+EM_MIPS = 8
 TABLE = "__mcount_loc"
 
 
@@ -24,6 +25,7 @@ class Elf:
         self.data = data
         self.is64 = data[4] == 2
         self.end = "<" if data[5] == 1 else ">"
+        self.machine = struct.unpack_from(self.end + "H", data, 18)[0]
         if self.is64:
             hdr = struct.unpack_from(self.end + "16xHHIQQQIHHHHHH", data)
             shoff, shentsize, shnum, shstrndx = hdr[5], hdr[10], hdr[11], hdr[12]
@@ -97,8 +99,20 @@ class Elf:
             size = struct.calcsize(fmt)
             for i in range(s["size"] // size):
                 f = struct.unpack_from(fmt, self.data, s["offset"] + i * size)
-                sym = f[1] >> 32 if self.is64 else f[1] >> 8
-                yield f[0], sym, (f[2] if rela else None)
+                yield f[0], self.r_sym(f[1]), (f[2] if rela else None)
+
+    def r_sym(self, info):
+        """The symbol index of an r_info.  64-bit MIPS does not pack it
+        as one 64-bit word (symbol << 32 | type) but as a 32-bit symbol
+        index followed by four bytes (r_ssym, r_type3, r_type2, r_type):
+        read as one word in the file's byte order, that puts the symbol
+        in the high half on big-endian files, as usual, and in the low
+        half on little-endian ones (mips64el)."""
+        if not self.is64:
+            return info >> 8
+        if self.machine == EM_MIPS and self.end == "<":
+            return info & 0xFFFFFFFF
+        return info >> 32
 
 
 def table_sites(data):

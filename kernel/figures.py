@@ -31,13 +31,13 @@ import json
 import sys
 
 
-def text_symbols(system_map):
+def text_symbols(system_map, mask):
     """Sorted (address, name) of the text symbols of System.map."""
     out = []
     for line in open(system_map):
         f = line.split()
         if len(f) == 3 and f[1] in "tTW":
-            out.append((int(f[0], 16), f[2]))
+            out.append((int(f[0], 16) & mask, f[2]))
     return sorted(out)
 
 
@@ -64,14 +64,17 @@ def main(table_json, nm_out, system_map, word, max_offset):
     kept = [e for e in entries
             if e["address"] != 0 and e.get("section") != ".init.text"]
     unnamed = sum(1 for e in kept if e.get("function") is None)
+    # nm (and System.map, its output) sign-extends a 32-bit MIPS image's
+    # addresses to 64 bits: an address is WORD bytes wide.
+    mask = (1 << (8 * int(word))) - 1
     syms = {}
     for line in open(nm_out):
         f = line.split()
         if len(f) == 3:
-            syms[f[2]] = int(f[0], 16)
+            syms[f[2]] = int(f[0], 16) & mask
     span = syms.get("__stop_mcount_loc", 0) - syms.get("__start_mcount_loc", 0)
     names = kallsyms_names(sorted(e["address"] for e in kept),
-                           text_symbols(system_map),
+                           text_symbols(system_map, mask),
                            int(max_offset) if max_offset else None)
     invalid = sum(1 for n in names if n.startswith("__ftrace_invalid_address__"))
     repeated = sum(1 for a, b in zip(names, names[1:]) if a == b)

@@ -16,13 +16,13 @@ import json
 import sys
 
 
-def functions(nm_path):
+def functions(nm_path, mask):
     spans = []
     with open(nm_path) as f:
         for line in f:
             parts = line.split()
             if len(parts) == 4 and parts[2] in "tTwW":
-                start, size = int(parts[0], 16), int(parts[1], 16)
+                start, size = int(parts[0], 16) & mask, int(parts[1], 16)
                 if size:
                     spans.append((start, start + size))
     spans.sort()
@@ -47,7 +47,11 @@ def inside(spans, addr):
 def main():
     check = json.load(open(sys.argv[1]))
     dump = json.load(open(sys.argv[2]))
-    spans = functions(sys.argv[3])
+    # nm prints a 32-bit MIPS image's addresses sign-extended to 64 bits
+    # (ffffffff80100000): where the table's addresses are 32-bit, so are
+    # nm's.
+    wide = any(e["address"] >= 1 << 32 for e in dump["entries"])
+    spans = functions(sys.argv[3], (1 << (64 if wide else 32)) - 1)
     want = {e["index"] for e in dump["entries"]
             if e["address"] and not inside(spans, e["address"])}
     classes = {}

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hooks.py DUMP-JSON HOOK < DISASSEMBLY - every hook call in a linked
+"""hooks.py DUMP-JSON HOOK [NOP-BYTES [VMLINUX]] < DISASSEMBLY - every hook call in a linked
 vmlinux's text must be an entry of its table, and every entry a hook
 call (issue 14).
 
@@ -18,20 +18,54 @@ linker resolved every call, so objdump names the target): x86's
 "call", arm's and arm64's "bl".  Calls that the tools turned into NOPs
 in untraced sections are no longer calls and are not counted.
 
+With a third argument, NOP-BYTES (lib.sh's LINKED_HOOK, s390x: "c0 04
+00 00 00 00"), the build NOPed every hook (the wrapper's --nop, as
+-mnop-mcount would), and a hook is an instruction of exactly those
+bytes instead: on s390x "jgnop" to itself, `brcl 0,0`.  The entry
+code's alternatives pad with the same bytes (system_call, ...): with a
+fourth argument, VMLINUX, those of its .altinstructions (s390's layout)
+are not hooks.  Any call left unNOPed would name __fentry__, which the
+s390 kernel does not define: the link would have failed.
+
 Prints "hooks=N table=M missing=K extra=E mnemonics=..." and up to ten
 missing hooks and extra entries with the function they are in; exits 1
 if K or E is not 0 or no hook call was found.
 """
 import json
+import os
 import re
+import struct
 import sys
 
-INSN = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{2,8}\s)+\s*(\S+)\s+"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import elfsites  # noqa: E402
+
+INSN = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2,8}\s)+)\s*(\S+)\s+"
                   r"(?:0x)?[0-9a-f]+\s+<([^>]+)>\s*$")
 HEADER = re.compile(r"^([0-9a-f]+) <([^>]+)>:\s*$")
 
 
-def main(dump_json, hook):
+def s390_alternative_ranges(vmlinux):
+    """[start, end) of every original instruction s390's alternatives
+    may replace: .altinstructions holds packed struct alt_instr {s32
+    instr_offset (from the field itself); s32 repl_offset; u16 facility;
+    u8 instrlen}, big endian (arch/s390/include/asm/alternative.h)."""
+    with open(vmlinux, "rb") as f:
+        elf = elfsites.Elf(f.read())
+    ranges = []
+    for sec in elf.sections:
+        if sec["name"] != ".altinstructions":
+            continue
+        data = elf.contents(sec)
+        for off in range(0, len(data) - 10, 11):
+            rel, _repl, _fac, n = struct.unpack_from(">iiHB", data, off)
+            start = sec["addr"] + off + rel
+            ranges.append((start, start + n))
+    return ranges
+
+
+def main(dump_json, hook, nop_bytes="", vmlinux=None):
+    alternatives = s390_alternative_ranges(vmlinux) if vmlinux else []
     entries = json.load(open(dump_json))["entries"]
     table = {e["address"] for e in entries if e["address"]}
     hooks = {}              # address -> function it is in
@@ -43,10 +77,12 @@ def main(dump_json, hook):
             function = m.group(2)
             continue
         m = INSN.match(line)
-        if m and m.group(3) == hook:
-            addr = int(m.group(1), 16)
+        addr = int(m.group(1), 16) if m else None
+        if m and (m.group(2).split() == nop_bytes.split() and
+                  not any(a <= addr < b for a, b in alternatives)
+                  if nop_bytes else m.group(4) == hook):
             hooks[addr] = function
-            mnemonics[m.group(2)] = mnemonics.get(m.group(2), 0) + 1
+            mnemonics[m.group(3)] = mnemonics.get(m.group(3), 0) + 1
     missing = sorted(set(hooks) - table)
     extra = sorted(table - set(hooks))
     print("hooks=%d table=%d missing=%d extra=%d mnemonics=%s"
@@ -60,6 +96,6 @@ def main(dump_json, hook):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4, 5):
         sys.exit(__doc__)
     sys.exit(main(*sys.argv[1:]))

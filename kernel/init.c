@@ -8,6 +8,10 @@
  * Then it
  * reboots: the test kernel has no ACPI, so a power-off would only halt
  * the CPU, while a reboot under "qemu -no-reboot" ends QEMU at once.
+ * Built with -DMC_POWER_OFF (lib.sh's INIT_CFLAGS, sparc64) it powers
+ * off instead: there the reboot goes through OpenBIOS, which cannot,
+ * and the kernel panics ("Reboot failed!") in a loop, while its
+ * power-off ends QEMU.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -274,6 +278,10 @@ int main(void)
 	trace_module_function();
 	say("done");
 	sync();
+#ifdef MC_POWER_OFF
+	reboot(RB_POWER_OFF);
+#else
 	reboot(RB_AUTOBOOT);
+#endif
 	return 1;
 }

@@ -10,7 +10,9 @@
 #                 any build failed.  KERNEL_ARCHS is what CI runs
 #                 (x86_64 arm arm64).
 #   check-kernel-all  the same for every architecture kernel/lib.sh
-#                 knows (KERNEL_ALL_ARCHS there: i386 too)
+#                 knows (KERNEL_ALL_ARCHS there: i386, ppc64le, ... too),
+#                 and clang for those of KERNEL_ALL_CLANG_ARCHS (arm64
+#                 too)
 #
 # KERNEL_ARCHS="..." (or KERNEL_ARCHES, the issue's spelling) picks the
 # architectures of either target, KERNEL_COMPILERS the compilers.
@@ -30,14 +32,17 @@ KERNEL_ARCHS := $(KERNEL_ARCHES)
 KERNEL_ALL_ARCHS := $(KERNEL_ARCHES)
 endif
 KERNEL_COMPILERS ?= gcc clang
-# The architectures the clang (LLVM=1) builds are set up and tested for.
+# The architectures the clang (LLVM=1) builds are set up and tested
+# for: in CI's check-kernel, and in check-kernel-all.
 KERNEL_CLANG_ARCHS ?= x86_64 arm
+KERNEL_ALL_CLANG_ARCHS ?= $(KERNEL_CLANG_ARCHS) arm64
 
-# $(call check_kernel_archs,ARCHES): kernel/check.sh for each, with each
-# compiler it is set up for; fails if any failed, after running them all.
+# $(call check_kernel_archs,ARCHES,CLANG_ARCHES): kernel/check.sh for
+# each, with each compiler it is set up for (clang: those of
+# CLANG_ARCHES); fails if any failed, after running them all.
 check_kernel_archs = @status=0; for arch in $(1); do \
 		for cc in $(KERNEL_COMPILERS); do \
-			case "$$cc: $(KERNEL_CLANG_ARCHS) " in \
+			case "$$cc: $(2) " in \
 			clang:*" $$arch "*|gcc:*) ;; *) continue ;; esac; \
 			MC_KERNEL_ARCH=$$arch MC_KERNEL_CC=$$cc \
 				kernel/check.sh $(RECORDMCOUNT) || status=1; \
@@ -45,10 +50,10 @@ check_kernel_archs = @status=0; for arch in $(1); do \
 	done; exit $$status
 
 check-kernel: $(RECORDMCOUNT)
-	$(call check_kernel_archs,$(KERNEL_ARCHS))
+	$(call check_kernel_archs,$(KERNEL_ARCHS),$(KERNEL_CLANG_ARCHS))
 
 check-kernel-all: $(RECORDMCOUNT)
-	$(call check_kernel_archs,$(KERNEL_ALL_ARCHS))
+	$(call check_kernel_archs,$(KERNEL_ALL_ARCHS),$(KERNEL_ALL_CLANG_ARCHS))
 
 bench: $(RECORDMCOUNT)
 	@status=0; for arch in $(KERNEL_ARCHS); do \

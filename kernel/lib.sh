@@ -17,7 +17,7 @@
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
 #
-# ARCH is $MC_KERNEL_ARCH: x86_64 (the default), arm, arm64 or i386.
+# ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or another of KERNEL_ALL_ARCHS.
 # Everything that differs between them is in the table below; the
 # config fragment is kernel/ARCH.config.
 #
@@ -38,6 +38,8 @@ KERNEL_TARBALL=/usr/src/linux-source-$KERNEL_SERIES.tar.xz
 KERNEL_SRC=$MC_KERNEL_CACHE/src/linux-source-$KERNEL_SERIES
 KARCH=${MC_KERNEL_ARCH:-x86_64}
 # Per architecture:
+#   SRCARCH        make's ARCH= (the folder under arch/), where it is
+#                  not the name of the table entry (ppc64le: powerpc)
 #   CROSS_COMPILE  prefix of the target's toolchain ("" = the host's)
 #   IMAGE          what the boot target writes, relative to the O= tree
 #   FTRACE_CFLAGS  CC_FLAGS_FTRACE: the flags of every object Kbuild
@@ -56,8 +58,34 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #   WEAK_ONLY      an object on which the kernel's own recordmcount stops
 #                  the build (a section whose only symbol is weak, see
 #                  README.md), or "" if it has none
+#   TOOL_FLAGS     what the wrapper passes our tool before Kbuild's
+#                  arguments ("" but on s390x: --nop)
+#   LINKED_HOOK_SYMBOL  the name objdump gives the hook in the linked
+#                  image: HOOK_SYMBOL, but where another symbol of the
+#                  same address comes first (mips: ftrace_caller)
+#   MODULE_HOOK_RELOC  the relocation types (a regular expression) that
+#                  mark one hook call each in the module (boot.sh):
+#                  any, but one of a long call's two halves (mips)
+#   LINKED_HOOK    "" where the linked image still calls HOOK_SYMBOL;
+#                  else the bytes (objdump's) of the NOP each hook
+#                  became (hooks.py, boot.sh; s390x only: hooks.py
+#                  reads s390's .altinstructions to tell the entry
+#                  code's padding of the same bytes apart)
+#   KERNEL_TOOL_SHIFT  bytes the kernel's own tool puts each entry
+#                  before the site for a known reason (agree.py), or 0
+#   MODULE_INIT_KEPT  "yes" where the kernel keeps a module's .init.text
+#                  with its core text (ppc64: module_init_section() is
+#                  always false), so ftrace keeps listing its __init
+#                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32 sparc64"
+SRCARCH=$KARCH
+TOOL_FLAGS=
+LINKED_HOOK_SYMBOL=
+MODULE_HOOK_RELOC='R_[A-Z0-9_]+'
+LINKED_HOOK=
+KERNEL_TOOL_SHIFT=0
+MODULE_INIT_KEPT=
 case $KARCH in
 x86_64)
 	CROSS_COMPILE=
@@ -139,10 +167,157 @@ i386)
 	# x86_64: the kernel's tool has a non-weak symbol to anchor on, and
 	# does not fail (kernel/README.md).
 	WEAK_ONLY= ;;
+ppc64le)
+	# 64-bit little-endian POWER (ELFv2) on QEMU's pseries machine
+	# (SLOF loads vmlinux itself, an ELF file; hvc0 is the hypervisor's
+	# console).  GCC 12 for ppc64le passes the kernel's
+	# gcc-check-mprofile-kernel.sh, so MPROFILE_KERNEL is on and the
+	# flags are -pg -mprofile-kernel: each site is "mflr r0; bl _mcount"
+	# (R_PPC64_REL24).  GCC for powerpc has no -mrecord-mcount and
+	# objtool's --mcount is x86 only: Kbuild runs the C recordmcount.
+	SRCARCH=powerpc
+	CROSS_COMPILE=powerpc64le-linux-gnu-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg -mprofile-kernel"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	# The spectre capabilities QEMU's pseries asks for by default are
+	# ones TCG cannot give: it warns at start (a WARNING line in the
+	# serial log) unless they are declared absent.
+	QEMU="qemu-system-ppc64 -M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -cpu power9 -nic none -vga none"
+	QEMU_PACKAGE=qemu-system-ppc
+	CONSOLE=hvc0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	# arch/powerpc/kernel/module_64.c: "We don't do .init separately".
+	MODULE_INIT_KEPT=yes
+	WEAK_ONLY= ;;
+s390x)
+	# 64-bit z/Architecture on QEMU's s390-ccw-virtio machine, SCLP
+	# console.  6.1 wants GCC's -mrecord-mcount -mnop-mcount here
+	# (FTRACE_MCOUNT_USE_CC); with that turned off (prepare.sh), and
+	# the C recordmcount chosen (MC_C_RECORDMCOUNT, prepare.sh), the
+	# flags are -pg -mfentry: each site is "brasl %r0, __fentry__"
+	# (R_390_PLT32DBL two bytes in).  The s390 kernel defines no
+	# __fentry__ and ftrace_init_nop expects each site to be the
+	# -mnop-mcount NOP, "brcl 0,0": the wrapper passes --nop, which
+	# writes exactly that over every recorded call.  The kernel's own
+	# C tool is made for the old -pg block ("stg; larl; brasl") and
+	# puts each entry 14 bytes before the call's relocation, 12 before
+	# an -mfentry site.
+	SRCARCH=s390
+	CROSS_COMPILE=s390x-linux-gnu-
+	IMAGE=arch/s390/boot/bzImage
+	FTRACE_CFLAGS="-pg -mfentry"
+	HOOK_SYMBOL=__fentry__
+	WORD=8
+	QEMU="qemu-system-s390x -M s390-ccw-virtio -nic none"
+	QEMU_PACKAGE=qemu-system-misc
+	CONSOLE=ttysclp0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-s390x-linux-gnu libc6-dev-s390x-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	TOOL_FLAGS=--nop
+	LINKED_HOOK="c0 04 00 00 00 00"
+	KERNEL_TOOL_SHIFT=12
+	WEAK_ONLY= ;;
+mips)
+	# 32-bit big-endian MIPS (MIPS32r2, o32) on QEMU's Malta board,
+	# which loads vmlinux, an ELF file, itself.  The kernel is not PIC
+	# (-mno-abicalls): each site is "jal _mcount" (R_MIPS_26) with
+	# "move at, ra" before it; modules are built with -mlong-calls,
+	# where the call is "lui v1, %hi(_mcount); addiu v1, v1,
+	# %lo(_mcount); move at, ra; jalr v1" and the table entry is the
+	# lui.
+	CROSS_COMPILE=mips-linux-gnu-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=4
+	QEMU="qemu-system-mips -M malta -nic none"
+	QEMU_PACKAGE=qemu-system-mips
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-mips-linux-gnu libc6-dev-mips-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	# arch/mips/kernel/mcount.S defines ftrace_caller at _mcount's
+	# address, and objdump names the calls' target by it.  A module's
+	# long call is an R_MIPS_HI16/R_MIPS_LO16 pair: one hook each.
+	LINKED_HOOK_SYMBOL=ftrace_caller
+	MODULE_HOOK_RELOC='R_MIPS_(26|HI16)'
+	WEAK_ONLY= ;;
+mips64el)
+	# 64-bit little-endian MIPS (MIPS64r2, n64) on QEMU's Malta board
+	# (a MIPS64r2 CPU: the board's default 5Kf is MIPS64r1).  The
+	# same sites as mips, "jal _mcount" after "move at, ra", with
+	# n64's three-type relocations.
+	SRCARCH=mips
+	CROSS_COMPILE=mips64el-linux-gnuabi64-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	QEMU="qemu-system-mips64el -M malta -cpu MIPS64R2-generic -nic none"
+	QEMU_PACKAGE=qemu-system-mips
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	# arch/mips/kernel/mcount.S defines ftrace_caller at _mcount's
+	# address, and objdump names the calls' target by it.  A module's
+	# long call is an R_MIPS_HI16/R_MIPS_LO16 pair: one hook each.
+	LINKED_HOOK_SYMBOL=ftrace_caller
+	MODULE_HOOK_RELOC='R_MIPS_(26|HI16)'
+	WEAK_ONLY= ;;
+sparc64)
+	# 64-bit SPARC V9 on QEMU's sun4u machine, whose OpenBIOS loads
+	# arch/sparc/boot/image (vmlinux, stripped).  Each site is "call
+	# _mcount" (R_SPARC_WDISP30) with its delay slot.
+	SRCARCH=sparc64
+	CROSS_COMPILE=sparc64-linux-gnu-
+	IMAGE=arch/sparc/boot/image
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=8
+	QEMU="qemu-system-sparc64 -M sun4u -nic none"
+	QEMU_PACKAGE=qemu-system-sparc
+	CONSOLE=ttyS0
+	# OpenBIOS cannot reboot (the kernel panics, "Reboot failed!",
+	# over and over); init powers off instead (init.c).
+	INIT_CFLAGS="-static -O2 -DMC_POWER_OFF"
+	TARGET_PACKAGES="gcc-sparc64-linux-gnu libc6-dev-sparc64-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	WEAK_ONLY= ;;
+ppc32)
+	# 32-bit big-endian PowerPC (a 440EP) on QEMU's bamboo board,
+	# which loads vmlinux, an ELF file, and passes its own device tree.
+	# -pg: each site is "bl _mcount" (R_PPC_REL24) after "mflr r0;
+	# stw r0, 4(r1)".
+	SRCARCH=powerpc
+	CROSS_COMPILE=powerpc-linux-gnu-
+	IMAGE=vmlinux
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=_mcount
+	WORD=4
+	QEMU="qemu-system-ppc -M bamboo -nic none"
+	QEMU_PACKAGE=qemu-system-ppc
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-powerpc-linux-gnu libc6-dev-powerpc-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	WEAK_ONLY= ;;
 *)
-	echo "kernel: MC_KERNEL_ARCH is x86_64, arm, arm64 or i386" >&2
+	echo "kernel: MC_KERNEL_ARCH is one of: $KERNEL_ALL_ARCHS" >&2
 	exit 2 ;;
 esac
+LINKED_HOOK_SYMBOL=${LINKED_HOOK_SYMBOL:-$HOOK_SYMBOL}
 # Per compiler:
 #   KMAKE_CC       what kmake (build.sh) adds to every make command
 #   CC_SUFFIX      added to the folder in the cache and to check names

@@ -29,6 +29,15 @@
 # "depends on MC_NEVER_DEFINED" keeps both arm64 builds possible from
 # the one shared source.
 #
+# A third, for s390 and sh: they do not select HAVE_C_RECORDMCOUNT, so
+# Kbuild would run scripts/recordmcount.pl (perl over objdump's output)
+# instead of the program scripts/recordmcount our wrapper replaces.  A
+# prompted option, MC_C_RECORDMCOUNT (default n), selects
+# HAVE_C_RECORDMCOUNT; s390x.config and sh4.config turn it on, and
+# nothing else changes.  (On s390 6.1 itself never runs either: GCC's
+# -mrecord-mcount -mnop-mcount writes the table, which the first edit
+# turns off.)
+#
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
 # other architectures' build trees (build.sh's config id holds the
@@ -70,6 +79,20 @@ a\
 }' "$kconfig"
 	fi
 	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$kconfig")" -eq 2 ] || die "Kconfig edit (MC_NO_FTRACE_WITH_REGS) failed"
+	if ! grep -q '^config MC_C_RECORDMCOUNT$' "$kconfig"; then
+		grep -q '^config HAVE_C_RECORDMCOUNT$' "$kconfig" ||
+			die "$kconfig has no HAVE_C_RECORDMCOUNT"
+		sed -i '/^config HAVE_C_RECORDMCOUNT$/i\
+config MC_C_RECORDMCOUNT\
+	bool "recordmcount test: the C scripts/recordmcount, not recordmcount.pl"\
+	select HAVE_C_RECORDMCOUNT\
+	help\
+	  Added by the recordmcount project'"'"'s kernel/prepare.sh: makes\
+	  Kbuild run scripts/recordmcount on an architecture that does not\
+	  select HAVE_C_RECORDMCOUNT itself (s390, sh).\
+' "$kconfig"
+	fi
+	[ "$(grep -c MC_C_RECORDMCOUNT "$kconfig")" -eq 1 ] || die "Kconfig edit (MC_C_RECORDMCOUNT) failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then

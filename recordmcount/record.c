@@ -439,6 +439,56 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
+/* True if a relocation of any section of obj names symbol k. */
+static bool symbol_referenced(struct mc_object *obj, size_t k)
+{
+	for (size_t i = 0; i < obj->n_sections; i++) {
+		struct mc_section *rel = &obj->sections[i];
+		size_t count;
+
+		if (!mc_is_reloc_section(rel))
+			continue;
+		count = mc_reloc_count(rel);
+		for (size_t j = 0; j < count; j++) {
+			struct mc_reloc r;
+
+			if (mc_reloc_get(obj, rel, j, &r) && r.sym == k)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * After --nop, an undefined hook that no relocation names any more
+ * (every call became a NOP, as with GCC's -mnop-mcount, which writes
+ * no such symbol at all) is made weak: a program that defines no hook
+ * (the s390 kernel has no __fentry__) still links, and Linux's modpost,
+ * which rejects every undefined global a module's symbol table holds,
+ * used or not, lets an undefined weak one through.  Its index stays,
+ * so no relocation is renumbered.  A hook still named (an inline PLT
+ * call's loads, a hook with no NOP form) stays as it was.
+ */
+static bool weaken_unused_hooks(struct mc_object *obj,
+				const struct mc_arch *arch,
+				const struct mc_options *opt)
+{
+	if (!opt->nop)
+		return true;
+	for (size_t k = obj->first_global; k < obj->n_symbols; k++) {
+		const struct mc_symbol *s = &obj->symbols[k];
+
+		if (s->shndx != SHN_UNDEF ||
+		    GELF_ST_BIND(s->sym.st_info) != STB_GLOBAL ||
+		    !mc_is_hook_symbol(arch, s->name) ||
+		    symbol_referenced(obj, k))
+			continue;
+		if (!mc_symbol_set_binding(obj, k, STB_WEAK))
+			return false;
+	}
+	return true;
+}
+
 /*
  * GCC's -flto object holds its functions as GIMPLE bitcode in
  * .gnu.lto_* sections, and no code unless -ffat-lto-objects was given;
@@ -500,6 +550,7 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	     (!pads || mc_move_pads_to_table(obj, arch, pads,
 					     opt->per_section)) &&
 	     nop_sites(obj, arch, sites, opt) &&
+	     weaken_unused_hooks(obj, arch, opt) &&
 	     /* after the NOPs, which void relocations inside their bytes */
 	     (!opt->per_section || mc_table_link_back(obj, arch)) &&
 	     mc_object_write(obj);

@@ -475,6 +475,33 @@ const struct mc_symbol *mc_survey_function(struct mc_survey *d, size_t shndx,
 	return f;
 }
 
+/*
+ * True if NOPs alone fill the n bytes from e's site: the site can be a
+ * pad before the entry of the function that starts there.  An
+ * overridden __weak body is not: its hook's NOP (s390's brcl 0,0 after
+ * --nop) is followed by the body's own code (a return) before the next
+ * function.
+ */
+static bool nops_fill(struct mc_survey *d, const struct mc_entry *e,
+		      uint64_t n)
+{
+	size_t size;
+	const uint8_t *code = mc_section_bytes(&d->obj->sections[e->shndx],
+					       &size);
+	uint64_t at = 0;
+
+	while (code && at < n && e->offset + at < size) {
+		struct mc_site s = mc_decode_site(d->arch,
+			code + e->offset + at, size - e->offset - at,
+			decode_address(d, e) + at);
+
+		if (s.kind != MC_SITE_NOP || s.len == 0)
+			return false;
+		at += s.len;
+	}
+	return at == n;
+}
+
 const struct mc_symbol *mc_survey_entry_function(struct mc_survey *d,
 						 const struct mc_entry *e,
 						 const struct mc_verdict *v,
@@ -485,7 +512,8 @@ const struct mc_symbol *mc_survey_entry_function(struct mc_survey *d,
 						       off);
 
 	if (f && *off < 0 && strcmp(v->state, "pad") != 0 &&
-	    strcmp(v->state, "nop") != 0)
+	    (strcmp(v->state, "nop") != 0 ||
+	     !nops_fill(d, e, (uint64_t)-*off)))
 		return NULL;
 	return f;
 }

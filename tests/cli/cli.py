@@ -245,6 +245,106 @@ def nop_control(c, objs):
           "linking live %s calls without a definition worked" % hook)
 
 
+def undefined_bindings(path, name):
+    """The bindings readelf gives the undefined symbols called `name`."""
+    out, _ = must(["readelf", "-sW", path])
+    return [f[4] for f in (line.split() for line in out.splitlines())
+            if len(f) >= 8 and f[6] == "UND" and f[7] == name]
+
+
+def nop_weak_hook(c, objs):
+    """After -n no relocation names the hook, and the undefined hook is
+    WEAK (readelf): Linux's modpost rejects a module whose symbol table
+    holds an undefined GLOBAL nobody defines, used or not (the s390
+    kernel has no __fentry__).  Without -n the traced calls still name
+    it, and it stays GLOBAL, as GCC wrote it."""
+    hook = "__fentry__" if c.hook == "fentry" else "mcount"
+    src = objs["basic-%s" % c.name]
+    check(undefined_bindings(src, hook) == ["GLOBAL"],
+          "GCC's object: %s is %s" % (hook, undefined_bindings(src, hook)))
+    obj, plain = fresh(src), fresh(src)
+    for args in (["-n", obj], [plain]):
+        rc, _o, err = tool(*args)
+        check(rc == 0, "exit %d: %s" % (rc, err.strip()))
+    got = undefined_bindings(obj, hook)
+    check(got == ["WEAK"], "after -n, %s is %s, want WEAK" % (hook, got))
+    got = undefined_bindings(plain, hook)
+    check(got == ["GLOBAL"], "without -n, %s is %s, want GLOBAL"
+          % (hook, got))
+
+
+WEAK_BODY_ASM = {
+    # f's weak body, its hook NOPed by --nop, ends right before g: the
+    # NOP lies 6 bytes before g, inside the reach of the look-ahead for
+    # pads before an entry, but a ret, no NOP, separates it from g.
+    "weak.s": """\t.text
+\t.weak f
+\t.type f, @function
+f:\tcall __fentry__
+\tret
+\t.size f, .-f
+\t.globl g
+\t.type g, @function
+g:\tcall __fentry__
+\tret
+\t.size g, .-g
+\t.globl _start
+\t.type _start, @function
+_start:\tcall f
+\tcall g
+\tret
+\t.size _start, .-_start
+""",
+    "strong.s": """\t.section .text.strong,"ax",@progbits
+\t.globl f
+\t.type f, @function
+f:\tcall __fentry__
+\tret
+\t.size f, .-f
+"""}
+
+
+def nm_values(path):
+    out, _ = must(["nm", path])
+    return {f[2]: int(f[0], 16) for f in (line.split()
+                                          for line in out.splitlines())
+            if len(f) == 3}
+
+
+def nopped_weak_body_stale():
+    """A program whose overridden __weak body keeps its hook as a NOP
+    (--nop, as the s390 kernel build does) right before the next
+    function: --check must call that entry stale, and --finalize zero
+    it.  Expected address from nm: g's address in the program, less
+    g's distance from the weak f in the object."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    objs_in = []
+    for name, text in sorted(WEAK_BODY_ASM.items()):
+        src = os.path.join(d, name)
+        with open(src, "w") as f:
+            f.write(text)
+        must(["as", "-o", src[:-2] + ".o", src])
+        objs_in.append(src[:-2] + ".o")
+    rc, _o, err = tool("--nop", *objs_in)
+    check(rc == 0, "exit %d: %s" % (rc, err.strip()))
+    prog = os.path.join(d, "prog")
+    must(["ld", "-o", prog] + objs_in)
+    weak = nm_values(os.path.join(d, "weak.o"))
+    want = nm_values(prog)["g"] - (weak["g"] - weak["f"])
+    rc, out, err = tool("--check", "--format=json", prog)
+    check(rc == 1, "--check exit %d (want 1, a problem): %s"
+          % (rc, err.strip()))
+    stale = [p["address"] for p in json.loads(out)["problems"]
+             if p["class"] == "stale"]
+    check(stale == [want], "stale entries %s, want [%#x] (the weak body)"
+          % ([hex(a) for a in stale], want))
+    must([TOOL, "--finalize", prog])
+    out, _ = must([TOOL, "--check", prog])
+    check("(1 cleared)" in out and " 0 problems" in out,
+          "after --finalize: %s" % out.strip())
+
+
 def warn_untraced(objs, c):
     src = objs["basic-%s" % c.name]
     obj = fresh(src)
@@ -1191,8 +1291,12 @@ def main():
                       lambda c=c: nop_link_glibc(c, objs)))
         cases.append(("cli/nop-link-control/%s" % c.name,
                       lambda c=c: nop_control(c, objs)))
+        cases.append(("cli/nop-hook-weak/%s" % c.name,
+                      lambda c=c: nop_weak_hook(c, objs)))
         cases.append(("cli/warn-untraced/%s" % c.name,
                       lambda c=c: warn_untraced(objs, c)))
+    cases.append(("cli/check/nopped-weak-body-stale",
+                  nopped_weak_body_stale))
     cases.append(("cli/quiet", lambda: quiet_checks(objs)))
     cases.append(("cli/quiet-silences-w", lambda: quiet_w(objs)))
     for key in ("basic-x86_64-fentry-pie-O2", "basic-i386-mcount-pie-O2",
