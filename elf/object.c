@@ -2086,11 +2086,13 @@ static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 			  const struct mc_section *sec, const GElf_Shdr *in,
 			  const GElf_Shdr *sh)
 {
-	const uint8_t *at = p->image + in->sh_offset;
+	const uint8_t *at;
 	bool same;
 
+	/* the offset is the input's claim: checked before it is used */
 	if (in->sh_type != sh->sh_type || in->sh_offset > p->image_size)
 		return false;
+	at = p->image + in->sh_offset;
 	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
 		return true;
 	if (in->sh_size != sh->sh_size ||
