@@ -5,6 +5,9 @@
 # coverage (edges), features, corpus size, crashes.  A crash, leak,
 # timeout or out-of-memory input lands in FUZZ-DIR/crashes/TARGET/ and
 # makes the run fail; copy it to fuzz/regressions/TARGET/ once fixed.
+# Only this run's inputs count: an earlier run's stay for reading (and
+# check-fuzz replays those kept in fuzz/regressions/), but a run that
+# finds nothing passes.
 set -u
 DIR=$1
 SECONDS_EACH=$2
@@ -19,6 +22,8 @@ for t in "$@"; do
 	dict=
 	[ "$t" = arch ] || dict=-dict=$TOP/fuzz/elf.dict
 	start=$(date +%s)
+	stamp=$DIR/logs/$t.start
+	: > "$stamp"
 	# -close_fd_mask=3: the tool's own messages are not the fuzzer's.
 	"$DIR/$t" -max_total_time="$SECONDS_EACH" -timeout=10 \
 		-rss_limit_mb=2048 -max_len=65536 -close_fd_mask=3 \
@@ -30,7 +35,7 @@ for t in "$@"; do
 	last=$(grep -E '^#[0-9]+' "$log" | tail -1)
 	cov=$(echo "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
-	found=$(ls "$crashes" | wc -l)
+	found=$(find "$crashes" -type f -newer "$stamp" | wc -l)
 	echo "fuzz $t: ${execs:-?} executions in ${took}s, cov ${cov:-?}" \
 	     "edges, ft ${ft:-?}, corpus $(ls "$corpus" | wc -l) inputs," \
 	     "$found crash/leak/timeout inputs"
