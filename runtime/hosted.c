@@ -129,6 +129,25 @@ void mc_plat_text_close(void)
 }
 
 /*
+ * Take the write faults of the window in one call rather than one
+ * fault per page as the boot pass first writes to each (the private
+ * file mapping copies a page on its first write either way; doing it in
+ * a batch saves a trap and a page-table walk each).  From the site's
+ * page on: the table is sorted, so the pass writes upwards from the
+ * first site the window opens for.  Linux 5.14 and later; elsewhere the
+ * pages fault in one by one as before.
+ */
+static void prefault(uintptr_t lo, uintptr_t hi)
+{
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)lo;
+	(void)hi;
+#endif
+}
+
+/*
  * The window is the whole text segment that holds the site: the boot
  * pass opens it once (two mprotect calls for the program, not two per
  * page or per site) and mc_plat_text_close() gives it back its own
@@ -156,6 +175,7 @@ int mc_plat_text_open(uintptr_t addr, size_t len)
 			(unsigned long)addr, strerror(errno));
 		return -1;
 	}
+	prefault(addr & ~(page - 1), hi);
 	window.lo = lo;
 	window.hi = hi;
 	window.prot = segment_prot(ph);
@@ -167,8 +187,24 @@ void mc_plat_flush_icache(uintptr_t addr, size_t len)
 	__builtin___clear_cache((char *)addr, (char *)addr + len);
 }
 
+/*
+ * Never freed (platform.h).  A large block is mapped with its pages
+ * populated in one call: the boot pass writes every byte of it in
+ * order, and faulting its zero pages in one at a time was a tenth of
+ * the boot at 40,000 sites.
+ */
 void *mc_plat_alloc(size_t bytes)
 {
+#ifdef MAP_POPULATE
+	if (bytes >= 64 * 1024) {
+		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+			       -1, 0);
+
+		if (p != MAP_FAILED)
+			return p;
+	}
+#endif
 	return calloc(1, bytes);
 }
 
