@@ -169,7 +169,7 @@ stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
 # overridden __weak bodies; the text is the same in both).
 "${CROSS_COMPILE}objdump" -d "$raw" |
 	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
-	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
+	python3 "$MC_TOP/kernel/hooks.py" --resync "${CROSS_COMPILE}objdump" "$raw" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
 	>"$gate/hooks.txt" 2>&1 &&
 	hooks_ok=1 || hooks_ok=0
 sed 's/^/    /' "$gate/hooks.txt"

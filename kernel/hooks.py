@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hooks.py DUMP-JSON HOOK [NOP-BYTES [VMLINUX]] < DISASSEMBLY - every hook call in a linked
+"""hooks.py [--resync OBJDUMP VMLINUX] DUMP-JSON HOOK [NOP-BYTES [VMLINUX]] < DISASSEMBLY - every hook call in a linked
 vmlinux's text must be an entry of its table, and every entry a hook
 call (issue 14).
 
@@ -27,6 +27,17 @@ fourth argument, VMLINUX, those of its .altinstructions (s390's layout)
 are not hooks.  Any call left unNOPed would name __fentry__, which the
 s390 kernel does not define: the link would have failed.
 
+objdump decodes the text linearly from each symbol, and code no symbol
+covers (the bodies of overridden __weak functions, which the linker
+keeps) is read from wherever the previous function's instructions end:
+after a padding byte that is not an instruction's start (clang for
+i386 leaves "00" before such a body), it reads the body out of step and
+shows no call.  So with "--resync OBJDUMP VMLINUX" first, each table
+entry at no hook call of that listing is disassembled again from its
+own address (objdump --start-address) and is a hook call if the
+instruction there is one (at most 200 entries: more is no misreading);
+their number is printed as "resynced=R".
+
 Prints "hooks=N table=M missing=K extra=E mnemonics=..." and up to ten
 missing hooks and extra entries with the function they are in; exits 1
 if K or E is not 0 or no hook call was found.
@@ -35,6 +46,7 @@ import json
 import os
 import re
 import struct
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,7 +76,32 @@ def s390_alternative_ranges(vmlinux):
     return ranges
 
 
-def main(dump_json, hook, nop_bytes="", vmlinux=None):
+def is_hook(m, hook, nop_bytes, alternatives):
+    """Whether INSN's match M is a hook (see the module's text)."""
+    if nop_bytes:
+        addr = int(m.group(1), 16)
+        return (m.group(2).split() == nop_bytes.split() and
+                not any(a <= addr < b for a, b in alternatives))
+    return m.group(4) == hook
+
+
+def resync(objdump, image, addr, hook, nop_bytes, alternatives):
+    """The instruction objdump decodes at ADDR when it starts there: its
+    mnemonic if it is a hook, else None."""
+    out = subprocess.run([objdump, "-d", "--start-address=0x%x" % addr,
+                          "--stop-address=0x%x" % (addr + 16), image],
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        m = INSN.match(line)
+        if m and int(m.group(1), 16) == addr and is_hook(m, hook, nop_bytes,
+                                                         alternatives):
+            return m.group(3)
+        if re.match(r"^\s*[0-9a-f]+:\s", line):
+            return None         # the first instruction there is no hook
+    return None
+
+
+def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None):
     alternatives = s390_alternative_ranges(vmlinux) if vmlinux else []
     entries = json.load(open(dump_json))["entries"]
     table = {e["address"] for e in entries if e["address"]}
@@ -78,16 +115,25 @@ def main(dump_json, hook, nop_bytes="", vmlinux=None):
             continue
         m = INSN.match(line)
         addr = int(m.group(1), 16) if m else None
-        if m and (m.group(2).split() == nop_bytes.split() and
-                  not any(a <= addr < b for a, b in alternatives)
-                  if nop_bytes else m.group(4) == hook):
+        if m and is_hook(m, hook, nop_bytes, alternatives):
             hooks[addr] = function
             mnemonics[m.group(3)] = mnemonics.get(m.group(3), 0) + 1
+    resynced = 0
+    extra = sorted(table - set(hooks))
+    if resync_with and len(extra) <= 200:
+        for addr in extra:
+            mnemonic = resync(*resync_with, addr, hook, nop_bytes,
+                              alternatives)
+            if mnemonic:
+                hooks[addr] = "(decoded from the entry)"
+                mnemonics[mnemonic] = mnemonics.get(mnemonic, 0) + 1
+                resynced += 1
     missing = sorted(set(hooks) - table)
     extra = sorted(table - set(hooks))
-    print("hooks=%d table=%d missing=%d extra=%d mnemonics=%s"
+    print("hooks=%d table=%d missing=%d extra=%d mnemonics=%s%s"
           % (len(hooks), len(table), len(missing), len(extra),
-             ",".join("%s:%d" % kv for kv in sorted(mnemonics.items()))))
+             ",".join("%s:%d" % kv for kv in sorted(mnemonics.items())),
+             " resynced=%d" % resynced if resync_with else ""))
     for a in missing[:10]:
         print("  hook call not in the table: 0x%x in %s" % (a, hooks[a]))
     for a in extra[:10]:
@@ -96,6 +142,10 @@ def main(dump_json, hook, nop_bytes="", vmlinux=None):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (3, 4, 5):
+    args = sys.argv[1:]
+    resync_with = None
+    if args[:1] == ["--resync"] and len(args) >= 3:
+        resync_with, args = (args[1], args[2]), args[3:]
+    if len(args) not in (2, 3, 4):
         sys.exit(__doc__)
-    sys.exit(main(*sys.argv[1:]))
+    sys.exit(main(*args, resync_with=resync_with))
