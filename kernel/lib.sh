@@ -341,6 +341,20 @@ clang)
 	CC_SUFFIX=-clang
 	CC_PACKAGES="clang lld llvm"
 	CC_CONFIG="CC_IS_CLANG AS_IS_LLVM LD_IS_LLD"
+	# Where llvm.rst's table says CC=clang (powerpc, s390): clang
+	# compiles, the binutils of CROSS_COMPILE link (ld, ar, objcopy,
+	# ...), gcc is the host compiler; LLVM_IAS=0 also has clang run
+	# CROSS_COMPILE's "as" (-fno-integrated-as) on C and .S files.
+	case $KARCH in
+	ppc64le)
+		# clang 14 has no -mprofile-kernel ("unknown argument"):
+		# MPROFILE_KERNEL is off (ppc64le-clang.config) and each site
+		# is the old -pg one, "bl _mcount" (R_PPC64_REL24) after the
+		# prologue's "mflr r0; std r0, 16(r1)".
+		KMAKE_CC="CC=clang LLVM_IAS=0"
+		CC_CONFIG="CC_IS_CLANG AS_IS_GNU LD_IS_BFD"
+		FTRACE_CFLAGS="-pg" ;;
+	esac
 	# No weak-only section: clang does not move __cold functions to
 	# .text.unlikely, so the weak abort() of kernel/exit.o stays in
 	# .text, whose section symbol the object keeps (README.md).
@@ -358,6 +372,9 @@ boot)
 	KBUILD=$WORK/build
 	CAPTURE=$WORK/capture
 	FRAGMENTS="$KARCH.config"
+	# A fragment of the compiler's own where its options differ
+	# (ppc64le-clang.config), instead of the architecture's.
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH$CC_SUFFIX.config" ] || FRAGMENTS="$KARCH$CC_SUFFIX.config"
 	TARGETS=$(basename "$IMAGE") ;;
 debug)
 	KBUILD=$WORK/debug/build
