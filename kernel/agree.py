@@ -93,19 +93,26 @@ def mips_carried_fakes(data):
 
 # clang's -pg long call (-mlong-calls, what Kbuild gives MIPS modules),
 # clang 14 and 16: "lui at, %hi(_mcount); addiu t9, at, %lo(_mcount);
-# jalr t9", the delay slot the function's own next instruction.  GCC's
+# jalr t9" (n64: "lui at, %highest; daddiu at, at, %higher; dsll at, at,
+# 16; daddiu at, at, %hi; dsll at, at, 16; daddiu t9, at, %lo; jalr
+# t9"), the delay slot the function's own next instruction.  GCC's
 # "move at, ra" is missing (at, where 6.1's _mcount finds the caller's
 # return address, holds %hi(_mcount)) and so is o32's "addiu sp, sp,
 # -8" (_mcount pops 8 bytes): the live call returns with ra and sp
 # wrong, and ftrace's disabling of the site, "b 1f" over a GCC long
 # call's 4 or 5 words, would skip the function's own instructions.
-MIPS_CLANG_LONG_CALL = (0x3C010000, 0x24390000, 0x0320F809)
+MIPS_CLANG_LONG_CALLS = (
+    (0x3C010000, 0x24390000, 0x0320F809),
+    (0x3C010000, 0x64210000, 0x00010C38, 0x64210000, 0x00010C38,
+     0x64390000, 0x0320F809))
 
 
 def mips_clang_long_calls(data):
-    """The {(section, offset)} of clang's long _mcount calls (above) in
-    a MIPS object: a relocation against _mcount on the lui of exactly
-    those three words (offsets as the instructions' immediates: 0)."""
+    """The {(section, offset)} of the _mcount relocations inside clang's
+    long _mcount calls (above) in a MIPS object: those on the words of
+    such a sequence (the immediates the relocations fill in: 0), from a
+    relocation against _mcount on its lui on (the kernel's tool records
+    one to three of them a call)."""
     elf = elfsites.Elf(data)
     if elf.machine != elfsites.EM_MIPS:
         return set()
@@ -115,14 +122,16 @@ def mips_clang_long_calls(data):
             continue
         target = elf.sections[sec["info"]]
         code = elf.contents(target)
-        for off, sym, _ in elf.relocations(sec["info"]):
-            if sym >= len(elf.symbols) or \
-                    elf.symbols[sym]["name"] != "_mcount" or \
-                    off + 12 > len(code):
-                continue
-            words = struct.unpack_from(elf.end + "3I", code, off)
-            if words == MIPS_CLANG_LONG_CALL:
-                found.add((target["name"], off))
+        hooks = sorted(off for off, sym, _ in elf.relocations(sec["info"])
+                       if sym < len(elf.symbols) and
+                       elf.symbols[sym]["name"] == "_mcount")
+        for off in hooks:
+            for seq in MIPS_CLANG_LONG_CALLS:
+                end = off + 4 * len(seq)
+                if end <= len(code) and struct.unpack_from(
+                        elf.end + "%dI" % len(seq), code, off) == seq:
+                    found.update((target["name"], o) for o in hooks
+                                 if off <= o < end)
     return found
 
 
@@ -186,7 +195,7 @@ def main(ours, kernel_tool, capture, work, shift="0"):
             carried.append("%s: only ours names %s" %
                            (rel, show_sites(o_sites - k_sites)))
         elif (why and not diff and o_sites < k_sites and
-              k_sites - o_sites == mips_clang_long_calls(
+              k_sites - o_sites <= mips_clang_long_calls(
                   open(raw_path, "rb").read())):
             clang_long.append("%s: only the kernel's names %s" %
                               (rel, show_sites(k_sites - o_sites)))
@@ -210,9 +219,11 @@ def main(ours, kernel_tool, capture, work, shift="0"):
         print("  " + c)
     if clang_long:
         print("sites only the kernel's tool records, each clang's MIPS long "
-              "call \"lui at; addiu t9, at; jalr t9\" without \"move at, "
-              "ra\", which ours refuses (\"not a call\": 6.1's ftrace "
-              "cannot run or disable it), listed apart: %d objects"
+              "call \"lui at; ...; (d)addiu t9, at; jalr t9\" without \"move "
+              "at, ra\", which ours refuses (\"not a call\": 6.1's "
+              "_mcount takes the caller from at, and ftrace's \"b 1f\" "
+              "would skip the function's own code), listed apart: %d "
+              "objects"
               % len(clang_long))
         for c in clang_long:
             print("  " + c)
