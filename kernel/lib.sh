@@ -354,6 +354,15 @@ clang)
 		KMAKE_CC="CC=clang LLVM_IAS=0"
 		CC_CONFIG="CC_IS_CLANG AS_IS_GNU LD_IS_BFD"
 		FTRACE_CFLAGS="-pg" ;;
+	s390x)
+		# llvm.rst: CC=clang; the integrated assembler, GNU ld.  6.1
+		# wants clang 15 or later for s390 (scripts/min-tool-version.sh;
+		# with 14 Kconfig stops: "C compiler is too old ... Minimum
+		# Clang version: 15.0.0"): Debian 12's clang-16.  It takes
+		# -mfentry for s390: the sites are GCC's.
+		KMAKE_CC="CC=clang-16"
+		CC_PACKAGES=clang-16
+		CC_CONFIG="CC_IS_CLANG AS_IS_LLVM LD_IS_BFD" ;;
 	esac
 	# No weak-only section: clang does not move __cold functions to
 	# .text.unlikely, so the weak abort() of kernel/exit.o stays in
