@@ -24,7 +24,8 @@
 # The compiler is $MC_KERNEL_CC: gcc (the default) or clang.  A clang
 # kernel is built with LLVM=1 (clang, ld.lld, llvm-ar, llvm-nm,
 # llvm-objcopy, ... and clang as the host compiler, so the kernel's own
-# recordmcount too) in a folder of its own, ARCH-clang/ instead of
+# recordmcount too; ppc64le and s390x: CC=clang only, below) in a
+# folder of its own, ARCH-clang/ instead of
 # ARCH/, so that the two builds never rebuild each other's objects; its
 # check names read kernel-ARCH-clang-*.
 #
@@ -363,6 +364,9 @@ clang)
 		KMAKE_CC="CC=clang-16"
 		CC_PACKAGES=clang-16
 		CC_CONFIG="CC_IS_CLANG AS_IS_LLVM LD_IS_BFD" ;;
+	# mips, mips64el: LLVM=1 builds and boots, but clang's long -pg
+	# call in modules (no "move at, ra") cannot be traced, so they are
+	# not in kernel.mk's KERNEL_ALL_CLANG_ARCHS (README.md).
 	esac
 	# No weak-only section: clang does not move __cold functions to
 	# .text.unlikely, so the weak abort() of kernel/exit.o stays in
