@@ -117,7 +117,7 @@ def mips_clang_long_calls(data):
     if elf.machine != elfsites.EM_MIPS:
         return set()
     found = set()
-    for i, sec in enumerate(elf.sections):
+    for sec in elf.sections:
         if sec["type"] not in (elfsites.SHT_REL, elfsites.SHT_RELA):
             continue
         target = elf.sections[sec["info"]]
