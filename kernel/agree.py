@@ -6,9 +6,10 @@ read back with elfsites.py.  Also compares the bytes of every code and
 data section afterwards, which covers the calls both tools turn into
 NOPs (x86: hook calls in sections ftrace does not trace).
 
-KERNEL_TOOL "--gcc-pads" (riscv64, whose objects hold pads, not calls,
+KERNEL_TOOL "--compiler-pads" (riscv64, whose objects hold pads, not calls,
 and for which the kernel's C tool has no support): the reference is
-GCC's own table of each raw object, __patchable_function_entries, which
+the compiler's own table of each raw object (GCC's or clang's),
+__patchable_function_entries, which
 our tool must have moved into __mcount_loc whole (the same sites, no
 __patchable_function_entries left), with every code and data section's
 bytes as in the raw object.
@@ -117,7 +118,7 @@ def main(ours, kernel_tool, capture, work, shift="0"):
         k_path, o_path = os.path.join(work, "k.o"), os.path.join(work, "o.o")
         shutil.copyfile(raw_path, k_path)
         shutil.copyfile(raw_path, o_path)
-        if kernel_tool == "--gcc-pads":
+        if kernel_tool == "--compiler-pads":
             k_rc, k_out = 0, ""
         else:
             k_rc, k_out = run(kernel_tool, k_path)
@@ -139,7 +140,7 @@ def main(ours, kernel_tool, capture, work, shift="0"):
         with open(k_path, "rb") as f:
             k_data = f.read()
         why = []
-        if kernel_tool == "--gcc-pads":
+        if kernel_tool == "--compiler-pads":
             k_sites = set(elfsites.table_sites(k_data, elfsites.PADS_TABLE))
             left = elfsites.table_sites(o_data, elfsites.PADS_TABLE)
             if left:
@@ -150,10 +151,10 @@ def main(ours, kernel_tool, capture, work, shift="0"):
             k_sites = set(elfsites.table_sites(k_data))
         sites_total += len(o_sites)
         if k_sites - o_sites:
+            ref = ("the compiler's table" if kernel_tool == "--compiler-pads"
+                   else "the kernel's table")
             why.append("only %s names %s" %
-                       ("GCC's table" if kernel_tool == "--gcc-pads"
-                        else "the kernel's table",
-                        show_sites(k_sites - o_sites)))
+                       (ref, show_sites(k_sites - o_sites)))
         if o_sites - k_sites:
             why.append("only our table names %s" %
                        show_sites(o_sites - k_sites))
@@ -175,8 +176,8 @@ def main(ours, kernel_tool, capture, work, shift="0"):
             agreed += 1
     print("agreement: %d objects, %d sites in our tables" %
           (len(objs), sites_total))
-    if kernel_tool == "--gcc-pads":
-        print("reference: GCC's %s of each raw object, %d pads" %
+    if kernel_tool == "--compiler-pads":
+        print("reference: the compiler's %s of each raw object, %d pads" %
               (elfsites.PADS_TABLE, pad_sites))
     for p in problems:
         print("  DISAGREE " + p)

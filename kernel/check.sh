@@ -75,7 +75,7 @@ echo "$untraced_rules" | grep -v -x -F -f - "$WORK/ftrace-flag-objects.txt" >"$t
 for o in $untraced_rules; do
 	[ -f "$KBUILD/$o" ] || continue
 	if [ -n "$PADS" ]; then
-		# riscv64: no calls, pads, which GCC lists in its own table.
+		# riscv64: no calls, pads, which the compiler lists in its own table.
 		if "${CROSS_COMPILE}readelf" -SW "$KBUILD/$o" | grep -q __patchable_function_entries; then
 			fail "$name-no-hook-in-$o" "Kbuild does not record $o, and it has pads"
 		fi
@@ -223,9 +223,10 @@ sed 's/^/    /' "$gate/module-check.txt"
 # --- agreement with the kernel's own recordmcount ------------------
 t2=$(now)
 # With pads (riscv64, where the kernel's C tool has no support) the
-# reference is GCC's own __patchable_function_entries of each raw object.
+# reference is the compiler's own __patchable_function_entries of each raw
+# object (GCC's or clang's).
 reference=$KERNEL_TOOL
-[ -z "$PADS" ] || reference=--gcc-pads
+[ -z "$PADS" ] || reference=--compiler-pads
 if python3 "$MC_TOP/kernel/agree.py" "$tool" "$reference" "$CAPTURE" "$WORK/agree" "$KERNEL_TOOL_SHIFT" \
 	>"$WORK/agreement.txt" 2>&1; then
 	cat "$WORK/agreement.txt"

@@ -12,7 +12,7 @@
 #   check-kernel-all  the same for every architecture kernel/lib.sh
 #                 knows (KERNEL_ALL_ARCHS there: i386, ppc64le, ... too),
 #                 and clang for those of KERNEL_ALL_CLANG_ARCHS (arm64
-#                 too)
+#                 and riscv64 too)
 #
 # KERNEL_ARCHS="..." (or KERNEL_ARCHES, the issue's spelling) picks the
 # architectures of either target, KERNEL_COMPILERS the compilers.
@@ -35,7 +35,7 @@ KERNEL_COMPILERS ?= gcc clang
 # The architectures the clang (LLVM=1) builds are set up and tested
 # for: in CI's check-kernel, and in check-kernel-all.
 KERNEL_CLANG_ARCHS ?= x86_64 arm
-KERNEL_ALL_CLANG_ARCHS ?= $(KERNEL_CLANG_ARCHS) arm64
+KERNEL_ALL_CLANG_ARCHS ?= $(KERNEL_CLANG_ARCHS) arm64 riscv64
 
 # $(call check_kernel_archs,ARCHES,CLANG_ARCHES): kernel/check.sh for
 # each, with each compiler it is set up for (clang: those of

@@ -78,7 +78,8 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  pad -fpatchable-function-entry leaves at each traced
 #                  function's entry (riscv64): check.sh's checks count
 #                  pads instead of calls (hooks.py --pads), and agree.py
-#                  compares with GCC's __patchable_function_entries
+#                  compares with the compiler's own
+#                  __patchable_function_entries
 #   MODULE_TOOL_FLAGS  what the wrapper passes our tool besides
 #                  TOOL_FLAGS when build.sh builds the out-of-tree
 #                  module ("" but on riscv64: --keep-patchable, see
@@ -329,18 +330,19 @@ riscv64)
 	# 64-bit RISC-V (RV64GC) on QEMU's "virt" board, in supervisor mode
 	# under the OpenSBI firmware QEMU loads by default (qemu-system-data).
 	# 6.1 compiles every traced file with -fpatchable-function-entry=4:
-	# no hook call, four c.nop at each function's entry, and GCC's own
-	# table of them, __patchable_function_entries.  With
+	# no hook call, four c.nop at each function's entry, and the
+	# compiler's own table of them, __patchable_function_entries.  With
 	# MC_C_RECORDMCOUNT (prepare.sh) Kbuild runs our tool on each such
 	# object, which moves the pads into __mcount_loc.  The kernel's own
-	# C tool has no RISC-V: the agreement is with GCC's table of each
-	# raw object instead (agree.py's pads mode).  A module is the
-	# exception: arch/riscv/Makefile defines
+	# C tool has no RISC-V: the agreement is with the compiler's table
+	# of each raw object instead (agree.py --compiler-pads).  A module
+	# is the exception: arch/riscv/Makefile defines
 	# CC_USING_PATCHABLE_FUNCTION_ENTRY, so 6.1's module loader takes a
 	# module's sites from __patchable_function_entries only
 	# (FTRACE_CALLSITE_SECTION, include/linux/ftrace.h), and the
-	# out-of-tree module's objects keep GCC's table (--keep-patchable):
-	# moved, the module would load with no traceable function.
+	# out-of-tree module's objects keep the compiler's table
+	# (--keep-patchable): moved, the module would load with no
+	# traceable function.
 	SRCARCH=riscv
 	CROSS_COMPILE=riscv64-linux-gnu-
 	IMAGE=arch/riscv/boot/Image
