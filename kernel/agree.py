@@ -6,6 +6,14 @@ read back with elfsites.py.  Also compares the bytes of every code and
 data section afterwards, which covers the calls both tools turn into
 NOPs (x86: hook calls in sections ftrace does not trace).
 
+KERNEL_TOOL "--compiler-pads" (riscv64, whose objects hold pads, not calls,
+and for which the kernel's C tool has no support): the reference is
+the compiler's own table of each raw object (GCC's or clang's),
+__patchable_function_entries, which
+our tool must have moved into __mcount_loc whole (the same sites, no
+__patchable_function_entries left), with every code and data section's
+bytes as in the raw object.
+
 Prints each disagreement with what differs, then the files the kernel's
 tool failed on (not disagreements: its known limits, e.g. a section
 left with weak symbols only), and a closing summary line.  Exits 1 when
@@ -149,14 +157,17 @@ def main(ours, kernel_tool, capture, work, shift="0"):
     os.makedirs(work, exist_ok=True)
     objs = sorted(captured_objects(capture))
     agreed = disagreed = kernel_failed = ours_failed = 0
-    sites_total = 0
+    sites_total = pad_sites = 0
     kernel_failures, problems = [], []
     for rel in objs:
         raw_path = os.path.join(capture, rel)
         k_path, o_path = os.path.join(work, "k.o"), os.path.join(work, "o.o")
         shutil.copyfile(raw_path, k_path)
         shutil.copyfile(raw_path, o_path)
-        k_rc, k_out = run(kernel_tool, k_path)
+        if kernel_tool == "--compiler-pads":
+            k_rc, k_out = 0, ""
+        else:
+            k_rc, k_out = run(kernel_tool, k_path)
         o_rc, o_out = run(ours, o_path)
         with open(o_path, "rb") as f:
             o_data = f.read()
@@ -174,12 +185,22 @@ def main(ours, kernel_tool, capture, work, shift="0"):
             continue
         with open(k_path, "rb") as f:
             k_data = f.read()
-        k_sites = set(elfsites.table_sites(k_data))
-        sites_total += len(o_sites)
         why = []
+        if kernel_tool == "--compiler-pads":
+            k_sites = set(elfsites.table_sites(k_data, elfsites.PADS_TABLE))
+            left = elfsites.table_sites(o_data, elfsites.PADS_TABLE)
+            if left:
+                why.append("our copy still has %d entries in %s" %
+                           (len(left), elfsites.PADS_TABLE))
+            pad_sites += len(k_sites)
+        else:
+            k_sites = set(elfsites.table_sites(k_data))
+        sites_total += len(o_sites)
         if k_sites - o_sites:
-            why.append("only the kernel's table names %s" %
-                       show_sites(k_sites - o_sites))
+            ref = ("the compiler's table" if kernel_tool == "--compiler-pads"
+                   else "the kernel's table")
+            why.append("only %s names %s" %
+                       (ref, show_sites(k_sites - o_sites)))
         if o_sites - k_sites:
             why.append("only our table names %s" %
                        show_sites(o_sites - k_sites))
@@ -206,6 +227,9 @@ def main(ours, kernel_tool, capture, work, shift="0"):
             agreed += 1
     print("agreement: %d objects, %d sites in our tables" %
           (len(objs), sites_total))
+    if kernel_tool == "--compiler-pads":
+        print("reference: the compiler's %s of each raw object, %d pads" %
+              (elfsites.PADS_TABLE, pad_sites))
     for p in problems:
         print("  DISAGREE " + p)
     print("kernel tool failures (listed apart, not disagreements): %d" %

@@ -90,13 +90,14 @@ install_wrapper() {
 	cat >"$wrapper" <<WRAP
 #!/bin/sh
 # Written by recordmcount's kernel/build.sh: keep the raw object, log
-# the call, then run our recordmcount on it.
+# the call, then run our recordmcount on it (with MC_MODULE_TOOL_FLAGS
+# too, which build.sh sets for the out-of-tree module only).
 for f; do
 	case "\$f" in -*) continue ;; esac
 	mkdir -p "$CAPTURE/\$(dirname "\$f")" && cp "\$f" "$CAPTURE/\$f"
 	echo "\$*" >>"$CAPTURE/.invocations"
 done
-exec "$tool" ${TOOL_FLAGS:+$TOOL_FLAGS }"\$@"
+exec "$tool" ${TOOL_FLAGS:+$TOOL_FLAGS }\${MC_MODULE_TOOL_FLAGS:-} "\$@"
 WRAP
 	chmod +x "$wrapper"
 }
@@ -173,7 +174,12 @@ build_module() {
 	mod=$WORK/module
 	rm -rf "$mod" && mkdir -p "$mod"
 	cp "$MC_TOP/kernel/module/Kbuild" "$MC_TOP/kernel/module/mctest.c" "$mod/"
+	# lib.sh's MODULE_TOOL_FLAGS (riscv64: --keep-patchable) reach our
+	# tool through the wrapper, for this build only.
+	MC_MODULE_TOOL_FLAGS=$MODULE_TOOL_FLAGS
+	export MC_MODULE_TOOL_FLAGS
 	kbuild M="$mod" modules
+	unset MC_MODULE_TOOL_FLAGS
 	[ -f "$mod/mctest.ko" ] || die "no $mod/mctest.ko, see $log"
 	"$tool" --finalize "$mod/mctest.ko" >>"$log" 2>&1 ||
 		die "recordmcount --finalize failed on $mod/mctest.ko, see $log"

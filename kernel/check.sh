@@ -74,7 +74,12 @@ untraced_rules=$(grep -x -e scripts/mod/empty.o -e .vmlinux.export.o -e '.*\.mod
 echo "$untraced_rules" | grep -v -x -F -f - "$WORK/ftrace-flag-objects.txt" >"$traced" || true
 for o in $untraced_rules; do
 	[ -f "$KBUILD/$o" ] || continue
-	if "${CROSS_COMPILE}objdump" -dr "$KBUILD/$o" | grep -q "[[:space:]]$HOOK_SYMBOL"; then
+	if [ -n "$PADS" ]; then
+		# riscv64: no calls, pads, which the compiler lists in its own table.
+		if "${CROSS_COMPILE}readelf" -SW "$KBUILD/$o" | grep -q __patchable_function_entries; then
+			fail "$name-no-hook-in-$o" "Kbuild does not record $o, and it has pads"
+		fi
+	elif "${CROSS_COMPILE}objdump" -dr "$KBUILD/$o" | grep -q "[[:space:]]$HOOK_SYMBOL"; then
 		fail "$name-no-hook-in-$o" "Kbuild does not record $o, and it calls $HOOK_SYMBOL"
 	fi
 done
@@ -167,11 +172,23 @@ stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
 # call (hooks.py): objdump's own reading of the linked code against the
 # linker's table (vmlinux.raw, before --finalize zeroes the entries of
 # overridden __weak bodies; the text is the same in both).
-"${CROSS_COMPILE}objdump" -d "$raw" |
-	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
-	python3 "$MC_TOP/kernel/hooks.py" --resync "${CROSS_COMPILE}objdump" "$raw" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
-	>"$gate/hooks.txt" 2>&1 &&
-	hooks_ok=1 || hooks_ok=0
+# With pads (riscv64) a hook is a function entry whose first
+# instructions are the pad, and the table is that of the finalized
+# vmlinux (hooks.py: the overridden __weak bodies' pads have no header).
+if [ -n "$PADS" ]; then
+	"$tool" --dump --format=json "$KBUILD/vmlinux" >"$gate/dump-finalized.json"
+	# shellcheck disable=SC2086 # one word per pad instruction
+	"${CROSS_COMPILE}objdump" -d "$KBUILD/vmlinux" | grep -E -A"$(echo $PADS | wc -w)" '>:$' |
+		python3 "$MC_TOP/kernel/hooks.py" "$gate/dump-finalized.json" --pads "$PADS" \
+		>"$gate/hooks.txt" 2>&1 &&
+		hooks_ok=1 || hooks_ok=0
+else
+	"${CROSS_COMPILE}objdump" -d "$raw" |
+		grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
+		python3 "$MC_TOP/kernel/hooks.py" --resync "${CROSS_COMPILE}objdump" "$raw" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
+		>"$gate/hooks.txt" 2>&1 &&
+		hooks_ok=1 || hooks_ok=0
+fi
 sed 's/^/    /' "$gate/hooks.txt"
 hooks_missing=$(sed -n 's/^hooks=.* missing=\([0-9]*\) .*/\1/p' "$gate/hooks.txt")
 if [ "$hooks_ok" = 1 ]; then
@@ -205,7 +222,12 @@ sed 's/^/    /' "$gate/module-check.txt"
 
 # --- agreement with the kernel's own recordmcount ------------------
 t2=$(now)
-if python3 "$MC_TOP/kernel/agree.py" "$tool" "$KERNEL_TOOL" "$CAPTURE" "$WORK/agree" "$KERNEL_TOOL_SHIFT" \
+# With pads (riscv64, where the kernel's C tool has no support) the
+# reference is the compiler's own __patchable_function_entries of each raw
+# object (GCC's or clang's).
+reference=$KERNEL_TOOL
+[ -z "$PADS" ] || reference=--compiler-pads
+if python3 "$MC_TOP/kernel/agree.py" "$tool" "$reference" "$CAPTURE" "$WORK/agree" "$KERNEL_TOOL_SHIFT" \
 	>"$WORK/agreement.txt" 2>&1; then
 	cat "$WORK/agreement.txt"
 	pass "$name-agreement-with-kernel-tool"

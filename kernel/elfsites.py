@@ -14,6 +14,9 @@ SHT_SYMTAB, SHT_RELA, SHT_REL = 2, 4, 9
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
 EM_MIPS = 8
 TABLE = "__mcount_loc"
+# The table GCC writes itself for -fpatchable-function-entry: one
+# address per pad, relocated like ours (riscv64's reference, agree.py).
+PADS_TABLE = "__patchable_function_entries"
 
 
 class Elf:
@@ -115,14 +118,21 @@ class Elf:
         return info >> 32
 
 
-def table_sites(data):
-    """Sorted list of (section name, offset) named by __mcount_loc."""
+def table_sites(data, name=TABLE):
+    """Sorted list of (section name, offset) named by __mcount_loc (or
+    the table called NAME), over every section of that name: GCC writes
+    one __patchable_function_entries per text section (SHF_LINK_ORDER),
+    and so may a tool."""
     elf = Elf(data)
-    tables = [i for i, s in enumerate(elf.sections) if s["name"] == TABLE]
-    if not tables:
-        return []
-    table = tables[0]
+    tables = [i for i, s in enumerate(elf.sections) if s["name"] == name]
     word = 8 if elf.is64 else 4
+    sites = []
+    for table in tables:
+        sites.extend(_table_sites(elf, table, word))
+    return sorted(sites)
+
+
+def _table_sites(elf, table, word):
     raw = elf.contents(elf.sections[table])
     sites = []
     for off, sym, addend in elf.relocations(table):
@@ -141,7 +151,7 @@ def table_sites(data):
         # 0xc + 0xfffffff4).
         sites.append((elf.sections[s["shndx"]]["name"],
                       (s["value"] + addend) & ((1 << (8 * word)) - 1)))
-    return sorted(sites)
+    return sites
 
 
 def section_bytes(data):
@@ -150,7 +160,8 @@ def section_bytes(data):
     elf = Elf(data)
     out = {}
     for s in elf.sections:
-        if s["type"] in (1, 8) and s["name"] != TABLE:  # PROGBITS, NOBITS
+        # PROGBITS, NOBITS; not the tables (a tool may write or move them)
+        if s["type"] in (1, 8) and s["name"] not in (TABLE, PADS_TABLE):
             out.setdefault(s["name"], []).append(
                 elf.contents(s) if s["type"] == 1 else b"")
     return out

@@ -38,6 +38,22 @@ own address (objdump --start-address) and is a hook call if the
 instruction there is one (at most 200 entries: more is no misreading);
 their number is printed as "resynced=R".
 
+With HOOK "--pads" and NOP-BYTES the bytes of each instruction of one
+pad (riscv64, -fpatchable-function-entry=4: "0001 0001 0001 0001",
+four c.nop), the compiler left NOP pads instead of calls, and a hook is
+a function entry (a header line "ADDR <name>:") whose first
+instructions are exactly those, at ADDR.  Then DISASSEMBLY needs only
+each header and the lines after it (check.sh: grep -A4), and DUMP-JSON
+is the dump of the finalized vmlinux: the pads of overridden __weak
+bodies have no header (the linker dropped their symbol), and
+--finalize zeroed their entries (gate.py checks that those are exactly
+the entries nm puts in no function).
+
+`hooks.py --module-pads PAD-BYTES [INIT-KEPT]` < `objdump -d` of a
+module prints the number of its pads that ftrace lists once it is
+loaded (boot.sh): those outside .exit.text, and outside .init.text
+unless INIT-KEPT is not empty.
+
 Prints "hooks=N table=M missing=K extra=E mnemonics=..." and up to ten
 missing hooks and extra entries with the function they are in; exits 1
 if K or E is not 0 or no hook call was found.
@@ -101,7 +117,69 @@ def resync(objdump, image, addr, hook, nop_bytes, alternatives):
     return None
 
 
+INSN_ANY = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2,8}\s)+)\s*(\S+)")
+
+
+SECTION = re.compile(r"^Disassembly of section (\S+):")
+
+
+def pads(lines, pad):
+    """[(section, address, function)] of every header whose first
+    len(pad) instructions have exactly the bytes of pad, the first at
+    the header's own address."""
+    found, function, start, seen, section = [], None, None, [], None
+    for line in lines:
+        m = SECTION.match(line)
+        if m:
+            section, function = m.group(1), None
+            continue
+        m = HEADER.match(line)
+        if m:
+            function, start, seen = m.group(2), int(m.group(1), 16), []
+            continue
+        m = INSN_ANY.match(line)
+        if not m or function is None:
+            function = None
+            continue
+        if not seen and int(m.group(1), 16) != start:
+            function = None
+            continue
+        seen.append(m.group(2).split())
+        if len(seen) == len(pad):
+            if seen == [p.split() for p in pad]:
+                found.append((section, start, function))
+            function = None
+    return found
+
+
+def module_pads(pad, init_kept=""):
+    """The pads of a module's `objdump -d` on stdin that ftrace lists
+    once it is loaded: outside .exit.text, and outside .init.text
+    unless the architecture keeps it (boot.sh's MODULE_INIT_KEPT)."""
+    skip = {".exit.text"} | (set() if init_kept else {".init.text"})
+    print(sum(1 for sec, _, _ in pads(sys.stdin, pad.split())
+              if sec not in skip))
+    return 0
+
+
 def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None):
+    if dump_json == "--module-pads":
+        return module_pads(hook, nop_bytes)
+    if hook == "--pads":
+        entries = json.load(open(dump_json))["entries"]
+        table = {e["address"] for e in entries if e["address"]}
+        pad = nop_bytes.split()
+        hooks = {a: f for _, a, f in pads(sys.stdin, pad)}
+        missing = sorted(set(hooks) - table)
+        extra = sorted(table - set(hooks))
+        print("hooks=%d table=%d missing=%d extra=%d mnemonics=pads:%d"
+              % (len(hooks), len(table), len(missing), len(extra),
+                 len(hooks)))
+        for a in missing[:10]:
+            print("  pad not in the table: 0x%x at %s" % (a, hooks[a]))
+        for a in extra[:10]:
+            print("  table entry at no pad: 0x%x" % a)
+        return 1 if missing or extra or not hooks else 0
     alternatives = s390_alternative_ranges(vmlinux) if vmlinux else []
     entries = json.load(open(dump_json))["entries"]
     table = {e["address"] for e in entries if e["address"]}
@@ -143,6 +221,8 @@ def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["--module-pads"]:
+        sys.exit(main(*args))
     resync_with = None
     if args[:1] == ["--resync"] and len(args) >= 3:
         resync_with, args = (args[1], args[2]), args[3:]

@@ -74,12 +74,23 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  code's padding of the same bytes apart)
 #   KERNEL_TOOL_SHIFT  bytes the kernel's own tool puts each entry
 #                  before the site for a known reason (agree.py), or 0
+#   PADS           "" where the compiler leaves hook calls; else the
+#                  bytes (objdump's, one word per instruction) of the NOP
+#                  pad -fpatchable-function-entry leaves at each traced
+#                  function's entry (riscv64): check.sh's checks count
+#                  pads instead of calls (hooks.py --pads), and agree.py
+#                  compares with the compiler's own
+#                  __patchable_function_entries
+#   MODULE_TOOL_FLAGS  what the wrapper passes our tool besides
+#                  TOOL_FLAGS when build.sh builds the out-of-tree
+#                  module ("" but on riscv64: --keep-patchable, see
+#                  there)
 #   MODULE_INIT_KEPT  "yes" where the kernel keeps a module's .init.text
 #                  with its core text (ppc64: module_init_section() is
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32 sparc64"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32 sparc64 riscv64"
 SRCARCH=$KARCH
 TOOL_FLAGS=
 LINKED_HOOK_SYMBOL=
@@ -87,6 +98,8 @@ MODULE_HOOK_RELOC='R_[A-Z0-9_]+'
 LINKED_HOOK=
 KERNEL_TOOL_SHIFT=0
 MODULE_INIT_KEPT=
+PADS=
+MODULE_TOOL_FLAGS=
 case $KARCH in
 x86_64)
 	CROSS_COMPILE=
@@ -313,6 +326,39 @@ ppc32)
 	TARGET_PACKAGES="gcc-powerpc-linux-gnu libc6-dev-powerpc-cross"
 	BOOT_TIMEOUT=300
 	FTRACE_MAX_OFFSET=
+	WEAK_ONLY= ;;
+riscv64)
+	# 64-bit RISC-V (RV64GC) on QEMU's "virt" board, in supervisor mode
+	# under the OpenSBI firmware QEMU loads by default (qemu-system-data).
+	# 6.1 compiles every traced file with -fpatchable-function-entry=4:
+	# no hook call, four c.nop at each function's entry, and the
+	# compiler's own table of them, __patchable_function_entries.  With
+	# MC_C_RECORDMCOUNT (prepare.sh) Kbuild runs our tool on each such
+	# object, which moves the pads into __mcount_loc.  The kernel's own
+	# C tool has no RISC-V: the agreement is with the compiler's table
+	# of each raw object instead (agree.py --compiler-pads).  A module
+	# is the exception: arch/riscv/Makefile defines
+	# CC_USING_PATCHABLE_FUNCTION_ENTRY, so 6.1's module loader takes a
+	# module's sites from __patchable_function_entries only
+	# (FTRACE_CALLSITE_SECTION, include/linux/ftrace.h), and the
+	# out-of-tree module's objects keep the compiler's table
+	# (--keep-patchable): moved, the module would load with no
+	# traceable function.
+	SRCARCH=riscv
+	CROSS_COMPILE=riscv64-linux-gnu-
+	IMAGE=arch/riscv/boot/Image
+	FTRACE_CFLAGS="-fpatchable-function-entry=4"
+	HOOK_SYMBOL=
+	WORD=8
+	QEMU="qemu-system-riscv64 -M virt -nic none"
+	QEMU_PACKAGE="qemu-system-misc qemu-system-data"
+	CONSOLE=ttyS0
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	PADS="0001 0001 0001 0001"
+	MODULE_TOOL_FLAGS=--keep-patchable
 	WEAK_ONLY= ;;
 *)
 	echo "kernel: MC_KERNEL_ARCH is one of: $KERNEL_ALL_ARCHS" >&2

@@ -77,6 +77,9 @@ struct check {
 	size_t n_hook_slots;
 	size_t *funcs;		/* linked: function symbols, by address */
 	size_t n_funcs;
+	uint64_t *labels;	/* linked: global and weak code symbols'
+				   addresses, ascending (labelled_call) */
+	size_t n_labels;
 	struct placed *sorted;	/* every live entry, by place */
 	size_t n_sorted;
 };
@@ -363,9 +366,35 @@ static unsigned insn_step(const struct mc_arch *arch)
 }
 
 /*
+ * Does a global or weak symbol other than f's own start name `site`, a
+ * place inside f?  No compiler puts one on a hook call it emits; code
+ * that labels a call inside a function does so to patch it: the
+ * tracer's own dispatch call (linux-6.1 riscv: `ftrace_call:` in
+ * ftrace_caller calls ftrace_stub, which mcount.S makes `_mcount` an
+ * alias of), not a function-entry hook.
+ */
+static bool u64_below(const void *entry, const void *key)
+{
+	return *(const uint64_t *)entry < *(const uint64_t *)key;
+}
+
+static bool labelled_call(struct check *c, const struct mc_symbol *f,
+			  uint64_t site)
+{
+	size_t i;
+
+	if (site == (f->sym.st_value & ~1ull))
+		return false;
+	i = mc_partition_point(c->labels, c->n_labels, sizeof(*c->labels),
+			       &site, u64_below);
+	return i < c->n_labels && c->labels[i] == site;
+}
+
+/*
  * The first hook call in a linked function's entry window, or false.
  * The window ends at the function's end or max_entry_offset, whichever
- * comes first (a site may start at max_entry_offset).
+ * comes first (a site may start at max_entry_offset).  A call at a
+ * global label inside the function is not one (labelled_call).
  */
 static bool entry_hook(struct check *c, const struct mc_symbol *f,
 		       uint64_t *site, unsigned *len)
@@ -391,7 +420,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 		s = mc_decode_site(arch, code + at, size - at,
 				   (start + off) | thumb);
 		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
-		    calls_hook(c, s.kind, s.target)) {
+		    calls_hook(c, s.kind, s.target) &&
+		    !labelled_call(c, f, start + off)) {
 			*site = start + off;
 			*len = s.len;
 			return true;
@@ -429,20 +459,48 @@ static size_t first_placed(const struct check *c, size_t shndx, uint64_t lo)
 				  placed_below);
 }
 
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A global or weak label or function in code, for labelled_call(). */
+static bool is_code_label(struct check *c, const struct mc_symbol *s)
+{
+	struct mc_object *obj = c->s->obj;
+	int bind = GELF_ST_BIND(s->sym.st_info);
+	int type = GELF_ST_TYPE(s->sym.st_info);
+
+	return (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	       (type == STT_NOTYPE || type == STT_FUNC) &&
+	       s->sym.st_shndx != SHN_UNDEF && s->shndx > 0 &&
+	       s->shndx < obj->n_sections &&
+	       (obj->sections[s->shndx].shdr.sh_flags & SHF_EXECINSTR);
+}
+
 /*
  * The functions to scan, in address order: problems come out in the
  * order of the code, and aliases of one function sit side by side.
+ * Also the addresses of the global labels in code (labelled_call).
  */
 static bool collect_functions(struct check *c)
 {
 	struct mc_object *obj = c->s->obj;
 
 	c->funcs = malloc((obj->n_symbols + 1) * sizeof(*c->funcs));
-	if (!c->funcs)
+	c->labels = malloc((obj->n_symbols + 1) * sizeof(*c->labels));
+	if (!c->funcs || !c->labels)
 		return mc_fail(obj, "out of memory");
-	for (size_t i = 1; i < obj->n_symbols; i++)
+	for (size_t i = 1; i < obj->n_symbols; i++) {
 		if (is_code_function(c, &obj->symbols[i]))
 			c->funcs[c->n_funcs++] = i;
+		if (is_code_label(c, &obj->symbols[i]))
+			c->labels[c->n_labels++] =
+				obj->symbols[i].sym.st_value & ~1ull;
+	}
+	qsort(c->labels, c->n_labels, sizeof(*c->labels), compare_u64);
 	qsort_r(c->funcs, c->n_funcs, sizeof(*c->funcs), mc_symbol_index_by_value, obj);
 	return true;
 }
@@ -846,6 +904,7 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 	free(c.hook_addrs);
 	free(c.hook_slots);
 	free(c.funcs);
+	free(c.labels);
 	free(c.sorted);
 	mc_survey_free(&s);
 	mc_object_close(&obj);

@@ -345,6 +345,61 @@ def nopped_weak_body_stale():
           "after --finalize: %s" % out.strip())
 
 
+# linux-6.1 riscv with DYNAMIC_FTRACE: mcount.S makes _mcount an alias
+# of ftrace_stub, and ftrace_caller (mcount-dyn.S) calls ftrace_stub at
+# its global label ftrace_call, the call ftrace_update_ftrace_func
+# patches.  That call reaches _mcount's address but is the tracer's own,
+# not a function-entry hook.  "label" is how the kernel writes it; with
+# it taken out, the same call must still count as an unrecorded hook.
+TRACER_CALL_ASM = """\t.text
+\t.globl stub, _mcount, tracer, %s
+\t.type stub, @function
+stub:
+_mcount:
+\tret
+\t.size stub, .-stub
+\t.type tracer, @function
+tracer:
+\taddi sp, sp, -16
+\tsd ra, 8(sp)
+\tmv a3, sp
+%s:
+\tcall stub
+\tld ra, 8(sp)
+\taddi sp, sp, 16
+\tret
+\t.size tracer, .-tracer
+"""
+
+
+def labelled_tracer_call(labelled):
+    """--check of a linked riscv64 image: a call to _mcount's address at a
+    global label inside its function (the tracer's patched call) is no
+    hook; the same call without the label is one, unrecorded."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    label = "tracer_call" if labelled else ".Lcall"
+    src = os.path.join(d, "tracer.s")
+    with open(src, "w") as f:
+        f.write(TRACER_CALL_ASM % ("tracer" if not labelled else label,
+                                   label))
+    must(["riscv64-linux-gnu-as", "-o", src[:-2] + ".o", src])
+    prog = os.path.join(d, "prog")
+    must(["riscv64-linux-gnu-ld", "--no-relax", "-e", "tracer", "-o", prog,
+          src[:-2] + ".o"])
+    rc, out, err = tool("--check", "--format=json", prog)
+    classes = [p["class"] for p in json.loads(out)["problems"]] if out \
+        else None
+    if labelled:
+        check(rc == 0 and classes == [],
+              "--check exit %d, problems %s (want none): %s"
+              % (rc, classes, err.strip()))
+    else:
+        check(rc == 1 and classes == ["no-table"],
+              "--check exit %d, problems %s (want no-table): %s"
+              % (rc, classes, err.strip()))
+
+
 def warn_untraced(objs, c):
     src = objs["basic-%s" % c.name]
     obj = fresh(src)
@@ -1297,6 +1352,10 @@ def main():
                       lambda c=c: warn_untraced(objs, c)))
     cases.append(("cli/check/nopped-weak-body-stale",
                   nopped_weak_body_stale))
+    cases.append(("cli/check/riscv64-labelled-tracer-call-no-hook",
+                  lambda: labelled_tracer_call(True)))
+    cases.append(("cli/check/riscv64-unlabelled-call-unrecorded",
+                  lambda: labelled_tracer_call(False)))
     cases.append(("cli/quiet", lambda: quiet_checks(objs)))
     cases.append(("cli/quiet-silences-w", lambda: quiet_w(objs)))
     for key in ("basic-x86_64-fentry-pie-O2", "basic-i386-mcount-pie-O2",
