@@ -167,11 +167,22 @@ stale=$(sed -n 's/^stale=//p' "$gate/gate.txt")
 # call (hooks.py): objdump's own reading of the linked code against the
 # linker's table (vmlinux.raw, before --finalize zeroes the entries of
 # overridden __weak bodies; the text is the same in both).
-"${CROSS_COMPILE}objdump" -d "$raw" |
-	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
-	python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
-	>"$gate/hooks.txt" 2>&1 &&
-	hooks_ok=1 || hooks_ok=0
+# SH (LINKED_HOOK_FORM=literal-pool): the hook is the pool word a
+# "mov.l" loads the hook's address from, where a jmp through that
+# register follows: the four lines after each load go too.
+if [ "$LINKED_HOOK_FORM" = literal-pool ]; then
+	"${CROSS_COMPILE}objdump" -d "$raw" |
+		grep -E -A4 "<$LINKED_HOOK_SYMBOL>\$|>:\$" |
+		python3 "$MC_TOP/kernel/hooks.py" --literal-pool "$gate/dump.json" "$LINKED_HOOK_SYMBOL" \
+		>"$gate/hooks.txt" 2>&1 &&
+		hooks_ok=1 || hooks_ok=0
+else
+	"${CROSS_COMPILE}objdump" -d "$raw" |
+		grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$${LINKED_HOOK:+|:[[:space:]]+${LINKED_HOOK}[[:space:]]}" |
+		python3 "$MC_TOP/kernel/hooks.py" "$gate/dump.json" "$LINKED_HOOK_SYMBOL" ${LINKED_HOOK:+"$LINKED_HOOK" "$raw"} \
+		>"$gate/hooks.txt" 2>&1 &&
+		hooks_ok=1 || hooks_ok=0
+fi
 sed 's/^/    /' "$gate/hooks.txt"
 hooks_missing=$(sed -n 's/^hooks=.* missing=\([0-9]*\) .*/\1/p' "$gate/hooks.txt")
 if [ "$hooks_ok" = 1 ]; then
