@@ -71,6 +71,9 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  became (hooks.py, boot.sh; s390x only: hooks.py
 #                  reads s390's .altinstructions to tell the entry
 #                  code's padding of the same bytes apart)
+#   LINKED_HOOK_FORM  "" where a hook is an instruction; "literal-pool"
+#                  (sh4) where it is the literal-pool word a call loads
+#                  the hook's address from (hooks.py --literal-pool)
 #   KERNEL_TOOL_SHIFT  bytes the kernel's own tool puts each entry
 #                  before the site for a known reason (agree.py), or 0
 #   MODULE_INIT_KEPT  "yes" where the kernel keeps a module's .init.text
@@ -78,12 +81,13 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  always false), so ftrace keeps listing its __init
 #                  functions after the module's init (boot.sh)
 # Every architecture of the table below (make check-kernel-all).
-KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32 sparc64"
+KERNEL_ALL_ARCHS="x86_64 arm arm64 i386 ppc64le s390x mips mips64el ppc32 sparc64 sh4"
 SRCARCH=$KARCH
 TOOL_FLAGS=
 LINKED_HOOK_SYMBOL=
 MODULE_HOOK_RELOC='R_[A-Z0-9_]+'
 LINKED_HOOK=
+LINKED_HOOK_FORM=
 KERNEL_TOOL_SHIFT=0
 MODULE_INIT_KEPT=
 case $KARCH in
@@ -312,6 +316,33 @@ ppc32)
 	TARGET_PACKAGES="gcc-powerpc-linux-gnu libc6-dev-powerpc-cross"
 	BOOT_TIMEOUT=300
 	FTRACE_MAX_OFFSET=
+	WEAK_ONLY= ;;
+sh4)
+	# Little-endian SH-4 (an SH7751R) on QEMU's r2d board, which loads
+	# the raw zImage into its 64 MiB of SDRAM itself (-m must say 64M:
+	# the board has no other size).  Each site is the literal-pool word
+	# that "mov.l" loads mcount's address from ("mov.l 1f, r1; sts.l
+	# pr, @-r15; mova 2f, r0; jmp @r1; lds r0, pr; [nop]; 1: .long
+	# mcount; 2: lds.l @r15+, pr"), R_SH_DIR32: the kernel's ftrace
+	# patches nothing but that word (arch/sh.c).  The console is the
+	# SCIF, QEMU's second serial port.
+	SRCARCH=sh
+	CROSS_COMPILE=sh4-linux-gnu-
+	IMAGE=arch/sh/boot/zImage
+	FTRACE_CFLAGS="-pg"
+	HOOK_SYMBOL=mcount
+	WORD=4
+	QEMU="qemu-system-sh4 -M r2d -nic none -serial null -serial mon:stdio"
+	QEMU_PACKAGE=qemu-system-misc
+	CONSOLE=ttySC1
+	INIT_CFLAGS="-static -O2"
+	TARGET_PACKAGES="gcc-sh4-linux-gnu libc6-dev-sh4-cross"
+	BOOT_TIMEOUT=300
+	FTRACE_MAX_OFFSET=
+	LINKED_HOOK_FORM=literal-pool
+	# arch/sh/lib/mcount.S defines _mcount at mcount's address, and
+	# objdump names the loaded word by it.
+	LINKED_HOOK_SYMBOL=_mcount
 	WEAK_ONLY= ;;
 *)
 	echo "kernel: MC_KERNEL_ARCH is one of: $KERNEL_ALL_ARCHS" >&2
