@@ -146,7 +146,7 @@ if [ -n "$BOOT_BLOCKER" ]; then
 	blocker_tests=$("${CROSS_COMPILE}gcc" -Os -S -o - "$MC_TOP/kernel/$BOOT_BLOCKER_SOURCE" |
 		grep -c -E '^[[:space:]]+(tst|cmp)' || true)
 	boot_status=0
-	TEST_RESULTS= "$MC_TOP/kernel/boot.sh" "$tool" >"$WORK/boot.txt" 2>&1 || boot_status=$?
+	TEST_RESULTS='' "$MC_TOP/kernel/boot.sh" "$tool" >"$WORK/boot.txt" 2>&1 || boot_status=$?
 	sed 's/^/    /' "$WORK/boot.txt"
 	# QEMU's own messages (its "terminating on signal 15" at the
 	# timeout) share the log and are not the console's.

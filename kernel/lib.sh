@@ -333,7 +333,7 @@ sh4)
 	# mcount; 2: lds.l @r15+, pr"), R_SH_DIR32: the kernel's ftrace
 	# patches nothing but that word (arch/sh.c).  The console is the
 	# SCIF, QEMU's second serial port.
-	SRCARCH=sh
+	SRCARCH="sh"
 	CROSS_COMPILE=sh4-linux-gnu-
 	IMAGE=arch/sh/boot/zImage
 	FTRACE_CFLAGS="-pg"
