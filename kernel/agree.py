@@ -154,6 +154,7 @@ def main(ours, kernel_tool, capture, work, shift="0"):
     shifted_objs = 0
     carried = []        # objects with sites dropped by the MIPS flaw
     clang_long = []     # objects with clang's MIPS long calls (above)
+    in_r_addend = []    # objects whose kernel table ld misreads (SH)
     os.makedirs(work, exist_ok=True)
     objs = sorted(captured_objects(capture))
     agreed = disagreed = kernel_failed = ours_failed = 0
@@ -210,6 +211,14 @@ def main(ours, kernel_tool, capture, work, shift="0"):
         if (why and shift and not diff and k_sites != o_sites and
                 shifted(k_sites, shift) == o_sites):
             shifted_objs += 1
+        elif (why and not diff and k_sites != o_sites and
+              set(elfsites.table_sites(k_data, with_r_addend=True)) ==
+              o_sites):
+            # SH: the kernel's tool put each addend in r_addend and 0 in
+            # the word; GNU ld reads the word (R_SH_DIR32 is partial in
+            # place), so its entries link to the anchor symbol, not the
+            # site.  Read with r_addend, they name exactly our sites.
+            in_r_addend.append(rel)
         elif (why and not diff and k_sites < o_sites and
               o_sites - k_sites == mips_carried_fakes(
                   open(raw_path, "rb").read())):
@@ -251,6 +260,15 @@ def main(ours, kernel_tool, capture, work, shift="0"):
               % len(clang_long))
         for c in clang_long:
             print("  " + c)
+    print("kernel tool tables with the addend in r_addend and 0 in the "
+          "word, which GNU ld reads (SH's R_SH_DIR32 is partial in place): "
+          "they link to the anchor symbol, not the site, and with r_addend "
+          "added name exactly our sites (its flaw, not disagreements): "
+          "%d objects" % len(in_r_addend))
+    for r in in_r_addend[:5]:
+        print("  " + r)
+    if len(in_r_addend) > 5:
+        print("  ...")
     if shift:
         print("kernel tool entries %d bytes before each of our sites, "
               "bytes equal (the known shift, not disagreements): %d objects"

@@ -6,13 +6,18 @@ our tool's own ELF code (no libelf, no binutils, only the ELF spec).
 
 Each table slot is an address-sized word with a relocation against a
 symbol; the site is that symbol's section at symbol value + addend
-(RELA addend, or the word itself for REL).  Relocatable objects only."""
+(RELA addend, or the word itself for REL), as the linker computes it:
+on SH, whose R_SH_DIR32 is "partial in place", GNU ld takes the addend
+from the word even in a RELA table and ignores r_addend (an entry with
+its addend in r_addend and a zero word links to the symbol itself).
+Relocatable objects only."""
 import struct
 import sys
 
 SHT_SYMTAB, SHT_RELA, SHT_REL = 2, 4, 9
 SHN_UNDEF, SHN_LORESERVE, SHN_XINDEX = 0, 0xFF00, 0xFFFF
 EM_MIPS = 8
+EM_SH = 42
 TABLE = "__mcount_loc"
 # The table GCC writes itself for -fpatchable-function-entry: one
 # address per pad, relocated like ours (riscv64's reference, agree.py).
@@ -118,27 +123,34 @@ class Elf:
         return info >> 32
 
 
-def table_sites(data, name=TABLE):
+def table_sites(data, name=TABLE, with_r_addend=False):
     """Sorted list of (section name, offset) named by __mcount_loc (or
-    the table called NAME), over every section of that name: GCC writes
-    one __patchable_function_entries per text section (SHF_LINK_ORDER),
-    and so may a tool."""
+    the table called NAME), as the linker resolves it, over every section
+    of that name: GCC writes one __patchable_function_entries per text
+    section (SHF_LINK_ORDER), and so may a tool.  With WITH_R_ADDEND, an
+    SH table is read as a module loader does instead
+    (arch/sh/kernel/module.c adds r_addend to the word), which is the
+    same where r_addend is 0 (ours) but not for the kernel's C tool,
+    which writes the addend in r_addend and 0 in the word (agree.py)."""
     elf = Elf(data)
     tables = [i for i, s in enumerate(elf.sections) if s["name"] == name]
     word = 8 if elf.is64 else 4
     sites = []
     for table in tables:
-        sites.extend(_table_sites(elf, table, word))
+        sites.extend(_table_sites(elf, table, word, with_r_addend))
     return sorted(sites)
 
 
-def _table_sites(elf, table, word):
+def _table_sites(elf, table, word, with_r_addend):
     raw = elf.contents(elf.sections[table])
     sites = []
+    in_place = elf.machine == EM_SH
     for off, sym, addend in elf.relocations(table):
-        if addend is None:
-            addend = struct.unpack_from(elf.end + ("Q" if word == 8 else "I"),
-                                        raw, off)[0]
+        if addend is None or in_place:
+            slot = struct.unpack_from(elf.end + ("Q" if word == 8 else "I"),
+                                      raw, off)[0]
+            addend = slot + (addend if addend is not None and with_r_addend
+                             else 0)
         s = elf.symbols[sym]
         if s["shndx"] in (SHN_UNDEF,) or s["shndx"] >= SHN_LORESERVE:
             sites.append(("?" + s["name"], addend))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""hooks.py [--resync OBJDUMP VMLINUX] DUMP-JSON HOOK [NOP-BYTES [VMLINUX]] < DISASSEMBLY - every hook call in a linked
+"""hooks.py [--resync OBJDUMP VMLINUX | --literal-pool] DUMP-JSON HOOK [NOP-BYTES [VMLINUX]] < DISASSEMBLY - every hook call in a linked
 vmlinux's text must be an entry of its table, and every entry a hook
 call (issue 14).
 
@@ -54,6 +54,17 @@ module prints the number of its pads that ftrace lists once it is
 loaded (boot.sh): those outside .exit.text, and outside .init.text
 unless INIT-KEPT is not empty.
 
+With --literal-pool first (SH, lib.sh's LINKED_HOOK_FORM), a hook is
+not an instruction but the literal-pool word a call loads its target
+from: objdump names the word's value after a PC-relative load
+("mov.l 8c01107c <f+0xc>,r1 ! 8c2a0000 <mcount>"), and the hook is that
+word, at the load's operand address, when the loaded register is the
+target of a "jmp @rN" or "jsr @rN" within the next four instructions
+(GCC's -pg prologue: mov.l, sts.l pr, mova, jmp @r1).  A load of the
+hook's address that no jump uses is code taking its address (ftrace's
+own MCOUNT_ADDR), counted apart as address_loads.  The listing must
+then hold the four lines after each load (check.sh's grep -A4).
+
 Prints "hooks=N table=M missing=K extra=E mnemonics=..." and up to ten
 missing hooks and extra entries with the function they are in; exits 1
 if K or E is not 0 or no hook call was found.
@@ -71,6 +82,11 @@ import elfsites  # noqa: E402
 INSN = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2,8}\s)+)\s*(\S+)\s+"
                   r"(?:0x)?[0-9a-f]+\s+<([^>]+)>\s*$")
 HEADER = re.compile(r"^([0-9a-f]+) <([^>]+)>:\s*$")
+# SH: "ADDR: BYTES mov.l TARGET <sym+off>,rN ! VALUE <HOOK>"
+LOAD = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2}\s)+)\s*mov\.l\s+"
+                  r"([0-9a-f]+)\s+<[^>]*>,(r\d+)\s+!\s+[0-9a-f]+\s+<([^>]+)>\s*$")
+JUMP = re.compile(r"^\s*[0-9a-f]+:\s+(?:[0-9a-f]{2}\s)+\s*(jmp|jsr)\s+@(r\d+)\s*$")
+ANY_INSN = re.compile(r"^\s*[0-9a-f]+:\s")
 
 
 def s390_alternative_ranges(vmlinux):
@@ -90,6 +106,45 @@ def s390_alternative_ranges(vmlinux):
             start = sec["addr"] + off + rel
             ranges.append((start, start + n))
     return ranges
+
+
+def literal_pool_hooks(lines, hook):
+    """SH: {pool word address: function} of every load of HOOK's address
+    that a jmp/jsr through the loaded register follows within four
+    instructions, {mnemonic: count}, and how many loads no jump uses."""
+    hooks, mnemonics = {}, {}
+    address_loads = 0
+    function = "?"
+    pending = []            # [word address, register, function, instructions left]
+    for line in lines:
+        m = HEADER.match(line)
+        if m:
+            function = m.group(2)
+            address_loads += len(pending)
+            pending = []
+            continue
+        m = LOAD.match(line)
+        if m and m.group(5) == hook:
+            pending.append([int(m.group(3), 16), m.group(4), function, 4])
+            continue
+        if not ANY_INSN.match(line):
+            continue
+        j = JUMP.match(line)
+        still = []
+        for p in pending:
+            if j and j.group(2) == p[1]:
+                hooks[p[0]] = p[2]
+                name = "mov.l+" + j.group(1)
+                mnemonics[name] = mnemonics.get(name, 0) + 1
+                continue
+            p[3] -= 1
+            if p[3]:
+                still.append(p)
+            else:
+                address_loads += 1
+        pending = still
+    address_loads += len(pending)
+    return hooks, mnemonics, address_loads
 
 
 def is_hook(m, hook, nop_bytes, alternatives):
@@ -162,7 +217,8 @@ def module_pads(pad, init_kept=""):
     return 0
 
 
-def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None):
+def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None,
+         literal_pool=False):
     if dump_json == "--module-pads":
         return module_pads(hook, nop_bytes)
     if hook == "--pads":
@@ -186,7 +242,10 @@ def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None):
     hooks = {}              # address -> function it is in
     mnemonics = {}
     function = "?"
-    for line in sys.stdin:
+    address_loads = None
+    if literal_pool:
+        hooks, mnemonics, address_loads = literal_pool_hooks(sys.stdin, hook)
+    for line in [] if literal_pool else sys.stdin:
         m = HEADER.match(line)
         if m:
             function = m.group(2)
@@ -211,7 +270,9 @@ def main(dump_json, hook, nop_bytes="", vmlinux=None, resync_with=None):
     print("hooks=%d table=%d missing=%d extra=%d mnemonics=%s%s"
           % (len(hooks), len(table), len(missing), len(extra),
              ",".join("%s:%d" % kv for kv in sorted(mnemonics.items())),
-             " resynced=%d" % resynced if resync_with else ""))
+             " resynced=%d" % resynced if resync_with else "") +
+          ("" if address_loads is None
+           else " address_loads=%d" % address_loads))
     for a in missing[:10]:
         print("  hook call not in the table: 0x%x in %s" % (a, hooks[a]))
     for a in extra[:10]:
@@ -226,6 +287,9 @@ if __name__ == "__main__":
     resync_with = None
     if args[:1] == ["--resync"] and len(args) >= 3:
         resync_with, args = (args[1], args[2]), args[3:]
-    if len(args) not in (2, 3, 4):
+    pool = args[:1] == ["--literal-pool"]
+    if pool:
+        args = args[1:]
+    if len(args) not in (2, 3, 4) or (pool and len(args) != 2):
         sys.exit(__doc__)
-    sys.exit(main(*args, resync_with=resync_with))
+    sys.exit(main(*args, resync_with=resync_with, literal_pool=pool))
