@@ -107,15 +107,27 @@ static bool form_has_type(const struct mc_object_form *f, uint32_t type)
 	return false;
 }
 
-const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
-					   uint32_t type, const uint8_t *sec,
-					   uint64_t sec_size, uint64_t r_offset)
+uint64_t mc_forms_of_type(const struct mc_arch *arch, uint32_t type)
 {
-	for (unsigned i = 0; i < arch->n_forms; i++) {
-		const struct mc_object_form *f = &arch->forms[i];
+	uint64_t set = 0;
 
-		if (!form_has_type(f, type) ||
-		    (f->field_offset > 0 && r_offset < (uint64_t)f->field_offset))
+	for (unsigned i = 0; i < arch->n_forms && i < MC_MAX_FORMS; i++)
+		if (form_has_type(&arch->forms[i], type))
+			set |= (uint64_t)1 << i;
+	return set;
+}
+
+const struct mc_object_form *mc_match_form_among(const struct mc_arch *arch,
+						 uint64_t forms,
+						 const uint8_t *sec,
+						 uint64_t sec_size,
+						 uint64_t r_offset)
+{
+	for (; forms; forms &= forms - 1) {
+		const struct mc_object_form *f =
+			&arch->forms[__builtin_ctzll(forms)];
+
+		if (f->field_offset > 0 && r_offset < (uint64_t)f->field_offset)
 			continue;
 		uint64_t site = r_offset - (uint64_t)(int64_t)f->field_offset;
 		uint64_t start = site + (uint64_t)(int64_t)f->opcode_offset;
@@ -127,4 +139,12 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 			return f;
 	}
 	return NULL;
+}
+
+const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
+					   uint32_t type, const uint8_t *sec,
+					   uint64_t sec_size, uint64_t r_offset)
+{
+	return mc_match_form_among(arch, mc_forms_of_type(arch, type), sec,
+				   sec_size, r_offset);
 }

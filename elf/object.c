@@ -747,6 +747,18 @@ void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
 		t->n = (size_t)INT_MAX + 1;
 }
 
+void mc_reloc_table_over(const struct mc_object *obj, uint32_t sh_type,
+			 void *buf, size_t n, struct mc_reloc_table *t)
+{
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	bool rela = sh_type == SHT_RELA;
+
+	t->p = buf;
+	t->n = is_mips64(obj) ? 0 : n;
+	t->kind = is64 ? (rela ? MC_RELA64 : MC_REL64)
+		       : (rela ? MC_RELA32 : MC_REL32);
+}
+
 bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  struct mc_reloc *out)
 {

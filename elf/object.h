@@ -180,6 +180,14 @@ struct mc_reloc_table {
 void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
 			 struct mc_reloc_table *t);
 
+/*
+ * The same over `buf`, n relocations of type sh_type (SHT_RELA/SHT_REL)
+ * in this object's kind, built in memory; n is 0 where mc_reloc_table_put
+ * cannot encode them (MIPS64): mc_reloc_store does.
+ */
+void mc_reloc_table_over(const struct mc_object *obj, uint32_t sh_type,
+			 void *buf, size_t n, struct mc_reloc_table *t);
+
 static inline void mc_reloc_table_get(const struct mc_reloc_table *t,
 				      size_t i, struct mc_reloc *out)
 {

@@ -102,11 +102,7 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 
 static size_t count_traced(const struct mc_site_list *sites)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < sites->n; i++)
-		n += sites->v[i].traced;
-	return n;
+	return sites->n_traced;
 }
 
 /*
@@ -189,15 +185,19 @@ static struct mc_piece_place piece_place(const struct piece_key *key)
 static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_site_list *sites, const size_t *group_of,
 			const struct piece_key *key, const size_t *anchor,
-			size_t first_label)
+			size_t first_label, bool whole, size_t *taken)
 {
 	struct mc_piece_place place = piece_place(key);
 	struct mc_piece piece;
 	size_t n = 0, t = 0;
 	bool in_slot = !arch->table_uses_rela || arch->table_addend_in_place;
 
-	for (size_t i = 0; i < sites->n; i++)
-		n += in_piece(&sites->v[i], group_of, key);
+	if (whole)
+		n = sites->n_traced;
+	else
+		for (size_t i = 0; i < sites->n; i++)
+			n += in_piece(&sites->v[i], group_of, key);
+	*taken = n;
 	if (!mc_piece_start(obj, arch,
 			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
 			    &piece))
@@ -243,14 +243,17 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 {
 	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
 	bool *done = calloc(obj->n_sections, sizeof(*done));
-	bool ok = group_of && done;
+	bool ok = group_of && done, grouped = false;
+	size_t left = sites->n_traced;	/* sites no piece has taken yet */
 
 	if (!ok)
 		mc_fail(obj, "out of memory");
 	else
 		ok = mc_section_groups(obj, group_of);
-	for (size_t i = 0; ok && i < sites->n; i++) {
-		size_t shndx = sites->v[i].shndx;
+	for (size_t i = 0; ok && i < obj->n_sections; i++)
+		grouped |= group_of[i] != 0;
+	for (size_t i = 0; ok && left && i < sites->n; i++) {
+		size_t shndx = sites->v[i].shndx, taken;
 		struct piece_key key = {
 			.group = group_of[shndx],
 			.shndx = opt->per_section ? shndx : 0,
@@ -260,8 +263,10 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 		if (!sites->v[i].traced || done[seen])
 			continue;
 		done[seen] = true;
+		/* No group, one piece: it takes every traced site. */
 		ok = build_piece(obj, arch, sites, group_of, &key, anchor,
-				 first_label);
+				 first_label, !grouped && !key.shndx, &taken);
+		left -= taken;
 	}
 	free(group_of);
 	free(done);
@@ -410,6 +415,8 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 	size_t run = 0;
 	bool any = false;	/* a NOP in this run of sites */
 
+	if (!opt->nop && sites->n_traced == sites->n)
+		return true;	/* every hook traced and kept: nothing here */
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
 

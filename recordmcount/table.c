@@ -54,23 +54,12 @@ bool mc_piece_start(struct mc_object *obj, const struct mc_arch *arch,
 	piece->rels = calloc(cap ? cap : 1, mc_reloc_entry_size(obj, rel_type));
 	piece->n = 0;
 	piece->rel_type = rel_type;
+	mc_reloc_table_over(obj, rel_type, piece->rels, cap, &piece->out);
 	if (!piece->slots || !piece->rels) {
 		mc_piece_free(piece);
 		return mc_fail(obj, "out of memory");
 	}
 	return true;
-}
-
-void mc_piece_add(const struct mc_object *obj, const struct mc_arch *arch,
-		  struct mc_piece *piece, const struct mc_reloc *r,
-		  const uint8_t *slot)
-{
-	struct mc_reloc at = *r;
-
-	at.offset = piece->n * arch->addr_size;
-	memcpy(piece->slots + at.offset, slot, arch->addr_size);
-	mc_reloc_store(obj, piece->rel_type, piece->rels, piece->n, &at);
-	piece->n++;
 }
 
 void mc_piece_free(struct mc_piece *piece)
