@@ -64,7 +64,6 @@ static void section_take_buffer(struct mc_section *sec, Elf_Data *d,
 	sec->buf_cap = d->d_size ? d->d_size : 1;
 	sec->buf_type = d->d_type;
 	d->d_buf = sec->buf;
-	sec->dirty = true;
 }
 
 /* Give the section a private, writable copy of its contents. */
@@ -232,6 +231,7 @@ static bool read_symbols(struct mc_object *obj)
 		return fail_elf(obj, "cannot read symbol table");
 	obj->symtab = symtab;
 	obj->n_symbols = symtab->shdr.sh_size / entsize;
+	obj->n_input_symbols = obj->n_symbols;
 	obj->first_global = symtab->shdr.sh_info;
 	if (obj->first_global > obj->n_symbols)
 		return mc_fail(obj, "symbol table sh_info %zu beyond %zu symbols",
@@ -640,6 +640,11 @@ bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 		return mc_fail(obj, "no symbol %zu to rebind", k);
 	gs = obj->symbols[k].sym;
 	gs.st_info = GELF_ST_INFO(bind, GELF_ST_TYPE(gs.st_info));
+	if (k >= obj->n_input_symbols) {
+		/* added: in the table only when it is written */
+		obj->symbols[k].sym = gs;
+		return true;
+	}
 	if (!section_make_writable(obj, obj->symtab))
 		return false;
 	if (!gelf_update_sym(section_data(obj->symtab), (int)k, &gs))
@@ -817,18 +822,6 @@ bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 	return ok || fail_elf(obj, "cannot update relocation");
 }
 
-size_t mc_section_symbol(struct mc_object *obj, size_t shndx)
-{
-	for (size_t i = 1; i < obj->first_global; i++) {
-		const struct mc_symbol *s = &obj->symbols[i];
-
-		if (GELF_ST_TYPE(s->sym.st_info) == STT_SECTION &&
-		    s->shndx == shndx)
-			return i;
-	}
-	return SIZE_MAX;
-}
-
 /*
  * Grow a section's private copy by `add` bytes, inserted at `at`.  The
  * buffer at least doubles when it grows, so that adding one name per
@@ -861,26 +854,46 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 }
 
 /*
- * The same renumbering for a table read in place, copied and shifted in
- * one pass (into its copy, made here if it has none): an entry is a
- * struct of the host's, and only the symbol field of r_info moves.
- * False, with nothing done, where this cannot be done so: the caller
- * goes entry by entry.
+ * How symbol handles become the indexes written: the input's locals
+ * keep theirs, the symbols added (handles from n_in on) follow them,
+ * and the input's globals move up by the number added.
  */
-static bool shift_table_symbols(struct mc_section *sec,
-				const struct mc_reloc_table *t, size_t k,
-				size_t n)
+struct numbering {
+	size_t k;	/* the input's first global */
+	size_t n_in;	/* symbols as read */
+	size_t n;	/* symbols added */
+};
+
+static inline size_t written_index(const struct numbering *m, size_t sym)
+{
+	if (sym < m->k)
+		return sym;
+	/* past every symbol (a corrupt input's): moved up, as the rest */
+	if (sym < m->n_in || sym - m->n_in >= m->n)
+		return sym + m->n;
+	return m->k + (sym - m->n_in);
+}
+
+/*
+ * Renumber a table read in place, copied and renumbered in one pass
+ * (into its copy, made here if it has none): an entry is a struct of
+ * the host's, and only the symbol field of r_info changes.  False,
+ * with nothing done, where this cannot be done so: the caller goes
+ * entry by entry.
+ */
+static bool number_table_symbols(struct mc_section *sec,
+				 const struct mc_reloc_table *t,
+				 const struct numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
 	Elf_Data *d = sec->data;
 	void *dst;
 
 	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
-	/* ELF32's 24-bit symbol field must hold every new index. */
-	Elf32_Word max32 = n < 0x1000000 ? 0xffffff - (Elf32_Word)n : 0;
 
+	/* ELF32's 24-bit symbol field must hold every new index. */
 	if (t->n != count || !d || count == 0 || (is32 && sec->buf) ||
-	    (is32 && n >= 0x1000000))
+	    (is32 && m->n_in + m->n > 0x1000000))
 		return false;
 	dst = sec->buf ? sec->buf : malloc(d->d_size);
 	if (!dst)
@@ -891,9 +904,13 @@ static bool shift_table_symbols(struct mc_section *sec,
 		Elf64_Rela *b = dst;
 
 		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF64_R_SYM(a[i].r_info);
+
 			b[i] = a[i];
-			if (ELF64_R_SYM(a[i].r_info) >= k)
-				b[i].r_info += (Elf64_Xword)n << 32;
+			if (sym >= m->k)
+				b[i].r_info = ELF64_R_INFO(
+					written_index(m, sym),
+					ELF64_R_TYPE(a[i].r_info));
 		}
 		break;
 	}
@@ -902,9 +919,13 @@ static bool shift_table_symbols(struct mc_section *sec,
 		Elf64_Rel *b = dst;
 
 		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF64_R_SYM(a[i].r_info);
+
 			b[i] = a[i];
-			if (ELF64_R_SYM(a[i].r_info) >= k)
-				b[i].r_info += (Elf64_Xword)n << 32;
+			if (sym >= m->k)
+				b[i].r_info = ELF64_R_INFO(
+					written_index(m, sym),
+					ELF64_R_TYPE(a[i].r_info));
 		}
 		break;
 	}
@@ -913,12 +934,13 @@ static bool shift_table_symbols(struct mc_section *sec,
 		Elf32_Rela *b = dst;
 
 		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF32_R_SYM(a[i].r_info);
+
 			b[i] = a[i];
-			if (ELF32_R_SYM(a[i].r_info) < k)
-				continue;
-			if (ELF32_R_SYM(a[i].r_info) > max32)
-				goto too_big;
-			b[i].r_info += (Elf32_Word)n << 8;
+			if (sym >= m->k)
+				b[i].r_info = ELF32_R_INFO(
+					(Elf32_Word)written_index(m, sym),
+					ELF32_R_TYPE(a[i].r_info));
 		}
 		break;
 	}
@@ -927,12 +949,13 @@ static bool shift_table_symbols(struct mc_section *sec,
 		Elf32_Rel *b = dst;
 
 		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF32_R_SYM(a[i].r_info);
+
 			b[i] = a[i];
-			if (ELF32_R_SYM(a[i].r_info) < k)
-				continue;
-			if (ELF32_R_SYM(a[i].r_info) > max32)
-				goto too_big;
-			b[i].r_info += (Elf32_Word)n << 8;
+			if (sym >= m->k)
+				b[i].r_info = ELF32_R_INFO(
+					(Elf32_Word)written_index(m, sym),
+					ELF32_R_TYPE(a[i].r_info));
 		}
 		break;
 	}
@@ -940,33 +963,100 @@ static bool shift_table_symbols(struct mc_section *sec,
 	if (!sec->buf)
 		section_take_buffer(sec, d, dst);
 	return true;
-too_big:	/* a fresh copy (is32): the input is as it was */
-	free(dst);
-	return false;
 }
 
-/* Every relocation against symbol k or later now refers n further. */
-static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
+/*
+ * The same for a relocation section added in memory, whose buffer
+ * mc_reloc_store filled in the object's kind.
+ */
+static bool number_added_relocs(struct mc_object *obj,
+				struct mc_section *sec,
+				const struct numbering *m)
+{
+	uint32_t type = sec->shdr.sh_type;
+	size_t size = mc_reloc_entry_size(obj, type);
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	uint8_t *p = sec->buf;
+	struct mc_reloc_table t;
+
+	mc_reloc_table_over(obj, type, p, p ? sec->buf_size / size : 0, &t);
+	if (t.kind == MC_RELA64 || t.kind == MC_REL64) {
+		/* in place, only the symbol field of r_info changes */
+		for (size_t i = 0; i < t.n; i++) {
+			Elf64_Xword *info = (Elf64_Xword *)(void *)
+					    (p + i * size + 8);
+			size_t sym = ELF64_R_SYM(*info);
+
+			if (sym >= m->k)
+				*info = ELF64_R_INFO(written_index(m, sym),
+						     ELF64_R_TYPE(*info));
+		}
+		if (t.n || !p)
+			return true;
+	}
+	for (size_t i = 0; p && i < sec->buf_size / size; i++) {
+		const uint8_t *e = p + i * size;
+		struct mc_reloc r = { 0 };
+
+		if (is64) {
+			Elf64_Rel x;
+
+			memcpy(&x, e, sizeof(x));
+			r.offset = x.r_offset;
+			info_decode(obj, x.r_info, &r);
+			if (type == SHT_RELA)
+				r.addend = ((const Elf64_Rela *)(const void *)e)
+						   ->r_addend;
+		} else {
+			Elf32_Rel x;
+
+			memcpy(&x, e, sizeof(x));
+			r.offset = x.r_offset;
+			r.sym = ELF32_R_SYM(x.r_info);
+			r.type = ELF32_R_TYPE(x.r_info);
+			if (type == SHT_RELA)
+				r.addend = ((const Elf32_Rela *)(const void *)e)
+						   ->r_addend;
+		}
+		if (r.sym < m->k)
+			continue;
+		r.sym = written_index(m, r.sym);
+		if (!is64 && r.sym > 0xffffff)
+			return mc_fail(obj, "%s: symbol index %zu does not fit "
+				       "ELF32's 24 bits", sec->name, r.sym);
+		mc_reloc_store(obj, type, sec->buf, i, &r);
+	}
+	return true;
+}
+
+/* Every relocation's symbol handle becomes the index written. */
+static bool number_reloc_symbols(struct mc_object *obj,
+				 const struct numbering *m)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = &obj->sections[s];
 		struct mc_reloc_table t;
 		bool writable = sec->buf != NULL;
 
-		if (!mc_is_reloc_section(sec) || !sec->scn ||
+		if (!mc_is_reloc_section(sec) ||
 		    sec->shdr.sh_link != obj->symtab->index)
 			continue;
+		if (!sec->scn) {
+			if (!number_added_relocs(obj, sec, m))
+				return false;
+			continue;
+		}
 		mc_reloc_table_open(obj, sec, &t);
-		if (shift_table_symbols(sec, &t, k, n))
+		if (number_table_symbols(sec, &t, m))
 			continue;
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc r = { 0 };
 
 			if (!mc_reloc_read(obj, sec, &t, i, &r))
 				return false;
-			if (r.sym < k)
+			if (r.sym < m->k)
 				continue;
-			r.sym += n;
+			r.sym = written_index(m, r.sym);
 			if (!writable) {
 				/* The copy is made on the first change. */
 				if (!section_make_writable(obj, sec))
@@ -983,17 +1073,17 @@ static bool shift_reloc_symbols(struct mc_object *obj, size_t k, size_t n)
 }
 
 /* COMDAT group signatures are symbol indices in the group's sh_info. */
-static void shift_group_signatures(struct mc_object *obj, size_t k, size_t n)
+static void number_group_signatures(struct mc_object *obj,
+				    const struct numbering *m)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = &obj->sections[s];
 
 		if (sec->shdr.sh_type == SHT_GROUP &&
 		    sec->shdr.sh_link == obj->symtab->index &&
-		    sec->shdr.sh_info >= k) {
-			sec->shdr.sh_info += (GElf_Word)n;
-			sec->dirty = true;
-		}
+		    sec->shdr.sh_info >= m->k)
+			sec->shdr.sh_info =
+				(GElf_Word)written_index(m, sec->shdr.sh_info);
 	}
 }
 
@@ -1006,48 +1096,85 @@ static bool needs_xindex(const size_t *shndx, size_t n)
 }
 
 /*
- * Fill the n new slots at k..k+n-1 of the symbol table and its mirror:
- * section symbols, or with `value`, unnamed local labels at those
- * offsets of their sections.
+ * Fill the n slots at k..k+n-1 of the symbol table and its mirror,
+ * made for them, with the symbols added (the model's n_in onwards),
+ * and put them in the same place of the model's array.
  */
-static bool store_local_symbols(struct mc_object *obj, size_t k,
-				const size_t *shndx, const uint64_t *value,
-				size_t n)
+static bool store_added_symbols(struct mc_object *obj,
+				const struct numbering *m)
 {
-	struct mc_symbol *sym;
+	struct mc_symbol *sym = obj->symbols, *added;
+	size_t k = m->k, n = m->n;
 
-	sym = realloc(obj->symbols, (obj->n_symbols + n + 1) * sizeof(*sym));
-	if (!sym)
+	added = malloc(n * sizeof(*added));
+	if (!added)
 		return mc_fail(obj, "out of memory");
-	obj->symbols = sym;
-	memmove(&sym[k + n], &sym[k], (obj->n_symbols - k) * sizeof(*sym));
+	memcpy(added, &sym[m->n_in], n * sizeof(*added));
+	memmove(&sym[k + n], &sym[k], (m->n_in - k) * sizeof(*sym));
+	memcpy(&sym[k], added, n * sizeof(*added));
+	free(added);
 	for (size_t j = 0; j < n; j++) {
-		GElf_Sym gs = {
-			.st_info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
-								 : STT_SECTION),
-			.st_value = value ? value[j] : 0,
-			.st_shndx = shndx[j] < SHN_LORESERVE ? shndx[j]
-							     : SHN_XINDEX,
-		};
-		Elf32_Word x = shndx[j] < SHN_LORESERVE ? 0
-							: (Elf32_Word)shndx[j];
+		GElf_Sym gs = sym[k + j].sym;
+		Elf32_Word x = gs.st_shndx == SHN_XINDEX
+			       ? (Elf32_Word)sym[k + j].shndx : 0;
 
 		if (!gelf_update_symshndx(obj->symtab->data,
 					  obj->symtab_shndx ?
 					  obj->symtab_shndx->data : NULL,
 					  (int)(k + j), &gs, x))
 			return fail_elf(obj, "cannot add symbol");
-		sym[k + j] = (struct mc_symbol){ .sym = gs, .name = "",
-						 .shndx = shndx[j] };
 	}
-	obj->n_symbols += n;
 	return true;
 }
 
+/*
+ * Number the symbols as they are written: the ones added go after the
+ * input's locals, every reference to the input's globals (relocations,
+ * group signatures) moves up by as many, and the model is in the
+ * written numbering afterwards.  Nothing to do when none was added.
+ */
+static bool number_symbols(struct mc_object *obj)
+{
+	struct numbering m = {
+		.k = obj->first_global,
+		.n_in = obj->n_input_symbols,
+		.n = obj->n_symbols - obj->n_input_symbols,
+	};
+
+	if (m.n == 0)
+		return true;
+	size_t entsize = obj->symtab->shdr.sh_entsize;
+	if (!section_insert_gap(obj, obj->symtab, m.k * entsize,
+				m.n * entsize) ||
+	    (obj->symtab_shndx &&
+	     !section_insert_gap(obj, obj->symtab_shndx,
+				 m.k * sizeof(Elf32_Word),
+				 m.n * sizeof(Elf32_Word))) ||
+	    !number_reloc_symbols(obj, &m) ||
+	    !store_added_symbols(obj, &m))
+		return false;
+	number_group_signatures(obj, &m);
+	/* Symbol numbers moved: the lookup indexes are stale. */
+	free(obj->funcs);
+	free(obj->named);
+	obj->funcs = obj->named = NULL;
+	obj->first_global += m.n;
+	obj->n_input_symbols = obj->n_symbols;
+	obj->symtab->shdr.sh_info += (GElf_Word)m.n;
+	return true;
+}
+
+/*
+ * Add n local symbols: section symbols, or with `value`, unnamed
+ * local labels at those offsets of their sections.  Each is a handle
+ * after every other symbol; no table is touched until the object is
+ * written (number_symbols).
+ */
 static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 				const uint64_t *value, size_t n)
 {
-	size_t k = obj->first_global;
+	struct mc_symbol *sym;
+	size_t first = obj->n_symbols;
 
 	if (!obj->symtab) {
 		mc_fail(obj, "no symbol table to add a section symbol to");
@@ -1058,23 +1185,30 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 			SHN_LORESERVE);
 		return SIZE_MAX;
 	}
-	size_t entsize = obj->symtab->shdr.sh_entsize;
-	if (!section_insert_gap(obj, obj->symtab, k * entsize, n * entsize) ||
-	    (obj->symtab_shndx &&
-	     !section_insert_gap(obj, obj->symtab_shndx,
-				 k * sizeof(Elf32_Word),
-				 n * sizeof(Elf32_Word))) ||
-	    !shift_reloc_symbols(obj, k, n) ||
-	    !store_local_symbols(obj, k, shndx, value, n))
+	sym = realloc(obj->symbols, (first + n + 1) * sizeof(*sym));
+	if (!sym) {
+		mc_fail(obj, "out of memory");
 		return SIZE_MAX;
-	shift_group_signatures(obj, k, n);
-	/* Symbol numbers moved: the lookup indexes are stale. */
+	}
+	obj->symbols = sym;
+	for (size_t j = 0; j < n; j++) {
+		GElf_Sym gs = {
+			.st_info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
+								 : STT_SECTION),
+			.st_value = value ? value[j] : 0,
+			.st_shndx = shndx[j] < SHN_LORESERVE ? shndx[j]
+							     : SHN_XINDEX,
+		};
+
+		sym[first + j] = (struct mc_symbol){ .sym = gs, .name = "",
+						     .shndx = shndx[j] };
+	}
+	obj->n_symbols += n;
+	/* The lookup indexes do not know the new symbols. */
 	free(obj->funcs);
 	free(obj->named);
 	obj->funcs = obj->named = NULL;
-	obj->first_global += n;
-	obj->symtab->shdr.sh_info += (GElf_Word)n;
-	return k;
+	return first;
 }
 
 size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
@@ -1087,11 +1221,6 @@ size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
 			    const uint64_t *value, size_t n)
 {
 	return add_local_symbols(obj, shndx, value, n);
-}
-
-size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx)
-{
-	return mc_add_section_symbols(obj, &shndx, 1);
 }
 
 /*
@@ -1127,7 +1256,6 @@ bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 		return false;
 	sec->shdr.sh_name = (GElf_Word)off;
 	sec->name = (const char *)obj->sections[obj->shstrndx].buf + off;
-	sec->dirty = true;
 	return true;
 }
 
@@ -1146,7 +1274,6 @@ bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
 	sec->buf_cap = size;
 	sec->buf_type = type;
 	sec->shdr.sh_size = size;
-	sec->dirty = true;
 	if (d) {
 		d->d_buf = contents;
 		d->d_size = size;
@@ -1238,7 +1365,6 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		.buf_size = size,
 		.buf_cap = size,
 		.buf_type = type,
-		.dirty = true,
 	};
 	sec->shdr.sh_name = (GElf_Word)name_off;
 	sec->shdr.sh_size = size;
@@ -2468,7 +2594,7 @@ static bool emit_image(struct mc_object *obj, int fd)
 			done += (size_t)n;
 	}
 	for (size_t i = 1; ok && i < obj->n_sections; i++)
-		if (obj->sections[i].dirty && obj->sections[i].buf)
+		if (obj->sections[i].buf)
 			ok = patch_section_bytes(obj, file, size,
 						 &obj->sections[i]);
 	for (size_t done = 0; ok && done < size;) {
@@ -2521,10 +2647,12 @@ static bool write_replacement(struct mc_object *obj, const char *target,
 
 bool mc_object_write(struct mc_object *obj)
 {
-	char *target = output_path(obj->path);
+	char *target;
 	bool ok;
 
-	if (!target)
+	if (!number_symbols(obj))
+		return false;
+	if (!(target = output_path(obj->path)))
 		return mc_fail(obj, "out of memory");
 	int appended = append_object(obj, target);
 	ok = appended >= 0 ? appended == 1
@@ -2535,10 +2663,12 @@ bool mc_object_write(struct mc_object *obj)
 
 bool mc_object_write_in_place(struct mc_object *obj)
 {
-	char *target = output_path(obj->path);
+	char *target;
 	bool ok;
 
-	if (!target)
+	if (!number_symbols(obj))
+		return false;
+	if (!(target = output_path(obj->path)))
 		return mc_fail(obj, "out of memory");
 	ok = write_replacement(obj, target, emit_image);
 	free(target);

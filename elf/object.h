@@ -31,7 +31,6 @@ struct mc_section {
 	size_t buf_size;
 	size_t buf_cap;		/* bytes allocated at buf (grows by doubling) */
 	Elf_Type buf_type;	/* libelf type of buf (ELF_T_BYTE, ...) */
-	bool dirty;
 	size_t reloc;		/* the REL/RELA section that applies to this
 				   one (the first, by index), or 0 */
 };
@@ -70,9 +69,11 @@ struct mc_object {
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;
-	struct mc_symbol *symbols;
+	struct mc_symbol *symbols;	/* by handle (see mc_add_section_symbols) */
 	size_t n_symbols;
-	size_t first_global;		/* symtab's sh_info */
+	size_t n_input_symbols;		/* handles below it: the input's own
+					   symbols, at their index */
+	size_t first_global;		/* symtab's sh_info as read */
 	size_t *funcs, n_funcs;		/* lookup indexes, built on first use */
 	size_t *named, n_named;
 	struct mc_span *spans;		/* address index, built on first use */
@@ -293,20 +294,15 @@ static inline bool mc_reloc_read(struct mc_object *obj,
 bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 			   unsigned char bind);
 
-/* The STT_SECTION symbol of section `shndx`, or SIZE_MAX. */
-size_t mc_section_symbol(struct mc_object *obj, size_t shndx);
-
 /*
- * Add an STT_SECTION symbol for `shndx` among the locals (at the end of
- * them) and renumber every reference to the symbols after it.  Returns
- * the new symbol's index or SIZE_MAX.
- */
-size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx);
-
-/*
- * The same for n sections at once (one renumbering pass); the new
- * symbols are consecutive, in the order given, starting at the index
- * returned.
+ * Add n STT_SECTION symbols, for sections shndx[0..n), among the
+ * locals.  Returns the first one's handle (the others follow it, in the
+ * order given) or SIZE_MAX.  A symbol's handle is its index in
+ * obj->symbols and what relocations in the model refer to it by; the
+ * input's symbols keep theirs.  The indexes written are assigned when
+ * the object is written (the added ones right after the input's
+ * locals, the input's globals moved up by as many), so adding a symbol
+ * renumbers nothing, whenever it is done.
  */
 size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
 			      size_t n);

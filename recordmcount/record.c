@@ -472,8 +472,8 @@ static bool symbol_referenced(struct mc_object *obj, size_t k)
  * no such symbol at all) is made weak: a program that defines no hook
  * (the s390 kernel has no __fentry__) still links, and Linux's modpost,
  * which rejects every undefined global a module's symbol table holds,
- * used or not, lets an undefined weak one through.  Its index stays,
- * so no relocation is renumbered.  A hook still named (an inline PLT
+ * used or not, lets an undefined weak one through.  Its binding is all
+ * that changes.  A hook still named (an inline PLT
  * call's loads, a hook with no NOP form) stays as it was.
  */
 static bool weaken_unused_hooks(struct mc_object *obj,
@@ -532,9 +532,10 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 }
 
 /*
- * Everything that changes, in order: anchors first (adding symbols
- * renumbers relocations), then the tables, then the NOPs, then the
- * references from code to its --per-section pieces, then one write.
+ * Everything that changes, in order: the anchors, the tables, the
+ * NOPs, then the references from code to its --per-section pieces (the
+ * model numbers the symbols added when it writes, so a symbol may be
+ * added at any step), then one write.
  * `pads` is NULL when the pads stay where the compiler put them.
  */
 static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,

@@ -210,7 +210,6 @@ bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 		else
 			piece[n++] = i;
 	}
-	/* Symbols first: adding them renumbers every relocation. */
 	if (ok && n)
 		ok = (first = mc_add_section_symbols(obj, piece, n)) != SIZE_MAX &&
 		     mc_section_groups(obj, group_of);
