@@ -532,6 +532,20 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 }
 
 /*
+ * The sites are not needed for writing, which makes copies of its own
+ * (a renumbered relocation table): memory they held goes back first.
+ * Their counts stay, for say_done.
+ */
+static bool write_without_sites(struct mc_object *obj,
+				struct mc_site_list *sites)
+{
+	free(sites->v);
+	sites->v = NULL;
+	sites->cap = 0;
+	return mc_object_write(obj);
+}
+
+/*
  * Everything that changes, in order: the anchors, the tables, the
  * NOPs, then the references from code to its --per-section pieces (the
  * model numbers the symbols added when it writes, so a symbol may be
@@ -539,7 +553,7 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
  * `pads` is NULL when the pads stay where the compiler put them.
  */
 static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
-		    const struct mc_site_list *sites,
+		    struct mc_site_list *sites,
 		    const struct mc_pad_list *pads,
 		    const struct mc_options *opt)
 {
@@ -561,7 +575,7 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	     weaken_unused_hooks(obj, arch, opt) &&
 	     /* after the NOPs, which void relocations inside their bytes */
 	     (!opt->per_section || mc_table_link_back(obj, arch)) &&
-	     mc_object_write(obj);
+	     write_without_sites(obj, sites);
 	free(anchor);
 	return ok;
 }
