@@ -87,24 +87,26 @@ static bool section_make_writable(struct mc_object *obj,
 }
 
 /*
- * Each section knows its relocation section, so that finding it is not
- * a scan of every section (a C++ object has one per COMDAT group).
+ * Each section knows its relocation section, and each relocation
+ * section its target, set when the relocation section is read or
+ * added, so that finding them is not a scan of every section (a C++
+ * object has one per COMDAT group).
  */
 static void link_reloc_section(struct mc_object *obj,
-			       const struct mc_section *rel)
+			       struct mc_section *rel)
 {
 	size_t t = rel->shdr.sh_info;
 
-	if (mc_is_reloc_section(rel) && t > 0 && t < obj->n_sections &&
-	    obj->sections[t].reloc == 0)
-		obj->sections[t].reloc = rel->index;
+	if (!mc_is_reloc_section(rel) || t == 0 || t >= obj->n_sections)
+		return;
+	rel->target = obj->sections[t];
+	if (!rel->target->reloc)
+		rel->target->reloc = rel;
 }
 
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target)
 {
-	size_t r = target < obj->n_sections ? obj->sections[target].reloc : 0;
-
-	return r ? &obj->sections[r] : NULL;
+	return target < obj->n_sections ? obj->sections[target]->reloc : NULL;
 }
 
 /*
@@ -124,7 +126,7 @@ struct strtab {
 static void strtab_open(struct mc_object *obj, size_t index, struct strtab *t)
 {
 	struct mc_section *sec = index < obj->n_sections ?
-				 &obj->sections[index] : NULL;
+				 obj->sections[index] : NULL;
 	Elf_Data *d;
 
 	t->bytes = NULL;
@@ -163,16 +165,18 @@ static bool read_sections(struct mc_object *obj)
 		return mc_fail(obj, "section name table index %zu out of range",
 			    obj->shstrndx);
 	/* Not calloc: zeroing the array first would be a second pass. */
+	obj->read_sections = malloc(n * sizeof(*obj->read_sections));
 	obj->sections = malloc(n * sizeof(*obj->sections));
-	if (!obj->sections)
+	if (!obj->sections || !obj->read_sections)
 		return mc_fail(obj, "out of memory");
 	obj->sections_cap = n;
 
 	for (size_t i = 0; i < n; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = &obj->read_sections[i];
 
+		obj->sections[i] = sec;
 		*sec = (struct mc_section){ .index = i };
-		obj->n_sections = i + 1;	/* what close frees */
+		obj->n_sections = obj->sections_read = i + 1;	/* what close frees */
 		sec->scn = elf_getscn(obj->elf, i);
 		if (!sec->scn || !gelf_getshdr(sec->scn, &sec->shdr))
 			return fail_elf(obj, "corrupt section header");
@@ -183,16 +187,16 @@ static bool read_sections(struct mc_object *obj)
 
 	strtab_open(obj, obj->shstrndx, &names);
 	for (size_t i = 1; i < n; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = obj->sections[i];
 
 		sec->name = strtab_name(obj, &names, obj->shstrndx,
 					sec->shdr.sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
 	}
-	obj->sections[0].name = "";
+	obj->sections[0]->name = "";
 	for (size_t i = 1; i < n; i++)
-		link_reloc_section(obj, &obj->sections[i]);
+		link_reloc_section(obj, obj->sections[i]);
 	return mc_check_layout(obj);
 }
 
@@ -201,7 +205,7 @@ static bool read_symbols(struct mc_object *obj)
 	struct mc_section *symtab = NULL;
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = obj->sections[i];
 
 		if (sec->shdr.sh_type == SHT_SYMTAB) {
 			if (symtab)
@@ -212,7 +216,7 @@ static bool read_symbols(struct mc_object *obj)
 	if (!symtab)
 		return true;
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = obj->sections[i];
 
 		if (sec->shdr.sh_type == SHT_SYMTAB_SHNDX &&
 		    sec->shdr.sh_link == symtab->index)
@@ -242,7 +246,7 @@ static bool read_symbols(struct mc_object *obj)
 		return mc_fail(obj, "section %zu: fewer extended section "
 			    "indexes than symbols", obj->symtab_shndx->index);
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		const GElf_Shdr *sh = &obj->sections[i].shdr;
+		const GElf_Shdr *sh = &obj->sections[i]->shdr;
 
 		if (sh->sh_type == SHT_GROUP && sh->sh_link == symtab->index &&
 		    sh->sh_info >= obj->n_symbols)
@@ -344,8 +348,15 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 
 void mc_object_close(struct mc_object *obj)
 {
-	for (size_t i = 0; i < obj->n_sections; i++)
-		free(obj->sections[i].buf);
+	for (size_t i = 0; i < obj->n_sections; i++) {
+		struct mc_section *sec = obj->sections[i];
+
+		free(sec->buf);
+		if (sec < obj->read_sections ||
+		    sec >= obj->read_sections + obj->sections_read)
+			free(sec);	/* added: allocated alone */
+	}
+	free(obj->read_sections);
 	free(obj->sections);
 	free(obj->symbols);
 	free(obj->funcs);
@@ -356,6 +367,7 @@ void mc_object_close(struct mc_object *obj)
 	if (obj->fd >= 0)
 		close(obj->fd);
 	obj->sections = NULL;
+	obj->read_sections = NULL;
 	obj->symbols = NULL;
 	obj->elf = NULL;
 	obj->fd = -1;
@@ -365,8 +377,8 @@ struct mc_section *mc_section_by_name(struct mc_object *obj,
 				      const char *name)
 {
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (strcmp(obj->sections[i].name, name) == 0)
-			return &obj->sections[i];
+		if (strcmp(obj->sections[i]->name, name) == 0)
+			return obj->sections[i];
 	return NULL;
 }
 
@@ -432,7 +444,7 @@ static bool build_spans(struct mc_object *obj)
 	if (!v)
 		return false;
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		const GElf_Shdr *sh = &obj->sections[i].shdr;
+		const GElf_Shdr *sh = &obj->sections[i]->shdr;
 
 		if (!(sh->sh_flags & SHF_ALLOC) || sh->sh_type == SHT_NOBITS ||
 		    sh->sh_size == 0)
@@ -475,9 +487,9 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
 		return NULL;
 	const struct mc_span *s = &obj->spans[lo - 1];
 	if (addr < s->end)
-		return &obj->sections[s->sec];
+		return obj->sections[s->sec];
 	/* Every span up to here starts at or below addr: one reaches it? */
-	return addr < s->reach ? &obj->sections[s->reach_sec] : NULL;
+	return addr < s->reach ? obj->sections[s->reach_sec] : NULL;
 }
 
 /*
@@ -1034,7 +1046,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 				 const struct numbering *m)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
-		struct mc_section *sec = &obj->sections[s];
+		struct mc_section *sec = obj->sections[s];
 		struct mc_reloc_table t;
 		bool writable = sec->buf != NULL;
 
@@ -1077,7 +1089,7 @@ static void number_group_signatures(struct mc_object *obj,
 				    const struct numbering *m)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
-		struct mc_section *sec = &obj->sections[s];
+		struct mc_section *sec = obj->sections[s];
 
 		if (sec->shdr.sh_type == SHT_GROUP &&
 		    sec->shdr.sh_link == obj->symtab->index &&
@@ -1231,7 +1243,7 @@ size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
 static bool append_section_name(struct mc_object *obj, const char *name,
 				size_t *off)
 {
-	struct mc_section *shstr = &obj->sections[obj->shstrndx];
+	struct mc_section *shstr = obj->sections[obj->shstrndx];
 	size_t len = strlen(name) + 1;
 	const void *was = shstr->buf;
 
@@ -1242,8 +1254,8 @@ static bool append_section_name(struct mc_object *obj, const char *name,
 	if (shstr->buf == was)
 		return true;	/* the names did not move */
 	for (size_t i = 1; i < obj->n_sections; i++)
-		obj->sections[i].name = (const char *)shstr->buf +
-					obj->sections[i].shdr.sh_name;
+		obj->sections[i]->name = (const char *)shstr->buf +
+					obj->sections[i]->shdr.sh_name;
 	return true;
 }
 
@@ -1255,7 +1267,7 @@ bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 	if (!append_section_name(obj, name, &off))
 		return false;
 	sec->shdr.sh_name = (GElf_Word)off;
-	sec->name = (const char *)obj->sections[obj->shstrndx].buf + off;
+	sec->name = (const char *)obj->sections[obj->shstrndx]->buf + off;
 	return true;
 }
 
@@ -1287,7 +1299,7 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 	for (size_t i = 0; i < obj->n_sections; i++)
 		group_of[i] = 0;
 	for (size_t g = 1; g < obj->n_sections; g++) {
-		struct mc_section *sec = &obj->sections[g];
+		struct mc_section *sec = obj->sections[g];
 		size_t size;
 		const uint8_t *raw;
 
@@ -1312,14 +1324,14 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
 {
-	struct mc_section *g = &obj->sections[group];
+	struct mc_section *g = obj->sections[group];
 	Elf32_Word m = (Elf32_Word)member;
 
 	if (!section_insert_gap(obj, g, g->buf ? g->buf_size : g->shdr.sh_size,
 				sizeof(m)))
 		return false;
 	memcpy((uint8_t *)g->buf + g->buf_size - sizeof(m), &m, sizeof(m));
-	obj->sections[member].shdr.sh_flags |= SHF_GROUP;
+	obj->sections[member]->shdr.sh_flags |= SHF_GROUP;
 	return true;
 }
 
@@ -1327,36 +1339,37 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 				  const GElf_Shdr *shdr, void *contents,
 				  size_t size, Elf_Type type)
 {
-	struct mc_section *secs;
+	struct mc_section *sec;
 	size_t name_off;
 
 	if (!append_section_name(obj, name, &name_off)) {
 		free(contents);
 		return NULL;
 	}
-	size_t symtab_i = obj->symtab ? obj->symtab->index : 0;
-	size_t shndx_i = obj->symtab_shndx ? obj->symtab_shndx->index : 0;
 	const char *new_name =
-		(const char *)obj->sections[obj->shstrndx].buf + name_off;
+		(const char *)obj->sections[obj->shstrndx]->buf + name_off;
 
-	secs = obj->sections;
 	if (obj->n_sections == obj->sections_cap) {
 		/* Doubling: one piece per COMDAT group adds thousands. */
 		size_t cap = 2 * obj->sections_cap;
+		struct mc_section **secs =
+			realloc(obj->sections, cap * sizeof(*secs));
 
-		secs = realloc(secs, cap * sizeof(*secs));
 		if (!secs) {
 			free(contents);
 			mc_fail(obj, "out of memory");
 			return NULL;
 		}
+		obj->sections = secs;
 		obj->sections_cap = cap;
 	}
-	/* Pointers into the array moved with it. */
-	obj->sections = secs;
-	obj->symtab = symtab_i ? &secs[symtab_i] : NULL;
-	obj->symtab_shndx = shndx_i ? &secs[shndx_i] : NULL;
-	struct mc_section *sec = &secs[obj->n_sections];
+	/* A section of its own: every other section stays where it is. */
+	sec = malloc(sizeof(*sec));
+	if (!sec) {
+		free(contents);
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
 	*sec = (struct mc_section){
 		.index = obj->n_sections,
 		.shdr = *shdr,
@@ -1368,7 +1381,7 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 	};
 	sec->shdr.sh_name = (GElf_Word)name_off;
 	sec->shdr.sh_size = size;
-	obj->n_sections++;
+	obj->sections[obj->n_sections++] = sec;
 	link_reloc_section(obj, sec);
 	return sec;
 }
@@ -1993,7 +2006,7 @@ static bool convertible(const struct mc_object *obj, const struct plan *p,
 /* Section 0's header as emit_object gives it and libelf completes it. */
 static GElf_Shdr plan_section0(const struct mc_object *obj)
 {
-	GElf_Shdr zero = obj->sections[0].shdr;
+	GElf_Shdr zero = obj->sections[0]->shdr;
 
 	zero.sh_size = obj->n_sections >= SHN_LORESERVE ? obj->n_sections : 0;
 	if (obj->shstrndx >= SHN_LORESERVE)
@@ -2119,7 +2132,7 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 		return false;
 	sh[0] = plan_section0(obj);
 	for (size_t i = 1; i < n; i++)
-		if (!plan_section(obj, &p, &obj->sections[i], &cursor, &sh[i],
+		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh[i],
 				  &od)) {
 			free(sh);
 			return false;
@@ -2159,7 +2172,7 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 		if ((moved && !moved[i]) || sh[i].sh_type == SHT_NOBITS ||
 		    sh[i].sh_size == 0)
 			continue;
-		section_out_data(p, &obj->sections[i], &od);
+		section_out_data(p, obj->sections[i], &od);
 		ok = stream_zeros(w, sh[i].sh_offset - w->pos) &&
 		     (od.file_order || p->enc == host_byte_order() ||
 		      od.type == ELF_T_BYTE ?
@@ -2270,7 +2283,7 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		return false;
 	moved[0] = false;
 	for (size_t i = 1; i < n; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = obj->sections[i];
 		GElf_Shdr *sh = &l->sh[i];
 		GElf_Shdr in;
 		uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
@@ -2464,11 +2477,11 @@ static bool emit_object(struct mc_object *obj, int fd)
 		goto done;
 	}
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (!emit_section(obj, out, &obj->sections[i]))
+		if (!emit_section(obj, out, obj->sections[i]))
 			goto done;
 	/* Section 0 carries the extended section count/name-table index. */
 	if (obj->n_sections > 1) {
-		GElf_Shdr zero = obj->sections[0].shdr;
+		GElf_Shdr zero = obj->sections[0]->shdr;
 
 		zero.sh_size = 0;
 		if (obj->shstrndx >= SHN_LORESERVE)
@@ -2594,9 +2607,9 @@ static bool emit_image(struct mc_object *obj, int fd)
 			done += (size_t)n;
 	}
 	for (size_t i = 1; ok && i < obj->n_sections; i++)
-		if (obj->sections[i].buf)
+		if (obj->sections[i]->buf)
 			ok = patch_section_bytes(obj, file, size,
-						 &obj->sections[i]);
+						 obj->sections[i]);
 	for (size_t done = 0; ok && done < size;) {
 		ssize_t n = write(fd, file + done, size - done);
 		if (n <= 0)

@@ -31,8 +31,11 @@ struct mc_section {
 	size_t buf_size;
 	size_t buf_cap;		/* bytes allocated at buf (grows by doubling) */
 	Elf_Type buf_type;	/* libelf type of buf (ELF_T_BYTE, ...) */
-	size_t reloc;		/* the REL/RELA section that applies to this
-				   one (the first, by index), or 0 */
+	struct mc_section *reloc;	/* the REL/RELA section that applies
+					   to this one (the first, by
+					   index), or NULL */
+	struct mc_section *target;	/* a REL/RELA section's: the one
+					   its sh_info names, or NULL */
 };
 
 struct mc_symbol {
@@ -63,9 +66,17 @@ struct mc_object {
 	GElf_Ehdr ehdr;
 	size_t shstrndx;
 
-	struct mc_section *sections;	/* sections[0] is the null section */
+	/*
+	 * Every section by index (sections[0] is the null section).  A
+	 * section's handle, the pointer, stays valid as long as the
+	 * object: adding a section grows this array of pointers and never
+	 * moves a section.
+	 */
+	struct mc_section **sections;
 	size_t n_sections;
 	size_t sections_cap;		/* entries allocated (grows by doubling) */
+	struct mc_section *read_sections;	/* the input's, in one block */
+	size_t sections_read;
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;

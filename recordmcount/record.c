@@ -374,7 +374,7 @@ static bool void_section_relocs(struct mc_object *obj,
 		while (j < i && v[j].rel_shndx != v[i].rel_shndx)
 			j++;
 		if (j == i && !void_relocs_in_nops(obj, arch,
-						   &obj->sections[v[i].rel_shndx],
+						   obj->sections[v[i].rel_shndx],
 						   v, n, opt))
 			return false;
 	}
@@ -385,7 +385,7 @@ static void warn_untraced(const struct mc_object *obj,
 			  const struct mc_hook_site *s,
 			  const struct mc_options *opt, const char **warned)
 {
-	const char *sec = obj->sections[s->shndx].name;
+	const char *sec = obj->sections[s->shndx]->name;
 
 	/*
 	 * -w asks for every such section; one whose calls cannot become
@@ -426,11 +426,11 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 				       arch->name, s->form->name);
 		if (is_nopped(s, opt)) {
 			/* Its own relocation may lie outside the bytes. */
-			if (!mc_section_patch(obj, &obj->sections[s->shndx],
+			if (!mc_section_patch(obj, obj->sections[s->shndx],
 					      s->offset, s->form->nop,
 					      s->form->len) ||
 			    !void_reloc(obj, arch,
-					&obj->sections[s->rel_shndx],
+					obj->sections[s->rel_shndx],
 					s->reloc_index))
 				return false;
 			any = true;
@@ -450,7 +450,7 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 static bool symbol_referenced(struct mc_object *obj, size_t k)
 {
 	for (size_t i = 0; i < obj->n_sections; i++) {
-		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *rel = obj->sections[i];
 		size_t count;
 
 		if (!mc_is_reloc_section(rel))
@@ -659,7 +659,7 @@ static void note_excluded_pads(const struct mc_object *obj,
 	all.n_no_sections = 0;
 	for (size_t i = 0; i < pads->n; i++) {
 		size_t shndx = pads->v[i].shndx;
-		const char *name = obj->sections[shndx].name;
+		const char *name = obj->sections[shndx]->name;
 		char msg[320];
 
 		/* Only where --no-section made the difference. */

@@ -249,12 +249,10 @@ static void sort_unique(struct mc_site_list *l)
 static struct mc_section *code_target(struct mc_object *obj,
 				      struct mc_section *rel)
 {
-	if (!mc_is_reloc_section(rel) || !obj->symtab ||
-	    rel->shdr.sh_link != obj->symtab->index ||
-	    rel->shdr.sh_info == 0 || rel->shdr.sh_info >= obj->n_sections)
-		return NULL;
-	struct mc_section *t = &obj->sections[rel->shdr.sh_info];
-	if (!(t->shdr.sh_flags & SHF_EXECINSTR) ||
+	struct mc_section *t = rel->target;
+
+	if (!t || !obj->symtab || rel->shdr.sh_link != obj->symtab->index ||
+	    !(t->shdr.sh_flags & SHF_EXECINSTR) ||
 	    t->shdr.sh_type != SHT_PROGBITS)
 		return NULL;
 	return t;
@@ -381,7 +379,7 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 		    sym->sym.st_shndx == SHN_UNDEF ||
 		    sym->shndx >= obj->n_sections)
 			continue;
-		struct mc_section *text = &obj->sections[sym->shndx];
+		struct mc_section *text = obj->sections[sym->shndx];
 		size_t size;
 		const uint8_t *code = mc_section_bytes(text, &size);
 		uint64_t at = sym->sym.st_value;
@@ -424,7 +422,7 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		return false;
 	}
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *rel = obj->sections[i];
 		struct mc_section *text = code_target(obj, rel);
 
 		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,

@@ -286,7 +286,7 @@ static char *model_relocs(struct mc_object *obj)
 
 	ck_assert_ptr_nonnull(f);
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = obj->sections[i];
 
 		if (!mc_is_reloc_section(sec))
 			continue;
@@ -300,7 +300,7 @@ static char *model_relocs(struct mc_object *obj)
 			const char *name = sym->name;
 			if (GELF_ST_TYPE(sym->sym.st_info) == STT_SECTION) {
 				ck_assert_uint_lt(sym->shndx, obj->n_sections);
-				name = obj->sections[sym->shndx].name;
+				name = obj->sections[sym->shndx]->name;
 			}
 			fprintf(f, "%s %" PRIx64 " %u %s %" PRId64 "\n",
 				sec->name, r.offset, r.type, name, r.addend);
@@ -355,7 +355,7 @@ static char *model_groups(struct mc_object *obj)
 	FILE *f = open_memstream(&s, &n);
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *sec = &obj->sections[i];
+		struct mc_section *sec = obj->sections[i];
 
 		if (sec->shdr.sh_type != SHT_GROUP)
 			continue;
@@ -456,15 +456,15 @@ START_TEST(open_matches_readelf)
 
 	size_t n = readelf_sections(o, &rs);
 	ck_assert_uint_eq(obj.n_sections, n);
-	ck_assert_str_eq(obj.sections[0].name, "");
+	ck_assert_str_eq(obj.sections[0]->name, "");
 	for (size_t i = 1; i < n; i++) {
-		ck_assert_uint_eq(obj.sections[i].index, i);
-		ck_assert_str_eq(obj.sections[i].name, rs[i].name);
-		ck_assert_uint_eq(obj.sections[i].shdr.sh_size, rs[i].size);
-		ck_assert_uint_eq(obj.sections[i].shdr.sh_link, rs[i].link);
-		ck_assert_uint_eq(obj.sections[i].shdr.sh_info, rs[i].info);
+		ck_assert_uint_eq(obj.sections[i]->index, i);
+		ck_assert_str_eq(obj.sections[i]->name, rs[i].name);
+		ck_assert_uint_eq(obj.sections[i]->shdr.sh_size, rs[i].size);
+		ck_assert_uint_eq(obj.sections[i]->shdr.sh_link, rs[i].link);
+		ck_assert_uint_eq(obj.sections[i]->shdr.sh_info, rs[i].info);
 	}
-	ck_assert_str_eq(obj.sections[obj.shstrndx].name, ".shstrtab");
+	ck_assert_str_eq(obj.sections[obj.shstrndx]->name, ".shstrtab");
 	ck_assert_ptr_nonnull(obj.symtab);
 	ck_assert_str_eq(obj.symtab->name, ".symtab");
 	ck_assert_ptr_null(obj.symtab_shndx);
@@ -600,7 +600,7 @@ START_TEST(relocs_match_readelf)
 
 	open_ok(&obj, o);
 	for (size_t i = 1; i < obj.n_sections; i++) {
-		struct mc_section *sec = &obj.sections[i];
+		struct mc_section *sec = obj.sections[i];
 
 		if (!mc_is_reloc_section(sec))
 			continue;
@@ -879,14 +879,14 @@ START_TEST(add_section)
 
 	/* Both findable by name in memory, contents visible. */
 	ck_assert_ptr_eq(mc_section_by_name(&obj, "__test_tab"),
-			 &obj.sections[tndx]);
-	ck_assert_ptr_eq(mc_section_by_name(&obj, rname), &obj.sections[n0 + 1]);
+			 obj.sections[tndx]);
+	ck_assert_ptr_eq(mc_section_by_name(&obj, rname), obj.sections[n0 + 1]);
 	size_t n;
-	const uint8_t *b = mc_section_bytes(&obj.sections[tndx], &n);
+	const uint8_t *b = mc_section_bytes(obj.sections[tndx], &n);
 	ck_assert_uint_eq(n, 2 * addr);
 	ck_assert_ptr_nonnull(b);
 	ck_assert(memcmp(b, pattern, n) == 0);
-	ck_assert_uint_eq(mc_reloc_count(&obj.sections[n0 + 1]), 2);
+	ck_assert_uint_eq(mc_reloc_count(obj.sections[n0 + 1]), 2);
 
 	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
 	mc_object_close(&obj);
@@ -965,8 +965,8 @@ END_TEST
 static size_t section_without_symbol(struct mc_object *obj)
 {
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (obj->sections[i].shdr.sh_type == SHT_PROGBITS &&
-		    (obj->sections[i].shdr.sh_flags & SHF_ALLOC) &&
+		if (obj->sections[i]->shdr.sh_type == SHT_PROGBITS &&
+		    (obj->sections[i]->shdr.sh_flags & SHF_ALLOC) &&
 		    section_symbol(obj, i) == SIZE_MAX)
 			return i;
 	return 0;
@@ -1020,8 +1020,8 @@ static void check_add_section_symbols(const char *o, bool elf64,
 	ck_assert_uint_eq(obj.symtab->shdr.sh_info, info);
 	ck_assert_ptr_null(obj.symtab->buf);
 	for (size_t i = 1; i < obj.n_sections; i++)
-		if (mc_is_reloc_section(&obj.sections[i]))
-			ck_assert_ptr_null(obj.sections[i].buf);
+		if (mc_is_reloc_section(obj.sections[i]))
+			ck_assert_ptr_null(obj.sections[i]->buf);
 	for (size_t j = 0; j < n; j++) {
 		const struct mc_symbol *s = &obj.symbols[got + j];
 
@@ -1200,6 +1200,69 @@ START_TEST(symbols_numbered_when_written)
 }
 END_TEST
 
+/*
+ * Section handles stay valid: adding sections (here enough to grow the
+ * array of sections several times) moves none, and each relocation
+ * section and its target know each other from the read on.
+ */
+START_TEST(section_handles_stable)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	struct mc_object obj;
+	uint32_t shtype = is64(_i) ? SHT_RELA : SHT_REL;
+
+	open_ok(&obj, o);
+	struct mc_section *text = mc_section_by_name(&obj, ".text");
+	struct mc_section *symtab = obj.symtab;
+	size_t n0 = obj.n_sections;
+	ck_assert_ptr_nonnull(text);
+	ck_assert_ptr_nonnull(text->reloc);
+	ck_assert_ptr_eq(text->reloc->target, text);
+	ck_assert_ptr_eq(mc_reloc_section_of(&obj, text->index), text->reloc);
+	ck_assert_ptr_null(text->target);
+	struct mc_section *rel = text->reloc, *first = NULL;
+
+	for (int i = 0; i < 200; i++) {
+		GElf_Shdr h = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+				.sh_addralign = 1 };
+		char name[32];
+		uint8_t *b = malloc(1);
+
+		ck_assert_ptr_nonnull(b);
+		*b = (uint8_t)i;
+		snprintf(name, sizeof(name), ".t%d", i);
+		struct mc_section *s = mc_add_section(&obj, name, &h, b, 1,
+						      ELF_T_BYTE);
+		ck_assert_msg(s != NULL, "%s", obj.error);
+		if (!first)
+			first = s;
+		ck_assert_ptr_eq(obj.sections[s->index], s);
+	}
+	/* A relocation section for the first: they know each other. */
+	size_t esz = mc_reloc_entry_size(&obj, shtype);
+	GElf_Shdr rh = { .sh_type = shtype, .sh_flags = SHF_INFO_LINK,
+			 .sh_link = (GElf_Word)obj.symtab->index,
+			 .sh_info = (GElf_Word)first->index,
+			 .sh_entsize = esz };
+	struct mc_section *r = mc_add_section(&obj, ".rela.t0", &rh, NULL, 0,
+					      is64(_i) ? ELF_T_RELA
+						       : ELF_T_REL);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_ptr_eq(r->target, first);
+	ck_assert_ptr_eq(first->reloc, r);
+	ck_assert_uint_eq(obj.n_sections, n0 + 201);
+	ck_assert_ptr_eq(mc_section_by_name(&obj, ".text"), text);
+	ck_assert_ptr_eq(obj.symtab, symtab);
+	ck_assert_ptr_eq(text->reloc, rel);
+	ck_assert_ptr_eq(obj.sections[first->index], first);
+	ck_assert_str_eq(first->name, ".t0");
+	mc_object_close(&obj);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
 START_TEST(add_section_symbol_comdat)
 {
 	char *dir = make_tmpdir();
@@ -1216,7 +1279,7 @@ START_TEST(add_section_symbol_comdat)
 	open_ok(&obj, o);
 	size_t global_sig = 0, local_sig = 0;
 	for (size_t i = 1; i < obj.n_sections; i++) {
-		struct mc_section *s = &obj.sections[i];
+		struct mc_section *s = obj.sections[i];
 
 		if (s->shdr.sh_type != SHT_GROUP)
 			continue;
@@ -1329,8 +1392,8 @@ START_TEST(add_section_symbols_batch)
 	/* The last sections first, to see the order is the caller's. */
 	open_ok(&obj, o);
 	for (size_t i = obj.n_sections - 1; i > 0 && n < 3; i--)
-		if (obj.sections[i].shdr.sh_type == SHT_PROGBITS &&
-		    (obj.sections[i].shdr.sh_flags & SHF_ALLOC))
+		if (obj.sections[i]->shdr.sh_type == SHT_PROGBITS &&
+		    (obj.sections[i]->shdr.sh_flags & SHF_ALLOC))
 			want[n++] = i;
 	want[n++] = mc_section_by_name(&obj, ".text")->index;
 	mc_object_close(&obj);
@@ -1762,6 +1825,7 @@ static Suite *elf_suite(void)
 	tcase_add_loop_test(tc, add_section_symbol, 0, 2);
 	tcase_add_loop_test(tc, add_section_symbol_comdat, 0, 2);
 	tcase_add_loop_test(tc, symbols_numbered_when_written, 0, 2);
+	tcase_add_loop_test(tc, section_handles_stable, 0, 2);
 	tcase_add_test(tc, add_section_symbol_xindex);
 	tcase_add_loop_test(tc, add_section_symbols_batch, 0, 2);
 	tcase_add_test(tc, add_section_symbols_batch_xindex);
