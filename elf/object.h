@@ -4,7 +4,8 @@
  * An object is read once through libelf's class-independent GElf API
  * into plain arrays (sections, symbols), mutated in memory (patch bytes,
  * change relocations, add a section, add a section symbol), and written
- * once: appended to the input file with its ELF header rewritten last,
+ * once, when the symbols added get their indexes: appended to the input
+ * file with its ELF header rewritten last,
  * or (a hard-linked file, a layout that cannot be kept) to a temporary
  * file that replaces the input by rename(2).  Nothing
  * outside elf/ touches raw ELF structures.

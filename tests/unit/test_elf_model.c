@@ -1,5 +1,5 @@
 /*
- * test_elf_model.c - unit tests of elf/object.c.
+ * test_elf_model.c - unit tests of the object model (elf/).
  *
  * Every object is compiled or assembled at test time into a fresh
  * directory under $UNIT_TMPDIR (unit.mk points it into the build tree).
