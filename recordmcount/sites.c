@@ -269,6 +269,83 @@ static bool check_reloc_table(struct mc_object *obj, struct mc_section *rel)
 	return true;
 }
 
+/* What scanning one relocation section needs, and what it found last. */
+struct scan {
+	struct mc_object *obj;
+	const struct mc_arch *arch;
+	const struct mc_options *opt;
+	struct mc_section *rel, *text;
+	const uint8_t *code;
+	size_t text_size;
+	bool traced;
+	struct roles *role;
+	struct mc_site_list *out;
+	mc_warn_fn warn;
+	/* the last hook relocation's type: most are of one type */
+	uint32_t last_type;
+	bool have_type, companion;
+	uint64_t forms;
+};
+
+/* Relocation i, read as r: a site, a report, or nothing; false on error. */
+static inline __attribute__((always_inline)) bool
+scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
+{
+	struct mc_object *obj = c->obj;
+	const struct mc_arch *arch = c->arch;
+	char msg[256];
+
+	if (r->sym >= obj->n_symbols)
+		return mc_fail(obj, "%s: relocation %zu: symbol index "
+			       "%zu out of range", c->rel->name, i, r->sym);
+	if (r->offset >= c->text_size)
+		return mc_fail(obj, "%s: relocation %zu: offset 0x%llx "
+			       "outside %s", c->rel->name, i,
+			       (unsigned long long)r->offset, c->text->name);
+	unsigned ro = symbol_role(obj, arch, c->opt, c->role, r->sym);
+	if (ro == ROLE_OTHER)
+		return true;
+	if (!c->have_type || r->type != c->last_type) {
+		c->last_type = r->type;
+		c->have_type = true;
+		c->companion = mc_is_companion_reloc(arch, r->type);
+		c->forms = mc_forms_of_type(arch, r->type);
+	}
+	const char *name = obj->symbols[r->sym].name;
+	if (ro == ROLE_UNSUPPORTED && !c->companion) {
+		snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
+			 "not recorded", c->text->name,
+			 (unsigned long long)r->offset, name,
+			 arch->unsupported_why);
+		c->warn(obj, c->opt, msg);
+		c->out->n_reported++;
+		return true;
+	}
+	if (ro != ROLE_HOOK || c->companion)
+		return true;
+	const struct mc_object_form *f =
+		mc_match_form_among(arch, c->forms, c->code, c->text_size,
+				    r->offset);
+	if (!f) {
+		snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
+			 "(relocation type %u) is not a call; not "
+			 "recorded", c->text->name,
+			 (unsigned long long)r->offset, name, r->type);
+		c->warn(obj, c->opt, msg);
+		c->out->n_reported++;
+		return true;
+	}
+	struct mc_hook_site s = {
+		.shndx = c->text->index,
+		.offset = r->offset - (uint64_t)(int64_t)f->field_offset,
+		.form = f,
+		.rel_shndx = c->rel->index,
+		.reloc_index = i,
+		.traced = c->traced,
+	};
+	return push_site(obj, c->out, &s);
+}
+
 static bool scan_reloc_section(struct mc_object *obj,
 			       const struct mc_arch *arch,
 			       const struct mc_options *opt,
@@ -279,7 +356,6 @@ static bool scan_reloc_section(struct mc_object *obj,
 	size_t text_size;
 	const uint8_t *code = mc_section_bytes(text, &text_size);
 	bool traced = mc_section_is_traced(text->name, opt);
-	char msg[256];
 
 	if (!check_reloc_table(obj, rel))
 		return false;
@@ -291,69 +367,33 @@ static bool scan_reloc_section(struct mc_object *obj,
 
 	struct mc_reloc_table t;
 	size_t count = mc_reloc_count(rel);
-	/* What the last hook relocation's type is: most are of one type. */
-	uint32_t last_type = 0;
-	bool have_type = false, companion = false;
-	uint64_t forms = 0;
+	struct scan c = {
+		.obj = obj, .arch = arch, .opt = opt, .rel = rel,
+		.text = text, .code = code, .text_size = text_size,
+		.traced = traced, .role = role, .out = out, .warn = warn,
+	};
+	struct mc_reloc r;
 
 	mc_reloc_table_open(obj, rel, &t);
-	for (size_t i = 0; i < count; i++) {
-		struct mc_reloc r;
+	if (t.kind == MC_RELA64 && t.n >= count) {
+		/* x86_64 and most 64-bit objects: one decode, inlined */
+		const Elf64_Rela *e = (const Elf64_Rela *)t.p;
 
-		if (!mc_reloc_read(obj, rel, &t, i, &r))
-			return false;
-		if (r.sym >= obj->n_symbols)
-			return mc_fail(obj, "%s: relocation %zu: symbol index "
-				       "%zu out of range", rel->name, i, r.sym);
-		if (r.offset >= text_size)
-			return mc_fail(obj, "%s: relocation %zu: offset 0x%llx "
-				       "outside %s", rel->name, i,
-				       (unsigned long long)r.offset,
-				       text->name);
-		unsigned ro = symbol_role(obj, arch, opt, role, r.sym);
-		if (ro == ROLE_OTHER)
-			continue;
-		if (!have_type || r.type != last_type) {
-			last_type = r.type;
-			have_type = true;
-			companion = mc_is_companion_reloc(arch, r.type);
-			forms = mc_forms_of_type(arch, r.type);
+		for (size_t i = 0; i < count; i++) {
+			r = (struct mc_reloc){
+				.offset = e[i].r_offset,
+				.sym = ELF64_R_SYM(e[i].r_info),
+				.type = (uint32_t)ELF64_R_TYPE(e[i].r_info),
+				.addend = e[i].r_addend,
+			};
+			if (!scan_one(&c, i, &r))
+				return false;
 		}
-		const char *name = obj->symbols[r.sym].name;
-		if (ro == ROLE_UNSUPPORTED && !companion) {
-			snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
-				 "not recorded", text->name,
-				 (unsigned long long)r.offset, name,
-				 arch->unsupported_why);
-			warn(obj, opt, msg);
-			out->n_reported++;
-			continue;
-		}
-		if (ro != ROLE_HOOK || companion)
-			continue;
-		const struct mc_object_form *f =
-			mc_match_form_among(arch, forms, code, text_size,
-					    r.offset);
-		if (!f) {
-			snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
-				 "(relocation type %u) is not a call; not "
-				 "recorded", text->name,
-				 (unsigned long long)r.offset, name, r.type);
-			warn(obj, opt, msg);
-			out->n_reported++;
-			continue;
-		}
-		struct mc_hook_site s = {
-			.shndx = text->index,
-			.offset = r.offset - (uint64_t)(int64_t)f->field_offset,
-			.form = f,
-			.rel_shndx = rel->index,
-			.reloc_index = i,
-			.traced = traced,
-		};
-		if (!push_site(obj, out, &s))
-			return false;
+		return true;
 	}
+	for (size_t i = 0; i < count; i++)
+		if (!mc_reloc_read(obj, rel, &t, i, &r) || !scan_one(&c, i, &r))
+			return false;
 	return true;
 }
 
