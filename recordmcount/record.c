@@ -226,7 +226,7 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		/* REL keeps the addend in the slot the relocation patches. */
 		if (in_slot)
 			mc_store_address(obj, slot, (uint64_t)addend);
-		mc_piece_add(obj, arch, &piece, &r, slot);
+		mc_piece_add(obj, arch, &piece, &r, in_slot ? slot : NULL);
 		t++;
 	}
 	return mc_add_table_piece(obj, arch, &place, &piece);

@@ -53,7 +53,9 @@ bool mc_piece_start(struct mc_object *obj, const struct mc_arch *arch,
 /*
  * Append an entry, one of the `cap` the piece was started with: the
  * relocation `r`, moved to the new slot, and the slot's addr_size
- * bytes from `slot` (an addend in place, or zeros).
+ * bytes from `slot` (an addend in place), or NULL for zeros: the slots
+ * start zeroed, and a table of zeros (RELA) is then never touched until
+ * it is written.
  */
 static inline void mc_piece_add(const struct mc_object *obj,
 				const struct mc_arch *arch,
@@ -63,9 +65,9 @@ static inline void mc_piece_add(const struct mc_object *obj,
 	struct mc_reloc at = *r;
 
 	at.offset = piece->n * arch->addr_size;
-	if (arch->addr_size == 8)
+	if (slot && arch->addr_size == 8)
 		memcpy(piece->slots + at.offset, slot, 8);
-	else
+	else if (slot)
 		memcpy(piece->slots + at.offset, slot, arch->addr_size);
 	/* What the table cannot encode (ELF32's narrower fields): as ever */
 	if (!(piece->n < piece->out.n &&
