@@ -75,14 +75,6 @@ bool mc_is_companion_reloc(const struct mc_arch *arch, uint32_t type)
 	return false;
 }
 
-static bool opcode_matches(const struct mc_object_form *f, const uint8_t *p)
-{
-	for (unsigned i = 0; i < f->opcode_len; i++)
-		if ((p[i] & f->mask[i]) != f->opcode[i])
-			return false;
-	return true;
-}
-
 const struct mc_arch *mc_arch_by_name(const char *name)
 {
 	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
@@ -107,24 +99,20 @@ static bool form_has_type(const struct mc_object_form *f, uint32_t type)
 	return false;
 }
 
+uint64_t mc_forms_of_type(const struct mc_arch *arch, uint32_t type)
+{
+	uint64_t set = 0;
+
+	for (unsigned i = 0; i < arch->n_forms && i < MC_MAX_FORMS; i++)
+		if (form_has_type(&arch->forms[i], type))
+			set |= (uint64_t)1 << i;
+	return set;
+}
+
 const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 					   uint32_t type, const uint8_t *sec,
 					   uint64_t sec_size, uint64_t r_offset)
 {
-	for (unsigned i = 0; i < arch->n_forms; i++) {
-		const struct mc_object_form *f = &arch->forms[i];
-
-		if (!form_has_type(f, type) ||
-		    (f->field_offset > 0 && r_offset < (uint64_t)f->field_offset))
-			continue;
-		uint64_t site = r_offset - (uint64_t)(int64_t)f->field_offset;
-		uint64_t start = site + (uint64_t)(int64_t)f->opcode_offset;
-		if (site > sec_size || f->len > sec_size - site ||
-		    (f->opcode_offset < 0 && site < (uint64_t)-f->opcode_offset) ||
-		    start > sec_size || f->opcode_len > sec_size - start)
-			continue;
-		if (opcode_matches(f, sec + start))
-			return f;
-	}
-	return NULL;
+	return mc_match_form_among(arch, mc_forms_of_type(arch, type), sec,
+				   sec_size, r_offset);
 }

@@ -269,6 +269,40 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 					   uint32_t type, const uint8_t *sec,
 					   uint64_t sec_size, uint64_t r_offset);
 
+/*
+ * mc_match_form in two steps, for a scan that meets one relocation type
+ * many times: the set of forms a type marks (bit i: forms[i]; an
+ * architecture has at most MC_MAX_FORMS), found once, then the first of
+ * them, in table order, whose bytes sit at r_offset.
+ */
+#define MC_MAX_FORMS 64
+uint64_t mc_forms_of_type(const struct mc_arch *arch, uint32_t type);
+static inline const struct mc_object_form *
+mc_match_form_among(const struct mc_arch *arch, uint64_t forms,
+		    const uint8_t *sec, uint64_t sec_size, uint64_t r_offset)
+{
+	for (; forms; forms &= forms - 1) {
+		const struct mc_object_form *f =
+			&arch->forms[__builtin_ctzll(forms)];
+		unsigned k;
+
+		if (f->field_offset > 0 && r_offset < (uint64_t)f->field_offset)
+			continue;
+		uint64_t site = r_offset - (uint64_t)(int64_t)f->field_offset;
+		uint64_t start = site + (uint64_t)(int64_t)f->opcode_offset;
+		if (site > sec_size || f->len > sec_size - site ||
+		    (f->opcode_offset < 0 && site < (uint64_t)-f->opcode_offset) ||
+		    start > sec_size || f->opcode_len > sec_size - start)
+			continue;
+		for (k = 0; k < f->opcode_len; k++)
+			if ((sec[start + k] & f->mask[k]) != f->opcode[k])
+				break;
+		if (k == f->opcode_len)
+			return f;
+	}
+	return NULL;
+}
+
 /* True if `name` is one of the architecture's default hook symbols. */
 bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
 

@@ -9,7 +9,7 @@
  * the instruction), n32 (ELF32 with EF_MIPS_ABI2, RELA) and n64 (ELF64,
  * RELA, and an r_info that is not ELF64_R_INFO: a 32-bit symbol, then
  * one byte each of special symbol, third, second and first type; the
- * ELF model in elf/object.c unpacks it).
+ * ELF model in elf/reloc.c unpacks it).
  *
  * GCC's -pg writes a fixed text before the function body, never
  * scheduled by the compiler: `move at,ra` (the hook finds its caller

@@ -4,7 +4,8 @@
  * An object is read once through libelf's class-independent GElf API
  * into plain arrays (sections, symbols), mutated in memory (patch bytes,
  * change relocations, add a section, add a section symbol), and written
- * once: appended to the input file with its ELF header rewritten last,
+ * once, when the symbols added get their indexes: appended to the input
+ * file with its ELF header rewritten last,
  * or (a hard-linked file, a layout that cannot be kept) to a temporary
  * file that replaces the input by rename(2).  Nothing
  * outside elf/ touches raw ELF structures.
@@ -31,9 +32,11 @@ struct mc_section {
 	size_t buf_size;
 	size_t buf_cap;		/* bytes allocated at buf (grows by doubling) */
 	Elf_Type buf_type;	/* libelf type of buf (ELF_T_BYTE, ...) */
-	bool dirty;
-	size_t reloc;		/* the REL/RELA section that applies to this
-				   one (the first, by index), or 0 */
+	struct mc_section *reloc;	/* the REL/RELA section that applies
+					   to this one (the first, by
+					   index), or NULL */
+	struct mc_section *target;	/* a REL/RELA section's: the one
+					   its sh_info names, or NULL */
 };
 
 struct mc_symbol {
@@ -64,15 +67,25 @@ struct mc_object {
 	GElf_Ehdr ehdr;
 	size_t shstrndx;
 
-	struct mc_section *sections;	/* sections[0] is the null section */
+	/*
+	 * Every section by index (sections[0] is the null section).  A
+	 * section's handle, the pointer, stays valid as long as the
+	 * object: adding a section grows this array of pointers and never
+	 * moves a section.
+	 */
+	struct mc_section **sections;
 	size_t n_sections;
 	size_t sections_cap;		/* entries allocated (grows by doubling) */
+	struct mc_section *read_sections;	/* the input's, in one block */
+	size_t sections_read;
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;
-	struct mc_symbol *symbols;
+	struct mc_symbol *symbols;	/* by handle (see mc_add_section_symbols) */
 	size_t n_symbols;
-	size_t first_global;		/* symtab's sh_info */
+	size_t n_input_symbols;		/* handles below it: the input's own
+					   symbols, at their index */
+	size_t first_global;		/* symtab's sh_info as read */
 	size_t *funcs, n_funcs;		/* lookup indexes, built on first use */
 	size_t *named, n_named;
 	struct mc_span *spans;		/* address index, built on first use */
@@ -180,6 +193,14 @@ struct mc_reloc_table {
 void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
 			 struct mc_reloc_table *t);
 
+/*
+ * The same over `buf`, n relocations of type sh_type (SHT_RELA/SHT_REL)
+ * in this object's kind, built in memory; n is 0 where mc_reloc_table_put
+ * cannot encode them (MIPS64): mc_reloc_store does.
+ */
+void mc_reloc_table_over(const struct mc_object *obj, uint32_t sh_type,
+			 void *buf, size_t n, struct mc_reloc_table *t);
+
 static inline void mc_reloc_table_get(const struct mc_reloc_table *t,
 				      size_t i, struct mc_reloc *out)
 {
@@ -285,20 +306,15 @@ static inline bool mc_reloc_read(struct mc_object *obj,
 bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 			   unsigned char bind);
 
-/* The STT_SECTION symbol of section `shndx`, or SIZE_MAX. */
-size_t mc_section_symbol(struct mc_object *obj, size_t shndx);
-
 /*
- * Add an STT_SECTION symbol for `shndx` among the locals (at the end of
- * them) and renumber every reference to the symbols after it.  Returns
- * the new symbol's index or SIZE_MAX.
- */
-size_t mc_add_section_symbol(struct mc_object *obj, size_t shndx);
-
-/*
- * The same for n sections at once (one renumbering pass); the new
- * symbols are consecutive, in the order given, starting at the index
- * returned.
+ * Add n STT_SECTION symbols, for sections shndx[0..n), among the
+ * locals.  Returns the first one's handle (the others follow it, in the
+ * order given) or SIZE_MAX.  A symbol's handle is its index in
+ * obj->symbols and what relocations in the model refer to it by; the
+ * input's symbols keep theirs.  The indexes written are assigned when
+ * the object is written (the added ones right after the input's
+ * locals, the input's globals moved up by as many), so adding a symbol
+ * renumbers nothing, whenever it is done.
  */
 size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
 			      size_t n);

@@ -1,6 +1,6 @@
 /*
  * validate.h - checks of the numbers an input file supplies, for
- * object.c (internal to elf/).  Each returns false with a one-line
+ * the object model (internal to elf/).  Each returns false with a one-line
  * reason in obj->error.
  */
 #ifndef MC_ELF_VALIDATE_H

@@ -113,7 +113,7 @@ static void json_place(struct check *c, size_t shndx, uint64_t value,
 
 	printf("\"section\":");
 	if (shndx) {
-		mc_json_string(s->obj->sections[shndx].name);
+		mc_json_string(s->obj->sections[shndx]->name);
 		f = with_function ? mc_survey_function(s, shndx, value, &fo)
 				  : NULL;
 	} else {
@@ -214,8 +214,8 @@ static bool is_bitcode_file(const char *path)
 static bool has_lto_sections(const struct mc_object *obj)
 {
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (strncmp(obj->sections[i].name, ".gnu.lto_", 9) == 0 ||
-		    strcmp(obj->sections[i].name, ".llvm.lto") == 0)
+		if (strncmp(obj->sections[i]->name, ".gnu.lto_", 9) == 0 ||
+		    strcmp(obj->sections[i]->name, ".llvm.lto") == 0)
 			return true;
 	return false;
 }
@@ -252,7 +252,7 @@ static bool collect_hook_slots(struct check *c)
 	size_t cap = 0;
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *rel = obj->sections[i];
 		size_t link = rel->shdr.sh_link;
 
 		if (!mc_is_reloc_section(rel) ||
@@ -265,7 +265,7 @@ static bool collect_hook_slots(struct check *c)
 
 			if (!mc_reloc_get(obj, rel, j, &r) || r.sym == 0)
 				continue;
-			name = mc_symbol_name_in(obj, &obj->sections[link], r.sym);
+			name = mc_symbol_name_in(obj, obj->sections[link], r.sym);
 			if (name && hook_named(c, name) &&
 			    !push_slot(c, r.offset, &cap))
 				return false;
@@ -400,7 +400,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 		       uint64_t *site, unsigned *len)
 {
 	struct mc_object *obj = c->s->obj;
-	struct mc_section *sec = &obj->sections[f->shndx];
+	struct mc_section *sec = obj->sections[f->shndx];
 	const struct mc_arch *arch = c->s->arch;
 	uint64_t thumb = arch->e_machine == EM_ARM ? (f->sym.st_value & 1) : 0;
 	uint64_t start = f->sym.st_value & ~thumb;
@@ -438,7 +438,7 @@ static bool is_code_function(struct check *c, const struct mc_symbol *s)
 	return GELF_ST_TYPE(s->sym.st_info) == STT_FUNC &&
 	       s->sym.st_shndx != SHN_UNDEF && s->sym.st_size > 0 &&
 	       s->shndx > 0 && s->shndx < obj->n_sections &&
-	       (obj->sections[s->shndx].shdr.sh_flags & SHF_EXECINSTR) &&
+	       (obj->sections[s->shndx]->shdr.sh_flags & SHF_EXECINSTR) &&
 	       !hook_named(c, s->name);
 }
 
@@ -766,7 +766,7 @@ static void check_entry(struct check *c, size_t k)
 		c->zeroed++;
 		return;
 	}
-	if (!e->resolved || !(s->obj->sections[e->shndx].shdr.sh_flags &
+	if (!e->resolved || !(s->obj->sections[e->shndx]->shdr.sh_flags &
 			      SHF_EXECINSTR)) {
 		problem(c, P_BAD_ADDRESS, true, e->resolved ? e->shndx : 0,
 			s->linked ? e->address : e->offset, k, "entry %zu is "

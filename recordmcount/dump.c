@@ -25,7 +25,7 @@ static void hex_bytes(struct mc_survey *d, const struct mc_entry *e,
 		      size_t len, char *out, size_t n, const char *sep)
 {
 	size_t size, used = 0;
-	const uint8_t *code = mc_section_bytes(&d->obj->sections[e->shndx],
+	const uint8_t *code = mc_section_bytes(d->obj->sections[e->shndx],
 					       &size);
 
 	out[0] = 0;
@@ -44,7 +44,7 @@ static void print_place_json(struct mc_survey *d, size_t shndx,
 	const struct mc_symbol *f;
 
 	printf("\"section\":");
-	mc_json_string(d->obj->sections[shndx].name);
+	mc_json_string(d->obj->sections[shndx]->name);
 	printf(",\"offset\":%" PRIu64 ",\"address\":", offset);
 	if (d->linked)
 		printf("%" PRIu64, address);

@@ -88,8 +88,8 @@ static bool fills_table(struct finalize *f, struct mc_section *rel,
 		return true;	/* any slot may be among its targets */
 	/* --emit-relocs: sh_info names the section the relocations fill. */
 	return target > 0 && target < obj->n_sections &&
-	       (mc_is_table_name(obj->sections[target].name) ||
-		strcmp(obj->sections[target].name,
+	       (mc_is_table_name(obj->sections[target]->name) ||
+		strcmp(obj->sections[target]->name,
 		       "__patchable_function_entries") == 0);
 }
 
@@ -111,7 +111,7 @@ static bool read_slot_relocs(struct finalize *f, uint64_t lo, uint64_t hi)
 	struct mc_object *obj = f->obj;
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *rel = obj->sections[i];
 		bool dynamic;
 
 		if (!fills_table(f, rel, &dynamic))
@@ -241,7 +241,7 @@ static bool set_reloc(struct finalize *f, const struct slot_reloc *sr,
 	if (same_reloc(&sr->r, r))
 		return true;
 	f->changed = true;
-	return mc_reloc_set(f->obj, &f->obj->sections[sr->shndx], sr->index, r);
+	return mc_reloc_set(f->obj, f->obj->sections[sr->shndx], sr->index, r);
 }
 
 /*
@@ -261,7 +261,7 @@ static bool write_dynamic(struct finalize *f, size_t k, uint64_t value)
 		return mc_fail(f->obj, "table slot 0x%" PRIx64 " is filled by "
 			       "the loader from a symbol (relocation type %u)",
 			       e->slot, sr->r.type);
-	if (f->obj->sections[sr->shndx].shdr.sh_type == SHT_REL)
+	if (f->obj->sections[sr->shndx]->shdr.sh_type == SHT_REL)
 		return write_slot(f, e->slot, value);
 	struct mc_reloc r = sr->r;
 	struct mc_section *sec = mc_section_at_address(f->obj, e->slot);
@@ -346,14 +346,14 @@ static bool finalize_object(struct finalize *f)
 
 		if (!is_stale(s, e))
 			continue;
-		rel = &obj->sections[e->rel_shndx];
+		rel = obj->sections[e->rel_shndx];
 		if (!mc_reloc_get(obj, rel, e->reloc_index, &r))
 			return false;
 		uint64_t slot = r.offset;
 		r = (struct mc_reloc){ .offset = slot,
 				       .type = s->arch->none_reloc };
 		if (!mc_reloc_set(obj, rel, e->reloc_index, &r) ||
-		    !mc_section_patch(obj, &obj->sections[rel->shdr.sh_info],
+		    !mc_section_patch(obj, obj->sections[rel->shdr.sh_info],
 				      slot, zero, s->arch->addr_size))
 			return false;
 		f->cleared++;

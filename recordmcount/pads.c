@@ -54,7 +54,7 @@ static bool add_descriptor_entries(struct mc_object *obj,
 			continue;
 		const struct mc_symbol *s = &obj->symbols[r.sym];
 		if (s->shndx == 0 || s->shndx >= obj->n_sections ||
-		    !(obj->sections[s->shndx].shdr.sh_flags & SHF_EXECINSTR))
+		    !(obj->sections[s->shndx]->shdr.sh_flags & SHF_EXECINSTR))
 			continue;
 		v[(*n)++] = (struct entry_point){
 			s->shndx, s->sym.st_value + (uint64_t)r.addend,
@@ -169,7 +169,7 @@ static bool measure_pad(struct mc_object *obj, const struct mc_arch *arch,
 			struct mc_pad *p, const char **why)
 {
 	size_t size;
-	const uint8_t *code = mc_section_bytes(&obj->sections[p->shndx], &size);
+	const uint8_t *code = mc_section_bytes(obj->sections[p->shndx], &size);
 	const struct entry_point *e = entry_from(entries, n_entries, p->shndx,
 						 p->offset);
 	uint64_t at = p->offset;
@@ -317,11 +317,11 @@ static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 		if (!p.valid) {
 			char bytes[3 * PAD_BYTES_SHOWN + 1];
 
-			show_bytes(&obj->sections[p.shndx], p.offset, bytes,
+			show_bytes(obj->sections[p.shndx], p.offset, bytes,
 				   sizeof(bytes));
 			snprintf(msg, sizeof(msg), "%s+0x%llx: pad %s (bytes: "
 				 "%s); every pad left in %s, not recorded",
-				 obj->sections[p.shndx].name,
+				 obj->sections[p.shndx]->name,
 				 (unsigned long long)p.offset, why, bytes,
 				 MC_PADS_SECTION);
 			warn(obj, opt, msg);
@@ -342,7 +342,7 @@ bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 
 	*out = (struct mc_pad_list){ 0 };
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
-		struct mc_section *s = &obj->sections[i];
+		struct mc_section *s = obj->sections[i];
 
 		if (strcmp(s->name, MC_PADS_SECTION) != 0 ||
 		    s->shdr.sh_type != SHT_PROGBITS)
@@ -390,7 +390,7 @@ struct pad_entry {
 static bool covered_by_own_table(const struct mc_object *obj,
 				 const struct mc_pad *p)
 {
-	const GElf_Shdr *h = &obj->sections[p->table].shdr;
+	const GElf_Shdr *h = &obj->sections[p->table]->shdr;
 
 	return !(h->sh_flags & SHF_LINK_ORDER) || h->sh_link == p->shndx;
 }
@@ -410,7 +410,7 @@ static struct pad_entry *collect_entries(struct mc_object *obj,
 	}
 	for (size_t i = 0; i < pads->n; i++) {
 		const struct mc_pad *p = &pads->v[i];
-		struct mc_section *table = &obj->sections[p->table];
+		struct mc_section *table = obj->sections[p->table];
 		struct mc_section *rel = relocs_of(obj, p->table);
 		size_t size;
 		const uint8_t *old = mc_section_bytes(table, &size);
@@ -469,7 +469,7 @@ static bool set_piece(struct mc_object *obj, const struct mc_arch *arch,
 	uint32_t rel_type = piece->rel_type;
 	size_t rel_bytes = piece->n * mc_reloc_entry_size(obj, rel_type);
 
-	if (!mc_section_set_contents(obj, &obj->sections[table], piece->slots,
+	if (!mc_section_set_contents(obj, obj->sections[table], piece->slots,
 				     piece->n * arch->addr_size, ELF_T_BYTE)) {
 		free(piece->rels);
 		return false;
@@ -477,7 +477,7 @@ static bool set_piece(struct mc_object *obj, const struct mc_arch *arch,
 	return mc_section_set_contents(obj, rel, piece->rels, rel_bytes,
 				       rel_type == SHT_RELA ? ELF_T_RELA
 							    : ELF_T_REL) &&
-	       mc_section_rename(obj, &obj->sections[table],
+	       mc_section_rename(obj, obj->sections[table],
 				 mc_table_name(per_section)) &&
 	       mc_section_rename(obj, rel,
 				 mc_table_reloc_name(rel_type, per_section));

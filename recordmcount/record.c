@@ -102,11 +102,7 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 
 static size_t count_traced(const struct mc_site_list *sites)
 {
-	size_t n = 0;
-
-	for (size_t i = 0; i < sites->n; i++)
-		n += sites->v[i].traced;
-	return n;
+	return sites->n_traced;
 }
 
 /*
@@ -189,15 +185,19 @@ static struct mc_piece_place piece_place(const struct piece_key *key)
 static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_site_list *sites, const size_t *group_of,
 			const struct piece_key *key, const size_t *anchor,
-			size_t first_label)
+			size_t first_label, bool whole, size_t *taken)
 {
 	struct mc_piece_place place = piece_place(key);
 	struct mc_piece piece;
 	size_t n = 0, t = 0;
 	bool in_slot = !arch->table_uses_rela || arch->table_addend_in_place;
 
-	for (size_t i = 0; i < sites->n; i++)
-		n += in_piece(&sites->v[i], group_of, key);
+	if (whole)
+		n = sites->n_traced;
+	else
+		for (size_t i = 0; i < sites->n; i++)
+			n += in_piece(&sites->v[i], group_of, key);
+	*taken = n;
 	if (!mc_piece_start(obj, arch,
 			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
 			    &piece))
@@ -226,7 +226,7 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		/* REL keeps the addend in the slot the relocation patches. */
 		if (in_slot)
 			mc_store_address(obj, slot, (uint64_t)addend);
-		mc_piece_add(obj, arch, &piece, &r, slot);
+		mc_piece_add(obj, arch, &piece, &r, in_slot ? slot : NULL);
 		t++;
 	}
 	return mc_add_table_piece(obj, arch, &place, &piece);
@@ -243,14 +243,17 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 {
 	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
 	bool *done = calloc(obj->n_sections, sizeof(*done));
-	bool ok = group_of && done;
+	bool ok = group_of && done, grouped = false;
+	size_t left = sites->n_traced;	/* sites no piece has taken yet */
 
 	if (!ok)
 		mc_fail(obj, "out of memory");
 	else
 		ok = mc_section_groups(obj, group_of);
-	for (size_t i = 0; ok && i < sites->n; i++) {
-		size_t shndx = sites->v[i].shndx;
+	for (size_t i = 0; ok && i < obj->n_sections; i++)
+		grouped |= group_of[i] != 0;
+	for (size_t i = 0; ok && left && i < sites->n; i++) {
+		size_t shndx = sites->v[i].shndx, taken;
 		struct piece_key key = {
 			.group = group_of[shndx],
 			.shndx = opt->per_section ? shndx : 0,
@@ -260,8 +263,10 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 		if (!sites->v[i].traced || done[seen])
 			continue;
 		done[seen] = true;
+		/* No group, one piece: it takes every traced site. */
 		ok = build_piece(obj, arch, sites, group_of, &key, anchor,
-				 first_label);
+				 first_label, !grouped && !key.shndx, &taken);
+		left -= taken;
 	}
 	free(group_of);
 	free(done);
@@ -369,7 +374,7 @@ static bool void_section_relocs(struct mc_object *obj,
 		while (j < i && v[j].rel_shndx != v[i].rel_shndx)
 			j++;
 		if (j == i && !void_relocs_in_nops(obj, arch,
-						   &obj->sections[v[i].rel_shndx],
+						   obj->sections[v[i].rel_shndx],
 						   v, n, opt))
 			return false;
 	}
@@ -380,7 +385,7 @@ static void warn_untraced(const struct mc_object *obj,
 			  const struct mc_hook_site *s,
 			  const struct mc_options *opt, const char **warned)
 {
-	const char *sec = obj->sections[s->shndx].name;
+	const char *sec = obj->sections[s->shndx]->name;
 
 	/*
 	 * -w asks for every such section; one whose calls cannot become
@@ -410,6 +415,8 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 	size_t run = 0;
 	bool any = false;	/* a NOP in this run of sites */
 
+	if (!opt->nop && sites->n_traced == sites->n)
+		return true;	/* every hook traced and kept: nothing here */
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
 
@@ -419,11 +426,11 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 				       arch->name, s->form->name);
 		if (is_nopped(s, opt)) {
 			/* Its own relocation may lie outside the bytes. */
-			if (!mc_section_patch(obj, &obj->sections[s->shndx],
+			if (!mc_section_patch(obj, obj->sections[s->shndx],
 					      s->offset, s->form->nop,
 					      s->form->len) ||
 			    !void_reloc(obj, arch,
-					&obj->sections[s->rel_shndx],
+					obj->sections[s->rel_shndx],
 					s->reloc_index))
 				return false;
 			any = true;
@@ -443,7 +450,7 @@ static bool nop_sites(struct mc_object *obj, const struct mc_arch *arch,
 static bool symbol_referenced(struct mc_object *obj, size_t k)
 {
 	for (size_t i = 0; i < obj->n_sections; i++) {
-		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *rel = obj->sections[i];
 		size_t count;
 
 		if (!mc_is_reloc_section(rel))
@@ -465,8 +472,8 @@ static bool symbol_referenced(struct mc_object *obj, size_t k)
  * no such symbol at all) is made weak: a program that defines no hook
  * (the s390 kernel has no __fentry__) still links, and Linux's modpost,
  * which rejects every undefined global a module's symbol table holds,
- * used or not, lets an undefined weak one through.  Its index stays,
- * so no relocation is renumbered.  A hook still named (an inline PLT
+ * used or not, lets an undefined weak one through.  Its binding is all
+ * that changes.  A hook still named (an inline PLT
  * call's loads, a hook with no NOP form) stays as it was.
  */
 static bool weaken_unused_hooks(struct mc_object *obj,
@@ -525,13 +532,28 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 }
 
 /*
- * Everything that changes, in order: anchors first (adding symbols
- * renumbers relocations), then the tables, then the NOPs, then the
- * references from code to its --per-section pieces, then one write.
+ * The sites are not needed for writing, which makes copies of its own
+ * (a renumbered relocation table): memory they held goes back first.
+ * Their counts stay, for say_done.
+ */
+static bool write_without_sites(struct mc_object *obj,
+				struct mc_site_list *sites)
+{
+	free(sites->v);
+	sites->v = NULL;
+	sites->cap = 0;
+	return mc_object_write(obj);
+}
+
+/*
+ * Everything that changes, in order: the anchors, the tables, the
+ * NOPs, then the references from code to its --per-section pieces (the
+ * model numbers the symbols added when it writes, so a symbol may be
+ * added at any step), then one write.
  * `pads` is NULL when the pads stay where the compiler put them.
  */
 static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
-		    const struct mc_site_list *sites,
+		    struct mc_site_list *sites,
 		    const struct mc_pad_list *pads,
 		    const struct mc_options *opt)
 {
@@ -553,7 +575,7 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	     weaken_unused_hooks(obj, arch, opt) &&
 	     /* after the NOPs, which void relocations inside their bytes */
 	     (!opt->per_section || mc_table_link_back(obj, arch)) &&
-	     mc_object_write(obj);
+	     write_without_sites(obj, sites);
 	free(anchor);
 	return ok;
 }
@@ -637,7 +659,7 @@ static void note_excluded_pads(const struct mc_object *obj,
 	all.n_no_sections = 0;
 	for (size_t i = 0; i < pads->n; i++) {
 		size_t shndx = pads->v[i].shndx;
-		const char *name = obj->sections[shndx].name;
+		const char *name = obj->sections[shndx]->name;
 		char msg[320];
 
 		/* Only where --no-section made the difference. */

@@ -72,8 +72,12 @@ static bool is_unsupported_hook(const struct mc_arch *arch, const char *name)
 	return false;
 }
 
-/* What calls to a symbol are, decided once per symbol of an object. */
-enum symbol_role { ROLE_OTHER, ROLE_HOOK, ROLE_UNSUPPORTED };
+/*
+ * What calls to a symbol are, decided the first time a relocation in
+ * code names it (ROLE_UNKNOWN until then): most symbols of an object
+ * are never looked at.
+ */
+enum symbol_role { ROLE_UNKNOWN, ROLE_OTHER, ROLE_HOOK, ROLE_UNSUPPORTED };
 
 /*
  * A name's first two bytes, mixed with its third (fewer for a shorter
@@ -91,46 +95,56 @@ static unsigned name_key(const char *name)
 	return ((unsigned)u[0] << 8 | u[1]) ^ (u[1] ? (unsigned)u[2] << 4 : 0);
 }
 
-static void key_add(uint8_t *keys, const char *name)
+/* The symbols a scan asks about, and what it knows of them. */
+struct roles {
+	uint8_t *of;		/* one per symbol */
+	uint8_t keys[65536 / 8];	/* name_key of every hook name */
+};
+
+static void key_add(struct roles *r, const char *name)
 {
 	unsigned k = name_key(name);
 
-	keys[k / 8] |= (uint8_t)(1u << (k % 8));
+	r->keys[k / 8] |= (uint8_t)(1u << (k % 8));
 }
 
-/*
- * Every symbol's role, by name: an object has far fewer symbols than
- * relocations, so the relocation scan compares a byte instead of
- * strings.  NULL when memory runs out (obj->error set).
- */
-static uint8_t *symbol_roles(struct mc_object *obj,
-			     const struct mc_arch *arch,
-			     const struct mc_options *opt)
+static bool roles_open(struct mc_object *obj, const struct mc_arch *arch,
+		       const struct mc_options *opt, struct roles *r)
 {
-	uint8_t *role = calloc(obj->n_symbols ? obj->n_symbols : 1, 1);
-	uint8_t keys[65536 / 8] = { 0 };
-
-	if (!role) {
-		mc_fail(obj, "out of memory");
-		return NULL;
-	}
+	/* calloc: fresh pages of zeros, ROLE_UNKNOWN, touched when asked */
+	r->of = calloc(obj->n_symbols ? obj->n_symbols : 1, 1);
+	if (!r->of)
+		return mc_fail(obj, "out of memory");
+	memset(r->keys, 0, sizeof(r->keys));
 	for (const char *const *h = arch->hook_symbols; *h; h++)
-		key_add(keys, *h);
+		key_add(r, *h);
 	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
-		key_add(keys, *h);
+		key_add(r, *h);
 	for (size_t i = 0; i < opt->n_symbols; i++)
-		key_add(keys, opt->symbols[i]);
-	for (size_t i = 0; i < obj->n_symbols; i++) {
-		const char *name = obj->symbols[i].name;
-		unsigned k = name_key(name);
+		key_add(r, opt->symbols[i]);
+	return true;
+}
 
-		if (!(keys[k / 8] & (1u << (k % 8))))
-			continue;	/* no hook's name: ROLE_OTHER */
-		if (is_unsupported_hook(arch, name))
-			role[i] = ROLE_UNSUPPORTED;
-		else if (mc_is_hook_name(arch, opt, name))
-			role[i] = ROLE_HOOK;
-	}
+/* Symbol k's role, by name, decided once. */
+static inline unsigned symbol_role(const struct mc_object *obj,
+				   const struct mc_arch *arch,
+				   const struct mc_options *opt,
+				   struct roles *r, size_t k)
+{
+	if (r->of[k] != ROLE_UNKNOWN)
+		return r->of[k];
+
+	const char *name = obj->symbols[k].name;
+	unsigned key = name_key(name);
+	unsigned role = ROLE_OTHER;
+
+	if (!(r->keys[key / 8] & (1u << (key % 8))))
+		role = ROLE_OTHER;	/* no hook's name */
+	else if (is_unsupported_hook(arch, name))
+		role = ROLE_UNSUPPORTED;
+	else if (mc_is_hook_name(arch, opt, name))
+		role = ROLE_HOOK;
+	r->of[k] = (uint8_t)role;
 	return role;
 }
 
@@ -154,6 +168,14 @@ static inline bool push_site(struct mc_object *obj, struct mc_site_list *l,
 {
 	if (l->n == l->cap && !grow_sites(obj, l))
 		return false;
+	if (l->n && !l->unordered) {
+		const struct mc_hook_site *p = &l->v[l->n - 1];
+
+		l->unordered = p->shndx > s->shndx ||
+			       (p->shndx == s->shndx && p->offset > s->offset);
+		l->repeated |= p->shndx == s->shndx && p->offset == s->offset;
+	}
+	l->n_traced += s->traced;
 	l->v[l->n++] = *s;
 	return true;
 }
@@ -205,33 +227,32 @@ static void sort_unique(struct mc_site_list *l)
 {
 	size_t w = 0;
 
-	if (l->n == 0)
-		return;		/* l->v is NULL: not for qsort */
 	/*
-	 * Relocations usually come in offset order, and a table already
-	 * in order is what the (stable) sort would return unchanged.
+	 * Relocations usually come in offset order, one per site: then the
+	 * list is what the (stable) sort and the de-duplication would
+	 * return unchanged, which push_site saw as it went.
 	 */
-	size_t i = 1;
-	while (i < l->n && compare_sites(&l->v[i - 1], &l->v[i]) <= 0)
-		i++;
-	if (i < l->n)
+	if (l->n == 0 || (!l->unordered && !l->repeated))
+		return;		/* l->v is NULL: not for qsort */
+	if (l->unordered)
 		qsort(l->v, l->n, sizeof(*l->v), compare_sites);
+	l->n_traced = 0;
 	for (size_t r = 0; r < l->n; r++)
-		if (w == 0 || compare_sites(&l->v[w - 1], &l->v[r]) != 0)
+		if (w == 0 || compare_sites(&l->v[w - 1], &l->v[r]) != 0) {
+			l->n_traced += l->v[r].traced;
 			l->v[w++] = l->v[r];
+		}
 	l->n = w;
+	l->unordered = l->repeated = false;
 }
-
 /* Relocation sections that apply to code, through the main symtab. */
 static struct mc_section *code_target(struct mc_object *obj,
 				      struct mc_section *rel)
 {
-	if (!mc_is_reloc_section(rel) || !obj->symtab ||
-	    rel->shdr.sh_link != obj->symtab->index ||
-	    rel->shdr.sh_info == 0 || rel->shdr.sh_info >= obj->n_sections)
-		return NULL;
-	struct mc_section *t = &obj->sections[rel->shdr.sh_info];
-	if (!(t->shdr.sh_flags & SHF_EXECINSTR) ||
+	struct mc_section *t = rel->target;
+
+	if (!t || !obj->symtab || rel->shdr.sh_link != obj->symtab->index ||
+	    !(t->shdr.sh_flags & SHF_EXECINSTR) ||
 	    t->shdr.sh_type != SHT_PROGBITS)
 		return NULL;
 	return t;
@@ -248,17 +269,93 @@ static bool check_reloc_table(struct mc_object *obj, struct mc_section *rel)
 	return true;
 }
 
+/* What scanning one relocation section needs, and what it found last. */
+struct scan {
+	struct mc_object *obj;
+	const struct mc_arch *arch;
+	const struct mc_options *opt;
+	struct mc_section *rel, *text;
+	const uint8_t *code;
+	size_t text_size;
+	bool traced;
+	struct roles *role;
+	struct mc_site_list *out;
+	mc_warn_fn warn;
+	/* the last hook relocation's type: most are of one type */
+	uint32_t last_type;
+	bool have_type, companion;
+	uint64_t forms;
+};
+
+/* Relocation i, read as r: a site, a report, or nothing; false on error. */
+static inline __attribute__((always_inline)) bool
+scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
+{
+	struct mc_object *obj = c->obj;
+	const struct mc_arch *arch = c->arch;
+	char msg[256];
+
+	if (r->sym >= obj->n_symbols)
+		return mc_fail(obj, "%s: relocation %zu: symbol index "
+			       "%zu out of range", c->rel->name, i, r->sym);
+	if (r->offset >= c->text_size)
+		return mc_fail(obj, "%s: relocation %zu: offset 0x%llx "
+			       "outside %s", c->rel->name, i,
+			       (unsigned long long)r->offset, c->text->name);
+	unsigned ro = symbol_role(obj, arch, c->opt, c->role, r->sym);
+	if (ro == ROLE_OTHER)
+		return true;
+	if (!c->have_type || r->type != c->last_type) {
+		c->last_type = r->type;
+		c->have_type = true;
+		c->companion = mc_is_companion_reloc(arch, r->type);
+		c->forms = mc_forms_of_type(arch, r->type);
+	}
+	const char *name = obj->symbols[r->sym].name;
+	if (ro == ROLE_UNSUPPORTED && !c->companion) {
+		snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
+			 "not recorded", c->text->name,
+			 (unsigned long long)r->offset, name,
+			 arch->unsupported_why);
+		c->warn(obj, c->opt, msg);
+		c->out->n_reported++;
+		return true;
+	}
+	if (ro != ROLE_HOOK || c->companion)
+		return true;
+	const struct mc_object_form *f =
+		mc_match_form_among(arch, c->forms, c->code, c->text_size,
+				    r->offset);
+	if (!f) {
+		snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
+			 "(relocation type %u) is not a call; not "
+			 "recorded", c->text->name,
+			 (unsigned long long)r->offset, name, r->type);
+		c->warn(obj, c->opt, msg);
+		c->out->n_reported++;
+		return true;
+	}
+	struct mc_hook_site s = {
+		.shndx = c->text->index,
+		.offset = r->offset - (uint64_t)(int64_t)f->field_offset,
+		.form = f,
+		.rel_shndx = c->rel->index,
+		.reloc_index = i,
+		.traced = c->traced,
+	};
+	return push_site(obj, c->out, &s);
+}
+
 static bool scan_reloc_section(struct mc_object *obj,
 			       const struct mc_arch *arch,
 			       const struct mc_options *opt,
 			       struct mc_section *rel, struct mc_section *text,
-			       const uint8_t *role, struct mc_site_list *out,
+			       struct roles *role, struct mc_site_list *out,
 			       mc_warn_fn warn)
 {
 	size_t text_size;
 	const uint8_t *code = mc_section_bytes(text, &text_size);
 	bool traced = mc_section_is_traced(text->name, opt);
-	char msg[256];
 
 	if (!check_reloc_table(obj, rel))
 		return false;
@@ -270,61 +367,33 @@ static bool scan_reloc_section(struct mc_object *obj,
 
 	struct mc_reloc_table t;
 	size_t count = mc_reloc_count(rel);
+	struct scan c = {
+		.obj = obj, .arch = arch, .opt = opt, .rel = rel,
+		.text = text, .code = code, .text_size = text_size,
+		.traced = traced, .role = role, .out = out, .warn = warn,
+	};
+	struct mc_reloc r;
 
 	mc_reloc_table_open(obj, rel, &t);
-	for (size_t i = 0; i < count; i++) {
-		struct mc_reloc r;
+	if (t.kind == MC_RELA64 && t.n >= count) {
+		/* x86_64 and most 64-bit objects: one decode, inlined */
+		const Elf64_Rela *e = (const Elf64_Rela *)t.p;
 
-		if (!mc_reloc_read(obj, rel, &t, i, &r))
-			return false;
-		if (r.sym >= obj->n_symbols)
-			return mc_fail(obj, "%s: relocation %zu: symbol index "
-				       "%zu out of range", rel->name, i, r.sym);
-		if (r.offset >= text_size)
-			return mc_fail(obj, "%s: relocation %zu: offset 0x%llx "
-				       "outside %s", rel->name, i,
-				       (unsigned long long)r.offset,
-				       text->name);
-		if (role[r.sym] == ROLE_OTHER)
-			continue;
-		const char *name = obj->symbols[r.sym].name;
-		if (role[r.sym] == ROLE_UNSUPPORTED &&
-		    !mc_is_companion_reloc(arch, r.type)) {
-			snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
-				 "not recorded", text->name,
-				 (unsigned long long)r.offset, name,
-				 arch->unsupported_why);
-			warn(obj, opt, msg);
-			out->n_reported++;
-			continue;
+		for (size_t i = 0; i < count; i++) {
+			r = (struct mc_reloc){
+				.offset = e[i].r_offset,
+				.sym = ELF64_R_SYM(e[i].r_info),
+				.type = (uint32_t)ELF64_R_TYPE(e[i].r_info),
+				.addend = e[i].r_addend,
+			};
+			if (!scan_one(&c, i, &r))
+				return false;
 		}
-		if (role[r.sym] != ROLE_HOOK)
-			continue;
-
-		if (mc_is_companion_reloc(arch, r.type))
-			continue;
-		const struct mc_object_form *f =
-			mc_match_form(arch, r.type, code, text_size, r.offset);
-		if (!f) {
-			snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
-				 "(relocation type %u) is not a call; not "
-				 "recorded", text->name,
-				 (unsigned long long)r.offset, name, r.type);
-			warn(obj, opt, msg);
-			out->n_reported++;
-			continue;
-		}
-		struct mc_hook_site s = {
-			.shndx = text->index,
-			.offset = r.offset - (uint64_t)(int64_t)f->field_offset,
-			.form = f,
-			.rel_shndx = rel->index,
-			.reloc_index = i,
-			.traced = traced,
-		};
-		if (!push_site(obj, out, &s))
-			return false;
+		return true;
 	}
+	for (size_t i = 0; i < count; i++)
+		if (!mc_reloc_read(obj, rel, &t, i, &r) || !scan_one(&c, i, &r))
+			return false;
 	return true;
 }
 
@@ -350,7 +419,7 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 		    sym->sym.st_shndx == SHN_UNDEF ||
 		    sym->shndx >= obj->n_sections)
 			continue;
-		struct mc_section *text = &obj->sections[sym->shndx];
+		struct mc_section *text = obj->sections[sym->shndx];
 		size_t size;
 		const uint8_t *code = mc_section_bytes(text, &size);
 		uint64_t at = sym->sym.st_value;
@@ -381,28 +450,30 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		   const struct mc_options *opt, struct mc_site_list *out,
 		   mc_warn_fn warn)
 {
-	uint8_t *role;
+	struct roles *role = malloc(sizeof(*role));
 
 	*out = (struct mc_site_list){ 0 };
-	if (opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) {
-		mc_site_list_free(out);
-		return false;
-	}
-	if (!(role = symbol_roles(obj, arch, opt))) {
+	if (!role)
+		return mc_fail(obj, "out of memory");
+	if ((opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) ||
+	    !roles_open(obj, arch, opt, role)) {
+		free(role);
 		mc_site_list_free(out);
 		return false;
 	}
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = &obj->sections[i];
+		struct mc_section *rel = obj->sections[i];
 		struct mc_section *text = code_target(obj, rel);
 
 		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,
 						out, warn)) {
+			free(role->of);
 			free(role);
 			mc_site_list_free(out);
 			return false;
 		}
 	}
+	free(role->of);
 	free(role);
 	sort_unique(out);
 	return true;

@@ -26,6 +26,11 @@ struct mc_site_list {
 	size_t n, cap;
 	size_t n_reported;		/* hook references reported to `warn`
 					   and left out (--strict fails) */
+	size_t n_traced;		/* sites in traced sections */
+	bool unordered, repeated;	/* seen while adding: not yet sorted
+					   by (section, offset), or a site
+					   twice (mc_find_sites leaves
+					   neither) */
 };
 
 /* Reports a problem with one relocation without failing the file. */

@@ -71,14 +71,14 @@ static void read_relative(struct mc_survey *d)
 
 	d->relative_read = true;
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (obj->sections[i].shdr.sh_type == SHT_RELA &&
-		    (obj->sections[i].shdr.sh_flags & SHF_ALLOC))
-			n += mc_reloc_count(&obj->sections[i]);
+		if (obj->sections[i]->shdr.sh_type == SHT_RELA &&
+		    (obj->sections[i]->shdr.sh_flags & SHF_ALLOC))
+			n += mc_reloc_count(obj->sections[i]);
 	d->relative = malloc((n + 1) * sizeof(*d->relative));
 	if (!d->relative)
 		return;
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *s = &obj->sections[i];
+		struct mc_section *s = obj->sections[i];
 
 		if (s->shdr.sh_type != SHT_RELA || !(s->shdr.sh_flags & SHF_ALLOC))
 			continue;
@@ -200,14 +200,14 @@ static bool read_table_sections(struct mc_survey *d)
 	size_t k = 0;
 
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (is_table(&obj->sections[i])) {
-			bytes += obj->sections[i].shdr.sh_size;
+		if (is_table(obj->sections[i])) {
+			bytes += obj->sections[i]->shdr.sh_size;
 			d->has_table = true;
 		}
 	if (!alloc_entries(d, bytes))
 		return false;
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *t = &obj->sections[i];
+		struct mc_section *t = obj->sections[i];
 		size_t n = t->shdr.sh_size / d->arch->addr_size;
 
 		if (!is_table(t))
@@ -241,7 +241,7 @@ static size_t output_tables(const struct mc_object *obj, const char *name)
 	size_t n = 0;
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		const struct mc_section *s = &obj->sections[i];
+		const struct mc_section *s = obj->sections[i];
 
 		n += (s->shdr.sh_flags & SHF_ALLOC) && s->shdr.sh_size &&
 		     strcmp(s->name, name) == 0;
@@ -401,7 +401,7 @@ static uint64_t decode_address(struct mc_survey *d, const struct mc_entry *e)
 struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 {
 	struct mc_verdict v = { .state = "unknown", .len = 0 };
-	struct mc_section *sec = &d->obj->sections[e->shndx];
+	struct mc_section *sec = d->obj->sections[e->shndx];
 	size_t size;
 	const uint8_t *code = e->resolved ? mc_section_bytes(sec, &size) : NULL;
 
@@ -412,7 +412,7 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 	/* A NOP --find-nops found has no relocation: judged by its bytes. */
 	if (h && h->rel_shndx) {
 		struct mc_reloc r;
-		mc_reloc_get(d->obj, &d->obj->sections[h->rel_shndx],
+		mc_reloc_get(d->obj, d->obj->sections[h->rel_shndx],
 			     h->reloc_index, &r);
 		v.state = "call";
 		v.len = h->form->len;
@@ -486,7 +486,7 @@ static bool nops_fill(struct mc_survey *d, const struct mc_entry *e,
 		      uint64_t n)
 {
 	size_t size;
-	const uint8_t *code = mc_section_bytes(&d->obj->sections[e->shndx],
+	const uint8_t *code = mc_section_bytes(d->obj->sections[e->shndx],
 					       &size);
 	uint64_t at = 0;
 
@@ -555,7 +555,7 @@ void mc_survey_place(struct mc_survey *d, size_t shndx, uint64_t offset,
 		p->site = mc_format("0x%" PRIx64, address);
 	else
 		p->site = mc_format("%s+0x%" PRIx64,
-				    d->obj->sections[shndx].name, offset);
+				    d->obj->sections[shndx]->name, offset);
 	f = shndx ? mc_survey_function(d, shndx, d->linked ? address : offset,
 				       &fo) : NULL;
 	p->func = f ? mc_format("%s%s0x%" PRIx64, f->name, fo < 0 ? "-" : "+",

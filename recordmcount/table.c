@@ -54,23 +54,12 @@ bool mc_piece_start(struct mc_object *obj, const struct mc_arch *arch,
 	piece->rels = calloc(cap ? cap : 1, mc_reloc_entry_size(obj, rel_type));
 	piece->n = 0;
 	piece->rel_type = rel_type;
+	mc_reloc_table_over(obj, rel_type, piece->rels, cap, &piece->out);
 	if (!piece->slots || !piece->rels) {
 		mc_piece_free(piece);
 		return mc_fail(obj, "out of memory");
 	}
 	return true;
-}
-
-void mc_piece_add(const struct mc_object *obj, const struct mc_arch *arch,
-		  struct mc_piece *piece, const struct mc_reloc *r,
-		  const uint8_t *slot)
-{
-	struct mc_reloc at = *r;
-
-	at.offset = piece->n * arch->addr_size;
-	memcpy(piece->slots + at.offset, slot, arch->addr_size);
-	mc_reloc_store(obj, piece->rel_type, piece->rels, piece->n, &at);
-	piece->n++;
 }
 
 void mc_piece_free(struct mc_piece *piece)
@@ -108,12 +97,11 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 		free(rels);
 		return false;
 	}
-	size_t t_index = t->index;	/* adding a section moves `t` */
 	GElf_Shdr relhdr = {
 		.sh_type = rel_type,
 		.sh_flags = SHF_INFO_LINK | in_group,
 		.sh_link = (GElf_Word)obj->symtab->index,
-		.sh_info = (GElf_Word)t_index,
+		.sh_info = (GElf_Word)t->index,
 		.sh_addralign = arch->addr_size,
 		.sh_entsize = rel_size,
 	};
@@ -125,7 +113,7 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 					      ELF_T_RELA : ELF_T_REL);
 
 	return r && (!place->group ||
-		     (mc_group_add(obj, place->group, t_index) &&
+		     (mc_group_add(obj, place->group, t->index) &&
 		      mc_group_add(obj, place->group, r->index)));
 }
 
@@ -141,7 +129,7 @@ static struct mc_section *code_relocs(struct mc_object *obj,
 	struct mc_section *rel = mc_reloc_section_of(obj, code);
 	uint32_t type = arch->table_uses_rela ? SHT_RELA : SHT_REL;
 	const char *prefix = type == SHT_RELA ? ".rela" : ".rel";
-	const char *code_name = obj->sections[code].name;
+	const char *code_name = obj->sections[code]->name;
 	char *name;
 
 	if (rel)
@@ -163,13 +151,8 @@ static struct mc_section *code_relocs(struct mc_object *obj,
 	rel = mc_add_section(obj, name, &hdr, NULL, 0,
 			     type == SHT_RELA ? ELF_T_RELA : ELF_T_REL);
 	free(name);
-	if (rel && group) {
-		size_t index = rel->index;	/* adding a member moves it */
-
-		if (!mc_group_add(obj, group, index))
-			return NULL;
-		rel = &obj->sections[index];
-	}
+	if (rel && group && !mc_group_add(obj, group, rel->index))
+		return NULL;
 	return rel;
 }
 
@@ -208,7 +191,7 @@ bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 	if (!ok)
 		mc_fail(obj, "out of memory");
 	for (size_t i = 0; ok && i < obj->n_sections; i++) {
-		const struct mc_section *s = &obj->sections[i];
+		const struct mc_section *s = obj->sections[i];
 
 		if (strcmp(s->name, MC_TABLE_SECTION_LINKED) != 0)
 			continue;
@@ -221,12 +204,11 @@ bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 		else
 			piece[n++] = i;
 	}
-	/* Symbols first: adding them renumbers every relocation. */
 	if (ok && n)
 		ok = (first = mc_add_section_symbols(obj, piece, n)) != SIZE_MAX &&
 		     mc_section_groups(obj, group_of);
 	for (size_t k = 0; ok && k < n; k++) {
-		size_t code = obj->sections[piece[k]].shdr.sh_link;
+		size_t code = obj->sections[piece[k]]->shdr.sh_link;
 		struct mc_section *rel = code_relocs(obj, arch, code,
 						     group_of[code]);
 		struct mc_reloc r = {

@@ -8,6 +8,8 @@
 #ifndef MC_TABLE_H
 #define MC_TABLE_H
 
+#include <string.h>
+
 #include "../arch/arch.h"
 #include "../elf/object.h"
 
@@ -37,6 +39,8 @@ struct mc_piece {
 	void *rels;		/* n relocations of rel_type */
 	size_t n;
 	uint32_t rel_type;	/* SHT_RELA or SHT_REL */
+	struct mc_reloc_table out;	/* over rels, for the entries it
+					   can encode */
 };
 
 /*
@@ -49,11 +53,29 @@ bool mc_piece_start(struct mc_object *obj, const struct mc_arch *arch,
 /*
  * Append an entry, one of the `cap` the piece was started with: the
  * relocation `r`, moved to the new slot, and the slot's addr_size
- * bytes from `slot` (an addend in place, or zeros).
+ * bytes from `slot` (an addend in place), or NULL for zeros: the slots
+ * start zeroed, and a table of zeros (RELA) is then never touched until
+ * it is written.
  */
-void mc_piece_add(const struct mc_object *obj, const struct mc_arch *arch,
-		  struct mc_piece *piece, const struct mc_reloc *r,
-		  const uint8_t *slot);
+static inline void mc_piece_add(const struct mc_object *obj,
+				const struct mc_arch *arch,
+				struct mc_piece *piece,
+				const struct mc_reloc *r, const uint8_t *slot)
+{
+	struct mc_reloc at = *r;
+
+	at.offset = piece->n * arch->addr_size;
+	if (slot && arch->addr_size == 8)
+		memcpy(piece->slots + at.offset, slot, 8);
+	else if (slot)
+		memcpy(piece->slots + at.offset, slot, arch->addr_size);
+	/* What the table cannot encode (ELF32's narrower fields): as ever */
+	if (!(piece->n < piece->out.n &&
+	      mc_reloc_table_put(&piece->out, piece->n, &at)))
+		mc_reloc_store(obj, piece->rel_type, piece->rels, piece->n,
+			       &at);
+	piece->n++;
+}
 
 /* Free what a piece holds, when it goes nowhere. */
 void mc_piece_free(struct mc_piece *piece);

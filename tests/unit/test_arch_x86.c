@@ -107,6 +107,8 @@ START_TEST(arch_list_terminated)
 		ck_assert_ptr_nonnull((*a)->encode_nop);
 		ck_assert_ptr_nonnull((*a)->encode_call);
 		ck_assert_uint_gt((*a)->n_forms, 0);
+		/* mc_forms_of_type's set has a bit per form */
+		ck_assert_uint_le((*a)->n_forms, MC_MAX_FORMS);
 	}
 	ck_assert_uint_ge(n, 2);	/* and the other architectures */
 	ck_assert(seen64 && seen32);
@@ -278,6 +280,54 @@ START_TEST(form_matches)
 					 c->field_offset));
 	ck_assert_ptr_null(mc_match_form(a, c->type, sec, size,
 					 2 + c->field_offset));
+}
+END_TEST
+
+/*
+ * mc_forms_of_type is every form a type marks, and nothing else, for
+ * every architecture; mc_match_form_among over it answers as
+ * mc_match_form, and over fewer forms finds none of the others.
+ */
+START_TEST(forms_of_type)
+{
+	for (const struct mc_arch *const *a = mc_all_arches; *a; a++)
+		for (unsigned i = 0; i < (*a)->n_forms; i++) {
+			const struct mc_object_form *f = &(*a)->forms[i];
+
+			for (unsigned t = 0; t < f->n_reloc_types; t++) {
+				uint32_t type = f->reloc_types[t];
+				uint64_t set = mc_forms_of_type(*a, type);
+
+				ck_assert(set & (uint64_t)1 << i);
+				for (unsigned j = 0; j < (*a)->n_forms; j++) {
+					bool has = false;
+
+					for (unsigned u = 0; u < (*a)->forms[j]
+							 .n_reloc_types; u++)
+						has |= (*a)->forms[j]
+							.reloc_types[u] == type;
+					ck_assert_int_eq(!!(set & (uint64_t)1
+							    << j), has);
+				}
+			}
+		}
+	const struct form_case *c = &good_forms[0];
+	const struct mc_arch *a = mc_arch_by_name(c->arch);
+	uint8_t sec[16];
+	size_t size = code_with(sec, c->bytes, c->n_bytes);
+	uint64_t set = mc_forms_of_type(a, c->type);
+	const struct mc_object_form *f =
+		mc_match_form(a, c->type, sec, size, 1 + c->field_offset);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_eq(mc_match_form_among(a, set, sec, size,
+					     1 + c->field_offset), f);
+	ck_assert_ptr_null(mc_match_form_among(a, set & ~((uint64_t)1 <<
+							  (f - a->forms)),
+					       sec, size,
+					       1 + c->field_offset));
+	ck_assert_ptr_null(mc_match_form_among(a, 0, sec, size,
+					       1 + c->field_offset));
 }
 END_TEST
 
@@ -881,6 +931,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, arch_find_by_machine);
 	tcase_add_test(tc, arch_find_rejects_mismatch);
 	tcase_add_test(tc, arch_by_name);
+	tcase_add_test(tc, forms_of_type);
 	tcase_add_test(tc, arch_list_terminated);
 	tcase_add_test(tc, bit_helpers);
 	tcase_add_test(tc, partition_point);

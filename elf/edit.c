@@ -1,0 +1,610 @@
+/*
+ * edit.c - changing the model: bytes of a section, symbols (a binding;
+ * section symbols and labels added as handles, numbered only when the
+ * object is written), section names, COMDAT groups, new sections.
+ */
+#define _GNU_SOURCE
+#include "object.h"
+#include "internal.h"
+#include "validate.h"
+#include "../arch/search.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/uio.h>
+
+bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
+		      uint64_t offset, const uint8_t *bytes, size_t n)
+{
+	if (sec->shdr.sh_type != SHT_PROGBITS)
+		return mc_fail(obj, "cannot patch %s: not PROGBITS", sec->name);
+	if (!mc_section_make_writable(obj, sec))
+		return false;
+	if (offset > sec->buf_size || n > sec->buf_size - offset)
+		return mc_fail(obj, "patch at %s+0x%llx past its end", sec->name,
+			    (unsigned long long)offset);
+	memcpy((uint8_t *)sec->buf + offset, bytes, n);
+	return true;
+}
+
+bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
+			   unsigned char bind)
+{
+	GElf_Sym gs;
+
+	if (!obj->symtab || k == 0 || k >= obj->n_symbols)
+		return mc_fail(obj, "no symbol %zu to rebind", k);
+	gs = obj->symbols[k].sym;
+	gs.st_info = GELF_ST_INFO(bind, GELF_ST_TYPE(gs.st_info));
+	if (k >= obj->n_input_symbols) {
+		/* added: in the table only when it is written */
+		obj->symbols[k].sym = gs;
+		return true;
+	}
+	if (!mc_section_make_writable(obj, obj->symtab))
+		return false;
+	if (!gelf_update_sym(mc_section_data(obj->symtab), (int)k, &gs))
+		return mc_fail_elf(obj, "cannot rebind symbol");
+	obj->symbols[k].sym = gs;
+	return true;
+}
+
+/*
+ * Grow a section's private copy by `add` bytes, inserted at `at`.  The
+ * buffer at least doubles when it grows, so that adding one name per
+ * table piece to the section name table (a C++ object with thousands of
+ * COMDAT groups) costs linear, not quadratic, time.
+ */
+static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
+			       size_t at, size_t add)
+{
+	if (!mc_section_make_writable(obj, sec))
+		return false;
+	size_t need = sec->buf_size + add;
+	if (need > sec->buf_cap) {
+		size_t cap = sec->buf_cap > need / 2 ? 2 * sec->buf_cap : need;
+		uint8_t *nb = realloc(sec->buf, cap);
+
+		if (!nb)
+			return mc_fail(obj, "out of memory");
+		sec->buf = nb;
+		sec->buf_cap = cap;
+	}
+	uint8_t *b = sec->buf;
+	memmove(b + at + add, b + at, sec->buf_size - at);
+	memset(b + at, 0, add);
+	sec->buf_size = need;
+	sec->data->d_buf = b;
+	sec->data->d_size = need;
+	sec->shdr.sh_size = need;
+	return true;
+}
+
+/*
+ * How symbol handles become the indexes written: the input's locals
+ * keep theirs, the symbols added (handles from n_in on) follow them,
+ * and the input's globals move up by the number added.
+ */
+struct numbering {
+	size_t k;	/* the input's first global */
+	size_t n_in;	/* symbols as read */
+	size_t n;	/* symbols added */
+};
+
+static inline size_t written_index(const struct numbering *m, size_t sym)
+{
+	if (sym < m->k)
+		return sym;
+	/* past every symbol (a corrupt input's): moved up, as the rest */
+	if (sym < m->n_in || sym - m->n_in >= m->n)
+		return sym + m->n;
+	return m->k + (sym - m->n_in);
+}
+
+/*
+ * Renumber a table read in place, copied and renumbered in one pass
+ * (into its copy, made here if it has none): an entry is a struct of
+ * the host's, and only the symbol field of r_info changes.  False,
+ * with nothing done, where this cannot be done so: the caller goes
+ * entry by entry.
+ */
+static bool number_table_symbols(struct mc_section *sec,
+				 const struct mc_reloc_table *t,
+				 const struct numbering *m)
+{
+	size_t count = mc_reloc_count(sec);
+	Elf_Data *d = sec->data;
+	void *dst;
+
+	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
+
+	/* ELF32's 24-bit symbol field must hold every new index. */
+	if (t->n != count || !d || count == 0 || (is32 && sec->buf) ||
+	    (is32 && m->n_in + m->n > 0x1000000))
+		return false;
+	dst = sec->buf ? sec->buf : malloc(d->d_size);
+	if (!dst)
+		return false;
+	switch (t->kind) {
+	case MC_RELA64: {
+		const Elf64_Rela *a = (const Elf64_Rela *)t->p;
+		Elf64_Rela *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF64_R_SYM(a[i].r_info);
+
+			b[i] = a[i];
+			if (sym >= m->k)
+				b[i].r_info = ELF64_R_INFO(
+					written_index(m, sym),
+					ELF64_R_TYPE(a[i].r_info));
+		}
+		break;
+	}
+	case MC_REL64: {
+		const Elf64_Rel *a = (const Elf64_Rel *)t->p;
+		Elf64_Rel *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF64_R_SYM(a[i].r_info);
+
+			b[i] = a[i];
+			if (sym >= m->k)
+				b[i].r_info = ELF64_R_INFO(
+					written_index(m, sym),
+					ELF64_R_TYPE(a[i].r_info));
+		}
+		break;
+	}
+	case MC_RELA32: {
+		const Elf32_Rela *a = (const Elf32_Rela *)t->p;
+		Elf32_Rela *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF32_R_SYM(a[i].r_info);
+
+			b[i] = a[i];
+			if (sym >= m->k)
+				b[i].r_info = ELF32_R_INFO(
+					(Elf32_Word)written_index(m, sym),
+					ELF32_R_TYPE(a[i].r_info));
+		}
+		break;
+	}
+	case MC_REL32: {
+		const Elf32_Rel *a = (const Elf32_Rel *)t->p;
+		Elf32_Rel *b = dst;
+
+		for (size_t i = 0; i < count; i++) {
+			size_t sym = ELF32_R_SYM(a[i].r_info);
+
+			b[i] = a[i];
+			if (sym >= m->k)
+				b[i].r_info = ELF32_R_INFO(
+					(Elf32_Word)written_index(m, sym),
+					ELF32_R_TYPE(a[i].r_info));
+		}
+		break;
+	}
+	}
+	if (!sec->buf)
+		mc_section_take_buffer(sec, d, dst);
+	return true;
+}
+
+/*
+ * The same for a relocation section added in memory, whose buffer
+ * mc_reloc_store filled in the object's kind.
+ */
+static bool number_added_relocs(struct mc_object *obj,
+				struct mc_section *sec,
+				const struct numbering *m)
+{
+	uint32_t type = sec->shdr.sh_type;
+	size_t size = mc_reloc_entry_size(obj, type);
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	uint8_t *p = sec->buf;
+	struct mc_reloc_table t;
+
+	mc_reloc_table_over(obj, type, p, p ? sec->buf_size / size : 0, &t);
+	if (t.kind == MC_RELA64 || t.kind == MC_REL64) {
+		/* in place, only the symbol field of r_info changes */
+		for (size_t i = 0; i < t.n; i++) {
+			Elf64_Xword *info = (Elf64_Xword *)(void *)
+					    (p + i * size + 8);
+			size_t sym = ELF64_R_SYM(*info);
+
+			if (sym >= m->k)
+				*info = ELF64_R_INFO(written_index(m, sym),
+						     ELF64_R_TYPE(*info));
+		}
+		if (t.n || !p)
+			return true;
+	}
+	for (size_t i = 0; p && i < sec->buf_size / size; i++) {
+		const uint8_t *e = p + i * size;
+		struct mc_reloc r = { 0 };
+
+		if (is64) {
+			Elf64_Rel x;
+
+			memcpy(&x, e, sizeof(x));
+			r.offset = x.r_offset;
+			mc_info_decode(obj, x.r_info, &r);
+			if (type == SHT_RELA)
+				r.addend = ((const Elf64_Rela *)(const void *)e)
+						   ->r_addend;
+		} else {
+			Elf32_Rel x;
+
+			memcpy(&x, e, sizeof(x));
+			r.offset = x.r_offset;
+			r.sym = ELF32_R_SYM(x.r_info);
+			r.type = ELF32_R_TYPE(x.r_info);
+			if (type == SHT_RELA)
+				r.addend = ((const Elf32_Rela *)(const void *)e)
+						   ->r_addend;
+		}
+		if (r.sym < m->k)
+			continue;
+		r.sym = written_index(m, r.sym);
+		if (!is64 && r.sym > 0xffffff)
+			return mc_fail(obj, "%s: symbol index %zu does not fit "
+				       "ELF32's 24 bits", sec->name, r.sym);
+		mc_reloc_store(obj, type, sec->buf, i, &r);
+	}
+	return true;
+}
+
+/* Every relocation's symbol handle becomes the index written. */
+static bool number_reloc_symbols(struct mc_object *obj,
+				 const struct numbering *m)
+{
+	for (size_t s = 1; s < obj->n_sections; s++) {
+		struct mc_section *sec = obj->sections[s];
+		struct mc_reloc_table t;
+		bool writable = sec->buf != NULL;
+
+		if (!mc_is_reloc_section(sec) ||
+		    sec->shdr.sh_link != obj->symtab->index)
+			continue;
+		if (!sec->scn) {
+			if (!number_added_relocs(obj, sec, m))
+				return false;
+			continue;
+		}
+		mc_reloc_table_open(obj, sec, &t);
+		if (number_table_symbols(sec, &t, m))
+			continue;
+		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
+			struct mc_reloc r = { 0 };
+
+			if (!mc_reloc_read(obj, sec, &t, i, &r))
+				return false;
+			if (r.sym < m->k)
+				continue;
+			r.sym = written_index(m, r.sym);
+			if (!writable) {
+				/* The copy is made on the first change. */
+				if (!mc_section_make_writable(obj, sec))
+					return false;
+				mc_reloc_table_open(obj, sec, &t);
+				writable = true;
+			}
+			if (!(i < t.n && mc_reloc_table_put(&t, i, &r)) &&
+			    !mc_reloc_set(obj, sec, i, &r))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* COMDAT group signatures are symbol indices in the group's sh_info. */
+static void number_group_signatures(struct mc_object *obj,
+				    const struct numbering *m)
+{
+	for (size_t s = 1; s < obj->n_sections; s++) {
+		struct mc_section *sec = obj->sections[s];
+
+		if (sec->shdr.sh_type == SHT_GROUP &&
+		    sec->shdr.sh_link == obj->symtab->index &&
+		    sec->shdr.sh_info >= m->k)
+			sec->shdr.sh_info =
+				(GElf_Word)written_index(m, sec->shdr.sh_info);
+	}
+}
+
+static bool needs_xindex(const size_t *shndx, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if (shndx[j] >= SHN_LORESERVE)
+			return true;
+	return false;
+}
+
+/*
+ * Fill the n slots at k..k+n-1 of the symbol table and its mirror,
+ * made for them, with the symbols added (the model's n_in onwards),
+ * and put them in the same place of the model's array.
+ */
+static bool store_added_symbols(struct mc_object *obj,
+				const struct numbering *m)
+{
+	struct mc_symbol *sym = obj->symbols, *added;
+	size_t k = m->k, n = m->n;
+
+	added = malloc(n * sizeof(*added));
+	if (!added)
+		return mc_fail(obj, "out of memory");
+	memcpy(added, &sym[m->n_in], n * sizeof(*added));
+	memmove(&sym[k + n], &sym[k], (m->n_in - k) * sizeof(*sym));
+	memcpy(&sym[k], added, n * sizeof(*added));
+	free(added);
+	for (size_t j = 0; j < n; j++) {
+		GElf_Sym gs = sym[k + j].sym;
+		Elf32_Word x = gs.st_shndx == SHN_XINDEX
+			       ? (Elf32_Word)sym[k + j].shndx : 0;
+
+		if (!gelf_update_symshndx(obj->symtab->data,
+					  obj->symtab_shndx ?
+					  obj->symtab_shndx->data : NULL,
+					  (int)(k + j), &gs, x))
+			return mc_fail_elf(obj, "cannot add symbol");
+	}
+	return true;
+}
+
+/*
+ * Number the symbols as they are written: the ones added go after the
+ * input's locals, every reference to the input's globals (relocations,
+ * group signatures) moves up by as many, and the model is in the
+ * written numbering afterwards.  Nothing to do when none was added.
+ */
+bool mc_number_symbols(struct mc_object *obj)
+{
+	struct numbering m = {
+		.k = obj->first_global,
+		.n_in = obj->n_input_symbols,
+		.n = obj->n_symbols - obj->n_input_symbols,
+	};
+
+	if (m.n == 0)
+		return true;
+	size_t entsize = obj->symtab->shdr.sh_entsize;
+	if (!section_insert_gap(obj, obj->symtab, m.k * entsize,
+				m.n * entsize) ||
+	    (obj->symtab_shndx &&
+	     !section_insert_gap(obj, obj->symtab_shndx,
+				 m.k * sizeof(Elf32_Word),
+				 m.n * sizeof(Elf32_Word))) ||
+	    !number_reloc_symbols(obj, &m) ||
+	    !store_added_symbols(obj, &m))
+		return false;
+	number_group_signatures(obj, &m);
+	/* Symbol numbers moved: the lookup indexes are stale. */
+	free(obj->funcs);
+	free(obj->named);
+	obj->funcs = obj->named = NULL;
+	obj->first_global += m.n;
+	obj->n_input_symbols = obj->n_symbols;
+	obj->symtab->shdr.sh_info += (GElf_Word)m.n;
+	return true;
+}
+
+/*
+ * Add n local symbols: section symbols, or with `value`, unnamed
+ * local labels at those offsets of their sections.  Each is a handle
+ * after every other symbol; no table is touched until the object is
+ * written (mc_number_symbols).
+ */
+static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
+				const uint64_t *value, size_t n)
+{
+	struct mc_symbol *sym;
+	size_t first = obj->n_symbols;
+
+	if (!obj->symtab) {
+		mc_fail(obj, "no symbol table to add a section symbol to");
+		return SIZE_MAX;
+	}
+	if (needs_xindex(shndx, n) && !obj->symtab_shndx) {
+		mc_fail(obj, "section index past %u needs SHT_SYMTAB_SHNDX",
+			SHN_LORESERVE);
+		return SIZE_MAX;
+	}
+	sym = realloc(obj->symbols, (first + n + 1) * sizeof(*sym));
+	if (!sym) {
+		mc_fail(obj, "out of memory");
+		return SIZE_MAX;
+	}
+	obj->symbols = sym;
+	for (size_t j = 0; j < n; j++) {
+		GElf_Sym gs = {
+			.st_info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
+								 : STT_SECTION),
+			.st_value = value ? value[j] : 0,
+			.st_shndx = shndx[j] < SHN_LORESERVE ? shndx[j]
+							     : SHN_XINDEX,
+		};
+
+		sym[first + j] = (struct mc_symbol){ .sym = gs, .name = "",
+						     .shndx = shndx[j] };
+	}
+	obj->n_symbols += n;
+	/* The lookup indexes do not know the new symbols. */
+	free(obj->funcs);
+	free(obj->named);
+	obj->funcs = obj->named = NULL;
+	return first;
+}
+
+size_t mc_add_section_symbols(struct mc_object *obj, const size_t *shndx,
+			      size_t n)
+{
+	return add_local_symbols(obj, shndx, NULL, n);
+}
+
+size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
+			    const uint64_t *value, size_t n)
+{
+	return add_local_symbols(obj, shndx, value, n);
+}
+
+/*
+ * Append `name` to the section name table; *off receives its offset.
+ * Every section name is re-pointed into the grown table, which holds
+ * all of them (the input's names and those added or renamed since).
+ */
+static bool append_section_name(struct mc_object *obj, const char *name,
+				size_t *off)
+{
+	struct mc_section *shstr = obj->sections[obj->shstrndx];
+	size_t len = strlen(name) + 1;
+	const void *was = shstr->buf;
+
+	*off = shstr->shdr.sh_size;
+	if (!section_insert_gap(obj, shstr, *off, len))
+		return false;
+	memcpy((uint8_t *)shstr->buf + *off, name, len);
+	if (shstr->buf == was)
+		return true;	/* the names did not move */
+	for (size_t i = 1; i < obj->n_sections; i++)
+		obj->sections[i]->name = (const char *)shstr->buf +
+					obj->sections[i]->shdr.sh_name;
+	return true;
+}
+
+bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
+		       const char *name)
+{
+	size_t off;
+
+	if (!append_section_name(obj, name, &off))
+		return false;
+	sec->shdr.sh_name = (GElf_Word)off;
+	sec->name = (const char *)obj->sections[obj->shstrndx]->buf + off;
+	return true;
+}
+
+bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
+			     void *contents, size_t size, Elf_Type type)
+{
+	Elf_Data *d = mc_section_data(sec);
+
+	if (sec->scn && !d) {
+		free(contents);
+		return mc_fail_elf(obj, "cannot read section");
+	}
+	free(sec->buf);
+	sec->buf = contents;
+	sec->buf_size = size;
+	sec->buf_cap = size;
+	sec->buf_type = type;
+	sec->shdr.sh_size = size;
+	if (d) {
+		d->d_buf = contents;
+		d->d_size = size;
+		d->d_type = type;
+	}
+	return true;
+}
+
+bool mc_section_groups(struct mc_object *obj, size_t *group_of)
+{
+	for (size_t i = 0; i < obj->n_sections; i++)
+		group_of[i] = 0;
+	for (size_t g = 1; g < obj->n_sections; g++) {
+		struct mc_section *sec = obj->sections[g];
+		size_t size;
+		const uint8_t *raw;
+
+		if (sec->shdr.sh_type != SHT_GROUP)
+			continue;
+		raw = mc_section_bytes(sec, &size);
+		if (!raw || size % sizeof(Elf32_Word))
+			return mc_fail(obj, "%s: corrupt group", sec->name);
+		/* Word 0 holds the flags; the members follow (host order). */
+		for (size_t j = 1; j < size / sizeof(Elf32_Word); j++) {
+			Elf32_Word m;
+
+			memcpy(&m, raw + j * sizeof(m), sizeof(m));
+			if (m == 0 || m >= obj->n_sections)
+				return mc_fail(obj, "%s: member %u out of range",
+					       sec->name, (unsigned)m);
+			group_of[m] = g;
+		}
+	}
+	return true;
+}
+
+bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
+{
+	struct mc_section *g = obj->sections[group];
+	Elf32_Word m = (Elf32_Word)member;
+
+	if (!section_insert_gap(obj, g, g->buf ? g->buf_size : g->shdr.sh_size,
+				sizeof(m)))
+		return false;
+	memcpy((uint8_t *)g->buf + g->buf_size - sizeof(m), &m, sizeof(m));
+	obj->sections[member]->shdr.sh_flags |= SHF_GROUP;
+	return true;
+}
+
+struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
+				  const GElf_Shdr *shdr, void *contents,
+				  size_t size, Elf_Type type)
+{
+	struct mc_section *sec;
+	size_t name_off;
+
+	if (!append_section_name(obj, name, &name_off)) {
+		free(contents);
+		return NULL;
+	}
+	const char *new_name =
+		(const char *)obj->sections[obj->shstrndx]->buf + name_off;
+
+	if (obj->n_sections == obj->sections_cap) {
+		/* Doubling: one piece per COMDAT group adds thousands. */
+		size_t cap = 2 * obj->sections_cap;
+		struct mc_section **secs =
+			realloc(obj->sections, cap * sizeof(*secs));
+
+		if (!secs) {
+			free(contents);
+			mc_fail(obj, "out of memory");
+			return NULL;
+		}
+		obj->sections = secs;
+		obj->sections_cap = cap;
+	}
+	/* A section of its own: every other section stays where it is. */
+	sec = malloc(sizeof(*sec));
+	if (!sec) {
+		free(contents);
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	*sec = (struct mc_section){
+		.index = obj->n_sections,
+		.shdr = *shdr,
+		.name = new_name,
+		.buf = contents,
+		.buf_size = size,
+		.buf_cap = size,
+		.buf_type = type,
+	};
+	sec->shdr.sh_name = (GElf_Word)name_off;
+	sec->shdr.sh_size = size;
+	obj->sections[obj->n_sections++] = sec;
+	mc_link_reloc_section(obj, sec);
+	return sec;
+}
