@@ -477,7 +477,7 @@ static bool is_code_label(struct check *c, const struct mc_symbol *s)
 	       (type == STT_NOTYPE || type == STT_FUNC) &&
 	       s->sym.st_shndx != SHN_UNDEF && s->shndx > 0 &&
 	       s->shndx < obj->n_sections &&
-	       (obj->sections[s->shndx].shdr.sh_flags & SHF_EXECINSTR);
+	       (obj->sections[s->shndx]->shdr.sh_flags & SHF_EXECINSTR);
 }
 
 /*
