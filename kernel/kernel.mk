@@ -12,7 +12,7 @@
 #   check-kernel-all  the same for every architecture kernel/lib.sh
 #                 knows (KERNEL_ALL_ARCHS there: i386, ppc64le, ... too),
 #                 and clang for those of KERNEL_ALL_CLANG_ARCHS (arm64,
-#                 i386, ppc64le, s390x and riscv64 too; mips and mips64el
+#                 i386, ppc64le, s390x, ppc32 and riscv64 too; mips and mips64el
 #                 build with clang but its modules' -pg calls cannot be
 #                 traced: kernel/README.md)
 #
@@ -37,7 +37,7 @@ KERNEL_COMPILERS ?= gcc clang
 # The architectures the clang (LLVM=1) builds are set up and tested
 # for: in CI's check-kernel, and in check-kernel-all.
 KERNEL_CLANG_ARCHS ?= x86_64 arm
-KERNEL_ALL_CLANG_ARCHS ?= $(KERNEL_CLANG_ARCHS) arm64 i386 ppc64le s390x riscv64
+KERNEL_ALL_CLANG_ARCHS ?= $(KERNEL_CLANG_ARCHS) arm64 i386 ppc64le s390x ppc32 riscv64
 
 # $(call check_kernel_archs,ARCHES,CLANG_ARCHES): kernel/check.sh for
 # each, with each compiler it is set up for (clang: those of

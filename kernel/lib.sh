@@ -24,7 +24,7 @@
 # The compiler is $MC_KERNEL_CC: gcc (the default) or clang.  A clang
 # kernel is built with LLVM=1 (clang, ld.lld, llvm-ar, llvm-nm,
 # llvm-objcopy, ... and clang as the host compiler, so the kernel's own
-# recordmcount too; ppc64le and s390x: CC=clang only, below) in a
+# recordmcount too; ppc64le, ppc32 and s390x: CC=clang only, below) in a
 # folder of its own, ARCH-clang/ instead of
 # ARCH/, so that the two builds never rebuild each other's objects; its
 # check names read kernel-ARCH-clang-*.
@@ -448,6 +448,14 @@ clang)
 		KMAKE_CC="CC=clang LLVM_IAS=0"
 		CC_CONFIG="CC_IS_CLANG AS_IS_GNU LD_IS_BFD"
 		FTRACE_CFLAGS="-pg" ;;
+	ppc32)
+		# llvm.rst: powerpc is CC=clang, as ppc64le; GNU as and ld
+		# (LLVM_IAS=0).  -pg as with GCC: "bl _mcount" (R_PPC_REL24).
+		# clang 14's -mcpu=440 emits isel, which the 440 lacks (QEMU's
+		# bamboo: program exceptions at them, in vprintk_emit over and
+		# over, before the console is up); -mno-isel (README.md).
+		KMAKE_CC="CC=clang LLVM_IAS=0 KCFLAGS=-mno-isel"
+		CC_CONFIG="CC_IS_CLANG AS_IS_GNU LD_IS_BFD" ;;
 	s390x)
 		# llvm.rst: CC=clang; the integrated assembler, GNU ld.  6.1
 		# wants clang 15 or later for s390 (scripts/min-tool-version.sh;
