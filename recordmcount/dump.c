@@ -24,9 +24,9 @@ static void no_warnings(const struct mc_object *obj,
 static void hex_bytes(struct mc_survey *d, const struct mc_entry *e,
 		      size_t len, char *out, size_t n, const char *sep)
 {
-	size_t size, used = 0;
-	const uint8_t *code = mc_section_bytes(d->obj->sections[e->shndx],
-					       &size);
+	struct mc_section *sec = mc_entry_section(d, e);
+	size_t size = 0, used = 0;
+	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
 
 	out[0] = 0;
 	/* Stops before `out` overflows: a MIPS long call is 32 bytes. */

@@ -401,9 +401,9 @@ static uint64_t decode_address(struct mc_survey *d, const struct mc_entry *e)
 struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 {
 	struct mc_verdict v = { .state = "unknown", .len = 0 };
-	struct mc_section *sec = d->obj->sections[e->shndx];
+	struct mc_section *sec = mc_entry_section(d, e);
 	size_t size;
-	const uint8_t *code = e->resolved ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
 
 	if (!code || e->offset >= size)
 		return v;
@@ -485,9 +485,9 @@ const struct mc_symbol *mc_survey_function(struct mc_survey *d, size_t shndx,
 static bool nops_fill(struct mc_survey *d, const struct mc_entry *e,
 		      uint64_t n)
 {
-	size_t size;
-	const uint8_t *code = mc_section_bytes(d->obj->sections[e->shndx],
-					       &size);
+	struct mc_section *sec = mc_entry_section(d, e);
+	size_t size = 0;
+	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
 	uint64_t at = 0;
 
 	while (code && at < n && e->offset + at < size) {

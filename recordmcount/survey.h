@@ -140,6 +140,18 @@ char *mc_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *mc_vformat(const char *fmt, va_list ap)
 	__attribute__((format(printf, 1, 0)));
 
+/*
+ * The section an entry's site is in, or NULL for an entry that names no
+ * place we found (its shndx may be anything the input said: SHN_ABS, an
+ * index past the table).
+ */
+static inline struct mc_section *mc_entry_section(const struct mc_survey *d,
+						  const struct mc_entry *e)
+{
+	return e->resolved && e->shndx < d->obj->n_sections ?
+		d->obj->sections[e->shndx] : NULL;
+}
+
 /* The hook found at shndx+offset (objects), or NULL. */
 const struct mc_hook_site *mc_survey_hook_at(const struct mc_survey *s,
 					     size_t shndx, uint64_t offset);
