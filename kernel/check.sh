@@ -249,11 +249,63 @@ fi
 mod=$WORK/module/mctest.ko
 if "$tool" --check "$mod" >"$gate/module-check.txt" 2>&1 &&
 	grep -q ' 0 problems' "$gate/module-check.txt"; then
-	pass "$name-module-check-clean"
+	# Under MODULE_BLOCKER the module has no table to check (our tool
+	# recorded none of its calls): clean, but it proves nothing.
+	if [ -n "$MODULE_BLOCKER" ]; then
+		result "SKIP: $name-module-check-clean: $MODULE_BLOCKER"
+	else
+		pass "$name-module-check-clean"
+	fi
 else
 	fail "$name-module-check-clean" "$(tail -n 2 "$gate/module-check.txt" | tr '\n' ' ')"
 fi
 sed 's/^/    /' "$gate/module-check.txt"
+
+# --- MODULE_BLOCKER (mips, mips64el with clang) still holds ----------
+# The module is not loaded because clang's -mlong-calls -pg call has no
+# "move at, ra" (lib.sh).  This passes only while every _mcount call
+# in the module's objects is still that sequence: from the first
+# instruction an _mcount relocation names ("lui at, ...") through the
+# "jalr t9" and its delay slot, with no "move at, ra" there or just
+# before.  The day clang writes GCC's form (or no _mcount call at all),
+# it fails: remove MODULE_BLOCKER from lib.sh.
+module_blocker_check() {
+	for o in "$WORK"/module/*.o; do
+		case $o in *.mod.o) continue ;; esac
+		"${CROSS_COMPILE}objdump" -dr "$o"
+	done >"$gate/module-objects.dis"
+	blocker_sites=$(awk -F'\t' '
+	# An instruction: "  14:<TAB>3c010000 <TAB>lui<TAB>at,0x0".
+	$1 ~ /^ *[0-9a-f]+:$/ && $3 != "" {
+		insn = $3 " " $4
+		if (slot) {
+			if (insn == "move at,ra") bad = 1
+			n++; if (!bad) clang++
+			open = slot = bad = 0
+		} else if (open) {
+			if (insn == "move at,ra") bad = 1
+			if ($3 ~ /^jalr/) { slot = 1; if (insn != "jalr t9") bad = 1 }
+			if (++len > 8) { n++; open = 0 }
+		}
+		before = cur; cur = insn
+		next
+	}
+	# A relocation: "<TAB><TAB><TAB>14: R_MIPS_HI16<TAB>_mcount".
+	$4 ~ /^[0-9a-f]+: R_MIPS_/ && $5 == "_mcount" && !open {
+		open = 1; len = 0; bad = 0
+		if (cur !~ /^lui at,/ || before == "move at,ra") bad = 1
+	}
+	END { print n + 0, clang + 0 }' "$gate/module-objects.dis")
+	blocker_calls=${blocker_sites% *}
+	blocker_clang=${blocker_sites#* }
+	echo "kernel: module blocker: $blocker_calls _mcount calls in the module's objects, $blocker_clang of them clang's long call without \"move at, ra\""
+	if [ "$blocker_calls" -gt 0 ] && [ "$blocker_calls" = "$blocker_clang" ]; then
+		pass "$name-module-blocker-holds"
+	else
+		fail "$name-module-blocker-holds" "$blocker_clang of $blocker_calls _mcount calls in $WORK/module/*.o are clang's long call without \"move at, ra\": remove MODULE_BLOCKER from lib.sh ($MODULE_BLOCKER) if clang's -pg calls changed"
+	fi
+}
+[ -z "$MODULE_BLOCKER" ] || module_blocker_check
 
 # --- agreement with the kernel's own recordmcount ------------------
 t2=$(now)

@@ -80,6 +80,13 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  whose -Os assembly shows the cause (check.sh: the
 #                  boot is tried, and its checks are one SKIP while it
 #                  fails that way)
+#   MODULE_BLOCKER "" where the out-of-tree module's sites can be traced;
+#                  else why they cannot (mips and mips64el with clang:
+#                  below).  check.sh and boot.sh then build the module
+#                  and check its objects but do not load it: its checks
+#                  are SKIP lines with this reason, and one check
+#                  passes only while the cause is still in the module's
+#                  objects (check.sh, module_blocker_check)
 #   KERNEL_TOOL_SHIFT  bytes the kernel's own tool puts each entry
 #                  before the site for a known reason (agree.py), or 0
 #   PADS           "" where the compiler leaves hook calls; else the
@@ -107,6 +114,7 @@ LINKED_HOOK=
 LINKED_HOOK_FORM=
 BOOT_BLOCKER=
 BOOT_BLOCKER_SOURCE=
+MODULE_BLOCKER=
 KERNEL_TOOL_SHIFT=0
 MODULE_INIT_KEPT=
 PADS=
@@ -465,9 +473,16 @@ clang)
 		KMAKE_CC="CC=clang-16"
 		CC_PACKAGES=clang-16
 		CC_CONFIG="CC_IS_CLANG AS_IS_LLVM LD_IS_BFD" ;;
-	# mips, mips64el: LLVM=1 builds and boots, but clang's long -pg
-	# call in modules (no "move at, ra") cannot be traced, so they are
-	# not in kernel.mk's KERNEL_ALL_CLANG_ARCHS (README.md).
+	mips|mips64el)
+		# LLVM=1 builds and boots, but Kbuild compiles every MIPS
+		# module with -mlong-calls, and clang's long -pg call ("lui
+		# at, %hi(_mcount); addiu t9, at, %lo(_mcount); jalr t9", on
+		# n64 with %highest/%higher and two dsll) has no "move at, ra",
+		# which 6.1's _mcount needs (it returns to at) and its ftrace
+		# cannot patch: our tool records none of those calls, and
+		# loading the module crashes (mips) or lists none of its
+		# functions (mips64el).  README.md, "mips with clang".
+		MODULE_BLOCKER="clang's -mlong-calls -pg call in the module (lui at / jalr t9, no \"move at, ra\") is not a call 6.1's MIPS ftrace can handle: our tool records none, and the module is not loaded" ;;
 	esac
 	# No weak-only section: clang does not move __cold functions to
 	# .text.unlikely, so the weak abort() of kernel/exit.o stays in
