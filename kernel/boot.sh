@@ -53,8 +53,7 @@ if [ -n "$MODULE_BLOCKER" ]; then
 fi
 # shellcheck disable=SC2086 # one argument per flag
 "${CROSS_COMPILE}gcc" $boot_init_cflags -Wall -Wextra -o "$BOOT/init" "$MC_TOP/kernel/init.c"
-# shellcheck disable=SC2086 # no module: no argument
-python3 "$MC_TOP/kernel/mkcpio.py" "$BOOT/initramfs.cpio" "$BOOT/init" $initramfs_module
+python3 "$MC_TOP/kernel/mkcpio.py" "$BOOT/initramfs.cpio" "$BOOT/init" ${initramfs_module:+"$initramfs_module"}
 
 start=$(now)
 note "kernel: booting $image under $QEMU (TCG), log: $serial"
