@@ -132,6 +132,11 @@ struct mc_arch {
 	 */
 	bool anchor_avoid_func;
 	/*
+	 * The bits of a function symbol's value that are not part of its
+	 * address (ARM: the interworking bit, set for Thumb code), or 0.
+	 */
+	uint64_t symbol_mode_bits;
+	/*
 	 * The linker relaxes code (RISC-V): it deletes bytes inside a
 	 * section and moves the symbols after them, but not the addend of
 	 * a reference "section symbol + offset" from another section.  So
@@ -344,6 +349,13 @@ extern const struct mc_arch *const mc_all_arches[];
  * file, has them too).  Words in memory: little- or big-endian, or in
  * an entry's own byte order.
  */
+/* The address a code symbol's value names (mode bits cleared). */
+static inline uint64_t mc_code_address(const struct mc_arch *arch,
+				       uint64_t st_value)
+{
+	return st_value & ~arch->symbol_mode_bits;
+}
+
 static inline uint16_t mc_get_le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);

@@ -294,7 +294,8 @@ static bool collect_hook_addrs(struct check *c)
 		const struct mc_symbol *s = &obj->symbols[i];
 
 		if (s->sym.st_shndx != SHN_UNDEF && hook_named(c, s->name))
-			c->hook_addrs[c->n_hook_addrs++] = s->sym.st_value & ~1ull;
+			c->hook_addrs[c->n_hook_addrs++] =
+				mc_code_address(c->s->arch, s->sym.st_value);
 	}
 	return collect_hook_slots(c);
 }
@@ -302,7 +303,7 @@ static bool collect_hook_addrs(struct check *c)
 static bool is_hook_addr(const struct check *c, uint64_t a)
 {
 	for (size_t i = 0; i < c->n_hook_addrs; i++)
-		if (c->hook_addrs[i] == (a & ~1ull))
+		if (c->hook_addrs[i] == mc_code_address(c->s->arch, a))
 			return true;
 	return false;
 }
@@ -365,25 +366,24 @@ static unsigned insn_step(const struct mc_arch *arch)
 	return arch->e_machine == EM_X86_64 || arch->e_machine == EM_386 ? 1 : 2;
 }
 
-/*
- * Does a global or weak symbol other than f's own start name `site`, a
- * place inside f?  No compiler puts one on a hook call it emits; code
- * that labels a call inside a function does so to patch it: the
- * tracer's own dispatch call (linux-6.1 riscv: `ftrace_call:` in
- * ftrace_caller calls ftrace_stub, which mcount.S makes `_mcount` an
- * alias of), not a function-entry hook.
- */
 static bool u64_below(const void *entry, const void *key)
 {
 	return *(const uint64_t *)entry < *(const uint64_t *)key;
 }
 
-static bool labelled_call(struct check *c, const struct mc_symbol *f,
-			  uint64_t site)
+/*
+ * Does a global or weak symbol name `site`, a place inside the function
+ * that starts at `start`?  No compiler puts one on a hook call it
+ * emits; code that labels a call inside a function does so to patch
+ * it: the tracer's own dispatch call (linux-6.1 riscv: `ftrace_call:`
+ * in ftrace_caller calls ftrace_stub, which mcount.S makes `_mcount` an
+ * alias of), not a function-entry hook.
+ */
+static bool labelled_call(struct check *c, uint64_t start, uint64_t site)
 {
 	size_t i;
 
-	if (site == (f->sym.st_value & ~1ull))
+	if (site == start)
 		return false;
 	i = mc_partition_point(c->labels, c->n_labels, sizeof(*c->labels),
 			       &site, u64_below);
@@ -402,8 +402,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 	struct mc_object *obj = c->s->obj;
 	struct mc_section *sec = obj->sections[f->shndx];
 	const struct mc_arch *arch = c->s->arch;
-	uint64_t thumb = arch->e_machine == EM_ARM ? (f->sym.st_value & 1) : 0;
-	uint64_t start = f->sym.st_value & ~thumb;
+	uint64_t start = mc_code_address(arch, f->sym.st_value);
+	uint64_t thumb = f->sym.st_value - start;
 	size_t size;
 	const uint8_t *code = mc_section_bytes(sec, &size);
 	uint64_t base = sec->shdr.sh_addr;
@@ -421,7 +421,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 				   (start + off) | thumb);
 		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
 		    calls_hook(c, s.kind, s.target) &&
-		    !labelled_call(c, f, start + off)) {
+		    !labelled_call(c, start, start + off)) {
 			*site = start + off;
 			*len = s.len;
 			return true;
@@ -498,7 +498,8 @@ static bool collect_functions(struct check *c)
 			c->funcs[c->n_funcs++] = i;
 		if (is_code_label(c, &obj->symbols[i]))
 			c->labels[c->n_labels++] =
-				obj->symbols[i].sym.st_value & ~1ull;
+				mc_code_address(c->s->arch,
+						obj->symbols[i].sym.st_value);
 	}
 	qsort(c->labels, c->n_labels, sizeof(*c->labels), compare_u64);
 	qsort_r(c->funcs, c->n_funcs, sizeof(*c->funcs), mc_symbol_index_by_value, obj);
@@ -521,7 +522,7 @@ static bool entry_between(const struct check *c, size_t shndx, uint64_t lo,
  */
 static bool function_has_entry(struct check *c, const struct mc_symbol *f)
 {
-	uint64_t start = f->sym.st_value & ~1ull;
+	uint64_t start = mc_code_address(c->s->arch, f->sym.st_value);
 	uint64_t lo = start > MC_MAX_SITE_LEN ? start - MC_MAX_SITE_LEN : 0;
 
 	if (entry_between(c, f->shndx, start, start + f->sym.st_size))
@@ -533,7 +534,8 @@ static bool function_has_entry(struct check *c, const struct mc_symbol *f)
 		const struct mc_symbol *g = mc_survey_function(
 			c->s, f->shndx, c->sorted[i].value, &off);
 
-		if (g && off < 0 && (g->sym.st_value & ~1ull) == start)
+		if (g && off < 0 &&
+		    mc_code_address(c->s->arch, g->sym.st_value) == start)
 			return true;
 	}
 	return false;

@@ -392,10 +392,11 @@ static uint64_t decode_address(struct mc_survey *d, const struct mc_entry *e)
 
 	if (!d->linked)
 		return e->offset;
-	if (d->obj->ehdr.e_machine != EM_ARM)
+	if (!d->arch->symbol_mode_bits)
 		return e->address;
 	f = mc_survey_function(d, e->shndx, e->address, &off);
-	return e->address | (f ? (f->sym.st_value & 1) : 0);
+	return e->address |
+	       (f ? (f->sym.st_value & d->arch->symbol_mode_bits) : 0);
 }
 
 struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
