@@ -42,18 +42,20 @@ bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 
 	if (!obj->symtab || k == 0 || k >= obj->n_symbols)
 		return mc_fail(obj, "no symbol %zu to rebind", k);
-	gs = obj->symbols[k].sym;
+	gs = mc_symbol(obj, k).sym;
 	gs.st_info = GELF_ST_INFO(bind, GELF_ST_TYPE(gs.st_info));
 	if (k >= obj->n_input_symbols) {
 		/* added: in the table only when it is written */
-		obj->symbols[k].sym = gs;
+		obj->added[k - obj->n_input_symbols].sym = gs;
 		return true;
 	}
+	/* The table itself, which symbols read in place are read from. */
 	if (!mc_section_make_writable(obj, obj->symtab))
 		return false;
 	if (!gelf_update_sym(mc_section_data(obj->symtab), (int)k, &gs))
 		return mc_fail_elf(obj, "cannot rebind symbol");
-	obj->symbols[k].sym = gs;
+	if (obj->symbols)
+		obj->symbols[k].sym = gs;
 	return true;
 }
 
@@ -332,31 +334,20 @@ static bool needs_xindex(const size_t *shndx, size_t n)
 
 /*
  * Fill the n slots at k..k+n-1 of the symbol table and its mirror,
- * made for them, with the symbols added (the model's n_in onwards),
- * and put them in the same place of the model's array.
+ * made for them, with the symbols added (handles n_in onwards).
  */
 static bool store_added_symbols(struct mc_object *obj,
 				const struct numbering *m)
 {
-	struct mc_symbol *sym = obj->symbols, *added;
-	size_t k = m->k, n = m->n;
-
-	added = malloc(n * sizeof(*added));
-	if (!added)
-		return mc_fail(obj, "out of memory");
-	memcpy(added, &sym[m->n_in], n * sizeof(*added));
-	memmove(&sym[k + n], &sym[k], (m->n_in - k) * sizeof(*sym));
-	memcpy(&sym[k], added, n * sizeof(*added));
-	free(added);
-	for (size_t j = 0; j < n; j++) {
-		GElf_Sym gs = sym[k + j].sym;
+	for (size_t j = 0; j < m->n; j++) {
+		GElf_Sym gs = obj->added[j].sym;
 		Elf32_Word x = gs.st_shndx == SHN_XINDEX
-			       ? (Elf32_Word)sym[k + j].shndx : 0;
+			       ? (Elf32_Word)obj->added[j].shndx : 0;
 
 		if (!gelf_update_symshndx(obj->symtab->data,
 					  obj->symtab_shndx ?
 					  obj->symtab_shndx->data : NULL,
-					  (int)(k + j), &gs, x))
+					  (int)(m->k + j), &gs, x))
 			return mc_fail_elf(obj, "cannot add symbol");
 	}
 	return true;
@@ -365,8 +356,9 @@ static bool store_added_symbols(struct mc_object *obj,
 /*
  * Number the symbols as they are written: the ones added go after the
  * input's locals, every reference to the input's globals (relocations,
- * group signatures) moves up by as many, and the model is in the
- * written numbering afterwards.  Nothing to do when none was added.
+ * group signatures) moves up by as many.  Nothing to do when none was
+ * added.  The tables then hold the written numbering, which the model's
+ * handles and lookups do not know: the object is written and closed.
  */
 bool mc_number_symbols(struct mc_object *obj)
 {
@@ -389,12 +381,6 @@ bool mc_number_symbols(struct mc_object *obj)
 	    !store_added_symbols(obj, &m))
 		return false;
 	number_group_signatures(obj, &m);
-	/* Symbol numbers moved: the lookup indexes are stale. */
-	free(obj->funcs);
-	free(obj->named);
-	obj->funcs = obj->named = NULL;
-	obj->first_global += m.n;
-	obj->n_input_symbols = obj->n_symbols;
 	obj->symtab->shdr.sh_info += (GElf_Word)m.n;
 	return true;
 }
@@ -420,12 +406,14 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 			SHN_LORESERVE);
 		return SIZE_MAX;
 	}
-	sym = realloc(obj->symbols, (first + n + 1) * sizeof(*sym));
+	sym = realloc(obj->added, (first - obj->n_input_symbols + n + 1) *
+				  sizeof(*sym));
 	if (!sym) {
 		mc_fail(obj, "out of memory");
 		return SIZE_MAX;
 	}
-	obj->symbols = sym;
+	obj->added = sym;
+	sym += first - obj->n_input_symbols;	/* the first new one */
 	for (size_t j = 0; j < n; j++) {
 		GElf_Sym gs = {
 			.st_info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
@@ -435,7 +423,7 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 							     : SHN_XINDEX,
 		};
 
-		sym[first + j] = (struct mc_symbol){ .sym = gs, .name = "",
+		sym[j] = (struct mc_symbol){ .sym = gs, .name = "",
 						     .shndx = shndx[j] };
 	}
 	obj->n_symbols += n;

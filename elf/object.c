@@ -200,27 +200,97 @@ static bool read_sections(struct mc_object *obj)
 }
 
 /*
- * read_symbols for the usual table: ELF64 in memory as Elf64_Sym (the
- * layout of GElf_Sym), no extended section indexes, names in a string
- * table read directly.  The same checks and messages, in fewer steps.
+ * Symbols read in place: a table libelf holds as an array of the host's
+ * Elf64_Sym or Elf32_Sym (with its SHT_SYMTAB_SHNDX as Elf32_Words),
+ * names in a string table read directly.  Each symbol is decoded from
+ * there when asked for, after every one was checked once at open.
  */
-static bool read_symbols64(struct mc_object *obj, const Elf64_Sym *e,
-			   const struct strtab *strs)
+static bool symbols_in_place(const struct mc_object *obj)
+{
+	return !obj->symbols && obj->symbol_names;
+}
+
+static bool class64(const struct mc_object *obj)
+{
+	return obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+/* The checks of every symbol, with the messages, however it is read. */
+static bool check_symbol(struct mc_object *obj, size_t i,
+			 const struct mc_symbol *s)
+{
+	if (!s->name)
+		return mc_fail(obj, "symbol %zu: name out of range", i);
+	if (s->shndx >= obj->n_sections && s->sym.st_shndx < SHN_LORESERVE)
+		return mc_fail(obj, "symbol %s: section index %zu out of "
+			       "range", s->name, s->shndx);
+	return true;
+}
+
+/* The same for the usual table, ELF64 with no SHT_SYMTAB_SHNDX, faster. */
+static bool check_symbols64(struct mc_object *obj, const Elf64_Sym *e,
+			    const struct strtab *strs)
 {
 	for (size_t i = 0; i < obj->n_symbols; i++) {
-		struct mc_symbol *s = &obj->symbols[i];
-		uint64_t off = e[i].st_name;
-
-		s->sym = e[i];
-		/* last_nul < size: strtab_name's two bounds in one */
-		if (off > strs->last_nul)
-			return mc_fail(obj, "symbol %zu: name out of range", i);
-		s->name = strs->bytes + off;
 		/* SHN_XINDEX without SHT_SYMTAB_SHNDX: index 0, as gelf's */
-		s->shndx = s->sym.st_shndx == SHN_XINDEX ? 0 : s->sym.st_shndx;
-		if (s->shndx >= obj->n_sections && s->sym.st_shndx < SHN_LORESERVE)
-			return mc_fail(obj, "symbol %s: section index %zu out of "
-				    "range", s->name, s->shndx);
+		size_t shndx = e[i].st_shndx == SHN_XINDEX ? 0 : e[i].st_shndx;
+
+		/* last_nul < size: strtab_name's two bounds in one */
+		if (e[i].st_name > strs->last_nul ||
+		    (shndx >= obj->n_sections &&
+		     e[i].st_shndx < SHN_LORESERVE)) {
+			struct mc_symbol s = mc_symbol_in_place(obj, i);
+
+			if (e[i].st_name > strs->last_nul)
+				s.name = NULL;
+			return check_symbol(obj, i, &s);
+		}
+	}
+	return true;
+}
+
+/*
+ * Check every symbol where it lies: a name inside the string table
+ * (its last NUL ends every one of them), a section that exists.
+ */
+static bool check_symbols_in_place(struct mc_object *obj,
+				   const struct strtab *strs)
+{
+	obj->symbol_names = strs->bytes;
+	if (class64(obj) && !obj->symtab_shndx)
+		return check_symbols64(obj, obj->symtab->data->d_buf, strs);
+	for (size_t i = 0; i < obj->n_symbols; i++) {
+		struct mc_symbol s = mc_symbol_in_place(obj, i);
+
+		/* last_nul < size: strtab_name's two bounds in one */
+		if (s.sym.st_name > strs->last_nul)
+			s.name = NULL;
+		if (!check_symbol(obj, i, &s))
+			return false;
+	}
+	return true;
+}
+
+/* Every symbol through libelf, into obj->symbols. */
+static bool copy_symbols(struct mc_object *obj, Elf_Data *d, Elf_Data *xd,
+			 const struct strtab *strs)
+{
+	/* Every field of every entry is set below. */
+	obj->symbols = malloc((obj->n_symbols + 1) * sizeof(*obj->symbols));
+	if (!obj->symbols)
+		return mc_fail(obj, "out of memory");
+	for (size_t i = 0; i < obj->n_symbols; i++) {
+		struct mc_symbol *s = &obj->symbols[i];
+		Elf32_Word xndx = 0;
+
+		if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
+			return mc_fail_elf(obj, "corrupt symbol table");
+		s->name = strtab_name(obj, strs, obj->symtab->shdr.sh_link,
+				      s->sym.st_name);
+		s->shndx = s->sym.st_shndx == SHN_XINDEX ? xndx
+							 : s->sym.st_shndx;
+		if (!check_symbol(obj, i, s))
+			return false;
 	}
 	return true;
 }
@@ -279,14 +349,9 @@ static bool read_symbols(struct mc_object *obj)
 				    "symbol %u out of range", i,
 				    (unsigned)sh->sh_info);
 	}
-	/* Every field of every entry is set below. */
-	obj->symbols = malloc((obj->n_symbols + 1) * sizeof(*obj->symbols));
-	if (!obj->symbols)
-		return mc_fail(obj, "out of memory");
 
 	struct strtab strs;
-	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t symsize = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	size_t symsize = class64(obj) ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
 	/* What gelf_getsymshndx checks for each symbol, checked once. */
 	bool direct = d->d_buf && d->d_type == ELF_T_SYM &&
 		      obj->n_symbols <= (size_t)INT_MAX &&
@@ -296,41 +361,9 @@ static bool read_symbols(struct mc_object *obj)
 				       obj->n_symbols));
 
 	strtab_open(obj, symtab->shdr.sh_link, &strs);
-	if (direct && is64 && !xd && strs.bytes &&
-	    strs.last_nul != SIZE_MAX)
-		return read_symbols64(obj, d->d_buf, &strs);
-	for (size_t i = 0; i < obj->n_symbols; i++) {
-		struct mc_symbol *s = &obj->symbols[i];
-		Elf32_Word xndx = 0;
-
-		if (!direct) {
-			if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
-				return mc_fail_elf(obj, "corrupt symbol table");
-		} else if (is64) {
-			s->sym = ((const Elf64_Sym *)d->d_buf)[i];
-		} else {
-			const Elf32_Sym *e = (const Elf32_Sym *)d->d_buf + i;
-
-			s->sym = (GElf_Sym){
-				.st_name = e->st_name, .st_info = e->st_info,
-				.st_other = e->st_other,
-				.st_shndx = e->st_shndx,
-				.st_value = e->st_value, .st_size = e->st_size,
-			};
-		}
-		if (direct && xd)
-			xndx = ((const Elf32_Word *)xd->d_buf)[i];
-		s->name = strtab_name(obj, &strs, symtab->shdr.sh_link,
-				      s->sym.st_name);
-		if (!s->name)
-			return mc_fail(obj, "symbol %zu: name out of range", i);
-		s->shndx = s->sym.st_shndx == SHN_XINDEX ? xndx
-							 : s->sym.st_shndx;
-		if (s->shndx >= obj->n_sections && s->sym.st_shndx < SHN_LORESERVE)
-			return mc_fail(obj, "symbol %s: section index %zu out of "
-				    "range", s->name, s->shndx);
-	}
-	return true;
+	if (direct && strs.bytes && strs.last_nul != SIZE_MAX)
+		return check_symbols_in_place(obj, &strs);
+	return copy_symbols(obj, d, xd, &strs);
 }
 
 static bool read_whole(struct mc_object *obj)
@@ -387,6 +420,7 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->read_sections);
 	free(obj->sections);
 	free(obj->symbols);
+	free(obj->added);
 	free(obj->funcs);
 	free(obj->named);
 	free(obj->spans);
@@ -397,6 +431,7 @@ void mc_object_close(struct mc_object *obj)
 	obj->sections = NULL;
 	obj->read_sections = NULL;
 	obj->symbols = NULL;
+	obj->added = NULL;
 	obj->elf = NULL;
 	obj->fd = -1;
 }
@@ -506,6 +541,21 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
 	return addr < s->reach ? obj->sections[s->reach_sec] : NULL;
 }
 
+bool mc_object_hold_symbols(struct mc_object *obj)
+{
+	if (!symbols_in_place(obj))
+		return true;
+	if (obj->n_symbols != obj->n_input_symbols)
+		return mc_fail(obj, "symbols added before they were held");
+	struct mc_symbol *v = malloc((obj->n_symbols + 1) * sizeof(*v));
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	for (size_t i = 0; i < obj->n_symbols; i++)
+		v[i] = mc_symbol_in_place(obj, i);
+	obj->symbols = v;
+	return true;
+}
+
 /*
  * Lookups by value go through two sorted indexes built on first use:
  * function symbols by (section, value), and symbols that can name a call
@@ -564,10 +614,11 @@ static size_t *build_index(struct mc_object *obj, size_t *n,
 			   bool (*want)(const struct mc_symbol *),
 			   int (*order)(const void *, const void *, void *))
 {
-	size_t *v = malloc((obj->n_symbols + 1) * sizeof(*v));
+	size_t *v;
 
 	*n = 0;
-	if (!v)
+	if (!mc_object_hold_symbols(obj) ||
+	    !(v = malloc((obj->n_symbols + 1) * sizeof(*v))))
 		return NULL;
 	for (size_t i = 1; i < obj->n_symbols; i++)
 		if (want(&obj->symbols[i]))
@@ -660,7 +711,7 @@ const struct mc_symbol *mc_symbol_at(struct mc_object *obj, uint64_t value)
 size_t mc_symbol_by_name(const struct mc_object *obj, const char *name)
 {
 	for (size_t i = 1; i < obj->n_symbols; i++)
-		if (strcmp(obj->symbols[i].name, name) == 0)
+		if (strcmp(mc_symbol_name(obj, i), name) == 0)
 			return i;
 	return SIZE_MAX;
 }

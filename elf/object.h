@@ -81,7 +81,17 @@ struct mc_object {
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;
-	struct mc_symbol *symbols;	/* by handle (see mc_add_section_symbols) */
+	/*
+	 * Symbols are read through mc_symbol().  The input's are decoded
+	 * from the symbol table where they lie (checked once at open)
+	 * when it can be read directly; only otherwise are they copied
+	 * into `symbols`, by index.  A table of a million symbols is
+	 * then no 40 MB array beside its own bytes.
+	 */
+	struct mc_symbol *symbols;	/* the input's, or NULL: in place */
+	const char *symbol_names;	/* in place: the string table */
+	struct mc_symbol *added;	/* handles n_input_symbols onwards
+					   (see mc_add_section_symbols) */
 	size_t n_symbols;
 	size_t n_input_symbols;		/* handles below it: the input's own
 					   symbols, at their index */
@@ -105,6 +115,72 @@ static inline bool mc_size_fits(uint64_t v)
 {
 	return (uint64_t)(size_t)v == v;
 }
+
+/*
+ * Input symbol k decoded where it lies: the symbol table as libelf
+ * holds it, an array of the host's Elf64_Sym or Elf32_Sym (and its
+ * SHT_SYMTAB_SHNDX of Elf32_Words), every entry checked at open.
+ */
+static inline struct mc_symbol mc_symbol_in_place(const struct mc_object *obj,
+						  size_t k)
+{
+	const void *base = obj->symtab->data->d_buf;
+	const struct mc_section *x = obj->symtab_shndx;
+	struct mc_symbol s;
+
+	if (obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64) {
+		s.sym = ((const Elf64_Sym *)base)[k];
+	} else {
+		const Elf32_Sym *e = (const Elf32_Sym *)base + k;
+
+		s.sym = (GElf_Sym){
+			.st_name = e->st_name, .st_info = e->st_info,
+			.st_other = e->st_other, .st_shndx = e->st_shndx,
+			.st_value = e->st_value, .st_size = e->st_size,
+		};
+	}
+	s.name = obj->symbol_names + s.sym.st_name;
+	/* SHN_XINDEX without SHT_SYMTAB_SHNDX: index 0, as gelf's */
+	s.shndx = s.sym.st_shndx != SHN_XINDEX ? s.sym.st_shndx :
+		  x ? ((const Elf32_Word *)x->data->d_buf)[k] : 0;
+	return s;
+}
+
+/*
+ * Symbol `k` (a handle below n_symbols): the input's symbol k, or one
+ * added since.  A copy, so valid whatever changes later.
+ */
+static inline struct mc_symbol mc_symbol(const struct mc_object *obj,
+					 size_t k)
+{
+	if (k >= obj->n_input_symbols)
+		return obj->added[k - obj->n_input_symbols];
+	if (obj->symbols)
+		return obj->symbols[k];
+	return mc_symbol_in_place(obj, k);
+}
+
+/* Symbol k's name alone: what most loops over symbols ask. */
+static inline const char *mc_symbol_name(const struct mc_object *obj,
+					 size_t k)
+{
+	const void *base;
+
+	if (k >= obj->n_input_symbols || obj->symbols)
+		return mc_symbol(obj, k).name;
+	base = obj->symtab->data->d_buf;
+	return obj->symbol_names +
+	       (obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ?
+		((const Elf64_Sym *)base)[k].st_name :
+		((const Elf32_Sym *)base)[k].st_name);
+}
+
+/*
+ * Every symbol in obj->symbols, by index, for the questions below and
+ * the readers that index the array (--dump, --check, --finalize, which
+ * add no symbol): call once, before any symbol is added.
+ */
+bool mc_object_hold_symbols(struct mc_object *obj);
 
 /* Record a one-line reason in obj->error; always returns false. */
 bool mc_fail(struct mc_object *obj, const char *fmt, ...)
@@ -137,7 +213,8 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
 /*
  * The function symbol covering `value` in section `shndx` (a linked
  * image's symbols hold addresses, an object's hold offsets), preferring
- * a global name over a local alias; NULL when none covers it.
+ * a global name over a local alias; NULL when none covers it.  This and
+ * mc_symbol_at answer from obj->symbols (mc_object_hold_symbols).
  */
 const struct mc_symbol *mc_function_at(struct mc_object *obj,
 				       size_t shndx, uint64_t value);

@@ -52,12 +52,12 @@ static bool add_descriptor_entries(struct mc_object *obj,
 			return false;
 		if (r.sym == 0 || r.sym >= obj->n_symbols)
 			continue;
-		const struct mc_symbol *s = &obj->symbols[r.sym];
-		if (s->shndx == 0 || s->shndx >= obj->n_sections ||
-		    !(obj->sections[s->shndx]->shdr.sh_flags & SHF_EXECINSTR))
+		struct mc_symbol s = mc_symbol(obj, r.sym);
+		if (s.shndx == 0 || s.shndx >= obj->n_sections ||
+		    !(obj->sections[s.shndx]->shdr.sh_flags & SHF_EXECINSTR))
 			continue;
 		v[(*n)++] = (struct entry_point){
-			s->shndx, s->sym.st_value + (uint64_t)r.addend,
+			s.shndx, s.sym.st_value + (uint64_t)r.addend,
 		};
 	}
 	return true;
@@ -82,14 +82,14 @@ static struct entry_point *function_entries(struct mc_object *obj,
 	if (!v)
 		return NULL;
 	for (size_t i = 1; i < obj->n_symbols; i++) {
-		const struct mc_symbol *s = &obj->symbols[i];
+		struct mc_symbol s = mc_symbol(obj, i);
 
-		if (GELF_ST_TYPE(s->sym.st_info) != STT_FUNC ||
-		    s->sym.st_shndx == SHN_UNDEF || s->shndx >= obj->n_sections)
+		if (GELF_ST_TYPE(s.sym.st_info) != STT_FUNC ||
+		    s.sym.st_shndx == SHN_UNDEF || s.shndx >= obj->n_sections)
 			continue;
 		v[(*n)++] = (struct entry_point){
-			s->shndx,
-			s->sym.st_value & ~(uint64_t)arch->anchor_avoid_func,
+			s.shndx,
+			s.sym.st_value & ~(uint64_t)arch->anchor_avoid_func,
 		};
 	}
 	if (!add_descriptor_entries(obj, rel, v, n)) {
@@ -260,16 +260,16 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 	if (!slots || r->offset % arch->addr_size || r->offset > size ||
 	    arch->addr_size > size - r->offset || r->sym >= obj->n_symbols)
 		return mc_fail(obj, "%s: corrupt relocation %zu", rel->name, i);
-	const struct mc_symbol *s = &obj->symbols[r->sym];
+	struct mc_symbol s = mc_symbol(obj, r->sym);
 	int64_t slot = (int64_t)mc_load_address(obj, slots + r->offset);
 	if (arch->addr_size == 4)
 		slot = (int32_t)slot;
-	if (s->shndx == 0 || s->shndx >= obj->n_sections)
+	if (s.shndx == 0 || s.shndx >= obj->n_sections)
 		return mc_fail(obj, "%s: entry %zu is not in a section",
 			       table->name, i);
-	p->shndx = s->shndx;
+	p->shndx = s.shndx;
 	/* Address arithmetic wraps, as the linker's does. */
-	p->offset = s->sym.st_value + (uint64_t)r->addend + (uint64_t)slot;
+	p->offset = s.sym.st_value + (uint64_t)r->addend + (uint64_t)slot;
 	return true;
 }
 

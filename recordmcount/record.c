@@ -62,16 +62,17 @@ static void find_anchors(const struct mc_object *obj,
 			 const struct mc_arch *arch, size_t *anchor)
 {
 	for (size_t i = 1; i < obj->first_global; i++) {
-		const struct mc_symbol *s = &obj->symbols[i];
-		size_t cur = anchor[s->shndx < obj->n_sections ? s->shndx : 0];
+		struct mc_symbol s = mc_symbol(obj, i);
+		size_t cur = anchor[s.shndx < obj->n_sections ? s.shndx : 0];
 
-		if (!is_local_anchor(arch, s, s->shndx) ||
-		    s->shndx >= obj->n_sections)
+		if (!is_local_anchor(arch, &s, s.shndx) ||
+		    s.shndx >= obj->n_sections)
 			continue;
 		if (cur == SIZE_MAX ||
-		    (GELF_ST_TYPE(s->sym.st_info) == STT_SECTION &&
-		     GELF_ST_TYPE(obj->symbols[cur].sym.st_info) != STT_SECTION))
-			anchor[s->shndx] = i;
+		    (GELF_ST_TYPE(s.sym.st_info) == STT_SECTION &&
+		     GELF_ST_TYPE(mc_symbol(obj, cur).sym.st_info) !=
+			     STT_SECTION))
+			anchor[s.shndx] = i;
 	}
 }
 
@@ -202,6 +203,10 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
 			    &piece))
 		return false;
+	/* The last anchor's value: sites of one section share it. */
+	size_t last_sym = SIZE_MAX;
+	uint64_t base = 0;
+
 	/* t counts every traced site: the site labels are in that order. */
 	for (size_t i = 0; i < sites->n; i++) {
 		const struct mc_hook_site *s = &sites->v[i];
@@ -214,8 +219,11 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 		}
 		size_t sym = first_label != SIZE_MAX ? first_label + t
 						     : anchor[s->shndx];
-		const struct mc_symbol *a = &obj->symbols[sym];
-		int64_t addend = (int64_t)(s->offset - a->sym.st_value);
+		if (sym != last_sym) {
+			base = mc_symbol(obj, sym).sym.st_value;
+			last_sym = sym;
+		}
+		int64_t addend = (int64_t)(s->offset - base);
 		struct mc_reloc r = {
 			.type = arch->table_reloc,
 			.sym = sym,
@@ -483,11 +491,11 @@ static bool weaken_unused_hooks(struct mc_object *obj,
 	if (!opt->nop)
 		return true;
 	for (size_t k = obj->first_global; k < obj->n_symbols; k++) {
-		const struct mc_symbol *s = &obj->symbols[k];
+		struct mc_symbol s = mc_symbol(obj, k);
 
-		if (s->shndx != SHN_UNDEF ||
-		    GELF_ST_BIND(s->sym.st_info) != STB_GLOBAL ||
-		    !mc_is_hook_symbol(arch, s->name) ||
+		if (s.shndx != SHN_UNDEF ||
+		    GELF_ST_BIND(s.sym.st_info) != STB_GLOBAL ||
+		    !mc_is_hook_symbol(arch, s.name) ||
 		    symbol_referenced(obj, k))
 			continue;
 		if (!mc_symbol_set_binding(obj, k, STB_WEAK))
@@ -501,15 +509,28 @@ static bool weaken_unused_hooks(struct mc_object *obj,
  * .gnu.lto_* sections, and no code unless -ffat-lto-objects was given;
  * a slim one says so with the common symbol __gnu_lto_slim.  Its hooks
  * are only made at the LTO link, so "no hook calls" would be wrong.
+ * Without bitcode there is nothing of the kind: the symbols (a million
+ * names in a big object) are only read when there is.
  */
+static bool has_lto_bitcode(const struct mc_object *obj)
+{
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (strncmp(obj->sections[i]->name, ".gnu.lto_", 9) == 0)
+			return true;
+	return false;
+}
+
 static bool is_slim_lto(const struct mc_object *obj)
 {
-	for (size_t i = 0; i < obj->n_symbols; i++)
-		if (obj->symbols[i].name[0] == '_' &&
-		    obj->symbols[i].name[1] == '_' &&
-		    obj->symbols[i].name[2] == 'g' &&
-		    strcmp(obj->symbols[i].name, "__gnu_lto_slim") == 0)
+	if (!has_lto_bitcode(obj))
+		return false;
+	for (size_t i = 0; i < obj->n_symbols; i++) {
+		const char *name = mc_symbol_name(obj, i);
+
+		if (name[0] == '_' && name[1] == '_' && name[2] == 'g' &&
+		    strcmp(name, "__gnu_lto_slim") == 0)
 			return true;
+	}
 	return false;
 }
 

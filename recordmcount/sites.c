@@ -134,7 +134,7 @@ static inline unsigned symbol_role(const struct mc_object *obj,
 	if (r->of[k] != ROLE_UNKNOWN)
 		return r->of[k];
 
-	const char *name = obj->symbols[k].name;
+	const char *name = mc_symbol_name(obj, k);
 	unsigned key = name_key(name);
 	unsigned role = ROLE_OTHER;
 
@@ -311,8 +311,9 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 		c->companion = mc_is_companion_reloc(arch, r->type);
 		c->forms = mc_forms_of_type(arch, r->type);
 	}
-	const char *name = obj->symbols[r->sym].name;
 	if (ro == ROLE_UNSUPPORTED && !c->companion) {
+		const char *name = mc_symbol_name(obj, r->sym);
+
 		snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
 			 "not recorded", c->text->name,
 			 (unsigned long long)r->offset, name,
@@ -330,7 +331,8 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 		snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
 			 "(relocation type %u) is not a call; not "
 			 "recorded", c->text->name,
-			 (unsigned long long)r->offset, name, r->type);
+			 (unsigned long long)r->offset,
+			 mc_symbol_name(obj, r->sym), r->type);
 		c->warn(obj, c->opt, msg);
 		c->out->n_reported++;
 		return true;
@@ -374,6 +376,9 @@ static bool scan_reloc_section(struct mc_object *obj,
 	};
 	struct mc_reloc r;
 
+	if ((uint64_t)count > UINT32_MAX)
+		return mc_fail(obj, "%s: %zu relocations, more than this tool "
+			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
 	if (t.kind == MC_RELA64 && t.n >= count) {
 		/* x86_64 and most 64-bit objects: one decode, inlined */
@@ -413,16 +418,16 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "--find-nops: %s compilers leave no entry "
 			       "NOP to find", arch->name);
 	for (size_t i = 1; i < obj->n_symbols; i++) {
-		const struct mc_symbol *sym = &obj->symbols[i];
+		struct mc_symbol sym = mc_symbol(obj, i);
 
-		if (GELF_ST_TYPE(sym->sym.st_info) != STT_FUNC ||
-		    sym->sym.st_shndx == SHN_UNDEF ||
-		    sym->shndx >= obj->n_sections)
+		if (GELF_ST_TYPE(sym.sym.st_info) != STT_FUNC ||
+		    sym.sym.st_shndx == SHN_UNDEF ||
+		    sym.shndx >= obj->n_sections)
 			continue;
-		struct mc_section *text = obj->sections[sym->shndx];
+		struct mc_section *text = obj->sections[sym.shndx];
 		size_t size;
 		const uint8_t *code = mc_section_bytes(text, &size);
-		uint64_t at = sym->sym.st_value;
+		uint64_t at = sym.sym.st_value;
 
 		if (!(text->shdr.sh_flags & SHF_EXECINSTR) || !code ||
 		    at >= size)
@@ -455,6 +460,11 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 	*out = (struct mc_site_list){ 0 };
 	if (!role)
 		return mc_fail(obj, "out of memory");
+	if ((uint64_t)obj->n_sections > UINT32_MAX) {
+		free(role);
+		return mc_fail(obj, "%zu sections, more than ELF's 32-bit "
+			       "section indexes name", obj->n_sections);
+	}
 	if ((opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) ||
 	    !roles_open(obj, arch, opt, role)) {
 		free(role);

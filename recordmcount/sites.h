@@ -11,13 +11,19 @@
 #include "../elf/object.h"
 #include "options.h"
 
+/*
+ * 32 bytes, one per hook: a million hooks in one object are a million
+ * of these.  Section indexes fit 32 bits (ELF's st_shndx and sh_link
+ * do), and mc_find_sites refuses a relocation section of 2^32 entries
+ * or more (96 GiB of ELF64 RELA) rather than cut an index short.
+ */
 struct mc_hook_site {
-	size_t shndx;			/* section holding the call */
 	uint64_t offset;		/* first byte of the call */
 	const struct mc_object_form *form;
-	size_t rel_shndx;		/* relocation section marking it, or
+	uint32_t shndx;			/* section holding the call */
+	uint32_t rel_shndx;		/* relocation section marking it, or
 					   0 for a NOP found by --find-nops */
-	size_t reloc_index;
+	uint32_t reloc_index;
 	bool traced;			/* section is on the traced list */
 };
 

