@@ -536,6 +536,60 @@ START_TEST(open_matches_readelf)
 }
 END_TEST
 
+/*
+ * Symbols are read where they lie: a binding changed in the table shows
+ * at once through mc_symbol(), before any write, and in the written file
+ * (readelf); the held copy (mc_object_hold_symbols) agrees with the
+ * table for every symbol.
+ */
+START_TEST(symbol_binding_read_in_place)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	struct mc_object obj;
+
+	open_ok(&obj, o);
+	ck_assert_ptr_null(obj.symbols);	/* read in place */
+	size_t k = mc_symbol_by_name(&obj, "ext_fn");
+	ck_assert_uint_ne(k, SIZE_MAX);
+	ck_assert_uint_eq(GELF_ST_BIND(mc_symbol(&obj, k).sym.st_info),
+			  STB_GLOBAL);
+	ck_assert_msg(mc_symbol_set_binding(&obj, k, STB_WEAK), "%s",
+		      obj.error);
+	ck_assert_uint_eq(GELF_ST_BIND(mc_symbol(&obj, k).sym.st_info),
+			  STB_WEAK);
+	ck_assert_str_eq(mc_symbol_name(&obj, k), "ext_fn");
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+
+	char *cmd = xasprintf("readelf -sW '%s' | grep -c ' WEAK .* ext_fn$'",
+			      o);
+	char *count = run(cmd, NULL, NULL);
+	ck_assert_int_eq(atoi(count), 1);
+
+	open_ok(&obj, o);
+	size_t n = obj.n_symbols;
+	struct mc_symbol *in_place = malloc(n * sizeof(*in_place));
+	ck_assert_ptr_nonnull(in_place);
+	for (size_t i = 0; i < n; i++)
+		in_place[i] = mc_symbol(&obj, i);
+	ck_assert_msg(mc_object_hold_symbols(&obj), "%s", obj.error);
+	ck_assert_ptr_nonnull(obj.symbols);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_str_eq(obj.symbols[i].name, in_place[i].name);
+		ck_assert_uint_eq(obj.symbols[i].shndx, in_place[i].shndx);
+		ck_assert_mem_eq(&obj.symbols[i].sym, &in_place[i].sym,
+				 sizeof(GElf_Sym));
+	}
+	free(in_place);
+	mc_object_close(&obj);
+	free(count);
+	free(cmd);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
 START_TEST(section_lookup_and_bytes)
 {
 	char *dir = make_tmpdir();
@@ -1820,6 +1874,7 @@ static Suite *elf_suite(void)
 	tcase_add_loop_test(tc, add_section_symbol, 0, 2);
 	tcase_add_loop_test(tc, add_section_symbol_comdat, 0, 2);
 	tcase_add_loop_test(tc, symbols_numbered_when_written, 0, 2);
+	tcase_add_loop_test(tc, symbol_binding_read_in_place, 0, 2);
 	tcase_add_loop_test(tc, section_handles_stable, 0, 2);
 	tcase_add_test(tc, add_section_symbol_xindex);
 	tcase_add_loop_test(tc, add_section_symbols_batch, 0, 2);
