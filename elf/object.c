@@ -439,8 +439,10 @@ void mc_object_close(struct mc_object *obj)
 struct mc_section *mc_section_by_name(struct mc_object *obj,
 				      const char *name)
 {
+	/* The first byte first: most names differ there (".debug_..."). */
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (strcmp(obj->sections[i]->name, name) == 0)
+		if (obj->sections[i]->name[0] == name[0] &&
+		    strcmp(obj->sections[i]->name, name) == 0)
 			return obj->sections[i];
 	return NULL;
 }

@@ -344,7 +344,8 @@ bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
 		struct mc_section *s = obj->sections[i];
 
-		if (strcmp(s->name, MC_PADS_SECTION) != 0 ||
+		if (s->name[0] != MC_PADS_SECTION[0] ||
+		    strcmp(s->name, MC_PADS_SECTION) != 0 ||
 		    s->shdr.sh_type != SHT_PROGBITS)
 			continue;
 		if (!arch->n_pad_nops)

@@ -515,7 +515,9 @@ static bool weaken_unused_hooks(struct mc_object *obj,
 static bool has_lto_bitcode(const struct mc_object *obj)
 {
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (strncmp(obj->sections[i]->name, ".gnu.lto_", 9) == 0)
+		if (obj->sections[i]->name[0] == '.' &&
+		    obj->sections[i]->name[1] == 'g' &&
+		    strncmp(obj->sections[i]->name, ".gnu.lto_", 9) == 0)
 			return true;
 	return false;
 }
