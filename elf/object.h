@@ -58,6 +58,7 @@ struct mc_reloc {
 };
 
 struct mc_span;
+struct mc_renumbering;
 
 struct mc_object {
 	const char *path;
@@ -90,6 +91,8 @@ struct mc_object {
 	size_t *named, n_named;
 	struct mc_span *spans;		/* address index, built on first use */
 	size_t n_spans, spans_for;	/* ... and n_sections when built */
+	/* what the writer renumbers as it goes (elf/internal.h), or NULL */
+	struct mc_renumbering *renumbering;
 
 	char error[256];
 };

@@ -1163,11 +1163,7 @@ START_TEST(symbols_numbered_when_written)
 					     2 * esz, is64(_i) ? ELF_T_RELA
 							       : ELF_T_REL));
 	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
-	/* The model is in the written numbering now. */
-	ck_assert_uint_eq(obj.first_global, k + 1);
-	ck_assert_str_eq(obj.symbols[g + 1].name, gname);
-	ck_assert_uint_eq(GELF_ST_TYPE(obj.symbols[k].sym.st_info),
-			  STT_SECTION);
+	/* After the write the model only closes: the file is the answer. */
 	mc_object_close(&obj);
 
 	open_ok(&obj, o);
