@@ -99,7 +99,7 @@ static size_t reloc_kind_size(enum mc_reloc_kind kind)
 	}
 }
 
-/* One r_info of `kind` in the written numbering. */
+/* One r_info in the written numbering. */
 static uint64_t written_info(bool is64, uint64_t info,
 			     const struct mc_numbering *m)
 {
@@ -118,51 +118,96 @@ static uint64_t written_info(bool is64, uint64_t info,
 					 ELF32_R_TYPE((Elf32_Word)info));
 }
 
-bool mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
+/* r_info of the entry at e: it follows r_offset, an address. */
+static inline uint64_t load_info(const uint8_t *e, bool is64)
+{
+	if (is64) {
+		Elf64_Xword x;
+
+		memcpy(&x, e + sizeof(Elf64_Addr), sizeof(x));
+		return x;
+	}
+	Elf32_Word x;
+
+	memcpy(&x, e + sizeof(Elf32_Addr), sizeof(x));
+	return x;
+}
+
+static inline void store_info(uint8_t *e, bool is64, uint64_t info)
+{
+	if (is64) {
+		Elf64_Xword x = info;
+
+		memcpy(e + sizeof(Elf64_Addr), &x, sizeof(x));
+	} else {
+		Elf32_Word x = (Elf32_Word)info;
+
+		memcpy(e + sizeof(Elf32_Addr), &x, sizeof(x));
+	}
+}
+
+/*
+ * `count` entries of `size` bytes from a to b (which may be a), each
+ * r_info renumbered.  Byte copies: the stream's buffer need not be
+ * aligned.  Called with constant sizes, so that they compile to moves.
+ */
+static inline void renumber_run(const uint8_t *a, uint8_t *b, size_t count,
+				size_t size, bool is64,
+				const struct mc_numbering *m)
+{
+	for (size_t i = 0; i < count; i++, a += size, b += size) {
+		uint64_t info = load_info(a, is64);
+
+		if (b != a)
+			memcpy(b, a, size);
+		store_info(b, is64, written_info(is64, info, m));
+	}
+}
+
+static inline bool run_renumbered(const uint8_t *a, size_t count, size_t size,
+				  bool is64, const struct mc_numbering *m)
+{
+	for (size_t i = 0; i < count; i++, a += size) {
+		uint64_t info = load_info(a, is64);
+
+		if (written_info(is64, info, m) != info)
+			return true;
+	}
+	return false;
+}
+
+void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
 			size_t count, const struct mc_numbering *m)
 {
-	bool is64 = kind == MC_RELA64 || kind == MC_REL64;
-	size_t size = reloc_kind_size(kind);
-	/* r_info follows r_offset, an address, in all four */
-	size_t at = is64 ? sizeof(Elf64_Addr) : sizeof(Elf32_Addr);
-	const uint8_t *a = src;
-	uint8_t *b = dst;
-	bool changed = false;
-
-	if (b && b != a && count)
-		memcpy(b, a, count * size);
-	for (size_t i = 0; i < count; i++) {
-		size_t e = i * size + at;
-		uint64_t info, to;
-
-		if (is64) {
-			Elf64_Xword x;
-
-			memcpy(&x, a + e, sizeof(x));
-			info = x;
-		} else {
-			Elf32_Word x;
-
-			memcpy(&x, a + e, sizeof(x));
-			info = x;
-		}
-		to = written_info(is64, info, m);
-		if (to == info)
-			continue;
-		changed = true;
-		if (!b)
-			return true;
-		if (is64) {
-			Elf64_Xword x = to;
-
-			memcpy(b + e, &x, sizeof(x));
-		} else {
-			Elf32_Word x = (Elf32_Word)to;
-
-			memcpy(b + e, &x, sizeof(x));
-		}
+	switch (kind) {
+	case MC_RELA64:
+		renumber_run(src, dst, count, sizeof(Elf64_Rela), true, m);
+		break;
+	case MC_REL64:
+		renumber_run(src, dst, count, sizeof(Elf64_Rel), true, m);
+		break;
+	case MC_RELA32:
+		renumber_run(src, dst, count, sizeof(Elf32_Rela), false, m);
+		break;
+	case MC_REL32:
+		renumber_run(src, dst, count, sizeof(Elf32_Rel), false, m);
+		break;
 	}
-	return changed;
+}
+
+bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
+			  size_t count, const struct mc_numbering *m)
+{
+	switch (kind) {
+	case MC_RELA64:
+		return run_renumbered(src, count, sizeof(Elf64_Rela), true, m);
+	case MC_REL64:
+		return run_renumbered(src, count, sizeof(Elf64_Rel), true, m);
+	case MC_RELA32:
+		return run_renumbered(src, count, sizeof(Elf32_Rela), false, m);
+	default:
+		return run_renumbered(src, count, sizeof(Elf32_Rel), false, m);
+	}
 }
 
 /*
@@ -308,7 +353,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 		}
 		mc_reloc_table_open(obj, sec, &t);
 		if (renumbered_when_written(obj, sec, &t, m)) {
-			r->how[s] = mc_renumber_relocs(t.kind, t.p, NULL, t.n, m)
+			r->how[s] = mc_relocs_renumbered(t.kind, t.p, t.n, m)
 				    ? MC_RENUMBERED : MC_RENUMBERED_SAME;
 			continue;
 		}

@@ -60,13 +60,16 @@ static inline size_t mc_written_index(const struct mc_numbering *m,
 }
 
 /*
- * Copy `count` relocations of `kind` from `src` to `dst` with the
- * symbol field of each r_info in the written numbering (the rest of
- * every entry as it is); both in the host's byte order.  True if any
- * r_info changed.  With `dst` NULL, only that answer.
+ * Copy `count` relocations of `kind` from `src` to `dst` (which may be
+ * `src`) with the symbol field of each r_info in the written numbering,
+ * the rest of every entry as it is; both in the host's byte order.
  */
-bool mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
+void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
 			size_t count, const struct mc_numbering *m);
+
+/* True if mc_renumber_relocs would change any of these relocations. */
+bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
+			  size_t count, const struct mc_numbering *m);
 
 /*
  * How a section of the input is written when mc_number_symbols left

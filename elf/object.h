@@ -376,7 +376,10 @@ uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
  * Write the model over the input: appended to it, its ELF header
  * rewritten last, or (a file with a second name, a layout that cannot be
  * kept) through a temporary file beside it renamed over it.  Unless this
- * returns true the file's bytes are as they were.
+ * returns true the file's bytes are as they were.  Either way the model
+ * is then only for mc_object_close: the symbol table and relocations
+ * are written renumbered (as they stream out, where they can), while
+ * obj->symbols stays in handles.
  */
 bool mc_object_write(struct mc_object *obj);
 
