@@ -90,25 +90,126 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	return true;
 }
 
-/*
- * How symbol handles become the indexes written: the input's locals
- * keep theirs, the symbols added (handles from n_in on) follow them,
- * and the input's globals move up by the number added.
- */
-struct numbering {
-	size_t k;	/* the input's first global */
-	size_t n_in;	/* symbols as read */
-	size_t n;	/* symbols added */
-};
-
-static inline size_t written_index(const struct numbering *m, size_t sym)
+/* Byte size of one relocation of `kind`, the host's struct. */
+static size_t reloc_kind_size(enum mc_reloc_kind kind)
 {
-	if (sym < m->k)
-		return sym;
-	/* past every symbol (a corrupt input's): moved up, as the rest */
-	if (sym < m->n_in || sym - m->n_in >= m->n)
-		return sym + m->n;
-	return m->k + (sym - m->n_in);
+	switch (kind) {
+	case MC_RELA64: return sizeof(Elf64_Rela);
+	case MC_REL64:  return sizeof(Elf64_Rel);
+	case MC_RELA32: return sizeof(Elf32_Rela);
+	default:        return sizeof(Elf32_Rel);
+	}
+}
+
+/* One r_info in the written numbering. */
+static uint64_t written_info(bool is64, uint64_t info,
+			     const struct mc_numbering *m)
+{
+	if (is64) {
+		size_t sym = ELF64_R_SYM(info);
+
+		return sym < m->k ? info
+				  : ELF64_R_INFO(mc_written_index(m, sym),
+						 ELF64_R_TYPE(info));
+	}
+	size_t sym = ELF32_R_SYM((Elf32_Word)info);
+
+	/* ELF32's 24-bit field: the callers checked the indexes fit. */
+	return sym < m->k ? info
+			  : ELF32_R_INFO((Elf32_Word)mc_written_index(m, sym),
+					 ELF32_R_TYPE((Elf32_Word)info));
+}
+
+/* r_info of the entry at e: it follows r_offset, an address. */
+static inline uint64_t load_info(const uint8_t *e, bool is64)
+{
+	if (is64) {
+		Elf64_Xword x;
+
+		memcpy(&x, e + sizeof(Elf64_Addr), sizeof(x));
+		return x;
+	}
+	Elf32_Word x;
+
+	memcpy(&x, e + sizeof(Elf32_Addr), sizeof(x));
+	return x;
+}
+
+static inline void store_info(uint8_t *e, bool is64, uint64_t info)
+{
+	if (is64) {
+		Elf64_Xword x = info;
+
+		memcpy(e + sizeof(Elf64_Addr), &x, sizeof(x));
+	} else {
+		Elf32_Word x = (Elf32_Word)info;
+
+		memcpy(e + sizeof(Elf32_Addr), &x, sizeof(x));
+	}
+}
+
+/*
+ * `count` entries of `size` bytes from a to b (which may be a), each
+ * r_info renumbered.  Byte copies: the stream's buffer need not be
+ * aligned.  Called with constant sizes, so that they compile to moves.
+ */
+static inline void renumber_run(const uint8_t *a, uint8_t *b, size_t count,
+				size_t size, bool is64,
+				const struct mc_numbering *m)
+{
+	for (size_t i = 0; i < count; i++, a += size, b += size) {
+		uint64_t info = load_info(a, is64);
+
+		if (b != a)
+			memcpy(b, a, size);
+		store_info(b, is64, written_info(is64, info, m));
+	}
+}
+
+static inline bool run_renumbered(const uint8_t *a, size_t count, size_t size,
+				  bool is64, const struct mc_numbering *m)
+{
+	for (size_t i = 0; i < count; i++, a += size) {
+		uint64_t info = load_info(a, is64);
+
+		if (written_info(is64, info, m) != info)
+			return true;
+	}
+	return false;
+}
+
+void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
+			size_t count, const struct mc_numbering *m)
+{
+	switch (kind) {
+	case MC_RELA64:
+		renumber_run(src, dst, count, sizeof(Elf64_Rela), true, m);
+		break;
+	case MC_REL64:
+		renumber_run(src, dst, count, sizeof(Elf64_Rel), true, m);
+		break;
+	case MC_RELA32:
+		renumber_run(src, dst, count, sizeof(Elf32_Rela), false, m);
+		break;
+	case MC_REL32:
+		renumber_run(src, dst, count, sizeof(Elf32_Rel), false, m);
+		break;
+	}
+}
+
+bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
+			  size_t count, const struct mc_numbering *m)
+{
+	switch (kind) {
+	case MC_RELA64:
+		return run_renumbered(src, count, sizeof(Elf64_Rela), true, m);
+	case MC_REL64:
+		return run_renumbered(src, count, sizeof(Elf64_Rel), true, m);
+	case MC_RELA32:
+		return run_renumbered(src, count, sizeof(Elf32_Rela), false, m);
+	default:
+		return run_renumbered(src, count, sizeof(Elf32_Rel), false, m);
+	}
 }
 
 /*
@@ -120,7 +221,7 @@ static inline size_t written_index(const struct numbering *m, size_t sym)
  */
 static bool number_table_symbols(struct mc_section *sec,
 				 const struct mc_reloc_table *t,
-				 const struct numbering *m)
+				 const struct mc_numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
 	Elf_Data *d = sec->data;
@@ -135,71 +236,34 @@ static bool number_table_symbols(struct mc_section *sec,
 	dst = sec->buf ? sec->buf : malloc(d->d_size);
 	if (!dst)
 		return false;
-	switch (t->kind) {
-	case MC_RELA64: {
-		const Elf64_Rela *a = (const Elf64_Rela *)t->p;
-		Elf64_Rela *b = dst;
-
-		for (size_t i = 0; i < count; i++) {
-			size_t sym = ELF64_R_SYM(a[i].r_info);
-
-			b[i] = a[i];
-			if (sym >= m->k)
-				b[i].r_info = ELF64_R_INFO(
-					written_index(m, sym),
-					ELF64_R_TYPE(a[i].r_info));
-		}
-		break;
-	}
-	case MC_REL64: {
-		const Elf64_Rel *a = (const Elf64_Rel *)t->p;
-		Elf64_Rel *b = dst;
-
-		for (size_t i = 0; i < count; i++) {
-			size_t sym = ELF64_R_SYM(a[i].r_info);
-
-			b[i] = a[i];
-			if (sym >= m->k)
-				b[i].r_info = ELF64_R_INFO(
-					written_index(m, sym),
-					ELF64_R_TYPE(a[i].r_info));
-		}
-		break;
-	}
-	case MC_RELA32: {
-		const Elf32_Rela *a = (const Elf32_Rela *)t->p;
-		Elf32_Rela *b = dst;
-
-		for (size_t i = 0; i < count; i++) {
-			size_t sym = ELF32_R_SYM(a[i].r_info);
-
-			b[i] = a[i];
-			if (sym >= m->k)
-				b[i].r_info = ELF32_R_INFO(
-					(Elf32_Word)written_index(m, sym),
-					ELF32_R_TYPE(a[i].r_info));
-		}
-		break;
-	}
-	case MC_REL32: {
-		const Elf32_Rel *a = (const Elf32_Rel *)t->p;
-		Elf32_Rel *b = dst;
-
-		for (size_t i = 0; i < count; i++) {
-			size_t sym = ELF32_R_SYM(a[i].r_info);
-
-			b[i] = a[i];
-			if (sym >= m->k)
-				b[i].r_info = ELF32_R_INFO(
-					(Elf32_Word)written_index(m, sym),
-					ELF32_R_TYPE(a[i].r_info));
-		}
-		break;
-	}
-	}
+	mc_renumber_relocs(t->kind, t->p, dst, count, m);
 	if (!sec->buf)
 		mc_section_take_buffer(sec, d, dst);
 	return true;
+}
+
+/*
+ * True if the input's relocation section `sec`, which has no copy, can
+ * be renumbered as it is written instead (MC_RENUMBERED): where
+ * number_table_symbols would copy it, and the entries libelf holds are
+ * the file's own bytes (the host's byte order), all of them.
+ */
+static bool renumbered_when_written(const struct mc_object *obj,
+				    const struct mc_section *sec,
+				    const struct mc_reloc_table *t,
+				    const struct mc_numbering *m)
+{
+	size_t count = mc_reloc_count(sec);
+	const Elf_Data *d = sec->data;
+	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
+
+	return !sec->buf && d && d->d_buf && count && t->n == count &&
+	       mc_in_host_order(obj) &&
+	       !(sec->shdr.sh_flags & SHF_COMPRESSED) &&
+	       d->d_size == sec->shdr.sh_size &&
+	       d->d_size / reloc_kind_size(t->kind) == count &&
+	       d->d_size % reloc_kind_size(t->kind) == 0 &&
+	       !(is32 && m->n_in + m->n > 0x1000000);
 }
 
 /*
@@ -208,7 +272,7 @@ static bool number_table_symbols(struct mc_section *sec,
  */
 static bool number_added_relocs(struct mc_object *obj,
 				struct mc_section *sec,
-				const struct numbering *m)
+				const struct mc_numbering *m)
 {
 	uint32_t type = sec->shdr.sh_type;
 	size_t size = mc_reloc_entry_size(obj, type);
@@ -225,7 +289,7 @@ static bool number_added_relocs(struct mc_object *obj,
 			size_t sym = ELF64_R_SYM(*info);
 
 			if (sym >= m->k)
-				*info = ELF64_R_INFO(written_index(m, sym),
+				*info = ELF64_R_INFO(mc_written_index(m, sym),
 						     ELF64_R_TYPE(*info));
 		}
 		if (t.n || !p)
@@ -257,7 +321,7 @@ static bool number_added_relocs(struct mc_object *obj,
 		}
 		if (r.sym < m->k)
 			continue;
-		r.sym = written_index(m, r.sym);
+		r.sym = mc_written_index(m, r.sym);
 		if (!is64 && r.sym > 0xffffff)
 			return mc_fail(obj, "%s: symbol index %zu does not fit "
 				       "ELF32's 24 bits", sec->name, r.sym);
@@ -266,10 +330,16 @@ static bool number_added_relocs(struct mc_object *obj,
 	return true;
 }
 
-/* Every relocation's symbol handle becomes the index written. */
+/*
+ * Every relocation's symbol handle becomes the index written: in the
+ * copies (made here where a section needs one), or, for the input's
+ * sections that can be, marked for the writer in `r`.
+ */
 static bool number_reloc_symbols(struct mc_object *obj,
-				 const struct numbering *m)
+				 struct mc_renumbering *r)
 {
+	const struct mc_numbering *m = &r->m;
+
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = obj->sections[s];
 		struct mc_reloc_table t;
@@ -284,16 +354,21 @@ static bool number_reloc_symbols(struct mc_object *obj,
 			continue;
 		}
 		mc_reloc_table_open(obj, sec, &t);
+		if (renumbered_when_written(obj, sec, &t, m)) {
+			r->how[s] = mc_relocs_renumbered(t.kind, t.p, t.n, m)
+				    ? MC_RENUMBERED : MC_RENUMBERED_SAME;
+			continue;
+		}
 		if (number_table_symbols(sec, &t, m))
 			continue;
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
-			struct mc_reloc r = { 0 };
+			struct mc_reloc rel = { 0 };
 
-			if (!mc_reloc_read(obj, sec, &t, i, &r))
+			if (!mc_reloc_read(obj, sec, &t, i, &rel))
 				return false;
-			if (r.sym < m->k)
+			if (rel.sym < m->k)
 				continue;
-			r.sym = written_index(m, r.sym);
+			rel.sym = mc_written_index(m, rel.sym);
 			if (!writable) {
 				/* The copy is made on the first change. */
 				if (!mc_section_make_writable(obj, sec))
@@ -301,8 +376,8 @@ static bool number_reloc_symbols(struct mc_object *obj,
 				mc_reloc_table_open(obj, sec, &t);
 				writable = true;
 			}
-			if (!(i < t.n && mc_reloc_table_put(&t, i, &r)) &&
-			    !mc_reloc_set(obj, sec, i, &r))
+			if (!(i < t.n && mc_reloc_table_put(&t, i, &rel)) &&
+			    !mc_reloc_set(obj, sec, i, &rel))
 				return false;
 		}
 	}
@@ -311,7 +386,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 
 /* COMDAT group signatures are symbol indices in the group's sh_info. */
 static void number_group_signatures(struct mc_object *obj,
-				    const struct numbering *m)
+				    const struct mc_numbering *m)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = obj->sections[s];
@@ -320,7 +395,7 @@ static void number_group_signatures(struct mc_object *obj,
 		    sec->shdr.sh_link == obj->symtab->index &&
 		    sec->shdr.sh_info >= m->k)
 			sec->shdr.sh_info =
-				(GElf_Word)written_index(m, sec->shdr.sh_info);
+				(GElf_Word)mc_written_index(m, sec->shdr.sh_info);
 	}
 }
 
@@ -333,55 +408,241 @@ static bool needs_xindex(const size_t *shndx, size_t n)
 }
 
 /*
+ * Added symbol j (0: the first one added): its entry, and in *shndx its
+ * real section index.  The one place that knows where they are kept.
+ */
+static GElf_Sym added_symbol(const struct mc_object *obj, size_t j,
+			     size_t *shndx)
+{
+	const struct mc_symbol *s = &obj->added[j];
+
+	*shndx = s->shndx;
+	return s->sym;
+}
+
+/* Its SHT_SYMTAB_SHNDX word: the index when st_shndx cannot hold it. */
+static Elf32_Word extended_index(const GElf_Sym *gs, size_t shndx)
+{
+	return gs->st_shndx == SHN_XINDEX ? (Elf32_Word)shndx : 0;
+}
+
+/*
  * Fill the n slots at k..k+n-1 of the symbol table and its mirror,
- * made for them, with the symbols added (handles n_in onwards).
+ * made for them, with the symbols added.
  */
 static bool store_added_symbols(struct mc_object *obj,
-				const struct numbering *m)
+				const struct mc_numbering *m)
 {
 	for (size_t j = 0; j < m->n; j++) {
-		GElf_Sym gs = obj->added[j].sym;
-		Elf32_Word x = gs.st_shndx == SHN_XINDEX
-			       ? (Elf32_Word)obj->added[j].shndx : 0;
+		size_t shndx;
+		GElf_Sym gs = added_symbol(obj, j, &shndx);
 
 		if (!gelf_update_symshndx(obj->symtab->data,
 					  obj->symtab_shndx ?
 					  obj->symtab_shndx->data : NULL,
-					  (int)(m->k + j), &gs, x))
+					  (int)(m->k + j), &gs,
+					  extended_index(&gs, shndx)))
 			return mc_fail_elf(obj, "cannot add symbol");
 	}
 	return true;
 }
 
 /*
+ * The input's table `sec` (the symbol table, entries of `one` bytes,
+ * or its SHT_SYMTAB_SHNDX) can go out as the input's bytes with the
+ * added entries spliced in at the first global: libelf holds the file's
+ * own bytes of it (the host's order), whole entries, and no copy.
+ */
+static bool splice_fits(const struct mc_object *obj,
+			const struct mc_section *sec, size_t one,
+			Elf_Type type, const struct mc_numbering *m)
+{
+	const Elf_Data *d = sec->data;
+
+	return sec->scn && !sec->buf && d && d->d_buf && d->d_type == type &&
+	       mc_in_host_order(obj) && one &&
+	       !(sec->shdr.sh_flags & SHF_COMPRESSED) &&
+	       d->d_size == sec->shdr.sh_size && d->d_size % one == 0 &&
+	       d->d_size / one >= m->k &&
+	       /* gelf's index is an int */
+	       m->k + m->n <= (size_t)INT_MAX;
+}
+
+/*
+ * The symbols added in the file's form, built into r->added (and their
+ * SHT_SYMTAB_SHNDX words into r->added_shndx): as gelf_update_symshndx
+ * would store them.  0 where it would refuse one (an ELF32 value past
+ * 32 bits, an extended index with nowhere to go): that case goes
+ * through it, and fails as before.  -1: out of memory.
+ */
+static int build_added_symbols(const struct mc_object *obj,
+			       struct mc_renumbering *r)
+{
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t one = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+	size_t n = r->m.n;
+
+	r->added = malloc(n * one);
+	if (obj->symtab_shndx)
+		r->added_shndx = malloc(n * sizeof(Elf32_Word));
+	if (!r->added || (obj->symtab_shndx && !r->added_shndx))
+		return -1;
+	for (size_t j = 0; j < n; j++) {
+		size_t shndx;
+		GElf_Sym gs = added_symbol(obj, j, &shndx);
+		Elf32_Word x = extended_index(&gs, shndx);
+
+		if (x && !r->added_shndx)
+			return 0;
+		if (r->added_shndx)
+			r->added_shndx[j] = x;
+		if (is64) {
+			((Elf64_Sym *)r->added)[j] = gs;
+			continue;
+		}
+		if (gs.st_value > 0xffffffffull || gs.st_size > 0xffffffffull)
+			return 0;
+		((Elf32_Sym *)r->added)[j] = (Elf32_Sym){
+			.st_name = gs.st_name,
+			.st_value = (Elf32_Addr)gs.st_value,
+			.st_size = (Elf32_Word)gs.st_size,
+			.st_info = gs.st_info,
+			.st_other = gs.st_other,
+			.st_shndx = gs.st_shndx,
+		};
+	}
+	return 1;
+}
+
+/*
+ * True if the symbol table (and its SHT_SYMTAB_SHNDX) are left for the
+ * writer to splice the added symbols into (MC_SPLICED); false where
+ * the copies are to be made; -1 with obj->error when out of memory.
+ */
+static int splice_symbols(struct mc_object *obj, struct mc_renumbering *r)
+{
+	struct mc_section *x = obj->symtab_shndx;
+	int built;
+
+	if (!splice_fits(obj, obj->symtab, obj->symtab->shdr.sh_entsize,
+			 ELF_T_SYM, &r->m) ||
+	    (x && !splice_fits(obj, x, sizeof(Elf32_Word), ELF_T_WORD, &r->m)))
+		return 0;
+	built = build_added_symbols(obj, r);
+	if (built <= 0) {
+		free(r->added);
+		free(r->added_shndx);
+		r->added = r->added_shndx = NULL;
+		return built < 0 ? (mc_fail(obj, "out of memory"), -1) : 0;
+	}
+	r->how[obj->symtab->index] = MC_SPLICED;
+	obj->symtab->shdr.sh_size += r->m.n * obj->symtab->shdr.sh_entsize;
+	if (x) {
+		r->how[x->index] = MC_SPLICED;
+		x->shdr.sh_size += r->m.n * sizeof(Elf32_Word);
+	}
+	return 1;
+}
+
+/* Copies of the symbol table and its mirror with the added in them. */
+static bool copy_symbols_in(struct mc_object *obj,
+			    const struct mc_numbering *m)
+{
+	size_t entsize = obj->symtab->shdr.sh_entsize;
+
+	return section_insert_gap(obj, obj->symtab, m->k * entsize,
+				  m->n * entsize) &&
+	       (!obj->symtab_shndx ||
+		section_insert_gap(obj, obj->symtab_shndx,
+				   m->k * sizeof(Elf32_Word),
+				   m->n * sizeof(Elf32_Word)));
+}
+
+static void free_renumbering(struct mc_renumbering *r)
+{
+	if (!r)
+		return;
+	free(r->how);
+	free(r->added);
+	free(r->added_shndx);
+	free(r);
+}
+
+void mc_renumbering_free(struct mc_object *obj)
+{
+	free_renumbering(obj->renumbering);
+	obj->renumbering = NULL;
+}
+
+/*
  * Number the symbols as they are written: the ones added go after the
  * input's locals, every reference to the input's globals (relocations,
- * group signatures) moves up by as many.  Nothing to do when none was
- * added.  The tables then hold the written numbering, which the model's
- * handles and lookups do not know: the object is written and closed.
+ * group signatures) moves up by as many.  The symbol table and the
+ * input's relocation sections are left to the writer where it can
+ * renumber them as it goes (see struct mc_renumbering): a relocatable
+ * object's .rela.text can hold as many bytes as its code.  Nothing to
+ * do when none was added, or a second time.  The model's handles and
+ * lookups do not know the written numbering: the object is written and
+ * closed.
  */
 bool mc_number_symbols(struct mc_object *obj)
 {
-	struct numbering m = {
+	struct mc_numbering m = {
 		.k = obj->first_global,
 		.n_in = obj->n_input_symbols,
 		.n = obj->n_symbols - obj->n_input_symbols,
 	};
+	struct mc_renumbering *r;
+	int spliced;
 
-	if (m.n == 0)
+	if (m.n == 0 || obj->renumbering)
 		return true;
-	size_t entsize = obj->symtab->shdr.sh_entsize;
-	if (!section_insert_gap(obj, obj->symtab, m.k * entsize,
-				m.n * entsize) ||
-	    (obj->symtab_shndx &&
-	     !section_insert_gap(obj, obj->symtab_shndx,
-				 m.k * sizeof(Elf32_Word),
-				 m.n * sizeof(Elf32_Word))) ||
-	    !number_reloc_symbols(obj, &m) ||
-	    !store_added_symbols(obj, &m))
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->how = calloc(obj->n_sections, sizeof(*r->how)))) {
+		free(r);
+		return mc_fail(obj, "out of memory");
+	}
+	r->m = m;
+	r->n_how = obj->n_sections;
+	obj->renumbering = r;
+	/* In the order of the copies, so that a failure reads as before. */
+	if ((spliced = splice_symbols(obj, r)) < 0 ||
+	    (!spliced && !copy_symbols_in(obj, &m)) ||
+	    !number_reloc_symbols(obj, r) ||
+	    (!spliced && !store_added_symbols(obj, &m)))
 		return false;
 	number_group_signatures(obj, &m);
 	obj->symtab->shdr.sh_info += (GElf_Word)m.n;
+	return true;
+}
+
+bool mc_apply_renumbering(struct mc_object *obj)
+{
+	struct mc_renumbering *r = obj->renumbering;
+
+	if (!r)
+		return true;
+	for (size_t s = 1; s < r->n_how; s++) {
+		struct mc_section *sec = obj->sections[s];
+		struct mc_reloc_table t;
+
+		if (r->how[s] != MC_RENUMBERED &&
+		    r->how[s] != MC_RENUMBERED_SAME)
+			continue;
+		mc_reloc_table_open(obj, sec, &t);
+		/* renumbered_when_written said it can: only memory fails */
+		if (!number_table_symbols(sec, &t, &r->m))
+			return mc_fail(obj, "out of memory");
+		r->how[s] = MC_AS_IT_IS;
+	}
+	if (r->how[obj->symtab->index] != MC_SPLICED)
+		return true;
+	/* The table's header already counts the added: the copy sets it. */
+	if (!copy_symbols_in(obj, &r->m) || !store_added_symbols(obj, &r->m))
+		return false;
+	r->how[obj->symtab->index] = MC_AS_IT_IS;
+	if (obj->symtab_shndx)
+		r->how[obj->symtab_shndx->index] = MC_AS_IT_IS;
 	return true;
 }
 

@@ -28,6 +28,8 @@ void mc_link_reloc_section(struct mc_object *obj, struct mc_section *rel);
 /* MIPS64, whose r_info packs three types and a special symbol. */
 bool mc_is_mips64(const struct mc_object *obj);
 bool mc_is_big_endian(const struct mc_object *obj);
+/* The file's byte order is this host's: libelf's data is its bytes. */
+bool mc_in_host_order(const struct mc_object *obj);
 
 /* r_info (as gelf gives it) to and from a relocation's fields. */
 void mc_info_decode(const struct mc_object *obj, GElf_Xword info,
@@ -36,10 +38,98 @@ GElf_Xword mc_info_encode(const struct mc_object *obj,
 			  const struct mc_reloc *r);
 
 /*
+ * How symbol handles become the indexes written: the input's locals
+ * keep theirs, the symbols added (handles from n_in on) follow them,
+ * and the input's globals move up by the number added.
+ */
+struct mc_numbering {
+	size_t k;	/* the input's first global */
+	size_t n_in;	/* symbols as read */
+	size_t n;	/* symbols added */
+};
+
+static inline size_t mc_written_index(const struct mc_numbering *m,
+				      size_t sym)
+{
+	if (sym < m->k)
+		return sym;
+	/* past every symbol (a corrupt input's): moved up, as the rest */
+	if (sym < m->n_in || sym - m->n_in >= m->n)
+		return sym + m->n;
+	return m->k + (sym - m->n_in);
+}
+
+/*
+ * Copy `count` relocations of `kind` from `src` to `dst` (which may be
+ * `src`) with the symbol field of each r_info in the written numbering,
+ * the rest of every entry as it is; both in the host's byte order.
+ */
+void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
+			size_t count, const struct mc_numbering *m);
+
+/* True if mc_renumber_relocs would change any of these relocations. */
+bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
+			  size_t count, const struct mc_numbering *m);
+
+/*
+ * How a section of the input is written when mc_number_symbols left
+ * its renumbering to the writer (struct mc_renumbering).
+ */
+enum mc_renumber_how {
+	MC_AS_IT_IS,		/* nothing left to do: its data or buf */
+	MC_SPLICED,		/* symbol table or its SHT_SYMTAB_SHNDX:
+				   the input's [0, k), the added, [k, ...) */
+	MC_RENUMBERED,		/* relocations, some r_info changes */
+	MC_RENUMBERED_SAME,	/* relocations that name no symbol that
+				   moves: out as they are, but laid out as
+				   a copy (the copy's alignment) */
+};
+
+/*
+ * The renumbering a writer does as it streams, instead of copies of
+ * the symbol table and of every relocation section that names it.
+ * Only made where the bytes can go out as the input has them (the
+ * host's byte order, libelf's data unconverted): elsewhere the copies
+ * are made as before.
+ */
+struct mc_renumbering {
+	struct mc_numbering m;
+	unsigned char *how;	/* enum mc_renumber_how, by section index */
+	size_t n_how;		/* the sections when it was made */
+	void *added;		/* the n symbols added, in the file's form */
+	Elf32_Word *added_shndx;	/* their SHT_SYMTAB_SHNDX words, or
+					   NULL without that section */
+};
+
+/*
  * Give the symbols added since the read their indexes, after the
  * input's locals, and renumber every reference to the input's globals:
- * done once, by the writers, before anything is written.
+ * done once, by the writers, before anything is written.  Where it can,
+ * it leaves the symbol table and the relocation sections of the input
+ * to be renumbered as they are written (obj->renumbering).  The model
+ * serves nothing but mc_object_close afterwards: its symbol array
+ * stays in handles, its tables are in the written numbering.
  */
 bool mc_number_symbols(struct mc_object *obj);
+
+/*
+ * What mc_number_symbols left to the writer, done now in copies of the
+ * sections (sec->buf), as for a writer that cannot stream it (libelf's,
+ * the in-place one).
+ */
+bool mc_apply_renumbering(struct mc_object *obj);
+
+/* Free obj->renumbering (mc_object_close). */
+void mc_renumbering_free(struct mc_object *obj);
+
+/* How `sec` is written (enum mc_renumber_how). */
+static inline enum mc_renumber_how mc_renumber_how_of(
+	const struct mc_object *obj, const struct mc_section *sec)
+{
+	const struct mc_renumbering *r = obj->renumbering;
+
+	return r && sec->index < r->n_how ? (enum mc_renumber_how)r->how[sec->index]
+					  : MC_AS_IT_IS;
+}
 
 #endif

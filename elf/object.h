@@ -58,6 +58,7 @@ struct mc_reloc {
 };
 
 struct mc_span;
+struct mc_renumbering;
 
 struct mc_object {
 	const char *path;
@@ -100,6 +101,8 @@ struct mc_object {
 	size_t *named, n_named;
 	struct mc_span *spans;		/* address index, built on first use */
 	size_t n_spans, spans_for;	/* ... and n_sections when built */
+	/* what the writer renumbers as it goes (elf/internal.h), or NULL */
+	struct mc_renumbering *renumbering;
 
 	char error[256];
 };
@@ -450,7 +453,10 @@ uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
  * Write the model over the input: appended to it, its ELF header
  * rewritten last, or (a file with a second name, a layout that cannot be
  * kept) through a temporary file beside it renamed over it.  Unless this
- * returns true the file's bytes are as they were.
+ * returns true the file's bytes are as they were.  Either way the model
+ * is then only for mc_object_close: the symbol table and relocations
+ * are written renumbered (as they stream out, where they can), while
+ * obj->symbols stays in handles.
  */
 bool mc_object_write(struct mc_object *obj);
 

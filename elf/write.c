@@ -391,6 +391,8 @@ struct out_data {
 	Elf_Type type;
 	uint64_t align;
 	bool file_order;	/* the input's own bytes: out as they are */
+	enum mc_renumber_how how;	/* buf: the input's, renumbered on
+					   the way out (stream_renumbered) */
 };
 
 /* What one direct write needs to know of the object, found once. */
@@ -481,29 +483,52 @@ static bool input_out_data(const struct plan *p, const GElf_Shdr *sh,
 		align = v + 1;
 	}
 	*od = (struct out_data){ sh->sh_size ? p->image + sh->sh_offset : NULL,
-				 sh->sh_size, type, align, true };
+				 sh->sh_size, type, align, true,
+				 MC_AS_IT_IS };
 	return true;
 }
 
+/*
+ * The bytes a section that is renumbered on the way out adds to the
+ * input's: the added symbols, in the symbol table or its mirror.
+ */
+static size_t spliced_bytes(const struct mc_object *obj,
+			    const struct mc_section *sec)
+{
+	size_t one = sec == obj->symtab ? sec->shdr.sh_entsize
+					: sizeof(Elf32_Word);
+
+	return mc_renumber_how_of(obj, sec) == MC_SPLICED
+	       ? obj->renumbering->m.n * one : 0;
+}
+
 /* The data emit_section hands libelf for `sec`; false: not readable. */
-static bool section_out_data(const struct plan *p, struct mc_section *sec,
+static bool section_out_data(const struct mc_object *obj,
+			     const struct plan *p, struct mc_section *sec,
 			     struct out_data *od)
 {
 	uint64_t align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign : 1;
+	enum mc_renumber_how how = mc_renumber_how_of(obj, sec);
 
 	if (sec->buf) {
 		*od = (struct out_data){ sec->buf, sec->buf_size, sec->buf_type,
-					 align, false };
+					 align, false, MC_AS_IT_IS };
+	} else if (how != MC_AS_IT_IS) {
+		/* Laid out as the copy mc_apply_renumbering would make. */
+		*od = (struct out_data){ sec->data->d_buf,
+					 sec->data->d_size +
+						 spliced_bytes(obj, sec),
+					 sec->data->d_type, align, false, how };
 	} else if (sec->shdr.sh_type == SHT_NOBITS) {
 		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
-					 align, false };
+					 align, false, MC_AS_IT_IS };
 	} else if (!input_out_data(p, &sec->shdr, od)) {
 		Elf_Data *in = mc_section_data(sec);
 
 		if (!in)
 			return false;
 		*od = (struct out_data){ in->d_buf, in->d_size, in->d_type,
-					 in->d_align, false };
+					 in->d_align, false, MC_AS_IT_IS };
 	}
 	return true;
 }
@@ -527,7 +552,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 	uint64_t align, limit = p->limit;
 
 	*sh = sec->shdr;
-	if (!section_out_data(p, sec, od) || !is_pow2(od->align) ||
+	if (!section_out_data(obj, p, sec, od) || !is_pow2(od->align) ||
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (od->size && !od->buf && sh->sh_type != SHT_NOBITS))
 		return false;
@@ -579,7 +604,8 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
-	if (p->in_place && !sec->buf && sec->scn)
+	if (p->in_place && !sec->buf && sec->scn &&
+	    mc_renumber_how_of(obj, sec) == MC_AS_IT_IS)
 		return true;
 	return convertible(obj, p, od);
 }
@@ -751,6 +777,68 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 }
 
 /*
+ * Relocations of `sec` out in the written numbering, renumbered a
+ * chunk at a time into the stream's buffer: never the whole section
+ * at once (a relocatable object's .rela.text can be as large as its
+ * code).
+ */
+static bool stream_renumbered_relocs(struct stream *w,
+				     const struct mc_object *obj,
+				     const struct mc_section *sec,
+				     const uint8_t *in, size_t size)
+{
+	struct mc_reloc_table t;
+	size_t one = mc_reloc_entry_size(obj, sec->shdr.sh_type);
+	size_t chunk = STREAM_BUF / one;
+
+	mc_reloc_table_over(obj, sec->shdr.sh_type, NULL, 0, &t);
+	for (size_t i = 0; i < size / one; i += chunk) {
+		size_t k = size / one - i < chunk ? size / one - i : chunk;
+		uint8_t *to = stream_reserve(w, k * one);
+
+		if (!to)
+			return false;
+		mc_renumber_relocs(t.kind, in + i * one, to, k,
+				   &obj->renumbering->m);
+	}
+	return true;
+}
+
+/*
+ * A section mc_number_symbols left to the writer, out in the written
+ * numbering, in the host's byte order, which is the file's (else the
+ * copies were made): the symbol table (or its mirror) in three pieces,
+ * the input's entries before its first global, the added symbols, the
+ * input's from its first global on; relocations renumbered; those that
+ * do not change, as they are.
+ */
+static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
+			      const struct mc_section *sec,
+			      const struct out_data *od)
+{
+	const struct mc_renumbering *r = obj->renumbering;
+	const uint8_t *in = od->buf;
+	size_t size = sec->data->d_size;
+
+	switch (od->how) {
+	case MC_SPLICED: {
+		bool symtab = sec == obj->symtab;
+		size_t one = symtab ? sec->shdr.sh_entsize : sizeof(Elf32_Word);
+		size_t at = r->m.k * one;
+
+		return stream_ref(w, in, at) &&
+		       stream_ref(w, symtab ? r->added : (void *)r->added_shndx,
+				  r->m.n * one) &&
+		       stream_ref(w, in + at, size - at);
+	}
+	case MC_RENUMBERED:
+		return stream_renumbered_relocs(w, obj, sec, in, size);
+	default:
+		return stream_ref(w, in, size);
+	}
+}
+
+/*
  * The contents of the sections whose `moved` is set (all of them when
  * `moved` is NULL), at their planned offsets in index order (which is
  * file order), and then the section header table.
@@ -767,9 +855,11 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 		if ((moved && !moved[i]) || sh[i].sh_type == SHT_NOBITS ||
 		    sh[i].sh_size == 0)
 			continue;
-		section_out_data(p, obj->sections[i], &od);
+		section_out_data(obj, p, obj->sections[i], &od);
 		ok = stream_zeros(w, sh[i].sh_offset - w->pos) &&
-		     (od.file_order || p->enc == host_byte_order() ||
+		     (od.how != MC_AS_IT_IS ?
+		      stream_renumbered(w, obj, obj->sections[i], &od) :
+		      od.file_order || p->enc == host_byte_order() ||
 		      od.type == ELF_T_BYTE ?
 		      stream_ref(w, od.buf, (size_t)od.size) :
 		      stream_xlate(w, obj->elf, od.buf, (size_t)od.size,
@@ -844,6 +934,14 @@ static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 	if (in->sh_size != sh->sh_size ||
 	    sh->sh_size > p->image_size - in->sh_offset)
 		return false;
+	switch (mc_renumber_how_of(obj, sec)) {
+	case MC_AS_IT_IS:
+		break;
+	case MC_RENUMBERED_SAME:
+		return true;	/* the copy would be the input's bytes */
+	default:
+		return false;
+	}
 	if (!sec->buf)
 		return true;	/* the input's own bytes, as read */
 	if (sec->buf_size != sh->sh_size)
@@ -891,7 +989,8 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		}
 		struct out_data od;
 
-		if (!section_out_data(p, sec, &od) || !convertible(obj, p, &od))
+		if (!section_out_data(obj, p, sec, &od) ||
+		    !convertible(obj, p, &od))
 			return false;
 		if (cursor > p->limit - (align - 1))
 			return false;
@@ -1059,6 +1158,9 @@ static bool emit_object(struct mc_object *obj, int fd)
 
 	if (done >= 0)
 		return done == 1;
+	/* libelf writes what it holds: the copies, renumbered. */
+	if (!mc_apply_renumbering(obj))
+		return false;
 
 	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
 	bool ok = false;
@@ -1274,7 +1376,8 @@ bool mc_object_write_in_place(struct mc_object *obj)
 	char *target;
 	bool ok;
 
-	if (!mc_number_symbols(obj))
+	/* Sections are patched over their old bytes: copies, every one. */
+	if (!mc_number_symbols(obj) || !mc_apply_renumbering(obj))
 		return false;
 	if (!(target = output_path(obj->path)))
 		return mc_fail(obj, "out of memory");

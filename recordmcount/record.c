@@ -555,8 +555,9 @@ static bool open_relocatable(struct mc_object *obj, const char *path,
 }
 
 /*
- * The sites are not needed for writing, which makes copies of its own
- * (a renumbered relocation table): memory they held goes back first.
+ * The sites are not needed for writing, which may make copies of its
+ * own (a relocation table it cannot renumber as it streams it out):
+ * memory they held goes back first.
  * Their counts stay, for say_done.
  */
 static bool write_without_sites(struct mc_object *obj,
