@@ -306,12 +306,11 @@ static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 	if (rel->shdr.sh_entsize != mc_reloc_entry_size(obj, rel->shdr.sh_type))
 		return mc_fail(obj, "%s: bad relocation entry size", rel->name);
 	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
-		struct mc_reloc r;
-		struct mc_pad p = { .table = table->index, .reloc_index = i };
+		struct mc_pad p = { .table = table->index };
 		const char *why = NULL;
 
-		if (!mc_reloc_get(obj, rel, i, &r) ||
-		    !pad_target(obj, arch, table, rel, &r, i, &p))
+		if (!mc_reloc_get(obj, rel, i, &p.r) ||
+		    !pad_target(obj, arch, table, rel, &p.r, i, &p))
 			return false;
 		p.valid = measure_pad(obj, arch, entries, n_entries, &p, &why);
 		if (!p.valid) {
@@ -420,10 +419,7 @@ static struct pad_entry *collect_entries(struct mc_object *obj,
 			continue;
 		v[k].pad = *p;
 		v[k].rel_type = rel->shdr.sh_type;
-		if (!mc_reloc_get(obj, rel, p->reloc_index, &v[k].r)) {
-			free(v);
-			return NULL;
-		}
+		v[k].r = p->r;
 		memcpy(v[k].slot, old + v[k].r.offset, arch->addr_size);
 		v[k].covered = covered_by_own_table(obj, p);
 		k++;

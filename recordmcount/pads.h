@@ -21,7 +21,8 @@
 
 struct mc_pad {
 	size_t table;		/* the __patchable_function_entries section */
-	size_t reloc_index;	/* its relocation naming this pad */
+	struct mc_reloc r;	/* its relocation naming this pad, as read
+				   (decoded once, for the table too) */
 	size_t shndx;		/* code section holding the pad */
 	uint64_t offset;	/* first NOP, as the compiler recorded it */
 	uint64_t entry;		/* the function's entry, in that section */
