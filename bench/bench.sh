@@ -14,7 +14,9 @@
 #            only repeat what x86_64's shows.
 #
 # BENCH_ROUNDS (default 5, at least 3) rounds; prints Markdown tables
-# (copied into bench/RESULTS.md by hand, with the machine and date).
+# (copied into bench/RESULTS.md by hand, with the machine and date), then
+# bench/costs.py's: instructions per object against the kernel tool, and
+# the -g corpus object by object (BENCH_COSTS=0 skips them).
 set -eu
 . "$(dirname "$0")/../kernel/lib.sh"
 
@@ -27,6 +29,7 @@ rounds=${BENCH_ROUNDS:-5}
 
 [ -d "$CAPTURE" ] && [ -x "$KERNEL_TOOL" ] || "$MC_TOP/kernel/build.sh" "$tool"
 corpora="tiny=$CAPTURE"
+debug_capture=
 debug_default=0
 [ "$KARCH" != x86_64 ] || debug_default=1
 if [ "${BENCH_DEBUG:-$debug_default}" != 0 ]; then
@@ -48,3 +51,10 @@ echo "- command: make bench (BENCH_ROUNDS=$rounds)"
 # shellcheck disable=SC2086
 python3 "$MC_TOP/bench/bench.py" --ours "$tool" --kernel "$KERNEL_TOOL" \
 	--rounds "$rounds" --work "$MC_KERNEL_CACHE/bench/$KARCH" $corpora
+# Instructions per object against the kernel tool, and the -g corpus
+# object by object (bench/costs.py); BENCH_COSTS=0 skips them.
+if [ "${BENCH_COSTS:-1}" != 0 ]; then
+	echo
+	python3 "$MC_TOP/bench/costs.py" "$tool" "$KERNEL_TOOL" "$CAPTURE" \
+		${debug_capture:+"$debug_capture"}
+fi
