@@ -85,9 +85,9 @@ struct mc_object {
 	/*
 	 * Symbols are read through mc_symbol().  The input's are decoded
 	 * from the symbol table where they lie (checked once at open)
-	 * when it can be read directly; only otherwise are they copied
-	 * into `symbols`, by index.  A table of a million symbols is
-	 * then no 40 MB array beside its own bytes.
+	 * when it can be read directly; otherwise, or once held (see
+	 * mc_object_hold_symbols), they are copies in `symbols`.  A table
+	 * of a million symbols is then no 40 MB array beside its bytes.
 	 */
 	struct mc_symbol *symbols;	/* the input's, or NULL: in place */
 	const char *symbol_names;	/* in place: the string table */
