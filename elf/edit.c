@@ -283,15 +283,7 @@ static bool number_added_relocs(struct mc_object *obj,
 	mc_reloc_table_over(obj, type, p, p ? sec->buf_size / size : 0, &t);
 	if (t.kind == MC_RELA64 || t.kind == MC_REL64) {
 		/* in place, only the symbol field of r_info changes */
-		for (size_t i = 0; i < t.n; i++) {
-			Elf64_Xword *info = (Elf64_Xword *)(void *)
-					    (p + i * size + 8);
-			size_t sym = ELF64_R_SYM(*info);
-
-			if (sym >= m->k)
-				*info = ELF64_R_INFO(mc_written_index(m, sym),
-						     ELF64_R_TYPE(*info));
-		}
+		mc_renumber_relocs(t.kind, p, p, t.n, m);
 		if (t.n || !p)
 			return true;
 	}

@@ -28,6 +28,13 @@ void mc_link_reloc_section(struct mc_object *obj, struct mc_section *rel);
 /* MIPS64, whose r_info packs three types and a special symbol. */
 bool mc_is_mips64(const struct mc_object *obj);
 bool mc_is_big_endian(const struct mc_object *obj);
+/* This host's byte order, as ELF's EI_DATA says it. */
+static inline unsigned mc_host_byte_order(void)
+{
+	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
+							 : ELFDATA2MSB;
+}
+
 /* The file's byte order is this host's: libelf's data is its bytes. */
 bool mc_in_host_order(const struct mc_object *obj);
 

@@ -58,9 +58,7 @@ bool mc_is_big_endian(const struct mc_object *obj)
 
 bool mc_in_host_order(const struct mc_object *obj)
 {
-	return obj->ehdr.e_ident[EI_DATA] ==
-	       (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
-							  : ELFDATA2MSB);
+	return obj->ehdr.e_ident[EI_DATA] == mc_host_byte_order();
 }
 
 void mc_info_decode(const struct mc_object *obj, GElf_Xword info,

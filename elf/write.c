@@ -76,13 +76,6 @@ static bool emit_section(struct mc_object *obj, Elf *out,
  * A layout that is not "header, sections in index order, header table"
  * (libelf's own, with no program headers) is left to libelf to write.
  */
-/* ELFDATA2LSB or ELFDATA2MSB: the order of this host's memory. */
-static unsigned host_byte_order(void)
-{
-	return __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
-							 : ELFDATA2MSB;
-}
-
 /*
  * The output goes out through writev(2) in file order, and by
  * reference wherever the bytes already exist: an unchanged section
@@ -247,7 +240,7 @@ static Elf_Data *file_data(Elf_Scn *scn, const GElf_Shdr *sh)
  */
 static bool streamable(unsigned enc, Elf_Type t)
 {
-	if (enc == host_byte_order())
+	if (enc == mc_host_byte_order())
 		return true;
 	switch (t) {
 	case ELF_T_BYTE: case ELF_T_ADDR: case ELF_T_HALF: case ELF_T_OFF:
@@ -359,7 +352,7 @@ static int stream_object(struct mc_object *obj, Elf *out, int fd,
 		if (!(d = file_data(scn, &sh)))
 			continue;
 		ok = stream_zeros(&w, sh.sh_offset - w.pos) &&
-		     (enc == host_byte_order() || d->d_type == ELF_T_BYTE ?
+		     (enc == mc_host_byte_order() || d->d_type == ELF_T_BYTE ?
 		      stream_ref(&w, d->d_buf, d->d_size) :
 		      stream_xlate(&w, out, d->d_buf, d->d_size, d->d_type,
 				   enc));
@@ -640,7 +633,7 @@ static bool stream_shdrs(struct stream *w, struct mc_object *obj,
 			 const struct plan *p, const GElf_Shdr *v, size_t n)
 {
 	size_t one = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	bool native = p->enc == host_byte_order();
+	bool native = p->enc == mc_host_byte_order();
 	enum { CHUNK = STREAM_BUF / sizeof(Elf64_Shdr) };
 
 	for (size_t i = 0; i < n; i += CHUNK) {
@@ -859,7 +852,7 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 		ok = stream_zeros(w, sh[i].sh_offset - w->pos) &&
 		     (od.how != MC_AS_IT_IS ?
 		      stream_renumbered(w, obj, obj->sections[i], &od) :
-		      od.file_order || p->enc == host_byte_order() ||
+		      od.file_order || p->enc == mc_host_byte_order() ||
 		      od.type == ELF_T_BYTE ?
 		      stream_ref(w, od.buf, (size_t)od.size) :
 		      stream_xlate(w, obj->elf, od.buf, (size_t)od.size,
@@ -946,7 +939,7 @@ static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 		return true;	/* the input's own bytes, as read */
 	if (sec->buf_size != sh->sh_size)
 		return false;
-	if (p->enc == host_byte_order() || sec->buf_type == ELF_T_BYTE)
+	if (p->enc == mc_host_byte_order() || sec->buf_type == ELF_T_BYTE)
 		return memcmp(sec->buf, at, sec->buf_size) == 0;
 	/* In the file's byte order first. */
 	Elf_Data from = { .d_buf = sec->buf, .d_size = sec->buf_size,
