@@ -343,12 +343,6 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 /* The architectures compiled in, NULL-terminated (for --help). */
 extern const struct mc_arch *const mc_all_arches[];
 
-/*
- * Bit helpers for the encoders and decoders, shared by every arch file
- * (and inline, so that the runtime, which links only its own arch/
- * file, has them too).  Words in memory: little- or big-endian, or in
- * an entry's own byte order.
- */
 /* The address a code symbol's value names (mode bits cleared). */
 static inline uint64_t mc_code_address(const struct mc_arch *arch,
 				       uint64_t st_value)
@@ -356,6 +350,12 @@ static inline uint64_t mc_code_address(const struct mc_arch *arch,
 	return st_value & ~arch->symbol_mode_bits;
 }
 
+/*
+ * Bit helpers for the encoders and decoders, shared by every arch file
+ * (and inline, so that the runtime, which links only its own arch/
+ * file, has them too).  Words in memory: little- or big-endian, or in
+ * an entry's own byte order.
+ */
 static inline uint16_t mc_get_le16(const uint8_t *p)
 {
 	return (uint16_t)(p[0] | p[1] << 8);
