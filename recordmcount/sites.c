@@ -148,6 +148,16 @@ static inline unsigned symbol_role(const struct mc_object *obj,
 	return role;
 }
 
+/*
+ * True if `v` survives a trip through 32 bits (a site's section and
+ * relocation indexes).  A round trip, not a comparison with UINT32_MAX,
+ * which a 32-bit host's compiler flags as always false.
+ */
+static bool fits_32_bits(size_t v)
+{
+	return (size_t)(uint32_t)v == v;
+}
+
 static bool grow_sites(struct mc_object *obj, struct mc_site_list *l)
 {
 	size_t cap = l->cap ? 2 * l->cap : 64;
@@ -376,7 +386,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 	};
 	struct mc_reloc r;
 
-	if ((uint64_t)count > UINT32_MAX)
+	if (!fits_32_bits(count))
 		return mc_fail(obj, "%s: %zu relocations, more than this tool "
 			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
@@ -460,7 +470,7 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 	*out = (struct mc_site_list){ 0 };
 	if (!role)
 		return mc_fail(obj, "out of memory");
-	if ((uint64_t)obj->n_sections > UINT32_MAX) {
+	if (!fits_32_bits(obj->n_sections)) {
 		free(role);
 		return mc_fail(obj, "%zu sections, more than ELF's 32-bit "
 			       "section indexes name", obj->n_sections);
