@@ -60,11 +60,20 @@ bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 }
 
 /*
- * Grow a section's private copy by `add` bytes, inserted at `at`.  The
- * buffer at least doubles when it grows, so that adding one name per
- * table piece to the section name table (a C++ object with thousands of
- * COMDAT groups) costs linear, not quadratic, time.
+ * What an array or buffer of `cap` grows to, for at least `need`: a
+ * quarter more each time, so that adding one name or section per table
+ * piece (a C++ object with thousands of COMDAT groups) costs linear,
+ * not quadratic, time, while a table of millions of entries is left
+ * with a quarter unused at most, not the half a doubling can leave.
  */
+static size_t grown(size_t cap, size_t need)
+{
+	size_t more = cap + cap / 4 + 16;
+
+	return more > need ? more : need;
+}
+
+/* Grow a section's private copy by `add` bytes, inserted at `at`. */
 static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 			       size_t at, size_t add)
 {
@@ -72,7 +81,7 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 		return false;
 	size_t need = sec->buf_size + add;
 	if (need > sec->buf_cap) {
-		size_t cap = sec->buf_cap > need / 2 ? 2 * sec->buf_cap : need;
+		size_t cap = grown(sec->buf_cap, need);
 		uint8_t *nb = realloc(sec->buf, cap);
 
 		if (!nb)
@@ -814,8 +823,7 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		(const char *)obj->sections[obj->shstrndx]->buf + name_off;
 
 	if (obj->n_sections == obj->sections_cap) {
-		/* Doubling: one piece per COMDAT group adds thousands. */
-		size_t cap = 2 * obj->sections_cap;
+		size_t cap = grown(obj->sections_cap, obj->sections_cap + 1);
 		struct mc_section **secs =
 			realloc(obj->sections, cap * sizeof(*secs));
 

@@ -165,10 +165,11 @@ static bool read_sections(struct mc_object *obj)
 			    obj->shstrndx);
 	/* Not calloc: zeroing the array first would be a second pass. */
 	obj->read_sections = malloc(n * sizeof(*obj->read_sections));
-	obj->sections = malloc(n * sizeof(*obj->sections));
+	/* Room for what a recording adds (a table and its relocations). */
+	obj->sections_cap = n + 8;
+	obj->sections = malloc(obj->sections_cap * sizeof(*obj->sections));
 	if (!obj->sections || !obj->read_sections)
 		return mc_fail(obj, "out of memory");
-	obj->sections_cap = n;
 
 	for (size_t i = 0; i < n; i++) {
 		struct mc_section *sec = &obj->read_sections[i];

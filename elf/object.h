@@ -76,7 +76,7 @@ struct mc_object {
 	 */
 	struct mc_section **sections;
 	size_t n_sections;
-	size_t sections_cap;		/* entries allocated (grows by doubling) */
+	size_t sections_cap;		/* entries allocated (grows by a quarter) */
 	struct mc_section *read_sections;	/* the input's, in one block */
 	size_t sections_read;
 

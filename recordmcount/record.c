@@ -592,16 +592,17 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	ok = (arch->anchor_at_site ? add_site_labels(obj, sites, &first_label)
 				   : choose_anchors(obj, arch, sites, anchor)) &&
 	     (count_traced(sites) == 0 ||
-	      build_table(obj, arch, sites, anchor, first_label, opt)) &&
-	     (!pads || mc_move_pads_to_table(obj, arch, pads,
-					     opt->per_section)) &&
-	     nop_sites(obj, arch, sites, opt) &&
-	     weaken_unused_hooks(obj, arch, opt) &&
-	     /* after the NOPs, which void relocations inside their bytes */
-	     (!opt->per_section || mc_table_link_back(obj, arch)) &&
-	     write_without_sites(obj, sites);
+	      build_table(obj, arch, sites, anchor, first_label, opt));
+	/* Only the table reads it: a word a section, freed before the write. */
 	free(anchor);
-	return ok;
+	return ok &&
+	       (!pads || mc_move_pads_to_table(obj, arch, pads,
+					       opt->per_section)) &&
+	       nop_sites(obj, arch, sites, opt) &&
+	       weaken_unused_hooks(obj, arch, opt) &&
+	       /* after the NOPs, which void relocations inside their bytes */
+	       (!opt->per_section || mc_table_link_back(obj, arch)) &&
+	       write_without_sites(obj, sites);
 }
 
 static void say_done(const struct mc_object *obj,
