@@ -628,50 +628,6 @@ static GElf_Shdr plan_section0(const struct mc_object *obj)
 	return zero;
 }
 
-/* Headers v[0..n) in the file's form, out. */
-static bool stream_shdrs(struct stream *w, struct mc_object *obj,
-			 const struct plan *p, const GElf_Shdr *v, size_t n)
-{
-	size_t one = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	bool native = p->enc == mc_host_byte_order();
-	enum { CHUNK = STREAM_BUF / sizeof(Elf64_Shdr) };
-
-	for (size_t i = 0; i < n; i += CHUNK) {
-		size_t k = n - i < CHUNK ? n - i : CHUNK;
-		/* Built in place, or in a copy converted into place. */
-		uint8_t *m = native ? stream_reserve(w, k * one)
-				    : malloc(k * one);
-		bool ok = true;
-
-		if (!m)
-			return native ? false : mc_fail(obj, "out of memory");
-		for (size_t j = 0; j < k; j++) {
-			const GElf_Shdr *g = &v[i + j];
-
-			if (p->is64)
-				((Elf64_Shdr *)m)[j] = *g;
-			else
-				((Elf32_Shdr *)m)[j] = (Elf32_Shdr){
-					g->sh_name, g->sh_type,
-					(Elf32_Word)g->sh_flags,
-					(Elf32_Addr)g->sh_addr,
-					(Elf32_Off)g->sh_offset,
-					(Elf32_Word)g->sh_size,
-					g->sh_link, g->sh_info,
-					(Elf32_Word)g->sh_addralign,
-					(Elf32_Word)g->sh_entsize };
-		}
-		if (!native) {
-			ok = stream_xlate(w, obj->elf, m, k * one, ELF_T_SHDR,
-					  p->enc);
-			free(m);
-		}
-		if (!ok)
-			return false;
-	}
-	return true;
-}
-
 /* The ELF header in the file's form, out. */
 static bool stream_ehdr(struct stream *w, struct mc_object *obj,
 			const struct plan *p, const GElf_Ehdr *eh)
@@ -701,17 +657,27 @@ static bool stream_ehdr(struct stream *w, struct mc_object *obj,
 			    ELF_T_EHDR, p->enc);
 }
 
-/* Every header of a direct write, planned once before anything is written. */
+/*
+ * Every header of a direct write, planned once before anything is
+ * written and made again, one at a time in index order, as it is
+ * written (struct walk): a table of them would take 64 bytes a
+ * section, as much as the model's own record of each.
+ */
 struct layout {
 	struct plan p;
 	GElf_Ehdr eh;
-	GElf_Shdr *sh;		/* n_sections of them, malloc'd */
+	/*
+	 * The append writer's: by index, the sections that go after the
+	 * input's end (the others stay where they are).  NULL: every one
+	 * where the plan's cursor puts it.
+	 */
+	const bool *moved;
 	uint64_t size;		/* the file's size: the end of the header table */
 };
 
 /*
- * True: planned (free l->sh); false: for libelf to lay out.  `in_place`:
- * for the append writer (see struct plan).
+ * True: planned; false: for libelf to lay out.  `in_place`: for the
+ * append writer (see struct plan).
  */
 static bool plan_layout(struct mc_object *obj, struct layout *l,
 			bool in_place)
@@ -733,6 +699,7 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 	uint64_t word = is64 ? 8 : 4;
 	uint64_t cursor = ehsize;
 	GElf_Ehdr eh = obj->ehdr;
+	GElf_Shdr sh;
 	struct out_data od;
 
 	if (n < 2 || eh.e_phnum != 0 || (p.enc != ELFDATA2LSB &&
@@ -741,22 +708,13 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 		return false;
 	p.image = (const uint8_t *)elf_rawfile(obj->elf, &p.image_size);
 
-	GElf_Shdr *sh = malloc(n * sizeof(*sh));
-	if (!sh)
-		return false;
-	sh[0] = plan_section0(obj);
 	for (size_t i = 1; i < n; i++)
-		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh[i],
-				  &od)) {
-			free(sh);
+		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh, &od))
 			return false;
-		}
 	if (cursor > p.limit - (word - 1) ||
 	    (cursor = (cursor + word - 1) & ~(word - 1),
-	     n > (p.limit - cursor) / shsize)) {
-		free(sh);
+	     n > (p.limit - cursor) / shsize))
 		return false;
-	}
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
@@ -765,7 +723,117 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 	eh.e_phoff = 0;
 	eh.e_shentsize = (GElf_Half)shsize;
 	eh.e_shoff = cursor;
-	*l = (struct layout){ p, eh, sh, cursor + n * shsize };
+	*l = (struct layout){ p, eh, NULL, cursor + n * shsize };
+	return true;
+}
+
+/*
+ * Where the next moved section goes after `*end`, the end of what is
+ * appended so far, which moves past it.
+ */
+static uint64_t append_at(uint64_t *end, const GElf_Shdr *sh)
+{
+	uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
+	uint64_t at = (*end + align - 1) & ~(align - 1);
+
+	*end = sh->sh_type == SHT_NOBITS ? at : at + sh->sh_size;
+	return at;
+}
+
+/* The headers of a layout made again in index order, from section 1. */
+struct walk {
+	size_t next;		/* the section whose header comes next */
+	uint64_t cursor;	/* plan_section's */
+	uint64_t end;		/* the append writer's: what is appended */
+};
+
+static struct walk walk_start(const struct mc_object *obj,
+			      const struct layout *l)
+{
+	return (struct walk){
+		.next = 1,
+		.cursor = l->p.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr),
+		.end = (uint64_t)obj->st.st_size,
+	};
+}
+
+/*
+ * The next header and the data that goes with it, as plan_layout (and
+ * plan_append) placed them: the same steps on the same model, so it
+ * fails only where they failed first.
+ */
+static bool walk_next(struct mc_object *obj, const struct layout *l,
+		      struct walk *c, GElf_Shdr *sh, struct out_data *od)
+{
+	size_t i = c->next++;
+	struct mc_section *sec = obj->sections[i];
+	GElf_Shdr in;
+
+	if (!plan_section(obj, &l->p, sec, &c->cursor, sh, od))
+		return mc_fail(obj, "cannot write section %zu: its layout "
+			       "changed", i);
+	if (!l->moved)
+		return true;
+	if (l->moved[i])
+		sh->sh_offset = append_at(&c->end, sh);
+	else if (gelf_getshdr(sec->scn, &in))
+		sh->sh_offset = in.sh_offset;
+	else
+		return mc_fail_elf(obj, "cannot write section header");
+	return true;
+}
+
+/* The section header table in the file's form, out. */
+static bool stream_shdrs(struct stream *w, struct mc_object *obj,
+			 const struct layout *l)
+{
+	const struct plan *p = &l->p;
+	size_t one = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	size_t n = obj->n_sections;
+	bool native = p->enc == mc_host_byte_order();
+	enum { CHUNK = STREAM_BUF / sizeof(Elf64_Shdr) };
+	struct walk c = walk_start(obj, l);
+
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t k = n - i < CHUNK ? n - i : CHUNK;
+		/* Built in place, or in a copy converted into place. */
+		uint8_t *m = native ? stream_reserve(w, k * one)
+				    : malloc(k * one);
+		bool ok = true;
+
+		if (!m)
+			return native ? false : mc_fail(obj, "out of memory");
+		for (size_t j = 0; ok && j < k; j++) {
+			GElf_Shdr g;
+			struct out_data od;
+
+			if (i + j == 0)
+				g = plan_section0(obj);
+			else if (!walk_next(obj, l, &c, &g, &od))
+				ok = false;
+			if (!ok)
+				break;
+			if (p->is64)
+				((Elf64_Shdr *)m)[j] = g;
+			else
+				((Elf32_Shdr *)m)[j] = (Elf32_Shdr){
+					g.sh_name, g.sh_type,
+					(Elf32_Word)g.sh_flags,
+					(Elf32_Addr)g.sh_addr,
+					(Elf32_Off)g.sh_offset,
+					(Elf32_Word)g.sh_size,
+					g.sh_link, g.sh_info,
+					(Elf32_Word)g.sh_addralign,
+					(Elf32_Word)g.sh_entsize };
+		}
+		if (ok && !native)
+			ok = stream_xlate(w, obj->elf, m, k * one, ELF_T_SHDR,
+					  p->enc);
+		if (!native)
+			free(m);
+		if (!ok)
+			return false;
+	}
 	return true;
 }
 
@@ -832,24 +900,26 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 }
 
 /*
- * The contents of the sections whose `moved` is set (all of them when
- * `moved` is NULL), at their planned offsets in index order (which is
+ * The contents of the sections the layout moves (all of them when
+ * l->moved is NULL), at their planned offsets in index order (which is
  * file order), and then the section header table.
  */
 static bool stream_layout(struct stream *w, struct mc_object *obj,
-			  const struct layout *l, const bool *moved)
+			  const struct layout *l)
 {
 	const struct plan *p = &l->p;
-	const GElf_Shdr *sh = l->sh;
+	struct walk c = walk_start(obj, l);
+	GElf_Shdr sh;
 	struct out_data od;
 	bool ok = true;
 
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
-		if ((moved && !moved[i]) || sh[i].sh_type == SHT_NOBITS ||
-		    sh[i].sh_size == 0)
+		if (!walk_next(obj, l, &c, &sh, &od))
+			return false;
+		if ((l->moved && !l->moved[i]) || sh.sh_type == SHT_NOBITS ||
+		    sh.sh_size == 0)
 			continue;
-		section_out_data(obj, p, obj->sections[i], &od);
-		ok = stream_zeros(w, sh[i].sh_offset - w->pos) &&
+		ok = stream_zeros(w, sh.sh_offset - w->pos) &&
 		     (od.how != MC_AS_IT_IS ?
 		      stream_renumbered(w, obj, obj->sections[i], &od) :
 		      od.file_order || p->enc == mc_host_byte_order() ||
@@ -859,8 +929,7 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 				   od.type, p->enc));
 	}
 	return ok && stream_zeros(w, l->eh.e_shoff - w->pos) &&
-	       stream_shdrs(w, obj, p, sh, obj->n_sections) &&
-	       stream_flush(w);
+	       stream_shdrs(w, obj, l) && stream_flush(w);
 }
 
 /* 1: written; 0: failed (obj->error); -1: for libelf to lay out. */
@@ -872,13 +941,9 @@ static int direct_object(struct mc_object *obj, int fd)
 
 	if (!plan_layout(obj, &l, false))
 		return -1;
-	if (!stream_open(&w, obj, fd)) {
-		free(l.sh);
+	if (!stream_open(&w, obj, fd))
 		return mc_fail(obj, "out of memory");
-	}
-	ok = stream_ehdr(&w, obj, &l.p, &l.eh) &&
-	     stream_layout(&w, obj, &l, NULL);
-	free(l.sh);
+	ok = stream_ehdr(&w, obj, &l.p, &l.eh) && stream_layout(&w, obj, &l);
 	free(w.buf);
 	return ok;
 }
@@ -964,38 +1029,34 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 	uint64_t word = p->is64 ? 8 : 4, cursor = in_size, moved_bytes = 0;
 	uint64_t pad = 0;
 	size_t n = obj->n_sections;
+	/* l->moved is not set yet: the walk gives the rewrite's headers */
+	struct walk c = walk_start(obj, l);
 
 	if (!p->image || p->image_size != in_size || obj->ehdr.e_type != ET_REL)
 		return false;
 	moved[0] = false;
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = obj->sections[i];
-		GElf_Shdr *sh = &l->sh[i];
-		GElf_Shdr in;
-		uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
-
-		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
-			     kept_in_place(obj, p, sec, &in, sh));
-		if (!moved[i]) {
-			sh->sh_offset = in.sh_offset;
-			continue;
-		}
+		GElf_Shdr sh, in;
 		struct out_data od;
 
-		if (!section_out_data(obj, p, sec, &od) ||
-		    !convertible(obj, p, &od))
+		if (!walk_next(obj, l, &c, &sh, &od))
 			return false;
-		if (cursor > p->limit - (align - 1))
-			return false;
-		uint64_t at = (cursor + align - 1) & ~(align - 1);
-		pad += at - cursor;
-		sh->sh_offset = cursor = at;
-		if (sh->sh_type == SHT_NOBITS)
+		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
+			     kept_in_place(obj, p, sec, &in, &sh));
+		if (!moved[i])
 			continue;
-		if (sh->sh_size > p->limit - cursor)
+		uint64_t align = sh.sh_addralign ? sh.sh_addralign : 1;
+		if (!convertible(obj, p, &od) ||
+		    cursor > p->limit - (align - 1))
 			return false;
-		cursor += sh->sh_size;
-		moved_bytes += sh->sh_size;
+		uint64_t was = cursor, at = append_at(&cursor, &sh);
+		pad += at - was;
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		if (sh.sh_size > p->limit - at)
+			return false;
+		moved_bytes += sh.sh_size;
 	}
 	if (cursor > p->limit - (word - 1))
 		return false;
@@ -1004,6 +1065,7 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		return false;
 	l->eh.e_shoff = cursor;
 	l->size = cursor + n * shsize;
+	l->moved = moved;
 	/*
 	 * The bound mc_check_layout promised: what is added is the moved
 	 * sections, their padding (within its budget) and the new header
@@ -1103,7 +1165,7 @@ static int append_object(struct mc_object *obj, const char *target)
 	append_size = obj->st.st_size;
 	append_fd = fd;
 	w.pos = (uint64_t)obj->st.st_size;
-	done = stream_layout(&w, obj, &l, moved);
+	done = stream_layout(&w, obj, &l);
 	/* The switch: from here a signal leaves the file as it is. */
 	append_fd = -1;
 	if (!done) {
@@ -1130,7 +1192,6 @@ static int append_object(struct mc_object *obj, const char *target)
 	}
 out:
 	free(moved);
-	free(l.sh);
 	return done;
 }
 
