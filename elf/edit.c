@@ -28,10 +28,10 @@ bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 		return mc_fail(obj, "cannot patch %s: not PROGBITS", sec->name);
 	if (!mc_section_make_writable(obj, sec))
 		return false;
-	if (offset > sec->buf_size || n > sec->buf_size - offset)
+	if (offset > sec->buf->size || n > sec->buf->size - offset)
 		return mc_fail(obj, "patch at %s+0x%llx past its end", sec->name,
 			    (unsigned long long)offset);
-	memcpy((uint8_t *)sec->buf + offset, bytes, n);
+	memcpy((uint8_t *)sec->buf->bytes + offset, bytes, n);
 	return true;
 }
 
@@ -79,20 +79,21 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 {
 	if (!mc_section_make_writable(obj, sec))
 		return false;
-	size_t need = sec->buf_size + add;
-	if (need > sec->buf_cap) {
-		size_t cap = grown(sec->buf_cap, need);
-		uint8_t *nb = realloc(sec->buf, cap);
+	struct mc_contents *c = sec->buf;
+	size_t need = c->size + add;
+	if (need > c->cap) {
+		size_t cap = grown(c->cap, need);
+		uint8_t *nb = realloc(c->bytes, cap);
 
 		if (!nb)
 			return mc_fail(obj, "out of memory");
-		sec->buf = nb;
-		sec->buf_cap = cap;
+		c->bytes = nb;
+		c->cap = cap;
 	}
-	uint8_t *b = sec->buf;
-	memmove(b + at + add, b + at, sec->buf_size - at);
+	uint8_t *b = c->bytes;
+	memmove(b + at + add, b + at, c->size - at);
 	memset(b + at, 0, add);
-	sec->buf_size = need;
+	c->size = need;
 	sec->data->d_buf = b;
 	sec->data->d_size = need;
 	sec->shdr.sh_size = need;
@@ -242,12 +243,14 @@ static bool number_table_symbols(struct mc_section *sec,
 	if (t->n != count || !d || count == 0 || (is32 && sec->buf) ||
 	    (is32 && m->n_in + m->n > 0x1000000))
 		return false;
-	dst = sec->buf ? sec->buf : malloc(d->d_size);
+	dst = sec->buf ? sec->buf->bytes : malloc(d->d_size);
 	if (!dst)
 		return false;
 	mc_renumber_relocs(t->kind, t->p, dst, count, m);
-	if (!sec->buf)
-		mc_section_take_buffer(sec, d, dst);
+	if (!sec->buf && !mc_section_take_buffer(sec, d, dst)) {
+		free(dst);
+		return false;
+	}
 	return true;
 }
 
@@ -286,17 +289,18 @@ static bool number_added_relocs(struct mc_object *obj,
 	uint32_t type = sec->shdr.sh_type;
 	size_t size = mc_reloc_entry_size(obj, type);
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	uint8_t *p = sec->buf;
+	uint8_t *p = sec->buf ? sec->buf->bytes : NULL;
+	size_t count = sec->buf ? sec->buf->size / size : 0;
 	struct mc_reloc_table t;
 
-	mc_reloc_table_over(obj, type, p, p ? sec->buf_size / size : 0, &t);
+	mc_reloc_table_over(obj, type, p, count, &t);
 	if (t.kind == MC_RELA64 || t.kind == MC_REL64) {
 		/* in place, only the symbol field of r_info changes */
 		mc_renumber_relocs(t.kind, p, p, t.n, m);
 		if (t.n || !p)
 			return true;
 	}
-	for (size_t i = 0; p && i < sec->buf_size / size; i++) {
+	for (size_t i = 0; i < count; i++) {
 		const uint8_t *e = p + i * size;
 		struct mc_reloc r = { 0 };
 
@@ -326,7 +330,7 @@ static bool number_added_relocs(struct mc_object *obj,
 		if (!is64 && r.sym > 0xffffff)
 			return mc_fail(obj, "%s: symbol index %zu does not fit "
 				       "ELF32's 24 bits", sec->name, r.sym);
-		mc_reloc_store(obj, type, sec->buf, i, &r);
+		mc_reloc_store(obj, type, p, i, &r);
 	}
 	return true;
 }
@@ -718,16 +722,16 @@ static bool append_section_name(struct mc_object *obj, const char *name,
 {
 	struct mc_section *shstr = obj->sections[obj->shstrndx];
 	size_t len = strlen(name) + 1;
-	const void *was = shstr->buf;
+	const void *was = shstr->buf ? shstr->buf->bytes : NULL;
 
 	*off = shstr->shdr.sh_size;
 	if (!section_insert_gap(obj, shstr, *off, len))
 		return false;
-	memcpy((uint8_t *)shstr->buf + *off, name, len);
-	if (shstr->buf == was)
+	memcpy((uint8_t *)shstr->buf->bytes + *off, name, len);
+	if (shstr->buf->bytes == was)
 		return true;	/* the names did not move */
 	for (size_t i = 1; i < obj->n_sections; i++)
-		obj->sections[i]->name = (const char *)shstr->buf +
+		obj->sections[i]->name = (const char *)shstr->buf->bytes +
 					obj->sections[i]->shdr.sh_name;
 	return true;
 }
@@ -740,7 +744,8 @@ bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 	if (!append_section_name(obj, name, &off))
 		return false;
 	sec->shdr.sh_name = (GElf_Word)off;
-	sec->name = (const char *)obj->sections[obj->shstrndx]->buf + off;
+	sec->name = (const char *)obj->sections[obj->shstrndx]->buf->bytes +
+		    off;
 	return true;
 }
 
@@ -753,11 +758,10 @@ bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
 		free(contents);
 		return mc_fail_elf(obj, "cannot read section");
 	}
-	free(sec->buf);
-	sec->buf = contents;
-	sec->buf_size = size;
-	sec->buf_cap = size;
-	sec->buf_type = type;
+	if (!mc_section_own(sec, contents, size, size, type)) {
+		free(contents);
+		return mc_fail(obj, "out of memory");
+	}
 	sec->shdr.sh_size = size;
 	if (d) {
 		d->d_buf = contents;
@@ -800,10 +804,11 @@ bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
 	struct mc_section *g = obj->sections[group];
 	Elf32_Word m = (Elf32_Word)member;
 
-	if (!section_insert_gap(obj, g, g->buf ? g->buf_size : g->shdr.sh_size,
+	if (!section_insert_gap(obj, g, g->buf ? g->buf->size : g->shdr.sh_size,
 				sizeof(m)))
 		return false;
-	memcpy((uint8_t *)g->buf + g->buf_size - sizeof(m), &m, sizeof(m));
+	memcpy((uint8_t *)g->buf->bytes + g->buf->size - sizeof(m), &m,
+	       sizeof(m));
 	obj->sections[member]->shdr.sh_flags |= SHF_GROUP;
 	return true;
 }
@@ -820,7 +825,8 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		return NULL;
 	}
 	const char *new_name =
-		(const char *)obj->sections[obj->shstrndx]->buf + name_off;
+		(const char *)obj->sections[obj->shstrndx]->buf->bytes +
+		name_off;
 
 	if (obj->n_sections == obj->sections_cap) {
 		size_t cap = grown(obj->sections_cap, obj->sections_cap + 1);
@@ -837,20 +843,18 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 	}
 	/* A section of its own: every other section stays where it is. */
 	sec = malloc(sizeof(*sec));
-	if (!sec) {
+	if (sec)
+		*sec = (struct mc_section){
+			.index = obj->n_sections,
+			.shdr = *shdr,
+			.name = new_name,
+		};
+	if (!sec || !mc_section_own(sec, contents, size, size, type)) {
+		free(sec);
 		free(contents);
 		mc_fail(obj, "out of memory");
 		return NULL;
 	}
-	*sec = (struct mc_section){
-		.index = obj->n_sections,
-		.shdr = *shdr,
-		.name = new_name,
-		.buf = contents,
-		.buf_size = size,
-		.buf_cap = size,
-		.buf_type = type,
-	};
 	sec->shdr.sh_name = (GElf_Word)name_off;
 	sec->shdr.sh_size = size;
 	obj->sections[obj->n_sections++] = sec;

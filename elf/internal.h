@@ -13,8 +13,19 @@ bool mc_fail_elf(struct mc_object *obj, const char *what);
 /* The section's data as libelf holds it (read on first use), or NULL. */
 Elf_Data *mc_section_data(struct mc_section *sec);
 
-/* Make `buf` (d->d_size bytes, owned) the section's contents. */
-void mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf);
+/*
+ * Make `bytes` (`size` of them in `cap` allocated, of libelf type
+ * `type`, owned from now on) the section's contents, freeing those it
+ * had; false, with nothing taken or freed, when out of memory.
+ */
+bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
+		    size_t cap, Elf_Type type);
+
+/*
+ * Make `buf` (d->d_size bytes) the section's contents, as
+ * mc_section_own, and libelf's data `d` show them.
+ */
+bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf);
 
 /* Give the section a private, writable copy of its contents. */
 bool mc_section_make_writable(struct mc_object *obj, struct mc_section *sec);

@@ -54,15 +54,29 @@ Elf_Data *mc_section_data(struct mc_section *sec)
 	return sec->data;
 }
 
-/* Make `buf` (d->d_size bytes, owned) the section's contents. */
-void mc_section_take_buffer(struct mc_section *sec, Elf_Data *d,
-				void *buf)
+bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
+		    size_t cap, Elf_Type type)
 {
-	sec->buf = buf;
-	sec->buf_size = d->d_size;
-	sec->buf_cap = d->d_size ? d->d_size : 1;
-	sec->buf_type = d->d_type;
-	d->d_buf = sec->buf;
+	struct mc_contents *c = sec->buf;
+
+	if (!c) {
+		if (!(c = malloc(sizeof(*c))))
+			return false;
+	} else if (c->bytes != bytes) {
+		free(c->bytes);
+	}
+	*c = (struct mc_contents){ bytes, size, cap, type };
+	sec->buf = c;
+	return true;
+}
+
+bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf)
+{
+	if (!mc_section_own(sec, buf, d->d_size, d->d_size ? d->d_size : 1,
+			    d->d_type))
+		return false;
+	d->d_buf = buf;
+	return true;
 }
 
 /* Give the section a private, writable copy of its contents. */
@@ -81,7 +95,10 @@ bool mc_section_make_writable(struct mc_object *obj,
 		return mc_fail(obj, "out of memory");
 	if (d->d_size)
 		memcpy(buf, d->d_buf, d->d_size);
-	mc_section_take_buffer(sec, d, buf);
+	if (!mc_section_take_buffer(sec, d, buf)) {
+		free(buf);
+		return mc_fail(obj, "out of memory");
+	}
 	return true;
 }
 
@@ -413,6 +430,8 @@ void mc_object_close(struct mc_object *obj)
 	for (size_t i = 0; i < obj->n_sections; i++) {
 		struct mc_section *sec = obj->sections[i];
 
+		if (sec->buf)
+			free(sec->buf->bytes);
 		free(sec->buf);
 		if (sec < obj->read_sections ||
 		    sec >= obj->read_sections + obj->sections_read)
@@ -457,8 +476,8 @@ const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size)
 	if (sec->shdr.sh_type == SHT_NOBITS)
 		return NULL;
 	if (sec->buf) {		/* changed or added in memory */
-		*size = sec->buf_size;
-		return sec->buf;
+		*size = sec->buf->size;
+		return sec->buf->bytes;
 	}
 	d = mc_section_data(sec);
 	if (!d || !d->d_buf)

@@ -22,16 +22,26 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+/*
+ * A section's own contents, which replace the input's: a copy made to
+ * change them, or an added section's.  Kept apart from struct
+ * mc_section, as most sections (a million of them in an object of one
+ * section per function) never have any.
+ */
+struct mc_contents {
+	void *bytes;		/* owned */
+	size_t size;
+	size_t cap;		/* bytes allocated (grows by a quarter) */
+	Elf_Type type;		/* libelf type of the bytes (ELF_T_BYTE, ...) */
+};
+
 struct mc_section {
 	size_t index;
 	GElf_Shdr shdr;
 	const char *name;
 	Elf_Scn *scn;		/* NULL for sections added in memory */
 	Elf_Data *data;		/* data as read (may be NULL for NOBITS) */
-	void *buf;		/* replacement contents, owned, or NULL */
-	size_t buf_size;
-	size_t buf_cap;		/* bytes allocated at buf (grows by doubling) */
-	Elf_Type buf_type;	/* libelf type of buf (ELF_T_BYTE, ...) */
+	struct mc_contents *buf;	/* replacement contents, or NULL */
 	struct mc_section *reloc;	/* the REL/RELA section that applies
 					   to this one (the first, by
 					   index), or NULL */

@@ -36,9 +36,9 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 	if (!scn || !(od = elf_newdata(scn)))
 		return mc_fail_elf(obj, "cannot create output section");
 	if (sec->buf) {
-		od->d_buf = sec->buf;
-		od->d_size = sec->buf_size;
-		od->d_type = sec->buf_type;
+		od->d_buf = sec->buf->bytes;
+		od->d_size = sec->buf->size;
+		od->d_type = sec->buf->type;
 		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
 						     : 1;
 	} else if (sec->shdr.sh_type == SHT_NOBITS) {
@@ -504,8 +504,9 @@ static bool section_out_data(const struct mc_object *obj,
 	enum mc_renumber_how how = mc_renumber_how_of(obj, sec);
 
 	if (sec->buf) {
-		*od = (struct out_data){ sec->buf, sec->buf_size, sec->buf_type,
-					 align, false, MC_AS_IT_IS };
+		*od = (struct out_data){ sec->buf->bytes, sec->buf->size,
+					 sec->buf->type, align, false,
+					 MC_AS_IT_IS };
 	} else if (how != MC_AS_IT_IS) {
 		/* Laid out as the copy mc_apply_renumbering would make. */
 		*od = (struct out_data){ sec->data->d_buf,
@@ -1000,22 +1001,23 @@ static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 	default:
 		return false;
 	}
-	if (!sec->buf)
-		return true;	/* the input's own bytes, as read */
-	if (sec->buf_size != sh->sh_size)
-		return false;
-	if (p->enc == mc_host_byte_order() || sec->buf_type == ELF_T_BYTE)
-		return memcmp(sec->buf, at, sec->buf_size) == 0;
-	/* In the file's byte order first. */
-	Elf_Data from = { .d_buf = sec->buf, .d_size = sec->buf_size,
-			  .d_type = sec->buf_type, .d_version = EV_CURRENT };
-	Elf_Data to = { .d_size = sec->buf_size, .d_version = EV_CURRENT };
+	const struct mc_contents *c = sec->buf;
 
-	if (!(to.d_buf = malloc(sec->buf_size)))
+	if (!c)
+		return true;	/* the input's own bytes, as read */
+	if (c->size != sh->sh_size)
+		return false;
+	if (p->enc == mc_host_byte_order() || c->type == ELF_T_BYTE)
+		return memcmp(c->bytes, at, c->size) == 0;
+	/* In the file's byte order first. */
+	Elf_Data from = { .d_buf = c->bytes, .d_size = c->size,
+			  .d_type = c->type, .d_version = EV_CURRENT };
+	Elf_Data to = { .d_size = c->size, .d_version = EV_CURRENT };
+
+	if (!(to.d_buf = malloc(c->size)))
 		return false;
 	same = gelf_xlatetof(obj->elf, &to, &from, p->enc) &&
-	       to.d_size == sec->buf_size &&
-	       memcmp(to.d_buf, at, sec->buf_size) == 0;
+	       to.d_size == c->size && memcmp(to.d_buf, at, c->size) == 0;
 	free(to.d_buf);
 	return same;
 }
@@ -1323,8 +1325,8 @@ static bool patch_section_bytes(struct mc_object *obj, uint8_t *file,
 				size_t file_size, struct mc_section *sec)
 {
 	GElf_Shdr *sh = &sec->shdr;
-	Elf_Data src = { .d_buf = sec->buf, .d_size = sec->buf_size,
-			 .d_type = sec->buf_type, .d_version = EV_CURRENT };
+	Elf_Data src = { .d_buf = sec->buf->bytes, .d_size = sec->buf->size,
+			 .d_type = sec->buf->type, .d_version = EV_CURRENT };
 	Elf_Data dst = { .d_size = sh->sh_size, .d_version = EV_CURRENT };
 
 	if (!sec->scn || sh->sh_type == SHT_NOBITS ||
