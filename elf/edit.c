@@ -46,7 +46,7 @@ bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 	gs.st_info = GELF_ST_INFO(bind, GELF_ST_TYPE(gs.st_info));
 	if (k >= obj->n_input_symbols) {
 		/* added: in the table only when it is written */
-		obj->added[k - obj->n_input_symbols].sym = gs;
+		obj->added[k - obj->n_input_symbols].info = gs.st_info;
 		return true;
 	}
 	/* The table itself, which symbols read in place are read from. */
@@ -413,16 +413,29 @@ static bool needs_xindex(const size_t *shndx, size_t n)
 }
 
 /*
+ * True if every index fits the 32-bit SHT_SYMTAB_SHNDX word that gives
+ * it in the file (and struct mc_added_symbol): a round trip, as a
+ * comparison with UINT32_MAX is always false where size_t has 32 bits.
+ */
+static bool fits_32_bits(const size_t *shndx, size_t n)
+{
+	for (size_t j = 0; j < n; j++)
+		if ((uint32_t)shndx[j] != shndx[j])
+			return false;
+	return true;
+}
+
+/*
  * Added symbol j (0: the first one added): its entry, and in *shndx its
  * real section index.  The one place that knows where they are kept.
  */
 static GElf_Sym added_symbol(const struct mc_object *obj, size_t j,
 			     size_t *shndx)
 {
-	const struct mc_symbol *s = &obj->added[j];
+	struct mc_symbol s = mc_added_symbol(obj, j);
 
-	*shndx = s->shndx;
-	return s->sym;
+	*shndx = s.shndx;
+	return s.sym;
 }
 
 /* Its SHT_SYMTAB_SHNDX word: the index when st_shndx cannot hold it. */
@@ -660,7 +673,7 @@ bool mc_apply_renumbering(struct mc_object *obj)
 static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 				const uint64_t *value, size_t n)
 {
-	struct mc_symbol *sym;
+	struct mc_added_symbol *sym;
 	size_t first = obj->n_symbols;
 
 	if (!obj->symtab) {
@@ -672,6 +685,10 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 			SHN_LORESERVE);
 		return SIZE_MAX;
 	}
+	if (!fits_32_bits(shndx, n)) {
+		mc_fail(obj, "section index past 2^32 for a symbol");
+		return SIZE_MAX;
+	}
 	sym = realloc(obj->added, (first - obj->n_input_symbols + n + 1) *
 				  sizeof(*sym));
 	if (!sym) {
@@ -680,18 +697,13 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 	}
 	obj->added = sym;
 	sym += first - obj->n_input_symbols;	/* the first new one */
-	for (size_t j = 0; j < n; j++) {
-		GElf_Sym gs = {
-			.st_info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
-								 : STT_SECTION),
-			.st_value = value ? value[j] : 0,
-			.st_shndx = shndx[j] < SHN_LORESERVE ? shndx[j]
-							     : SHN_XINDEX,
+	for (size_t j = 0; j < n; j++)
+		sym[j] = (struct mc_added_symbol){
+			.value = value ? value[j] : 0,
+			.shndx = (uint32_t)shndx[j],
+			.info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
+							      : STT_SECTION),
 		};
-
-		sym[j] = (struct mc_symbol){ .sym = gs, .name = "",
-						     .shndx = shndx[j] };
-	}
 	obj->n_symbols += n;
 	/* The lookup indexes do not know the new symbols. */
 	free(obj->funcs);

@@ -55,6 +55,18 @@ struct mc_symbol {
 	size_t shndx;		/* real section index (SHN_XINDEX resolved) */
 };
 
+/*
+ * A symbol the tool added: a local section symbol or an unnamed label,
+ * so no name, no size and no st_other; 16 bytes where a struct
+ * mc_symbol takes 40 (an object of one section per function gets a
+ * section symbol per function).
+ */
+struct mc_added_symbol {
+	uint64_t value;
+	uint32_t shndx;		/* real section index */
+	unsigned char info;	/* st_info: binding and type */
+};
+
 struct mc_reloc {
 	uint64_t offset;
 	uint32_t type;
@@ -101,7 +113,7 @@ struct mc_object {
 	 */
 	struct mc_symbol *symbols;	/* the input's, or NULL: in place */
 	const char *symbol_names;	/* in place: the string table */
-	struct mc_symbol *added;	/* handles n_input_symbols onwards
+	struct mc_added_symbol *added;	/* handles n_input_symbols onwards
 					   (see mc_add_section_symbols) */
 	size_t n_symbols;
 	size_t n_input_symbols;		/* handles below it: the input's own
@@ -159,6 +171,24 @@ static inline struct mc_symbol mc_symbol_in_place(const struct mc_object *obj,
 	return s;
 }
 
+/* Added symbol j (0: the first one added) as any other symbol. */
+static inline struct mc_symbol mc_added_symbol(const struct mc_object *obj,
+					       size_t j)
+{
+	const struct mc_added_symbol *a = &obj->added[j];
+
+	return (struct mc_symbol){
+		.sym = {
+			.st_info = a->info,
+			.st_value = a->value,
+			.st_shndx = a->shndx < SHN_LORESERVE ? a->shndx
+							     : SHN_XINDEX,
+		},
+		.name = "",
+		.shndx = a->shndx,
+	};
+}
+
 /*
  * Symbol `k` (a handle below n_symbols): the input's symbol k, or one
  * added since.  A copy, so valid whatever changes later.
@@ -167,7 +197,7 @@ static inline struct mc_symbol mc_symbol(const struct mc_object *obj,
 					 size_t k)
 {
 	if (k >= obj->n_input_symbols)
-		return obj->added[k - obj->n_input_symbols];
+		return mc_added_symbol(obj, k - obj->n_input_symbols);
 	if (obj->symbols)
 		return obj->symbols[k];
 	return mc_symbol_in_place(obj, k);
