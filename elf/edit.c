@@ -94,8 +94,9 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	memmove(b + at + add, b + at, c->size - at);
 	memset(b + at, 0, add);
 	c->size = need;
-	sec->data->d_buf = b;
-	sec->data->d_size = need;
+	Elf_Data *d = mc_section_data(sec);	/* made writable: there */
+	d->d_buf = b;
+	d->d_size = need;
 	sec->shdr.sh_size = need;
 	return true;
 }
@@ -234,7 +235,7 @@ static bool number_table_symbols(struct mc_section *sec,
 				 const struct mc_numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
-	Elf_Data *d = sec->data;
+	Elf_Data *d = mc_section_data(sec);
 	void *dst;
 
 	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
@@ -266,7 +267,7 @@ static bool renumbered_when_written(const struct mc_object *obj,
 				    const struct mc_numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
-	const Elf_Data *d = sec->data;
+	const Elf_Data *d = mc_section_data(sec);
 	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
 
 	return !sec->buf && d && d->d_buf && count && t->n == count &&
@@ -455,9 +456,8 @@ static bool store_added_symbols(struct mc_object *obj,
 		size_t shndx;
 		GElf_Sym gs = added_symbol(obj, j, &shndx);
 
-		if (!gelf_update_symshndx(obj->symtab->data,
-					  obj->symtab_shndx ?
-					  obj->symtab_shndx->data : NULL,
+		if (!gelf_update_symshndx(obj->symtab_data,
+					  obj->symtab_shndx_data,
 					  (int)(m->k + j), &gs,
 					  extended_index(&gs, shndx)))
 			return mc_fail_elf(obj, "cannot add symbol");
@@ -475,7 +475,7 @@ static bool splice_fits(const struct mc_object *obj,
 			const struct mc_section *sec, size_t one,
 			Elf_Type type, const struct mc_numbering *m)
 {
-	const Elf_Data *d = sec->data;
+	const Elf_Data *d = mc_section_data(sec);
 
 	return sec->scn && !sec->buf && d && d->d_buf && d->d_type == type &&
 	       mc_in_host_order(obj) && one &&

@@ -10,8 +10,12 @@
 /* mc_fail with libelf's last error after `what`; always false. */
 bool mc_fail_elf(struct mc_object *obj, const char *what);
 
-/* The section's data as libelf holds it (read on first use), or NULL. */
-Elf_Data *mc_section_data(struct mc_section *sec);
+/*
+ * The section's data as libelf holds it (read on first use), or NULL.
+ * Asked of libelf each time, not kept in struct mc_section: libelf
+ * keeps it, and a copy would cost every section 8 bytes.
+ */
+Elf_Data *mc_section_data(const struct mc_section *sec);
 
 /*
  * Make `bytes` (`size` of them in `cap` allocated, of libelf type

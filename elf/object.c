@@ -47,11 +47,9 @@ bool mc_elf_init(void)
 	return elf_version(EV_CURRENT) != EV_NONE;
 }
 
-Elf_Data *mc_section_data(struct mc_section *sec)
+Elf_Data *mc_section_data(const struct mc_section *sec)
 {
-	if (!sec->data && sec->scn)
-		sec->data = elf_getdata(sec->scn, NULL);
-	return sec->data;
+	return sec->scn ? elf_getdata(sec->scn, NULL) : NULL;
 }
 
 bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
@@ -276,7 +274,7 @@ static bool check_symbols_in_place(struct mc_object *obj,
 {
 	obj->symbol_names = strs->bytes;
 	if (class64(obj) && !obj->symtab_shndx)
-		return check_symbols64(obj, obj->symtab->data->d_buf, strs);
+		return check_symbols64(obj, obj->symtab_data->d_buf, strs);
 	for (size_t i = 0; i < obj->n_symbols; i++) {
 		struct mc_symbol s = mc_symbol_in_place(obj, i);
 
@@ -347,6 +345,8 @@ static bool read_symbols(struct mc_object *obj)
 	if (!d)
 		return mc_fail_elf(obj, "cannot read symbol table");
 	obj->symtab = symtab;
+	obj->symtab_data = d;
+	obj->symtab_shndx_data = xd;
 	obj->n_symbols = symtab->shdr.sh_size / entsize;
 	obj->n_input_symbols = obj->n_symbols;
 	obj->first_global = symtab->shdr.sh_info;

@@ -40,7 +40,6 @@ struct mc_section {
 	GElf_Shdr shdr;
 	const char *name;
 	Elf_Scn *scn;		/* NULL for sections added in memory */
-	Elf_Data *data;		/* data as read (may be NULL for NOBITS) */
 	struct mc_contents *buf;	/* replacement contents, or NULL */
 	struct mc_section *reloc;	/* the REL/RELA section that applies
 					   to this one (the first, by
@@ -104,6 +103,8 @@ struct mc_object {
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;
+	/* libelf's data of those two (or NULL), read at open */
+	Elf_Data *symtab_data, *symtab_shndx_data;
 	/*
 	 * Symbols are read through mc_symbol().  The input's are decoded
 	 * from the symbol table where they lie (checked once at open)
@@ -149,8 +150,8 @@ static inline bool mc_size_fits(uint64_t v)
 static inline struct mc_symbol mc_symbol_in_place(const struct mc_object *obj,
 						  size_t k)
 {
-	const void *base = obj->symtab->data->d_buf;
-	const struct mc_section *x = obj->symtab_shndx;
+	const void *base = obj->symtab_data->d_buf;
+	const Elf_Data *x = obj->symtab_shndx_data;
 	struct mc_symbol s;
 
 	if (obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64) {
@@ -167,7 +168,7 @@ static inline struct mc_symbol mc_symbol_in_place(const struct mc_object *obj,
 	s.name = obj->symbol_names + s.sym.st_name;
 	/* SHN_XINDEX without SHT_SYMTAB_SHNDX: index 0, as gelf's */
 	s.shndx = s.sym.st_shndx != SHN_XINDEX ? s.sym.st_shndx :
-		  x ? ((const Elf32_Word *)x->data->d_buf)[k] : 0;
+		  x ? ((const Elf32_Word *)x->d_buf)[k] : 0;
 	return s;
 }
 
@@ -211,7 +212,7 @@ static inline const char *mc_symbol_name(const struct mc_object *obj,
 
 	if (k >= obj->n_input_symbols || obj->symbols)
 		return mc_symbol(obj, k).name;
-	base = obj->symtab->data->d_buf;
+	base = obj->symtab_data->d_buf;
 	return obj->symbol_names +
 	       (obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ?
 		((const Elf64_Sym *)base)[k].st_name :

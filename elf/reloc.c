@@ -179,11 +179,11 @@ bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 	if (sec->shdr.sh_type == SHT_RELA) {
 		GElf_Rela rela = { r->offset, info, r->addend };
 
-		ok = gelf_update_rela(sec->data, (int)i, &rela);
+		ok = gelf_update_rela(mc_section_data(sec), (int)i, &rela);
 	} else {
 		GElf_Rel rel = { r->offset, info };
 
-		ok = gelf_update_rel(sec->data, (int)i, &rel);
+		ok = gelf_update_rel(mc_section_data(sec), (int)i, &rel);
 	}
 	return ok || mc_fail_elf(obj, "cannot update relocation");
 }

@@ -509,10 +509,11 @@ static bool section_out_data(const struct mc_object *obj,
 					 MC_AS_IT_IS };
 	} else if (how != MC_AS_IT_IS) {
 		/* Laid out as the copy mc_apply_renumbering would make. */
-		*od = (struct out_data){ sec->data->d_buf,
-					 sec->data->d_size +
-						 spliced_bytes(obj, sec),
-					 sec->data->d_type, align, false, how };
+		const Elf_Data *d = mc_section_data(sec);
+
+		*od = (struct out_data){ d->d_buf,
+					 d->d_size + spliced_bytes(obj, sec),
+					 d->d_type, align, false, how };
 	} else if (sec->shdr.sh_type == SHT_NOBITS) {
 		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
 					 align, false, MC_AS_IT_IS };
@@ -880,7 +881,7 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 {
 	const struct mc_renumbering *r = obj->renumbering;
 	const uint8_t *in = od->buf;
-	size_t size = sec->data->d_size;
+	size_t size = mc_section_data(sec)->d_size;
 
 	switch (od->how) {
 	case MC_SPLICED: {
