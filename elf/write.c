@@ -536,6 +536,24 @@ static bool is_pow2(uint64_t x)
 static bool convertible(const struct mc_object *obj, const struct plan *p,
 			const struct out_data *od);
 
+/* The sh_entsize libelf writes for a section with header `sh`. */
+static uint64_t written_entsize(const struct plan *p, const GElf_Shdr *sh)
+{
+	switch (sh->sh_type) {
+	case SHT_SYMTAB:
+		return p->sym_size;
+	case SHT_RELA:
+		return p->rela_size;
+	case SHT_REL:
+		return p->rel_size;
+	case SHT_GROUP:
+	case SHT_SYMTAB_SHNDX:
+		return sizeof(Elf32_Word);
+	default:
+		return sh->sh_entsize;
+	}
+}
+
 /*
  * Section `sec`'s header as libelf would lay it out at *cursor, which
  * moves past it; false where this layout is not libelf's for sure.
@@ -555,21 +573,9 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 	if (!is_pow2(align))
 		return false;
 	switch (sh->sh_type) {
-	case SHT_SYMTAB:
-		sh->sh_entsize = p->sym_size;
-		break;
-	case SHT_RELA:
-		sh->sh_entsize = p->rela_size;
-		break;
-	case SHT_REL:
-		sh->sh_entsize = p->rel_size;
-		break;
 	case SHT_GROUP:
 		if (obj->ehdr.e_type != ET_REL)
 			return false;
-		/* fall through */
-	case SHT_SYMTAB_SHNDX:
-		sh->sh_entsize = sizeof(Elf32_Word);
 		break;
 	case SHT_HASH:
 	case SHT_DYNAMIC:
@@ -580,6 +586,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 	default:
 		break;
 	}
+	sh->sh_entsize = written_entsize(p, sh);
 	if (od->align > align)
 		align = od->align;
 	sh->sh_addralign = align;
@@ -630,6 +637,55 @@ static GElf_Shdr plan_section0(const struct mc_object *obj)
 	return zero;
 }
 
+struct layout;
+static GElf_Shdr planned_header(const struct mc_object *obj,
+				const struct layout *l, size_t i);
+
+/* The planned section headers in the file's form, out. */
+static bool stream_shdrs(struct stream *w, struct mc_object *obj,
+			 const struct plan *p, const struct layout *l)
+{
+	size_t n = obj->n_sections;
+	size_t one = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	bool native = p->enc == mc_host_byte_order();
+	enum { CHUNK = STREAM_BUF / sizeof(Elf64_Shdr) };
+
+	for (size_t i = 0; i < n; i += CHUNK) {
+		size_t k = n - i < CHUNK ? n - i : CHUNK;
+		/* Built in place, or in a copy converted into place. */
+		uint8_t *m = native ? stream_reserve(w, k * one)
+				    : malloc(k * one);
+		bool ok = true;
+
+		if (!m)
+			return native ? false : mc_fail(obj, "out of memory");
+		for (size_t j = 0; j < k; j++) {
+			GElf_Shdr g = planned_header(obj, l, i + j);
+
+			if (p->is64)
+				((Elf64_Shdr *)m)[j] = g;
+			else
+				((Elf32_Shdr *)m)[j] = (Elf32_Shdr){
+					g.sh_name, g.sh_type,
+					(Elf32_Word)g.sh_flags,
+					(Elf32_Addr)g.sh_addr,
+					(Elf32_Off)g.sh_offset,
+					(Elf32_Word)g.sh_size,
+					g.sh_link, g.sh_info,
+					(Elf32_Word)g.sh_addralign,
+					(Elf32_Word)g.sh_entsize };
+		}
+		if (!native) {
+			ok = stream_xlate(w, obj->elf, m, k * one, ELF_T_SHDR,
+					  p->enc);
+			free(m);
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* The ELF header in the file's form, out. */
 static bool stream_ehdr(struct stream *w, struct mc_object *obj,
 			const struct plan *p, const GElf_Ehdr *eh)
@@ -660,26 +716,41 @@ static bool stream_ehdr(struct stream *w, struct mc_object *obj,
 }
 
 /*
- * Every header of a direct write, planned once before anything is
- * written and made again, one at a time in index order, as it is
- * written (struct walk): a table of them would take 64 bytes a
- * section, as much as the model's own record of each.
+ * What the plan changes in a section's header: the rest is the model's
+ * (planned_header).  24 bytes a section where a whole planned GElf_Shdr
+ * took 64, and an object of one section per function has millions.
  */
+struct placed {
+	uint64_t offset, size, align;
+};
+
+/* Every header of a direct write, planned once before anything is written. */
 struct layout {
 	struct plan p;
 	GElf_Ehdr eh;
-	/*
-	 * The append writer's: by index, the sections that go after the
-	 * input's end (the others stay where they are).  NULL: every one
-	 * where the plan's cursor puts it.
-	 */
-	const bool *moved;
+	struct placed *at;	/* n_sections of them (0 unused), malloc'd */
 	uint64_t size;		/* the file's size: the end of the header table */
 };
 
+/* Section i's header as planned (and placed since). */
+static GElf_Shdr planned_header(const struct mc_object *obj,
+				const struct layout *l, size_t i)
+{
+	GElf_Shdr sh = obj->sections[i]->shdr;
+	const struct placed *a = &l->at[i];
+
+	if (i == 0)
+		return plan_section0(obj);
+	sh.sh_entsize = written_entsize(&l->p, &sh);
+	sh.sh_addralign = a->align;
+	sh.sh_offset = a->offset;
+	sh.sh_size = a->size;
+	return sh;
+}
+
 /*
- * True: planned; false: for libelf to lay out.  `in_place`: for the
- * append writer (see struct plan).
+ * True: planned (free l->at); false: for libelf to lay out.  `in_place`:
+ * for the append writer (see struct plan).
  */
 static bool plan_layout(struct mc_object *obj, struct layout *l,
 			bool in_place)
@@ -710,13 +781,25 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 		return false;
 	p.image = (const uint8_t *)elf_rawfile(obj->elf, &p.image_size);
 
-	for (size_t i = 1; i < n; i++)
-		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh, &od))
+	struct placed *at = malloc(n * sizeof(*at));
+	if (!at)
+		return false;
+	at[0] = (struct placed){ 0, 0, 0 };
+	for (size_t i = 1; i < n; i++) {
+		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh,
+				  &od)) {
+			free(at);
 			return false;
+		}
+		at[i] = (struct placed){ sh.sh_offset, sh.sh_size,
+					 sh.sh_addralign };
+	}
 	if (cursor > p.limit - (word - 1) ||
 	    (cursor = (cursor + word - 1) & ~(word - 1),
-	     n > (p.limit - cursor) / shsize))
+	     n > (p.limit - cursor) / shsize)) {
+		free(at);
 		return false;
+	}
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
 	eh.e_ident[EI_CLASS] = is64 ? ELFCLASS64 : ELFCLASS32;
 	eh.e_ident[EI_VERSION] = EV_CURRENT;
@@ -725,117 +808,7 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 	eh.e_phoff = 0;
 	eh.e_shentsize = (GElf_Half)shsize;
 	eh.e_shoff = cursor;
-	*l = (struct layout){ p, eh, NULL, cursor + n * shsize };
-	return true;
-}
-
-/*
- * Where the next moved section goes after `*end`, the end of what is
- * appended so far, which moves past it.
- */
-static uint64_t append_at(uint64_t *end, const GElf_Shdr *sh)
-{
-	uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
-	uint64_t at = (*end + align - 1) & ~(align - 1);
-
-	*end = sh->sh_type == SHT_NOBITS ? at : at + sh->sh_size;
-	return at;
-}
-
-/* The headers of a layout made again in index order, from section 1. */
-struct walk {
-	size_t next;		/* the section whose header comes next */
-	uint64_t cursor;	/* plan_section's */
-	uint64_t end;		/* the append writer's: what is appended */
-};
-
-static struct walk walk_start(const struct mc_object *obj,
-			      const struct layout *l)
-{
-	return (struct walk){
-		.next = 1,
-		.cursor = l->p.is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr),
-		.end = (uint64_t)obj->st.st_size,
-	};
-}
-
-/*
- * The next header and the data that goes with it, as plan_layout (and
- * plan_append) placed them: the same steps on the same model, so it
- * fails only where they failed first.
- */
-static bool walk_next(struct mc_object *obj, const struct layout *l,
-		      struct walk *c, GElf_Shdr *sh, struct out_data *od)
-{
-	size_t i = c->next++;
-	struct mc_section *sec = obj->sections[i];
-	GElf_Shdr in;
-
-	if (!plan_section(obj, &l->p, sec, &c->cursor, sh, od))
-		return mc_fail(obj, "cannot write section %zu: its layout "
-			       "changed", i);
-	if (!l->moved)
-		return true;
-	if (l->moved[i])
-		sh->sh_offset = append_at(&c->end, sh);
-	else if (gelf_getshdr(sec->scn, &in))
-		sh->sh_offset = in.sh_offset;
-	else
-		return mc_fail_elf(obj, "cannot write section header");
-	return true;
-}
-
-/* The section header table in the file's form, out. */
-static bool stream_shdrs(struct stream *w, struct mc_object *obj,
-			 const struct layout *l)
-{
-	const struct plan *p = &l->p;
-	size_t one = p->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	size_t n = obj->n_sections;
-	bool native = p->enc == mc_host_byte_order();
-	enum { CHUNK = STREAM_BUF / sizeof(Elf64_Shdr) };
-	struct walk c = walk_start(obj, l);
-
-	for (size_t i = 0; i < n; i += CHUNK) {
-		size_t k = n - i < CHUNK ? n - i : CHUNK;
-		/* Built in place, or in a copy converted into place. */
-		uint8_t *m = native ? stream_reserve(w, k * one)
-				    : malloc(k * one);
-		bool ok = true;
-
-		if (!m)
-			return native ? false : mc_fail(obj, "out of memory");
-		for (size_t j = 0; ok && j < k; j++) {
-			GElf_Shdr g;
-			struct out_data od;
-
-			if (i + j == 0)
-				g = plan_section0(obj);
-			else if (!walk_next(obj, l, &c, &g, &od))
-				ok = false;
-			if (!ok)
-				break;
-			if (p->is64)
-				((Elf64_Shdr *)m)[j] = g;
-			else
-				((Elf32_Shdr *)m)[j] = (Elf32_Shdr){
-					g.sh_name, g.sh_type,
-					(Elf32_Word)g.sh_flags,
-					(Elf32_Addr)g.sh_addr,
-					(Elf32_Off)g.sh_offset,
-					(Elf32_Word)g.sh_size,
-					g.sh_link, g.sh_info,
-					(Elf32_Word)g.sh_addralign,
-					(Elf32_Word)g.sh_entsize };
-		}
-		if (ok && !native)
-			ok = stream_xlate(w, obj->elf, m, k * one, ELF_T_SHDR,
-					  p->enc);
-		if (!native)
-			free(m);
-		if (!ok)
-			return false;
-	}
+	*l = (struct layout){ p, eh, at, cursor + n * shsize };
 	return true;
 }
 
@@ -902,26 +875,25 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 }
 
 /*
- * The contents of the sections the layout moves (all of them when
- * l->moved is NULL), at their planned offsets in index order (which is
+ * The contents of the sections whose `moved` is set (all of them when
+ * `moved` is NULL), at their planned offsets in index order (which is
  * file order), and then the section header table.
  */
 static bool stream_layout(struct stream *w, struct mc_object *obj,
-			  const struct layout *l)
+			  const struct layout *l, const bool *moved)
 {
 	const struct plan *p = &l->p;
-	struct walk c = walk_start(obj, l);
-	GElf_Shdr sh;
+	const struct placed *at = l->at;
 	struct out_data od;
 	bool ok = true;
 
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
-		if (!walk_next(obj, l, &c, &sh, &od))
-			return false;
-		if ((l->moved && !l->moved[i]) || sh.sh_type == SHT_NOBITS ||
-		    sh.sh_size == 0)
+		if ((moved && !moved[i]) ||
+		    obj->sections[i]->shdr.sh_type == SHT_NOBITS ||
+		    at[i].size == 0)
 			continue;
-		ok = stream_zeros(w, sh.sh_offset - w->pos) &&
+		section_out_data(obj, p, obj->sections[i], &od);
+		ok = stream_zeros(w, at[i].offset - w->pos) &&
 		     (od.how != MC_AS_IT_IS ?
 		      stream_renumbered(w, obj, obj->sections[i], &od) :
 		      od.file_order || p->enc == mc_host_byte_order() ||
@@ -931,7 +903,8 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 				   od.type, p->enc));
 	}
 	return ok && stream_zeros(w, l->eh.e_shoff - w->pos) &&
-	       stream_shdrs(w, obj, l) && stream_flush(w);
+	       stream_shdrs(w, obj, p, l) &&
+	       stream_flush(w);
 }
 
 /* 1: written; 0: failed (obj->error); -1: for libelf to lay out. */
@@ -943,9 +916,13 @@ static int direct_object(struct mc_object *obj, int fd)
 
 	if (!plan_layout(obj, &l, false))
 		return -1;
-	if (!stream_open(&w, obj, fd))
+	if (!stream_open(&w, obj, fd)) {
+		free(l.at);
 		return mc_fail(obj, "out of memory");
-	ok = stream_ehdr(&w, obj, &l.p, &l.eh) && stream_layout(&w, obj, &l);
+	}
+	ok = stream_ehdr(&w, obj, &l.p, &l.eh) &&
+	     stream_layout(&w, obj, &l, NULL);
+	free(l.at);
 	free(w.buf);
 	return ok;
 }
@@ -972,27 +949,28 @@ static int direct_object(struct mc_object *obj, int fd)
  */
 
 /*
- * True if section `sec`, read with header `in`, is written as `sh` with
- * the same bytes as the input has at in->sh_offset: where it stays.  A
+ * True if section `sec`, read with header `in`, is written with type
+ * `type`, `size` bytes and the same bytes as the input has at
+ * in->sh_offset: where it stays.  A
  * copy the model made (to change it, or in passing) counts as unchanged
  * when its bytes in the file's byte order are the input's, compared as
  * such on every host, so that all hosts choose alike.
  */
 static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 			  const struct mc_section *sec, const GElf_Shdr *in,
-			  const GElf_Shdr *sh)
+			  uint32_t type, uint64_t size)
 {
 	const uint8_t *at;
 	bool same;
 
 	/* the offset is the input's claim: checked before it is used */
-	if (in->sh_type != sh->sh_type || in->sh_offset > p->image_size)
+	if (in->sh_type != type || in->sh_offset > p->image_size)
 		return false;
 	at = p->image + in->sh_offset;
-	if (sh->sh_type == SHT_NOBITS || sh->sh_size == 0)
+	if (type == SHT_NOBITS || size == 0)
 		return true;
-	if (in->sh_size != sh->sh_size ||
-	    sh->sh_size > p->image_size - in->sh_offset)
+	if (in->sh_size != size ||
+	    size > p->image_size - in->sh_offset)
 		return false;
 	switch (mc_renumber_how_of(obj, sec)) {
 	case MC_AS_IT_IS:
@@ -1006,7 +984,7 @@ static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 
 	if (!c)
 		return true;	/* the input's own bytes, as read */
-	if (c->size != sh->sh_size)
+	if (c->size != size)
 		return false;
 	if (p->enc == mc_host_byte_order() || c->type == ELF_T_BYTE)
 		return memcmp(c->bytes, at, c->size) == 0;
@@ -1032,34 +1010,38 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 	uint64_t word = p->is64 ? 8 : 4, cursor = in_size, moved_bytes = 0;
 	uint64_t pad = 0;
 	size_t n = obj->n_sections;
-	/* l->moved is not set yet: the walk gives the rewrite's headers */
-	struct walk c = walk_start(obj, l);
 
 	if (!p->image || p->image_size != in_size || obj->ehdr.e_type != ET_REL)
 		return false;
 	moved[0] = false;
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = obj->sections[i];
-		GElf_Shdr sh, in;
+		uint32_t type = sec->shdr.sh_type;
+		uint64_t size = l->at[i].size, align = l->at[i].align;
+		GElf_Shdr in;
+
+		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
+			     kept_in_place(obj, p, sec, &in, type, size));
+		if (!moved[i]) {
+			l->at[i].offset = in.sh_offset;
+			continue;
+		}
 		struct out_data od;
 
-		if (!walk_next(obj, l, &c, &sh, &od))
+		if (!section_out_data(obj, p, sec, &od) ||
+		    !convertible(obj, p, &od))
 			return false;
-		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
-			     kept_in_place(obj, p, sec, &in, &sh));
-		if (!moved[i])
+		if (cursor > p->limit - (align - 1))
+			return false;
+		uint64_t at = (cursor + align - 1) & ~(align - 1);
+		pad += at - cursor;
+		l->at[i].offset = cursor = at;
+		if (type == SHT_NOBITS)
 			continue;
-		uint64_t align = sh.sh_addralign ? sh.sh_addralign : 1;
-		if (!convertible(obj, p, &od) ||
-		    cursor > p->limit - (align - 1))
+		if (size > p->limit - cursor)
 			return false;
-		uint64_t was = cursor, at = append_at(&cursor, &sh);
-		pad += at - was;
-		if (sh.sh_type == SHT_NOBITS)
-			continue;
-		if (sh.sh_size > p->limit - at)
-			return false;
-		moved_bytes += sh.sh_size;
+		cursor += size;
+		moved_bytes += size;
 	}
 	if (cursor > p->limit - (word - 1))
 		return false;
@@ -1068,7 +1050,6 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		return false;
 	l->eh.e_shoff = cursor;
 	l->size = cursor + n * shsize;
-	l->moved = moved;
 	/*
 	 * The bound mc_check_layout promised: what is added is the moved
 	 * sections, their padding (within its budget) and the new header
@@ -1168,7 +1149,7 @@ static int append_object(struct mc_object *obj, const char *target)
 	append_size = obj->st.st_size;
 	append_fd = fd;
 	w.pos = (uint64_t)obj->st.st_size;
-	done = stream_layout(&w, obj, &l);
+	done = stream_layout(&w, obj, &l, moved);
 	/* The switch: from here a signal leaves the file as it is. */
 	append_fd = -1;
 	if (!done) {
@@ -1195,6 +1176,7 @@ static int append_object(struct mc_object *obj, const char *target)
 	}
 out:
 	free(moved);
+	free(l.at);
 	return done;
 }
 
