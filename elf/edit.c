@@ -487,49 +487,53 @@ static bool splice_fits(const struct mc_object *obj,
 }
 
 /*
- * The symbols added in the file's form, built into r->added (and their
- * SHT_SYMTAB_SHNDX words into r->added_shndx): as gelf_update_symshndx
- * would store them.  0 where it would refuse one (an ELF32 value past
- * 32 bits, an extended index with nowhere to go): that case goes
- * through it, and fails as before.  -1: out of memory.
+ * Added symbol j as gelf_update_symshndx would store it: its entry in
+ * the file's class (host order) at `e`, its SHT_SYMTAB_SHNDX word in
+ * *x.  False where it would refuse it (an ELF32 value past 32 bits, an
+ * extended index with nowhere to go).
  */
-static int build_added_symbols(const struct mc_object *obj,
-			       struct mc_renumbering *r)
+static bool added_in_file_form(const struct mc_object *obj, size_t j,
+			       union mc_file_sym *e, Elf32_Word *x)
 {
-	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t one = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
-	size_t n = r->m.n;
+	size_t shndx;
+	GElf_Sym gs = added_symbol(obj, j, &shndx);
 
-	r->added = malloc(n * one);
-	if (obj->symtab_shndx)
-		r->added_shndx = malloc(n * sizeof(Elf32_Word));
-	if (!r->added || (obj->symtab_shndx && !r->added_shndx))
-		return -1;
-	for (size_t j = 0; j < n; j++) {
-		size_t shndx;
-		GElf_Sym gs = added_symbol(obj, j, &shndx);
-		Elf32_Word x = extended_index(&gs, shndx);
-
-		if (x && !r->added_shndx)
-			return 0;
-		if (r->added_shndx)
-			r->added_shndx[j] = x;
-		if (is64) {
-			((Elf64_Sym *)r->added)[j] = gs;
-			continue;
-		}
-		if (gs.st_value > 0xffffffffull || gs.st_size > 0xffffffffull)
-			return 0;
-		((Elf32_Sym *)r->added)[j] = (Elf32_Sym){
-			.st_name = gs.st_name,
-			.st_value = (Elf32_Addr)gs.st_value,
-			.st_size = (Elf32_Word)gs.st_size,
-			.st_info = gs.st_info,
-			.st_other = gs.st_other,
-			.st_shndx = gs.st_shndx,
-		};
+	*x = extended_index(&gs, shndx);
+	if (*x && !obj->symtab_shndx)
+		return false;
+	if (obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64) {
+		e->e64 = gs;
+		return true;
 	}
-	return 1;
+	if (gs.st_value > 0xffffffffull || gs.st_size > 0xffffffffull)
+		return false;
+	e->e32 = (Elf32_Sym){
+		.st_name = gs.st_name,
+		.st_value = (Elf32_Addr)gs.st_value,
+		.st_size = (Elf32_Word)gs.st_size,
+		.st_info = gs.st_info,
+		.st_other = gs.st_other,
+		.st_shndx = gs.st_shndx,
+	};
+	return true;
+}
+
+void mc_added_symbols_out(const struct mc_object *obj, size_t j, size_t k,
+			  bool shndx, void *dst)
+{
+	size_t one = shndx ? sizeof(Elf32_Word)
+		     : obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64
+		     ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+
+	for (size_t i = 0; i < k; i++) {
+		union mc_file_sym e;
+		Elf32_Word x;
+
+		/* splice_symbols saw every one made */
+		(void)added_in_file_form(obj, j + i, &e, &x);
+		memcpy((uint8_t *)dst + i * one,
+		       shndx ? (void *)&x : (void *)&e, one);
+	}
 }
 
 /*
@@ -540,18 +544,18 @@ static int build_added_symbols(const struct mc_object *obj,
 static int splice_symbols(struct mc_object *obj, struct mc_renumbering *r)
 {
 	struct mc_section *x = obj->symtab_shndx;
-	int built;
 
 	if (!splice_fits(obj, obj->symtab, obj->symtab->shdr.sh_entsize,
 			 ELF_T_SYM, &r->m) ||
 	    (x && !splice_fits(obj, x, sizeof(Elf32_Word), ELF_T_WORD, &r->m)))
 		return 0;
-	built = build_added_symbols(obj, r);
-	if (built <= 0) {
-		free(r->added);
-		free(r->added_shndx);
-		r->added = r->added_shndx = NULL;
-		return built < 0 ? (mc_fail(obj, "out of memory"), -1) : 0;
+	/* One gelf would refuse: the copies, made through it, fail. */
+	for (size_t j = 0; j < r->m.n; j++) {
+		union mc_file_sym e;
+		Elf32_Word w;
+
+		if (!added_in_file_form(obj, j, &e, &w))
+			return 0;
 	}
 	r->how[obj->symtab->index] = MC_SPLICED;
 	obj->symtab->shdr.sh_size += r->m.n * obj->symtab->shdr.sh_entsize;
@@ -581,8 +585,6 @@ static void free_renumbering(struct mc_renumbering *r)
 	if (!r)
 		return;
 	free(r->how);
-	free(r->added);
-	free(r->added_shndx);
 	free(r);
 }
 

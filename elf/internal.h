@@ -118,10 +118,23 @@ struct mc_renumbering {
 	struct mc_numbering m;
 	unsigned char *how;	/* enum mc_renumber_how, by section index */
 	size_t n_how;		/* the sections when it was made */
-	void *added;		/* the n symbols added, in the file's form */
-	Elf32_Word *added_shndx;	/* their SHT_SYMTAB_SHNDX words, or
-					   NULL without that section */
 };
+
+/* One symbol table entry in the file's class. */
+union mc_file_sym {
+	Elf64_Sym e64;
+	Elf32_Sym e32;
+};
+
+/*
+ * Added symbols j .. j+k-1 in the file's form (host order), at `dst`:
+ * their symbol table entries, or with `shndx` their SHT_SYMTAB_SHNDX
+ * words, as gelf_update_symshndx would store them.  Made as the
+ * symbol table is written (MC_SPLICED), instead of held: 24 bytes a
+ * symbol, and an object of one section per function adds a million.
+ */
+void mc_added_symbols_out(const struct mc_object *obj, size_t j, size_t k,
+			  bool shndx, void *dst);
 
 /*
  * Give the symbols added since the read their indexes, after the

@@ -32,7 +32,7 @@ struct mc_contents {
 	void *bytes;		/* owned */
 	size_t size;
 	size_t cap;		/* bytes allocated (grows by a quarter) */
-	Elf_Type type;		/* libelf type of the bytes (ELF_T_BYTE, ...) */
+	Elf_Type type;		/* libelf type (ELF_T_BYTE, ...) */
 };
 
 struct mc_section {
@@ -97,7 +97,7 @@ struct mc_object {
 	 */
 	struct mc_section **sections;
 	size_t n_sections;
-	size_t sections_cap;		/* entries allocated (grows by a quarter) */
+	size_t sections_cap;		/* entries allocated */
 	struct mc_section *read_sections;	/* the input's, in one block */
 	size_t sections_read;
 

@@ -841,6 +841,27 @@ static bool stream_renumbered_relocs(struct stream *w,
 }
 
 /*
+ * The symbols added, entries of `one` bytes (or with `shndx` their
+ * SHT_SYMTAB_SHNDX words), made a chunk at a time in the stream's
+ * buffer.
+ */
+static bool stream_added_symbols(struct stream *w, const struct mc_object *obj,
+				 size_t one, bool shndx)
+{
+	size_t n = obj->renumbering->m.n, chunk = STREAM_BUF / one;
+
+	for (size_t j = 0; j < n; j += chunk) {
+		size_t k = n - j < chunk ? n - j : chunk;
+		uint8_t *to = stream_reserve(w, k * one);
+
+		if (!to)
+			return false;
+		mc_added_symbols_out(obj, j, k, shndx, to);
+	}
+	return true;
+}
+
+/*
  * A section mc_number_symbols left to the writer, out in the written
  * numbering, in the host's byte order, which is the file's (else the
  * copies were made): the symbol table (or its mirror) in three pieces,
@@ -863,8 +884,7 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 		size_t at = r->m.k * one;
 
 		return stream_ref(w, in, at) &&
-		       stream_ref(w, symtab ? r->added : (void *)r->added_shndx,
-				  r->m.n * one) &&
+		       stream_added_symbols(w, obj, one, !symtab) &&
 		       stream_ref(w, in + at, size - at);
 	}
 	case MC_RENUMBERED:
