@@ -25,7 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 
 bool mc_fail(struct mc_object *obj, const char *fmt, ...)
@@ -168,70 +167,6 @@ static const char *strtab_name(struct mc_object *obj, const struct strtab *t,
 	return t->bytes + off;
 }
 
-/*
- * True if [p, p + n) lies in one mapping of the file `st` names, as
- * /proc/self/maps says: not in memory that maps no file, which
- * MADV_DONTNEED would zero.
- */
-static bool maps_file(const void *p, size_t n, const struct stat *st)
-{
-	FILE *f = fopen("/proc/self/maps", "re");
-	char line[256];
-	bool at_start = true, found = false, ok = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		uintmax_t lo, hi, ino;
-		bool whole = strchr(line, '\n') != NULL;
-
-		/* "lo-hi perms offset dev inode path": a line's start only */
-		if (at_start &&
-		    sscanf(line, "%jx-%jx %*s %*s %*s %ju", &lo, &hi, &ino) == 3 &&
-		    (uintptr_t)p >= lo && (uintptr_t)p < hi) {
-			found = true;
-			ok = ino != 0 && ino == (uintmax_t)st->st_ino &&
-			     n <= hi - (uintptr_t)p;
-		}
-		at_start = whole;
-	}
-	fclose(f);
-	return ok;
-}
-
-/*
- * The pages of the mapped input that hold its section header table,
- * given back once read.  libelf reads that table into memory of its
- * own (ELF_C_READ_MMAP maps the file read-only and copies it) and never
- * looks at the mapped one again, yet the pages its copy touched stay
- * resident: 64 bytes a section, 128 MB for an object of a million
- * functions each in its own section.  Only residency changes where the
- * pages are the file's: a page read again is read from it.  Where
- * libelf could not map the file it read it into memory of its own
- * instead, which must stay: maps_file tells the two apart.  A table of
- * less than a megabyte is not worth the look-up.
- */
-static void release_header_pages(const struct mc_object *obj, size_t n)
-{
-	enum { WORTH = 1 << 20 };
-	size_t size, shent = gelf_fsize(obj->elf, ELF_T_SHDR, 1, EV_CURRENT);
-	char *base = elf_rawfile(obj->elf, &size);
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (!base || page <= 0 || (uintptr_t)base % (size_t)page)
-		return;
-	/* whole pages inside the table (mc_check_header_tables: in the file) */
-	uint64_t start = obj->ehdr.e_shoff + (uint64_t)page - 1;
-	uint64_t end = obj->ehdr.e_shoff + (uint64_t)n * shent;
-
-	start -= start % (uint64_t)page;
-	end -= end % (uint64_t)page;
-	if (end > start && end - start >= WORTH && end <= size &&
-	    maps_file(base + start, (size_t)(end - start), &obj->st))
-		(void)madvise(base + start, (size_t)(end - start),
-			      MADV_DONTNEED);
-}
-
 static bool read_sections(struct mc_object *obj)
 {
 	size_t n;
@@ -277,7 +212,6 @@ static bool read_sections(struct mc_object *obj)
 	obj->sections[0]->name = "";
 	for (size_t i = 1; i < n; i++)
 		mc_link_reloc_section(obj, obj->sections[i]);
-	release_header_pages(obj, n);
 	return mc_check_layout(obj);
 }
 
