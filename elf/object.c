@@ -3,9 +3,14 @@
  * asked of it (sections by name or address, functions and symbols at a
  * place).
  *
- * The input is mapped read-only (ELF_C_READ_MMAP).  A section that is
- * changed gets a private copy of its contents (mc_section_make_writable),
- * so the input's mapping never changes.  The other parts of the model:
+ * The input is mapped private (ELF_C_READ_MMAP_PRIVATE), and only
+ * read: a section that is changed gets a copy of its contents of its
+ * own (mc_section_make_writable), so no page of the mapping is ever
+ * written, and every one stays the file's.  A private mapping lets
+ * libelf use the section header table where it lies (in the host's
+ * byte order); with a read-only one (ELF_C_READ_MMAP) libelf copies the
+ * whole table, 64 bytes a section on top of the mapped ones: 128 MB
+ * more for an object of a million functions each in its own section.  The other parts of the model:
  * reloc.c (the relocation codec), edit.c (changes: bytes, symbols,
  * names, groups, new sections) and write.c (the object written back).
  */
@@ -419,7 +424,7 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 		return mc_fail(obj, "not a regular file");
 	if (!mc_check_ident(obj))
 		return false;
-	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP, NULL);
+	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!obj->elf)
 		return mc_fail_elf(obj, "cannot read");
 	return read_whole(obj);
