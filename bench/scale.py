@@ -12,7 +12,8 @@ time reports.  The kernel tool gets BENCH_SCALE_LIMIT seconds (default
 
 Prints a Markdown table per shape: hooks, object size, seconds and peak
 MB of each, ours / kernel, and how much our time grew against the size
-ten times smaller (at most 11x is n log n or better).  Every recorded
+ten times smaller (at most 11x is n log n or better); then ours with
+--dump, --check, and --per-section (one run each).  Every recorded
 object is checked to hold exactly one table entry per hook (readelf's
 size of __mcount_loc), so a fast wrong answer does not count.
 
@@ -71,7 +72,7 @@ def table_entries(path):
     total = 0
     for line in out.splitlines():
         f = line.replace("[ ", "[").split()
-        if len(f) > 6 and f[1] == "__mcount_loc":
+        if len(f) > 6 and f[1] in ("__mcount_loc", ".mcount_loc"):
             total += int(f[5], 16) // 8
     return total
 
@@ -94,6 +95,18 @@ def measure(tool_args, src, work, rounds, limit, check_n=None):
     return statistics.median(secs), max(mbs)
 
 
+def per_section_run(ours, src, work, n):
+    """Seconds of one --per-section record (a piece per section: the
+    shape -ffunction-sections with --gc-sections wants), checked to
+    hold one entry per hook like the others."""
+    shutil.copyfile(src, work)
+    s, _, rc = timed([ours, "--per-section", work], 3600)
+    if rc != 0 or table_entries(work) != n:
+        sys.exit("scale: --per-section exited %s, %d entries for %d hooks"
+                 % (rc, table_entries(work), n))
+    return s
+
+
 def fmt(x, spec):
     return "-" if x is None else spec % x
 
@@ -113,8 +126,9 @@ def main():
                                ("one section per function", True)):
         print("\n### %s\n" % shape)
         print("| hooks | object MB | ours s | ours MB | kernel s | kernel MB "
-              "| ours / kernel | ours x (10x input) | --dump s | --check s |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| ours / kernel | ours x (10x input) | --dump s | --check s "
+              "| --per-section s |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         before = None
         for n in sizes:
             src = os.path.join(out, "gen-%s-%d.o" % (
@@ -130,14 +144,16 @@ def main():
             subprocess.run([ours, work], check=True)
             d_s, _, _ = timed([ours, "--dump", work], 3600)
             c_s, _, _ = timed([ours, "--check", work], 3600)
+            p_s = per_section_run(ours, src, work, n)
             ratio = "-" if not k_s else "%.2f" % (o_s / k_s)
             if kernel != "-" and k_s is None:
                 ratio = "kernel > %ds" % limit
             grew = "-" if not before else "%.1f" % (o_s / before)
             print("| %d | %.1f | %.3f | %.0f | %s | %s | %s | %s | %.3f | "
-                  "%.3f |" % (n, os.path.getsize(src) / 1e6, o_s, o_mb,
-                              fmt(k_s, "%.3f"), fmt(k_mb, "%.0f"), ratio,
-                              grew, d_s, c_s))
+                  "%.3f | %.3f |" % (n, os.path.getsize(src) / 1e6, o_s,
+                                     o_mb, fmt(k_s, "%.3f"),
+                                     fmt(k_mb, "%.0f"), ratio, grew, d_s,
+                                     c_s, p_s))
             sys.stdout.flush()
             before = o_s if o_s > 0 else None
 

@@ -143,12 +143,14 @@ struct piece_key {
 	size_t shndx;	/* 0: every section of the group */
 };
 
-static bool in_piece(const struct mc_hook_site *s, const size_t *group_of,
-		     const struct piece_key *key)
-{
-	return s->traced && group_of[s->shndx] == key->group &&
-	       (!key->shndx || s->shndx == key->shndx);
-}
+/*
+ * A traced site of a piece, and its rank among all the traced sites:
+ * the order the site labels were added in (add_site_labels).
+ */
+struct piece_site {
+	size_t site;
+	size_t rank;
+};
 
 /*
  * Where a piece goes.  A piece in a group is a member of that group,
@@ -182,23 +184,20 @@ static struct mc_piece_place piece_place(const struct piece_key *key)
 	return place;
 }
 
-/* One __mcount_loc piece: the traced sites `key` selects. */
+/*
+ * One __mcount_loc piece: the traced sites run[0..n), in order, or with
+ * run NULL every traced site.
+ */
 static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
-			const struct mc_site_list *sites, const size_t *group_of,
+			const struct mc_site_list *sites,
 			const struct piece_key *key, const size_t *anchor,
-			size_t first_label, bool whole, size_t *taken)
+			size_t first_label, const struct piece_site *run,
+			size_t n)
 {
 	struct mc_piece_place place = piece_place(key);
 	struct mc_piece piece;
-	size_t n = 0, t = 0;
 	bool in_slot = !arch->table_uses_rela || arch->table_addend_in_place;
 
-	if (whole)
-		n = sites->n_traced;
-	else
-		for (size_t i = 0; i < sites->n; i++)
-			n += in_piece(&sites->v[i], group_of, key);
-	*taken = n;
 	if (!mc_piece_start(obj, arch,
 			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
 			    &piece))
@@ -207,17 +206,14 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 	size_t last_sym = SIZE_MAX;
 	uint64_t base = 0;
 
-	/* t counts every traced site: the site labels are in that order. */
-	for (size_t i = 0; i < sites->n; i++) {
-		const struct mc_hook_site *s = &sites->v[i];
+	for (size_t i = 0, t = 0; t < n; i++) {
+		size_t k = run ? run[t].site : i;
 
-		if (!s->traced)
+		if (!sites->v[k].traced)
 			continue;
-		if (!in_piece(s, group_of, key)) {
-			t++;
-			continue;
-		}
-		size_t sym = first_label != SIZE_MAX ? first_label + t
+		const struct mc_hook_site *s = &sites->v[k];
+		size_t rank = run ? run[t].rank : t;
+		size_t sym = first_label != SIZE_MAX ? first_label + rank
 						     : anchor[s->shndx];
 		if (sym != last_sym) {
 			base = mc_symbol(obj, sym).sym.st_value;
@@ -240,6 +236,62 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 	return mc_add_table_piece(obj, arch, &place, &piece);
 }
 
+/* What tells one piece from another: its section, or its group. */
+static size_t piece_of(const struct mc_hook_site *s, const size_t *group_of,
+		       bool per_section)
+{
+	return per_section ? s->shndx : group_of[s->shndx];
+}
+
+/*
+ * The traced sites grouped piece by piece: run[] holds each piece's
+ * sites in site order, the pieces in the order their first site comes,
+ * and end[p] is where piece p's run ends (n_pieces of them).  Two
+ * passes over the sites (count, then place), where a pass for each
+ * piece made --per-section quadratic in the number of sections.
+ */
+static bool group_sites(struct mc_object *obj,
+			const struct mc_site_list *sites,
+			const size_t *group_of, bool per_section,
+			struct piece_site *run, size_t *end, size_t *n_pieces)
+{
+	size_t *piece = malloc(obj->n_sections * sizeof(*piece));
+	size_t n = 0;
+
+	if (!piece)
+		return mc_fail(obj, "out of memory");
+	memset(piece, 0xff, obj->n_sections * sizeof(*piece));
+	/* end[p] counts piece p's sites, then becomes where its run starts */
+	for (size_t i = 0; i < sites->n; i++) {
+		size_t k = piece_of(&sites->v[i], group_of, per_section);
+
+		if (!sites->v[i].traced)
+			continue;
+		if (piece[k] == SIZE_MAX) {
+			piece[k] = n;
+			end[n++] = 0;
+		}
+		end[piece[k]]++;
+	}
+	for (size_t p = 0, at = 0; p < n; p++) {
+		size_t c = end[p];
+
+		end[p] = at;
+		at += c;
+	}
+	/* placing a site moves its piece's mark on: to the run's end */
+	for (size_t i = 0, t = 0; i < sites->n; i++) {
+		if (!sites->v[i].traced)
+			continue;
+		size_t p = piece[piece_of(&sites->v[i], group_of, per_section)];
+
+		run[end[p]++] = (struct piece_site){ .site = i, .rank = t++ };
+	}
+	free(piece);
+	*n_pieces = n;
+	return true;
+}
+
 /*
  * Append __mcount_loc to the model: one piece per COMDAT group used
  * (and one for code in no group), or with --per-section one per traced
@@ -250,34 +302,44 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 			size_t first_label, const struct mc_options *opt)
 {
 	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
-	bool *done = calloc(obj->n_sections, sizeof(*done));
-	bool ok = group_of && done, grouped = false;
-	size_t left = sites->n_traced;	/* sites no piece has taken yet */
+	size_t n = sites->n_traced, n_pieces = 0;
+	bool ok = group_of && mc_section_groups(obj, group_of);
+	bool grouped = false;
 
-	if (!ok)
-		mc_fail(obj, "out of memory");
-	else
-		ok = mc_section_groups(obj, group_of);
+	if (!group_of)
+		return mc_fail(obj, "out of memory");
 	for (size_t i = 0; ok && i < obj->n_sections; i++)
 		grouped |= group_of[i] != 0;
-	for (size_t i = 0; ok && left && i < sites->n; i++) {
-		size_t shndx = sites->v[i].shndx, taken;
-		struct piece_key key = {
-			.group = group_of[shndx],
-			.shndx = opt->per_section ? shndx : 0,
-		};
-		size_t seen = opt->per_section ? shndx : key.group;
+	/* No group, one piece: it takes every traced site, in order. */
+	if (ok && !grouped && !opt->per_section) {
+		struct piece_key key = { 0, 0 };
 
-		if (!sites->v[i].traced || done[seen])
-			continue;
-		done[seen] = true;
-		/* No group, one piece: it takes every traced site. */
-		ok = build_piece(obj, arch, sites, group_of, &key, anchor,
-				 first_label, !grouped && !key.shndx, &taken);
-		left -= taken;
+		ok = !n || build_piece(obj, arch, sites, &key, anchor,
+				       first_label, NULL, n);
+		free(group_of);
+		return ok;
 	}
+	struct piece_site *run = malloc((n ? n : 1) * sizeof(*run));
+	size_t *end = malloc((n ? n : 1) * sizeof(*end));
+
+	if (ok && (!run || !end))
+		ok = mc_fail(obj, "out of memory");
+	if (ok)
+		ok = group_sites(obj, sites, group_of, opt->per_section, run,
+				 end, &n_pieces);
+	for (size_t p = 0, at = 0; ok && p < n_pieces; at = end[p++]) {
+		const struct mc_hook_site *s = &sites->v[run[at].site];
+		struct piece_key key = {
+			.group = group_of[s->shndx],
+			.shndx = opt->per_section ? s->shndx : 0,
+		};
+
+		ok = build_piece(obj, arch, sites, &key, anchor, first_label,
+				 run + at, end[p] - at);
+	}
+	free(run);
+	free(end);
 	free(group_of);
-	free(done);
 	return ok;
 }
 
