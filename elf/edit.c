@@ -94,9 +94,11 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	memmove(b + at + add, b + at, c->size - at);
 	memset(b + at, 0, add);
 	c->size = need;
-	Elf_Data *d = mc_section_data(sec);	/* made writable: there */
-	d->d_buf = b;
-	d->d_size = need;
+	Elf_Data *d = mc_section_data(sec);	/* none: made in memory */
+	if (d) {
+		d->d_buf = b;
+		d->d_size = need;
+	}
 	sec->shdr.sh_size = need;
 	return true;
 }
@@ -447,20 +449,25 @@ static Elf32_Word extended_index(const GElf_Sym *gs, size_t shndx)
 
 /*
  * Fill the n slots at k..k+n-1 of the symbol table and its mirror,
- * made for them, with the symbols added.
+ * made for them, with the symbols added.  The mirror's words are
+ * stored directly: it is a copy of host-order words here, and may be
+ * one made in memory (add_symtab_shndx), which libelf knows nothing of.
  */
 static bool store_added_symbols(struct mc_object *obj,
 				const struct mc_numbering *m)
 {
+	struct mc_section *x = obj->symtab_shndx;
+
 	for (size_t j = 0; j < m->n; j++) {
 		size_t shndx;
 		GElf_Sym gs = added_symbol(obj, j, &shndx);
+		Elf32_Word w = extended_index(&gs, shndx);
 
-		if (!gelf_update_symshndx(obj->symtab_data,
-					  obj->symtab_shndx_data,
-					  (int)(m->k + j), &gs,
-					  extended_index(&gs, shndx)))
+		if (!gelf_update_sym(obj->symtab_data, (int)(m->k + j), &gs))
 			return mc_fail_elf(obj, "cannot add symbol");
+		if (x)
+			memcpy(x->buf->bytes + (m->k + j) * sizeof(w), &w,
+			       sizeof(w));
 	}
 	return true;
 }
@@ -667,6 +674,34 @@ bool mc_apply_renumbering(struct mc_object *obj)
 }
 
 /*
+ * An SHT_SYMTAB_SHNDX for an object that had none, when a symbol added
+ * names a section past SHN_LORESERVE (its st_shndx SHN_XINDEX, the
+ * index in this table): what an assembler makes past 65280 sections,
+ * and what the pieces of --per-section can push an object past.  A
+ * zero word for each of the input's symbols: none needs one (an input
+ * symbol's SHN_XINDEX without the table reads as index 0, as gelf's,
+ * and still does).
+ */
+static bool add_symtab_shndx(struct mc_object *obj)
+{
+	size_t n = obj->n_input_symbols;
+	void *words = calloc(n ? n : 1, sizeof(Elf32_Word));
+	GElf_Shdr sh = {
+		.sh_type = SHT_SYMTAB_SHNDX,
+		.sh_link = (GElf_Word)obj->symtab->index,
+		.sh_addralign = sizeof(Elf32_Word),
+		.sh_entsize = sizeof(Elf32_Word),
+	};
+
+	if (!words)
+		return mc_fail(obj, "out of memory");
+	obj->symtab_shndx = mc_add_section(obj, ".symtab_shndx", &sh, words,
+					   n * sizeof(Elf32_Word),
+					   ELF_T_WORD);
+	return obj->symtab_shndx != NULL;
+}
+
+/*
  * Add n local symbols: section symbols, or with `value`, unnamed
  * local labels at those offsets of their sections.  Each is a handle
  * after every other symbol; no table is touched until the object is
@@ -682,11 +717,9 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 		mc_fail(obj, "no symbol table to add a section symbol to");
 		return SIZE_MAX;
 	}
-	if (needs_xindex(shndx, n) && !obj->symtab_shndx) {
-		mc_fail(obj, "section index past %u needs SHT_SYMTAB_SHNDX",
-			SHN_LORESERVE);
+	if (needs_xindex(shndx, n) && !obj->symtab_shndx &&
+	    !add_symtab_shndx(obj))
 		return SIZE_MAX;
-	}
 	if (!fits_32_bits(shndx, n)) {
 		mc_fail(obj, "section index past 2^32 for a symbol");
 		return SIZE_MAX;

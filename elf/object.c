@@ -86,13 +86,14 @@ bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf)
 bool mc_section_make_writable(struct mc_object *obj,
 				  struct mc_section *sec)
 {
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d;
 	void *buf;
 
-	if (!d)
-		return mc_fail(obj, "section %s has no data", sec->name);
+	/* one made in memory (mc_add_section) has only its own copy */
 	if (sec->buf)
 		return true;
+	if (!(d = mc_section_data(sec)))
+		return mc_fail(obj, "section %s has no data", sec->name);
 	buf = malloc(d->d_size ? d->d_size : 1);
 	if (!buf)
 		return mc_fail(obj, "out of memory");

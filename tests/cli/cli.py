@@ -741,6 +741,72 @@ def hostile_inputs(objs):
     }
 
 
+def linked_table(path, extra):
+    """The sorted entries of .mcount_loc in `path` linked by GNU ld
+    (entry f0, __fentry__ defined), and the sorted addresses nm gives
+    the functions f<N> the link kept."""
+    exe = path + ".exe"
+    must(["ld", "-e", "f0", "--defsym", "__fentry__=0x1000", "-o", exe,
+          path] + extra)
+    e = elfmini.Elf(exe)
+    pieces = [x for x in e.sections if x.name == ".mcount_loc"]
+    data = b"".join(e.contents(x) for x in pieces)
+    entries = sorted(struct.unpack("<%dQ" % (len(data) // 8), data))
+    out, _ = must(["nm", exe])
+    funcs = sorted(int(f[0], 16) for f in (ln.split() for ln in
+                                          out.splitlines())
+                   if re.fullmatch(r"f[0-9]+", f[-1]))
+    return entries, funcs
+
+
+def per_section_extended_index():
+    """An object of 16,400 functions, each in its own section, has
+    32,808 sections and no SHT_SYMTAB_SHNDX; --per-section adds two
+    sections a function (a piece and its relocations) and a section
+    symbol for each piece, whose indexes pass 65,280: the tool adds the
+    extended index table (linked to .symtab) that the symbols need.
+    Oracles: readelf reads the symbols without a warning, and GNU ld's
+    link puts in .mcount_loc exactly the addresses nm gives the
+    functions, with and without --gc-sections (which keeps f0 alone)."""
+    n = 16400
+    d = os.path.dirname(fresh(os.devnull, "x"))
+    src, obj = os.path.join(d, "many.s"), os.path.join(d, "many.o")
+    with open(src, "w") as f:
+        for i in range(n):
+            f.write('.section .text.f%d,"ax",@progbits\n.globl f%d\n'
+                    '.type f%d,@function\nf%d:\n\tcall __fentry__\n'
+                    '\tret\n.size f%d,.-f%d\n' % ((i,) * 6))
+    must(["as", "--64", "-o", obj, src])
+    out, _ = must(["readelf", "-SW", obj])
+    check("SYMTAB SECTION INDICES" not in out,
+          "the assembler made an extended index table already")
+    rc, _o, err = tool("--per-section", obj)
+    check(rc == 0, "exit %d: %s" % (rc, err.strip()))
+    out, err = must(["readelf", "-SsW", obj])
+    check("Warning" not in err, "readelf: %s" % err.strip()[:300])
+    shdrs = {}
+    for line in out.splitlines():
+        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+(\S+(?: \S+)*?)\s+"
+                     r"[0-9a-f]{16}", line)
+        if m:
+            shdrs[m.group(2)] = (int(m.group(1)), line)
+    check(".symtab_shndx" in shdrs, "no .symtab_shndx")
+    check("SYMTAB SECTION INDICES" in shdrs[".symtab_shndx"][1],
+          "wrong type: %s" % shdrs[".symtab_shndx"][1])
+    link = int(shdrs[".symtab_shndx"][1].split()[-3])
+    check(link == shdrs[".symtab"][0],
+          ".symtab_shndx links %d, .symtab is %d" % (link,
+                                                     shdrs[".symtab"][0]))
+    entries, funcs = linked_table(obj, [])
+    check(len(entries) == n and entries == funcs,
+          "%d entries for %d functions, equal: %s" %
+          (len(entries), len(funcs), entries == funcs))
+    entries, funcs = linked_table(obj, ["--gc-sections"])
+    check(len(funcs) == 1 and entries == funcs,
+          "--gc-sections: entries %r, functions %r" % (entries[:4],
+                                                       funcs[:4]))
+
+
 def sections_modulo_offsets(data):
     """Every section's header but its offset, and its bytes."""
     e = elfmini.Elf(data)
@@ -1373,6 +1439,8 @@ def main():
         cases.append(("cli/bad/%s" % name,
                       lambda data=data, name=name: bad_file(data, name)))
     cases.append(("cli/output-bound", lambda: output_bound(objs)))
+    cases.append(("cli/per-section-extended-index",
+                  per_section_extended_index))
     for name, (data, want) in sorted(hostile_inputs(objs).items()):
         cases.append(("cli/hostile/%s" % name,
                       lambda data=data, name=name, want=want:
