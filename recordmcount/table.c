@@ -184,9 +184,9 @@ static bool append_reloc(struct mc_object *obj, struct mc_section *rel,
 bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 {
 	size_t *piece = malloc(obj->n_sections * sizeof(*piece));
-	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
+	size_t *group_of = NULL;
 	size_t n = 0, first = 0;
-	bool ok = piece && group_of;
+	bool ok = piece;
 
 	if (!ok)
 		mc_fail(obj, "out of memory");
@@ -205,8 +205,12 @@ bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 			piece[n++] = i;
 	}
 	if (ok && n)
-		ok = (first = mc_add_section_symbols(obj, piece, n)) != SIZE_MAX &&
-		     mc_section_groups(obj, group_of);
+		ok = (first = mc_add_section_symbols(obj, piece, n)) != SIZE_MAX;
+	/* after the symbols: they may bring a section (SHT_SYMTAB_SHNDX) */
+	if (ok && n && !(group_of = malloc(obj->n_sections * sizeof(*group_of))))
+		ok = mc_fail(obj, "out of memory");
+	if (ok && n)
+		ok = mc_section_groups(obj, group_of);
 	for (size_t k = 0; ok && k < n; k++) {
 		size_t code = obj->sections[piece[k]]->shdr.sh_link;
 		struct mc_section *rel = code_relocs(obj, arch, code,
