@@ -64,3 +64,20 @@ bench: $(RECORDMCOUNT)
 	@status=0; for arch in $(KERNEL_ARCHS); do \
 		MC_KERNEL_ARCH=$$arch bench/bench.sh $(RECORDMCOUNT) || status=1; \
 	done; exit $$status
+
+# check-kernel-defconfig: kernel/defconfig.sh for each of
+# $(KERNEL_DEFCONFIG_ARCHS) (x86_64; i386 works too) with each of
+# $(KERNEL_DEFCONFIG_COMPILERS) (gcc; clang too if asked): defconfig +
+# ftrace, vmlinux and the in-tree modules, built with our tool, and
+# compared with the kernel's own recordmcount object by object.  Not
+# booted, and not in CI (.ci/run): an hour or more on 2 CPUs.
+.PHONY: check-kernel-defconfig
+KERNEL_DEFCONFIG_ARCHS ?= x86_64
+KERNEL_DEFCONFIG_COMPILERS ?= gcc
+check-kernel-defconfig: $(RECORDMCOUNT)
+	@status=0; for arch in $(KERNEL_DEFCONFIG_ARCHS); do \
+		for cc in $(KERNEL_DEFCONFIG_COMPILERS); do \
+			MC_KERNEL_ARCH=$$arch MC_KERNEL_CC=$$cc \
+				kernel/defconfig.sh $(RECORDMCOUNT) || status=1; \
+		done; \
+	done; exit $$status
