@@ -5,7 +5,9 @@
 # the in-tree modules, with $MC_KERNEL_CC (gcc or clang), TOOL in place
 # of scripts/recordmcount (build.sh, MC_KERNEL_VARIANT=defconfig), and
 # compare TOOL's table with the kernel's own recordmcount's over every
-# captured object (agree.py).  Not booted.  The tree and the captured
+# captured object (agree.py); also that every hook call objdump finds
+# in the linked vmlinux is a table entry and every entry a hook call
+# (hooks.py).  Not booted.  The tree and the captured
 # objects are ARCH/defconfig/ in the cache (lib.sh), apart from the
 # tinyconfig tree check.sh builds.  Exits 1 if any check failed.
 set -eu
@@ -61,6 +63,24 @@ else
 	fail "$name-recordmcount-ran-per-object" "not seen: ${missing:-none}"
 fi
 
+# --- every hook call in the linked vmlinux is a table entry ---------
+# And every entry a hook call (hooks.py, as check.sh runs it on the
+# linker's vmlinux; not finalized here: nothing boots it).
+"$tool" --dump --format=json "$KBUILD/vmlinux" >"$dir/dump.json"
+"${CROSS_COMPILE}objdump" -d "$KBUILD/vmlinux" |
+	grep -E "<$LINKED_HOOK_SYMBOL>\$|>:\$" |
+	python3 "$MC_TOP/kernel/hooks.py" --resync "${CROSS_COMPILE}objdump" "$KBUILD/vmlinux" \
+		"$dir/dump.json" "$LINKED_HOOK_SYMBOL" >"$dir/hooks.txt" 2>&1 &&
+	hooks_ok=1 || hooks_ok=0
+sed 's/^/    /' "$dir/hooks.txt"
+if [ "$hooks_ok" = 1 ]; then
+	pass "$name-every-hook-call-is-a-table-entry"
+else
+	fail "$name-every-hook-call-is-a-table-entry" "$(head -n 3 "$dir/hooks.txt" | tr '\n' ' ')"
+fi
+hooks=$(sed -n 's/^hooks=\([0-9]*\) .*/\1/p' "$dir/hooks.txt")
+hooks_missing=$(sed -n 's/^hooks=.* missing=\([0-9]*\) .*/\1/p' "$dir/hooks.txt")
+
 # --- agreement with the kernel's own recordmcount ------------------
 t1=$(now)
 if python3 "$MC_TOP/kernel/agree.py" "$tool" "$KERNEL_TOOL" "$CAPTURE" "$dir/agree" "$KERNEL_TOOL_SHIFT" \
@@ -77,6 +97,7 @@ sites=$(sed -n 's/^agreement: [0-9]* objects, \([0-9]*\) sites.*/\1/p' "$dir/agr
 k_failed=$(sed -n 's/^kernel tool failures (listed apart, not disagreements): \([0-9]*\)$/\1/p' \
 	"$dir/agreement.txt")
 echo "kernel: $KARCH $KCC defconfig times: build $t_build, agreement $(elapsed "$t1"), total $(elapsed "$t0")"
-echo "kernel $KARCH $KCC defconfig: objects=${objects:-none}, sites=${sites:-none}," \
+echo "kernel $KARCH $KCC defconfig: vmlinux hook calls=${hooks:-none}," \
+	"hooks missing from table=${hooks_missing:-none}, objects=${objects:-none}, sites=${sites:-none}," \
 	"agree=${agreed:-none}/${objects:-none} objects, kernel-tool failures=${k_failed:-none}"
 exit "$MC_FAILED"
