@@ -10,13 +10,19 @@
 # (hooks.py).  Not booted.  The tree and the captured
 # objects are ARCH/defconfig/ in the cache (lib.sh), apart from the
 # tinyconfig tree check.sh builds.  Exits 1 if any check failed.
+# MC_KERNEL_VARIANT=defconfig-ibt: the same with X86_KERNEL_IBT on
+# (defconfig-ibt.config), in ARCH/defconfig-ibt/.
 set -eu
-MC_KERNEL_VARIANT=defconfig
+MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-defconfig}
+case $MC_KERNEL_VARIANT in
+defconfig|defconfig-ibt) ;;
+*) echo "kernel/defconfig.sh: MC_KERNEL_VARIANT is defconfig or defconfig-ibt" >&2; exit 2 ;;
+esac
 export MC_KERNEL_VARIANT
 . "$(dirname "$0")/lib.sh"
 
 under_test=${1:?usage: defconfig.sh PATH-TO-OUR-RECORDMCOUNT}
-name=$NAME-defconfig
+name=$NAME-$MC_KERNEL_VARIANT
 dir=$(dirname "$KBUILD")
 t0=$(now)
 if ! "$MC_TOP/kernel/prepare.sh"; then
@@ -96,8 +102,8 @@ objects=$(sed -n 's/^agreement: \([0-9]*\) objects,.*/\1/p' "$dir/agreement.txt"
 sites=$(sed -n 's/^agreement: [0-9]* objects, \([0-9]*\) sites.*/\1/p' "$dir/agreement.txt")
 k_failed=$(sed -n 's/^kernel tool failures (listed apart, not disagreements): \([0-9]*\)$/\1/p' \
 	"$dir/agreement.txt")
-echo "kernel: $KARCH $KCC defconfig times: build $t_build, agreement $(elapsed "$t1"), total $(elapsed "$t0")"
-echo "kernel $KARCH $KCC defconfig: vmlinux hook calls=${hooks:-none}," \
+echo "kernel: $KARCH $KCC $MC_KERNEL_VARIANT times: build $t_build, agreement $(elapsed "$t1"), total $(elapsed "$t0")"
+echo "kernel $KARCH $KCC $MC_KERNEL_VARIANT: vmlinux hook calls=${hooks:-none}," \
 	"hooks missing from table=${hooks_missing:-none}, objects=${objects:-none}, sites=${sites:-none}," \
 	"agree=${agreed:-none}/${objects:-none} objects, kernel-tool failures=${k_failed:-none}"
 exit "$MC_FAILED"

@@ -21,6 +21,8 @@
 #                               vmlinux and the in-tree modules, for
 #                               agree.py only (MC_KERNEL_VARIANT=defconfig,
 #                               kernel/defconfig.sh; x86_64 and i386)
+#     ARCH/defconfig-ibt/...    the same with X86_KERNEL_IBT
+#                               (MC_KERNEL_VARIANT=defconfig-ibt)
 #
 # ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or another of KERNEL_ALL_ARCHS.
 # Everything that differs between them is in the table below; the
@@ -518,18 +520,20 @@ debug)
 	CAPTURE=$WORK/debug/capture
 	FRAGMENTS="$KARCH.config debug.config"
 	TARGETS="kernel/ mm/" ;;
-defconfig)
+defconfig|defconfig-ibt)
 	# The architecture's defconfig, not tinyconfig, with ftrace through
 	# scripts/recordmcount (the fragment holds no hardware: the x86
 	# defconfig's own), every object of vmlinux and of the in-tree
-	# modules; not booted (kernel/defconfig.sh).
-	KBUILD=$WORK/defconfig/build
-	CAPTURE=$WORK/defconfig/capture
+	# modules; not booted (kernel/defconfig.sh).  defconfig-ibt: the
+	# same with X86_KERNEL_IBT, as distributions build x86_64.
+	KBUILD=$WORK/$MC_KERNEL_VARIANT/build
+	CAPTURE=$WORK/$MC_KERNEL_VARIANT/capture
 	BASE_CONFIG=defconfig
 	FRAGMENTS="defconfig.config"
+	[ "$MC_KERNEL_VARIANT" = defconfig ] || FRAGMENTS="$FRAGMENTS $MC_KERNEL_VARIANT.config"
 	TARGETS="vmlinux modules" ;;
 *)
-	echo "kernel: MC_KERNEL_VARIANT is boot, debug or defconfig" >&2
+	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig or defconfig-ibt" >&2
 	exit 2 ;;
 esac
 KERNEL_TOOL=$WORK/kernel-recordmcount
