@@ -4,7 +4,9 @@
 # $MC_KERNEL_CC (gcc, or clang: LLVM=1) in the cache with TOOL (our
 # recordmcount) in place of scripts/recordmcount.
 # With MC_KERNEL_VARIANT=debug: the same config with -g, kernel/ and mm/
-# only, in a tree of its own (the benchmark's second corpus).
+# only, in a tree of its own (the benchmark's second corpus).  With
+# MC_KERNEL_VARIANT=defconfig: defconfig + defconfig.config, vmlinux
+# and modules, in a tree of its own (kernel/defconfig.sh).
 #
 # Kbuild runs "$(objtree)/scripts/recordmcount [-w] obj.o" after
 # compiling each C file built with the ftrace flags.  That program is a
@@ -41,10 +43,10 @@ log=$(dirname "$KBUILD")/build.log
 config_id=$(cat $fragments "$KERNEL_SRC/.mc-extracted" | sha256sum | cut -c1-16)
 if [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" != "$config_id" ]; then
 	start=$(now)
-	note "kernel: configuring tinyconfig +$fragments"
+	note "kernel: configuring $BASE_CONFIG +$fragments"
 	rm -rf "$KBUILD" "$CAPTURE"
 	mkdir -p "$KBUILD"
-	kmake -s tinyconfig >"$log" 2>&1
+	kmake -s "$BASE_CONFIG" >"$log" 2>&1
 	# shellcheck disable=SC2086
 	"$KERNEL_SRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" \
 		"$KBUILD/.config" $fragments >>"$log" 2>&1

@@ -64,3 +64,25 @@ bench: $(RECORDMCOUNT)
 	@status=0; for arch in $(KERNEL_ARCHS); do \
 		MC_KERNEL_ARCH=$$arch bench/bench.sh $(RECORDMCOUNT) || status=1; \
 	done; exit $$status
+
+# check-kernel-defconfig: kernel/defconfig.sh for each of
+# $(KERNEL_DEFCONFIG_ARCHS) (x86_64; i386 has a defconfig too) with each
+# of $(KERNEL_DEFCONFIG_COMPILERS) (gcc; clang too if asked), for each
+# of $(KERNEL_DEFCONFIG_VARIANTS) (defconfig; defconfig-ibt adds
+# X86_KERNEL_IBT): defconfig + ftrace, vmlinux and the in-tree
+# modules, built with our tool, and compared with the kernel's own
+# recordmcount object by object.  Not booted, and not in CI (.ci/run):
+# half an hour or more per build on 2 CPUs.
+.PHONY: check-kernel-defconfig
+KERNEL_DEFCONFIG_ARCHS ?= x86_64
+KERNEL_DEFCONFIG_COMPILERS ?= gcc
+KERNEL_DEFCONFIG_VARIANTS ?= defconfig
+check-kernel-defconfig: $(RECORDMCOUNT)
+	@status=0; for arch in $(KERNEL_DEFCONFIG_ARCHS); do \
+		for cc in $(KERNEL_DEFCONFIG_COMPILERS); do \
+			for v in $(KERNEL_DEFCONFIG_VARIANTS); do \
+				MC_KERNEL_ARCH=$$arch MC_KERNEL_CC=$$cc MC_KERNEL_VARIANT=$$v \
+					kernel/defconfig.sh $(RECORDMCOUNT) || status=1; \
+			done; \
+		done; \
+	done; exit $$status

@@ -16,6 +16,13 @@
 #                               the same with -g, kernel/ and mm/ only: the
 #                               benchmark's second corpus
 #                               (MC_KERNEL_VARIANT=debug)
+#     ARCH/defconfig/build, ARCH/defconfig/capture
+#                               defconfig + ftrace (defconfig.config):
+#                               vmlinux and the in-tree modules, for
+#                               agree.py only (MC_KERNEL_VARIANT=defconfig,
+#                               kernel/defconfig.sh; x86_64 and i386)
+#     ARCH/defconfig-ibt/...    the same with X86_KERNEL_IBT
+#                               (MC_KERNEL_VARIANT=defconfig-ibt)
 #
 # ARCH is $MC_KERNEL_ARCH: x86_64 (the default) or another of KERNEL_ALL_ARCHS.
 # Everything that differs between them is in the table below; the
@@ -496,6 +503,9 @@ WORK=$MC_KERNEL_CACHE/$KARCH$CC_SUFFIX
 # The prefix of every PASS/FAIL name: kernel-x86_64, kernel-arm-clang, ...
 NAME=kernel-$KARCH$CC_SUFFIX
 MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-boot}
+# BASE_CONFIG: the make target build.sh configures with before merging
+# FRAGMENTS.
+BASE_CONFIG=tinyconfig
 case $MC_KERNEL_VARIANT in
 boot)
 	KBUILD=$WORK/build
@@ -510,8 +520,20 @@ debug)
 	CAPTURE=$WORK/debug/capture
 	FRAGMENTS="$KARCH.config debug.config"
 	TARGETS="kernel/ mm/" ;;
+defconfig|defconfig-ibt)
+	# The architecture's defconfig, not tinyconfig, with ftrace through
+	# scripts/recordmcount (the fragment holds no hardware: the x86
+	# defconfig's own), every object of vmlinux and of the in-tree
+	# modules; not booted (kernel/defconfig.sh).  defconfig-ibt: the
+	# same with X86_KERNEL_IBT, as distributions build x86_64.
+	KBUILD=$WORK/$MC_KERNEL_VARIANT/build
+	CAPTURE=$WORK/$MC_KERNEL_VARIANT/capture
+	BASE_CONFIG=defconfig
+	FRAGMENTS="defconfig.config"
+	[ "$MC_KERNEL_VARIANT" = defconfig ] || FRAGMENTS="$FRAGMENTS $MC_KERNEL_VARIANT.config"
+	TARGETS="vmlinux modules" ;;
 *)
-	echo "kernel: MC_KERNEL_VARIANT is boot or debug" >&2
+	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig or defconfig-ibt" >&2
 	exit 2 ;;
 esac
 KERNEL_TOOL=$WORK/kernel-recordmcount
