@@ -466,8 +466,8 @@ static bool store_added_symbols(struct mc_object *obj,
 		if (!gelf_update_sym(obj->symtab_data, (int)(m->k + j), &gs))
 			return mc_fail_elf(obj, "cannot add symbol");
 		if (x)
-			memcpy(x->buf->bytes + (m->k + j) * sizeof(w), &w,
-			       sizeof(w));
+			memcpy((uint8_t *)x->buf->bytes +
+			       (m->k + j) * sizeof(w), &w, sizeof(w));
 	}
 	return true;
 }
@@ -717,13 +717,13 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 		mc_fail(obj, "no symbol table to add a section symbol to");
 		return SIZE_MAX;
 	}
-	if (needs_xindex(shndx, n) && !obj->symtab_shndx &&
-	    !add_symtab_shndx(obj))
-		return SIZE_MAX;
 	if (!fits_32_bits(shndx, n)) {
 		mc_fail(obj, "section index past 2^32 for a symbol");
 		return SIZE_MAX;
 	}
+	if (needs_xindex(shndx, n) && !obj->symtab_shndx &&
+	    !add_symtab_shndx(obj))
+		return SIZE_MAX;
 	sym = realloc(obj->added, (first - obj->n_input_symbols + n + 1) *
 				  sizeof(*sym));
 	if (!sym) {

@@ -971,8 +971,8 @@ static int direct_object(struct mc_object *obj, int fd)
 /*
  * True if section `sec`, read with header `in`, is written with type
  * `type`, `size` bytes and the same bytes as the input has at
- * in->sh_offset: where it stays.  A
- * copy the model made (to change it, or in passing) counts as unchanged
+ * in->sh_offset: where it stays.  A copy the model made (to change it,
+ * or in passing) counts as unchanged
  * when its bytes in the file's byte order are the input's, compared as
  * such on every host, so that all hosts choose alike.
  */

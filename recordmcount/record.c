@@ -206,12 +206,11 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 	size_t last_sym = SIZE_MAX;
 	uint64_t base = 0;
 
+	/* t counts the piece's sites; without a run, i walks every site */
 	for (size_t i = 0, t = 0; t < n; i++) {
-		size_t k = run ? run[t].site : i;
-
-		if (!sites->v[k].traced)
+		if (!run && !sites->v[i].traced)
 			continue;
-		const struct mc_hook_site *s = &sites->v[k];
+		const struct mc_hook_site *s = &sites->v[run ? run[t].site : i];
 		size_t rank = run ? run[t].rank : t;
 		size_t sym = first_label != SIZE_MAX ? first_label + rank
 						     : anchor[s->shndx];
