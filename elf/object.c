@@ -3,10 +3,14 @@
  * asked of it (sections by name or address, functions and symbols at a
  * place).
  *
- * The input is mapped read-only (map_input).  A section that is
- * changed gets a private copy of its contents (mc_section_make_writable),
- * so the input's mapping never changes, and a change made without that
- * copy faults instead of being lost.  The other parts of the model:
+ * The input is mapped private (ELF_C_READ_MMAP_PRIVATE), and only
+ * read: a section that is changed gets a copy of its contents of its
+ * own (mc_section_make_writable), so no page of the mapping is ever
+ * written, and every one stays the file's.  A private mapping lets
+ * libelf use the section header table where it lies (in the host's
+ * byte order); with a read-only one (ELF_C_READ_MMAP) libelf copies the
+ * whole table, 64 bytes a section on top of the mapped ones: 128 MB
+ * more for an object of a million functions each in its own section.  The other parts of the model:
  * reloc.c (the relocation codec), edit.c (changes: bytes, symbols,
  * names, groups, new sections) and write.c (the object written back).
  */
@@ -26,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/mman.h>
 #include <sys/uio.h>
 
 bool mc_fail(struct mc_object *obj, const char *fmt, ...)
@@ -410,30 +413,6 @@ static bool fail_open(struct mc_object *obj)
 	return mc_fail(obj, "%s", strerror(errno));
 }
 
-/*
- * libelf over the input mapped read-only by us (elf_memory), which it
- * reads in place: the section header table too, where it is in the
- * host's byte order.  libelf's own mapping (ELF_C_READ_MMAP) is
- * read-only as well, but then it copies that table (64 bytes a
- * section: 128 MB for an object of a million functions each in its own
- * section); ELF_C_READ_MMAP_PRIVATE reads it in place from a writable
- * mapping, where a change made without a copy would be silently lost.
- * Where the file cannot be mapped, libelf reads it as it can.
- */
-static Elf *map_input(struct mc_object *obj)
-{
-	void *p = MAP_FAILED;
-
-	if (obj->st.st_size > 0 && mc_size_fits((uint64_t)obj->st.st_size))
-		p = mmap(NULL, (size_t)obj->st.st_size, PROT_READ, MAP_PRIVATE,
-			 obj->fd, 0);
-	if (p == MAP_FAILED)
-		return elf_begin(obj->fd, ELF_C_READ_MMAP, NULL);
-	obj->map = p;
-	obj->map_size = (size_t)obj->st.st_size;
-	return elf_memory(p, obj->map_size);
-}
-
 bool mc_object_open(struct mc_object *obj, const char *path)
 {
 	memset(obj, 0, sizeof(*obj));
@@ -446,7 +425,7 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 		return mc_fail(obj, "not a regular file");
 	if (!mc_check_ident(obj))
 		return false;
-	obj->elf = map_input(obj);
+	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!obj->elf)
 		return mc_fail_elf(obj, "cannot read");
 	return read_whole(obj);
@@ -474,8 +453,6 @@ void mc_object_close(struct mc_object *obj)
 	mc_renumbering_free(obj);
 	if (obj->elf)
 		elf_end(obj->elf);
-	if (obj->map)
-		munmap(obj->map, obj->map_size);
 	if (obj->fd >= 0)
 		close(obj->fd);
 	obj->sections = NULL;
@@ -483,7 +460,6 @@ void mc_object_close(struct mc_object *obj)
 	obj->symbols = NULL;
 	obj->added = NULL;
 	obj->elf = NULL;
-	obj->map = NULL;
 	obj->fd = -1;
 }
 

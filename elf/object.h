@@ -85,8 +85,6 @@ struct mc_object {
 	const char *path;
 	int fd;
 	Elf *elf;
-	void *map;		/* the input, mapped read-only, or NULL */
-	size_t map_size;
 	struct stat st;
 	GElf_Ehdr ehdr;
 	size_t shstrndx;
