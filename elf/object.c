@@ -8,9 +8,13 @@
  * own (mc_section_make_writable), so no page of the mapping is ever
  * written, and every one stays the file's.  A private mapping lets
  * libelf use the section header table where it lies (in the host's
- * byte order); with a read-only one (ELF_C_READ_MMAP) libelf copies the
- * whole table, 64 bytes a section on top of the mapped ones: 128 MB
- * more for an object of a million functions each in its own section.  The other parts of the model:
+ * byte order); with a read-only one (ELF_C_READ_MMAP) libelf copies
+ * the whole table, 64 bytes a section on top of the mapped ones: 128
+ * MB more for an object of a million functions each in its own
+ * section.  (A read-only mapping of our own given to elf_memory reads
+ * in place too, but libelf then has no file descriptor, and it reads
+ * section 0's header with pread for a file not in the host's byte
+ * order past 65280 sections.)  The other parts of the model:
  * reloc.c (the relocation codec), edit.c (changes: bytes, symbols,
  * names, groups, new sections) and write.c (the object written back).
  */
