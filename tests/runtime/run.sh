@@ -445,6 +445,20 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 		else
 			fail "[$d/$style] sanitizer build"
 		fi
+		# the storm too: the engine's own memory under ASan+UBSan while
+		# threads toggle (ThreadSanitizer cannot run it: it has no
+		# shadow for the text the engine writes)
+		if [ $ok = 1 ] && [ -z "${NO_STORM:-}" ] &&
+		   storm_build $d/storm-$style "$hooks" $pie $d/libmcount-san.a "$SAN $extra"; then
+			if STORM_SECONDS=$STORM_SECONDS $RT_SAN_RUN $RT_RUN \
+				$d/storm-$style/storm >$d/storm-$style/out 2>&1 &&
+			   grep -q '^[0-9]* passed, 0 failed$' $d/storm-$style/out; then
+				pass "[$TAG $c] toggle storm under ASan+UBSan"
+			else
+				fail "[$TAG $c] toggle storm under ASan+UBSan"
+				tail -20 $d/storm-$style/out
+			fi
+		fi
 	done
 else
 	echo "SKIP: [$TAG] sanitizers"
