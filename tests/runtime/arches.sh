@@ -129,6 +129,8 @@ rt_arch_config() {
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
 		RT_NEUTRAL_RE='^nop'
 		RT_PAD_RE='[[:space:]]nop$'
+		# a disabled pad's live form: `mflr r0; nop` (arch/powerpc.c)
+		RT_PAD_NEUTRAL_RE='^(nop|mflr +r0)$'
 		# one nop: too short for `mflr r0; bl`.  GCC 12 pads before
 		# a TOC set-up (fx_static_ptr's), which local calls skip.
 		RT_PAD_REFUSED='short_pad\+0x0>: 00 00 00 60 [0-9a-f ]*: NOP pad too short'
