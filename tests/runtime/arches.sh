@@ -129,6 +129,8 @@ rt_arch_config() {
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
 		RT_NEUTRAL_RE='^nop'
 		RT_PAD_RE='[[:space:]]nop$'
+		# a disabled pad's live form: `mflr r0; nop` (arch/powerpc.c)
+		RT_PAD_NEUTRAL_RE='^(nop|mflr +r0)$'
 		# one nop: too short for `mflr r0; bl`.  GCC 12 pads before
 		# a TOC set-up (fx_static_ptr's), which local calls skip.
 		RT_PAD_REFUSED='short_pad\+0x0>: 00 00 00 60 [0-9a-f ]*: NOP pad too short'
@@ -139,8 +141,7 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		esac
 		;;
 	s390x)
-		# A -pg site is the block's stg (brasl %r14 follows), and its
-		# neutral form three six-byte `brcl 0,0` (jgnop).  No
+		# A -pg site is the block's stg (brasl %r14 follows).  No
 		# sanitizers: ASan cannot reserve its shadow under qemu-user.
 		RT_CC_DEFAULT=s390x-linux-gnu-gcc
 		RT_SAN_RUN=-
@@ -160,11 +161,14 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_CLANG_WHY="clang's -pg alone calls mcount, no _mcount block"
 		RT_HOOK_RE='brasl.*<(__fentry__|_mcount)>'
 		RT_PAD_RE='[[:space:]]nopr$'
-		RT_PAD_NEUTRAL_RE='^nopr$'
+		# live forms (arch/s390.c): the call's brasl disabled by one
+		# bit, `brcl 0` (jgnop) for %r0, `lgfi` for %r14 and %r1;
+		# the -pg block keeps its stg and lg
+		RT_PAD_NEUTRAL_RE='^(nopr|lgfi %r1,-?[0-9]+)$'
 		# two nopr: too short for `brasl %r1` (6 bytes)
 		RT_PAD_REFUSED='short_pad\+0x0>: 07 00 07 00 [0-9a-f ]*: NOP pad too short'
 		RT_HOOK_LEAD_RE='stg.*%r14,8\(%r15\)'
-		RT_NEUTRAL_RE='^jgnop'
+		RT_NEUTRAL_RE='^(jgnop 0x[0-9a-f]+|lgfi %r14,-?[0-9]+|stg %r14,8\(%r15\)|lg %r14,8\(%r15\))$'
 		RT_NEUTRAL_INSN_LEN=6
 		;;
 	aarch64)
