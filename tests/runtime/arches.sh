@@ -28,7 +28,8 @@
 #   RT_HOOK_LEAD_RE ERE of an instruction a site may start with when the
 #                   hook call is the next one (s390x's -pg block)
 #   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
-#                   neutral form is several (default: one per site)
+#                   neutral form (with the bytes before it that its live
+#                   form covers) is several (default: one per site)
 #   RT_PAD_RE       ERE an `objdump -d` line of a pad NOP matches
 #   RT_CLANG_TARGET clang's --target for the architecture (empty: the
 #                   host's own), with Debian's cross libc in /usr/<it>
@@ -247,8 +248,12 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_HOOK_RE='blx?[[:space:]]+[0-9a-f]+ <__gnu_mcount_nc>'
 		# Thumb `nop`; ARM `nop {0}` or `nop ; (mov r0, r0)`
 		RT_PAD_RE='[[:space:]]nop([[:space:]].*)?$'
-		RT_PAD_NEUTRAL_RE='^nop'
-		RT_NEUTRAL_RE='^add(\.w)? sp, sp, #4$'
+		# live forms (arch/arm.c): ARM `mov ip, lr; nop`, Thumb-2
+		# `b.n` over the `bl`; hooks and pads alike (and the neutral
+		# `add sp, sp, #4` of a hook without one); 2: Thumb's halfword
+		RT_PAD_NEUTRAL_RE='^(nop( .*)?|mov ip, lr|b\.n 0x[0-9a-f]+)$'
+		RT_NEUTRAL_RE='^(add(\.w)? sp, sp, #4|nop( \{0\})?|mov ip, lr|b\.n 0x[0-9a-f]+)$'
+		RT_NEUTRAL_INSN_LEN=2
 		;;
 	*)
 		return 1
