@@ -381,6 +381,16 @@ main_cases() {
 	done
 }
 
+# The storm's cases: main_cases, and those of RT_STORM_EXTRA this
+# compiler runs.
+storm_cases() {
+	main_cases
+	all=" $(echo $RT_CASES) "
+	for c in ${RT_STORM_EXTRA:-}; do
+		case $all in *" $c "*) echo $c ;; esac
+	done
+}
+
 # $RT_RUN unquoted on purpose: a runner is a command and its options.
 for c in $RT_CASES; do
 	parse_case $c
@@ -395,9 +405,10 @@ for c in $RT_CASES; do
 	done
 done
 
-# The toggle storm (storm.c): one case per style, STORM_RUNS runs of
-# STORM_SECONDS each, threads calling and toggling at once.  A run
-# passes when it exits 0 having printed its own "N passed, 0 failed".
+# The toggle storm (storm.c): one case per style and RT_STORM_EXTRA's
+# (storm_cases), STORM_RUNS runs of STORM_SECONDS each, threads calling
+# and toggling at once.  A run passes when it exits 0 having printed
+# its own "N passed, 0 failed".
 STORM_RUNS=${STORM_RUNS:-3}
 STORM_SECONDS=${STORM_SECONDS:-2}
 storm_build() {	# storm_build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
@@ -413,7 +424,7 @@ storm_build() {	# storm_build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 if [ -n "${NO_STORM:-}" ]; then
 	echo "SKIP: [$TAG] toggle storm (NO_STORM)"
 else
-	for c in $(main_cases); do
+	for c in $(storm_cases); do
 		parse_case $c
 		d=$OUT/storm/$c
 		if ! storm_build $d "$hooks" $pie "$LIB" "$extra"; then
