@@ -28,7 +28,9 @@
 #   RT_HOOK_LEAD_RE ERE of an instruction a site may start with when the
 #                   hook call is the next one (s390x's -pg block)
 #   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
-#                   neutral form is several (default: one per site)
+#                   neutral form (with the bytes before it that its live
+#                   form covers) is several (default: one per site)
+#   RT_STORM_EXTRA  cases the toggle storm runs besides one per style
 #   RT_PAD_RE       ERE an `objdump -d` line of a pad NOP matches
 #   RT_CLANG_TARGET clang's --target for the architecture (empty: the
 #                   host's own), with Debian's cross libc in /usr/<it>
@@ -50,7 +52,7 @@ rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
 	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
 	RT_CLANG_TARGET= RT_CLANG_CFLAGS= RT_CLANG_CASES= RT_CLANG_WHY=
-	RT_PAD_REFUSED=
+	RT_PAD_REFUSED= RT_STORM_EXTRA=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -248,11 +250,17 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_CLANG_CASES="mcount-pie mcount-no-pie mcount-pie+arm
 			  mcount-no-pie+arm"
 		RT_CLANG_WHY="clang has no -fpatchable-function-entry on arm"
+		# ARM state's live forms differ from Thumb-2's: storm both
+		RT_STORM_EXTRA="mcount-pie+arm pad-no-pie+pad2arm"
 		RT_HOOK_RE='blx?[[:space:]]+[0-9a-f]+ <__gnu_mcount_nc>'
 		# Thumb `nop`; ARM `nop {0}` or `nop ; (mov r0, r0)`
 		RT_PAD_RE='[[:space:]]nop([[:space:]].*)?$'
-		RT_PAD_NEUTRAL_RE='^nop'
-		RT_NEUTRAL_RE='^add(\.w)? sp, sp, #4$'
+		# live forms (arch/arm.c): ARM `mov ip, lr; nop`, Thumb-2
+		# `b.n` over the `bl`; hooks and pads alike (and the neutral
+		# `add sp, sp, #4` of a hook without one); 2: Thumb's halfword
+		RT_PAD_NEUTRAL_RE='^(nop( .*)?|mov ip, lr|b\.n 0x[0-9a-f]+)$'
+		RT_NEUTRAL_RE='^(add(\.w)? sp, sp, #4|nop( \{0\})?|mov ip, lr|b\.n 0x[0-9a-f]+)$'
+		RT_NEUTRAL_INSN_LEN=2
 		;;
 	*)
 		return 1
