@@ -82,7 +82,8 @@ ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
 
 ARCH_SRCS := arch/arch.c arch/x86.c arch/aarch64.c arch/arm.c arch/riscv.c arch/powerpc.c \
 	arch/s390.c arch/mips.c arch/sparc.c arch/sh.c
-ELF_SRCS := elf/object.c elf/reloc.c elf/edit.c elf/write.c elf/validate.c
+ELF_SRCS := elf/fail.c elf/section.c elf/read.c elf/reloc.c elf/edit.c \
+	elf/write.c elf/validate.c
 CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/pads.c \
 	recordmcount/table.c recordmcount/record.c recordmcount/dump.c \
 	recordmcount/survey.c recordmcount/check.c recordmcount/finalize.c

@@ -3,23 +3,13 @@
  * section symbols and labels added as handles, numbered only when the
  * object is written), section names, COMDAT groups, new sections.
  */
-#define _GNU_SOURCE
 #include "object.h"
 #include "internal.h"
-#include "validate.h"
-#include "../arch/search.h"
+#include "reloc.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/uio.h>
 
 bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 		      uint64_t offset, const uint8_t *bytes, size_t n)
@@ -210,8 +200,9 @@ void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
 	}
 }
 
-bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
-			  size_t count, const struct mc_numbering *m)
+/* True if mc_renumber_relocs would change any of these relocations. */
+static bool relocs_renumbered(enum mc_reloc_kind kind, const void *src,
+			      size_t count, const struct mc_numbering *m)
 {
 	switch (kind) {
 	case MC_RELA64:
@@ -363,7 +354,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 		}
 		mc_reloc_table_open(obj, sec, &t);
 		if (renumbered_when_written(obj, sec, &t, m)) {
-			r->how[s] = mc_relocs_renumbered(t.kind, t.p, t.n, m)
+			r->how[s] = relocs_renumbered(t.kind, t.p, t.n, m)
 				    ? MC_RENUMBERED : MC_RENUMBERED_SAME;
 			continue;
 		}

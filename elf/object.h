@@ -404,23 +404,6 @@ static inline bool mc_reloc_table_put(const struct mc_reloc_table *t,
 }
 
 /*
- * Relocation i of `sec`, whose table `t` is open: read in place when
- * the table holds it, else through mc_reloc_get (false, with the
- * object's error, where that fails).
- */
-static inline bool mc_reloc_read(struct mc_object *obj,
-				 struct mc_section *sec,
-				 const struct mc_reloc_table *t, size_t i,
-				 struct mc_reloc *out)
-{
-	if (i < t->n) {
-		mc_reloc_table_get(t, i, out);
-		return true;
-	}
-	return mc_reloc_get(obj, sec, i, out);
-}
-
-/*
  * Give symbol k the binding `bind` (STB_WEAK, ...), in the model and in
  * the symbol table, keeping its type.  Its index does not change.
  */

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "../../elf/object.h"
+#include "../../elf/reloc.h"
 
 #include <check.h>
 #include <dirent.h>
