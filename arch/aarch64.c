@@ -192,6 +192,7 @@ const struct mc_arch mc_arch_aarch64 = {
 	 * pairs, a `sub sp`, BTI/PAC hints and the `mov x0, x30`.
 	 */
 	.max_entry_offset = 64,
+	.insn_step = 2,
 	.decode_site = a64_decode_site,
 	.encode_nop = a64_encode_nop,
 	.encode_call = a64_encode_call,

@@ -467,6 +467,7 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
 	.anchor_avoid_func = true,					\
 	.symbol_mode_bits = 1,						\
+	.insn_step = 2,							\
 	/* push {r4-r11, lr} (or push.w), push {lr}, then the bl */	\
 	.max_entry_offset = 32
 
