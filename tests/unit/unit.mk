@@ -11,7 +11,8 @@
 # to $(UNIT_DIR)/tmp.
 
 UNIT_DIR := $(BUILD)/tests/unit
-UNIT_TESTS := arch_x86 elf_model arch_powerpc arch_s390 arch_aarch64 arch_arm arch_riscv arch_mips arch_sparc_sh
+# A test_arch_<file>.c for every file of arch/arches.def.
+UNIT_TESTS := elf_model $(ARCH_FILES:%=arch_%)
 UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 UNIT_OBJS := $(UNIT_BINS:=.o)
 UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRCS) $(ELF_SRCS))
@@ -40,6 +41,17 @@ check-unit: $(UNIT_BINS)
 			>>$(TEST_RESULTS)/unit.log || status=1; \
 		[ $$rc -eq 0 ] || status=1; \
 	done; \
+	defined=$$(sed -n 's/^const struct mc_arch mc_arch_\([a-z0-9_]*\) = .*/\1/p' \
+		arch/*.c | sort); \
+	listed=$$(sed -n 's/^MC_ARCH(\([a-z0-9_]*\),.*/\1/p' arch/arches.def | \
+		sort); \
+	if [ "$$defined" = "$$listed" ]; then \
+		echo "PASS: arches/every-entry-listed"; \
+	else \
+		echo "FAIL: arches/every-entry-listed: arch/*.c define" \
+			$$defined "but arch/arches.def lists" $$listed; \
+		status=1; \
+	fi >>$(TEST_RESULTS)/unit.log; \
 	exit $$status
 
 -include $(UNIT_OBJS:.o=.d)
