@@ -1,4 +1,5 @@
-# Unit tests of arch/ and elf/ with the Check framework.
+# Unit tests of arch/ and elf/ with the Check framework, and agree.sh:
+# what is written in several languages agrees with its one source.
 #
 #   make check-unit            build $(BUILD)/tests/unit/test_*, run them
 #   make SANITIZE=1 check-unit the same under ASan+UBSan (build/asan)
@@ -41,17 +42,7 @@ check-unit: $(UNIT_BINS)
 			>>$(TEST_RESULTS)/unit.log || status=1; \
 		[ $$rc -eq 0 ] || status=1; \
 	done; \
-	defined=$$(sed -n 's/^const struct mc_arch mc_arch_\([a-z0-9_]*\) = .*/\1/p' \
-		arch/*.c | sort); \
-	listed=$$(sed -n 's/^MC_ARCH(\([a-z0-9_]*\),.*/\1/p' arch/arches.def | \
-		sort); \
-	if [ "$$defined" = "$$listed" ]; then \
-		echo "PASS: arches/every-entry-listed"; \
-	else \
-		echo "FAIL: arches/every-entry-listed: arch/*.c define" \
-			$$defined "but arch/arches.def lists" $$listed; \
-		status=1; \
-	fi >>$(TEST_RESULTS)/unit.log; \
+	sh tests/unit/agree.sh >>$(TEST_RESULTS)/unit.log || status=1; \
 	exit $$status
 
 -include $(UNIT_OBJS:.o=.d)
