@@ -13,7 +13,9 @@
 
 UNIT_DIR := $(BUILD)/tests/unit
 # A test_arch_<file>.c for every file of arch/arches.def.
-UNIT_TESTS := elf_model $(ARCH_FILES:%=arch_%)
+# The object model's tests, by subject; they share elf_test.c.
+ELF_UNIT_TESTS := read edit symbols renumber write errors
+UNIT_TESTS := $(ELF_UNIT_TESTS:%=elf_%) $(ARCH_FILES:%=arch_%)
 UNIT_BINS := $(UNIT_TESTS:%=$(UNIT_DIR)/test_%)
 UNIT_OBJS := $(UNIT_BINS:=.o)
 UNIT_LIB_OBJS := $(patsubst %.c,$(BUILD)/obj/%.o,$(ARCH_SRCS) $(ELF_SRCS))
@@ -28,6 +30,12 @@ $(UNIT_OBJS): $(UNIT_DIR)/%.o: tests/unit/%.c
 
 $(UNIT_BINS): $(UNIT_DIR)/%: $(UNIT_DIR)/%.o $(UNIT_LIB_OBJS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(CHECK_LIBS) $(ELF_LIBS)
+
+UNIT_ELF_TEST_OBJ := $(UNIT_DIR)/elf_test.o
+$(UNIT_ELF_TEST_OBJ): tests/unit/elf_test.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+$(ELF_UNIT_TESTS:%=$(UNIT_DIR)/test_elf_%): $(UNIT_ELF_TEST_OBJ)
 
 check-unit: $(UNIT_BINS)
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/unit.log
@@ -45,4 +53,4 @@ check-unit: $(UNIT_BINS)
 	sh tests/unit/agree.sh >>$(TEST_RESULTS)/unit.log || status=1; \
 	exit $$status
 
--include $(UNIT_OBJS:.o=.d)
+-include $(UNIT_OBJS:.o=.d) $(UNIT_ELF_TEST_OBJ:.o=.d)
