@@ -16,6 +16,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "unit.h"
+
+int elf_test_main(Suite *s)
+{
+	if (!mc_elf_init()) {
+		fprintf(stderr, "libelf version mismatch\n");
+		return EXIT_FAILURE;
+	}
+	return unit_run(s);
+}
+
 /* ---- helpers: files and commands --------------------------------- */
 
 char *xasprintf(const char *fmt, ...)

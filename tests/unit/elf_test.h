@@ -9,9 +9,13 @@
 
 #include "../../elf/object.h"
 
+#include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* main() of a test_elf_*.c: libelf's handshake, then the suite. */
+int elf_test_main(Suite *s);
 
 /* ---- files and commands ---- */
 

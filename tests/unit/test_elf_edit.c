@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "elf_test.h"
-#include "unit.h"
 
 START_TEST(reloc_set_roundtrip)
 {
@@ -451,9 +450,5 @@ static Suite *edit_suite(void)
 
 int main(void)
 {
-	if (!mc_elf_init()) {
-		fprintf(stderr, "libelf version mismatch\n");
-		return EXIT_FAILURE;
-	}
-	return unit_run(edit_suite());
+	return elf_test_main(edit_suite());
 }

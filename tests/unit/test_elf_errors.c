@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "elf_test.h"
-#include "unit.h"
 
 /* ---- errors ------------------------------------------------------ */
 
@@ -54,18 +53,78 @@ static void expect_open_fails(const char *path)
 	free(c1);
 }
 
-START_TEST(error_not_elf)
+/*
+ * Inputs that are no ELF object, or no regular file, or none at all:
+ * each made in its own directory by `make` (its path, owned).
+ */
+static char *file_of(const char *dir, const void *bytes, size_t n)
 {
-	char *dir = make_tmpdir();
-	char *p = xasprintf("%s/text.o", dir);
+	char *p = xasprintf("%s/input.o", dir);
+
+	write_file(p, bytes, n);
+	return p;
+}
+
+static char *text_file(const char *dir)
+{
 	static const char text[] = "this is not an object file\n";
+
+	return file_of(dir, text, sizeof(text) - 1);
+}
+
+static char *empty_file(const char *dir)
+{
+	return file_of(dir, "", 0);
+}
+
+static char *archive_file(const char *dir)
+{
 	static const uint8_t ar[] = "!<arch>\n";
 
-	write_file(p, text, sizeof(text) - 1);
-	expect_open_fails(p);
-	write_file(p, "", 0);
-	expect_open_fails(p);
-	write_file(p, ar, sizeof(ar) - 1);
+	return file_of(dir, ar, sizeof(ar) - 1);
+}
+
+static char *a_directory(const char *dir)
+{
+	return xasprintf("%s", dir);
+}
+
+static char *dev_null(const char *dir)
+{
+	(void)dir;
+	return xasprintf("/dev/null");
+}
+
+static char *a_fifo(const char *dir)
+{
+	char *p = xasprintf("%s/fifo", dir);
+
+	ck_assert_int_eq(mkfifo(p, 0600), 0);
+	return p;
+}
+
+static char *missing_file(const char *dir)
+{
+	return xasprintf("%s/missing.o", dir);
+}
+
+static char *empty_path(const char *dir)
+{
+	(void)dir;
+	return xasprintf("%s", "");
+}
+
+static char *(*const bad_inputs[])(const char *dir) = {
+	text_file, empty_file, archive_file,	/* not ELF */
+	a_directory, dev_null, a_fifo,		/* not a regular file */
+	missing_file, empty_path,		/* nothing there */
+};
+
+START_TEST(error_bad_input)
+{
+	char *dir = make_tmpdir();
+	char *p = bad_inputs[_i](dir);
+
 	expect_open_fails(p);
 	free(p);
 	remove_tree(dir);
@@ -156,32 +215,6 @@ START_TEST(error_section_past_end)
 }
 END_TEST
 
-START_TEST(error_not_regular)
-{
-	char *dir = make_tmpdir();
-
-	expect_open_fails(dir);
-	expect_open_fails("/dev/null");
-	char *fifo = xasprintf("%s/fifo", dir);
-	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-	expect_open_fails(fifo);
-	free(fifo);
-	remove_tree(dir);
-}
-END_TEST
-
-START_TEST(error_nonexistent)
-{
-	char *dir = make_tmpdir();
-	char *p = xasprintf("%s/missing.o", dir);
-
-	expect_open_fails(p);
-	expect_open_fails("");
-	free(p);
-	remove_tree(dir);
-}
-END_TEST
-
 static Suite *errors_suite(void)
 {
 	Suite *s = suite_create("elf_errors");
@@ -189,20 +222,15 @@ static Suite *errors_suite(void)
 
 	tc = tcase_create("errors");
 	tcase_set_timeout(tc, 60);
-	tcase_add_test(tc, error_not_elf);
+	tcase_add_loop_test(tc, error_bad_input, 0,
+			    sizeof(bad_inputs) / sizeof(bad_inputs[0]));
 	tcase_add_loop_test(tc, error_truncated, 0, 2);
 	tcase_add_test(tc, error_section_past_end);
-	tcase_add_test(tc, error_not_regular);
-	tcase_add_test(tc, error_nonexistent);
 	suite_add_tcase(s, tc);
 	return s;
 }
 
 int main(void)
 {
-	if (!mc_elf_init()) {
-		fprintf(stderr, "libelf version mismatch\n");
-		return EXIT_FAILURE;
-	}
-	return unit_run(errors_suite());
+	return elf_test_main(errors_suite());
 }

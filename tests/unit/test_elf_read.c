@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "elf_test.h"
-#include "unit.h"
 
 /* ---- open, sections, symbols ------------------------------------- */
 
@@ -246,9 +245,5 @@ static Suite *read_suite(void)
 
 int main(void)
 {
-	if (!mc_elf_init()) {
-		fprintf(stderr, "libelf version mismatch\n");
-		return EXIT_FAILURE;
-	}
-	return unit_run(read_suite());
+	return elf_test_main(read_suite());
 }

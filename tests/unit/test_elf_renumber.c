@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "elf_test.h"
-#include "unit.h"
 
 /* ---- renumbering while the writer streams ------------------------ */
 
@@ -318,9 +317,5 @@ static Suite *renumber_suite(void)
 
 int main(void)
 {
-	if (!mc_elf_init()) {
-		fprintf(stderr, "libelf version mismatch\n");
-		return EXIT_FAILURE;
-	}
-	return unit_run(renumber_suite());
+	return elf_test_main(renumber_suite());
 }

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "elf_test.h"
-#include "unit.h"
 
 /*
  * Shared body: add section symbols for `want` (n of them; 0 entries
@@ -279,30 +278,48 @@ START_TEST(add_section_symbol_comdat)
 }
 END_TEST
 
+/*
+ * dir/big.o, assembled (as --64) from `nsec` one-byte sections .s0,
+ * .s1, ... (each byte its index's low 8 bits, or 1), `nglobals` globals
+ * hi0, hi1, ... in the highest sections but `skip` (their SHN_XINDEX
+ * entries must move), and `tail`, which may name .s<nsec - 2> (%d).
+ */
+static char *many_sections(const char *dir, int nsec, bool numbered,
+			   int nglobals, int skip, const char *tail)
+{
+	char *s = xasprintf("%s/big.s", dir);
+	char *o = xasprintf("%s/big.o", dir);
+	FILE *f = fopen(s, "w");
+
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < nsec; i++)
+		fprintf(f, ".section .s%d,\"a\"\n.byte %d\n", i,
+			numbered ? i & 0xff : 1);
+	for (int i = 0; i < nglobals; i++)
+		fprintf(f, ".section .s%d,\"a\"\n.globl hi%d\nhi%d: .byte 2\n",
+			nsec - 1 - skip - i, i, i);
+	fprintf(f, tail, nsec - 2);
+	ck_assert_int_eq(fclose(f), 0);
+	char *cmd = xasprintf("as --64 -o '%s' '%s'", o, s);
+	free(run(cmd, NULL, NULL));
+	free(cmd);
+	free(s);
+	return o;
+}
+
 /* More than 65280 sections: SHN_XINDEX and SHT_SYMTAB_SHNDX. */
 START_TEST(add_section_symbol_xindex)
 {
 	char *dir = make_tmpdir();
-	char *s = xasprintf("%s/big.s", dir);
-	char *o = xasprintf("%s/big.o", dir);
-	FILE *f = fopen(s, "w");
 	enum { NSEC = 65400 };
-
-	ck_assert_ptr_nonnull(f);
-	for (int i = 0; i < NSEC; i++)
-		fprintf(f, ".section .s%d,\"a\"\n.byte %d\n", i, i & 0xff);
-	/* Relocations against high-numbered sections, and a global. */
-	fprintf(f, ".section .s%d,\"a\"\nlab: .byte 1\n", NSEC - 1);
-	/* Globals in high sections: their SHN_XINDEX entries must move. */
-	for (int i = 0; i < 4; i++)
-		fprintf(f, ".section .s%d,\"a\"\n.globl hi%d\nhi%d: .byte 2\n",
-			NSEC - 5 - i, i, i);
-	fprintf(f, ".data\n.quad lab\n.globl g\ng: .quad .s%d + 8\n"
-		   ".quad .s3\n.text\n.globl fn\nfn: call ext\nret\n",
-		NSEC - 2);
-	ck_assert_int_eq(fclose(f), 0);
-	char *cmd = xasprintf("as --64 -o '%s' '%s'", o, s);
-	free(run(cmd, NULL, NULL));
+	/*
+	 * Relocations against high-numbered sections (lab, in the last),
+	 * and a global.
+	 */
+	char *o = many_sections(dir, NSEC, true, 4, 4,
+				".section .s65399,\"a\"\nlab: .byte 1\n"
+				".data\n.quad lab\n.globl g\ng: .quad .s%d + 8\n"
+				".quad .s3\n.text\n.globl fn\nfn: call ext\nret\n");
 
 	struct mc_object obj;
 	open_ok(&obj, o);
@@ -331,8 +348,6 @@ START_TEST(add_section_symbol_xindex)
 
 	free(count);
 	free(sym);
-	free(cmd);
-	free(s);
 	free(o);
 	remove_tree(dir);
 }
@@ -389,22 +404,10 @@ END_TEST
 START_TEST(add_section_symbols_batch_xindex)
 {
 	char *dir = make_tmpdir();
-	char *s = xasprintf("%s/big.s", dir);
-	char *o = xasprintf("%s/big.o", dir);
-	FILE *f = fopen(s, "w");
 	enum { NSEC = 65300 };
-
-	ck_assert_ptr_nonnull(f);
-	for (int i = 0; i < NSEC; i++)
-		fprintf(f, ".section .s%d,\"a\"\n.byte 1\n", i);
-	for (int i = 0; i < 3; i++)
-		fprintf(f, ".section .s%d,\"a\"\n.globl hi%d\nhi%d: .byte 2\n",
-			NSEC - 1 - i, i, i);
-	fprintf(f, ".data\n.globl g\ng: .quad .s%d + 8\n.quad hi1\n",
-		NSEC - 2);
-	ck_assert_int_eq(fclose(f), 0);
-	char *cmd = xasprintf("as --64 -o '%s' '%s'", o, s);
-	free(run(cmd, NULL, NULL));
+	char *o = many_sections(dir, NSEC, false, 3, 0,
+				".data\n.globl g\ng: .quad .s%d + 8\n"
+				".quad hi1\n");
 
 	struct mc_object obj;
 	open_ok(&obj, o);
@@ -416,8 +419,6 @@ START_TEST(add_section_symbols_batch_xindex)
 	mc_object_close(&obj);
 	check_add_section_symbols(o, true, want, 3);
 
-	free(cmd);
-	free(s);
 	free(o);
 	remove_tree(dir);
 }
@@ -443,9 +444,5 @@ static Suite *symbols_suite(void)
 
 int main(void)
 {
-	if (!mc_elf_init()) {
-		fprintf(stderr, "libelf version mismatch\n");
-		return EXIT_FAILURE;
-	}
-	return unit_run(symbols_suite());
+	return elf_test_main(symbols_suite());
 }

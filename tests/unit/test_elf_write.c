@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include "elf_test.h"
-#include "unit.h"
 
 /* ---- writing ----------------------------------------------------- */
 
@@ -237,9 +236,5 @@ static Suite *write_suite(void)
 
 int main(void)
 {
-	if (!mc_elf_init()) {
-		fprintf(stderr, "libelf version mismatch\n");
-		return EXIT_FAILURE;
-	}
-	return unit_run(write_suite());
+	return elf_test_main(write_suite());
 }
