@@ -370,6 +370,102 @@ START_TEST(add_section)
 END_TEST
 
 /*
+ * A table and its relocation section added in one call
+ * (mc_add_table_section): named, linked and grouped as an assembler
+ * would; and an empty relocation section for a section that had none
+ * (mc_add_reloc_section).  The file is then taken by readelf and ld -r.
+ */
+START_TEST(add_table_section)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "comdat", "cc",
+			  is64(_i) ? "cc -O0" : "i686-linux-gnu-gcc -O0",
+			  comdat_src);
+	struct mc_object obj;
+	size_t addr = is64(_i) ? 8 : 4, group = 0;
+	uint32_t rel_type = is64(_i) ? SHT_RELA : SHT_REL;
+	const char *prefix = is64(_i) ? ".rela" : ".rel";
+
+	open_ok(&obj, o);
+	for (size_t i = 1; i < obj.n_sections && !group; i++)
+		if (obj.sections[i]->shdr.sh_type == SHT_GROUP)
+			group = i;
+	ck_assert_uint_ne(group, 0);
+	size_t text = mc_section_by_name(&obj, ".text")->index;
+	size_t sym = section_symbol(&obj, text);
+	if (sym == SIZE_MAX)
+		sym = mc_add_section_symbols(&obj, &text, 1);
+	ck_assert_uint_ne(sym, SIZE_MAX);
+
+	uint8_t *slots = calloc(2, addr);
+	void *rels = calloc(2, mc_reloc_entry_size(&obj, rel_type));
+	ck_assert(slots && rels);
+	for (size_t k = 0; k < 2; k++) {
+		/* R_X86_64_64 / R_386_32 */
+		struct mc_reloc r = { .offset = k * addr, .type = 1,
+				      .sym = sym, .addend = is64(_i) ? 4 : 0 };
+
+		mc_reloc_store(&obj, rel_type, rels, k, &r);
+	}
+	struct mc_table_spec spec = {
+		.name = "__test_table", .flags = SHF_ALLOC, .entsize = addr,
+		.rel_type = rel_type, .group = group,
+	};
+	struct mc_section *t = mc_add_table_section(&obj, &spec, slots, rels,
+						    2);
+	ck_assert_msg(t != NULL, "%s", obj.error);
+	ck_assert_str_eq(t->name, "__test_table");
+	ck_assert_uint_eq(t->shdr.sh_type, SHT_PROGBITS);
+	ck_assert_uint_eq(t->shdr.sh_flags, SHF_ALLOC | SHF_GROUP);
+	ck_assert_uint_eq(t->shdr.sh_entsize, addr);
+	ck_assert_uint_eq(t->shdr.sh_addralign, addr);
+	ck_assert_uint_eq(t->shdr.sh_size, 2 * addr);
+	struct mc_section *rel = t->reloc;
+	ck_assert_ptr_nonnull(rel);
+	ck_assert_ptr_eq(rel->target, t);
+	char *want = xasprintf("%s__test_table", prefix);
+	ck_assert_str_eq(rel->name, want);
+	free(want);
+	ck_assert_uint_eq(rel->shdr.sh_type, rel_type);
+	ck_assert_uint_eq(rel->shdr.sh_flags, SHF_INFO_LINK | SHF_GROUP);
+	ck_assert_uint_eq(rel->shdr.sh_link, obj.symtab->index);
+	ck_assert_uint_eq(rel->shdr.sh_info, t->index);
+	ck_assert_uint_eq(mc_reloc_count(rel), 2);
+	size_t *group_of = calloc(obj.n_sections, sizeof(*group_of));
+	ck_assert_ptr_nonnull(group_of);
+	ck_assert(mc_section_groups(&obj, group_of));
+	ck_assert_uint_eq(group_of[t->index], group);
+	ck_assert_uint_eq(group_of[rel->index], group);
+	free(group_of);
+
+	struct mc_section *bare = NULL;
+	for (size_t i = 1; i < obj.n_sections && !bare; i++)
+		if (obj.sections[i]->shdr.sh_type == SHT_PROGBITS &&
+		    (obj.sections[i]->shdr.sh_flags & SHF_ALLOC) &&
+		    !(obj.sections[i]->shdr.sh_flags & SHF_GROUP) &&
+		    !mc_reloc_section_of(&obj, i))
+			bare = obj.sections[i];
+	ck_assert_ptr_nonnull(bare);
+	struct mc_section *empty = mc_add_reloc_section(&obj, bare, rel_type,
+							addr, 0, NULL, 0);
+	ck_assert_msg(empty != NULL, "%s", obj.error);
+	want = xasprintf("%s%s", prefix, bare->name);
+	ck_assert_str_eq(empty->name, want);
+	free(want);
+	ck_assert_ptr_eq(bare->reloc, empty);
+	ck_assert_uint_eq(empty->shdr.sh_flags, SHF_INFO_LINK);
+	ck_assert_uint_eq(mc_reloc_count(empty), 0);
+
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	assert_readelf_clean(o);
+	assert_ld_r(o, is64(_i));
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
  * Section handles stay valid: adding sections (here enough to grow the
  * array of sections several times) moves none, and each relocation
  * section and its target know each other from the read on.
@@ -444,6 +540,7 @@ static Suite *edit_suite(void)
 	tcase_add_loop_test(tc, add_section, 0, 2);
 	tcase_add_loop_test(tc, symbol_binding_read_in_place, 0, 2);
 	tcase_add_loop_test(tc, section_handles_stable, 0, 2);
+	tcase_add_loop_test(tc, add_table_section, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
