@@ -591,6 +591,7 @@ static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
 	.anchor_avoid_func = true,					\
 	.symbol_mode_bits = 1,						\
+	.insn_step = 2,							\
 	/* push {r4-r11, lr} (or push.w), push {lr}, then the bl */	\
 	.max_entry_offset = 32
 

@@ -90,6 +90,9 @@ enum {
 	R_PPC64_PLTCALL_NOTOC_ = 122,
 	R_PPC64_PLT_PCREL34_ = 134,
 	R_PPC64_PLT_PCREL34_NOTOC_ = 135,
+
+	EF_PPC64_ABI_ = 3,	/* e_flags: 1 ELFv1, 2 ELFv2, 0 unstated */
+	EF_PPC64_ABI_V2_ = 2,
 };
 
 /* Instruction words, in neither byte order yet. */
@@ -315,6 +318,7 @@ static bool ppc_le_live_forms(const struct mc_arch *arch, uint8_t *on,
 
 /* The code of every entry: its functions read the entry's byte order. */
 #define PPC_CODE							\
+	.insn_step = 2,							\
 	.decode_site = ppc_decode_site, .encode_nop = ppc_encode_nop,	\
 	.encode_call = ppc_encode_call, .site_neutral = ppc_site_neutral
 
@@ -327,13 +331,23 @@ static bool ppc_le_live_forms(const struct mc_arch *arch, uint8_t *on,
 	.endian = MC_BIG_ENDIAN, PPC_CODE,				\
 	.pad_nops = ppc_be_pad_nops, .n_pad_nops = MC_COUNT(ppc_be_pad_nops)
 
+/* Every ppc64 object but an ELFv2 one calls through .opd's descriptors. */
+static bool ppc64_uses_descriptors(const struct mc_arch *arch,
+				   uint32_t e_flags)
+{
+	(void)arch;
+	return (e_flags & EF_PPC64_ABI_) != EF_PPC64_ABI_V2_;
+}
+
 /* What ELFv1 (big-endian) and ELFv2 (little-endian) ppc64 share. */
 #define PPC64_COMMON							\
 	.e_machine = EM_PPC64_, .elf_class = 64, .addr_size = 8,	\
 	.table_uses_rela = true, .table_reloc = R_PPC64_ADDR64_,	\
 	.none_reloc = R_PPC64_NONE_, .relative_reloc = R_PPC64_RELATIVE_, \
 	.hook_symbols = ppc64_hook_symbols, PPC64_COMPANIONS,		\
-	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET
+	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,			\
+	.descriptor_section = ".opd",					\
+	.uses_descriptors = ppc64_uses_descriptors
 
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,

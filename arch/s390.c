@@ -375,6 +375,7 @@ const struct mc_arch mc_arch_s390x = {
 	.max_entry_offset = 0,
 	.live_store_max = 1,	/* one byte: the forms differ in one bit */
 	.live_forms = s390_live_forms,
+	.insn_step = 2,
 	.decode_site = s390_decode_site,
 	.encode_nop = s390_encode_nop,
 	.encode_call = s390_encode_call,

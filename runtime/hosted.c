@@ -24,6 +24,7 @@
 #include <mcount.h>
 
 #include "hosted.h"
+#include "../arch/sections.h"
 
 static struct {
 	uintptr_t bias;
@@ -337,7 +338,8 @@ void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
  * either form: refused, as is a name with two sections of entries, or
  * a section that is not mapped whole.
  */
-static const char *const table_names[] = { ".mcount_loc", "__mcount_loc" };
+static const char *const table_names[] = { MC_TABLE_SECTION_LINKED,
+					   MC_TABLE_SECTION };
 
 int mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
 {
