@@ -190,6 +190,8 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_HOOK_RE='bl[[:space:]]+[0-9a-f]+ <_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^nop$'
+		# a pad's live form (arch/aarch64.c): `mov x9, x30; nop`
+		RT_PAD_NEUTRAL_RE='^(nop|mov x9, x30)$'
 		;;
 	riscv64)
 		# -pg only.  By default ld relaxes each `auipc ra; jalr ra`
