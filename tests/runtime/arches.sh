@@ -219,7 +219,10 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
-		RT_NEUTRAL_RE='^nop$'
+		# live forms (arch/riscv.c): at a multiple of 4 the call's
+		# `auipc` (ra; a pad's t0) then `nop`, or one `nop` for a
+		# relaxed `jal`; at 2 mod 4 a `c.j` over the call it keeps
+		RT_NEUTRAL_RE='^(nop|auipc (ra|t0),0x[0-9a-f]+|j 0x[0-9a-f]+)$'
 		RT_NEUTRAL_INSN_LEN=4
 		;;
 	arm)
