@@ -99,6 +99,7 @@ enum {
 	PPC_BL_MASK = 0xfc000003,	/* opcode, AA and LK bits */
 	PPC_LI_MASK = 0x03fffffc,	/* the displacement, in bytes */
 	PPC_BCTRL = 0x4e800421,		/* bcctrl 20,0: call through CTR */
+	PPC_MFLR_R0 = 0x7c0802a6,	/* mflr r0 (mfspr r0,LR) */
 };
 
 /* The same words as bytes in each byte order. */
@@ -248,8 +249,9 @@ static const struct mc_insn ppc_be_pad_nops[] = {
  * For the runtime (ppc64le): a pad is enabled with `mflr r0; bl target`
  * over its first two NOPs at the function's entry, the -mprofile-kernel
  * hook, whose trampoline serves pads as well; so a pad needs
- * -fpatchable-function-entry=2 or more NOPs from the entry.  Disabling
- * writes the two NOPs back.
+ * -fpatchable-function-entry=2 or more NOPs from the entry.  Its live
+ * form (ppc_le_live_forms) keeps the `mflr r0` for good and toggles the
+ * second word alone.
  */
 static const uint8_t ppc_le_pad_nop2[8] = {
 	0x00, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x60,	/* nop; nop */
@@ -260,7 +262,7 @@ static bool ppc_le_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
 {
 	if (len != 8)
 		return false;
-	mc_put_le32(out, 0x7c0802a6u);			/* mflr r0 */
+	mc_put_le32(out, PPC_MFLR_R0);			/* mflr r0 */
 	return ppc_encode_call(arch, out + 4, 4, site + 4, target);
 }
 
@@ -272,6 +274,45 @@ static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
 	*len = 8;
 	return avail >= 8 && mc_bytes_equal(p, ppc_le_pad_nop2, 8) ?
 		ppc_le_pad_nop2 : NULL;
+}
+
+/*
+ * Live patching (the runtime toggles a site while other threads run
+ * it).  The Power ISA defines concurrent modification and execution
+ * (CMODX, Book II) for one word-aligned word whose old and new values
+ * are both of the "patch class": the I-form branch b[l][a] and the
+ * preferred no-op `ori 0,0,0`.  A thread fetching the word then
+ * executes one or the other, never a mixture; the patching thread's
+ * dcbst/sync/icbi/isync (__builtin___clear_cache) make the new word
+ * visible to instruction fetch.  So enabled and disabled differ in the
+ * `bl` word alone, which toggles `bl` <-> `nop`:
+ *
+ *   hook (-pg, -mprofile-kernel)   bl tramp            <-> nop
+ *   pad                            mflr r0; bl tramp   <-> mflr r0; nop
+ *
+ * A disabled pad keeps its `mflr r0`, written once at boot while no
+ * other thread runs: it copies LR into r0, which no function takes as
+ * an argument (ELFv2: r0 is volatile and carries nothing into a call;
+ * GCC's own -mprofile-kernel hook writes it the same way).  A thread
+ * that ran the `mflr` while the site was disabled and reaches the word
+ * after it was enabled still has LR in r0, as the trampoline
+ * (mc_rt_tramp_fentry) expects: it keeps r0 as the function's return
+ * address and puts it back in LR.
+ */
+static bool ppc_le_live_forms(const struct mc_arch *arch, uint8_t *on,
+			      uint8_t *off, unsigned pre, unsigned len, bool pad,
+			      uint64_t at)
+{
+	unsigned call = pre + len - 4;		/* the bl word */
+
+	(void)at;
+	if (len != (pad ? 8u : 4u) ||
+	    (mc_get32(arch->endian, on + call) & PPC_BL_MASK) != PPC_BL ||
+	    (pad && mc_get32(arch->endian, on + pre) != PPC_MFLR_R0))
+		return false;
+	mc_bytes_copy(off, on, pre + len);
+	mc_put32(arch->endian, off + call, PPC_NOP);	/* nop */
+	return true;
 }
 
 /* The code of every entry: its functions read the entry's byte order. */
@@ -299,6 +340,7 @@ static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
 	.live_store_max = 4,	/* one instruction word */
+	.live_forms = ppc_le_live_forms,
 	.pad_call_len = 8, .encode_pad_call = ppc_le_encode_pad_call,
 	.pad_neutral = ppc_le_pad_neutral,
 	.forms = ppc64le_forms, .n_forms = MC_COUNT(ppc64le_forms),

@@ -467,11 +467,12 @@ static void text_close(void)
 }
 
 /*
- * Make [addr, addr + len) writable: the platform is asked to open the
- * rest of the code mapping that holds it, so that the next sites need
- * no call.
+ * Make [addr, addr + len) writable.  `rest`: the boot pass, which goes
+ * up through the sorted sites, asks the platform to open the rest of
+ * the code mapping that holds it, so that the next sites need no call;
+ * a live toggle opens only what it writes.
  */
-static bool text_open(uintptr_t addr, size_t len)
+static bool text_open(uintptr_t addr, size_t len, bool rest)
 {
 	size_t n;
 
@@ -479,10 +480,10 @@ static bool text_open(uintptr_t addr, size_t len)
 	    addr < open_span.hi)
 		return true;
 	n = code_avail(addr);
-	if (n < len || mc_plat_text_open(addr, n) != 0)
+	if (n < len || mc_plat_text_open(addr, rest ? n : len) != 0)
 		return false;
 	open_span.lo = addr;
-	open_span.hi = addr + n;
+	open_span.hi = addr + (rest ? n : len);
 	return true;
 }
 
@@ -501,11 +502,12 @@ static void note_written(uintptr_t addr, size_t len)
 
 /*
  * Write `len` bytes of code with plain stores: only where no other
- * thread runs it (boot).  The caller closes the text window.
+ * thread runs it (boot, or a process of one thread).  The caller closes
+ * the text window.
  */
 static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
 {
-	if (!text_open(addr, len))
+	if (!text_open(addr, len, !booted))
 		return MCOUNT_EPROTECT;
 	mc_bytes_copy((uint8_t *)addr, code, len);
 	note_written(addr, len);
@@ -909,7 +911,7 @@ static int store_head(struct rt_site *s, bool on)
 	for (unsigned i = 0; i < s->head_len; i++)
 		if (at + i >= span && at + i < span + pre + s->len)
 			word.b[i] = form[at + i - span];
-	if (!text_open(at, s->head_len))
+	if (!text_open(at, s->head_len, false))
 		return MCOUNT_EPROTECT;
 	switch (s->head_len) {
 	case 1:

@@ -27,18 +27,41 @@
 /* The same arch/ table the runtime's backend uses. */
 #define ARCH MC_RT_ARCH
 
+#ifdef __arm__
+#include "../../runtime/hosted.h"
+
+extern const struct mc_arch mc_arch_thumb2;
+#endif
+
 /*
- * The entry that reads the site at `addr`, as the engine picks it: ARM
- * tells ARM from Thumb-2 sites by the code before them.
+ * The entry that reads the site at `addr`.  ARM: Thumb-2 if the function
+ * symbol holding it has bit 0 set, else ARM; told independently of the
+ * code, which the engine rewrites at boot (its push before a hook, which
+ * MC_RT_SITE_ARCH reads, is gone then).  Code no symbol covers: as the
+ * engine told it.
  */
 static const struct mc_arch *arch_at(unsigned long addr)
 {
+#ifdef __arm__
+	uintptr_t start;
+
+	if (mc_host_sym_by_addr(addr, &start, NULL, NULL))
+		return start & 1 ? &mc_arch_thumb2 : &mc_arch_arm;
+#endif
 #ifdef MC_RT_SITE_ARCH
 	return MC_RT_SITE_ARCH(addr);
 #else
 	(void)addr;
 	return ARCH;
 #endif
+}
+
+/* Bytes before `s` that its live form covers (ARM's push). */
+static unsigned live_prelude(const struct mcount_site_info *s)
+{
+	const struct mc_arch *a = arch_at(s->at);
+
+	return s->style == MCOUNT_STYLE_PAD || !a ? 0 : a->live_prelude;
 }
 
 extern const uintptr_t __start_mcount_loc[]
@@ -496,9 +519,10 @@ static int show_site(const struct mcount_site_info *s, void *arg)
 			refused_ok = 0;
 		return 0;
 	}
+	/* from the bytes before it that its live form covers */
 	printf("SITE %lx %u", s->addr - bias, s->len);
-	for (unsigned i = 0; i < s->len; i++)
-		printf(" %02x", p[i]);
+	for (const uint8_t *b = p - live_prelude(s); b < p + s->len; b++)
+		printf(" %02x", *b);
 	printf("\n");
 	if (s->style == MCOUNT_STYLE_PAD) {
 		printf("PAD %lx %lx %u", s->addr - bias, s->at - bias, s->len);

@@ -173,15 +173,17 @@ check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 			exit e != 0 }'
 }
 
-# The disabled bytes rt_test read back must disassemble, independently
-# of arch/, into instructions that RT_NEUTRAL_RE allows (NOPs, or the
-# live form's disabled instructions): at least one per site, at most one
-# per RT_NEUTRAL_INSN_LEN bytes read (a live form may take several of a
+# The disabled bytes rt_test read back (from the bytes before a site
+# that its live form covers, ARM's) must disassemble, independently of
+# arch/, into instructions that RT_NEUTRAL_RE allows (NOPs, or the live
+# form's disabled instructions): at least one per site, at most one per
+# RT_NEUTRAL_INSN_LEN bytes read (a live form may take several of a
 # pad's NOPs in one instruction).  A disabled form may jump forward over
-# the rest of itself (riscv64's `c.j` over the call it keeps at 2 mod 4):
-# what it skips is not judged, and it must land on the site's end.  Each
-# site is disassembled on its own, so that skipped bytes objdump reads
-# as an instruction running past the site cannot take the next site's.
+# the rest of itself (Thumb's `b.n` over the call it keeps, riscv64's
+# `c.j` at 2 mod 4): what it skips is not judged, and it must land on
+# its site's end.  Each site is disassembled on its own, so that skipped
+# bytes objdump reads as an instruction running past the site cannot
+# take the next site's.
 check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	awk '/^SITE/ { for (i = 4; i <= NF; i++) printf "%s", $i }' "$1" |
 		xxd -r -p > "$2/nops.bin"
@@ -388,6 +390,16 @@ main_cases() {
 	done
 }
 
+# The storm's cases: main_cases, and those of RT_STORM_EXTRA this
+# compiler runs.
+storm_cases() {
+	main_cases
+	all=" $(echo $RT_CASES) "
+	for c in ${RT_STORM_EXTRA:-}; do
+		case $all in *" $c "*) echo $c ;; esac
+	done
+}
+
 # $RT_RUN unquoted on purpose: a runner is a command and its options.
 for c in $RT_CASES; do
 	parse_case $c
@@ -402,9 +414,10 @@ for c in $RT_CASES; do
 	done
 done
 
-# The toggle storm (storm.c): one case per style, STORM_RUNS runs of
-# STORM_SECONDS each, threads calling and toggling at once.  A run
-# passes when it exits 0 having printed its own "N passed, 0 failed".
+# The toggle storm (storm.c): one case per style and RT_STORM_EXTRA's
+# (storm_cases), STORM_RUNS runs of STORM_SECONDS each, threads calling
+# and toggling at once.  A run passes when it exits 0 having printed
+# its own "N passed, 0 failed".
 STORM_RUNS=${STORM_RUNS:-3}
 STORM_SECONDS=${STORM_SECONDS:-2}
 storm_build() {	# storm_build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
@@ -420,7 +433,7 @@ storm_build() {	# storm_build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 if [ -n "${NO_STORM:-}" ]; then
 	echo "SKIP: [$TAG] toggle storm (NO_STORM)"
 else
-	for c in $(main_cases); do
+	for c in $(storm_cases); do
 		parse_case $c
 		d=$OUT/storm/$c
 		if ! storm_build $d "$hooks" $pie "$LIB" "$extra"; then
@@ -472,6 +485,20 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 			run_case $d/$style manual $style $RT_SAN_RUN $RT_RUN
 		else
 			fail "[$d/$style] sanitizer build"
+		fi
+		# the storm too: the engine's own memory under ASan+UBSan while
+		# threads toggle (ThreadSanitizer cannot run it: it has no
+		# shadow for the text the engine writes)
+		if [ $ok = 1 ] && [ -z "${NO_STORM:-}" ] &&
+		   storm_build $d/storm-$style "$hooks" $pie $d/libmcount-san.a "$SAN $extra"; then
+			if STORM_SECONDS=$STORM_SECONDS $RT_SAN_RUN $RT_RUN \
+				$d/storm-$style/storm >$d/storm-$style/out 2>&1 &&
+			   grep -q '^[0-9]* passed, 0 failed$' $d/storm-$style/out; then
+				pass "[$TAG $c] toggle storm under ASan+UBSan"
+			else
+				fail "[$TAG $c] toggle storm under ASan+UBSan"
+				tail -20 $d/storm-$style/out
+			fi
 		fi
 	done
 else
