@@ -160,8 +160,8 @@ END_TEST
  * The runtime's live forms, against bytes from aarch64-linux-gnu-as, not
  * our encoders: a `bl .+0x1000` stands for the call to the trampoline.
  */
-static const uint8_t as_mov_x9[4] = { 0xe9, 0x03, 0x1e, 0xaa };	/* mov x9, x30 */
-static const uint8_t as_mov_x0[4] = { 0xe0, 0x03, 0x1e, 0xaa };	/* mov x0, x30 */
+static const uint8_t as_mov_x9[4] = { 0xe9, 0x03, 0x1e, 0xaa };	/* mov x9,x30 */
+static const uint8_t as_mov_x0[4] = { 0xe0, 0x03, 0x1e, 0xaa };	/* mov x0,x30 */
 static const uint8_t as_bl[4] = { 0x00, 0x04, 0x00, 0x94 };	/* bl .+0x1000 */
 static const uint8_t as_nop[4] = { 0x1f, 0x20, 0x03, 0xd5 };	/* nop */
 
