@@ -222,6 +222,9 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		# form, no symbol) must be refused, with either compiler.
 		RT_CLANG_TARGET=riscv64-linux-gnu
 		RT_CLANG_CASES=$RT_CASES
+		# the 8-byte pair's live forms too (GCC relaxes mcount-pie's
+		# to jal; clang 14 does not)
+		RT_STORM_EXTRA="mcount-pie+norelax"
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
