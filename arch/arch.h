@@ -264,10 +264,12 @@ struct mc_arch {
 	 *
 	 * live_forms gets in on[0, pre) the bytes before the site as they
 	 * are now and in on[pre, pre + len) the call that enables it
-	 * (encode_call's or encode_pad_call's); it may rewrite on's first
-	 * `pre` bytes to what the enabled form needs there, and writes the
-	 * disabled form of all pre + len bytes to `off`.  False if the site
-	 * has no such pair of forms.  NULL: the disabled form is the
+	 * (encode_call's or encode_pad_call's), and the site's address
+	 * `at` (on[pre]'s, whose alignment may decide the form); it may
+	 * rewrite on's first `pre` bytes to what the enabled form needs
+	 * there, and writes the disabled form of all pre + len bytes to
+	 * `off`.  False if the site has no such pair of forms.  NULL: the
+	 * disabled form is the
 	 * enabled one with the site's neutral bytes in place of the call
 	 * (right where that is one instruction swapped for another, as on
 	 * aarch64; the runtime checks the word).
@@ -275,7 +277,8 @@ struct mc_arch {
 	uint8_t live_store_max;
 	uint8_t live_prelude;
 	bool (*live_forms)(const struct mc_arch *arch, uint8_t *on,
-			   uint8_t *off, unsigned pre, unsigned len, bool pad);
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at);
 };
 
 /* The hooks of struct mc_arch, called with the entry they belong to. */

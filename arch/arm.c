@@ -546,11 +546,13 @@ static bool arm_live_shape(const uint8_t *on, unsigned pre, unsigned len,
 }
 
 static bool arm_live_forms(const struct mc_arch *arch, uint8_t *on,
-			   uint8_t *off, unsigned pre, unsigned len, bool pad)
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
 {
 	unsigned call;
 
 	(void)arch;
+	(void)at;
 	if (!arm_live_shape(on, pre, len, pad, false, &call))
 		return false;
 	mc_bytes_copy(on + call - 4, arm_mov_ip_lr, 4);
@@ -560,11 +562,13 @@ static bool arm_live_forms(const struct mc_arch *arch, uint8_t *on,
 }
 
 static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
-			   uint8_t *off, unsigned pre, unsigned len, bool pad)
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
 {
 	unsigned call;
 
 	(void)arch;
+	(void)at;
 	if (!arm_live_shape(on, pre, len, pad, true, &call))
 		return false;
 	mc_bytes_copy(on + call - 2, thm_mov_ip_lr, 2);

@@ -303,10 +303,12 @@ static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
  * address and puts it back in LR.
  */
 static bool ppc_le_live_forms(const struct mc_arch *arch, uint8_t *on,
-			      uint8_t *off, unsigned pre, unsigned len, bool pad)
+			      uint8_t *off, unsigned pre, unsigned len, bool pad,
+			      uint64_t at)
 {
 	unsigned call = pre + len - 4;		/* the bl word */
 
+	(void)at;
 	if (len != (pad ? 8u : 4u) ||
 	    (mc_get32(arch->endian, on + call) & PPC_BL_MASK) != PPC_BL ||
 	    (pad && mc_get32(arch->endian, on + pre) != PPC_MFLR_R0))

@@ -314,13 +314,15 @@ static const uint8_t *s390_pad_neutral(const struct mc_arch *arch,
  * and %r1 in a pad.
  */
 static bool s390_live_forms(const struct mc_arch *arch, uint8_t *on,
-			    uint8_t *off, unsigned pre, unsigned len, bool pad)
+			    uint8_t *off, unsigned pre, unsigned len, bool pad,
+			    uint64_t at)
 {
 	unsigned call = len == PG_BLOCK_LEN && !pad ? 6 : 0;
 	unsigned reg = pad ? 1 : len == PG_BLOCK_LEN ? 14 : 0;
 	uint8_t *p = on + pre + call;
 
 	(void)arch;
+	(void)at;
 	if ((len != BRASL_LEN && (pad || len != PG_BLOCK_LEN)) ||
 	    p[0] != 0xc0 || p[1] != (uint8_t)(reg << 4 | 0x05))
 		return false;

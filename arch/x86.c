@@ -312,12 +312,14 @@ static const uint8_t *x86_pad_neutral(const struct mc_arch *arch,
  * a pad's call keeps the NOPs that follow it.
  */
 static bool x86_live_forms(const struct mc_arch *arch, uint8_t *on,
-			   uint8_t *off, unsigned pre, unsigned len, bool pad)
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
 {
 	unsigned op = len >= 6 && on[pre] == 0x67 ? 1 : 0;	/* addr32 */
 
 	(void)arch;
 	(void)pad;
+	(void)at;
 	if (len < 5 + op || on[pre + op] != 0xe8)		/* call rel32 */
 		return false;
 	mc_bytes_copy(off, on, pre + len);

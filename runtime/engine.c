@@ -554,7 +554,7 @@ static bool live_forms(const struct rt_site *s, uint8_t *on, uint8_t *off,
 		return false;
 	if (arch->live_forms)
 		return arch->live_forms(arch, on, off, *pre, s->len,
-					s->style == MCOUNT_STYLE_PAD);
+					s->style == MCOUNT_STYLE_PAD, s->at);
 	mc_bytes_copy(off, on, *pre);
 	mc_bytes_copy(off + *pre, s->neutral, s->len);
 	return true;

@@ -11,9 +11,8 @@
  * the instructions the architecture lets one thread rewrite while
  * another executes them (ARM ARM, "concurrent modification and
  * execution of instructions"), so a site flips between the old and the
- * new instruction, never a mix, provided the word is stored whole; the
- * engine's byte copy does not promise that, hence mcount.h's rule that
- * no other thread runs a function while its site changes.
+ * new instruction, never a mix, provided the word is stored whole, as
+ * the engine's live toggle does (one 32-bit atomic store).
  *
  * Cache maintenance after a write is the platform's job
  * (mc_plat_flush_icache): hosted.c uses __builtin___clear_cache, which
@@ -33,7 +32,9 @@ void _mcount(void);
 /*
  * A -fpatchable-function-entry=2 pad (two `nop`s at the entry, after
  * `bti c`) is enabled with `mov x9, x30; bl mc_rt_tramp_pad`, as the
- * kernel's arm64 ftrace does; disabling writes the NOPs back.
+ * kernel's arm64 ftrace does.  Boot writes the `mov x9, x30` for good
+ * (arch/aarch64.c's live forms); enabling and disabling swap the second
+ * word alone, `nop` <-> `bl`.
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 

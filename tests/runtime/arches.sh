@@ -196,6 +196,8 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_HOOK_RE='bl[[:space:]]+[0-9a-f]+ <_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^nop$'
+		# a pad's live form (arch/aarch64.c): `mov x9, x30; nop`
+		RT_PAD_NEUTRAL_RE='^(nop|mov x9, x30)$'
 		;;
 	riscv64)
 		# -pg only.  By default ld relaxes each `auipc ra; jalr ra`
@@ -220,10 +222,16 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		# form, no symbol) must be refused, with either compiler.
 		RT_CLANG_TARGET=riscv64-linux-gnu
 		RT_CLANG_CASES=$RT_CASES
+		# the 8-byte pair's live forms too (GCC relaxes mcount-pie's
+		# to jal; clang 14 does not)
+		RT_STORM_EXTRA="mcount-pie+norelax"
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
-		RT_NEUTRAL_RE='^nop$'
+		# live forms (arch/riscv.c): at a multiple of 4 the call's
+		# `auipc` (ra; a pad's t0) then `nop`, or one `nop` for a
+		# relaxed `jal`; at 2 mod 4 a `c.j` over the call it keeps
+		RT_NEUTRAL_RE='^(nop|auipc (ra|t0),0x[0-9a-f]+|j 0x[0-9a-f]+)$'
 		RT_NEUTRAL_INSN_LEN=4
 		;;
 	arm)

@@ -403,7 +403,10 @@ static int is_unknown_caller_site(unsigned long addr)
 /*
  * True if the enabled bytes `p` of a site of `len` bytes hold a call: at
  * the site, or for a pad whose call has a lead instruction (ppc64le's
- * `mflr r0; bl`) further in, at a multiple of the pad NOP's size.
+ * `mflr r0; bl`) further in, at a multiple of the pad NOP's size; or,
+ * for a pad, the arch's pad call to the pad trampoline, whose link
+ * register the decoder does not know as a hook's (aarch64's `mov x9,
+ * x30; bl`, riscv64's `auipc t0; jalr t0`).
  */
 static int holds_call(const struct mcount_site_info *s, const uint8_t *p,
 		      unsigned len)
@@ -412,6 +415,17 @@ static int holds_call(const struct mcount_site_info *s, const uint8_t *p,
 	unsigned step = s->style == MCOUNT_STYLE_PAD && arch->n_pad_nops ?
 		arch->pad_nops[0].len : len;
 
+#ifdef MC_RT_PAD_TRAMP
+	if (s->style == MCOUNT_STYLE_PAD) {
+		uint8_t call[MC_MAX_SITE_LEN];
+
+		if (len <= sizeof(call) &&
+		    mc_encode_pad_call(arch, call, len, s->at,
+				       (uintptr_t)&MC_RT_PAD_TRAMP) &&
+		    memcmp(call, p, len) == 0)
+			return 1;
+	}
+#endif
 	for (unsigned i = 0; i < len; i += step) {
 		struct mc_site d = mc_decode_site(arch, p + i, len - i,
 						  s->at + i);

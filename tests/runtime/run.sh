@@ -178,10 +178,12 @@ check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 # arch/, into instructions that RT_NEUTRAL_RE allows (NOPs, or the live
 # form's disabled instructions): at least one per site, at most one per
 # RT_NEUTRAL_INSN_LEN bytes read (a live form may take several of a
-# pad's NOPs in one instruction).  A disabled form may branch forward
-# over the rest of itself (Thumb's `b.n` over the call it keeps): what
-# it skips is not judged, and the next instruction judged must start
-# where it lands.
+# pad's NOPs in one instruction).  A disabled form may jump forward over
+# the rest of itself (Thumb's `b.n` over the call it keeps, riscv64's
+# `c.j` at 2 mod 4): what it skips is not judged, and it must land on
+# its site's end.  Each site is disassembled on its own, so that skipped
+# bytes objdump reads as an instruction running past the site cannot
+# take the next site's.
 check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	awk '/^SITE/ { for (i = 4; i <= NF; i++) printf "%s", $i }' "$1" |
 		xxd -r -p > "$2/nops.bin"
@@ -191,29 +193,36 @@ check_nop_bytes() {	# check_nop_bytes <rt_test output> <dir>
 	nmax=$(awk -v w="$w" '/^SITE/ {
 		n += w ? (NF - 3) / w : 1 } END { print n + 0 }' "$1")
 	nmin=$(grep -c '^SITE' "$1")
-	size=$(wc -c < "$2/nops.bin")
-	$RT_OBJDUMP -D -b binary -m ${RT_VARIANT_BFD:-$RT_BFD} "$2/nops.bin" |
-		NEUTRAL_RE=$CASE_NEUTRAL_RE awk -F'\t' -v lo="$nmin" -v hi="$nmax" \
-			-v size="$size" '
+	awk '/^SITE/ { print o + 0, o + NF - 3; o += NF - 3 }' "$1" |
+	while read -r lo hi; do
+		echo "SITE $lo $hi"
+		$RT_OBJDUMP -D -b binary -m ${RT_VARIANT_BFD:-$RT_BFD} \
+			--start-address=$lo --stop-address=$hi "$2/nops.bin"
+	done |
+		NEUTRAL_RE=$CASE_NEUTRAL_RE awk -F'\t' -v lo="$nmin" -v hi="$nmax" '
 			function hex(h,   v, i) { v = 0; h = tolower(h)
 				sub(/^ *(0x)?/, "", h); sub(/:$/, "", h)
 				for (i = 1; i <= length(h); i++)
 					v = v * 16 + index("0123456789abcdef",
 							   substr(h, i, 1)) - 1
 				return v }
+			function site_end() { if (skip_to && skip_to != end) {
+				print "jumps to " skip_to ", not to the end of its site (" end ")"
+				bad++ } }
+			/^SITE / { site_end(); split($0, f, " ")
+				end = f[3]; skip_to = 0; next }
 			/^ *[0-9a-f]+:\t/ && NF >= 3 { at = hex($1)
-			if (at < skip_to) next
-			if (skip_to && at != skip_to) {
-				print "lands inside an instruction: " $0; bad++ }
-			skip_to = 0; k++
+			if (skip_to && at < skip_to) next
+			if (skip_to) { site_end(); skip_to = 0 }
+			k++
 			if ($3 (NF > 3 ? " " $4 : "") !~ ENVIRON["NEUTRAL_RE"]) {
 				print "not a disabled form: " $0; bad++ }
-			else if ($3 ~ /^b(\.n|\.w)?$/ && $4 ~ /^0x[0-9a-f]+$/) {
+			else if ($3 ~ /^(b(\.n|\.w)?|j)$/ && $4 ~ /^0x[0-9a-f]+$/) {
 				skip_to = hex($4)
-				if (skip_to <= at || skip_to > size) {
-					print "branches out of the forms: " $0
-					bad++ } } }
-			END { exit !(k >= lo && k <= hi && bad == 0) }'
+				if (skip_to <= at) {
+					print "jumps back: " $0; bad++ } } }
+			END { site_end()
+				exit !(k >= lo && k <= hi && bad == 0) }'
 }
 
 # The bytes of file <binary>'s .text from link-time address <addr>

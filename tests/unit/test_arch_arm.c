@@ -295,7 +295,8 @@ static bool forms(const struct mc_arch *a, const uint8_t *head, unsigned hl,
 	memcpy(on, head, hl);
 	memcpy(on + hl, call, 4);
 	memset(off, 0xaa, hl + 4);
-	return a->live_forms(a, on, off, pad ? 0 : hl, pad ? hl + 4 : 4, pad);
+	return a->live_forms(a, on, off, pad ? 0 : hl, pad ? hl + 4 : 4, pad,
+			     0x10000);
 }
 
 /* The bytes where `on` and `off` differ lie in [lo, lo + n). */
@@ -338,7 +339,7 @@ START_TEST(live_forms_arm)
 	ck_assert(!forms(arm(), as_arm_push, 4, as_arm_bl, true, on, off));
 	memcpy(on, as_arm_push, 4);
 	memcpy(on + 4, as_arm_bl, 4);
-	ck_assert(!arm()->live_forms(arm(), on, off, 0, 4, false));
+	ck_assert(!arm()->live_forms(arm(), on, off, 0, 4, false, 0x10000));
 }
 END_TEST
 

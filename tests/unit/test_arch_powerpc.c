@@ -561,7 +561,7 @@ START_TEST(live_forms_hook)
 	ck_assert_ptr_nonnull(a->live_forms);
 	ck_assert_uint_eq(a->live_store_max, 4);
 	memset(off, 0xcc, sizeof(off));
-	ck_assert(a->live_forms(a, on, off, 0, 4, false));
+	ck_assert(a->live_forms(a, on, off, 0, 4, false, 0x1000));
 	ck_assert(memcmp(on, want_on, 4) == 0);
 	ck_assert(memcmp(off, want_off, 4) == 0);
 	ck_assert_uint_eq(off[4], 0xcc);
@@ -579,7 +579,7 @@ START_TEST(live_forms_pad)
 	static const uint8_t want_off[] = { LE_MFLR_R0, LE_NOP };
 	char lines[4][DISASM_LINE];
 
-	ck_assert(a->live_forms(a, on, off, 0, 8, true));
+	ck_assert(a->live_forms(a, on, off, 0, 8, true, 0x1000));
 	ck_assert(memcmp(off, want_off, 8) == 0);
 	ck_assert_int_eq(disasm(objdump_for(a), off, 8, 0x1000, lines, 4), 2);
 	ck_assert_msg(strncmp(disasm_text(lines[0]), "mflr", 4) == 0, "'%s'",
@@ -597,10 +597,10 @@ START_TEST(live_forms_reject)
 	uint8_t pad_nop[] = { LE_NOP, LE_BL_100 };
 	uint8_t pad[] = { LE_MFLR_R0, LE_BL_100 }, off[16];
 
-	ck_assert(!a->live_forms(a, nop, off, 0, 4, false));	/* no call */
-	ck_assert(!a->live_forms(a, hook, off, 0, 4, true));	/* pad: 8 */
-	ck_assert(!a->live_forms(a, pad, off, 0, 8, false));	/* hook: 4 */
-	ck_assert(!a->live_forms(a, pad_nop, off, 0, 8, true));	/* no mflr */
+	ck_assert(!a->live_forms(a, nop, off, 0, 4, false, 0));	/* no call */
+	ck_assert(!a->live_forms(a, hook, off, 0, 4, true, 0));	/* pad: 8 */
+	ck_assert(!a->live_forms(a, pad, off, 0, 8, false, 0));	/* hook: 4 */
+	ck_assert(!a->live_forms(a, pad_nop, off, 0, 8, true, 0)); /* no mflr */
 	/* The big-endian entries have no pads and keep the default. */
 	ck_assert_ptr_null(arch("ppc64")->live_forms);
 	ck_assert_ptr_null(arch("ppc")->live_forms);

@@ -584,8 +584,8 @@ START_TEST(live_forms_disable)
 	ck_assert_uint_eq(a->live_store_max, 1);
 	memcpy(on, c->on, c->len);
 	memset(off, 0xcc, sizeof(off));
-	ck_assert_msg(a->live_forms(a, on, off, 0, c->len, c->pad), "%s",
-		      c->what);
+	ck_assert_msg(a->live_forms(a, on, off, 0, c->len, c->pad, 0x1000),
+		      "%s", c->what);
 	ck_assert(memcmp(on, c->on, c->len) == 0);
 	ck_assert_msg(memcmp(off, c->off, c->len) == 0, "%s", c->what);
 	ck_assert_uint_eq(off[c->len], 0xcc);
@@ -612,13 +612,13 @@ START_TEST(live_forms_reject)
 	uint8_t block_r0[] = { STG, BRASL_R0_80, LG };
 	uint8_t larl[] = { STG, LARL_R1, BRASL_R14_80, LG };
 
-	ck_assert(!a->live_forms(a, r14, off, 0, 6, false));
-	ck_assert(!a->live_forms(a, r1, off, 0, 6, false));
-	ck_assert(!a->live_forms(a, r0, off, 0, 6, true));
-	ck_assert(!a->live_forms(a, nop, off, 0, 6, false));
-	ck_assert(!a->live_forms(a, block_r0, off, 0, 18, false));
-	ck_assert(!a->live_forms(a, larl, off, 0, 24, false));
-	ck_assert(!a->live_forms(a, larl, off, 0, 18, true));
+	ck_assert(!a->live_forms(a, r14, off, 0, 6, false, 0x1000));
+	ck_assert(!a->live_forms(a, r1, off, 0, 6, false, 0x1000));
+	ck_assert(!a->live_forms(a, r0, off, 0, 6, true, 0x1000));
+	ck_assert(!a->live_forms(a, nop, off, 0, 6, false, 0x1000));
+	ck_assert(!a->live_forms(a, block_r0, off, 0, 18, false, 0x1000));
+	ck_assert(!a->live_forms(a, larl, off, 0, 24, false, 0x1000));
+	ck_assert(!a->live_forms(a, larl, off, 0, 18, true, 0x1000));
 }
 END_TEST
 
