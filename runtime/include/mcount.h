@@ -87,6 +87,8 @@ enum {
 	MCOUNT_ENOSYMTAB = -9,	/* no symbol table to search */
 	MCOUNT_ENOTLIVE = -10,	/* site cannot change in one store */
 	MCOUNT_ESYNC = -11,	/* kernel cannot sync other cores */
+	MCOUNT_ETOOMANY = -12,	/* more objects than the runtime's slots */
+	MCOUNT_EOTHER = -13,	/* another copy of the runtime is in charge */
 };
 
 enum mcount_style {
@@ -111,6 +113,9 @@ struct mcount_site_info {
 	unsigned long at;	/* where those bytes are: addr, but for a
 				   pad its first NOP at or after the
 				   function's entry (past endbr64/bti c) */
+	const char *object;	/* the file of the object holding the site
+				   (hosted; valid while it stays loaded),
+				   or NULL */
 };
 
 struct mcount_counts {
