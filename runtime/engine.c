@@ -215,6 +215,13 @@ static const char *slot_style(uintptr_t slot, uint8_t *style)
 {
 	uintptr_t target;
 
+	/* a slot the image's relocations bind to a stub, whichever it is */
+	for (unsigned i = 0; i < cur->nstubs; i++) {
+		if (slot == cur->stub[i]) {
+			*style = cur->stub_style[i];
+			return NULL;
+		}
+	}
 	if (mc_plat_mem_avail(slot, false) < sizeof(target))
 		return "indirect call through an unmapped pointer";
 	mc_bytes_copy((uint8_t *)&target, (const uint8_t *)slot,

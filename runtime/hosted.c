@@ -84,30 +84,29 @@ struct host_obj *mc_host_obj_of(uintptr_t addr)
  * The boot pass asks about sorted sites, nearly all in one text
  * segment: the last answer first.  Under the patching lock.
  */
+static const ElfW(Phdr) *last_seg;
+static uintptr_t last_bias;
+
 static const ElfW(Phdr) *segment_of(uintptr_t addr, uintptr_t *bias)
 {
-	static const ElfW(Phdr) *last;
-	static uintptr_t last_bias;
 	const struct host_obj *o;
 
-	if (last && segment_holds(last_bias, last, addr)) {
+	if (last_seg && segment_holds(last_bias, last_seg, addr)) {
 		*bias = last_bias;
-		return last;
+		return last_seg;
 	}
 	o = mc_host_obj_of(addr);
 	if (!o)
 		return NULL;
-	last = obj_segment(o, addr);
+	last_seg = obj_segment(o, addr);
 	last_bias = *bias = o->bias;
-	return last;
+	return last_seg;
 }
 
-/* The cached answer of segment_of points into an object being removed. */
+/* The cached answer may point into an object being removed. */
 static void forget_segments(void)
 {
-	uintptr_t bias;
-
-	(void)segment_of(0, &bias);	/* no object holds 0: drops `last` */
+	last_seg = NULL;
 }
 
 size_t mc_plat_mem_avail(uintptr_t addr, bool code)
@@ -598,6 +597,8 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 /* The loader's counts of loads and unloads when the list was last made. */
 static unsigned long long seen_adds, seen_subs;
 static bool owner;	/* this copy booted as the process's runtime */
+/* dlopen calls of ours under way: what they load is added as they end */
+static int wrapped_loads;
 /* this thread is in the dlopen below: what it loaded is not running yet */
 static _Thread_local bool loading_here;
 
@@ -655,6 +656,7 @@ static int rescan(void)
  */
 static void reconcile(void)
 {
+	static unsigned long long skipped_adds;
 	unsigned long long c[2] = { 0, 0 };
 	static int depth;
 
@@ -662,6 +664,9 @@ static void reconcile(void)
 		return;
 	dl_iterate_phdr(loader_counts, c);
 	if (c[0] == seen_adds && c[1] == seen_subs)
+		return;
+	/* loads already passed over, until the one that loaded them locks */
+	if (c[0] == skipped_adds && c[1] == seen_subs && !loading_here)
 		return;
 	if (c[0] != seen_adds && !loading_here && !mc_plat_quiescent()) {
 		/* removals still, never a boot pass under running threads */
@@ -675,14 +680,14 @@ static void reconcile(void)
 			if (mc_host_objs[k].phdr && !mc_host_objs[k].seen)
 				obj_free(&mc_host_objs[k]);
 		depth--;
-		seen_adds = c[0];
+		skipped_adds = c[0];
 		seen_subs = c[1];
-		if (!told)
+		if (!told && !__atomic_load_n(&wrapped_loads, __ATOMIC_RELAXED))
 			fprintf(stderr, "mcount: a library was loaded without "
 				"libmcount's dlopen while threads run: its "
 				"hooks stay unpatched (link libmcount.so, or "
 				"export dlopen from the program: -rdynamic)\n");
-		told = true;
+		told = !__atomic_load_n(&wrapped_loads, __ATOMIC_RELAXED);
 		return;
 	}
 	depth++;
@@ -737,6 +742,45 @@ static void find_real(void)
 	real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
 }
 
+/*
+ * The loader searches a bare name in the RPATH and RUNPATH of the
+ * object that called dlopen, which it takes from dlopen's return
+ * address: ours, once wrapped.  So the wrapper asks the loader for the
+ * caller's search path (dlinfo RTLD_DI_SERINFO) and opens the first
+ * file found there by its path; a name already loaded, or found in no
+ * folder of that path, goes to the loader as it was given.
+ */
+static void *open_as(const void *caller, const char *file, int mode)
+{
+	struct link_map *map = NULL;
+	Dl_serinfo size, *info;
+	Dl_info where;
+	void *h = NULL;
+	char *path;
+
+	if (!file || strchr(file, '/') ||
+	    (h = real_dlopen(file, mode | RTLD_NOLOAD)) ||
+	    !dladdr1(caller, &where, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+	    dlinfo(map, RTLD_DI_SERINFOSIZE, &size) != 0)
+		return h ? h : real_dlopen(file, mode);
+	info = malloc(size.dls_size);
+	path = malloc(4096);
+	if (info && path) {
+		*info = size;
+		if (dlinfo(map, RTLD_DI_SERINFO, info) != 0)
+			info->dls_cnt = 0;
+		for (unsigned i = 0; i < info->dls_cnt && !h; i++) {
+			snprintf(path, 4096, "%s/%s", info->dls_serpath[i].dls_name,
+				 file);
+			if (access(path, F_OK) == 0)
+				h = real_dlopen(path, mode);
+		}
+	}
+	free(path);
+	free(info);
+	return h ? h : real_dlopen(file, mode);
+}
+
 void *dlopen(const char *file, int mode)
 {
 	void *h;
@@ -744,13 +788,15 @@ void *dlopen(const char *file, int mode)
 	pthread_once(&real_once, find_real);
 	if (!real_dlopen)
 		return NULL;
-	h = real_dlopen(file, mode);
+	__atomic_fetch_add(&wrapped_loads, 1, __ATOMIC_RELAXED);
+	h = open_as(__builtin_return_address(0), file, mode);
 	if (h && owner) {
 		loading_here = true;
 		mc_plat_lock();		/* reconcile() adds what it loaded */
 		mc_plat_unlock();
 		loading_here = false;
 	}
+	__atomic_fetch_sub(&wrapped_loads, 1, __ATOMIC_RELAXED);
 	return h;
 }
 
@@ -788,9 +834,21 @@ static void fork_parent(void)
 	pthread_mutex_unlock(&patch_lock);
 }
 
+/*
+ * The child's one thread is not the one that locked (a recursive
+ * mutex's owner is the locking thread's id): the locks start afresh,
+ * as do the list's and the symbols' (which no writer held: writers
+ * hold the patching lock too, and a symbol load under way is published
+ * only when done).
+ */
 static void fork_child(void)
 {
-	pthread_mutex_unlock(&patch_lock);
+	static const pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	static const pthread_rwlock_t fresh_rw = PTHREAD_RWLOCK_INITIALIZER;
+
+	patch_lock = fresh;
+	objs_lock = fresh_rw;
+	mc_host_syms_fork();
 	if (sync_core_ok)
 		register_sync_core();
 }

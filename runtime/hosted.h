@@ -77,4 +77,7 @@ MC_RT_HIDDEN bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start,
 /* `obj`'s symbols are no longer needed (it is being unloaded). */
 MC_RT_HIDDEN void mc_host_syms_free(struct host_obj *obj);
 
+/* In a child after fork: the symbols' lock starts afresh. */
+MC_RT_HIDDEN void mc_host_syms_fork(void);
+
 #endif

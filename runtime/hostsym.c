@@ -181,7 +181,6 @@ static int stub_style(const char *name)
 	return -1;
 }
 
-#ifdef MC_RT_PLT_SLOT
 /* The run-time addresses of `obj`'s GOT slots bound to a hook stub. */
 struct stub_slots {
 	uintptr_t slot[MC_RT_IMAGE_STUBS];
@@ -234,6 +233,7 @@ static void slots_in(int fd, const struct shdrs *h, size_t i,
 	free(rel);
 }
 
+#ifdef MC_RT_PLT_SLOT
 /* Entries of the PLT section `i` that jump through one of `slots`. */
 static void plt_entries(const struct shdrs *h, size_t i,
 			const struct host_obj *obj,
@@ -257,6 +257,12 @@ static void plt_entries(const struct shdrs *h, size_t i,
 	}
 }
 
+#endif
+
+/*
+ * The GOT slots of `obj` bound by name to a hook stub, and (backends
+ * with MC_RT_PLT_SLOT) its PLT entries that jump through them.
+ */
 void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
 {
 	int fd = open(obj->file, O_RDONLY | O_CLOEXEC);
@@ -272,21 +278,19 @@ void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
 	for (size_t i = 0; i < h.eh.e_shnum; i++)
 		if (h.sh[i].sh_type == SHT_RELA || h.sh[i].sh_type == SHT_REL)
 			slots_in(fd, &h, i, obj, &slots);
+	for (unsigned k = 0; k < slots.n && d->nstubs < MC_RT_IMAGE_STUBS; k++) {
+		d->stub[d->nstubs] = slots.slot[k];
+		d->stub_style[d->nstubs++] = slots.style[k];
+	}
+#ifdef MC_RT_PLT_SLOT
 	for (size_t i = 0; slots.n && i < h.eh.e_shnum; i++)
 		if ((h.sh[i].sh_flags & SHF_EXECINSTR) &&
 		    (shdr_named(&h, i, ".plt") || shdr_named(&h, i, ".plt.sec")))
 			plt_entries(&h, i, obj, &slots, d);
+#endif
 	free_shdrs(&h);
 	close(fd);
 }
-#else
-/* This backend has no PLT decoder: a library's hooks call the stub directly. */
-void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
-{
-	(void)obj;
-	(void)d;
-}
-#endif
 
 /* ---- symbols ------------------------------------------------------------ */
 
@@ -381,6 +385,13 @@ static const struct host_syms *obj_syms(struct host_obj *obj)
 	}
 	pthread_mutex_unlock(&syms_lock);
 	return obj->syms;
+}
+
+void mc_host_syms_fork(void)
+{
+	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	syms_lock = fresh;
 }
 
 void mc_host_syms_free(struct host_obj *obj)

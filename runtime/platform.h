@@ -114,8 +114,14 @@ MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
 
 /* ---- images: what the platform may ask of the engine --------------------- */
 
-/* Call targets an image may have for the hook stubs besides the stubs. */
-#define MC_RT_IMAGE_STUBS 4
+/*
+ * Call targets an image may have for the hook stubs besides the stubs,
+ * and the pointers its indirect hook calls may load: what they point
+ * to is bound by name, maybe to another object's stub of that name
+ * (glibc's own __fentry__ and mcount, gprof's, for a library linked
+ * without libmcount).
+ */
+#define MC_RT_IMAGE_STUBS 8
 
 /*
  * One object's table, for mc_rt_image_add.  `handle` names the object
@@ -123,8 +129,9 @@ MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
  * `name` is its file, shown in mcount_site_info and kept while the
  * image is; `got` its GOT base where hooks call through it
  * (MC_SITE_CALL_GOT), else 0; stub[0, nstubs) more addresses a hook
- * call may target, with the style each means (a shared library's PLT
- * entries for __fentry__ or _mcount).
+ * call may target or load its target from, with the style each means
+ * (a shared library's PLT entries and GOT slots for __fentry__ or
+ * _mcount).
  */
 struct mc_rt_image_desc {
 	const uintptr_t *start, *stop;
