@@ -80,9 +80,12 @@ WARN := -Wall -Wextra $(WERROR)
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
 	-DMC_VERSION='"$(VERSION)"'
 
-ARCH_SRCS := arch/arch.c arch/x86.c arch/aarch64.c arch/arm.c arch/riscv.c arch/powerpc.c \
-	arch/s390.c arch/mips.c arch/sparc.c arch/sh.c
-ELF_SRCS := elf/object.c elf/reloc.c elf/edit.c elf/write.c elf/validate.c
+# The architectures' files, each once, in arch/arches.def's order.
+ARCH_FILES := $(shell sed -n 's/^MC_ARCH([a-z0-9_]*, *\([a-z0-9_]*\))$$/\1/p' \
+	arch/arches.def | awk '!seen[$$0]++')
+ARCH_SRCS := arch/arch.c $(ARCH_FILES:%=arch/%.c)
+ELF_SRCS := elf/fail.c elf/section.c elf/read.c elf/reloc.c elf/edit.c \
+	elf/write.c elf/validate.c
 CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/pads.c \
 	recordmcount/table.c recordmcount/record.c recordmcount/dump.c \
 	recordmcount/survey.c recordmcount/check.c recordmcount/finalize.c

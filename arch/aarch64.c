@@ -194,6 +194,7 @@ const struct mc_arch mc_arch_aarch64 = {
 	.max_entry_offset = 64,
 	/* one A64 instruction: NOP <-> BL is safe to swap live */
 	.live_store_max = 4,
+	.insn_step = 2,
 	.decode_site = a64_decode_site,
 	.encode_nop = a64_encode_nop,
 	.encode_call = a64_encode_call,

@@ -86,6 +86,19 @@ struct mc_site {
 	uint64_t target;	/* call destination, or pointer's address */
 };
 
+/* Linked code as a caller holds it: `n` bytes at `addr`, or NULL. */
+struct mc_image {
+	const uint8_t *(*bytes_at)(void *ctx, uint64_t addr, size_t n);
+	void *ctx;
+};
+
+/* How an entry before its function's hook call is judged. */
+enum mc_early_entry {
+	MC_EARLY_UNJUDGED,	/* as any entry off its hook */
+	MC_EARLY_SITE,		/* where the compiler records the site */
+	MC_EARLY_CORRUPT,	/* no part of the sequence: not a site */
+};
+
 /*
  * One architecture (or one byte order or ABI of it).  Its functions get
  * the entry they are called through as `arch`, so that one function
@@ -189,6 +202,33 @@ struct mc_arch {
 	 * uses it to find a function's site when it has no symbol sizes.
 	 */
 	uint8_t max_entry_offset;
+	/*
+	 * Where --check tries to decode instructions inside a function:
+	 * every insn_step bytes.  1 where instructions are bytes (x86); 2
+	 * elsewhere, for Thumb-2's and RISC-V's halfword instructions (a
+	 * machine of whole words only decodes a few impossible places in
+	 * vain).
+	 */
+	uint8_t insn_step;
+	/*
+	 * Function descriptors (ppc64 ELFv1): a function symbol's value is
+	 * the address of its descriptor in this section, not its code;
+	 * NULL where there are none.  uses_descriptors tells, from the
+	 * header's e_flags, whether an object of this entry has them.
+	 */
+	const char *descriptor_section;
+	bool (*uses_descriptors)(const struct mc_arch *arch,
+				 uint32_t e_flags);
+	/*
+	 * --check of a linked image: an entry at `entry` a little before
+	 * its function's hook call at `hook`, which the compiler may record
+	 * there (MIPS PIC records the load of the hook's address); NULL
+	 * where no compiler does.  The image's bytes are read through
+	 * `img`.
+	 */
+	enum mc_early_entry (*judge_early_entry)(
+		const struct mc_arch *arch, const struct mc_image *img,
+		uint64_t entry, uint64_t hook);
 	/* Decode linked bytes at address `addr` (at most `avail` bytes). */
 	struct mc_site (*decode_site)(const struct mc_arch *arch,
 				      const uint8_t *p, size_t avail,
@@ -340,11 +380,6 @@ bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
  * Facts of one architecture that code outside arch/ asks about, answered
  * by that architecture's file.
  */
-
-/* MIPS: `lw/ld t9, X(base)`, the PIC load of a hook's address. */
-bool mc_arch_mips_is_t9_load(uint32_t insn);
-/* MIPS: `addiu sp,sp,-8`, the stack adjustment a -pg call pays for. */
-bool mc_arch_mips_is_hook_stack_adjust(uint32_t insn);
 
 /*
  * ppc64le: `addis r2,r12,hi` (or `lis r2,hi`, once ld knows the TOC)

@@ -262,6 +262,7 @@ const struct mc_arch mc_arch_riscv64 = {
 	/* After the prologue's saves (compressed or not) and `mv a0, ra`. */
 	.max_entry_offset = 64,
 	.live_store_max = 4,	/* one 32-bit instruction */
+	.insn_step = 2,
 	.decode_site = rv_decode_site,
 	.encode_nop = rv_encode_nop,
 	.encode_call = rv_encode_call,

@@ -168,6 +168,7 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	.hook_symbols = sh_hook_symbols,				\
 	.n_pad_nops = 1,						\
 	.max_entry_offset = SH_MAX_ENTRY_OFFSET,			\
+	.insn_step = 2,							\
 	.decode_site = sh_decode_site,					\
 	.encode_nop = sh_encode_nop,					\
 	.encode_call = sh_encode_call

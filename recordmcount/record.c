@@ -21,6 +21,7 @@
 #include "pads.h"
 #include "sites.h"
 #include "table.h"
+#include "../elf/reloc.h"
 #include "../arch/search.h"
 
 

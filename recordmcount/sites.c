@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "sites.h"
+#include "../elf/reloc.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

@@ -582,11 +582,11 @@ void mc_place_free(struct mc_place *p)
 
 bool mc_survey_has_descriptors(const struct mc_survey *d)
 {
-	struct mc_object *obj = d->obj;
+	const struct mc_arch *a = d->arch;
 
-	return obj->ehdr.e_machine == EM_PPC64 &&
-	       (obj->ehdr.e_flags & 3) != 2 &&
-	       mc_section_by_name(obj, ".opd") != NULL;
+	return a->descriptor_section &&
+	       a->uses_descriptors(a, (uint32_t)d->obj->ehdr.e_flags) &&
+	       mc_section_by_name(d->obj, a->descriptor_section) != NULL;
 }
 
 const char *mc_survey_kind(const struct mc_survey *d)

@@ -28,6 +28,7 @@
 #include <mcount.h>
 
 #include "hosted.h"
+#include "../arch/sections.h"
 
 struct host_obj mc_host_objs[MC_HOST_MAX_OBJS];
 size_t mc_host_nobjs;
@@ -351,7 +352,8 @@ void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
  * objects recorded in either form: refused, as is a name with two
  * sections of entries, or a section that is not mapped whole.
  */
-static const char *const table_names[] = { ".mcount_loc", "__mcount_loc" };
+static const char *const table_names[] = { MC_TABLE_SECTION_LINKED,
+					   MC_TABLE_SECTION };
 
 /* 1 with `obj`'s table, 0 if it has none, -1 if refused (and said why). */
 static int obj_table(const struct host_obj *obj, const uintptr_t **start,

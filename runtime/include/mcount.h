@@ -27,11 +27,13 @@
  * being changed.  Boot puts each site in a form where only one aligned
  * word differs between on and off (x86: one byte, e8 call <-> a9 test;
  * aarch64, ppc64le: one instruction; riscv64, s390x and pads: the last
- * or first instruction of the site; ARM and Thumb-2: the `push {lr}`
- * before the call, swapped with a branch over both), and a toggle is
- * that one store, the cache maintenance the architecture needs, and on
- * x86 membarrier(2)'s SYNC_CORE so that every core fetches the new
- * code.  A kernel without it (before Linux 4.16) gets MCOUNT_ESYNC
+ * or first instruction of the site; ARM: the call <-> a NOP, after a
+ * `mov ip, lr` that replaces the hook's push; Thumb-2: that `mov`
+ * <-> a branch over it and the call, a halfword the ARM ARM leaves
+ * UNPREDICTABLE to change under a running thread, see arch/arm.c), and
+ * a toggle is that one store, the cache maintenance the architecture
+ * needs, and on x86 membarrier(2)'s SYNC_CORE so that every core fetches
+ * the new code.  A kernel without it (before Linux 4.16) gets MCOUNT_ESYNC
  * while the process has more than one thread, never an unsafe patch.
  * A site whose two forms do not fit one store is rewritten whole only
  * while the process has one thread, and gets MCOUNT_ENOTLIVE otherwise.
