@@ -49,6 +49,8 @@ install: all $(INTEGRATE_FILES)
 	install -m 644 lds/mcount.lds lds/mcount-section.lds lds/mcount-section-gc.lds \
 		$(DESTDIR)$(DATADIR)/
 	install -m 644 $(LIBMCOUNT) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIBMCOUNT_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(RT_SONAME) $(DESTDIR)$(LIBDIR)/libmcount.so
 	install -m 644 runtime/include/mcount.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(INTEGRATE_OUT)/mcount.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 	install -m 644 $(INTEGRATE_OUT)/mcountConfig.cmake \
@@ -60,6 +62,7 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/mcount.lds $(DESTDIR)$(DATADIR)/mcount-section.lds \
 		$(DESTDIR)$(DATADIR)/mcount-section-gc.lds \
 		$(DESTDIR)$(LIBDIR)/libmcount.a $(DESTDIR)$(INCLUDEDIR)/mcount.h \
+		$(DESTDIR)$(LIBDIR)/$(RT_SONAME) $(DESTDIR)$(LIBDIR)/libmcount.so \
 		$(DESTDIR)$(LIBDIR)/pkgconfig/mcount.pc \
 		$(DESTDIR)$(LIBDIR)/cmake/mcount/mcountConfig.cmake \
 		$(DESTDIR)$(LIBDIR)/cmake/mcount/mcountConfigVersion.cmake

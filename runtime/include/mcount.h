@@ -46,6 +46,31 @@
  * A disable that returned means no call starting after it reaches the
  * callback; a call already past the site may still report once.
  *
+ * Shared libraries (hosted).  Every loaded object whose file has a
+ * table is patched: the program and the libraries linked at start-up at
+ * boot, a library opened later by dlopen before dlopen returns (libmcount
+ * wraps dlopen and dlclose; its constructors still run with the hooks
+ * calling the stubs), and a dlclosed one is forgotten before its text
+ * goes.  Names: "fn" is the first object in load order defining fn;
+ * "libfoo.so:fn" (file name, full path, or a prefix of the file name
+ * before a dot) is that object's; globs take "libfoo.so:pat" too.
+ * Listing indexes change when libraries are loaded or unloaded.
+ *
+ * Which libmcount.  libmcount.a (pkg-config mcount, CMake
+ * mcount::mcount) for a program whose traced code is its own, and for
+ * firmware; a program linking it that dlopens hooked libraries must
+ * export the stubs and dlopen (-rdynamic).  libmcount.so (-lmcount,
+ * CMake mcount::shared) when the traced code is in libraries, loaded
+ * at start-up or with dlopen: its dlopen wraps every caller's, and its
+ * stubs serve every object.  One runtime per process:
+ * the first object in load order carrying one is it, and any other
+ * copy's mcount_boot() returns MCOUNT_EOTHER.  Known limit (x86_64): a
+ * site more than 2 GB from the trampoline (a PIE program against
+ * libmcount.so) gets MCOUNT_ERANGE.
+ *
+ * fork: the child keeps the parent's sites and states and may toggle
+ * on its own; exec boots the new program afresh.
+ *
  * The callback may run on any thread, concurrently.  A per-thread guard
  * keeps it from recursing: while a thread is inside the callback, hooks
  * it reaches (traced functions the callback calls, or a signal handler
@@ -91,6 +116,8 @@ enum {
 	MCOUNT_ENOSYMTAB = -9,	/* no symbol table to search */
 	MCOUNT_ENOTLIVE = -10,	/* site cannot change in one store */
 	MCOUNT_ESYNC = -11,	/* kernel cannot sync other cores */
+	MCOUNT_ETOOMANY = -12,	/* more objects than the runtime's slots */
+	MCOUNT_EOTHER = -13,	/* another copy of the runtime is in charge */
 };
 
 enum mcount_style {
@@ -115,6 +142,9 @@ struct mcount_site_info {
 	unsigned long at;	/* where those bytes are: addr, but for a
 				   pad its first NOP at or after the
 				   function's entry (past endbr64/bti c) */
+	const char *object;	/* the file of the object holding the site
+				   (hosted; valid while it stays loaded),
+				   or NULL */
 };
 
 struct mcount_counts {

@@ -1,0 +1,7 @@
+/* libtwo.c - built twice, each copy linked with its own libmcount.a. */
+#include <mcount.h>
+
+int TWO_BOOT(void)
+{
+	return mcount_boot();
+}
