@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # recordmcount - GNU make only.
 #
 #   make              build build/recordmcount (static; STATIC=0 for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch.h - what recordmcount and the runtime need to know about one
  * architecture's function-entry hooks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * x86.c - x86_64 and i386.
  *

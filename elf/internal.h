@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * internal.h - what the files of the object model (object.c, reloc.c,
  * edit.c, write.c) share and nothing outside elf/ may call.

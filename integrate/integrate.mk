@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Installing, and what a build system needs to take us with one line:
 # the compiler launcher (recordmcount-cc), a pkg-config file and a CMake
 # package.  Included by the top Makefile.

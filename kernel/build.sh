@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
 # $MC_KERNEL_ARCH (lib.sh: x86_64, arm, ..., KERNEL_ALL_ARCHS there) with
 # $MC_KERNEL_CC (gcc, or clang: LLVM=1) in the cache with TOOL (our

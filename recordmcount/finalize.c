@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * finalize.c - `recordmcount --finalize`: put a linked table in its
  * final form, as Linux 6.15's scripts/sorttable does for vmlinux, for

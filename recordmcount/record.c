@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * record.c - the main job: add __mcount_loc to one relocatable object.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* record.h - add __mcount_loc to one relocatable object. */
 #ifndef MC_RECORD_H
 #define MC_RECORD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * survey.c - read a table and look at the code behind each entry.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosted.h - shared between the two files of the Linux platform layer
  * (hosted.c, hostsym.c).  Private to runtime/.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hostsym.c - function names for the hosted runtime, read from the
  * running program's own .symtab in /proc/self/exe (or in the shared

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # scripts/deps.sh [GROUP|PACKAGE]... - make sure the Debian packages a
 # make target needs are present.  As root, install what is missing (and
 # say so); as anyone else, print the exact apt-get line for just the

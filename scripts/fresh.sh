@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # scripts/fresh.sh [TARGET]... - run make TARGETs (default: demo, then
 # check: the README's two commands) in a pristine Debian 12 root, as a
 # new user on a new machine would, on a clean clone of this repository's

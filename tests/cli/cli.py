@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """cli.py RECORDMCOUNT SCRATCH-DIR - the command line's promises.
 
 --nop and untraced sections (checked with objdump, readelf, the linker

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/integrate/run.sh BUILD - the one-line integrations of the README's
 # "Using it in your build", each tried on a three-file program
 # (tests/integrate/proj): plain make, CMake's compiler launchers (C, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_sparc_sh.c - unit tests of arch/sparc.c (sparc64) and
  * arch/sh.c (SH-4, both byte orders): registry, object forms, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_model.c - unit tests of the object model (elf/).
  *

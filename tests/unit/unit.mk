@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Unit tests of arch/ and elf/ with the Check framework.
 #
 #   make check-unit            build $(BUILD)/tests/unit/test_*, run them
