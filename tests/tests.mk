@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Test targets.  Each suite lives in its own folder with its own
 # fragment; `make check` runs them all against $(RECORDMCOUNT).
 #
@@ -18,10 +19,12 @@
 #   check-link     the per-section table linked by bfd, gold, lld, mold
 #   check-deps     every program the scripts call comes from a package
 #                  the project installs (scripts/deps.sh)
+#   check-hygiene  an SPDX line in every tracked source file; no tracked
+#                  file that .gitignore ignores
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link check-deps
+	check-fault check-fuzz check-link check-deps check-hygiene
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -47,6 +50,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/hosts/hosts.mk
 -include tests/link/link.mk
 -include tests/deps/deps.mk
+-include tests/hygiene/hygiene.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
