@@ -171,7 +171,7 @@ finalize_vmlinux() {
 
 # The out-of-tree module (kernel/module/), built the way a user builds
 # one (make M=DIR modules) against this tree, with our tool as its
-# recordmcount, and finalized as the README tells module builders to.
+# recordmcount, and finalized as doc/tool.md tells module builders to.
 # Built anew every time: it is one file.
 build_module() {
 	mod=$WORK/module

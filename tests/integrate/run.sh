@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/integrate/run.sh BUILD - the one-line integrations of the README's
-# "Using it in your build", each tried on a three-file program
+# tests/integrate/run.sh BUILD - the one-line integrations of
+# doc/build-systems.md, each tried on a three-file program
 # (tests/integrate/proj): plain make, CMake's compiler launchers (C, and
 # C++ on tests/integrate/proj-cxx), meson, ccache before and after the
 # launcher (with a cache hit, in hard-link mode and in its default
@@ -122,6 +122,33 @@ if (cd "$d" && for f in main a b; do
 	judge integrate-pkg-config "$d" "$d/prog"
 else
 	fail integrate-pkg-config "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
+# --- the README's callback example, built the README's way -----------
+# The file is the README's copy (after the SPDX line), compiled with the
+# installed launcher and pkg-config, linked with no script; square() is
+# traced twice (from main), then not once it is disabled.
+d=$work/callback
+rm -rf "$d" && mkdir -p "$d"
+readme_copy=$(sed -n '/^<!-- examples\/callback\/trace.c -->$/,/^```$/p' "$top/README.md" |
+	sed -e '1,2d' -e '$d')
+if [ "$readme_copy" != "$(sed 1d "$top/examples/callback/trace.c")" ]; then
+	fail integrate-readme-callback "README.md's copy of examples/callback/trace.c differs from the file"
+elif (cd "$d" && cp "$top/examples/callback/trace.c" . &&
+	"$prefix/bin/recordmcount-cc" gcc -O2 -pg -mfentry $(pkg-config --cflags mcount) -c trace.c &&
+	gcc -o trace trace.o $(pkg-config --libs mcount)) >"$d.log" 2>&1; then
+	out=$("$d/trace" 2>&1)
+	want='square called from main+0x[0-9a-f]*
+square called from main+0x[0-9a-f]*
+25
+25'
+	if printf '%s\n' "$out" | tr '\n' '|' | grep -qx "$(printf '%s\n' "$want" | tr '\n' '|')"; then
+		pass integrate-readme-callback
+	else
+		fail integrate-readme-callback "trace printed '$(printf '%s' "$out" | tr '\n' '|')'"
+	fi
+else
+	fail integrate-readme-callback "build failed: $(tail -n 3 "$d.log" | tr '\n' ' ')"
 fi
 
 # --- --print-lds: the fragment a Makefile puts on its link line ------
