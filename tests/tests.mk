@@ -21,10 +21,12 @@
 #                  the project installs (scripts/deps.sh)
 #   check-hygiene  an SPDX line in every tracked source file; no tracked
 #                  file that .gitignore ignores
+#   check-build    make and make install with no dpkg-query or apt-get;
+#                  the hints for a missing libelf or pkg-config
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link check-deps check-hygiene
+	check-fault check-fuzz check-link check-deps check-hygiene check-build
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -51,6 +53,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/link/link.mk
 -include tests/deps/deps.mk
 -include tests/hygiene/hygiene.mk
+-include tests/build/build.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
