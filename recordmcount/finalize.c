@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
 #include "survey.h"
 #include "table.h"
 
@@ -389,8 +390,9 @@ int mc_finalize_file(const char *path, const struct mc_options *opt)
 	if (ok)
 		ok = s.linked ? finalize_image(&f) : finalize_object(&f);
 	if (ok && f.changed)
-		ok = s.linked ? mc_object_write_in_place(&obj)
-			      : mc_object_write(&obj);
+		ok = mc_refuse_read_only(&obj) &&
+		     (s.linked ? mc_object_write_in_place(&obj)
+			      : mc_object_write(&obj));
 	if (!ok)
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
 	else if (opt->verbosity > 0)

@@ -7,6 +7,7 @@
  * processes share out the files.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -291,6 +292,11 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			}
 			break;
 		case 'j':
+			/* "-j foo.o": the count is missing, not bad. */
+			if (!isdigit((unsigned char)optarg[0]))
+				return usage_error("-j needs a number (-jN, -j N "
+						   "or --jobs=N), not '%s'",
+						   optarg);
 			if (!parse_jobs(optarg, &opt->jobs))
 				return usage_error("bad job count '%s' (1 to "
 						   "1024)", optarg);

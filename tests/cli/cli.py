@@ -985,7 +985,46 @@ def mode_kept(objs, mode):
     check(not leftovers, "left behind %s" % leftovers)
 
 
+def read_only_refused(objs, mode, args):
+    """A file with no write bit: exit 1, one line naming the file and
+    saying it is read-only, the file untouched (the tests run as root,
+    which access() would let write it)."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    os.chmod(obj, mode)
+    age(obj)
+    _out, err = untouched_after(args + [obj], obj, 1)
+    check(err == "recordmcount: %s: read-only file (mode %04o): left as "
+          "it is; make it writable to record it\n" % (obj, mode),
+          "stderr %r" % err)
+    leftovers = [n for n in os.listdir(os.path.dirname(obj))
+                 if n != os.path.basename(obj)]
+    check(not leftovers, "left behind %s" % leftovers)
+
+
+def read_only_linked(objs):
+    """A read-only file with a second name (ccache's hard-link mode): this
+    name gets the recorded object, the other keeps the old bytes."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    other = obj + ".cache"
+    os.link(obj, other)
+    os.chmod(obj, 0o444)
+    before = snapshot(other)
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check(sites_of(obj) is not None, "not recorded")
+    check(snapshot(other) == before, "the other name's file changed")
+    check(stat.S_IMODE(os.stat(obj).st_mode) == 0o444, "mode not kept")
+
+
 # -- usage -------------------------------------------------------------
+
+# What a usage error's line must say, where the wording matters.
+USAGE_SAYS = {
+    "jobs-before-a-file": "-j needs a number (-jN, -j N or --jobs=N)",
+    "jobs-not-a-number": "-j needs a number",
+    "jobs-zero": "bad job count '0' (1 to 1024)",
+}
+
 
 def usage_cases(objs):
     obj = objs["basic-x86_64-fentry-pie-O2"]
@@ -996,6 +1035,8 @@ def usage_cases(objs):
         "jobs-zero": ["-j", "0", obj],
         "jobs-not-a-number": ["-j", "two", obj],
         "jobs-missing": ["-j"],
+        # The file is no count: say a number is missing, not "bad count".
+        "jobs-before-a-file": ["-j", obj],
         "symbol-missing": ["--symbol"],
         "bad-format": ["--format=xml", obj],
         "options-only": ["-n", "-w"],
@@ -1004,7 +1045,7 @@ def usage_cases(objs):
     }
     out = []
     for name, args in cases.items():
-        def fn(args=args):
+        def fn(args=args, name=name):
             copy = fresh(obj)
             args = [copy if a == obj else a for a in args]
             age(copy)
@@ -1018,6 +1059,9 @@ def usage_cases(objs):
                   lines[1] == "Try 'recordmcount --help' for more "
                   "information.", "stderr %r" % err)
             check(snapshot(copy) == before, "file touched")
+            if name in USAGE_SAYS:
+                check(USAGE_SAYS[name] in err, "stderr %r does not say %r"
+                      % (err, USAGE_SAYS[name]))
         out.append(("cli/usage/" + name, fn))
     return out
 
@@ -1462,6 +1506,12 @@ def main():
     for mode in (0o640, 0o755, 0o600):
         cases.append(("cli/mode-kept/%o" % mode,
                       lambda mode=mode: mode_kept(objs, mode)))
+    for mode, args in ((0o444, []), (0o400, ["--nop"])):
+        cases.append(("cli/read-only/%o%s" % (mode, "".join(args)),
+                      lambda mode=mode, args=args:
+                      read_only_refused(objs, mode, args)))
+    cases.append(("cli/read-only/second-name-recorded",
+                  lambda: read_only_linked(objs)))
     cases += usage_cases(objs)
     cases.append(("cli/help-version", help_version))
     cases.append(("cli/lto/gcc-slim", lambda: lto_case(
