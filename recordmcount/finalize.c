@@ -259,10 +259,17 @@ static bool write_dynamic(struct finalize *f, size_t k, uint64_t value)
 
 	if (!sr)
 		return write_slot(f, e->slot, value);
-	if (sr->r.type != f->s->arch->relative_reloc)
+	if (sr->r.type != f->s->arch->relative_reloc) {
+		const char *rn = mc_reloc_name(f->s->arch, sr->r.type);
+
+		if (rn)
+			return mc_fail(f->obj, "table slot 0x%" PRIx64 " is "
+				       "filled by the loader from a symbol "
+				       "(%s)", e->slot, rn);
 		return mc_fail(f->obj, "table slot 0x%" PRIx64 " is filled by "
 			       "the loader from a symbol (relocation type %u)",
 			       e->slot, sr->r.type);
+	}
 	if (f->obj->sections[sr->shndx]->shdr.sh_type == SHT_REL)
 		return write_slot(f, e->slot, value);
 	struct mc_reloc r = sr->r;

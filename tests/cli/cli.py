@@ -1324,6 +1324,21 @@ def strict_fails(name, what):
           "without --strict: exit %d, %r" % (rc, err))
 
 
+def not_a_call_names_relocation():
+    """The warning for a hook reference that is no call names its
+    relocation type as readelf does (R_X86_64_REX_GOTPCRELX), not as
+    "relocation type 42"."""
+    obj = asm_object("not-a-call")
+    want = [t for off, t, _s in readelf_relocs(obj)[".rela.text"]
+            if off == 3]
+    check(len(want) == 1, "readelf shows no relocation at .text+0x3")
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check(err == "recordmcount: %s: warning: .text+0x3: reference to "
+          "__fentry__ (%s) is not a call; not recorded\n" % (obj, want[0]),
+          "stderr %r, want the relocation named %s" % (err, want[0]))
+
+
 # clang hook protocols neither --nop nor the runtime can undo: each call
 # is reported with its place (never taken for an object without hooks),
 # --strict fails the file, and the object is left as it was.
@@ -1539,6 +1554,8 @@ def main():
                   lambda: strict_fails("unknown-pad", "an unknown pad")))
     cases.append(("cli/strict/not-a-call",
                   lambda: strict_fails("not-a-call", "a non-call")))
+    cases.append(("cli/not-a-call/names-relocation",
+                  not_a_call_names_relocation))
     for arch in sorted(UNSUPPORTED_CLANG):
         cases.append(("cli/strict/unsupported-clang-hook/%s" % arch,
                       lambda arch=arch: unsupported_clang_hooks(arch)))
