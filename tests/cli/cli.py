@@ -1406,6 +1406,24 @@ def verbose(objs):
 
 # -- --symbol, --section, --no-section ---------------------------------
 
+def dump_without_symbol(objs, key):
+    """Recorded with --symbol=my_hook, dumped without it: each entry says
+    it holds a call to my_hook, which is not a hook, and how to make it
+    one, rather than "unexpected 0x8" (the call's unrelocated field)."""
+    obj = fresh(objs[key])
+    rc, _o, err = tool("--symbol=my_hook", obj)
+    check(rc == 0, "record: exit %d: %s" % (rc, err))
+    n = len(objdump_reloc_sites(objs[key], "my_hook"))
+    rc, out, err = tool("--dump", obj)
+    check(rc == 0, "--dump: exit %d: %s" % (rc, err))
+    want = ("unexpected call to my_hook, not a hook; --symbol=my_hook if "
+            "it is one")
+    rows = [x for x in out.splitlines() if re.match(r"^\s+\d+\s", x)]
+    check(len(rows) == n and all(x.endswith(want) for x in rows),
+          "%d entries (objdump: %d my_hook calls), want each to end %r: %r"
+          % (len(rows), n, want, rows[:2]))
+
+
 def custom_symbol(objs, key):
     src = objs[key]
     want = objdump_reloc_sites(src, "my_hook")
@@ -1562,6 +1580,8 @@ def main():
     for key in ("basic-x86_64-fentry-pie-O2", "sections-i386-mcount-pie-O2"):
         cases.append(("cli/strict/clean/%s" % key,
                       lambda key=key: strict_clean(objs, key)))
+    cases.append(("cli/dump/without-symbol", lambda: dump_without_symbol(
+        objs, sorted(k for k in objs.made if k.startswith("custom-"))[0])))
     for key in sorted(k for k in objs.made if k.startswith("custom-")):
         cases.append(("cli/symbol/%s" % key[7:],
                       lambda key=key: custom_symbol(objs, key)))
