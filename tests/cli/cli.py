@@ -1016,6 +1016,53 @@ def read_only_linked(objs):
     check(stat.S_IMODE(os.stat(obj).st_mode) == 0o444, "mode not kept")
 
 
+def totals(objs, args):
+    """-v or --check over several files: the last stderr line counts them
+    (one of three is bad)."""
+    a = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    b = fresh(objs["basic-x86_64-fentry-nopie-O2"])
+    bad = fresh(os.devnull, "bad.o")
+    with open(bad, "w") as f:
+        f.write("not an object\n")
+    if "--check" in args:
+        rc, _o, err = tool(a, b)
+        check(rc == 0, "record: exit %d: %s" % (rc, err))
+    rc, _o, err = tool(*(args + [a, bad, b]))
+    check(rc == 1, "exit %d, want 1" % rc)
+    last = err.splitlines()[-1] if err else ""
+    check(last == "recordmcount: 3 files: 2 ok, 1 failed",
+          "last stderr line %r" % last)
+    rc, _o, err = tool(*(["-q"] + args + [a, b]))
+    check("files:" not in err, "-q printed the totals: %r" % err)
+
+
+def progress_on_a_terminal(objs):
+    """-j over several files: a progress line on stderr when it is a
+    terminal (cleared at the end), none when it is not."""
+    import pty
+    files = [fresh(objs["basic-x86_64-fentry-pie-O2"]) for _ in range(4)]
+    master, slave = pty.openpty()
+    p = subprocess.run([TOOL, "-j2"] + files, stderr=slave,
+                       stdout=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    check(p.returncode == 0, "exit %d" % p.returncode)
+    check(b"\rrecordmcount: 4/4 files" in out and out.endswith(b"\r\x1b[K"),
+          "terminal stderr %r" % out)
+    piped = [fresh(objs["basic-x86_64-fentry-pie-O2"]) for _ in range(4)]
+    rc, _o, err = tool("-j2", *piped)
+    check(rc == 0 and err == "", "piped: exit %d, stderr %r" % (rc, err))
+
+
 # -- usage -------------------------------------------------------------
 
 # What a usage error's line must say, where the wording matters.
@@ -1545,6 +1592,12 @@ def main():
                       read_only_refused(objs, mode, args)))
     cases.append(("cli/read-only/second-name-recorded",
                   lambda: read_only_linked(objs)))
+    cases.append(("cli/totals/verbose", lambda: totals(objs, ["-v"])))
+    cases.append(("cli/totals/verbose-j2",
+                  lambda: totals(objs, ["-v", "-j2"])))
+    cases.append(("cli/totals/check", lambda: totals(objs, ["--check"])))
+    cases.append(("cli/progress/terminal-only",
+                  lambda: progress_on_a_terminal(objs)))
     cases += usage_cases(objs)
     cases.append(("cli/help-version", help_version))
     cases.append(("cli/lto/gcc-slim", lambda: lto_case(
