@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * aarch64.c - 64-bit ARM (AArch64), little endian.
  *

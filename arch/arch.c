@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch.c - the registry of architectures and the matching logic every
  * architecture shares.  Freestanding: no libc calls.

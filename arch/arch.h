@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch.h - what recordmcount and the runtime need to know about one
  * architecture's function-entry hooks.
@@ -105,8 +106,20 @@ enum mc_early_entry {
  * serves every entry that differs only in facts such as the byte order;
  * callers go through mc_decode_site() and its siblings below.
  */
+/*
+ * A relocation type's name, for messages.  Only the types the tool may
+ * report about (a hook referred to other than by a call, a table slot
+ * the loader fills from a symbol); any other prints as its number.
+ */
+struct mc_reloc_name {
+	uint32_t type;
+	const char *name;
+};
+
 struct mc_arch {
 	const char *name;		/* "x86_64", "i386", ... */
+	const struct mc_reloc_name *reloc_names;	/* may be NULL */
+	unsigned n_reloc_names;
 	uint16_t e_machine;
 	uint8_t elf_class;		/* 32 or 64 */
 	enum mc_endian endian;
@@ -537,6 +550,16 @@ static inline unsigned mc_match_insn(const struct mc_insn *set, unsigned n,
 		    mc_bytes_equal(p, set[i].bytes, set[i].len))
 			return set[i].len;
 	return 0;
+}
+
+/* The name of relocation `type` on `a`, or NULL if the table has none. */
+static inline const char *mc_reloc_name(const struct mc_arch *a,
+					uint32_t type)
+{
+	for (unsigned i = 0; i < a->n_reloc_names; i++)
+		if (a->reloc_names[i].type == type)
+			return a->reloc_names[i].name;
+	return NULL;
 }
 
 #endif

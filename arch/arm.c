@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arm.c - 32-bit ARM (AArch32): the ARM and Thumb-2 instruction sets,
  * little endian.

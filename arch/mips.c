@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mips.c - MIPS: o32 and n32 (ELF32), n64 (ELF64), either byte order.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * powerpc.c - 64-bit PowerPC little endian (ppc64le), 64-bit big endian
  * (ppc64) and 32-bit big endian (ppc).

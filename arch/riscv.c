@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * riscv.c - 64-bit RISC-V (RV64), little endian.
  *

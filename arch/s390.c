@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * s390.c - 64-bit IBM Z (s390x), big endian.
  *

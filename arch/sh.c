@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sh.c - SuperH (SH-4), 32-bit, little-endian (Debian's sh4) or
  * big-endian (-mb).

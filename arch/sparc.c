@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sparc.c - SPARC V9, 64-bit (sparc64).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * x86.c - x86_64 and i386.
  *
@@ -52,6 +53,27 @@ enum {
 	R_X86_64_RELATIVE_ = 8,
 	R_X86_64_GOTPCREL_ = 9,
 	R_X86_64_GOTPCRELX_ = 41,
+};
+
+/*
+ * Names of the types a hook symbol is referred to by, outside a call
+ * (taking its address, loading it from the GOT), and of those that fill
+ * a linked table's slot: what a warning or --finalize may name.
+ */
+static const struct mc_reloc_name x86_64_reloc_names[] = {
+	{ 1, "R_X86_64_64" }, { 2, "R_X86_64_PC32" },
+	{ 4, "R_X86_64_PLT32" }, { 6, "R_X86_64_GLOB_DAT" },
+	{ 7, "R_X86_64_JUMP_SLOT" }, { 8, "R_X86_64_RELATIVE" },
+	{ 9, "R_X86_64_GOTPCREL" }, { 10, "R_X86_64_32" },
+	{ 11, "R_X86_64_32S" }, { 41, "R_X86_64_GOTPCRELX" },
+	{ 42, "R_X86_64_REX_GOTPCRELX" },
+};
+
+static const struct mc_reloc_name i386_reloc_names[] = {
+	{ 1, "R_386_32" }, { 2, "R_386_PC32" }, { 3, "R_386_GOT32" },
+	{ 4, "R_386_PLT32" }, { 6, "R_386_GLOB_DAT" },
+	{ 7, "R_386_JMP_SLOT" }, { 8, "R_386_RELATIVE" },
+	{ 9, "R_386_GOTOFF" }, { 10, "R_386_GOTPC" }, { 43, "R_386_GOT32X" },
 };
 
 /*
@@ -354,6 +376,8 @@ static const struct mc_object_form x86_entry_nop_form = {
 
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
+	.reloc_names = x86_64_reloc_names,
+	.n_reloc_names = sizeof(x86_64_reloc_names) / sizeof(x86_64_reloc_names[0]),
 	.e_machine = EM_X86_64_,
 	.elf_class = 64,
 	.endian = MC_LITTLE_ENDIAN,
@@ -377,6 +401,8 @@ const struct mc_arch mc_arch_x86_64 = {
 
 const struct mc_arch mc_arch_i386 = {
 	.name = "i386",
+	.reloc_names = i386_reloc_names,
+	.n_reloc_names = sizeof(i386_reloc_names) / sizeof(i386_reloc_names[0]),
 	.e_machine = EM_386_,
 	.elf_class = 32,
 	.endian = MC_LITTLE_ENDIAN,

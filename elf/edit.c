@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * edit.c - changing the model: bytes of a section, symbols (a binding;
  * section symbols and labels added as handles, numbered only when the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * internal.h - what the files of the object model share and nothing
  * outside elf/ may call.

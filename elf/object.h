@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * object.h - the ELF object model recordmcount works on.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * read.c - reading one ELF object through libelf, and the questions
  * asked of it (sections by name or address, functions and symbols at a

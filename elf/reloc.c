@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * reloc.c - the relocation codec: REL and RELA entries of either class
  * (and MIPS64's three-type r_info) to and from struct mc_reloc, in

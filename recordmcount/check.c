@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * check.c - `recordmcount --check`: a build gate.  Judges the table of
  * an object or a linked image against the code and exits non-zero on

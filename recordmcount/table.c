@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* table.c - adding a piece of __mcount_loc to an object. */
 #include "table.h"
 

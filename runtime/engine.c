@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine.c - the portable half of the runtime: read the __mcount_loc
  * table, classify each site, NOP it, and later turn single sites into

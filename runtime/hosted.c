@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosted.c - the engine's platform hooks for a Linux process, and the
  * constructor that boots the engine.

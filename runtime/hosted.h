@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosted.h - shared between the two files of the Linux platform layer
  * (hosted.c: objects, memory, locks, dlopen; hostsym.c: sections and

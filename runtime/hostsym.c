@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hostsym.c - what the hosted runtime reads from the files of the
  * loaded objects: their sections (where a table is, where a PLT is),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.h - what the portable engine (engine.c) asks of its platform
  * and of its architecture's trampoline file.  Private to runtime/.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # runtime/runtime.mk - libmcount.a for the host and for other
 # architectures, the demo and the runtime tests.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the AArch64 runtime backend (included by platform.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - AArch64 hook target and trampoline.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the 32-bit ARM runtime backend, ARM and Thumb-2 (included
  * by platform.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - 32-bit ARM hook target and trampoline, assembled in the
  * compiler's instruction set (Thumb-2 for Debian's armhf, ARM with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mcount.h - turn function-entry hooks on and off at run time.
  *

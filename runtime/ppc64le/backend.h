@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the ppc64le runtime backend (included by platform.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the s390x runtime backend (included by platform.h).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # arches.sh - what tests/runtime/run.sh needs to know per architecture.
 # Sourced by run.sh; `rt_arch_config <arch>` sets:
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rt_test.c - end-to-end test of the runtime, run by run.sh.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh - end-to-end tests of the runtime (lds/, runtime/).
 #
 #   sh tests/runtime/run.sh          from the top of the tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_aarch64.c - unit tests of arch/aarch64.c: the registry
  * entry, the object form, the linked-code decoder and the encoders.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_arm.c - unit tests of arch/arm.c: the "arm" and "thumb2"
  * entries, the ARM and Thumb-2 object forms, the linked-code decoders

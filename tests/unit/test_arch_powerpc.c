@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_powerpc.c - unit tests of arch/powerpc.c: the registry
  * entries for ppc64le, ppc64 (ELFv1 and ELFv2) and ppc, their object

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_riscv.c - unit tests of arch/riscv.c: the registry entry,
  * the auipc+jalr object form, the linked-code decoder (the pair and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_s390.c - unit tests of arch/s390.c: the s390x registry entry,
  * its object forms (-mfentry's brasl, the -pg blocks with and without

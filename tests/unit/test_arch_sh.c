@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_sh.c - unit tests of arch/sh.c (SH-4, both byte orders):
  * registry, object forms, the linked-code decoder and the encoders.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Unit tests of arch/ and elf/ with the Check framework, and agree.sh:
 # what is written in several languages agrees with its one source.
 #
