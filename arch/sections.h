@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sections.h - the names of the table of sites: one for the tool
  * (recordmcount/table.h), the runtime (runtime/hosted.c finds a table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fail.c - how the object model reports a failure: a one-line reason
  * kept in obj->error for the caller to print (the model never prints).

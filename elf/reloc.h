@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * reloc.h - the one part of the relocation codec's interface that is
  * code, not a declaration: reading an entry of an open table, inline

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * section.c - a section's contents: libelf's data as read, or the
  * model's own copy that replaces them once they are changed (or the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * storm.c - the toggle storm: worker threads call 64 hooked functions
  * (storm_funcs.c) and check every result, while two toggler threads

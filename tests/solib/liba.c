@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* liba.c - a C library linked at start-up. */
 int sa_add(int a, int b)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // libb.cc - a C++ library linked at start-up: inline and template
 // functions land in COMDAT groups.
 #include <vector>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* libdyn.c - the library the test dlopens and dlcloses again and again. */
 int dyn_leaf(int x)
 {

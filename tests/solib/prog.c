@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * prog.c - the runtime across objects: a program linked with
  * libmcount.so and two libraries (liba.so in C, libb.so in C++), which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh - the runtime across shared objects (issue 27).
 #
 #   RT_ARCH=x86_64 LIBMCOUNT_SO=build/libmcount.so.0 LIBMCOUNT=build/libmcount.a \

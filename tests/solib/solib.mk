@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/solib/solib.mk - the runtime across shared objects (issue 27):
 # libraries linked at start-up (C and C++), one dlopened and dlclosed
 # 1,000 times under calling and toggling threads, every objdump hook a

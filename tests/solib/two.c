@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* two.c - two libraries, each with its own copy of libmcount.a. */
 #include <stdio.h>
 

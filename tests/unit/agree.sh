@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # agree.sh - what is written in more than one language agrees with its
 # one source: prints "PASS: agree/<what>" or "FAIL: agree/<what>: why"
 # lines (for unit.log) and exits 1 on any failure.  Run from the top of

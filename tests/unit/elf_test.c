@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * elf_test.c - what the unit tests of the object model (test_elf_*.c)
  * share: temporary files and commands, the objects under test, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * elf_test.h - what the unit tests of the object model share
  * (elf_test.c): temporary files and commands, the objects under test,

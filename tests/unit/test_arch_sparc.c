@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_sparc.c - unit tests of arch/sparc.c (sparc64): registry,
  * object forms, the linked-code decoder and the encoders.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_edit.c - unit tests of the object model (elf/): changes to
  * relocations, bytes, bindings and sections, and the handles that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_errors.c - unit tests of the object model (elf/): inputs
  * that must not open, each refused with a reason and left exactly as it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_read.c - unit tests of the object model (elf/): what is read
  * (sections, symbols, relocations) agrees with readelf.

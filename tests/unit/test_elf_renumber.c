@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_renumber.c - unit tests of the object model (elf/): the
  * symbol table and relocations renumbered as the writer streams them,

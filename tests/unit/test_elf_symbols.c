@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_symbols.c - unit tests of the object model (elf/): section
  * symbols and labels added as handles, numbered when the object is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_elf_write.c - unit tests of the object model (elf/): the object
  * written back: appended in place, renamed over a second link,
