@@ -27,8 +27,10 @@
  * may make it at any time while any number of threads run the functions
  * being changed.  Boot puts each site in a form where only one aligned
  * word differs between on and off (x86: one byte, e8 call <-> a9 test;
- * aarch64, ppc64le: one instruction; s390x and pads: the last or first
- * instruction of the site; riscv64: the last one, or at 2 mod 4 the
+ * aarch64, ppc64le: one instruction, for a pad its second one, after a
+ * `mov x9, x30` or `mflr r0` written at boot; s390x: one bit of the
+ * call's second byte (brasl <-> brcl 0 or lgfi); riscv64: the call's
+ * last instruction, or at 2 mod 4 the
  * first halfword, swapped with a `c.j` over the site; ARM: the call
  * <-> a NOP, after a `mov ip, lr` that replaces the hook's push;
  * Thumb-2: that `mov` <-> a branch over it and the call, a halfword the
