@@ -59,6 +59,8 @@ SAN_FLAGS :=
 endif
 RECORDMCOUNT := $(BUILD)/recordmcount
 LIBMCOUNT := $(BUILD)/libmcount.a
+# `make` alone builds these, whatever rule comes first below.
+.DEFAULT_GOAL := all
 
 PKG_CONFIG ?= pkg-config
 ELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
