@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/probe/byfunc.py CALLGRIND.OUT (issue 30): self Ir summed by the source function each
 # line is written in (inlined code credited to its own function).
 import re, subprocess, sys, collections

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* memtouch MB ROUNDS SLEEP_S (bench/probe, issue 30): touch MB of fresh anonymous memory per round
    (one write a 4 KiB page), ns a page of wall and CPU, sleeping between. */
 #include <stdio.h>

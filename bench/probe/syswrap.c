@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* syswrap.c (bench/probe, issue 30): CPU time (this thread: user + kernel) and minor
    faults inside each system call libmcount.a makes, linked with
    -Wl,--wrap=mmap,--wrap=madvise,... (see bench/RESULTS.md); printed at exit. */

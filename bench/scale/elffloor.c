@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * elffloor.c OBJECT - libelf's floor for issue 30's memory row: open
  * OBJECT as our tool does (ELF_C_READ_MMAP_PRIVATE) and read every
