@@ -65,6 +65,23 @@ static unsigned live_prelude(const struct mcount_site_info *s)
 	return s->style == MCOUNT_STYLE_PAD || !a ? 0 : a->live_prelude;
 }
 
+/*
+ * Before boot, where the runtime knows no object yet (so no symbol and
+ * no mapping): the entry for code of the function `func` points to,
+ * told on ARM by the pointer's bit 0.
+ */
+static const struct mc_arch *arch_of_func(unsigned long addr,
+					  unsigned long func)
+{
+#ifdef __arm__
+	(void)addr;
+	return func & 1 ? &mc_arch_thumb2 : &mc_arch_arm;
+#else
+	(void)func;
+	return arch_at(addr);
+#endif
+}
+
 extern const uintptr_t __start_mcount_loc[]
 	__attribute__((weak, visibility("hidden")));
 extern const uintptr_t __stop_mcount_loc[]
@@ -294,7 +311,7 @@ static void corrupt_victim_pad(void)
 	victim_site = f + mc_match_insn(ARCH->entry_prefixes,
 					ARCH->n_entry_prefixes,
 					(const uint8_t *)f, 16);
-	a = arch_at(victim_site);
+	a = arch_of_func(victim_site, (unsigned long)fx_victim);
 	if (a)
 		window = mc_pad_neutral(a, (const uint8_t *)victim_site,
 					MC_MAX_SITE_LEN, &len);
@@ -332,17 +349,18 @@ static void corrupt_victim(void)
 		unsigned long a = __start_mcount_loc[i];
 		struct mc_site d;
 
-		if (a < f || a > f + ARCH->max_entry_offset || !arch_at(a))
+		if (a < (f & ~1ul) || a > f + ARCH->max_entry_offset ||
+		    !arch_of_func(a, f))
 			continue;
-		d = mc_decode_site(arch_at(a), (const uint8_t *)a,
+		d = mc_decode_site(arch_of_func(a, f), (const uint8_t *)a,
 				   MC_MAX_SITE_LEN, a);
 		victim_site = a;
 		victim_len = d.len;
 		break;
 	}
 	check(victim_site && victim_len &&
-	      mc_encode_call(arch_at(victim_site), victim_code, victim_len,
-			     victim_site, (unsigned long)rt_dummy) &&
+	      mc_encode_call(arch_of_func(victim_site, f), victim_code,
+			     victim_len, victim_site, (unsigned long)rt_dummy) &&
 	      set_text(victim_site, victim_code, victim_len) == 0,
 	      "corrupt fx_victim's hook before boot");
 }
