@@ -67,6 +67,7 @@ static size_t nsites;
 static struct mcount_counts counts;
 static bool booted;
 static mcount_callback_t callback;
+static mc_rt_slot_hook_t slot_hook;
 
 /* ---- sorting, without libc --------------------------------------------- */
 
@@ -708,9 +709,29 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 	return &sites[i];
 }
 
+/* The slot trampoline (platform.h) for `s`, when a slot hook is set. */
+static uintptr_t slot_trampoline(const struct rt_site *s)
+{
+#ifdef MC_RT_SLOT_TRAMPS
+	if (!slot_hook)
+		return 0;
+	if (s->style == MCOUNT_STYLE_MCOUNT)
+		return (uintptr_t)&mc_rt_tramp_mcount_slot;
+	if (s->style == MCOUNT_STYLE_FENTRY ||
+	    (s->style == MCOUNT_STYLE_PAD &&
+	     (uintptr_t)&MC_RT_PAD_TRAMP == (uintptr_t)&mc_rt_tramp_fentry))
+		return (uintptr_t)&mc_rt_tramp_fentry_slot;
+#else
+	(void)s;
+#endif
+	return 0;
+}
+
 /* The trampoline enabled site `s` calls; 0 if none. */
 static uintptr_t trampoline(const struct rt_site *s)
 {
+	if (slot_trampoline(s))
+		return slot_trampoline(s);
 	switch (s->style) {
 #ifdef MC_RT_FENTRY_STUB
 	case MCOUNT_STYLE_FENTRY:
@@ -851,6 +872,34 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 		return;
 	cb((unsigned long)func, (unsigned long)caller);
 	mc_plat_leave();
+}
+
+bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
+{
+#ifdef MC_RT_SLOT_TRAMPS
+	__atomic_store_n(&slot_hook, hook, __ATOMIC_RELEASE);
+	return true;
+#else
+	(void)hook;
+	return false;
+#endif
+}
+
+/*
+ * From a slot trampoline: as mc_rt_dispatch, for the slot hook.  No
+ * recursion guard here: the hook keeps its own, per thread.
+ */
+MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
+{
+	mc_rt_slot_hook_t hook = __atomic_load_n(&slot_hook, __ATOMIC_ACQUIRE);
+	size_t i = lower_bound(ret);
+	uintptr_t func;
+
+	if (!hook || i == 0)
+		return;
+	func = __atomic_load_n(&sites[i - 1].func, __ATOMIC_ACQUIRE);
+	if (func)
+		hook(func, slot);
 }
 
 /* ---- listing ----------------------------------------------------------- */

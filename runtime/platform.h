@@ -154,4 +154,20 @@ MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);
 /* ret: return address into the hooked function; caller: its caller. */
 MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);
 
+/*
+ * The slot hook, for a recorder of exits (recorder/): the same as the
+ * callback, but given where the function's own return address lives
+ * (`slot`), so that it may swap in a return trampoline.  Backends that
+ * define MC_RT_SLOT_TRAMPS have, beside each trampoline, one that calls
+ * mc_rt_dispatch_slot(ret, slot): mc_rt_tramp_fentry_slot (which serves
+ * pads too, where MC_RT_PAD_TRAMP is mc_rt_tramp_fentry) and
+ * mc_rt_tramp_mcount_slot.  Sites enabled while a hook is set call
+ * those.  mc_rt_set_slot_hook() is false where the backend has none.
+ */
+typedef void (*mc_rt_slot_hook_t)(uintptr_t func, uintptr_t *slot);
+MC_RT_HIDDEN bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook);
+MC_RT_HIDDEN void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot);
+MC_RT_HIDDEN void mc_rt_tramp_fentry_slot(void);
+MC_RT_HIDDEN void mc_rt_tramp_mcount_slot(void);
+
 #endif

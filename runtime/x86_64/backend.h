@@ -26,4 +26,7 @@ void mcount(void);
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
 
+/* trampoline.S has the slot trampolines of platform.h too. */
+#define MC_RT_SLOT_TRAMPS 1
+
 #endif

@@ -139,6 +139,43 @@ mc_rt_tramp_mcount:
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
 
 /*
+ * The slot trampolines (platform.h): the same, but they pass where the
+ * function's return address lives, for a recorder's return trampoline.
+ * fentry and pads: the word above ours, 16(%rbp) once SAVE_ARGS ran;
+ * mcount: 8 above the function's own frame pointer.
+ */
+	.globl	mc_rt_tramp_fentry_slot
+	.hidden	mc_rt_tramp_fentry_slot
+	.type	mc_rt_tramp_fentry_slot, @function
+	.p2align 4
+mc_rt_tramp_fentry_slot:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq	8(%rbp), %rdi		/* return into the function */
+	leaq	16(%rbp), %rsi		/* where its return address is */
+	call	mc_rt_dispatch_slot
+	RESTORE_ARGS_RET
+	.cfi_endproc
+	.size	mc_rt_tramp_fentry_slot, . - mc_rt_tramp_fentry_slot
+
+	.globl	mc_rt_tramp_mcount_slot
+	.hidden	mc_rt_tramp_mcount_slot
+	.type	mc_rt_tramp_mcount_slot, @function
+	.p2align 4
+mc_rt_tramp_mcount_slot:
+	.cfi_startproc
+	endbr64
+	SAVE_ARGS
+	movq	8(%rbp), %rdi		/* return into the function */
+	movq	0(%rbp), %rsi		/* the function's frame pointer */
+	addq	$8, %rsi		/* where its return address is */
+	call	mc_rt_dispatch_slot
+	RESTORE_ARGS_RET
+	.cfi_endproc
+	.size	mc_rt_tramp_mcount_slot, . - mc_rt_tramp_mcount_slot
+
+/*
  * An empty, writable __mcount_loc input section.  GCC's -mrecord-mcount
  * marks its tables read-only ("a"); ld gives the output section the
  * union of its inputs' flags, so this makes lds/mcount.lds's output
