@@ -5,10 +5,12 @@
  *
  * Frames are told apart by where their return address lives (`slot`):
  * the stack grows down, so a frame pushed later has a lower slot.  A
- * slot at or above the top frame's at entry, or a return to a slot
- * above it, means the frames below were left without returning
- * (longjmp, or a tail call that reused its caller's slot): they are
- * popped, with an exit event each at that instant.
+ * slot above the top frame's at entry, or a return to a slot above it,
+ * means the frames below were left without returning (longjmp): they
+ * are popped, with an exit event each at that instant.  An entry at the
+ * top frame's own slot is a tail call when the slot still leads to the
+ * return trampoline (the callee nests in the caller, as uftrace shows
+ * it, and both exit when it returns), else the frame there is gone too.
  *
  * Nothing here is traced, allocates on the hot path, or takes a lock;
  * a per-thread flag keeps a signal handler that runs traced code from
@@ -121,32 +123,26 @@ static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
 
 /*
  * Pop the frames whose slot is below `slot` (or at it, when `at_too`),
- * each with an exit event at `ticks`.  Returns the return address kept
- * for a frame at `slot` itself, or 0.
+ * each with an exit event at `ticks`.
  */
-static uintptr_t pop_below(struct rec_thread *t, uintptr_t *slot,
-			   bool at_too, uint64_t ticks)
+static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
+		      uint64_t ticks)
 {
-	uintptr_t orig = 0;
-
 	while (t->depth) {
 		struct rec_frame *f = &t->frames[t->depth - 1];
 
 		if (f->slot > slot || (f->slot == slot && !at_too))
 			break;
-		if (f->slot == slot)
-			orig = f->orig;
 		emit(t, MCT_EXIT, f->func, ticks);
 		t->depth--;
 	}
-	return orig;
 }
 
 /* The slot hook (runtime/platform.h): a traced function was entered. */
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
 	struct rec_thread *t;
-	uintptr_t ret, kept;
+	uintptr_t ret;
 	uint64_t now;
 
 	if (busy || !__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
@@ -161,12 +157,18 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	}
 	now = rec_ticks();
 	ret = *slot;
-	kept = pop_below(t, slot, true, now);
-	if (ret == (uintptr_t)&rec_return_tramp) {
-		if (!kept)	/* not ours to follow: leave it alone */
-			goto out;
-		ret = kept;	/* a tail call: the caller's return */
-		*slot = ret;
+	if (ret != (uintptr_t)&rec_return_tramp) {
+		/* a frame at this slot is gone too (longjmp, then a call) */
+		pop_below(t, slot, true, now);
+	} else {
+		/*
+		 * A tail call from the function on top: its slot already
+		 * leads to us.  This one nests in it, keeping our address
+		 * as its return: both exits happen at its return.
+		 */
+		pop_below(t, slot, false, now);
+		if (!t->depth || t->frames[t->depth - 1].slot != slot)
+			goto out;	/* not ours to follow: leave it */
 	}
 	if (rec_cfg.depth && t->depth >= rec_cfg.depth)
 		goto out;

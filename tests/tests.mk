@@ -18,10 +18,11 @@
 #   check-link     the per-section table linked by bfd, gold, lld, mold
 #   check-deps     every program the scripts call comes from a package
 #                  the project installs (scripts/deps.sh)
+#   check-trace    programs recorded by the recorder, read by mctrace
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link check-deps
+	check-fault check-fuzz check-link check-deps check-trace
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -47,6 +48,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/hosts/hosts.mk
 -include tests/link/link.mk
 -include tests/deps/deps.mk
+-include tests/trace/trace.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.

@@ -4,7 +4,9 @@
  * rec_entry (record.c) writes this address over a traced function's
  * return address, so the function's `ret` lands here with %rsp just
  * above the slot it returned through: rec_exit(%rsp) writes the exit
- * event and gives back the real return address, and we jump there.
+ * event and gives back the real return address, and we jump there (or
+ * here again: a tail-called function's frame returns to its caller's,
+ * which returns from the same slot).
  *
  * On arrival only the return registers are live (SysV: %rax and %rdx,
  * %xmm0 and %xmm1, and %st0/%st1 for long double, which C code that does

@@ -1,0 +1,14 @@
+# tests/trace/trace.mk - check-trace: programs recorded by libmcount's
+# recorder (recorder/) and read back by mctrace (mctrace/), checked
+# against oracles of their own (tests/trace/run.sh, check.py).
+check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
+	@RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
+		OUT=$(BUILD)/tests/trace sh tests/trace/run.sh \
+		> $(BUILD)/trace.out 2>&1; status=$$?; \
+	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/trace.out; \
+	[ $$status -eq 0 ] || grep -vE '^(PASS|SKIP)' $(BUILD)/trace.out | head -40; \
+	mkdir -p $(TEST_RESULTS); \
+	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/trace.out >> $(TEST_RESULTS)/trace.log; \
+	exit $$status
+
+.PHONY: check-trace
