@@ -104,11 +104,15 @@ int rec_init_threads(void)
 	return pthread_key_create(&gone_key, rec_thread_gone);
 }
 
-/* Free events in the ring. */
-static uint64_t ring_room(const struct rec_thread *t)
+/* Free events in the ring, from `tail` only when the last look is short. */
+static uint64_t ring_room(struct rec_thread *t, uint64_t need)
 {
-	return t->mask + 1 -
-	       (t->head - __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE));
+	uint64_t room = t->mask + 1 - (t->head - t->tail_seen);
+
+	if (room >= need)
+		return room;
+	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
+	return t->mask + 1 - (t->head - t->tail_seen);
 }
 
 static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
@@ -172,7 +176,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	}
 	if (rec_cfg.depth && t->depth >= rec_cfg.depth)
 		goto out;
-	if (t->depth >= t->max_frames || ring_room(t) < t->depth + 2) {
+	if (t->depth >= t->max_frames || ring_room(t, t->depth + 2) < t->depth + 2) {
 		t->lost++;
 		goto out;
 	}
@@ -284,7 +288,7 @@ REC_NOTRACE void rec_close_frames(void)
 	if (!t)
 		return;
 	for (size_t i = t->depth; i-- > 0;)
-		if (ring_room(t))
+		if (ring_room(t, 1))
 			emit(t, MCT_EXIT, t->frames[i].func, now);
 }
 
@@ -299,12 +303,12 @@ REC_NOTRACE void rec_fork_child(void)
 
 	for (struct rec_thread *t = rec_threads; t; t = t->next)
 		if (t != self) {
-			t->tail = t->head;
+			t->tail = t->tail_seen = t->head;
 			t->dead = true;
 		}
 	if (!self)
 		return;
-	self->tail = self->head;
+	self->tail = self->tail_seen = self->head;
 	self->lost = self->lost_written = 0;
 	self->tid = (uint32_t)syscall(SYS_gettid);
 	for (size_t i = 0; i < self->depth; i++)

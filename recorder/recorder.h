@@ -38,22 +38,31 @@ struct rec_frame {
 	bool restored;		/* orig written back (an unwind is on) */
 };
 
+/*
+ * The thread's fields and the writer's sit on cache lines of their own,
+ * so that the writer advancing `tail` does not take the line the
+ * thread writes on every event; the thread reads `tail` only when the
+ * room it last saw runs out (`tail_seen`).
+ */
 struct rec_thread {
+	/* the thread's */
 	struct mct_event *ring;
 	uint64_t mask;		/* ring size - 1 (a power of two) */
-	uint64_t head;		/* next event written; the thread's */
-	uint64_t tail;		/* next event read; the writer's */
+	uint64_t head;		/* next event written */
+	uint64_t tail_seen;	/* `tail` when the thread last read it */
 	uint64_t lost;		/* calls not recorded */
-	uint64_t lost_written;	/* what the writer last wrote of it */
-	uint64_t json_last;	/* the writer's last JSON timestamp (ns) */
-	uint32_t tid;
-	bool dead;		/* thread gone: drain, then unmap */
-	bool unmapped;
-	struct rec_thread *next;
-	uintptr_t stack_lo, stack_hi;
 	size_t depth;
 	size_t max_frames;
 	struct rec_frame *frames;
+	uintptr_t stack_lo, stack_hi;
+	uint32_t tid;
+	bool dead;		/* thread gone: drain, then unmap */
+	struct rec_thread *next;
+	/* the writer's */
+	uint64_t tail __attribute__((aligned(64)));	/* next event read */
+	uint64_t lost_written;	/* what the writer last wrote of `lost` */
+	uint64_t json_last;	/* the last JSON timestamp (ns) */
+	bool unmapped;
 };
 
 /* The recording's settings, fixed at start (start.c). */
