@@ -36,6 +36,9 @@ static _Thread_local bool busy TLS;
 struct rec_thread *rec_threads;
 static pthread_key_t gone_key;
 
+static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
+		      uint64_t ticks);
+
 static void *map(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -90,11 +93,17 @@ static struct rec_thread *thread_new(void)
 	return t;
 }
 
-/* pthread key destructor: the thread is exiting. */
+/*
+ * pthread key destructor: the thread is exiting.  Frames still on its
+ * shadow stack were left by pthread_exit: they end now.
+ */
 void rec_thread_gone(void *arg)
 {
 	struct rec_thread *t = arg;
 
+	busy = true;
+	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
+	busy = false;
 	self = NULL;
 	__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
 }

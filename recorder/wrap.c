@@ -18,18 +18,23 @@
  * cannot read thread-local storage.)
  *
  * pthread_exit unwinds the thread through glibc's own copy of the
- * unwinder, which no wrapper reaches: the wrapper writes every return
- * address back and closes the thread's frames first.  exec: the trace
- * is finished before the image goes, and the new image, if it records,
- * writes a file of its own (MCOUNT_TRACE_ROOT is kept in its
- * environment).
+ * unwinder, which no wrapper reaches (and a wrapper would have no next
+ * definition to call in a static program): its unwind ends at the first
+ * hijacked frame as at the thread's outermost one (return.S), glibc
+ * ends the thread, and the thread's end closes its frames (record.c).
+ * C++ destructors of frames above that one do not run while recording.
+ *
+ * exec: the trace is finished before the image goes, and the new image,
+ * if it records, writes a file of its own (MCOUNT_TRACE_ROOT is kept in
+ * its environment).
  *
  * Each wrapper is weak and calls the next definition (dlsym RTLD_NEXT),
  * so a program that defines the function itself keeps its own.  They
  * act only when a recording runs.  A program linked statically has no
- * next definition to find: such programs cannot record exceptions
- * through traced frames (libgcc_eh's unwinder is linked in place of
- * these) and their pthread_exit and exec calls are refused loudly.
+ * next definition to find: there the unwinder's own definitions
+ * (libgcc_eh) win over these weak ones, so exceptions through traced
+ * frames cannot be recorded, and exec goes to the system call (execvp
+ * and execlp search PATH themselves).
  */
 #define _GNU_SOURCE
 #include <alloca.h>
@@ -74,7 +79,6 @@ struct _Unwind_Exception;
 typedef int unwind_code;
 typedef unwind_code (*unwind_fn)(struct _Unwind_Exception *);
 typedef void *(*catch_fn)(void *);
-typedef void (*exit_fn)(void *);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
 /* The caller's stack pointer before it called us. */
@@ -109,15 +113,6 @@ WEAK void *__cxa_begin_catch(void *e)
 
 	rec_unwind_caught(CALLER_SP());
 	return r;
-}
-
-WEAK void pthread_exit(void *ret)
-{
-	NEXT(exit_fn, pthread_exit);
-
-	rec_unwind_all();
-	real(ret);
-	__builtin_unreachable();
 }
 
 /* ---- exec ---------------------------------------------------------------- */
@@ -181,14 +176,45 @@ WEAK int execv(const char *path, char *const argv[])
 	return execve(path, argv, environ);
 }
 
+/* A static program's execvpe: PATH searched here, as glibc does. */
+static int search_path(const char *file, char *const argv[],
+		       char *const envp[])
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (strchr(file, '/'))
+		return execve(file, argv, envp);
+	for (path = path ? path : "/bin:/usr/bin"; ; path++) {
+		size_t n = strcspn(path, ":");
+
+		if (n + strlen(file) + 2 <= sizeof(buf)) {
+			snprintf(buf, sizeof(buf), "%.*s%s%s", (int)n, path,
+				 n ? "/" : "", file);
+			execve(buf, argv, envp);
+		}
+		path += n;
+		if (!*path)
+			return -1;
+	}
+}
+
 WEAK int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	NEXT(execvpe_fn, execvpe);
+	static void *execvpe_cache;
+	void *p = __atomic_load_n(&execvpe_cache, __ATOMIC_ACQUIRE);
 	size_t room = count(envp) + 2;
 	char **env = alloca(room * sizeof(*env));
 
+	if (!p) {
+		p = dlsym(RTLD_NEXT, "execvpe");
+		__atomic_store_n(&execvpe_cache, p, __ATOMIC_RELEASE);
+	}
 	rec_finish();
-	return real(file, argv, keep_root(envp, env, room));
+	envp = keep_root(envp, env, room);
+	if (!p)
+		return search_path(file, argv, envp);
+	return ((execvpe_fn)p)(file, argv, envp);
 }
 
 WEAK int execvp(const char *file, char *const argv[])

@@ -310,7 +310,7 @@ static uint64_t pass(void)
 						    __ATOMIC_ACQUIRE);
 	     t; t = t->next)
 		n += drain(t);
-	if (n && w.ns1 - w.clock_written > 100000000u)
+	if (n && w.ns1 - w.clock_written > 10000000u)
 		put_clock();
 	flush_out();
 	pthread_mutex_unlock(&w.lock);

@@ -17,16 +17,20 @@
  * The trampoline has no frame the unwinder can use: an exception never
  * reaches it, since the recorder writes the real addresses back before
  * any unwind starts (wrap.c).  Its CFI says so (return address
- * undefined), so a backtrace taken inside it stops here cleanly.
+ * undefined), and covers the byte before it, which is what an unwinder
+ * looks up for a frame that returns here: a backtrace, or glibc's
+ * forced unwind of pthread_exit, ends at a hijacked frame as at the
+ * outermost one.
  */
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
 	.type	rec_return_tramp, @function
 	.p2align 4
-rec_return_tramp:
 	.cfi_startproc
 	.cfi_undefined rip
+	nop		/* an unwinder looks up the FDE of our address - 1 */
+rec_return_tramp:
 	pushq	%rbp
 	movq	%rsp, %rbp
 	andq	$-16, %rsp
