@@ -126,7 +126,7 @@ static void draw(const struct trace *t, FILE *f, size_t node, double x,
 	const char *name = node ? trace_name(t, n->func) : "all";
 	unsigned r, g, b;
 
-	if (w < 0.3)
+	if (node && !n->total)
 		return;
 	colour(name, &r, &g, &b);
 	fprintf(f, "<g><title>");

@@ -180,6 +180,21 @@ outputs_check() {
 expect "mctrace's JSON, folded stacks, SVG, report, graph, filters" \
 	outputs_check
 
+# The README's picture, drawn again: well-formed, and the same boxes
+# (function in its stack) as the committed one.
+readme_svg_check() {
+	EXAMPLE_OUT=$OUT/example RECORDMCOUNT=$TOOL MCTRACE=$MCT \
+		LIBMCOUNT=$LIB sh mctrace/example.sh "$OUT/example.svg" \
+		>/dev/null &&
+	$PY $T/check.py svg "$OUT/example.svg" &&
+	$PY $T/check.py svg mctrace/flame-example.svg &&
+	boxes "$OUT/example.svg" > "$OUT/example.boxes" &&
+	boxes mctrace/flame-example.svg > "$OUT/committed.boxes" &&
+	diff "$OUT/committed.boxes" "$OUT/example.boxes"
+}
+boxes() { sed -n 's/.*<title>\([^ ]*\) (.*<rect x="[^"]*" y="\([^"]*\)".*/\2 \1/p' "$1" | sort; }
+expect "the README's flame graph, drawn again" readme_svg_check
+
 # uftrace's view of the same source, built for it (-pg, no libmcount).
 uftrace_check() {
 	gcc -std=gnu11 -O2 -g -fno-inline -pg -c $T/prog.c -o "$OUT/uf.o" &&
