@@ -192,6 +192,8 @@ const struct mc_arch mc_arch_aarch64 = {
 	 * pairs, a `sub sp`, BTI/PAC hints and the `mov x0, x30`.
 	 */
 	.max_entry_offset = 64,
+	/* one A64 instruction: NOP <-> BL is safe to swap live */
+	.live_store_max = 4,
 	.decode_site = a64_decode_site,
 	.encode_nop = a64_encode_nop,
 	.encode_call = a64_encode_call,

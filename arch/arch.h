@@ -211,6 +211,31 @@ struct mc_arch {
 	 */
 	const uint8_t *(*site_neutral)(const struct mc_arch *arch,
 				       const struct mc_site *site);
+	/*
+	 * For the runtime's live patching, which toggles a site while other
+	 * threads may be running it.  A site is put once, while nothing
+	 * else runs (at boot), into a disabled form that differs from its
+	 * enabled form only inside one naturally aligned word of at most
+	 * `live_store_max` bytes: a store the CPU performs whole, so that
+	 * another thread fetches either the old instruction or the new one.
+	 * Toggling then writes that word alone.  The forms cover the site's
+	 * `len` bytes and, for a hook, the `live_prelude` bytes before it
+	 * (ARM's `push {lr}`, which the disabled form branches over).
+	 *
+	 * live_forms gets in on[0, pre) the bytes before the site as they
+	 * are now and in on[pre, pre + len) the call that enables it
+	 * (encode_call's or encode_pad_call's); it may rewrite on's first
+	 * `pre` bytes to what the enabled form needs there, and writes the
+	 * disabled form of all pre + len bytes to `off`.  False if the site
+	 * has no such pair of forms.  NULL: the disabled form is the
+	 * enabled one with the site's neutral bytes in place of the call
+	 * (right where that is one instruction swapped for another, as on
+	 * aarch64; the runtime checks the word).
+	 */
+	uint8_t live_store_max;
+	uint8_t live_prelude;
+	bool (*live_forms)(const struct mc_arch *arch, uint8_t *on,
+			   uint8_t *off, unsigned pre, unsigned len, bool pad);
 };
 
 /* The hooks of struct mc_arch, called with the entry they belong to. */

@@ -473,6 +473,7 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 const struct mc_arch mc_arch_arm = {
 	.name = "arm",
 	ARM_COMMON,
+	.live_store_max = 4,	/* one A32 instruction word */
 	.decode_site = arm_decode_site,
 	.encode_nop = arm_encode_nop,
 	.encode_call = arm_encode_call,
@@ -485,6 +486,8 @@ const struct mc_arch mc_arch_arm = {
 const struct mc_arch mc_arch_thumb2 = {
 	.name = "thumb2",
 	ARM_COMMON,
+	/* a halfword: never a 32-bit BL, whose halves may be fetched apart */
+	.live_store_max = 2,
 	.accepts_flags = never,
 	.decode_site = thm_decode_site,
 	.encode_nop = thm_encode_nop,

@@ -298,6 +298,7 @@ static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
 
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
+	.live_store_max = 4,	/* one instruction word */
 	.pad_call_len = 8, .encode_pad_call = ppc_le_encode_pad_call,
 	.pad_neutral = ppc_le_pad_neutral,
 	.forms = ppc64le_forms, .n_forms = MC_COUNT(ppc64le_forms),

@@ -261,6 +261,7 @@ const struct mc_arch mc_arch_riscv64 = {
 	.anchor_at_site = true,
 	/* After the prologue's saves (compressed or not) and `mv a0, ra`. */
 	.max_entry_offset = 64,
+	.live_store_max = 4,	/* one 32-bit instruction */
 	.decode_site = rv_decode_site,
 	.encode_nop = rv_encode_nop,
 	.encode_call = rv_encode_call,

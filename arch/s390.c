@@ -314,6 +314,7 @@ const struct mc_arch mc_arch_s390x = {
 	.n_forms = sizeof(s390x_forms) / sizeof(s390x_forms[0]),
 	/* Both -mfentry and -pg put the block first in the function. */
 	.max_entry_offset = 0,
+	.live_store_max = 2,	/* a halfword inside one instruction */
 	.decode_site = s390_decode_site,
 	.encode_nop = s390_encode_nop,
 	.encode_call = s390_encode_call,

@@ -301,6 +301,30 @@ static const uint8_t *x86_pad_neutral(const struct mc_arch *arch,
 	return NULL;
 }
 
+/*
+ * Live patching: the disabled form of `call rel32` is `test $rel32,
+ * %eax` (a9 rel32), the same length with the same four bytes after its
+ * opcode, so enabling and disabling store one byte, e8 <-> a9, and a
+ * thread fetching the site sees one whole instruction or the other.
+ * `test` writes only the flags, which are dead where a hook sits (the
+ * call it replaces clobbers them too).  A 6-byte site keeps its addr32
+ * prefix (67 a9 ...: ignored on an instruction without memory operand);
+ * a pad's call keeps the NOPs that follow it.
+ */
+static bool x86_live_forms(const struct mc_arch *arch, uint8_t *on,
+			   uint8_t *off, unsigned pre, unsigned len, bool pad)
+{
+	unsigned op = len >= 6 && on[pre] == 0x67 ? 1 : 0;	/* addr32 */
+
+	(void)arch;
+	(void)pad;
+	if (len < 5 + op || on[pre + op] != 0xe8)		/* call rel32 */
+		return false;
+	mc_bytes_copy(off, on, pre + len);
+	off[pre + op] = 0xa9;				/* test $imm32,%eax */
+	return true;
+}
+
 /* -fcf-protection puts an end-branch marker before hook or pad. */
 static const struct mc_insn x86_entry_prefixes[] = {
 	{ 4, { 0xf3, 0x0f, 0x1e, 0xfa } },		/* endbr64 */
@@ -324,7 +348,7 @@ static const struct mc_object_form x86_entry_nop_form = {
 	.n_entry_prefixes = MC_COUNT(x86_entry_prefixes),		\
 	.entry_nop_form = &x86_entry_nop_form,				\
 	.pad_call_len = 5, .encode_pad_call = x86_encode_pad_call,	\
-	.pad_neutral = x86_pad_neutral
+	.pad_neutral = x86_pad_neutral, .live_forms = x86_live_forms
 
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
@@ -341,6 +365,7 @@ const struct mc_arch mc_arch_x86_64 = {
 	X86_ENTRY_FACTS,
 	.n_forms = sizeof(x86_64_forms) / sizeof(x86_64_forms[0]),
 	.max_entry_offset = 32,
+	.live_store_max = 8,
 	.decode_site = x86_64_decode_site,
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
@@ -362,6 +387,7 @@ const struct mc_arch mc_arch_i386 = {
 	X86_ENTRY_FACTS,
 	.n_forms = sizeof(i386_forms) / sizeof(i386_forms[0]),
 	.max_entry_offset = 32,
+	.live_store_max = 4,
 	.decode_site = i386_decode_site,
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,

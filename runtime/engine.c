@@ -42,10 +42,18 @@ struct rt_site {
 	uintptr_t at;		/* where the hook's `len` bytes are */
 	uintptr_t func;		/* function start, set when enabled */
 	const uint8_t *neutral;	/* `len` bytes that disable the hook */
+	const struct mc_arch *arch;	/* what reads it (ARM or Thumb) */
 	uint8_t len;
 	uint8_t style;		/* enum mcount_style */
 	uint8_t state;		/* enum mcount_state */
 	uint8_t caller;		/* MC_RT_SITE_CALLER's answer, if any */
+	bool was_call;		/* a call when boot found it */
+	/*
+	 * The word live toggling stores: head_len bytes (0: none, the site
+	 * cannot change while threads run) at `at + head`.
+	 */
+	int8_t head;
+	uint8_t head_len;
 };
 
 /*
@@ -371,6 +379,7 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		/* ARM: no push {lr} before it, no pad NOP (or push) at it */
 		return "not a hook call, NOP or NOP pad (nor preceded by the "
 		       "code a hook call needs)";
+	s->arch = arch;
 	d = mc_decode_site(arch, p, n, s->addr);
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
@@ -459,11 +468,12 @@ static void text_close(void)
 }
 
 /*
- * Make [addr, addr + len) writable: the platform is asked to open the
- * rest of the code mapping that holds it, so that the next sites need
- * no call.
+ * Make [addr, addr + len) writable.  `rest`: the boot pass, which goes
+ * up through the sorted sites, asks the platform to open the rest of
+ * the code mapping that holds it, so that the next sites need no call;
+ * a live toggle opens only what it writes.
  */
-static bool text_open(uintptr_t addr, size_t len)
+static bool text_open(uintptr_t addr, size_t len, bool rest)
 {
 	size_t n;
 
@@ -471,29 +481,138 @@ static bool text_open(uintptr_t addr, size_t len)
 	    addr < open_span.hi)
 		return true;
 	n = code_avail(addr);
-	if (n < len || mc_plat_text_open(addr, n) != 0)
+	if (n < len || mc_plat_text_open(addr, rest ? n : len) != 0)
 		return false;
 	open_span.lo = addr;
-	open_span.hi = addr + n;
+	open_span.hi = addr + (rest ? n : len);
 	return true;
 }
 
-/* Write `len` bytes of code; the caller closes the text window. */
-static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
+/* Code just written at [addr, addr + len): flush now, or with the batch. */
+static void note_written(uintptr_t addr, size_t len)
 {
-	if (!text_open(addr, len))
-		return MCOUNT_EPROTECT;
-	mc_bytes_copy((uint8_t *)addr, code, len);
 	if (!deferred_flush.on) {
 		mc_plat_flush_icache(addr, len);
-	} else {
-		if (deferred_flush.lo == deferred_flush.hi ||
-		    addr < deferred_flush.lo)
-			deferred_flush.lo = addr;
-		if (addr + len > deferred_flush.hi)
-			deferred_flush.hi = addr + len;
+		return;
 	}
+	if (deferred_flush.lo == deferred_flush.hi || addr < deferred_flush.lo)
+		deferred_flush.lo = addr;
+	if (addr + len > deferred_flush.hi)
+		deferred_flush.hi = addr + len;
+}
+
+/*
+ * Write `len` bytes of code with plain stores: only where no other
+ * thread runs it (boot, or a process of one thread).  The caller closes
+ * the text window.
+ */
+static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
+{
+	if (!text_open(addr, len, !booted))
+		return MCOUNT_EPROTECT;
+	mc_bytes_copy((uint8_t *)addr, code, len);
+	note_written(addr, len);
 	return MCOUNT_OK;
+}
+
+/* ---- live forms -------------------------------------------------------- */
+
+static uintptr_t trampoline(const struct rt_site *s);
+
+/* The call to the trampoline that enables `s`, into `out`. */
+static bool encode_hook(const struct rt_site *s, uint8_t *out)
+{
+	uintptr_t tramp = trampoline(s);
+
+	/* No entry reads the site now: its code changed under us. */
+	if (!tramp || !s->arch)
+		return false;
+	if (s->style == MCOUNT_STYLE_PAD)
+		return mc_encode_pad_call(s->arch, out, s->len, s->at, tramp);
+	return mc_encode_call(s->arch, out, s->len, s->at, tramp);
+}
+
+/* Bytes before a site that its live forms cover (ARM's push). */
+static unsigned live_prelude(const struct rt_site *s)
+{
+	return s->style == MCOUNT_STYLE_PAD ? 0 : s->arch->live_prelude;
+}
+
+/*
+ * The live span [at - pre, at + len) of `s` enabled (`on`) and disabled
+ * (`off`), from the arch's live_forms; false if it has none.
+ */
+static bool live_forms(const struct rt_site *s, uint8_t *on, uint8_t *off,
+		       unsigned *pre)
+{
+	const struct mc_arch *arch = s->arch;
+
+	*pre = live_prelude(s);
+	if (*pre > s->at || code_avail(s->at - *pre) < *pre + s->len)
+		return false;
+	mc_bytes_copy(on, (const uint8_t *)(s->at - *pre), *pre);
+	if (!encode_hook(s, on + *pre))
+		return false;
+	if (arch->live_forms)
+		return arch->live_forms(arch, on, off, *pre, s->len,
+					s->style == MCOUNT_STYLE_PAD);
+	mc_bytes_copy(off, on, *pre);
+	mc_bytes_copy(off + *pre, s->neutral, s->len);
+	return true;
+}
+
+/*
+ * The naturally aligned word of at most the arch's live_store_max bytes
+ * that holds every byte where `on` and `off` differ, as head and
+ * head_len of `s`; head_len 0 when there is none.  `span` is the
+ * address of on[0].
+ */
+static void find_head(struct rt_site *s, const uint8_t *on, const uint8_t *off,
+		      unsigned n, uintptr_t span)
+{
+	unsigned first = n, last = 0;
+
+	s->head_len = 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (on[i] == off[i])
+			continue;
+		if (first == n)
+			first = i;
+		last = i;
+	}
+	if (first == n)
+		return;
+	for (unsigned size = 1; size <= s->arch->live_store_max; size *= 2) {
+		uintptr_t word = (span + first) & ~(uintptr_t)(size - 1);
+
+		if (span + last < word + size) {
+			s->head = (int8_t)((intptr_t)word - (intptr_t)s->at);
+			s->head_len = (uint8_t)size;
+			return;
+		}
+	}
+}
+
+/*
+ * At boot, while nothing else runs: write the disabled form of `s`'s
+ * live forms over its bytes (and its prelude), or, where it has none,
+ * its neutral bytes if it was a call (`was_call`).
+ */
+static int write_disabled_form(struct rt_site *s, bool was_call)
+{
+	uint8_t on[2 * MC_MAX_SITE_LEN], off[2 * MC_MAX_SITE_LEN];
+	unsigned pre;
+
+	s->head_len = 0;
+	if (s->arch && s->arch->live_store_max && live_forms(s, on, off, &pre)) {
+		find_head(s, on, off, pre + s->len, s->at - pre);
+		if (s->head_len && !mc_bytes_equal((const uint8_t *)(s->at - pre),
+						   off, pre + s->len))
+			return write_code(s->at - pre, off, pre + s->len);
+		if (s->head_len)
+			return MCOUNT_OK;
+	}
+	return was_call ? write_code(s->at, s->neutral, s->len) : MCOUNT_OK;
 }
 
 /*
@@ -527,16 +646,28 @@ static void boot_site(struct rt_site *s, uintptr_t *end)
 	}
 	*end = s->at + s->len;
 	s->state = MCOUNT_SITE_NOP;
-	if (is_nop) {
+	s->was_call = !is_nop;
+}
+
+/*
+ * Second pass, once every site's style is known (guess_nop_styles):
+ * write each accepted site's disabled form.
+ */
+static void disable_site(struct rt_site *s)
+{
+	if (s->state == MCOUNT_SITE_REFUSED)
+		return;
+	if (write_disabled_form(s, s->was_call) != MCOUNT_OK) {
+		refuse(s, s->addr, (const uint8_t *)s->addr, s->len,
+		       "text not writable");
+		return;
+	}
+	if (!s->was_call) {
 		counts.nops++;
 		counts.pads += s->style == MCOUNT_STYLE_PAD;
-		return;
+	} else {
+		counts.patched++;
 	}
-	if (write_code(s->at, s->neutral, s->len) != MCOUNT_OK) {
-		refuse(s, s->addr, p, n, "text not writable");
-		return;
-	}
-	counts.patched++;
 }
 
 /*
@@ -638,7 +769,13 @@ static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
 	return __start_mcount_loc != NULL;
 }
 
-int mcount_boot(void)
+/*
+ * The boot pass writes with plain stores: no other thread may run the
+ * hooked code yet (the hosted build boots from a constructor, before
+ * main).  First every site is classified, then, with every style known,
+ * each gets its disabled form.
+ */
+static int boot_locked(void)
 {
 	const uintptr_t *tab, *stop;
 	uintptr_t end = 0;
@@ -653,27 +790,41 @@ int mcount_boot(void)
 	if (!sites)
 		return MCOUNT_ENOMEM;
 	counts.sites = load_table(tab, n);
-	deferred_flush.on = true;
 	for (size_t i = 0; i < nsites; i++)
 		boot_site(&sites[i], &end);
+	guess_nop_styles();
+	deferred_flush.on = true;
+	for (size_t i = 0; i < nsites; i++)
+		disable_site(&sites[i]);
 	deferred_flush.on = false;
 	if (deferred_flush.hi > deferred_flush.lo)
 		mc_plat_flush_icache(deferred_flush.lo,
 				     deferred_flush.hi - deferred_flush.lo);
 	text_close();
-	guess_nop_styles();
-	booted = true;
+	__atomic_store_n(&booted, true, __ATOMIC_RELEASE);
 	return MCOUNT_OK;
+}
+
+int mcount_boot(void)
+{
+	int err;
+
+	mc_plat_lock();
+	err = boot_locked();
+	mc_plat_unlock();
+	return err;
 }
 
 bool mcount_booted(void)
 {
-	return booted;
+	return __atomic_load_n(&booted, __ATOMIC_ACQUIRE);
 }
 
 void mcount_get_counts(struct mcount_counts *out)
 {
+	mc_plat_lock();
 	*out = counts;
+	mc_plat_unlock();
 }
 
 /* ---- enabling and disabling -------------------------------------------- */
@@ -709,29 +860,9 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 	return &sites[i];
 }
 
-/* The slot trampoline (platform.h) for `s`, when a slot hook is set. */
-static uintptr_t slot_trampoline(const struct rt_site *s)
-{
-#ifdef MC_RT_SLOT_TRAMPS
-	if (!slot_hook)
-		return 0;
-	if (s->style == MCOUNT_STYLE_MCOUNT)
-		return (uintptr_t)&mc_rt_tramp_mcount_slot;
-	if (s->style == MCOUNT_STYLE_FENTRY ||
-	    (s->style == MCOUNT_STYLE_PAD &&
-	     (uintptr_t)&MC_RT_PAD_TRAMP == (uintptr_t)&mc_rt_tramp_fentry))
-		return (uintptr_t)&mc_rt_tramp_fentry_slot;
-#else
-	(void)s;
-#endif
-	return 0;
-}
-
 /* The trampoline enabled site `s` calls; 0 if none. */
 static uintptr_t trampoline(const struct rt_site *s)
 {
-	if (slot_trampoline(s))
-		return slot_trampoline(s);
 	switch (s->style) {
 #ifdef MC_RT_FENTRY_STUB
 	case MCOUNT_STYLE_FENTRY:
@@ -754,32 +885,82 @@ static uintptr_t trampoline(const struct rt_site *s)
 	}
 }
 
-/* The call to the trampoline that enables `s`, into `out`. */
-static bool encode_hook(const struct rt_site *s, uint8_t *out)
+/*
+ * Store the head word of `s`'s live form `on` or off: the form's bytes
+ * inside the word, the code around them as it is, in one store of the
+ * word's own size and alignment, which the CPU makes whole.  Another
+ * thread running the site fetches the old instruction or the new one.
+ */
+static int store_head(struct rt_site *s, bool on)
 {
-	const struct mc_arch *arch = site_arch(s->addr);
-	uintptr_t tramp = trampoline(s);
+	uint8_t on_b[2 * MC_MAX_SITE_LEN], off_b[2 * MC_MAX_SITE_LEN];
+	union {
+		uint8_t b[8];
+		uint16_t h;
+		uint32_t w;
+		uint64_t d;
+	} word;
+	const uint8_t *form;
+	uintptr_t span, at = s->at + (intptr_t)s->head;
+	unsigned pre;
 
-	/* No entry reads the site now: its code changed under us. */
-	if (!tramp || !arch)
-		return false;
-	if (s->style == MCOUNT_STYLE_PAD)
-		return mc_encode_pad_call(arch, out, s->len, s->at, tramp);
-	return mc_encode_call(arch, out, s->len, s->at, tramp);
+	if (!live_forms(s, on_b, off_b, &pre))
+		return MCOUNT_ERANGE;
+	span = s->at - pre;
+	form = on ? on_b : off_b;
+	mc_bytes_copy(word.b, (const uint8_t *)at, s->head_len);
+	for (unsigned i = 0; i < s->head_len; i++)
+		if (at + i >= span && at + i < span + pre + s->len)
+			word.b[i] = form[at + i - span];
+	if (!text_open(at, s->head_len, false))
+		return MCOUNT_EPROTECT;
+	switch (s->head_len) {
+	case 1:
+		__atomic_store_n((uint8_t *)at, word.b[0], __ATOMIC_RELAXED);
+		break;
+	case 2:
+		__atomic_store_n((uint16_t *)at, word.h, __ATOMIC_RELAXED);
+		break;
+	case 4:
+		__atomic_store_n((uint32_t *)at, word.w, __ATOMIC_RELAXED);
+		break;
+#if UINTPTR_MAX > 0xffffffffu
+	case 8:
+		__atomic_store_n((uint64_t *)at, word.d, __ATOMIC_RELAXED);
+		break;
+#endif
+	default:
+		return MCOUNT_ENOTLIVE;
+	}
+	note_written(at, s->head_len);
+	return MCOUNT_OK;
 }
 
-static int set_site(struct rt_site *s, bool on, uintptr_t start)
+/* Why `s`, whose state is to change, cannot be toggled while threads run. */
+static int not_live_why(const struct rt_site *s)
+{
+	uint8_t on[2 * MC_MAX_SITE_LEN], off[2 * MC_MAX_SITE_LEN];
+	unsigned pre;
+
+	return live_forms(s, on, off, &pre) ? MCOUNT_ENOTLIVE : MCOUNT_ERANGE;
+}
+
+/*
+ * A site without a live form, rewritten whole with plain stores: only
+ * while no other thread can be running it (mc_plat_quiescent).
+ */
+static int set_site_quiescent(struct rt_site *s, bool on, uintptr_t start)
 {
 	uint8_t call[MC_MAX_SITE_LEN];
 	int err;
 
+	if (!mc_plat_quiescent())
+		return not_live_why(s);
 	if (on && !encode_hook(s, call))
 		return MCOUNT_ERANGE;
-	/* the dispatcher must see func before the call can happen */
 	if (on)
 		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
 	err = write_code(s->at, on ? call : s->neutral, s->len);
-	text_close();
 	if (err)
 		return err;
 	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
@@ -787,24 +968,85 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
 		counts.enabled++;
 	else
 		counts.enabled--;
+	return 1;
+}
+
+/*
+ * Turn `s` on (calling back with `start` as the function) or off.  1 if
+ * its code changed, 0 if it already was so, else an error.  The caller
+ * holds the patching lock and has opened a batch.
+ */
+static int set_site(struct rt_site *s, bool on, uintptr_t start)
+{
+	int err;
+
+	if (s->state == MCOUNT_SITE_REFUSED)
+		return MCOUNT_EREFUSED;
+	if ((s->state == MCOUNT_SITE_ENABLED) == on)
+		return 0;
+	if (!s->head_len)
+		return set_site_quiescent(s, on, start);
+	/* the dispatcher must see func before the call can happen */
+	if (on)
+		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
+	err = store_head(s, on);
+	if (err)
+		return err;
+	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
+	if (on)
+		counts.enabled++;
+	else
+		counts.enabled--;
+	return 1;
+}
+
+/*
+ * A batch: every change between batch_begin() and batch_end() is made
+ * visible to instruction fetch once, with one synchronisation of the
+ * other threads' cores, under the patching lock taken here.  The traced
+ * path takes no lock: it reads the site list, which never changes after
+ * boot, and a site's func, which is set before its call is written.
+ */
+static int batch_begin(void)
+{
+	mc_plat_lock();
+	if (!booted) {
+		mc_plat_unlock();
+		return MCOUNT_ENOTBOOTED;
+	}
+	if (!mc_plat_sync_ready(MC_RT_LIVE_SYNC_CORE)) {
+		mc_plat_unlock();
+		return MCOUNT_ESYNC;
+	}
+	deferred_flush.on = true;
+	deferred_flush.lo = deferred_flush.hi = 0;
 	return MCOUNT_OK;
+}
+
+static void batch_end(bool changed)
+{
+	deferred_flush.on = false;
+	if (deferred_flush.hi > deferred_flush.lo)
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
+	text_close();
+	if (changed)
+		mc_plat_sync_cores();
+	mc_plat_unlock();
 }
 
 static int set_func(uintptr_t func, bool on)
 {
 	struct rt_site *s;
 	uintptr_t start;
+	int r = batch_begin();
 
-	if (!booted)
-		return MCOUNT_ENOTBOOTED;
+	if (r)
+		return r;
 	s = find_site(func, &start);
-	if (!s)
-		return MCOUNT_ENOSITE;
-	if (s->state == MCOUNT_SITE_REFUSED)
-		return MCOUNT_EREFUSED;
-	if ((s->state == MCOUNT_SITE_ENABLED) == on)
-		return MCOUNT_OK;
-	return set_site(s, on, start);
+	r = s ? set_site(s, on, start) : MCOUNT_ENOSITE;
+	batch_end(r > 0);
+	return r < 0 ? r : MCOUNT_OK;
 }
 
 int mcount_enable(unsigned long func)
@@ -817,40 +1059,165 @@ int mcount_disable(unsigned long func)
 	return set_func((uintptr_t)func, false);
 }
 
+/*
+ * Many functions in one batch.  Every function must have a site, or
+ * nothing changes (MCOUNT_ENOSITE), unless `skip_missing` (a name
+ * pattern matches functions without hooks too).  Returns how many of
+ * them are now in the state asked for, or the first error met on the
+ * way (the other sites are still changed).
+ */
+int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
+		   bool skip_missing)
+{
+	uintptr_t start;
+	size_t done = 0;
+	int err = 0, r = batch_begin();
+	bool changed = false;
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < n && !skip_missing; i++) {
+		if (!find_site(funcs[i], &start)) {
+			batch_end(false);
+			return MCOUNT_ENOSITE;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rt_site *s = find_site(funcs[i], &start);
+
+		if (!s)
+			continue;
+		r = set_site(s, on, start);
+		changed |= r > 0;
+		if (r >= 0)
+			done++;
+		else if (!err)
+			err = r;
+		if (r == MCOUNT_EPROTECT)
+			break;
+	}
+	batch_end(changed);
+	return err ? err : (int)(done > 0x7fffffff ? 0x7fffffff : done);
+}
+
+int mcount_enable_many(const unsigned long *funcs, size_t n)
+{
+	return mc_rt_set_many((const uintptr_t *)funcs, n, true, false);
+}
+
+int mcount_disable_many(const unsigned long *funcs, size_t n)
+{
+	return mc_rt_set_many((const uintptr_t *)funcs, n, false, false);
+}
+
+/* The function start a site's callback reports, when found by its site. */
+static uintptr_t site_function(const struct rt_site *s)
+{
+	uintptr_t start;
+	size_t size;
+
+	if (mc_plat_func_bounds(s->at, &start, &size))
+		return start;
+	return s->at;
+}
+
+/*
+ * Every site but the refused ones.  Returns how many are now in the
+ * state asked for, or the first error met (MCOUNT_ENOTLIVE where a site
+ * cannot be toggled while threads run; the others are still changed).
+ */
+static int set_all(bool on)
+{
+	size_t done = 0;
+	int err = 0, r = batch_begin();
+	bool changed = false;
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < nsites; i++) {
+		if (sites[i].state == MCOUNT_SITE_REFUSED)
+			continue;
+		r = set_site(&sites[i], on,
+			     on ? site_function(&sites[i]) : sites[i].func);
+		changed |= r > 0;
+		if (r >= 0)
+			done++;
+		else if (!err)
+			err = r;
+		if (r == MCOUNT_EPROTECT)
+			break;
+	}
+	batch_end(changed);
+	return err ? err : (int)(done > 0x7fffffff ? 0x7fffffff : done);
+}
+
+int mcount_enable_all(void)
+{
+	return set_all(true);
+}
+
+int mcount_disable_all(void)
+{
+	return set_all(false);
+}
+
 void mcount_set_callback(mcount_callback_t cb)
 {
 	__atomic_store_n(&callback, cb, __ATOMIC_RELEASE);
 }
 
-/* The bytes `s` must hold in its current state (NOP or enabled). */
-static bool expected_code(const struct rt_site *s, uint8_t *code)
+/*
+ * The bytes `s` must hold in its current state, from `*from` on: its
+ * live form in that state, or where it has none its neutral bytes.
+ */
+static unsigned expected_code(const struct rt_site *s, uint8_t *code,
+			      uintptr_t *from)
 {
-	if (s->state == MCOUNT_SITE_NOP) {
-		mc_bytes_copy(code, s->neutral, s->len);
-		return true;
+	uint8_t other[2 * MC_MAX_SITE_LEN];
+	unsigned pre;
+
+	if (s->head_len) {
+		if (s->state == MCOUNT_SITE_ENABLED ?
+		    !live_forms(s, code, other, &pre) :
+		    !live_forms(s, other, code, &pre))
+			return 0;
+		*from = s->at - pre;
+		return pre + s->len;
 	}
-	return encode_hook(s, code);
+	if (s->state != MCOUNT_SITE_NOP)
+		return 0;
+	mc_bytes_copy(code, s->neutral, s->len);
+	*from = s->at;
+	return s->len;
 }
 
 int mcount_verify(void)
 {
 	int changed = 0;
 
-	if (!booted)
+	mc_plat_lock();
+	if (!booted) {
+		mc_plat_unlock();
 		return MCOUNT_ENOTBOOTED;
+	}
 	for (size_t i = 0; i < nsites; i++) {
 		struct rt_site *s = &sites[i];
-		const uint8_t *p = (const uint8_t *)s->at;
-		uint8_t want[MC_MAX_SITE_LEN];
+		uint8_t want[2 * MC_MAX_SITE_LEN];
+		uintptr_t from = s->at;
+		unsigned n;
 
-		if (s->state == MCOUNT_SITE_REFUSED ||
-		    (expected_code(s, want) && mc_bytes_equal(p, want, s->len)))
+		if (s->state == MCOUNT_SITE_REFUSED)
+			continue;
+		n = expected_code(s, want, &from);
+		if (n && mc_bytes_equal((const uint8_t *)from, want, n))
 			continue;
 		if (s->state == MCOUNT_SITE_ENABLED)
 			counts.enabled--;
-		refuse(s, s->at, p, s->len, "changed since it was patched");
+		refuse(s, s->at, (const uint8_t *)s->at, s->len,
+		       "changed since it was patched");
 		changed++;
 	}
+	mc_plat_unlock();
 	return changed;
 }
 
@@ -876,7 +1243,7 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 
 bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
 {
-#ifdef MC_RT_SLOT_TRAMPS
+#ifdef MC_RT_DISPATCH_SLOT
 	__atomic_store_n(&slot_hook, hook, __ATOMIC_RELEASE);
 	return true;
 #else
@@ -886,16 +1253,23 @@ bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
 }
 
 /*
- * From a slot trampoline: as mc_rt_dispatch, for the slot hook.  No
- * recursion guard here: the hook keeps its own, per thread.
+ * From the trampolines of a backend that passes the slot of the
+ * function's return address (MC_RT_DISPATCH_SLOT): to the slot hook when
+ * one is set, else to the callback as mc_rt_dispatch.  The slot hook
+ * keeps its own recursion guard, per thread.
  */
 MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
 {
 	mc_rt_slot_hook_t hook = __atomic_load_n(&slot_hook, __ATOMIC_ACQUIRE);
-	size_t i = lower_bound(ret);
+	size_t i;
 	uintptr_t func;
 
-	if (!hook || i == 0)
+	if (!hook) {
+		mc_rt_dispatch(ret, *slot);
+		return;
+	}
+	i = lower_bound(ret);
+	if (i == 0)
 		return;
 	func = __atomic_load_n(&sites[i - 1].func, __ATOMIC_ACQUIRE);
 	if (func)
@@ -958,6 +1332,10 @@ const char *mcount_strerror(int err)
 	case MCOUNT_ERANGE:	return "trampoline out of reach of the site";
 	case MCOUNT_ENOSYM:	return "no function of that name";
 	case MCOUNT_ENOSYMTAB:	return "no symbol table";
+	case MCOUNT_ENOTLIVE:	return "the site cannot be changed in one store "
+				       "while threads run";
+	case MCOUNT_ESYNC:	return "the kernel cannot synchronise other "
+				       "threads' instruction fetch (membarrier)";
 	default:		return "unknown error";
 	}
 }

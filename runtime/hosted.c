@@ -11,11 +11,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <mcount.h>
@@ -148,11 +151,14 @@ static void prefault(uintptr_t lo, uintptr_t hi)
 }
 
 /*
- * The window is the whole text segment that holds the site: the boot
- * pass opens it once (two mprotect calls for the program, not two per
- * page or per site) and mc_plat_text_close() gives it back its own
- * protection.  A site inside the open window needs no other check: the
- * window is one executable segment.
+ * Which pages are writable when: only those of the open window, only
+ * while the engine holds the patching lock, and they stay executable
+ * throughout, so threads running that code are not disturbed.  The
+ * window is the pages of what the engine asks for: the boot pass asks
+ * for the rest of the text segment from its first site (two mprotect
+ * calls for the program, not two per page or per site); a live toggle
+ * for the one word it stores (one page, two calls).
+ * mc_plat_text_close() gives the pages back their segment's protection.
  */
 int mc_plat_text_open(uintptr_t addr, size_t len)
 {
@@ -163,23 +169,117 @@ int mc_plat_text_open(uintptr_t addr, size_t len)
 	if (addr >= window.lo && addr + len <= window.hi && addr + len > addr)
 		return 0;
 	ph = segment_of(addr);
-	if (!ph || segment_of(addr + len - 1) != ph || !(ph->p_flags & PF_X))
+	if (!len || !ph || segment_of(addr + len - 1) != ph ||
+	    !(ph->p_flags & PF_X))
 		return -1;
 	if (!page)
 		page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	lo = (image.bias + ph->p_vaddr) & ~(page - 1);
-	hi = (image.bias + ph->p_vaddr + ph->p_memsz + page - 1) & ~(page - 1);
+	lo = addr & ~(page - 1);
+	hi = (addr + len + page - 1) & ~(page - 1);
 	mc_plat_text_close();
 	if (mprotect((void *)lo, hi - lo, PROT_READ | PROT_WRITE | PROT_EXEC)) {
 		fprintf(stderr, "mcount: cannot make %#lx writable: %s\n",
 			(unsigned long)addr, strerror(errno));
 		return -1;
 	}
-	prefault(addr & ~(page - 1), hi);
+	if (hi - lo >= 64 * 1024)
+		prefault(lo, hi);
 	window.lo = lo;
 	window.hi = hi;
 	window.prot = segment_prot(ph);
 	return 0;
+}
+
+/* ---- live patching ------------------------------------------------------ */
+
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void mc_plat_lock(void)
+{
+	pthread_mutex_lock(&patch_lock);
+}
+
+void mc_plat_unlock(void)
+{
+	pthread_mutex_unlock(&patch_lock);
+}
+
+/*
+ * membarrier(2)'s SYNC_CORE command (Linux 4.16 and later on x86, arm64
+ * and arm): every other running thread of the process executes a
+ * core-serialising instruction before the call returns.  Registered
+ * once, at boot while the program is still single-threaded (registering
+ * later makes the kernel wait for a grace period).
+ */
+/* <linux/membarrier.h>'s values, which are ABI (an enum there) */
+#define MC_MEMBARRIER_QUERY 0
+#define MC_MEMBARRIER_SYNC_CORE (1 << 5)
+#define MC_MEMBARRIER_REGISTER_SYNC_CORE (1 << 6)
+
+static pthread_once_t sync_once = PTHREAD_ONCE_INIT;
+static bool sync_core_ok;
+
+static void register_sync_core(void)
+{
+#ifdef SYS_membarrier
+	long cmds = syscall(SYS_membarrier, MC_MEMBARRIER_QUERY, 0, 0);
+
+	sync_core_ok = cmds > 0 && (cmds & MC_MEMBARRIER_SYNC_CORE) &&
+		syscall(SYS_membarrier, MC_MEMBARRIER_REGISTER_SYNC_CORE,
+			0, 0) == 0;
+#endif
+}
+
+/* True if this process has one thread (from /proc/self/stat). */
+static bool single_threaded(void)
+{
+	char buf[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	const char *p;
+	int field = 2;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* field 20 is num_threads; the name (field 2) ends at the last ')' */
+	p = strrchr(buf, ')');
+	for (; p && *p && field < 20; p++)
+		if (*p == ' ')
+			field++;
+	return p && field == 20 && strtol(p, NULL, 10) == 1;
+}
+
+bool mc_plat_quiescent(void)
+{
+	return single_threaded();
+}
+
+/*
+ * Without SYNC_CORE a change is still safe where nothing else runs:
+ * a process of one thread serialises its own fetch.
+ */
+bool mc_plat_sync_ready(bool required)
+{
+	pthread_once(&sync_once, register_sync_core);
+	if (sync_core_ok || !required)
+		return true;
+	if (single_threaded())
+		return true;
+	fprintf(stderr, "mcount: this kernel has no membarrier SYNC_CORE "
+		"(Linux 4.16 or later): live patching refused while other "
+		"threads run\n");
+	return false;
+}
+
+void mc_plat_sync_cores(void)
+{
+#ifdef SYS_membarrier
+	if (sync_core_ok)
+		(void)syscall(SYS_membarrier, MC_MEMBARRIER_SYNC_CORE, 0, 0);
+#endif
 }
 
 void mc_plat_flush_icache(uintptr_t addr, size_t len)
@@ -328,6 +428,7 @@ __attribute__((constructor(101))) static void autoboot(void)
 
 	if (!autoboot_wanted())
 		return;
+	pthread_once(&sync_once, register_sync_core);
 	err = mcount_boot();
 	if (err)
 		fprintf(stderr, "mcount: boot: %s\n", mcount_strerror(err));

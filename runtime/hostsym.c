@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <elf.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -269,4 +270,38 @@ int mcount_enable_name(const char *name)
 int mcount_disable_name(const char *name)
 {
 	return set_by_name(name, false);
+}
+
+/*
+ * Every function whose name matches `pattern` (fnmatch(3)), in one
+ * batch; those without a hook are passed over.  Returns how many hooked
+ * ones are now in the state asked for, or an error.
+ */
+static int set_by_glob(const char *pattern, bool on)
+{
+	uintptr_t *funcs;
+	size_t n = 0;
+	int r;
+
+	if (!have_symbols())
+		return MCOUNT_ENOSYMTAB;
+	funcs = malloc(syms.n * sizeof(*funcs) + 1);
+	if (!funcs)
+		return MCOUNT_ENOMEM;
+	for (size_t i = 0; i < syms.n; i++)
+		if (fnmatch(pattern, syms.v[i].name, 0) == 0)
+			funcs[n++] = syms.v[i].start;
+	r = n ? mc_rt_set_many(funcs, n, on, true) : MCOUNT_ENOSYM;
+	free(funcs);
+	return r;
+}
+
+int mcount_enable_glob(const char *pattern)
+{
+	return set_by_glob(pattern, true);
+}
+
+int mcount_disable_glob(const char *pattern)
+{
+	return set_by_glob(pattern, false);
 }

@@ -64,6 +64,33 @@ MC_RT_HIDDEN bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start,
 				      size_t *size);
 
 /*
+ * The patching lock: held by boot, every enable/disable and verify, so
+ * that one thread at a time changes sites.  Never taken on the traced
+ * path.  Not recursive; not to be taken from a signal handler.
+ */
+MC_RT_HIDDEN void mc_plat_lock(void);
+MC_RT_HIDDEN void mc_plat_unlock(void);
+
+/*
+ * Before a live change: true if, once the new code is written and its
+ * caches maintained, mc_plat_sync_cores() can make every other thread's
+ * core fetch it.  `required`: the architecture needs that step for
+ * cross-modified code (x86: a core-serialising instruction on each
+ * core); elsewhere its cache maintenance suffices, and the step only
+ * makes the change visible sooner.  False refuses the change
+ * (MCOUNT_ESYNC) rather than patching unsafely.
+ */
+MC_RT_HIDDEN bool mc_plat_sync_ready(bool required);
+MC_RT_HIDDEN void mc_plat_sync_cores(void);
+
+/*
+ * True if no other thread can be running code now (a process of one
+ * thread; a single-core firmware with its interrupts' code unhooked):
+ * then a site without a live form may still be rewritten whole.
+ */
+MC_RT_HIDDEN bool mc_plat_quiescent(void);
+
+/*
  * Recursion guard around the user callback: false if this thread is
  * already inside it (a traced callback must not recurse forever).
  */
@@ -107,6 +134,9 @@ MC_RT_HIDDEN void mc_plat_leave(void);
  *                        point no symbol starts at (ppc64le's local
  *                        entry, past the TOC set-up): a pad there is
  *                        a function's pad
+ *   MC_RT_LIVE_SYNC_CORE 1 where other cores must execute a
+ *                        core-serialising instruction before they may
+ *                        run code another core changed (x86)
  *   MC_RT_PAD_REFUSE(end) optional: why a pad whose NOPs end at `end`
  *                        cannot be patched (ppc64le: a TOC set-up
  *                        follows, which local calls skip), or NULL
@@ -137,6 +167,11 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 #define MC_RT_ISA_BITS 0
 #endif
 
+/* MC_RT_LIVE_SYNC_CORE: 1 where mc_plat_sync_ready(true) is needed. */
+#ifndef MC_RT_LIVE_SYNC_CORE
+#define MC_RT_LIVE_SYNC_CORE 0
+#endif
+
 /*
  * From runtime/<arch>/trampoline.S.  The stubs (MC_RT_*_STUB) only
  * return, so that hooks reached before boot cost nothing (after undoing
@@ -151,23 +186,29 @@ MC_RT_HIDDEN void mc_rt_tramp_pad(void);
 /* The run-time address of this program's GOT (MC_RT_HAVE_GOT_BASE). */
 MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);
 
+/*
+ * From the engine to the platform's by-name calls: turn the functions
+ * at funcs[0, n) on or off in one batch (mcount_enable_many's contract;
+ * `skip_missing`: a function without a site is passed over, not an
+ * error, as when a name pattern chose them).
+ */
+MC_RT_HIDDEN int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
+				bool skip_missing);
+
 /* ret: return address into the hooked function; caller: its caller. */
 MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);
 
 /*
  * The slot hook, for a recorder of exits (recorder/): the same as the
  * callback, but given where the function's own return address lives
- * (`slot`), so that it may swap in a return trampoline.  Backends that
- * define MC_RT_SLOT_TRAMPS have, beside each trampoline, one that calls
- * mc_rt_dispatch_slot(ret, slot): mc_rt_tramp_fentry_slot (which serves
- * pads too, where MC_RT_PAD_TRAMP is mc_rt_tramp_fentry) and
- * mc_rt_tramp_mcount_slot.  Sites enabled while a hook is set call
- * those.  mc_rt_set_slot_hook() is false where the backend has none.
+ * (`slot`), so that it may swap in a return trampoline.  The
+ * trampolines of a backend that defines MC_RT_DISPATCH_SLOT call
+ * mc_rt_dispatch_slot(ret, slot) instead of mc_rt_dispatch, which calls
+ * the hook when one is set and the callback (caller = *slot) when not.
+ * mc_rt_set_slot_hook() is false where the backend does not.
  */
 typedef void (*mc_rt_slot_hook_t)(uintptr_t func, uintptr_t *slot);
 MC_RT_HIDDEN bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook);
 MC_RT_HIDDEN void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot);
-MC_RT_HIDDEN void mc_rt_tramp_fentry_slot(void);
-MC_RT_HIDDEN void mc_rt_tramp_mcount_slot(void);
 
 #endif

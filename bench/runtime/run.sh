@@ -9,7 +9,8 @@
 #    and before boot (the hook still calls the runtime's `ret` stub).
 # 3. The build gate: `recordmcount --check` and `--finalize` on the boot
 #    program of 1.
-# Prints a Markdown table.  Work files go to $BENCH_OUT.
+# 4. Live patching's latency (toggle.c): see 2b below.
+# Prints a Markdown table, with the machine's load when it started.  Work files go to $BENCH_OUT.
 set -eu
 tool=$1
 lib=$2
@@ -18,6 +19,7 @@ out=${BENCH_OUT:-build/bench/runtime}
 here=bench/runtime
 parts=4
 mkdir -p "$out"
+load=$(cut -d' ' -f1-3 /proc/loadavg)
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -48,6 +50,35 @@ plain=$(rate "$out/hot-plain")
 nopped=$(rate "$out/hot-hooked")
 stub=$(MCOUNT_NO_AUTOBOOT=1 rate "$out/hot-hooked")
 
+# 2a. The disabled form against a NOP in its place, same process,
+# interleaved rounds (hotab.c): the untraced path's cost of live
+# patching.
+gcc -O2 -pg -mfentry -Iruntime/include -c $here/hotab.c -o "$out/hotab.o"
+"$tool" "$out/hotab.o"
+gcc -o "$out/hotab" "$out/hotab.o" "$lib" -Wl,-T,lds/mcount.lds
+for r in 1 2 3; do "$out/hotab"; done > "$out/hotab.txt"
+ab_ratio=$(awk '{ print $6 }' "$out/hotab.txt" | median)
+
+# 2b. Live patching (toggle.c, with the boot program's functions): one
+# function enabled and disabled 2,000 times (µs per toggle, wall and
+# this thread's CPU), then 10,000 functions in one batch each way (µs
+# per function); alone, and with a second thread calling hooked code
+# (each toggle's membarrier then has another core to reach).  Median of
+# 5 runs of each.
+gcc -O2 -Iruntime/include -c $here/toggle.c -o "$out/toggle.o"
+gcc -o "$out/toggle" "$out/toggle.o" "$out"/funcs*.o "$lib" \
+	-Wl,-T,lds/mcount.lds -lpthread
+for busy in 0 1; do
+	for r in 1 2 3 4 5; do "$out/toggle" 10000 $busy; done \
+		> "$out/toggle$busy.txt"
+done
+field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' \
+	"$out/toggle$1.txt" | median; }
+tog_wall=$(field 0 single_us) tog_cpu=$(field 0 single_cpu_us)
+tog_busy=$(field 1 single_us) tog_busy_cpu=$(field 1 single_cpu_us)
+batch_on=$(field 0 enable_us_per_fn) batch_off=$(field 0 disable_us_per_fn)
+batch_busy=$(field 1 enable_us_per_fn)
+
 # 3. The build gate on the boot program: --check, median of 5, and
 # --finalize of a copy (ms of wall time).
 ms_of() { s=$(date +%s%N); "$@" >/dev/null || true; e=$(date +%s%N)
@@ -58,6 +89,8 @@ cp "$out/boot" "$out/boot-fin"
 finalize_ms=$(ms_of "$tool" --finalize "$out/boot-fin")
 
 cat <<EOT
+load average at the start: $load
+
 | runtime measure | value |
 |---|---:|
 | sites patched by mcount_boot() | $sites |
@@ -67,6 +100,11 @@ cat <<EOT
 | same, -pg -mfentry, hook a NOP after boot (million calls/s) | $nopped |
 | same, before boot: hook calls the runtime's stub (million calls/s) | $stub |
 | NOP'd hook vs no -pg | $(awk -v a="$nopped" -v b="$plain" 'BEGIN { printf "%.2fx", a / b }') |
+| disabled live form vs a NOP in its place, calls/s, median of 3 x 11 interleaved rounds | ${ab_ratio}x |
+| one toggle, alone: wall / this thread's CPU (µs; target 20) | $tog_wall / $tog_cpu |
+| one toggle, another thread running hooked code: wall / CPU (µs) | $tog_busy / $tog_busy_cpu |
+| batch of 10,000: enable / disable, per function (µs; target 1) | $batch_on / $batch_off |
+| batch of 10,000 enabled, another thread running (µs per function) | $batch_busy |
 | recordmcount --check of the boot program, median of 5 (ms) | $check_ms |
 | recordmcount --finalize of the boot program (ms) | $finalize_ms |
 EOT

@@ -261,3 +261,31 @@ MC_RT_NOTRACE void mc_plat_leave(void)
 {
 	in_callback = false;
 }
+
+/*
+ * One core, and nothing hooked runs from interrupts while the firmware
+ * patches: no lock is needed, every store is seen by the only core
+ * once its caches are maintained, and nothing else runs the code.
+ */
+void mc_plat_lock(void)
+{
+}
+
+void mc_plat_unlock(void)
+{
+}
+
+bool mc_plat_sync_ready(bool required)
+{
+	(void)required;
+	return true;
+}
+
+void mc_plat_sync_cores(void)
+{
+}
+
+bool mc_plat_quiescent(void)
+{
+	return true;
+}

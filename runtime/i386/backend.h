@@ -28,4 +28,11 @@ void mcount(void);
 
 #define MC_RT_HAVE_GOT_BASE 1
 
+/*
+ * Another core may run code this one changed only after a
+ * core-serialising instruction of its own (Intel SDM vol. 3, 8.1.3,
+ * cross-modifying code): membarrier's SYNC_CORE command.
+ */
+#define MC_RT_LIVE_SYNC_CORE 1
+
 #endif

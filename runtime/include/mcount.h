@@ -7,8 +7,8 @@
  * `recordmcount --per-section`, with libmcount.a and no script by any
  * linker), starts with every hook
  * turned into a NOP by mcount_boot().  Code compiled with
- * -fpatchable-function-entry=N[,M] instead (x86_64, i386, aarch64,
- * riscv64) has NOP pads, which boot checks and leaves as they are.  mcount_enable() turns one
+ * -fpatchable-function-entry=N[,M] instead has NOP pads, which boot
+ * checks and puts in their disabled form.  mcount_enable() turns one
  * function's hook into a call that reaches your callback; mcount_disable()
  * turns it back into a NOP.
  *
@@ -20,11 +20,32 @@
  *
  * Errors are negative MCOUNT_E* codes; nothing here aborts or exits.
  *
- * Threads: patching rewrites a few bytes of code without stopping other
- * threads.  Call mcount_boot/enable/disable only while no other thread
- * can be executing the function being changed (in practice: at start-up
- * or when the program is quiescent).  The callback may run on any
- * thread, concurrently.
+ * Threads.  mcount_boot() rewrites every site with plain stores: call it
+ * (or let the constructor call it) before other threads run hooked code.
+ * From then on every enable and disable call below is live: any thread
+ * may make it at any time while any number of threads run the functions
+ * being changed.  Boot puts each site in a form where only one aligned
+ * word differs between on and off (x86: one byte, e8 call <-> a9 test;
+ * aarch64, ppc64le: one instruction; riscv64, s390x and pads: the last
+ * or first instruction of the site; ARM and Thumb-2: the `push {lr}`
+ * before the call, swapped with a branch over both), and a toggle is
+ * that one store, the cache maintenance the architecture needs, and on
+ * x86 membarrier(2)'s SYNC_CORE so that every core fetches the new
+ * code.  A kernel without it (before Linux 4.16) gets MCOUNT_ESYNC
+ * while the process has more than one thread, never an unsafe patch.
+ * A site whose two forms do not fit one store is rewritten whole only
+ * while the process has one thread, and gets MCOUNT_ENOTLIVE otherwise.
+ * Enable/disable calls are serialised by a lock; the traced path takes
+ * none.  Taking that lock, they are not async-signal-safe: never call
+ * them from a signal handler.  The callback may call them.
+ *
+ * A disable that returned means no call starting after it reaches the
+ * callback; a call already past the site may still report once.
+ *
+ * The callback may run on any thread, concurrently.  A per-thread guard
+ * keeps it from recursing: while a thread is inside the callback, hooks
+ * it reaches (traced functions the callback calls, or a signal handler
+ * that runs traced code on that thread) do not call back.
  */
 #ifndef MCOUNT_H
 #define MCOUNT_H
@@ -64,6 +85,8 @@ enum {
 	MCOUNT_ERANGE = -7,	/* trampoline out of the call's reach */
 	MCOUNT_ENOSYM = -8,	/* no function of that name */
 	MCOUNT_ENOSYMTAB = -9,	/* no symbol table to search */
+	MCOUNT_ENOTLIVE = -10,	/* site cannot change in one store */
+	MCOUNT_ESYNC = -11,	/* kernel cannot sync other cores */
 };
 
 enum mcount_style {
@@ -139,9 +162,30 @@ void mcount_set_callback(mcount_callback_t cb);
 int mcount_enable(unsigned long func);
 int mcount_disable(unsigned long func);
 
+/*
+ * Batches: many functions at once, with one synchronisation of the
+ * other cores for the whole batch.  Each returns how many of the
+ * functions are now in the state asked for (>= 0), or a negative error:
+ * the first met, the other sites still changed; for the _many forms,
+ * MCOUNT_ENOSITE when one of `funcs` has no site, and then nothing
+ * changed.  _all covers every site but the refused ones.
+ */
+int mcount_enable_many(const unsigned long *funcs, size_t n);
+int mcount_disable_many(const unsigned long *funcs, size_t n);
+int mcount_enable_all(void);
+int mcount_disable_all(void);
+
 /* Hosted only: by name, from the program's own .symtab. */
 int mcount_enable_name(const char *name);
 int mcount_disable_name(const char *name);
+
+/*
+ * Hosted only: every function whose name matches the fnmatch(3)
+ * pattern, in one batch; functions without a hook are passed over
+ * (MCOUNT_ENOSYM if no name matches).
+ */
+int mcount_enable_glob(const char *pattern);
+int mcount_disable_glob(const char *pattern);
 
 /*
  * Hosted only: the function containing `addr`, or NULL.  `offset` (may

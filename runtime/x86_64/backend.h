@@ -26,7 +26,14 @@ void mcount(void);
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
 
-/* trampoline.S has the slot trampolines of platform.h too. */
-#define MC_RT_SLOT_TRAMPS 1
+/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+#define MC_RT_DISPATCH_SLOT 1
+
+/*
+ * Another core may run code this one changed only after a
+ * core-serialising instruction of its own (Intel SDM vol. 3, 8.1.3,
+ * cross-modifying code): membarrier's SYNC_CORE command.
+ */
+#define MC_RT_LIVE_SYNC_CORE 1
 
 #endif

@@ -12,7 +12,9 @@
  * static chain), so all of them are saved around the C call, which may
  * clobber any of them.  Only the low 128 bits of the vector registers
  * are kept: a callback using AVX can still clobber the upper halves of
- * __m256/__m512 arguments.
+ * __m256/__m512 arguments.  They call mc_rt_dispatch_slot with where the
+ * function's return address lives (platform.h), which a recorder of
+ * exits needs and the callback gets the value of.
  *
  * Stack on entry to the trampoline:
  *   fentry:  (%rsp) = return into the function (site + len)
@@ -116,8 +118,8 @@ mc_rt_tramp_fentry:
 	endbr64
 	SAVE_ARGS
 	movq	8(%rbp), %rdi		/* return into the function */
-	movq	16(%rbp), %rsi		/* the function's return address */
-	call	mc_rt_dispatch
+	leaq	16(%rbp), %rsi		/* where its return address is */
+	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_fentry, . - mc_rt_tramp_fentry
@@ -132,48 +134,11 @@ mc_rt_tramp_mcount:
 	SAVE_ARGS
 	movq	8(%rbp), %rdi		/* return into the function */
 	movq	0(%rbp), %rsi		/* the function's frame pointer */
-	movq	8(%rsi), %rsi		/* the function's return address */
-	call	mc_rt_dispatch
-	RESTORE_ARGS_RET
-	.cfi_endproc
-	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
-
-/*
- * The slot trampolines (platform.h): the same, but they pass where the
- * function's return address lives, for a recorder's return trampoline.
- * fentry and pads: the word above ours, 16(%rbp) once SAVE_ARGS ran;
- * mcount: 8 above the function's own frame pointer.
- */
-	.globl	mc_rt_tramp_fentry_slot
-	.hidden	mc_rt_tramp_fentry_slot
-	.type	mc_rt_tramp_fentry_slot, @function
-	.p2align 4
-mc_rt_tramp_fentry_slot:
-	.cfi_startproc
-	endbr64
-	SAVE_ARGS
-	movq	8(%rbp), %rdi		/* return into the function */
-	leaq	16(%rbp), %rsi		/* where its return address is */
-	call	mc_rt_dispatch_slot
-	RESTORE_ARGS_RET
-	.cfi_endproc
-	.size	mc_rt_tramp_fentry_slot, . - mc_rt_tramp_fentry_slot
-
-	.globl	mc_rt_tramp_mcount_slot
-	.hidden	mc_rt_tramp_mcount_slot
-	.type	mc_rt_tramp_mcount_slot, @function
-	.p2align 4
-mc_rt_tramp_mcount_slot:
-	.cfi_startproc
-	endbr64
-	SAVE_ARGS
-	movq	8(%rbp), %rdi		/* return into the function */
-	movq	0(%rbp), %rsi		/* the function's frame pointer */
 	addq	$8, %rsi		/* where its return address is */
 	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
 	.cfi_endproc
-	.size	mc_rt_tramp_mcount_slot, . - mc_rt_tramp_mcount_slot
+	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
 
 /*
  * An empty, writable __mcount_loc input section.  GCC's -mrecord-mcount

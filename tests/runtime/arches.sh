@@ -66,7 +66,8 @@ rt_arch_config() {
 		RT_GOTCALL_RE='call +\*0x[0-9a-f]+\(%rip\)'
 		# GCC's pads are one-byte NOPs, clang's multi-byte ones
 		RT_PAD_RE='[[:space:]](nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)( .*)?$'
-		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)'
+		# live form (runtime/engine.c): `test $rel32,%eax` <-> `call`
+		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw|(addr(16|32) )?test +\$0x[0-9a-f]+,%eax)'
 		# clang: one -pg -mfentry and one -pg case, and its
 		# multi-byte NOP pads (one NOP the call fills, one it takes
 		# whole with M > 0, the longest behind endbr64)
@@ -97,7 +98,7 @@ rt_arch_config() {
 		RT_HOOK_RE='call.*<(__fentry__|mcount)>'
 		RT_GOTCALL_RE='call +\*-?0x[0-9a-f]+\(%ebx\)'
 		RT_PAD_RE='[[:space:]]nop$'
-		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax)'
+		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|(addr(16|32) )?test +\$0x[0-9a-f]+,%eax)'
 		# clang: the -pg cases.  Not its gotcall (clang calls
 		# mcount@PLT whatever -Wa,-mrelax-relocations says) nor its
 		# pads (xchg %ax,%ax pairs: check_disk_sites and

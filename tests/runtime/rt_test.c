@@ -378,8 +378,50 @@ static int is_unknown_caller_site(unsigned long addr)
 }
 
 /*
+ * A disabled site in its live form (runtime/engine.c): enabling it
+ * changes only bytes inside one naturally aligned word of at most 8
+ * bytes (4 on a 32-bit machine), from up to 8 bytes before the site (an
+ * ARM push) to its end; enabled, the site decodes as a call; disabled
+ * again, it holds its bytes as before.  Judged from the outside: bytes
+ * read back around two calls of the API.
+ */
+#define LIVE_BEFORE 8
+static int is_live_off(const struct mcount_site_info *s)
+{
+	uint8_t off[LIVE_BEFORE + MC_MAX_SITE_LEN], on[sizeof(off)];
+	const uint8_t *p = (const uint8_t *)(s->at - LIVE_BEFORE);
+	unsigned n = LIVE_BEFORE + s->len, first = n, last = 0;
+	unsigned long word;
+	struct mc_site d;
+	int ok;
+
+	memcpy(off, p, n);
+	if (mcount_enable(s->at) != MCOUNT_OK)
+		return 0;
+	memcpy(on, p, n);
+	d = mc_decode_site(arch_at(s->at), on + LIVE_BEFORE, s->len, s->at);
+	ok = mcount_disable(s->at) == MCOUNT_OK && memcmp(off, p, n) == 0 &&
+	     d.kind == MC_SITE_CALL;
+	for (unsigned i = 0; i < n; i++) {
+		if (on[i] == off[i])
+			continue;
+		if (first == n)
+			first = i;
+		last = i;
+	}
+	if (first == n)
+		return 0;
+	for (unsigned size = 1; size <= sizeof(void *); size *= 2) {
+		word = (s->at - LIVE_BEFORE + first) & ~(unsigned long)(size - 1);
+		if (s->at - LIVE_BEFORE + last < word + size)
+			return ok;
+	}
+	return 0;
+}
+
+/*
  * The site holds, as decoded, the neutral form of its own length; a pad,
- * the arch's pad NOPs.
+ * the arch's pad NOPs; or the live form the engine toggles in one store.
  */
 static int is_neutral(const struct mcount_site_info *s)
 {
@@ -396,12 +438,13 @@ static int is_neutral(const struct mcount_site_info *s)
 		unsigned n;
 		const uint8_t *w = mc_pad_neutral(arch, p, len, &n);
 
-		return w && n == len && memcmp(w, p, len) == 0;
+		return (w && n == len && memcmp(w, p, len) == 0) ||
+		       is_live_off(s);
 	}
 	d = mc_decode_site(arch, p, len, addr);
 	neutral = mc_site_neutral(arch, &d);
-	return d.kind == MC_SITE_NOP && d.len == len && neutral &&
-	       memcmp(neutral, p, len) == 0;
+	return (d.kind == MC_SITE_NOP && d.len == len && neutral &&
+		memcmp(neutral, p, len) == 0) || is_live_off(s);
 }
 
 static int show_site(const struct mcount_site_info *s, void *arg)
