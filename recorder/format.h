@@ -17,10 +17,12 @@
  *                instants and CLOCK_MONOTONIC then, in ns; timestamps
  *                convert linearly through them (the last block wins)
  *
- * An event is two u64: `word` = ticks << 2 | kind, and `func`, the
- * function's run-time address.  Ticks are the timestamp counter's
- * (rdtsc), converted through MCT_CLOCK.  Exits name their function too,
- * so a reader can check each against its entry.
+ * An event is two u64: `word` = ticks << 2 | kind, and `func`, which
+ * names the function: a run-time address inside it, the same for all
+ * its events (the return address of its hook), and the address of its
+ * MCT_NAME block.  Ticks are the timestamp counter's (rdtsc), converted
+ * through MCT_CLOCK.  Exits name their function too, so a reader can
+ * check each against its entry.
  */
 #ifndef MCT_FORMAT_H
 #define MCT_FORMAT_H

@@ -151,14 +151,18 @@ static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
 	}
 }
 
-/* The slot hook (runtime/platform.h): a traced function was entered. */
+/*
+ * The slot hook (runtime/platform.h): a traced function was entered.
+ * `func` is the return address into it, which names it (format.h).
+ */
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
 	struct rec_thread *t;
 	uintptr_t ret;
 	uint64_t now;
 
-	if (busy || !__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
+	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
+						     __ATOMIC_RELAXED), 0))
 		return;
 	busy = true;
 	t = self ? self : thread_new();

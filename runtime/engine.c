@@ -1255,25 +1255,19 @@ bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
 /*
  * From the trampolines of a backend that passes the slot of the
  * function's return address (MC_RT_DISPATCH_SLOT): to the slot hook when
- * one is set, else to the callback as mc_rt_dispatch.  The slot hook
- * keeps its own recursion guard, per thread.
+ * one is set, else to the callback as mc_rt_dispatch.  The hook gets the
+ * return address into the function, which names it as well as its
+ * start does, without a search on the traced path; it keeps its own
+ * recursion guard, per thread.
  */
 MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
 {
 	mc_rt_slot_hook_t hook = __atomic_load_n(&slot_hook, __ATOMIC_ACQUIRE);
-	size_t i;
-	uintptr_t func;
 
-	if (!hook) {
+	if (hook)
+		hook(ret, slot);
+	else
 		mc_rt_dispatch(ret, *slot);
-		return;
-	}
-	i = lower_bound(ret);
-	if (i == 0)
-		return;
-	func = __atomic_load_n(&sites[i - 1].func, __ATOMIC_ACQUIRE);
-	if (func)
-		hook(func, slot);
 }
 
 /* ---- listing ----------------------------------------------------------- */
