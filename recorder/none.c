@@ -3,6 +3,7 @@
  * trampoline yet (every one but x86_64): recording is refused at start
  * (start.c says so on stderr), never done wrong.
  */
+#define _GNU_SOURCE
 #include "recorder.h"
 
 const bool rec_arch_ok = false;

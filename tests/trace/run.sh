@@ -209,4 +209,29 @@ else
 	echo "SKIP: trace: uftrace comparison: no uftrace"
 fi
 
+# Another architecture: recording refused at start, with a message,
+# nothing written, the program unchanged (aarch64 under qemu-user).
+refused_check() {
+	a=aarch64
+	cc=$a-linux-gnu-gcc
+	$cc -std=gnu11 -O2 -pg -c $T/prog.c -o "$OUT/$a.o" &&
+	$TOOL "$OUT/$a.o" &&
+	$cc -o "$OUT/$a" "$OUT/$a.o" "$LIBDIR/$a/libmcount.a" \
+		-Wl,-T,lds/mcount.lds -lpthread || return 1
+	rm -f "$OUT/$a.data"
+	want=$(qemu-$a -L /usr/$a-linux-gnu "$OUT/$a" basic) || return 1
+	got=$(MCOUNT_TRACE="$OUT/$a.data" qemu-$a -L /usr/$a-linux-gnu \
+		"$OUT/$a" basic 2>"$OUT/$a.err") || return 1
+	[ "$got" = "$want" ] && [ ! -e "$OUT/$a.data" ] &&
+	grep -q "recording is not supported on $a yet" "$OUT/$a.err"
+}
+LIBDIR=$(dirname "$LIB")
+if [ -f "$LIBDIR/aarch64/libmcount.a" ] && command -v qemu-aarch64 >/dev/null
+then
+	expect "[aarch64] recording refused at start, program unchanged" \
+		refused_check
+else
+	echo "SKIP: trace: [aarch64] refusal: no $LIBDIR/aarch64/libmcount.a or qemu-aarch64"
+fi
+
 [ $failures -eq 0 ]
