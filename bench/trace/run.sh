@@ -31,7 +31,9 @@ gcc $flags "$src" -o "$out/plain" -lpthread
 gcc $flags -pg -mfentry -c "$src" -o "$out/ours.o"
 "$tool" "$out/ours.o"
 gcc -o "$out/ours" "$out/ours.o" "$lib" -Wl,-T,lds/mcount.lds -lpthread
-gcc $flags -pg -mfentry "$src" -o "$out/uf" -lpthread
+# compiled with -pg, linked without: no gprof start-up (gmon.out)
+gcc $flags -pg -mfentry -c "$src" -o "$out/uf.o"
+gcc -o "$out/uf" "$out/uf.o" -lpthread
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 # ns of CPU time (user + system) of one run of the command, or of wall
