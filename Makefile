@@ -1,7 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # recordmcount - GNU make only.
 #
-#   make              build build/recordmcount (static; STATIC=0 for a
-#                     dynamic link) and build/libmcount.a
+#   make              build build/recordmcount (static where the static
+#                     libraries are there; STATIC=0 for a dynamic link)
+#                     and build/libmcount.a: a C compiler, libelf and
+#                     zlib (found by pkg-config) are all it needs
+#   make deps         install the Debian packages make check needs (root)
 #   make check        every test (installs missing Debian packages as root)
 #   make demo         the bundled example, end to end
 #   make check-fresh  make demo and make check in a pristine Debian 12
@@ -13,22 +17,22 @@
 # taken for up to date).  CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
 # build/asan so both builds can live side by side.
 
-# Before anything else, the Debian packages the goals need
-# (scripts/deps.sh: installed as root, else the apt-get line and a
-# stop), so that every target works as the first command on a fresh
-# machine; variables below ask the compiler and pkg-config questions.
-# Once per top-level make: sub-makes inherit MC_DEPS_DONE.
-# check-kernel needs only the build group here: kernel/ asks for the
-# kernel's own list of the architecture it builds.
+# Packages are installed only when asked: make deps, and the test and
+# benchmark targets (check, check-*, bench*, fuzz*), which ask
+# scripts/deps.sh for their Debian packages before anything else (as
+# root it installs what is missing and says so; else it prints the
+# apt-get line and stops; with no dpkg it names the packages and goes
+# on).  Building (make, make install, make demo, make firmware) never
+# runs dpkg or apt-get.  Once per top-level make: sub-makes inherit
+# MC_DEPS_DONE.  check-kernel needs only the build group here: kernel/
+# asks for the kernel's own list of the architecture it builds.
 deps_group = $(strip \
-	$(if $(filter-out check-kernel% check-fresh,$(filter check check-% bench bench-% deps fuzz fuzz-%,$(1))),check) \
-	$(if $(filter firmware,$(1)),firmware) \
+	$(if $(filter-out check-kernel% check-fresh,$(filter check check-% bench bench-% fuzz fuzz-%,$(1))),check) \
 	$(if $(filter check-fresh,$(1)),fresh) \
-	$(if $(filter-out check check-% bench bench-% firmware deps,$(1)),build) \
 	$(if $(filter check-kernel%,$(1)),build))
 ifndef MC_DEPS_DONE
-ifneq ($(filter-out clean clean-%,$(or $(MAKECMDGOALS),all)),)
-$(shell scripts/deps.sh $(call deps_group,$(or $(MAKECMDGOALS),all)) >&2)
+ifneq ($(call deps_group,$(MAKECMDGOALS)),)
+$(shell scripts/deps.sh $(call deps_group,$(MAKECMDGOALS)) >&2)
 ifneq ($(.SHELLSTATUS),0)
 $(error missing Debian packages (scripts/deps.sh))
 endif
@@ -55,23 +59,45 @@ SAN_FLAGS :=
 endif
 RECORDMCOUNT := $(BUILD)/recordmcount
 LIBMCOUNT := $(BUILD)/libmcount.a
+# `make` alone builds these, whatever rule comes first below.
+.DEFAULT_GOAL := all
 
 PKG_CONFIG ?= pkg-config
 ELF_CFLAGS := $(shell $(PKG_CONFIG) --cflags libelf 2>/dev/null)
 ELF_LIBS := $(or $(shell $(PKG_CONFIG) --libs libelf 2>/dev/null),-lelf) -lz
+# What the tool's objects need, asked before the first is compiled: one
+# line naming the package, per distribution, rather than a compiler's
+# "gelf.h: No such file or directory".
+HINT_PKG_CONFIG := pkg-config not found: install pkg-config (Debian), pkgconf (Fedora, Arch)
+HINT_LIBELF := libelf not found: install libelf-dev (Debian), elfutils-libelf-devel (Fedora), libelf (Arch)
+HINT_ZLIB := zlib not found: install zlib1g-dev (Debian), zlib-devel (Fedora), zlib (Arch)
+.PHONY: need-libs
+need-libs:
+	@command -v $(PKG_CONFIG) >/dev/null 2>&1 || { echo '$(HINT_PKG_CONFIG)' >&2; exit 1; }
+	@$(PKG_CONFIG) --exists libelf || { echo '$(HINT_LIBELF)' >&2; exit 1; }
+	@$(PKG_CONFIG) --exists zlib || { echo '$(HINT_ZLIB)' >&2; exit 1; }
 # The tool is linked statically (Debian's libc6-dev, libelf-dev and
 # zlib1g-dev ship the archives): Kbuild starts it once per object, and
 # on a kernel-sized object the dynamic loader's work (libelf, zlib,
 # libc) was about half of all the instructions of a run.  STATIC=0
 # links dynamically; the sanitizer build always does (ASan needs it),
 # and check-fault links its own dynamic copy for its LD_PRELOAD shim.
+# A static link needs libelf.a, libz.a and libc.a: Debian's -dev
+# packages ship them; elsewhere (Fedora: elfutils-libelf-devel-static,
+# zlib-static, glibc-static) they may be missing, and the default is
+# then a dynamic link.
+static_libs_found = $(if $(strip $(foreach l,libelf.a libz.a libc.a,\
+	$(if $(findstring /,$(shell $(CC) -print-file-name=$(l) 2>/dev/null)),,$(l)))),0,1)
+ifndef STATIC
 ifeq ($(SANITIZE),1)
-STATIC ?= 0
+STATIC := 0
 else
-STATIC ?= 1
+STATIC := $(static_libs_found)
+endif
 endif
 ifeq ($(STATIC),1)
-TOOL_LIBS := -static $(ELF_LIBS)
+# A static libelf brings its own dependencies (zstd on Fedora).
+TOOL_LIBS := -static $(or $(shell $(PKG_CONFIG) --static --libs libelf 2>/dev/null),-lelf) -lz
 else
 TOOL_LIBS := $(ELF_LIBS)
 endif
@@ -80,9 +106,12 @@ WARN := -Wall -Wextra $(WERROR)
 ALL_CFLAGS := -std=c11 $(WARN) $(CFLAGS) $(SAN_FLAGS) -MMD -MP \
 	-DMC_VERSION='"$(VERSION)"'
 
-ARCH_SRCS := arch/arch.c arch/x86.c arch/aarch64.c arch/arm.c arch/riscv.c arch/powerpc.c \
-	arch/s390.c arch/mips.c arch/sparc.c arch/sh.c
-ELF_SRCS := elf/object.c elf/reloc.c elf/edit.c elf/write.c elf/validate.c
+# The architectures' files, each once, in arch/arches.def's order.
+ARCH_FILES := $(shell sed -n 's/^MC_ARCH([a-z0-9_]*, *\([a-z0-9_]*\))$$/\1/p' \
+	arch/arches.def | awk '!seen[$$0]++')
+ARCH_SRCS := arch/arch.c $(ARCH_FILES:%=arch/%.c)
+ELF_SRCS := elf/fail.c elf/section.c elf/read.c elf/reloc.c elf/edit.c \
+	elf/write.c elf/validate.c
 CLI_SRCS := recordmcount/main.c recordmcount/sites.c recordmcount/pads.c \
 	recordmcount/table.c recordmcount/record.c recordmcount/dump.c \
 	recordmcount/survey.c recordmcount/check.c recordmcount/finalize.c
@@ -102,12 +131,12 @@ $(RECORDMCOUNT_DYNAMIC): $(CLI_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ $(ELF_LIBS)
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c | need-libs
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -c -o $@ $<
 
-# Missing Debian packages: installed when root, else the apt-get line
-# (the top of this file already did it for the goals given).
+# The Debian packages make check needs: installed when root, else the
+# apt-get line.
 deps:
 	@scripts/deps.sh check
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * aarch64.c - 64-bit ARM (AArch64), little endian.
  *
@@ -168,6 +169,31 @@ static const uint8_t *a64_pad_neutral(const struct mc_arch *arch,
 		a64_pad_nop2 : NULL;
 }
 
+/*
+ * Live patching (arch.h's live_forms): a pad's first word stays `mov
+ * x9, x30` from boot on and only the second changes, `nop` disabled,
+ * `bl` enabled, as the kernel's arm64 ftrace toggles its pads: B, BL
+ * and NOP are among the instructions the architecture lets one PE
+ * rewrite while another executes them, so that it runs the old one or
+ * the new one.  Disabled, the pad costs a `mov` into x9, which the
+ * enabled pad (and the trampoline's `ret x9`) overwrites too: a scratch
+ * register nothing expects kept across the entry of a function.  A
+ * hook is one `bl`, swapped for its `nop`.
+ */
+static bool a64_live_forms(const struct mc_arch *arch, uint8_t *on,
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
+{
+	(void)arch;
+	if (pre != 0 || (at & 3) || len != (pad ? 8u : 4u) ||
+	    (mc_get_le32(on + len - 4) & A64_BL_MASK) != A64_BL ||
+	    (pad && mc_get_le32(on) != A64_MOV_X9_X30))
+		return false;
+	mc_bytes_copy(off, on, len - 4);
+	mc_bytes_copy(off + len - 4, a64_nop, 4);
+	return true;
+}
+
 const struct mc_arch mc_arch_aarch64 = {
 	.name = "aarch64",
 	.e_machine = EM_AARCH64_,
@@ -194,6 +220,8 @@ const struct mc_arch mc_arch_aarch64 = {
 	.max_entry_offset = 64,
 	/* one A64 instruction: NOP <-> BL is safe to swap live */
 	.live_store_max = 4,
+	.insn_step = 2,
+	.live_forms = a64_live_forms,
 	.decode_site = a64_decode_site,
 	.encode_nop = a64_encode_nop,
 	.encode_call = a64_encode_call,

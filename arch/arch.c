@@ -1,49 +1,18 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch.c - the registry of architectures and the matching logic every
  * architecture shares.  Freestanding: no libc calls.
  */
 #include "arch.h"
 
-extern const struct mc_arch mc_arch_x86_64;
-extern const struct mc_arch mc_arch_i386;
-extern const struct mc_arch mc_arch_aarch64;
-extern const struct mc_arch mc_arch_arm;
-extern const struct mc_arch mc_arch_thumb2;
-extern const struct mc_arch mc_arch_riscv64;
-extern const struct mc_arch mc_arch_ppc64le;
-extern const struct mc_arch mc_arch_ppc64;
-extern const struct mc_arch mc_arch_ppc;
-extern const struct mc_arch mc_arch_s390x;
-extern const struct mc_arch mc_arch_mips;
-extern const struct mc_arch mc_arch_mipsel;
-extern const struct mc_arch mc_arch_mipsn32;
-extern const struct mc_arch mc_arch_mipsn32el;
-extern const struct mc_arch mc_arch_mips64;
-extern const struct mc_arch mc_arch_mips64el;
-extern const struct mc_arch mc_arch_sparc64;
-extern const struct mc_arch mc_arch_sh;
-extern const struct mc_arch mc_arch_sheb;
+#define MC_ARCH(entry, file) extern const struct mc_arch mc_arch_##entry;
+#include "arches.def"
+#undef MC_ARCH
 
 const struct mc_arch *const mc_all_arches[] = {
-	&mc_arch_x86_64,
-	&mc_arch_i386,
-	&mc_arch_aarch64,
-	&mc_arch_arm,
-	&mc_arch_thumb2,
-	&mc_arch_riscv64,
-	&mc_arch_ppc64le,
-	&mc_arch_ppc64,
-	&mc_arch_ppc,
-	&mc_arch_s390x,
-	&mc_arch_mips,
-	&mc_arch_mipsel,
-	&mc_arch_mipsn32,
-	&mc_arch_mipsn32el,
-	&mc_arch_mips64,
-	&mc_arch_mips64el,
-	&mc_arch_sparc64,
-	&mc_arch_sh,
-	&mc_arch_sheb,
+#define MC_ARCH(entry, file) &mc_arch_##entry,
+#include "arches.def"
+#undef MC_ARCH
 	NULL,
 };
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arch.h - what recordmcount and the runtime need to know about one
  * architecture's function-entry hooks.
@@ -86,14 +87,39 @@ struct mc_site {
 	uint64_t target;	/* call destination, or pointer's address */
 };
 
+/* Linked code as a caller holds it: `n` bytes at `addr`, or NULL. */
+struct mc_image {
+	const uint8_t *(*bytes_at)(void *ctx, uint64_t addr, size_t n);
+	void *ctx;
+};
+
+/* How an entry before its function's hook call is judged. */
+enum mc_early_entry {
+	MC_EARLY_UNJUDGED,	/* as any entry off its hook */
+	MC_EARLY_SITE,		/* where the compiler records the site */
+	MC_EARLY_CORRUPT,	/* no part of the sequence: not a site */
+};
+
 /*
  * One architecture (or one byte order or ABI of it).  Its functions get
  * the entry they are called through as `arch`, so that one function
  * serves every entry that differs only in facts such as the byte order;
  * callers go through mc_decode_site() and its siblings below.
  */
+/*
+ * A relocation type's name, for messages.  Only the types the tool may
+ * report about (a hook referred to other than by a call, a table slot
+ * the loader fills from a symbol); any other prints as its number.
+ */
+struct mc_reloc_name {
+	uint32_t type;
+	const char *name;
+};
+
 struct mc_arch {
 	const char *name;		/* "x86_64", "i386", ... */
+	const struct mc_reloc_name *reloc_names;	/* may be NULL */
+	unsigned n_reloc_names;
 	uint16_t e_machine;
 	uint8_t elf_class;		/* 32 or 64 */
 	enum mc_endian endian;
@@ -189,6 +215,33 @@ struct mc_arch {
 	 * uses it to find a function's site when it has no symbol sizes.
 	 */
 	uint8_t max_entry_offset;
+	/*
+	 * Where --check tries to decode instructions inside a function:
+	 * every insn_step bytes.  1 where instructions are bytes (x86); 2
+	 * elsewhere, for Thumb-2's and RISC-V's halfword instructions (a
+	 * machine of whole words only decodes a few impossible places in
+	 * vain).
+	 */
+	uint8_t insn_step;
+	/*
+	 * Function descriptors (ppc64 ELFv1): a function symbol's value is
+	 * the address of its descriptor in this section, not its code;
+	 * NULL where there are none.  uses_descriptors tells, from the
+	 * header's e_flags, whether an object of this entry has them.
+	 */
+	const char *descriptor_section;
+	bool (*uses_descriptors)(const struct mc_arch *arch,
+				 uint32_t e_flags);
+	/*
+	 * --check of a linked image: an entry at `entry` a little before
+	 * its function's hook call at `hook`, which the compiler may record
+	 * there (MIPS PIC records the load of the hook's address); NULL
+	 * where no compiler does.  The image's bytes are read through
+	 * `img`.
+	 */
+	enum mc_early_entry (*judge_early_entry)(
+		const struct mc_arch *arch, const struct mc_image *img,
+		uint64_t entry, uint64_t hook);
 	/* Decode linked bytes at address `addr` (at most `avail` bytes). */
 	struct mc_site (*decode_site)(const struct mc_arch *arch,
 				      const uint8_t *p, size_t avail,
@@ -224,10 +277,12 @@ struct mc_arch {
 	 *
 	 * live_forms gets in on[0, pre) the bytes before the site as they
 	 * are now and in on[pre, pre + len) the call that enables it
-	 * (encode_call's or encode_pad_call's); it may rewrite on's first
-	 * `pre` bytes to what the enabled form needs there, and writes the
-	 * disabled form of all pre + len bytes to `off`.  False if the site
-	 * has no such pair of forms.  NULL: the disabled form is the
+	 * (encode_call's or encode_pad_call's), and the site's address
+	 * `at` (on[pre]'s, whose alignment may decide the form); it may
+	 * rewrite on's first `pre` bytes to what the enabled form needs
+	 * there, and writes the disabled form of all pre + len bytes to
+	 * `off`.  False if the site has no such pair of forms.  NULL: the
+	 * disabled form is the
 	 * enabled one with the site's neutral bytes in place of the call
 	 * (right where that is one instruction swapped for another, as on
 	 * aarch64; the runtime checks the word).
@@ -235,7 +290,8 @@ struct mc_arch {
 	uint8_t live_store_max;
 	uint8_t live_prelude;
 	bool (*live_forms)(const struct mc_arch *arch, uint8_t *on,
-			   uint8_t *off, unsigned pre, unsigned len, bool pad);
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at);
 };
 
 /* The hooks of struct mc_arch, called with the entry they belong to. */
@@ -340,11 +396,6 @@ bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
  * Facts of one architecture that code outside arch/ asks about, answered
  * by that architecture's file.
  */
-
-/* MIPS: `lw/ld t9, X(base)`, the PIC load of a hook's address. */
-bool mc_arch_mips_is_t9_load(uint32_t insn);
-/* MIPS: `addiu sp,sp,-8`, the stack adjustment a -pg call pays for. */
-bool mc_arch_mips_is_hook_stack_adjust(uint32_t insn);
 
 /*
  * ppc64le: `addis r2,r12,hi` (or `lis r2,hi`, once ld knows the TOC)
@@ -499,6 +550,16 @@ static inline unsigned mc_match_insn(const struct mc_insn *set, unsigned n,
 		    mc_bytes_equal(p, set[i].bytes, set[i].len))
 			return set[i].len;
 	return 0;
+}
+
+/* The name of relocation `type` on `a`, or NULL if the table has none. */
+static inline const char *mc_reloc_name(const struct mc_arch *a,
+					uint32_t type)
+{
+	for (unsigned i = 0; i < a->n_reloc_names; i++)
+		if (a->reloc_names[i].type == type)
+			return a->reloc_names[i].name;
+	return NULL;
 }
 
 #endif

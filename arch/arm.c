@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * arm.c - 32-bit ARM (AArch32): the ARM and Thumb-2 instruction sets,
  * little endian.
@@ -311,15 +312,16 @@ static const struct mc_insn arm_pad_nops[] = {
 extern const struct mc_arch mc_arch_arm, mc_arch_thumb2;
 
 /*
- * The runtime enables a pad with GCC's own -pg hook, `push {lr}; bl`,
- * written at the function's entry, so that the trampoline of -pg sites
- * (which pops the pushed word back into lr) serves pads too:
+ * The runtime enables a pad with a call whose return address the
+ * function keeps in ip, the same convention as its live hooks (see
+ * "Live patching" below), so one trampoline serves both:
  *
- *   ARM      str lr, [sp, #-4]!  e52de004  + bl/blx   8 bytes: 2 NOPs
- *   Thumb-2  push {lr}           b500      + bl/blx   6 bytes: 3 NOPs
+ *   ARM      mov ip, lr  e1a0c00e  + bl/blx   8 bytes: 2 NOPs
+ *   Thumb-2  mov ip, lr  46f4      + bl/blx   6 bytes: 3 NOPs
  *
  * A Thumb-2 pad therefore needs -fpatchable-function-entry=3 or more.
- * Disabling writes back the NOPs that were there, of whichever ARM kind.
+ * ip (r12) is free at a function's entry: the AAPCS lets any veneer on
+ * the way into the function overwrite it.
  */
 static const uint8_t arm_pad_nop2[8] = {
 	0x00, 0xf0, 0x20, 0xe3, 0x00, 0xf0, 0x20, 0xe3,	/* nop; nop */
@@ -333,7 +335,14 @@ static const uint8_t thm_pad_nop3[6] = {
 
 /* GCC's own pushes, from the -pg forms: ARM's 4 bytes, Thumb's 2. */
 #define ARM_PUSH_LR (arm_forms[0].opcode)
+#define ARM_STMDB_LR (arm_forms[1].opcode)
 #define THM_PUSH_LR (arm_forms[2].opcode)
+
+/* What the runtime's live forms are made of (see below). */
+static const uint8_t arm_mov_ip_lr[4] = { 0x0e, 0xc0, 0xa0, 0xe1 }; /* mov ip, lr */
+#define ARM_HINT_NOP (arm_pad_nops[1].bytes)			/* nop */
+static const uint8_t thm_mov_ip_lr[2] = { 0xf4, 0x46 };	/* mov ip, lr */
+static const uint8_t thm_skip_bl[2] = { 0x01, 0xe0 };		/* b.n .+6 */
 
 static bool arm_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
 				unsigned len, uint64_t site, uint64_t target)
@@ -341,7 +350,7 @@ static bool arm_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
 	(void)arch;
 	if (len != 8)
 		return false;
-	mc_bytes_copy(out, ARM_PUSH_LR, 4);
+	mc_bytes_copy(out, arm_mov_ip_lr, 4);
 	return arm_encode(out + 4, site + 4, target);
 }
 
@@ -364,7 +373,7 @@ static bool thm_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
 	(void)arch;
 	if (len != 6)
 		return false;
-	mc_bytes_copy(out, THM_PUSH_LR, 2);
+	mc_bytes_copy(out, thm_mov_ip_lr, 2);
 	return thm_encode(out + 2, site + 2, target);
 }
 
@@ -380,18 +389,20 @@ static const uint8_t *thm_pad_neutral(const struct mc_arch *arch,
 
 /*
  * The entry that reads a pad at a linked address, told by its first
- * instruction (a pad has no push before it): a NOP while the pad is
- * neutral, the `push {lr}` the runtime wrote while it is enabled;
- * Thumb's or ARM's.  NULL for anything else.
+ * instruction (a pad has no push before it): a NOP while the pad is as
+ * the compiler left it, `mov ip, lr` (or Thumb's `b.n` over the call)
+ * once the runtime has put it in its live form; Thumb's or ARM's.  NULL
+ * for anything else.
  */
 const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n)
 {
 	if (n >= 4 && (mc_bytes_equal(p, arm_pad_nop2, 4) ||
 		       mc_bytes_equal(p, arm_pad_mov2, 4) ||
-		       mc_bytes_equal(p, ARM_PUSH_LR, 4)))
+		       mc_bytes_equal(p, arm_mov_ip_lr, 4)))
 		return &mc_arch_arm;
 	if (n >= 2 && (mc_bytes_equal(p, thm_pad_nop3, 2) ||
-		       mc_bytes_equal(p, THM_PUSH_LR, 2)))
+		       mc_bytes_equal(p, thm_mov_ip_lr, 2) ||
+		       mc_bytes_equal(p, thm_skip_bl, 2)))
 		return &mc_arch_thumb2;
 	return NULL;
 }
@@ -449,6 +460,124 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 	return NULL;
 }
 
+/*
+ * Live patching (the runtime's live_forms): which stores may change an
+ * instruction another thread is executing.  The ARM ARM (ARMv7-A/R,
+ * A3.5.4 "Concurrent modification and execution of instructions") makes
+ * the effect of changing an instruction while another thread executes
+ * it UNPREDICTABLE, except when the instruction both before and after
+ * the change is one of:
+ *
+ *   A32: B, BL, NOP, BKPT, SVC, HVC, SMC
+ *   T32: the 16-bit encodings of B, NOP, BKPT, SVC
+ *
+ * Then the other thread executes the old instruction or the new one.
+ * `push {lr}` is neither (A32 STR or STMDB, T32 PUSH), nor is the
+ * neutral `add sp, sp, #4`, nor `mov`; the list names no 32-bit T32
+ * encoding, and a Thumb site's `bl` at a 2-mod-4 address could not be
+ * stored whole anyway.  Nor may the hook's `push {lr}` simply stay while
+ * the call goes: nothing would pop the word it pushed.
+ *
+ * So boot (while nothing else runs) puts every site into a form that
+ * keeps the function's return address in ip instead of on the stack,
+ * `mov ip, lr` in place of the push, and calls a trampoline that
+ * expects it there.  ip (r12) is free: the hook is a call, across which
+ * the AAPCS lets any veneer overwrite ip, and the -pg stub overwrites it.
+ *
+ *   ARM hook (push at site - 4, bl at site):
+ *     enabled   mov ip, lr ; bl tramp      e1a0c00e  bl/blx
+ *     disabled  mov ip, lr ; nop           e1a0c00e  e320f000
+ *   Toggling stores the site's word: NOP <-> BL (or BLX), an aligned
+ *   A32 word, both sides on the list above.
+ *
+ *   Thumb-2 hook (push at site - 2, bl at site):
+ *     enabled   mov ip, lr ; bl tramp      46f4  bl/blx
+ *     disabled  b.n .+6    ; bl tramp      e001  bl/blx
+ *   The `bl` is written once, at boot; toggling stores the halfword
+ *   before it, MOV <-> B.  No Thumb form of these six bytes can keep to
+ *   the list: a toggled 16-bit B or NOP leaves four bytes for the call
+ *   and the save of lr together, and the call alone needs four.  This
+ *   one relies on what the architecture leaves UNPREDICTABLE: that a
+ *   core fetches an aligned halfword written by one 16-bit store (which
+ *   is single-copy atomic) as either its old or its new value.  Every
+ *   interleaving is consistent then: a thread that ran the `mov` runs
+ *   the unchanged `bl`, one that took the branch skipped both.  (Linux
+ *   does not rely on any of this on 32-bit ARM: its ftrace patches
+ *   under stop_machine.)
+ *
+ *   Pads (the pad call above, no prelude):
+ *     ARM       mov ip, lr ; nop <-> bl    the second word toggles
+ *     Thumb-2   mov ip, lr <-> b.n .+6 ; bl   as the Thumb hook
+ *
+ * `on` holds the bytes before a hook as they are now: GCC's `push {lr}`
+ * or clang's `stmdb sp!, {lr}` at boot, the live form's since; anything
+ * else is refused.  A hook without live forms (its trampoline out of
+ * the call's reach) keeps its push and gets the neutral form above.
+ */
+static bool arm_hook_head(const uint8_t *p, bool thumb)
+{
+	if (thumb)
+		return mc_bytes_equal(p, THM_PUSH_LR, 2) ||
+		       mc_bytes_equal(p, thm_mov_ip_lr, 2) ||
+		       mc_bytes_equal(p, thm_skip_bl, 2);
+	return mc_bytes_equal(p, ARM_PUSH_LR, 4) ||
+	       mc_bytes_equal(p, ARM_STMDB_LR, 4) ||
+	       mc_bytes_equal(p, arm_mov_ip_lr, 4);
+}
+
+/*
+ * True if `on` is a span that has live forms: a hook's push (or the
+ * head its live form put there) and its call, or a pad call; *call is
+ * where the call starts.
+ */
+static bool arm_live_shape(const uint8_t *on, unsigned pre, unsigned len,
+			   bool pad, bool thumb, unsigned *call)
+{
+	unsigned head = thumb ? 2 : 4;
+	struct mc_site d;
+
+	if (pad ? pre != 0 || len != head + 4 : pre != head || len != 4)
+		return false;
+	if (pad ? !mc_bytes_equal(on, thumb ? thm_mov_ip_lr : arm_mov_ip_lr,
+				  head) : !arm_hook_head(on, thumb))
+		return false;
+	*call = head;
+	d = thumb ? thm_decode(on + head, 4, 0) : arm_decode(on + head, 4, 0);
+	return d.kind == MC_SITE_CALL;
+}
+
+static bool arm_live_forms(const struct mc_arch *arch, uint8_t *on,
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
+{
+	unsigned call;
+
+	(void)arch;
+	(void)at;
+	if (!arm_live_shape(on, pre, len, pad, false, &call))
+		return false;
+	mc_bytes_copy(on + call - 4, arm_mov_ip_lr, 4);
+	mc_bytes_copy(off, on, pre + len);
+	mc_bytes_copy(off + call, ARM_HINT_NOP, 4);
+	return true;
+}
+
+static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
+{
+	unsigned call;
+
+	(void)arch;
+	(void)at;
+	if (!arm_live_shape(on, pre, len, pad, true, &call))
+		return false;
+	mc_bytes_copy(on + call - 2, thm_mov_ip_lr, 2);
+	mc_bytes_copy(off, on, pre + len);
+	mc_bytes_copy(off + call - 2, thm_skip_bl, 2);
+	return true;
+}
+
 #define ARM_COMMON							\
 	.e_machine = EM_ARM_,						\
 	.elf_class = 32,						\
@@ -467,13 +596,15 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n)
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
 	.anchor_avoid_func = true,					\
 	.symbol_mode_bits = 1,						\
+	.insn_step = 2,							\
 	/* push {r4-r11, lr} (or push.w), push {lr}, then the bl */	\
 	.max_entry_offset = 32
 
 const struct mc_arch mc_arch_arm = {
 	.name = "arm",
 	ARM_COMMON,
-	.live_store_max = 4,	/* one A32 instruction word */
+	/* the site's word, NOP <-> BL, after `mov ip, lr` (above) */
+	.live_store_max = 4, .live_prelude = 4, .live_forms = arm_live_forms,
 	.decode_site = arm_decode_site,
 	.encode_nop = arm_encode_nop,
 	.encode_call = arm_encode_call,
@@ -486,8 +617,8 @@ const struct mc_arch mc_arch_arm = {
 const struct mc_arch mc_arch_thumb2 = {
 	.name = "thumb2",
 	ARM_COMMON,
-	/* a halfword: never a 32-bit BL, whose halves may be fetched apart */
-	.live_store_max = 2,
+	/* the halfword before the bl, MOV <-> B (above) */
+	.live_store_max = 2, .live_prelude = 2, .live_forms = thm_live_forms,
 	.accepts_flags = never,
 	.decode_site = thm_decode_site,
 	.encode_nop = thm_encode_nop,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mips.c - MIPS: o32 and n32 (ELF32), n64 (ELF64), either byte order.
  *
@@ -352,6 +353,76 @@ static bool mips_is_n32(const struct mc_arch *arch, uint32_t e_flags)
 	return (e_flags & EF_MIPS_ABI2_) != 0;
 }
 
+/* `lw/ld t9, X(base)`, the PIC load of a hook's address. */
+static bool is_t9_load(uint32_t insn)
+{
+	/* lw or ld (opcode 0x23 or 0x37), rt = t9 (25), any base */
+	return (insn & 0xfc1f0000) == 0x8c190000 ||
+	       (insn & 0xfc1f0000) == 0xdc190000;
+}
+
+/* `addiu sp,sp,-8`, the stack adjustment a -pg call pays for. */
+static bool is_hook_stack_adjust(uint32_t insn)
+{
+	return insn == 0x27bdfff8;		/* addiu sp,sp,-8 */
+}
+
+static bool word_at(const struct mc_arch *arch, const struct mc_image *img,
+		    uint64_t addr, uint32_t *w)
+{
+	const uint8_t *p = img->bytes_at(img->ctx, addr, 4);
+
+	if (!p)
+		return false;
+	*w = mc_get32(arch->endian, p);
+	return true;
+}
+
+/*
+ * MIPS PIC (-mabicalls) records an instruction before the call that
+ * linked code shows: the `lw/ld t9, %call16(_mcount)` that loads the
+ * hook's address (the call follows it, after GCC's or clang's `move
+ * at,ra` and `move gp,s0` if any), or on o32 (which keeps `addiu
+ * sp,sp,-8` with the call) the adjustment right before that load.  The
+ * entry is right when it is one of those and the function's hook call
+ * follows within the sequence; any other instruction in the few before
+ * the call is no site at all.
+ */
+static enum mc_early_entry judge_early(const struct mc_arch *arch,
+				       const struct mc_image *img,
+				       uint64_t entry, uint64_t hook, bool o32)
+{
+	uint32_t w, other;
+
+	if (hook <= entry || hook - entry > 12 ||
+	    !word_at(arch, img, entry, &w))
+		return MC_EARLY_UNJUDGED;
+	if (is_t9_load(w))
+		return o32 && word_at(arch, img, entry - 4, &other) &&
+		       is_hook_stack_adjust(other) ? MC_EARLY_UNJUDGED
+						   : MC_EARLY_SITE;
+	if (is_hook_stack_adjust(w))
+		return hook == entry + 8 &&
+		       word_at(arch, img, entry + 4, &other) &&
+		       is_t9_load(other) ? MC_EARLY_SITE : MC_EARLY_UNJUDGED;
+	return MC_EARLY_CORRUPT;
+}
+
+static enum mc_early_entry o32_judge_early(const struct mc_arch *arch,
+					   const struct mc_image *img,
+					   uint64_t entry, uint64_t hook)
+{
+	return judge_early(arch, img, entry, hook, true);
+}
+
+/* n32 and n64: no stack adjustment before the call. */
+static enum mc_early_entry new_judge_early(const struct mc_arch *arch,
+					   const struct mc_image *img,
+					   uint64_t entry, uint64_t hook)
+{
+	return judge_early(arch, img, entry, hook, false);
+}
+
 /*
  * The PIC prologue (set up gp, save it) comes before the hook, so it
  * may sit further in than on other machines.
@@ -370,30 +441,35 @@ static const struct mc_insn mips_pad_nops[] = {
 	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
 	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
 	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
+	.insn_step = 2,							\
 	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips = {
 	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
+	.judge_early_entry = o32_judge_early,
 	.forms = mips_o32_be_forms, .n_forms = N_FORMS(mips_o32_be_forms),
 };
 
 const struct mc_arch mc_arch_mipsel = {
 	.name = "mipsel", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
+	.judge_early_entry = o32_judge_early,
 	.forms = mips_o32_le_forms, .n_forms = N_FORMS(mips_o32_le_forms),
 };
 
 const struct mc_arch mc_arch_mipsn32 = {
 	.name = "mipsn32", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
+	.judge_early_entry = new_judge_early,
 	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
 };
 
 const struct mc_arch mc_arch_mipsn32el = {
 	.name = "mipsn32el", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
+	.judge_early_entry = new_judge_early,
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
 };
 
@@ -404,6 +480,7 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.hook_symbols = mips_hook_symbols, MIPS_COMPANIONS,		\
 	.max_entry_offset = MIPS_MAX_ENTRY_OFFSET,			\
 	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
+	.insn_step = 2, .judge_early_entry = new_judge_early,		\
 	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
@@ -416,15 +493,3 @@ const struct mc_arch mc_arch_mips64el = {
 	.name = "mips64el", MIPS64_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
 };
-
-bool mc_arch_mips_is_t9_load(uint32_t insn)
-{
-	/* lw or ld (opcode 0x23 or 0x37), rt = t9 (25), any base */
-	return (insn & 0xfc1f0000) == 0x8c190000 ||
-	       (insn & 0xfc1f0000) == 0xdc190000;
-}
-
-bool mc_arch_mips_is_hook_stack_adjust(uint32_t insn)
-{
-	return insn == 0x27bdfff8;		/* addiu sp,sp,-8 */
-}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * powerpc.c - 64-bit PowerPC little endian (ppc64le), 64-bit big endian
  * (ppc64) and 32-bit big endian (ppc).
@@ -90,6 +91,9 @@ enum {
 	R_PPC64_PLTCALL_NOTOC_ = 122,
 	R_PPC64_PLT_PCREL34_ = 134,
 	R_PPC64_PLT_PCREL34_NOTOC_ = 135,
+
+	EF_PPC64_ABI_ = 3,	/* e_flags: 1 ELFv1, 2 ELFv2, 0 unstated */
+	EF_PPC64_ABI_V2_ = 2,
 };
 
 /* Instruction words, in neither byte order yet. */
@@ -99,6 +103,7 @@ enum {
 	PPC_BL_MASK = 0xfc000003,	/* opcode, AA and LK bits */
 	PPC_LI_MASK = 0x03fffffc,	/* the displacement, in bytes */
 	PPC_BCTRL = 0x4e800421,		/* bcctrl 20,0: call through CTR */
+	PPC_MFLR_R0 = 0x7c0802a6,	/* mflr r0 (mfspr r0,LR) */
 };
 
 /* The same words as bytes in each byte order. */
@@ -248,8 +253,9 @@ static const struct mc_insn ppc_be_pad_nops[] = {
  * For the runtime (ppc64le): a pad is enabled with `mflr r0; bl target`
  * over its first two NOPs at the function's entry, the -mprofile-kernel
  * hook, whose trampoline serves pads as well; so a pad needs
- * -fpatchable-function-entry=2 or more NOPs from the entry.  Disabling
- * writes the two NOPs back.
+ * -fpatchable-function-entry=2 or more NOPs from the entry.  Its live
+ * form (ppc_le_live_forms) keeps the `mflr r0` for good and toggles the
+ * second word alone.
  */
 static const uint8_t ppc_le_pad_nop2[8] = {
 	0x00, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x60,	/* nop; nop */
@@ -260,7 +266,7 @@ static bool ppc_le_encode_pad_call(const struct mc_arch *arch, uint8_t *out,
 {
 	if (len != 8)
 		return false;
-	mc_put_le32(out, 0x7c0802a6u);			/* mflr r0 */
+	mc_put_le32(out, PPC_MFLR_R0);			/* mflr r0 */
 	return ppc_encode_call(arch, out + 4, 4, site + 4, target);
 }
 
@@ -274,8 +280,48 @@ static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
 		ppc_le_pad_nop2 : NULL;
 }
 
+/*
+ * Live patching (the runtime toggles a site while other threads run
+ * it).  The Power ISA defines concurrent modification and execution
+ * (CMODX, Book II) for one word-aligned word whose old and new values
+ * are both of the "patch class": the I-form branch b[l][a] and the
+ * preferred no-op `ori 0,0,0`.  A thread fetching the word then
+ * executes one or the other, never a mixture; the patching thread's
+ * dcbst/sync/icbi/isync (__builtin___clear_cache) make the new word
+ * visible to instruction fetch.  So enabled and disabled differ in the
+ * `bl` word alone, which toggles `bl` <-> `nop`:
+ *
+ *   hook (-pg, -mprofile-kernel)   bl tramp            <-> nop
+ *   pad                            mflr r0; bl tramp   <-> mflr r0; nop
+ *
+ * A disabled pad keeps its `mflr r0`, written once at boot while no
+ * other thread runs: it copies LR into r0, which no function takes as
+ * an argument (ELFv2: r0 is volatile and carries nothing into a call;
+ * GCC's own -mprofile-kernel hook writes it the same way).  A thread
+ * that ran the `mflr` while the site was disabled and reaches the word
+ * after it was enabled still has LR in r0, as the trampoline
+ * (mc_rt_tramp_fentry) expects: it keeps r0 as the function's return
+ * address and puts it back in LR.
+ */
+static bool ppc_le_live_forms(const struct mc_arch *arch, uint8_t *on,
+			      uint8_t *off, unsigned pre, unsigned len, bool pad,
+			      uint64_t at)
+{
+	unsigned call = pre + len - 4;		/* the bl word */
+
+	(void)at;
+	if (len != (pad ? 8u : 4u) ||
+	    (mc_get32(arch->endian, on + call) & PPC_BL_MASK) != PPC_BL ||
+	    (pad && mc_get32(arch->endian, on + pre) != PPC_MFLR_R0))
+		return false;
+	mc_bytes_copy(off, on, pre + len);
+	mc_put32(arch->endian, off + call, PPC_NOP);	/* nop */
+	return true;
+}
+
 /* The code of every entry: its functions read the entry's byte order. */
 #define PPC_CODE							\
+	.insn_step = 2,							\
 	.decode_site = ppc_decode_site, .encode_nop = ppc_encode_nop,	\
 	.encode_call = ppc_encode_call, .site_neutral = ppc_site_neutral
 
@@ -288,17 +334,28 @@ static const uint8_t *ppc_le_pad_neutral(const struct mc_arch *arch,
 	.endian = MC_BIG_ENDIAN, PPC_CODE,				\
 	.pad_nops = ppc_be_pad_nops, .n_pad_nops = MC_COUNT(ppc_be_pad_nops)
 
+/* Every ppc64 object but an ELFv2 one calls through .opd's descriptors. */
+static bool ppc64_uses_descriptors(const struct mc_arch *arch,
+				   uint32_t e_flags)
+{
+	(void)arch;
+	return (e_flags & EF_PPC64_ABI_) != EF_PPC64_ABI_V2_;
+}
+
 /* What ELFv1 (big-endian) and ELFv2 (little-endian) ppc64 share. */
 #define PPC64_COMMON							\
 	.e_machine = EM_PPC64_, .elf_class = 64, .addr_size = 8,	\
 	.table_uses_rela = true, .table_reloc = R_PPC64_ADDR64_,	\
 	.none_reloc = R_PPC64_NONE_, .relative_reloc = R_PPC64_RELATIVE_, \
 	.hook_symbols = ppc64_hook_symbols, PPC64_COMPANIONS,		\
-	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET
+	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,			\
+	.descriptor_section = ".opd",					\
+	.uses_descriptors = ppc64_uses_descriptors
 
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
 	.live_store_max = 4,	/* one instruction word */
+	.live_forms = ppc_le_live_forms,
 	.pad_call_len = 8, .encode_pad_call = ppc_le_encode_pad_call,
 	.pad_neutral = ppc_le_pad_neutral,
 	.forms = ppc64le_forms, .n_forms = MC_COUNT(ppc64le_forms),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * riscv.c - 64-bit RISC-V (RV64), little endian.
  *
@@ -241,6 +242,79 @@ static const uint8_t *rv_pad_neutral(const struct mc_arch *arch,
 	return mc_bytes_equal(p, rv_nop8, 8) ? rv_nop8 : NULL;
 }
 
+/*
+ * Live patching (arch.h's live_forms).  A fetch is atomic for an
+ * instruction at its natural alignment (Ziccif: a 4-byte instruction
+ * at a multiple of 4, a 2-byte one at a multiple of 2), so a toggle
+ * must swap one such instruction whole, while every byte of the site
+ * but that instruction stays as boot left it.  Which one depends on
+ * where the site is:
+ *
+ * At a multiple of 4 (every site without the C extension, half of them
+ * with it), the call's last word: boot writes the call's `auipc` for
+ * good and toggles the `jalr` against `nop`, as the kernel's riscv
+ * ftrace does; a relaxed site's one `jal` is toggled against `nop`.
+ * Disabled, the `auipc` still writes its register (ra for a hook, t0
+ * for a pad), which the enabled call writes too: dead at the site.
+ *
+ *     auipc  ra, hi            auipc  ra, hi
+ *     jalr   ra, lo(ra)        nop                  (a pad: t0)
+ *
+ * At 2 mod 4 (the C extension's code is only 2-byte aligned), that
+ * word is not aligned and neither is the call.  The toggled unit is
+ * then the call's first halfword: disabled, it is a `c.j` over the
+ * whole site, whose other bytes keep the enabled call's, never run:
+ *
+ *     auipc  ra, hi            c.j  .+8             (jal: c.j .+4)
+ *     jalr   ra, lo(ra)        (the rest of the call, jumped over)
+ *
+ * A fetch sees the old halfword or the new: `c.j` and nothing after
+ * it, or the call's first half, and then its other bytes, which never
+ * change.  Code at 2 mod 4 implies the C extension, so `c.j` exists.
+ */
+#define RV_CJ 0xa001u			/* c.j .+0 (CJ format) */
+
+/* c.j's offset field: imm[11|4|9:8|10|6|7|3:1|5] in bits 12..2. */
+static uint16_t rv_cj(unsigned d)
+{
+	return (uint16_t)(RV_CJ | ((d >> 11) & 1) << 12 | ((d >> 4) & 1) << 11 |
+			  ((d >> 8) & 3) << 9 | ((d >> 10) & 1) << 8 |
+			  ((d >> 6) & 1) << 7 | ((d >> 7) & 1) << 6 |
+			  ((d >> 1) & 7) << 3 | ((d >> 5) & 1) << 2);
+}
+
+/* The runtime's call at a site: a hook's pair or jal, a pad's pair. */
+static bool rv_is_live_call(const uint8_t *on, unsigned len, bool pad)
+{
+	uint32_t a;
+
+	if (len != 4 && len != 8)
+		return false;
+	a = mc_get_le32(on);
+	if (len == 4)
+		return !pad && (a & 0xfff) == RV_JAL_RA;
+	if (pad)
+		return (a & 0xfff) == RV_AUIPC_T0 &&
+		       (mc_get_le32(on + 4) & 0xfffff) == RV_JALR_T0;
+	return (a & 0xfff) == RV_AUIPC_RA &&
+	       (mc_get_le32(on + 4) & 0xfffff) == RV_JALR_RA;
+}
+
+static bool rv_live_forms(const struct mc_arch *arch, uint8_t *on,
+			  uint8_t *off, unsigned pre, unsigned len, bool pad,
+			  uint64_t at)
+{
+	(void)arch;
+	if (pre != 0 || (at & 1) || !rv_is_live_call(on, len, pad))
+		return false;
+	mc_bytes_copy(off, on, len);
+	if (at & 2)
+		mc_put_le16(off, rv_cj(len));		/* c.j .+len */
+	else
+		mc_put_le32(off + len - 4, RV_NOP);	/* jalr (jal) -> nop */
+	return true;
+}
+
 const struct mc_arch mc_arch_riscv64 = {
 	.name = "riscv64",
 	.e_machine = EM_RISCV_,
@@ -261,7 +335,10 @@ const struct mc_arch mc_arch_riscv64 = {
 	.anchor_at_site = true,
 	/* After the prologue's saves (compressed or not) and `mv a0, ra`. */
 	.max_entry_offset = 64,
-	.live_store_max = 4,	/* one 32-bit instruction */
+	.insn_step = 2,
+	/* one 32-bit instruction, or a 2-byte one (live_forms) */
+	.live_store_max = 4,
+	.live_forms = rv_live_forms,
 	.decode_site = rv_decode_site,
 	.encode_nop = rv_encode_nop,
 	.encode_call = rv_encode_call,

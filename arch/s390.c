@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * s390.c - 64-bit IBM Z (s390x), big endian.
  *
@@ -49,6 +50,42 @@
  *
  * The table is R_390_64 in RELA, as both GCC and the kernel write it.
  * (31-bit s390 objects, EM_S390 ELFCLASS32, are not supported.)
+ *
+ * Live patching (the runtime toggles a site while other threads run it)
+ * rests on two rules of the Principles of Operation and what follows:
+ *   - Stores: an aligned halfword, word or doubleword store (sth, st,
+ *     stg) is block-concurrent, so no other CPU sees part of it; a byte
+ *     store trivially so.
+ *   - Instruction fetch: a CPU may run a prefetched copy of an
+ *     instruction that another CPU has since changed, until it performs
+ *     a serialising operation (every interruption is one; so are bcr
+ *     15,0 and compare-and-swap); and when another CPU changes an
+ *     instruction, a CPU may recognise some of the changed bit positions
+ *     but not all.  Block-concurrency of the store does not carry over
+ *     to the fetch.
+ *   - So both old and new copy must be right to run at any time, and
+ *     so must every mixture of their bits.
+ * So enabled and disabled forms differ in one bit: the second byte of
+ * the call, where brasl's R1 field and the low opcode nibble sit.  The
+ * rest of the site, the RI field included, points at the trampoline in
+ * both forms and is written once, at boot, while no other thread runs:
+ *
+ *   -mfentry   c0 05 RI   brasl %r0,tramp   <->  c0 04 RI   brcl 0,tramp
+ *   -pg        stg; c0 e5 RI brasl %r14 ... <->  stg; c0 e1 RI lgfi %r14
+ *   pad        c0 15 RI   brasl %r1,tramp   <->  c0 11 RI   lgfi %r1,RI
+ *
+ * brcl 0 never branches (the kernel's ftrace toggles its mask the same
+ * way, 0 <-> 15, where every mixture is a branch taken or not to the
+ * same place).  Against %r14's or %r1's brasl, a brcl would differ in
+ * two or four bits, and a mixture could be `brcl 14,tramp`, a jump to
+ * the trampoline without a return address; `lgfi` (load immediate,
+ * extended-immediate facility, z9 and later) is one bit away instead.
+ * It writes the RI field's value into the register, which is harmless
+ * in both places: the -pg block's `lg` reloads %r14 from the slot the
+ * `stg` (kept) has just written, and %r1 carries nothing into a function.
+ * A stale prefetched copy on another CPU is one of the two forms, so it
+ * only delays the change; the byte stored is its own aligned word
+ * (live_store_max 1).
  */
 #include "arch.h"
 
@@ -271,6 +308,31 @@ static const uint8_t *s390_pad_neutral(const struct mc_arch *arch,
 		s390_pad_nop3 : NULL;
 }
 
+/*
+ * The live forms (see the top of this file): the enabled `brasl` of a
+ * hook or pad, disabled by one bit of its second byte.  Only the three
+ * calls the runtime writes: %r0 alone (-mfentry), %r14 in the -pg block
+ * and %r1 in a pad.
+ */
+static bool s390_live_forms(const struct mc_arch *arch, uint8_t *on,
+			    uint8_t *off, unsigned pre, unsigned len, bool pad,
+			    uint64_t at)
+{
+	unsigned call = len == PG_BLOCK_LEN && !pad ? 6 : 0;
+	unsigned reg = pad ? 1 : len == PG_BLOCK_LEN ? 14 : 0;
+	uint8_t *p = on + pre + call;
+
+	(void)arch;
+	(void)at;
+	if ((len != BRASL_LEN && (pad || len != PG_BLOCK_LEN)) ||
+	    p[0] != 0xc0 || p[1] != (uint8_t)(reg << 4 | 0x05))
+		return false;
+	mc_bytes_copy(off, on, pre + len);
+	off[pre + call + 1] = reg ? (uint8_t)(reg << 4 | 0x01)	/* lgfi %rR */
+				  : 0x04;			/* brcl 0 */
+	return true;
+}
+
 /* -mnop-mcount -mfentry: a 6-byte `brcl 0,0` where the brasl would be. */
 static const struct mc_object_form s390_entry_nop_form = {
 	.name = "brcl 0,0 (-mnop-mcount)", .len = BRASL_LEN,
@@ -314,7 +376,9 @@ const struct mc_arch mc_arch_s390x = {
 	.n_forms = sizeof(s390x_forms) / sizeof(s390x_forms[0]),
 	/* Both -mfentry and -pg put the block first in the function. */
 	.max_entry_offset = 0,
-	.live_store_max = 2,	/* a halfword inside one instruction */
+	.live_store_max = 1,	/* one byte: the forms differ in one bit */
+	.live_forms = s390_live_forms,
+	.insn_step = 2,
 	.decode_site = s390_decode_site,
 	.encode_nop = s390_encode_nop,
 	.encode_call = s390_encode_call,

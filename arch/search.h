@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * search.h - the one binary search every layer uses (arch/, elf/, the
  * CLI and the runtime, freestanding too): a header of its own, with

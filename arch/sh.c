@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sh.c - SuperH (SH-4), 32-bit, little-endian (Debian's sh4) or
  * big-endian (-mb).
@@ -168,6 +169,7 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	.hook_symbols = sh_hook_symbols,				\
 	.n_pad_nops = 1,						\
 	.max_entry_offset = SH_MAX_ENTRY_OFFSET,			\
+	.insn_step = 2,							\
 	.decode_site = sh_decode_site,					\
 	.encode_nop = sh_encode_nop,					\
 	.encode_call = sh_encode_call

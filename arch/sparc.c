@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sparc.c - SPARC V9, 64-bit (sparc64).
  *
@@ -122,6 +123,7 @@ const struct mc_arch mc_arch_sparc64 = {
 	.pad_nops = sparc_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(sparc64_forms) / sizeof(sparc64_forms[0]),
 	.max_entry_offset = 8,		/* save; call */
+	.insn_step = 2,
 	.decode_site = sparc_decode_site,
 	.encode_nop = sparc_encode_nop,
 	.encode_call = sparc_encode_call,

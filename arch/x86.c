@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * x86.c - x86_64 and i386.
  *
@@ -52,6 +53,27 @@ enum {
 	R_X86_64_RELATIVE_ = 8,
 	R_X86_64_GOTPCREL_ = 9,
 	R_X86_64_GOTPCRELX_ = 41,
+};
+
+/*
+ * Names of the types a hook symbol is referred to by, outside a call
+ * (taking its address, loading it from the GOT), and of those that fill
+ * a linked table's slot: what a warning or --finalize may name.
+ */
+static const struct mc_reloc_name x86_64_reloc_names[] = {
+	{ 1, "R_X86_64_64" }, { 2, "R_X86_64_PC32" },
+	{ 4, "R_X86_64_PLT32" }, { 6, "R_X86_64_GLOB_DAT" },
+	{ 7, "R_X86_64_JUMP_SLOT" }, { 8, "R_X86_64_RELATIVE" },
+	{ 9, "R_X86_64_GOTPCREL" }, { 10, "R_X86_64_32" },
+	{ 11, "R_X86_64_32S" }, { 41, "R_X86_64_GOTPCRELX" },
+	{ 42, "R_X86_64_REX_GOTPCRELX" },
+};
+
+static const struct mc_reloc_name i386_reloc_names[] = {
+	{ 1, "R_386_32" }, { 2, "R_386_PC32" }, { 3, "R_386_GOT32" },
+	{ 4, "R_386_PLT32" }, { 6, "R_386_GLOB_DAT" },
+	{ 7, "R_386_JMP_SLOT" }, { 8, "R_386_RELATIVE" },
+	{ 9, "R_386_GOTOFF" }, { 10, "R_386_GOTPC" }, { 43, "R_386_GOT32X" },
 };
 
 /*
@@ -312,12 +334,14 @@ static const uint8_t *x86_pad_neutral(const struct mc_arch *arch,
  * a pad's call keeps the NOPs that follow it.
  */
 static bool x86_live_forms(const struct mc_arch *arch, uint8_t *on,
-			   uint8_t *off, unsigned pre, unsigned len, bool pad)
+			   uint8_t *off, unsigned pre, unsigned len, bool pad,
+			   uint64_t at)
 {
 	unsigned op = len >= 6 && on[pre] == 0x67 ? 1 : 0;	/* addr32 */
 
 	(void)arch;
 	(void)pad;
+	(void)at;
 	if (len < 5 + op || on[pre + op] != 0xe8)		/* call rel32 */
 		return false;
 	mc_bytes_copy(off, on, pre + len);
@@ -352,6 +376,8 @@ static const struct mc_object_form x86_entry_nop_form = {
 
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
+	.reloc_names = x86_64_reloc_names,
+	.n_reloc_names = sizeof(x86_64_reloc_names) / sizeof(x86_64_reloc_names[0]),
 	.e_machine = EM_X86_64_,
 	.elf_class = 64,
 	.endian = MC_LITTLE_ENDIAN,
@@ -366,6 +392,7 @@ const struct mc_arch mc_arch_x86_64 = {
 	.n_forms = sizeof(x86_64_forms) / sizeof(x86_64_forms[0]),
 	.max_entry_offset = 32,
 	.live_store_max = 8,
+	.insn_step = 1,
 	.decode_site = x86_64_decode_site,
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
@@ -374,6 +401,8 @@ const struct mc_arch mc_arch_x86_64 = {
 
 const struct mc_arch mc_arch_i386 = {
 	.name = "i386",
+	.reloc_names = i386_reloc_names,
+	.n_reloc_names = sizeof(i386_reloc_names) / sizeof(i386_reloc_names[0]),
 	.e_machine = EM_386_,
 	.elf_class = 32,
 	.endian = MC_LITTLE_ENDIAN,
@@ -388,6 +417,7 @@ const struct mc_arch mc_arch_i386 = {
 	.n_forms = sizeof(i386_forms) / sizeof(i386_forms[0]),
 	.max_entry_offset = 32,
 	.live_store_max = 4,
+	.insn_step = 1,
 	.decode_site = i386_decode_site,
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,

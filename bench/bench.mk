@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Benchmarks of `make bench` besides the kernel corpora (bench/bench.sh):
 # bench-scale, below, and the runtime (bench/runtime/run.sh):
 # boot-time patching cost per site over a program of 100000 functions,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """bench.py - time recordmcount programs over corpora of raw kernel
 objects (captured by kernel/build.sh) and print a Markdown table.
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/bench.sh TOOL - `make bench`: time TOOL against the kernel's own
 # recordmcount and cp over two corpora of raw kernel objects of
 # $MC_KERNEL_ARCH (any of lib.sh's table), as Kbuild handed them to

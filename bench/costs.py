@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """costs.py OURS KERNEL-TOOL CAPTURE [DEBUG-CAPTURE] - per-object costs
 that wall time over a whole corpus does not show (part of bench.sh):
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """identity.py OLD-TOOL NEW-TOOL SCRATCH-DIR - a change to the tool that
 must not change its results: OLD and NEW run over the corpus of
 check-hosts (tests/hosts/hosts.py: the CLI suite's objects, bad and

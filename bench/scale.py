@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """bench/scale.py OURS KERNEL-TOOL OUT-DIR - cost against input size.
 
 Generated x86_64 objects (`as --64`), each function `call __fentry__;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # bench/scale.sh TOOL - `make bench-scale` (part of `make bench`): TOOL
 # against the kernel's own recordmcount on generated objects of 10^3 up
 # to BENCH_SCALE_MAX hooks (bench/scale.py says what is measured).  The

@@ -1,25 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * edit.c - changing the model: bytes of a section, symbols (a binding;
  * section symbols and labels added as handles, numbered only when the
  * object is written), section names, COMDAT groups, new sections.
  */
-#define _GNU_SOURCE
 #include "object.h"
 #include "internal.h"
-#include "validate.h"
-#include "../arch/search.h"
+#include "reloc.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/uio.h>
 
 bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 		      uint64_t offset, const uint8_t *bytes, size_t n)
@@ -210,8 +201,9 @@ void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
 	}
 }
 
-bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
-			  size_t count, const struct mc_numbering *m)
+/* True if mc_renumber_relocs would change any of these relocations. */
+static bool relocs_renumbered(enum mc_reloc_kind kind, const void *src,
+			      size_t count, const struct mc_numbering *m)
 {
 	switch (kind) {
 	case MC_RELA64:
@@ -363,7 +355,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 		}
 		mc_reloc_table_open(obj, sec, &t);
 		if (renumbered_when_written(obj, sec, &t, m)) {
-			r->how[s] = mc_relocs_renumbered(t.kind, t.p, t.n, m)
+			r->how[s] = relocs_renumbered(t.kind, t.p, t.n, m)
 				    ? MC_RENUMBERED : MC_RENUMBERED_SAME;
 			continue;
 		}
@@ -907,4 +899,79 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 	obj->sections[obj->n_sections++] = sec;
 	mc_link_reloc_section(obj, sec);
 	return sec;
+}
+
+/* The relocation section's header and name, added without a group. */
+static struct mc_section *add_reloc_section(struct mc_object *obj,
+					    struct mc_section *target,
+					    uint32_t rel_type, size_t align,
+					    bool in_group, void *relocs,
+					    size_t n)
+{
+	const char *prefix = rel_type == SHT_RELA ? ".rela" : ".rel";
+	size_t entsize = mc_reloc_entry_size(obj, rel_type);
+	GElf_Shdr hdr = {
+		.sh_type = rel_type,
+		.sh_flags = SHF_INFO_LINK | (in_group ? SHF_GROUP : 0),
+		.sh_link = (GElf_Word)obj->symtab->index,
+		.sh_info = (GElf_Word)target->index,
+		.sh_addralign = align,
+		.sh_entsize = entsize,
+	};
+	char *name = malloc(strlen(prefix) + strlen(target->name) + 1);
+	struct mc_section *rel;
+
+	if (!name) {
+		free(relocs);
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	strcpy(name, prefix);
+	strcat(name, target->name);
+	rel = mc_add_section(obj, name, &hdr, relocs, n * entsize,
+			     rel_type == SHT_RELA ? ELF_T_RELA : ELF_T_REL);
+	free(name);
+	return rel;
+}
+
+struct mc_section *mc_add_reloc_section(struct mc_object *obj,
+					struct mc_section *target,
+					uint32_t rel_type, size_t align,
+					size_t group, void *relocs, size_t n)
+{
+	struct mc_section *rel = add_reloc_section(obj, target, rel_type,
+						   align, group, relocs, n);
+
+	if (rel && group && !mc_group_add(obj, group, rel->index))
+		return NULL;
+	return rel;
+}
+
+struct mc_section *mc_add_table_section(struct mc_object *obj,
+					const struct mc_table_spec *spec,
+					void *entries, void *relocs,
+					size_t n)
+{
+	GElf_Shdr hdr = {
+		.sh_type = SHT_PROGBITS,
+		.sh_flags = spec->flags | (spec->group ? SHF_GROUP : 0),
+		.sh_link = (GElf_Word)spec->link,
+		.sh_addralign = spec->entsize,
+		.sh_entsize = spec->entsize,
+	};
+	struct mc_section *t = mc_add_section(obj, spec->name, &hdr, entries,
+					      n * spec->entsize, ELF_T_BYTE);
+
+	if (!t) {
+		free(relocs);
+		return NULL;
+	}
+	struct mc_section *r = add_reloc_section(obj, t, spec->rel_type,
+						 spec->entsize, spec->group,
+						 relocs, n);
+
+	if (!r || (spec->group && (!mc_group_add(obj, spec->group, t->index) ||
+				   !mc_group_add(obj, spec->group, r->index))))
+		return NULL;
+	return t;
 }

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * internal.h - what the files of the object model (object.c, reloc.c,
- * edit.c, write.c) share and nothing outside elf/ may call.
+ * internal.h - what the files of the object model share and nothing
+ * outside elf/ may call.
  */
 #ifndef MC_ELF_INTERNAL_H
 #define MC_ELF_INTERNAL_H
@@ -40,9 +41,6 @@ bool mc_section_make_writable(struct mc_object *obj, struct mc_section *sec);
  */
 void mc_link_reloc_section(struct mc_object *obj, struct mc_section *rel);
 
-/* MIPS64, whose r_info packs three types and a special symbol. */
-bool mc_is_mips64(const struct mc_object *obj);
-bool mc_is_big_endian(const struct mc_object *obj);
 /* This host's byte order, as ELF's EI_DATA says it. */
 static inline unsigned mc_host_byte_order(void)
 {
@@ -53,11 +51,9 @@ static inline unsigned mc_host_byte_order(void)
 /* The file's byte order is this host's: libelf's data is its bytes. */
 bool mc_in_host_order(const struct mc_object *obj);
 
-/* r_info (as gelf gives it) to and from a relocation's fields. */
+/* r_info (as gelf gives it) to a relocation's fields. */
 void mc_info_decode(const struct mc_object *obj, GElf_Xword info,
 		    struct mc_reloc *r);
-GElf_Xword mc_info_encode(const struct mc_object *obj,
-			  const struct mc_reloc *r);
 
 /*
  * How symbol handles become the indexes written: the input's locals
@@ -88,10 +84,6 @@ static inline size_t mc_written_index(const struct mc_numbering *m,
  */
 void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
 			size_t count, const struct mc_numbering *m);
-
-/* True if mc_renumber_relocs would change any of these relocations. */
-bool mc_relocs_renumbered(enum mc_reloc_kind kind, const void *src,
-			  size_t count, const struct mc_numbering *m);
 
 /*
  * How a section of the input is written when mc_number_symbols left

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * object.h - the ELF object model recordmcount works on.
  *
@@ -404,23 +405,6 @@ static inline bool mc_reloc_table_put(const struct mc_reloc_table *t,
 }
 
 /*
- * Relocation i of `sec`, whose table `t` is open: read in place when
- * the table holds it, else through mc_reloc_get (false, with the
- * object's error, where that fails).
- */
-static inline bool mc_reloc_read(struct mc_object *obj,
-				 struct mc_section *sec,
-				 const struct mc_reloc_table *t, size_t i,
-				 struct mc_reloc *out)
-{
-	if (i < t->n) {
-		mc_reloc_table_get(t, i, out);
-		return true;
-	}
-	return mc_reloc_get(obj, sec, i, out);
-}
-
-/*
  * Give symbol k the binding `bind` (STB_WEAK, ...), in the model and in
  * the symbol table, keeping its type.  Its index does not change.
  */
@@ -456,6 +440,41 @@ size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
 struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 				  const GElf_Shdr *shdr, void *contents,
 				  size_t size, Elf_Type type);
+
+/*
+ * Add a relocation section for section `target`, named as the
+ * assembler names one (".rela" or ".rel" and the target's name),
+ * holding the `n` relocations at `relocs` (taken over; NULL when n is
+ * 0) against the symbol table, aligned to `align`, and a member of the
+ * SHT_GROUP section `group` unless that is 0.  NULL on failure.
+ */
+struct mc_section *mc_add_reloc_section(struct mc_object *obj,
+					struct mc_section *target,
+					uint32_t rel_type, size_t align,
+					size_t group, void *relocs, size_t n);
+
+/* What mc_add_table_section makes, besides its entries. */
+struct mc_table_spec {
+	const char *name;
+	GElf_Xword flags;	/* SHF_ALLOC and what else the table needs */
+	size_t link;		/* sh_link (with SHF_LINK_ORDER), or 0 */
+	size_t entsize;		/* one entry: its size and the alignment
+				   of both sections */
+	uint32_t rel_type;	/* SHT_RELA or SHT_REL */
+	size_t group;		/* SHT_GROUP section both join, or 0 */
+};
+
+/*
+ * Add a table of `n` entries at `entries` (SHT_PROGBITS) with the
+ * relocation section that fills them, `n` relocations at `relocs`
+ * (mc_add_reloc_section's form): both taken over, freed with the
+ * object.  Both join the spec's group, the table first.  Returns the
+ * table, or NULL.
+ */
+struct mc_section *mc_add_table_section(struct mc_object *obj,
+					const struct mc_table_spec *spec,
+					void *entries, void *relocs,
+					size_t n);
 
 /* Give a section a new name (appended to the section name table). */
 bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,

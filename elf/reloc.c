@@ -1,30 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * reloc.c - the relocation codec: REL and RELA entries of either class
  * (and MIPS64's three-type r_info) to and from struct mc_reloc, in
  * place where libelf's memory form allows it, else through
  * gelf_get/update_rel(a); and address-sized values in the file's order.
  */
-#define _GNU_SOURCE
 #include "object.h"
 #include "internal.h"
-#include "validate.h"
-#include "../arch/search.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <sys/uio.h>
 
 bool mc_is_reloc_section(const struct mc_section *sec)
 {
 	return sec->shdr.sh_type == SHT_RELA || sec->shdr.sh_type == SHT_REL;
+}
+
+/*
+ * Each section knows its relocation section, and each relocation
+ * section its target, set when the relocation section is read or
+ * added, so that finding them is not a scan of every section (a C++
+ * object has one per COMDAT group).
+ */
+void mc_link_reloc_section(struct mc_object *obj,
+			       struct mc_section *rel)
+{
+	size_t t = rel->shdr.sh_info;
+
+	if (!mc_is_reloc_section(rel) || t == 0 || t >= obj->n_sections)
+		return;
+	rel->target = obj->sections[t];
+	if (!rel->target->reloc)
+		rel->target->reloc = rel;
 }
 
 size_t mc_reloc_entry_size(const struct mc_object *obj, uint32_t sh_type)
@@ -45,13 +51,13 @@ size_t mc_reloc_count(const struct mc_section *sec)
  * four bytes ssym, type3, type2, type, each in the file's byte order.
  * libelf (0.188) hands it over as one 64-bit word in host order.
  */
-bool mc_is_mips64(const struct mc_object *obj)
+static bool is_mips64(const struct mc_object *obj)
 {
 	return obj->ehdr.e_machine == EM_MIPS &&
 	       obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 }
 
-bool mc_is_big_endian(const struct mc_object *obj)
+static bool is_big_endian(const struct mc_object *obj)
 {
 	return obj->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
 }
@@ -65,10 +71,10 @@ void mc_info_decode(const struct mc_object *obj, GElf_Xword info,
 			struct mc_reloc *r)
 {
 	r->mips_extra = 0;
-	if (!mc_is_mips64(obj)) {
+	if (!is_mips64(obj)) {
 		r->sym = GELF_R_SYM(info);
 		r->type = (uint32_t)GELF_R_TYPE(info);
-	} else if (mc_is_big_endian(obj)) {
+	} else if (is_big_endian(obj)) {
 		r->sym = info >> 32;
 		r->type = info & 0xff;
 		r->mips_extra = info & 0xffffff00;
@@ -81,14 +87,15 @@ void mc_info_decode(const struct mc_object *obj, GElf_Xword info,
 	}
 }
 
-GElf_Xword mc_info_encode(const struct mc_object *obj,
+/* A relocation's fields to r_info as gelf takes it. */
+static GElf_Xword info_encode(const struct mc_object *obj,
 			      const struct mc_reloc *r)
 {
 	GElf_Xword x = r->mips_extra;
 
-	if (!mc_is_mips64(obj))
+	if (!is_mips64(obj))
 		return GELF_R_INFO(r->sym, r->type);
-	if (mc_is_big_endian(obj))
+	if (is_big_endian(obj))
 		return (GElf_Xword)r->sym << 32 | (x & 0xffffff00) |
 		       (r->type & 0xff);
 	return (r->sym & 0xffffffff) | ((x >> 24) & 0xff) << 32 |
@@ -109,7 +116,7 @@ void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
 	t->n = 0;
 	t->kind = is64 ? (rela ? MC_RELA64 : MC_REL64)
 		       : (rela ? MC_RELA32 : MC_REL32);
-	if (!d || mc_is_mips64(obj) || !d->d_buf ||
+	if (!d || is_mips64(obj) || !d->d_buf ||
 	    d->d_type != (rela ? ELF_T_RELA : ELF_T_REL))
 		return;
 	t->p = d->d_buf;
@@ -125,7 +132,7 @@ void mc_reloc_table_over(const struct mc_object *obj, uint32_t sh_type,
 	bool rela = sh_type == SHT_RELA;
 
 	t->p = buf;
-	t->n = mc_is_mips64(obj) ? 0 : n;
+	t->n = is_mips64(obj) ? 0 : n;
 	t->kind = is64 ? (rela ? MC_RELA64 : MC_REL64)
 		       : (rela ? MC_RELA32 : MC_REL32);
 }
@@ -173,7 +180,7 @@ bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 	mc_reloc_table_open(obj, sec, &t);
 	if (i < t.n && mc_reloc_table_put(&t, i, r))
 		return true;
-	GElf_Xword info = mc_info_encode(obj, r);
+	GElf_Xword info = info_encode(obj, r);
 	bool ok;
 
 	if (sec->shdr.sh_type == SHT_RELA) {
@@ -195,10 +202,10 @@ void mc_reloc_store(const struct mc_object *obj, uint32_t sh_type,
 
 	if (is64 && sh_type == SHT_RELA)
 		((Elf64_Rela *)buf)[i] = (Elf64_Rela){
-			r->offset, mc_info_encode(obj, r), r->addend };
+			r->offset, info_encode(obj, r), r->addend };
 	else if (is64)
 		((Elf64_Rel *)buf)[i] = (Elf64_Rel){
-			r->offset, mc_info_encode(obj, r) };
+			r->offset, info_encode(obj, r) };
 	else if (sh_type == SHT_RELA)
 		((Elf32_Rela *)buf)[i] = (Elf32_Rela){
 			(Elf32_Addr)r->offset,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * validate.c - every number the input supplies, checked before use.
  *

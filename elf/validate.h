@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * validate.h - checks of the numbers an input file supplies, for
  * the object model (internal to elf/).  Each returns false with a one-line

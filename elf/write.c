@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * write.c - the model written back over its input.
  *
@@ -11,15 +12,11 @@
 #define _GNU_SOURCE
 #include "object.h"
 #include "internal.h"
-#include "validate.h"
-#include "../arch/search.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

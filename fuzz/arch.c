@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * arch.c - fuzz target: the arch/ decoders and encoders on any bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * check.c - fuzz target: the CI gate and the table cleaner.
  *

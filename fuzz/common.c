@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * common.c - the input file for the record and dump targets, and the
  * properties every run must keep whatever the input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * common.h - what the file-based fuzz targets share.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dump.c - fuzz target: --dump of an object or a linked image, as text
  * and as JSON.  Dumping never writes: the file must stay as it was.

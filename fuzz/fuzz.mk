@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Fuzzing with libFuzzer (clang -fsanitize=fuzzer) under ASan + UBSan.
 #
 #   make fuzz FUZZ_SECONDS=N   each target for N seconds on seeds made by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # replay.sh FUZZ-DIR LOG TARGET... - run every input of
 # fuzz/regressions/TARGET/ through that target once (the inputs fuzzing
 # found crashes or hangs with, kept after the fix).  PASS/FAIL lines go

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh FUZZ-DIR SECONDS TARGET... - run each libFuzzer target for
 # SECONDS on its corpus (FUZZ-DIR/corpus/TARGET, kept between runs) and
 # seeds (FUZZ-DIR/seeds/TARGET); print one line per target: executions,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # seeds.sh TOOL OUT-DIR - seed corpora for the fuzz targets, generated at
 # fuzz time (never committed): small objects of every architecture the
 # tool knows, compiled from our fixtures with the flags that make each

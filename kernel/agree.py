@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """agree.py OURS KERNEL_TOOL CAPTURE_DIR WORK_DIR [SHIFT] - run both recordmcount
 programs over every captured raw object (each on its own fresh copy) and
 compare what their tables name: the SET of (section, offset) sites,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/boot.sh TOOL - boot the kernel built by build.sh under QEMU
 # (TCG, no KVM needed) with our init (init.c) and check that ftrace
 # works on the table our recordmcount wrote.  Prints PASS/FAIL lines.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/build.sh TOOL - build the tinyconfig+ftrace kernel for
 # $MC_KERNEL_ARCH (lib.sh: x86_64, arm, ..., KERNEL_ALL_ARCHS there) with
 # $MC_KERNEL_CC (gcc, or clang: LLVM=1) in the cache with TOOL (our
@@ -170,7 +171,7 @@ finalize_vmlinux() {
 
 # The out-of-tree module (kernel/module/), built the way a user builds
 # one (make M=DIR modules) against this tree, with our tool as its
-# recordmcount, and finalized as the README tells module builders to.
+# recordmcount, and finalized as doc/tool.md tells module builders to.
 # Built anew every time: it is one file.
 build_module() {
 	mod=$WORK/module

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/check.sh TOOL - the whole kernel test for one architecture,
 # $MC_KERNEL_ARCH (lib.sh: x86_64, the default, or one of KERNEL_ALL_ARCHS):
 # build a real 6.1 kernel with TOOL as scripts/recordmcount, check that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/defconfig.sh TOOL - the agreement test on a defconfig kernel:
 # build $MC_KERNEL_ARCH's defconfig (x86_64 by default; i386 too) plus
 # ftrace through scripts/recordmcount (defconfig.config), vmlinux and

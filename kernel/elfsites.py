@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """elfsites.py - read what a __mcount_loc table names, independently of
 our tool's own ELF code (no libelf, no binutils, only the ELF spec).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """figures.py TABLE.json NM SYSTEM.map WORD MAX_OFFSET - what boot.sh
 predicts of the boot from the vmlinux table, printed as shell
 assignments for boot.sh to eval.

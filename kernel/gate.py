@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """kernel/gate.py CHECK-JSON DUMP-JSON NM-S - the CI gate (--check) on a
 real vmlinux, judged against nm.
 

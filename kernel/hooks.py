@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """hooks.py [--resync OBJDUMP VMLINUX | --literal-pool] DUMP-JSON HOOK [NOP-BYTES [VMLINUX]] < DISASSEMBLY - every hook call in a linked
 vmlinux's text must be an entry of its table, and every entry a hook
 call (issue 14).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * init.c - /init of the boot test's initramfs (built with gcc -static).
  *

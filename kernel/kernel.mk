@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Kernel-scale tests of $(RECORDMCOUNT), included by the top Makefile.
 #
 #   check-kernel  for each of $(KERNEL_ARCHS), with each of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/lib.sh - settings shared by the kernel test scripts (sourced).
 #
 # Everything big lives in a cache outside the repository, reused

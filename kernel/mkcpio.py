@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """mkcpio.py OUT INIT [FILE]... - write an initramfs (cpio "newc")
 holding INIT as /init, each FILE at the top (the test module), a
 /dev/console character device (5, 1) for the kernel to open as init's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # kernel/prepare.sh - extract Debian's linux-source-6.1 into the cache
 # (once per package version) and make its Kconfig pick recordmcount.
 #

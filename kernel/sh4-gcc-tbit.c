@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * kernel/sh4-gcc-tbit.c - why the sh4 kernel does not boot here
  * (kernel/README.md, "sh4"; check.sh compiles it with lib.sh's

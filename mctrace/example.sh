@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # example.sh OUT.svg - the README's flame graph: recordmcount itself,
 # built with hooks, linked with libmcount, recorded by mctrace while it
 # records the hooks of one of its own objects.  Run from the top of

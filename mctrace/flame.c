@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * flame.c - a flame graph as SVG, drawn from the calls themselves: each
  * box a function in one stack, as wide as the time spent in it (summed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * main.c - mctrace: record a program's function calls through libmcount
  * and show them.

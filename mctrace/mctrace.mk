@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # mctrace/mctrace.mk - the mctrace command (mctrace/), which runs a
 # program under the recorder (recorder/) and reads its traces.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * output.c - what mctrace prints from a trace: the report, the function
  * graph, raw events, Chrome's trace-event JSON, folded stacks.

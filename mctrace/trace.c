@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * trace.c - read the recorder's file (recorder/format.h) into calls.
  *

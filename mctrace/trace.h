@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * trace.h - a recorded trace, read into calls (mctrace/trace.c), and the
  * outputs made from it (output.c, flame.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.h - the file a recording writes (MCOUNT_TRACE=FILE, any name
  * not ending in .json) and mctrace reads.  Shared by recorder/ and

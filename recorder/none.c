@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * none.c - the recorder's stand-in on architectures that have no return
  * trampoline yet (every one but x86_64): recording is refused at start

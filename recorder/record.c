@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record.c - the traced thread's side: entry and exit events into the
  * thread's ring, the shadow stack of replaced return addresses, and

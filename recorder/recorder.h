@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * recorder.h - what the files of the recorder share.  Private to
  * recorder/.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # recorder/recorder.mk - the trace recorder (recorder/), part of every
 # libmcount.a.
 #

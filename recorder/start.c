@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * start.c - starting and ending a recording: the environment's
  * settings, which functions to enable, the trace file of each process,
@@ -207,16 +208,17 @@ __attribute__((constructor(102))) static void rec_start(void)
 			"trampolines on %s: nothing recorded\n", rec_arch_name);
 		return;
 	}
-	if (open_trace() != 0)
-		return;
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	started = true;
-	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);
+	/* while this is the only thread: sites without a live form too */
 	pick = (struct pick){ .only = getenv("MCOUNT_TRACE_FILTER"),
 			      .never = getenv("MCOUNT_TRACE_NOTRACE") };
 	if (pick.only && !*pick.only)
 		pick.only = NULL;
 	mcount_for_each_site(enable_one, &pick);
+	if (open_trace() != 0)
+		return;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	started = true;
+	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);
 	if (pick.failed)
 		fprintf(stderr, "mcount: trace: %zu functions could not be "
 			"enabled\n", pick.failed);

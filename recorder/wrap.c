@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * wrap.c - library functions the recorder must see called, because they
  * leave frames without returning through them or end the process image:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * writer.c - the writer thread: it drains every thread's ring into the
  * trace file, so the traced threads never write a file themselves.

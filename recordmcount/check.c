@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * check.c - `recordmcount --check`: a build gate.  Judges the table of
  * an object or a linked image against the code and exits non-zero on
@@ -356,16 +357,6 @@ static bool calls_hook(struct check *c, enum mc_site_kind kind,
 	return false;
 }
 
-/*
- * How far apart instructions can start: byte by byte on x86, by
- * halfwords elsewhere (Thumb-2, RISC-V's compressed instructions); a
- * coarser ISA merely decodes a few impossible places in vain.
- */
-static unsigned insn_step(const struct mc_arch *arch)
-{
-	return arch->e_machine == EM_X86_64 || arch->e_machine == EM_386 ? 1 : 2;
-}
-
 static bool u64_below(const void *entry, const void *key)
 {
 	return *(const uint64_t *)entry < *(const uint64_t *)key;
@@ -411,7 +402,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 	if (!code || start < base || start - base >= size)
 		return false;
 	for (uint64_t off = 0; off <= arch->max_entry_offset &&
-			       off < f->sym.st_size; off += insn_step(arch)) {
+			       off < f->sym.st_size; off += arch->insn_step) {
 		uint64_t at = start - base + off;
 		struct mc_site s;
 
@@ -689,69 +680,24 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 	       (v->kind == MC_SITE_CALL && in_plt(c->s->obj, v->target_address));
 }
 
-/* The instruction word at `addr` in a linked image, in the file's order. */
-static bool word_at(struct check *c, uint64_t addr, uint32_t *w)
+static const uint8_t *image_read(void *ctx, uint64_t addr, size_t n)
 {
-	const uint8_t *p = image_bytes_at(c, addr, 4);
-
-	if (!p)
-		return false;
-	*w = c->s->obj->ehdr.e_ident[EI_DATA] == ELFDATA2LSB ?
-		mc_get_le32(p) : mc_get_be32(p);
-	return true;
+	return image_bytes_at(ctx, addr, n);
 }
 
 /*
- * MIPS PIC (-mabicalls) records an instruction before the call that
- * linked code shows (arch/mips.c): the `lw/ld t9, %call16(_mcount)`
- * that loads the hook's address (the call follows it, after GCC's or
- * clang's `move at,ra` and `move gp,s0` if any), or on o32 the `addiu
- * sp,sp,-8` right before that load.  The entry is right when it is one
- * of those and the function's hook call follows within the sequence.
+ * An entry the architecture may judge for what it is before its
+ * function's hook call (mc_arch.judge_early_entry: MIPS PIC).
  */
-/* Is the entry in the few instructions before the function's hook call? */
-static bool before_mips_hook(struct check *c, uint64_t value, bool found,
-			     uint64_t hook)
+static enum mc_early_entry early_entry(struct check *c, uint64_t value,
+				       bool found, uint64_t hook)
 {
-	return c->s->obj->ehdr.e_machine == EM_MIPS && c->s->linked &&
-	       found && hook > value && hook - value <= 12;
-}
+	const struct mc_arch *a = c->s->arch;
+	struct mc_image img = { image_read, c };
 
-/*
- * o32 (the 32-bit class without EF_MIPS_ABI2) keeps `addiu sp,sp,-8`
- * with the call: where it comes before the load, it is the site.
- */
-static bool is_mips_o32(struct check *c)
-{
-	const struct mc_object *obj = c->s->obj;
-
-	return obj->ehdr.e_ident[EI_CLASS] == ELFCLASS32 &&
-	       !(obj->ehdr.e_flags & 0x20 /* EF_MIPS_ABI2 */);
-}
-
-static bool is_mips_pic_site(struct check *c, uint64_t value, bool found,
-			     uint64_t hook)
-{
-	uint32_t w, other;
-
-	if (!before_mips_hook(c, value, found, hook) || !word_at(c, value, &w))
-		return false;
-	if (mc_arch_mips_is_t9_load(w))
-		return !(is_mips_o32(c) && word_at(c, value - 4, &other) &&
-			 mc_arch_mips_is_hook_stack_adjust(other));
-	return mc_arch_mips_is_hook_stack_adjust(w) && hook == value + 8 &&
-	       word_at(c, value + 4, &other) && mc_arch_mips_is_t9_load(other);
-}
-
-/* An entry just before the hook that is no part of a PIC call: corrupt. */
-static bool is_mips_pic_garbage(struct check *c, uint64_t value, bool found,
-				uint64_t hook)
-{
-	uint32_t w;
-
-	return before_mips_hook(c, value, found, hook) &&
-	       word_at(c, value, &w) && !mc_arch_mips_is_hook_stack_adjust(w) &&
-	       !mc_arch_mips_is_t9_load(w);
+	if (!c->s->linked || !found || !a->judge_early_entry)
+		return MC_EARLY_UNJUDGED;
+	return a->judge_early_entry(a, &img, value, hook);
 }
 
 static void check_entry(struct check *c, size_t k)
@@ -789,10 +735,11 @@ static void check_entry(struct check *c, size_t k)
 	if (is_hook_verdict(c, &v) &&
 	    !(found && hook < value && value < hook + len))
 		return;
-	if (is_mips_pic_site(c, value, found, hook))
+	enum mc_early_entry early = early_entry(c, value, found, hook);
+	if (early == MC_EARLY_SITE)
 		return;
 	bool elsewhere = s->linked ? found && hook != value &&
-				     !is_mips_pic_garbage(c, value, found, hook)
+				     early != MC_EARLY_CORRUPT
 				   : object_function_has_hook(c, f);
 	problem(c, elsewhere ? P_OFF_HOOK : P_CORRUPT, true, e->shndx, value, k,
 		elsewhere ? "entry %zu is not on its function's hook (%s%s%s)"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* check.h - `--check`: judge a file's table against its code. */
 #ifndef MC_CHECK_H
 #define MC_CHECK_H

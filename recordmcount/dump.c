@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dump.c - `recordmcount --dump`: what a table says and what the code
  * at each listed site really is (the analysis is survey.c's; this file

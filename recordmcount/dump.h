@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* dump.h - show the table and hooks of an object or linked image. */
 #ifndef MC_DUMP_H
 #define MC_DUMP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * finalize.c - `recordmcount --finalize`: put a linked table in its
  * final form, as Linux 6.15's scripts/sorttable does for vmlinux, for
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record.h"
 #include "survey.h"
 #include "table.h"
 
@@ -257,10 +259,17 @@ static bool write_dynamic(struct finalize *f, size_t k, uint64_t value)
 
 	if (!sr)
 		return write_slot(f, e->slot, value);
-	if (sr->r.type != f->s->arch->relative_reloc)
+	if (sr->r.type != f->s->arch->relative_reloc) {
+		const char *rn = mc_reloc_name(f->s->arch, sr->r.type);
+
+		if (rn)
+			return mc_fail(f->obj, "table slot 0x%" PRIx64 " is "
+				       "filled by the loader from a symbol "
+				       "(%s)", e->slot, rn);
 		return mc_fail(f->obj, "table slot 0x%" PRIx64 " is filled by "
 			       "the loader from a symbol (relocation type %u)",
 			       e->slot, sr->r.type);
+	}
 	if (f->obj->sections[sr->shndx]->shdr.sh_type == SHT_REL)
 		return write_slot(f, e->slot, value);
 	struct mc_reloc r = sr->r;
@@ -388,8 +397,9 @@ int mc_finalize_file(const char *path, const struct mc_options *opt)
 	if (ok)
 		ok = s.linked ? finalize_image(&f) : finalize_object(&f);
 	if (ok && f.changed)
-		ok = s.linked ? mc_object_write_in_place(&obj)
-			      : mc_object_write(&obj);
+		ok = mc_refuse_read_only(&obj) &&
+		     (s.linked ? mc_object_write_in_place(&obj)
+			      : mc_object_write(&obj));
 	if (!ok)
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
 	else if (opt->verbosity > 0)

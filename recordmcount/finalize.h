@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* finalize.h - `--finalize`: a linked table in its final form. */
 #ifndef MC_FINALIZE_H
 #define MC_FINALIZE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * main.c - command line of recordmcount.
  *
@@ -6,10 +7,12 @@
  * processes share out the files.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +120,8 @@ static void usage(FILE *out)
 	      "      --format=FORMAT    dump or check as 'text' (default) or 'json'\n"
 	      "                         (JSON Lines: one document per file)\n"
 	      "  -j, --jobs=N           process up to N files at once\n"
-	      "  -v, --verbose          say what was done to each file\n"
+	      "  -v, --verbose          say what was done to each file, and the\n"
+	      "                         totals over several files\n"
 	      "  -q, --quiet            print errors only (--check: problems only)\n"
 	      "      --print-lds        print the path of the linker-script\n"
 	      "                         fragment (mcount.lds) and exit\n"
@@ -290,6 +294,11 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 			}
 			break;
 		case 'j':
+			/* "-j foo.o": the count is missing, not bad. */
+			if (!isdigit((unsigned char)optarg[0]))
+				return usage_error("-j needs a number (-jN, -j N "
+						   "or --jobs=N), not '%s'",
+						   optarg);
 			if (!parse_jobs(optarg, &opt->jobs))
 				return usage_error("bad job count '%s' (1 to "
 						   "1024)", optarg);
@@ -323,61 +332,98 @@ static int process(const char *path, const struct mc_options *opt)
 	return opt->dump ? mc_dump_file(path, opt) : mc_record_file(path, opt);
 }
 
+/* What the workers of a -j run share: the next file, files done, failed. */
+struct shared {
+	atomic_int next;
+	atomic_int done;
+	atomic_int failed;
+};
+
 /*
  * -j N: N worker processes for the whole run, each taking the next file
  * from a counter they share, so a long file never holds up the rest and
  * a run pays for N forks, not one per file (kernel objects take about as
  * long to process as a fork costs).
  */
-static int work_through(char **files, int n, atomic_int *next,
-			const struct mc_options *opt)
+static void work_through(char **files, int n, struct shared *sh,
+			 const struct mc_options *opt)
 {
-	int failed = 0;
-
-	for (int i; (i = atomic_fetch_add(next, 1)) < n;)
-		failed |= process(files[i], opt);
-	return failed;
+	for (int i; (i = atomic_fetch_add(&sh->next, 1)) < n;) {
+		if (process(files[i], opt))
+			atomic_fetch_add(&sh->failed, 1);
+		atomic_fetch_add(&sh->done, 1);
+	}
 }
 
-/* Reap one worker; non-zero if it or any of its files failed. */
-static int reap_one(void)
+/* Reap one worker, if one has ended; -1 when none is left. */
+static int reap_any(void)
 {
 	int status;
+	pid_t pid;
 
-	while (wait(&status) < 0)
+	while ((pid = waitpid(-1, &status, WNOHANG)) < 0)
 		if (errno != EINTR)
-			return 1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) != 0 : 1;
+			return -1;
+	return pid > 0;
 }
 
+/* "\rrecordmcount: 57/200 files", only where stderr is a terminal. */
+static void progress(int done, int n, bool on)
+{
+	if (on)
+		fprintf(stderr, "\rrecordmcount: %d/%d files\033[K", done, n);
+}
+
+/* Returns how many files failed. */
 static int process_parallel(char **files, int n, const struct mc_options *opt)
 {
-	atomic_int *next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE,
-				MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	unsigned workers = opt->jobs < (unsigned)n ? opt->jobs : (unsigned)n;
 	unsigned running = 0;
-	int failed = 0;
+	bool show = opt->verbosity >= 0 && isatty(STDERR_FILENO);
+	int failed, shown = -1;
 
-	if (next == MAP_FAILED) {
-		atomic_int alone = 0;
-		return work_through(files, n, &alone, opt);
+	if (sh == MAP_FAILED) {
+		struct shared alone = { 0 };
+		work_through(files, n, &alone, opt);
+		return atomic_load(&alone.failed);
 	}
-	atomic_init(next, 0);
+	atomic_init(&sh->next, 0);
+	atomic_init(&sh->done, 0);
+	atomic_init(&sh->failed, 0);
 	fflush(NULL);
 	for (unsigned w = 0; w < workers; w++) {
 		pid_t pid = fork();
 
-		if (pid == 0)
-			_exit(work_through(files, n, next, opt));
+		if (pid == 0) {
+			work_through(files, n, sh, opt);
+			_exit(0);
+		}
 		if (pid > 0)
 			running++;
 	}
 	/* No worker could be forked: do it all here. */
 	if (running == 0)
-		failed |= work_through(files, n, next, opt);
-	while (running--)
-		failed |= reap_one();
-	munmap(next, sizeof(*next));
+		work_through(files, n, sh, opt);
+	while (running > 0) {
+		int r = reap_any();
+
+		if (r < 0)
+			break;
+		running -= (unsigned)r;
+		if (atomic_load(&sh->done) != shown) {
+			shown = atomic_load(&sh->done);
+			progress(shown, n, show);
+		}
+		if (r == 0)
+			usleep(50000);
+	}
+	if (show)
+		fputs("\r\033[K", stderr);
+	/* A worker that died of a signal finished none of its own file. */
+	failed = atomic_load(&sh->failed) + (n - atomic_load(&sh->done));
+	munmap(sh, sizeof(*sh));
 	return failed;
 }
 
@@ -421,8 +467,13 @@ int main(int argc, char **argv)
 		failed = process_parallel(argv + optind, argc - optind, &opt);
 	} else {
 		for (int i = optind; i < argc; i++)
-			failed |= process(argv[i], &opt);
+			failed += process(argv[i], &opt) != 0;
 	}
+	/* Over many files, one line of totals when asked to say more. */
+	if (argc - optind > 1 && opt.verbosity >= 0 &&
+	    (opt.verbosity > 0 || (opt.check && opt.format == MC_FORMAT_TEXT)))
+		fprintf(stderr, "recordmcount: %d files: %d ok, %d failed\n",
+			argc - optind, argc - optind - failed, failed);
 	free(opt.symbols);
 	free(opt.sections);
 	free(opt.no_sections);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * options.h - what the command line asked for, passed explicitly to
  * every step (no global option state).

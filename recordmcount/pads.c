@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pads.c - reading, checking and moving -fpatchable-function-entry pads.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pads.h - NOP pads from -fpatchable-function-entry=N[,M].
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * record.c - the main job: add __mcount_loc to one relocatable object.
  *
@@ -14,13 +15,17 @@
 #define _GNU_SOURCE
 #include "record.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pads.h"
 #include "sites.h"
 #include "table.h"
+#include "../elf/reloc.h"
 #include "../arch/search.h"
 
 
@@ -627,7 +632,35 @@ static bool write_without_sites(struct mc_object *obj,
 	free(sites->v);
 	sites->v = NULL;
 	sites->cap = 0;
-	return mc_object_write(obj);
+	return mc_refuse_read_only(obj) && mc_object_write(obj);
+}
+
+/*
+ * A file nobody may write (no write bit, which root's access() would
+ * not see) or that we may not: the user said "leave it", so it is an
+ * error, not a replacement.  The kernel's tool writes a temporary file
+ * and renames it over any object it can read; Kbuild makes no
+ * read-only objects, so no kernel build sees the difference.
+ * A file with a second name is never written through: the writer puts
+ * a new file in place of this name and the other keeps the old bytes.
+ * That is ccache's hard-link mode, whose cached objects are read-only.
+ */
+bool mc_refuse_read_only(struct mc_object *obj)
+{
+	struct stat st;
+
+	if (fstat(obj->fd, &st) != 0)
+		return mc_fail(obj, "cannot stat: %s", strerror(errno));
+	if (st.st_nlink > 1)
+		return true;
+	if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH)))
+		return mc_fail(obj, "read-only file (mode %04o): left as it "
+			       "is; make it writable to record it",
+			       (unsigned)(st.st_mode & 07777));
+	if (access(obj->path, W_OK) != 0)
+		return mc_fail(obj, "not writable (%s): left as it is",
+			       strerror(errno));
+	return true;
 }
 
 /*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sites.c - from relocations to hook call sites.
  *
@@ -8,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include "sites.h"
+#include "../elf/reloc.h"
 
 #include <fnmatch.h>
 #include <stdio.h>
@@ -338,11 +340,14 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 		mc_match_form_among(arch, c->forms, c->code, c->text_size,
 				    r->offset);
 	if (!f) {
+		const char *rn = mc_reloc_name(arch, r->type);
+		char num[32];
+
+		snprintf(num, sizeof(num), "relocation type %u", r->type);
 		snprintf(msg, sizeof(msg), "%s+0x%llx: reference to %s "
-			 "(relocation type %u) is not a call; not "
-			 "recorded", c->text->name,
+			 "(%s) is not a call; not recorded", c->text->name,
 			 (unsigned long long)r->offset,
-			 mc_symbol_name(obj, r->sym), r->type);
+			 mc_symbol_name(obj, r->sym), rn ? rn : num);
 		c->warn(obj, c->opt, msg);
 		c->out->n_reported++;
 		return true;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sites.h - finding hook call sites in a relocatable object.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * survey.c - read a table and look at the code behind each entry.
  *
@@ -344,6 +345,31 @@ static void name_target(struct mc_survey *d, struct mc_verdict *v)
 }
 
 /*
+ * In an object, a call whose relocation names no hook: its decoded
+ * target (0x8, say) is only the unrelocated field, so name the callee
+ * from the relocation inside the call's bytes instead, and say what
+ * was expected.  Relocations are scanned only for such entries, which
+ * a correct table never has.
+ */
+static void name_not_a_hook(struct mc_survey *d, const struct mc_entry *e,
+			    struct mc_verdict *v)
+{
+	struct mc_section *rs = mc_reloc_section_of(d->obj, e->shndx);
+	const char *callee = NULL;
+	struct mc_reloc r;
+
+	for (size_t i = 0; rs && !callee && i < mc_reloc_count(rs); i++)
+		if (mc_reloc_get(d->obj, rs, i, &r) && r.offset >= e->offset &&
+		    r.offset < e->offset + v->len)
+			callee = mc_symbol_name(d->obj, r.sym);
+	if (callee && *callee)
+		snprintf(v->target, sizeof(v->target), "call to %s, not a "
+			 "hook; --symbol=%s if it is one", callee, callee);
+	else
+		snprintf(v->target, sizeof(v->target), "call, not to a hook");
+}
+
+/*
  * A -fpatchable-function-entry pad: the architecture's pad NOPs, perhaps
  * with an end-branch marker among them where the function starts.
  */
@@ -438,7 +464,10 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		v.state = d->linked ? "call" : "unexpected";
 		v.has_target = true;
 		v.indirect = s.kind == MC_SITE_CALL_INDIRECT;
-		name_target(d, &v);
+		if (d->linked)
+			name_target(d, &v);
+		else
+			name_not_a_hook(d, e, &v);
 		break;
 	default:
 		v.state = "unexpected";
@@ -582,11 +611,11 @@ void mc_place_free(struct mc_place *p)
 
 bool mc_survey_has_descriptors(const struct mc_survey *d)
 {
-	struct mc_object *obj = d->obj;
+	const struct mc_arch *a = d->arch;
 
-	return obj->ehdr.e_machine == EM_PPC64 &&
-	       (obj->ehdr.e_flags & 3) != 2 &&
-	       mc_section_by_name(obj, ".opd") != NULL;
+	return a->descriptor_section &&
+	       a->uses_descriptors(a, (uint32_t)d->obj->ehdr.e_flags) &&
+	       mc_section_by_name(d->obj, a->descriptor_section) != NULL;
 }
 
 const char *mc_survey_kind(const struct mc_survey *d)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * survey.h - what a file's table says and what the code at each entry
  * really is: the analysis `--dump` prints and `--check` judges.

@@ -1,7 +1,7 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* table.c - adding a piece of __mcount_loc to an object. */
 #include "table.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,47 +74,17 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_piece_place *place,
 			struct mc_piece *piece)
 {
-	uint32_t rel_type = piece->rel_type;
-	size_t rel_size = mc_reloc_entry_size(obj, rel_type);
-	uint8_t *slots = piece->slots;
-	void *rels = piece->rels;
-	size_t n = piece->n;
-	GElf_Xword in_group = place->group ? SHF_GROUP : 0;
-	GElf_Shdr table = {
-		.sh_type = SHT_PROGBITS,
-		.sh_flags = place->flags | in_group,
-		.sh_link = (GElf_Word)place->link,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = arch->addr_size,
+	struct mc_table_spec spec = {
+		.name = mc_table_name(place->per_section),
+		.flags = place->flags,
+		.link = place->link,
+		.entsize = arch->addr_size,
+		.rel_type = piece->rel_type,
+		.group = place->group,
 	};
-	struct mc_section *t = mc_add_section(obj,
-					      mc_table_name(place->per_section),
-					      &table,
-					      slots, n * arch->addr_size,
-					      ELF_T_BYTE);
 
-	if (!t) {
-		free(rels);
-		return false;
-	}
-	GElf_Shdr relhdr = {
-		.sh_type = rel_type,
-		.sh_flags = SHF_INFO_LINK | in_group,
-		.sh_link = (GElf_Word)obj->symtab->index,
-		.sh_info = (GElf_Word)t->index,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = rel_size,
-	};
-	struct mc_section *r = mc_add_section(obj,
-					      mc_table_reloc_name(rel_type,
-								  place->per_section),
-					      &relhdr, rels, n * rel_size,
-					      rel_type == SHT_RELA ?
-					      ELF_T_RELA : ELF_T_REL);
-
-	return r && (!place->group ||
-		     (mc_group_add(obj, place->group, t->index) &&
-		      mc_group_add(obj, place->group, r->index)));
+	return mc_add_table_section(obj, &spec, piece->slots, piece->rels,
+				    piece->n) != NULL;
 }
 
 /*
@@ -127,33 +97,12 @@ static struct mc_section *code_relocs(struct mc_object *obj,
 				      size_t group)
 {
 	struct mc_section *rel = mc_reloc_section_of(obj, code);
-	uint32_t type = arch->table_uses_rela ? SHT_RELA : SHT_REL;
-	const char *prefix = type == SHT_RELA ? ".rela" : ".rel";
-	const char *code_name = obj->sections[code]->name;
-	char *name;
 
 	if (rel)
 		return rel;
-	name = malloc(strlen(prefix) + strlen(code_name) + 1);
-	if (!name) {
-		mc_fail(obj, "out of memory");
-		return NULL;
-	}
-	sprintf(name, "%s%s", prefix, code_name);
-	GElf_Shdr hdr = {
-		.sh_type = type,
-		.sh_flags = SHF_INFO_LINK | (group ? SHF_GROUP : 0),
-		.sh_link = (GElf_Word)obj->symtab->index,
-		.sh_info = (GElf_Word)code,
-		.sh_addralign = arch->addr_size,
-		.sh_entsize = mc_reloc_entry_size(obj, type),
-	};
-	rel = mc_add_section(obj, name, &hdr, NULL, 0,
-			     type == SHT_RELA ? ELF_T_RELA : ELF_T_REL);
-	free(name);
-	if (rel && group && !mc_group_add(obj, group, rel->index))
-		return NULL;
-	return rel;
+	return mc_add_reloc_section(obj, obj->sections[code],
+				    arch->table_uses_rela ? SHT_RELA : SHT_REL,
+				    arch->addr_size, group, NULL, 0);
 }
 
 /* Append relocation `r` to relocation section `rel`. */

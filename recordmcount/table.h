@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * table.h - the __mcount_loc sections recordmcount writes.
  *
@@ -11,15 +12,8 @@
 #include <string.h>
 
 #include "../arch/arch.h"
+#include "../arch/sections.h"
 #include "../elf/object.h"
-
-#define MC_TABLE_SECTION "__mcount_loc"
-/*
- * The name of --per-section pieces (table.c says why it is not a C
- * identifier).
- */
-#define MC_TABLE_SECTION_LINKED ".mcount_loc"
-#define MC_PADS_SECTION "__patchable_function_entries"
 
 /* Where a new piece goes and how it is flagged. */
 struct mc_piece_place {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine.c - the portable half of the runtime: read the __mcount_loc
  * table, classify each site, NOP it, and later turn single sites into
@@ -70,9 +71,46 @@ extern const uintptr_t __stop_mcount_loc[] __attribute__((weak)) MC_RT_HIDDEN;
  */
 extern const char __ehdr_start[] __attribute__((weak)) MC_RT_HIDDEN;
 
-static struct rt_site *sites;
-static size_t nsites;
-static struct mcount_counts counts;
+/*
+ * One image per loaded object with a table: the program, and on a
+ * hosted platform each shared library (hosted.c adds and removes them).
+ * A fixed array, so that the traced path can read it with no lock and
+ * nothing it reads is ever moved: a slot is filled under the patching
+ * lock and published by its bounds, emptied by its bounds before its
+ * sites are freed (mc_rt_image_remove says why that is safe).
+ *
+ * [lo, hi] holds every site's bytes and the return address just past
+ * each: what mc_rt_dispatch() matches `ret` against.  Images do not
+ * overlap (their objects' text does not), so at most one holds `ret`.
+ * A handful of objects is the usual case, so dispatch scans the used
+ * slots in order (the program's comes first) rather than keeping a
+ * sorted index that every load would have to republish.
+ */
+#ifndef MC_RT_MAX_IMAGES
+#if __STDC_HOSTED__
+#define MC_RT_MAX_IMAGES 256
+#else
+#define MC_RT_MAX_IMAGES 4	/* firmware: its image and a few modules */
+#endif
+#endif
+
+struct rt_image {
+	uintptr_t lo, hi;	/* atomic: hi == 0 while the slot is free */
+	struct rt_site *sites;
+	size_t nsites;
+	uintptr_t handle;	/* the platform's name for the object */
+	const char *name;	/* its file, for mcount_site_info */
+	uintptr_t got;		/* its GOT base (MC_SITE_CALL_GOT), or 0 */
+	/* more call targets that are hook stubs: its PLT entries for them */
+	uintptr_t stub[MC_RT_IMAGE_STUBS];
+	uint8_t stub_style[MC_RT_IMAGE_STUBS];
+	unsigned nstubs;
+	struct mcount_counts counts;
+};
+
+static struct rt_image images[MC_RT_MAX_IMAGES];
+static size_t nimages;		/* atomic: slots in use are below it */
+static struct rt_image *cur;	/* the image being booted (under the lock) */
 static bool booted;
 static mcount_callback_t callback;
 static mc_rt_slot_hook_t slot_hook;
@@ -134,11 +172,12 @@ MC_RT_NOTRACE static bool site_below(const void *site, const void *a)
 	return ((const struct rt_site *)site)->addr < *(const uintptr_t *)a;
 }
 
-/* Index of the first site with addr >= a (nsites if none). */
-MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
+/* Index in `img` of the first site with addr >= a (nsites if none). */
+MC_RT_NOTRACE static size_t lower_bound(const struct rt_image *img,
+					uintptr_t a)
 {
-	return mc_partition_point(sites, nsites, sizeof(*sites), &a,
-				  site_below);
+	return mc_partition_point(img->sites, img->nsites, sizeof(*img->sites),
+				  &a, site_below);
 }
 
 /* ---- classifying a site at boot ---------------------------------------- */
@@ -151,6 +190,13 @@ MC_RT_NOTRACE static size_t lower_bound(uintptr_t a)
 
 static const char *hook_style(uintptr_t target, uint8_t *style)
 {
+	/* the image's own way to the stubs (a shared library's PLT) */
+	for (unsigned i = 0; i < cur->nstubs; i++) {
+		if (target == cur->stub[i]) {
+			*style = cur->stub_style[i];
+			return NULL;
+		}
+	}
 #ifdef MC_RT_FENTRY_STUB
 	if (target == (uintptr_t)&MC_RT_FENTRY_STUB) {
 		*style = MCOUNT_STYLE_FENTRY;
@@ -171,6 +217,13 @@ static const char *slot_style(uintptr_t slot, uint8_t *style)
 {
 	uintptr_t target;
 
+	/* a slot the image's relocations bind to a stub, whichever it is */
+	for (unsigned i = 0; i < cur->nstubs; i++) {
+		if (slot == cur->stub[i]) {
+			*style = cur->stub_style[i];
+			return NULL;
+		}
+	}
 	if (mc_plat_mem_avail(slot, false) < sizeof(target))
 		return "indirect call through an unmapped pointer";
 	mc_bytes_copy((uint8_t *)&target, (const uint8_t *)slot,
@@ -178,16 +231,13 @@ static const char *slot_style(uintptr_t slot, uint8_t *style)
 	return hook_style(target, style);
 }
 
-/* The same, for a pointer `offset` bytes from the program's GOT. */
+/* The same, for a pointer `offset` bytes from the image's GOT. */
 static const char *got_slot_style(uint64_t offset, uint8_t *style)
 {
-#if MC_RT_HAVE_GOT_BASE
-	return slot_style(mc_rt_got_base() + (uintptr_t)offset, style);
-#else
-	(void)offset;
-	(void)style;
-	return "call through the GOT, whose address this backend does not know";
-#endif
+	if (!cur->got)
+		return "call through the GOT, whose address this backend "
+		       "does not know";
+	return slot_style(cur->got + (uintptr_t)offset, style);
 }
 
 /*
@@ -421,7 +471,7 @@ static void refuse(struct rt_site *s, uintptr_t where, const uint8_t *p,
 {
 	s->state = MCOUNT_SITE_REFUSED;
 	s->style = STYLE_DEFAULT;
-	counts.refused++;
+	cur->counts.refused++;
 	mc_plat_report(where, p, n, why);
 }
 
@@ -435,6 +485,9 @@ static struct {
 	bool on;
 	uintptr_t lo, hi;
 } deferred_flush;
+
+/* An image's boot pass is running (image_boot): it may open whole spans. */
+static bool boot_pass;
 
 /*
  * The platform's last answers, so that the boot pass asks once per
@@ -508,7 +561,7 @@ static void note_written(uintptr_t addr, size_t len)
  */
 static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
 {
-	if (!text_open(addr, len, !booted))
+	if (!text_open(addr, len, boot_pass))
 		return MCOUNT_EPROTECT;
 	mc_bytes_copy((uint8_t *)addr, code, len);
 	note_written(addr, len);
@@ -555,7 +608,7 @@ static bool live_forms(const struct rt_site *s, uint8_t *on, uint8_t *off,
 		return false;
 	if (arch->live_forms)
 		return arch->live_forms(arch, on, off, *pre, s->len,
-					s->style == MCOUNT_STYLE_PAD);
+					s->style == MCOUNT_STYLE_PAD, s->at);
 	mc_bytes_copy(off, on, *pre);
 	mc_bytes_copy(off + *pre, s->neutral, s->len);
 	return true;
@@ -635,7 +688,7 @@ static void boot_site(struct rt_site *s, uintptr_t *end)
 		n = MC_MAX_SITE_LEN;
 	why = classify(s, p, n, &is_nop);
 	if (!why && s->at < *end) {
-		counts.duplicates++;
+		cur->counts.duplicates++;
 		why = "the same hook as the table's previous entry";
 	}
 	if (why) {
@@ -663,10 +716,10 @@ static void disable_site(struct rt_site *s)
 		return;
 	}
 	if (!s->was_call) {
-		counts.nops++;
-		counts.pads += s->style == MCOUNT_STYLE_PAD;
+		cur->counts.nops++;
+		cur->counts.pads += s->style == MCOUNT_STYLE_PAD;
 	} else {
-		counts.patched++;
+		cur->counts.patched++;
 	}
 }
 
@@ -675,7 +728,7 @@ static void disable_site(struct rt_site *s)
  * mcount hook.  Programs are built one way throughout, so give such
  * sites the style of the calls we did see (STYLE_DEFAULT if none).
  */
-static void guess_nop_styles(void)
+static void guess_nop_styles(struct rt_site *sites, size_t nsites)
 {
 	size_t fentry = 0, mcount_ = 0;
 
@@ -710,9 +763,10 @@ static bool is_cleared(uintptr_t entry)
  * the tool and the linkers other than gold leave it), and then that is
  * all: one pass over the table.
  */
-static size_t load_table(const uintptr_t *tab, size_t n)
+static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
+			 size_t n)
 {
-	size_t live = 0;
+	size_t live = 0, nsites;
 	bool in_order = true;
 
 	for (size_t i = 0; i < n; i++) {
@@ -723,15 +777,15 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 		sites[live++] = (struct rt_site){
 			.addr = tab[i], .at = tab[i], .style = STYLE_UNKNOWN };
 	}
-	nsites = live;
+	cur->nsites = live;
 	if (in_order)
 		return live;
 	sort_sites(sites, live);
 	nsites = 0;
 	for (size_t i = 0; i < live; i++) {
 		if (nsites && sites[nsites - 1].addr == sites[i].addr) {
-			counts.refused++;
-			counts.duplicates++;
+			cur->counts.refused++;
+			cur->counts.duplicates++;
 			mc_plat_report(sites[i].addr, NULL, 0,
 				       "duplicate table entry");
 			continue;
@@ -740,28 +794,175 @@ static size_t load_table(const uintptr_t *tab, size_t n)
 			sites[nsites] = sites[i];
 		nsites++;
 	}
+	cur->nsites = nsites;
 	return live;
 }
 
+/* ---- images ------------------------------------------------------------ */
+
 /*
- * The table's bounds: the script's when it was used and holds entries
- * (it may also gather __patchable_function_entries), else where the
- * platform finds it (a program linked with no script: hosted.c), else
- * the script's empty range (a program with nothing recorded); false if
- * there is none, or the platform refused what it found.  "Holds
- * entries", not "is defined": in a PIE, gold resolves an undefined weak
- * hidden symbol to the load address rather than 0, so the script's pair
- * is never null there, but it is empty.
+ * Classify the sites of the table [tab, tab + n) into `img` and write
+ * each one's disabled form with plain stores: no thread may run the
+ * image's code yet (the program's before main, a library's before
+ * dlopen returns).  First every site is classified, then, with every
+ * style known, each gets its disabled form, and the whole span written
+ * is flushed once.
+ */
+static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
+{
+	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
+	uintptr_t end = 0;
+
+	if (!sites)
+		return MCOUNT_ENOMEM;
+	cur = img;
+	boot_pass = true;
+	img->sites = sites;
+	img->counts.sites = load_table(sites, tab, n);
+	for (size_t i = 0; i < img->nsites; i++)
+		boot_site(&sites[i], &end);
+	guess_nop_styles(sites, img->nsites);
+	deferred_flush.on = true;
+	deferred_flush.lo = deferred_flush.hi = 0;
+	for (size_t i = 0; i < img->nsites; i++)
+		disable_site(&sites[i]);
+	deferred_flush.on = false;
+	if (deferred_flush.hi > deferred_flush.lo)
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
+	text_close();
+	boot_pass = false;
+	return MCOUNT_OK;
+}
+
+/* Publish `img`'s bounds: from here on, dispatch may search its sites. */
+static void image_publish(struct rt_image *img)
+{
+	uintptr_t lo = 0, hi = 0;
+
+	for (size_t i = 0; i < img->nsites; i++) {
+		const struct rt_site *s = &img->sites[i];
+
+		if (!lo || s->addr < lo)
+			lo = s->addr;
+		if (s->at + s->len > hi)
+			hi = s->at + s->len;
+	}
+	__atomic_store_n(&img->lo, lo ? lo - 1 : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&img->hi, hi, __ATOMIC_RELEASE);
+}
+
+static struct rt_image *image_by_handle(uintptr_t handle)
+{
+	for (size_t k = 0; k < nimages; k++)
+		if (images[k].sites && images[k].handle == handle)
+			return &images[k];
+	return NULL;
+}
+
+static void counts_clear(struct mcount_counts *c)
+{
+	c->sites = c->patched = c->nops = c->refused = c->duplicates = 0;
+	c->enabled = c->pads = 0;
+}
+
+/* A free slot: a released one first, else the next; NULL when full. */
+static struct rt_image *free_slot(void)
+{
+	for (size_t k = 0; k < nimages; k++)
+		if (!images[k].sites)
+			return &images[k];
+	return nimages < MC_RT_MAX_IMAGES ? &images[nimages] : NULL;
+}
+
+int mc_rt_image_add(const struct mc_rt_image_desc *d)
+{
+	struct rt_image *img;
+	int err;
+
+	if (image_by_handle(d->handle))
+		return MCOUNT_OK;
+	img = free_slot();
+	if (!img)
+		return MCOUNT_ETOOMANY;
+	/* field by field: a struct copy this size is a memset call */
+	counts_clear(&img->counts);
+	img->lo = img->hi = 0;
+	img->nsites = 0;
+	img->handle = d->handle;
+	img->name = d->name;
+	img->got = d->got;
+	img->nstubs = 0;
+	for (unsigned i = 0; i < d->nstubs && i < MC_RT_IMAGE_STUBS; i++) {
+		img->stub[i] = d->stub[i];
+		img->stub_style[i] = d->stub_style[i];
+		img->nstubs++;
+	}
+	err = image_boot(img, d->start, (size_t)(d->stop - d->start));
+	if (err)
+		return err;
+	image_publish(img);
+	if (img == &images[nimages])
+		__atomic_store_n(&nimages, nimages + 1, __ATOMIC_RELEASE);
+	return MCOUNT_OK;
+}
+
+/*
+ * The object is being unloaded (dlclose).  By the program's own
+ * contract no thread runs an object's code while it is unloaded, so no
+ * dispatch can be searching this image's sites for a return address in
+ * it: emptying its bounds first (and a dispatch for another image never
+ * matches an empty range) makes the free that follows safe, and nothing
+ * here reads the object's text, which may already be unmapped.
+ */
+void mc_rt_image_remove(uintptr_t handle)
+{
+	struct rt_image *img = image_by_handle(handle);
+
+	if (!img)
+		return;
+	__atomic_store_n(&img->hi, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&img->lo, 0, __ATOMIC_RELEASE);
+	if (mc_plat_free)
+		mc_plat_free(img->sites, img->counts.sites * sizeof(*img->sites));
+	img->sites = NULL;
+	img->nsites = 0;
+}
+
+bool mc_rt_image_known(uintptr_t handle)
+{
+	return image_by_handle(handle) != NULL;
+}
+
+/*
+ * The table of the object the engine is linked into: the script's pair
+ * when it was used and holds entries (it may also gather
+ * __patchable_function_entries), else NULL.  "Holds entries", not "is
+ * defined": in a PIE, gold resolves an undefined weak hidden symbol to
+ * the load address rather than 0, so the script's pair is never null
+ * there, but it is empty.
+ */
+bool mc_rt_own_table(const uintptr_t **start, const uintptr_t **stop)
+{
+	if ((uintptr_t)__start_mcount_loc >= (uintptr_t)__stop_mcount_loc)
+		return false;
+	*start = __start_mcount_loc;
+	*stop = __stop_mcount_loc;
+	return true;
+}
+
+/*
+ * The table of a platform that does not add images itself: the
+ * script's, else where the platform finds it (mc_plat_table), else the
+ * script's empty range (a program with nothing recorded); false if
+ * there is none, or the platform refused what it found.
  */
 static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
 {
 	int found;
 
-	if ((uintptr_t)__start_mcount_loc < (uintptr_t)__stop_mcount_loc) {
-		*start = __start_mcount_loc;
-		*stop = __stop_mcount_loc;
+	if (mc_rt_own_table(start, stop))
 		return true;
-	}
 	found = mc_plat_table(start, stop);
 	if (found)
 		return found > 0;
@@ -770,37 +971,41 @@ static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
 }
 
 /*
- * The boot pass writes with plain stores: no other thread may run the
- * hooked code yet (the hosted build boots from a constructor, before
- * main).  First every site is classified, then, with every style known,
- * each gets its disabled form.
+ * A platform that knows of several objects (hosted.c: the program and
+ * its shared libraries) adds each through mc_rt_image_add from
+ * mc_plat_images; else the one table table_bounds finds is the only
+ * image.  MCOUNT_ENOTABLE when no image was added.
  */
 static int boot_locked(void)
 {
 	const uintptr_t *tab, *stop;
-	uintptr_t end = 0;
-	size_t n;
+	int err;
 
 	if (booted)
 		return MCOUNT_OK;
-	if (!table_bounds(&tab, &stop))
+	if (mc_plat_images) {
+		err = mc_plat_images();
+	} else {
+		struct mc_rt_image_desc d;
+
+		if (!table_bounds(&tab, &stop))
+			return MCOUNT_ENOTABLE;
+		d.start = tab;
+		d.stop = stop;
+		d.handle = 0;
+		d.name = NULL;
+		d.nstubs = 0;
+#if MC_RT_HAVE_GOT_BASE
+		d.got = mc_rt_got_base();
+#else
+		d.got = 0;
+#endif
+		err = mc_rt_image_add(&d);
+	}
+	if (err)
+		return err;
+	if (!nimages)
 		return MCOUNT_ENOTABLE;
-	n = (size_t)(stop - tab);
-	sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
-	if (!sites)
-		return MCOUNT_ENOMEM;
-	counts.sites = load_table(tab, n);
-	for (size_t i = 0; i < nsites; i++)
-		boot_site(&sites[i], &end);
-	guess_nop_styles();
-	deferred_flush.on = true;
-	for (size_t i = 0; i < nsites; i++)
-		disable_site(&sites[i]);
-	deferred_flush.on = false;
-	if (deferred_flush.hi > deferred_flush.lo)
-		mc_plat_flush_icache(deferred_flush.lo,
-				     deferred_flush.hi - deferred_flush.lo);
-	text_close();
 	__atomic_store_n(&booted, true, __ATOMIC_RELEASE);
 	return MCOUNT_OK;
 }
@@ -822,42 +1027,76 @@ bool mcount_booted(void)
 
 void mcount_get_counts(struct mcount_counts *out)
 {
+	counts_clear(out);
 	mc_plat_lock();
-	*out = counts;
+	for (size_t k = 0; k < nimages; k++) {
+		const struct mcount_counts *c = &images[k].counts;
+
+		if (!images[k].sites)
+			continue;
+		out->sites += c->sites;
+		out->patched += c->patched;
+		out->nops += c->nops;
+		out->refused += c->refused;
+		out->duplicates += c->duplicates;
+		out->enabled += c->enabled;
+		out->pads += c->pads;
+	}
 	mc_plat_unlock();
 }
 
 /* ---- enabling and disabling -------------------------------------------- */
 
 /*
- * The site of the function at `func`: the first one inside its symbol
- * when the platform knows it, else the first within max_entry_offset.
- * *start receives the function start the callback will report.
+ * The site of the function whose bytes are [code, hi) in `img`: the
+ * first one inside them, or a pad that starts before them.
+ */
+static struct rt_site *find_site_in(struct rt_image *img, uintptr_t code,
+				    uintptr_t hi)
+{
+	size_t i;
+
+	if (!img->sites || hi <= img->lo || code > img->hi)
+		return NULL;
+	i = lower_bound(img, code);
+	/* a pad may start before the entry (M > 0): the site before it */
+	if (i > 0 && img->sites[i - 1].at >= code && img->sites[i - 1].at < hi)
+		i--;
+	else if (i == img->nsites || img->sites[i].addr >= hi)
+		return NULL;
+	return &img->sites[i];
+}
+
+/*
+ * The site of the function at `func`, in whichever image holds it: the
+ * first one inside its symbol when the platform knows it, else the
+ * first within max_entry_offset.  *start receives the function start
+ * the callback will report; `cur` becomes the site's image.
  */
 static struct rt_site *find_site(uintptr_t func, uintptr_t *start)
 {
-	uintptr_t lo = func, hi, code;
-	size_t size, i;
+	uintptr_t lo = func, code;
+	size_t size;
 
 	/*
-	 * [code, hi): the function's bytes.  An ARM Thumb function's
-	 * address and symbol are odd; its bytes start one below.
+	 * [code, code + size): the function's bytes.  An ARM Thumb
+	 * function's address and symbol are odd; its bytes start one below.
 	 */
 	if (!mc_plat_func_bounds(func, &lo, &size)) {
 		lo = func;
 		size = MC_RT_ARCH->max_entry_offset + 1;
 	}
 	code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
-	hi = code + size;
+	for (size_t k = 0; k < nimages; k++) {
+		struct rt_site *s = find_site_in(&images[k], code, code + size);
 
-	i = lower_bound(code);
-	/* a pad may start before the entry (M > 0): the site before it */
-	if (i > 0 && sites[i - 1].at >= code && sites[i - 1].at < hi)
-		i--;
-	else if (i == nsites || sites[i].addr >= hi)
-		return NULL;
-	*start = lo;
-	return &sites[i];
+		if (s) {
+			cur = &images[k];
+			*start = lo;
+			return s;
+		}
+	}
+	return NULL;
 }
 
 /* The trampoline enabled site `s` calls; 0 if none. */
@@ -965,9 +1204,9 @@ static int set_site_quiescent(struct rt_site *s, bool on, uintptr_t start)
 		return err;
 	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
 	if (on)
-		counts.enabled++;
+		cur->counts.enabled++;
 	else
-		counts.enabled--;
+		cur->counts.enabled--;
 	return 1;
 }
 
@@ -994,9 +1233,9 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
 		return err;
 	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
 	if (on)
-		counts.enabled++;
+		cur->counts.enabled++;
 	else
-		counts.enabled--;
+		cur->counts.enabled--;
 	return 1;
 }
 
@@ -1004,8 +1243,9 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
  * A batch: every change between batch_begin() and batch_end() is made
  * visible to instruction fetch once, with one synchronisation of the
  * other threads' cores, under the patching lock taken here.  The traced
- * path takes no lock: it reads the site list, which never changes after
- * boot, and a site's func, which is set before its call is written.
+ * path takes no lock: it reads an image's site list, which never
+ * changes while the image is published, and a site's func, which is
+ * set before its call is written.
  */
 static int batch_begin(void)
 {
@@ -1134,18 +1374,23 @@ static int set_all(bool on)
 
 	if (r)
 		return r;
-	for (size_t i = 0; i < nsites; i++) {
-		if (sites[i].state == MCOUNT_SITE_REFUSED)
-			continue;
-		r = set_site(&sites[i], on,
-			     on ? site_function(&sites[i]) : sites[i].func);
-		changed |= r > 0;
-		if (r >= 0)
-			done++;
-		else if (!err)
-			err = r;
-		if (r == MCOUNT_EPROTECT)
-			break;
+	for (size_t k = 0; k < nimages && r != MCOUNT_EPROTECT; k++) {
+		struct rt_site *sites = images[k].sites;
+
+		cur = &images[k];
+		for (size_t i = 0; sites && i < images[k].nsites; i++) {
+			if (sites[i].state == MCOUNT_SITE_REFUSED)
+				continue;
+			r = set_site(&sites[i], on, on ?
+				     site_function(&sites[i]) : sites[i].func);
+			changed |= r > 0;
+			if (r >= 0)
+				done++;
+			else if (!err)
+				err = r;
+			if (r == MCOUNT_EPROTECT)
+				break;
+		}
 	}
 	batch_end(changed);
 	return err ? err : (int)(done > 0x7fffffff ? 0x7fffffff : done);
@@ -1191,6 +1436,25 @@ static unsigned expected_code(const struct rt_site *s, uint8_t *code,
 	return s->len;
 }
 
+/* 1 if `s` (in `cur`) no longer holds what it should, and is refused. */
+static int verify_site(struct rt_site *s)
+{
+	uint8_t want[2 * MC_MAX_SITE_LEN];
+	uintptr_t from = s->at;
+	unsigned n;
+
+	if (s->state == MCOUNT_SITE_REFUSED)
+		return 0;
+	n = expected_code(s, want, &from);
+	if (n && mc_bytes_equal((const uint8_t *)from, want, n))
+		return 0;
+	if (s->state == MCOUNT_SITE_ENABLED)
+		cur->counts.enabled--;
+	refuse(s, s->at, (const uint8_t *)s->at, s->len,
+	       "changed since it was patched");
+	return 1;
+}
+
 int mcount_verify(void)
 {
 	int changed = 0;
@@ -1200,41 +1464,50 @@ int mcount_verify(void)
 		mc_plat_unlock();
 		return MCOUNT_ENOTBOOTED;
 	}
-	for (size_t i = 0; i < nsites; i++) {
-		struct rt_site *s = &sites[i];
-		uint8_t want[2 * MC_MAX_SITE_LEN];
-		uintptr_t from = s->at;
-		unsigned n;
-
-		if (s->state == MCOUNT_SITE_REFUSED)
-			continue;
-		n = expected_code(s, want, &from);
-		if (n && mc_bytes_equal((const uint8_t *)from, want, n))
-			continue;
-		if (s->state == MCOUNT_SITE_ENABLED)
-			counts.enabled--;
-		refuse(s, s->at, (const uint8_t *)s->at, s->len,
-		       "changed since it was patched");
-		changed++;
+	for (size_t k = 0; k < nimages; k++) {
+		cur = &images[k];
+		for (size_t i = 0; cur->sites && i < cur->nsites; i++)
+			changed += verify_site(&cur->sites[i]);
 	}
 	mc_plat_unlock();
 	return changed;
 }
 
 /*
+ * The image whose code holds `ret`, or NULL.  Lock-free: a slot's
+ * bounds are published (release) after its sites and emptied before
+ * they are freed (mc_rt_image_remove).
+ */
+MC_RT_NOTRACE static const struct rt_image *image_of(uintptr_t ret)
+{
+	size_t n = __atomic_load_n(&nimages, __ATOMIC_ACQUIRE);
+
+	for (size_t k = 0; k < n; k++) {
+		uintptr_t hi = __atomic_load_n(&images[k].hi, __ATOMIC_ACQUIRE);
+
+		if (ret <= hi &&
+		    ret > __atomic_load_n(&images[k].lo, __ATOMIC_RELAXED))
+			return &images[k];
+	}
+	return NULL;
+}
+
+/*
  * From the trampoline.  `ret` is just past the hook instruction, so the
- * site is the last one below it.  A site disabled while a thread was on
- * its way here still reports: harmless, and cheaper than a lock.
+ * site is the last one below it in the image that holds it.  A site
+ * disabled while a thread was on its way here still reports: harmless,
+ * and cheaper than a lock.
  */
 MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 {
 	mcount_callback_t cb = __atomic_load_n(&callback, __ATOMIC_ACQUIRE);
-	size_t i = lower_bound(ret);
+	const struct rt_image *img = cb ? image_of(ret) : NULL;
+	size_t i = img ? lower_bound(img, ret) : 0;
 	uintptr_t func;
 
 	if (!cb || i == 0)
 		return;
-	func = __atomic_load_n(&sites[i - 1].func, __ATOMIC_ACQUIRE);
+	func = __atomic_load_n(&img->sites[i - 1].func, __ATOMIC_ACQUIRE);
 	if (!func || !mc_plat_enter())
 		return;
 	cb((unsigned long)func, (unsigned long)caller);
@@ -1272,12 +1545,23 @@ MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
 
 /* ---- listing ----------------------------------------------------------- */
 
+/*
+ * Every image's sites, image by image in the order of their slots; an
+ * index stays valid until a library is loaded or unloaded.
+ */
 size_t mcount_site_count(void)
 {
-	return nsites;
+	size_t n = 0;
+
+	mc_plat_lock();
+	for (size_t k = 0; k < nimages; k++)
+		n += images[k].nsites;
+	mc_plat_unlock();
+	return n;
 }
 
-static void site_info(const struct rt_site *s, struct mcount_site_info *out)
+static void site_info(const struct rt_image *img, const struct rt_site *s,
+		      struct mcount_site_info *out)
 {
 	*out = (struct mcount_site_info){
 		.addr = (unsigned long)s->addr,
@@ -1287,26 +1571,36 @@ static void site_info(const struct rt_site *s, struct mcount_site_info *out)
 		.style = (enum mcount_style)s->style,
 		.state = (enum mcount_state)s->state,
 		.at = (unsigned long)s->at,
+		.object = img->name,
 	};
 }
 
 int mcount_site_get(size_t index, struct mcount_site_info *out)
 {
-	if (index >= nsites)
-		return MCOUNT_ENOSITE;
-	site_info(&sites[index], out);
-	return MCOUNT_OK;
+	int err = MCOUNT_ENOSITE;
+
+	mc_plat_lock();
+	for (size_t k = 0; k < nimages; k++) {
+		if (index < images[k].nsites) {
+			site_info(&images[k], &images[k].sites[index], out);
+			err = MCOUNT_OK;
+			break;
+		}
+		index -= images[k].nsites;
+	}
+	mc_plat_unlock();
+	return err;
 }
 
+/* The lock is not held while `fn` runs: it may toggle sites. */
 int mcount_for_each_site(int (*fn)(const struct mcount_site_info *site,
 				   void *arg), void *arg)
 {
-	for (size_t i = 0; i < nsites; i++) {
-		struct mcount_site_info info;
-		int r;
+	struct mcount_site_info info;
 
-		site_info(&sites[i], &info);
-		r = fn(&info, arg);
+	for (size_t i = 0; mcount_site_get(i, &info) == MCOUNT_OK; i++) {
+		int r = fn(&info, arg);
+
 		if (r)
 			return r;
 	}
@@ -1330,6 +1624,10 @@ const char *mcount_strerror(int err)
 				       "while threads run";
 	case MCOUNT_ESYNC:	return "the kernel cannot synchronise other "
 				       "threads' instruction fetch (membarrier)";
+	case MCOUNT_ETOOMANY:	return "more objects with tables than the "
+				       "runtime has slots for";
+	case MCOUNT_EOTHER:	return "another copy of the runtime serves "
+				       "this process";
 	default:		return "unknown error";
 	}
 }

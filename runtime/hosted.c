@@ -1,18 +1,23 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosted.c - the engine's platform hooks for a Linux process, and the
  * constructor that boots the engine.
  *
- * Memory questions are answered from the program headers of the object
- * this runtime is linked into (dl_iterate_phdr: the main program, or a
- * shared object whose table it boots), so a bad table entry pointing
- * outside that object's code is refused, never dereferenced.  Text is made
- * writable with mprotect only while it is being patched, then given back
- * exactly the protection its PT_LOAD segment asked for.
+ * Every loaded object is an image of the engine's when its file has a
+ * table: the program and the shared libraries linked at start-up,
+ * found with dl_iterate_phdr at boot, and libraries loaded later,
+ * added by the dlopen below before it returns and removed by dlclose.
+ *
+ * Memory questions are answered from the program headers of those
+ * objects, so a bad table entry pointing outside an object's code is
+ * refused, never dereferenced.  Text is made writable with mprotect only
+ * while it is being patched, then given back exactly the protection its
+ * PT_LOAD segment asked for.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +29,26 @@
 #include <mcount.h>
 
 #include "hosted.h"
+#include "../arch/sections.h"
 
-static struct {
-	uintptr_t bias;
-	const ElfW(Phdr) *phdr;
-	size_t phnum;
-	const char *name;	/* "" for the main program */
-	bool known;
-} image;
+struct host_obj mc_host_objs[MC_HOST_MAX_OBJS];
+size_t mc_host_nobjs;
+
+/*
+ * Readers that do not hold the patching lock (mcount_func_name, from
+ * any thread) take this for reading; the list changes under both.
+ */
+static pthread_rwlock_t objs_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+void mc_host_objs_read(void)
+{
+	pthread_rwlock_rdlock(&objs_lock);
+}
+
+void mc_host_objs_done(void)
+{
+	pthread_rwlock_unlock(&objs_lock);
+}
 
 /* The pages currently unprotected, and the protection to give back. */
 static struct {
@@ -48,70 +65,60 @@ static bool segment_holds(uintptr_t bias, const ElfW(Phdr) *ph,
 	return ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz;
 }
 
-/*
- * The object one of whose PT_LOAD segments holds `arg` (this file's own
- * code): the table the engine boots is that object's (its
- * __start_mcount_loc is hidden), so its sites are in that object.
- */
-static int own_object(struct dl_phdr_info *info, size_t size, void *arg)
+static const ElfW(Phdr) *obj_segment(const struct host_obj *o, uintptr_t addr)
 {
-	(void)size;
-	for (size_t i = 0; i < info->dlpi_phnum; i++) {
-		if (!segment_holds(info->dlpi_addr, &info->dlpi_phdr[i],
-				   (uintptr_t)arg))
-			continue;
-		image.bias = info->dlpi_addr;
-		image.phdr = info->dlpi_phdr;
-		image.phnum = info->dlpi_phnum;
-		image.name = info->dlpi_name ? info->dlpi_name : "";
-		image.known = true;
-		return 1;
-	}
-	return 0;
-}
-
-static void find_image(void)
-{
-	if (!image.known)
-		dl_iterate_phdr(own_object, (void *)(uintptr_t)own_object);
-}
-
-const char *mc_host_path(void)
-{
-	find_image();
-	return image.name && *image.name ? image.name : "/proc/self/exe";
-}
-
-uintptr_t mc_host_bias(void)
-{
-	find_image();
-	return image.bias;
-}
-
-/*
- * The PT_LOAD segment holding `addr`, or NULL.  The boot pass asks about
- * sorted sites, nearly all in one text segment: the last answer first.
- */
-static const ElfW(Phdr) *segment_of(uintptr_t addr)
-{
-	static const ElfW(Phdr) *last;
-
-	find_image();
-	if (last && segment_holds(image.bias, last, addr))
-		return last;
-	for (size_t i = 0; i < image.phnum; i++)
-		if (segment_holds(image.bias, &image.phdr[i], addr))
-			return last = &image.phdr[i];
+	for (size_t i = 0; i < o->phnum; i++)
+		if (segment_holds(o->bias, &o->phdr[i], addr))
+			return &o->phdr[i];
 	return NULL;
+}
+
+struct host_obj *mc_host_obj_of(uintptr_t addr)
+{
+	for (size_t k = 0; k < mc_host_nobjs; k++)
+		if (mc_host_objs[k].phdr && obj_segment(&mc_host_objs[k], addr))
+			return &mc_host_objs[k];
+	return NULL;
+}
+
+/*
+ * The PT_LOAD segment holding `addr`, and its object's bias, or NULL.
+ * The boot pass asks about sorted sites, nearly all in one text
+ * segment: the last answer first.  Under the patching lock.
+ */
+static const ElfW(Phdr) *last_seg;
+static uintptr_t last_bias;
+
+static const ElfW(Phdr) *segment_of(uintptr_t addr, uintptr_t *bias)
+{
+	const struct host_obj *o;
+
+	if (last_seg && segment_holds(last_bias, last_seg, addr)) {
+		*bias = last_bias;
+		return last_seg;
+	}
+	o = mc_host_obj_of(addr);
+	if (!o)
+		return NULL;
+	last_seg = obj_segment(o, addr);
+	last_bias = *bias = o->bias;
+	return last_seg;
+}
+
+/* The cached answer may point into an object being removed. */
+static void forget_segments(void)
+{
+	last_seg = NULL;
 }
 
 size_t mc_plat_mem_avail(uintptr_t addr, bool code)
 {
-	const ElfW(Phdr) *ph = segment_of(addr);
+	uintptr_t bias;
+	const ElfW(Phdr) *ph = segment_of(addr, &bias);
 
 	if (!ph || !(ph->p_flags & PF_R) || (code && !(ph->p_flags & PF_X)))
 		return 0;
-	return image.bias + ph->p_vaddr + ph->p_memsz - addr;
+	return bias + ph->p_vaddr + ph->p_memsz - addr;
 }
 
 static int segment_prot(const ElfW(Phdr) *ph)
@@ -164,12 +171,12 @@ int mc_plat_text_open(uintptr_t addr, size_t len)
 {
 	static uintptr_t page;
 	const ElfW(Phdr) *ph;
-	uintptr_t lo, hi;
+	uintptr_t lo, hi, bias;
 
 	if (addr >= window.lo && addr + len <= window.hi && addr + len > addr)
 		return 0;
-	ph = segment_of(addr);
-	if (!len || !ph || segment_of(addr + len - 1) != ph ||
+	ph = segment_of(addr, &bias);
+	if (!len || !ph || segment_of(addr + len - 1, &bias) != ph ||
 	    !(ph->p_flags & PF_X))
 		return -1;
 	if (!page)
@@ -192,11 +199,19 @@ int mc_plat_text_open(uintptr_t addr, size_t len)
 
 /* ---- live patching ------------------------------------------------------ */
 
-static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Recursive, for one case only: dlclose (below) holds it while the
+ * loader runs the library's destructors, which may call the API on the
+ * same thread; the engine is then between operations, never inside one.
+ */
+static pthread_mutex_t patch_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+
+static void reconcile(void);
 
 void mc_plat_lock(void)
 {
 	pthread_mutex_lock(&patch_lock);
+	reconcile();
 }
 
 void mc_plat_unlock(void)
@@ -301,8 +316,8 @@ void *mc_plat_alloc(size_t bytes)
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
 			       -1, 0);
 
-		if (p != MAP_FAILED)
-			return p;
+		/* mc_plat_free unmaps what is this large */
+		return p != MAP_FAILED ? p : NULL;
 	}
 #endif
 	return calloc(1, bytes);
@@ -327,63 +342,530 @@ void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
 }
 
 /*
- * A program linked with no script: the table is an output section the
- * linker made of the pieces, named ".mcount_loc" (recordmcount
- * --per-section: not a C identifier, so that no linker keeps every
- * piece, and so no __start_ symbol either; recordmcount/table.c says
- * why) or "__mcount_loc" (one piece per object), and it is found by
- * that name in the section headers of this object's file (strip keeps
- * them).  Both at once would be two tables, of objects recorded in
- * either form: refused, as is a name with two sections of entries, or
- * a section that is not mapped whole.
+ * A table linked with no script is an output section the linker made of
+ * the pieces, named ".mcount_loc" (recordmcount --per-section: not a C
+ * identifier, so that no linker keeps every piece, and so no __start_
+ * symbol either; recordmcount/table.c says why) or "__mcount_loc" (one
+ * piece per object, or lds/mcount.lds's output section), and it is
+ * found by that name in the section headers of its object's file
+ * (strip keeps them): the same for the program and every library,
+ * whichever linker made it.  Both at once would be two tables, of
+ * objects recorded in either form: refused, as is a name with two
+ * sections of entries, or a section that is not mapped whole.
  */
-static const char *const table_names[] = { ".mcount_loc", "__mcount_loc" };
+static const char *const table_names[] = { MC_TABLE_SECTION_LINKED,
+					   MC_TABLE_SECTION };
 
-int mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
+/* 1 with `obj`'s table, 0 if it has none, -1 if refused (and said why). */
+static int obj_table(const struct host_obj *obj, const uintptr_t **start,
+		     const uintptr_t **stop)
 {
 	uintptr_t addr[2] = { 0, 0 };
 	size_t size[2] = { 0, 0 };
-	int found[2];
+	size_t k;
 
-	errno = 0;
-	for (size_t k = 0; k < 2; k++) {
-		found[k] = mc_host_section(table_names[k], &addr[k], &size[k]);
-		if (found[k] < 0) {
-			fprintf(stderr, "mcount: cannot read the section "
-				"headers of %s: %s\n", mc_host_path(),
-				errno ? strerror(errno) : "not an ELF file "
-				"of this machine");
-			return -1;
-		}
-		if (found[k] > 1) {
+	for (k = 0; k < 2; k++) {
+		int found = mc_host_section(obj, table_names[k], &addr[k],
+					    &size[k]);
+
+		if (found < 0)	/* not a file we can read: no table of ours */
+			return 0;
+		if (found > 1) {
 			fprintf(stderr, "mcount: %s has more than one %s "
 				"section with entries: one table in pieces the "
 				"runtime cannot join; link with a script (lds/)\n",
-				mc_host_path(), table_names[k]);
+				obj->name, table_names[k]);
 			return -1;
 		}
 	}
 	if (size[0] && size[1]) {
 		fprintf(stderr, "mcount: %s has two tables, %s and %s: link "
 			"objects recorded with and without --per-section with "
-			"a script (lds/)\n", mc_host_path(), table_names[0],
+			"a script (lds/)\n", obj->name, table_names[0],
 			table_names[1]);
 		return -1;
 	}
-	size_t k = size[0] ? 0 : 1;
-
+	k = size[0] ? 0 : 1;
 	if (!size[k])
 		return 0;
 	if (size[k] % sizeof(uintptr_t) || addr[k] % sizeof(uintptr_t) ||
 	    mc_plat_mem_avail(addr[k], false) < size[k]) {
 		fprintf(stderr, "mcount: %s's %s (%#lx, %zu bytes) is not a "
-			"table this program has mapped\n", mc_host_path(),
+			"table this program has mapped\n", obj->name,
 			table_names[k], (unsigned long)addr[k], size[k]);
 		return -1;
 	}
 	*start = (const uintptr_t *)addr[k];
 	*stop = (const uintptr_t *)(addr[k] + size[k]);
 	return 1;
+}
+
+/* The hosted build finds every table through mc_plat_images. */
+int mc_plat_table(const uintptr_t **start, const uintptr_t **stop)
+{
+	(void)start;
+	(void)stop;
+	return 0;
+}
+
+/* ---- objects ------------------------------------------------------------ */
+
+/*
+ * One runtime per process.  Every copy of the runtime (libmcount.so, or
+ * libmcount.a linked into the program or into a library) carries this
+ * note, which the linker puts in its object's PT_NOTE segment, where
+ * dl_iterate_phdr shows it with no file to read and whatever the
+ * object's symbols' visibility.  The copy in the first object in load
+ * order that has one (the program, then the libraries as loaded) is the
+ * runtime; any other refuses to boot (MCOUNT_EOTHER), and its object's
+ * hooks go on calling the stubs it was linked with.  No shared word to
+ * claim: the rule needs none, and holds after fork and afresh after exec.
+ */
+struct rt_note {
+	ElfW(Word) namesz, descsz, type;
+	char name[8];
+	ElfW(Word) desc;
+};
+
+#define RT_NOTE_TYPE 0x6d63	/* "mc" */
+
+__attribute__((section(".note.mcount.runtime"), aligned(4), used))
+static const struct rt_note rt_note = {
+	.namesz = 7, .descsz = 4, .type = RT_NOTE_TYPE,
+	.name = "mcount", .desc = 1,
+};
+
+/* True if `info`'s object carries a runtime's note. */
+static bool has_runtime(const struct dl_phdr_info *info)
+{
+	for (size_t i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (end - p >= (ptrdiff_t)sizeof(struct rt_note)) {
+			const struct rt_note *n = (const struct rt_note *)p;
+
+			if (n->type == RT_NOTE_TYPE && n->namesz == 7 &&
+			    n->descsz == 4 && memcmp(n->name, "mcount", 7) == 0)
+				return true;
+			p += sizeof(ElfW(Word)) * 3 + ((n->namesz + 3) & ~3u) +
+			     ((n->descsz + 3) & ~3u);
+		}
+	}
+	return false;
+}
+
+static int first_runtime(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if (!has_runtime(info))
+		return 0;
+	*(bool *)arg = false;
+	for (size_t i = 0; i < info->dlpi_phnum; i++)
+		if (segment_holds(info->dlpi_addr, &info->dlpi_phdr[i],
+				  (uintptr_t)&rt_note))
+			*(bool *)arg = true;
+	return 1;
+}
+
+/* This copy is the process's runtime (computed once, at boot). */
+static bool is_owner(void)
+{
+	bool mine = true;
+
+	dl_iterate_phdr(first_runtime, &mine);
+	return mine;
+}
+
+/* The entry for an object at `phdr`, or NULL. */
+static struct host_obj *obj_by_phdr(const ElfW(Phdr) *phdr)
+{
+	for (size_t k = 0; k < mc_host_nobjs; k++)
+		if (mc_host_objs[k].phdr == phdr)
+			return &mc_host_objs[k];
+	return NULL;
+}
+
+static char *program_path(void)
+{
+	char buf[4096];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+
+	if (n <= 0)
+		return strdup("/proc/self/exe");
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* A new entry for `info`'s object, in the first free place; NULL if full. */
+static struct host_obj *obj_new(const struct dl_phdr_info *info)
+{
+	struct host_obj *o = NULL;
+	bool main_prog = !info->dlpi_name || !*info->dlpi_name;
+	char *file, *name;
+
+	for (size_t k = 0; k < mc_host_nobjs && !o; k++)
+		if (!mc_host_objs[k].phdr)
+			o = &mc_host_objs[k];
+	if (!o && mc_host_nobjs < MC_HOST_MAX_OBJS)
+		o = &mc_host_objs[mc_host_nobjs];
+	if (!o)
+		return NULL;
+	file = strdup(main_prog ? "/proc/self/exe" : info->dlpi_name);
+	name = main_prog ? program_path() : realpath(info->dlpi_name, NULL);
+	if (!name)
+		name = strdup(info->dlpi_name);
+	if (!file || !name) {
+		free(file);
+		free(name);
+		return NULL;
+	}
+	pthread_rwlock_wrlock(&objs_lock);
+	*o = (struct host_obj){
+		.bias = info->dlpi_addr, .phdr = info->dlpi_phdr,
+		.phnum = info->dlpi_phnum, .seen = true,
+		.file = file, .name = name,
+	};
+	if (o == &mc_host_objs[mc_host_nobjs])
+		mc_host_nobjs++;
+	pthread_rwlock_unlock(&objs_lock);
+	return o;
+}
+
+static void obj_free(struct host_obj *o)
+{
+	if (o->image)
+		mc_rt_image_remove((uintptr_t)o->phdr);
+	pthread_rwlock_wrlock(&objs_lock);
+	mc_host_syms_free(o);
+	free(o->file);
+	free(o->name);
+	*o = (struct host_obj){ .phdr = NULL };
+	pthread_rwlock_unlock(&objs_lock);
+	forget_segments();
+}
+
+/* The engine boots `o`'s table, if it has one. */
+static int obj_add_image(struct host_obj *o)
+{
+	struct mc_rt_image_desc d = {
+		.handle = (uintptr_t)o->phdr, .name = o->name,
+	};
+	int found, err;
+
+	found = obj_segment(o, (uintptr_t)&rt_note) &&
+		mc_rt_own_table(&d.start, &d.stop) ? 1 :
+		obj_table(o, &d.start, &d.stop);
+	if (found <= 0)
+		return found;
+#if MC_RT_HAVE_GOT_BASE
+	if (obj_segment(o, mc_rt_got_base()))
+		d.got = mc_rt_got_base();
+#endif
+	mc_host_plt_stubs(o, &d);
+	err = mc_rt_image_add(&d);
+	if (err) {
+		fprintf(stderr, "mcount: %s: %s\n", o->name,
+			mcount_strerror(err));
+		return err;
+	}
+	o->image = true;
+	return 1;
+}
+
+/* dl_iterate_phdr: note each object as seen, adding the new ones. */
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct host_obj *o = obj_by_phdr(info->dlpi_phdr);
+	int *err = arg;
+
+	(void)size;
+	if (o && o->bias == info->dlpi_addr) {
+		o->seen = true;
+		return 0;
+	}
+	o = obj_new(info);
+	if (!o) {
+		*err = MCOUNT_ETOOMANY;
+		return 0;
+	}
+	if (obj_add_image(o) == MCOUNT_ETOOMANY)
+		*err = MCOUNT_ETOOMANY;
+	return 0;
+}
+
+/* The loader's counts of loads and unloads when the list was last made. */
+static unsigned long long seen_adds, seen_subs;
+static bool owner;	/* this copy booted as the process's runtime */
+/* dlopen calls of ours under way: what they load is added as they end */
+static int wrapped_loads;
+/* this thread is in the dlopen below: what it loaded is not running yet */
+static _Thread_local bool loading_here;
+
+static int mark_seen(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct host_obj *o = obj_by_phdr(info->dlpi_phdr);
+
+	(void)size;
+	(void)arg;
+	if (o && o->bias == info->dlpi_addr)
+		o->seen = true;
+	return 0;
+}
+
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *c = arg;
+
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) +
+		   sizeof(info->dlpi_subs))
+		return 1;
+	c[0] = info->dlpi_adds;
+	c[1] = info->dlpi_subs;
+	return 1;
+}
+
+/*
+ * Bring the list and the engine's images up to date with the loader:
+ * objects gone are removed (their images first), new ones added.
+ * Under the patching lock.  Returns 0 or MCOUNT_ETOOMANY.
+ */
+static int rescan(void)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < mc_host_nobjs; k++)
+		mc_host_objs[k].seen = false;
+	dl_iterate_phdr(scan_one, &err);
+	for (size_t k = 0; k < mc_host_nobjs; k++)
+		if (mc_host_objs[k].phdr && !mc_host_objs[k].seen)
+			obj_free(&mc_host_objs[k]);
+	return err;
+}
+
+/*
+ * Whenever the lock is taken: if the loader loaded or unloaded objects
+ * since the list was made (its adds and subs counters, one callback's
+ * worth of dl_iterate_phdr), make it again.  The dlopen and dlclose
+ * below do that themselves before returning; this catches loads that
+ * did not go through them (a library calling the loader's dlopen when
+ * the program that links libmcount.a does not export ours), so that no
+ * toggle ever writes into an object that is gone.  A library found that
+ * way is added only while the process has one thread: its boot pass
+ * writes with plain stores.
+ */
+static void reconcile(void)
+{
+	static unsigned long long skipped_adds;
+	unsigned long long c[2] = { 0, 0 };
+	static int depth;
+
+	if (!owner || depth)
+		return;
+	dl_iterate_phdr(loader_counts, c);
+	if (c[0] == seen_adds && c[1] == seen_subs)
+		return;
+	/* loads already passed over, until the one that loaded them locks */
+	if (c[0] == skipped_adds && c[1] == seen_subs && !loading_here)
+		return;
+	if (c[0] != seen_adds && !loading_here && !mc_plat_quiescent()) {
+		/* removals still, never a boot pass under running threads */
+		static bool told;
+
+		for (size_t k = 0; k < mc_host_nobjs; k++)
+			mc_host_objs[k].seen = false;
+		depth++;
+		dl_iterate_phdr(mark_seen, NULL);
+		for (size_t k = 0; k < mc_host_nobjs; k++)
+			if (mc_host_objs[k].phdr && !mc_host_objs[k].seen)
+				obj_free(&mc_host_objs[k]);
+		depth--;
+		skipped_adds = c[0];
+		seen_subs = c[1];
+		if (!told && !__atomic_load_n(&wrapped_loads, __ATOMIC_RELAXED))
+			fprintf(stderr, "mcount: a library was loaded without "
+				"libmcount's dlopen while threads run: its "
+				"hooks stay unpatched (link libmcount.so, or "
+				"export dlopen from the program: -rdynamic)\n");
+		told = !__atomic_load_n(&wrapped_loads, __ATOMIC_RELAXED);
+		return;
+	}
+	depth++;
+	(void)rescan();
+	depth--;
+	seen_adds = c[0];
+	seen_subs = c[1];
+}
+
+static void fork_prepare(void);
+static void fork_parent(void);
+static void fork_child(void);
+
+int mc_plat_images(void)
+{
+	unsigned long long c[2] = { 0, 0 };
+	int err;
+
+	if (!is_owner())
+		return MCOUNT_EOTHER;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	dl_iterate_phdr(loader_counts, c);
+	err = rescan();
+	seen_adds = c[0];
+	seen_subs = c[1];
+	owner = true;
+	return err;
+}
+
+/*
+ * Libraries loaded later: this dlopen and dlclose interpose on the
+ * loader's (found with dlsym(RTLD_NEXT), as uftrace's libmcount does)
+ * wherever they are the first definition: always with libmcount.so,
+ * which comes before libc in the lookup order; with libmcount.a, for
+ * the program's own calls, and for its libraries' when the program
+ * exports them (-rdynamic).  Why wrap rather than look only at the
+ * loader's counters on the next toggle (reconcile, kept as a net): a
+ * library's boot pass writes with plain stores, which is safe only
+ * before anything can call into it, i.e. before dlopen returns; and a
+ * dlclose must drop the image before another thread's toggle can write
+ * into the unmapped text, which holding the patching lock across the
+ * loader's dlclose guarantees.  A library's constructors still run
+ * before its hooks are patched (they call the stubs, which return).
+ */
+static void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
+static pthread_once_t real_once = PTHREAD_ONCE_INIT;
+
+static void find_real(void)
+{
+	real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+}
+
+/*
+ * The loader searches a bare name in the RPATH and RUNPATH of the
+ * object that called dlopen, which it takes from dlopen's return
+ * address: ours, once wrapped.  So the wrapper asks the loader for the
+ * caller's search path (dlinfo RTLD_DI_SERINFO) and opens the first
+ * file found there by its path; a name already loaded, or found in no
+ * folder of that path, goes to the loader as it was given.
+ */
+static void *open_as(const void *caller, const char *file, int mode)
+{
+	struct link_map *map = NULL;
+	Dl_serinfo size, *info;
+	Dl_info where;
+	void *h = NULL;
+	char *path;
+
+	if (!file || strchr(file, '/') ||
+	    (h = real_dlopen(file, mode | RTLD_NOLOAD)) ||
+	    !dladdr1(caller, &where, (void **)&map, RTLD_DL_LINKMAP) || !map ||
+	    dlinfo(map, RTLD_DI_SERINFOSIZE, &size) != 0)
+		return h ? h : real_dlopen(file, mode);
+	info = malloc(size.dls_size);
+	path = malloc(4096);
+	if (info && path) {
+		*info = size;
+		if (dlinfo(map, RTLD_DI_SERINFO, info) != 0)
+			info->dls_cnt = 0;
+		for (unsigned i = 0; i < info->dls_cnt && !h; i++) {
+			snprintf(path, 4096, "%s/%s", info->dls_serpath[i].dls_name,
+				 file);
+			if (access(path, F_OK) == 0)
+				h = real_dlopen(path, mode);
+		}
+	}
+	free(path);
+	free(info);
+	return h ? h : real_dlopen(file, mode);
+}
+
+void *dlopen(const char *file, int mode)
+{
+	void *h;
+
+	pthread_once(&real_once, find_real);
+	if (!real_dlopen)
+		return NULL;
+	__atomic_fetch_add(&wrapped_loads, 1, __ATOMIC_RELAXED);
+	h = open_as(__builtin_return_address(0), file, mode);
+	if (h && owner) {
+		loading_here = true;
+		mc_plat_lock();		/* reconcile() adds what it loaded */
+		mc_plat_unlock();
+		loading_here = false;
+	}
+	__atomic_fetch_sub(&wrapped_loads, 1, __ATOMIC_RELAXED);
+	return h;
+}
+
+int dlclose(void *handle)
+{
+	int r;
+
+	pthread_once(&real_once, find_real);
+	if (!real_dlclose)
+		return -1;
+	if (!owner)
+		return real_dlclose(handle);
+	mc_plat_lock();
+	r = real_dlclose(handle);
+	reconcile();		/* removes what it unloaded */
+	mc_plat_unlock();
+	return r;
+}
+
+/*
+ * fork: the child has one thread and the parent's state, its text its
+ * own copy.  The patching lock is held across fork so that no other
+ * thread's toggle is half done in the copy; the child re-registers
+ * for membarrier's SYNC_CORE (registration belongs to the address
+ * space, which the child gets anew).  exec boots afresh: the new
+ * program runs its own constructor.
+ */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&patch_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&patch_lock);
+}
+
+/*
+ * The child's one thread is not the one that locked (a recursive
+ * mutex's owner is the locking thread's id): the locks start afresh,
+ * as do the list's and the symbols' (which no writer held: writers
+ * hold the patching lock too, and a symbol load under way is published
+ * only when done).
+ */
+static void fork_child(void)
+{
+	static const pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	static const pthread_rwlock_t fresh_rw = PTHREAD_RWLOCK_INITIALIZER;
+
+	patch_lock = fresh;
+	objs_lock = fresh_rw;
+	mc_host_syms_fork();
+	if (sync_core_ok)
+		register_sync_core();
+}
+
+void mc_plat_free(void *p, size_t bytes)
+{
+#ifdef MAP_POPULATE
+	if (bytes >= 64 * 1024) {
+		munmap(p, bytes);
+		return;
+	}
+#endif
+	(void)bytes;
+	free(p);
 }
 
 bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start, size_t *size)

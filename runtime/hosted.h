@@ -1,37 +1,84 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hosted.h - shared between the two files of the Linux platform layer
- * (hosted.c, hostsym.c).  Private to runtime/.
+ * (hosted.c: objects, memory, locks, dlopen; hostsym.c: sections and
+ * symbols).  Private to runtime/.
  */
 #ifndef MC_RT_HOSTED_H
 #define MC_RT_HOSTED_H
 
+#include <link.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "platform.h"
 
-/* What the main program's addresses are shifted by at run time (PIE). */
-MC_RT_HIDDEN uintptr_t mc_host_bias(void);
-/* The file of the object the runtime is linked into. */
-MC_RT_HIDDEN const char *mc_host_path(void);
+/* Loaded objects the runtime keeps track of: as many as the engine's. */
+#define MC_HOST_MAX_OBJS 256
+
+struct host_syms;		/* hostsym.c: one object's function symbols */
 
 /*
- * The non-empty allocated section called `name` of the object's file,
- * at its run-time address: 1 if found, 0 if there is none, 2 if there
- * are several, -1 if the file's section headers cannot be read (errno
- * may say why).
+ * One loaded object, as dl_iterate_phdr showed it.  Entries are added
+ * and removed under the patching lock and, for readers that do not
+ * hold it (mcount_func_name), the object list's write lock.
  */
-MC_RT_HIDDEN int mc_host_section(const char *name, uintptr_t *addr,
-				 size_t *size);
+struct host_obj {
+	uintptr_t bias;		/* what its addresses are shifted by */
+	const ElfW(Phdr) *phdr;	/* its program headers, as mapped: also
+				   the handle the engine knows it by */
+	size_t phnum;
+	char *file;		/* to read: "/proc/self/exe" for the program */
+	char *name;		/* to show and match: the file's real path */
+	struct host_syms *syms;	/* loaded on first use, under syms_lock */
+	int syms_state;		/* atomic: 0 not loaded, 1 loaded */
+	bool image;		/* the engine has an image of it */
+	bool seen;		/* found by the current scan */
+};
 
 /*
- * The function symbol containing `addr` (run-time address), from
- * /proc/self/exe's .symtab.  False if none, or no symbol table.
+ * The list, in dl_iterate_phdr's order (the program first, then the
+ * libraries as they were loaded); an entry with phdr NULL is free.
+ * Read under mc_host_objs_read(), which mc_plat_lock() holders need
+ * not take (the list changes only under that lock).
+ */
+extern struct host_obj mc_host_objs[MC_HOST_MAX_OBJS] MC_RT_HIDDEN;
+extern size_t mc_host_nobjs MC_RT_HIDDEN;
+MC_RT_HIDDEN void mc_host_objs_read(void);
+MC_RT_HIDDEN void mc_host_objs_done(void);
+
+/* The object one of whose PT_LOAD segments holds `addr`, or NULL. */
+MC_RT_HIDDEN struct host_obj *mc_host_obj_of(uintptr_t addr);
+
+/*
+ * The non-empty allocated section called `name` of `obj`'s file, at its
+ * run-time address: 1 if found, 0 if there is none, 2 if there are
+ * several, -1 if the file's section headers cannot be read (errno may
+ * say why).
+ */
+MC_RT_HIDDEN int mc_host_section(const struct host_obj *obj, const char *name,
+				 uintptr_t *addr, size_t *size);
+
+/*
+ * The PLT entries of `obj` that jump through a slot its dynamic
+ * relocations bind to one of the hook stubs: into d->stub, with their
+ * styles (backends with MC_RT_PLT_SLOT only).
+ */
+MC_RT_HIDDEN void mc_host_plt_stubs(const struct host_obj *obj,
+				    struct mc_rt_image_desc *d);
+
+/*
+ * The function symbol containing `addr` (run-time address), from its
+ * object's .symtab (else .dynsym).  False if none.  `obj` receives the
+ * object when not NULL.
  */
 MC_RT_HIDDEN bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start,
 				      size_t *size, const char **name);
 
-/* The function named `name`: 0, MCOUNT_ENOSYM or MCOUNT_ENOSYMTAB. */
-MC_RT_HIDDEN int mc_host_sym_by_name(const char *name, uintptr_t *start);
+/* `obj`'s symbols are no longer needed (it is being unloaded). */
+MC_RT_HIDDEN void mc_host_syms_free(struct host_obj *obj);
+
+/* In a child after fork: the symbols' lock starts afresh. */
+MC_RT_HIDDEN void mc_host_syms_fork(void);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.h - what the portable engine (engine.c) asks of its platform
  * and of its architecture's trampoline file.  Private to runtime/.
@@ -96,6 +97,72 @@ MC_RT_HIDDEN bool mc_plat_quiescent(void);
  */
 MC_RT_HIDDEN bool mc_plat_enter(void);
 MC_RT_HIDDEN void mc_plat_leave(void);
+
+/*
+ * Optional (weak: a platform may leave them out).
+ *
+ * mc_plat_images: the platform knows of several objects (hosted.c: the
+ * program and its shared libraries, dl_iterate_phdr) and adds each
+ * with a table through mc_rt_image_add(), itself included.  Called by
+ * boot under the patching lock; 0 or a negative MCOUNT_E* code.
+ * Without it, boot's one image is the script's table or mc_plat_table's.
+ *
+ * mc_plat_free: give back what mc_plat_alloc gave (`bytes` as asked);
+ * used when an image is removed.  Without it, that storage is kept.
+ */
+MC_RT_HIDDEN int mc_plat_images(void) __attribute__((weak));
+MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
+
+/* ---- images: what the platform may ask of the engine --------------------- */
+
+/*
+ * Call targets an image may have for the hook stubs besides the stubs,
+ * and the pointers its indirect hook calls may load: what they point
+ * to is bound by name, maybe to another object's stub of that name
+ * (glibc's own __fentry__ and mcount, gprof's, for a library linked
+ * without libmcount).
+ */
+#define MC_RT_IMAGE_STUBS 8
+
+/*
+ * One object's table, for mc_rt_image_add.  `handle` names the object
+ * to the platform (its load bias, say) and is what removal takes;
+ * `name` is its file, shown in mcount_site_info and kept while the
+ * image is; `got` its GOT base where hooks call through it
+ * (MC_SITE_CALL_GOT), else 0; stub[0, nstubs) more addresses a hook
+ * call may target or load its target from, with the style each means
+ * (a shared library's PLT entries and GOT slots for __fentry__ or
+ * _mcount).
+ */
+struct mc_rt_image_desc {
+	const uintptr_t *start, *stop;
+	uintptr_t handle;
+	const char *name;
+	uintptr_t got;
+	uintptr_t stub[MC_RT_IMAGE_STUBS];
+	uint8_t stub_style[MC_RT_IMAGE_STUBS];
+	unsigned nstubs;
+};
+
+/*
+ * With the patching lock held.  Add: classify the image's sites and put
+ * each in its disabled form with plain stores, so no thread may run
+ * the object's code yet (it is being loaded); MCOUNT_OK also when the
+ * handle is known already, MCOUNT_ETOOMANY past the engine's slots.
+ * Remove: forget it, before or after its text is unmapped (nothing of
+ * the object is read).  Known: an image of that handle is in use.
+ */
+MC_RT_HIDDEN int mc_rt_image_add(const struct mc_rt_image_desc *d);
+MC_RT_HIDDEN void mc_rt_image_remove(uintptr_t handle);
+MC_RT_HIDDEN bool mc_rt_image_known(uintptr_t handle);
+
+/*
+ * The table a linker script gathered between __start_mcount_loc and
+ * __stop_mcount_loc in the object the engine is linked into (they are
+ * hidden, so only the engine sees them); false if none or empty.
+ */
+MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
+				  const uintptr_t **stop);
 
 /* ---- the architecture -------------------------------------------------- */
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # runtime/runtime.mk - libmcount.a for the host and for other
 # architectures, the demo and the runtime tests.
 #
@@ -108,6 +109,24 @@ $(RT_OBJROOT)/%/arch.o: $$(RT_ARCH_SRC_$$*) arch/arch.h
 $(LIBMCOUNT): $$(RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# libmcount.so: the same objects, exporting only what libmcount.map
+# lists.  The SONAME carries the ABI's major number (RT_SOVERSION):
+# raise it when a struct of mcount.h changes size.
+RT_SOVERSION := 0
+RT_SONAME := libmcount.so.$(RT_SOVERSION)
+LIBMCOUNT_SO := $(BUILD)/$(RT_SONAME)
+RT_SO_LDFLAGS = -shared -Wl,-soname,$(RT_SONAME) \
+	-Wl,--version-script=runtime/libmcount.map -Wl,-z,defs
+$(LIBMCOUNT_SO): $$(RT_OBJS) runtime/libmcount.map
+	$(CC) $(RT_SO_LDFLAGS) -o $@ $(RT_OBJS) -ldl -lpthread
+	ln -sf $(RT_SONAME) $(BUILD)/libmcount.so
+all: $(LIBMCOUNT_SO)
+
+$(BUILD)/%/$(RT_SONAME): $$(call rt_objs,$$*) runtime/libmcount.map
+	@mkdir -p $(@D)
+	$(RT_CC_$*) $(RT_SO_LDFLAGS) -o $@ $(call rt_objs,$*) -ldl -lpthread
+	ln -sf $(RT_SONAME) $(@D)/libmcount.so
 
 $(BUILD)/%/libmcount.a: $$(call rt_objs,$$*)
 	@mkdir -p $(@D)

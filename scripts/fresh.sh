@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # scripts/fresh.sh [TARGET]... - run make TARGETs (default: demo, then
 # check: the README's two commands) in a pristine Debian 12 root, as a
 # new user on a new machine would, on a clean clone of this repository's
@@ -8,7 +9,10 @@
 # packages that were already there (it happened: xxd and QEMU's option
 # ROMs).  The root is made by debootstrap --variant=minbase with git,
 # make and ca-certificates only, and nothing the project installed:
-# every package the targets need, they must install themselves.
+# every package a test target needs, it must install itself; before a
+# build target (make demo) runs the README's first step, the install of
+# the build group (scripts/deps.sh build), since building installs
+# nothing.
 #
 # The pristine root is made once and kept in the cache (outside the
 # tree); every run works on a copy of it, which is removed afterwards,
@@ -109,6 +113,15 @@ done
 # --- the targets, as root in the new system ----------------------------
 steps=""
 for t; do
+	# Building installs nothing by itself: before make demo (or make,
+	# make install), the README's own first step, its apt-get line
+	# for a compiler, libelf and zlib (the build group).
+	case $t in
+	demo|all|install|firmware)
+		case $steps in *deps.sh*) ;; *)
+			steps="$steps && echo '=== scripts/deps.sh build (the README: apt-get install gcc make pkg-config libelf-dev zlib1g-dev)' && scripts/deps.sh build" ;;
+		esac ;;
+	esac
 	steps="$steps && echo '=== make $t' && make ${FRESH_MAKEFLAGS:-} $t"
 done
 say "running:$(printf ' make %s;' "$@")"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Add up the PASS/FAIL/SKIP lines every suite left in DIR/*.log and print
 # the closing line CI reads: "N passed, M failed, K skipped".  Skips are
 # counted and listed so that coverage cannot shrink unnoticed (a missing

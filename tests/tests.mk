@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # Test targets.  Each suite lives in its own folder with its own
 # fragment; `make check` runs them all against $(RECORDMCOUNT).
 #
@@ -18,11 +19,17 @@
 #   check-link     the per-section table linked by bfd, gold, lld, mold
 #   check-deps     every program the scripts call comes from a package
 #                  the project installs (scripts/deps.sh)
+#   check-solib    the runtime across shared objects, dlopen, fork, exec
+#   check-hygiene  an SPDX line in every tracked source file; no tracked
+#                  file that .gitignore ignores
+#   check-build    make and make install with no dpkg-query or apt-get;
+#                  the hints for a missing libelf or pkg-config
 #   check-trace    programs recorded by the recorder, read by mctrace
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link check-deps check-trace
+	check-fault check-fuzz check-link check-deps check-solib \
+	check-hygiene check-build check-trace
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -48,6 +55,9 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/hosts/hosts.mk
 -include tests/link/link.mk
 -include tests/deps/deps.mk
+-include tests/solib/solib.mk
+-include tests/hygiene/hygiene.mk
+-include tests/build/build.mk
 -include tests/trace/trace.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to

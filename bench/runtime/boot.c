@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * boot.c - time mcount_boot() over a program with many hook sites.
  *

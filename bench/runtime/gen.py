@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """gen.py N OUT.c - N small functions that the compiler keeps apart."""
 import sys
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hot.c - calls per second of a small function, for comparing an
  * uninstrumented build with a -pg -mfentry build whose hook the runtime

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hotab.c - the disabled form's cost against the kernel's choice, a
  * multi-byte NOP, in one process: calls per second of a small hooked

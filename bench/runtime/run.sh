@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh RECORDMCOUNT LIBMCOUNT [FUNCTIONS] - runtime benchmarks.
 #
 # 1. Boot-time patching cost: a program of FUNCTIONS (default 100000)

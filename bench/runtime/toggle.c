@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * toggle.c - the cost of live patching, linked with the boot program's
  * generated functions (gen.py).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # run.sh RECORDMCOUNT LIBMCOUNT MCTRACE [CALLS] - the recorder's cost
 # per traced call, against uftrace's, on one source (tests/trace/prog.c,
 # `hot`: top() calls mid() N times, mid() calls leaf() twice: 3N + 2

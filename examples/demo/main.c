@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the runtime at work: count the hooks patched at start-up,
  * trace one function by name, then stop tracing it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # run.sh - build and run the demo.
 #
 #   sh examples/demo/run.sh [path/to/recordmcount]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * work.c - a few ordinary functions, built with -pg -mfentry so each one
  * starts with a hook: one static, one called in a loop.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* work.h - the functions the demo traces. */
 #ifndef DEMO_WORK_H
 #define DEMO_WORK_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # boards.sh - what build.sh and check.sh need to know per board.
 # Sourced; `fw_board <board>` sets, or returns 1 for an unknown board:
 #

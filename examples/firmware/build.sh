@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # build.sh - build one board's firmware image.
 #
 #   sh examples/firmware/build.sh <board> <out-dir>

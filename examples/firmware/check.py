@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """check.py - boot one board's firmware under QEMU and check what it says.
 
     python3 examples/firmware/check.py BOARD OUT-DIR RECORDMCOUNT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dead.c - code nothing calls, linked only into the --gc-sections build
  * of the firmware (FW_GC=1 in build.sh): the linker must drop it, and

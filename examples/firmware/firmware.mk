@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # examples/firmware/firmware.mk - bare-metal images that patch their
 # own hooks at boot, under QEMU: riscv64 (M-mode) and aarch64 (EL1).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fw.h - the pieces of the bare-metal firmware example and how they
  * meet.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - what the firmware does after reset (start.S calls fw_main):
  * run the whole pipeline on the bare machine.

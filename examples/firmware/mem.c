@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mem.c - the four functions GCC may call on its own even in a
  * freestanding build (struct copies, zeroing), as plain byte loops.

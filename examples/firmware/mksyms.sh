@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mksyms.sh - the firmware's function table, as C, from a linked image.
 #
 #   sh mksyms.sh NM fw.elf > syms.c   every function nm gives a size

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * platform.c - the runtime's platform hooks for bare metal, over the
  * board's three functions (board.c), and the firmware's console.

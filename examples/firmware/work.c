@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * work.c - functions for the firmware to trace, in their own object so
  * that the image has more than one recorded table.  Compiled with hooks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef FW_WORK_H
 #define FW_WORK_H
 

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * mctest.c - an out-of-tree module for the kernel test (kernel/README.md).
  *

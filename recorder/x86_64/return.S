@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * return.S - the x86_64 return trampoline of the recorder.
  *

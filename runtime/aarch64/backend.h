@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the AArch64 runtime backend (included by platform.h).
  *
@@ -11,9 +12,8 @@
  * the instructions the architecture lets one thread rewrite while
  * another executes them (ARM ARM, "concurrent modification and
  * execution of instructions"), so a site flips between the old and the
- * new instruction, never a mix, provided the word is stored whole; the
- * engine's byte copy does not promise that, hence mcount.h's rule that
- * no other thread runs a function while its site changes.
+ * new instruction, never a mix, provided the word is stored whole, as
+ * the engine's live toggle does (one 32-bit atomic store).
  *
  * Cache maintenance after a write is the platform's job
  * (mc_plat_flush_icache): hosted.c uses __builtin___clear_cache, which
@@ -33,7 +33,9 @@ void _mcount(void);
 /*
  * A -fpatchable-function-entry=2 pad (two `nop`s at the entry, after
  * `bti c`) is enabled with `mov x9, x30; bl mc_rt_tramp_pad`, as the
- * kernel's arm64 ftrace does; disabling writes the NOPs back.
+ * kernel's arm64 ftrace does.  Boot writes the `mov x9, x30` for good
+ * (arch/aarch64.c's live forms); enabling and disabling swap the second
+ * word alone, `nop` <-> `bl`.
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 
@@ -59,5 +61,35 @@ static inline void mc_rt_a64_sync_icache(uintptr_t addr, size_t len)
 		__asm__ volatile("ic ivau, %0" : : "r"(p) : "memory");
 	__asm__ volatile("dsb ish\n\tisb" : : : "memory");
 }
+
+/*
+ * A shared library's `bl _mcount` goes through its PLT: the GOT slot the
+ * PLT entry at `addr` loads its target from, or 0.  An entry (GNU ld,
+ * lld, mold) is [bti c] adrp x16, slot page; ldr x17, [x16, #slot
+ * offset]; add x16, ...; br x17, every 4 bytes tried.
+ */
+#define MC_RT_PLT_STEP 4
+static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
+{
+	const uint32_t *p = (const uint32_t *)addr;
+	uint32_t adrp, ldr;
+	int64_t imm;
+
+	if (p[0] == 0xd503245f)		/* bti c */
+		p++;
+	adrp = p[0];
+	ldr = p[1];
+	/* adrp x16 */
+	if ((adrp & 0x9f00001f) != 0x90000010)
+		return 0;
+	/* ldr x17, [x16, #imm12 * 8] */
+	if ((ldr & 0xffc003ff) != (0xf9400000 | 16 << 5 | 17))
+		return 0;
+	imm = (int64_t)((adrp >> 5 & 0x7ffff) << 2 | (adrp >> 29 & 3));
+	imm = (imm ^ 0x100000) - 0x100000;	/* sign of 21 bits */
+	return ((uintptr_t)p & ~(uintptr_t)0xfff) + (uintptr_t)(imm << 12) +
+	       (uintptr_t)((ldr >> 10 & 0xfff) * 8);
+}
+#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - AArch64 hook target and trampoline.
  *
@@ -149,7 +150,10 @@ mc_rt_tramp_mcount:
  * at [sp, #88]; mc_rt_dispatch(x30, x9).  The return puts x9 back in
  * x30 and branches to the function through x9 (`ret x9`: a return, so
  * BTI needs no landing pad there), leaving x9, a scratch register no
- * caller expects kept, pointing into the function.
+ * caller expects kept, pointing into the function.  Disabled, the pad
+ * keeps its `mov x9, x30` and has `nop` for the `bl` (the live form):
+ * x9 is written on every entry either way, and only the `bl` decides
+ * whether this runs.
  */
 	.globl	mc_rt_tramp_pad
 	.hidden	mc_rt_tramp_pad

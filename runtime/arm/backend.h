@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the 32-bit ARM runtime backend, ARM and Thumb-2 (included
  * by platform.h).
@@ -11,21 +12,26 @@
  *
  * __mcount_loc holds plain addresses (Thumb ones without bit 0), and
  * four bytes of code can read as a valid instruction in both sets.  So
- * the engine asks MC_RT_SITE_ARCH which arch/ entry reads each site:
- * mc_arch_arm_site_isa() tells it from the push just before the site,
- * which the engine never rewrites, and answers NULL (site refused) when
- * there is none: the neutral form would unbalance the stack.
+ * at boot the engine asks MC_RT_SITE_ARCH which arch/ entry reads each
+ * site, and keeps the answer (rt_site.arch): mc_arch_arm_site_isa()
+ * tells it from the push just before the site and answers NULL (site
+ * refused) when there is none, for the neutral form would unbalance
+ * the stack.  Boot then rewrites that push (the live form below), so
+ * the question can only be asked once.
  *
- * Enabling writes `bl` or `blx` to mc_rt_tramp_mcount (whose address
- * carries its own state in bit 0), reaching +-32 MiB from ARM code and
- * +-16 MiB from Thumb-2: MCOUNT_ERANGE beyond.  A Thumb-2 `bl` is two
- * halfwords and a Thumb site is only 2-byte aligned, so a write is not
- * atomic for a thread executing the site: mcount.h's rule (no other
- * thread runs a function while its site changes) is a hard one here.
+ * Live patching (arch/arm.c's live_forms, which says what the ARM ARM
+ * allows): boot turns `push {lr}; bl __gnu_mcount_nc` into `mov ip, lr;
+ * nop` in ARM state and `b.n .+6; bl mc_rt_tramp_mcount` in Thumb-2, so
+ * that enabling and disabling store one aligned word: ARM's NOP <-> BL
+ * at the site, Thumb's B <-> `mov ip, lr` in the halfword before it.
+ * The trampoline takes the function's return address from ip.  The
+ * `bl` reaches +-32 MiB from ARM code and +-16 MiB from Thumb-2 (`blx`
+ * when the states differ): MCOUNT_ERANGE beyond.
  *
  * A -fpatchable-function-entry pad has no push before it: its first
- * instruction tells the state (mc_arch_arm_pad_isa), a NOP while it is
- * neutral, the runtime's `push {lr}` while it is enabled.
+ * instruction tells the state (mc_arch_arm_pad_isa), a NOP as the
+ * compiler left it.  Its live form is the hook's: `mov ip, lr` and the
+ * call, in its first 8 (ARM) or 6 (Thumb-2) bytes.
  *
  * Cache: hosted.c's __builtin___clear_cache is libgcc's __clear_cache,
  * the Linux cacheflush system call.  A firmware platform supplies its
@@ -47,10 +53,7 @@ const struct mc_arch *mc_arch_arm_site_isa(const uint8_t *before, size_t n);
 /* ... and for a -fpatchable-function-entry pad, from its first NOP. */
 const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n);
 
-/*
- * A pad is enabled with `push {lr}; bl` (arch/arm.c): the -pg
- * trampoline's own protocol, so it serves pads as well.
- */
+/* A pad is enabled with `mov ip, lr; bl`, as a live hook (arch/arm.c). */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_mcount
 
 /* A Thumb function's address has bit 0 set; its code starts below. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - 32-bit ARM hook target and trampoline, assembled in the
  * compiler's instruction set (Thumb-2 for Debian's armhf, ARM with
@@ -20,15 +21,19 @@
  * and a hook reached before mcount_boot() costs a call, a load and a
  * branch.  `bx` returns to the caller's instruction set.
  *
- * An enabled site calls mc_rt_tramp_mcount with the same stack.  It
- * saves r0-r3 (arguments), r4 (to keep the entry sp across the call)
- * and lr, aligns sp to 8 bytes for the AAPCS (the hook's push left it at
- * 4 mod 8), saves d0-d7 (the VFP argument registers of the hard-float
- * ABI) when there is an FPU, calls mc_rt_dispatch(lr & ~1, pushed lr),
- * restores everything and leaves exactly as the stub does.
+ * An enabled site calls mc_rt_tramp_mcount from its live form (arch/
+ * arm.c), which keeps the function's return address in ip rather than
+ * on the stack: `mov ip, lr; bl mc_rt_tramp_mcount`, hooks and pads
+ * alike.  The trampoline first pushes ip, which leaves the stack as the
+ * -pg hook's own push would have, then saves r0-r3 (arguments), r4 (to
+ * keep the entry sp across the call) and lr, aligns sp to 8 bytes for
+ * the AAPCS (the push of ip left it at 4 mod 8), saves d0-d7 (the VFP
+ * argument registers of the hard-float ABI) when there is an FPU, calls
+ * mc_rt_dispatch(lr & ~1, saved ip), restores everything and leaves
+ * exactly as the stub does.
  *
- * Stack on entry, and the frame (offsets from r4):
- *   [sp]       the function's return address (the hook's push)
+ * Stack after the first push, and the frame (offsets from r4):
+ *   [sp]       the function's return address (ip, pushed)
  *   r4 + 0     r0, r1, r2, r3, r4, lr (24 bytes); the pushed word at +24
  *   below      d0-d7 (64 bytes), 8-byte aligned
  */
@@ -63,6 +68,7 @@ __gnu_mcount_nc:
 mc_rt_tramp_mcount:
 	.fnstart
 	.cantunwind
+	push	{ip}			/* the function's own return address */
 	push	{r0, r1, r2, r3, r4, lr}
 	mov	r4, sp
 	bic	r1, r4, #7

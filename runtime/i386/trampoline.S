@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - i386 hook targets and trampolines (AT&T syntax).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mcount.h - turn function-entry hooks on and off at run time.
  *
@@ -26,13 +27,19 @@
  * may make it at any time while any number of threads run the functions
  * being changed.  Boot puts each site in a form where only one aligned
  * word differs between on and off (x86: one byte, e8 call <-> a9 test;
- * aarch64, ppc64le: one instruction; riscv64, s390x and pads: the last
- * or first instruction of the site; ARM and Thumb-2: the `push {lr}`
- * before the call, swapped with a branch over both), and a toggle is
- * that one store, the cache maintenance the architecture needs, and on
- * x86 membarrier(2)'s SYNC_CORE so that every core fetches the new
- * code.  A kernel without it (before Linux 4.16) gets MCOUNT_ESYNC
- * while the process has more than one thread, never an unsafe patch.
+ * aarch64, ppc64le: one instruction, for a pad its second one, after a
+ * `mov x9, x30` or `mflr r0` written at boot; s390x: one bit of the
+ * call's second byte (brasl <-> brcl 0 or lgfi); riscv64: the call's
+ * last instruction, or at 2 mod 4 the
+ * first halfword, swapped with a `c.j` over the site; ARM: the call
+ * <-> a NOP, after a `mov ip, lr` that replaces the hook's push;
+ * Thumb-2: that `mov` <-> a branch over it and the call, a halfword the
+ * ARM ARM leaves UNPREDICTABLE to change under a running thread, see
+ * arch/arm.c), and a toggle is that one store, the cache maintenance
+ * the architecture needs, and on x86 membarrier(2)'s SYNC_CORE so that
+ * every core fetches the new code.  A kernel without it (before Linux
+ * 4.16) gets MCOUNT_ESYNC while the process has more than one thread,
+ * never an unsafe patch.
  * A site whose two forms do not fit one store is rewritten whole only
  * while the process has one thread, and gets MCOUNT_ENOTLIVE otherwise.
  * Enable/disable calls are serialised by a lock; the traced path takes
@@ -41,6 +48,31 @@
  *
  * A disable that returned means no call starting after it reaches the
  * callback; a call already past the site may still report once.
+ *
+ * Shared libraries (hosted).  Every loaded object whose file has a
+ * table is patched: the program and the libraries linked at start-up at
+ * boot, a library opened later by dlopen before dlopen returns (libmcount
+ * wraps dlopen and dlclose; its constructors still run with the hooks
+ * calling the stubs), and a dlclosed one is forgotten before its text
+ * goes.  Names: "fn" is the first object in load order defining fn;
+ * "libfoo.so:fn" (file name, full path, or a prefix of the file name
+ * before a dot) is that object's; globs take "libfoo.so:pat" too.
+ * Listing indexes change when libraries are loaded or unloaded.
+ *
+ * Which libmcount.  libmcount.a (pkg-config mcount, CMake
+ * mcount::mcount) for a program whose traced code is its own, and for
+ * firmware; a program linking it that dlopens hooked libraries must
+ * export the stubs and dlopen (-rdynamic).  libmcount.so (-lmcount,
+ * CMake mcount::shared) when the traced code is in libraries, loaded
+ * at start-up or with dlopen: its dlopen wraps every caller's, and its
+ * stubs serve every object.  One runtime per process:
+ * the first object in load order carrying one is it, and any other
+ * copy's mcount_boot() returns MCOUNT_EOTHER.  Known limit (x86_64): a
+ * site more than 2 GB from the trampoline (a PIE program against
+ * libmcount.so) gets MCOUNT_ERANGE.
+ *
+ * fork: the child keeps the parent's sites and states and may toggle
+ * on its own; exec boots the new program afresh.
  *
  * The callback may run on any thread, concurrently.  A per-thread guard
  * keeps it from recursing: while a thread is inside the callback, hooks
@@ -87,6 +119,8 @@ enum {
 	MCOUNT_ENOSYMTAB = -9,	/* no symbol table to search */
 	MCOUNT_ENOTLIVE = -10,	/* site cannot change in one store */
 	MCOUNT_ESYNC = -11,	/* kernel cannot sync other cores */
+	MCOUNT_ETOOMANY = -12,	/* more objects than the runtime's slots */
+	MCOUNT_EOTHER = -13,	/* another copy of the runtime is in charge */
 };
 
 enum mcount_style {
@@ -111,6 +145,9 @@ struct mcount_site_info {
 	unsigned long at;	/* where those bytes are: addr, but for a
 				   pad its first NOP at or after the
 				   function's entry (past endbr64/bti c) */
+	const char *object;	/* the file of the object holding the site
+				   (hosted; valid while it stays loaded),
+				   or NULL */
 };
 
 struct mcount_counts {

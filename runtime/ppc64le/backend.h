@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the ppc64le runtime backend (included by platform.h).
  *
@@ -49,8 +50,9 @@ static inline uint8_t mc_rt_ppc64le_site_style(uintptr_t addr, uint8_t style)
  * `mflr r0; bl mc_rt_tramp_fentry` over the first two NOPs at the
  * function's entry (arch/powerpc.c): the -mprofile-kernel hook, so its
  * trampoline serves pads too, and a pad needs 2 NOPs or more there; a
- * shorter one is refused (reported per site).  Disabling writes the
- * NOPs back.
+ * shorter one is refused (reported per site).  Boot writes `mflr r0;
+ * nop` over them, and enabling and disabling change the second word
+ * alone (`bl` <-> `nop`, arch/powerpc.c's live form).
  *
  * Where the pad lies: GCC 12 puts it at the global entry point, before
  * the TOC set-up `addis r2,r12,hi; addi r2,r2,lo` of a function that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - ppc64le (ELFv2) hook stub and trampolines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the RV64 runtime backend (included by platform.h).
  *
@@ -13,21 +14,21 @@
  *            to (the default), enabled by `jal ra, tramp` (+-1 MiB:
  *            MCOUNT_ERANGE beyond), neutralised by one `nop`
  *
- * Atomicity: with the C extension a site is only 2-byte aligned, so
- * even a 4-byte instruction may straddle two fetch parcels, and the
- * 8-byte pair is two instructions whatever the alignment.  No store
- * replaces either atomically with respect to a hart executing it, so
- * the rule in mcount.h is a hard one here: no other hart may run a
- * function while its site changes (the kernel stops the machine for
- * the same reason).  What makes a half-written pair at least harmless
- * to the patching thread itself is that it never runs the site it is
- * writing.
+ * Atomicity: the 8-byte pair is two instructions, and with the C
+ * extension a site is only 2-byte aligned.  So boot puts every site in
+ * a live form (arch/riscv.c) where a toggle swaps one naturally
+ * aligned instruction, which a hart fetches whole: at a multiple of 4,
+ * the `auipc` stays and `jalr` (or a relaxed site's `jal`) <-> `nop`;
+ * at 2 mod 4, the call stays and its first halfword <-> `c.j` over the
+ * site.  Every site can thus change while other harts run it.
  *
  * Cache: after writing code a hart must execute `fence.i` before it
  * fetches that code, and `fence.i` only orders the hart executing it.
  * hosted.c's __builtin___clear_cache calls glibc's
  * __riscv_flush_icache, the riscv_flush_icache system call, which
- * covers every hart this process may run on.  A firmware platform may
+ * covers every hart this process may run on; the engine makes it once
+ * per batch of toggles.  Until then another hart may run the old
+ * instruction or the new one, never a mix.  A firmware platform may
  * call mc_rt_rv_sync_icache() from its own mc_plat_flush_icache and must
  * make other harts execute `fence.i` too (an IPI, or SBI's
  * remote_fence_i) before they may run patched code.
@@ -46,7 +47,8 @@ void _mcount(void);
  * A -fpatchable-function-entry pad (8 bytes: four `c.nop` or two `nop`)
  * is enabled with `auipc t0, hi; jalr t0, lo(t0)` to mc_rt_tramp_pad,
  * as the kernel's riscv ftrace does, so ra keeps the function's return
- * address; disabling writes the NOPs back as they were.
+ * address.  Disabled, it is the same pair with `nop` for the `jalr` (or,
+ * at 2 mod 4, a `c.j` over it in place of its first halfword).
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - RV64 hook target and trampoline.
  *

@@ -1,22 +1,23 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the s390x runtime backend (included by platform.h).
  *
  * Sites are decoded by arch/s390.c.  -pg -mfentry calls __fentry__ with
- * `brasl %r0`, as the function's first instruction (6 bytes, neutral
- * form one `brcl 0,0`); plain -pg calls _mcount from the 18-byte block
- * `stg %r14,8(%r15); brasl %r14,_mcount; lg %r14,8(%r15)`, whose site is
- * the stg (where GCC's -mrecord-mcount points), neutral form three
- * `brcl 0,0`.  Enabling writes back the whole block, calling the
- * trampoline.  The bytes are written one after the other, not
- * atomically: as everywhere in the engine, no other thread may be
- * running the function being changed.
+ * `brasl %r0`, as the function's first instruction (6 bytes); plain -pg
+ * calls _mcount from the 18-byte block `stg %r14,8(%r15); brasl
+ * %r14,_mcount; lg %r14,8(%r15)`, whose site is the stg (where GCC's
+ * -mrecord-mcount points).
  *
  * A -fpatchable-function-entry pad (GCC: 2-byte `nopr`) is enabled with
  * `brasl %r1,mc_rt_tramp_pad` over its first three NOPs at the
  * function's entry, so N - M must be 3 or more; a shorter pad is refused
  * (reported per site).  Not -mfentry's `brasl %r0`: %r0 is the static
- * chain a nested function reads at its entry.  Disabling writes the
- * `nopr` back.
+ * chain a nested function reads at its entry.
+ *
+ * Boot writes every site's call to its trampoline, disabled by one bit
+ * (arch/s390.c's live forms: `brcl 0`, or `lgfi` into the brasl's own
+ * register); enabling and disabling store that one byte while other
+ * threads may run the function.
  *
  * PIE code calls the hooks `@PLT`; the program defines them, so the
  * linker makes those direct calls and no GOT base is needed.

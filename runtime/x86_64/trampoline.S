@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trampoline.S - x86_64 hook targets and trampolines (AT&T syntax).
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-check: the CI gate (`recordmcount --check`) against seeded
 # defects on x86_64, aarch64, arm, ppc, riscv64, s390x and mips images
 # and objects (programs, modules, PIEs, shared objects), and clean images

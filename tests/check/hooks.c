@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* hooks.c - compiled without hooks: every architecture's hook symbol,
  * never called at run time (the images are judged, not run), and the
  * entry point of a -nostdlib link. */

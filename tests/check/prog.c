@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* prog.c - traced code for the --check suite: a few functions, one of
  * them weak (strong.c overrides it). */
 int strong_or_weak(int x);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* rtmain.c - compiled without hooks: the program of the runtime cases,
  * which prints what the runtime's boot did with the table. */
 #include <mcount.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* solib.c - the shared object's own entry point, linked after prog.c
  * and strong.c; lib_rare is cold, so ld puts it in .text.unlikely,
  * before them: the linked table is not in address order. */

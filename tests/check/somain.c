@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* somain.c - compiled without hooks: the program that loads the shared
  * case's library, whose runtime booted the library's table. */
 #include <mcount.h>

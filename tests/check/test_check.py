@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """test_check.py RECORDMCOUNT SCRATCH-DIR - the CI gate, `--check`
 (issue 10), on x86_64, aarch64, arm, ppc, riscv64, s390x and mips images
 and objects.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-cli: bad input, untouched files, --nop, -j, options
 # (tests/cli/cli.py).
 CLI_SCRATCH := $(BUILD)/tests/cli

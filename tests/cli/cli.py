@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """cli.py RECORDMCOUNT SCRATCH-DIR - the command line's promises.
 
 --nop and untraced sections (checked with objdump, readelf, the linker
@@ -984,7 +985,93 @@ def mode_kept(objs, mode):
     check(not leftovers, "left behind %s" % leftovers)
 
 
+def read_only_refused(objs, mode, args):
+    """A file with no write bit: exit 1, one line naming the file and
+    saying it is read-only, the file untouched (the tests run as root,
+    which access() would let write it)."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    os.chmod(obj, mode)
+    age(obj)
+    _out, err = untouched_after(args + [obj], obj, 1)
+    check(err == "recordmcount: %s: read-only file (mode %04o): left as "
+          "it is; make it writable to record it\n" % (obj, mode),
+          "stderr %r" % err)
+    leftovers = [n for n in os.listdir(os.path.dirname(obj))
+                 if n != os.path.basename(obj)]
+    check(not leftovers, "left behind %s" % leftovers)
+
+
+def read_only_linked(objs):
+    """A read-only file with a second name (ccache's hard-link mode): this
+    name gets the recorded object, the other keeps the old bytes."""
+    obj = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    other = obj + ".cache"
+    os.link(obj, other)
+    os.chmod(obj, 0o444)
+    before = snapshot(other)
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check(sites_of(obj) is not None, "not recorded")
+    check(snapshot(other) == before, "the other name's file changed")
+    check(stat.S_IMODE(os.stat(obj).st_mode) == 0o444, "mode not kept")
+
+
+def totals(objs, args):
+    """-v or --check over several files: the last stderr line counts them
+    (one of three is bad)."""
+    a = fresh(objs["basic-x86_64-fentry-pie-O2"])
+    b = fresh(objs["basic-x86_64-fentry-nopie-O2"])
+    bad = fresh(os.devnull, "bad.o")
+    with open(bad, "w") as f:
+        f.write("not an object\n")
+    if "--check" in args:
+        rc, _o, err = tool(a, b)
+        check(rc == 0, "record: exit %d: %s" % (rc, err))
+    rc, _o, err = tool(*(args + [a, bad, b]))
+    check(rc == 1, "exit %d, want 1" % rc)
+    last = err.splitlines()[-1] if err else ""
+    check(last == "recordmcount: 3 files: 2 ok, 1 failed",
+          "last stderr line %r" % last)
+    rc, _o, err = tool(*(["-q"] + args + [a, b]))
+    check("files:" not in err, "-q printed the totals: %r" % err)
+
+
+def progress_on_a_terminal(objs):
+    """-j over several files: a progress line on stderr when it is a
+    terminal (cleared at the end), none when it is not."""
+    import pty
+    files = [fresh(objs["basic-x86_64-fentry-pie-O2"]) for _ in range(4)]
+    master, slave = pty.openpty()
+    p = subprocess.run([TOOL, "-j2"] + files, stderr=slave,
+                       stdout=subprocess.DEVNULL)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    check(p.returncode == 0, "exit %d" % p.returncode)
+    check(b"\rrecordmcount: 4/4 files" in out and out.endswith(b"\r\x1b[K"),
+          "terminal stderr %r" % out)
+    piped = [fresh(objs["basic-x86_64-fentry-pie-O2"]) for _ in range(4)]
+    rc, _o, err = tool("-j2", *piped)
+    check(rc == 0 and err == "", "piped: exit %d, stderr %r" % (rc, err))
+
+
 # -- usage -------------------------------------------------------------
+
+# What a usage error's line must say, where the wording matters.
+USAGE_SAYS = {
+    "jobs-before-a-file": "-j needs a number (-jN, -j N or --jobs=N)",
+    "jobs-not-a-number": "-j needs a number",
+    "jobs-zero": "bad job count '0' (1 to 1024)",
+}
+
 
 def usage_cases(objs):
     obj = objs["basic-x86_64-fentry-pie-O2"]
@@ -995,6 +1082,8 @@ def usage_cases(objs):
         "jobs-zero": ["-j", "0", obj],
         "jobs-not-a-number": ["-j", "two", obj],
         "jobs-missing": ["-j"],
+        # The file is no count: say a number is missing, not "bad count".
+        "jobs-before-a-file": ["-j", obj],
         "symbol-missing": ["--symbol"],
         "bad-format": ["--format=xml", obj],
         "options-only": ["-n", "-w"],
@@ -1003,7 +1092,7 @@ def usage_cases(objs):
     }
     out = []
     for name, args in cases.items():
-        def fn(args=args):
+        def fn(args=args, name=name):
             copy = fresh(obj)
             args = [copy if a == obj else a for a in args]
             age(copy)
@@ -1017,6 +1106,9 @@ def usage_cases(objs):
                   lines[1] == "Try 'recordmcount --help' for more "
                   "information.", "stderr %r" % err)
             check(snapshot(copy) == before, "file touched")
+            if name in USAGE_SAYS:
+                check(USAGE_SAYS[name] in err, "stderr %r does not say %r"
+                      % (err, USAGE_SAYS[name]))
         out.append(("cli/usage/" + name, fn))
     return out
 
@@ -1279,6 +1371,21 @@ def strict_fails(name, what):
           "without --strict: exit %d, %r" % (rc, err))
 
 
+def not_a_call_names_relocation():
+    """The warning for a hook reference that is no call names its
+    relocation type as readelf does (R_X86_64_REX_GOTPCRELX), not as
+    "relocation type 42"."""
+    obj = asm_object("not-a-call")
+    want = [t for off, t, _s in readelf_relocs(obj)[".rela.text"]
+            if off == 3]
+    check(len(want) == 1, "readelf shows no relocation at .text+0x3")
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check(err == "recordmcount: %s: warning: .text+0x3: reference to "
+          "__fentry__ (%s) is not a call; not recorded\n" % (obj, want[0]),
+          "stderr %r, want the relocation named %s" % (err, want[0]))
+
+
 # clang hook protocols neither --nop nor the runtime can undo: each call
 # is reported with its place (never taken for an object without hooks),
 # --strict fails the file, and the object is left as it was.
@@ -1345,6 +1452,24 @@ def verbose(objs):
 
 
 # -- --symbol, --section, --no-section ---------------------------------
+
+def dump_without_symbol(objs, key):
+    """Recorded with --symbol=my_hook, dumped without it: each entry says
+    it holds a call to my_hook, which is not a hook, and how to make it
+    one, rather than "unexpected 0x8" (the call's unrelocated field)."""
+    obj = fresh(objs[key])
+    rc, _o, err = tool("--symbol=my_hook", obj)
+    check(rc == 0, "record: exit %d: %s" % (rc, err))
+    n = len(objdump_reloc_sites(objs[key], "my_hook"))
+    rc, out, err = tool("--dump", obj)
+    check(rc == 0, "--dump: exit %d: %s" % (rc, err))
+    want = ("unexpected call to my_hook, not a hook; --symbol=my_hook if "
+            "it is one")
+    rows = [x for x in out.splitlines() if re.match(r"^\s+\d+\s", x)]
+    check(len(rows) == n and all(x.endswith(want) for x in rows),
+          "%d entries (objdump: %d my_hook calls), want each to end %r: %r"
+          % (len(rows), n, want, rows[:2]))
+
 
 def custom_symbol(objs, key):
     src = objs[key]
@@ -1461,6 +1586,18 @@ def main():
     for mode in (0o640, 0o755, 0o600):
         cases.append(("cli/mode-kept/%o" % mode,
                       lambda mode=mode: mode_kept(objs, mode)))
+    for mode, args in ((0o444, []), (0o400, ["--nop"])):
+        cases.append(("cli/read-only/%o%s" % (mode, "".join(args)),
+                      lambda mode=mode, args=args:
+                      read_only_refused(objs, mode, args)))
+    cases.append(("cli/read-only/second-name-recorded",
+                  lambda: read_only_linked(objs)))
+    cases.append(("cli/totals/verbose", lambda: totals(objs, ["-v"])))
+    cases.append(("cli/totals/verbose-j2",
+                  lambda: totals(objs, ["-v", "-j2"])))
+    cases.append(("cli/totals/check", lambda: totals(objs, ["--check"])))
+    cases.append(("cli/progress/terminal-only",
+                  lambda: progress_on_a_terminal(objs)))
     cases += usage_cases(objs)
     cases.append(("cli/help-version", help_version))
     cases.append(("cli/lto/gcc-slim", lambda: lto_case(
@@ -1488,12 +1625,16 @@ def main():
                   lambda: strict_fails("unknown-pad", "an unknown pad")))
     cases.append(("cli/strict/not-a-call",
                   lambda: strict_fails("not-a-call", "a non-call")))
+    cases.append(("cli/not-a-call/names-relocation",
+                  not_a_call_names_relocation))
     for arch in sorted(UNSUPPORTED_CLANG):
         cases.append(("cli/strict/unsupported-clang-hook/%s" % arch,
                       lambda arch=arch: unsupported_clang_hooks(arch)))
     for key in ("basic-x86_64-fentry-pie-O2", "sections-i386-mcount-pie-O2"):
         cases.append(("cli/strict/clean/%s" % key,
                       lambda key=key: strict_clean(objs, key)))
+    cases.append(("cli/dump/without-symbol", lambda: dump_without_symbol(
+        objs, sorted(k for k in objs.made if k.startswith("custom-"))[0])))
     for key in sorted(k for k in objs.made if k.startswith("custom-")):
         cases.append(("cli/symbol/%s" % key[7:],
                       lambda key=key: custom_symbol(objs, key)))

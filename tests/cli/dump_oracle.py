@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """dump_oracle - `recordmcount --dump` checked against readelf and objdump.
 
 For an object, every entry of every table section (__mcount_loc, and

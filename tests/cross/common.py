@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """common - the cross-architecture test harness every tests/cross/test_*.py
 uses.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-cross: every architecture but x86, with Debian's cross compilers:
 # our tables against the hook calls objdump -dr shows (and GCC's own
 # -mrecord-mcount where it exists), --nop, cross links.  One script per

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """test_arm.py RECORDMCOUNT SCRATCH-DIR - aarch64, arm (ARM and Thumb-2)
 and riscv64 through the cross harness (common.py).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """test_mips_sparc_sh.py RECORDMCOUNT SCRATCH-DIR - MIPS (o32, n32, n64,
 both byte orders), sparc64 and SH-4 (both byte orders) through the cross
 harness (common.py).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """test_ppc_s390.py RECORDMCOUNT SCRATCH-DIR - ppc64le, ppc64 (ELFv1 and
 ELFv2), ppc (32-bit) and s390x through the cross harness (common.py),
 plus s390x checks against GCC's own -mnop-mcount and a hand-assembled

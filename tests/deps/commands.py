@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """tests/deps/commands.py - every program the project's scripts call
 comes from a package the project installs.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-deps: every program the project's scripts, Makefiles and Python
 # suites call comes from a package the project installs, or from one
 # every Debian system has (tests/deps/commands.py prints the table).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fault.c - an LD_PRELOAD shim that makes one call of a record run fail.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-fault: every write, truncate, close and rename of a record run
 # failing in turn (an LD_PRELOAD shim), a full tmpfs, ulimit -f
 # (tests/fault/fault.py).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """fault.py RECORDMCOUNT SCRATCH-DIR SHIM - a record run, and a --finalize
 run on a linked program, whose writes fail.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-harness: the kernel test harness (kernel/) on an empty cache,
 # stopped once the kernel is configured (tests/harness/run.sh).  About
 # a minute: most of it is extracting linux-source-6.1.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/harness/run.sh TOOL - the kernel harness on an empty cache.
 #
 # check-kernel keeps its kernel source and build trees in a cache that

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-hosts: the tool and its unit tests built for other hosts, a
 # big-endian 64-bit one (s390x) and a 32-bit one (i386), run under
 # qemu-user, and their results held to the native build's byte for byte

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """hosts.py RECORDMCOUNT SCRATCH-DIR [NAME=RUNNER:TOOL]... - the tool
 built for other hosts gives the native build's results, byte for byte.
 

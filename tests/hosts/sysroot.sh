@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/hosts/sysroot.sh ARCH DIR - Debian's libelf, zlib and Check for
 # the Debian architecture ARCH (s390x, i386), unpacked into DIR/sysroot
 # for a static cross link of the tool and its unit tests.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/integrate/icecream.sh STATE COMMAND... - icecream on 127.0.0.1
 # for run.sh: a scheduler, a daemon that takes remote jobs (the "other
 # machine", node "remote", port 10246) and the submitting machine's own

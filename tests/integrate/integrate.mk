@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-integrate: the launcher, make, CMake (C and C++), meson, ccache,
 # distcc, icecream, pkg-config and the CMake package on a three-file program
 # (tests/integrate/run.sh).

@@ -1,6 +1,7 @@
 #!/bin/sh
-# tests/integrate/run.sh BUILD - the one-line integrations of the README's
-# "Using it in your build", each tried on a three-file program
+# SPDX-License-Identifier: GPL-2.0-only
+# tests/integrate/run.sh BUILD - the one-line integrations of
+# doc/build-systems.md, each tried on a three-file program
 # (tests/integrate/proj): plain make, CMake's compiler launchers (C, and
 # C++ on tests/integrate/proj-cxx), meson, ccache before and after the
 # launcher (with a cache hit, in hard-link mode and in its default
@@ -121,6 +122,76 @@ if (cd "$d" && for f in main a b; do
 	judge integrate-pkg-config "$d" "$d/prog"
 else
 	fail integrate-pkg-config "$(tail -n 3 "$d.log" | tr '\n' ' ')"
+fi
+
+# --- every installed program answers --help and --version ------------
+# --help: exit 0, "Usage:" on stdout, nothing on stderr; --version:
+# exit 0, one line "NAME VERSION" (the launcher used to run "--help"
+# as a compiler: exit 127).  With no argument the launcher is a usage
+# error (2), and its first argument, when an option, is no compiler.
+version=$(sed -n 's/^VERSION := //p' "$top/Makefile")
+for p in "$prefix"/bin/*; do
+	n=$(basename "$p")
+	h_rc=0; h_out=$("$p" --help 2>"$work/help.err") || h_rc=$?
+	v_rc=0; v_out=$("$p" --version 2>&1) || v_rc=$?
+	if [ "$h_rc" -eq 0 ] && printf '%s\n' "$h_out" | grep -q '^Usage: ' &&
+		[ ! -s "$work/help.err" ] && [ "$v_rc" -eq 0 ] &&
+		[ "$v_out" = "$n $version" ]; then
+		pass "integrate-help-version/$n"
+	else
+		fail "integrate-help-version/$n" "--help exit $h_rc ($(head -c 80 "$work/help.err")), --version exit $v_rc: '$v_out', want '$n $version'"
+	fi
+done
+rc=0; "$prefix/bin/recordmcount-cc" >/dev/null 2>&1 || rc=$?
+rc2=0; "$prefix/bin/recordmcount-cc" -O2 -c x.c >/dev/null 2>"$work/opt.err" || rc2=$?
+if [ "$rc" -eq 2 ] && [ "$rc2" -eq 2 ] && grep -q "the first argument is the compiler" "$work/opt.err"; then
+	pass integrate-launcher-usage-errors
+else
+	fail integrate-launcher-usage-errors "no argument: exit $rc; an option first: exit $rc2, $(cat "$work/opt.err")"
+fi
+
+# --- the man pages are installed, and mcount(3) names the whole API ---
+man_dir=$prefix/share/man
+missing=""
+for m in man1/recordmcount.1 man1/recordmcount-cc.1 man3/mcount.3; do
+	[ -f "$man_dir/$m" ] || missing="$missing $m"
+done
+# The functions mcount.h declares, against mcount(3)'s NAME section.
+api=$(sed -n 's/^[a-z][a-z_ *]*[ *]\(mcount_[a-z_]*\)(.*/\1/p' "$top/runtime/include/mcount.h" | sort -u)
+named=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$top/man/mcount.3" | tr -c 'a-z_\n' ' ' | tr ' ' '\n' | grep '^mcount_' | sort -u)
+unnamed=$(printf '%s\n' "$api" | grep -vxF "$named")
+if [ -z "$missing" ] && [ -n "$api" ] && [ -z "$unnamed" ] &&
+	[ "$(printf '%s\n' "$api" | wc -l)" -ge 14 ]; then
+	pass integrate-man-pages
+else
+	fail integrate-man-pages "not installed:${missing:- none}; mcount.h functions mcount(3) does not name: $(echo $unnamed)"
+fi
+
+# --- the README's callback example, built the README's way -----------
+# The file is the README's copy (after the SPDX line), compiled with the
+# installed launcher and pkg-config, linked with no script; square() is
+# traced twice (from main), then not once it is disabled.
+d=$work/callback
+rm -rf "$d" && mkdir -p "$d"
+readme_copy=$(sed -n '/^<!-- examples\/callback\/trace.c -->$/,/^```$/p' "$top/README.md" |
+	sed -e '1,2d' -e '$d')
+if [ "$readme_copy" != "$(sed 1d "$top/examples/callback/trace.c")" ]; then
+	fail integrate-readme-callback "README.md's copy of examples/callback/trace.c differs from the file"
+elif (cd "$d" && cp "$top/examples/callback/trace.c" . &&
+	"$prefix/bin/recordmcount-cc" gcc -O2 -pg -mfentry $(pkg-config --cflags mcount) -c trace.c &&
+	gcc -o trace trace.o $(pkg-config --libs mcount)) >"$d.log" 2>&1; then
+	out=$("$d/trace" 2>&1)
+	want='square called from main+0x[0-9a-f]*
+square called from main+0x[0-9a-f]*
+25
+25'
+	if printf '%s\n' "$out" | tr '\n' '|' | grep -qx "$(printf '%s\n' "$want" | tr '\n' '|')"; then
+		pass integrate-readme-callback
+	else
+		fail integrate-readme-callback "trace printed '$(printf '%s' "$out" | tr '\n' '|')'"
+	fi
+else
+	fail integrate-readme-callback "build failed: $(tail -n 3 "$d.log" | tr '\n' ' ')"
 fi
 
 # --- --print-lds: the fragment a Makefile puts on its link line ------

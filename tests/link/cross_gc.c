@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cross_gc.c - the --gc-sections case on every architecture: two live
  * functions, one dead, each in its own section (-ffunction-sections),

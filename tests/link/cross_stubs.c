@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cross_stubs.c - every architecture's hook symbol, compiled without
  * hooks, so that cross_gc.c links with no C library.  Never called:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // gt_main.cc - compiled without hooks: prints what the runtime's boot
 // did with the table, then runs the tests.
 #include <gtest/gtest.h>

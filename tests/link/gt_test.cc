@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // gt_test.cc - tests for the googletest program of check-link: inline
 // functions and templates (COMDAT groups) of our own, on top of the
 // ones gtest-all.cc and the standard library bring.

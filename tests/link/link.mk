@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-link: the per-section table (recordmcount --per-section) linked
 # with no linker script by GNU ld, gold, lld and mold, PIE, no-PIE and
 # static, with and without --gc-sections, a C program and googletest,

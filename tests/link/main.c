@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * main.c - compiled without hooks: boots the table (the runtime's
  * constructor has), checks every site again, and prints what the

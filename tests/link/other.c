@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * other.c - one more hooked function, recorded in the kernel's form
  * (one __mcount_loc piece per object) and linked beside --per-section

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * prog.c - the C program of check-link, compiled with hooks and
  * -ffunction-sections: every function in a section of its own, so that

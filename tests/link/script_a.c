@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * script_a.c, script_b.c - a freestanding program for the linker-script
  * cases of check-link: several text sections per object (one named like

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* script_b.c: see script_a.c. */
 int more_init_data __attribute__((section(".init.data.more"))) = 9;
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """test_link.py RECORDMCOUNT SCRATCH-DIR - the per-section table
 (`recordmcount --per-section`) linked by every linker Debian ships, with
 no linker script (issue 20).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """elfmini - a small, independent ELF reader for the tests.
 
 Written from the System V gABI, not from the tool's C code, so the tests

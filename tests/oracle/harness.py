@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 """harness - what the oracle and CLI suites share.
 
 Compiling fixtures, running tools, reading the answers of independent

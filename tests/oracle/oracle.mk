@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-oracle: our __mcount_loc against GCC's -mrecord-mcount table,
 # readelf, objdump, ld -r and linked programs (tests/oracle/oracle.py).
 ORACLE_SCRATCH := $(BUILD)/tests/oracle

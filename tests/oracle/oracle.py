@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """oracle.py RECORDMCOUNT SCRATCH-DIR - our __mcount_loc against GCC's.
 
 For every fixture and every way of compiling it (x86_64/i386, -mfentry

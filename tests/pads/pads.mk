@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # check-pads: -fpatchable-function-entry pads and -mnop-mcount NOPs on
 # every architecture with a cross compiler (tests/pads/test_pads.py):
 # the compiler's own tables, GCC's -mrecord-mcount, nm, objdump and ld

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """test_pads.py RECORDMCOUNT SCRATCH-DIR - -fpatchable-function-entry pads
 and -mnop-mcount NOPs (issue 6), on every architecture whose Debian cross
 compiler has the option.

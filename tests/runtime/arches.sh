@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # arches.sh - what tests/runtime/run.sh needs to know per architecture.
 # Sourced by run.sh; `rt_arch_config <arch>` sets:
 #
@@ -28,7 +29,9 @@
 #   RT_HOOK_LEAD_RE ERE of an instruction a site may start with when the
 #                   hook call is the next one (s390x's -pg block)
 #   RT_NEUTRAL_INSN_LEN   bytes per neutral instruction, where a site's
-#                   neutral form is several (default: one per site)
+#                   neutral form (with the bytes before it that its live
+#                   form covers) is several (default: one per site)
+#   RT_STORM_EXTRA  cases the toggle storm runs besides one per style
 #   RT_PAD_RE       ERE an `objdump -d` line of a pad NOP matches
 #   RT_CLANG_TARGET clang's --target for the architecture (empty: the
 #                   host's own), with Debian's cross libc in /usr/<it>
@@ -50,7 +53,7 @@ rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
 	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
 	RT_CLANG_TARGET= RT_CLANG_CFLAGS= RT_CLANG_CASES= RT_CLANG_WHY=
-	RT_PAD_REFUSED=
+	RT_PAD_REFUSED= RT_STORM_EXTRA=
 	case $1 in
 	x86_64)
 		RT_CC_DEFAULT=gcc
@@ -129,6 +132,8 @@ rt_arch_config() {
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
 		RT_NEUTRAL_RE='^nop'
 		RT_PAD_RE='[[:space:]]nop$'
+		# a disabled pad's live form: `mflr r0; nop` (arch/powerpc.c)
+		RT_PAD_NEUTRAL_RE='^(nop|mflr +r0)$'
 		# one nop: too short for `mflr r0; bl`.  GCC 12 pads before
 		# a TOC set-up (fx_static_ptr's), which local calls skip.
 		RT_PAD_REFUSED='short_pad\+0x0>: 00 00 00 60 [0-9a-f ]*: NOP pad too short'
@@ -139,8 +144,7 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		esac
 		;;
 	s390x)
-		# A -pg site is the block's stg (brasl %r14 follows), and its
-		# neutral form three six-byte `brcl 0,0` (jgnop).  No
+		# A -pg site is the block's stg (brasl %r14 follows).  No
 		# sanitizers: ASan cannot reserve its shadow under qemu-user.
 		RT_CC_DEFAULT=s390x-linux-gnu-gcc
 		RT_SAN_RUN=-
@@ -160,11 +164,14 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_CLANG_WHY="clang's -pg alone calls mcount, no _mcount block"
 		RT_HOOK_RE='brasl.*<(__fentry__|_mcount)>'
 		RT_PAD_RE='[[:space:]]nopr$'
-		RT_PAD_NEUTRAL_RE='^nopr$'
+		# live forms (arch/s390.c): the call's brasl disabled by one
+		# bit, `brcl 0` (jgnop) for %r0, `lgfi` for %r14 and %r1;
+		# the -pg block keeps its stg and lg
+		RT_PAD_NEUTRAL_RE='^(nopr|lgfi %r1,-?[0-9]+)$'
 		# two nopr: too short for `brasl %r1` (6 bytes)
 		RT_PAD_REFUSED='short_pad\+0x0>: 07 00 07 00 [0-9a-f ]*: NOP pad too short'
 		RT_HOOK_LEAD_RE='stg.*%r14,8\(%r15\)'
-		RT_NEUTRAL_RE='^jgnop'
+		RT_NEUTRAL_RE='^(jgnop 0x[0-9a-f]+|lgfi %r14,-?[0-9]+|stg %r14,8\(%r15\)|lg %r14,8\(%r15\))$'
 		RT_NEUTRAL_INSN_LEN=6
 		;;
 	aarch64)
@@ -190,6 +197,8 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_HOOK_RE='bl[[:space:]]+[0-9a-f]+ <_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_NEUTRAL_RE='^nop$'
+		# a pad's live form (arch/aarch64.c): `mov x9, x30; nop`
+		RT_PAD_NEUTRAL_RE='^(nop|mov x9, x30)$'
 		;;
 	riscv64)
 		# -pg only.  By default ld relaxes each `auipc ra; jalr ra`
@@ -214,10 +223,16 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		# form, no symbol) must be refused, with either compiler.
 		RT_CLANG_TARGET=riscv64-linux-gnu
 		RT_CLANG_CASES=$RT_CASES
+		# the 8-byte pair's live forms too (GCC relaxes mcount-pie's
+		# to jal; clang 14 does not)
+		RT_STORM_EXTRA="mcount-pie+norelax"
 		RT_HOOK_RE='jalr?[[:space:]].*<_mcount>'
 		RT_PAD_RE='[[:space:]]nop$'
 		RT_HOOK_LEAD_RE='auipc[[:space:]]+ra,'
-		RT_NEUTRAL_RE='^nop$'
+		# live forms (arch/riscv.c): at a multiple of 4 the call's
+		# `auipc` (ra; a pad's t0) then `nop`, or one `nop` for a
+		# relaxed `jal`; at 2 mod 4 a `c.j` over the call it keeps
+		RT_NEUTRAL_RE='^(nop|auipc (ra|t0),0x[0-9a-f]+|j 0x[0-9a-f]+)$'
 		RT_NEUTRAL_INSN_LEN=4
 		;;
 	arm)
@@ -244,11 +259,17 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 		RT_CLANG_CASES="mcount-pie mcount-no-pie mcount-pie+arm
 			  mcount-no-pie+arm"
 		RT_CLANG_WHY="clang has no -fpatchable-function-entry on arm"
+		# ARM state's live forms differ from Thumb-2's: storm both
+		RT_STORM_EXTRA="mcount-pie+arm pad-no-pie+pad2arm"
 		RT_HOOK_RE='blx?[[:space:]]+[0-9a-f]+ <__gnu_mcount_nc>'
 		# Thumb `nop`; ARM `nop {0}` or `nop ; (mov r0, r0)`
 		RT_PAD_RE='[[:space:]]nop([[:space:]].*)?$'
-		RT_PAD_NEUTRAL_RE='^nop'
-		RT_NEUTRAL_RE='^add(\.w)? sp, sp, #4$'
+		# live forms (arch/arm.c): ARM `mov ip, lr; nop`, Thumb-2
+		# `b.n` over the `bl`; hooks and pads alike (and the neutral
+		# `add sp, sp, #4` of a hook without one); 2: Thumb's halfword
+		RT_PAD_NEUTRAL_RE='^(nop( .*)?|mov ip, lr|b\.n 0x[0-9a-f]+)$'
+		RT_NEUTRAL_RE='^(add(\.w)? sp, sp, #4|nop( \{0\})?|mov ip, lr|b\.n 0x[0-9a-f]+)$'
+		RT_NEUTRAL_INSN_LEN=2
 		;;
 	*)
 		return 1

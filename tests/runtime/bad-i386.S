@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bad-i386.S - table entries the runtime must refuse, written by hand.
  *

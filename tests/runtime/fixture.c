@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * fixture.c - functions with entry hooks for the runtime test, built
  * with -pg [-mfentry].  Each is noinline/noclone so its hook stays at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* fixture.h - the hooked functions of fixture.c. */
 #ifndef RT_FIXTURE_H
 #define RT_FIXTURE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rt_test.c - end-to-end test of the runtime, run by run.sh.
  *
@@ -27,18 +28,41 @@
 /* The same arch/ table the runtime's backend uses. */
 #define ARCH MC_RT_ARCH
 
+#ifdef __arm__
+#include "../../runtime/hosted.h"
+
+extern const struct mc_arch mc_arch_thumb2;
+#endif
+
 /*
- * The entry that reads the site at `addr`, as the engine picks it: ARM
- * tells ARM from Thumb-2 sites by the code before them.
+ * The entry that reads the site at `addr`.  ARM: Thumb-2 if the function
+ * symbol holding it has bit 0 set, else ARM; told independently of the
+ * code, which the engine rewrites at boot (its push before a hook, which
+ * MC_RT_SITE_ARCH reads, is gone then).  Code no symbol covers: as the
+ * engine told it.
  */
 static const struct mc_arch *arch_at(unsigned long addr)
 {
+#ifdef __arm__
+	uintptr_t start;
+
+	if (mc_host_sym_by_addr(addr, &start, NULL, NULL))
+		return start & 1 ? &mc_arch_thumb2 : &mc_arch_arm;
+#endif
 #ifdef MC_RT_SITE_ARCH
 	return MC_RT_SITE_ARCH(addr);
 #else
 	(void)addr;
 	return ARCH;
 #endif
+}
+
+/* Bytes before `s` that its live form covers (ARM's push). */
+static unsigned live_prelude(const struct mcount_site_info *s)
+{
+	const struct mc_arch *a = arch_at(s->at);
+
+	return s->style == MCOUNT_STYLE_PAD || !a ? 0 : a->live_prelude;
 }
 
 extern const uintptr_t __start_mcount_loc[]
@@ -378,10 +402,48 @@ static int is_unknown_caller_site(unsigned long addr)
 }
 
 /*
+ * True if the enabled bytes `p` of a site of `len` bytes hold a call: at
+ * the site, or for a pad whose call has a lead instruction (ppc64le's
+ * `mflr r0; bl`) further in, at a multiple of the pad NOP's size; or,
+ * for a pad, the arch's pad call to the pad trampoline, whose link
+ * register the decoder does not know as a hook's (aarch64's `mov x9,
+ * x30; bl`, riscv64's `auipc t0; jalr t0`).
+ */
+static int holds_call(const struct mcount_site_info *s, const uint8_t *p,
+		      unsigned len)
+{
+	const struct mc_arch *arch = arch_at(s->at);
+	unsigned step = s->style == MCOUNT_STYLE_PAD && arch->n_pad_nops ?
+		arch->pad_nops[0].len : len;
+
+#ifdef MC_RT_PAD_TRAMP
+	if (s->style == MCOUNT_STYLE_PAD) {
+		uint8_t call[MC_MAX_SITE_LEN];
+
+		if (len <= sizeof(call) &&
+		    mc_encode_pad_call(arch, call, len, s->at,
+				       (uintptr_t)&MC_RT_PAD_TRAMP) &&
+		    memcmp(call, p, len) == 0)
+			return 1;
+	}
+#endif
+	for (unsigned i = 0; i < len; i += step) {
+		struct mc_site d = mc_decode_site(arch, p + i, len - i,
+						  s->at + i);
+
+		if (d.kind == MC_SITE_CALL)
+			return 1;
+		if (d.kind != MC_SITE_UNKNOWN)
+			return 0;
+	}
+	return 0;
+}
+
+/*
  * A disabled site in its live form (runtime/engine.c): enabling it
  * changes only bytes inside one naturally aligned word of at most 8
  * bytes (4 on a 32-bit machine), from up to 8 bytes before the site (an
- * ARM push) to its end; enabled, the site decodes as a call; disabled
+ * ARM push) to its end; enabled, the site holds a call; disabled
  * again, it holds its bytes as before.  Judged from the outside: bytes
  * read back around two calls of the API.
  */
@@ -392,16 +454,14 @@ static int is_live_off(const struct mcount_site_info *s)
 	const uint8_t *p = (const uint8_t *)(s->at - LIVE_BEFORE);
 	unsigned n = LIVE_BEFORE + s->len, first = n, last = 0;
 	unsigned long word;
-	struct mc_site d;
 	int ok;
 
 	memcpy(off, p, n);
 	if (mcount_enable(s->at) != MCOUNT_OK)
 		return 0;
 	memcpy(on, p, n);
-	d = mc_decode_site(arch_at(s->at), on + LIVE_BEFORE, s->len, s->at);
 	ok = mcount_disable(s->at) == MCOUNT_OK && memcmp(off, p, n) == 0 &&
-	     d.kind == MC_SITE_CALL;
+	     holds_call(s, on + LIVE_BEFORE, s->len);
 	for (unsigned i = 0; i < n; i++) {
 		if (on[i] == off[i])
 			continue;
@@ -460,9 +520,10 @@ static int show_site(const struct mcount_site_info *s, void *arg)
 			refused_ok = 0;
 		return 0;
 	}
+	/* from the bytes before it that its live form covers */
 	printf("SITE %lx %u", s->addr - bias, s->len);
-	for (unsigned i = 0; i < s->len; i++)
-		printf(" %02x", p[i]);
+	for (const uint8_t *b = p - live_prelude(s); b < p + s->len; b++)
+		printf(" %02x", *b);
 	printf("\n");
 	if (s->style == MCOUNT_STYLE_PAD) {
 		printf("PAD %lx %lx %u", s->addr - bias, s->at - bias, s->len);

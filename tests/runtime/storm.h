@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* storm.h - shared by storm.c (the driver) and storm_funcs.c (hooked). */
 #ifndef STORM_H
 #define STORM_H

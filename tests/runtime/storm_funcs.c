@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * storm_funcs.c - the 64 hooked functions of the toggle storm
  * (storm.c), compiled with the case's hook flags.  Each computes a

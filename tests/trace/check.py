@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """check.py - the trace suite's oracles (tests/trace/run.sh).
 
   check.py json FILE [MIN_TIDS]    trace-event JSON: it parses; every event

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * counter.c - the independent count: linked into prog built with
  * -finstrument-functions, it counts each function's entries and prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * prog.c - the traced program of the trace suite (tests/trace/run.sh).
  * `prog MODE`: each mode exercises one thing a recorder must survive.

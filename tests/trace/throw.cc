@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 // throw.cc - C++ exceptions thrown through traced frames, caught
 // further up, rethrown, and with destructors to run on the way.
 #include <cstdio>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # tests/trace/trace.mk - check-trace: programs recorded by libmcount's
 # recorder (recorder/) and read back by mctrace (mctrace/), checked
 # against oracles of their own (tests/trace/run.sh, check.py).

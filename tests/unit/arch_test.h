@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * arch_test.h - what the tests of arch/ share: a registry entry by name,
  * and decode_site run on an exact-size heap copy of the bytes.

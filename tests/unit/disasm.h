@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * disasm.h - objdump as an oracle for the encoders in arch/: write bytes
  * to a file, disassemble them as raw code of a given machine, and read

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # tap2log.awk - Check's TAP log to the suites' common log format.
 #
 #   awk -v suite=NAME -v rc=STATUS -f tap2log.awk FILE.tap

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_aarch64.c - unit tests of arch/aarch64.c: the registry
  * entry, the object form, the linked-code decoder and the encoders.
@@ -156,6 +157,70 @@ START_TEST(site_neutral)
 }
 END_TEST
 
+/*
+ * The runtime's live forms, against bytes from aarch64-linux-gnu-as, not
+ * our encoders: a `bl .+0x1000` stands for the call to the trampoline.
+ */
+static const uint8_t as_mov_x9[4] = { 0xe9, 0x03, 0x1e, 0xaa };	/* mov x9,x30 */
+static const uint8_t as_mov_x0[4] = { 0xe0, 0x03, 0x1e, 0xaa };	/* mov x0,x30 */
+static const uint8_t as_bl[4] = { 0x00, 0x04, 0x00, 0x94 };	/* bl .+0x1000 */
+static const uint8_t as_nop[4] = { 0x1f, 0x20, 0x03, 0xd5 };	/* nop */
+
+/* `a`'s live forms of `call` (len bytes) at `at`. */
+static bool forms(const uint8_t *call, unsigned len, bool pad, uint64_t at,
+		  uint8_t *on, uint8_t *off)
+{
+	memcpy(on, call, len);
+	memset(off, 0xaa, len);
+	return a64()->live_forms(a64(), on, off, 0, len, pad, at);
+}
+
+START_TEST(live_forms_pad)
+{
+	uint8_t call[8], on[8], off[8];
+
+	ck_assert_uint_eq(a64()->live_store_max, 4);
+	ck_assert_uint_eq(a64()->live_prelude, 0);
+	/* the pad call is `mov x9, x30; bl`, as the assembler has it */
+	ck_assert(mc_encode_pad_call(a64(), call, 8, 0x10000, 0x11004));
+	ck_assert_mem_eq(call, as_mov_x9, 4);
+	ck_assert_mem_eq(call + 4, as_bl, 4);
+	/* the mov stays, the second word is bl <-> nop */
+	ck_assert(forms(call, 8, true, 0x10000, on, off));
+	ck_assert_mem_eq(on, as_mov_x9, 4);
+	ck_assert_mem_eq(on + 4, as_bl, 4);
+	ck_assert_mem_eq(off, as_mov_x9, 4);
+	ck_assert_mem_eq(off + 4, as_nop, 4);
+	/* refused: another first word, no bl, a short pad, misaligned */
+	memcpy(call, as_mov_x0, 4);
+	ck_assert(!forms(call, 8, true, 0x10000, on, off));
+	memcpy(call, as_mov_x9, 4);
+	memcpy(call + 4, as_nop, 4);
+	ck_assert(!forms(call, 8, true, 0x10000, on, off));
+	memcpy(call + 4, as_bl, 4);
+	ck_assert(!forms(call, 4, true, 0x10000, on, off));
+	ck_assert(!forms(call, 8, true, 0x10002, on, off));
+}
+END_TEST
+
+START_TEST(live_forms_hook)
+{
+	uint8_t on[4], off[4];
+	char out[2][DISASM_LINE];
+
+	/* a hook is one bl, swapped for nop */
+	ck_assert(forms(as_bl, 4, false, 0x10004, on, off));
+	ck_assert_mem_eq(on, as_bl, 4);
+	ck_assert_mem_eq(off, as_nop, 4);
+	ck_assert_int_eq(disasm(OBJDUMP, off, 4, 0x10004, out, 2), 1);
+	ck_assert_str_eq(disasm_text(out[0]), "nop\n");
+	ck_assert(!forms(as_nop, 4, false, 0x10004, on, off));
+	ck_assert(!forms(as_bl, 4, false, 0x10006, on, off));
+	memcpy(on, as_bl, 4);
+	ck_assert(!a64()->live_forms(a64(), on, off, 4, 4, false, 0x10004));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_aarch64");
@@ -170,6 +235,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, call_range);
 	tcase_add_test(tc, decode_other);
 	tcase_add_test(tc, site_neutral);
+	tcase_add_test(tc, live_forms_pad);
+	tcase_add_test(tc, live_forms_hook);
 	suite_add_tcase(s, tc);
 	return s;
 }

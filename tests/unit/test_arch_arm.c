@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_arm.c - unit tests of arch/arm.c: the "arm" and "thumb2"
  * entries, the ARM and Thumb-2 object forms, the linked-code decoders
@@ -272,6 +273,121 @@ START_TEST(site_isa_and_neutral)
 }
 END_TEST
 
+/*
+ * The runtime's live forms, against bytes from arm-linux-gnueabihf-as
+ * (.arch armv7-a), not our encoders: a `bl .+0xfffc` (ARM) or `bl
+ * .+0xfffe` (Thumb-2) stands for the call to the trampoline.
+ */
+static const uint8_t as_arm_push[4] = { 0x04, 0xe0, 0x2d, 0xe5 };  /* push {lr} */
+static const uint8_t as_arm_stmdb[4] = { 0x00, 0x40, 0x2d, 0xe9 }; /* stmdb sp!, {lr} */
+static const uint8_t as_arm_bl[4] = { 0xfd, 0x3f, 0x00, 0xeb };    /* bl .+0xfffc */
+static const uint8_t as_arm_mov_ip[4] = { 0x0e, 0xc0, 0xa0, 0xe1 };/* mov ip, lr */
+static const uint8_t as_arm_nop[4] = { 0x00, 0xf0, 0x20, 0xe3 };   /* nop */
+static const uint8_t as_thm_push[2] = { 0x00, 0xb5 };		  /* push {lr} */
+static const uint8_t as_thm_bl[4] = { 0x0f, 0xf0, 0xfd, 0xff };    /* bl .+0xfffe */
+static const uint8_t as_thm_mov_ip[2] = { 0xf4, 0x46 };		  /* mov ip, lr */
+static const uint8_t as_thm_skip[2] = { 0x01, 0xe0 };		  /* b.n .+6 */
+static const uint8_t as_thm_nop[2] = { 0x00, 0xbf };		  /* nop */
+
+/* `a`'s live forms of the span head + call (lengths hl, 4). */
+static bool forms(const struct mc_arch *a, const uint8_t *head, unsigned hl,
+		  const uint8_t *call, bool pad, uint8_t *on, uint8_t *off)
+{
+	memcpy(on, head, hl);
+	memcpy(on + hl, call, 4);
+	memset(off, 0xaa, hl + 4);
+	return a->live_forms(a, on, off, pad ? 0 : hl, pad ? hl + 4 : 4, pad,
+			     0x10000);
+}
+
+/* The bytes where `on` and `off` differ lie in [lo, lo + n). */
+static void differ_within(const uint8_t *on, const uint8_t *off,
+			  unsigned len, unsigned lo, unsigned n)
+{
+	for (unsigned i = 0; i < len; i++)
+		if (i < lo || i >= lo + n)
+			ck_assert_uint_eq(on[i], off[i]);
+	ck_assert(memcmp(on + lo, off + lo, n) != 0);
+}
+
+START_TEST(live_forms_arm)
+{
+	uint8_t on[8], off[8];
+
+	ck_assert_uint_eq(arm()->live_prelude, 4);
+	ck_assert_uint_eq(arm()->live_store_max, 4);
+	/* GCC's hook and clang's: `mov ip, lr`, then bl <-> nop */
+	for (int clang = 0; clang < 2; clang++) {
+		ck_assert(forms(arm(), clang ? as_arm_stmdb : as_arm_push, 4,
+				as_arm_bl, false, on, off));
+		ck_assert_mem_eq(on, as_arm_mov_ip, 4);
+		ck_assert_mem_eq(on + 4, as_arm_bl, 4);
+		ck_assert_mem_eq(off, as_arm_mov_ip, 4);
+		ck_assert_mem_eq(off + 4, as_arm_nop, 4);
+		differ_within(on, off, 8, 4, 4);	/* the site's word */
+	}
+	/* once live: the same forms from the head boot wrote */
+	ck_assert(forms(arm(), as_arm_mov_ip, 4, as_arm_bl, false, on, off));
+	ck_assert_mem_eq(off + 4, as_arm_nop, 4);
+	/* a pad: the pad call's 8 bytes, the second word toggled */
+	ck_assert(forms(arm(), as_arm_mov_ip, 4, as_arm_bl, true, on, off));
+	ck_assert_mem_eq(on, as_arm_mov_ip, 4);
+	ck_assert_mem_eq(off, as_arm_mov_ip, 4);
+	ck_assert_mem_eq(off + 4, as_arm_nop, 4);
+	/* refused: no push before the hook, no call, a pad's push */
+	ck_assert(!forms(arm(), as_arm_nop, 4, as_arm_bl, false, on, off));
+	ck_assert(!forms(arm(), as_arm_push, 4, as_arm_nop, false, on, off));
+	ck_assert(!forms(arm(), as_arm_push, 4, as_arm_bl, true, on, off));
+	memcpy(on, as_arm_push, 4);
+	memcpy(on + 4, as_arm_bl, 4);
+	ck_assert(!arm()->live_forms(arm(), on, off, 0, 4, false, 0x10000));
+}
+END_TEST
+
+START_TEST(live_forms_thumb)
+{
+	uint8_t on[6], off[6];
+
+	ck_assert_uint_eq(thumb2()->live_prelude, 2);
+	ck_assert_uint_eq(thumb2()->live_store_max, 2);
+	/* the bl stays; the halfword before it is mov ip, lr <-> b.n .+6 */
+	ck_assert(forms(thumb2(), as_thm_push, 2, as_thm_bl, false, on, off));
+	ck_assert_mem_eq(on, as_thm_mov_ip, 2);
+	ck_assert_mem_eq(on + 2, as_thm_bl, 4);
+	ck_assert_mem_eq(off, as_thm_skip, 2);
+	ck_assert_mem_eq(off + 2, as_thm_bl, 4);
+	differ_within(on, off, 6, 0, 2);
+	ck_assert(forms(thumb2(), as_thm_skip, 2, as_thm_bl, false, on, off));
+	ck_assert_mem_eq(on, as_thm_mov_ip, 2);
+	ck_assert(forms(thumb2(), as_thm_mov_ip, 2, as_thm_bl, true, on, off));
+	ck_assert_mem_eq(off, as_thm_skip, 2);
+	ck_assert_mem_eq(off + 2, as_thm_bl, 4);
+	ck_assert(!forms(thumb2(), as_thm_nop, 2, as_thm_bl, false, on, off));
+	ck_assert(!forms(thumb2(), as_thm_push, 2, as_thm_bl, true, on, off));
+}
+END_TEST
+
+/* The pad call is the live form's enabled state; pads are told after. */
+START_TEST(pad_call_and_isa)
+{
+	const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *, size_t);
+	uint8_t b[8];
+
+	/* pads at 0x10000: the bl at +4 (ARM) or +2 (Thumb), to 0x20000 */
+	ck_assert(mc_encode_pad_call(arm(), b, 8, 0x10000, 0x20000));
+	ck_assert_mem_eq(b, as_arm_mov_ip, 4);
+	ck_assert_mem_eq(b + 4, as_arm_bl, 4);
+	ck_assert(mc_encode_pad_call(thumb2(), b, 6, 0x10000, 0x20001));
+	ck_assert_mem_eq(b, as_thm_mov_ip, 2);
+	ck_assert_mem_eq(b + 2, as_thm_bl, 4);
+	ck_assert_ptr_eq(mc_arch_arm_pad_isa(as_arm_mov_ip, 4), arm());
+	ck_assert_ptr_eq(mc_arch_arm_pad_isa(as_arm_nop, 4), arm());
+	ck_assert_ptr_eq(mc_arch_arm_pad_isa(as_thm_skip, 2), thumb2());
+	ck_assert_ptr_eq(mc_arch_arm_pad_isa(as_thm_mov_ip, 2), thumb2());
+	ck_assert_ptr_null(mc_arch_arm_pad_isa(as_arm_push, 4));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_arm");
@@ -287,6 +403,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, call_range);
 	tcase_add_test(tc, decode_object_bytes);
 	tcase_add_test(tc, site_isa_and_neutral);
+	tcase_add_test(tc, live_forms_arm);
+	tcase_add_test(tc, live_forms_thumb);
+	tcase_add_test(tc, pad_call_and_isa);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_mips.c - unit tests of arch/mips.c: which ABI an ELF header
  * selects, the object forms (each GCC -pg sequence, both byte orders),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_powerpc.c - unit tests of arch/powerpc.c: the registry
  * entries for ppc64le, ppc64 (ELFv1 and ELFv2) and ppc, their object
@@ -540,6 +541,73 @@ START_TEST(encode_call_rejects_lengths)
 }
 END_TEST
 
+/* ---- live forms (ppc64le) ------------------------------------------ */
+
+/*
+ * The words as powerpc64le-linux-gnu-as assembles `mflr 0; bl .+0x100;
+ * nop` at 0 (the bl at 4).
+ */
+#define LE_MFLR_R0 0xa6, 0x02, 0x08, 0x7c	/* mflr r0 */
+#define LE_BL_100 0x01, 0x01, 0x00, 0x48	/* bl .+0x100 */
+#define LE_NOP 0x00, 0x00, 0x00, 0x60		/* nop */
+
+/* A hook's `bl` is disabled by `nop`, the only word that changes. */
+START_TEST(live_forms_hook)
+{
+	const struct mc_arch *a = arch("ppc64le");
+	uint8_t on[] = { LE_BL_100 }, off[8];
+	static const uint8_t want_on[] = { LE_BL_100 };
+	static const uint8_t want_off[] = { LE_NOP };
+
+	ck_assert_ptr_nonnull(a->live_forms);
+	ck_assert_uint_eq(a->live_store_max, 4);
+	memset(off, 0xcc, sizeof(off));
+	ck_assert(a->live_forms(a, on, off, 0, 4, false, 0x1000));
+	ck_assert(memcmp(on, want_on, 4) == 0);
+	ck_assert(memcmp(off, want_off, 4) == 0);
+	ck_assert_uint_eq(off[4], 0xcc);
+}
+END_TEST
+
+/*
+ * A pad keeps its `mflr r0` when disabled: the bl word alone changes,
+ * to a nop, and objdump reads the disabled pad as `mflr r0; nop`.
+ */
+START_TEST(live_forms_pad)
+{
+	const struct mc_arch *a = arch("ppc64le");
+	uint8_t on[] = { LE_MFLR_R0, LE_BL_100 }, off[8];
+	static const uint8_t want_off[] = { LE_MFLR_R0, LE_NOP };
+	char lines[4][DISASM_LINE];
+
+	ck_assert(a->live_forms(a, on, off, 0, 8, true, 0x1000));
+	ck_assert(memcmp(off, want_off, 8) == 0);
+	ck_assert_int_eq(disasm(objdump_for(a), off, 8, 0x1000, lines, 4), 2);
+	ck_assert_msg(strncmp(disasm_text(lines[0]), "mflr", 4) == 0, "'%s'",
+		      disasm_text(lines[0]));
+	ck_assert_msg(strncmp(disasm_text(lines[1]), "nop", 3) == 0, "'%s'",
+		      disasm_text(lines[1]));
+}
+END_TEST
+
+/* No live form for anything else than those two. */
+START_TEST(live_forms_reject)
+{
+	const struct mc_arch *a = arch("ppc64le");
+	uint8_t hook[] = { LE_BL_100 }, nop[] = { LE_NOP };
+	uint8_t pad_nop[] = { LE_NOP, LE_BL_100 };
+	uint8_t pad[] = { LE_MFLR_R0, LE_BL_100 }, off[16];
+
+	ck_assert(!a->live_forms(a, nop, off, 0, 4, false, 0));	/* no call */
+	ck_assert(!a->live_forms(a, hook, off, 0, 4, true, 0));	/* pad: 8 */
+	ck_assert(!a->live_forms(a, pad, off, 0, 8, false, 0));	/* hook: 4 */
+	ck_assert(!a->live_forms(a, pad_nop, off, 0, 8, true, 0)); /* no mflr */
+	/* The big-endian entries have no pads and keep the default. */
+	ck_assert_ptr_null(arch("ppc64")->live_forms);
+	ck_assert_ptr_null(arch("ppc")->live_forms);
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_powerpc");
@@ -577,6 +645,13 @@ static Suite *arch_suite(void)
 	tcase_add_loop_test(tc, encode_call_roundtrip, 0, 3 * N_CALL_CASES);
 	tcase_add_loop_test(tc, encode_call_objdump, 0, 6);
 	tcase_add_loop_test(tc, encode_call_rejects_lengths, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("live");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, live_forms_hook);
+	tcase_add_test(tc, live_forms_pad);
+	tcase_add_test(tc, live_forms_reject);
 	suite_add_tcase(s, tc);
 	return s;
 }

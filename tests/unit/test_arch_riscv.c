@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_riscv.c - unit tests of arch/riscv.c: the registry entry,
  * the auipc+jalr object form, the linked-code decoder (the pair and the
@@ -193,6 +194,134 @@ START_TEST(site_neutral)
 }
 END_TEST
 
+/*
+ * The runtime's live forms, against bytes from riscv64-linux-gnu-as
+ * (-march=rv64gc), not our encoders: each call reaches 0xffc bytes past
+ * its site (a jal: 0x1000).
+ */
+static const uint8_t as_call_ra[8] = {
+	0x97, 0x10, 0x00, 0x00,			/* auipc ra, 0x1 */
+	0xe7, 0x80, 0xc0, 0xff,			/* jalr ra, -4(ra) */
+};
+static const uint8_t as_call_t0[8] = {
+	0x97, 0x12, 0x00, 0x00,			/* auipc t0, 0x1 */
+	0xe7, 0x82, 0xc2, 0xff,			/* jalr t0, -4(t0) */
+};
+static const uint8_t as_jal[4] = { 0xef, 0x10, 0x00, 0x00 };	/* jal .+0x1000 */
+static const uint8_t as_nop[4] = { 0x13, 0x00, 0x00, 0x00 };	/* nop */
+static const uint8_t as_cj8[2] = { 0x21, 0xa0 };		/* c.j .+8 */
+static const uint8_t as_cj4[2] = { 0x11, 0xa0 };		/* c.j .+4 */
+
+/* rv64's live forms of `call` (len bytes) at `at`. */
+static bool forms(const uint8_t *call, unsigned len, bool pad, uint64_t at,
+		  uint8_t *on, uint8_t *off)
+{
+	memcpy(on, call, len);
+	memset(off, 0xaa, len);
+	return rv()->live_forms(rv(), on, off, 0, len, pad, at);
+}
+
+/* The bytes where `on` and `off` differ lie in [lo, lo + n). */
+static void differ_within(const uint8_t *on, const uint8_t *off,
+			  unsigned len, unsigned lo, unsigned n)
+{
+	for (unsigned i = 0; i < len; i++)
+		if (i < lo || i >= lo + n)
+			ck_assert_uint_eq(on[i], off[i]);
+	ck_assert(memcmp(on + lo, off + lo, n) != 0);
+}
+
+/* The encoders' calls are the assembler's, at either alignment. */
+START_TEST(live_calls_as_assembled)
+{
+	uint8_t b[8];
+
+	for (uint64_t at = 0x10000; at <= 0x10002; at += 2) {
+		ck_assert(mc_encode_call(rv(), b, 8, at, at + 0xffc));
+		ck_assert_mem_eq(b, as_call_ra, 8);
+		ck_assert(mc_encode_pad_call(rv(), b, 8, at, at + 0xffc));
+		ck_assert_mem_eq(b, as_call_t0, 8);
+		ck_assert(mc_encode_call(rv(), b, 4, at, at + 0x1000));
+		ck_assert_mem_eq(b, as_jal, 4);
+	}
+}
+END_TEST
+
+/* At a multiple of 4: the call's last word is toggled against `nop`. */
+START_TEST(live_forms_aligned)
+{
+	uint8_t on[8], off[8];
+	char out[4][DISASM_LINE];
+
+	ck_assert_uint_eq(rv()->live_store_max, 4);
+	ck_assert_uint_eq(rv()->live_prelude, 0);
+	/* a hook's pair: auipc ra stays, jalr <-> nop */
+	ck_assert(forms(as_call_ra, 8, false, 0x10000, on, off));
+	ck_assert_mem_eq(on, as_call_ra, 8);
+	ck_assert_mem_eq(off, as_call_ra, 4);
+	ck_assert_mem_eq(off + 4, as_nop, 4);
+	differ_within(on, off, 8, 4, 4);
+	ck_assert_int_eq(disasm(OBJDUMP, off, 8, 0x10000, out, 4), 2);
+	ck_assert_str_eq(disasm_text(out[0]), "auipc\tra,0x1\n");
+	ck_assert_str_eq(disasm_text(out[1]), "nop\n");
+	/* a pad's pair: auipc t0 stays */
+	ck_assert(forms(as_call_t0, 8, true, 0x10004, on, off));
+	ck_assert_mem_eq(on, as_call_t0, 8);
+	ck_assert_mem_eq(off, as_call_t0, 4);
+	ck_assert_mem_eq(off + 4, as_nop, 4);
+	differ_within(on, off, 8, 4, 4);
+	/* a relaxed hook: jal <-> nop */
+	ck_assert(forms(as_jal, 4, false, 0x10008, on, off));
+	ck_assert_mem_eq(on, as_jal, 4);
+	ck_assert_mem_eq(off, as_nop, 4);
+}
+END_TEST
+
+/* At 2 mod 4: the call stays; its first halfword <-> c.j over it. */
+START_TEST(live_forms_misaligned)
+{
+	uint8_t on[8], off[8];
+	char out[4][DISASM_LINE];
+
+	ck_assert(forms(as_call_ra, 8, false, 0x10002, on, off));
+	ck_assert_mem_eq(on, as_call_ra, 8);
+	ck_assert_mem_eq(off, as_cj8, 2);
+	ck_assert_mem_eq(off + 2, as_call_ra + 2, 6);
+	differ_within(on, off, 8, 0, 2);
+	/* objdump: a jump to the site's end, whatever follows it */
+	ck_assert_int_eq(disasm(OBJDUMP, off, 2, 0x10002, out, 4), 1);
+	ck_assert(strncmp(disasm_text(out[0]), "j\t", 2) == 0);
+	ck_assert_uint_eq(disasm_last_hex(disasm_text(out[0])), 0x1000a);
+	ck_assert(forms(as_call_t0, 8, true, 0x10006, on, off));
+	ck_assert_mem_eq(on, as_call_t0, 8);
+	ck_assert_mem_eq(off, as_cj8, 2);
+	ck_assert_mem_eq(off + 2, as_call_t0 + 2, 6);
+	differ_within(on, off, 8, 0, 2);
+	ck_assert(forms(as_jal, 4, false, 0x1000a, on, off));
+	ck_assert_mem_eq(on, as_jal, 4);
+	ck_assert_mem_eq(off, as_cj4, 2);
+	ck_assert_mem_eq(off + 2, as_jal + 2, 2);
+	ck_assert_int_eq(disasm(OBJDUMP, off, 2, 0x1000a, out, 4), 1);
+	ck_assert_uint_eq(disasm_last_hex(disasm_text(out[0])), 0x1000e);
+}
+END_TEST
+
+/* No live form: the other link register, no call, odd, a prelude. */
+START_TEST(live_forms_refused)
+{
+	uint8_t on[8], off[8];
+
+	ck_assert(!forms(as_call_t0, 8, false, 0x10000, on, off));
+	ck_assert(!forms(as_call_ra, 8, true, 0x10000, on, off));
+	ck_assert(!forms(as_jal, 4, true, 0x10000, on, off));
+	ck_assert(!forms(as_nop, 4, false, 0x10000, on, off));
+	ck_assert(!forms(as_call_ra, 8, false, 0x10001, on, off));
+	ck_assert(!forms(as_call_ra, 2, false, 0x10000, on, off));
+	memcpy(on, as_call_ra, 8);
+	ck_assert(!rv()->live_forms(rv(), on, off, 4, 4, false, 0x10004));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_riscv");
@@ -208,6 +337,10 @@ static Suite *suite(void)
 			    sizeof(jals) / sizeof(jals[0]));
 	tcase_add_test(tc, call_range);
 	tcase_add_test(tc, site_neutral);
+	tcase_add_test(tc, live_calls_as_assembled);
+	tcase_add_test(tc, live_forms_aligned);
+	tcase_add_test(tc, live_forms_misaligned);
+	tcase_add_test(tc, live_forms_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_s390.c - unit tests of arch/s390.c: the s390x registry entry,
  * its object forms (-mfentry's brasl, the -pg blocks with and without
@@ -532,6 +533,96 @@ START_TEST(encode_call_rejects_lengths)
 }
 END_TEST
 
+/* ---- live forms -------------------------------------------------- */
+
+/*
+ * The calls the runtime enables and their disabled forms, as
+ * s390x-linux-gnu-as assembles them with the RI field 0x80 (a target
+ * 0x100 bytes on): the call and its disabled form differ in one bit.
+ */
+#define BRASL_R0_80 0xc0, 0x05, 0, 0, 0, 0x80	/* brasl %r0,.+0x100 */
+#define BRCL_0_80 0xc0, 0x04, 0, 0, 0, 0x80	/* brcl 0,.+0x100 (jgnop) */
+#define BRASL_R14_80 0xc0, 0xe5, 0, 0, 0, 0x80	/* brasl %r14,.+0x100 */
+#define LGFI_R14_80 0xc0, 0xe1, 0, 0, 0, 0x80	/* lgfi %r14,128 */
+#define BRASL_R1_80 0xc0, 0x15, 0, 0, 0, 0x80	/* brasl %r1,.+0x100 */
+#define LGFI_R1_80 0xc0, 0x11, 0, 0, 0, 0x80	/* lgfi %r1,128 */
+
+static const struct live_case {
+	const char *what;
+	bool pad;
+	unsigned len;
+	uint8_t on[18], off[18];
+	const char *insn[3];	/* objdump's mnemonics for `off` */
+} live_cases[] = {
+	{ "-mfentry", false, 6, { BRASL_R0_80 }, { BRCL_0_80 },
+	  { "jgnop\t" } },
+	{ "-pg block", false, 18, { STG, BRASL_R14_80, LG },
+	  { STG, LGFI_R14_80, LG },
+	  { "stg\t%r14,8(%r15)", "lgfi\t%r14,128", "lg\t%r14,8(%r15)" } },
+	{ "pad", true, 6, { BRASL_R1_80 }, { LGFI_R1_80 },
+	  { "lgfi\t%r1,128" } },
+};
+
+/* Bits set in `a` xor `b`, over `n` bytes. */
+static unsigned bits_apart(const uint8_t *a, const uint8_t *b, unsigned n)
+{
+	unsigned bits = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		bits += (unsigned)__builtin_popcount(a[i] ^ b[i]);
+	return bits;
+}
+
+START_TEST(live_forms_disable)
+{
+	const struct mc_arch *a = s390x();
+	const struct live_case *c = &live_cases[_i];
+	uint8_t on[18], off[20];
+	char lines[4][DISASM_LINE];
+	unsigned n = c->len / 6;
+
+	ck_assert_ptr_nonnull(a->live_forms);
+	ck_assert_uint_eq(a->live_store_max, 1);
+	memcpy(on, c->on, c->len);
+	memset(off, 0xcc, sizeof(off));
+	ck_assert_msg(a->live_forms(a, on, off, 0, c->len, c->pad, 0x1000),
+		      "%s", c->what);
+	ck_assert(memcmp(on, c->on, c->len) == 0);
+	ck_assert_msg(memcmp(off, c->off, c->len) == 0, "%s", c->what);
+	ck_assert_uint_eq(off[c->len], 0xcc);
+	ck_assert_uint_eq(bits_apart(on, off, c->len), 1);
+	ck_assert_int_eq(disasm(OBJDUMP, off, c->len, 0x1000, lines, 4),
+			 (int)n);
+	for (unsigned i = 0; i < n; i++)
+		ck_assert_msg(strncmp(disasm_text(lines[i]), c->insn[i],
+				      strlen(c->insn[i])) == 0, "%s: '%s'",
+			      c->what, disasm_text(lines[i]));
+}
+END_TEST
+
+/*
+ * Only the runtime's own three calls: brasl %r0 alone, %r14 in the -pg
+ * block, %r1 in a pad.  An `lgfi` into any other register could
+ * clobber a live one.
+ */
+START_TEST(live_forms_reject)
+{
+	const struct mc_arch *a = s390x();
+	uint8_t r14[] = { BRASL_R14_80 }, r0[] = { BRASL_R0_80 };
+	uint8_t r1[] = { BRASL_R1_80 }, nop[] = { JGNOP }, off[24];
+	uint8_t block_r0[] = { STG, BRASL_R0_80, LG };
+	uint8_t larl[] = { STG, LARL_R1, BRASL_R14_80, LG };
+
+	ck_assert(!a->live_forms(a, r14, off, 0, 6, false, 0x1000));
+	ck_assert(!a->live_forms(a, r1, off, 0, 6, false, 0x1000));
+	ck_assert(!a->live_forms(a, r0, off, 0, 6, true, 0x1000));
+	ck_assert(!a->live_forms(a, nop, off, 0, 6, false, 0x1000));
+	ck_assert(!a->live_forms(a, block_r0, off, 0, 18, false, 0x1000));
+	ck_assert(!a->live_forms(a, larl, off, 0, 24, false, 0x1000));
+	ck_assert(!a->live_forms(a, larl, off, 0, 18, true, 0x1000));
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_s390");
@@ -568,6 +659,13 @@ static Suite *arch_suite(void)
 	tcase_add_loop_test(tc, encode_call_pg_block, 0, N_CALL_CASES);
 	tcase_add_loop_test(tc, encode_call_objdump, 0, 2);
 	tcase_add_test(tc, encode_call_rejects_lengths);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("live");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, live_forms_disable, 0,
+			    sizeof(live_cases) / sizeof(live_cases[0]));
+	tcase_add_test(tc, live_forms_reject);
 	suite_add_tcase(s, tc);
 	return s;
 }

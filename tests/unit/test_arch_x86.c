@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * test_arch_x86.c - unit tests of arch/: the registry, the x86_64 and
  * i386 object forms, the linked-code decoder and the encoders.

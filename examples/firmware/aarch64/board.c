@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * board.c - QEMU's aarch64 virt board: a PL011 UART at 0x09000000, and
  * semihosting (-semihosting) to end the emulator with a status.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * start.S - aarch64 reset code for QEMU's virt board (-cpu cortex-a57).
  * QEMU loads the ELF where it is linked (0x40080000, in RAM) and enters

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * board.c - QEMU's riscv64 virt board: a 16550 UART at 0x10000000 and
  * the SiFive test device at 0x100000, whose register ends the emulator

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * start.S - riscv64 reset code for QEMU's virt board with -bios none:
  * the CPU starts here, at 0x80000000, in M-mode, with a0 = hart id.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 // The C++ main of the CMake case: prints what main.c prints (sites the
 // runtime found and patched, whether tracing thrice() works, 13), from
 // code the C++ compiler made: a function template and an inline member

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* A three-file program: prints how many hook sites the runtime found
  * and patched at start-up, and whether tracing one function works. */
 #include <stdio.h>

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * object.c - reading one ELF object through libelf, and the questions
+ * read.c - reading one ELF object through libelf, and the questions
  * asked of it (sections by name or address, functions and symbols at a
  * place).
  *
@@ -14,9 +15,13 @@
  * section.  (A read-only mapping of our own given to elf_memory reads
  * in place too, but libelf then has no file descriptor, and it reads
  * section 0's header with pread for a file not in the host's byte
- * order past 65280 sections.)  The other parts of the model:
- * reloc.c (the relocation codec), edit.c (changes: bytes, symbols,
- * names, groups, new sections) and write.c (the object written back).
+ * order past 65280 sections.)  The other parts of the model,
+ * from the bottom up: fail.c (the error kept for the caller),
+ * section.c (a section's contents), validate.c (the input's numbers
+ * checked), reloc.c (the relocation codec), edit.c (changes: bytes,
+ * symbols, names, groups, new sections) and write.c (the object
+ * written back).  object.h is the model's interface to all of them;
+ * each file calls only those below it.
  */
 #define _GNU_SOURCE
 #include "object.h"
@@ -26,106 +31,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/uio.h>
-
-bool mc_fail(struct mc_object *obj, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(obj->error, sizeof(obj->error), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-bool mc_fail_elf(struct mc_object *obj, const char *what)
-{
-	return mc_fail(obj, "%s: %s", what, elf_errmsg(-1));
-}
 
 bool mc_elf_init(void)
 {
 	return elf_version(EV_CURRENT) != EV_NONE;
-}
-
-Elf_Data *mc_section_data(const struct mc_section *sec)
-{
-	return sec->scn ? elf_getdata(sec->scn, NULL) : NULL;
-}
-
-bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
-		    size_t cap, Elf_Type type)
-{
-	struct mc_contents *c = sec->buf;
-
-	if (!c) {
-		if (!(c = malloc(sizeof(*c))))
-			return false;
-	} else if (c->bytes != bytes) {
-		free(c->bytes);
-	}
-	*c = (struct mc_contents){ bytes, size, cap, type };
-	sec->buf = c;
-	return true;
-}
-
-bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf)
-{
-	if (!mc_section_own(sec, buf, d->d_size, d->d_size ? d->d_size : 1,
-			    d->d_type))
-		return false;
-	d->d_buf = buf;
-	return true;
-}
-
-/* Give the section a private, writable copy of its contents. */
-bool mc_section_make_writable(struct mc_object *obj,
-				  struct mc_section *sec)
-{
-	Elf_Data *d;
-	void *buf;
-
-	/* one made in memory (mc_add_section) has only its own copy */
-	if (sec->buf)
-		return true;
-	if (!(d = mc_section_data(sec)))
-		return mc_fail(obj, "section %s has no data", sec->name);
-	buf = malloc(d->d_size ? d->d_size : 1);
-	if (!buf)
-		return mc_fail(obj, "out of memory");
-	if (d->d_size)
-		memcpy(buf, d->d_buf, d->d_size);
-	if (!mc_section_take_buffer(sec, d, buf)) {
-		free(buf);
-		return mc_fail(obj, "out of memory");
-	}
-	return true;
-}
-
-/*
- * Each section knows its relocation section, and each relocation
- * section its target, set when the relocation section is read or
- * added, so that finding them is not a scan of every section (a C++
- * object has one per COMDAT group).
- */
-void mc_link_reloc_section(struct mc_object *obj,
-			       struct mc_section *rel)
-{
-	size_t t = rel->shdr.sh_info;
-
-	if (!mc_is_reloc_section(rel) || t == 0 || t >= obj->n_sections)
-		return;
-	rel->target = obj->sections[t];
-	if (!rel->target->reloc)
-		rel->target->reloc = rel;
 }
 
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target)
@@ -476,24 +389,6 @@ struct mc_section *mc_section_by_name(struct mc_object *obj,
 		    strcmp(obj->sections[i]->name, name) == 0)
 			return obj->sections[i];
 	return NULL;
-}
-
-const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size)
-{
-	Elf_Data *d;
-
-	*size = 0;
-	if (sec->shdr.sh_type == SHT_NOBITS)
-		return NULL;
-	if (sec->buf) {		/* changed or added in memory */
-		*size = sec->buf->size;
-		return sec->buf->bytes;
-	}
-	d = mc_section_data(sec);
-	if (!d || !d->d_buf)
-		return NULL;
-	*size = d->d_size;
-	return d->d_buf;
 }
 
 /*

@@ -1,0 +1,9 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# check-build: make and make install with no dpkg-query or apt-get on
+# PATH, the one-line hints for a missing libelf or pkg-config, and the
+# test targets' package step on a system without dpkg
+# (tests/build/nodpkg.sh).
+.PHONY: check-build
+check-build:
+	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/build.log
+	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) tests/build/nodpkg.sh $(BUILD)

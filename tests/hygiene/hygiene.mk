@@ -1,0 +1,7 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# check-hygiene: an SPDX line in every tracked source file, and no
+# tracked file that .gitignore ignores (tests/hygiene/hygiene.sh).
+.PHONY: check-hygiene
+check-hygiene:
+	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/hygiene.log
+	@TEST_RESULTS=$(abspath $(TEST_RESULTS)) tests/hygiene/hygiene.sh

@@ -1,0 +1,130 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# run.sh - the runtime across shared objects (issue 27).
+#
+#   RT_ARCH=x86_64 LIBMCOUNT_SO=build/libmcount.so.0 LIBMCOUNT=build/libmcount.a \
+#   RECORDMCOUNT=build/recordmcount OUT=build/tests/solib sh tests/solib/run.sh
+#
+# Builds, every object compiled with -pg -mfentry (plain -pg where the
+# architecture has no fentry) and recorded by recordmcount
+# --per-section: prog (PIE) linked with libmcount.so, liba.so (C) and
+# libb.so (C++, COMDAT groups) linked at start-up, libdyn.so dlopened.
+# Then checks: every hook call objdump -d shows in each object is a site
+# the runtime reports; names and callbacks across objects; libdyn.so
+# dlopened and dlclosed LOOPS times (1000) under two calling threads and
+# a toggling one; fork and exec; then the loop again under valgrind (a
+# few loads, when valgrind runs here); two libraries that each link
+# libmcount.a (-Bsymbolic: each calls its own copy): the second refuses.  RT_RUN: a runner (qemu-user)
+# for another architecture, with CC and CXX its compilers.
+set -u
+T=tests/solib
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+OUT=${OUT:-build/tests/solib}
+RT_ARCH=${RT_ARCH:-$($CC -dumpmachine | sed 's/-.*//')}
+SO=${LIBMCOUNT_SO:-build/libmcount.so.0}
+LIB=${LIBMCOUNT:-build/libmcount.a}
+TOOL=${RECORDMCOUNT:-build/recordmcount}
+OBJDUMP=${OBJDUMP:-objdump}
+RUN=${RT_RUN:-}
+LOOPS=${LOOPS:-1000}
+TAG="[solib $RT_ARCH]"
+case $RT_ARCH in
+x86_64|i386|s390x) HOOK="-pg -mfentry" ;;
+*) HOOK="-pg" ;;
+esac
+failures=0
+pass() { echo "PASS: $TAG $*"; }
+fail() { echo "FAIL: $TAG $*"; failures=$((failures + 1)); }
+
+rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
+OUT=$(cd "$OUT" && pwd)
+SODIR=$(cd "$(dirname "$SO")" && pwd)
+FLAGS="-O2 -g -fPIC -Iruntime/include"
+
+# compile <compiler> <source> <object> [flags]: hooked and recorded
+compile() {
+	$1 $FLAGS $HOOK ${4:-} -c "$2" -o "$3" && $TOOL --per-section "$3"
+}
+
+build() {
+	compile $CC $T/liba.c $OUT/liba.o &&
+	compile $CXX $T/libb.cc $OUT/libb.o &&
+	compile $CC $T/libdyn.c $OUT/libdyn.o &&
+	compile $CC $T/prog.c $OUT/prog.o -std=gnu11 &&
+	$CC -shared -o $OUT/liba.so $OUT/liba.o &&
+	$CXX -shared -o $OUT/libb.so $OUT/libb.o &&
+	$CC -shared -o $OUT/libdyn.so $OUT/libdyn.o &&
+	cp "$SO" $OUT/ && ln -sf "$(basename "$SO")" $OUT/libmcount.so &&
+	$CC -pie -o $OUT/prog $OUT/prog.o -L$OUT -la -lb -lmcount \
+		-Wl,-rpath,$OUT -ldl -lpthread &&
+	compile $CC $T/libtwo.c $OUT/two1.o -DTWO_BOOT=two1_boot &&
+	compile $CC $T/libtwo.c $OUT/two2.o -DTWO_BOOT=two2_boot &&
+	$CC -shared -Wl,-Bsymbolic -o $OUT/libtwo1.so $OUT/two1.o "$LIB" \
+		-ldl -lpthread &&
+	$CC -shared -Wl,-Bsymbolic -o $OUT/libtwo2.so $OUT/two2.o "$LIB" \
+		-ldl -lpthread &&
+	$CC $FLAGS -o $OUT/two $T/two.c -L$OUT -ltwo1 -ltwo2 \
+		-Wl,-rpath,$OUT
+}
+if ! build > $OUT/build.log 2>&1; then
+	fail "build (see $OUT/build.log)"; sed 's/^/  /' $OUT/build.log | tail -20
+	exit 1
+fi
+pass "build: a PIE with libmcount.so, C and C++ libraries, a dlopened one"
+
+# The program's own lines, with the runner in front.
+run() { $RUN "$@"; }
+
+# Every hook call objdump shows, as "<object> <offset>".
+hooks_of() {
+	$OBJDUMP -d "$OUT/$1" | awk -v obj="$1" '
+		/^[0-9a-f]+ <.*>:$/ { next }
+		/(call|bl|brasl|jal).*<(__fentry__|_?mcount|__gnu_mcount_nc)(@plt)?>/ ||
+		/call.*\*.*# .*<(__fentry__|mcount)@/ {
+			a = $1; sub(":", "", a); sub(/^0+/, "", a); print obj, a
+		}'
+}
+run $OUT/prog sites > $OUT/sites.out 2> $OUT/sites.err
+grep '^SITE' $OUT/sites.out | awk '{ print $2, $3 }' | sort > $OUT/sites.got
+{ for o in prog liba.so libb.so libdyn.so; do hooks_of $o; done; } |
+	sort > $OUT/sites.want
+if [ -s $OUT/sites.want ] && cmp -s $OUT/sites.got $OUT/sites.want &&
+   ! grep -q refused $OUT/sites.out; then
+	pass "every hook objdump shows in prog and its 3 libraries is a site the runtime reports ($(wc -l < $OUT/sites.want))"
+else
+	fail "objdump's hooks against the runtime's sites:"
+	diff $OUT/sites.want $OUT/sites.got | head -20 | sed 's/^/  /'
+	grep refused $OUT/sites.out | head -5 | sed 's/^/  /'
+fi
+
+# check <name> <expected status> <command...>: its PASS/FAIL lines, tagged
+check() {
+	what=$1; want=$2; shift 2
+	run "$@" > $OUT/$what.out 2> $OUT/$what.err
+	st=$?
+	sed -n "s/^\(PASS\|FAIL\|XFAIL\): /\1: $TAG $what: /p" $OUT/$what.out
+	failures=$((failures + $(grep -c '^FAIL' $OUT/$what.out)))
+	if [ "$st" = "$want" ]; then pass "$what: exit status $st"
+	else fail "$what: exit status $st, not $want"; sed 's/^/  /' $OUT/$what.err | tail -5
+	fi
+}
+check names 0 $OUT/prog names
+check loop 0 $OUT/prog loop "$LOOPS"
+check fork 0 $OUT/prog fork
+check two 0 $OUT/two
+
+# valgrind (natively): leaks and bad reads over a few loads
+if [ -z "$RUN" ] && [ -z "${NO_VALGRIND:-}" ] && command -v valgrind >/dev/null; then
+	if valgrind -q --smc-check=all --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite $OUT/prog loop 20 \
+		> $OUT/vg.out 2> $OUT/vg.err; then
+		pass "valgrind: 20 loads and unloads, no error, no leak"
+	else
+		fail "valgrind (see $OUT/vg.err)"; grep -m5 '==' $OUT/vg.err
+	fi
+else
+	echo "SKIP: $TAG valgrind"
+fi
+[ $failures -eq 0 ] && echo "PASS: tests/solib [$RT_ARCH]" || echo "FAIL: tests/solib [$RT_ARCH] ($failures)"
+[ $failures -eq 0 ]

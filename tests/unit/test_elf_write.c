@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * test_elf_write.c - unit tests of the object model (elf/): the object
+ * written back: appended in place, renamed over a second link,
+ * unchanged, through a symbolic link.
+ *
+ * Every object is compiled or assembled at test time into a fresh
+ * directory under $UNIT_TMPDIR (unit.mk points it into the build tree)
+ * and held against binutils (elf_test.c).
+ */
+#define _GNU_SOURCE
+#include "../../elf/object.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_test.h"
+
+/* ---- writing ----------------------------------------------------- */
+
+/*
+ * One name: the new sections and header table are appended and the ELF
+ * header rewritten, in place; every other byte of the input stays.
+ */
+START_TEST(write_appends_in_place)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	struct mc_object obj;
+	struct stat before, after;
+	static const uint8_t nop = 0x90;
+	size_t ehsize = is64(_i) ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	size_t n_in, n_out;
+
+	ck_assert_int_eq(chmod(o, 0604), 0);
+	ck_assert_int_eq(stat(o, &before), 0);
+	uint8_t *in = read_all(o, &n_in);
+	char *relocs = readelf_relocs(o, is64(_i));
+	char *cmd = xasprintf("readelf -sW '%s'", o);
+	char *syms = run(cmd, NULL, NULL);
+
+	open_ok(&obj, o);
+	struct mc_section *text = mc_section_by_name(&obj, ".text");
+	ck_assert(mc_section_patch(&obj, text, 0, &nop, 1));
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	/* The model still reads the old contents after the rename. */
+	size_t n;
+	const uint8_t *b = mc_section_bytes(text, &n);
+	ck_assert_uint_eq(b[0], 0x90);
+	mc_object_close(&obj);
+
+	ck_assert_int_eq(stat(o, &after), 0);
+	ck_assert_uint_eq(after.st_mode & 07777, 0604);
+	ck_assert(S_ISREG(after.st_mode));
+	/* Written in place: the same inode, the input's bytes kept. */
+	ck_assert_uint_eq(after.st_ino, before.st_ino);
+	uint8_t *out = read_all(o, &n_out);
+	ck_assert_uint_gt(n_out, n_in);
+	ck_assert(memcmp(out, in, ehsize) != 0);
+	ck_assert(memcmp(out + ehsize, in + ehsize, n_in - ehsize) == 0);
+	free(in);
+	free(out);
+	/* No temporary left beside it. */
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		ck_assert_msg(strstr(e->d_name, "rmc") == NULL,
+			      "left over: %s", e->d_name);
+	closedir(d);
+
+	char *relocs2 = readelf_relocs(o, is64(_i));
+	char *syms2 = run(cmd, NULL, NULL);
+	ck_assert_str_eq(relocs2, relocs);
+	ck_assert_str_eq(syms2, syms);
+	uint8_t *t = objcopy_section(o, ".text", &n);
+	ck_assert_uint_eq(t[0], 0x90);
+	assert_readelf_clean(o);
+	assert_ld_r(o, is64(_i));
+
+	free(t);
+	free(relocs);
+	free(relocs2);
+	free(syms);
+	free(syms2);
+	free(cmd);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
+ * A second name (ccache's hard-link mode): the file is replaced by
+ * rename, and the other name keeps the input, byte for byte.
+ */
+START_TEST(write_hard_linked_renames)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	char *other = xasprintf("%s/cached.o", dir);
+	struct mc_object obj;
+	struct stat before, after, kept;
+	static const uint8_t nop = 0x90;
+	size_t n_in, n_other, n;
+
+	ck_assert_int_eq(link(o, other), 0);
+	ck_assert_int_eq(stat(o, &before), 0);
+	uint8_t *in = read_all(o, &n_in);
+	open_ok(&obj, o);
+	ck_assert(mc_section_patch(&obj, mc_section_by_name(&obj, ".text"), 0,
+				   &nop, 1));
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	ck_assert_int_eq(stat(o, &after), 0);
+	ck_assert_int_eq(stat(other, &kept), 0);
+	ck_assert_uint_ne(after.st_ino, before.st_ino);
+	ck_assert_uint_eq(after.st_nlink, 1);
+	ck_assert_uint_eq(kept.st_ino, before.st_ino);
+	ck_assert_uint_eq(kept.st_nlink, 1);
+	uint8_t *c = read_all(other, &n_other);
+	ck_assert_uint_eq(n_other, n_in);
+	ck_assert(memcmp(c, in, n_in) == 0);
+	uint8_t *t = objcopy_section(o, ".text", &n);
+	ck_assert_uint_eq(t[0], 0x90);
+	assert_readelf_clean(o);
+
+	free(t);
+	free(c);
+	free(in);
+	free(other);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/* An unchanged model writes an equivalent object. */
+START_TEST(write_unchanged)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "comdat", "cc",
+			  is64(_i) ? "cc -O2 -g" : "i686-linux-gnu-gcc -O2 -g",
+			  comdat_src);
+	char *cmd = xasprintf("readelf -sgW '%s'", o);
+	char *before = run(cmd, NULL, NULL);
+	char *rel_before = readelf_relocs(o, is64(_i));
+	struct mc_object obj;
+	size_t n0, n1;
+	uint8_t *t0 = objcopy_section(o, ".text", &n0);
+
+	open_ok(&obj, o);
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	char *after = run(cmd, NULL, NULL);
+	char *rel_after = readelf_relocs(o, is64(_i));
+	uint8_t *t1 = objcopy_section(o, ".text", &n1);
+	ck_assert_str_eq(after, before);
+	ck_assert_str_eq(rel_after, rel_before);
+	ck_assert_uint_eq(n0, n1);
+	ck_assert(memcmp(t0, t1, n0) == 0);
+	assert_readelf_clean(o);
+	assert_ld_r(o, is64(_i));
+	open_ok(&obj, o);
+	char *m = model_relocs(&obj);
+	mc_object_close(&obj);
+	char *r = readelf_relocs(o, is64(_i));
+	ck_assert_str_eq(m, r);
+
+	free(t0);
+	free(t1);
+	free(rel_before);
+	free(rel_after);
+	free(m);
+	free(r);
+	free(before);
+	free(after);
+	free(cmd);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/* A symbolic link is written through: the link stays, its file changes. */
+START_TEST(write_through_symlink)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	char *link = xasprintf("%s/link.o", dir);
+	struct mc_object obj;
+	struct stat st;
+	static const uint8_t nop = 0x90;
+	size_t n;
+
+	ck_assert_int_eq(symlink("basic.o", link), 0);
+	open_ok(&obj, link);
+	ck_assert(mc_section_patch(&obj, mc_section_by_name(&obj, ".text"), 0,
+				   &nop, 1));
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	uint8_t *t = objcopy_section(o, ".text", &n);
+	ck_assert_uint_eq(t[0], 0x90);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		ck_assert_msg(strstr(e->d_name, "rmc") == NULL,
+			      "left over: %s", e->d_name);
+	closedir(d);
+
+	free(t);
+	free(link);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+static Suite *write_suite(void)
+{
+	Suite *s = suite_create("elf_write");
+	TCase *tc;
+
+	tc = tcase_create("write");
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, write_appends_in_place, 0, 2);
+	tcase_add_loop_test(tc, write_hard_linked_renames, 0, 2);
+	tcase_add_loop_test(tc, write_unchanged, 0, 2);
+	tcase_add_loop_test(tc, write_through_symlink, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return elf_test_main(write_suite());
+}
