@@ -5,21 +5,37 @@
 Generated x86_64 objects (`as --64`), each function `call __fentry__;
 ret`, in two shapes: every function in one .text, and one section per
 function (what -ffunction-sections makes).  For each size, our tool and
-the kernel's own recordmcount record a fresh copy (the median of
+the kernel's own recordmcount record a cold copy (the median of
 BENCH_SCALE_ROUNDS runs, default 3), and ours also runs --dump and
---check; wall time is the clock around each run, peak memory what GNU
-time reports.  The kernel tool gets BENCH_SCALE_LIMIT seconds (default
+--check; wall time is the clock around each run, peak memory, user
+and system seconds and minor faults what GNU time reports.
+
+A cold copy is what Kbuild hands over: the object just written (copied
+before each run, so in the page cache and dirty, as `as` leaves it, not
+synced), never mapped or read by an earlier run.  Evicting it from the
+page cache as well (fadvise DONTNEED after a sync) changed nothing at
+10^6 (bench/RESULTS.md, issue 30).
+
+Every row ends with the machine's load average when it was measured:
+this bench runs on shared machines, and a later run must tell a
+regression from a busy machine.  For the shape of one section per
+function the row also gives libelf's floor (issue 30, item 6): the
+peak of ELF-FLOOR, a program that only opens the object with libelf
+and reads every section header, in the same run; ours / floor must
+stay at most 2.  The kernel tool gets BENCH_SCALE_LIMIT seconds (default
 60) per run and is reported as over it when it takes longer.
 
-Prints a Markdown table per shape: hooks, object size, seconds and peak
-MB of each, ours / kernel, and how much our time grew against the size
+Prints a Markdown table per shape: hooks, object size, our seconds,
+user and system seconds and faults (medians), seconds and peak MB of
+each tool, ours / kernel, and how much our time grew against the size
 ten times smaller (at most 11x is n log n or better); then ours with
 --dump, --check, and --per-section (one run each).  Every recorded
 object is checked to hold exactly one table entry per hook (readelf's
 size of __mcount_loc), so a fast wrong answer does not count.
 
 BENCH_SCALE_MAX (default 100000) is the largest size: 10^3, 10^4, ...
-up to it.  KERNEL-TOOL may be "-" when it is not built.
+up to it.  KERNEL-TOOL may be "-" when it is not built; so may
+ELF-FLOOR (the fourth argument, bench/scale/elffloor.c).
 """
 
 import os
@@ -45,9 +61,16 @@ def generate(n, per_section, path):
     os.unlink(path + ".s")
 
 
-def timed(cmd, limit):
+def load():
+    """The 1-minute load average, now."""
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def timed(cmd, limit, counts=None):
     """(seconds, peak MB, exit status) of one run: the clock around it,
-    and the peak resident size GNU time reports (a child of Python would
+    and the peak resident size GNU time reports; into `counts` (a dict),
+    when given, its user and system seconds and minor faults (a child of Python would
     inherit Python's own as a floor); seconds None when the run took
     longer than `limit` (coreutils' timeout kills it).  Python waits for
     the run without a timeout of its own: with one, subprocess polls
@@ -55,7 +78,7 @@ def timed(cmd, limit):
     would read the next poll, not the exit (every run of 8 to 15 ms read
     16 ms, so two tools of 7 and 14 ms compared as equal)."""
     with tempfile.NamedTemporaryFile("r") as mem:
-        argv = ["/usr/bin/time", "-f", "%M", "-o", mem.name,
+        argv = ["/usr/bin/time", "-f", "%U %S %R %M", "-o", mem.name,
                 "timeout", "-s", "KILL", "%g" % limit] + cmd
         start = time.perf_counter()
         p = subprocess.run(argv, stdout=subprocess.DEVNULL,
@@ -63,8 +86,12 @@ def timed(cmd, limit):
         secs = time.perf_counter() - start
         if p.returncode == 128 + 9:     # timeout's status for a kill
             return None, None, None
-        kb = int(mem.read().split()[-1])
-    return secs, kb / 1024.0, p.returncode
+        user, sys_, faults, kb = mem.read().split()[-4:]
+    if counts is not None:
+        counts.setdefault("user", []).append(float(user))
+        counts.setdefault("sys", []).append(float(sys_))
+        counts.setdefault("faults", []).append(int(faults))
+    return secs, int(kb) / 1024.0, p.returncode
 
 
 def table_entries(path):
@@ -78,12 +105,20 @@ def table_entries(path):
     return total
 
 
-def measure(tool_args, src, work, rounds, limit, check_n=None):
-    """Median seconds and peak MB over `rounds` runs on fresh copies."""
+def cold_copy(src, work):
+    """A fresh copy of `src`, as Kbuild hands an object over: just
+    written, in the page cache and dirty; never mapped by a run."""
+    if os.path.exists(work):
+        os.unlink(work)
+    shutil.copyfile(src, work)
+
+
+def measure(tool_args, src, work, rounds, limit, check_n=None, counts=None):
+    """Median seconds and peak MB over `rounds` runs on cold copies."""
     secs, mbs = [], []
     for _ in range(rounds):
-        shutil.copyfile(src, work)
-        s, mb, rc = timed(tool_args + [work], limit)
+        cold_copy(src, work)
+        s, mb, rc = timed(tool_args + [work], limit, counts)
         if s is None:
             return None, None
         if rc != 0:
@@ -100,7 +135,7 @@ def per_section_run(ours, src, work, n):
     """Seconds of one --per-section record (a piece per section: the
     shape -ffunction-sections with --gc-sections wants), checked to
     hold one entry per hook like the others."""
-    shutil.copyfile(src, work)
+    cold_copy(src, work)
     s, _, rc = timed([ours, "--per-section", work], 3600)
     if rc != 0 or table_entries(work) != n:
         sys.exit("scale: --per-section exited %s, %d entries for %d hooks"
@@ -114,6 +149,7 @@ def fmt(x, spec):
 
 def main():
     ours, kernel, out = sys.argv[1:4]
+    floor = sys.argv[4] if len(sys.argv) > 4 else "-"
     rounds = int(os.environ.get("BENCH_SCALE_ROUNDS", "3"))
     limit = float(os.environ.get("BENCH_SCALE_LIMIT", "60"))
     top = int(os.environ.get("BENCH_SCALE_MAX", "100000"))
@@ -126,10 +162,13 @@ def main():
     for shape, per_section in (("one .text", False),
                                ("one section per function", True)):
         print("\n### %s\n" % shape)
-        print("| hooks | object MB | ours s | ours MB | kernel s | kernel MB "
+        with_floor = per_section and floor != "-"
+        print("| hooks | object MB | ours s | ours user s | ours sys s "
+              "| ours faults | ours MB | kernel s | kernel MB "
               "| ours / kernel | ours x (10x input) | --dump s | --check s "
-              "| --per-section s |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| --per-section s |%s load |"
+              % (" libelf floor MB | ours / floor |" if with_floor else ""))
+        print("|---:" * (15 + 2 * with_floor) + "|")
         before = None
         for n in sizes:
             src = os.path.join(out, "gen-%s-%d.o" % (
@@ -137,7 +176,9 @@ def main():
             if not os.path.exists(src):
                 generate(n, per_section, src)
             work = os.path.join(out, "work.o")
-            o_s, o_mb = measure([ours], src, work, rounds, 3600, n)
+            row_load = load()
+            counts = {}
+            o_s, o_mb = measure([ours], src, work, rounds, 3600, n, counts)
             k_s = k_mb = None
             if kernel != "-":
                 k_s, k_mb = measure([kernel], src, work, rounds, limit, n)
@@ -146,15 +187,22 @@ def main():
             d_s, _, _ = timed([ours, "--dump", work], 3600)
             c_s, _, _ = timed([ours, "--check", work], 3600)
             p_s = per_section_run(ours, src, work, n)
+            floor_cells = ""
+            if with_floor:
+                f_mb = max(timed([floor, src], 3600)[1] for _ in range(rounds))
+                floor_cells = " %.0f | %.2f |" % (f_mb, o_mb / f_mb)
             ratio = "-" if not k_s else "%.2f" % (o_s / k_s)
             if kernel != "-" and k_s is None:
                 ratio = "kernel > %ds" % limit
             grew = "-" if not before else "%.1f" % (o_s / before)
-            print("| %d | %.1f | %.3f | %.0f | %s | %s | %s | %s | %.3f | "
-                  "%.3f | %.3f |" % (n, os.path.getsize(src) / 1e6, o_s,
-                                     o_mb, fmt(k_s, "%.3f"),
-                                     fmt(k_mb, "%.0f"), ratio, grew, d_s,
-                                     c_s, p_s))
+            med = statistics.median
+            print("| %d | %.1f | %.3f | %.3f | %.3f | %d | %.0f | %s | %s "
+                  "| %s | %s | %.3f | %.3f | %.3f |%s %.2f to %.2f |"
+                  % (n, os.path.getsize(src) / 1e6, o_s,
+                     med(counts["user"]), med(counts["sys"]),
+                     med(counts["faults"]), o_mb, fmt(k_s, "%.3f"),
+                     fmt(k_mb, "%.0f"), ratio, grew, d_s, c_s, p_s,
+                     floor_cells, row_load, load()))
             sys.stdout.flush()
             before = o_s if o_s > 0 else None
 

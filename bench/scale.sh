@@ -18,8 +18,17 @@ src=$KERNEL_SRC/scripts/recordmcount.c
 if [ ! -x "$kernel_tool" ] || [ "$src" -nt "$kernel_tool" ]; then
 	gcc -O2 -I"$KERNEL_SRC/tools/include" -o "$kernel_tool" "$src"
 fi
+# libelf's floor for the memory row (issue 30): linked as our tool is
+# (static, the same libelf), so that the two peaks compare.
+floor=$out/elffloor
+if [ ! -x "$floor" ] || [ "$MC_TOP/bench/scale/elffloor.c" -nt "$floor" ]; then
+	gcc -O2 $(pkg-config --cflags libelf 2>/dev/null) -o "$floor" \
+		"$MC_TOP/bench/scale/elffloor.c" -static \
+		$(pkg-config --libs libelf 2>/dev/null || echo -lelf) -lz
+fi
 echo "## recordmcount against input size"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC'); $(nproc) cores; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "- ours: $tool; kernel: scripts/recordmcount.c of linux-source-$KERNEL_SERIES, gcc -O2"
-python3 "$MC_TOP/bench/scale.py" "$tool" "$kernel_tool" "$out"
+echo "- $(uname -sr); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+python3 "$MC_TOP/bench/scale.py" "$tool" "$kernel_tool" "$out" "$floor"

@@ -40,6 +40,8 @@ for r in 1 2 3 4 5; do "$out/boot"; done > "$out/boot.txt"
 sites=$(awk '{ print $2 }' "$out/boot.txt" | head -1)
 ns=$(awk '{ print $10 }' "$out/boot.txt" | median)
 ms=$(awk '{ print $8 }' "$out/boot.txt" | median)
+cpu_ns=$(awk '{ print $12 }' "$out/boot.txt" | median)
+faults=$(awk '{ print $14 }' "$out/boot.txt" | median)
 
 # 2. Untraced calls.
 gcc -O2 $here/hot.c -o "$out/hot-plain"
@@ -90,13 +92,15 @@ cp "$out/boot" "$out/boot-fin"
 finalize_ms=$(ms_of "$tool" --finalize "$out/boot-fin")
 
 cat <<EOT
-load average at the start: $load
+load average at the start: $load; at the end: $(cut -d" " -f1-3 /proc/loadavg); $(uname -r); $(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2)
 
 | runtime measure | value |
 |---|---:|
 | sites patched by mcount_boot() | $sites |
 | boot time, median of 5 (ms) | $ms |
 | boot cost per site (ns) | $ns |
+| boot CPU per site, this thread, user + kernel (ns) | $cpu_ns |
+| minor faults during mcount_boot() | $faults |
 | small function, no -pg (million calls/s) | $plain |
 | same, -pg -mfentry, hook a NOP after boot (million calls/s) | $nopped |
 | same, before boot: hook calls the runtime's stub (million calls/s) | $stub |
