@@ -149,6 +149,8 @@ check-fresh:
 
 -include integrate/integrate.mk
 -include runtime/runtime.mk
+-include recorder/recorder.mk
+-include mctrace/mctrace.mk
 -include tests/tests.mk
 -include kernel/kernel.mk
 -include bench/bench.mk

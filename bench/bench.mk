@@ -9,7 +9,15 @@ bench-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 		$(RECORDMCOUNT) $(LIBMCOUNT) $(BENCH_FUNCTIONS)
 
 BENCH_FUNCTIONS ?= 100000
-bench: bench-runtime bench-scale
+bench: bench-runtime bench-scale bench-trace
+
+# The recorder's cost per traced call against uftrace's (bench/trace).
+.PHONY: bench-trace
+bench-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
+	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/run.sh \
+		$(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) $(BENCH_TRACE_CALLS)
+
+BENCH_TRACE_CALLS ?= 6000000
 
 # Cost against input size, ours and the kernel tool's (bench/scale.py):
 # BENCH_SCALE_MAX=1000000 adds the million-hook objects (minutes).

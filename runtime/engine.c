@@ -113,6 +113,7 @@ static size_t nimages;		/* atomic: slots in use are below it */
 static struct rt_image *cur;	/* the image being booted (under the lock) */
 static bool booted;
 static mcount_callback_t callback;
+static mc_rt_slot_hook_t slot_hook;
 
 /* ---- sorting, without libc --------------------------------------------- */
 
@@ -1511,6 +1512,35 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 		return;
 	cb((unsigned long)func, (unsigned long)caller);
 	mc_plat_leave();
+}
+
+bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
+{
+#ifdef MC_RT_DISPATCH_SLOT
+	__atomic_store_n(&slot_hook, hook, __ATOMIC_RELEASE);
+	return true;
+#else
+	(void)hook;
+	return false;
+#endif
+}
+
+/*
+ * From the trampolines of a backend that passes the slot of the
+ * function's return address (MC_RT_DISPATCH_SLOT): to the slot hook when
+ * one is set, else to the callback as mc_rt_dispatch.  The hook gets the
+ * return address into the function, which names it as well as its
+ * start does, without a search on the traced path; it keeps its own
+ * recursion guard, per thread.
+ */
+MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
+{
+	mc_rt_slot_hook_t hook = __atomic_load_n(&slot_hook, __ATOMIC_ACQUIRE);
+
+	if (hook)
+		hook(ret, slot);
+	else
+		mc_rt_dispatch(ret, *slot);
 }
 
 /* ---- listing ----------------------------------------------------------- */

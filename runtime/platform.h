@@ -265,4 +265,18 @@ MC_RT_HIDDEN int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 /* ret: return address into the hooked function; caller: its caller. */
 MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);
 
+/*
+ * The slot hook, for a recorder of exits (recorder/): called at every
+ * enabled site with `ret`, the return address into the function (just
+ * past its hook), and where the function's own return address lives
+ * (`slot`), so that it may swap in a return trampoline.  The
+ * trampolines of a backend that defines MC_RT_DISPATCH_SLOT call
+ * mc_rt_dispatch_slot(ret, slot) instead of mc_rt_dispatch, which calls
+ * the hook when one is set and the callback (caller = *slot) when not.
+ * mc_rt_set_slot_hook() is false where the backend does not.
+ */
+typedef void (*mc_rt_slot_hook_t)(uintptr_t ret, uintptr_t *slot);
+MC_RT_HIDDEN bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook);
+MC_RT_HIDDEN void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot);
+
 #endif

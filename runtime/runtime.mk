@@ -73,12 +73,15 @@ RT_CFLAGS = -std=c11 $(WARN) $(filter-out $(RT_NOHOOK),$(CFLAGS)) -fPIC \
 	    -fno-tree-loop-distribute-patterns -Iruntime/include
 
 # The objects of <arch>'s library; $* is the arch in the rules below.
-rt_objs = $(addprefix $(RT_OBJROOT)/$(1)/,$(notdir $(RT_CSRCS:.c=.o)) \
+# RT_HOSTED_MEMBER (recorder/recorder.mk) stands in for hosted.o when
+# another room folds its objects into the platform layer's member.
+rt_objs = $(addprefix $(RT_OBJROOT)/$(1)/,$(patsubst hosted.o,$(or \
+	  $(RT_HOSTED_MEMBER),hosted.o),$(notdir $(RT_CSRCS:.c=.o))) \
 	  trampoline.o arch.o)
 RT_COMPILE = $(RT_CC_$*) $(RT_CFLAGS) $(if $(filter $*,$(RT_HOST)),,-Werror) \
 	     -c $< -o $@
 
-RT_OBJS := $(call rt_objs,$(RT_HOST))
+RT_OBJS = $(call rt_objs,$(RT_HOST))
 
 $(RT_OBJROOT)/%/engine.o: runtime/engine.c $(RT_HDRS)
 	@mkdir -p $(@D)
@@ -103,7 +106,7 @@ $(RT_OBJROOT)/%/arch.o: $$(RT_ARCH_SRC_$$*) arch/arch.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(LIBMCOUNT): $(RT_OBJS)
+$(LIBMCOUNT): $$(RT_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
@@ -115,7 +118,7 @@ RT_SONAME := libmcount.so.$(RT_SOVERSION)
 LIBMCOUNT_SO := $(BUILD)/$(RT_SONAME)
 RT_SO_LDFLAGS = -shared -Wl,-soname,$(RT_SONAME) \
 	-Wl,--version-script=runtime/libmcount.map -Wl,-z,defs
-$(LIBMCOUNT_SO): $(RT_OBJS) runtime/libmcount.map
+$(LIBMCOUNT_SO): $$(RT_OBJS) runtime/libmcount.map
 	$(CC) $(RT_SO_LDFLAGS) -o $@ $(RT_OBJS) -ldl -lpthread
 	ln -sf $(RT_SONAME) $(BUILD)/libmcount.so
 all: $(LIBMCOUNT_SO)

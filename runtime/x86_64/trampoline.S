@@ -13,7 +13,9 @@
  * static chain), so all of them are saved around the C call, which may
  * clobber any of them.  Only the low 128 bits of the vector registers
  * are kept: a callback using AVX can still clobber the upper halves of
- * __m256/__m512 arguments.
+ * __m256/__m512 arguments.  They call mc_rt_dispatch_slot with where the
+ * function's return address lives (platform.h), which a recorder of
+ * exits needs and the callback gets the value of.
  *
  * Stack on entry to the trampoline:
  *   fentry:  (%rsp) = return into the function (site + len)
@@ -117,8 +119,8 @@ mc_rt_tramp_fentry:
 	endbr64
 	SAVE_ARGS
 	movq	8(%rbp), %rdi		/* return into the function */
-	movq	16(%rbp), %rsi		/* the function's return address */
-	call	mc_rt_dispatch
+	leaq	16(%rbp), %rsi		/* where its return address is */
+	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_fentry, . - mc_rt_tramp_fentry
@@ -133,8 +135,8 @@ mc_rt_tramp_mcount:
 	SAVE_ARGS
 	movq	8(%rbp), %rdi		/* return into the function */
 	movq	0(%rbp), %rsi		/* the function's frame pointer */
-	movq	8(%rsi), %rsi		/* the function's return address */
-	call	mc_rt_dispatch
+	addq	$8, %rsi		/* where its return address is */
+	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# mctrace/mctrace.mk - the mctrace command (mctrace/), which runs a
+# program under the recorder (recorder/) and reads its traces.
+#
+# Included by the top Makefile.  It shares only recorder/format.h with
+# the library; it links nothing of the runtime.
+#
+#   make $(MCTRACE)       build/mctrace
+#   make install          also installs mctrace and man/mctrace.1
+
+MCTRACE := $(BUILD)/mctrace
+MCTRACE_SRCS := mctrace/main.c mctrace/trace.c mctrace/output.c \
+	mctrace/flame.c
+MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o)
+
+all: $(MCTRACE)
+
+$(MCTRACE): $(MCTRACE_OBJS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^
+
+install: install-mctrace
+install-mctrace: $(MCTRACE)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(MCTRACE) $(DESTDIR)$(BINDIR)/mctrace
+	install -m 644 man/mctrace.1 $(DESTDIR)$(MANDIR)/man1/
+
+uninstall: uninstall-mctrace
+uninstall-mctrace:
+	rm -f $(DESTDIR)$(BINDIR)/mctrace \
+		$(DESTDIR)$(MANDIR)/man1/mctrace.1
+
+-include $(MCTRACE_OBJS:.o=.d)
+
+.PHONY: install-mctrace uninstall-mctrace

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * trace.c - read the recorder's file (recorder/format.h) into calls.
+ *
+ * Events are matched per thread with a stack: an entry opens a call, an
+ * exit closes the innermost open one, which must be the same function
+ * (a mismatch is counted, never trusted).  Timestamps are the clock's
+ * ticks, converted to ns through the file's last MCT_CLOCK block.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../recorder/format.h"
+#include "trace.h"
+
+struct raw {
+	uint32_t tid;
+	struct mct_event *ev;
+	size_t n, cap;
+};
+
+static void *grow(void *v, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 64;
+	if (*cap < need)
+		*cap = need;
+	v = realloc(v, *cap * size);
+	if (!v) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	return v;
+}
+
+static struct thread *thread_of(struct trace *t, uint32_t tid, size_t *cap)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	t->threads = grow(t->threads, cap, t->nthreads + 1, sizeof(*t->threads));
+	t->threads[t->nthreads] = (struct thread){ .tid = tid };
+	return &t->threads[t->nthreads++];
+}
+
+static struct raw *raw_of(struct raw **v, size_t *n, size_t *cap,
+			  uint32_t tid)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].tid == tid)
+			return &(*v)[i];
+	*v = grow(*v, cap, *n + 1, sizeof(**v));
+	(*v)[*n] = (struct raw){ .tid = tid };
+	return &(*v)[(*n)++];
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Turn one thread's events into calls. */
+static void build_calls(struct trace *t, struct thread *th,
+			const struct raw *r, const uint64_t clk[4])
+{
+	double ratio = clk[2] > clk[0] ?
+		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0;
+	size_t *stack = malloc((r->n + 1) * sizeof(*stack)), depth = 0;
+	uint64_t last = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		const struct mct_event *e = &r->ev[i];
+		uint64_t ticks = MCT_TICKS(e->word);
+		uint64_t ns = ticks > clk[0] ?
+			(uint64_t)((double)(ticks - clk[0]) * ratio) : 0;
+
+		if (ns < last)
+			ns = last;
+		last = ns;
+		if (MCT_KIND(e->word) == MCT_ENTRY) {
+			th->calls = grow(th->calls, &th->cap, th->ncalls + 1,
+					 sizeof(*th->calls));
+			th->calls[th->ncalls] = (struct call){
+				.func = e->func, .start = ns, .end = ns,
+				.depth = (uint32_t)depth, .open = true };
+			stack[depth++] = th->ncalls++;
+		} else if (depth && th->calls[stack[depth - 1]].func == e->func) {
+			struct call *c = &th->calls[stack[--depth]];
+
+			c->end = ns;
+			c->open = false;
+		} else {
+			t->bad_exits++;
+		}
+	}
+	while (depth)
+		th->calls[stack[--depth]].end = last;
+	free(stack);
+}
+
+static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
+		       size_t *nraw, uint64_t clk[4])
+{
+	size_t rcap = 0, tcap = 0, ncap = 0;
+	struct mct_block b;
+
+	while (fread(&b, sizeof(b), 1, f) == 1) {
+		char *p;
+
+		if (b.bytes > ((uint64_t)1 << 34))
+			return -1;
+		p = malloc(b.bytes + 1);
+		if (!p || fread(p, 1, b.bytes, f) != b.bytes) {
+			free(p);
+			return -1;	/* cut short: what came before stands */
+		}
+		p[b.bytes] = '\0';
+		if (b.kind == MCT_EVENTS) {
+			struct raw *r = raw_of(raws, nraw, &rcap, b.tid);
+			size_t n = b.bytes / sizeof(struct mct_event);
+
+			r->ev = grow(r->ev, &r->cap, r->n + n, sizeof(*r->ev));
+			memcpy(r->ev + r->n, p, n * sizeof(*r->ev));
+			r->n += n;
+		} else if (b.kind == MCT_NAME && b.bytes >= 8) {
+			t->names = grow(t->names, &ncap, t->nnames + 1,
+					sizeof(*t->names));
+			memcpy(&t->names[t->nnames].addr, p, 8);
+			t->names[t->nnames++].name = strdup(p + 8);
+		} else if (b.kind == MCT_LOST && b.bytes == 8) {
+			memcpy(&thread_of(t, b.tid, &tcap)->lost, p, 8);
+		} else if (b.kind == MCT_CLOCK && b.bytes == 32) {
+			uint64_t c[4];
+
+			memcpy(c, p, 32);
+			if (c[2] > c[0])
+				memcpy(clk, c, 32);
+			else if (!clk[0])
+				memcpy(clk, c, 32);
+		}
+		free(p);
+	}
+	for (size_t i = 0; i < *nraw; i++)
+		thread_of(t, (*raws)[i].tid, &tcap);
+	return 0;
+}
+
+int trace_read(const char *path, struct trace *t)
+{
+	FILE *f = fopen(path, "rb");
+	struct mct_header h;
+	struct raw *raws = NULL;
+	size_t nraw = 0;
+	uint64_t clk[4] = { 0, 0, 0, 0 };
+
+	memset(t, 0, sizeof(*t));
+	if (!f) {
+		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (fread(&h, sizeof(h), 1, f) != 1 ||
+	    memcmp(h.magic, MCT_MAGIC, 8) != 0) {
+		fprintf(stderr, "mctrace: %s: not a trace of mctrace's own "
+			"format%s\n", path, path[0] && strstr(path, ".json") ?
+			" (a JSON trace is for Perfetto or chrome://tracing)" :
+			"");
+		fclose(f);
+		return -1;
+	}
+	t->pid = h.pid;
+	t->min_time = h.min_time_ns;
+	if (read_blocks(f, t, &raws, &nraw, clk) != 0)
+		fprintf(stderr, "mctrace: %s: cut short; reading what is "
+			"whole\n", path);
+	fclose(f);
+	if (clk[2] <= clk[0] && nraw)
+		fprintf(stderr, "mctrace: %s: no clock calibration (the "
+			"program ended abruptly?): times are in raw ticks\n",
+			path);
+	for (size_t i = 0; i < nraw; i++) {
+		for (size_t k = 0; k < t->nthreads; k++)
+			if (t->threads[k].tid == raws[i].tid)
+				build_calls(t, &t->threads[k], &raws[i], clk);
+		free(raws[i].ev);
+	}
+	free(raws);
+	qsort(t->names, t->nnames, sizeof(*t->names), by_addr);
+	if (t->min_time)
+		trace_min_time(t, t->min_time);
+	return 0;
+}
+
+void trace_free(struct trace *t)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		free(t->threads[i].calls);
+	for (size_t i = 0; i < t->nnames; i++)
+		free(t->names[i].name);
+	free(t->threads);
+	free(t->names);
+}
+
+const char *trace_name(const struct trace *t, uint64_t func)
+{
+	static char hex[32];
+	size_t lo = 0, hi = t->nnames;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->names[mid].addr < func)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nnames && t->names[lo].addr == func &&
+	    t->names[lo].name[0])
+		return t->names[lo].name;
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)func);
+	return hex;
+}
+
+void trace_min_time(struct trace *t, uint64_t ns)
+{
+	for (size_t k = 0; k < t->nthreads; k++) {
+		struct thread *th = &t->threads[k];
+		size_t out = 0;
+
+		for (size_t i = 0; i < th->ncalls;) {
+			struct call *c = &th->calls[i];
+
+			if (c->end - c->start >= ns) {
+				th->calls[out++] = *c;
+				i++;
+				continue;
+			}
+			/* drop the call and everything it called */
+			for (i++; i < th->ncalls &&
+				  th->calls[i].depth > c->depth; i++)
+				;
+		}
+		th->ncalls = out;
+	}
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.h - what the files of the recorder share.  Private to
+ * recorder/.
+ *
+ * The recorder turns the runtime's entry hook into a trace: at entry
+ * (rec_entry, through the engine's slot hook) it writes an entry event
+ * into the thread's ring and swaps the function's return address for
+ * the return trampoline (recorder/<arch>/return.S), keeping the real one
+ * on the thread's shadow stack; the trampoline calls rec_exit, which
+ * writes the exit event and gives the real address back.  A writer
+ * thread (writer.c) drains every ring into the file.
+ *
+ * A ring has one producer, its thread, and one consumer, the writer:
+ * `head` is written only by the thread, `tail` only by the writer, each
+ * published with release and read with acquire.  An entry is recorded
+ * only when the ring has room for it, for its exit, and for the exits of
+ * every frame already on the shadow stack, so an exit always has room
+ * and every recorded entry gets its exit: a call that does not fit is
+ * not recorded at all, and counted in `lost`.
+ */
+#ifndef REC_RECORDER_H
+#define REC_RECORDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "format.h"
+
+#define REC_HIDDEN __attribute__((visibility("hidden")))
+#define REC_NOTRACE __attribute__((no_instrument_function))
+
+struct rec_frame {
+	uintptr_t *slot;	/* where the return address lives */
+	uintptr_t orig;		/* the return address we replaced */
+	uintptr_t func;
+	bool restored;		/* orig written back (an unwind is on) */
+};
+
+/*
+ * The thread's fields and the writer's sit on cache lines of their own,
+ * so that the writer advancing `tail` does not take the line the
+ * thread writes on every event; the thread reads `tail` only when the
+ * room it last saw runs out (`tail_seen`).
+ */
+struct rec_thread {
+	/* the thread's */
+	struct mct_event *ring;
+	uint64_t mask;		/* ring size - 1 (a power of two) */
+	uint64_t head;		/* next event written */
+	uint64_t tail_seen;	/* `tail` when the thread last read it */
+	uint64_t lost;		/* calls not recorded */
+	size_t depth;
+	size_t max_frames;
+	struct rec_frame *frames;
+	uintptr_t stack_lo, stack_hi;
+	uint32_t tid;
+	bool dead;		/* thread gone: drain, then unmap */
+	struct rec_thread *next;
+	/* the writer's */
+	uint64_t tail __attribute__((aligned(64)));	/* next event read */
+	uint64_t lost_written;	/* what the writer last wrote of `lost` */
+	uint64_t json_last;	/* the last JSON timestamp (ns) */
+	bool unmapped;
+};
+
+/* The recording's settings, fixed at start (start.c). */
+struct rec_config {
+	const char *path;	/* MCOUNT_TRACE */
+	bool json;		/* path ends in .json */
+	size_t ring_events;	/* per thread, a power of two */
+	size_t max_frames;	/* shadow stack depth */
+	size_t depth;		/* record calls at most this deep (0: all) */
+	uint64_t min_time_ns;	/* stored in the header for readers */
+};
+
+REC_HIDDEN extern struct rec_config rec_cfg;
+REC_HIDDEN extern bool rec_on;
+REC_HIDDEN extern struct rec_thread *rec_threads;
+
+/* record.c */
+REC_HIDDEN void rec_entry(uintptr_t func, uintptr_t *slot);
+REC_HIDDEN uintptr_t rec_exit(uintptr_t sp);
+REC_HIDDEN void rec_thread_gone(void *arg);
+REC_HIDDEN void rec_unwind_begin(void);
+REC_HIDDEN void rec_unwind_caught(uintptr_t sp);
+REC_HIDDEN void rec_unwind_all(void);
+REC_HIDDEN void rec_fork_child(void);
+REC_HIDDEN void rec_close_frames(void);
+REC_HIDDEN int rec_init_threads(void);
+
+/* start.c */
+REC_HIDDEN void rec_finish(void);
+
+/* <arch>/return.S (or none.c): rec_arch_ok is false where there is none */
+REC_HIDDEN extern const bool rec_arch_ok;
+REC_HIDDEN extern const char rec_arch_name[];
+REC_HIDDEN void rec_return_tramp(void);
+
+/* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
+static inline uint64_t rec_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return __builtin_ia32_rdtsc();
+#else
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* writer.c */
+REC_HIDDEN int rec_writer_start(const char *path, bool truncate);
+REC_HIDDEN void rec_writer_stop(void);
+REC_HIDDEN void rec_writer_fork_prepare(void);
+REC_HIDDEN void rec_writer_fork_parent(void);
+REC_HIDDEN void rec_writer_fork_child(void);
+
+#endif

@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+# recorder/recorder.mk - the trace recorder (recorder/), part of every
+# libmcount.a.
+#
+# Included by the top Makefile after runtime/runtime.mk.  The recorder
+# is hosted C (pthreads, files) over the runtime's slot hook
+# (runtime/platform.h); per architecture it has a return trampoline,
+# recorder/<arch>/return.S, or none.c, which makes it refuse to record.
+#
+# A program pulls an archive member only for a symbol it needs, and no
+# runtime file names the recorder (the arrows point from recorder/ to
+# runtime/).  So the recorder's objects are linked together with the
+# platform layer (hosted.o, which every program that boots pulls) into
+# one relocatable object, the archive's `hosted-rec.o`: runtime.mk puts
+# RT_HOSTED_MEMBER in the archive in place of hosted.o.
+
+REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
+	     recorder/wrap.c
+REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
+	    runtime/include/mcount.h
+REC_ARCHES := x86_64
+RT_HOSTED_MEMBER := hosted-rec.o
+
+# The recorder's objects of <arch>: its C files and its trampoline.
+rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
+	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o))
+
+$(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-writer.o: recorder/writer.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-none.o: recorder/none.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/hosted-rec.o: $(RT_OBJROOT)/%/hosted.o $$(call rec_objs,$$*)
+	$(RT_CC_$*) -r -nostdlib -o $@ $^
+
+.SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rec_objs,$(a)) \
+	$(RT_OBJROOT)/$(a)/hosted-rec.o)

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * writer.c - the writer thread: it drains every thread's ring into the
+ * trace file, so the traced threads never write a file themselves.
+ *
+ * Two forms (format.h): the recorder's own, events copied as they are
+ * with a name block for each function the first time it shows up, and
+ * Chrome's trace-event JSON (a path ending in .json), one "B" or "E"
+ * event a line, timestamps in microseconds since the recording began.
+ * JSON needs the time in ns as it writes: ticks are converted through
+ * the ratio of the clock's ticks to CLOCK_MONOTONIC's ns since the
+ * start, which sharpens as the run goes on; each thread's timestamps
+ * are kept from going back where the ratio moved.
+ *
+ * The thread wakes every millisecond while the rings are quiet.  A
+ * failed write is reported once; the rings are drained all the same,
+ * so a full disk never blocks the program.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mcount.h>
+
+#include "recorder.h"
+
+#define OUT_SIZE (64 * 1024)
+
+struct name {
+	uintptr_t addr;
+	const char *name;	/* NULL: none known */
+};
+
+static struct {
+	int fd;
+	bool json;
+	bool failed;
+	bool stop;
+	bool first_json;
+	uint32_t pid;
+	pthread_t thread;
+	pthread_mutex_t lock;	/* held around each pass over the rings */
+	uint64_t t0, ns0;	/* ticks and ns at the start */
+	uint64_t t1, ns1;	/* at the last pass */
+	uint64_t clock_written;	/* ns1 when the last MCT_CLOCK went out */
+	size_t used;
+	char out[OUT_SIZE];
+	struct name *names;	/* open addressing; addr 0 is empty */
+	size_t nnames, names_cap;
+} w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void flush_out(void)
+{
+	size_t off = 0;
+
+	while (off < w.used && !w.failed) {
+		ssize_t n = write(w.fd, w.out + off, w.used - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "mcount: trace: cannot write: %s; "
+				"the trace is incomplete\n",
+				n < 0 ? strerror(errno) : "short write");
+			w.failed = true;
+		} else {
+			off += (size_t)n;
+		}
+	}
+	w.used = 0;
+}
+
+static void put(const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		size_t k = OUT_SIZE - w.used < n ? OUT_SIZE - w.used : n;
+
+		memcpy(w.out + w.used, c, k);
+		w.used += k;
+		c += k;
+		n -= k;
+		if (w.used == OUT_SIZE)
+			flush_out();
+	}
+}
+
+static void put_block(uint32_t kind, uint32_t tid, const void *p, size_t n)
+{
+	struct mct_block b = { .kind = kind, .tid = tid, .bytes = n };
+
+	put(&b, sizeof(b));
+	put(p, n);
+}
+
+static void put_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void put_text(const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static size_t name_hash(uintptr_t a, size_t cap)
+{
+	return (size_t)((a >> 4) * 0x9e3779b97f4a7c15ull) & (cap - 1);
+}
+
+static void names_grow(void)
+{
+	size_t cap = w.names_cap ? 2 * w.names_cap : 1024;
+	struct name *v = calloc(cap, sizeof(*v));
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < w.names_cap; i++) {
+		size_t h;
+
+		if (!w.names[i].addr)
+			continue;
+		for (h = name_hash(w.names[i].addr, cap); v[h].addr;
+		     h = (h + 1) & (cap - 1))
+			;
+		v[h] = w.names[i];
+	}
+	free(w.names);
+	w.names = v;
+	w.names_cap = cap;
+}
+
+/*
+ * The name of the function at `addr`, looked up once; the first time,
+ * in the recorder's own form, a name block goes out for it.
+ */
+static const char *name_of(uintptr_t addr)
+{
+	struct name *n;
+	size_t h;
+
+	if (2 * (w.nnames + 1) > w.names_cap)
+		names_grow();
+	if (!w.names_cap)
+		return NULL;
+	for (h = name_hash(addr, w.names_cap); w.names[h].addr;
+	     h = (h + 1) & (w.names_cap - 1))
+		if (w.names[h].addr == addr)
+			return w.names[h].name;
+	n = &w.names[h];
+	n->addr = addr;
+	n->name = mcount_func_name((unsigned long)addr, NULL);
+	w.nnames++;
+	if (!w.json) {
+		char buf[8 + 4096];
+		uint64_t a = addr;
+		size_t len = n->name ? strlen(n->name) : 0;
+
+		if (len > sizeof(buf) - 8)
+			len = sizeof(buf) - 8;
+		memcpy(buf, &a, 8);
+		memcpy(buf + 8, n->name ? n->name : "", len);
+		put_block(MCT_NAME, 0, buf, 8 + len);
+	}
+	return n->name;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void put_json_string(const char *s)
+{
+	put("\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			put(e, 2);
+		} else if (c < 0x20) {
+			put_text("\\u%04x", c);
+		} else {
+			put(s, 1);
+		}
+	}
+	put("\"", 1);
+}
+
+static uint64_t ticks_to_ns(uint64_t ticks)
+{
+	double ratio;
+
+	if (ticks <= w.t0)
+		return 0;
+	ratio = w.t1 > w.t0 ? (double)(w.ns1 - w.ns0) / (double)(w.t1 - w.t0)
+			    : 1.0;
+	return (uint64_t)((double)(ticks - w.t0) * ratio);
+}
+
+static void put_json_event(struct rec_thread *t, const struct mct_event *e)
+{
+	const char *name = name_of((uintptr_t)e->func);
+	uint64_t ns = ticks_to_ns(MCT_TICKS(e->word));
+	char hex[32];
+
+	if (ns < t->json_last)
+		ns = t->json_last;
+	t->json_last = ns;
+	if (!name) {
+		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)e->func);
+		name = hex;
+	}
+	put_text("%s{\"ph\":\"%s\",\"pid\":%u,\"tid\":%u,\"ts\":%llu.%03u,"
+		 "\"name\":", w.first_json ? "" : ",\n",
+		 MCT_KIND(e->word) == MCT_ENTRY ? "B" : "E", w.pid, t->tid,
+		 (unsigned long long)(ns / 1000), (unsigned)(ns % 1000));
+	put_json_string(name);
+	put("}", 1);
+	w.first_json = false;
+}
+
+/* ---- draining ------------------------------------------------------------ */
+
+static void put_events(struct rec_thread *t, const struct mct_event *e,
+		       size_t n)
+{
+	if (w.json) {
+		for (size_t i = 0; i < n; i++)
+			put_json_event(t, &e[i]);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (MCT_KIND(e[i].word) == MCT_ENTRY)
+			name_of((uintptr_t)e[i].func);
+	put_block(MCT_EVENTS, t->tid, e, n * sizeof(*e));
+}
+
+/* Write out what thread `t` recorded since the last pass; how many. */
+static uint64_t drain(struct rec_thread *t)
+{
+	uint64_t head, tail, size, n;
+
+	if (t->unmapped)
+		return 0;
+	head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+	tail = t->tail;
+	size = t->mask + 1;
+	n = head - tail;
+	while (tail != head) {
+		uint64_t at = tail & t->mask;
+		uint64_t k = head - tail < size - at ? head - tail : size - at;
+
+		put_events(t, &t->ring[at], (size_t)k);
+		tail += k;
+		__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
+	}
+	if (t->lost != t->lost_written && !w.json) {
+		t->lost_written = t->lost;
+		put_block(MCT_LOST, t->tid, &t->lost_written, 8);
+	}
+	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
+		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
+		munmap(t->frames, t->max_frames * sizeof(*t->frames));
+		t->unmapped = true;
+	}
+	return n;
+}
+
+static void put_clock(void)
+{
+	uint64_t c[4] = { w.t0, w.ns0, w.t1, w.ns1 };
+
+	if (!w.json)
+		put_block(MCT_CLOCK, 0, c, sizeof(c));
+	w.clock_written = w.ns1;
+}
+
+static uint64_t pass(void)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&w.lock);
+	w.t1 = rec_ticks();
+	w.ns1 = now_ns();
+	for (struct rec_thread *t = __atomic_load_n(&rec_threads,
+						    __ATOMIC_ACQUIRE);
+	     t; t = t->next)
+		n += drain(t);
+	if (n && w.ns1 - w.clock_written > 10000000u)
+		put_clock();
+	flush_out();
+	pthread_mutex_unlock(&w.lock);
+	return n;
+}
+
+static void *writer_main(void *arg)
+{
+	struct timespec ms = { 0, 1000000 };
+
+	(void)arg;
+	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE))
+		if (!pass())
+			nanosleep(&ms, NULL);
+	return NULL;
+}
+
+/* The lost calls of every thread, as JSON metadata at the end. */
+static void put_json_trailer(void)
+{
+	uint64_t lost = 0;
+
+	for (struct rec_thread *t = rec_threads; t; t = t->next)
+		lost += t->lost;
+	put_text("%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\","
+		 "\"args\":{\"name\":\"pid %u\"}}\n],\n\"otherData\":"
+		 "{\"lost_calls\":\"%llu\"}}\n", w.first_json ? "" : ",\n",
+		 w.pid, w.pid, (unsigned long long)lost);
+	if (lost)
+		fprintf(stderr, "mcount: trace: %llu calls not recorded "
+			"(buffers full)\n", (unsigned long long)lost);
+}
+
+static int open_trace(const char *path, bool truncate)
+{
+	int flags = O_WRONLY | O_CREAT | O_CLOEXEC |
+		    (truncate ? O_TRUNC : O_EXCL);
+
+	w.fd = open(path, flags, 0644);
+	return w.fd;
+}
+
+/*
+ * Open `path` (truncated, or created new when !truncate) and start the
+ * writer thread.  0, or -1 with errno.
+ */
+int rec_writer_start(const char *path, bool truncate)
+{
+	sigset_t all, old;
+	int err;
+
+	if (open_trace(path, truncate) < 0)
+		return -1;
+	w.json = rec_cfg.json;
+	w.failed = w.stop = false;
+	w.first_json = true;
+	w.used = 0;
+	w.pid = (uint32_t)getpid();
+	w.t0 = w.t1 = rec_ticks();
+	w.ns0 = w.ns1 = now_ns();
+	w.clock_written = 0;
+	if (w.json) {
+		put_text("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	} else {
+		struct mct_header h = { .magic = MCT_MAGIC, .pid = w.pid,
+					.min_time_ns = rec_cfg.min_time_ns };
+
+		memcpy(h.magic, MCT_MAGIC, 8);
+		put(&h, sizeof(h));
+		put_clock();
+	}
+	/* the program's signals are the program's: none for the writer */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&w.thread, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		close(w.fd);
+		w.fd = -1;
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
+/* Stop the thread, write what is left and the trailer, close. */
+void rec_writer_stop(void)
+{
+	if (w.fd < 0)
+		return;
+	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+	pthread_join(w.thread, NULL);
+	pass();
+	pthread_mutex_lock(&w.lock);
+	if (w.json) {
+		put_json_trailer();
+	} else {
+		for (struct rec_thread *t = rec_threads; t; t = t->next)
+			if (t->lost) {
+				t->lost_written = t->lost;
+				put_block(MCT_LOST, t->tid, &t->lost, 8);
+			}
+		put_clock();
+	}
+	flush_out();
+	close(w.fd);
+	w.fd = -1;
+	pthread_mutex_unlock(&w.lock);
+}
+
+/* fork: no pass may be half done in the child. */
+void rec_writer_fork_prepare(void)
+{
+	pthread_mutex_lock(&w.lock);
+}
+
+void rec_writer_fork_parent(void)
+{
+	pthread_mutex_unlock(&w.lock);
+}
+
+/*
+ * In the child: the parent's writer thread and file are not ours (the
+ * file is closed without a trailer); start() opens the child's own.
+ */
+void rec_writer_fork_child(void)
+{
+	pthread_mutex_init(&w.lock, NULL);
+	if (w.fd >= 0)
+		close(w.fd);
+	w.fd = -1;
+	w.used = 0;
+	free(w.names);
+	w.names = NULL;
+	w.nnames = w.names_cap = 0;
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
+"""check.py - the trace suite's oracles (tests/trace/run.sh).
+
+  check.py json FILE [MIN_TIDS]    trace-event JSON: it parses; every event
+                                   has ph, pid, tid, ts (a number, in us);
+                                   per thread, B/E nest with matching names
+                                   (X events have dur >= 0) and ts never
+                                   goes back; at least MIN_TIDS threads
+  check.py counts RAW COUNTS NM FUNC...   calls per function in `mctrace
+                                   dump --raw` output equal the
+                                   -finstrument-functions counter's (its
+                                   addresses named through `nm`)
+  check.py depth RAW N             some call is N deep
+  check.py svg FILE                well-formed XML whose root is <svg>
+  check.py uftrace RAW REPLAY      the same calls, with the same callers,
+                                   as `uftrace replay -f none` shows
+Exit 0 when it holds, else 1 with the reason on stdout.
+"""
+import collections
+import json
+import re
+import sys
+import xml.dom.minidom
+
+
+def fail(why):
+    print(why)
+    sys.exit(1)
+
+
+def check_json(path, min_tids=1):
+    with open(path) as f:
+        doc = json.load(f)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    stacks = collections.defaultdict(list)
+    last = {}
+    for e in events:
+        for k in ("ph", "pid", "tid"):
+            if k not in e:
+                fail("event without %s: %r" % (k, e))
+        if e["ph"] == "M":
+            continue
+        if not isinstance(e.get("ts"), (int, float)):
+            fail("event without a numeric ts: %r" % e)
+        key = (e["pid"], e["tid"])
+        if e["ts"] < last.get(key, 0):
+            fail("time goes back in thread %r: %r" % (key, e))
+        if e["ph"] == "B":
+            stacks[key].append(e["name"])
+            last[key] = e["ts"]
+        elif e["ph"] == "E":
+            if not stacks[key] or stacks[key].pop() != e["name"]:
+                fail("E without its B in thread %r: %r" % (key, e))
+            last[key] = e["ts"]
+        elif e["ph"] == "X":
+            if not isinstance(e.get("dur"), (int, float)) or e["dur"] < 0:
+                fail("X event without a duration: %r" % e)
+        else:
+            fail("unexpected phase: %r" % e)
+    open_ = {k: v for k, v in stacks.items() if v}
+    if open_:
+        fail("B events never ended: %r" % open_)
+    if len(last) + 0 < int(min_tids) and all(
+            e["ph"] != "X" for e in events):
+        fail("%d threads, wanted %s" % (len(last), min_tids))
+    tids = {(e["pid"], e["tid"]) for e in events if e["ph"] != "M"}
+    if len(tids) < int(min_tids):
+        fail("%d threads, wanted %s" % (len(tids), min_tids))
+
+
+def raw_calls(path):
+    counts = collections.Counter()
+    with open(path) as f:
+        for line in f:
+            tid, ts, kind, depth, name = line.split(None, 4)
+            if kind == "E":
+                counts[name.strip()] += 1
+    return counts
+
+
+def check_counts(raw, counts_path, nm_path, funcs):
+    names = {}
+    with open(nm_path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTW":
+                names[int(parts[0], 16)] = parts[2]
+    want = collections.Counter()
+    with open(counts_path) as f:
+        for line in f:
+            addr, n = line.split()
+            want[names.get(int(addr, 16), addr)] += int(n)
+    got = raw_calls(raw)
+    bad = ["%s: recorded %d, counter %d" % (fn, got[fn], want[fn])
+           for fn in funcs if got[fn] != want[fn]]
+    if bad:
+        fail("; ".join(bad))
+    if not any(want[fn] for fn in funcs):
+        fail("the counter saw none of %s" % " ".join(funcs))
+
+
+def check_depth(raw, n):
+    deepest = 0
+    with open(raw) as f:
+        for line in f:
+            deepest = max(deepest, int(line.split()[3]))
+    if deepest < int(n):
+        fail("deepest call %d, wanted %s" % (deepest, n))
+
+
+def check_svg(path):
+    doc = xml.dom.minidom.parse(path)
+    if doc.documentElement.tagName != "svg":
+        fail("root element is %s" % doc.documentElement.tagName)
+    if not doc.getElementsByTagName("rect"):
+        fail("no boxes drawn")
+
+
+def edges_ours(raw):
+    edges = collections.Counter()
+    stacks = collections.defaultdict(list)
+    with open(raw) as f:
+        for line in f:
+            tid, ts, kind, depth, name = line.split(None, 4)
+            name = name.strip()
+            st = stacks[tid]
+            if kind == "E":
+                edges[(st[-1] if st else "", name)] += 1
+                st.append(name)
+            else:
+                st.pop()
+    return edges
+
+
+def edges_uftrace(path):
+    """`uftrace replay -f none`: `name() {`, `name();`, `} /* name */`."""
+    edges = collections.Counter()
+    stack = []
+    with open(path) as f:
+        for line in f:
+            s = line.strip()
+            if not s or s.startswith("#"):
+                continue
+            m = re.match(r"^\[\d+\]\s*\|?\s*", s)  # tid prefix, if any
+            if m:
+                s = s[m.end():]
+            if s.startswith("}"):
+                if stack:
+                    stack.pop()
+                continue
+            m = re.match(r"^([\w.:~<>]+)\(\)\s*(\{|;)$", s)
+            if not m:
+                continue
+            name = m.group(1)
+            edges[(stack[-1] if stack else "", name)] += 1
+            if m.group(2) == "{":
+                stack.append(name)
+    return edges
+
+
+def check_uftrace(raw, replay):
+    ours, theirs = edges_ours(raw), edges_uftrace(replay)
+    if ours != theirs:
+        diff = sorted(set(ours.items()) ^ set(theirs.items()))
+        fail("call graphs differ (caller, callee): count: ours %s, "
+             "uftrace's %s" % (
+                 [d for d in diff if d in ours.items()][:8],
+                 [d for d in diff if d in theirs.items()][:8]))
+
+
+def main():
+    if len(sys.argv) < 3:
+        fail(__doc__)
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"json": check_json, "counts": lambda r, c, n, *f: check_counts(
+        r, c, n, f), "depth": check_depth, "svg": check_svg,
+     "uftrace": check_uftrace}[cmd](*args)
+
+
+if __name__ == "__main__":
+    main()

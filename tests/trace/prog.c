@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * prog.c - the traced program of the trace suite (tests/trace/run.sh).
+ * `prog MODE`: each mode exercises one thing a recorder must survive.
+ * Built twice: with hooks for the recorder, and with
+ * -finstrument-functions and counter.c as the independent count.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define NOINLINE __attribute__((noinline))
+
+volatile int sink;
+
+NOINLINE int leaf(int x) { sink += x; return x * 3 + 1; }
+NOINLINE int mid(int x) { return leaf(x) + leaf(x + 1); }
+NOINLINE int top(int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += mid(i);
+	return s;
+}
+
+/* Not a tail call, and nothing to turn into a loop: n frames deep. */
+NOINLINE int recurse(int n)
+{
+	int r = n ? recurse(n - 1) : 0;
+
+	sink = r;
+	return leaf(r & 1);
+}
+
+static jmp_buf env;
+NOINLINE void jumper(int n) { if (n == 0) longjmp(env, 1); jumper(n - 1); leaf(n); }
+NOINLINE void jump_test(void)
+{
+	for (int i = 0; i < 5; i++)
+		if (!setjmp(env))
+			jumper(3);
+	mid(1);
+}
+
+NOINLINE void handler(int sig) { (void)sig; mid(7); }
+NOINLINE void signal_test(void)
+{
+	signal(SIGUSR1, handler);
+	for (int i = 0; i < 5; i++) {
+		raise(SIGUSR1);
+		leaf(i);
+	}
+}
+
+NOINLINE void *worker(void *arg)
+{
+	top((int)(long)arg);
+	return NULL;
+}
+
+NOINLINE void *exiter(void *arg)
+{
+	(void)arg;
+	mid(1);
+	pthread_exit(NULL);
+}
+
+NOINLINE void threads_test(void)
+{
+	pthread_t t[4];
+
+	for (long i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(i * 100 + 50));
+	top(30);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	pthread_create(&t[0], NULL, exiter, NULL);
+	pthread_join(t[0], NULL);
+}
+
+NOINLINE void fork_test(void)
+{
+	pid_t pid;
+
+	top(2);
+	pid = fork();
+	if (pid == 0) {
+		top(3);
+		exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	top(4);
+}
+
+NOINLINE void exec_test(const char *self)
+{
+	top(2);
+	execl(self, self, "basic", (char *)NULL);
+	perror("execl");
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "basic";
+
+	if (!strcmp(mode, "basic"))
+		printf("%d\n", top(10) + recurse(20));
+	else if (!strcmp(mode, "recurse"))
+		printf("%d\n", recurse(10000));
+	else if (!strcmp(mode, "longjmp"))
+		jump_test();
+	else if (!strcmp(mode, "signal"))
+		signal_test();
+	else if (!strcmp(mode, "threads"))
+		threads_test();
+	else if (!strcmp(mode, "fork"))
+		fork_test();
+	else if (!strcmp(mode, "exec"))
+		exec_test(argv[0]);
+	else if (!strcmp(mode, "hot"))
+		printf("%d\n", top(atoi(argc > 2 ? argv[2] : "1000000")));
+	else
+		return 2;
+	return 0;
+}
