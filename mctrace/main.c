@@ -31,7 +31,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: mctrace record [-F GLOB]... [-N GLOB]... [--depth N] [--min-time T]\n"
+"Usage: mctrace record [-F GLOB]... [-N GLOB]... [--depth N] [--min-time T]\n"
 "                      [--bufsize EVENTS] [-o FILE] -- PROG [ARGS...]\n"
 "       mctrace report [FILE]       calls, total and self time per function\n"
 "       mctrace graph [FILE]        every call, nested, per thread (or replay)\n"

@@ -974,7 +974,11 @@ static bool table_bounds(const uintptr_t **start, const uintptr_t **stop)
  * A platform that knows of several objects (hosted.c: the program and
  * its shared libraries) adds each through mc_rt_image_add from
  * mc_plat_images; else the one table table_bounds finds is the only
- * image.  MCOUNT_ENOTABLE when no image was added.
+ * image.  MCOUNT_ENOTABLE when that platform finds no table at all.
+ * A platform of several objects boots with none (0 sites) when none
+ * has a table yet: a library opened later may bring one, as a program
+ * linked with the script but nothing recorded always booted with an
+ * empty table.
  */
 static int boot_locked(void)
 {
@@ -1004,8 +1008,6 @@ static int boot_locked(void)
 	}
 	if (err)
 		return err;
-	if (!nimages)
-		return MCOUNT_ENOTABLE;
 	__atomic_store_n(&booted, true, __ATOMIC_RELEASE);
 	return MCOUNT_OK;
 }
