@@ -54,6 +54,12 @@ $(HOSTS_DIR)/$(1)/unit/test_%: $(HOSTS_DIR)/$(1)/unit/test_%.o $(call host_lib_o
 	$(HOST_CC_$(1)) $(CFLAGS) -static -pthread -o $$@ $$^ \
 		-L$(call host_libdir,$(1)) -lcheck -lsubunit -lelf -lz -lm -lrt
 
+# The object model's tests share elf_test.c (tests/unit/unit.mk).
+$(HOSTS_DIR)/$(1)/unit/elf_test.o: tests/unit/elf_test.c | $(call host_sysroot,$(1))/.complete
+	@mkdir -p $$(dir $$@)
+	$(HOST_CC_$(1)) $(call host_cflags,$(1)) -pthread -c -o $$@ $$<
+$(ELF_UNIT_TESTS:%=$(HOSTS_DIR)/$(1)/unit/test_elf_%): $(HOSTS_DIR)/$(1)/unit/elf_test.o
+
 -include $(patsubst %.o,%.d,$(call host_tool_objs,$(1)) $(UNIT_TESTS:%=$(HOSTS_DIR)/$(1)/unit/test_%.o))
 endef
 $(foreach h,$(HOSTS),$(eval $(call host_rules,$(h))))
