@@ -139,9 +139,14 @@ else
 fi
 # Case-insensitive, so Oops only as a word: sparc64's "... for
 # loops_per_jiffy" is not one.
+# Not x86's "..MP-BIOS bug: 8254 timer not connected to IO-APIC": the
+# kernel's complaint about the board when QEMU's timer check runs late
+# on a busy host (it then routes the timer another way and boots on).
 bad_lines='ftrace bug|ftrace faulted|ftrace failed|WARNING|\<Oops\>|BUG:|Kernel panic|mctest: error'
-bad=$(grep -n -i -E "$bad_lines" "$serial" | head -n 5 || true)
-bugs=$(grep -c -i -E "$bad_lines" "$serial" || true)
+board_lines='MP-BIOS bug: 8254 timer not connected to IO-APIC'
+bad=$(grep -n -i -E "$bad_lines" "$serial" | grep -v -F "$board_lines" |
+	head -n 5 || true)
+bugs=$(grep -i -E "$bad_lines" "$serial" | grep -c -v -F "$board_lines" || true)
 if [ -z "$bad" ]; then
 	pass "$name-no-ftrace-errors"
 else
