@@ -1302,6 +1302,34 @@ int mcount_disable(unsigned long func)
 }
 
 /*
+ * What a batch has done so far: sites now in the state asked for, the
+ * first error met, whether any code changed.
+ */
+struct tally {
+	size_t done;
+	int err;
+	bool changed;
+};
+
+/* Count set_site's answer `r`; false once the batch must stop. */
+static bool tally_site(struct tally *t, int r)
+{
+	t->changed |= r > 0;
+	if (r >= 0)
+		t->done++;
+	else if (!t->err)
+		t->err = r;
+	return r != MCOUNT_EPROTECT;
+}
+
+static int tally_result(const struct tally *t)
+{
+	if (t->err)
+		return t->err;
+	return t->done > 0x7fffffff ? 0x7fffffff : (int)t->done;
+}
+
+/*
  * Many functions in one batch.  Every function must have a site, or
  * nothing changes (MCOUNT_ENOSITE), unless `skip_missing` (a name
  * pattern matches functions without hooks too).  Returns how many of
@@ -1312,10 +1340,13 @@ int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 		   bool skip_missing)
 {
 	uintptr_t start;
-	size_t done = 0;
-	int err = 0, r = batch_begin();
-	bool changed = false;
+	struct tally t = { 0 };
+	int r;
 
+	/* a list that is not there names no function */
+	if (n && !funcs)
+		return MCOUNT_ENOSITE;
+	r = batch_begin();
 	if (r)
 		return r;
 	for (size_t i = 0; i < n && !skip_missing; i++) {
@@ -1327,19 +1358,11 @@ int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 	for (size_t i = 0; i < n; i++) {
 		struct rt_site *s = find_site(funcs[i], &start);
 
-		if (!s)
-			continue;
-		r = set_site(s, on, start);
-		changed |= r > 0;
-		if (r >= 0)
-			done++;
-		else if (!err)
-			err = r;
-		if (r == MCOUNT_EPROTECT)
+		if (s && !tally_site(&t, set_site(s, on, start)))
 			break;
 	}
-	batch_end(changed);
-	return err ? err : (int)(done > 0x7fffffff ? 0x7fffffff : done);
+	batch_end(t.changed);
+	return tally_result(&t);
 }
 
 int mcount_enable_many(const unsigned long *funcs, size_t n)
@@ -1370,32 +1393,25 @@ static uintptr_t site_function(const struct rt_site *s)
  */
 static int set_all(bool on)
 {
-	size_t done = 0;
-	int err = 0, r = batch_begin();
-	bool changed = false;
+	struct tally t = { 0 };
+	int r = batch_begin();
+	bool go = true;
 
 	if (r)
 		return r;
-	for (size_t k = 0; k < nimages && r != MCOUNT_EPROTECT; k++) {
+	for (size_t k = 0; k < nimages && go; k++) {
 		struct rt_site *sites = images[k].sites;
 
 		cur = &images[k];
-		for (size_t i = 0; sites && i < images[k].nsites; i++) {
+		for (size_t i = 0; sites && i < images[k].nsites && go; i++) {
 			if (sites[i].state == MCOUNT_SITE_REFUSED)
 				continue;
-			r = set_site(&sites[i], on, on ?
-				     site_function(&sites[i]) : sites[i].func);
-			changed |= r > 0;
-			if (r >= 0)
-				done++;
-			else if (!err)
-				err = r;
-			if (r == MCOUNT_EPROTECT)
-				break;
+			go = tally_site(&t, set_site(&sites[i], on, on ?
+					site_function(&sites[i]) : sites[i].func));
 		}
 	}
-	batch_end(changed);
-	return err ? err : (int)(done > 0x7fffffff ? 0x7fffffff : done);
+	batch_end(t.changed);
+	return tally_result(&t);
 }
 
 int mcount_enable_all(void)
