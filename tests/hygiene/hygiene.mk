@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# check-hygiene: an SPDX line in every tracked source file, and no
-# tracked file that .gitignore ignores (tests/hygiene/hygiene.sh).
+# check-hygiene: an SPDX line in every tracked source file, no tracked
+# file that .gitignore ignores, and commit subjects of at most 72
+# characters (tests/hygiene/hygiene.sh).
 .PHONY: check-hygiene
 check-hygiene:
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/hygiene.log

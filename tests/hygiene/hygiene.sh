@@ -6,6 +6,13 @@
 #                 "SPDX-License-Identifier:" line in its first 5 lines
 #   ignored/FILE  no tracked file is one .gitignore says to ignore
 #                 (a log or a .pyc committed by mistake)
+#   subjects      every commit after SUBJECTS_SINCE (34ff117, when the
+#                 habit was written down) has a subject of at most 72
+#                 characters (subjects.sh); SKIP where that commit is
+#                 not in the history (a shallow clone)
+#   subjects-fail subjects.sh, on a throwaway repository in a temporary
+#                 folder, passes git's own long merge subject and fails
+#                 a 73-character one
 #
 # Source files: .c .h .S .s .cc .py .sh .mk .lds .in .awk, man pages
 # (.1 .3), files named Makefile, Kbuild, CMakeLists.txt, meson.build,
@@ -57,6 +64,53 @@ else
 	for f in $ignored; do
 		echo "FAIL: hygiene/ignored/$f: tracked, yet .gitignore ignores it (git rm --cached)" | tee -a "$log"
 	done
+	status=1
+fi
+since=${SUBJECTS_SINCE:-34ff117}
+long=$(sh tests/hygiene/subjects.sh . "$since")
+case $? in
+0)	echo "PASS: hygiene/subjects: every subject after $since is at most 72 characters" | tee -a "$log" ;;
+2)	echo "SKIP: hygiene/subjects: no commit $since in this history (a shallow clone?)" | tee -a "$log" ;;
+*)	echo "$long" | while read -r line; do
+		echo "FAIL: hygiene/subjects: $line (at most 72 characters; details go in the body)" | tee -a "$log"
+	done
+	status=1 ;;
+esac
+
+# subjects.sh itself, on a repository of its own: a long subject fails.
+subjects_selftest() {
+	t=$(mktemp -d) || return 1
+	g() { d=$1; shift; git -C "$t/$d" -c user.name=t \
+		-c user.email=t@example.invalid -c commit.gpgsign=false "$@"; }
+	commit() { d=$1; shift; echo "$*" >>"$t/$d/$d" && g "$d" add "$d" &&
+		g "$d" commit -qm "$*"; }
+	mkdir -p "$t/a" "$t/a-clone-at-a-path-long-enough-for-a-merge-subject-over-72" &&
+	git init -q -b main "$t/a" && commit a "Start" &&
+	base=$(git -C "$t/a" rev-parse HEAD) &&
+	git clone -q "$t/a" "$t/a-clone-at-a-path-long-enough-for-a-merge-subject-over-72" &&
+	commit a-clone-at-a-path-long-enough-for-a-merge-subject-over-72 "Add one line there" &&
+	commit a "Add one line here" &&
+	g a pull -q --no-rebase --no-edit \
+		"$t/a-clone-at-a-path-long-enough-for-a-merge-subject-over-72" main 2>/dev/null
+	merge=$(git -C "$t/a" log -1 --format=%s)
+	ok=1
+	if [ ${#merge} -le 72 ] || ! sh tests/hygiene/subjects.sh "$t/a" "$base" >/dev/null; then
+		echo "git's own merge subject (${#merge} characters) is not passed: $merge"
+		ok=0
+	fi
+	commit a "Add a line whose subject is seventy-three characters long, one too many!!" &&
+	out=$(sh tests/hygiene/subjects.sh "$t/a" "$base"); rc=$?
+	if [ $rc -ne 1 ] || ! echo "$out" | grep -q ' 73: Add a line'; then
+		echo "a 73-character subject is not caught: '$out'"
+		ok=0
+	fi
+	rm -rf "$t"
+	[ "$ok" = 1 ]
+}
+if why=$(subjects_selftest); then
+	echo "PASS: hygiene/subjects-fail: the check fails a 73-character subject, passes git's merge subject" | tee -a "$log"
+else
+	echo "FAIL: hygiene/subjects-fail: $why" | tee -a "$log"
 	status=1
 fi
 exit "$status"
