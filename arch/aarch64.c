@@ -51,6 +51,21 @@ enum {
 	R_AARCH64_RELATIVE_ = 1027,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name a64_reloc_names[] = {
+	{ 0, "R_AARCH64_NONE" }, { 257, "R_AARCH64_ABS64" },
+	{ 258, "R_AARCH64_ABS32" }, { 261, "R_AARCH64_PREL32" },
+	{ 275, "R_AARCH64_ADR_PREL_PG_HI21" },
+	{ 277, "R_AARCH64_ADD_ABS_LO12_NC" }, { 282, "R_AARCH64_JUMP26" },
+	{ 283, "R_AARCH64_CALL26" }, { 311, "R_AARCH64_ADR_GOT_PAGE" },
+	{ 312, "R_AARCH64_LD64_GOT_LO12_NC" }, { 1025, "R_AARCH64_GLOB_DAT" },
+	{ 1026, "R_AARCH64_JUMP_SLOT" }, { 1027, "R_AARCH64_RELATIVE" },
+};
+
 #define A64_BL 0x94000000u		/* bl #0 */
 #define A64_BL_MASK 0xfc000000u		/* opcode bits of b/bl */
 #define A64_BL_RANGE (128ll << 20)	/* +-128 MiB */
@@ -195,6 +210,7 @@ static bool a64_live_forms(const struct mc_arch *arch, uint8_t *on,
 }
 
 const struct mc_arch mc_arch_aarch64 = {
+	.reloc_names = a64_reloc_names, .n_reloc_names = MC_COUNT(a64_reloc_names),
 	.name = "aarch64",
 	.e_machine = EM_AARCH64_,
 	.elf_class = 64,

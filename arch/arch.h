@@ -107,9 +107,13 @@ enum mc_early_entry {
  * callers go through mc_decode_site() and its siblings below.
  */
 /*
- * A relocation type's name, for messages.  Only the types the tool may
- * report about (a hook referred to other than by a call, a table slot
- * the loader fills from a symbol); any other prints as its number.
+ * A relocation type's name, as readelf prints it, for messages.  Each
+ * architecture names every type it handles (its hook calls', their
+ * companions', the table's, R_*_NONE, R_*_RELATIVE) and those a
+ * compiler refers to a hook symbol by other than a call (its address,
+ * its GOT entry, a tail call) or the loader fills a table slot with;
+ * any other prints as its number.  The unit tests hold each table
+ * against <elf.h>.
  */
 struct mc_reloc_name {
 	uint32_t type;

@@ -74,6 +74,22 @@ enum {
 	R_ARM_CALL_ = 28,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name arm_reloc_names[] = {
+	{ 0, "R_ARM_NONE" }, { 1, "R_ARM_PC24" }, { 2, "R_ARM_ABS32" },
+	{ 3, "R_ARM_REL32" }, { 10, "R_ARM_THM_CALL" },
+	{ 21, "R_ARM_GLOB_DAT" }, { 22, "R_ARM_JUMP_SLOT" },
+	{ 23, "R_ARM_RELATIVE" }, { 26, "R_ARM_GOT_BREL" },
+	{ 28, "R_ARM_CALL" }, { 29, "R_ARM_JUMP24" },
+	{ 30, "R_ARM_THM_JUMP24" }, { 43, "R_ARM_MOVW_ABS_NC" },
+	{ 44, "R_ARM_MOVT_ABS" }, { 47, "R_ARM_THM_MOVW_ABS_NC" },
+	{ 48, "R_ARM_THM_MOVT_ABS" }, { 96, "R_ARM_GOT_PREL" },
+};
+
 #define ARM_BL 0xeb000000u		/* bl #0 (condition AL) */
 #define ARM_BLX 0xfa000000u		/* blx #0 (H = 0) */
 #define ARM_BL_RANGE (32ll << 20)	/* +-32 MiB */
@@ -601,6 +617,7 @@ static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
 	.max_entry_offset = 32
 
 const struct mc_arch mc_arch_arm = {
+	.reloc_names = arm_reloc_names, .n_reloc_names = MC_COUNT(arm_reloc_names),
 	.name = "arm",
 	ARM_COMMON,
 	/* the site's word, NOP <-> BL, after `mov ip, lr` (above) */
@@ -615,6 +632,7 @@ const struct mc_arch mc_arch_arm = {
 };
 
 const struct mc_arch mc_arch_thumb2 = {
+	.reloc_names = arm_reloc_names, .n_reloc_names = MC_COUNT(arm_reloc_names),
 	.name = "thumb2",
 	ARM_COMMON,
 	/* the halfword before the bl, MOV <-> B (above) */

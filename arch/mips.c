@@ -97,6 +97,21 @@ enum {
 	R_MIPS_JALR_ = 37,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name mips_reloc_names[] = {
+	{ 0, "R_MIPS_NONE" }, { 2, "R_MIPS_32" }, { 3, "R_MIPS_REL32" },
+	{ 4, "R_MIPS_26" }, { 5, "R_MIPS_HI16" }, { 6, "R_MIPS_LO16" },
+	{ 9, "R_MIPS_GOT16" }, { 11, "R_MIPS_CALL16" }, { 18, "R_MIPS_64" },
+	{ 19, "R_MIPS_GOT_DISP" }, { 28, "R_MIPS_HIGHER" },
+	{ 29, "R_MIPS_HIGHEST" }, { 30, "R_MIPS_CALL_HI16" },
+	{ 31, "R_MIPS_CALL_LO16" }, { 37, "R_MIPS_JALR" },
+	{ 127, "R_MIPS_JUMP_SLOT" },
+};
+
 /* Instruction words, as the MIPS manuals spell them. */
 enum {
 	MIPS_NOP = 0x00000000,		/* nop (sll zero,zero,0) */
@@ -446,6 +461,7 @@ static const struct mc_insn mips_pad_nops[] = {
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips = {
+	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.judge_early_entry = o32_judge_early,
@@ -453,6 +469,7 @@ const struct mc_arch mc_arch_mips = {
 };
 
 const struct mc_arch mc_arch_mipsel = {
+	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mipsel", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.judge_early_entry = o32_judge_early,
@@ -460,6 +477,7 @@ const struct mc_arch mc_arch_mipsel = {
 };
 
 const struct mc_arch mc_arch_mipsn32 = {
+	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mipsn32", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
 	.judge_early_entry = new_judge_early,
@@ -467,6 +485,7 @@ const struct mc_arch mc_arch_mipsn32 = {
 };
 
 const struct mc_arch mc_arch_mipsn32el = {
+	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mipsn32el", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
 	.judge_early_entry = new_judge_early,
@@ -485,11 +504,13 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips64 = {
+	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mips64", MIPS64_COMMON, .endian = MC_BIG_ENDIAN,
 	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
 };
 
 const struct mc_arch mc_arch_mips64el = {
+	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mips64el", MIPS64_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
 };

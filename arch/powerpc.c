@@ -96,6 +96,32 @@ enum {
 	EF_PPC64_ABI_V2_ = 2,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name ppc_reloc_names[] = {
+	{ 0, "R_PPC_NONE" }, { 1, "R_PPC_ADDR32" }, { 4, "R_PPC_ADDR16_LO" },
+	{ 6, "R_PPC_ADDR16_HA" }, { 10, "R_PPC_REL24" },
+	{ 18, "R_PPC_PLTREL24" }, { 20, "R_PPC_GLOB_DAT" },
+	{ 21, "R_PPC_JMP_SLOT" }, { 22, "R_PPC_RELATIVE" },
+};
+
+static const struct mc_reloc_name ppc64_reloc_names[] = {
+	{ 0, "R_PPC64_NONE" }, { 1, "R_PPC64_ADDR32" },
+	{ 4, "R_PPC64_ADDR16_LO" }, { 6, "R_PPC64_ADDR16_HA" },
+	{ 10, "R_PPC64_REL24" }, { 20, "R_PPC64_GLOB_DAT" },
+	{ 21, "R_PPC64_JMP_SLOT" }, { 22, "R_PPC64_RELATIVE" },
+	{ 31, "R_PPC64_PLT16_HA" }, { 38, "R_PPC64_ADDR64" },
+	{ 47, "R_PPC64_TOC16" }, { 48, "R_PPC64_TOC16_LO" },
+	{ 50, "R_PPC64_TOC16_HA" }, { 60, "R_PPC64_PLT16_LO_DS" },
+	{ 116, "R_PPC64_REL24_NOTOC" }, { 119, "R_PPC64_PLTSEQ" },
+	{ 120, "R_PPC64_PLTCALL" }, { 121, "R_PPC64_PLTSEQ_NOTOC" },
+	{ 122, "R_PPC64_PLTCALL_NOTOC" }, { 134, "R_PPC64_PLT_PCREL34" },
+	{ 135, "R_PPC64_PLT_PCREL34_NOTOC" },
+};
+
 /* Instruction words, in neither byte order yet. */
 enum {
 	PPC_NOP = 0x60000000,		/* ori r0,r0,0 */
@@ -353,6 +379,7 @@ static bool ppc64_uses_descriptors(const struct mc_arch *arch,
 	.uses_descriptors = ppc64_uses_descriptors
 
 const struct mc_arch mc_arch_ppc64le = {
+	.reloc_names = ppc64_reloc_names, .n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
 	.live_store_max = 4,	/* one instruction word */
 	.live_forms = ppc_le_live_forms,
@@ -362,11 +389,13 @@ const struct mc_arch mc_arch_ppc64le = {
 };
 
 const struct mc_arch mc_arch_ppc64 = {
+	.reloc_names = ppc64_reloc_names, .n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.name = "ppc64", PPC64_COMMON, PPC_BE_CODE,
 	.forms = ppc64_forms, .n_forms = MC_COUNT(ppc64_forms),
 };
 
 const struct mc_arch mc_arch_ppc = {
+	.reloc_names = ppc_reloc_names, .n_reloc_names = MC_COUNT(ppc_reloc_names),
 	.name = "ppc", PPC_BE_CODE,
 	.e_machine = EM_PPC_, .elf_class = 32, .addr_size = 4,
 	.table_uses_rela = true, .table_reloc = R_PPC_ADDR32_,

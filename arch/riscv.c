@@ -58,6 +58,21 @@ enum {
 	R_RISCV_CALL_PLT_ = 19,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name rv_reloc_names[] = {
+	{ 0, "R_RISCV_NONE" }, { 1, "R_RISCV_32" }, { 2, "R_RISCV_64" },
+	{ 3, "R_RISCV_RELATIVE" }, { 5, "R_RISCV_JUMP_SLOT" },
+	{ 17, "R_RISCV_JAL" }, { 18, "R_RISCV_CALL" },
+	{ 19, "R_RISCV_CALL_PLT" }, { 20, "R_RISCV_GOT_HI20" },
+	{ 23, "R_RISCV_PCREL_HI20" }, { 24, "R_RISCV_PCREL_LO12_I" },
+	{ 26, "R_RISCV_HI20" }, { 27, "R_RISCV_LO12_I" },
+	{ 51, "R_RISCV_RELAX" },
+};
+
 #define RV_AUIPC_RA 0x00000097u		/* auipc ra, 0 */
 #define RV_JALR_RA 0x000080e7u		/* jalr ra, 0(ra) */
 #define RV_JAL_RA 0x000000efu		/* jal ra, 0 */
@@ -316,6 +331,7 @@ static bool rv_live_forms(const struct mc_arch *arch, uint8_t *on,
 }
 
 const struct mc_arch mc_arch_riscv64 = {
+	.reloc_names = rv_reloc_names, .n_reloc_names = MC_COUNT(rv_reloc_names),
 	.name = "riscv64",
 	.e_machine = EM_RISCV_,
 	.elf_class = 64,

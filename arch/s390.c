@@ -100,6 +100,18 @@ enum {
 	R_390_64_ = 22,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name s390_reloc_names[] = {
+	{ 0, "R_390_NONE" }, { 4, "R_390_32" }, { 10, "R_390_GLOB_DAT" },
+	{ 11, "R_390_JMP_SLOT" }, { 12, "R_390_RELATIVE" },
+	{ 19, "R_390_PC32DBL" }, { 20, "R_390_PLT32DBL" }, { 22, "R_390_64" },
+	{ 26, "R_390_GOTENT" },
+};
+
 #define JGNOP 0xc0, 0x04, 0x00, 0x00, 0x00, 0x00	/* brcl 0,. */
 #define STG_R14 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x24	/* stg %r14,8(%r15) */
 #define LG_R14 0xe3, 0xe0, 0xf0, 0x08, 0x00, 0x04	/* lg %r14,8(%r15) */
@@ -353,6 +365,7 @@ static const uint8_t *s390_site_neutral(const struct mc_arch *arch,
 }
 
 const struct mc_arch mc_arch_s390x = {
+	.reloc_names = s390_reloc_names, .n_reloc_names = MC_COUNT(s390_reloc_names),
 	.name = "s390x",
 	.e_machine = EM_S390_,
 	.elf_class = 64,

@@ -60,6 +60,19 @@ enum {
 	R_SH_RELATIVE_ = 165,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name sh_reloc_names[] = {
+	{ 0, "R_SH_NONE" }, { 1, "R_SH_DIR32" }, { 2, "R_SH_REL32" },
+	{ 160, "R_SH_GOT32" }, { 161, "R_SH_PLT32" },
+	{ 163, "R_SH_GLOB_DAT" }, { 164, "R_SH_JMP_SLOT" },
+	{ 165, "R_SH_RELATIVE" }, { 166, "R_SH_GOTOFF" },
+	{ 167, "R_SH_GOTPC" },
+};
+
 static const char *const sh_hook_symbols[] = { "mcount", NULL };
 
 /*
@@ -175,12 +188,14 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	.encode_call = sh_encode_call
 
 const struct mc_arch mc_arch_sh = {
+	.reloc_names = sh_reloc_names, .n_reloc_names = MC_COUNT(sh_reloc_names),
 	.name = "sh", SH_COMMON, .endian = MC_LITTLE_ENDIAN,
 	.forms = sh_le_forms, .n_forms = MC_COUNT(sh_le_forms),
 	.pad_nops = sh_le_pad_nops,
 };
 
 const struct mc_arch mc_arch_sheb = {
+	.reloc_names = sh_reloc_names, .n_reloc_names = MC_COUNT(sh_reloc_names),
 	.name = "sheb", SH_COMMON, .endian = MC_BIG_ENDIAN,
 	.forms = sh_be_forms, .n_forms = MC_COUNT(sh_be_forms),
 	.pad_nops = sh_be_pad_nops,

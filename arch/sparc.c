@@ -37,6 +37,23 @@ enum {
 	R_SPARC_64_ = 32,
 };
 
+/*
+ * Names of the relocation types a warning or --finalize may name: the
+ * hook calls', the table's, and those that refer to a hook symbol other
+ * than by a call (its address, a GOT or PLT entry, a tail call).
+ */
+static const struct mc_reloc_name sparc_reloc_names[] = {
+	{ 0, "R_SPARC_NONE" }, { 3, "R_SPARC_32" }, { 7, "R_SPARC_WDISP30" },
+	{ 9, "R_SPARC_HI22" }, { 12, "R_SPARC_LO10" },
+	{ 18, "R_SPARC_WPLT30" }, { 20, "R_SPARC_GLOB_DAT" },
+	{ 21, "R_SPARC_JMP_SLOT" }, { 22, "R_SPARC_RELATIVE" },
+	{ 32, "R_SPARC_64" }, { 34, "R_SPARC_HH22" }, { 35, "R_SPARC_HM10" },
+	{ 54, "R_SPARC_UA64" },
+	{ 80, "R_SPARC_GOTDATA_HIX22" }, { 81, "R_SPARC_GOTDATA_LOX10" },
+	{ 82, "R_SPARC_GOTDATA_OP_HIX22" }, { 83, "R_SPARC_GOTDATA_OP_LOX10" },
+	{ 84, "R_SPARC_GOTDATA_OP" },
+};
+
 static const uint8_t sparc_nop[4] = { 0x01, 0x00, 0x00, 0x00 };	/* nop */
 
 static const char *const sparc_hook_symbols[] = { "_mcount", NULL };
@@ -109,6 +126,7 @@ static const struct mc_insn sparc_pad_nops[] = {
 };
 
 const struct mc_arch mc_arch_sparc64 = {
+	.reloc_names = sparc_reloc_names, .n_reloc_names = MC_COUNT(sparc_reloc_names),
 	.name = "sparc64",
 	.e_machine = EM_SPARCV9_,
 	.elf_class = 64,

@@ -61,7 +61,7 @@ enum {
  * a linked table's slot: what a warning or --finalize may name.
  */
 static const struct mc_reloc_name x86_64_reloc_names[] = {
-	{ 1, "R_X86_64_64" }, { 2, "R_X86_64_PC32" },
+	{ 0, "R_X86_64_NONE" }, { 1, "R_X86_64_64" }, { 2, "R_X86_64_PC32" },
 	{ 4, "R_X86_64_PLT32" }, { 6, "R_X86_64_GLOB_DAT" },
 	{ 7, "R_X86_64_JUMP_SLOT" }, { 8, "R_X86_64_RELATIVE" },
 	{ 9, "R_X86_64_GOTPCREL" }, { 10, "R_X86_64_32" },
@@ -70,7 +70,8 @@ static const struct mc_reloc_name x86_64_reloc_names[] = {
 };
 
 static const struct mc_reloc_name i386_reloc_names[] = {
-	{ 1, "R_386_32" }, { 2, "R_386_PC32" }, { 3, "R_386_GOT32" },
+	{ 0, "R_386_NONE" }, { 1, "R_386_32" }, { 2, "R_386_PC32" },
+	{ 3, "R_386_GOT32" },
 	{ 4, "R_386_PLT32" }, { 6, "R_386_GLOB_DAT" },
 	{ 7, "R_386_JMP_SLOT" }, { 8, "R_386_RELATIVE" },
 	{ 9, "R_386_GOTOFF" }, { 10, "R_386_GOTPC" }, { 43, "R_386_GOT32X" },

@@ -1386,6 +1386,57 @@ def not_a_call_names_relocation():
           "stderr %r, want the relocation named %s" % (err, want[0]))
 
 
+# Per architecture, GCC's cross compiler and the hook symbol a C function
+# refers to other than by a hook call: by address (absolute, or through
+# the GOT with -fPIC) and by a tail call.  (ppc32 -fPIC is left out: its
+# address comes from .got2, outside the code, and its "tail call" is a
+# `bl`, a hook call like any other.)
+NOT_A_CALL_ARCHES = (
+    ("x86_64-linux-gnu", "__fentry__"), ("i686-linux-gnu", "mcount"),
+    ("aarch64-linux-gnu", "_mcount"),
+    ("arm-linux-gnueabihf", "__gnu_mcount_nc"),
+    ("riscv64-linux-gnu", "_mcount"), ("powerpc-linux-gnu", "_mcount"),
+    ("s390x-linux-gnu", "_mcount"), ("mips-linux-gnu", "_mcount"),
+    ("mips64el-linux-gnuabi64", "_mcount"),
+    ("sparc64-linux-gnu", "_mcount"), ("sh4-linux-gnu", "mcount"),
+)
+NOT_A_CALL_RE = re.compile(r"warning: \.text\+0x([0-9a-f]+): reference to "
+                           r"(\S+) \(([^)]*)\) is not a call")
+
+
+def not_a_call_names_relocation_on(triplet, hook, pic):
+    """Each warning about a reference to the hook that is no call names
+    the relocation at that place as the architecture's readelf does;
+    none says "relocation type N"."""
+    d = os.path.join(SCRATCH, "cases", "%03d" % next(_count))
+    os.makedirs(d, exist_ok=True)
+    src, obj = os.path.join(d, "ref.c"), os.path.join(d, "ref.o")
+    with open(src, "w") as f:
+        f.write("extern void %s(void);\n"
+                "void *hook_address(void) { return (void *)%s; }\n"
+                "void tail(void) { %s(); }\n" % (hook, hook, hook))
+    must(["%s-gcc" % triplet, "-O2", pic, "-c", src, "-o", obj])
+    out, _ = must(["%s-readelf" % triplet, "-rW", obj])
+    want, in_text = {}, False
+    for line in out.splitlines():
+        if line.startswith("Relocation section"):
+            in_text = re.search(r"'\.rela?\.text'", line) is not None
+            continue
+        f = line.split()
+        if in_text and len(f) >= 5 and f[4] == hook:
+            want[int(f[0], 16)] = f[2]
+    rc, _o, err = tool(obj)
+    check(rc == 0, "exit %d: %s" % (rc, err))
+    check("relocation type" not in err, "a type printed as a number: %r"
+          % err)
+    got = NOT_A_CALL_RE.findall(err)
+    check(got, "no warning about a reference to %s: %r" % (hook, err))
+    for off, sym, name in got:
+        check(sym == hook and want.get(int(off, 16)) == name,
+              ".text+0x%s named %s, readelf says %s" %
+              (off, name, want.get(int(off, 16))))
+
+
 # clang hook protocols neither --nop nor the runtime can undo: each call
 # is reported with its place (never taken for an object without hooks),
 # --strict fails the file, and the object is left as it was.
@@ -1627,6 +1678,17 @@ def main():
                   lambda: strict_fails("not-a-call", "a non-call")))
     cases.append(("cli/not-a-call/names-relocation",
                   not_a_call_names_relocation))
+    for triplet, hook in NOT_A_CALL_ARCHES:
+        for pic in ("-fno-pic", "-fPIC"):
+            if triplet.startswith("powerpc-") and pic == "-fPIC":
+                continue
+            name = "cli/not-a-call/names-relocation/%s%s" % (
+                triplet.split("-")[0], pic)
+            if shutil.which("%s-gcc" % triplet):
+                cases.append((name, lambda t=triplet, h=hook, p=pic:
+                              not_a_call_names_relocation_on(t, h, p)))
+            else:
+                log.skip(name, "no %s-gcc" % triplet)
     for arch in sorted(UNSUPPORTED_CLANG):
         cases.append(("cli/strict/unsupported-clang-hook/%s" % arch,
                       lambda arch=arch: unsupported_clang_hooks(arch)))

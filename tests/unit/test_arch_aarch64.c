@@ -11,6 +11,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,6 +222,22 @@ START_TEST(live_forms_hook)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle a64_relocs[] = {
+	RELOC(R_AARCH64_NONE), RELOC(R_AARCH64_ABS64), RELOC(R_AARCH64_ABS32),
+	RELOC(R_AARCH64_PREL32), RELOC(R_AARCH64_ADR_PREL_PG_HI21),
+	RELOC(R_AARCH64_ADD_ABS_LO12_NC), RELOC(R_AARCH64_JUMP26),
+	RELOC(R_AARCH64_CALL26), RELOC(R_AARCH64_ADR_GOT_PAGE),
+	RELOC(R_AARCH64_LD64_GOT_LO12_NC), RELOC(R_AARCH64_GLOB_DAT),
+	RELOC(R_AARCH64_JUMP_SLOT), RELOC(R_AARCH64_RELATIVE),
+};
+
+START_TEST(aarch64_reloc_names)
+{
+	assert_reloc_names(arch("aarch64"), a64_relocs, MC_COUNT(a64_relocs));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_aarch64");
@@ -228,6 +245,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, registry);
+	tcase_add_test(tc, aarch64_reloc_names);
 	tcase_add_test(tc, form_bl);
 	tcase_add_test(tc, nop_objdump);
 	tcase_add_loop_test(tc, call_roundtrip, 0,

@@ -11,6 +11,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -388,6 +389,24 @@ START_TEST(pad_call_and_isa)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle arm_relocs[] = {
+	RELOC(R_ARM_NONE), RELOC(R_ARM_PC24), RELOC(R_ARM_ABS32),
+	RELOC(R_ARM_REL32), RELOC_AS(R_ARM_THM_PC22, "R_ARM_THM_CALL"), RELOC(R_ARM_GLOB_DAT),
+	RELOC(R_ARM_JUMP_SLOT), RELOC(R_ARM_RELATIVE), RELOC_AS(R_ARM_GOT32, "R_ARM_GOT_BREL"),
+	RELOC(R_ARM_CALL), RELOC(R_ARM_JUMP24), RELOC(R_ARM_THM_JUMP24),
+	RELOC(R_ARM_MOVW_ABS_NC), RELOC(R_ARM_MOVT_ABS),
+	RELOC(R_ARM_THM_MOVW_ABS_NC), RELOC(R_ARM_THM_MOVT_ABS),
+	RELOC(R_ARM_GOT_PREL),
+};
+
+START_TEST(arm_reloc_names)
+{
+	assert_reloc_names(arch("arm"), arm_relocs, MC_COUNT(arm_relocs));
+	assert_reloc_names(arch("thumb2"), arm_relocs, MC_COUNT(arm_relocs));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_arm");
@@ -395,6 +414,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, registry);
+	tcase_add_test(tc, arm_reloc_names);
 	tcase_add_test(tc, form_arm);
 	tcase_add_test(tc, form_thumb);
 	tcase_add_test(tc, nops);

@@ -13,6 +13,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,6 +330,27 @@ START_TEST(encode_call_objdump)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle mips_relocs[] = {
+	RELOC(R_MIPS_NONE), RELOC(R_MIPS_32), RELOC(R_MIPS_REL32),
+	RELOC(R_MIPS_26), RELOC(R_MIPS_HI16), RELOC(R_MIPS_LO16),
+	RELOC(R_MIPS_GOT16), RELOC(R_MIPS_CALL16), RELOC(R_MIPS_64),
+	RELOC(R_MIPS_GOT_DISP), RELOC(R_MIPS_HIGHER), RELOC(R_MIPS_HIGHEST),
+	RELOC(R_MIPS_CALL_HI16), RELOC(R_MIPS_CALL_LO16), RELOC(R_MIPS_JALR),
+	RELOC(R_MIPS_JUMP_SLOT),
+};
+
+START_TEST(mips_reloc_names)
+{
+	assert_reloc_names(arch("mips"), mips_relocs, MC_COUNT(mips_relocs));
+	assert_reloc_names(arch("mipsel"), mips_relocs, MC_COUNT(mips_relocs));
+	assert_reloc_names(arch("mipsn32"), mips_relocs, MC_COUNT(mips_relocs));
+	assert_reloc_names(arch("mipsn32el"), mips_relocs, MC_COUNT(mips_relocs));
+	assert_reloc_names(arch("mips64"), mips_relocs, MC_COUNT(mips_relocs));
+	assert_reloc_names(arch("mips64el"), mips_relocs, MC_COUNT(mips_relocs));
+}
+END_TEST
+
 static Suite *mips_suite(void)
 {
 	Suite *s = suite_create("arch_mips");
@@ -336,6 +358,7 @@ static Suite *mips_suite(void)
 
 	tc = tcase_create("registry");
 	tcase_add_test(tc, find_by_abi);
+	tcase_add_test(tc, mips_reloc_names);
 	tcase_add_test(tc, table_facts);
 	tcase_add_test(tc, companions);
 	suite_add_tcase(s, tc);

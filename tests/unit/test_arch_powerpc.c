@@ -12,6 +12,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,6 +609,50 @@ START_TEST(live_forms_reject)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+/*
+ * glibc 2.36's <elf.h> stops short of the ppc64 ELFv2 ABI's newer types
+ * (power10's NOTOC calls and PC-relative PLT loads, inline PLT
+ * sequences); these numbers are the ABI's, which binutils' readelf
+ * names the same way.
+ */
+#ifndef R_PPC64_REL24_NOTOC
+#define R_PPC64_REL24_NOTOC 116
+#define R_PPC64_PLTSEQ 119
+#define R_PPC64_PLTCALL 120
+#define R_PPC64_PLTSEQ_NOTOC 121
+#define R_PPC64_PLTCALL_NOTOC 122
+#define R_PPC64_PLT_PCREL34 134
+#define R_PPC64_PLT_PCREL34_NOTOC 135
+#endif
+
+static const struct reloc_oracle ppc64_relocs[] = {
+	RELOC(R_PPC64_NONE), RELOC(R_PPC64_ADDR32), RELOC(R_PPC64_ADDR16_LO),
+	RELOC(R_PPC64_ADDR16_HA), RELOC(R_PPC64_REL24),
+	RELOC(R_PPC64_GLOB_DAT), RELOC(R_PPC64_JMP_SLOT),
+	RELOC(R_PPC64_RELATIVE), RELOC(R_PPC64_PLT16_HA),
+	RELOC(R_PPC64_ADDR64), RELOC(R_PPC64_TOC16), RELOC(R_PPC64_TOC16_LO),
+	RELOC(R_PPC64_TOC16_HA), RELOC(R_PPC64_PLT16_LO_DS),
+	RELOC(R_PPC64_REL24_NOTOC), RELOC(R_PPC64_PLTSEQ),
+	RELOC(R_PPC64_PLTCALL), RELOC(R_PPC64_PLTSEQ_NOTOC),
+	RELOC(R_PPC64_PLTCALL_NOTOC), RELOC(R_PPC64_PLT_PCREL34),
+	RELOC(R_PPC64_PLT_PCREL34_NOTOC),
+};
+
+static const struct reloc_oracle ppc_relocs[] = {
+	RELOC(R_PPC_NONE), RELOC(R_PPC_ADDR32), RELOC(R_PPC_ADDR16_LO),
+	RELOC(R_PPC_ADDR16_HA), RELOC(R_PPC_REL24), RELOC(R_PPC_PLTREL24),
+	RELOC(R_PPC_GLOB_DAT), RELOC(R_PPC_JMP_SLOT), RELOC(R_PPC_RELATIVE),
+};
+
+START_TEST(powerpc_reloc_names)
+{
+	assert_reloc_names(arch("ppc64le"), ppc64_relocs, MC_COUNT(ppc64_relocs));
+	assert_reloc_names(arch("ppc64"), ppc64_relocs, MC_COUNT(ppc64_relocs));
+	assert_reloc_names(arch("ppc"), ppc_relocs, MC_COUNT(ppc_relocs));
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_powerpc");
@@ -616,6 +661,7 @@ static Suite *arch_suite(void)
 	/* Loop index over arch_names: 0 ppc64le, 1 ppc64, 2 ppc. */
 	tc = tcase_create("registry");
 	tcase_add_test(tc, find_by_header);
+	tcase_add_test(tc, powerpc_reloc_names);
 	tcase_add_test(tc, find_rejects);
 	tcase_add_loop_test(tc, table_facts, 0, 3);
 	tcase_add_loop_test(tc, hook_symbols, 0, 3);

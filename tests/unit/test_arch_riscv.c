@@ -11,6 +11,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,6 +323,21 @@ START_TEST(live_forms_refused)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle rv_relocs[] = {
+	RELOC(R_RISCV_NONE), RELOC(R_RISCV_32), RELOC(R_RISCV_64),
+	RELOC(R_RISCV_RELATIVE), RELOC(R_RISCV_JUMP_SLOT), RELOC(R_RISCV_JAL),
+	RELOC(R_RISCV_CALL), RELOC(R_RISCV_CALL_PLT), RELOC(R_RISCV_GOT_HI20),
+	RELOC(R_RISCV_PCREL_HI20), RELOC(R_RISCV_PCREL_LO12_I),
+	RELOC(R_RISCV_HI20), RELOC(R_RISCV_LO12_I), RELOC(R_RISCV_RELAX),
+};
+
+START_TEST(riscv_reloc_names)
+{
+	assert_reloc_names(arch("riscv64"), rv_relocs, MC_COUNT(rv_relocs));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_riscv");
@@ -329,6 +345,7 @@ static Suite *suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, registry);
+	tcase_add_test(tc, riscv_reloc_names);
 	tcase_add_test(tc, form_pair);
 	tcase_add_test(tc, nops);
 	tcase_add_loop_test(tc, pair_roundtrip, 0,

@@ -12,6 +12,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -623,6 +624,19 @@ START_TEST(live_forms_reject)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle s390_relocs[] = {
+	RELOC(R_390_NONE), RELOC(R_390_32), RELOC(R_390_GLOB_DAT),
+	RELOC(R_390_JMP_SLOT), RELOC(R_390_RELATIVE), RELOC(R_390_PC32DBL),
+	RELOC(R_390_PLT32DBL), RELOC(R_390_64), RELOC(R_390_GOTENT),
+};
+
+START_TEST(s390_reloc_names)
+{
+	assert_reloc_names(arch("s390x"), s390_relocs, MC_COUNT(s390_relocs));
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_s390");
@@ -630,6 +644,7 @@ static Suite *arch_suite(void)
 
 	tc = tcase_create("registry");
 	tcase_add_test(tc, find_by_header);
+	tcase_add_test(tc, s390_reloc_names);
 	tcase_add_test(tc, hook_symbols);
 	suite_add_tcase(s, tc);
 

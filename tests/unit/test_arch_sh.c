@@ -10,6 +10,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,21 @@ START_TEST(sh_decode_encode)
 			  0x12345678);
 }
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle sh_relocs[] = {
+	RELOC(R_SH_NONE), RELOC(R_SH_DIR32), RELOC(R_SH_REL32),
+	RELOC(R_SH_GOT32), RELOC(R_SH_PLT32), RELOC(R_SH_GLOB_DAT),
+	RELOC(R_SH_JMP_SLOT), RELOC(R_SH_RELATIVE), RELOC(R_SH_GOTOFF),
+	RELOC(R_SH_GOTPC),
+};
+
+START_TEST(sh_reloc_names)
+{
+	assert_reloc_names(arch("sh"), sh_relocs, MC_COUNT(sh_relocs));
+	assert_reloc_names(arch("sheb"), sh_relocs, MC_COUNT(sh_relocs));
+}
+END_TEST
+
 static Suite *sh_suite(void)
 {
 	Suite *s = suite_create("arch_sh");
@@ -126,6 +142,7 @@ static Suite *sh_suite(void)
 
 	tc = tcase_create("sh");
 	tcase_add_test(tc, sh_registry);
+	tcase_add_test(tc, sh_reloc_names);
 	tcase_add_test(tc, sh_forms);
 	tcase_add_test(tc, sh_decode_encode);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,24 @@ START_TEST(sparc_call_objdump)
 	ck_assert(seen);
 }
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle sparc_relocs[] = {
+	RELOC(R_SPARC_NONE), RELOC(R_SPARC_32), RELOC(R_SPARC_WDISP30),
+	RELOC(R_SPARC_HI22), RELOC(R_SPARC_LO10), RELOC(R_SPARC_WPLT30),
+	RELOC(R_SPARC_GLOB_DAT), RELOC(R_SPARC_JMP_SLOT),
+	RELOC(R_SPARC_RELATIVE), RELOC(R_SPARC_64), RELOC(R_SPARC_HH22),
+	RELOC(R_SPARC_HM10), RELOC(R_SPARC_UA64),
+	RELOC(R_SPARC_GOTDATA_HIX22), RELOC(R_SPARC_GOTDATA_LOX10),
+	RELOC(R_SPARC_GOTDATA_OP_HIX22), RELOC(R_SPARC_GOTDATA_OP_LOX10),
+	RELOC(R_SPARC_GOTDATA_OP),
+};
+
+START_TEST(sparc_reloc_names)
+{
+	assert_reloc_names(arch("sparc64"), sparc_relocs, MC_COUNT(sparc_relocs));
+}
+END_TEST
+
 static Suite *sparc_suite(void)
 {
 	Suite *s = suite_create("arch_sparc");
@@ -119,6 +138,7 @@ static Suite *sparc_suite(void)
 
 	tc = tcase_create("sparc64");
 	tcase_add_test(tc, sparc_registry);
+	tcase_add_test(tc, sparc_reloc_names);
 	tcase_add_test(tc, sparc_forms);
 	tcase_add_test(tc, sparc_decode_encode);
 	tcase_add_test(tc, sparc_call_objdump);

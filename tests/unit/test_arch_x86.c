@@ -11,6 +11,7 @@
 #include "../../arch/arch.h"
 
 #include <check.h>
+#include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -923,6 +924,29 @@ START_TEST(encode_call_rejects)
 }
 END_TEST
 
+/* Every relocation type handled is named, as <elf.h> names it. */
+static const struct reloc_oracle x86_64_relocs[] = {
+	RELOC(R_X86_64_NONE), RELOC(R_X86_64_64), RELOC(R_X86_64_PC32),
+	RELOC(R_X86_64_PLT32), RELOC(R_X86_64_GLOB_DAT),
+	RELOC(R_X86_64_JUMP_SLOT), RELOC(R_X86_64_RELATIVE),
+	RELOC(R_X86_64_GOTPCREL), RELOC(R_X86_64_32), RELOC(R_X86_64_32S),
+	RELOC(R_X86_64_GOTPCRELX), RELOC(R_X86_64_REX_GOTPCRELX),
+};
+
+static const struct reloc_oracle i386_relocs[] = {
+	RELOC(R_386_NONE), RELOC(R_386_32), RELOC(R_386_PC32),
+	RELOC(R_386_GOT32), RELOC(R_386_PLT32), RELOC(R_386_GLOB_DAT),
+	RELOC(R_386_JMP_SLOT), RELOC(R_386_RELATIVE), RELOC(R_386_GOTOFF),
+	RELOC(R_386_GOTPC), RELOC(R_386_GOT32X),
+};
+
+START_TEST(x86_reloc_names)
+{
+	assert_reloc_names(arch("x86_64"), x86_64_relocs, MC_COUNT(x86_64_relocs));
+	assert_reloc_names(arch("i386"), i386_relocs, MC_COUNT(i386_relocs));
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_x86");
@@ -930,6 +954,7 @@ static Suite *arch_suite(void)
 
 	tc = tcase_create("registry");
 	tcase_add_test(tc, arch_find_by_machine);
+	tcase_add_test(tc, x86_reloc_names);
 	tcase_add_test(tc, arch_find_rejects_mismatch);
 	tcase_add_test(tc, arch_by_name);
 	tcase_add_test(tc, forms_of_type);
