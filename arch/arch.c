@@ -85,3 +85,27 @@ const struct mc_object_form *mc_match_form(const struct mc_arch *arch,
 	return mc_match_form_among(arch, mc_forms_of_type(arch, type), sec,
 				   sec_size, r_offset);
 }
+
+const char *mc_pad_refusal(const struct mc_arch *arch, const uint8_t *first,
+			   size_t first_avail, const uint8_t *entry,
+			   size_t avail, struct mc_pad_fit *fit)
+{
+	const struct mc_arch *a = arch->pad_reader ?
+		arch->pad_reader(first, first_avail) : arch;
+	size_t at = 0;
+	unsigned k;
+
+	*fit = (struct mc_pad_fit){ a, 0 };
+	if (!a)
+		return "no instruction set reads the pad's first NOP";
+	if (!a->pad_call_len)
+		return NULL;
+	at = mc_match_insn(a->entry_prefixes, a->n_entry_prefixes, entry,
+			   avail);
+	size_t slot = at;
+	while (at < avail && (k = mc_match_insn(a->pad_nops, a->n_pad_nops,
+						entry + at, avail - at)))
+		at += k;
+	fit->nops = at - slot;
+	return mc_pad_unusable(a, entry + slot, fit->nops, &k);
+}

@@ -207,6 +207,13 @@ struct mc_arch {
 				      const uint8_t *p, size_t avail,
 				      unsigned *len);
 	/*
+	 * The entry that reads a pad whose first NOP is at `p` (`n` bytes
+	 * readable), where one object mixes instruction sets (ARM: "arm" or
+	 * "thumb2", by that NOP's encoding, as the runtime tells them);
+	 * NULL if none does.  A NULL hook: this entry reads every pad.
+	 */
+	const struct mc_arch *(*pad_reader)(const uint8_t *p, size_t n);
+	/*
 	 * What -mnop-mcount leaves at a function's entry instead of the
 	 * hook call (with no relocation), as a form whose opcode is that
 	 * NOP, for --find-nops; NULL where GCC has no such option.
@@ -337,6 +344,47 @@ static inline const uint8_t *mc_pad_neutral(const struct mc_arch *arch,
 {
 	return arch->pad_neutral(arch, p, avail, len);
 }
+
+/*
+ * Can the runtime enable a pad whose NOPs from the function's entry on
+ * (past an entry prefix) are the `nops` bytes at `p`?  NULL if it can,
+ * with *len the bytes of whole NOPs its call then takes (pad_neutral's);
+ * else why not.  The runtime asks this of every pad at boot, and
+ * recordmcount of every pad it records and --check judges: one answer,
+ * so that a table the tool passes is one the runtime takes.
+ */
+static inline const char *mc_pad_unusable(const struct mc_arch *arch,
+					  const uint8_t *p, size_t nops,
+					  unsigned *len)
+{
+	*len = 0;
+	if (!arch->pad_call_len)
+		return "pads are not patched on this architecture";
+	if (nops < arch->pad_call_len)
+		return "NOP pad too short for the hook call at the entry";
+	if (!mc_pad_neutral(arch, p, nops, len))
+		return "NOP pad of mixed NOP sizes";
+	if (*len > nops)
+		return "NOP pad too short for the hook call at the entry";
+	return NULL;
+}
+
+/* What mc_pad_refusal() measured of one pad. */
+struct mc_pad_fit {
+	const struct mc_arch *reader;	/* the entry that reads the pad */
+	size_t nops;			/* bytes of NOPs from the entry on */
+};
+
+/*
+ * mc_pad_unusable() for the pad of a function whose entry is at `entry`
+ * (`avail` bytes readable) and whose first NOP, as the table records it,
+ * is at `first` (`first_avail` bytes): NULL where the runtime can enable
+ * it, or where no runtime patches pads (pad_call_len 0: nothing to
+ * judge against); else why not.  For recordmcount and --check.
+ */
+const char *mc_pad_refusal(const struct mc_arch *arch, const uint8_t *first,
+			   size_t first_avail, const uint8_t *entry,
+			   size_t avail, struct mc_pad_fit *fit);
 
 /* The architecture for an ELF header's fields, or NULL. */
 const struct mc_arch *mc_arch_find(uint16_t e_machine, uint8_t elf_class,

@@ -609,6 +609,7 @@ static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
 		"-meabi gnu is not supported (compile with -meabi gnu)",	\
 	.forms = arm_forms,						\
 	.pad_nops = arm_pad_nops, .n_pad_nops = MC_COUNT(arm_pad_nops),	\
+	.pad_reader = mc_arch_arm_pad_isa,				\
 	.n_forms = sizeof(arm_forms) / sizeof(arm_forms[0]),		\
 	.anchor_avoid_func = true,					\
 	.symbol_mode_bits = 1,						\

@@ -318,9 +318,10 @@ struct pad {
  * entry is where the platform's symbols start a function inside the
  * pad, else that prefix, else `addr` itself (M = 0; when M > 0 and the
  * platform has no symbols the call lands in NOPs a call skips, and
- * simply never fires).  NULL when `pad_call_len` bytes of pad NOPs start
- * at the entry (past the prefix), as whole NOPs the arch's pad_neutral
- * knows (pad->len bytes of them); else why not.
+ * simply never fires).  NULL when the NOPs from the entry on (past the
+ * prefix) take the hook call, as mc_pad_unusable() judges them, the
+ * same question recordmcount asks (pad->len bytes of them); else why
+ * not.
  */
 static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 				 const uint8_t *p, size_t n, struct pad *pad)
@@ -361,15 +362,12 @@ static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 			return refused;
 	}
 #endif
-	if (pad->slot + arch->pad_call_len > off ||
-	    (pad->slot < pre && pad->slot + arch->pad_call_len > pre))
-		return "NOP pad too short for the hook call at the entry";
-	if (!mc_pad_neutral(arch, p + pad->slot, n - pad->slot, &pad->len))
-		return "NOP pad of mixed NOP sizes";
-	if (pad->slot + pad->len > off ||
-	    (pad->slot < pre && pad->slot + pad->len > pre))
-		return "NOP pad too short for the hook call at the entry";
-	return NULL;
+	/* the NOPs from the slot on, up to the prefix if it comes later */
+	size_t end = pad->slot < pre && pre < off ? pre : off;
+
+	return mc_pad_unusable(arch, p + pad->slot,
+			       pad->slot < end ? end - pad->slot : 0,
+			       &pad->len);
 }
 
 /*
