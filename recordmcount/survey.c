@@ -460,6 +460,17 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		break;
 	case MC_SITE_CALL:
 	case MC_SITE_CALL_INDIRECT:
+		/*
+		 * x86's `nop; call` is a call ld relaxed; in an object it is
+		 * a one-NOP pad before a function that starts with a call.
+		 */
+		if (!d->linked) {
+			pad_verdict(d, code + e->offset, size - e->offset, &v);
+			if (strcmp(v.state, "pad") == 0) {
+				v.kind = MC_SITE_UNKNOWN;
+				break;
+			}
+		}
 		/* In an object, a call with no hook relocation is not ours. */
 		v.state = d->linked ? "call" : "unexpected";
 		v.has_target = true;
