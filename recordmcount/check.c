@@ -17,7 +17,10 @@
  *  - no entry appears twice;
  *  - with --sorted, a linked table is in ascending address order;
  *  - an LTO object (bitcode, or GCC's .gnu.lto_ sections) cannot be
- *    judged: its code is compiled again at the link, so it is reported.
+ *    judged: its code is compiled again at the link, so it is reported;
+ *  - the runtime can enable every pad: enough NOP bytes from its
+ *    function's entry on for its call (arch/'s mc_pad_refusal, the
+ *    runtime's own judge).
  *
  * Entries that are 0 in a linked image were cleared on purpose (by
  * --finalize or the kernel's sorttable) and are skipped, as ftrace does.
@@ -49,6 +52,7 @@ enum problem_class {
 	P_DUPLICATE,	/* an entry listed before */
 	P_UNSORTED,	/* --sorted and the table is not */
 	P_LTO,		/* an object that holds bitcode */
+	P_UNUSABLE_PAD,	/* a pad the runtime cannot enable */
 };
 
 static const char *const class_names[] = {
@@ -61,6 +65,7 @@ static const char *const class_names[] = {
 	[P_DUPLICATE] = "duplicate",
 	[P_UNSORTED] = "unsorted",
 	[P_LTO] = "lto",
+	[P_UNUSABLE_PAD] = "unusable-pad",
 };
 
 struct check {
@@ -700,6 +705,90 @@ static enum mc_early_entry early_entry(struct check *c, uint64_t value,
 	return a->judge_early_entry(a, &img, value, hook);
 }
 
+/*
+ * The function a pad NOP at entry e belongs to: the first to start
+ * inside the run of pad NOPs from e on (M > 0: the NOPs before its
+ * symbol), else the one e is in.  On ARM a Thumb function's value is
+ * its address + 1, so a function is asked for at address + 1, which
+ * lies inside an ARM function and is a Thumb one's value.
+ */
+static const struct mc_symbol *pad_function(struct check *c,
+					    const struct mc_entry *e,
+					    const uint8_t *code, size_t size)
+{
+	struct mc_survey *s = c->s;
+	const struct mc_arch *a = s->arch;
+	uint64_t value = mc_entry_value(s, e);
+	uint64_t d = 0;
+	unsigned k = 1;
+	int64_t off;
+
+	for (; k && e->offset + d < size; d += k) {
+		const struct mc_symbol *g = mc_function_at(
+			s->obj, e->shndx, value + d + a->symbol_mode_bits);
+
+		if (g && mc_code_address(a, g->sym.st_value) == value + d)
+			return g;
+		k = mc_match_insn(a->pad_nops, a->n_pad_nops,
+				  code + e->offset + d, size - e->offset - d);
+	}
+	return mc_survey_function(s, e->shndx, value + a->symbol_mode_bits,
+				  &off);
+}
+
+/*
+ * Is entry k, whose bytes read as a NOP or a pad, a pad the runtime
+ * cannot enable?  A pad's table entry is its first NOP, at or before
+ * its function's entry, or just past an entry prefix (endbr64, bti c)
+ * there; a hook's NOP further into its function (-pg's, after --nop)
+ * is no pad, nor is a NOP that is not one of the pad NOPs (s390x's
+ * brcl 0,0 for -mfentry).
+ */
+static void check_pad_fit(struct check *c, size_t k)
+{
+	struct mc_survey *s = c->s;
+	const struct mc_entry *e = &s->entries[k];
+	const struct mc_arch *a = s->arch;
+	struct mc_section *sec = mc_entry_section(s, e);
+	size_t size;
+	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	uint64_t value = mc_entry_value(s, e);
+	struct mc_pad_fit fit;
+
+	if (!code || e->offset >= size ||
+	    !mc_match_insn(a->pad_nops, a->n_pad_nops, code + e->offset,
+			   size - e->offset))
+		return;
+	const struct mc_symbol *f = pad_function(c, e, code, size);
+	if (!f)
+		return;
+	uint64_t start = mc_code_address(a, f->sym.st_value);
+	if (start + e->offset < value)
+		return;
+	uint64_t entry = start + e->offset - value;	/* section offset */
+	if (entry > size)
+		return;
+	if (entry < e->offset &&
+	    mc_match_insn(a->entry_prefixes, a->n_entry_prefixes,
+			  code + entry, size - entry) != e->offset - entry)
+		return;
+	const char *why = mc_pad_refusal(a, code + e->offset,
+					 size - e->offset, code + entry,
+					 size - entry, &fit);
+	if (!why)
+		return;
+	if (fit.reader && fit.nops < fit.reader->pad_call_len)
+		problem(c, P_UNUSABLE_PAD, true, e->shndx, value, k,
+			"entry %zu: libmcount cannot enable this pad: %zu "
+			"byte%s of NOPs from the entry on, and %s's call "
+			"takes %u", k, fit.nops, fit.nops == 1 ? "" : "s",
+			fit.reader->name, fit.reader->pad_call_len);
+	else
+		problem(c, P_UNUSABLE_PAD, true, e->shndx, value, k,
+			"entry %zu: libmcount cannot enable this pad: %s", k,
+			why);
+}
+
 static void check_entry(struct check *c, size_t k)
 {
 	struct mc_survey *s = c->s;
@@ -733,8 +822,10 @@ static void check_entry(struct check *c, size_t k)
 	bool found = s->linked && entry_hook(c, f, &hook, &len);
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
 	if (is_hook_verdict(c, &v) &&
-	    !(found && hook < value && value < hook + len))
+	    !(found && hook < value && value < hook + len)) {
+		check_pad_fit(c, k);
 		return;
+	}
 	enum mc_early_entry early = early_entry(c, value, found, hook);
 	if (early == MC_EARLY_SITE)
 		return;

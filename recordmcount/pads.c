@@ -332,6 +332,92 @@ static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
+/*
+ * Why the runtime cannot enable pad p (mc_pad_refusal, the runtime's
+ * own judge), or NULL; *fit says what was measured.
+ */
+static const char *pad_refusal(struct mc_object *obj,
+			       const struct mc_arch *arch,
+			       const struct mc_pad *p, struct mc_pad_fit *fit)
+{
+	size_t size;
+	const uint8_t *code = mc_section_bytes(obj->sections[p->shndx], &size);
+
+	*fit = (struct mc_pad_fit){ arch, 0 };
+	if (!code || p->offset >= size || p->entry > size)
+		return NULL;
+	return mc_pad_refusal(arch, code + p->offset, size - p->offset,
+			      code + p->entry, size - p->entry, fit);
+}
+
+/*
+ * The pad NOPs from the entry on that the runtime's call needs, in the
+ * size of the pad's own NOPs, as -fpatchable-function-entry=N,M counts
+ * them (N - M); 0 if that does not say it.
+ */
+static unsigned nops_needed(struct mc_object *obj, const struct mc_pad *p,
+			    const struct mc_arch *reader)
+{
+	size_t size;
+	const uint8_t *code = mc_section_bytes(obj->sections[p->shndx], &size);
+	unsigned nop = code ? mc_match_insn(reader->pad_nops,
+					    reader->n_pad_nops,
+					    code + p->offset,
+					    size - p->offset) : 0;
+
+	return nop ? (reader->pad_call_len + nop - 1) / nop : 0;
+}
+
+void mc_warn_unusable_pads(struct mc_object *obj, const struct mc_arch *arch,
+			   const struct mc_pad_list *pads,
+			   const struct mc_options *opt, mc_warn_fn warn)
+{
+	const struct mc_pad *first = NULL;
+	const char *why = NULL;
+	struct mc_pad_fit fit, first_fit = { arch, 0 };
+	size_t bad = 0, valid = 0;
+	char msg[512];
+
+	for (size_t i = 0; i < pads->n; i++) {
+		const char *w;
+
+		if (!pads->v[i].valid)
+			continue;
+		valid++;
+		if (!(w = pad_refusal(obj, arch, &pads->v[i], &fit)))
+			continue;
+		if (bad++ == 0) {
+			first = &pads->v[i];
+			why = w;
+			first_fit = fit;
+		}
+	}
+	if (!bad)
+		return;
+	const struct mc_arch *r = first_fit.reader;
+	/* entry + 1 on ARM: inside an ARM function, a Thumb one's value */
+	const struct mc_symbol *f = mc_function_at(obj, first->shndx,
+						   first->entry +
+						   arch->symbol_mode_bits);
+	unsigned need = r ? nops_needed(obj, first, r) : 0;
+	char detail[160];
+
+	if (r && first_fit.nops < r->pad_call_len)
+		snprintf(detail, sizeof(detail), "%zu byte%s of NOPs from "
+			 "its entry on, and %s's call takes %u (-fpatchable-"
+			 "function-entry=N,M with N - M >= %u)",
+			 first_fit.nops, first_fit.nops == 1 ? "" : "s",
+			 r->name, r->pad_call_len, need);
+	else
+		snprintf(detail, sizeof(detail), "%s", why);
+	snprintf(msg, sizeof(msg), "libmcount cannot enable %zu of %zu pads: "
+		 "%s+0x%llx (%s): %s; recorded all the same", bad, valid,
+		 obj->sections[first->shndx]->name,
+		 (unsigned long long)first->offset,
+		 f && f->name && *f->name ? f->name : "no symbol", detail);
+	warn(obj, opt, msg);
+}
+
 bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 		  const struct mc_options *opt, struct mc_pad_list *out,
 		  mc_warn_fn warn)

@@ -57,6 +57,19 @@ bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_pad_list *pads, bool per_section);
 
+/*
+ * One warning, through `warn`, when the runtime cannot enable some of
+ * the valid pads (too few NOP bytes from the function's entry on for
+ * its call, or NOPs of mixed sizes; arch/'s mc_pad_refusal, the
+ * runtime's own judge): how many, and the first with why.  They are
+ * recorded all the same: the object is sound, and another reader of
+ * the table (a kernel's ftrace) has needs of its own.  Nothing where
+ * the architecture has no runtime that patches pads.
+ */
+void mc_warn_unusable_pads(struct mc_object *obj, const struct mc_arch *arch,
+			   const struct mc_pad_list *pads,
+			   const struct mc_options *opt, mc_warn_fn warn);
+
 /* How many pads are valid / were reported invalid. */
 size_t mc_count_valid_pads(const struct mc_pad_list *pads);
 

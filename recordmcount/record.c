@@ -817,6 +817,10 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 		const struct mc_pad_list *moved =
 			pads_move(&pads, opt) ? &pads : NULL;
 
+		if (moved)
+			mc_warn_unusable_pads(&obj, arch, moved, opt,
+					      warn_site);
+
 		idle = nothing_to_do(&sites, &pads, opt);
 		if (!idle && (ok = rewrite(&obj, arch, &sites, moved, opt)))
 			say_done(&obj, &sites, moved, opt);

@@ -1301,7 +1301,11 @@ def no_section_pads_kept(objs):
     secs = sorted({sec for sec, _ in want if fnmatch.fnmatch(sec, ".text*")})
     check(len(secs) < len({sec for sec, _ in want}), "test is void: every "
           "pad section matches")
+    # 2-byte pads are also too short for x86_64's runtime: one line more.
     lines = err.splitlines()
+    unusable = [x for x in lines if "libmcount cannot enable" in x]
+    check(len(unusable) == 1, "want one unusable-pads line: %r" % err)
+    lines = [x for x in lines if x not in unusable]
     check(len(lines) == len(secs) and all(
         "%s: warning: %s: --no-section applies to hook calls only" %
         (obj, sec) in line for sec, line in zip(secs, lines)),

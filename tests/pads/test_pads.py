@@ -16,7 +16,11 @@ in $TEST_RESULTS/pads.log):
                              where clang has the option (x86_64, i386,
                              aarch64, riscv64), by clang 14 and 16 too
       entries   our __mcount_loc entries (every piece) == the compiler's
-                pad entries; the tool prints nothing
+                pad entries; the tool prints nothing, or where the ISA's
+                figures (PadArch.call, .nop) say the runtime's call does
+                not fit, one warning counting every pad
+      gate      (architectures with a runtime) --check fails exactly
+                those pads, one unusable-pad problem each
       gone      no __patchable_function_entries left
       keep      --keep-patchable leaves the object byte-identical
       pieces    each piece sorted, unique, aligned, every entry in the
@@ -39,8 +43,16 @@ in $TEST_RESULTS/pads.log):
   findnops/...               -mnop-mcount: --find-nops == GCC's own
                              -mrecord-mcount table; without it the object
                              is left alone
+  <arch>/runtime-agrees[-clang[-16]]
+                             fixtures/pads/fit.c (ten pad shapes) recorded,
+                             linked with the architecture's libmcount.a and
+                             run: the pads the runtime refuses at boot ==
+                             those --check fails == those the ISA's figures
+                             say are too short, and the record warning
+                             counts them
 """
 
+import json
 import os
 import re
 import shutil
@@ -76,14 +88,24 @@ class PadArch:
     thumb: STT_FUNC values carry the Thumb bit.  in_bytes: N and M count
     bytes (x86, where clang writes multi-byte NOPs; GCC's one-byte NOPs
     make bytes and NOPs the same).  clang: clang has the option for this
-    target; the cases then run with clang 14 and 16 too."""
+    target; the cases then run with clang 14 and 16 too.
+
+    rt: the runtime library (build/<rt>/libmcount.a) that runs this
+    code, or None where there is none; call: the bytes of the call it
+    writes into a pad, from the ISA (x86 `call rel32` 5; aarch64 `mov
+    x9, x30; bl` 8; ARM `mov ip, lr; bl` 8 and Thumb-2's 2 + 4; RISC-V
+    `auipc; jalr` 8; ppc64le `mflr r0; bl` 8; s390x `brasl` 6); nop: the
+    bytes of one of the compiler's pad NOPs.  A pad with fewer than
+    `call` bytes of NOPs from the entry on cannot be enabled."""
 
     def __init__(self, name, triplet, cflags=(), nop_re=r"^nop$",
                  prefix_re=None, nms=((2, 0), (5, 0), (3, 1), (8, 0)),
                  all_before=False, dot_syms=False, thumb=False,
-                 corrupt=False, in_bytes=False, clang=False):
+                 corrupt=False, in_bytes=False, clang=False, rt=None,
+                 call=0, nop=4):
         self.name, self.triplet = name, triplet
         self.in_bytes, self.clang = in_bytes, clang
+        self.rt, self.call, self.nop = rt, call, 1 if in_bytes else nop
         self.cflags = list(cflags)
         self.nop_re = re.compile(nop_re)
         self.prefix_re = re.compile(prefix_re) if prefix_re else None
@@ -94,6 +116,11 @@ class PadArch:
     def tool(self, name):
         return "%s-%s" % (self.triplet, name)
 
+    def too_short(self, n, m):
+        """True if the runtime cannot enable a pad of N, M (the ISA's
+        figures above, not the tool's)."""
+        return bool(self.call) and (n - m) * self.nop < self.call
+
 
 ARM_NOP = r"^nop(\.w)?( \{0\})?$"   # Thumb nop/nop.w, ARM nop {0}
 # GCC's `nop`; clang's nopl/nopw with displacements, `xchg %ax,%ax`, and
@@ -103,32 +130,37 @@ X86_NOP = r"^(nop[wl]?|xchg %ax,%ax|(data16 )*cs nopw)( .*)?$"
 ARCHES = [
     PadArch("x86_64", "x86_64-linux-gnu", ["-fno-pie"], corrupt=True,
             nms=((2, 0), (5, 0), (3, 1), (8, 0), (1, 1), (16, 0), (12, 5)),
-            nop_re=X86_NOP, in_bytes=True, clang=True),
+            nop_re=X86_NOP, in_bytes=True, clang=True, rt="x86_64", call=5),
     PadArch("x86_64-cet", "x86_64-linux-gnu",
             ["-fno-pie", "-fcf-protection=full"], prefix_re=r"^endbr64$",
-            nop_re=X86_NOP, in_bytes=True, clang=True),
+            nop_re=X86_NOP, in_bytes=True, clang=True, rt="x86_64", call=5),
     PadArch("i386", "i686-linux-gnu", ["-fno-pie"], nop_re=X86_NOP,
-            in_bytes=True, clang=True,
+            in_bytes=True, clang=True, rt="i386", call=5,
             nms=((2, 0), (5, 0), (3, 1), (8, 0), (7, 2))),
-    PadArch("aarch64", "aarch64-linux-gnu", corrupt=True, clang=True),
+    PadArch("aarch64", "aarch64-linux-gnu", corrupt=True, clang=True,
+            rt="aarch64", call=8),
     PadArch("aarch64-bti", "aarch64-linux-gnu",
-            ["-mbranch-protection=bti"], prefix_re=r"^bti\s+c$", clang=True),
+            ["-mbranch-protection=bti"], prefix_re=r"^bti\s+c$", clang=True,
+            rt="aarch64", call=8),
     PadArch("arm-thumb", "arm-linux-gnueabihf", nop_re=ARM_NOP, thumb=True,
-            corrupt=True),
-    PadArch("arm-arm", "arm-linux-gnueabihf", ["-marm"], nop_re=ARM_NOP),
+            corrupt=True, rt="arm", call=6, nop=2),
+    PadArch("arm-arm", "arm-linux-gnueabihf", ["-marm"], nop_re=ARM_NOP,
+            rt="arm", call=8),
     PadArch("riscv64", "riscv64-linux-gnu", corrupt=True,
-            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0)), clang=True),
+            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0)), clang=True,
+            rt="riscv64", call=8, nop=2),
     PadArch("riscv64-rv64g", "riscv64-linux-gnu",
             ["-march=rv64g", "-mabi=lp64d"],
-            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0)), clang=True),
+            nms=((2, 0), (5, 0), (3, 1), (8, 0), (4, 0)), clang=True,
+            rt="riscv64", call=8),
     # ELFv2: the pad after the global entry moves the local entry, which
     # must stay a power of 2 instructions away (5,0 and 8,0 do not build).
     PadArch("ppc64le", "powerpc64le-linux-gnu", corrupt=True,
-            nms=((2, 0), (3, 1), (6, 0), (4, 2))),
+            nms=((2, 0), (3, 1), (6, 0), (4, 2)), rt="ppc64le", call=8),
     PadArch("ppc64", "powerpc64-linux-gnu", dot_syms=True),
     PadArch("ppc", "powerpc-linux-gnu"),
     PadArch("s390x", "s390x-linux-gnu", nop_re=r"^nopr(\s+%r0)?$",
-            corrupt=True),
+            corrupt=True, rt="s390x", call=6, nop=2),
     PadArch("mips", "mips-linux-gnu", all_before=True),
     PadArch("mips64el", "mips64el-linux-gnuabi64", all_before=True),
 ]
@@ -432,17 +464,43 @@ class PadCase:
         except Failure as e:
             log.result(self.name + "/record", e)
             return
-        for what, fn in (("entries", self.check_entries),
-                         ("gone", self.check_gone), ("keep", self.check_keep),
-                         ("pieces", self.check_pieces),
-                         ("tools", self.check_tools),
-                         ("link", self.check_link)):
+        gate = (("gate", self.check_gate),) if self.arch.rt else ()
+        for what, fn in ((("entries", self.check_entries),) + gate +
+                         (("gone", self.check_gone),
+                          ("keep", self.check_keep),
+                          ("pieces", self.check_pieces),
+                          ("tools", self.check_tools),
+                          ("link", self.check_link))):
             log.case("%s/%s" % (self.name, what), fn)
 
     def check_entries(self):
         compare(self.out.entry_set("__mcount_loc"), self.gcc, "compiler")
-        check(self.tool_stderr == "", "recordmcount printed: %s" %
-              self.tool_stderr.strip()[:300])
+        if not self.arch.too_short(self.n, self.m):
+            check(self.tool_stderr == "", "recordmcount printed: %s" %
+                  self.tool_stderr.strip()[:300])
+            return
+        # One warning for the object, counting every pad, recorded all
+        # the same.
+        want = ("recordmcount: %s: warning: libmcount cannot enable "
+                "%d of %d pads: " % (self.p("out.o"), len(self.gcc),
+                                     len(self.gcc)))
+        lines = self.tool_stderr.splitlines()
+        check(len(lines) == 1 and lines[0].startswith(want) and
+              lines[0].endswith("; recorded all the same"),
+              "want one line %r..., got %r" % (want, self.tool_stderr))
+
+    def check_gate(self):
+        """--check of the recorded object fails exactly the pads the
+        runtime cannot enable, one unusable-pad problem each."""
+        rc, out, err = run([self.tool, "--check", "--format=json",
+                            self.p("out.o")])
+        doc = json.loads(out)
+        bad = [p for p in doc["problems"] if p["class"] == "unusable-pad"]
+        want = len(self.gcc) if self.arch.too_short(self.n, self.m) else 0
+        check(len(bad) == want, "%d unusable-pad problems, want %d: %s" %
+              (len(bad), want, out.strip()[:300]))
+        check(rc == (1 if doc["problems"] else 0),
+              "exit %d with %d problems" % (rc, len(doc["problems"])))
 
     def check_gone(self):
         left = self.out.named("__patchable_function_entries")
@@ -745,14 +803,14 @@ def mixed_tests(tool, scratch, log):
             gcc("hooks%s.o" % opt, os.path.join(FIXTURES, "basic.c"),
                 ["-pg", "-mfentry"] + opt.split()),
             gcc("pads%s.o" % opt, os.path.join(PADS, "pads.c"),
-                ["-fpatchable-function-entry=2,0"] + opt.split()),
+                ["-fpatchable-function-entry=5,0"] + opt.split()),
             must([pa.tool("ld"), "-r", "-o", p("ld-r%s.o" % opt),
                   p("hooks%s.o" % opt), p("pads%s.o" % opt)])),
         # One compile: GCC takes -pg and pads together.
         "both": lambda opt: gcc("both%s.o" % opt,
                                 os.path.join(PADS, "pads.c"),
                                 ["-pg", "-mfentry",
-                                 "-fpatchable-function-entry=2,0"] +
+                                 "-fpatchable-function-entry=5,0"] +
                                 opt.split()),
     }
     for v, make in variants.items():
@@ -866,6 +924,90 @@ class NopCase:
 
 # -- driver ------------------------------------------------------------
 
+# fixtures/pads/fit.c's functions and their patchable_function_entry.
+FIT = {"pad_1_0": (1, 0), "pad_2_0": (2, 0), "pad_3_0": (3, 0),
+       "pad_4_0": (4, 0), "pad_5_0": (5, 0), "pad_6_0": (6, 0),
+       "pad_8_0": (8, 0), "pad_3_1": (3, 1), "pad_4_2": (4, 2),
+       "pad_6_1": (6, 1)}
+LIBDIR = os.environ.get("PADS_LIBDIR", os.path.join(TOP, "build"))
+HOST_RT = {"x86_64": "x86_64", "aarch64": "aarch64"}.get(os.uname().machine)
+REFUSED_RE = re.compile(r"^mcount: refused site \S+ <(\w+)\+0x[0-9a-f]+>:"
+                        r".*: (NOP pad .*)$", re.M)
+WARNED_RE = re.compile(r"warning: libmcount cannot enable (\d+) of (\d+) "
+                       r"pads: ")
+# The arm runtime crashes at boot on fit.c (Thumb-2 pads with M > 0,
+# GCC 12), before and after the pad judge moved to arch/: left out
+# until the backend is mended.
+RUNTIME_AGREES_SKIP = {"arm-thumb": "the arm runtime crashes at boot on "
+                       "fit.c's Thumb pads with M > 0"}
+
+
+def runtime_agrees(arch, compiler, tool, scratch):
+    """The pads of fit.c that the runtime refuses at boot are those that
+    recordmcount's warning counts, that --check fails as unusable-pad,
+    and that the ISA's figures (PadArch.call, .nop) say are too short:
+    the tool and the runtime ask one question (arch/'s mc_pad_refusal
+    and mc_pad_unusable over the same pad_call_len)."""
+    cname = "" if compiler == "gcc" else "-" + compiler
+    d = os.path.join(scratch, arch.name, "runtime-agrees" + cname)
+    os.makedirs(d, exist_ok=True)
+    obj, prog = os.path.join(d, "fit.o"), os.path.join(d, "fit")
+    lib = os.path.join(LIBDIR, "libmcount.a") if arch.rt == HOST_RT else \
+        os.path.join(LIBDIR, arch.rt, "libmcount.a")
+    must(compiler_cmd(arch, compiler) + arch.cflags +
+         ["-O2", "-c", "-o", obj, os.path.join(PADS, "fit.c")])
+    rc, _o, warned = run([tool, obj])
+    check(rc == 0, "recordmcount exited %d: %s" % (rc, warned))
+    must([arch.tool("gcc")] + arch.cflags +
+         (["-no-pie"] if "-fno-pie" in arch.cflags else []) +
+         ["-o", prog, obj, lib, "-Wl,-u,mcount_boot",
+          "-Wl,-T," + MCOUNT_LDS, "-lpthread"])
+    runner = [] if arch.rt == HOST_RT else \
+        ["qemu-" + arch.rt, "-L", "/usr/" + arch.triplet]
+    rc, _o, err = run(runner + [prog])
+    check(rc == 0, "%s exited %d: %s" % (prog, rc, err.strip()[:300]))
+    refused = set(f for f, _why in REFUSED_RE.findall(err))
+    rc, out, _e = run([tool, "--check", "--format=json", prog])
+    failed = set(p["function"] for p in json.loads(out)["problems"]
+                 if p["class"] == "unusable-pad")
+    want = set(f for f, (n, m) in FIT.items() if arch.too_short(n, m))
+    check(want and want != set(FIT), "test is void: %s" % sorted(want))
+    check(refused == want, "the runtime refused %s, the ISA says %s" %
+          (sorted(refused), sorted(want)))
+    check(failed == want, "--check failed %s, the ISA says %s" %
+          (sorted(failed), sorted(want)))
+    m = WARNED_RE.search(warned)
+    check(m and int(m.group(1)) == len(want) and
+          int(m.group(2)) == len(FIT),
+          "record warned %r, want %d of %d" % (warned, len(want), len(FIT)))
+
+
+def runtime_agreement(have, tool, scratch, log):
+    """runtime_agrees for every architecture with a runtime library, by
+    GCC and by clang where clang has pads there."""
+    cases = []
+    for a in have:
+        if not a.rt:
+            continue
+        for c in ("gcc",) + (CLANGS if a.clang else ()):
+            name = "%s/runtime-agrees%s" % (a.name,
+                                            "" if c == "gcc" else "-" + c)
+            lib = os.path.join(LIBDIR, "libmcount.a") if a.rt == HOST_RT \
+                else os.path.join(LIBDIR, a.rt, "libmcount.a")
+            if a.name in RUNTIME_AGREES_SKIP:
+                log.skip(name, RUNTIME_AGREES_SKIP[a.name])
+            elif not shutil.which(c if c != "gcc" else a.tool("gcc")):
+                log.skip(name, "%s not installed" % c)
+            elif not os.path.exists(lib):
+                log.skip(name, "no %s (make %s)" % (lib, lib))
+            elif a.rt != HOST_RT and not shutil.which("qemu-" + a.rt):
+                log.skip(name, "no qemu-%s" % a.rt)
+            else:
+                cases.append((name, a, c))
+    parallel(lambda t: log.case(t[0], runtime_agrees, t[1], t[2], tool,
+                                scratch), cases)
+
+
 def main():
     tool, scratch, results = scratch_arg()
     log = Log(os.path.join(results, "pads.log"))
@@ -892,6 +1034,7 @@ def main():
              [a for a in have if a.corrupt])
     cxx_tests(tool, scratch, log)
     mixed_tests(tool, scratch, log)
+    runtime_agreement(have, tool, scratch, log)
     return finish_scratch(log, scratch)
 
 
