@@ -210,8 +210,9 @@ static bool a64_live_forms(const struct mc_arch *arch, uint8_t *on,
 }
 
 const struct mc_arch mc_arch_aarch64 = {
-	.reloc_names = a64_reloc_names, .n_reloc_names = MC_COUNT(a64_reloc_names),
 	.name = "aarch64",
+	.reloc_names = a64_reloc_names,
+	.n_reloc_names = MC_COUNT(a64_reloc_names),
 	.e_machine = EM_AARCH64_,
 	.elf_class = 64,
 	.endian = MC_LITTLE_ENDIAN,

@@ -618,8 +618,9 @@ static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
 	.max_entry_offset = 32
 
 const struct mc_arch mc_arch_arm = {
-	.reloc_names = arm_reloc_names, .n_reloc_names = MC_COUNT(arm_reloc_names),
 	.name = "arm",
+	.reloc_names = arm_reloc_names,
+	.n_reloc_names = MC_COUNT(arm_reloc_names),
 	ARM_COMMON,
 	/* the site's word, NOP <-> BL, after `mov ip, lr` (above) */
 	.live_store_max = 4, .live_prelude = 4, .live_forms = arm_live_forms,
@@ -633,8 +634,9 @@ const struct mc_arch mc_arch_arm = {
 };
 
 const struct mc_arch mc_arch_thumb2 = {
-	.reloc_names = arm_reloc_names, .n_reloc_names = MC_COUNT(arm_reloc_names),
 	.name = "thumb2",
+	.reloc_names = arm_reloc_names,
+	.n_reloc_names = MC_COUNT(arm_reloc_names),
 	ARM_COMMON,
 	/* the halfword before the bl, MOV <-> B (above) */
 	.live_store_max = 2, .live_prelude = 2, .live_forms = thm_live_forms,

@@ -461,32 +461,36 @@ static const struct mc_insn mips_pad_nops[] = {
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips = {
-	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
+	.reloc_names = mips_reloc_names,
+	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.judge_early_entry = o32_judge_early,
 	.forms = mips_o32_be_forms, .n_forms = N_FORMS(mips_o32_be_forms),
 };
 
 const struct mc_arch mc_arch_mipsel = {
-	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mipsel", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.reloc_names = mips_reloc_names,
+	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.judge_early_entry = o32_judge_early,
 	.forms = mips_o32_le_forms, .n_forms = N_FORMS(mips_o32_le_forms),
 };
 
 const struct mc_arch mc_arch_mipsn32 = {
-	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mipsn32", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
+	.reloc_names = mips_reloc_names,
+	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
 	.judge_early_entry = new_judge_early,
 	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
 };
 
 const struct mc_arch mc_arch_mipsn32el = {
-	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mipsn32el", MIPS32_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.reloc_names = mips_reloc_names,
+	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.table_uses_rela = true, .accepts_flags = mips_is_n32,
 	.judge_early_entry = new_judge_early,
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
@@ -504,13 +508,15 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
 
 const struct mc_arch mc_arch_mips64 = {
-	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mips64", MIPS64_COMMON, .endian = MC_BIG_ENDIAN,
+	.reloc_names = mips_reloc_names,
+	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.forms = mips_new_be_forms, .n_forms = N_FORMS(mips_new_be_forms),
 };
 
 const struct mc_arch mc_arch_mips64el = {
-	.reloc_names = mips_reloc_names, .n_reloc_names = MC_COUNT(mips_reloc_names),
 	.name = "mips64el", MIPS64_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.reloc_names = mips_reloc_names,
+	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.forms = mips_new_le_forms, .n_forms = N_FORMS(mips_new_le_forms),
 };

@@ -379,8 +379,9 @@ static bool ppc64_uses_descriptors(const struct mc_arch *arch,
 	.uses_descriptors = ppc64_uses_descriptors
 
 const struct mc_arch mc_arch_ppc64le = {
-	.reloc_names = ppc64_reloc_names, .n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
+	.reloc_names = ppc64_reloc_names,
+	.n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.live_store_max = 4,	/* one instruction word */
 	.live_forms = ppc_le_live_forms,
 	.pad_call_len = 8, .encode_pad_call = ppc_le_encode_pad_call,
@@ -389,14 +390,16 @@ const struct mc_arch mc_arch_ppc64le = {
 };
 
 const struct mc_arch mc_arch_ppc64 = {
-	.reloc_names = ppc64_reloc_names, .n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.name = "ppc64", PPC64_COMMON, PPC_BE_CODE,
+	.reloc_names = ppc64_reloc_names,
+	.n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.forms = ppc64_forms, .n_forms = MC_COUNT(ppc64_forms),
 };
 
 const struct mc_arch mc_arch_ppc = {
-	.reloc_names = ppc_reloc_names, .n_reloc_names = MC_COUNT(ppc_reloc_names),
 	.name = "ppc", PPC_BE_CODE,
+	.reloc_names = ppc_reloc_names,
+	.n_reloc_names = MC_COUNT(ppc_reloc_names),
 	.e_machine = EM_PPC_, .elf_class = 32, .addr_size = 4,
 	.table_uses_rela = true, .table_reloc = R_PPC_ADDR32_,
 	.none_reloc = R_PPC_NONE_, .relative_reloc = R_PPC_RELATIVE_,

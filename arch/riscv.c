@@ -331,8 +331,9 @@ static bool rv_live_forms(const struct mc_arch *arch, uint8_t *on,
 }
 
 const struct mc_arch mc_arch_riscv64 = {
-	.reloc_names = rv_reloc_names, .n_reloc_names = MC_COUNT(rv_reloc_names),
 	.name = "riscv64",
+	.reloc_names = rv_reloc_names,
+	.n_reloc_names = MC_COUNT(rv_reloc_names),
 	.e_machine = EM_RISCV_,
 	.elf_class = 64,
 	.endian = MC_LITTLE_ENDIAN,

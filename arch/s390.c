@@ -365,8 +365,9 @@ static const uint8_t *s390_site_neutral(const struct mc_arch *arch,
 }
 
 const struct mc_arch mc_arch_s390x = {
-	.reloc_names = s390_reloc_names, .n_reloc_names = MC_COUNT(s390_reloc_names),
 	.name = "s390x",
+	.reloc_names = s390_reloc_names,
+	.n_reloc_names = MC_COUNT(s390_reloc_names),
 	.e_machine = EM_S390_,
 	.elf_class = 64,
 	.endian = MC_BIG_ENDIAN,

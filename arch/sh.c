@@ -188,15 +188,17 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	.encode_call = sh_encode_call
 
 const struct mc_arch mc_arch_sh = {
-	.reloc_names = sh_reloc_names, .n_reloc_names = MC_COUNT(sh_reloc_names),
 	.name = "sh", SH_COMMON, .endian = MC_LITTLE_ENDIAN,
+	.reloc_names = sh_reloc_names,
+	.n_reloc_names = MC_COUNT(sh_reloc_names),
 	.forms = sh_le_forms, .n_forms = MC_COUNT(sh_le_forms),
 	.pad_nops = sh_le_pad_nops,
 };
 
 const struct mc_arch mc_arch_sheb = {
-	.reloc_names = sh_reloc_names, .n_reloc_names = MC_COUNT(sh_reloc_names),
 	.name = "sheb", SH_COMMON, .endian = MC_BIG_ENDIAN,
+	.reloc_names = sh_reloc_names,
+	.n_reloc_names = MC_COUNT(sh_reloc_names),
 	.forms = sh_be_forms, .n_forms = MC_COUNT(sh_be_forms),
 	.pad_nops = sh_be_pad_nops,
 };

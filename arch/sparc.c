@@ -126,8 +126,9 @@ static const struct mc_insn sparc_pad_nops[] = {
 };
 
 const struct mc_arch mc_arch_sparc64 = {
-	.reloc_names = sparc_reloc_names, .n_reloc_names = MC_COUNT(sparc_reloc_names),
 	.name = "sparc64",
+	.reloc_names = sparc_reloc_names,
+	.n_reloc_names = MC_COUNT(sparc_reloc_names),
 	.e_machine = EM_SPARCV9_,
 	.elf_class = 64,
 	.endian = MC_BIG_ENDIAN,
