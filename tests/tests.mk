@@ -21,7 +21,8 @@
 #                  the project installs (scripts/deps.sh)
 #   check-solib    the runtime across shared objects, dlopen, fork, exec
 #   check-hygiene  an SPDX line in every tracked source file; no tracked
-#                  file that .gitignore ignores; subjects of <= 72 chars
+#                  file that .gitignore ignores; subjects of <= 72 chars;
+#                  no include circle, no include pointing up
 #   check-build    make and make install with no dpkg-query or apt-get;
 #                  the hints for a missing libelf or pkg-config
 #   check-trace    programs recorded by the recorder, read by mctrace

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # check-hygiene: an SPDX line in every tracked source file, no tracked
-# file that .gitignore ignores, and commit subjects of at most 72
-# characters (tests/hygiene/hygiene.sh).
+# file that .gitignore ignores, commit subjects of at most 72
+# characters, and include arrows with no circle and none pointing up
+# between folders (tests/hygiene/hygiene.sh, includes.py).
 .PHONY: check-hygiene
 check-hygiene:
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/hygiene.log

@@ -13,6 +13,11 @@
 #   subjects-fail subjects.sh, on a throwaway repository in a temporary
 #                 folder, passes git's own long merge subject and fails
 #                 a 73-character one
+#   includes      no C files include each other in a loop, and every
+#                 include between folders points down (includes.py)
+#   includes-fail includes.py, on a copy of the tree with arch/arch.h
+#                 made to include runtime/platform.h, finds that circle
+#                 and that arrow up
 #
 # Source files: .c .h .S .s .cc .py .sh .mk .lds .in .awk, man pages
 # (.1 .3), files named Makefile, Kbuild, CMakeLists.txt, meson.build,
@@ -107,6 +112,36 @@ subjects_selftest() {
 	rm -rf "$t"
 	[ "$ok" = 1 ]
 }
+if out=$(python3 tests/hygiene/includes.py .); then
+	echo "PASS: hygiene/includes: $out" | tee -a "$log"
+else
+	echo "$out" | while read -r line; do
+		echo "FAIL: hygiene/includes: $line" | tee -a "$log"
+	done
+	status=1
+fi
+
+# includes.py itself: a made-up circle in a copy of the tree must fail.
+includes_selftest() {
+	t=$(mktemp -d) || return 1
+	cp -r arch elf recordmcount runtime recorder mctrace fuzz examples "$t" &&
+	sed -i 's|^#include <stdint.h>|&\n#include "../runtime/platform.h"|' "$t/arch/arch.h"
+	out=$(python3 tests/hygiene/includes.py "$t"); rc=$?
+	rm -rf "$t"
+	if [ $rc -ne 1 ] ||
+	   ! echo "$out" | grep -q '^circle: .*arch/arch.h.*runtime/platform.h' ||
+	   ! echo "$out" | grep -q '^up: arch/arch.h includes runtime/platform.h'; then
+		echo "exit $rc, '$out'"
+		return 1
+	fi
+}
+if why=$(includes_selftest); then
+	echo "PASS: hygiene/includes-fail: arch/arch.h made to include runtime/platform.h: a circle and an arrow up" | tee -a "$log"
+else
+	echo "FAIL: hygiene/includes-fail: $why" | tee -a "$log"
+	status=1
+fi
+
 if why=$(subjects_selftest); then
 	echo "PASS: hygiene/subjects-fail: the check fails a 73-character subject, passes git's merge subject" | tee -a "$log"
 else
