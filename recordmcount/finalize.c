@@ -91,8 +91,7 @@ static bool fills_table(struct finalize *f, struct mc_section *rel,
 	/* --emit-relocs: sh_info names the section the relocations fill. */
 	return target > 0 && target < obj->n_sections &&
 	       (mc_is_table_name(obj->sections[target]->name) ||
-		strcmp(obj->sections[target]->name,
-		       "__patchable_function_entries") == 0);
+		strcmp(obj->sections[target]->name, MC_PADS_SECTION) == 0);
 }
 
 static bool push_reloc(struct finalize *f, struct slot_reloc **v, size_t *n,

@@ -38,7 +38,8 @@ static int compare_entries(const void *a, const void *b)
 static struct mc_section *relocs_of(struct mc_object *obj, size_t target);
 
 /*
- * ppc64 ELFv1: a function symbol names its descriptor in .opd, whose
+ * Function descriptors (ppc64 ELFv1): a function symbol names its
+ * descriptor in the architecture's descriptor_section (.opd), whose
  * relocations say where the code starts.  Each one that points into
  * code is an entry (the TOC pointer's relocation has no section).
  */
@@ -73,7 +74,8 @@ static struct entry_point *function_entries(struct mc_object *obj,
 					    const struct mc_arch *arch,
 					    size_t *n)
 {
-	struct mc_section *opd = mc_section_by_name(obj, ".opd");
+	struct mc_section *opd = arch->descriptor_section ?
+		mc_section_by_name(obj, arch->descriptor_section) : NULL;
 	struct mc_section *rel = opd ? relocs_of(obj, opd->index) : NULL;
 	struct entry_point *v = malloc((obj->n_symbols + 1 +
 					(rel ? mc_reloc_count(rel) : 0)) *
