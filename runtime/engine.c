@@ -281,7 +281,9 @@ static bool is_entry(uintptr_t addr)
 	uintptr_t start;
 	size_t size;
 
-	if (mc_plat_func_bounds(addr, &start, &size) && start == addr)
+	/* a Thumb function's start carries MC_RT_ISA_BITS; addr does not */
+	if (mc_plat_func_bounds(addr, &start, &size) &&
+	    (start & ~(uintptr_t)MC_RT_ISA_BITS) == addr)
 		return true;
 #ifdef MC_RT_LOCAL_ENTRY
 	return MC_RT_LOCAL_ENTRY(addr);	/* ppc64le's second entry point */
