@@ -18,10 +18,12 @@
 
 /*
  * Sections the kernel's ftrace traces: every .text* section plus the
- * special-purpose ones its linker script keeps apart.
+ * special-purpose ones its linker script keeps apart.  Literal names
+ * after the prefix: compared, not matched with fnmatch, which an object
+ * of a million sections would call for each.
  */
+static const char traced_prefix[] = ".text";
 static const char *const traced_by_default[] = {
-	".text*",
 	".init.text",
 	".ref.text",
 	".sched.text",
@@ -42,14 +44,21 @@ static bool matches_any(const char *name, const char *const *globs,
 	return false;
 }
 
+static bool traced_by_name(const char *name)
+{
+	if (strncmp(name, traced_prefix, sizeof(traced_prefix) - 1) == 0)
+		return true;
+	for (const char *const *t = traced_by_default; *t; t++)
+		if (strcmp(*t, name) == 0)
+			return true;
+	return false;
+}
+
 bool mc_section_is_traced(const char *name, const struct mc_options *opt)
 {
-	size_t n_default = sizeof(traced_by_default) /
-			   sizeof(traced_by_default[0]) - 1;
-
 	if (matches_any(name, opt->no_sections, opt->n_no_sections))
 		return false;
-	return matches_any(name, traced_by_default, n_default) ||
+	return traced_by_name(name) ||
 	       matches_any(name, opt->sections, opt->n_sections);
 }
 
@@ -297,7 +306,125 @@ struct scan {
 	uint32_t last_type;
 	bool have_type, companion;
 	uint64_t forms;
+	/*
+	 * When that type marks one form only (x86's call): the form, and
+	 * the r_offsets in this section at which its bytes fit (lo > hi:
+	 * none), so that a hook costs one range test and its opcode.
+	 */
+	const struct mc_object_form *only;
+	uint64_t lo, hi;
+	/* the last site's offset, when it is in this section */
+	uint64_t prev;
+	bool have_prev;
 };
+
+/*
+ * The r_offsets at which form f's bytes lie inside a section of `size`
+ * bytes, as [*lo, *hi] (empty: *lo > *hi): the bounds
+ * mc_match_form_among tests one by one, for a relocation inside the
+ * section.
+ */
+static void form_window(const struct mc_object_form *f, uint64_t size,
+			uint64_t *lo, uint64_t *hi)
+{
+	int64_t s = (int64_t)size;
+	/* the site: its opcode and its `len` bytes inside the section */
+	int64_t site_lo = f->opcode_offset < 0 ? -f->opcode_offset : 0;
+	int64_t site_hi = s - f->len;
+
+	if (s - f->opcode_len - f->opcode_offset < site_hi)
+		site_hi = s - f->opcode_len - f->opcode_offset;
+	int64_t r_lo = site_lo + f->field_offset;
+	int64_t r_hi = site_hi + f->field_offset;
+
+	if (r_lo < 0)
+		r_lo = 0;
+	if (r_hi < r_lo) {
+		*lo = 1;
+		*hi = 0;
+		return;
+	}
+	*lo = (uint64_t)r_lo;
+	*hi = (uint64_t)r_hi;
+}
+
+/* The form for a hook relocation at r_offset, or NULL: not a call. */
+static inline const struct mc_object_form *
+scan_form(const struct scan *c, uint64_t r_offset)
+{
+	const struct mc_object_form *f = c->only;
+
+	if (!f)
+		return mc_match_form_among(c->arch, c->forms, c->code,
+					   c->text_size, r_offset);
+	if (r_offset < c->lo || r_offset > c->hi)
+		return NULL;
+	const uint8_t *p = c->code + (r_offset - (uint64_t)(int64_t)
+				      f->field_offset) +
+			   (uint64_t)(int64_t)f->opcode_offset;
+	for (unsigned k = 0; k < f->opcode_len; k++)
+		if ((p[k] & f->mask[k]) != f->opcode[k])
+			return NULL;
+	return f;
+}
+
+/* A new hook relocation type: what it marks. */
+static void scan_type(struct scan *c, uint32_t type)
+{
+	c->last_type = type;
+	c->have_type = true;
+	c->companion = mc_is_companion_reloc(c->arch, type);
+	c->forms = mc_forms_of_type(c->arch, type);
+	c->only = NULL;
+	if (c->forms && !(c->forms & (c->forms - 1))) {
+		c->only = &c->arch->forms[__builtin_ctzll(c->forms)];
+		form_window(c->only, c->text_size, &c->lo, &c->hi);
+	}
+}
+
+/*
+ * push_site for a scan, whose sites are all in one section: the order
+ * is a matter of offsets, against the last site pushed.
+ */
+static inline bool push_scanned(struct scan *c, uint64_t offset,
+				const struct mc_object_form *f, size_t i)
+{
+	struct mc_site_list *l = c->out;
+
+	if (l->n == l->cap && !grow_sites(c->obj, l))
+		return false;
+	if (c->have_prev && offset <= c->prev) {
+		l->unordered |= offset < c->prev;
+		l->repeated |= offset == c->prev;
+	}
+	c->prev = offset;
+	c->have_prev = true;
+	l->n_traced += c->traced;
+	l->v[l->n++] = (struct mc_hook_site){
+		.shndx = c->text->index,
+		.offset = offset,
+		.form = f,
+		.rel_shndx = c->rel->index,
+		.reloc_index = (uint32_t)i,
+		.traced = c->traced,
+	};
+	return true;
+}
+
+/*
+ * Before a scan: how its first site stands against the sites found
+ * before it (push_site's test, once).
+ */
+static void scan_start(struct scan *c)
+{
+	const struct mc_site_list *l = c->out;
+	const struct mc_hook_site *p = l->n ? &l->v[l->n - 1] : NULL;
+
+	c->have_prev = p && p->shndx == c->text->index;
+	c->prev = c->have_prev ? p->offset : 0;
+	if (p && p->shndx > c->text->index)
+		c->out->unordered = true;
+}
 
 /* Relocation i, read as r: a site, a report, or nothing; false on error. */
 static inline __attribute__((always_inline)) bool
@@ -317,12 +444,8 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	unsigned ro = symbol_role(obj, arch, c->opt, c->role, r->sym);
 	if (ro == ROLE_OTHER)
 		return true;
-	if (!c->have_type || r->type != c->last_type) {
-		c->last_type = r->type;
-		c->have_type = true;
-		c->companion = mc_is_companion_reloc(arch, r->type);
-		c->forms = mc_forms_of_type(arch, r->type);
-	}
+	if (!c->have_type || r->type != c->last_type)
+		scan_type(c, r->type);
 	if (ro == ROLE_UNSUPPORTED && !c->companion) {
 		const char *name = mc_symbol_name(obj, r->sym);
 
@@ -336,9 +459,7 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	}
 	if (ro != ROLE_HOOK || c->companion)
 		return true;
-	const struct mc_object_form *f =
-		mc_match_form_among(arch, c->forms, c->code, c->text_size,
-				    r->offset);
+	const struct mc_object_form *f = scan_form(c, r->offset);
 	if (!f) {
 		const char *rn = mc_reloc_name(arch, r->type);
 		char num[32];
@@ -352,15 +473,91 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 		c->out->n_reported++;
 		return true;
 	}
-	struct mc_hook_site s = {
-		.shndx = c->text->index,
-		.offset = r->offset - (uint64_t)(int64_t)f->field_offset,
-		.form = f,
-		.rel_shndx = c->rel->index,
-		.reloc_index = i,
-		.traced = c->traced,
-	};
-	return push_site(obj, c->out, &s);
+	return push_scanned(c, r->offset - (uint64_t)(int64_t)f->field_offset,
+			    f, i);
+}
+
+/*
+ * What scan_rela64 takes a hook relocation for without scan_one: the
+ * last hook type seen, when it marks one form and is no companion, and
+ * where that form fits (scan_type's window); ok false otherwise.
+ */
+struct fast_hook {
+	bool ok;
+	uint32_t type;
+	const struct mc_object_form *f;
+	uint64_t lo, span;	/* r_offset - lo <= span: the form fits */
+	uint64_t back;		/* r_offset - back: the form's opcode */
+};
+
+static struct fast_hook fast_hook_of(const struct scan *c)
+{
+	const struct mc_object_form *f = c->only;
+	struct fast_hook h = { .ok = c->have_type && !c->companion && f &&
+				     c->lo <= c->hi };
+
+	if (h.ok) {
+		h.type = c->last_type;
+		h.f = f;
+		h.lo = c->lo;
+		h.span = c->hi - c->lo;
+		h.back = (uint64_t)((int64_t)f->field_offset -
+				    (int64_t)f->opcode_offset);
+	}
+	return h;
+}
+
+static inline bool opcode_at(const struct mc_object_form *f,
+			     const uint8_t *p)
+{
+	for (unsigned k = 0; k < f->opcode_len; k++)
+		if ((p[k] & f->mask[k]) != f->opcode[k])
+			return false;
+	return true;
+}
+
+/*
+ * x86_64 and most 64-bit objects: relocations decoded inline.  One
+ * that names no hook costs a look-up of its symbol's role; a hook of
+ * the type before it, a range test and its opcode; the rest (errors,
+ * reports, a new type, a symbol asked about for the first time) goes
+ * through scan_one.
+ */
+static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
+{
+	const size_t n_symbols = c->obj->n_symbols;
+	const uint64_t size = c->text_size;
+	const uint8_t *role = c->role->of;
+	struct fast_hook h = fast_hook_of(c);
+
+	for (size_t i = 0; i < count; i++) {
+		uint64_t off = e[i].r_offset, info = e[i].r_info;
+		size_t sym = ELF64_R_SYM(info);
+
+		if (sym < n_symbols && off < size) {
+			if (role[sym] == ROLE_OTHER)
+				continue;
+			if (role[sym] == ROLE_HOOK && h.ok &&
+			    (uint32_t)ELF64_R_TYPE(info) == h.type &&
+			    off - h.lo <= h.span &&
+			    opcode_at(h.f, c->code + (off - h.back))) {
+				if (!push_scanned(c, off - (uint64_t)(int64_t)
+						  h.f->field_offset, h.f, i))
+					return false;
+				continue;
+			}
+		}
+		struct mc_reloc r = {
+			.offset = off,
+			.sym = sym,
+			.type = (uint32_t)ELF64_R_TYPE(info),
+			.addend = e[i].r_addend,
+		};
+		if (!scan_one(c, i, &r))
+			return false;
+		h = fast_hook_of(c);
+	}
+	return true;
 }
 
 static bool scan_reloc_section(struct mc_object *obj,
@@ -395,22 +592,9 @@ static bool scan_reloc_section(struct mc_object *obj,
 		return mc_fail(obj, "%s: %zu relocations, more than this tool "
 			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
-	if (t.kind == MC_RELA64 && t.n >= count) {
-		/* x86_64 and most 64-bit objects: one decode, inlined */
-		const Elf64_Rela *e = (const Elf64_Rela *)t.p;
-
-		for (size_t i = 0; i < count; i++) {
-			r = (struct mc_reloc){
-				.offset = e[i].r_offset,
-				.sym = ELF64_R_SYM(e[i].r_info),
-				.type = (uint32_t)ELF64_R_TYPE(e[i].r_info),
-				.addend = e[i].r_addend,
-			};
-			if (!scan_one(&c, i, &r))
-				return false;
-		}
-		return true;
-	}
+	scan_start(&c);
+	if (t.kind == MC_RELA64 && t.n >= count)
+		return scan_rela64(&c, (const Elf64_Rela *)t.p, count);
 	for (size_t i = 0; i < count; i++)
 		if (!mc_reloc_read(obj, rel, &t, i, &r) || !scan_one(&c, i, &r))
 			return false;
