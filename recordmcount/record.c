@@ -190,6 +190,41 @@ static struct mc_piece_place piece_place(const struct piece_key *key)
 }
 
 /*
+ * build_piece's usual case, every traced site on its anchor with the
+ * addend in the relocation (RELA, 64-bit: x86_64 and most others):
+ * written straight into the piece's table, slots left zero.
+ */
+static void fill_rela64(const struct mc_object *obj,
+			const struct mc_arch *arch,
+			const struct mc_site_list *sites, const size_t *anchor,
+			struct mc_piece *piece, size_t n)
+{
+	Elf64_Rela *out = (Elf64_Rela *)piece->out.p;
+	const struct mc_hook_site *v = sites->v;
+	size_t last_sym = SIZE_MAX;
+	uint64_t base = 0, step = arch->addr_size;
+
+	for (size_t i = 0, t = 0; t < n; i++) {
+		if (!v[i].traced)
+			continue;
+		size_t sym = anchor[v[i].shndx];
+
+		/* sites of one section share their anchor's value */
+		if (sym != last_sym) {
+			base = mc_symbol(obj, sym).sym.st_value;
+			last_sym = sym;
+		}
+		out[t] = (Elf64_Rela){
+			.r_offset = t * step,
+			.r_info = ELF64_R_INFO(sym, arch->table_reloc),
+			.r_addend = (int64_t)(v[i].offset - base),
+		};
+		t++;
+	}
+	piece->n = n;
+}
+
+/*
  * One __mcount_loc piece: the traced sites run[0..n), in order, or with
  * run NULL every traced site.
  */
@@ -207,6 +242,11 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
 			    &piece))
 		return false;
+	if (!run && first_label == SIZE_MAX && !in_slot &&
+	    piece.out.kind == MC_RELA64 && n <= piece.out.n) {
+		fill_rela64(obj, arch, sites, anchor, &piece, n);
+		return mc_add_table_piece(obj, arch, &place, &piece);
+	}
 	/* The last anchor's value: sites of one section share it. */
 	size_t last_sym = SIZE_MAX;
 	uint64_t base = 0;
