@@ -488,6 +488,7 @@ struct fast_hook {
 	const struct mc_object_form *f;
 	uint64_t lo, span;	/* r_offset - lo <= span: the form fits */
 	uint64_t back;		/* r_offset - back: the form's opcode */
+	uint8_t op0, mask0;	/* its first byte, tested inline */
 };
 
 static struct fast_hook fast_hook_of(const struct scan *c)
@@ -503,49 +504,95 @@ static struct fast_hook fast_hook_of(const struct scan *c)
 		h.span = c->hi - c->lo;
 		h.back = (uint64_t)((int64_t)f->field_offset -
 				    (int64_t)f->opcode_offset);
+		h.op0 = f->opcode_len ? f->opcode[0] : 0;
+		h.mask0 = f->opcode_len ? f->mask[0] : 0;
 	}
 	return h;
 }
 
-static inline bool opcode_at(const struct mc_object_form *f,
-			     const uint8_t *p)
+/* The form's opcode at p: its first byte, then the rest (x86: none). */
+static inline bool opcode_at(const struct fast_hook *h, const uint8_t *p)
 {
-	for (unsigned k = 0; k < f->opcode_len; k++)
-		if ((p[k] & f->mask[k]) != f->opcode[k])
+	if ((p[0] & h->mask0) != h->op0)
+		return false;
+	for (unsigned k = 1; k < h->f->opcode_len; k++)
+		if ((p[k] & h->f->mask[k]) != h->f->opcode[k])
 			return false;
+	return true;
+}
+
+/* Room for `more` sites past the list's end. */
+static bool reserve_sites(struct mc_object *obj, struct mc_site_list *l,
+			  size_t more)
+{
+	if (l->cap - l->n >= more)
+		return true;
+	struct mc_hook_site *v = realloc(l->v, (l->n + more) * sizeof(*v));
+
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	l->v = v;
+	l->cap = l->n + more;
 	return true;
 }
 
 /*
  * x86_64 and most 64-bit objects: relocations decoded inline.  One
  * that names no hook costs a look-up of its symbol's role; a hook of
- * the type before it, a range test and its opcode; the rest (errors,
- * reports, a new type, a symbol asked about for the first time) goes
- * through scan_one.
+ * the type before it, a range test and its opcode, and it is added
+ * here (room for a site per relocation was made first: pages of it
+ * never written are never touched); the rest (errors, reports, a new
+ * type, a symbol asked about for the first time) goes through
+ * scan_one.
  */
 static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 {
 	const size_t n_symbols = c->obj->n_symbols;
 	const uint64_t size = c->text_size;
-	const uint8_t *role = c->role->of;
+	const uint8_t *role = c->role->of, *code = c->code;
+	struct mc_site_list *l = c->out;
+	const uint32_t shndx = (uint32_t)c->text->index;
+	const uint32_t rel_shndx = (uint32_t)c->rel->index;
+	const bool traced = c->traced;
 	struct fast_hook h = fast_hook_of(c);
+
+	if (!reserve_sites(c->obj, l, count))
+		return false;
+	/* the list's and the scan's state in locals, stored back below */
+	struct mc_hook_site *v = l->v;
+	size_t n = l->n, added = 0;
+	uint64_t prev = c->prev;
+	bool have_prev = c->have_prev, unordered = false, repeated = false;
 
 	for (size_t i = 0; i < count; i++) {
 		uint64_t off = e[i].r_offset, info = e[i].r_info;
 		size_t sym = ELF64_R_SYM(info);
+		unsigned ro = sym < n_symbols ? role[sym] : ROLE_UNKNOWN;
 
-		if (sym < n_symbols && off < size) {
-			if (role[sym] == ROLE_OTHER)
-				continue;
-			if (role[sym] == ROLE_HOOK && h.ok &&
-			    (uint32_t)ELF64_R_TYPE(info) == h.type &&
-			    off - h.lo <= h.span &&
-			    opcode_at(h.f, c->code + (off - h.back))) {
-				if (!push_scanned(c, off - (uint64_t)(int64_t)
-						  h.f->field_offset, h.f, i))
-					return false;
-				continue;
+		if (ro == ROLE_OTHER && off < size)
+			continue;
+		if (ro == ROLE_HOOK && h.ok && off < size &&
+		    (uint32_t)ELF64_R_TYPE(info) == h.type &&
+		    off - h.lo <= h.span &&
+		    opcode_at(&h, code + (off - h.back))) {
+			uint64_t at = off - (uint64_t)(int64_t)h.f->field_offset;
+
+			if (have_prev && at <= prev) {
+				unordered |= at < prev;
+				repeated |= at == prev;
 			}
+			prev = at;
+			have_prev = true;
+			v[n++] = (struct mc_hook_site){
+				.offset = at,
+				.form = h.f,
+				.shndx = shndx,
+				.rel_shndx = rel_shndx,
+				.reloc_index = (uint32_t)i,
+				.traced = traced,
+			};
+			added++;
+			continue;
 		}
 		struct mc_reloc r = {
 			.offset = off,
@@ -553,10 +600,28 @@ static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 			.type = (uint32_t)ELF64_R_TYPE(info),
 			.addend = e[i].r_addend,
 		};
+		l->n = n;
+		l->n_traced += traced ? added : 0;
+		l->unordered |= unordered;
+		l->repeated |= repeated;
+		c->prev = prev;
+		c->have_prev = have_prev;
 		if (!scan_one(c, i, &r))
 			return false;
 		h = fast_hook_of(c);
+		v = l->v;
+		n = l->n;
+		added = 0;
+		prev = c->prev;
+		have_prev = c->have_prev;
+		unordered = repeated = false;
 	}
+	l->n = n;
+	l->n_traced += traced ? added : 0;
+	l->unordered |= unordered;
+	l->repeated |= repeated;
+	c->prev = prev;
+	c->have_prev = have_prev;
 	return true;
 }
 
