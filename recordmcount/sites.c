@@ -339,6 +339,9 @@ static void form_window(const struct mc_object_form *f, uint64_t size,
 
 	if (r_lo < 0)
 		r_lo = 0;
+	/* and the relocation itself inside (scan_one's test first) */
+	if (r_hi > s - 1)
+		r_hi = s - 1;
 	if (r_hi < r_lo) {
 		*lo = 1;
 		*hi = 0;
@@ -479,31 +482,32 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 
 /*
  * What scan_rela64 takes a hook relocation for without scan_one: the
- * last hook type seen, when it marks one form and is no companion, and
- * where that form fits (scan_type's window); ok false otherwise.
+ * last hook type seen, when it marks one form and is no companion
+ * (type: r_info's low word, or UINT64_MAX, which no word is), and
+ * where that form fits (scan_type's window).
  */
 struct fast_hook {
-	bool ok;
-	uint32_t type;
+	uint64_t type;
 	const struct mc_object_form *f;
 	uint64_t lo, span;	/* r_offset - lo <= span: the form fits */
 	uint64_t back;		/* r_offset - back: the form's opcode */
+	uint64_t field;		/* r_offset - field: the site */
 	uint8_t op0, mask0;	/* its first byte, tested inline */
 };
 
 static struct fast_hook fast_hook_of(const struct scan *c)
 {
 	const struct mc_object_form *f = c->only;
-	struct fast_hook h = { .ok = c->have_type && !c->companion && f &&
-				     c->lo <= c->hi };
+	struct fast_hook h = { .type = UINT64_MAX };
 
-	if (h.ok) {
+	if (c->have_type && !c->companion && f && c->lo <= c->hi) {
 		h.type = c->last_type;
 		h.f = f;
 		h.lo = c->lo;
 		h.span = c->hi - c->lo;
 		h.back = (uint64_t)((int64_t)f->field_offset -
 				    (int64_t)f->opcode_offset);
+		h.field = (uint64_t)(int64_t)f->field_offset;
 		h.op0 = f->opcode_len ? f->opcode[0] : 0;
 		h.mask0 = f->opcode_len ? f->mask[0] : 0;
 	}
@@ -536,6 +540,29 @@ static bool reserve_sites(struct mc_object *obj, struct mc_site_list *l,
 	return true;
 }
 
+/* A site at `at` after one at `prev` or later: the list is not sorted. */
+static __attribute__((noinline)) void note_disorder(struct mc_site_list *l,
+						   uint64_t at, uint64_t prev)
+{
+	l->unordered |= at < prev;
+	l->repeated |= at == prev;
+}
+
+/*
+ * The scan's sites from l->n on are counted, and its last offset kept,
+ * from scan_rela64's locals: `from` is where they started, `next` the
+ * offset after the last site's (0: none yet).
+ */
+static void scan_sync(struct scan *c, size_t n, size_t from, uint64_t next)
+{
+	struct mc_site_list *l = c->out;
+
+	l->n = n;
+	l->n_traced += c->traced ? n - from : 0;
+	c->have_prev = next != 0;
+	c->prev = next - 1;
+}
+
 /*
  * x86_64 and most 64-bit objects: relocations decoded inline.  One
  * that names no hook costs a look-up of its symbol's role; a hook of
@@ -543,7 +570,9 @@ static bool reserve_sites(struct mc_object *obj, struct mc_site_list *l,
  * here (room for a site per relocation was made first: pages of it
  * never written are never touched); the rest (errors, reports, a new
  * type, a symbol asked about for the first time) goes through
- * scan_one.
+ * scan_one.  As few values as can be live in the loop: the site is a
+ * copy of a template, and its order is one comparison with the
+ * offset after the last one.
  */
 static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 {
@@ -551,48 +580,43 @@ static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 	const uint64_t size = c->text_size;
 	const uint8_t *role = c->role->of, *code = c->code;
 	struct mc_site_list *l = c->out;
-	const uint32_t shndx = (uint32_t)c->text->index;
-	const uint32_t rel_shndx = (uint32_t)c->rel->index;
-	const bool traced = c->traced;
 	struct fast_hook h = fast_hook_of(c);
+	struct mc_hook_site site = {
+		.form = h.f,
+		.shndx = (uint32_t)c->text->index,
+		.rel_shndx = (uint32_t)c->rel->index,
+		.traced = c->traced,
+	};
 
 	if (!reserve_sites(c->obj, l, count))
 		return false;
-	/* the list's and the scan's state in locals, stored back below */
 	struct mc_hook_site *v = l->v;
-	size_t n = l->n, added = 0;
-	uint64_t prev = c->prev;
-	bool have_prev = c->have_prev, unordered = false, repeated = false;
+	size_t n = l->n, from = n;
+	uint64_t next = c->have_prev ? c->prev + 1 : 0;
 
 	for (size_t i = 0; i < count; i++) {
 		uint64_t off = e[i].r_offset, info = e[i].r_info;
 		size_t sym = ELF64_R_SYM(info);
-		unsigned ro = sym < n_symbols ? role[sym] : ROLE_UNKNOWN;
 
-		if (ro == ROLE_OTHER && off < size)
-			continue;
-		if (ro == ROLE_HOOK && h.ok && off < size &&
-		    (uint32_t)ELF64_R_TYPE(info) == h.type &&
-		    off - h.lo <= h.span &&
-		    opcode_at(&h, code + (off - h.back))) {
-			uint64_t at = off - (uint64_t)(int64_t)h.f->field_offset;
+		if (sym < n_symbols) {
+			unsigned ro = role[sym];
 
-			if (have_prev && at <= prev) {
-				unordered |= at < prev;
-				repeated |= at == prev;
+			if (ro == ROLE_OTHER && off < size)
+				continue;
+			if (ro == ROLE_HOOK && (info & 0xffffffffu) == h.type &&
+			    off - h.lo <= h.span &&
+			    opcode_at(&h, code + (off - h.back))) {
+				uint64_t at = off - h.field;
+
+				if (at < next)
+					note_disorder(l, at, next - 1);
+				next = at + 1;
+				v[n] = site;
+				v[n].offset = at;
+				v[n].reloc_index = (uint32_t)i;
+				n++;
+				continue;
 			}
-			prev = at;
-			have_prev = true;
-			v[n++] = (struct mc_hook_site){
-				.offset = at,
-				.form = h.f,
-				.shndx = shndx,
-				.rel_shndx = rel_shndx,
-				.reloc_index = (uint32_t)i,
-				.traced = traced,
-			};
-			added++;
-			continue;
 		}
 		struct mc_reloc r = {
 			.offset = off,
@@ -600,28 +624,16 @@ static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 			.type = (uint32_t)ELF64_R_TYPE(info),
 			.addend = e[i].r_addend,
 		};
-		l->n = n;
-		l->n_traced += traced ? added : 0;
-		l->unordered |= unordered;
-		l->repeated |= repeated;
-		c->prev = prev;
-		c->have_prev = have_prev;
+		scan_sync(c, n, from, next);
 		if (!scan_one(c, i, &r))
 			return false;
 		h = fast_hook_of(c);
+		site.form = h.f;
 		v = l->v;
-		n = l->n;
-		added = 0;
-		prev = c->prev;
-		have_prev = c->have_prev;
-		unordered = repeated = false;
+		n = from = l->n;
+		next = c->have_prev ? c->prev + 1 : 0;
 	}
-	l->n = n;
-	l->n_traced += traced ? added : 0;
-	l->unordered |= unordered;
-	l->repeated |= repeated;
-	c->prev = prev;
-	c->have_prev = have_prev;
+	scan_sync(c, n, from, next);
 	return true;
 }
 
