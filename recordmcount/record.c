@@ -91,13 +91,17 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 	if (!missing)
 		return mc_fail(obj, "out of memory");
 	find_anchors(obj, arch, anchor);
-	/* Sites are sorted by section, so each section is seen once. */
-	for (size_t i = 0; i < sites->n; i++) {
-		size_t shndx = sites->v[i].shndx;
+	/*
+	 * Sites are sorted by section, and whether a site is traced is its
+	 * section's: one test for each run of sites of one section.
+	 */
+	for (size_t i = 0, n = sites->n; i < n; i++) {
+		uint32_t shndx = sites->v[i].shndx;
 
-		if (sites->v[i].traced && anchor[shndx] == SIZE_MAX &&
-		    (n_missing == 0 || missing[n_missing - 1] != shndx))
+		if (sites->v[i].traced && anchor[shndx] == SIZE_MAX)
 			missing[n_missing++] = shndx;
+		while (i + 1 < n && sites->v[i + 1].shndx == shndx)
+			i++;
 	}
 	first = n_missing ? mc_add_section_symbols(obj, missing, n_missing) : 0;
 	for (size_t j = 0; first != SIZE_MAX && j < n_missing; j++)
@@ -201,25 +205,29 @@ static void fill_rela64(const struct mc_object *obj,
 {
 	Elf64_Rela *out = (Elf64_Rela *)piece->out.p;
 	const struct mc_hook_site *v = sites->v;
-	size_t last_sym = SIZE_MAX;
-	uint64_t base = 0, step = arch->addr_size;
+	uint64_t step = arch->addr_size;
 
-	for (size_t i = 0, t = 0; t < n; i++) {
-		if (!v[i].traced)
+	/* a section's sites, traced or not as it is, on its anchor */
+	for (size_t i = 0, t = 0; t < n;) {
+		uint32_t shndx = v[i].shndx;
+
+		if (!v[i].traced) {
+			i++;
 			continue;
-		size_t sym = anchor[v[i].shndx];
-
-		/* sites of one section share their anchor's value */
-		if (sym != last_sym) {
-			base = mc_symbol(obj, sym).sym.st_value;
-			last_sym = sym;
 		}
-		out[t] = (Elf64_Rela){
-			.r_offset = t * step,
-			.r_info = ELF64_R_INFO(sym, arch->table_reloc),
-			.r_addend = (int64_t)(v[i].offset - base),
-		};
-		t++;
+		size_t sym = anchor[shndx];
+		uint64_t base = mc_symbol(obj, sym).sym.st_value;
+		uint64_t info = ELF64_R_INFO(sym, arch->table_reloc);
+
+		do {
+			out[t] = (Elf64_Rela){
+				.r_offset = t * step,
+				.r_info = info,
+				.r_addend = (int64_t)(v[i].offset - base),
+			};
+			t++;
+			i++;
+		} while (t < n && v[i].shndx == shndx);
 	}
 	piece->n = n;
 }
