@@ -59,21 +59,27 @@ static bool is_local_anchor(const struct mc_arch *arch,
 	       type == STT_NOTYPE || type == STT_OBJECT;
 }
 
+/* anchor[] of a section with a traced site, before its anchor is found */
+#define ANCHOR_WANTED (SIZE_MAX - 1)
+
 /*
- * Existing anchors for every section, in one pass over the locals: the
- * section symbol when there is one, else the first local symbol there.
+ * Existing anchors for the sections marked ANCHOR_WANTED, in one pass
+ * over the locals: the section symbol when there is one, else the
+ * first local symbol there.  A local in any other section is passed
+ * over on its section index alone (vmlinux.o has tens of thousands).
  */
 static void find_anchors(const struct mc_object *obj,
 			 const struct mc_arch *arch, size_t *anchor)
 {
 	for (size_t i = 1; i < obj->first_global; i++) {
 		struct mc_symbol s = mc_symbol(obj, i);
-		size_t cur = anchor[s.shndx < obj->n_sections ? s.shndx : 0];
 
-		if (!is_local_anchor(arch, &s, s.shndx) ||
-		    s.shndx >= obj->n_sections)
+		if (s.shndx >= obj->n_sections || anchor[s.shndx] == SIZE_MAX ||
+		    !is_local_anchor(arch, &s, s.shndx))
 			continue;
-		if (cur == SIZE_MAX ||
+		size_t cur = anchor[s.shndx];
+
+		if (cur == ANCHOR_WANTED ||
 		    (GELF_ST_TYPE(s.sym.st_info) == STT_SECTION &&
 		     GELF_ST_TYPE(mc_symbol(obj, cur).sym.st_info) !=
 			     STT_SECTION))
@@ -81,7 +87,12 @@ static void find_anchors(const struct mc_object *obj,
 	}
 }
 
-/* Anchor symbol index for every section that holds a traced site. */
+/*
+ * Anchor symbol index for every section that holds a traced site
+ * (anchor[] comes all SIZE_MAX).  Sites are sorted by section, and
+ * whether a site is traced is its section's: one test for each run of
+ * sites of one section.
+ */
 static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_site_list *sites, size_t *anchor)
 {
@@ -90,19 +101,24 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 
 	if (!missing)
 		return mc_fail(obj, "out of memory");
-	find_anchors(obj, arch, anchor);
-	/*
-	 * Sites are sorted by section, and whether a site is traced is its
-	 * section's: one test for each run of sites of one section.
-	 */
+	/* the sections wanted, in order, then those find_anchors left */
 	for (size_t i = 0, n = sites->n; i < n; i++) {
 		uint32_t shndx = sites->v[i].shndx;
 
-		if (sites->v[i].traced && anchor[shndx] == SIZE_MAX)
+		if (sites->v[i].traced) {
+			anchor[shndx] = ANCHOR_WANTED;
 			missing[n_missing++] = shndx;
+		}
 		while (i + 1 < n && sites->v[i + 1].shndx == shndx)
 			i++;
 	}
+	find_anchors(obj, arch, anchor);
+	size_t wanted = n_missing;
+
+	n_missing = 0;
+	for (size_t j = 0; j < wanted; j++)
+		if (anchor[missing[j]] == ANCHOR_WANTED)
+			missing[n_missing++] = missing[j];
 	first = n_missing ? mc_add_section_symbols(obj, missing, n_missing) : 0;
 	for (size_t j = 0; first != SIZE_MAX && j < n_missing; j++)
 		anchor[missing[j]] = first + j;
