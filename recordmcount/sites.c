@@ -106,10 +106,24 @@ static unsigned name_key(const char *name)
 	return ((unsigned)u[0] << 8 | u[1]) ^ (u[1] ? (unsigned)u[2] << 4 : 0);
 }
 
+/*
+ * The last hook relocation type met and what it marks (struct scan's
+ * fields of the same names), kept from one section's scan to the next:
+ * an object of a section per function has a million, all of one type.
+ */
+struct type_memo {
+	bool have;
+	uint32_t type;
+	bool companion;
+	uint64_t forms;
+	const struct mc_object_form *only;
+};
+
 /* The symbols a scan asks about, and what it knows of them. */
 struct roles {
 	uint8_t *of;		/* one per symbol */
 	uint8_t keys[65536 / 8];	/* name_key of every hook name */
+	struct type_memo last;
 };
 
 static void key_add(struct roles *r, const char *name)
@@ -127,6 +141,7 @@ static bool roles_open(struct mc_object *obj, const struct mc_arch *arch,
 	if (!r->of)
 		return mc_fail(obj, "out of memory");
 	memset(r->keys, 0, sizeof(r->keys));
+	r->last = (struct type_memo){ .have = false };
 	for (const char *const *h = arch->hook_symbols; *h; h++)
 		key_add(r, *h);
 	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
@@ -371,7 +386,7 @@ scan_form(const struct scan *c, uint64_t r_offset)
 	return f;
 }
 
-/* A new hook relocation type: what it marks. */
+/* A new hook relocation type: what it marks, kept for later scans. */
 static void scan_type(struct scan *c, uint32_t type)
 {
 	c->last_type = type;
@@ -383,6 +398,24 @@ static void scan_type(struct scan *c, uint32_t type)
 		c->only = &c->arch->forms[__builtin_ctzll(c->forms)];
 		form_window(c->only, c->text_size, &c->lo, &c->hi);
 	}
+	c->role->last = (struct type_memo){
+		.have = true, .type = type, .companion = c->companion,
+		.forms = c->forms, .only = c->only,
+	};
+}
+
+/* The type the scans before this one met last, placed in this section. */
+static void scan_recall(struct scan *c)
+{
+	const struct type_memo *m = &c->role->last;
+
+	c->have_type = m->have;
+	c->last_type = m->type;
+	c->companion = m->companion;
+	c->forms = m->forms;
+	c->only = m->only;
+	if (c->only)
+		form_window(c->only, c->text_size, &c->lo, &c->hi);
 }
 
 /*
@@ -525,18 +558,22 @@ static inline bool opcode_at(const struct fast_hook *h, const uint8_t *p)
 	return true;
 }
 
-/* Room for `more` sites past the list's end. */
+/*
+ * Room for `more` sites past the list's end: at least twice what it
+ * had, as an object of a section per function asks a million times.
+ */
 static bool reserve_sites(struct mc_object *obj, struct mc_site_list *l,
 			  size_t more)
 {
 	if (l->cap - l->n >= more)
 		return true;
-	struct mc_hook_site *v = realloc(l->v, (l->n + more) * sizeof(*v));
+	size_t cap = l->n + more < 2 * l->cap ? 2 * l->cap : l->n + more;
+	struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
 
 	if (!v)
 		return mc_fail(obj, "out of memory");
 	l->v = v;
-	l->cap = l->n + more;
+	l->cap = cap;
 	return true;
 }
 
@@ -670,6 +707,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
 	scan_start(&c);
+	scan_recall(&c);
 	if (t.kind == MC_RELA64 && t.n >= count)
 		return scan_rela64(&c, (const Elf64_Rela *)t.p, count);
 	for (size_t i = 0; i < count; i++)
