@@ -15,7 +15,7 @@ Prints the tables compared (the set of (section, offset) each names,
 read back with kernel/elfsites.py, and the bytes of every code and data
 section), then per tool: callgrind's instruction count (one run;
 steady on a shared machine), and over BENCH_VMLINUX_ROUNDS runs
-(default 5) the median wall, user and system seconds, minor faults and
+(default 11) the median wall, user and system seconds, minor faults and
 the largest peak MB; ours / kernel for each; and the load beside them.
 
 Entries only the kernel's tool writes are listed with the reason when
@@ -111,7 +111,7 @@ def describe(src):
 
 def main():
     ours, kernel, vmlinux, work_dir = sys.argv[1:5]
-    rounds = int(os.environ.get("BENCH_VMLINUX_ROUNDS", "5"))
+    rounds = int(os.environ.get("BENCH_VMLINUX_ROUNDS", "11"))
     os.makedirs(work_dir, exist_ok=True)
     src = os.path.join(work_dir, "vmlinux-untabled.o")
     work = os.path.join(work_dir, "work.o")
