@@ -9,7 +9,7 @@ bench-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 		$(RECORDMCOUNT) $(LIBMCOUNT) $(BENCH_FUNCTIONS)
 
 BENCH_FUNCTIONS ?= 100000
-bench: bench-runtime bench-scale bench-trace
+bench: bench-runtime bench-scale bench-trace bench-vmlinux
 
 # The recorder's cost per traced call against uftrace's (bench/trace).
 .PHONY: bench-trace
@@ -24,3 +24,10 @@ BENCH_TRACE_CALLS ?= 6000000
 .PHONY: bench-scale
 bench-scale: $(RECORDMCOUNT)
 	@bench/scale.sh $(RECORDMCOUNT)
+
+# The vmlinux.o of check-kernel's x86_64 build recorded whole by ours and
+# the kernel's tool: tables compared, instructions, wall and memory
+# (bench/vmlinux.py); SKIP when that build is not in the cache.
+.PHONY: bench-vmlinux
+bench-vmlinux: $(RECORDMCOUNT)
+	@sh bench/vmlinux.sh $(RECORDMCOUNT) $(BUILD)/bench/vmlinux

@@ -25,6 +25,13 @@ and reads every section header, in the same run; ours / floor must
 stay at most 2.  The kernel tool gets BENCH_SCALE_LIMIT seconds (default
 60) per run and is reported as over it when it takes longer.
 
+For the shape of one .text, the row also gives callgrind's count of
+every instruction each tool's process runs on a cold copy (one run
+each, in the same run of the bench: steady on a shared machine where
+wall time is not) and ours / kernel; BENCH_SCALE_CALLGRIND=0 (or no
+valgrind) leaves them out.  The kernel tool is too slow on the other
+shape for callgrind.
+
 Prints a Markdown table per shape: hooks, object size, our seconds,
 user and system seconds and faults (medians), seconds and peak MB of
 each tool, ours / kernel, and how much our time grew against the size
@@ -45,6 +52,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import costs  # noqa: E402
 
 
 def generate(n, per_section, path):
@@ -154,6 +164,8 @@ def main():
     limit = float(os.environ.get("BENCH_SCALE_LIMIT", "60"))
     top = int(os.environ.get("BENCH_SCALE_MAX", "100000"))
     os.makedirs(out, exist_ok=True)
+    counted = (os.environ.get("BENCH_SCALE_CALLGRIND", "1") != "0" and
+               shutil.which("valgrind") is not None and kernel != "-")
     sizes = []
     n = 1000
     while n <= top:
@@ -163,12 +175,15 @@ def main():
                                ("one section per function", True)):
         print("\n### %s\n" % shape)
         with_floor = per_section and floor != "-"
+        with_instr = counted and not per_section
         print("| hooks | object MB | ours s | ours user s | ours sys s "
               "| ours faults | ours MB | kernel s | kernel MB "
-              "| ours / kernel | ours x (10x input) | --dump s | --check s "
-              "| --per-section s |%s load |"
-              % (" libelf floor MB | ours / floor |" if with_floor else ""))
-        print("|---:" * (15 + 2 * with_floor) + "|")
+              "| ours / kernel |%s ours x (10x input) | --dump s "
+              "| --check s | --per-section s |%s load |"
+              % (" ours M instr | kernel M instr | ours / kernel instr |"
+                 if with_instr else "",
+                 " libelf floor MB | ours / floor |" if with_floor else ""))
+        print("|---:" * (15 + 2 * with_floor + 3 * with_instr) + "|")
         before = None
         for n in sizes:
             src = os.path.join(out, "gen-%s-%d.o" % (
@@ -191,18 +206,26 @@ def main():
             if with_floor:
                 f_mb = max(timed([floor, src], 3600)[1] for _ in range(rounds))
                 floor_cells = " %.0f | %.2f |" % (f_mb, o_mb / f_mb)
+            instr_cells = ""
+            if with_instr:
+                o_i = costs.instructions(ours, src, work)
+                k_i = costs.instructions(kernel, src, work)
+                instr_cells = " %s | %s | %s |" % (
+                    fmt(o_i and o_i / 1e6, "%.2f"),
+                    fmt(k_i and k_i / 1e6, "%.2f"),
+                    "-" if not (o_i and k_i) else "%.2f" % (o_i / k_i))
             ratio = "-" if not k_s else "%.2f" % (o_s / k_s)
             if kernel != "-" and k_s is None:
                 ratio = "kernel > %ds" % limit
             grew = "-" if not before else "%.1f" % (o_s / before)
             med = statistics.median
             print("| %d | %.1f | %.3f | %.3f | %.3f | %d | %.0f | %s | %s "
-                  "| %s | %s | %.3f | %.3f | %.3f |%s %.2f to %.2f |"
+                  "| %s |%s %s | %.3f | %.3f | %.3f |%s %.2f to %.2f |"
                   % (n, os.path.getsize(src) / 1e6, o_s,
                      med(counts["user"]), med(counts["sys"]),
                      med(counts["faults"]), o_mb, fmt(k_s, "%.3f"),
-                     fmt(k_mb, "%.0f"), ratio, grew, d_s, c_s, p_s,
-                     floor_cells, row_load, load()))
+                     fmt(k_mb, "%.0f"), ratio, instr_cells, grew, d_s, c_s,
+                     p_s, floor_cells, row_load, load()))
             sys.stdout.flush()
             before = o_s if o_s > 0 else None
 

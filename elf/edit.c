@@ -105,23 +105,33 @@ static size_t reloc_kind_size(enum mc_reloc_kind kind)
 	}
 }
 
-/* One r_info in the written numbering. */
-static uint64_t written_info(bool is64, uint64_t info,
-			     const struct mc_numbering *m)
+/*
+ * One r_info in the written numbering: the input's globals, most of
+ * what relocations name, move up by the number added, which is an
+ * addition to the whole word.
+ */
+static inline __attribute__((always_inline)) uint64_t
+written_info(bool is64, uint64_t info, const struct mc_numbering *m)
 {
 	if (is64) {
 		size_t sym = ELF64_R_SYM(info);
 
-		return sym < m->k ? info
-				  : ELF64_R_INFO(mc_written_index(m, sym),
-						 ELF64_R_TYPE(info));
+		if (sym < m->k)
+			return info;
+		if (sym < m->n_in)
+			return info + ((uint64_t)m->n << 32);
+		return ELF64_R_INFO(mc_written_index(m, sym),
+				    ELF64_R_TYPE(info));
 	}
 	size_t sym = ELF32_R_SYM((Elf32_Word)info);
 
 	/* ELF32's 24-bit field: the callers checked the indexes fit. */
-	return sym < m->k ? info
-			  : ELF32_R_INFO((Elf32_Word)mc_written_index(m, sym),
-					 ELF32_R_TYPE((Elf32_Word)info));
+	if (sym < m->k)
+		return info;
+	if (sym < m->n_in)
+		return (Elf32_Word)(info + ((uint64_t)m->n << 8));
+	return ELF32_R_INFO((Elf32_Word)mc_written_index(m, sym),
+			    ELF32_R_TYPE((Elf32_Word)info));
 }
 
 /* r_info of the entry at e: it follows r_offset, an address. */
@@ -161,12 +171,24 @@ static inline void renumber_run(const uint8_t *a, uint8_t *b, size_t count,
 				size_t size, bool is64,
 				const struct mc_numbering *m)
 {
+	/* a copy the stores through b cannot be taken to change */
+	const struct mc_numbering n = *m;
+
+	if (a == b) {
+		for (size_t i = 0; i < count; i++, b += size) {
+			uint64_t info = load_info(b, is64);
+			uint64_t w = written_info(is64, info, &n);
+
+			if (w != info)
+				store_info(b, is64, w);
+		}
+		return;
+	}
 	for (size_t i = 0; i < count; i++, a += size, b += size) {
 		uint64_t info = load_info(a, is64);
 
-		if (b != a)
-			memcpy(b, a, size);
-		store_info(b, is64, written_info(is64, info, m));
+		memcpy(b, a, size);
+		store_info(b, is64, written_info(is64, info, &n));
 	}
 }
 

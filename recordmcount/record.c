@@ -59,21 +59,27 @@ static bool is_local_anchor(const struct mc_arch *arch,
 	       type == STT_NOTYPE || type == STT_OBJECT;
 }
 
+/* anchor[] of a section with a traced site, before its anchor is found */
+#define ANCHOR_WANTED (SIZE_MAX - 1)
+
 /*
- * Existing anchors for every section, in one pass over the locals: the
- * section symbol when there is one, else the first local symbol there.
+ * Existing anchors for the sections marked ANCHOR_WANTED, in one pass
+ * over the locals: the section symbol when there is one, else the
+ * first local symbol there.  A local in any other section is passed
+ * over on its section index alone (vmlinux.o has tens of thousands).
  */
 static void find_anchors(const struct mc_object *obj,
 			 const struct mc_arch *arch, size_t *anchor)
 {
 	for (size_t i = 1; i < obj->first_global; i++) {
 		struct mc_symbol s = mc_symbol(obj, i);
-		size_t cur = anchor[s.shndx < obj->n_sections ? s.shndx : 0];
 
-		if (!is_local_anchor(arch, &s, s.shndx) ||
-		    s.shndx >= obj->n_sections)
+		if (s.shndx >= obj->n_sections || anchor[s.shndx] == SIZE_MAX ||
+		    !is_local_anchor(arch, &s, s.shndx))
 			continue;
-		if (cur == SIZE_MAX ||
+		size_t cur = anchor[s.shndx];
+
+		if (cur == ANCHOR_WANTED ||
 		    (GELF_ST_TYPE(s.sym.st_info) == STT_SECTION &&
 		     GELF_ST_TYPE(mc_symbol(obj, cur).sym.st_info) !=
 			     STT_SECTION))
@@ -81,7 +87,12 @@ static void find_anchors(const struct mc_object *obj,
 	}
 }
 
-/* Anchor symbol index for every section that holds a traced site. */
+/*
+ * Anchor symbol index for every section that holds a traced site
+ * (anchor[] comes all SIZE_MAX).  Sites are sorted by section, and
+ * whether a site is traced is its section's: one test for each run of
+ * sites of one section.
+ */
 static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 			   const struct mc_site_list *sites, size_t *anchor)
 {
@@ -90,15 +101,24 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 
 	if (!missing)
 		return mc_fail(obj, "out of memory");
-	find_anchors(obj, arch, anchor);
-	/* Sites are sorted by section, so each section is seen once. */
-	for (size_t i = 0; i < sites->n; i++) {
-		size_t shndx = sites->v[i].shndx;
+	/* the sections wanted, in order, then those find_anchors left */
+	for (size_t i = 0, n = sites->n; i < n; i++) {
+		uint32_t shndx = sites->v[i].shndx;
 
-		if (sites->v[i].traced && anchor[shndx] == SIZE_MAX &&
-		    (n_missing == 0 || missing[n_missing - 1] != shndx))
+		if (sites->v[i].traced) {
+			anchor[shndx] = ANCHOR_WANTED;
 			missing[n_missing++] = shndx;
+		}
+		while (i + 1 < n && sites->v[i + 1].shndx == shndx)
+			i++;
 	}
+	find_anchors(obj, arch, anchor);
+	size_t wanted = n_missing;
+
+	n_missing = 0;
+	for (size_t j = 0; j < wanted; j++)
+		if (anchor[missing[j]] == ANCHOR_WANTED)
+			missing[n_missing++] = missing[j];
 	first = n_missing ? mc_add_section_symbols(obj, missing, n_missing) : 0;
 	for (size_t j = 0; first != SIZE_MAX && j < n_missing; j++)
 		anchor[missing[j]] = first + j;
@@ -190,6 +210,45 @@ static struct mc_piece_place piece_place(const struct piece_key *key)
 }
 
 /*
+ * build_piece's usual case, every traced site on its anchor with the
+ * addend in the relocation (RELA, 64-bit: x86_64 and most others):
+ * written straight into the piece's table, slots left zero.
+ */
+static void fill_rela64(const struct mc_object *obj,
+			const struct mc_arch *arch,
+			const struct mc_site_list *sites, const size_t *anchor,
+			struct mc_piece *piece, size_t n)
+{
+	Elf64_Rela *out = (Elf64_Rela *)piece->out.p;
+	const struct mc_hook_site *v = sites->v;
+	uint64_t step = arch->addr_size;
+
+	/* a section's sites, traced or not as it is, on its anchor */
+	for (size_t i = 0, t = 0; t < n;) {
+		uint32_t shndx = v[i].shndx;
+
+		if (!v[i].traced) {
+			i++;
+			continue;
+		}
+		size_t sym = anchor[shndx];
+		uint64_t base = mc_symbol(obj, sym).sym.st_value;
+		uint64_t info = ELF64_R_INFO(sym, arch->table_reloc);
+
+		do {
+			out[t] = (Elf64_Rela){
+				.r_offset = t * step,
+				.r_info = info,
+				.r_addend = (int64_t)(v[i].offset - base),
+			};
+			t++;
+			i++;
+		} while (t < n && v[i].shndx == shndx);
+	}
+	piece->n = n;
+}
+
+/*
  * One __mcount_loc piece: the traced sites run[0..n), in order, or with
  * run NULL every traced site.
  */
@@ -207,6 +266,11 @@ static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			    arch->table_uses_rela ? SHT_RELA : SHT_REL, n,
 			    &piece))
 		return false;
+	if (!run && first_label == SIZE_MAX && !in_slot &&
+	    piece.out.kind == MC_RELA64 && n <= piece.out.n) {
+		fill_rela64(obj, arch, sites, anchor, &piece, n);
+		return mc_add_table_piece(obj, arch, &place, &piece);
+	}
 	/* The last anchor's value: sites of one section share it. */
 	size_t last_sym = SIZE_MAX;
 	uint64_t base = 0;

@@ -18,10 +18,12 @@
 
 /*
  * Sections the kernel's ftrace traces: every .text* section plus the
- * special-purpose ones its linker script keeps apart.
+ * special-purpose ones its linker script keeps apart.  Literal names
+ * after the prefix: compared, not matched with fnmatch, which an object
+ * of a million sections would call for each.
  */
+static const char traced_prefix[] = ".text";
 static const char *const traced_by_default[] = {
-	".text*",
 	".init.text",
 	".ref.text",
 	".sched.text",
@@ -42,14 +44,21 @@ static bool matches_any(const char *name, const char *const *globs,
 	return false;
 }
 
+static bool traced_by_name(const char *name)
+{
+	if (strncmp(name, traced_prefix, sizeof(traced_prefix) - 1) == 0)
+		return true;
+	for (const char *const *t = traced_by_default; *t; t++)
+		if (strcmp(*t, name) == 0)
+			return true;
+	return false;
+}
+
 bool mc_section_is_traced(const char *name, const struct mc_options *opt)
 {
-	size_t n_default = sizeof(traced_by_default) /
-			   sizeof(traced_by_default[0]) - 1;
-
 	if (matches_any(name, opt->no_sections, opt->n_no_sections))
 		return false;
-	return matches_any(name, traced_by_default, n_default) ||
+	return traced_by_name(name) ||
 	       matches_any(name, opt->sections, opt->n_sections);
 }
 
@@ -97,10 +106,24 @@ static unsigned name_key(const char *name)
 	return ((unsigned)u[0] << 8 | u[1]) ^ (u[1] ? (unsigned)u[2] << 4 : 0);
 }
 
+/*
+ * The last hook relocation type met and what it marks (struct scan's
+ * fields of the same names), kept from one section's scan to the next:
+ * an object of a section per function has a million, all of one type.
+ */
+struct type_memo {
+	bool have;
+	uint32_t type;
+	bool companion;
+	uint64_t forms;
+	const struct mc_object_form *only;
+};
+
 /* The symbols a scan asks about, and what it knows of them. */
 struct roles {
 	uint8_t *of;		/* one per symbol */
 	uint8_t keys[65536 / 8];	/* name_key of every hook name */
+	struct type_memo last;
 };
 
 static void key_add(struct roles *r, const char *name)
@@ -118,6 +141,7 @@ static bool roles_open(struct mc_object *obj, const struct mc_arch *arch,
 	if (!r->of)
 		return mc_fail(obj, "out of memory");
 	memset(r->keys, 0, sizeof(r->keys));
+	r->last = (struct type_memo){ .have = false };
 	for (const char *const *h = arch->hook_symbols; *h; h++)
 		key_add(r, *h);
 	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
@@ -297,7 +321,146 @@ struct scan {
 	uint32_t last_type;
 	bool have_type, companion;
 	uint64_t forms;
+	/*
+	 * When that type marks one form only (x86's call): the form, and
+	 * the r_offsets in this section at which its bytes fit (lo > hi:
+	 * none), so that a hook costs one range test and its opcode.
+	 */
+	const struct mc_object_form *only;
+	uint64_t lo, hi;
+	/* the last site's offset, when it is in this section */
+	uint64_t prev;
+	bool have_prev;
 };
+
+/*
+ * The r_offsets at which form f's bytes lie inside a section of `size`
+ * bytes, as [*lo, *hi] (empty: *lo > *hi): the bounds
+ * mc_match_form_among tests one by one, for a relocation inside the
+ * section.
+ */
+static void form_window(const struct mc_object_form *f, uint64_t size,
+			uint64_t *lo, uint64_t *hi)
+{
+	int64_t s = (int64_t)size;
+	/* the site: its opcode and its `len` bytes inside the section */
+	int64_t site_lo = f->opcode_offset < 0 ? -f->opcode_offset : 0;
+	int64_t site_hi = s - f->len;
+
+	if (s - f->opcode_len - f->opcode_offset < site_hi)
+		site_hi = s - f->opcode_len - f->opcode_offset;
+	int64_t r_lo = site_lo + f->field_offset;
+	int64_t r_hi = site_hi + f->field_offset;
+
+	if (r_lo < 0)
+		r_lo = 0;
+	/* and the relocation itself inside (scan_one's test first) */
+	if (r_hi > s - 1)
+		r_hi = s - 1;
+	if (r_hi < r_lo) {
+		*lo = 1;
+		*hi = 0;
+		return;
+	}
+	*lo = (uint64_t)r_lo;
+	*hi = (uint64_t)r_hi;
+}
+
+/* The form for a hook relocation at r_offset, or NULL: not a call. */
+static inline const struct mc_object_form *
+scan_form(const struct scan *c, uint64_t r_offset)
+{
+	const struct mc_object_form *f = c->only;
+
+	if (!f)
+		return mc_match_form_among(c->arch, c->forms, c->code,
+					   c->text_size, r_offset);
+	if (r_offset < c->lo || r_offset > c->hi)
+		return NULL;
+	const uint8_t *p = c->code + (r_offset - (uint64_t)(int64_t)
+				      f->field_offset) +
+			   (uint64_t)(int64_t)f->opcode_offset;
+	for (unsigned k = 0; k < f->opcode_len; k++)
+		if ((p[k] & f->mask[k]) != f->opcode[k])
+			return NULL;
+	return f;
+}
+
+/* A new hook relocation type: what it marks, kept for later scans. */
+static void scan_type(struct scan *c, uint32_t type)
+{
+	c->last_type = type;
+	c->have_type = true;
+	c->companion = mc_is_companion_reloc(c->arch, type);
+	c->forms = mc_forms_of_type(c->arch, type);
+	c->only = NULL;
+	if (c->forms && !(c->forms & (c->forms - 1))) {
+		c->only = &c->arch->forms[__builtin_ctzll(c->forms)];
+		form_window(c->only, c->text_size, &c->lo, &c->hi);
+	}
+	c->role->last = (struct type_memo){
+		.have = true, .type = type, .companion = c->companion,
+		.forms = c->forms, .only = c->only,
+	};
+}
+
+/* The type the scans before this one met last, placed in this section. */
+static void scan_recall(struct scan *c)
+{
+	const struct type_memo *m = &c->role->last;
+
+	c->have_type = m->have;
+	c->last_type = m->type;
+	c->companion = m->companion;
+	c->forms = m->forms;
+	c->only = m->only;
+	if (c->only)
+		form_window(c->only, c->text_size, &c->lo, &c->hi);
+}
+
+/*
+ * push_site for a scan, whose sites are all in one section: the order
+ * is a matter of offsets, against the last site pushed.
+ */
+static inline bool push_scanned(struct scan *c, uint64_t offset,
+				const struct mc_object_form *f, size_t i)
+{
+	struct mc_site_list *l = c->out;
+
+	if (l->n == l->cap && !grow_sites(c->obj, l))
+		return false;
+	if (c->have_prev && offset <= c->prev) {
+		l->unordered |= offset < c->prev;
+		l->repeated |= offset == c->prev;
+	}
+	c->prev = offset;
+	c->have_prev = true;
+	l->n_traced += c->traced;
+	l->v[l->n++] = (struct mc_hook_site){
+		.shndx = c->text->index,
+		.offset = offset,
+		.form = f,
+		.rel_shndx = c->rel->index,
+		.reloc_index = (uint32_t)i,
+		.traced = c->traced,
+	};
+	return true;
+}
+
+/*
+ * Before a scan: how its first site stands against the sites found
+ * before it (push_site's test, once).
+ */
+static void scan_start(struct scan *c)
+{
+	const struct mc_site_list *l = c->out;
+	const struct mc_hook_site *p = l->n ? &l->v[l->n - 1] : NULL;
+
+	c->have_prev = p && p->shndx == c->text->index;
+	c->prev = c->have_prev ? p->offset : 0;
+	if (p && p->shndx > c->text->index)
+		c->out->unordered = true;
+}
 
 /* Relocation i, read as r: a site, a report, or nothing; false on error. */
 static inline __attribute__((always_inline)) bool
@@ -317,12 +480,8 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	unsigned ro = symbol_role(obj, arch, c->opt, c->role, r->sym);
 	if (ro == ROLE_OTHER)
 		return true;
-	if (!c->have_type || r->type != c->last_type) {
-		c->last_type = r->type;
-		c->have_type = true;
-		c->companion = mc_is_companion_reloc(arch, r->type);
-		c->forms = mc_forms_of_type(arch, r->type);
-	}
+	if (!c->have_type || r->type != c->last_type)
+		scan_type(c, r->type);
 	if (ro == ROLE_UNSUPPORTED && !c->companion) {
 		const char *name = mc_symbol_name(obj, r->sym);
 
@@ -336,9 +495,7 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	}
 	if (ro != ROLE_HOOK || c->companion)
 		return true;
-	const struct mc_object_form *f =
-		mc_match_form_among(arch, c->forms, c->code, c->text_size,
-				    r->offset);
+	const struct mc_object_form *f = scan_form(c, r->offset);
 	if (!f) {
 		const char *rn = mc_reloc_name(arch, r->type);
 		char num[32];
@@ -352,15 +509,169 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 		c->out->n_reported++;
 		return true;
 	}
-	struct mc_hook_site s = {
-		.shndx = c->text->index,
-		.offset = r->offset - (uint64_t)(int64_t)f->field_offset,
-		.form = f,
-		.rel_shndx = c->rel->index,
-		.reloc_index = i,
+	return push_scanned(c, r->offset - (uint64_t)(int64_t)f->field_offset,
+			    f, i);
+}
+
+/*
+ * What scan_rela64 takes a hook relocation for without scan_one: the
+ * last hook type seen, when it marks one form and is no companion
+ * (type: r_info's low word, or UINT64_MAX, which no word is), and
+ * where that form fits (scan_type's window).
+ */
+struct fast_hook {
+	uint64_t type;
+	const struct mc_object_form *f;
+	uint64_t lo, span;	/* r_offset - lo <= span: the form fits */
+	uint64_t back;		/* r_offset - back: the form's opcode */
+	uint64_t field;		/* r_offset - field: the site */
+	uint8_t op0, mask0;	/* its first byte, tested inline */
+};
+
+static struct fast_hook fast_hook_of(const struct scan *c)
+{
+	const struct mc_object_form *f = c->only;
+	struct fast_hook h = { .type = UINT64_MAX };
+
+	if (c->have_type && !c->companion && f && c->lo <= c->hi) {
+		h.type = c->last_type;
+		h.f = f;
+		h.lo = c->lo;
+		h.span = c->hi - c->lo;
+		h.back = (uint64_t)((int64_t)f->field_offset -
+				    (int64_t)f->opcode_offset);
+		h.field = (uint64_t)(int64_t)f->field_offset;
+		h.op0 = f->opcode_len ? f->opcode[0] : 0;
+		h.mask0 = f->opcode_len ? f->mask[0] : 0;
+	}
+	return h;
+}
+
+/* The form's opcode at p: its first byte, then the rest (x86: none). */
+static inline bool opcode_at(const struct fast_hook *h, const uint8_t *p)
+{
+	if ((p[0] & h->mask0) != h->op0)
+		return false;
+	for (unsigned k = 1; k < h->f->opcode_len; k++)
+		if ((p[k] & h->f->mask[k]) != h->f->opcode[k])
+			return false;
+	return true;
+}
+
+/*
+ * Room for `more` sites past the list's end: at least twice what it
+ * had, as an object of a section per function asks a million times.
+ */
+static bool reserve_sites(struct mc_object *obj, struct mc_site_list *l,
+			  size_t more)
+{
+	if (l->cap - l->n >= more)
+		return true;
+	size_t cap = l->n + more < 2 * l->cap ? 2 * l->cap : l->n + more;
+	struct mc_hook_site *v = realloc(l->v, cap * sizeof(*v));
+
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	l->v = v;
+	l->cap = cap;
+	return true;
+}
+
+/* A site at `at` after one at `prev` or later: the list is not sorted. */
+static __attribute__((noinline)) void note_disorder(struct mc_site_list *l,
+						   uint64_t at, uint64_t prev)
+{
+	l->unordered |= at < prev;
+	l->repeated |= at == prev;
+}
+
+/*
+ * The scan's sites from l->n on are counted, and its last offset kept,
+ * from scan_rela64's locals: `from` is where they started, `next` the
+ * offset after the last site's (0: none yet).
+ */
+static void scan_sync(struct scan *c, size_t n, size_t from, uint64_t next)
+{
+	struct mc_site_list *l = c->out;
+
+	l->n = n;
+	l->n_traced += c->traced ? n - from : 0;
+	c->have_prev = next != 0;
+	c->prev = next - 1;
+}
+
+/*
+ * x86_64 and most 64-bit objects: relocations decoded inline.  One
+ * that names no hook costs a look-up of its symbol's role; a hook of
+ * the type before it, a range test and its opcode, and it is added
+ * here (room for a site per relocation was made first: pages of it
+ * never written are never touched); the rest (errors, reports, a new
+ * type, a symbol asked about for the first time) goes through
+ * scan_one.  As few values as can be live in the loop: the site is a
+ * copy of a template, and its order is one comparison with the
+ * offset after the last one.
+ */
+static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
+{
+	const size_t n_symbols = c->obj->n_symbols;
+	const uint64_t size = c->text_size;
+	const uint8_t *role = c->role->of, *code = c->code;
+	struct mc_site_list *l = c->out;
+	struct fast_hook h = fast_hook_of(c);
+	struct mc_hook_site site = {
+		.form = h.f,
+		.shndx = (uint32_t)c->text->index,
+		.rel_shndx = (uint32_t)c->rel->index,
 		.traced = c->traced,
 	};
-	return push_site(obj, c->out, &s);
+
+	if (!reserve_sites(c->obj, l, count))
+		return false;
+	struct mc_hook_site *v = l->v;
+	size_t n = l->n, from = n;
+	uint64_t next = c->have_prev ? c->prev + 1 : 0;
+
+	for (size_t i = 0; i < count; i++) {
+		uint64_t off = e[i].r_offset, info = e[i].r_info;
+		size_t sym = ELF64_R_SYM(info);
+
+		if (sym < n_symbols) {
+			unsigned ro = role[sym];
+
+			if (ro == ROLE_OTHER && off < size)
+				continue;
+			if (ro == ROLE_HOOK && (info & 0xffffffffu) == h.type &&
+			    off - h.lo <= h.span &&
+			    opcode_at(&h, code + (off - h.back))) {
+				uint64_t at = off - h.field;
+
+				if (at < next)
+					note_disorder(l, at, next - 1);
+				next = at + 1;
+				v[n] = site;
+				v[n].offset = at;
+				v[n].reloc_index = (uint32_t)i;
+				n++;
+				continue;
+			}
+		}
+		struct mc_reloc r = {
+			.offset = off,
+			.sym = sym,
+			.type = (uint32_t)ELF64_R_TYPE(info),
+			.addend = e[i].r_addend,
+		};
+		scan_sync(c, n, from, next);
+		if (!scan_one(c, i, &r))
+			return false;
+		h = fast_hook_of(c);
+		site.form = h.f;
+		v = l->v;
+		n = from = l->n;
+		next = c->have_prev ? c->prev + 1 : 0;
+	}
+	scan_sync(c, n, from, next);
+	return true;
 }
 
 static bool scan_reloc_section(struct mc_object *obj,
@@ -395,22 +706,10 @@ static bool scan_reloc_section(struct mc_object *obj,
 		return mc_fail(obj, "%s: %zu relocations, more than this tool "
 			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
-	if (t.kind == MC_RELA64 && t.n >= count) {
-		/* x86_64 and most 64-bit objects: one decode, inlined */
-		const Elf64_Rela *e = (const Elf64_Rela *)t.p;
-
-		for (size_t i = 0; i < count; i++) {
-			r = (struct mc_reloc){
-				.offset = e[i].r_offset,
-				.sym = ELF64_R_SYM(e[i].r_info),
-				.type = (uint32_t)ELF64_R_TYPE(e[i].r_info),
-				.addend = e[i].r_addend,
-			};
-			if (!scan_one(&c, i, &r))
-				return false;
-		}
-		return true;
-	}
+	scan_start(&c);
+	scan_recall(&c);
+	if (t.kind == MC_RELA64 && t.n >= count)
+		return scan_rela64(&c, (const Elf64_Rela *)t.p, count);
 	for (size_t i = 0; i < count; i++)
 		if (!mc_reloc_read(obj, rel, &t, i, &r) || !scan_one(&c, i, &r))
 			return false;
