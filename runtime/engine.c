@@ -652,11 +652,6 @@ static void find_head(struct rt_site *s, const uint8_t *on, const uint8_t *off,
 }
 
 /*
- * At boot, while nothing else runs: write the disabled form of `s`'s
- * live forms over its bytes (and its prelude), or, where it has none,
- * its neutral bytes if it was a call (`was_call`).
- */
-/*
  * write_disabled_form where the arch says which one byte a hook's live
  * forms differ in (arch.h's live_opcode): the disabled form is the
  * call with that byte changed, and that byte is the head.  The site's
@@ -680,6 +675,11 @@ static int write_opcode_form(struct rt_site *s, bool was_call)
 	return write_code(s->at, form, s->len);
 }
 
+/*
+ * At boot, while nothing else runs: write the disabled form of `s`'s
+ * live forms over its bytes (and its prelude), or, where it has none,
+ * its neutral bytes if it was a call (`was_call`).
+ */
 static int write_disabled_form(struct rt_site *s, bool was_call)
 {
 	uint8_t on[2 * MC_MAX_SITE_LEN], off[2 * MC_MAX_SITE_LEN];
