@@ -303,6 +303,18 @@ struct mc_arch {
 	bool (*live_forms)(const struct mc_arch *arch, uint8_t *on,
 			   uint8_t *off, unsigned pre, unsigned len, bool pad,
 			   uint64_t at);
+	/*
+	 * Optional, a fact of live_forms where a hook has no prelude and
+	 * its two forms differ in one byte, the call's opcode (x86: e8
+	 * `call rel32` against a9 `test $imm32,%eax`, the same four bytes
+	 * after it): that byte's offset in the `len`-byte call that
+	 * encode_call (a pad: encode_pad_call) writes, with its value in
+	 * the disabled form in *off.  The runtime's boot then makes the
+	 * disabled form of 40,000 sites from their calls alone, without
+	 * live_forms' copies and a comparison of the forms.
+	 */
+	unsigned (*live_opcode)(const struct mc_arch *arch, unsigned len,
+				bool pad, uint8_t *off);
 };
 
 /* The hooks of struct mc_arch, called with the entry they belong to. */
@@ -580,9 +592,16 @@ static inline bool mc_bytes_equal(const uint8_t *a, const uint8_t *b,
  * Four bytes at a time (__builtin_memcpy of a constant size is inlined,
  * also freestanding): the runtime's boot pass copies one site's 4 to 8
  * bytes per site, and a byte loop was a tenth of its instructions.
+ * Those sizes take two four-byte copies that may overlap, with no loop
+ * (the buffers themselves do not overlap).
  */
 static inline void mc_bytes_copy(uint8_t *dst, const uint8_t *src, size_t n)
 {
+	if (n >= 4 && n <= 8) {
+		__builtin_memcpy(dst, src, 4);
+		__builtin_memcpy(dst + n - 4, src + n - 4, 4);
+		return;
+	}
 	for (; n >= 4; n -= 4, dst += 4, src += 4)
 		__builtin_memcpy(dst, src, 4);
 	for (size_t i = 0; i < n; i++)

@@ -334,19 +334,26 @@ static const uint8_t *x86_pad_neutral(const struct mc_arch *arch,
  * prefix (67 a9 ...: ignored on an instruction without memory operand);
  * a pad's call keeps the NOPs that follow it.
  */
+static unsigned x86_live_opcode(const struct mc_arch *arch, unsigned len,
+				bool pad, uint8_t *off)
+{
+	(void)arch;
+	*off = 0xa9;				/* test $imm32,%eax */
+	return !pad && len == 6;	/* past encode_call's addr32 prefix */
+}
+
 static bool x86_live_forms(const struct mc_arch *arch, uint8_t *on,
 			   uint8_t *off, unsigned pre, unsigned len, bool pad,
 			   uint64_t at)
 {
-	unsigned op = len >= 6 && on[pre] == 0x67 ? 1 : 0;	/* addr32 */
+	uint8_t test;
+	unsigned op = x86_live_opcode(arch, len, pad, &test);
 
-	(void)arch;
-	(void)pad;
 	(void)at;
 	if (len < 5 + op || on[pre + op] != 0xe8)		/* call rel32 */
 		return false;
 	mc_bytes_copy(off, on, pre + len);
-	off[pre + op] = 0xa9;				/* test $imm32,%eax */
+	off[pre + op] = test;
 	return true;
 }
 
@@ -373,7 +380,8 @@ static const struct mc_object_form x86_entry_nop_form = {
 	.n_entry_prefixes = MC_COUNT(x86_entry_prefixes),		\
 	.entry_nop_form = &x86_entry_nop_form,				\
 	.pad_call_len = 5, .encode_pad_call = x86_encode_pad_call,	\
-	.pad_neutral = x86_pad_neutral, .live_forms = x86_live_forms
+	.pad_neutral = x86_pad_neutral, .live_forms = x86_live_forms,	\
+	.live_opcode = x86_live_opcode
 
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",

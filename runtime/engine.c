@@ -520,25 +520,30 @@ static void text_close(void)
 	open_span.lo = open_span.hi = 0;
 }
 
-/*
- * Make [addr, addr + len) writable.  `rest`: the boot pass, which goes
- * up through the sorted sites, asks the platform to open the rest of
- * the code mapping that holds it, so that the next sites need no call;
- * a live toggle opens only what it writes.
- */
-static bool text_open(uintptr_t addr, size_t len, bool rest)
+/* text_open's answer when [addr, addr + len) is not open yet. */
+static bool open_more(uintptr_t addr, size_t len, bool rest)
 {
-	size_t n;
+	size_t n = code_avail(addr);
 
-	if (addr >= open_span.lo && len <= open_span.hi - addr &&
-	    addr < open_span.hi)
-		return true;
-	n = code_avail(addr);
 	if (n < len || mc_plat_text_open(addr, rest ? n : len) != 0)
 		return false;
 	open_span.lo = addr;
 	open_span.hi = addr + (rest ? n : len);
 	return true;
+}
+
+/*
+ * Make [addr, addr + len) writable.  `rest`: the boot pass, which goes
+ * up through the sorted sites, asks the platform to open the rest of
+ * the code mapping that holds it, so that the next sites need no call
+ * (and only this test, inline); a live toggle opens only what it writes.
+ */
+static inline bool text_open(uintptr_t addr, size_t len, bool rest)
+{
+	if (addr >= open_span.lo && addr < open_span.hi &&
+	    len <= open_span.hi - addr)
+		return true;
+	return open_more(addr, len, rest);
 }
 
 /* Code just written at [addr, addr + len): flush now, or with the batch. */
@@ -647,6 +652,30 @@ static void find_head(struct rt_site *s, const uint8_t *on, const uint8_t *off,
 }
 
 /*
+ * write_disabled_form where the arch says which one byte a hook's live
+ * forms differ in (arch.h's live_opcode): the disabled form is the
+ * call with that byte changed, and that byte is the head.  The site's
+ * len bytes are code: classification read them.
+ */
+static int write_opcode_form(struct rt_site *s, bool was_call)
+{
+	uint8_t form[MC_MAX_SITE_LEN], test;
+	unsigned op;
+
+	if (!encode_hook(s, form))	/* no live form: as write_disabled_form */
+		return was_call ? write_code(s->at, s->neutral, s->len) :
+		       MCOUNT_OK;
+	op = s->arch->live_opcode(s->arch, s->len,
+				  s->style == MCOUNT_STYLE_PAD, &test);
+	form[op] = test;
+	s->head = (int8_t)op;
+	s->head_len = 1;
+	if (mc_bytes_equal((const uint8_t *)s->at, form, s->len))
+		return MCOUNT_OK;
+	return write_code(s->at, form, s->len);
+}
+
+/*
  * At boot, while nothing else runs: write the disabled form of `s`'s
  * live forms over its bytes (and its prelude), or, where it has none,
  * its neutral bytes if it was a call (`was_call`).
@@ -657,6 +686,9 @@ static int write_disabled_form(struct rt_site *s, bool was_call)
 	unsigned pre;
 
 	s->head_len = 0;
+	if (s->arch && s->arch->live_store_max && s->arch->live_opcode &&
+	    !live_prelude(s))
+		return write_opcode_form(s, was_call);
 	if (s->arch && s->arch->live_store_max && live_forms(s, on, off, &pre)) {
 		find_head(s, on, off, pre + s->len, s->at - pre);
 		if (s->head_len && !mc_bytes_equal((const uint8_t *)(s->at - pre),
@@ -723,27 +755,38 @@ static void disable_site(struct rt_site *s)
 	}
 }
 
+/* The styles the boot pass has seen, for guess_nop_styles. */
+struct style_count {
+	size_t fentry, mcount, unknown;
+};
+
+/* Count `s`, once boot_site has classified it. */
+static void count_style(struct style_count *c, const struct rt_site *s)
+{
+	if (s->style == MCOUNT_STYLE_MCOUNT)
+		c->mcount++;
+	else if (s->state != MCOUNT_SITE_REFUSED &&
+		 s->style == MCOUNT_STYLE_FENTRY)
+		c->fentry++;
+	else if (s->style == STYLE_UNKNOWN)
+		c->unknown++;
+}
+
 /*
  * A site found as a NOP does not say whether it was an fentry or an
  * mcount hook.  Programs are built one way throughout, so give such
  * sites the style of the calls we did see (STYLE_DEFAULT if none).
  */
-static void guess_nop_styles(struct rt_site *sites, size_t nsites)
+static void guess_nop_styles(struct rt_site *sites, size_t nsites,
+			     const struct style_count *c)
 {
-	size_t fentry = 0, mcount_ = 0;
+	uint8_t style = c->mcount > c->fentry ? MCOUNT_STYLE_MCOUNT :
+			c->fentry > c->mcount ? MCOUNT_STYLE_FENTRY :
+			STYLE_DEFAULT;
 
-	for (size_t i = 0; i < nsites; i++) {
-		if (sites[i].style == MCOUNT_STYLE_MCOUNT)
-			mcount_++;
-		else if (sites[i].state != MCOUNT_SITE_REFUSED &&
-			 sites[i].style == MCOUNT_STYLE_FENTRY)
-			fentry++;
-	}
-	for (size_t i = 0; i < nsites; i++)
+	for (size_t i = 0; c->unknown && i < nsites; i++)
 		if (sites[i].style == STYLE_UNKNOWN)
-			sites[i].style = mcount_ > fentry ? MCOUNT_STYLE_MCOUNT :
-				fentry > mcount_ ? MCOUNT_STYLE_FENTRY :
-				STYLE_DEFAULT;
+			sites[i].style = style;
 }
 
 /*
@@ -811,6 +854,7 @@ static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
 	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
+	struct style_count styles = { 0, 0, 0 };
 	uintptr_t end = 0;
 
 	if (!sites)
@@ -819,9 +863,11 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	boot_pass = true;
 	img->sites = sites;
 	img->counts.sites = load_table(sites, tab, n);
-	for (size_t i = 0; i < img->nsites; i++)
+	for (size_t i = 0; i < img->nsites; i++) {
 		boot_site(&sites[i], &end);
-	guess_nop_styles(sites, img->nsites);
+		count_style(&styles, &sites[i]);
+	}
+	guess_nop_styles(sites, img->nsites, &styles);
 	deferred_flush.on = true;
 	deferred_flush.lo = deferred_flush.hi = 0;
 	for (size_t i = 0; i < img->nsites; i++)

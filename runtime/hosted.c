@@ -303,24 +303,94 @@ void mc_plat_flush_icache(uintptr_t addr, size_t len)
 }
 
 /*
- * Never freed (platform.h).  A large block is mapped with its pages
- * populated in one call: the boot pass writes every byte of it in
- * order, and faulting its zero pages in one at a time was a tenth of
- * the boot at 40,000 sites.
+ * Every block of mc_plat_alloc starts with this, so that mc_plat_free
+ * gives back what was made whatever size it is told (the engine frees
+ * an image's sites by the count it kept, which leaves out the table's
+ * cleared entries).  `mapped`: the bytes mmap gave, 0 for calloc's.
+ */
+union block_head {
+	size_t mapped;
+	max_align_t align;
+};
+
+#define SMALL_PAGE ((size_t)4096)
+#define HUGE_PAGE ((size_t)2 << 20)	/* x86_64's and 4K-page arm64's THP */
+
+static size_t round_up(size_t n, size_t to)
+{
+	return (n + to - 1) & ~(to - 1);
+}
+
+/*
+ * Take the faults of [p, p + len) now, in one call; where the kernel
+ * has no MADV_POPULATE_WRITE (before 5.14), by writing a byte a page.
+ */
+static void populate(char *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	for (size_t off = 0; off < len; off += SMALL_PAGE)
+		((volatile char *)p)[off] = 0;
+}
+
+/*
+ * `len` bytes in a mapping of their own, populated.  From 1 MiB on
+ * (about 20,000 sites) in transparent huge pages where the kernel gives
+ * them (THP "always" or "madvise"): aligned to one, asked for with
+ * MADV_HUGEPAGE, and rounded up to whole ones, so that 40,000 sites
+ * cost one fault instead of 469.  Elsewhere the same call takes the
+ * small pages' faults in one go.
+ */
+static char *map_block(size_t len, size_t *mapped)
+{
+	bool huge = len >= ((size_t)1 << 20);
+	size_t size = round_up(len, huge ? HUGE_PAGE : SMALL_PAGE);
+	size_t slack = huge ? HUGE_PAGE : 0;
+	char *p = mmap(NULL, size + slack, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (huge) {
+		char *at = (char *)round_up((uintptr_t)p, HUGE_PAGE);
+
+		if (at > p)
+			munmap(p, (size_t)(at - p));
+		if (p + slack > at)
+			munmap(at + size, (size_t)(p + slack - at));
+		p = at;
+#ifdef MADV_HUGEPAGE
+		(void)madvise(p, size, MADV_HUGEPAGE);
+#endif
+	}
+	populate(p, round_up(len, SMALL_PAGE));
+	*mapped = size;
+	return p;
+}
+
+/*
+ * Never freed but with an image (platform.h).  A large block is
+ * mapped and populated at once (map_block): the boot pass writes every
+ * byte of it in order, and faulting its zero pages in one at a time
+ * was a tenth of the boot at 40,000 sites.
  */
 void *mc_plat_alloc(size_t bytes)
 {
-#ifdef MAP_POPULATE
-	if (bytes >= 64 * 1024) {
-		void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-			       -1, 0);
+	size_t len = sizeof(union block_head) + bytes, mapped = 0;
+	union block_head *h;
 
-		/* mc_plat_free unmaps what is this large */
-		return p != MAP_FAILED ? p : NULL;
-	}
-#endif
-	return calloc(1, bytes);
+	if (len < bytes)
+		return NULL;
+	if (len >= 64 * 1024)
+		h = (union block_head *)map_block(len, &mapped);
+	else
+		h = calloc(1, len);
+	if (!h)
+		return NULL;
+	h->mapped = mapped;
+	return h + 1;
 }
 
 void mc_plat_report(uintptr_t addr, const uint8_t *bytes, size_t n,
@@ -858,14 +928,13 @@ static void fork_child(void)
 
 void mc_plat_free(void *p, size_t bytes)
 {
-#ifdef MAP_POPULATE
-	if (bytes >= 64 * 1024) {
-		munmap(p, bytes);
-		return;
-	}
-#endif
-	(void)bytes;
-	free(p);
+	union block_head *h = (union block_head *)p - 1;
+
+	(void)bytes;	/* the head says what was made */
+	if (h->mapped)
+		munmap(h, h->mapped);
+	else
+		free(h);
 }
 
 bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start, size_t *size)

@@ -189,16 +189,88 @@ struct stub_slots {
 	unsigned n;
 };
 
-/* Relocations of section `i` (REL or RELA, against the dynamic symbols). */
+/*
+ * Where the relative relocations the loader applies without a look at
+ * their symbol are: the first `count` entries of the REL or RELA table
+ * at `addr` (its DT_RELCOUNT or DT_RELACOUNT).  A linker that sorts
+ * relocations (ld's -z combreloc, the default; lld, mold) puts them
+ * there and says how many, and the loader trusts that count as we do.
+ * In a PIE the table's own entries are such relocations, one a site,
+ * so they are skipped rather than read.
+ */
+struct relatives {
+	uintptr_t addr;
+	size_t count;
+};
+
+/* From the file's SHT_DYNAMIC section: its d_ptr values as linked. */
+static struct relatives relatives_of(int fd, const struct shdrs *h)
+{
+	struct relatives r = { 0, 0 };
+
+	for (size_t i = 0; i < h->eh.e_shnum; i++) {
+		const ElfW(Shdr) *ds = &h->sh[i];
+		size_t n = ds->sh_size / sizeof(ElfW(Dyn));
+		ElfW(Dyn) *dyn;
+
+		if (ds->sh_type != SHT_DYNAMIC ||
+		    ds->sh_entsize != sizeof(ElfW(Dyn)))
+			continue;
+		dyn = read_at(fd, (off_t)ds->sh_offset, n * sizeof(*dyn));
+		for (size_t k = 0; dyn && k < n && dyn[k].d_tag != DT_NULL; k++) {
+			if (dyn[k].d_tag == DT_RELA || dyn[k].d_tag == DT_REL)
+				r.addr = (uintptr_t)dyn[k].d_un.d_ptr;
+			else if (dyn[k].d_tag == DT_RELACOUNT ||
+				 dyn[k].d_tag == DT_RELCOUNT)
+				r.count = (size_t)dyn[k].d_un.d_val;
+		}
+		free(dyn);
+		break;
+	}
+	return r;
+}
+
+/* Relocations read a buffer at a time, so that a big table costs no copy. */
+#define RELOC_CHUNK (64 * 1024)
+
+/*
+ * One relocation, which names dynamic symbol `si`: if that is a hook
+ * stub, its slot goes to `out`.
+ */
+static void note_slot(const ElfW(Rel) *r, const ElfW(Sym) *syms, size_t nsyms,
+		      const char *names, size_t names_size,
+		      const struct host_obj *obj, struct stub_slots *out)
+{
+#if UINTPTR_MAX > 0xffffffffu
+	size_t si = ELF64_R_SYM(r->r_info);
+#else
+	size_t si = ELF32_R_SYM(r->r_info);
+#endif
+	int style;
+
+	if (!si || si >= nsyms || syms[si].st_name >= names_size)
+		return;
+	style = stub_style(names + syms[si].st_name);
+	if (style < 0 || out->n == MC_RT_IMAGE_STUBS)
+		return;
+	out->slot[out->n] = obj->bias + (uintptr_t)r->r_offset;
+	out->style[out->n++] = (uint8_t)style;
+}
+
+/*
+ * Relocations of section `i` (REL or RELA, against the dynamic
+ * symbols), past the relative ones `rel` says lead it.
+ */
 static void slots_in(int fd, const struct shdrs *h, size_t i,
-		     const struct host_obj *obj, struct stub_slots *out)
+		     const struct relatives *rel, const struct host_obj *obj,
+		     struct stub_slots *out)
 {
 	const ElfW(Shdr) *rs = &h->sh[i], *sym, *str;
 	size_t ent = rs->sh_type == SHT_RELA ? sizeof(ElfW(Rela)) :
 		     sizeof(ElfW(Rel));
-	char *rel, *names;
-	ElfW(Sym) *syms;
-	size_t nsyms;
+	size_t n = rs->sh_size / ent, k = 0, nsyms;
+	char *buf = NULL, *names = NULL;
+	ElfW(Sym) *syms = NULL;
 
 	if (rs->sh_entsize != ent || rs->sh_link >= h->eh.e_shnum)
 		return;
@@ -206,32 +278,31 @@ static void slots_in(int fd, const struct shdrs *h, size_t i,
 	if (sym->sh_type != SHT_DYNSYM || sym->sh_link >= h->eh.e_shnum)
 		return;
 	str = &h->sh[sym->sh_link];
-	rel = read_at(fd, (off_t)rs->sh_offset, rs->sh_size);
+	if (rel->count && (uintptr_t)rs->sh_addr == rel->addr)
+		k = rel->count < n ? rel->count : n;
+	if (k == n)
+		return;
+	buf = malloc(RELOC_CHUNK);
 	syms = read_at(fd, (off_t)sym->sh_offset, sym->sh_size);
 	names = read_at(fd, (off_t)str->sh_offset, str->sh_size + 1);
 	nsyms = sym->sh_size / sizeof(ElfW(Sym));
-	for (size_t k = 0; rel && syms && names && k < rs->sh_size / ent; k++) {
-		/* r_offset and r_info lead both Rel and Rela */
-		const ElfW(Rel) *r = (const ElfW(Rel) *)(rel + k * ent);
-#if UINTPTR_MAX > 0xffffffffu
-		size_t si = ELF64_R_SYM(r->r_info);
-#else
-		size_t si = ELF32_R_SYM(r->r_info);
-#endif
-		int style;
-
+	if (names)
 		names[str->sh_size] = '\0';
-		if (!si || si >= nsyms || syms[si].st_name >= str->sh_size)
-			continue;
-		style = stub_style(names + syms[si].st_name);
-		if (style < 0 || out->n == MC_RT_IMAGE_STUBS)
-			continue;
-		out->slot[out->n] = obj->bias + (uintptr_t)r->r_offset;
-		out->style[out->n++] = (uint8_t)style;
+	while (buf && syms && names && k < n) {
+		size_t m = n - k < RELOC_CHUNK / ent ? n - k : RELOC_CHUNK / ent;
+
+		if (pread(fd, buf, m * ent, (off_t)(rs->sh_offset + k * ent)) !=
+		    (ssize_t)(m * ent))
+			break;
+		/* r_offset and r_info lead both Rel and Rela */
+		for (size_t j = 0; j < m; j++)
+			note_slot((const ElfW(Rel) *)(buf + j * ent), syms,
+				  nsyms, names, str->sh_size, obj, out);
+		k += m;
 	}
 	free(names);
 	free(syms);
-	free(rel);
+	free(buf);
 }
 
 #ifdef MC_RT_PLT_SLOT
@@ -268,6 +339,7 @@ void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
 {
 	int fd = open(obj->file, O_RDONLY | O_CLOEXEC);
 	struct stub_slots slots = { .n = 0 };
+	struct relatives rel;
 	struct shdrs h;
 
 	if (fd < 0)
@@ -276,9 +348,10 @@ void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
 		close(fd);
 		return;
 	}
+	rel = relatives_of(fd, &h);
 	for (size_t i = 0; i < h.eh.e_shnum; i++)
 		if (h.sh[i].sh_type == SHT_RELA || h.sh[i].sh_type == SHT_REL)
-			slots_in(fd, &h, i, obj, &slots);
+			slots_in(fd, &h, i, &rel, obj, &slots);
 	for (unsigned k = 0; k < slots.n && d->nstubs < MC_RT_IMAGE_STUBS; k++) {
 		d->stub[d->nstubs] = slots.slot[k];
 		d->stub_style[d->nstubs++] = slots.style[k];
