@@ -4,14 +4,15 @@
  * thread's ring, the shadow stack of replaced return addresses, and
  * what unwinds it other than a return (longjmp, exceptions, fork).
  *
- * Frames are told apart by where their return address lives (`slot`):
- * the stack grows down, so a frame pushed later has a lower slot.  A
- * slot above the top frame's at entry, or a return to a slot above it,
- * means the frames below were left without returning (longjmp): they
- * are popped, with an exit event each at that instant.  An entry at the
- * top frame's own slot is a tail call when the slot still leads to the
- * return trampoline (the callee nests in the caller, as uftrace shows
- * it, and both exit when it returns), else the frame there is gone too.
+ * Frames are told apart by their key, the stack pointer their function
+ * returns with (recorder.h): the stack grows down, so a frame pushed
+ * later has a lower key.  A key above the top frame's at entry, or a
+ * return to a key above it, means the frames below were left without
+ * returning (longjmp): they are popped, with an exit event each at that
+ * instant.  An entry at the top frame's own key is a tail call when its
+ * slot still leads to the return trampoline (the callee nests in the
+ * caller, as uftrace shows it, and both exit when it returns), else the
+ * frame there is gone too.
  *
  * Nothing here is traced, allocates on the hot path, or takes a lock;
  * a per-thread flag keeps a signal handler that runs traced code from
@@ -37,7 +38,7 @@ static _Thread_local bool busy TLS;
 struct rec_thread *rec_threads;
 static pthread_key_t gone_key;
 
-static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
+static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 		      uint64_t ticks);
 
 static void *map(size_t bytes)
@@ -103,7 +104,7 @@ void rec_thread_gone(void *arg)
 	struct rec_thread *t = arg;
 
 	busy = true;
-	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
+	pop_below(t, UINTPTR_MAX, true, rec_ticks());
 	busy = false;
 	self = NULL;
 	__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
@@ -136,16 +137,16 @@ static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
 }
 
 /*
- * Pop the frames whose slot is below `slot` (or at it, when `at_too`),
+ * Pop the frames whose key is below `key` (or at it, when `at_too`),
  * each with an exit event at `ticks`.
  */
-static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
+static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 		      uint64_t ticks)
 {
 	while (t->depth) {
 		struct rec_frame *f = &t->frames[t->depth - 1];
 
-		if (f->slot > slot || (f->slot == slot && !at_too))
+		if (f->key > key || (f->key == key && !at_too))
 			break;
 		emit(t, MCT_EXIT, f->func, ticks);
 		t->depth--;
@@ -159,7 +160,7 @@ static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
 	struct rec_thread *t;
-	uintptr_t ret;
+	uintptr_t ret, key;
 	uint64_t now;
 
 	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
@@ -173,19 +174,24 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		t->lost++;	/* another stack (sigaltstack, coroutine) */
 		goto out;
 	}
+	key = rec_arch_key(func, slot);
+	if (!key) {
+		t->lost++;	/* its frame could not be placed */
+		goto out;
+	}
 	now = rec_ticks();
 	ret = *slot;
 	if (ret != (uintptr_t)&rec_return_tramp) {
-		/* a frame at this slot is gone too (longjmp, then a call) */
-		pop_below(t, slot, true, now);
+		/* a frame at this key is gone too (longjmp, then a call) */
+		pop_below(t, key, true, now);
 	} else {
 		/*
 		 * A tail call from the function on top: its slot already
 		 * leads to us.  This one nests in it, keeping our address
 		 * as its return: both exits happen at its return.
 		 */
-		pop_below(t, slot, false, now);
-		if (!t->depth || t->frames[t->depth - 1].slot != slot)
+		pop_below(t, key, false, now);
+		if (!t->depth || t->frames[t->depth - 1].key != key)
 			goto out;	/* not ours to follow: leave it */
 	}
 	if (rec_cfg.depth && t->depth >= rec_cfg.depth)
@@ -195,7 +201,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto out;
 	}
 	t->frames[t->depth++] = (struct rec_frame){
-		.slot = slot, .orig = ret, .func = func };
+		.key = key, .slot = slot, .orig = ret, .func = func };
 	emit(t, MCT_ENTRY, func, now);
 	*slot = (uintptr_t)&rec_return_tramp;
 out:
@@ -204,30 +210,47 @@ out:
 
 /*
  * From the return trampoline: a hijacked function returned, and the
- * stack pointer is now `sp`, just above its slot.  Returns where it
- * really returns to.  The frame is always found: its slot held our
- * address, which only rec_entry writes, after pushing it.
+ * stack pointer is now `sp`, its frame's key.  Returns where it really
+ * returns to.  The frame is always found: its slot held our address,
+ * which only rec_entry writes, after pushing it.
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
 	struct rec_thread *t = self;
-	uintptr_t *slot = (uintptr_t *)sp - 1;
 	bool was_busy = busy;
 	uint64_t now = rec_ticks();
 	struct rec_frame *f;
 
 	busy = true;
 	if (t)
-		pop_below(t, slot, false, now);
-	if (!t || !t->depth || t->frames[t->depth - 1].slot != slot) {
-		fprintf(stderr, "mcount: trace: return through %p with no "
-			"frame of it on the shadow stack\n", (void *)slot);
+		pop_below(t, sp, false, now);
+	if (!t || !t->depth || t->frames[t->depth - 1].key != sp) {
+		fprintf(stderr, "mcount: trace: return to stack pointer %p "
+			"with no frame of it on the shadow stack\n", (void *)sp);
 		abort();
 	}
 	f = &t->frames[--t->depth];
 	emit(t, MCT_EXIT, f->func, now);
 	busy = was_busy;
 	return f->orig;
+}
+
+/*
+ * The real return address of frame `i`: its own, or for a frame a tail
+ * call entered (same key, our address as its return), the one of the
+ * first frame of that key.  Only the last frame of a key has a live
+ * slot: the ones below it left their frames when they tail-called.
+ */
+static uintptr_t real_orig(const struct rec_thread *t, size_t i)
+{
+	while (i > 0 && t->frames[i - 1].key == t->frames[i].key)
+		i--;
+	return t->frames[i].orig;
+}
+
+static bool slot_is_live(const struct rec_thread *t, size_t i)
+{
+	return i + 1 == t->depth || t->frames[i + 1].key != t->frames[i].key;
 }
 
 /*
@@ -244,9 +267,9 @@ REC_NOTRACE void rec_unwind_begin(void)
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 
-		if (!f->restored &&
+		if (slot_is_live(t, i) && !f->restored &&
 		    *f->slot == (uintptr_t)&rec_return_tramp) {
-			*f->slot = f->orig;
+			*f->slot = real_orig(t, i);
 			f->restored = true;
 		}
 	}
@@ -254,7 +277,8 @@ REC_NOTRACE void rec_unwind_begin(void)
 
 /*
  * Caught, with the catching function's stack pointer at `sp`: frames
- * below it are gone (exit events now); the rest get the trampoline back.
+ * whose function returns to it or below are gone (exit events now);
+ * the rest get the trampoline back.
  */
 REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 {
@@ -264,14 +288,13 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 	if (!t)
 		return;
 	busy = true;
-	pop_below(t, (uintptr_t *)sp - 1, true, rec_ticks());
+	pop_below(t, sp, true, rec_ticks());
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 
-		if (f->restored && *f->slot == f->orig) {
+		if (f->restored && *f->slot == real_orig(t, i))
 			*f->slot = (uintptr_t)&rec_return_tramp;
-			f->restored = false;
-		}
+		f->restored = false;
 	}
 	busy = was_busy;
 }
@@ -289,7 +312,7 @@ REC_NOTRACE void rec_unwind_all(void)
 		return;
 	busy = true;
 	rec_unwind_begin();
-	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
+	pop_below(t, UINTPTR_MAX, true, rec_ticks());
 	busy = was_busy;
 }
 

@@ -33,6 +33,8 @@
 #define REC_NOTRACE __attribute__((no_instrument_function))
 
 struct rec_frame {
+	uintptr_t key;		/* the stack pointer the function returns
+				   with: orders and matches frames */
 	uintptr_t *slot;	/* where the return address lives */
 	uintptr_t orig;		/* the return address we replaced */
 	uintptr_t func;
@@ -98,6 +100,18 @@ REC_HIDDEN void rec_finish(void);
 REC_HIDDEN extern const bool rec_arch_ok;
 REC_HIDDEN extern const char rec_arch_name[];
 REC_HIDDEN void rec_return_tramp(void);
+
+/*
+ * A frame's key: the stack pointer its function returns with, the value
+ * the return trampoline passes rec_exit.  A callee's key is below its
+ * caller's, a tail call's equals its caller's.  The trampolines pass a
+ * slot one word below it: x86's call pushes the return address there.
+ */
+static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot)
+{
+	(void)func;
+	return (uintptr_t)(slot + 1);
+}
 
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
 static inline uint64_t rec_ticks(void)
