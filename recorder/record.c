@@ -76,9 +76,12 @@ static struct rec_thread *thread_new(void)
 		return NULL;
 	t->ring = map(rec_cfg.ring_events * sizeof(*t->ring));
 	t->frames = map(rec_cfg.max_frames * sizeof(*t->frames));
-	if (!t->ring || !t->frames) {
+	t->fixes = map(2 * rec_cfg.max_frames * sizeof(*t->fixes));
+	if (!t->ring || !t->frames || !t->fixes) {
 		if (t->ring)
 			munmap(t->ring, rec_cfg.ring_events * sizeof(*t->ring));
+		if (t->frames)
+			munmap(t->frames, rec_cfg.max_frames * sizeof(*t->frames));
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
@@ -162,6 +165,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	struct rec_thread *t;
 	uintptr_t ret, key;
 	uint64_t now;
+	bool copy;
 
 	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
 						     __ATOMIC_RELAXED), 0))
@@ -174,7 +178,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		t->lost++;	/* another stack (sigaltstack, coroutine) */
 		goto out;
 	}
-	key = rec_arch_key(func, slot);
+	key = rec_arch_key(func, slot, &copy);
 	if (!key) {
 		t->lost++;	/* its frame could not be placed */
 		goto out;
@@ -201,7 +205,8 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto out;
 	}
 	t->frames[t->depth++] = (struct rec_frame){
-		.key = key, .slot = slot, .orig = ret, .func = func };
+		.key = key, .slot = slot, .orig = ret, .func = func,
+		.copy = copy };
 	emit(t, MCT_ENTRY, func, now);
 	*slot = (uintptr_t)&rec_return_tramp;
 out:
@@ -209,10 +214,31 @@ out:
 }
 
 /*
+ * The frame that returned to stack pointer `sp`: the shallowest whose
+ * key is at or below it (the frames above it were left by a longjmp;
+ * its callers' keys are above `sp`), or the last frame of its key (a
+ * tail call returns first).  Its key is below `sp` when the function
+ * popped its own arguments (i386's `ret $4` for a struct returned in
+ * memory).  t->depth if there is none.
+ */
+static size_t returned_frame(const struct rec_thread *t, uintptr_t sp)
+{
+	size_t i = t->depth;
+
+	while (i > 0 && t->frames[i - 1].key <= sp)
+		i--;
+	if (i == t->depth)
+		return i;
+	while (i + 1 < t->depth && t->frames[i + 1].key == t->frames[i].key)
+		i++;
+	return i;
+}
+
+/*
  * From the return trampoline: a hijacked function returned, and the
- * stack pointer is now `sp`, its frame's key.  Returns where it really
- * returns to.  The frame is always found: its slot held our address,
- * which only rec_entry writes, after pushing it.
+ * stack pointer is now `sp`.  Returns where it really returns to.  The
+ * frame is always found: its slot held our address, which only
+ * rec_entry writes, after pushing it.
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
@@ -220,15 +246,15 @@ REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 	bool was_busy = busy;
 	uint64_t now = rec_ticks();
 	struct rec_frame *f;
+	size_t i;
 
 	busy = true;
-	if (t)
-		pop_below(t, sp, false, now);
-	if (!t || !t->depth || t->frames[t->depth - 1].key != sp) {
+	if (!t || (i = returned_frame(t, sp)) == t->depth) {
 		fprintf(stderr, "mcount: trace: return to stack pointer %p "
 			"with no frame of it on the shadow stack\n", (void *)sp);
 		abort();
 	}
+	pop_below(t, t->frames[i].key, false, now);
 	f = &t->frames[--t->depth];
 	emit(t, MCT_EXIT, f->func, now);
 	busy = was_busy;
@@ -254,6 +280,29 @@ static bool slot_is_live(const struct rec_thread *t, size_t i)
 }
 
 /*
+ * Frame `i` holds a copy of its return address (rec_arch_key): the word
+ * its function returns through is somewhere in its frame, between the
+ * next frame's key (or `lo`, for the last) and its own.  Each word there
+ * that holds our address gets the real one, and is noted so that the
+ * catch can put ours back.  (A stale copy in a dead part of the frame
+ * may be found too: writing it is harmless.)
+ */
+static void restore_copy(struct rec_thread *t, size_t i, uintptr_t lo)
+{
+	uintptr_t orig = real_orig(t, i);
+	uintptr_t *w = (uintptr_t *)(i + 1 < t->depth ?
+				     t->frames[i + 1].key : lo);
+
+	for (; (uintptr_t)w < t->frames[i].key; w++) {
+		if (*w != (uintptr_t)&rec_return_tramp)
+			continue;
+		if (t->nfixes < 2 * t->max_frames)
+			t->fixes[t->nfixes++] = (struct rec_fix){ w, orig };
+		*w = orig;
+	}
+}
+
+/*
  * An exception (or a forced unwind) starts: the unwinder must see every
  * frame's real return address, so they are written back; the frames
  * stay on the shadow stack until the catch says which are gone.
@@ -261,14 +310,19 @@ static bool slot_is_live(const struct rec_thread *t, size_t i)
 REC_NOTRACE void rec_unwind_begin(void)
 {
 	struct rec_thread *t = self;
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 
-		if (slot_is_live(t, i) && !f->restored &&
-		    *f->slot == (uintptr_t)&rec_return_tramp) {
+		if (!slot_is_live(t, i) || f->restored)
+			continue;
+		if (f->copy) {
+			restore_copy(t, i, lo);
+			f->restored = true;
+		} else if (*f->slot == (uintptr_t)&rec_return_tramp) {
 			*f->slot = real_orig(t, i);
 			f->restored = true;
 		}
@@ -292,10 +346,17 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 
-		if (f->restored && *f->slot == real_orig(t, i))
+		if (f->restored && !f->copy && *f->slot == real_orig(t, i))
 			*f->slot = (uintptr_t)&rec_return_tramp;
 		f->restored = false;
 	}
+	for (size_t k = 0; k < t->nfixes; k++) {
+		struct rec_fix *x = &t->fixes[k];
+
+		if ((uintptr_t)x->at >= sp && *x->at == x->orig)
+			*x->at = (uintptr_t)&rec_return_tramp;
+	}
+	t->nfixes = 0;
 	busy = was_busy;
 }
 
