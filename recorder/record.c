@@ -178,7 +178,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		t->lost++;	/* another stack (sigaltstack, coroutine) */
 		goto out;
 	}
-	key = rec_arch_key(func, slot, &copy);
+	key = rec_arch_key(func, &slot, &copy);
 	if (!key) {
 		t->lost++;	/* its frame could not be placed */
 		goto out;

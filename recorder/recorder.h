@@ -116,31 +116,32 @@ REC_HIDDEN void rec_return_tramp(void);
  * the return trampoline passes rec_exit (0: the frame cannot be placed,
  * and is not followed).  A callee's key is below its caller's, a tail
  * call's equals its caller's.  The trampolines pass a slot one word
- * below it (x86's call pushes the return address there; the pad and
- * frame-pointer forms of the link-register machines keep it or a copy
- * there), but for aarch64's -pg form, whose slot is the frame record's
- * x30 (recorder/aarch64/frame.c: rec_arch_site reads each site's
- * prologue when recording starts, and says why it cannot if it cannot).
+ * below a stack pointer: on x86 the call pushed the return address
+ * there, and that is the key.  The link-register machines keep the
+ * address where their prologues put it, which recorder/<arch>/frame.c
+ * finds: rec_arch_site reads each site's prologue when recording starts
+ * (and says why, if it cannot), rec_arch_key gives the key and moves
+ * *slot to the word the function returns through.
  *
- * *copy says the slot is the trampoline's copy of a return address that
- * was in a register (a pad's): the function saves the address we swap
- * in wherever its prologue does, so an unwind looks for it in the
+ * *copy says the slot may be only a copy of a return address that was
+ * in a register (a pad's): the function saves the address we swap in
+ * wherever its prologue does, so an unwind looks for it in the
  * function's frame (record.c).
  */
 struct mcount_site_info;
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(__riscv)
 #define REC_ARCH_SITES 1
-REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot,
+REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 				  bool *copy);
 REC_HIDDEN const char *rec_arch_site(const struct mcount_site_info *s,
 				     uintptr_t start);
 #else
-static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot,
+static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 				     bool *copy)
 {
 	(void)func;
 	*copy = false;
-	return (uintptr_t)(slot + 1);
+	return (uintptr_t)(*slot + 1);
 }
 #endif
 

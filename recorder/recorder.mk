@@ -18,7 +18,7 @@ REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
-REC_ARCHES := x86_64 i386 aarch64
+REC_ARCHES := x86_64 i386 aarch64 riscv64
 RT_HOSTED_MEMBER := hosted-rec.o
 
 # The recorder's objects of <arch>: its C files and its trampoline.
@@ -38,9 +38,12 @@ $(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
+# The unwinder steps through wrap.c's frames (its wrappers of the
+# unwinder's entry points call the real ones): they need unwind tables
+# even where the compiler makes none by default for C (riscv64's GCC 12).
 $(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS)
 	@mkdir -p $(@D)
-	$(RT_COMPILE)
+	$(RT_COMPILE) -funwind-tables
 
 $(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
 	@mkdir -p $(@D)

@@ -39,7 +39,7 @@ LIB=${LIBMCOUNT:-build/libmcount.a}
 TOOL=${RECORDMCOUNT:-build/recordmcount}
 MCT=${MCTRACE:-build/mctrace}
 PY=${PYTHON:-python3}
-REC_ARCHES=${REC_ARCHES:-x86_64 i386}
+REC_ARCHES=${REC_ARCHES:-x86_64 i386 aarch64 riscv64}
 . tests/runtime/arches.sh
 HOST=$(uname -m | sed 's/^i[3-6]86$/i386/')
 ARCH=${TRACE_ARCH:-$HOST}
@@ -249,6 +249,18 @@ trace_variants() {
 			-pie "cannot record .* signs its return address"
 		cxx gcc "$GXX" "-pg" "$GCC"
 		cxx clang "$CLANGXX" "-fpatchable-function-entry=2" "$CLANG"
+		;;
+	riscv64)
+		# GCC's -pg passes ra in a0 (the slot found from the
+		# prologue), clang's keeps it at -8(s0); -mno-relax keeps
+		# the 8-byte call
+		variant gcc-mcount "$GCC" "-pg" -pie
+		variant gcc-mcount-norelax "$GCC" "-pg -mno-relax" -no-pie
+		variant gcc-pad "$GCC" "-fpatchable-function-entry=8" -no-pie
+		variant clang-mcount "$CLANG" "-pg" -pie
+		variant clang-pad "$CLANG" "-fpatchable-function-entry=4" -pie
+		cxx gcc "$GXX" "-pg" "$GCC"
+		cxx clang "$CLANGXX" "-fpatchable-function-entry=8" "$CLANG"
 		;;
 	*)
 		refused gcc-mcount "$GCC" "-pg" -pie \
