@@ -33,10 +33,20 @@
 #define REC_NOTRACE __attribute__((no_instrument_function))
 
 struct rec_frame {
+	uintptr_t key;		/* the stack pointer the function returns
+				   with: orders and matches frames */
 	uintptr_t *slot;	/* where the return address lives */
 	uintptr_t orig;		/* the return address we replaced */
 	uintptr_t func;
 	bool restored;		/* orig written back (an unwind is on) */
+	bool copy;		/* `slot` holds a copy the function does not
+				   return through (rec_arch_key) */
+};
+
+/* A word an unwind had the real return address written to (record.c). */
+struct rec_fix {
+	uintptr_t *at;
+	uintptr_t orig;
 };
 
 /*
@@ -55,6 +65,8 @@ struct rec_thread {
 	size_t depth;
 	size_t max_frames;
 	struct rec_frame *frames;
+	struct rec_fix *fixes;	/* 2 * max_frames of them */
+	size_t nfixes;
 	uintptr_t stack_lo, stack_hi;
 	uint32_t tid;
 	bool dead;		/* thread gone: drain, then unmap */
@@ -98,6 +110,40 @@ REC_HIDDEN void rec_finish(void);
 REC_HIDDEN extern const bool rec_arch_ok;
 REC_HIDDEN extern const char rec_arch_name[];
 REC_HIDDEN void rec_return_tramp(void);
+
+/*
+ * A frame's key: the stack pointer its function returns with, the value
+ * the return trampoline passes rec_exit (0: the frame cannot be placed,
+ * and is not followed).  A callee's key is below its caller's, a tail
+ * call's equals its caller's.  The trampolines pass a slot one word
+ * below a stack pointer: on x86 the call pushed the return address
+ * there, and that is the key.  The link-register machines keep the
+ * address where their prologues put it, which recorder/<arch>/frame.c
+ * finds: rec_arch_site reads each site's prologue when recording starts
+ * (and says why, if it cannot), rec_arch_key gives the key and moves
+ * *slot to the word the function returns through.
+ *
+ * *copy says the slot may be only a copy of a return address that was
+ * in a register (a pad's): the function saves the address we swap in
+ * wherever its prologue does, so an unwind looks for it in the
+ * function's frame (record.c).
+ */
+struct mcount_site_info;
+#if defined(__aarch64__) || defined(__riscv)
+#define REC_ARCH_SITES 1
+REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
+				  bool *copy);
+REC_HIDDEN const char *rec_arch_site(const struct mcount_site_info *s,
+				     uintptr_t start);
+#else
+static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
+				     bool *copy)
+{
+	(void)func;
+	*copy = false;
+	return (uintptr_t)(*slot + 1);
+}
+#endif
 
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
 static inline uint64_t rec_ticks(void)

@@ -18,12 +18,13 @@ REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
-REC_ARCHES := x86_64
+REC_ARCHES := x86_64 i386 aarch64 riscv64
 RT_HOSTED_MEMBER := hosted-rec.o
 
 # The recorder's objects of <arch>: its C files and its trampoline.
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
-	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o))
+	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
+	   $(if $(wildcard recorder/$(1)/frame.c),frame.o))
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
 	@mkdir -p $(@D)
@@ -37,11 +38,18 @@ $(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
+# The unwinder steps through wrap.c's frames (its wrappers of the
+# unwinder's entry points call the real ones): they need unwind tables
+# even where the compiler makes none by default for C (riscv64's GCC 12).
 $(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE) -funwind-tables
+
+$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
+$(RT_OBJROOT)/%/rec-frame.o: recorder/%/frame.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

@@ -78,6 +78,13 @@
  * keeps it from recursing: while a thread is inside the callback, hooks
  * it reaches (traced functions the callback calls, or a signal handler
  * that runs traced code on that thread) do not call back.
+ *
+ * Recording (mctrace(1)): a hosted program records its calls' entries
+ * and exits when MCOUNT_TRACE=FILE is set, on x86_64, i386, aarch64 and
+ * riscv64 with every hook form above; elsewhere (arm, ppc64le, s390x)
+ * it says so on stderr at start and records nothing.  While it records,
+ * the recorder owns the hooks: the callback is not called for the
+ * functions it enabled.
  */
 #ifndef MCOUNT_H
 #define MCOUNT_H
