@@ -1195,6 +1195,8 @@ static int store_head(struct rt_site *s, bool on)
 		return MCOUNT_ERANGE;
 	span = s->at - pre;
 	form = on ? on_b : off_b;
+	if (s->head_len > sizeof(word.b))	/* no store that wide below */
+		return MCOUNT_ENOTLIVE;
 	mc_bytes_copy(word.b, (const uint8_t *)at, s->head_len);
 	for (unsigned i = 0; i < s->head_len; i++)
 		if (at + i >= span && at + i < span + pre + s->len)
