@@ -518,10 +518,12 @@ const struct mc_symbol *mc_survey_function(struct mc_survey *d, size_t shndx,
 
 /*
  * True if NOPs alone fill the n bytes from e's site: the site can be a
- * pad before the entry of the function that starts there.  An
- * overridden __weak body is not: its hook's NOP (s390's brcl 0,0 after
- * --nop) is followed by the body's own code (a return) before the next
- * function.
+ * pad before the entry of the function that starts there.  The last
+ * NOP the decoder reads may run on past the entry (riscv64 decodes
+ * `nop; nop` as one 8-byte neutral site, which covers a one-NOP M and
+ * the pad's first NOP after the entry).  An overridden __weak body is
+ * not: its hook's NOP (s390's brcl 0,0 after --nop) is followed by the
+ * body's own code (a return) before the next function.
  */
 static bool nops_fill(struct mc_survey *d, const struct mc_entry *e,
 		      uint64_t n)
@@ -540,7 +542,7 @@ static bool nops_fill(struct mc_survey *d, const struct mc_entry *e,
 			return false;
 		at += s.len;
 	}
-	return at == n;
+	return at >= n;
 }
 
 const struct mc_symbol *mc_survey_entry_function(struct mc_survey *d,
