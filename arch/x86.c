@@ -132,12 +132,19 @@ static bool x86_encode_nop(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
-/* The 32-bit displacement from the end of a `len`-byte call to target. */
-static bool x86_rel32(uint64_t site, unsigned len, uint64_t target,
-		      uint32_t *rel)
+/*
+ * The 32-bit displacement from the end of a `len`-byte call to target.
+ * In 32-bit code the instruction pointer wraps at 4 GiB, so rel32
+ * reaches every address there (i386: a PIE near the bottom calling
+ * libmcount.so near the top); x86_64's reaches +-2 GiB.
+ */
+static bool x86_rel32(const struct mc_arch *arch, uint64_t site, unsigned len,
+		      uint64_t target, uint32_t *rel)
 {
 	int64_t d = (int64_t)(target - (site + len));
 
+	if (arch->addr_size == 4)
+		d = (int32_t)(uint32_t)d;
 	if (d < INT32_MIN || d > INT32_MAX)
 		return false;
 	*rel = (uint32_t)d;
@@ -154,8 +161,7 @@ static bool x86_encode_call(const struct mc_arch *arch, uint8_t *out,
 {
 	uint32_t rel;
 
-	(void)arch;
-	if ((len != 5 && len != 6) || !x86_rel32(site, len, target, &rel))
+	if ((len != 5 && len != 6) || !x86_rel32(arch, site, len, target, &rel))
 		return false;
 	if (len == 6)
 		*out++ = 0x67;		/* addr32 prefix */

@@ -548,6 +548,24 @@ static void obj_free(struct host_obj *o)
 	forget_segments();
 }
 
+#if MC_RT_HAVE_GOT_BASE
+/*
+ * The base `o`'s hooks call through the GOT from (i386's `call
+ * *mcount@GOT(%ebx)`, %ebx holding _GLOBAL_OFFSET_TABLE_): ours as
+ * trampoline.S knows it, else the start of its .got.plt, where the
+ * linker puts _GLOBAL_OFFSET_TABLE_; 0 if it has none.
+ */
+static uintptr_t obj_got_base(const struct host_obj *o)
+{
+	uintptr_t addr;
+	size_t size;
+
+	if (obj_segment(o, mc_rt_got_base()))
+		return mc_rt_got_base();
+	return mc_host_section(o, ".got.plt", &addr, &size) == 1 ? addr : 0;
+}
+#endif
+
 /* The engine boots `o`'s table, if it has one. */
 static int obj_add_image(struct host_obj *o)
 {
@@ -562,8 +580,7 @@ static int obj_add_image(struct host_obj *o)
 	if (found <= 0)
 		return found;
 #if MC_RT_HAVE_GOT_BASE
-	if (obj_segment(o, mc_rt_got_base()))
-		d.got = mc_rt_got_base();
+	d.got = obj_got_base(o);
 #endif
 	mc_host_plt_stubs(o, &d);
 	err = mc_rt_image_add(&d);

@@ -27,6 +27,12 @@ int sa_add(int a, int b);
 int sa_twice(int a);
 int sb_sum(int n);
 
+#ifdef __thumb__
+#define MC_ISA_BIT 1
+#else
+#define MC_ISA_BIT 0
+#endif
+
 static int fails;
 
 #define CHECK(cond, ...) do {						\
@@ -107,14 +113,16 @@ static const char *object_of(unsigned long func)
 static int names_mode(void)
 {
 	unsigned long off = 1;
-	const char *n = mcount_func_name((unsigned long)sa_add + 1, &off);
+	/* its code: a Thumb function's address has bit 0 set */
+	unsigned long sa_code = (unsigned long)sa_add & ~(unsigned long)MC_ISA_BIT;
+	const char *n = mcount_func_name(sa_code + 2, &off);
 	struct mcount_counts c;
 	int err;
 
 	mcount_get_counts(&c);
 	CHECK(c.refused == 0, "no site refused in any object (%zu sites)",
 	      c.sites);
-	CHECK(n && strcmp(n, "sa_add") == 0 && off == 1,
+	CHECK(n && strcmp(n, "sa_add") == 0 && off == 2,
 	      "mcount_func_name names liba.so's sa_add");
 	n = mcount_func_name((unsigned long)sb_sum, NULL);
 	CHECK(n && strcmp(n, "sb_sum") == 0, "... and libb.so's sb_sum");
@@ -240,6 +248,23 @@ static int loop_mode(int n)
 
 /* ---- fork and exec ------------------------------------------------------ */
 
+/*
+ * exec this program again: through SOLIB_RUNNER (qemu-user and its
+ * options) when it runs under one, for the kernel would not know how
+ * to run it; by a shell, which splits the runner's words.
+ */
+static void exec_self(const char *self, const char *n)
+{
+	const char *runner = getenv("SOLIB_RUNNER");
+
+	if (runner && *runner)
+		execl("/bin/sh", "sh", "-c",
+		      "exec $SOLIB_RUNNER \"$0\" exec-child \"$1\"", self, n,
+		      (char *)NULL);
+	else
+		execl(self, self, "exec-child", n, (char *)NULL);
+}
+
 static int fork_mode(const char *self)
 {
 	pthread_t tog;
@@ -273,7 +298,7 @@ static int fork_mode(const char *self)
 		char n[32];
 
 		snprintf(n, sizeof(n), "%zu", mcount_site_count());
-		execl(self, self, "exec-child", n, (char *)NULL);
+		exec_self(self, n);
 		_exit(2);
 	}
 	waitpid(pid, &status, 0);
