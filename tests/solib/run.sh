@@ -19,7 +19,7 @@
 set -u
 T=tests/solib
 CC=${CC:-gcc}
-CXX=${CXX:-$(echo "$CC" | sed 's/gcc$/g++/; s/clang$/clang++/; s/clang-\([0-9]*\)$/clang++-\1/')}
+CXX=${CXX:-$(echo "$CC" | sed 's/gcc$/g++/; s/^cc$/c++/; s/clang$/clang++/; s/clang-\([0-9]*\)$/clang++-\1/')}
 OUT=${OUT:-build/tests/solib}
 RT_ARCH=${RT_ARCH:-$($CC -dumpmachine | sed 's/-.*//')}
 SO=${LIBMCOUNT_SO:-build/libmcount.so.0}
