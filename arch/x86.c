@@ -380,6 +380,28 @@ static const struct mc_object_form x86_entry_nop_form = {
 	.pad_call_len = 5, .encode_pad_call = x86_encode_pad_call,	\
 	.pad_neutral = x86_pad_neutral, .live_forms = x86_live_forms
 
+/*
+ * A thunk where `call rel32` (+-2 GiB) cannot reach the trampoline:
+ *   ff 25 00 00 00 00   jmp *0(%rip)     to the address that follows
+ *   <8 bytes>           the trampoline
+ *   66 90               xchg %ax,%ax     (to 16 bytes, never run)
+ * No register changes; the trampoline finds the return address into
+ * the function on the stack, as from a direct call.
+ */
+static bool x86_64_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+				uint64_t target, bool pad)
+{
+	static const uint8_t jmp_rip[] = { 0xff, 0x25, 0, 0, 0, 0 };
+
+	(void)arch;
+	(void)pad;
+	mc_bytes_copy(out, jmp_rip, sizeof(jmp_rip));
+	mc_put_le64(out + 6, target);
+	out[14] = 0x66;
+	out[15] = 0x90;
+	return true;
+}
+
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
 	.reloc_names = x86_64_reloc_names,
@@ -403,6 +425,9 @@ const struct mc_arch mc_arch_x86_64 = {
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
 	.site_neutral = x86_site_neutral,
+	.thunk_len = 16,
+	.call_reach = 1ull << 31,
+	.encode_thunk = x86_64_encode_thunk,
 };
 
 const struct mc_arch mc_arch_i386 = {

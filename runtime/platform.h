@@ -113,6 +113,23 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 MC_RT_HIDDEN int mc_plat_images(void) __attribute__((weak));
 MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
 
+/*
+ * Optional too.  mc_plat_thunk_map: a new page of code holding the
+ * `len` bytes at `code` (thunks, which work at any 8-byte aligned
+ * address), mapped executable and not writable as near to the image
+ * whose sites span [lo, hi) as the platform can find room, and at most
+ * `reach` bytes from any byte of that span, both ways; its address, or
+ * 0 if there is no such room.  Called under the patching lock, at an
+ * image's boot.  mc_plat_thunk_unmap gives it back, when the image is
+ * removed and none of its sites is left.  Without them, a site whose
+ * call cannot reach the trampoline is MCOUNT_ERANGE.
+ */
+MC_RT_HIDDEN uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi,
+					 uint64_t reach, const uint8_t *code,
+					 size_t len) __attribute__((weak));
+MC_RT_HIDDEN void mc_plat_thunk_unmap(uintptr_t addr, size_t len)
+	__attribute__((weak));
+
 /* ---- images: what the platform may ask of the engine --------------------- */
 
 /*

@@ -36,4 +36,29 @@ void mcount(void);
  */
 #define MC_RT_LIVE_SYNC_CORE 1
 
+/*
+ * A program linked without -pie calls the hook `call mcount@PLT` when
+ * libmcount.so defines it: the GOT slot the PLT entry at `addr` jumps
+ * through, or 0.  An entry (GNU ld; objdump -d of a program
+ * i686-linux-gnu-gcc linked) is 16 bytes after the 16-byte header:
+ *   10001120: ff 25 3c 50 00 10   jmp *0x1000503c
+ *   10001126: 68 78 00 00 00      push $0x78
+ *   1000112b: e9 f0 fe ff ff      jmp 10001020 <_init+0x20>
+ * ([endbr32] first under -fcf-protection, in .plt.sec).  PIC code
+ * (`jmp *off(%ebx)`) does not call the hook through the PLT: it loads
+ * it from the GOT itself (MC_SITE_CALL_GOT).
+ */
+#define MC_RT_PLT_STEP 16
+static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
+{
+	const uint8_t *p = (const uint8_t *)addr;
+
+	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfb)
+		p += 4;				/* endbr32 */
+	if (p[0] != 0xff || p[1] != 0x25)	/* jmp *abs32 */
+		return 0;
+	return (uintptr_t)mc_get_le32(p + 2);
+}
+#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
+
 #endif

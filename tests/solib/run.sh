@@ -14,7 +14,9 @@
 # dlopened and dlclosed LOOPS times (1000) under two calling threads and
 # a toggling one; fork and exec; then the loop again under valgrind (a
 # few loads, when valgrind runs here); two libraries that each link
-# libmcount.a (-Bsymbolic: each calls its own copy): the second refuses.  RT_RUN: a runner (qemu-user)
+# libmcount.a (-Bsymbolic: each calls its own copy): the second refuses.
+# far/prog (names again): the program mapped farther from libmcount.so
+# than a call reaches, its sites calling through a thunk page.  RT_RUN: a runner (qemu-user)
 # for another architecture, with CC and CXX its compilers.
 set -u
 T=tests/solib
@@ -37,6 +39,18 @@ esac
 failures=0
 pass() { echo "PASS: $TAG $*"; }
 fail() { echo "FAIL: $TAG $*"; failures=$((failures + 1)); }
+
+# far/prog: the program linked at an address farther from the libraries
+# (and libmcount.so) than any call the runtime writes reaches, as they
+# lie on real hardware (qemu-user maps a PIE next to its libraries).
+# Low, where non-PIC start-up code links (x86_64, riscv64 and s390x
+# reach absolute or 0-based addresses within 2 or 4 GiB); the libraries
+# lie near the top natively, and from 256 GiB (64-bit) or 1 GiB up
+# under qemu-user.
+case $RT_ARCH in
+arm|i386) FAR=0x10000000 ;;
+*) FAR=0x40000000 ;;
+esac
 
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
@@ -66,7 +80,11 @@ build() {
 	$CC -shared -Wl,-Bsymbolic -o $OUT/libtwo2.so $OUT/two2.o "$LIB" \
 		-ldl -lpthread &&
 	$CC $FLAGS -o $OUT/two $T/two.c -L$OUT -ltwo1 -ltwo2 \
-		-Wl,-rpath,$OUT
+		-Wl,-rpath,$OUT &&
+	mkdir -p $OUT/far &&
+	compile $CC $T/prog.c $OUT/far/prog.o "-std=gnu11 -fno-pic -fno-pie" &&
+	$CC -no-pie -Wl,-Ttext-segment=$FAR -o $OUT/far/prog $OUT/far/prog.o \
+		-L$OUT -la -lb -lmcount -Wl,-rpath,$OUT -ldl -lpthread
 }
 if ! build > $OUT/build.log 2>&1; then
 	fail "build (see $OUT/build.log)"; sed 's/^/  /' $OUT/build.log | tail -20
@@ -124,6 +142,7 @@ check() {
 	fi
 }
 check names 0 $OUT/prog names
+check far 0 $OUT/far/prog names
 check loop 0 $OUT/prog loop "$LOOPS"
 check fork 0 $OUT/prog fork
 check two 0 $OUT/two
