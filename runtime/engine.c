@@ -553,12 +553,28 @@ static bool text_open(uintptr_t addr, size_t len, bool rest)
 	return true;
 }
 
+/*
+ * Writes farther than this from the span gathered so far start a span
+ * of their own, the old one flushed first: a batch across objects (the
+ * program's sites and a library's, gigabytes apart) must not make the
+ * platform clean every cache line in between (on aarch64, a `dc cvau`
+ * per 64 bytes of the gap).
+ */
+#define FLUSH_GAP ((uintptr_t)64 * 1024)
+
 /* Code just written at [addr, addr + len): flush now, or with the batch. */
 static void note_written(uintptr_t addr, size_t len)
 {
 	if (!deferred_flush.on) {
 		mc_plat_flush_icache(addr, len);
 		return;
+	}
+	if (deferred_flush.hi > deferred_flush.lo &&
+	    (addr + len + FLUSH_GAP < deferred_flush.lo ||
+	     addr > deferred_flush.hi + FLUSH_GAP)) {
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
+		deferred_flush.lo = deferred_flush.hi = 0;
 	}
 	if (deferred_flush.lo == deferred_flush.hi || addr < deferred_flush.lo)
 		deferred_flush.lo = addr;

@@ -259,7 +259,7 @@ static void plt_entries(const struct shdrs *h, size_t i,
 
 	/* what the decoder reads, all of it inside the section */
 	for (uintptr_t a = lo; a + MC_RT_PLT_READ <= hi; a += MC_RT_PLT_STEP) {
-		uintptr_t slot = MC_RT_PLT_SLOT(a);
+		uintptr_t slot = MC_RT_PLT_SLOT(a, d->got);
 
 		for (unsigned k = 0; slot && k < slots->n; k++) {
 			if (slot != slots->slot[k])

@@ -224,6 +224,15 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *   MC_RT_PAD_REFUSE(end) optional: why a pad whose NOPs end at `end`
  *                        cannot be patched (ppc64le: a TOC set-up
  *                        follows, which local calls skip), or NULL
+ *   MC_RT_PLT_SLOT(addr, got) optional, where a shared object's hook
+ *                        calls the stub through its PLT: the GOT slot
+ *                        the PLT entry at `addr` jumps through (`got`:
+ *                        the object's GOT base, where entries index
+ *                        from it), or 0; with MC_RT_PLT_STEP (how far
+ *                        apart to try entries), MC_RT_PLT_READ (bytes
+ *                        read, default 16) and MC_RT_PLT_ALIAS(addr)
+ *                        (another way into the entry, or 0: ARM's
+ *                        Thumb stub)
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"

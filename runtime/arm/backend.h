@@ -127,7 +127,7 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 	}
 	return 0;
 }
-#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
 /* The Thumb stub `bx pc; b.n .-4` right before the ARM entry at `addr`. */
 static inline bool mc_rt_plt_thumb_stub(uintptr_t addr)

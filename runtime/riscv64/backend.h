@@ -132,6 +132,6 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 	return addr + (uintptr_t)(intptr_t)(int32_t)(auipc & 0xfffff000u) +
 	       (uintptr_t)(intptr_t)((int32_t)ld >> 20);
 }
-#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
 #endif

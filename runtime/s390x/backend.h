@@ -62,6 +62,6 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 	/* larl's operand counts halfwords from the instruction */
 	return addr + (uintptr_t)((intptr_t)(int32_t)mc_get_be32(p + 2) * 2);
 }
-#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
 #endif

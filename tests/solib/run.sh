@@ -6,32 +6,61 @@
 #   RECORDMCOUNT=build/recordmcount OUT=build/tests/solib sh tests/solib/run.sh
 #
 # Builds, every object compiled with -pg -mfentry (plain -pg where the
-# architecture has no fentry) and recorded by recordmcount
-# --per-section: prog (PIE) linked with libmcount.so, liba.so (C) and
-# libb.so (C++, COMDAT groups) linked at start-up, libdyn.so dlopened.
-# Then checks: every hook call objdump -d shows in each object is a site
-# the runtime reports; names and callbacks across objects; libdyn.so
-# dlopened and dlclosed LOOPS times (1000) under two calling threads and
-# a toggling one; fork and exec; then the loop again under valgrind (a
-# few loads, when valgrind runs here); two libraries that each link
-# libmcount.a (-Bsymbolic: each calls its own copy): the second refuses.
-# far/prog (names again): the program mapped farther from libmcount.so
-# than a call reaches, its sites calling through a thunk page.  RT_RUN: a runner (qemu-user)
-# for another architecture, with CC and CXX its compilers.
+# architecture has no fentry, or none with -fpic) and recorded by
+# recordmcount --per-section: prog (PIE) linked with libmcount.so,
+# liba.so (C) and libb.so (C++, COMDAT groups) linked at start-up,
+# libdyn.so dlopened.  Then checks: every hook call objdump -d shows in
+# each object is a site the runtime reports; names and callbacks across
+# objects; libdyn.so dlopened and dlclosed LOOPS times (1000) under two
+# calling threads and a toggling one; fork and exec; then the loop again
+# under valgrind (a few loads, natively, when valgrind runs here); two
+# libraries that each link libmcount.a (-Bsymbolic: each calls its own
+# copy): the second refuses; far/prog (names again): the program mapped
+# farther from libmcount.so than a call reaches, its sites calling
+# through a thunk page.
+#
+# RT_ARCH (default: what `$CC -dumpmachine` names) picks the runner
+# (qemu-user), objdump and clang target from tests/runtime/arches.sh;
+# CC and CXX default to that architecture's GCC and G++.  RT_CLANG=clang
+# (or clang-16): the objects are built by that clang and clang++ for the
+# architecture instead, against the same GCC-built libmcount.
 set -u
 T=tests/solib
-CC=${CC:-gcc}
-CXX=${CXX:-$(echo "$CC" | sed 's/gcc$/g++/; s/^cc$/c++/; s/clang$/clang++/; s/clang-\([0-9]*\)$/clang++-\1/')}
+. tests/runtime/arches.sh
+if [ -z "${RT_ARCH:-}" ]; then
+	RT_ARCH=$(${CC:-gcc} -dumpmachine | sed 's/-.*//; s/^i[3-6]86$/i386/')
+fi
+if ! rt_arch_config "$RT_ARCH"; then
+	echo "FAIL: [solib $RT_ARCH] no configuration in tests/runtime/arches.sh"
+	exit 1
+fi
+TAG="[solib $RT_ARCH${RT_CLANG:+ $RT_CLANG}]"
+# ppc64le: a library's `bl _mcount` goes through a plt_call stub in
+# .text that saves r2 at 24(r1) for the `ld r2,24(r1)` the linker puts
+# after the call; a NOP in place of the call leaves that load reading a
+# slot nobody wrote, and the stub's slot is TOC-relative.  Neither is
+# handled yet: said, not run.
+if [ "$RT_ARCH" = ppc64le ]; then
+	echo "SKIP: $TAG shared libraries: a hook through ppc64le's plt_call stub (r2 saved for the ld r2,24(r1) after it) is not handled yet"
+	exit 0
+fi
+if [ -n "${RT_CLANG:-}" ]; then
+	cxx=$(echo "$RT_CLANG" | sed 's/^clang/clang++/')
+	CC="$RT_CLANG${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
+	CXX="$cxx${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
+fi
+CC=${CC:-$RT_CC_DEFAULT}
+CXX=${CXX:-$(echo "$CC" | sed 's/gcc$/g++/; s/^cc$/c++/')}
 OUT=${OUT:-build/tests/solib}
-RT_ARCH=${RT_ARCH:-$($CC -dumpmachine | sed 's/-.*//')}
 SO=${LIBMCOUNT_SO:-build/libmcount.so.0}
 LIB=${LIBMCOUNT:-build/libmcount.a}
 TOOL=${RECORDMCOUNT:-build/recordmcount}
-OBJDUMP=${OBJDUMP:-objdump}
+OBJDUMP=${OBJDUMP:-$RT_OBJDUMP}
+READELF=$(echo "$OBJDUMP" | sed 's/objdump$/readelf/')
 RUN=${RT_RUN:-}
 LOOPS=${LOOPS:-1000}
-TAG="[solib $RT_ARCH]"
-# i386: GCC refuses -mfentry with -fpic, which a library needs.
+# i386: GCC refuses -mfentry with -fpic, which a library needs; s390x:
+# clang's plain -pg calls mcount, not _mcount (tests/runtime/arches.sh).
 case $RT_ARCH in
 x86_64|s390x) HOOK="-pg -mfentry" ;;
 *) HOOK="-pg" ;;
@@ -57,24 +86,26 @@ OUT=$(cd "$OUT" && pwd)
 SODIR=$(cd "$(dirname "$SO")" && pwd)
 FLAGS="-O2 -g -fPIC -Iruntime/include"
 
-# compile <compiler> <source> <object> [flags]: hooked and recorded
+# compile <CC|CXX> <source> <object> [flags]: hooked and recorded, by
+# the compiler the variable names (its value may hold options too)
 compile() {
-	$1 $FLAGS $HOOK ${4:-} -c "$2" -o "$3" && $TOOL --per-section "$3"
+	eval "comp=\$$1"
+	$comp $FLAGS $HOOK ${4:-} -c "$2" -o "$3" && $TOOL --per-section "$3"
 }
 
 build() {
-	compile $CC $T/liba.c $OUT/liba.o &&
-	compile $CXX $T/libb.cc $OUT/libb.o &&
-	compile $CC $T/libdyn.c $OUT/libdyn.o &&
-	compile $CC $T/prog.c $OUT/prog.o -std=gnu11 &&
+	compile CC $T/liba.c $OUT/liba.o &&
+	compile CXX $T/libb.cc $OUT/libb.o &&
+	compile CC $T/libdyn.c $OUT/libdyn.o &&
+	compile CC $T/prog.c $OUT/prog.o -std=gnu11 &&
 	$CC -shared -o $OUT/liba.so $OUT/liba.o &&
 	$CXX -shared -o $OUT/libb.so $OUT/libb.o &&
 	$CC -shared -o $OUT/libdyn.so $OUT/libdyn.o &&
 	cp "$SO" $OUT/ && ln -sf "$(basename "$SO")" $OUT/libmcount.so &&
 	$CC -pie -o $OUT/prog $OUT/prog.o -L$OUT -la -lb -lmcount \
 		-Wl,-rpath,$OUT -ldl -lpthread &&
-	compile $CC $T/libtwo.c $OUT/two1.o -DTWO_BOOT=two1_boot &&
-	compile $CC $T/libtwo.c $OUT/two2.o -DTWO_BOOT=two2_boot &&
+	compile CC $T/libtwo.c $OUT/two1.o -DTWO_BOOT=two1_boot &&
+	compile CC $T/libtwo.c $OUT/two2.o -DTWO_BOOT=two2_boot &&
 	$CC -shared -Wl,-Bsymbolic -o $OUT/libtwo1.so $OUT/two1.o "$LIB" \
 		-ldl -lpthread &&
 	$CC -shared -Wl,-Bsymbolic -o $OUT/libtwo2.so $OUT/two2.o "$LIB" \
@@ -82,7 +113,7 @@ build() {
 	$CC $FLAGS -o $OUT/two $T/two.c -L$OUT -ltwo1 -ltwo2 \
 		-Wl,-rpath,$OUT &&
 	mkdir -p $OUT/far &&
-	compile $CC $T/prog.c $OUT/far/prog.o "-std=gnu11 -fno-pic -fno-pie" &&
+	compile CC $T/prog.c $OUT/far/prog.o "-std=gnu11 -fno-pic -fno-pie" &&
 	$CC -no-pie -Wl,-Ttext-segment=$FAR -o $OUT/far/prog $OUT/far/prog.o \
 		-L$OUT -la -lb -lmcount -Wl,-rpath,$OUT -ldl -lpthread
 }
