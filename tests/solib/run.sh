@@ -139,14 +139,20 @@ got_call_of() {
 	printf 'call +\\*-0x%x\\(%%ebx\\)' $((0x$gotplt - 0x$slot))
 }
 
-# Every hook call objdump shows, as "<object> <offset>".
+# Every hook call objdump shows, as "<object> <offset>".  A riscv64
+# call ld did not relax (clang's) is `auipc ra; jalr ra`, objdump naming
+# the target on the jalr: the site is the auipc.
 hooks_of() {
 	$OBJDUMP -d "$OUT/$1" | awk -v obj="$1" -v got="$(got_call_of "$1")" '
 		/^[0-9a-f]+ <.*>:$/ { next }
 		/(call|bl|brasl|jal).*<(__fentry__|_?mcount|__gnu_mcount_nc)(@plt)?>/ ||
 		/call.*\*.*# .*<(__fentry__|mcount)@/ || (got != "" && $0 ~ got) {
-			a = $1; sub(":", "", a); sub(/^0+/, "", a); print obj, a
-		}'
+			a = $1
+			if ($0 ~ /[[:space:]]jalr[[:space:]]/ && prev ~ /[[:space:]]auipc[[:space:]]+ra,/)
+				a = prev_a
+			sub(":", "", a); sub(/^0+/, "", a); print obj, a
+		}
+		{ prev = $0; prev_a = $1 }'
 }
 run $OUT/prog sites > $OUT/sites.out 2> $OUT/sites.err
 grep '^SITE' $OUT/sites.out | awk '{ print $2, $3 }' | sort > $OUT/sites.got
