@@ -209,6 +209,26 @@ static bool a64_live_forms(const struct mc_arch *arch, uint8_t *on,
 	return true;
 }
 
+/*
+ * A thunk where `bl` (+-128 MiB) cannot reach the trampoline:
+ *   58000050   ldr x16, .+8
+ *   d61f0200   br  x16
+ *   <8 bytes>  the trampoline
+ * x16 (IP0) is what a linker's veneer or PLT entry may clobber on any
+ * call; x30 (and a pad's x9) reach the trampoline as from a direct
+ * call, whose `bti c` accepts a `br x16`.
+ */
+static bool a64_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+			     uint64_t target, bool pad)
+{
+	(void)arch;
+	(void)pad;
+	mc_put_le32(out, 0x58000050);		/* ldr x16, .+8 */
+	mc_put_le32(out + 4, 0xd61f0200);	/* br x16 */
+	mc_put_le64(out + 8, target);
+	return true;
+}
+
 const struct mc_arch mc_arch_aarch64 = {
 	.name = "aarch64",
 	.reloc_names = a64_reloc_names,
@@ -243,4 +263,7 @@ const struct mc_arch mc_arch_aarch64 = {
 	.encode_nop = a64_encode_nop,
 	.encode_call = a64_encode_call,
 	.site_neutral = a64_site_neutral,
+	.thunk_len = 16,
+	.call_reach = 128ull << 20,
+	.encode_thunk = a64_encode_thunk,
 };

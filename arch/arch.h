@@ -315,6 +315,24 @@ struct mc_arch {
 	 */
 	unsigned (*live_opcode)(const struct mc_arch *arch, unsigned len,
 				bool pad, uint8_t *off);
+	/*
+	 * For the runtime, where a site's call cannot reach the trampoline
+	 * (a library mapped far from libmcount.so): a thunk, `thunk_len`
+	 * bytes of code placed within `call_reach` bytes of the site (the
+	 * farthest any call the runtime writes reaches, either way) that
+	 * jumps on to `target` wherever it lies.  encode_thunk writes it;
+	 * the bytes work at any 8-byte aligned address (they hold the
+	 * target's absolute address) and change nothing a hook's trampoline
+	 * reads: only the scratch registers a PLT entry may clobber too.
+	 * `pad`: the thunk serves a -fpatchable-function-entry pad's call
+	 * (which may link through another register).  False where the
+	 * architecture has no such thunk for that call; thunk_len 0 where
+	 * it needs none (a call that reaches every address: i386).
+	 */
+	uint8_t thunk_len;
+	uint64_t call_reach;
+	bool (*encode_thunk)(const struct mc_arch *arch, uint8_t *out,
+			     uint64_t target, bool pad);
 };
 
 /* The hooks of struct mc_arch, called with the entry they belong to. */
@@ -348,6 +366,16 @@ static inline bool mc_encode_pad_call(const struct mc_arch *arch,
 				      uint64_t site, uint64_t target)
 {
 	return arch->encode_pad_call(arch, out, len, site, target);
+}
+
+/* Longest thunk of any architecture (struct mc_arch's thunk_len). */
+#define MC_MAX_THUNK_LEN 24
+
+static inline bool mc_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+				   uint64_t target, bool pad)
+{
+	return arch->thunk_len && arch->encode_thunk &&
+	       arch->encode_thunk(arch, out, target, pad);
 }
 
 static inline const uint8_t *mc_pad_neutral(const struct mc_arch *arch,
@@ -536,6 +564,18 @@ static inline void mc_put_be32(uint8_t *p, uint32_t v)
 	p[1] = (uint8_t)(v >> 16);
 	p[2] = (uint8_t)(v >> 8);
 	p[3] = (uint8_t)v;
+}
+
+static inline void mc_put_le64(uint8_t *p, uint64_t v)
+{
+	mc_put_le32(p, (uint32_t)v);
+	mc_put_le32(p + 4, (uint32_t)(v >> 32));
+}
+
+static inline void mc_put_be64(uint8_t *p, uint64_t v)
+{
+	mc_put_be32(p, (uint32_t)(v >> 32));
+	mc_put_be32(p + 4, (uint32_t)v);
 }
 
 static inline uint32_t mc_get32(enum mc_endian e, const uint8_t *p)

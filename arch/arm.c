@@ -617,6 +617,30 @@ static bool thm_live_forms(const struct mc_arch *arch, uint8_t *on,
 	/* push {r4-r11, lr} (or push.w), push {lr}, then the bl */	\
 	.max_entry_offset = 32
 
+/*
+ * A thunk where `bl` (+-32 MiB; Thumb-2 +-16 MiB) cannot reach the
+ * trampoline, in ARM state (so Thumb sites reach it with `blx`):
+ *   e51ff004   ldr pc, [pc, #-4]   to the word that follows
+ *   <4 bytes>  the trampoline (bit 0 set: Thumb, which ldr pc obeys)
+ * No register changes: lr, and the live form's ip, reach the
+ * trampoline as from a direct call.
+ */
+static bool arm_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+			     uint64_t target, bool pad)
+{
+	(void)arch;
+	(void)pad;
+	if (target > UINT32_MAX)
+		return false;
+	mc_put_le32(out, 0xe51ff004);		/* ldr pc, [pc, #-4] */
+	mc_put_le32(out + 4, (uint32_t)target);
+	return true;
+}
+
+#define ARM_THUNK							\
+	.thunk_len = 8, .call_reach = THM_BL_RANGE,			\
+	.encode_thunk = arm_encode_thunk
+
 const struct mc_arch mc_arch_arm = {
 	.name = "arm",
 	.reloc_names = arm_reloc_names,
@@ -631,6 +655,7 @@ const struct mc_arch mc_arch_arm = {
 	.pad_call_len = 8,
 	.encode_pad_call = arm_encode_pad_call,
 	.pad_neutral = arm_pad_neutral,
+	ARM_THUNK,
 };
 
 const struct mc_arch mc_arch_thumb2 = {
@@ -648,4 +673,5 @@ const struct mc_arch mc_arch_thumb2 = {
 	.pad_call_len = 6,
 	.encode_pad_call = thm_encode_pad_call,
 	.pad_neutral = thm_pad_neutral,
+	ARM_THUNK,
 };

@@ -330,6 +330,30 @@ static bool rv_live_forms(const struct mc_arch *arch, uint8_t *on,
 	return true;
 }
 
+/*
+ * A thunk where the site's call cannot reach the trampoline (`jal`:
+ * +-1 MiB; `auipc; jalr`: +-2 GiB):
+ *   00000e17   auipc t3, 0
+ *   010e3e03   ld    t3, 16(t3)
+ *   000e0067   jr    t3
+ *   00000013   nop
+ *   <8 bytes>  the trampoline
+ * t3 is what a PLT entry clobbers on any call; ra (and a pad's t0)
+ * reach the trampoline as from a direct call.
+ */
+static bool rv_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+			    uint64_t target, bool pad)
+{
+	(void)arch;
+	(void)pad;
+	mc_put_le32(out, 0x00000e17);		/* auipc t3, 0 */
+	mc_put_le32(out + 4, 0x010e3e03);	/* ld t3, 16(t3) */
+	mc_put_le32(out + 8, 0x000e0067);	/* jr t3 */
+	mc_put_le32(out + 12, RV_NOP);
+	mc_put_le64(out + 16, target);
+	return true;
+}
+
 const struct mc_arch mc_arch_riscv64 = {
 	.name = "riscv64",
 	.reloc_names = rv_reloc_names,
@@ -360,6 +384,9 @@ const struct mc_arch mc_arch_riscv64 = {
 	.encode_nop = rv_encode_nop,
 	.encode_call = rv_encode_call,
 	.site_neutral = rv_site_neutral,
+	.thunk_len = 24,
+	.call_reach = 1ull << 31,
+	.encode_thunk = rv_encode_thunk,
 };
 
 /*

@@ -364,6 +364,32 @@ static const uint8_t *s390_site_neutral(const struct mc_arch *arch,
 	return s390_nops;
 }
 
+/*
+ * A thunk where `brasl` (+-4 GiB) cannot reach the trampoline:
+ *   c4 18 00 00 00 04   lgrl %r1, .+8
+ *   07 f1               br   %r1
+ *   <8 bytes>           the trampoline
+ * %r1 is a PLT entry's scratch; the -mfentry hook links through %r0
+ * and the -pg one through %r14, which reach the trampoline untouched.
+ * A pad's call links through %r1 itself, and %r0 may hold a nested
+ * function's static chain: no register is free, so no thunk for pads.
+ */
+static bool s390_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+			      uint64_t target, bool pad)
+{
+	static const uint8_t lgrl_br[] = {
+		0xc4, 0x18, 0x00, 0x00, 0x00, 0x04,	/* lgrl %r1, .+8 */
+		0x07, 0xf1,				/* br %r1 */
+	};
+
+	(void)arch;
+	if (pad)
+		return false;
+	mc_bytes_copy(out, lgrl_br, sizeof(lgrl_br));
+	mc_put_be64(out + 8, target);
+	return true;
+}
+
 const struct mc_arch mc_arch_s390x = {
 	.name = "s390x",
 	.reloc_names = s390_reloc_names,
@@ -397,4 +423,7 @@ const struct mc_arch mc_arch_s390x = {
 	.encode_nop = s390_encode_nop,
 	.encode_call = s390_encode_call,
 	.site_neutral = s390_site_neutral,
+	.thunk_len = 16,
+	.call_reach = 4ull << 30,
+	.encode_thunk = s390_encode_thunk,
 };

@@ -133,12 +133,19 @@ static bool x86_encode_nop(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
-/* The 32-bit displacement from the end of a `len`-byte call to target. */
-static bool x86_rel32(uint64_t site, unsigned len, uint64_t target,
-		      uint32_t *rel)
+/*
+ * The 32-bit displacement from the end of a `len`-byte call to target.
+ * In 32-bit code the instruction pointer wraps at 4 GiB, so rel32
+ * reaches every address there (i386: a PIE near the bottom calling
+ * libmcount.so near the top); x86_64's reaches +-2 GiB.
+ */
+static bool x86_rel32(const struct mc_arch *arch, uint64_t site, unsigned len,
+		      uint64_t target, uint32_t *rel)
 {
 	int64_t d = (int64_t)(target - (site + len));
 
+	if (arch->addr_size == 4)
+		d = (int32_t)(uint32_t)d;
 	if (d < INT32_MIN || d > INT32_MAX)
 		return false;
 	*rel = (uint32_t)d;
@@ -155,8 +162,7 @@ static bool x86_encode_call(const struct mc_arch *arch, uint8_t *out,
 {
 	uint32_t rel;
 
-	(void)arch;
-	if ((len != 5 && len != 6) || !x86_rel32(site, len, target, &rel))
+	if ((len != 5 && len != 6) || !x86_rel32(arch, site, len, target, &rel))
 		return false;
 	if (len == 6)
 		*out++ = 0x67;		/* addr32 prefix */
@@ -383,6 +389,28 @@ static const struct mc_object_form x86_entry_nop_form = {
 	.pad_neutral = x86_pad_neutral, .live_forms = x86_live_forms,	\
 	.live_opcode = x86_live_opcode
 
+/*
+ * A thunk where `call rel32` (+-2 GiB) cannot reach the trampoline:
+ *   ff 25 00 00 00 00   jmp *0(%rip)     to the address that follows
+ *   <8 bytes>           the trampoline
+ *   66 90               xchg %ax,%ax     (to 16 bytes, never run)
+ * No register changes; the trampoline finds the return address into
+ * the function on the stack, as from a direct call.
+ */
+static bool x86_64_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+				uint64_t target, bool pad)
+{
+	static const uint8_t jmp_rip[] = { 0xff, 0x25, 0, 0, 0, 0 };
+
+	(void)arch;
+	(void)pad;
+	mc_bytes_copy(out, jmp_rip, sizeof(jmp_rip));
+	mc_put_le64(out + 6, target);
+	out[14] = 0x66;
+	out[15] = 0x90;
+	return true;
+}
+
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
 	.reloc_names = x86_64_reloc_names,
@@ -406,6 +434,9 @@ const struct mc_arch mc_arch_x86_64 = {
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
 	.site_neutral = x86_site_neutral,
+	.thunk_len = 16,
+	.call_reach = 1ull << 31,
+	.encode_thunk = x86_64_encode_thunk,
 };
 
 const struct mc_arch mc_arch_i386 = {

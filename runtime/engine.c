@@ -94,6 +94,9 @@ extern const char __ehdr_start[] __attribute__((weak)) MC_RT_HIDDEN;
 #endif
 #endif
 
+/* Trampolines a backend has: fentry, mcount (two on riscv64), pad. */
+#define MC_RT_MAX_THUNKS 4
+
 struct rt_image {
 	uintptr_t lo, hi;	/* atomic: hi == 0 while the slot is free */
 	struct rt_site *sites;
@@ -106,6 +109,15 @@ struct rt_image {
 	uint8_t stub_style[MC_RT_IMAGE_STUBS];
 	unsigned nstubs;
 	struct mcount_counts counts;
+	/*
+	 * Its thunk page, where some of its sites cannot reach a trampoline
+	 * (image_thunks): thunk_to[i] is what the thunk at
+	 * thunk + i * the arch's thunk_len jumps to.  0 when it has none.
+	 */
+	uintptr_t thunk;
+	size_t thunk_size;
+	uintptr_t thunk_to[MC_RT_MAX_THUNKS];
+	unsigned nthunks;
 };
 
 static struct rt_image images[MC_RT_MAX_IMAGES];
@@ -546,12 +558,28 @@ static inline bool text_open(uintptr_t addr, size_t len, bool rest)
 	return open_more(addr, len, rest);
 }
 
+/*
+ * Writes farther than this from the span gathered so far start a span
+ * of their own, the old one flushed first: a batch across objects (the
+ * program's sites and a library's, gigabytes apart) must not make the
+ * platform clean every cache line in between (on aarch64, a `dc cvau`
+ * per 64 bytes of the gap).
+ */
+#define FLUSH_GAP ((uintptr_t)64 * 1024)
+
 /* Code just written at [addr, addr + len): flush now, or with the batch. */
 static void note_written(uintptr_t addr, size_t len)
 {
 	if (!deferred_flush.on) {
 		mc_plat_flush_icache(addr, len);
 		return;
+	}
+	if (deferred_flush.hi > deferred_flush.lo &&
+	    (addr + len + FLUSH_GAP < deferred_flush.lo ||
+	     addr > deferred_flush.hi + FLUSH_GAP)) {
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
+		deferred_flush.lo = deferred_flush.hi = 0;
 	}
 	if (deferred_flush.lo == deferred_flush.hi || addr < deferred_flush.lo)
 		deferred_flush.lo = addr;
@@ -577,17 +605,41 @@ static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
 
 static uintptr_t trampoline(const struct rt_site *s);
 
-/* The call to the trampoline that enables `s`, into `out`. */
+/* A call from `s` to `target` into `out`, if it reaches. */
+static bool encode_call_to(const struct rt_site *s, uint8_t *out,
+			   uintptr_t target)
+{
+	if (s->style == MCOUNT_STYLE_PAD)
+		return mc_encode_pad_call(s->arch, out, s->len, s->at, target);
+	return mc_encode_call(s->arch, out, s->len, s->at, target);
+}
+
+/* The thunk of `cur` that jumps to `tramp`; 0 if it has none. */
+static uintptr_t thunk_of(uintptr_t tramp)
+{
+	for (unsigned i = 0; i < cur->nthunks; i++)
+		if (cur->thunk_to[i] == tramp)
+			return cur->thunk + i * MC_RT_ARCH->thunk_len;
+	return 0;
+}
+
+/*
+ * The call that enables `s` (in `cur`), into `out`: to its trampoline,
+ * or where that is out of the call's reach, to the image's thunk that
+ * jumps there.  Which one is fixed from the image's boot on, so that
+ * the live forms computed then still hold.
+ */
 static bool encode_hook(const struct rt_site *s, uint8_t *out)
 {
-	uintptr_t tramp = trampoline(s);
+	uintptr_t tramp = trampoline(s), thunk;
 
 	/* No entry reads the site now: its code changed under us. */
 	if (!tramp || !s->arch)
 		return false;
-	if (s->style == MCOUNT_STYLE_PAD)
-		return mc_encode_pad_call(s->arch, out, s->len, s->at, tramp);
-	return mc_encode_call(s->arch, out, s->len, s->at, tramp);
+	if (encode_call_to(s, out, tramp))
+		return true;
+	thunk = thunk_of(tramp);
+	return thunk && encode_call_to(s, out, thunk);
 }
 
 /* Bytes before a site that its live forms cover (ARM's push). */
@@ -841,6 +893,82 @@ static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
 	return live;
 }
 
+/* ---- thunks ------------------------------------------------------------ */
+
+/*
+ * Where the image's sites lie: from the first one's bytes to the end of
+ * the last one's (the sites are sorted by address).
+ */
+static void image_span(const struct rt_image *img, uintptr_t *lo,
+		       uintptr_t *hi)
+{
+	*lo = *hi = 0;
+	for (size_t i = 0; i < img->nsites; i++) {
+		const struct rt_site *s = &img->sites[i];
+
+		if (!*lo || s->addr < *lo)
+			*lo = s->addr;
+		if (s->at + s->len > *hi)
+			*hi = s->at + s->len;
+	}
+}
+
+/*
+ * Add a thunk to `tramp` to the code `code` holds for the image (`n` so
+ * far), if there is room and the arch has one for this kind of call.
+ */
+static void want_thunk(struct rt_image *img, uint8_t *code, uintptr_t tramp,
+		       bool pad)
+{
+	unsigned len = MC_RT_ARCH->thunk_len;
+
+	for (unsigned i = 0; i < img->nthunks; i++)
+		if (img->thunk_to[i] == tramp)
+			return;
+	if (img->nthunks == MC_RT_MAX_THUNKS || len > MC_MAX_THUNK_LEN ||
+	    !mc_encode_thunk(MC_RT_ARCH, code + img->nthunks * len, tramp, pad))
+		return;
+	img->thunk_to[img->nthunks++] = tramp;
+}
+
+/*
+ * At boot, once every site's trampoline is known: where a site's call
+ * cannot reach its trampoline (a library mapped gigabytes from
+ * libmcount.so), the platform maps a page of thunks as near the image's
+ * code as it can (mc_plat_thunk_map), one per trampoline so far away,
+ * and those sites call their thunk instead (encode_hook).  A platform
+ * without that hook (firmware: one image, linked with the runtime) has
+ * no thunks, and such a site stays MCOUNT_ERANGE.
+ */
+static void image_thunks(struct rt_image *img)
+{
+	uint8_t code[MC_RT_MAX_THUNKS * MC_MAX_THUNK_LEN];
+	uint8_t call[MC_MAX_SITE_LEN];
+	uintptr_t lo, hi;
+
+	img->thunk = 0;
+	img->nthunks = 0;
+	if (!mc_plat_thunk_map || !MC_RT_ARCH->thunk_len)
+		return;
+	for (size_t i = 0; i < img->nsites; i++) {
+		const struct rt_site *s = &img->sites[i];
+		uintptr_t tramp = s->state == MCOUNT_SITE_REFUSED ? 0 :
+				  trampoline(s);
+
+		if (tramp && s->arch && !encode_call_to(s, call, tramp))
+			want_thunk(img, code, tramp,
+				   s->style == MCOUNT_STYLE_PAD);
+	}
+	if (!img->nthunks)
+		return;
+	image_span(img, &lo, &hi);
+	img->thunk_size = img->nthunks * MC_RT_ARCH->thunk_len;
+	img->thunk = mc_plat_thunk_map(lo, hi, MC_RT_ARCH->call_reach, code,
+				       img->thunk_size);
+	if (!img->thunk)
+		img->nthunks = 0;
+}
+
 /* ---- images ------------------------------------------------------------ */
 
 /*
@@ -868,6 +996,7 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 		count_style(&styles, &sites[i]);
 	}
 	guess_nop_styles(sites, img->nsites, &styles);
+	image_thunks(img);
 	deferred_flush.on = true;
 	deferred_flush.lo = deferred_flush.hi = 0;
 	for (size_t i = 0; i < img->nsites; i++)
@@ -884,16 +1013,9 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 /* Publish `img`'s bounds: from here on, dispatch may search its sites. */
 static void image_publish(struct rt_image *img)
 {
-	uintptr_t lo = 0, hi = 0;
+	uintptr_t lo, hi;
 
-	for (size_t i = 0; i < img->nsites; i++) {
-		const struct rt_site *s = &img->sites[i];
-
-		if (!lo || s->addr < lo)
-			lo = s->addr;
-		if (s->at + s->len > hi)
-			hi = s->at + s->len;
-	}
+	image_span(img, &lo, &hi);
 	__atomic_store_n(&img->lo, lo ? lo - 1 : 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&img->hi, hi, __ATOMIC_RELEASE);
 }
@@ -960,6 +1082,16 @@ int mc_rt_image_add(const struct mc_rt_image_desc *d)
  * it: emptying its bounds first (and a dispatch for another image never
  * matches an empty range) makes the free that follows safe, and nothing
  * here reads the object's text, which may already be unmapped.
+ *
+ * Its thunk page goes last, once no site is left to call it, and by
+ * the same contract no thread is in it: a thread reaches a thunk only
+ * from one of this image's sites (the page is the image's alone, never
+ * shared), in the middle of calling the object's function, which it
+ * returns into after the trampoline; a thread still there would be
+ * running the object's code as it is unloaded, already undefined
+ * behaviour of the program's.  A site disabled while a thread was on
+ * its way through the thunk is the same case: that thread is inside
+ * the object's function too.
  */
 void mc_rt_image_remove(uintptr_t handle)
 {
@@ -973,6 +1105,10 @@ void mc_rt_image_remove(uintptr_t handle)
 		mc_plat_free(img->sites, img->counts.sites * sizeof(*img->sites));
 	img->sites = NULL;
 	img->nsites = 0;
+	if (img->thunk && mc_plat_thunk_unmap)
+		mc_plat_thunk_unmap(img->thunk, img->thunk_size);
+	img->thunk = 0;
+	img->nthunks = 0;
 }
 
 bool mc_rt_image_known(uintptr_t handle)

@@ -618,6 +618,24 @@ static void obj_free(struct host_obj *o)
 	forget_segments();
 }
 
+#if MC_RT_HAVE_GOT_BASE
+/*
+ * The base `o`'s hooks call through the GOT from (i386's `call
+ * *mcount@GOT(%ebx)`, %ebx holding _GLOBAL_OFFSET_TABLE_): ours as
+ * trampoline.S knows it, else the start of its .got.plt, where the
+ * linker puts _GLOBAL_OFFSET_TABLE_; 0 if it has none.
+ */
+static uintptr_t obj_got_base(const struct host_obj *o)
+{
+	uintptr_t addr;
+	size_t size;
+
+	if (obj_segment(o, mc_rt_got_base()))
+		return mc_rt_got_base();
+	return mc_host_section(o, ".got.plt", &addr, &size) == 1 ? addr : 0;
+}
+#endif
+
 /* The engine boots `o`'s table, if it has one. */
 static int obj_add_image(struct host_obj *o)
 {
@@ -632,8 +650,7 @@ static int obj_add_image(struct host_obj *o)
 	if (found <= 0)
 		return found;
 #if MC_RT_HAVE_GOT_BASE
-	if (obj_segment(o, mc_rt_got_base()))
-		d.got = mc_rt_got_base();
+	d.got = obj_got_base(o);
 #endif
 	mc_host_plt_stubs(o, &d);
 	err = mc_rt_image_add(&d);
@@ -924,6 +941,122 @@ static void fork_child(void)
 	mc_host_syms_fork();
 	if (sync_core_ok)
 		register_sync_core();
+}
+
+/* ---- thunk pages --------------------------------------------------------- */
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000	/* Linux 4.17; older ones take a hint */
+#endif
+
+/* The farthest byte of [lo, hi) from [a, a + len), either way. */
+static uint64_t span_distance(uintptr_t lo, uintptr_t hi, uintptr_t a,
+			      size_t len)
+{
+	uint64_t up = a + len > lo ? a + len - lo : 0;
+	uint64_t down = hi > a ? hi - a : 0;
+
+	return up > down ? up : down;
+}
+
+/*
+ * The free gap [gap_lo, gap_hi) of the address space offers `len`
+ * bytes at its edge nearest [lo, hi): into *best if nearer than what it
+ * holds (*dist).
+ */
+static void consider_gap(uintptr_t gap_lo, uintptr_t gap_hi, uintptr_t lo,
+			 uintptr_t hi, size_t len, uintptr_t *best,
+			 uint64_t *dist)
+{
+	uintptr_t a;
+	uint64_t d;
+
+	if (gap_hi < gap_lo || gap_hi - gap_lo < len)
+		return;
+	a = gap_lo >= hi ? gap_lo : gap_hi <= lo ? gap_hi - len : 0;
+	if (!a)		/* a gap around the image's own code: none */
+		return;
+	d = span_distance(lo, hi, a, len);
+	if (d < *dist) {
+		*best = a;
+		*dist = d;
+	}
+}
+
+/*
+ * The free place for `len` bytes nearest [lo, hi), from the mappings
+ * /proc/self/maps lists in address order (the first page and the
+ * mmap_min_addr below 64 KiB left alone); 0 if none within `reach`.
+ */
+static uintptr_t nearest_gap(uintptr_t lo, uintptr_t hi, uint64_t reach,
+			     size_t len)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	uintptr_t prev_end = 0x10000, best = 0;
+	uint64_t dist = reach;
+	unsigned long start, end;
+	char line[512];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx", &start, &end) != 2)
+			continue;
+		if (start > prev_end)
+			consider_gap(prev_end, start, lo, hi, len, &best, &dist);
+		if (end > prev_end)
+			prev_end = end;
+	}
+	fclose(f);
+	/* and above the last mapping, up to the top of a 32-bit space */
+	if (UINTPTR_MAX == 0xffffffffu && prev_end < 0xffff0000u)
+		consider_gap(prev_end, 0xffff0000u, lo, hi, len, &best, &dist);
+	return best;
+}
+
+/*
+ * A thunk page (platform.h): written while only readable and writable,
+ * then made executable and read-only, never both writable and
+ * executable.  Placed with MAP_FIXED_NOREPLACE in the gap nearest the
+ * image, so that a mapping made meanwhile by another thread is never
+ * replaced: the kernel refuses, and the page is not made (the sites
+ * stay MCOUNT_ERANGE) rather than placed out of reach.
+ */
+uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi, uint64_t reach,
+			    const uint8_t *code, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uintptr_t want;
+	void *p;
+
+	if (len > page)
+		return 0;
+	want = nearest_gap(lo, hi, reach, page);
+	if (!want)
+		return 0;
+	p = mmap((void *)want, page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	if ((uintptr_t)p != want) {	/* a kernel that took it as a hint */
+		munmap(p, page);
+		return 0;
+	}
+	memcpy(p, code, len);
+	if (mprotect(p, page, PROT_READ | PROT_EXEC)) {
+		munmap(p, page);
+		return 0;
+	}
+	__builtin___clear_cache((char *)p, (char *)p + len);
+	return want;
+}
+
+void mc_plat_thunk_unmap(uintptr_t addr, size_t len)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	(void)len;
+	munmap((void *)addr, page);
 }
 
 void mc_plat_free(void *p, size_t bytes)

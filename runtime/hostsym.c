@@ -306,6 +306,19 @@ static void slots_in(int fd, const struct shdrs *h, size_t i,
 }
 
 #ifdef MC_RT_PLT_SLOT
+/* Bytes MC_RT_PLT_SLOT reads from an entry, at most. */
+#ifndef MC_RT_PLT_READ
+#define MC_RT_PLT_READ 16
+#endif
+
+static void add_stub(struct mc_rt_image_desc *d, uintptr_t a, uint8_t style)
+{
+	if (d->nstubs == MC_RT_IMAGE_STUBS)
+		return;
+	d->stub[d->nstubs] = a;
+	d->stub_style[d->nstubs++] = style;
+}
+
 /* Entries of the PLT section `i` that jump through one of `slots`. */
 static void plt_entries(const struct shdrs *h, size_t i,
 			const struct host_obj *obj,
@@ -315,16 +328,19 @@ static void plt_entries(const struct shdrs *h, size_t i,
 	uintptr_t lo = obj->bias + h->sh[i].sh_addr;
 	uintptr_t hi = lo + h->sh[i].sh_size;
 
-	/* the decoder reads up to 16 bytes: all of them inside the section */
-	for (uintptr_t a = lo; a + 16 <= hi; a += MC_RT_PLT_STEP) {
-		uintptr_t slot = MC_RT_PLT_SLOT(a);
+	/* what the decoder reads, all of it inside the section */
+	for (uintptr_t a = lo; a + MC_RT_PLT_READ <= hi; a += MC_RT_PLT_STEP) {
+		uintptr_t slot = MC_RT_PLT_SLOT(a, d->got);
 
 		for (unsigned k = 0; slot && k < slots->n; k++) {
-			if (slot != slots->slot[k] ||
-			    d->nstubs == MC_RT_IMAGE_STUBS)
+			if (slot != slots->slot[k])
 				continue;
-			d->stub[d->nstubs] = a;
-			d->stub_style[d->nstubs++] = slots->style[k];
+			add_stub(d, a, slots->style[k]);
+#ifdef MC_RT_PLT_ALIAS
+			/* another way into the same entry (ARM's Thumb stub) */
+			if (a >= lo + 4 && MC_RT_PLT_ALIAS(a))
+				add_stub(d, MC_RT_PLT_ALIAS(a), slots->style[k]);
+#endif
 		}
 	}
 }

@@ -113,6 +113,23 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 MC_RT_HIDDEN int mc_plat_images(void) __attribute__((weak));
 MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
 
+/*
+ * Optional too.  mc_plat_thunk_map: a new page of code holding the
+ * `len` bytes at `code` (thunks, which work at any 8-byte aligned
+ * address), mapped executable and not writable as near to the image
+ * whose sites span [lo, hi) as the platform can find room, and at most
+ * `reach` bytes from any byte of that span, both ways; its address, or
+ * 0 if there is no such room.  Called under the patching lock, at an
+ * image's boot.  mc_plat_thunk_unmap gives it back, when the image is
+ * removed and none of its sites is left.  Without them, a site whose
+ * call cannot reach the trampoline is MCOUNT_ERANGE.
+ */
+MC_RT_HIDDEN uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi,
+					 uint64_t reach, const uint8_t *code,
+					 size_t len) __attribute__((weak));
+MC_RT_HIDDEN void mc_plat_thunk_unmap(uintptr_t addr, size_t len)
+	__attribute__((weak));
+
 /* ---- images: what the platform may ask of the engine --------------------- */
 
 /*
@@ -207,6 +224,15 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *   MC_RT_PAD_REFUSE(end) optional: why a pad whose NOPs end at `end`
  *                        cannot be patched (ppc64le: a TOC set-up
  *                        follows, which local calls skip), or NULL
+ *   MC_RT_PLT_SLOT(addr, got) optional, where a shared object's hook
+ *                        calls the stub through its PLT: the GOT slot
+ *                        the PLT entry at `addr` jumps through (`got`:
+ *                        the object's GOT base, where entries index
+ *                        from it), or 0; with MC_RT_PLT_STEP (how far
+ *                        apart to try entries), MC_RT_PLT_READ (bytes
+ *                        read, default 16) and MC_RT_PLT_ALIAS(addr)
+ *                        (another way into the entry, or 0: ARM's
+ *                        Thumb stub)
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"

@@ -49,7 +49,9 @@ qemu-system-arm qemu-system-misc"
 # check-link links with every linker Debian ships (GNU ld and gold come
 # with binutils, in the build group; lld; mold) and builds googletest
 # from its source.  uftrace: check-trace compares its call graph with
-# uftrace's, and make bench times both recorders on one binary.
+# uftrace's, and make bench times both recorders on one binary.  The
+# cross g++ compilers: check-solib's C++ library on each backend (and
+# clang++ --target finds their libstdc++ headers).
 check="$firmware git g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc icecc iproute2
@@ -58,7 +60,9 @@ gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-powerpc-linux-gnu
 gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
 gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
-libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace"
+libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace
+g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
+g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
 
 fresh="debootstrap git"
 

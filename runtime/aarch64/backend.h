@@ -108,6 +108,6 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 	return ((uintptr_t)p & ~(uintptr_t)0xfff) + (uintptr_t)(imm << 12) +
 	       (uintptr_t)((ldr >> 10 & 0xfff) * 8);
 }
-#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
 #endif

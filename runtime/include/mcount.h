@@ -67,9 +67,13 @@
  * at start-up or with dlopen: its dlopen wraps every caller's, and its
  * stubs serve every object.  One runtime per process:
  * the first object in load order carrying one is it, and any other
- * copy's mcount_boot() returns MCOUNT_EOTHER.  Known limit (x86_64): a
- * site more than 2 GB from the trampoline (a PIE program against
- * libmcount.so) gets MCOUNT_ERANGE.
+ * copy's mcount_boot() returns MCOUNT_EOTHER.  Every backend but ppc64le
+ * (whose library hooks go through a TOC-saving stub not handled yet)
+ * patches libraries.  An object mapped farther from the trampoline
+ * than its calls reach (a PIE against libmcount.so on x86_64) calls it
+ * through a thunk page the runtime maps near the object's code; a site
+ * still out of reach (no room near the object, an s390x pad, or a
+ * freestanding build, which has no thunks) gets MCOUNT_ERANGE.
  *
  * fork: the child keeps the parent's sites and states and may toggle
  * on its own; exec boots the new program afresh.

@@ -59,6 +59,6 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 			(uint32_t)p[4] << 16 | (uint32_t)p[5] << 24);
 	return (uintptr_t)(p + 6) + (intptr_t)rel;
 }
-#define MC_RT_PLT_SLOT(addr) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
 #endif
