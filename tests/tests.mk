@@ -25,11 +25,13 @@
 #   check-build    make and make install with no dpkg-query or apt-get;
 #                  the hints for a missing libelf or pkg-config
 #   check-trace    programs recorded by the recorder, read by mctrace
+#   check-zlib     Debian's zlib built through recordmcount-cc, its own
+#                  tests run traced whole and recorded
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
 	check-fault check-fuzz check-link check-deps check-solib \
-	check-hygiene check-build check-trace
+	check-hygiene check-build check-trace check-zlib
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -59,6 +61,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/hygiene/hygiene.mk
 -include tests/build/build.mk
 -include tests/trace/trace.mk
+-include tests/zlib/zlib.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.
