@@ -86,6 +86,39 @@ static bool ends_with(const char *s, const char *tail)
 
 static int convert(const char *in, const char *out, const char *how);
 
+/*
+ * The environment that makes every process PROG starts record into
+ * `path`: absolute, since PROG may start them in other folders (make
+ * -C), and `path` removed first, with MCOUNT_TRACE_ROOT set and empty,
+ * so that the first of them to create it writes it and every other one,
+ * a sibling in a pipeline too, writes PATH.PID (recorder/start.c).
+ */
+static int start_trace(const char *path)
+{
+	char cwd[4096], *abs = NULL;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			perror("mctrace: getcwd");
+			return -1;
+		}
+		abs = malloc(strlen(cwd) + strlen(path) + 2);
+		if (!abs)
+			return -1;
+		sprintf(abs, "%s/%s", cwd, path);
+		path = abs;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
+		free(abs);
+		return -1;
+	}
+	setenv("MCOUNT_TRACE", path, 1);
+	setenv("MCOUNT_TRACE_ROOT", "", 1);
+	free(abs);
+	return 0;
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -131,8 +164,8 @@ static int cmd_record(int argc, char **argv)
 		raw = malloc(strlen(out) + 8);
 		sprintf(raw, "%s.data", out);
 	}
-	setenv("MCOUNT_TRACE", raw ? raw : out, 1);
-	unsetenv("MCOUNT_TRACE_ROOT");
+	if (start_trace(raw ? raw : out) != 0)
+		return 1;
 	if (only)
 		setenv("MCOUNT_TRACE_FILTER", only, 1);
 	if (never)

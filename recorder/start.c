@@ -16,7 +16,9 @@
  *
  * The first process writes FILE; its children (fork) and programs it
  * starts (exec) that record too write FILE.PID (FILE.PID.N if taken),
- * told apart by MCOUNT_TRACE_ROOT, which the first one sets.
+ * told apart by MCOUNT_TRACE_ROOT, which the first one sets.  Set and
+ * empty (mctrace record), it asks for FILE to be created new: the
+ * first process to create it writes it, others FILE.PID.
  *
  * The recorder starts from a constructor that runs right after the
  * runtime's boot (priority 102; boot is 101) and ends in a destructor
@@ -164,14 +166,23 @@ static void fork_child(void)
 		__atomic_store_n(&rec_on, false, __ATOMIC_RELEASE);
 }
 
-/* The first process, or one started by it (MCOUNT_TRACE_ROOT). */
+/*
+ * The first process, or one started by it (MCOUNT_TRACE_ROOT).  With
+ * MCOUNT_TRACE_ROOT set but empty (mctrace record, which removed FILE),
+ * the processes that record may be siblings (a shell pipeline, make's
+ * recipes) that inherited nothing from one another: FILE goes to the
+ * first to create it, and every other one writes FILE.PID.
+ */
 static int open_trace(void)
 {
+	const char *root = getenv("MCOUNT_TRACE_ROOT");
 	char pid[32];
 
-	if (getenv("MCOUNT_TRACE_ROOT"))
+	if (root && *root)
 		return open_other();
-	if (rec_writer_start(base_path, true) != 0) {
+	if (rec_writer_start(base_path, !root) != 0) {
+		if (root && errno == EEXIST)
+			return open_other();
 		fprintf(stderr, "mcount: trace: cannot create %s: %s\n",
 			base_path, strerror(errno));
 		return -1;

@@ -148,4 +148,51 @@ expect "testshared: every hook objdump shows in libz.so, examplesh and minigzips
 if grep -q 'enable_all: -7 ' "$H"/shared/sites.*; then
 	echo "XFAIL: zlib: testshared: the PIE programs' own sites are out of reach of libmcount.so (MCOUNT_ERANGE), left as NOPs"
 fi
+
+# The same tests recorded whole by mctrace: make runs them, so the
+# recording processes are siblings (minigzipsh | minigzipsh -d, then
+# examplesh), each writing its own file (FILE, FILE.PID).  Once into the
+# recorder's format, whose calls per function must equal the oracle's,
+# once into Chrome JSON, whose events must nest (tests/trace/check.py).
+# The programs are the counted ones (ZCOUNT_DIR unset: count.c writes
+# nothing, and the recorder owns the hooks it enabled).
+record() {	# record <run> <LDFLAGS> <file>
+	"$MCT" record -o "$3" -- make -C "$H" CFLAGS="$FLAGS" LDFLAGS="$2" \
+		test$1 > "$3.log" 2>&1 && grep -q "zlib.* test OK" "$3.log"
+}
+recorded_counts() {	# recorded_counts <run> <LDFLAGS> <objects...>
+	r=$1 ld=$2
+	shift 2
+	mkdir -p "$OUT/rec-$r" &&
+	record $r "$ld" "$OUT/rec-$r/trace.data" || return 1
+	raws=
+	for f in "$OUT/rec-$r"/trace.data*; do
+		case $f in *.log|*.raw) continue ;; esac
+		"$MCT" dump --raw "$f" > "$f.raw" || return 1
+		raws=$raws${raws:+,}$f.raw
+	done
+	n=$(echo "$raws" | tr , '\n' | grep -c .)
+	[ "$n" -eq 3 ] || { echo "$n trace files, not 3 (minigzip twice, example)"; return 1; }
+	$PY $T/compare.py trace "$raws" "$H" "$O" $r "$@"
+}
+recorded_nest() {	# recorded_nest <run> <LDFLAGS>
+	mkdir -p "$OUT/json-$1" &&
+	record $1 "$2" "$OUT/json-$1/trace.json" || return 1
+	n=0
+	for f in "$OUT/json-$1"/trace*.json; do
+		$PY tests/trace/check.py json "$f" 1 || { echo "$f"; return 1; }
+		n=$((n + 1))
+	done
+	[ $n -eq 3 ] || { echo "$n JSON files, not 3"; return 1; }
+	echo "$n files nest"
+}
+expect "mctrace record -- make teststatic: tests pass, calls per function equal the counter's" \
+	recorded_counts static "$STATIC_LD" example minigzip
+expect "mctrace record -- make testshared: tests pass, libz.so's calls per function equal the counter's" \
+	recorded_counts shared "$SHARED_LD" libz.so.1
+for run in static shared; do
+	case $run in static) ld=$STATIC_LD ;; *) ld=$SHARED_LD ;; esac
+	expect "mctrace record -o trace.json -- make test$run: every process's events nest" \
+		recorded_nest $run "$ld"
+done
 [ $failures -eq 0 ]
