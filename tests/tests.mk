@@ -20,6 +20,8 @@
 #   check-deps     every program the scripts call comes from a package
 #                  the project installs (scripts/deps.sh)
 #   check-solib    the runtime across shared objects, dlopen, fork, exec
+#   check-solib-storm  the toggle storm with its functions in a dlopened
+#                  library
 #   check-hygiene  an SPDX line in every tracked source file; no tracked
 #                  file that .gitignore ignores
 #   check-build    make and make install with no dpkg-query or apt-get;
@@ -30,7 +32,7 @@
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link check-deps check-solib \
+	check-fault check-fuzz check-link check-deps check-solib check-solib-storm \
 	check-hygiene check-build check-trace check-zlib
 
 # The suites that run our tool itself, for the sanitizer build
@@ -58,6 +60,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/link/link.mk
 -include tests/deps/deps.mk
 -include tests/solib/solib.mk
+-include tests/solib/storm.mk
 -include tests/hygiene/hygiene.mk
 -include tests/build/build.mk
 -include tests/trace/trace.mk
