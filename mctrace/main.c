@@ -31,15 +31,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: mctrace record [-F GLOB]... [-N GLOB]... [--depth N] [--min-time T]\n"
-"                      [--bufsize EVENTS] [-o FILE] -- PROG [ARGS...]\n"
+"Usage: mctrace record [-F GLOB]... [-N GLOB]... [--at T [-F GLOB]... [-N GLOB]...]...\n"
+"                      [--depth N] [--min-time T] [--bufsize EVENTS] [-o FILE]\n"
+"                      -- PROG [ARGS...]\n"
 "       mctrace report [FILE]       calls, total and self time per function\n"
 "       mctrace graph [FILE]        every call, nested, per thread (or replay)\n"
 "       mctrace dump [--chrome | --folded | --flame-svg | --raw] [-o OUT] [FILE]\n"
 "       mctrace --help | --version\n"
 "FILE is mctrace.data unless given; record -o NAME.json writes Chrome's\n"
 "trace-event JSON instead, for Perfetto or chrome://tracing.\n"
-"T takes a unit: ns, us, ms or s (ns when none).\n");
+"T takes a unit: ns, us, ms or s (ns when none).  --at T: from T after the\n"
+"start, the functions recorded become those the -F and -N after it pick.\n");
 }
 
 /* "10us" and the like, in ns; -1 if it is not a time. */
@@ -119,9 +121,54 @@ static int start_trace(const char *path)
 	return 0;
 }
 
+/*
+ * The filters: the set at start (phase 0) and those --at T brings in
+ * (phases 1..), handed to the recorder as MCOUNT_TRACE_FILTER<k>,
+ * MCOUNT_TRACE_NOTRACE<k> and MCOUNT_TRACE_AT<k> (recorder/start.c).
+ */
+#define MAX_PHASES 9
+struct phase {
+	char *only, *never;
+	long long at_ns;
+};
+
+static void set_phase_env(const struct phase *ph, int k)
+{
+	char name[40], val[32];
+
+	if (k == 0) {
+		if (ph->only)
+			setenv("MCOUNT_TRACE_FILTER", ph->only, 1);
+		if (ph->never)
+			setenv("MCOUNT_TRACE_NOTRACE", ph->never, 1);
+		return;
+	}
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+	snprintf(val, sizeof(val), "%lld", ph->at_ns);
+	setenv(name, val, 1);
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
+	setenv(name, ph->only ? ph->only : "", 1);
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
+	setenv(name, ph->never ? ph->never : "", 1);
+}
+
+static void set_phases_env(const struct phase *ph, int n)
+{
+	char name[40];
+
+	for (int k = 0; k < n; k++)
+		set_phase_env(&ph[k], k);
+	/* none left over from the caller's environment */
+	for (int k = n; k < MAX_PHASES; k++) {
+		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+		unsetenv(name);
+	}
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "at", required_argument, NULL, 'A' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "min-time", required_argument, NULL, 'T' },
 		{ "bufsize", required_argument, NULL, 'B' },
@@ -129,7 +176,9 @@ static int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *only = NULL, *never = NULL, *raw = NULL, buf[32];
+	struct phase ph[MAX_PHASES] = { { NULL, NULL, 0 } };
+	int n_ph = 1;
+	char *raw = NULL, buf[32];
 	const char *out = DEFAULT_FILE, *depth = NULL, *bufsize = NULL;
 	long long min_time = 0;
 	int c, status;
@@ -137,8 +186,27 @@ static int cmd_record(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "+F:N:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'F': only = append(only, optarg); break;
-		case 'N': never = append(never, optarg); break;
+		case 'F':
+			ph[n_ph - 1].only = append(ph[n_ph - 1].only, optarg);
+			break;
+		case 'N':
+			ph[n_ph - 1].never = append(ph[n_ph - 1].never, optarg);
+			break;
+		case 'A':
+			if (n_ph == MAX_PHASES) {
+				fprintf(stderr, "mctrace: at most %d --at\n",
+					MAX_PHASES - 1);
+				return 2;
+			}
+			ph[n_ph].at_ns = parse_time(optarg);
+			if (ph[n_ph].at_ns < 0 ||
+			    ph[n_ph].at_ns < ph[n_ph - 1].at_ns) {
+				fprintf(stderr, "mctrace: --at %s: not a time, or "
+					"before the --at ahead of it\n", optarg);
+				return 2;
+			}
+			n_ph++;
+			break;
 		case 'o': out = optarg; break;
 		case 'D': depth = optarg; break;
 		case 'B': bufsize = optarg; break;
@@ -166,10 +234,7 @@ static int cmd_record(int argc, char **argv)
 	}
 	if (start_trace(raw ? raw : out) != 0)
 		return 1;
-	if (only)
-		setenv("MCOUNT_TRACE_FILTER", only, 1);
-	if (never)
-		setenv("MCOUNT_TRACE_NOTRACE", never, 1);
+	set_phases_env(ph, n_ph);
 	if (depth)
 		setenv("MCOUNT_TRACE_DEPTH", depth, 1);
 	if (bufsize)

@@ -323,9 +323,11 @@ static void *writer_main(void *arg)
 	struct timespec ms = { 0, 1000000 };
 
 	(void)arg;
-	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
+		rec_phases_due();
 		if (!pass())
 			nanosleep(&ms, NULL);
+	}
 	return NULL;
 }
 
