@@ -12,7 +12,8 @@
 # patches.  DIR lives outside the tree (check-zlib passes
 # ${XDG_CACHE_HOME:-$HOME/.cache}/recordmcount/src, as kernel/lib.sh's
 # MC_KERNEL_CACHE); DIR/PACKAGE/.complete marks a finished unpack, which
-# later runs reuse with no network.
+# later runs reuse with no network; DIR/.lock lets one run download at
+# a time.  Needs no root.
 #
 # Exit 0 with the folder printed; 77 when the source cannot be had here
 # (no network, no Debian entry to derive one from), with the reason on
@@ -27,6 +28,11 @@ if [ -e "$tree/.complete" ]; then
 	exit 0
 fi
 skip() { echo "$0: $*" >&2; exit 77; }
+mkdir -p "$dir"
+# one download at a time into DIR (two suites sharing the cache)
+exec 9> "$dir/.lock"
+flock 9
+[ ! -e "$tree/.complete" ] || { echo "$tree"; exit 0; }
 command -v apt-get >/dev/null || skip "no apt-get here"
 command -v dpkg-source >/dev/null || skip "no dpkg-source (dpkg-dev)"
 
@@ -36,8 +42,9 @@ apt=$dir/apt
 mkdir -p "$apt/parts" "$apt/lists/partial" "$apt/cache/archives/partial"
 
 # deb-src twins of the system's entries for the release's own suite:
-# deb822 stanzas (sources.list.d/*.sources) and one-line entries.
-deb_src_entries() {
+# deb822 stanzas (sources.list.d/*.sources) into src.sources, one-line
+# entries into src.list.
+deb822_entries() {
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -e "$f" ] || continue
 		awk -v suite="$codename" '
@@ -53,6 +60,8 @@ deb_src_entries() {
 			/^Signed-By:/ { signed = $0 }
 			END { flush() }' "$f"
 	done
+}
+one_line_entries() {
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 		[ -e "$f" ] || continue
 		awk -v suite="$codename" '
@@ -65,12 +74,12 @@ deb_src_entries() {
 			}' "$f"
 	done
 }
-entries=$(deb_src_entries)
-[ -n "$entries" ] || skip "no Debian '$codename' entry in /etc/apt to derive a deb-src one from"
-case $entries in
-Types:*) printf '%s\n' "$entries" > "$apt/parts/src.sources" ;;
-*) printf '%s\n' "$entries" > "$apt/parts/src.list" ;;
-esac
+rm -f "$apt/parts"/*
+deb822_entries > "$apt/parts/src.sources"
+one_line_entries > "$apt/parts/src.list"
+for f in "$apt/parts"/*; do [ -s "$f" ] || rm -f "$f"; done
+ls "$apt/parts"/* >/dev/null 2>&1 ||
+	skip "no Debian '$codename' entry in /etc/apt to derive a deb-src one from"
 
 aptq() {
 	apt-get -q -o Dir::Etc::SourceList=/dev/null \
