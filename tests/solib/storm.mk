@@ -2,7 +2,9 @@
 # tests/solib/storm.mk - check-solib-storm: the runtime suite's toggle
 # storm (tests/runtime/storm.c) with its functions in a library opened
 # by dlopen, under libmcount.so, natively and under ASan+UBSan
-# (tests/solib/storm.sh; issue 27's "Done when").  The host only.
+# (tests/solib/storm.sh; issue 27's "Done when"); and names asked on
+# other threads while a library is opened and closed (names.c).  The
+# host only.
 check-solib-storm: $(RECORDMCOUNT) $(LIBMCOUNT_SO)
 	@mkdir -p $(TEST_RESULTS)
 	@CC="$(CC)" LIBMCOUNT_SO=$(LIBMCOUNT_SO) RECORDMCOUNT=$(RECORDMCOUNT) \
