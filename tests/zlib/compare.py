@@ -35,7 +35,7 @@ def fail(why):
 
 def symbols(path):
     """offset -> function name, from nm (global names first)."""
-    out = subprocess.run(["nm", "--defined-only", path], check=True,
+    out = subprocess.run([NM, "--defined-only", path], check=True,
                          capture_output=True, text=True).stdout
     names = {}
     for line in out.splitlines():
@@ -66,7 +66,9 @@ def counted(build, run, objects):
                     fail("%s: the count table overflowed" % path)
                 if obj not in names:
                     continue
-                fn = names[obj].get(int(off, 16))
+                off = int(off, 16)
+                # a Thumb function's address has bit 0 set, its symbol not
+                fn = names[obj].get(off, names[obj].get(off & ~1))
                 if fn is None:
                     fail("%s: %s+%s is no function of nm's" % (path, obj, off))
                 calls[(obj, fn)] += int(n)
@@ -135,14 +137,20 @@ def cmd_trace(raws, got_dir, want_dir, run, *objects):
     compare(got, want, "recorded")
 
 
-# a direct call (through the PLT) or, in a shared object linked with
-# -z now or without a PLT, through the GOT: "call *x(%rip) # a <__fentry__@V>"
-HOOK = re.compile(r"^\s*([0-9a-f]+):.*\bcall\b.*<__fentry__(@[\w.]+)?>")
+# The target's tools ($NM, $OBJDUMP: the cross binutils for another
+# architecture).  A hook: a direct call (through the PLT) or, in a
+# shared object linked with -z now or without a PLT, through the GOT
+# ("call *x(%rip) # a <__fentry__@V>"); bl _mcount on aarch64, bl
+# __gnu_mcount_nc on arm, jal _mcount on riscv64.
+NM = os.environ.get("NM", "nm")
+OBJDUMP = os.environ.get("OBJDUMP", "objdump")
+HOOK = re.compile(r"^\s*([0-9a-f]+):.*\b(call|bl|jal)\b.*"
+                  r"<(__fentry__|_?mcount|__gnu_mcount_nc)(@[\w.]+)?>")
 CLONE = re.compile(r"(\.(constprop|isra|part|cold|localalias)(\.\d+)?)+$")
 
 
 def hooks(path):
-    out = subprocess.run(["objdump", "-d", path], check=True,
+    out = subprocess.run([OBJDUMP, "-d", path], check=True,
                          capture_output=True, text=True).stdout
     return {int(m.group(1), 16) for m in map(HOOK.match, out.splitlines())
             if m}

@@ -9,6 +9,9 @@
 #   LIBMCOUNT_SO=build/libmcount.so.0 MCTRACE=build/mctrace \
 #   OUT=build/tests/zlib sh tests/zlib/run.sh
 #
+# ZLIB_CROSS="aarch64 riscv64 ..." adds static runs on other backends
+# under qemu-user (aarch64 alone by default; empty: none).
+#
 # The source comes from tests/zlib/fetch.sh (a cache outside the tree;
 # ZLIB_CACHE); without it and no way to download it, a SKIP line.
 #
@@ -75,9 +78,9 @@ configure() {
 
 # zmake <dir> <CFLAGS> <LDFLAGS> <target...>: zlib's make, quietly
 zmake() {
-	d=$1 cf=$2 ld=$3
+	_zd=$1 _zcf=$2 _zld=$3
 	shift 3
-	make -C "$d" CFLAGS="$cf" LDFLAGS="$ld" "$@"
+	make -C "$_zd" CFLAGS="$_zcf" LDFLAGS="$_zld" "$@"
 }
 
 # One test run: `make teststatic` or `testshared` in <dir>, its counts
@@ -194,5 +197,66 @@ for run in static shared; do
 	case $run in static) ld=$STATIC_LD ;; *) ld=$SHARED_LD ;; esac
 	expect "mctrace record -o trace.json -- make test$run: every process's events nest" \
 		recorded_nest $run "$ld"
+done
+
+# Another backend, under qemu-user: the static test (the programs with
+# libmcount.a hold every site; shared objects are the host's for now),
+# its counts and sites against the same oracles, the target's binutils
+# reading its files.  ZLIB_CROSS: the architectures (aarch64 by default:
+# each adds two cross builds of zlib); one without its compiler or
+# library is a SKIP line.
+cross_cc() { case $1 in arm) echo arm-linux-gnueabihf ;; ppc64le) echo powerpc64le-linux-gnu ;; *) echo $1-linux-gnu ;; esac; }
+cross_static() {	# cross_static <arch>
+	a=$1 t=$(cross_cc $1)
+	alib=$(dirname "$LIB")/$a/libmcount.a
+	# i386: plain -pg (its -mfentry is refused with -fpic, the cross
+	# compiler's default)
+	case $a in s390x) hk="-pg -mfentry" ;; *) hk=-pg ;; esac
+	[ $a = i386 ] && t=i686-linux-gnu
+	if ! command -v $t-gcc >/dev/null || [ ! -f "$alib" ] ||
+	   ! command -v qemu-$a >/dev/null; then
+		echo "SKIP: zlib: [$a] no $t-gcc, $alib or qemu-$a"
+		return
+	fi
+	d=$OUT/$a
+	qemu="qemu-$a -L /usr/$t"
+	mkdir -p "$d" && (
+		set -e
+		$t-gcc -O2 -Iruntime/include -c $T/count.c -o "$d/count.o"
+		$t-gcc -O2 -DORACLE -c $T/count.c -o "$d/oracle-count.o"
+		for b in hooked oracle; do
+			case $b in
+			hooked) cc="$LAUNCHER $t-gcc" cf="$FLAGS $hk" ;;
+			*) cc=$t-gcc cf="$FLAGS -finstrument-functions" ;;
+			esac
+			cp -r "$src" "$d/$b" && rm -f "$d/$b/.complete"
+			(cd "$d/$b" && CHOST=$t CC="$cc" CFLAGS="$cf" ./configure --static)
+			zmake "$d/$b" "$cf" "" libz.a example.o minigzip.o
+		done
+	) > "$d/build.log" 2>&1 || { fail "[$a] build (see $d/build.log)"; return; }
+	for b in hooked oracle; do
+		case $b in
+		hooked) ld="$d/count.o $alib -ldl -lpthread" ;;
+		*) ld="$d/oracle-count.o" ;;
+		esac
+		rm -rf "$d/$b/static" && mkdir -p "$d/$b/static"
+		if ZCOUNT_DIR=$d/$b/static zmake "$d/$b" "$FLAGS" "$ld" \
+			QEMU_RUN="$qemu" teststatic > "$d/$b/static.log" 2>&1 &&
+		   grep -q "zlib.* test OK" "$d/$b/static.log"; then
+			[ $b = oracle ] || pass "[$a] make teststatic passes under qemu-$a with every function enabled (libmcount.a)"
+		else
+			fail "[$a] make teststatic of the $b build (see $d/$b/static.log)"
+			return
+		fi
+	done
+	export NM=$t-nm OBJDUMP=$t-objdump
+	expect "[$a] teststatic: calls per function equal the -finstrument-functions counter's" \
+		$PY $T/compare.py counts "$d/hooked" "$d/oracle" static example minigzip
+	expect "[$a] teststatic: every hook objdump shows is a site reported, and enabled" \
+		$PY $T/compare.py sites "$d/hooked" static example,minigzip example minigzip
+	unset NM OBJDUMP
+}
+for a in ${ZLIB_CROSS-aarch64}; do
+	cross_static $a
 done
 [ $failures -eq 0 ]
