@@ -10,7 +10,7 @@
 #   OUT=build/tests/zlib sh tests/zlib/run.sh
 #
 # ZLIB_CROSS="aarch64 riscv64 ..." adds static runs on other backends
-# under qemu-user (aarch64 alone by default; empty: none).
+# under qemu-user (aarch64 arm riscv64 i386 by default; empty: none).
 #
 # The source comes from tests/zlib/fetch.sh (a cache outside the tree;
 # ZLIB_CACHE); without it and no way to download it, a SKIP line.
@@ -202,9 +202,9 @@ done
 # Another backend, under qemu-user: the static test (the programs with
 # libmcount.a hold every site; shared objects are the host's for now),
 # its counts and sites against the same oracles, the target's binutils
-# reading its files.  ZLIB_CROSS: the architectures (aarch64 by default:
-# each adds two cross builds of zlib); one without its compiler or
-# library is a SKIP line.
+# reading its files.  ZLIB_CROSS: the architectures (each adds two
+# cross builds of zlib); one without its compiler, library or qemu is a
+# SKIP line.
 cross_cc() { case $1 in arm) echo arm-linux-gnueabihf ;; ppc64le) echo powerpc64le-linux-gnu ;; *) echo $1-linux-gnu ;; esac; }
 cross_static() {	# cross_static <arch>
 	a=$1 t=$(cross_cc $1)
@@ -256,7 +256,7 @@ cross_static() {	# cross_static <arch>
 		$PY $T/compare.py sites "$d/hooked" static example,minigzip example minigzip
 	unset NM OBJDUMP
 }
-for a in ${ZLIB_CROSS-aarch64}; do
+for a in ${ZLIB_CROSS-aarch64 arm riscv64 i386}; do
 	cross_static $a
 done
 [ $failures -eq 0 ]
