@@ -31,15 +31,17 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: mctrace record [-F GLOB]... [-N GLOB]... [--depth N] [--min-time T]\n"
-"                      [--bufsize EVENTS] [-o FILE] -- PROG [ARGS...]\n"
+"Usage: mctrace record [-F GLOB]... [-N GLOB]... [--at T [-F GLOB]... [-N GLOB]...]...\n"
+"                      [--depth N] [--min-time T] [--bufsize EVENTS] [-o FILE]\n"
+"                      -- PROG [ARGS...]\n"
 "       mctrace report [FILE]       calls, total and self time per function\n"
 "       mctrace graph [FILE]        every call, nested, per thread (or replay)\n"
 "       mctrace dump [--chrome | --folded | --flame-svg | --raw] [-o OUT] [FILE]\n"
 "       mctrace --help | --version\n"
 "FILE is mctrace.data unless given; record -o NAME.json writes Chrome's\n"
 "trace-event JSON instead, for Perfetto or chrome://tracing.\n"
-"T takes a unit: ns, us, ms or s (ns when none).\n");
+"T takes a unit: ns, us, ms or s (ns when none).  --at T: from T after the\n"
+"start, the functions recorded become those the -F and -N after it pick.\n");
 }
 
 /* "10us" and the like, in ns; -1 if it is not a time. */
@@ -86,9 +88,87 @@ static bool ends_with(const char *s, const char *tail)
 
 static int convert(const char *in, const char *out, const char *how);
 
+/*
+ * The environment that makes every process PROG starts record into
+ * `path`: absolute, since PROG may start them in other folders (make
+ * -C), and `path` removed first, with MCOUNT_TRACE_ROOT set and empty,
+ * so that the first of them to create it writes it and every other one,
+ * a sibling in a pipeline too, writes PATH.PID (recorder/start.c).
+ */
+static int start_trace(const char *path)
+{
+	char cwd[4096], *abs = NULL;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			perror("mctrace: getcwd");
+			return -1;
+		}
+		abs = malloc(strlen(cwd) + strlen(path) + 2);
+		if (!abs)
+			return -1;
+		sprintf(abs, "%s/%s", cwd, path);
+		path = abs;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
+		free(abs);
+		return -1;
+	}
+	setenv("MCOUNT_TRACE", path, 1);
+	setenv("MCOUNT_TRACE_ROOT", "", 1);
+	free(abs);
+	return 0;
+}
+
+/*
+ * The filters: the set at start (phase 0) and those --at T brings in
+ * (phases 1..), handed to the recorder as MCOUNT_TRACE_FILTER<k>,
+ * MCOUNT_TRACE_NOTRACE<k> and MCOUNT_TRACE_AT<k> (recorder/start.c).
+ */
+#define MAX_PHASES 9
+struct phase {
+	char *only, *never;
+	long long at_ns;
+};
+
+static void set_phase_env(const struct phase *ph, int k)
+{
+	char name[40], val[32];
+
+	if (k == 0) {
+		if (ph->only)
+			setenv("MCOUNT_TRACE_FILTER", ph->only, 1);
+		if (ph->never)
+			setenv("MCOUNT_TRACE_NOTRACE", ph->never, 1);
+		return;
+	}
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+	snprintf(val, sizeof(val), "%lld", ph->at_ns);
+	setenv(name, val, 1);
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
+	setenv(name, ph->only ? ph->only : "", 1);
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
+	setenv(name, ph->never ? ph->never : "", 1);
+}
+
+static void set_phases_env(const struct phase *ph, int n)
+{
+	char name[40];
+
+	for (int k = 0; k < n; k++)
+		set_phase_env(&ph[k], k);
+	/* none left over from the caller's environment */
+	for (int k = n; k < MAX_PHASES; k++) {
+		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+		unsetenv(name);
+	}
+}
+
 static int cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "at", required_argument, NULL, 'A' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "min-time", required_argument, NULL, 'T' },
 		{ "bufsize", required_argument, NULL, 'B' },
@@ -96,7 +176,9 @@ static int cmd_record(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *only = NULL, *never = NULL, *raw = NULL, buf[32];
+	struct phase ph[MAX_PHASES] = { { NULL, NULL, 0 } };
+	int n_ph = 1;
+	char *raw = NULL, buf[32];
 	const char *out = DEFAULT_FILE, *depth = NULL, *bufsize = NULL;
 	long long min_time = 0;
 	int c, status;
@@ -104,8 +186,27 @@ static int cmd_record(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "+F:N:o:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'F': only = append(only, optarg); break;
-		case 'N': never = append(never, optarg); break;
+		case 'F':
+			ph[n_ph - 1].only = append(ph[n_ph - 1].only, optarg);
+			break;
+		case 'N':
+			ph[n_ph - 1].never = append(ph[n_ph - 1].never, optarg);
+			break;
+		case 'A':
+			if (n_ph == MAX_PHASES) {
+				fprintf(stderr, "mctrace: at most %d --at\n",
+					MAX_PHASES - 1);
+				return 2;
+			}
+			ph[n_ph].at_ns = parse_time(optarg);
+			if (ph[n_ph].at_ns < 0 ||
+			    ph[n_ph].at_ns < ph[n_ph - 1].at_ns) {
+				fprintf(stderr, "mctrace: --at %s: not a time, or "
+					"before the --at ahead of it\n", optarg);
+				return 2;
+			}
+			n_ph++;
+			break;
 		case 'o': out = optarg; break;
 		case 'D': depth = optarg; break;
 		case 'B': bufsize = optarg; break;
@@ -131,12 +232,9 @@ static int cmd_record(int argc, char **argv)
 		raw = malloc(strlen(out) + 8);
 		sprintf(raw, "%s.data", out);
 	}
-	setenv("MCOUNT_TRACE", raw ? raw : out, 1);
-	unsetenv("MCOUNT_TRACE_ROOT");
-	if (only)
-		setenv("MCOUNT_TRACE_FILTER", only, 1);
-	if (never)
-		setenv("MCOUNT_TRACE_NOTRACE", never, 1);
+	if (start_trace(raw ? raw : out) != 0)
+		return 1;
+	set_phases_env(ph, n_ph);
 	if (depth)
 		setenv("MCOUNT_TRACE_DEPTH", depth, 1);
 	if (bufsize)

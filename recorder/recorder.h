@@ -105,6 +105,7 @@ REC_HIDDEN int rec_init_threads(void);
 
 /* start.c */
 REC_HIDDEN void rec_finish(void);
+REC_HIDDEN void rec_phases_due(void);
 
 /* <arch>/return.S (or none.c): rec_arch_ok is false where there is none */
 REC_HIDDEN extern const bool rec_arch_ok;

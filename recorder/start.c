@@ -13,10 +13,17 @@
  *   MCOUNT_TRACE_MIN_TIME=NS   readers leave out shorter calls
  *   MCOUNT_TRACE_BUFSIZE=N     events per thread's ring (rounded up to a
  *                              power of two; default 65536, 16 B each)
+ *   MCOUNT_TRACE_AT<k>=NS      k = 1..8, times increasing (mctrace --at):
+ *   MCOUNT_TRACE_FILTER<k>,    NS after the recording began, the
+ *   MCOUNT_TRACE_NOTRACE<k>    functions enabled become those these
+ *                              globs pick (none: every function), as
+ *                              the first two do at start
  *
  * The first process writes FILE; its children (fork) and programs it
  * starts (exec) that record too write FILE.PID (FILE.PID.N if taken),
- * told apart by MCOUNT_TRACE_ROOT, which the first one sets.
+ * told apart by MCOUNT_TRACE_ROOT, which the first one sets.  Set and
+ * empty (mctrace record), it asks for FILE to be created new: the
+ * first process to create it writes it, others FILE.PID.
  *
  * The recorder starts from a constructor that runs right after the
  * runtime's boot (priority 102; boot is 101) and ends in a destructor
@@ -40,6 +47,15 @@ struct rec_config rec_cfg;
 bool rec_on;
 static bool started;
 static char *base_path;
+
+/* The filters' later sets (MCOUNT_TRACE_AT<k>), applied by the writer. */
+#define REC_PHASES 8
+static struct phase {
+	uint64_t at_ns;		/* after start_ns */
+	const char *only, *never;
+} phases[REC_PHASES];
+static int n_phases, next_phase;
+static uint64_t start_ns;	/* CLOCK_MONOTONIC: a forked child keeps it */
 
 static size_t env_size(const char *name, size_t dflt)
 {
@@ -83,7 +99,18 @@ struct pick {
 	size_t enabled, failed;
 	size_t unfit;			/* sites the backend cannot record */
 	const char *unfit_name, *unfit_why;
+	/* a later set: the functions to turn on and off, in two batches */
+	unsigned long *on, *off;
+	size_t n_on, n_off, cap;
 };
+
+/* Whether the filters of `p` pick the function `name` (NULL: unknown). */
+static bool picked(const struct pick *p, const char *name)
+{
+	if (p->only && (!name || !matches(p->only, name)))
+		return false;
+	return !(p->never && name && matches(p->never, name));
+}
 
 /* True if recording wants site `s` enabled; its function's name in *name. */
 static bool wanted(const struct pick *p, const struct mcount_site_info *s,
@@ -93,11 +120,7 @@ static bool wanted(const struct pick *p, const struct mcount_site_info *s,
 	*name = mcount_func_name(s->at, off);
 	if (s->state == MCOUNT_SITE_REFUSED)
 		return false;
-	if (p->only && (!*name || !matches(p->only, *name)))
-		return false;
-	if (p->never && *name && matches(p->never, *name))
-		return false;
-	return true;
+	return picked(p, *name);
 }
 
 static int enable_one(const struct mcount_site_info *s, void *arg)
@@ -155,6 +178,118 @@ static bool sites_fit(struct pick *p)
 	(void)p;
 #endif
 	return true;
+}
+
+/* Sort a site into the batch it needs to be in the state `p` picks. */
+static int sort_one(const struct mcount_site_info *s, void *arg)
+{
+	struct pick *p = arg;
+	unsigned long off = 0;
+	const char *name = mcount_func_name(s->at, &off);
+	unsigned long func = name ? s->at - off : s->at;
+	bool want = picked(p, name);
+
+	if (s->state == MCOUNT_SITE_REFUSED ||
+	    want == (s->state == MCOUNT_SITE_ENABLED))
+		return 0;
+#ifdef REC_ARCH_SITES
+	if (want && rec_arch_site(s, name ? func : 0)) {
+		p->unfit++;	/* never enabled: its trace would be wrong */
+		return 0;
+	}
+#endif
+	if (p->n_on + p->n_off == p->cap)
+		return 1;	/* sites were added since they were counted */
+	if (want)
+		p->on[p->n_on++] = func;
+	else
+		p->off[p->n_off++] = func;
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void read_phases(void)
+{
+	uint64_t last = 0;
+	char name[32];
+
+	start_ns = mono_ns();
+	for (int k = 1; k <= REC_PHASES; k++) {
+		struct phase *ph = &phases[n_phases];
+
+		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+		if (!getenv(name))
+			break;
+		ph->at_ns = env_size(name, 0);
+		if (ph->at_ns < last) {
+			fprintf(stderr, "mcount: trace: %s: times must increase; "
+				"it and the later ones are ignored\n", name);
+			break;
+		}
+		last = ph->at_ns;
+		snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
+		ph->only = getenv(name);
+		if (ph->only && !*ph->only)
+			ph->only = NULL;
+		snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
+		ph->never = getenv(name);
+		n_phases++;
+	}
+}
+
+/*
+ * Make the enabled functions those `ph` picks: two batches, each one
+ * synchronisation of the other cores, while the program runs.  A call
+ * already recorded keeps its exit; one that began before its function
+ * was enabled is not recorded at all.
+ */
+static void apply_phase(const struct phase *ph)
+{
+	struct pick p = { .only = ph->only, .never = ph->never };
+	int on = 0, off = 0;
+
+	p.cap = mcount_site_count();
+	p.on = calloc(p.cap + 1, sizeof(*p.on));
+	p.off = calloc(p.cap + 1, sizeof(*p.off));
+	if (!p.on || !p.off) {
+		fprintf(stderr, "mcount: trace: no memory for the filters at "
+			"%llu ns\n", (unsigned long long)ph->at_ns);
+	} else if (mcount_for_each_site(sort_one, &p) != 0) {
+		fprintf(stderr, "mcount: trace: sites changed while the "
+			"filters at %llu ns were applied: not applied\n",
+			(unsigned long long)ph->at_ns);
+	} else {
+		if (p.n_on)
+			on = mcount_enable_many(p.on, p.n_on);
+		if (p.n_off)
+			off = mcount_disable_many(p.off, p.n_off);
+		if (on < 0 || off < 0)
+			fprintf(stderr, "mcount: trace: the filters at %llu ns: "
+				"%s\n", (unsigned long long)ph->at_ns,
+				mcount_strerror(on < 0 ? on : off));
+		if (p.unfit)
+			fprintf(stderr, "mcount: trace: the filters at %llu ns: "
+				"%zu functions %s cannot record left out\n",
+				(unsigned long long)ph->at_ns, p.unfit,
+				rec_arch_name);
+	}
+	free(p.on);
+	free(p.off);
+}
+
+/* From the writer thread, never a traced one: the sets now due. */
+void rec_phases_due(void)
+{
+	while (next_phase < n_phases &&
+	       mono_ns() - start_ns >= phases[next_phase].at_ns)
+		apply_phase(&phases[next_phase++]);
 }
 
 static void read_config(const char *path)
@@ -219,14 +354,23 @@ static void fork_child(void)
 		__atomic_store_n(&rec_on, false, __ATOMIC_RELEASE);
 }
 
-/* The first process, or one started by it (MCOUNT_TRACE_ROOT). */
+/*
+ * The first process, or one started by it (MCOUNT_TRACE_ROOT).  With
+ * MCOUNT_TRACE_ROOT set but empty (mctrace record, which removed FILE),
+ * the processes that record may be siblings (a shell pipeline, make's
+ * recipes) that inherited nothing from one another: FILE goes to the
+ * first to create it, and every other one writes FILE.PID.
+ */
 static int open_trace(void)
 {
+	const char *root = getenv("MCOUNT_TRACE_ROOT");
 	char pid[32];
 
-	if (getenv("MCOUNT_TRACE_ROOT"))
+	if (root && *root)
 		return open_other();
-	if (rec_writer_start(base_path, true) != 0) {
+	if (rec_writer_start(base_path, !root) != 0) {
+		if (root && errno == EEXIST)
+			return open_other();
 		fprintf(stderr, "mcount: trace: cannot create %s: %s\n",
 			base_path, strerror(errno));
 		return -1;
@@ -258,6 +402,7 @@ __attribute__((constructor(102))) static void rec_start(void)
 	if (!base_path)
 		return;
 	read_config(base_path);
+	read_phases();
 	if (rec_init_threads() != 0 || !mc_rt_set_slot_hook(rec_entry)) {
 		fprintf(stderr, "mcount: trace: the runtime has no slot "
 			"trampolines on %s: nothing recorded\n", rec_arch_name);

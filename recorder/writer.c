@@ -31,6 +31,8 @@
 
 #include <mcount.h>
 
+#include "../runtime/platform.h"
+#include "../runtime/hosted.h"
 #include "recorder.h"
 
 #define OUT_SIZE (64 * 1024)
@@ -160,6 +162,7 @@ static void names_grow(void)
  */
 static const char *name_of(uintptr_t addr)
 {
+	static char copy[4096];	/* the writer thread's alone */
 	struct name *n;
 	size_t h;
 
@@ -173,7 +176,9 @@ static const char *name_of(uintptr_t addr)
 			return w.names[h].name;
 	n = &w.names[h];
 	n->addr = addr;
-	n->name = mcount_func_name((unsigned long)addr, NULL);
+	/* a copy: the program may close the library before the trace ends */
+	n->name = mc_host_func_name_copy(addr, copy, sizeof(copy)) ?
+		  strdup(copy) : NULL;
 	w.nnames++;
 	if (!w.json) {
 		char buf[8 + 4096];
@@ -324,9 +329,11 @@ static void *writer_main(void *arg)
 	struct timespec ms = { 0, 1000000 };
 
 	(void)arg;
-	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
+		rec_phases_due();
 		if (!pass())
 			nanosleep(&ms, NULL);
+	}
 	return NULL;
 }
 
@@ -445,6 +452,8 @@ void rec_writer_fork_child(void)
 		close(w.fd);
 	w.fd = -1;
 	w.used = 0;
+	for (size_t i = 0; i < w.names_cap; i++)
+		free((char *)w.names[i].name);
 	free(w.names);
 	w.names = NULL;
 	w.nnames = w.names_cap = 0;

@@ -68,8 +68,8 @@ static bool segment_holds(uintptr_t bias, const ElfW(Phdr) *ph,
 static const ElfW(Phdr) *obj_segment(const struct host_obj *o, uintptr_t addr)
 {
 	for (size_t i = 0; i < o->phnum; i++)
-		if (segment_holds(o->bias, &o->phdr[i], addr))
-			return &o->phdr[i];
+		if (segment_holds(o->bias, &o->segs[i], addr))
+			return &o->segs[i];
 	return NULL;
 }
 
@@ -576,6 +576,7 @@ static struct host_obj *obj_new(const struct dl_phdr_info *info)
 	struct host_obj *o = NULL;
 	bool main_prog = !info->dlpi_name || !*info->dlpi_name;
 	char *file, *name;
+	ElfW(Phdr) *segs;
 
 	for (size_t k = 0; k < mc_host_nobjs && !o; k++)
 		if (!mc_host_objs[k].phdr)
@@ -588,15 +589,24 @@ static struct host_obj *obj_new(const struct dl_phdr_info *info)
 	name = main_prog ? program_path() : realpath(info->dlpi_name, NULL);
 	if (!name)
 		name = strdup(info->dlpi_name);
-	if (!file || !name) {
+	/*
+	 * Lookups that hold only the list's read lock (mcount_func_name on
+	 * any thread) may meet the object after dlclose unmapped it and
+	 * before the list forgets it: they read this copy, never the
+	 * mapping.
+	 */
+	segs = malloc(info->dlpi_phnum * sizeof(*segs) + 1);
+	if (!file || !name || !segs) {
 		free(file);
 		free(name);
+		free(segs);
 		return NULL;
 	}
+	memcpy(segs, info->dlpi_phdr, info->dlpi_phnum * sizeof(*segs));
 	pthread_rwlock_wrlock(&objs_lock);
 	*o = (struct host_obj){
 		.bias = info->dlpi_addr, .phdr = info->dlpi_phdr,
-		.phnum = info->dlpi_phnum, .seen = true,
+		.segs = segs, .phnum = info->dlpi_phnum, .seen = true,
 		.file = file, .name = name,
 	};
 	if (o == &mc_host_objs[mc_host_nobjs])
@@ -613,6 +623,7 @@ static void obj_free(struct host_obj *o)
 	mc_host_syms_free(o);
 	free(o->file);
 	free(o->name);
+	free(o->segs);
 	*o = (struct host_obj){ .phdr = NULL };
 	pthread_rwlock_unlock(&objs_lock);
 	forget_segments();

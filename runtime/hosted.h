@@ -25,8 +25,11 @@ struct host_syms;		/* hostsym.c: one object's function symbols */
  */
 struct host_obj {
 	uintptr_t bias;		/* what its addresses are shifted by */
-	const ElfW(Phdr) *phdr;	/* its program headers, as mapped: also
-				   the handle the engine knows it by */
+	const ElfW(Phdr) *phdr;	/* its program headers, as mapped: the
+				   handle the engine knows it by, never
+				   read (dlclose unmaps them before the
+				   list forgets the object) */
+	ElfW(Phdr) *segs;	/* a copy of them, to read */
 	size_t phnum;
 	char *file;		/* to read: "/proc/self/exe" for the program */
 	char *name;		/* to show and match: the file's real path */
@@ -74,6 +77,14 @@ MC_RT_HIDDEN void mc_host_plt_stubs(const struct host_obj *obj,
  */
 MC_RT_HIDDEN bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start,
 				      size_t *size, const char **name);
+
+/*
+ * The name of the function containing `addr`, copied into `buf` (`len`
+ * bytes, cut if longer) while the list cannot change: unlike
+ * mcount_func_name's, it outlives the library.  False if none.
+ */
+MC_RT_HIDDEN bool mc_host_func_name_copy(uintptr_t addr, char *buf,
+					 size_t len);
 
 /* `obj`'s symbols are no longer needed (it is being unloaded). */
 MC_RT_HIDDEN void mc_host_syms_free(struct host_obj *obj);

@@ -610,6 +610,26 @@ static int sym_by_name(const char *name, uintptr_t *start)
 	return err;
 }
 
+bool mc_host_func_name_copy(uintptr_t addr, char *buf, size_t len)
+{
+	const struct func_sym *s = NULL;
+	struct host_obj *obj;
+
+	mc_host_objs_read();
+	obj = mc_host_obj_of(addr);
+	if (obj)
+		s = sym_at(obj_syms(obj), addr);
+	if (s && len) {
+		size_t n = strlen(s->name);
+
+		n = n < len - 1 ? n : len - 1;
+		memcpy(buf, s->name, n);
+		buf[n] = '\0';
+	}
+	mc_host_objs_done();
+	return s != NULL;
+}
+
 const char *mcount_func_name(unsigned long addr, unsigned long *offset)
 {
 	uintptr_t start;

@@ -52,6 +52,9 @@ qemu-system-arm qemu-system-misc"
 # uftrace's, and make bench times both recorders on one binary.  The
 # cross g++ compilers: check-solib's C++ library on each backend (and
 # clang++ --target finds their libstdc++ headers).
+# dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source
+# (tests/zlib/fetch.sh downloads it with apt-get into a cache of its
+# own, outside the tree; nothing is installed).
 check="$firmware git g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc icecc iproute2
@@ -60,7 +63,7 @@ gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-powerpc-linux-gnu
 gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
 gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
-libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace
+libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace dpkg-dev
 g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
 g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
 

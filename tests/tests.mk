@@ -20,17 +20,21 @@
 #   check-deps     every program the scripts call comes from a package
 #                  the project installs (scripts/deps.sh)
 #   check-solib    the runtime across shared objects, dlopen, fork, exec
+#   check-solib-storm  the toggle storm with its functions in a dlopened
+#                  library
 #   check-hygiene  an SPDX line in every tracked source file; no tracked
 #                  file that .gitignore ignores; subjects of <= 72 chars;
 #                  no include circle, no include pointing up
 #   check-build    make and make install with no dpkg-query or apt-get;
 #                  the hints for a missing libelf or pkg-config
 #   check-trace    programs recorded by the recorder, read by mctrace
+#   check-zlib     Debian's zlib built through recordmcount-cc, its own
+#                  tests run traced whole and recorded
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
-	check-fault check-fuzz check-link check-deps check-solib \
-	check-hygiene check-build check-trace
+	check-fault check-fuzz check-link check-deps check-solib check-solib-storm \
+	check-hygiene check-build check-trace check-zlib
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -57,9 +61,11 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/link/link.mk
 -include tests/deps/deps.mk
 -include tests/solib/solib.mk
+-include tests/solib/storm.mk
 -include tests/hygiene/hygiene.mk
 -include tests/build/build.mk
 -include tests/trace/trace.mk
+-include tests/zlib/zlib.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.

@@ -328,6 +328,64 @@ readme_svg_check() {
 boxes() { sed -n 's/.*<title>\([^ ]*\) (.*<rect x="[^"]*" y="\([^"]*\)".*/\2 \1/p' "$1" | sort; }
 expect "the README's flame graph, drawn again" readme_svg_check
 
+# What is recorded changes while the program runs: through the API
+# (live.c turns functions on and off itself), and through mctrace's
+# --at (the recorder's writer applies the later filters).
+live_build() {
+	gcc -std=gnu11 -O2 -g -fno-inline -pg -mfentry -Iruntime/include \
+		-c $T/live.c -o "$OUT/live.o" &&
+	$TOOL "$OUT/live.o" &&
+	gcc -o "$OUT/live" "$OUT/live.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
+}
+# calls <raw> <function>: its exit events
+calls() { grep -c " X [0-9]* $2\$" "$1"; }
+live_api_check() {
+	"$MCT" record -N '*' -o "$OUT/live.data" -- "$OUT/live" > /dev/null &&
+	"$MCT" dump --raw "$OUT/live.data" > "$OUT/live.raw" &&
+	a=$(calls "$OUT/live.raw" alpha) && b=$(calls "$OUT/live.raw" beta) &&
+	[ "$a" = 7 ] && [ "$b" = 3 ] ||
+		{ echo "alpha $a (7), beta $b (3)"; return 1; }
+	"$MCT" record -N '*' -o "$OUT/live.json" -- "$OUT/live" > /dev/null &&
+	$PY $T/check.py json "$OUT/live.json" 2
+}
+live_at_check() {
+	"$MCT" record -N '*' --at 200ms -F 'alpha' --at 400ms -N '*' \
+		-o "$OUT/live-at.data" -- "$OUT/live" at > /dev/null &&
+	"$MCT" dump --raw "$OUT/live-at.data" > "$OUT/live-at.raw" &&
+	a=$(calls "$OUT/live-at.raw" alpha) &&
+	first=$(awk '{ print $2; exit }' "$OUT/live-at.raw") &&
+	[ "$a" = 7 ] && [ "$first" -ge 200000000 ] &&
+	[ "$(grep -vc ' alpha$' "$OUT/live-at.raw")" = 0 ] ||
+		{ echo "alpha $a (7), first event at $first ns (>= 200 ms)"; return 1; }
+}
+if live_build; then
+	expect "the program's own mcount_enable/disable calls change what is recorded" \
+		live_api_check
+	expect "mctrace record --at: the filters change at the times given" \
+		live_at_check
+else
+	fail "build of live.c"
+fi
+
+# Recording processes that are siblings (a pipeline) and in another
+# folder: one file each, beside the -o given relative.
+siblings_check() {
+	mct=$(cd "$(dirname "$MCT")" && pwd)/$(basename "$MCT")
+	o=$(cd "$OUT" && pwd)
+	rm -rf "$o/sib" && mkdir -p "$o/sib" &&
+	(cd "$o/sib" && "$mct" record -o rel.data -- sh -c \
+		"cd / && '$o/prog-gcc-fentry' basic | '$o/prog-gcc-fentry' basic >/dev/null" &&
+	 ls rel.data rel.data.* > files) || return 1
+	n=$(grep -c . "$o/sib/files")
+	[ "$n" = 2 ] || { echo "$n files: $(cat "$o/sib/files")"; return 1; }
+	for f in $(cat "$o/sib/files"); do
+		"$mct" report "$o/sib/$f" | grep -q ' 10  mid$' ||
+			{ echo "$f: no 10 calls of mid"; return 1; }
+	done
+}
+expect "mctrace record: sibling processes in another folder, a file each beside -o" \
+	siblings_check
+
 # uftrace's view of the same source, built for it (-pg, no libmcount).
 uftrace_check() {
 	gcc -std=gnu11 -O2 -g -fno-inline -pg -c $T/prog.c -o "$OUT/uf.o" &&
