@@ -204,14 +204,15 @@ out:
 
 /*
  * From the return trampoline: a hijacked function returned, and the
- * stack pointer is now `sp`, just above its slot.  Returns where it
- * really returns to.  The frame is always found: its slot held our
- * address, which only rec_entry writes, after pushing it.
+ * stack pointer is now `sp`, the one it was called with (its slot is
+ * at REC_SLOT_FROM_SP from it).  Returns where it really returns to.
+ * The frame is always found: its slot held our address, which only
+ * rec_entry writes, after pushing it.
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
 	struct rec_thread *t = self;
-	uintptr_t *slot = (uintptr_t *)sp - 1;
+	uintptr_t *slot = rec_slot_of_sp(sp);
 	bool was_busy = busy;
 	uint64_t now = rec_ticks();
 	struct rec_frame *f;
@@ -264,7 +265,7 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 	if (!t)
 		return;
 	busy = true;
-	pop_below(t, (uintptr_t *)sp - 1, true, rec_ticks());
+	pop_below(t, rec_slot_of_sp(sp), true, rec_ticks());
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 

@@ -99,6 +99,37 @@ REC_HIDDEN extern const bool rec_arch_ok;
 REC_HIDDEN extern const char rec_arch_name[];
 REC_HIDDEN void rec_return_tramp(void);
 
+/*
+ * Where a traced function's return address lives, in bytes from its
+ * stack pointer at entry, which is the stack pointer it returns with:
+ * the `slot` rec_entry is given and rec_exit looks for.  x86's call
+ * pushes it just below; s390x's callee saves %r14 at 112 in the
+ * 160-byte register save area its caller leaves at the stack pointer;
+ * ppc64's callee saves LR in the LR save doubleword 16 above it, in its
+ * caller's frame header.  Frames nest by slot all the same: a callee's
+ * stack pointer at entry is below its caller's by at least a frame, and
+ * its slot by as much.
+ *
+ * REC_CFA_FROM_SP: the DWARF CFA (__builtin_dwarf_cfa) less the stack
+ * pointer a function was called with (s390x's CFA is 160 above it).
+ */
+#if defined(__s390x__)
+#define REC_SLOT_FROM_SP 112
+#define REC_CFA_FROM_SP 160
+#elif defined(__powerpc64__)
+#define REC_SLOT_FROM_SP 16
+#define REC_CFA_FROM_SP 0
+#else
+#define REC_SLOT_FROM_SP (-(intptr_t)sizeof(uintptr_t))
+#define REC_CFA_FROM_SP 0
+#endif
+
+/* The slot of a function that was, or returned with, stack pointer sp. */
+static inline uintptr_t *rec_slot_of_sp(uintptr_t sp)
+{
+	return (uintptr_t *)(sp + (uintptr_t)REC_SLOT_FROM_SP);
+}
+
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
 static inline uint64_t rec_ticks(void)
 {

@@ -82,8 +82,8 @@ typedef unwind_code (*unwind_fn)(struct _Unwind_Exception *);
 typedef void *(*catch_fn)(void *);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
-/* The caller's stack pointer before it called us. */
-#define CALLER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+/* The caller's stack pointer when it called us. */
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() - REC_CFA_FROM_SP)
 
 WEAK unwind_code _Unwind_RaiseException(struct _Unwind_Exception *e)
 {
