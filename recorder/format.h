@@ -4,8 +4,8 @@
  * not ending in .json) and mctrace reads.  Shared by recorder/ and
  * mctrace/; nothing else.
  *
- * Little-endian words, host byte order of a little-endian recorder (the
- * only one today is x86_64).  The file is a header, then blocks, each
+ * Little-endian words, whatever the recorder's byte order (a big-endian
+ * one, s390x, swaps them as it writes).  The file is a header, then blocks, each
  * opened by a struct mct_block.  A reader skips blocks of kinds it does
  * not know, by `bytes`.
  *
