@@ -35,4 +35,7 @@ void _mcount(void);
 #define MC_RT_STUB_NAMES "__fentry__ or _mcount"
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 
+/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+#define MC_RT_DISPATCH_SLOT 1
+
 #endif
