@@ -21,7 +21,7 @@
  * An event is two u64: `word` = ticks << 2 | kind, and `func`, which
  * names the function: a run-time address inside it, the same for all
  * its events (the return address of its hook), and the address of its
- * MCT_NAME block.  Ticks are the timestamp counter's (rdtsc), converted
+ * MCT_NAME block.  Ticks are rec_ticks()'s (rdtsc on x86), converted
  * through MCT_CLOCK.  Exits name their function too, so a reader can
  * check each against its entry.
  */

@@ -130,6 +130,28 @@ static inline uintptr_t *rec_slot_of_sp(uintptr_t sp)
 	return (uintptr_t *)(sp + (uintptr_t)REC_SLOT_FROM_SP);
 }
 
+/*
+ * 32-bit ARM's -pg hook comes after a prologue that may have saved lr
+ * already, where the function will return through: arm/sites.c reads
+ * each site's prologue at start (rec_site_prepare: false, with why, if
+ * it cannot) and rec_site_slot turns the slot the trampoline passed
+ * into that one (NULL for a site it did not read).  Elsewhere the
+ * trampoline's slot is the one.
+ */
+#if defined(__arm__)
+#define REC_SITE_SLOTS 1
+struct mcount_site_info;
+REC_HIDDEN bool rec_site_prepare(const struct mcount_site_info *s,
+				 const char **why);
+REC_HIDDEN uintptr_t *rec_site_slot(uintptr_t ret, uintptr_t *slot);
+#else
+static inline uintptr_t *rec_site_slot(uintptr_t ret, uintptr_t *slot)
+{
+	(void)ret;
+	return slot;
+}
+#endif
+
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
 static inline uint64_t rec_ticks(void)
 {

@@ -18,12 +18,14 @@ REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
-REC_ARCHES := x86_64
+REC_ARCHES := x86_64 s390x ppc64le arm
 RT_HOSTED_MEMBER := hosted-rec.o
 
-# The recorder's objects of <arch>: its C files and its trampoline.
+# The recorder's objects of <arch>: its C files, its trampoline, and
+# recorder/<arch>/sites.c where it has one (arm).
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
-	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o))
+	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
+	   $(if $(wildcard recorder/$(1)/sites.c),sites.o))
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
 	@mkdir -p $(@D)
@@ -37,11 +39,17 @@ $(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS)
+# The unwinder starts from the wrappers' frames: they need unwind tables
+# where the compiler's default has none (32-bit ARM's EHABI).
+$(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS) recorder/recorder.mk
+	@mkdir -p $(@D)
+	$(RT_COMPILE) -funwind-tables
+
+$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
+$(RT_OBJROOT)/%/rec-sites.o: recorder/%/sites.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

@@ -83,6 +83,29 @@ struct pick {
 	size_t enabled, failed;
 };
 
+/*
+ * True if the recorder can find the return address of the function of
+ * site `s` (named `name`, or NULL) when its hook runs; else false, said
+ * on stderr (arm/sites.c: a prologue it cannot read).
+ */
+static bool site_followed(const struct mcount_site_info *s,
+			  const char *name)
+{
+#ifdef REC_SITE_SLOTS
+	const char *why;
+
+	if (rec_site_prepare(s, &why))
+		return true;
+	fprintf(stderr, "mcount: trace: not recording %s (%#lx): %s\n",
+		name ? name : "a function", s->addr, why);
+	return false;
+#else
+	(void)s;
+	(void)name;
+	return true;
+#endif
+}
+
 static int enable_one(const struct mcount_site_info *s, void *arg)
 {
 	struct pick *p = arg;
@@ -95,6 +118,10 @@ static int enable_one(const struct mcount_site_info *s, void *arg)
 		return 0;
 	if (p->never && name && matches(p->never, name))
 		return 0;
+	if (!site_followed(s, name)) {
+		p->failed++;
+		return 0;
+	}
 	if (mcount_enable(name ? s->at - off : s->at) == MCOUNT_OK)
 		p->enabled++;
 	else

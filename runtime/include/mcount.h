@@ -21,6 +21,13 @@
  *
  * Errors are negative MCOUNT_E* codes; nothing here aborts or exits.
  *
+ * Recording (hosted; mctrace(1)): MCOUNT_TRACE=FILE in the environment
+ * starts the recorder, which enables the hooks itself and writes each
+ * call's entry and exit.  It records on x86_64, s390x, ppc64le and
+ * 32-bit ARM (there, a -pg function only when it can read its prologue:
+ * each one left out is named on stderr); elsewhere it says so on stderr
+ * at start and records nothing.
+ *
  * Threads.  mcount_boot() rewrites every site with plain stores: call it
  * (or let the constructor call it) before other threads run hooked code.
  * From then on every enable and disable call below is live: any thread

@@ -2,9 +2,11 @@
 # tests/trace/trace.mk - check-trace: programs recorded by libmcount's
 # recorder (recorder/) and read back by mctrace (mctrace/), checked
 # against oracles of their own (tests/trace/run.sh, check.py).
-# (and aarch64's library, where its compiler is: recording refused there)
+# (and each other architecture's library, where its compiler is: run.sh
+# runs those under qemu-user)
 check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) \
-	$(if $(shell command -v $(RT_CC_aarch64)),$(BUILD)/aarch64/libmcount.a)
+	$(foreach a,$(RT_CROSS_ARCHES),\
+		$(if $(shell command -v $(RT_CC_$(a))),$(BUILD)/$(a)/libmcount.a))
 	@RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
 		OUT=$(BUILD)/tests/trace sh tests/trace/run.sh \
 		> $(BUILD)/trace.out 2>&1; status=$$?; \
