@@ -4,14 +4,15 @@
  * thread's ring, the shadow stack of replaced return addresses, and
  * what unwinds it other than a return (longjmp, exceptions, fork).
  *
- * Frames are told apart by where their return address lives (`slot`):
- * the stack grows down, so a frame pushed later has a lower slot.  A
- * slot above the top frame's at entry, or a return to a slot above it,
- * means the frames below were left without returning (longjmp): they
- * are popped, with an exit event each at that instant.  An entry at the
- * top frame's own slot is a tail call when the slot still leads to the
- * return trampoline (the callee nests in the caller, as uftrace shows
- * it, and both exit when it returns), else the frame there is gone too.
+ * Frames are told apart by their key, the stack pointer their function
+ * returns with (recorder.h): the stack grows down, so a frame pushed
+ * later has a lower key.  A key above the top frame's at entry, or a
+ * return to a key above it, means the frames below were left without
+ * returning (longjmp): they are popped, with an exit event each at that
+ * instant.  An entry at the top frame's own key is a tail call when its
+ * slot still leads to the return trampoline (the callee nests in the
+ * caller, as uftrace shows it, and both exit when it returns), else the
+ * frame there is gone too.
  *
  * Nothing here is traced, allocates on the hot path, or takes a lock;
  * a per-thread flag keeps a signal handler that runs traced code from
@@ -37,7 +38,7 @@ static _Thread_local bool busy TLS;
 struct rec_thread *rec_threads;
 static pthread_key_t gone_key;
 
-static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
+static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 		      uint64_t ticks);
 
 static void *map(size_t bytes)
@@ -75,9 +76,12 @@ static struct rec_thread *thread_new(void)
 		return NULL;
 	t->ring = map(rec_cfg.ring_events * sizeof(*t->ring));
 	t->frames = map(rec_cfg.max_frames * sizeof(*t->frames));
-	if (!t->ring || !t->frames) {
+	t->fixes = map(2 * rec_cfg.max_frames * sizeof(*t->fixes));
+	if (!t->ring || !t->frames || !t->fixes) {
 		if (t->ring)
 			munmap(t->ring, rec_cfg.ring_events * sizeof(*t->ring));
+		if (t->frames)
+			munmap(t->frames, rec_cfg.max_frames * sizeof(*t->frames));
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
@@ -103,7 +107,7 @@ void rec_thread_gone(void *arg)
 	struct rec_thread *t = arg;
 
 	busy = true;
-	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
+	pop_below(t, UINTPTR_MAX, true, rec_ticks());
 	busy = false;
 	self = NULL;
 	__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
@@ -136,16 +140,16 @@ static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
 }
 
 /*
- * Pop the frames whose slot is below `slot` (or at it, when `at_too`),
+ * Pop the frames whose key is below `key` (or at it, when `at_too`),
  * each with an exit event at `ticks`.
  */
-static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
+static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 		      uint64_t ticks)
 {
 	while (t->depth) {
 		struct rec_frame *f = &t->frames[t->depth - 1];
 
-		if (f->slot > slot || (f->slot == slot && !at_too))
+		if (f->key > key || (f->key == key && !at_too))
 			break;
 		emit(t, MCT_EXIT, f->func, ticks);
 		t->depth--;
@@ -159,8 +163,9 @@ static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
 	struct rec_thread *t;
-	uintptr_t ret;
+	uintptr_t ret, key;
 	uint64_t now;
+	bool copy;
 
 	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
 						     __ATOMIC_RELAXED), 0))
@@ -169,7 +174,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	t = self ? self : thread_new();
 	if (!t)
 		goto out;
-	slot = rec_site_slot(func, slot);
+	slot = rec_arch_slot(func, slot);
 	if (!slot) {
 		t->lost++;	/* enabled after start, not read (arm) */
 		goto out;
@@ -178,19 +183,24 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		t->lost++;	/* another stack (sigaltstack, coroutine) */
 		goto out;
 	}
+	key = rec_arch_key(func, slot, &copy);
+	if (!key) {
+		t->lost++;	/* its frame could not be placed */
+		goto out;
+	}
 	now = rec_ticks();
 	ret = *slot;
 	if (ret != (uintptr_t)&rec_return_tramp) {
-		/* a frame at this slot is gone too (longjmp, then a call) */
-		pop_below(t, slot, true, now);
+		/* a frame at this key is gone too (longjmp, then a call) */
+		pop_below(t, key, true, now);
 	} else {
 		/*
 		 * A tail call from the function on top: its slot already
 		 * leads to us.  This one nests in it, keeping our address
 		 * as its return: both exits happen at its return.
 		 */
-		pop_below(t, slot, false, now);
-		if (!t->depth || t->frames[t->depth - 1].slot != slot)
+		pop_below(t, key, false, now);
+		if (!t->depth || t->frames[t->depth - 1].key != key)
 			goto out;	/* not ours to follow: leave it */
 	}
 	if (rec_cfg.depth && t->depth >= rec_cfg.depth)
@@ -200,7 +210,8 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto out;
 	}
 	t->frames[t->depth++] = (struct rec_frame){
-		.slot = slot, .orig = ret, .func = func };
+		.key = key, .slot = slot, .orig = ret, .func = func,
+		.copy = copy };
 	emit(t, MCT_ENTRY, func, now);
 	*slot = (uintptr_t)&rec_return_tramp;
 out:
@@ -208,32 +219,92 @@ out:
 }
 
 /*
+ * The frame that returned to stack pointer `sp`: the shallowest whose
+ * key is at or below it (the frames above it were left by a longjmp;
+ * its callers' keys are above `sp`), or the last frame of its key (a
+ * tail call returns first).  Its key is below `sp` when the function
+ * popped its own arguments (i386's `ret $4` for a struct returned in
+ * memory).  t->depth if there is none.
+ */
+static size_t returned_frame(const struct rec_thread *t, uintptr_t sp)
+{
+	size_t i = t->depth;
+
+	while (i > 0 && t->frames[i - 1].key <= sp)
+		i--;
+	if (i == t->depth)
+		return i;
+	while (i + 1 < t->depth && t->frames[i + 1].key == t->frames[i].key)
+		i++;
+	return i;
+}
+
+/*
  * From the return trampoline: a hijacked function returned, and the
- * stack pointer is now `sp`, the one it was called with (its slot is
- * at REC_SLOT_FROM_SP from it).  Returns where it really returns to.
- * The frame is always found: its slot held our address, which only
+ * stack pointer is now `sp`.  Returns where it really returns to.  The
+ * frame is always found: its slot held our address, which only
  * rec_entry writes, after pushing it.
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
 	struct rec_thread *t = self;
-	uintptr_t *slot = rec_slot_of_sp(sp);
 	bool was_busy = busy;
 	uint64_t now = rec_ticks();
 	struct rec_frame *f;
+	size_t i;
 
 	busy = true;
-	if (t)
-		pop_below(t, slot, false, now);
-	if (!t || !t->depth || t->frames[t->depth - 1].slot != slot) {
-		fprintf(stderr, "mcount: trace: return through %p with no "
-			"frame of it on the shadow stack\n", (void *)slot);
+	if (!t || (i = returned_frame(t, sp)) == t->depth) {
+		fprintf(stderr, "mcount: trace: return to stack pointer %p "
+			"with no frame of it on the shadow stack\n", (void *)sp);
 		abort();
 	}
+	pop_below(t, t->frames[i].key, false, now);
 	f = &t->frames[--t->depth];
 	emit(t, MCT_EXIT, f->func, now);
 	busy = was_busy;
 	return f->orig;
+}
+
+/*
+ * The real return address of frame `i`: its own, or for a frame a tail
+ * call entered (same key, our address as its return), the one of the
+ * first frame of that key.  Only the last frame of a key has a live
+ * slot: the ones below it left their frames when they tail-called.
+ */
+static uintptr_t real_orig(const struct rec_thread *t, size_t i)
+{
+	while (i > 0 && t->frames[i - 1].key == t->frames[i].key)
+		i--;
+	return t->frames[i].orig;
+}
+
+static bool slot_is_live(const struct rec_thread *t, size_t i)
+{
+	return i + 1 == t->depth || t->frames[i + 1].key != t->frames[i].key;
+}
+
+/*
+ * Frame `i` holds a copy of its return address (rec_arch_key): the word
+ * its function returns through is somewhere in its frame, between the
+ * next frame's key (or `lo`, for the last) and its own.  Each word there
+ * that holds our address gets the real one, and is noted so that the
+ * catch can put ours back.  (A stale copy in a dead part of the frame
+ * may be found too: writing it is harmless.)
+ */
+static void restore_copy(struct rec_thread *t, size_t i, uintptr_t lo)
+{
+	uintptr_t orig = real_orig(t, i);
+	uintptr_t *w = (uintptr_t *)(i + 1 < t->depth ?
+				     t->frames[i + 1].key : lo);
+
+	for (; (uintptr_t)w < t->frames[i].key; w++) {
+		if (*w != (uintptr_t)&rec_return_tramp)
+			continue;
+		if (t->nfixes < 2 * t->max_frames)
+			t->fixes[t->nfixes++] = (struct rec_fix){ w, orig };
+		*w = orig;
+	}
 }
 
 /*
@@ -244,15 +315,20 @@ REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 REC_NOTRACE void rec_unwind_begin(void)
 {
 	struct rec_thread *t = self;
+	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 
-		if (!f->restored &&
-		    *f->slot == (uintptr_t)&rec_return_tramp) {
-			*f->slot = f->orig;
+		if (!slot_is_live(t, i) || f->restored)
+			continue;
+		if (f->copy) {
+			restore_copy(t, i, lo);
+			f->restored = true;
+		} else if (*f->slot == (uintptr_t)&rec_return_tramp) {
+			*f->slot = real_orig(t, i);
 			f->restored = true;
 		}
 	}
@@ -260,7 +336,8 @@ REC_NOTRACE void rec_unwind_begin(void)
 
 /*
  * Caught, with the catching function's stack pointer at `sp`: frames
- * below it are gone (exit events now); the rest get the trampoline back.
+ * whose function returns to it or below are gone (exit events now);
+ * the rest get the trampoline back.
  */
 REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 {
@@ -270,15 +347,21 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 	if (!t)
 		return;
 	busy = true;
-	pop_below(t, rec_slot_of_sp(sp), true, rec_ticks());
+	pop_below(t, sp, true, rec_ticks());
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
 
-		if (f->restored && *f->slot == f->orig) {
+		if (f->restored && !f->copy && *f->slot == real_orig(t, i))
 			*f->slot = (uintptr_t)&rec_return_tramp;
-			f->restored = false;
-		}
+		f->restored = false;
 	}
+	for (size_t k = 0; k < t->nfixes; k++) {
+		struct rec_fix *x = &t->fixes[k];
+
+		if ((uintptr_t)x->at >= sp && *x->at == x->orig)
+			*x->at = (uintptr_t)&rec_return_tramp;
+	}
+	t->nfixes = 0;
 	busy = was_busy;
 }
 
@@ -295,7 +378,7 @@ REC_NOTRACE void rec_unwind_all(void)
 		return;
 	busy = true;
 	rec_unwind_begin();
-	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
+	pop_below(t, UINTPTR_MAX, true, rec_ticks());
 	busy = was_busy;
 }
 

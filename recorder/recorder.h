@@ -33,10 +33,20 @@
 #define REC_NOTRACE __attribute__((no_instrument_function))
 
 struct rec_frame {
+	uintptr_t key;		/* the stack pointer the function returns
+				   with: orders and matches frames */
 	uintptr_t *slot;	/* where the return address lives */
 	uintptr_t orig;		/* the return address we replaced */
 	uintptr_t func;
 	bool restored;		/* orig written back (an unwind is on) */
+	bool copy;		/* `slot` holds a copy the function does not
+				   return through (rec_arch_key) */
+};
+
+/* A word an unwind had the real return address written to (record.c). */
+struct rec_fix {
+	uintptr_t *at;
+	uintptr_t orig;
 };
 
 /*
@@ -55,6 +65,8 @@ struct rec_thread {
 	size_t depth;
 	size_t max_frames;
 	struct rec_frame *frames;
+	struct rec_fix *fixes;	/* 2 * max_frames of them */
+	size_t nfixes;
 	uintptr_t stack_lo, stack_hi;
 	uint32_t tid;
 	bool dead;		/* thread gone: drain, then unmap */
@@ -100,56 +112,79 @@ REC_HIDDEN extern const char rec_arch_name[];
 REC_HIDDEN void rec_return_tramp(void);
 
 /*
- * Where a traced function's return address lives, in bytes from its
- * stack pointer at entry, which is the stack pointer it returns with:
- * the `slot` rec_entry is given and rec_exit looks for.  x86's call
- * pushes it just below; s390x's callee saves %r14 at 112 in the
- * 160-byte register save area its caller leaves at the stack pointer;
- * ppc64's callee saves LR in the LR save doubleword 16 above it, in its
- * caller's frame header.  Frames nest by slot all the same: a callee's
- * stack pointer at entry is below its caller's by at least a frame, and
- * its slot by as much.
+ * A frame's key: the stack pointer its function returns with, the value
+ * the return trampoline passes rec_exit (0: the frame cannot be placed,
+ * and is not followed).  A callee's key is below its caller's, a tail
+ * call's equals its caller's.  The trampolines pass a slot
+ * REC_SLOT_FROM_SP bytes from it: one word below on most (x86's call
+ * pushes the return address there; the pad and frame-pointer forms of
+ * the link-register machines keep it or a copy there, and so does the
+ * first push of an ARM prologue); 112 above on s390x, where a callee
+ * saves %r14 in the register save area its caller leaves at its stack
+ * pointer; 16 above on ppc64, the LR save doubleword of the caller's
+ * frame header.  But aarch64's -pg form's slot is the frame record's
+ * x30 (recorder/aarch64/frame.c: rec_arch_site reads each site's
+ * prologue when recording starts, and says why it cannot if it cannot).
  *
- * REC_CFA_FROM_SP: the DWARF CFA (__builtin_dwarf_cfa) less the stack
- * pointer a function was called with (s390x's CFA is 160 above it).
+ * *copy says the slot is the trampoline's copy of a return address that
+ * was in a register (a pad's): the function saves the address we swap
+ * in wherever its prologue does, so an unwind looks for it in the
+ * function's frame (record.c).
  */
 #if defined(__s390x__)
 #define REC_SLOT_FROM_SP 112
-#define REC_CFA_FROM_SP 160
 #elif defined(__powerpc64__)
 #define REC_SLOT_FROM_SP 16
-#define REC_CFA_FROM_SP 0
 #else
 #define REC_SLOT_FROM_SP (-(intptr_t)sizeof(uintptr_t))
-#define REC_CFA_FROM_SP 0
 #endif
 
-/* The slot of a function that was, or returned with, stack pointer sp. */
-static inline uintptr_t *rec_slot_of_sp(uintptr_t sp)
+struct mcount_site_info;
+#if defined(__aarch64__)
+REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot,
+				  bool *copy);
+#else
+static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot,
+				     bool *copy)
 {
-	return (uintptr_t *)(sp + (uintptr_t)REC_SLOT_FROM_SP);
+	(void)func;
+	*copy = false;
+	return (uintptr_t)slot - (uintptr_t)REC_SLOT_FROM_SP;
 }
+#endif
+#if defined(__aarch64__) || defined(__arm__)
+#define REC_ARCH_SITES 1
+REC_HIDDEN const char *rec_arch_site(const struct mcount_site_info *s,
+				     uintptr_t start);
+#endif
 
 /*
  * 32-bit ARM's -pg hook comes after a prologue that may have saved lr
- * already, where the function will return through: arm/sites.c reads
- * each site's prologue at start (rec_site_prepare: false, with why, if
- * it cannot) and rec_site_slot turns the slot the trampoline passed
- * into that one (NULL for a site it did not read).  Elsewhere the
+ * already, where the function will return through, above the word the
+ * trampoline pushed and passes as the slot: rec_arch_slot gives the
+ * slot the function returns through (recorder/arm/frame.c, from what
+ * rec_arch_site read; NULL for a site it did not read).  Elsewhere the
  * trampoline's slot is the one.
  */
 #if defined(__arm__)
-#define REC_SITE_SLOTS 1
-struct mcount_site_info;
-REC_HIDDEN bool rec_site_prepare(const struct mcount_site_info *s,
-				 const char **why);
-REC_HIDDEN uintptr_t *rec_site_slot(uintptr_t ret, uintptr_t *slot);
+REC_HIDDEN uintptr_t *rec_arch_slot(uintptr_t func, uintptr_t *slot);
 #else
-static inline uintptr_t *rec_site_slot(uintptr_t ret, uintptr_t *slot)
+static inline uintptr_t *rec_arch_slot(uintptr_t func, uintptr_t *slot)
 {
-	(void)ret;
+	(void)func;
 	return slot;
 }
+#endif
+
+/*
+ * The DWARF CFA (__builtin_dwarf_cfa) less the stack pointer a function
+ * was called with: s390x's CFA is 160 above it, past the register save
+ * area.
+ */
+#if defined(__s390x__)
+#define REC_CFA_FROM_SP 160
+#else
+#define REC_CFA_FROM_SP 0
 #endif
 
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */

@@ -18,14 +18,14 @@ REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
-REC_ARCHES := x86_64 s390x ppc64le arm
+REC_ARCHES := x86_64 i386 aarch64 arm ppc64le s390x
 RT_HOSTED_MEMBER := hosted-rec.o
 
 # The recorder's objects of <arch>: its C files, its trampoline, and
-# recorder/<arch>/sites.c where it has one (arm).
+# recorder/<arch>/frame.c where it has one (aarch64, arm).
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
-	   $(if $(wildcard recorder/$(1)/sites.c),sites.o))
+	   $(if $(wildcard recorder/$(1)/frame.c),frame.o))
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
 	@mkdir -p $(@D)
@@ -49,7 +49,7 @@ $(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(RT_OBJROOT)/%/rec-sites.o: recorder/%/sites.c $(REC_HDRS)
+$(RT_OBJROOT)/%/rec-frame.o: recorder/%/frame.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

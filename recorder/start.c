@@ -81,52 +81,80 @@ static bool matches(const char *globs, const char *name)
 struct pick {
 	const char *only, *never;
 	size_t enabled, failed;
+	size_t unfit;			/* sites the backend cannot record */
+	const char *unfit_name, *unfit_why;
 };
 
-/*
- * True if the recorder can find the return address of the function of
- * site `s` (named `name`, or NULL) when its hook runs; else false, said
- * on stderr (arm/sites.c: a prologue it cannot read).
- */
-static bool site_followed(const struct mcount_site_info *s,
-			  const char *name)
+/* True if recording wants site `s` enabled; its function's name in *name. */
+static bool wanted(const struct pick *p, const struct mcount_site_info *s,
+		   const char **name, unsigned long *off)
 {
-#ifdef REC_SITE_SLOTS
-	const char *why;
-
-	if (rec_site_prepare(s, &why))
-		return true;
-	fprintf(stderr, "mcount: trace: not recording %s (%#lx): %s\n",
-		name ? name : "a function", s->addr, why);
-	return false;
-#else
-	(void)s;
-	(void)name;
+	*off = 0;
+	*name = mcount_func_name(s->at, off);
+	if (s->state == MCOUNT_SITE_REFUSED)
+		return false;
+	if (p->only && (!*name || !matches(p->only, *name)))
+		return false;
+	if (p->never && *name && matches(p->never, *name))
+		return false;
 	return true;
-#endif
 }
 
 static int enable_one(const struct mcount_site_info *s, void *arg)
 {
 	struct pick *p = arg;
-	unsigned long off = 0;
-	const char *name = mcount_func_name(s->at, &off);
+	unsigned long off;
+	const char *name;
 
-	if (s->state == MCOUNT_SITE_REFUSED)
+	if (!wanted(p, s, &name, &off))
 		return 0;
-	if (p->only && (!name || !matches(p->only, name)))
-		return 0;
-	if (p->never && name && matches(p->never, name))
-		return 0;
-	if (!site_followed(s, name)) {
-		p->failed++;
-		return 0;
-	}
 	if (mcount_enable(name ? s->at - off : s->at) == MCOUNT_OK)
 		p->enabled++;
 	else
 		p->failed++;
 	return 0;
+}
+
+#ifdef REC_ARCH_SITES
+/* The backend reads each wanted site first (rec_arch_site). */
+static int check_one(const struct mcount_site_info *s, void *arg)
+{
+	struct pick *p = arg;
+	unsigned long off;
+	const char *name, *why;
+
+	if (!wanted(p, s, &name, &off))
+		return 0;
+	why = rec_arch_site(s, name ? s->at - off : 0);
+	if (why && !p->unfit++) {
+		p->unfit_name = name ? name : "a function with no symbol";
+		p->unfit_why = why;
+	}
+	return 0;
+}
+#endif
+
+/*
+ * False, having said why, if the backend cannot record some function
+ * the recording wants: then nothing is recorded, rather than a trace
+ * that is wrong or silently short.
+ */
+static bool sites_fit(struct pick *p)
+{
+#ifdef REC_ARCH_SITES
+	mcount_for_each_site(check_one, p);
+	if (p->unfit) {
+		fprintf(stderr, "mcount: trace: cannot record %s on %s: %s "
+			"(%zu such functions; leave them out with "
+			"MCOUNT_TRACE_NOTRACE or mctrace -N): nothing "
+			"recorded\n", p->unfit_name, rec_arch_name,
+			p->unfit_why, p->unfit);
+		return false;
+	}
+#else
+	(void)p;
+#endif
+	return true;
 }
 
 static void read_config(const char *path)
@@ -240,6 +268,8 @@ __attribute__((constructor(102))) static void rec_start(void)
 			      .never = getenv("MCOUNT_TRACE_NOTRACE") };
 	if (pick.only && !*pick.only)
 		pick.only = NULL;
+	if (!sites_fit(&pick))
+		return;
 	mcount_for_each_site(enable_one, &pick);
 	if (open_trace() != 0)
 		return;

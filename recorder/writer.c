@@ -321,6 +321,7 @@ static uint64_t drain(struct rec_thread *t)
 	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
 		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
 		munmap(t->frames, t->max_frames * sizeof(*t->frames));
+		munmap(t->fixes, 2 * t->max_frames * sizeof(*t->fixes));
 		t->unmapped = true;
 	}
 	return n;

@@ -1546,11 +1546,15 @@ bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
 /*
  * From the trampolines of a backend that passes the slot of the
  * function's return address (MC_RT_DISPATCH_SLOT): to the slot hook when
- * one is set, else to the callback as mc_rt_dispatch.  The hook gets the
+ * one is set, else to the callback as mc_rt_dispatch (the caller as the
+ * backend reads it from the slot: MC_RT_SLOT_CALLER).  The hook gets the
  * return address into the function, which names it as well as its
  * start does, without a search on the traced path; it keeps its own
  * recursion guard, per thread.
  */
+#ifndef MC_RT_SLOT_CALLER
+#define MC_RT_SLOT_CALLER(addr) (addr)
+#endif
 MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
 {
 	mc_rt_slot_hook_t hook = __atomic_load_n(&slot_hook, __ATOMIC_ACQUIRE);
@@ -1558,7 +1562,7 @@ MC_RT_NOTRACE void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot)
 	if (hook)
 		hook(ret, slot);
 	else
-		mc_rt_dispatch(ret, *slot);
+		mc_rt_dispatch(ret, MC_RT_SLOT_CALLER(*slot));
 }
 
 /* ---- listing ----------------------------------------------------------- */

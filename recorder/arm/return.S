@@ -4,7 +4,7 @@
  * compiler's instruction set (Thumb-2 for Debian's armhf, ARM with
  * -marm): the code below is valid in both.
  *
- * rec_entry (record.c, with arm/sites.c) writes this address where a
+ * rec_entry (record.c, with arm/frame.c) writes this address where a
  * traced function keeps its return address, 4 below its stack pointer
  * at entry (lr, or the word its first push stores lr in), so that its
  * `bx lr` or `pop {..., pc}` lands here with sp as it was at its entry.

@@ -40,6 +40,24 @@ void _mcount(void);
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 
 /*
+ * The trampolines call mc_rt_dispatch_slot (platform.h) with where the
+ * function's return address lives.  Under pac-ret the -pg form's slot
+ * holds it signed: the callback gets it with the authentication code
+ * stripped (xpaclri, which works on x30 only and is a NOP on cores
+ * without pointer authentication).
+ */
+#define MC_RT_DISPATCH_SLOT 1
+static inline uintptr_t mc_rt_a64_strip_pac(uintptr_t addr)
+{
+	uintptr_t out;
+
+	__asm__("mov x30, %1\n\thint #7\n\tmov %0, x30"
+		: "=r"(out) : "r"(addr) : "x30");
+	return out;
+}
+#define MC_RT_SLOT_CALLER(addr) mc_rt_a64_strip_pac(addr)
+
+/*
  * Make [addr, addr + len) as written visible to instruction fetch on
  * every core of the inner shareable domain: clean each data cache line
  * to the point of unification, wait, invalidate each instruction cache

@@ -18,18 +18,18 @@
  * indirect-result registers) and q0-q7 (the FP/SIMD argument registers)
  * around the C call, although GCC does not expect the hook to keep them:
  * a NOP keeps every register, and so should the call that replaces it.
- * Then it calls mc_rt_dispatch(x30, caller) and returns to x30.
+ * Then it calls mc_rt_dispatch_slot(x30, slot) (platform.h) and returns
+ * to x30.  `slot` is where the function's return address lives: the
+ * x30 its prologue saved in its frame record, [x29, #8], which both
+ * compilers set up before the hook (each refuses -pg with
+ * -fomit-frame-pointer).  Its epilogue reloads x30 from there, so a
+ * recorder of exits swaps it there.  Under pac-ret that word is signed;
+ * the engine strips the code before it names the caller
+ * (MC_RT_SLOT_CALLER in backend.h).
  *
  * Clang's -pg hook is a bare `bl _mcount` after the same prologue, with
- * no `mov x0, x30`: x0 still holds the function's first argument.  So
- * the caller is x0 only when the instruction before the `bl` is that
- * `mov` (aa1e03e0); otherwise (clang, or GCC having scheduled another
- * instruction in between, as it does in the tests' fx_many) it is the
- * x30 the prologue saved in the function's frame record, [x29, #8],
- * which both compilers set up before the hook (each refuses -pg with
- * -fomit-frame-pointer, and the tests check the caller for both), with
- * a pointer-authentication code stripped (`xpaclri`, a NOP on cores
- * without PAC), as GCC 12 does.  Without an
+ * no `mov x0, x30`: x0 still holds the function's first argument, which
+ * is why the caller comes from the frame record for both.  Without an
  * FPU (-mgeneral-regs-only, as firmware may build) q0-q7 are not
  * touched; such code passes no arguments in them either.
  *
@@ -38,8 +38,9 @@
  *
  * Frame (sp 16-byte aligned throughout):
  *   [sp, #0]    x29, x30
- *   [sp, #16]   x0 ... x8 (x8 at #80; the pad trampoline's x9 at #88)
+ *   [sp, #16]   x0 ... x8 (x8 at #80)
  *   [sp, #96]   q0 ... q7
+ *   [sp, #FRAME + 8]   the pad trampoline's x9 (its frame is 16 larger)
  */
 
 #ifdef __ARM_FP
@@ -51,23 +52,24 @@
 	.text
 
 /*
- * The frame both trampolines build.  push_frame stores the frame record
- * (x29, x30) and points x29 at it; save_args/restore_args keep x0-x7 and
- * q0-q7, and each trampoline keeps x8 (with the pad's x9) itself.
- * pop_frame REG reloads x29 and, into REG (x30 unless named), the
- * saved x30, and frees the frame; the pad has by then reloaded x30
- * from x9's slot, hence the unconditional .cfi_restore x30.
+ * The frame both trampolines build.  push_frame SIZE stores the frame
+ * record (x29, x30) and points x29 at it; save_args/restore_args keep
+ * x0-x7 and q0-q7, and each trampoline keeps x8 (with the pad's x9)
+ * itself.  pop_frame SIZE, REG reloads x29 and, into REG (x30 unless
+ * named), the saved x30, and frees the frame; the pad has by then
+ * reloaded x30 from x9's slot, hence the unconditional .cfi_restore
+ * x30.  SIZE must contain no spaces (gas splits macro arguments there).
  */
-	.macro	push_frame
-	stp	x29, x30, [sp, #-FRAME]!
-	.cfi_def_cfa_offset FRAME
-	.cfi_offset x29, -FRAME
-	.cfi_offset x30, -FRAME + 8
+	.macro	push_frame size=FRAME
+	stp	x29, x30, [sp, #-(\size)]!
+	.cfi_def_cfa_offset \size
+	.cfi_offset x29, -(\size)
+	.cfi_offset x30, -(\size)+8
 	mov	x29, sp
 	.endm
 
-	.macro	pop_frame reg=x30
-	ldp	x29, \reg, [sp], #FRAME
+	.macro	pop_frame size=FRAME, reg=x30
+	ldp	x29, \reg, [sp], #\size
 	.cfi_def_cfa_offset 0
 	.cfi_restore x29
 	.cfi_restore x30
@@ -119,18 +121,10 @@ mc_rt_tramp_mcount:
 	push_frame
 	str	x8, [sp, #80]
 	save_args
-	mov	x1, x0			/* GCC: the function's return address */
-	ldur	w9, [x30, #-8]		/* the instruction before the hook */
-	movz	w10, #0x03e0
-	movk	w10, #0xaa1e, lsl #16	/* mov x0, x30 */
-	cmp	w9, w10
-	b.eq	1f
-	ldr	x9, [x29]		/* clang: the function's frame record */
-	ldr	x30, [x9, #8]		/* its saved x30, signed under pac-ret */
-	hint	#7			/* xpaclri: strip the PAC (NOP without) */
-	mov	x1, x30
-1:	ldr	x0, [sp, #8]		/* return address into the function */
-	bl	mc_rt_dispatch
+	ldr	x1, [x29]		/* the function's frame record */
+	add	x1, x1, #8		/* where its return address is */
+	mov	x0, x30			/* return address into the function */
+	bl	mc_rt_dispatch_slot
 	restore_args
 	ldr	x8, [sp, #80]
 	pop_frame
@@ -146,15 +140,19 @@ mc_rt_tramp_mcount:
  *	bl	mc_rt_tramp_pad	x30 := back into the function
  *
  * The arguments are all still live, and x30 must be the function's own
- * return address again when it resumes.  Same frame as above, with x9
- * at [sp, #88]; mc_rt_dispatch(x30, x9).  The return puts x9 back in
- * x30 and branches to the function through x9 (`ret x9`: a return, so
- * BTI needs no landing pad there), leaving x9, a scratch register no
- * caller expects kept, pointing into the function.  Disabled, the pad
- * keeps its `mov x9, x30` and has `nop` for the `bl` (the live form):
- * x9 is written on every entry either way, and only the `bl` decides
- * whether this runs.
+ * return address again when it resumes.  Same frame as above, 16 bytes
+ * larger: x9 goes to its top word, which is the word below the
+ * function's stack pointer, its return address's slot for
+ * mc_rt_dispatch_slot(x30, slot) (a recorder of exits swaps it there,
+ * and keys the frame by the stack pointer one word above: recorder.h).
+ * The return reloads x30 from that slot and branches to the function
+ * through x9 (`ret x9`: a return, so BTI needs no landing pad there),
+ * leaving x9, a scratch register no caller expects kept, pointing into
+ * the function.  Disabled, the pad keeps its `mov x9, x30` and has `nop`
+ * for the `bl` (the live form): x9 is written on every entry either
+ * way, and only the `bl` decides whether this runs.
  */
+#define PAD_FRAME (FRAME+16)
 	.globl	mc_rt_tramp_pad
 	.hidden	mc_rt_tramp_pad
 	.type	mc_rt_tramp_pad, %function
@@ -162,15 +160,17 @@ mc_rt_tramp_mcount:
 mc_rt_tramp_pad:
 	.cfi_startproc
 	hint	#34			/* bti c */
-	push_frame
-	stp	x8, x9, [sp, #80]
+	push_frame PAD_FRAME
+	str	x8, [sp, #80]
+	str	x9, [sp, #PAD_FRAME-8]	/* the function's return address */
 	save_args
-	mov	x1, x9			/* the function's return address */
+	add	x1, sp, #PAD_FRAME-8	/* its slot */
 	mov	x0, x30			/* return address into the function */
-	bl	mc_rt_dispatch
+	bl	mc_rt_dispatch_slot
 	restore_args
-	ldp	x8, x30, [sp, #80]	/* x30 := the function's return address */
-	pop_frame x9			/* x9 := back into the function */
+	ldr	x8, [sp, #80]
+	ldr	x30, [sp, #PAD_FRAME-8]	/* x30 := the function's return address */
+	pop_frame PAD_FRAME, x9		/* x9 := back into the function */
 	ret	x9
 	.cfi_endproc
 	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad

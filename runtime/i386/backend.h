@@ -29,6 +29,9 @@ void mcount(void);
 
 #define MC_RT_HAVE_GOT_BASE 1
 
+/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+#define MC_RT_DISPATCH_SLOT 1
+
 /*
  * Another core may run code this one changed only after a
  * core-serialising instruction of its own (Intel SDM vol. 3, 8.1.3,

@@ -57,7 +57,7 @@ mcount:
 /*
  * Build a frame on %ebp, save the call-clobbered registers below it and
  * align %esp so that, after the two argument pushes, the call to
- * mc_rt_dispatch happens on a 16-byte boundary.
+ * mc_rt_dispatch_slot happens on a 16-byte boundary.
  */
 .macro	SAVE_REGS
 	pushl	%ebp
@@ -85,10 +85,12 @@ mcount:
 .endm
 
 /*
- * mc_rt_dispatch(ret, caller): cdecl, arguments pushed right to left.
- * Hidden, so the call needs no PLT and no %ebx.
+ * mc_rt_dispatch_slot(ret, slot) (platform.h): cdecl, arguments pushed
+ * right to left; `slot` is where the function's return address lives,
+ * which a recorder of exits swaps.  Hidden, so the call needs no PLT
+ * and no %ebx.
  */
-	.hidden	mc_rt_dispatch
+	.hidden	mc_rt_dispatch_slot
 
 	.globl	mc_rt_tramp_fentry
 	.hidden	mc_rt_tramp_fentry
@@ -98,9 +100,10 @@ mc_rt_tramp_fentry:
 	.cfi_startproc
 	endbr32
 	SAVE_REGS
-	pushl	8(%ebp)			/* the function's return address */
+	leal	8(%ebp), %eax
+	pushl	%eax			/* where its return address is */
 	pushl	4(%ebp)			/* return into the function */
-	call	mc_rt_dispatch
+	call	mc_rt_dispatch_slot
 	RESTORE_REGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_fentry, . - mc_rt_tramp_fentry
@@ -114,9 +117,10 @@ mc_rt_tramp_mcount:
 	endbr32
 	SAVE_REGS
 	movl	0(%ebp), %eax		/* the function's frame pointer */
-	pushl	4(%eax)			/* the function's return address */
+	addl	$4, %eax
+	pushl	%eax			/* where its return address is */
 	pushl	4(%ebp)			/* return into the function */
-	call	mc_rt_dispatch
+	call	mc_rt_dispatch_slot
 	RESTORE_REGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount

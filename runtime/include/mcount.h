@@ -23,10 +23,11 @@
  *
  * Recording (hosted; mctrace(1)): MCOUNT_TRACE=FILE in the environment
  * starts the recorder, which enables the hooks itself and writes each
- * call's entry and exit.  It records on x86_64, s390x, ppc64le and
- * 32-bit ARM (there, a -pg function only when it can read its prologue:
- * each one left out is named on stderr); elsewhere it says so on stderr
- * at start and records nothing.
+ * call's entry and exit.  It records on x86_64, i386, aarch64, 32-bit
+ * ARM, ppc64le and s390x (on aarch64 and ARM, when it can read the
+ * prologue of every -pg function it is to record: else it names one on
+ * stderr and records nothing); elsewhere it says so on stderr at start
+ * and records nothing.
  *
  * Threads.  mcount_boot() rewrites every site with plain stores: call it
  * (or let the constructor call it) before other threads run hooked code.

@@ -6,9 +6,16 @@
 #
 #   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
 #   MCTRACE=build/mctrace OUT=build/tests/trace sh tests/trace/run.sh
+#   TRACE_ARCH=aarch64 LIBMCOUNT=build/aarch64/libmcount.a ... run.sh
 #
-# Per build of prog.c (GCC -pg -mfentry PIE, GCC plain -pg no-PIE, GCC
-# -fpatchable-function-entry pads, clang -pg -mfentry, clang -pg):
+# TRACE_ARCH (default: the host's) picks the backend; its compilers and
+# runner (qemu-user) come from tests/runtime/arches.sh.  REC_ARCHES
+# (recorder/recorder.mk) names the backends that record: any other is
+# only checked to refuse at start (a message, no file, the program's
+# output unchanged).
+#
+# Per build of prog.c (trace_variants below: each backend's hook forms,
+# GCC and clang, PIE and not):
 #   - the JSON the recorder writes itself (MCOUNT_TRACE=x.json) parses,
 #     follows the trace-event format, and every thread's B/E events
 #     nest with timestamps that never go back (single and 6 threads)
@@ -16,31 +23,47 @@
 #     with -finstrument-functions and counter.c (basic, threads with
 #     pthread_exit, longjmp, signals whose handler runs traced code)
 #   - recursion 10,000 deep; fork (the child's own file); exec (the new
-#     image's own file)
-# Once: C++ exceptions thrown through traced frames (output unchanged,
-# counts, nesting); mctrace's own JSON, folded output and SVG; uftrace
-# record of the same source gives the same call graph (if installed).
-# Then the same per build and C++ check for other architectures under
-# qemu-user, with their cross compilers and clang --target, each
-# hook form they have (cross_begin; TRACE_ARCHES="s390x ..." picks some),
-# fork and exec aside (qemu-user cannot run them here).
+#     image's own file).  Neither under qemu-user, which cannot exec a
+#     foreign binary without binfmt_misc and (7.2) aborts a forked child
+#     of a threaded process that starts a thread, as the recorder's does
+# A variant the backend cannot record is expected to be refused at
+# start, with its reason.
+# Per backend: C++ exceptions thrown through traced frames (output
+# unchanged, counts, nesting), with g++ and clang++.  On the host only:
+# mctrace's own JSON, folded output and SVG; uftrace record of the same
+# source gives the same call graph (if installed).
 set -u
 T=tests/trace
-# the host's; cross_arch() sets these for another architecture
-RUN= NM=nm
 OUT=${OUT:-build/tests/trace}
 LIB=${LIBMCOUNT:-build/libmcount.a}
-ALIB=$LIB
-LIBDIR=$(dirname "$LIB")
 TOOL=${RECORDMCOUNT:-build/recordmcount}
 MCT=${MCTRACE:-build/mctrace}
 PY=${PYTHON:-python3}
+REC_ARCHES=${REC_ARCHES:-x86_64 i386}
+. tests/runtime/arches.sh
+HOST=$(uname -m | sed 's/^i[3-6]86$/i386/')
+ARCH=${TRACE_ARCH:-$HOST}
+if ! rt_arch_config "$ARCH"; then
+	echo "FAIL: trace: [$ARCH] no configuration in tests/runtime/arches.sh"
+	exit 1
+fi
+# a program that hangs fails its test instead of stopping the suite
+RUN="timeout 120${RT_RUN:+ $RT_RUN}"
+QEMU=$RT_RUN
+GCC=$RT_CC_DEFAULT
+GXX=$(echo "$GCC" | sed 's/gcc$/g++/')
+NM=$(echo "$RT_OBJDUMP" | sed 's/objdump$/nm/')
+CLANG="clang${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
+CLANGXX=$(echo "$CLANG" | sed 's/^clang/clang++/')
 failures=0
 mkdir -p "$OUT"
 rm -f "$OUT"/*.data* "$OUT"/*.json "$OUT"/*.raw
 
-pass() { echo "PASS: trace: $*"; }
-fail() { echo "FAIL: trace: $*"; failures=$((failures + 1)); }
+# each line names the backend, but the host's (as before there were others)
+TAG=
+[ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
+pass() { echo "PASS: trace: $TAG$*"; }
+fail() { echo "FAIL: trace: $TAG$*"; failures=$((failures + 1)); }
 expect() {	# expect <description> <command...>
 	what=$1
 	shift
@@ -50,13 +73,14 @@ expect() {	# expect <description> <command...>
 FUNCS="leaf mid top recurse jumper jump_test handler signal_test worker
 	exiter threads_test main"
 
-# build <name> <cc> <hook flags> <pie>: $OUT/<name>, recorded
+# build <name> <cc> <hook flags> <pie> [src]: $OUT/<name>, recorded
 build() {
 	pic=-fPIE
 	[ "$4" = -no-pie ] && pic=-fno-pie
-	$2 -std=gnu11 -O2 -g -fno-inline $3 $pic -c $T/prog.c -o "$OUT/$1.o" &&
+	$2 -std=gnu11 -O2 -g -fno-inline $3 $pic -c ${5:-$T/prog.c} \
+		-o "$OUT/$1.o" &&
 	$TOOL "$OUT/$1.o" &&
-	$2 $4 -o "$OUT/$1" "$OUT/$1.o" "$ALIB" -Wl,-T,lds/mcount.lds -lpthread
+	$2 $4 -o "$OUT/$1" "$OUT/$1.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
 }
 
 # counted <cc> <pie flags>: the same source, counted by counter.c
@@ -90,6 +114,7 @@ count_run() {	# count_run <name> <prog> <mode>
 
 variant() {	# variant <tag> <cc> <hooks> <pie flags>
 	tag=$1
+	[ "$2" != false ] || return 0
 	if ! build "prog-$tag" "$2" "$3" "$4" || ! counted "$2"; then
 		fail "[$tag] build"
 		return
@@ -106,17 +131,17 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- $RUN '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
-	if [ -z "$RUN" ]; then
+	if [ -z "$QEMU" ]; then
 		expect "[$tag] fork: the child records on its own" \
 			fork_check $tag $p
 		expect "[$tag] exec: the new image records on its own" \
 			exec_check $tag $p
 	else
-		# qemu-user 7.2's child of a fork dies when other threads
-		# ran (the writer's), recording or not; and it runs only the
-		# program, not what that execs
-		echo "SKIP: trace: [$tag] fork: qemu-user loses the child of a threaded program"
-		echo "SKIP: trace: [$tag] exec: the new image would need binfmt_misc"
+		# (qemu 7.2: a child of a threaded process that starts a
+		# thread fails qemu_plugin_vcpu_init_hook's assertion, with
+		# or without libmcount; the recorder's writer is a thread)
+		echo "SKIP: trace: $TAG[$tag] fork: qemu-user aborts a forked child that starts a thread"
+		echo "SKIP: trace: $TAG[$tag] exec: qemu-user cannot exec a foreign binary"
 	fi
 }
 
@@ -146,38 +171,154 @@ exec_check() {
 		{ echo "mid calls: before exec $a (2), after $b (10)"; return 1; }
 }
 
-variant gcc-fentry gcc "-pg -mfentry" -pie
-variant gcc-mcount gcc "-pg" -no-pie
-variant gcc-pad gcc "-fpatchable-function-entry=5" -pie
-if command -v clang >/dev/null; then
-	variant clang-fentry clang "-pg -mfentry" -pie
-	variant clang-mcount clang "-pg" -no-pie
-else
-	echo "SKIP: trace: clang variants: no clang"
-fi
+# refused <tag> <cc> <hooks> <pie flags> <reason ERE>: recording refused
+# at start with that reason, nothing written, the program unchanged.
+refused() {
+	tag=$1
+	[ "$2" != false ] || return 0
+	expect "[$tag] recording refused at start: $5" refused_check "$@"
+}
+refused_check() {
+	build "prog-$1" "$2" "$3" "$4" || return 1
+	rm -f "$OUT/$1.data"
+	want=$($RUN "$OUT/prog-$1" basic) || return 1
+	got=$(MCOUNT_TRACE="$OUT/$1.data" $RUN "$OUT/prog-$1" basic \
+		2>"$OUT/$1.err") || return 1
+	[ "$got" = "$want" ] && [ ! -e "$OUT/$1.data" ] &&
+	grep -Eq "$5" "$OUT/$1.err" ||
+		{ echo "output '$got' (untraced '$want'), stderr:"
+		  cat "$OUT/$1.err"; return 1; }
+}
 
 # C++ exceptions through traced frames: same output as untraced, the
 # recorded JSON nests, calls equal the counter's.
-cxx_check() {	# cxx_check <c++ compiler> <hook flags>
-	$1 -O2 -g -fno-inline $2 -c $T/throw.cc -o "$OUT/throw.o" &&
-	$TOOL "$OUT/throw.o" &&
-	$1 -o "$OUT/throw" "$OUT/throw.o" "$ALIB" -Wl,-T,lds/mcount.lds &&
-	$1 -O2 -g -fno-inline -finstrument-functions -fno-pie \
-		-c $T/throw.cc -o "$OUT/throw-count.o" &&
-	$1 -no-pie -o "$OUT/throw-count" "$OUT/throw-count.o" "$OUT/counter.o" &&
-	$NM "$OUT/throw-count" > "$OUT/throw-count.nm" || return 1
-	want=$($RUN "$OUT/throw") || return 1
-	got=$(MCOUNT_TRACE="$OUT/throw.json" $RUN "$OUT/throw") || return 1
+cxx_check() {	# cxx_check <tag> <c++> <hook flags> <c compiler>
+	t=throw-$1
+	$2 -O2 -g -fno-inline $3 -c $T/throw.cc -o "$OUT/$t.o" &&
+	$TOOL "$OUT/$t.o" &&
+	$2 -o "$OUT/$t" "$OUT/$t.o" "$LIB" -Wl,-T,lds/mcount.lds &&
+	$2 -O2 -g -fno-inline -finstrument-functions -fno-pie \
+		-c $T/throw.cc -o "$OUT/$t-count.o" &&
+	$4 -O2 -fno-pie -c $T/counter.c -o "$OUT/$t-counter.o" &&
+	$2 -no-pie -o "$OUT/$t-count" "$OUT/$t-count.o" "$OUT/$t-counter.o" &&
+	$NM "$OUT/$t-count" > "$OUT/$t-count.nm" || return 1
+	want=$($RUN "$OUT/$t") || return 1
+	got=$(MCOUNT_TRACE="$OUT/$t.json" $RUN "$OUT/$t") || return 1
 	[ "$want" = "$got" ] || { echo "output '$got', untraced '$want'"; return 1; }
-	$PY $T/check.py json "$OUT/throw.json" 1 || return 1
-	"$MCT" record -o "$OUT/throw.data" -- $RUN "$OUT/throw" >/dev/null &&
-	"$MCT" dump --raw "$OUT/throw.data" > "$OUT/throw.raw" &&
-	COUNTS="$OUT/throw.count" $RUN "$OUT/throw-count" >/dev/null &&
-	$PY $T/check.py counts "$OUT/throw.raw" "$OUT/throw.count" \
-		"$OUT/throw-count.nm" _Z4leafi _Z7throweri _Z7catcheri \
+	$PY $T/check.py json "$OUT/$t.json" 1 || return 1
+	"$MCT" record -o "$OUT/$t.data" -- $RUN "$OUT/$t" >/dev/null &&
+	"$MCT" dump --raw "$OUT/$t.data" > "$OUT/$t.raw" &&
+	COUNTS="$OUT/$t.count" $RUN "$OUT/$t-count" >/dev/null &&
+	$PY $T/check.py counts "$OUT/$t.raw" "$OUT/$t.count" \
+		"$OUT/$t-count.nm" _Z4leafi _Z7throweri _Z7catcheri \
 		_Z9rethrowerv
 }
-expect "C++ exceptions through traced frames" cxx_check g++ "-pg -mfentry"
+
+# The backend's builds: `variant` where it records, `refused` (with the
+# reason it gives) where it cannot, `cxx` for its C++ exceptions.
+trace_variants() {
+	case $ARCH in
+	x86_64)
+		variant gcc-fentry "$GCC" "-pg -mfentry" -pie
+		variant gcc-mcount "$GCC" "-pg" -no-pie
+		variant gcc-pad "$GCC" "-fpatchable-function-entry=5" -pie
+		variant clang-fentry "$CLANG" "-pg -mfentry" -pie
+		variant clang-mcount "$CLANG" "-pg" -no-pie
+		cxx gcc "$GXX" "-pg -mfentry" "$GCC"
+		cxx clang "$CLANGXX" "-pg" "$CLANG"
+		;;
+	i386)
+		# GCC has no -mfentry with -fpic here
+		variant gcc-fentry "$GCC" "-pg -mfentry" -no-pie
+		variant gcc-mcount "$GCC" "-pg" -pie
+		variant gcc-pad "$GCC" "-fpatchable-function-entry=5" -pie
+		variant clang-fentry "$CLANG" "-pg -mfentry" -no-pie
+		variant clang-mcount "$CLANG" "-pg" -pie
+		cxx gcc "$GXX" "-pg" "$GCC"
+		cxx clang "$CLANGXX" "-pg -mfentry" "$CLANG"
+		;;
+	aarch64)
+		variant gcc-mcount "$GCC" "-pg" -pie
+		variant gcc-pad "$GCC" "-fpatchable-function-entry=2" -no-pie
+		variant clang-mcount "$CLANG" "-pg" -no-pie
+		variant clang-pad "$CLANG" "-fpatchable-function-entry=2" -pie
+		# pac-ret: a pad runs before the signing, -pg after it
+		variant gcc-pad-pac "$GCC" \
+			"-fpatchable-function-entry=2 -mbranch-protection=pac-ret" -pie
+		refused gcc-mcount-pac "$GCC" "-pg -mbranch-protection=pac-ret" \
+			-pie "cannot record .* signs its return address"
+		cxx gcc "$GXX" "-pg" "$GCC"
+		cxx clang "$CLANGXX" "-fpatchable-function-entry=2" "$CLANG"
+		;;
+	s390x)
+		variant gcc-fentry "$GCC" "-pg -mfentry" -pie
+		variant gcc-mcount "$GCC" "-pg" -no-pie
+		variant gcc-pad "$GCC" "-fpatchable-function-entry=3" -pie
+		variant clang-fentry "$CLANG" "-pg -mfentry" -pie
+		cxx gcc "$GXX" "-pg -mfentry" "$GCC"
+		cxx clang "$CLANGXX" "-pg -mfentry" "$CLANG"
+		;;
+	ppc64le)
+		# "fentry" is -mprofile-kernel; clang has only -pg, no pads
+		variant gcc-fentry "$GCC" "-pg -mprofile-kernel" -pie
+		variant gcc-mcount "$GCC" "-pg" -no-pie
+		# GCC 12 pads a function before its TOC set-up, which then
+		# computes a wrong TOC (the program crashes, traced or
+		# not): the runtime refuses those pads, nothing to record
+		case $($GCC -dumpversion) in
+		[0-9] | 1[0-2] | [0-9].* | 1[0-2].*)
+			echo "SKIP: trace: $TAG[gcc-pad] GCC $($GCC -dumpversion) pads before the TOC set-up (sites refused)" ;;
+		*)	variant gcc-pad "$GCC" "-fpatchable-function-entry=2" -pie ;;
+		esac
+		variant clang-mcount "$CLANG" "-pg" -pie
+		cxx gcc "$GXX" "-pg -mprofile-kernel" "$GCC"
+		cxx clang "$CLANGXX" "-pg" "$CLANG"
+		;;
+	arm)
+		# Thumb-2 (Debian's default) and ARM state; clang has no
+		# pads on arm
+		variant gcc-mcount "$GCC" "-pg" -pie
+		variant gcc-mcount-arm "$GCC" "-pg -marm" -no-pie
+		variant gcc-pad "$GCC" "-fpatchable-function-entry=3" -pie
+		variant gcc-pad-arm "$GCC" "-fpatchable-function-entry=2 -marm" \
+			-no-pie
+		variant clang-mcount "$CLANG" "-pg" -pie
+		variant clang-mcount-arm "$CLANG" "-pg -marm" -no-pie
+		# GCC -O0 gives a leaf a frame but keeps lr in its register:
+		# its hook's pushed copy is not what it returns through
+		refused gcc-mcount-O0 "$GCC" "-pg -O0" -pie \
+			"cannot record leaf on arm: its prologue makes a frame without saving lr"
+		cxx gcc "$GXX" "-pg" "$GCC"
+		cxx clang "$CLANGXX" "-pg" "$CLANG"
+		;;
+	*)
+		refused gcc-mcount "$GCC" "-pg" -pie \
+			"recording is not supported on $ARCH yet"
+		;;
+	esac
+}
+
+cxx() {	# cxx <tag> <c++> <hook flags> <c compiler>
+	[ "$2" != false ] || return 0
+	expect "[$1] C++ exceptions through traced frames" cxx_check "$@"
+}
+
+case " $REC_ARCHES " in
+*" $ARCH "*)
+	;;
+*)
+	# a backend with no return trampoline: every form refused
+	trace_variants() {
+		refused gcc-mcount "$GCC" "-pg" -pie \
+			"recording is not supported on $ARCH yet"
+	}
+esac
+if ! command -v ${CLANG%% *} >/dev/null; then
+	CLANG=false CLANGXX=false
+	echo "SKIP: trace: ${TAG}clang variants: no clang"
+fi
+trace_variants
+[ "$ARCH" = "$HOST" ] || exit $((failures != 0))
 
 # mctrace's own outputs from one trace.
 outputs_check() {
@@ -228,128 +369,6 @@ if command -v uftrace >/dev/null; then
 	expect "uftrace record gives the same call graph" uftrace_check
 else
 	echo "SKIP: trace: uftrace comparison: no uftrace"
-fi
-
-# Another architecture: recording refused at start, with a message,
-# nothing written, the program unchanged (aarch64 under qemu-user).
-refused_check() {
-	a=aarch64
-	cc=$a-linux-gnu-gcc
-	$cc -std=gnu11 -O2 -pg -c $T/prog.c -o "$OUT/$a.o" &&
-	$TOOL "$OUT/$a.o" &&
-	$cc -o "$OUT/$a" "$OUT/$a.o" "$LIBDIR/$a/libmcount.a" \
-		-Wl,-T,lds/mcount.lds -lpthread || return 1
-	rm -f "$OUT/$a.data"
-	want=$(qemu-$a -L /usr/$a-linux-gnu "$OUT/$a" basic) || return 1
-	got=$(MCOUNT_TRACE="$OUT/$a.data" qemu-$a -L /usr/$a-linux-gnu \
-		"$OUT/$a" basic 2>"$OUT/$a.err") || return 1
-	[ "$got" = "$want" ] && [ ! -e "$OUT/$a.data" ] &&
-	grep -q "recording is not supported on $a yet" "$OUT/$a.err"
-}
-if [ -f "$LIBDIR/aarch64/libmcount.a" ] && command -v qemu-aarch64 >/dev/null
-then
-	expect "[aarch64] recording refused at start, program unchanged" \
-		refused_check
-else
-	echo "SKIP: trace: [aarch64] refusal: no $LIBDIR/aarch64/libmcount.a or qemu-aarch64"
-fi
-
-# ---- other architectures, under qemu-user -------------------------------
-# The same checks, with each one's cross compilers and library (built
-# beside LIBMCOUNT, in <its dir>/<arch>/libmcount.a).  TRACE_ARCHES
-# chooses among them (default: all).
-
-# cross_begin <arch> <triple>: RUN, NM, ALIB and OUT for <arch>; false,
-# with a SKIP line, when its compiler, library or qemu is missing.
-cross_begin() {
-	case " ${TRACE_ARCHES:-$1} " in *" $1 "*) ;; *) return 1 ;; esac
-	ALIB=$LIBDIR/$1/libmcount.a
-	if [ ! -f "$ALIB" ] || ! command -v "$2-gcc" >/dev/null ||
-	   ! command -v "qemu-$1" >/dev/null; then
-		echo "SKIP: trace: [$1] no $ALIB, $2-gcc or qemu-$1"
-		return 1
-	fi
-	RUN="qemu-$1 -L /usr/$2" NM=$2-nm OUT=$HOST_OUT/$1
-	mkdir -p "$OUT"
-	rm -f "$OUT"/*.data* "$OUT"/*.json "$OUT"/*.raw
-}
-cross_end() { RUN= NM=nm ALIB=$LIB OUT=$HOST_OUT; }
-HOST_OUT=$OUT
-
-# clang_variant <tag> <target> <hooks> <pie flags>
-clang_variant() {
-	if command -v clang >/dev/null; then
-		variant "$1" "clang --target=$2" "$3" "$4"
-	else
-		echo "SKIP: trace: [$1]: no clang"
-	fi
-}
-
-if cross_begin s390x s390x-linux-gnu; then
-	variant s390x-gcc-fentry s390x-linux-gnu-gcc "-pg -mfentry" -pie
-	variant s390x-gcc-mcount s390x-linux-gnu-gcc -pg -no-pie
-	variant s390x-gcc-pad s390x-linux-gnu-gcc \
-		-fpatchable-function-entry=3 -pie
-	clang_variant s390x-clang-fentry s390x-linux-gnu "-pg -mfentry" -pie
-	expect "[s390x] C++ exceptions through traced frames" \
-		cxx_check s390x-linux-gnu-g++ "-pg -mfentry"
-	cross_end
-fi
-
-# -mprofile-kernel is the "fentry" form; clang has only -pg, no pads
-if cross_begin ppc64le powerpc64le-linux-gnu; then
-	cc=powerpc64le-linux-gnu-gcc
-	variant ppc64le-gcc-fentry $cc "-pg -mprofile-kernel" -pie
-	variant ppc64le-gcc-mcount $cc -pg -no-pie
-	# GCC 12 pads a function before its TOC set-up, which then
-	# computes a wrong TOC (the program crashes, traced or not): the
-	# runtime refuses those pads, so there is nothing to record
-	case $($cc -dumpversion) in
-	[0-9] | 1[0-2] | [0-9].* | 1[0-2].*)
-		echo "SKIP: trace: [ppc64le-gcc-pad] GCC $($cc -dumpversion) pads before the TOC set-up (refused sites)" ;;
-	*)	variant ppc64le-gcc-pad $cc -fpatchable-function-entry=2 -pie ;;
-	esac
-	clang_variant ppc64le-clang-mcount powerpc64le-linux-gnu -pg -pie
-	expect "[ppc64le] C++ exceptions through traced frames" \
-		cxx_check powerpc64le-linux-gnu-g++ "-pg -mprofile-kernel"
-	cross_end
-fi
-
-# Thumb-2 (Debian's default) and ARM state; clang needs -meabi gnu for
-# __gnu_mcount_nc and has no pads on arm
-# GCC -O0 gives a leaf a frame but keeps lr in its register: the hook's
-# pushed copy is not where the function returns from, so the recorder
-# leaves it out at start, saying so; its callers are recorded.
-arm_unread_check() {	# arm_unread_check <cc>
-	$1 -std=gnu11 -O0 -g -pg -fPIE -c $T/prog.c -o "$OUT/o0.o" &&
-	$TOOL "$OUT/o0.o" &&
-	$1 -pie -o "$OUT/o0" "$OUT/o0.o" "$ALIB" -Wl,-T,lds/mcount.lds \
-		-lpthread || return 1
-	want=$($RUN "$OUT/o0" basic) || return 1
-	got=$(MCOUNT_TRACE="$OUT/o0.json" $RUN "$OUT/o0" basic \
-		2>"$OUT/o0.err") || return 1
-	[ "$got" = "$want" ] || { echo "output '$got', untraced '$want'"; return 1; }
-	grep -q '^mcount: trace: not recording leaf (.*frame without saving lr' \
-		"$OUT/o0.err" || { echo "no refusal of leaf:"; cat "$OUT/o0.err"; return 1; }
-	$PY $T/check.py json "$OUT/o0.json" 1 &&
-	grep -q '"mid"' "$OUT/o0.json" && ! grep -q '"leaf"' "$OUT/o0.json"
-}
-
-if cross_begin arm arm-linux-gnueabihf; then
-	cc=arm-linux-gnueabihf-gcc
-	variant arm-gcc-mcount $cc -pg -pie
-	variant arm-gcc-mcount-arm $cc "-pg -marm" -no-pie
-	variant arm-gcc-pad $cc -fpatchable-function-entry=3 -pie
-	variant arm-gcc-pad-arm $cc "-fpatchable-function-entry=2 -marm" -no-pie
-	clang_variant arm-clang-mcount "arm-linux-gnueabihf -meabi gnu -mthumb" \
-		-pg -pie
-	clang_variant arm-clang-mcount-arm "arm-linux-gnueabihf -meabi gnu" \
-		"-pg -marm" -no-pie
-	expect "[arm] C++ exceptions through traced frames" \
-		cxx_check arm-linux-gnueabihf-g++ -pg
-	expect "[arm] -O0: a leaf whose frame keeps no lr left out, by name" \
-		arm_unread_check $cc
-	cross_end
 fi
 
 [ $failures -eq 0 ]

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sites.c - where a traced 32-bit ARM function keeps its return address
+ * frame.c - where a traced 32-bit ARM function keeps its return address
  * when its hook runs, read from its prologue when recording starts.
  *
  * The runtime's trampoline (runtime/arm/trampoline.S) passes the slot
@@ -10,10 +10,9 @@
  * prologue before it.  GCC and clang put the -pg hook after the
  * prologue, though, and a function that saved lr there returns through
  * that copy (`pop {..., pc}`): D bytes above the pushed word, D being
- * what the prologue took off sp.  The recorder's exit trampoline finds
- * the frame 4 below the stack pointer the function returns with
- * (REC_SLOT_FROM_SP), so the copy must be the first push's top word,
- * where AAPCS prologues put lr.
+ * what the prologue took off sp.  A frame's key is the stack pointer
+ * the function returns with, 4 above its slot (rec_arch_key), so the
+ * copy must be the first push's top word, where AAPCS prologues put lr.
  *
  * So at start each site's prologue is decoded, from the function's
  * symbol to the hook, and D kept per site, keyed by the return address
@@ -21,9 +20,9 @@
  * instructions GCC and clang put there (push, sub sp, vpush, setting a
  * frame pointer, register moves, stores to the frame) and nothing else:
  * a prologue with anything it does not know, or lr saved anywhere but
- * on top, or a frame made with lr not saved, is not recorded, and start
- * says which and why.  Written only before recording starts, read
- * lock-free after.
+ * on top, or a frame made with lr not saved, makes recording refuse at
+ * start, naming the function (start.c).  Written only before recording
+ * starts, read lock-free after.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -75,7 +74,7 @@ static bool put(uintptr_t ret, uintptr_t delta)
 	return true;
 }
 
-uintptr_t *rec_site_slot(uintptr_t ret, uintptr_t *slot)
+uintptr_t *rec_arch_slot(uintptr_t ret, uintptr_t *slot)
 {
 	if (!cap)
 		return NULL;
@@ -243,39 +242,38 @@ static bool thumb_live(uintptr_t a)
 }
 
 /*
- * Before site `s` is enabled: learn where its function's return address
- * is at the hook.  False, with the reason in *why, if it cannot be told.
+ * Before site `s` of the function at `start` (0: no symbol) is enabled:
+ * learn where its function's return address is at the hook.  NULL, or
+ * why it cannot be told.
  */
-bool rec_site_prepare(const struct mcount_site_info *s, const char **why)
+const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 {
-	unsigned long off = 0;
-	uintptr_t start, end;
 	struct prologue p = { 0 };
+	uintptr_t end;
 	bool thumb;
 
 	if (s->style == MCOUNT_STYLE_PAD) {	/* at the entry: lr itself */
 		thumb = thumb_live(s->at);
 		if (!thumb && word_at(s->at) != ARM_MOV_IP_LR)
-			return *why = "a pad the recorder does not know", false;
-		return put(s->at + (thumb ? 6 : 8), 0) ||
-		       (*why = "out of memory", false);
+			return "a pad the recorder does not know";
+		return put(s->at + (thumb ? 6 : 8), 0) ? NULL : "out of memory";
 	}
 	/* the hook: `mov ip, lr` (once `push {lr}`) then the `bl` at addr */
 	thumb = s->addr >= 2 && thumb_live(s->addr - 2);
 	if (!thumb && (s->addr < 4 || word_at(s->addr - 4) != ARM_MOV_IP_LR))
-		return *why = "a hook the recorder does not know", false;
+		return "a hook the recorder does not know";
+	if (!start)
+		return "no symbol says where its prologue starts";
+	start &= ~(uintptr_t)1;
 	end = s->addr - (thumb ? 2 : 4);
-	if (!mcount_func_name(s->addr, &off))
-		return *why = "no symbol says where its prologue starts", false;
-	start = (s->addr - off) & ~(uintptr_t)1;
 	if (start > end || end - start > PROLOGUE_MAX)
-		return *why = "its prologue is too long to read", false;
+		return "its prologue is too long to read";
 	read_prologue(&p, (const uint8_t *)start, end - start, thumb);
 	if (!p.why && !p.lr_saved && p.taken)
 		p.why = "its prologue makes a frame without saving lr";
 	if (p.why)
-		return *why = p.why, false;
+		return p.why;
 	/* lr on the first push's top: 4 below sp at entry, D above ours */
-	return put(s->addr + 4, p.lr_saved ? p.taken : 0) ||
-	       (*why = "out of memory", false);
+	return put(s->addr + 4, p.lr_saved ? p.taken : 0) ? NULL
+							  : "out of memory";
 }

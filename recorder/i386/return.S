@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * return.S - the i386 return trampoline of the recorder.
+ *
+ * rec_entry (record.c) writes this address over a traced function's
+ * return address, so the function's `ret` lands here with %esp just
+ * above the slot it returned through, its frame's key: rec_exit(%esp)
+ * writes the exit event and gives back the real return address, and we
+ * jump there (or here again: a tail-called function returns through its
+ * caller's slot).  A function that pops its own arguments (`ret $4`, for
+ * a struct returned in memory) arrives with %esp that much higher,
+ * which rec_exit allows for.
+ *
+ * On arrival the return registers are live: %eax and %edx (64-bit
+ * values), and the x87 stack's %st0 (and %st1 for a complex long
+ * double).  rec_exit is C that does no floating-point arithmetic; at most
+ * a 64-bit atomic load or store of its may go through the x87 stack
+ * (fild/fistp), which pushes and pops above what is there and leaves it
+ * as it found it.  Vector registers are not used by the recorder, built
+ * for i686 (no SSE).  %ecx is free for the jump.  The stack is aligned
+ * here for the call.
+ *
+ * Like x86_64's, this has no frame an unwinder can step through: its CFI
+ * says the return address is undefined, and covers the byte before it
+ * (see recorder/x86_64/return.S).
+ */
+	.text
+	.globl	rec_return_tramp
+	.hidden	rec_return_tramp
+	.hidden	rec_exit
+	.type	rec_return_tramp, @function
+	.p2align 4
+	.cfi_startproc
+	.cfi_undefined eip
+	nop		/* an unwinder looks up the FDE of our address - 1 */
+rec_return_tramp:
+	pushl	%ebp
+	movl	%esp, %ebp
+	pushl	%eax			/* -4(%ebp) */
+	pushl	%edx			/* -8(%ebp) */
+	andl	$-16, %esp
+	subl	$12, %esp
+	leal	4(%ebp), %eax		/* the stack pointer after the ret */
+	pushl	%eax
+	call	rec_exit
+	movl	%eax, %ecx		/* where the function returns to */
+	movl	-8(%ebp), %edx
+	movl	-4(%ebp), %eax
+	movl	%ebp, %esp
+	popl	%ebp
+	jmp	*%ecx
+	.cfi_endproc
+	.size	rec_return_tramp, . - rec_return_tramp
+
+	.section .rodata
+	.globl	rec_arch_ok
+	.hidden	rec_arch_ok
+rec_arch_ok:
+	.byte	1
+	.globl	rec_arch_name
+	.hidden	rec_arch_name
+rec_arch_name:
+	.asciz	"i386"
+
+	.section .note.GNU-stack, "", @progbits
