@@ -415,6 +415,9 @@ enum mc_rv_caller {
 	MC_RV_CALLER_FP = 2,		/* saved at -8(s0) (clang) */
 };
 enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
+/* ... and where the entry's ra is saved, for a recorder of exits */
+bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
+			     int64_t *slot, int64_t *entry_sp);
 
 /* The architectures compiled in, NULL-terminated (for --help). */
 extern const struct mc_arch *const mc_all_arches[];

@@ -551,13 +551,20 @@ static struct rv_effect rv_effect32(uint32_t i)
 	return e;
 }
 
-enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len)
+/* What a prologue did by the hook, relative to the entry's sp. */
+struct rv_prologue {
+	int64_t sp, s0, slot;	/* sp; s0; where the entry's ra was stored */
+	bool sp_ok, s0_ok, slot_ok;
+	uint32_t has_ra;	/* registers holding the entry's ra */
+};
+
+/* Read `len` bytes of code from the entry; false if not followed. */
+static bool rv_read_prologue(const uint8_t *code, size_t len,
+			     struct rv_prologue *p)
 {
-	int64_t sp = 0, s0 = 0, slot = 0;
-	bool sp_ok = true, s0_ok = false, slot_ok = false;
-	uint32_t has_ra = 1u << RV_RA;	/* registers holding the entry's ra */
 	size_t off = 0;
 
+	*p = (struct rv_prologue){ .sp_ok = true, .has_ra = 1u << RV_RA };
 	while (off < len) {
 		struct rv_effect e;
 
@@ -566,53 +573,77 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 		else if (len - off >= 4 && (code[off] & 0x1f) != 0x1f)
 			e = rv_effect32(mc_get_le32(code + off));
 		else
-			return MC_RV_CALLER_UNKNOWN;
+			return false;
 		if (e.len == 0)
-			return MC_RV_CALLER_UNKNOWN;
+			return false;
 		if (e.store) {
-			bool known = e.width && ((e.base == RV_SP && sp_ok) ||
-						 (e.base == RV_S0 && s0_ok));
-			int64_t at = e.imm + (e.base == RV_SP ? sp : s0);
+			bool known = e.width && ((e.base == RV_SP && p->sp_ok) ||
+						 (e.base == RV_S0 && p->s0_ok));
+			int64_t at = e.imm + (e.base == RV_SP ? p->sp : p->s0);
 
-			if (known && e.src >= 0 && (has_ra >> e.src & 1) &&
+			if (known && e.src >= 0 && (p->has_ra >> e.src & 1) &&
 			    e.width == 8) {
-				slot = at;
-				slot_ok = true;
-			} else if (slot_ok &&
+				p->slot = at;
+				p->slot_ok = true;
+			} else if (p->slot_ok &&
 				   (!known ||
-				    (at < slot + 8 && at + (int64_t)e.width > slot))) {
-				slot_ok = false;
+				    (at < p->slot + 8 &&
+				     at + (int64_t)e.width > p->slot))) {
+				p->slot_ok = false;
 			}
 		}
 		if (e.rd > 0) {
 			/* mv rd, rs (addi rd, rs, 0) copies the entry's ra */
 			bool copy = e.rs1 >= 0 && e.imm == 0 &&
-				    (has_ra >> e.rs1 & 1);
+				    (p->has_ra >> e.rs1 & 1);
 
-			has_ra = copy ? has_ra | 1u << e.rd :
-					has_ra & ~(1u << e.rd);
+			p->has_ra = copy ? p->has_ra | 1u << e.rd :
+					   p->has_ra & ~(1u << e.rd);
 		}
 		switch (e.rd) {
 		case RV_SP:
-			if (e.rs1 == RV_SP && sp_ok)
-				sp += e.imm;
+			if (e.rs1 == RV_SP && p->sp_ok)
+				p->sp += e.imm;
 			else
-				sp_ok = false;
+				p->sp_ok = false;
 			break;
 		case RV_S0:
-			s0_ok = e.rs1 == RV_SP && sp_ok;
-			s0 = sp + e.imm;
+			p->s0_ok = e.rs1 == RV_SP && p->sp_ok;
+			p->s0 = p->sp + e.imm;
 			break;
 		default:
 			break;
 		}
 		off += e.len;
 	}
-	if (off != len)
+	return off == len;
+}
+
+enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len)
+{
+	struct rv_prologue p;
+
+	if (!rv_read_prologue(code, len, &p))
 		return MC_RV_CALLER_UNKNOWN;
-	if (has_ra >> RV_A0 & 1)
+	if (p.has_ra >> RV_A0 & 1)
 		return MC_RV_CALLER_A0;
-	if (s0_ok && slot_ok && slot == s0 - 8)
+	if (p.s0_ok && p.slot_ok && p.slot == p.s0 - 8)
 		return MC_RV_CALLER_FP;
 	return MC_RV_CALLER_UNKNOWN;
+}
+
+/*
+ * Where the entry's ra is stored at the hook, and the entry's sp, as
+ * offsets from sp at the hook; false if the prologue does not say.
+ */
+bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
+			     int64_t *slot, int64_t *entry_sp)
+{
+	struct rv_prologue p;
+
+	if (!rv_read_prologue(code, len, &p) || !p.sp_ok || !p.slot_ok)
+		return false;
+	*slot = p.slot - p.sp;
+	*entry_sp = -p.sp;
+	return true;
 }

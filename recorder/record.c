@@ -174,16 +174,11 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	t = self ? self : thread_new();
 	if (!t)
 		goto out;
-	slot = rec_arch_slot(func, slot);
-	if (!slot) {
-		t->lost++;	/* enabled after start, not read (arm) */
-		goto out;
-	}
 	if ((uintptr_t)slot < t->stack_lo || (uintptr_t)slot >= t->stack_hi) {
 		t->lost++;	/* another stack (sigaltstack, coroutine) */
 		goto out;
 	}
-	key = rec_arch_key(func, slot, &copy);
+	key = rec_arch_key(func, &slot, &copy);
 	if (!key) {
 		t->lost++;	/* its frame could not be placed */
 		goto out;

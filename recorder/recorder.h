@@ -116,19 +116,20 @@ REC_HIDDEN void rec_return_tramp(void);
  * the return trampoline passes rec_exit (0: the frame cannot be placed,
  * and is not followed).  A callee's key is below its caller's, a tail
  * call's equals its caller's.  The trampolines pass a slot
- * REC_SLOT_FROM_SP bytes from it: one word below on most (x86's call
- * pushes the return address there; the pad and frame-pointer forms of
- * the link-register machines keep it or a copy there, and so does the
- * first push of an ARM prologue); 112 above on s390x, where a callee
- * saves %r14 in the register save area its caller leaves at its stack
- * pointer; 16 above on ppc64, the LR save doubleword of the caller's
- * frame header.  But aarch64's -pg form's slot is the frame record's
- * x30 (recorder/aarch64/frame.c: rec_arch_site reads each site's
- * prologue when recording starts, and says why it cannot if it cannot).
+ * REC_SLOT_FROM_SP bytes from a stack pointer: one word below on most
+ * (x86's call pushed the return address there, and that is the key),
+ * 112 above on s390x (a callee saves %r14 in the register save area its
+ * caller leaves at its stack pointer), 16 above on ppc64 (the LR save
+ * doubleword of the caller's frame header).  aarch64, arm and riscv64
+ * keep the address where their -pg prologues put it, which
+ * recorder/<arch>/frame.c finds: rec_arch_site reads each site's
+ * prologue when recording starts (and says why, if it cannot),
+ * rec_arch_key gives the key and moves *slot to the word the function
+ * returns through.
  *
- * *copy says the slot is the trampoline's copy of a return address that
- * was in a register (a pad's): the function saves the address we swap
- * in wherever its prologue does, so an unwind looks for it in the
+ * *copy says the slot may be only a copy of a return address that was
+ * in a register (a pad's): the function saves the address we swap in
+ * wherever its prologue does, so an unwind looks for it in the
  * function's frame (record.c).
  */
 #if defined(__s390x__)
@@ -140,39 +141,19 @@ REC_HIDDEN void rec_return_tramp(void);
 #endif
 
 struct mcount_site_info;
-#if defined(__aarch64__)
-REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot,
+#if defined(__aarch64__) || defined(__riscv) || defined(__arm__)
+#define REC_ARCH_SITES 1
+REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 				  bool *copy);
+REC_HIDDEN const char *rec_arch_site(const struct mcount_site_info *s,
+				     uintptr_t start);
 #else
-static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot,
+static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 				     bool *copy)
 {
 	(void)func;
 	*copy = false;
-	return (uintptr_t)slot - (uintptr_t)REC_SLOT_FROM_SP;
-}
-#endif
-#if defined(__aarch64__) || defined(__arm__)
-#define REC_ARCH_SITES 1
-REC_HIDDEN const char *rec_arch_site(const struct mcount_site_info *s,
-				     uintptr_t start);
-#endif
-
-/*
- * 32-bit ARM's -pg hook comes after a prologue that may have saved lr
- * already, where the function will return through, above the word the
- * trampoline pushed and passes as the slot: rec_arch_slot gives the
- * slot the function returns through (recorder/arm/frame.c, from what
- * rec_arch_site read; NULL for a site it did not read).  Elsewhere the
- * trampoline's slot is the one.
- */
-#if defined(__arm__)
-REC_HIDDEN uintptr_t *rec_arch_slot(uintptr_t func, uintptr_t *slot);
-#else
-static inline uintptr_t *rec_arch_slot(uintptr_t func, uintptr_t *slot)
-{
-	(void)func;
-	return slot;
+	return (uintptr_t)*slot - (uintptr_t)REC_SLOT_FROM_SP;
 }
 #endif
 

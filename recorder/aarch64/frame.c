@@ -205,12 +205,12 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
  * for a site not read when recording started (enabled since through the
  * live API), which rec_entry then leaves alone.
  */
-uintptr_t rec_arch_key(uintptr_t func, uintptr_t *slot, bool *copy)
+uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot, bool *copy)
 {
 	struct key_entry *e = keys ? keys_find(func) : NULL;
 
 	if (!e || e->ret != func)
 		return 0;
 	*copy = e->pad;
-	return (uintptr_t)slot + e->delta;
+	return (uintptr_t)*slot + e->delta;
 }

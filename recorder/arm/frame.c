@@ -11,8 +11,9 @@
  * prologue, though, and a function that saved lr there returns through
  * that copy (`pop {..., pc}`): D bytes above the pushed word, D being
  * what the prologue took off sp.  A frame's key is the stack pointer
- * the function returns with, 4 above its slot (rec_arch_key), so the
- * copy must be the first push's top word, where AAPCS prologues put lr.
+ * the function returns with, which rec_arch_key takes to be 4 above the
+ * slot, so the copy must be the first push's top word, where AAPCS
+ * prologues put lr (a pad's lr goes there too, at its first push).
  *
  * So at start each site's prologue is decoded, from the function's
  * symbol to the hook, and D kept per site, keyed by the return address
@@ -38,6 +39,8 @@
 struct site_slot {
 	uintptr_t ret;		/* return address into the function; 0: free */
 	uintptr_t delta;	/* the slot, in bytes above the pushed word */
+	bool copy;		/* a pad's: lr is saved wherever the prologue
+				   puts it, on the pushed word or not */
 };
 
 static struct site_slot *table;
@@ -48,7 +51,7 @@ static size_t hash(uintptr_t ret)
 	return (size_t)((ret >> 1) * 0x9e3779b9u) & (cap - 1);
 }
 
-static bool put(uintptr_t ret, uintptr_t delta)
+static bool put(uintptr_t ret, uintptr_t delta, bool copy)
 {
 	size_t h;
 
@@ -63,25 +66,35 @@ static bool put(uintptr_t ret, uintptr_t delta)
 		used = 0;
 		for (size_t i = 0; old && i < ncap / 2; i++)
 			if (old[i].ret)
-				put(old[i].ret, old[i].delta);
+				put(old[i].ret, old[i].delta, old[i].copy);
 		free(old);
 	}
 	for (h = hash(ret); table[h].ret && table[h].ret != ret;
 	     h = (h + 1) & (cap - 1))
 		;
 	used += !table[h].ret;
-	table[h] = (struct site_slot){ ret, delta };
+	table[h] = (struct site_slot){ ret, delta, copy };
 	return true;
 }
 
-uintptr_t *rec_arch_slot(uintptr_t ret, uintptr_t *slot)
+/*
+ * The frame of the function entered at `ret`: *slot, the word the
+ * trampoline pushed, moved to the one the function returns through,
+ * and the key 4 above that; 0 for a site not read at start (enabled
+ * since: not followed).
+ */
+uintptr_t rec_arch_key(uintptr_t ret, uintptr_t **slot, bool *copy)
 {
+	*copy = false;
 	if (!cap)
-		return NULL;
+		return 0;
 	for (size_t h = hash(ret); table[h].ret; h = (h + 1) & (cap - 1))
-		if (table[h].ret == ret)
-			return (uintptr_t *)((uintptr_t)slot + table[h].delta);
-	return NULL;
+		if (table[h].ret == ret) {
+			*slot = (uintptr_t *)((uintptr_t)*slot + table[h].delta);
+			*copy = table[h].copy;
+			return (uintptr_t)(*slot + 1);
+		}
+	return 0;
 }
 
 /* What the prologue read so far did to sp, and where lr went. */
@@ -256,7 +269,8 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 		thumb = thumb_live(s->at);
 		if (!thumb && word_at(s->at) != ARM_MOV_IP_LR)
 			return "a pad the recorder does not know";
-		return put(s->at + (thumb ? 6 : 8), 0) ? NULL : "out of memory";
+		return put(s->at + (thumb ? 6 : 8), 0, true) ? NULL
+							    : "out of memory";
 	}
 	/* the hook: `mov ip, lr` (once `push {lr}`) then the `bl` at addr */
 	thumb = s->addr >= 2 && thumb_live(s->addr - 2);
@@ -274,6 +288,6 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 	if (p.why)
 		return p.why;
 	/* lr on the first push's top: 4 below sp at entry, D above ours */
-	return put(s->addr + 4, p.lr_saved ? p.taken : 0) ? NULL
-							  : "out of memory";
+	return put(s->addr + 4, p.lr_saved ? p.taken : 0, false) ? NULL
+								 : "out of memory";
 }

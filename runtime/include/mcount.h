@@ -21,14 +21,6 @@
  *
  * Errors are negative MCOUNT_E* codes; nothing here aborts or exits.
  *
- * Recording (hosted; mctrace(1)): MCOUNT_TRACE=FILE in the environment
- * starts the recorder, which enables the hooks itself and writes each
- * call's entry and exit.  It records on x86_64, i386, aarch64, 32-bit
- * ARM, ppc64le and s390x (on aarch64 and ARM, when it can read the
- * prologue of every -pg function it is to record: else it names one on
- * stderr and records nothing); elsewhere it says so on stderr at start
- * and records nothing.
- *
  * Threads.  mcount_boot() rewrites every site with plain stores: call it
  * (or let the constructor call it) before other threads run hooked code.
  * From then on every enable and disable call below is live: any thread
@@ -86,6 +78,15 @@
  * keeps it from recursing: while a thread is inside the callback, hooks
  * it reaches (traced functions the callback calls, or a signal handler
  * that runs traced code on that thread) do not call back.
+ *
+ * Recording (mctrace(1)): a hosted program records its calls' entries
+ * and exits when MCOUNT_TRACE=FILE is set, on every backend above
+ * (x86_64, i386, aarch64, arm, riscv64, ppc64le, s390x) with every hook
+ * form it has; where it cannot follow a function (a -pg prologue it
+ * cannot read, say) it says so on stderr at start and records nothing,
+ * as on any other architecture.  While it records,
+ * the recorder owns the hooks: the callback is not called for the
+ * functions it enabled.
  */
 #ifndef MCOUNT_H
 #define MCOUNT_H

@@ -52,6 +52,9 @@ void _mcount(void);
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_pad
 
+/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+#define MC_RT_DISPATCH_SLOT 1
+
 /*
  * Where an mcount hook's caller is.  GCC passes it in a0 (`mv a0, ra`,
  * which its scheduler may put several instructions before the call);

@@ -17,24 +17,29 @@
  * saves ra, a0-a7 and fa0-fa7 (when the ABI has FP registers) around
  * the C call, although GCC does not count on it: a NOP keeps every
  * register, and so should the call that replaces it.  Then it calls
- * mc_rt_dispatch(ra, a0) and returns to ra.
+ * mc_rt_dispatch_slot(ra, slot) (platform.h) and returns to ra.  `slot`
+ * is where the function's return address is; here, a copy of a0 in the
+ * frame's top word, the word below the function's stack pointer at the
+ * hook: the function reloads ra from its own frame, where a recorder of
+ * exits finds it from the prologue (recorder/riscv64/frame.c).
  *
  * clang's -pg hook is a bare `call _mcount` after a prologue that keeps
  * a frame pointer: a0 is still the first argument, and the caller is
- * the ra the prologue stored at -8(s0).  Such a site calls
- * mc_rt_tramp_mcount_fp, the same but for mc_rt_dispatch(ra, -8(s0)).
- * Which one a site calls the engine decides at boot from the code
+ * the ra the prologue stored at -8(s0), which is the slot itself.  Such
+ * a site calls mc_rt_tramp_mcount_fp, the same but with -8(s0) for the
+ * slot.  Which one a site calls the engine decides at boot from the code
  * before the hook (runtime/riscv64/backend.h, MC_RT_SITE_CALLER).
  *
  * Frame (sp stays 16-byte aligned, as the psABI requires at calls):
  *   0(sp)       ra
  *   8(sp)       a0 ... a7
  *   72(sp)      fa0 ... fa7 (8 bytes each, whatever FLEN)
+ *   FRAME-8(sp) the slot handed on (mcount: a copy of a0)
  */
 
 #if defined(__riscv_flen) && __riscv_flen >= 32
 #define HAVE_FP	1
-#define FRAME	144
+#define FRAME	144		/* 136 used, the top word free */
 #if __riscv_flen == 64
 #define FSAVE	fsd
 #define FLOAD	fld
@@ -44,7 +49,7 @@
 #endif
 #else
 #define HAVE_FP	0
-#define FRAME	80
+#define FRAME	80		/* 72 used, the top word free */
 #endif
 
 	.text
@@ -121,8 +126,8 @@ _mcount:
 	.size	_mcount, . - _mcount
 
 /*
- * mcount_tramp NAME, INSN: an mcount trampoline that takes the caller
- * into a1 with INSN, once a0-a7 are saved.
+ * mcount_tramp NAME, INSN: an mcount trampoline that takes the slot of
+ * the function's return address into a1 with INSN, once a0-a7 are saved.
  */
 	.macro	mcount_tramp name, insn:vararg
 	.globl	\name
@@ -135,7 +140,7 @@ _mcount:
 	save_args
 	\insn
 	mv	a0, ra			/* return address into the function */
-	call	mc_rt_dispatch
+	call	mc_rt_dispatch_slot
 	restore_args
 	pop_frame FRAME
 	ret
@@ -143,8 +148,15 @@ _mcount:
 	.size	\name, . - \name
 	.endm
 
-	/* GCC: a0 is the function's return address (mv a0, ra) */
-	mcount_tramp mc_rt_tramp_mcount, mv a1, a0
+	/*
+	 * GCC: a0 is the function's return address (mv a0, ra): a copy of
+	 * it in the frame's top word is the slot handed on.
+	 */
+	.macro	a0_copy_slot
+	sd	a0, FRAME-8(sp)
+	addi	a1, sp, FRAME-8
+	.endm
+	mcount_tramp mc_rt_tramp_mcount, a0_copy_slot
 
 	/*
 	 * clang: a0 is the function's first argument; its prologue kept
@@ -152,7 +164,7 @@ _mcount:
 	 * engine sends a site here only when the code before its hook
 	 * says so (mc_arch_riscv64_caller).
 	 */
-	mcount_tramp mc_rt_tramp_mcount_fp, ld a1, -8(s0)
+	mcount_tramp mc_rt_tramp_mcount_fp, addi a1, s0, -8
 
 /*
  * A -fpatchable-function-entry pad, once enabled, runs at the function's
@@ -162,8 +174,11 @@ _mcount:
  *	jalr	t0, lo(t0)	the function's return address, in its caller
  *
  * Every argument register is live.  mc_rt_tramp_pad saves ra and t0
- * with them (the same frame, 16 bytes more: t0 at FRAME + 0), calls
- * mc_rt_dispatch(t0, ra), restores them all and returns with `jr t0`.
+ * with them (the same frame, 16 bytes more: t0 at FRAME + 0, and ra
+ * again at FRAME + 8, the word below the function's stack pointer,
+ * which is the slot it hands to mc_rt_dispatch_slot(t0, slot)), restores
+ * them all, ra from that slot (where a recorder of exits may have
+ * swapped it), and returns with `jr t0`.
  */
 	.globl	mc_rt_tramp_pad
 	.hidden	mc_rt_tramp_pad
@@ -173,13 +188,17 @@ mc_rt_tramp_pad:
 	.cfi_startproc
 	push_frame FRAME+16
 	sd	t0, FRAME(sp)
+	sd	ra, FRAME+8(sp)
 	save_args
-	mv	a1, ra			/* the function's return address */
+	addi	a1, sp, FRAME+8		/* the slot of the function's ra */
 	mv	a0, t0			/* return address into the function */
-	call	mc_rt_dispatch
+	call	mc_rt_dispatch_slot
 	restore_args
 	ld	t0, FRAME(sp)
-	pop_frame FRAME+16
+	ld	ra, FRAME+8(sp)
+	.cfi_restore ra
+	addi	sp, sp, FRAME+16
+	.cfi_def_cfa_offset 0
 	jr	t0
 	.cfi_endproc
 	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad

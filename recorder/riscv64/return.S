@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * return.S - the RV64 return trampoline of the recorder.
+ *
+ * rec_entry (record.c) writes this address over a traced function's
+ * saved return address (where its prologue stored ra, or the pad
+ * trampoline's copy of ra: recorder/riscv64/frame.c), so the function's
+ * `ret` lands here with sp back where it was at the function's entry,
+ * its frame's key: rec_exit(sp) writes the exit event and gives back
+ * the real return address, and we jump there (or here again: a
+ * tail-called function returns through its caller's frame).
+ *
+ * On arrival the return registers are live: a0 and a1, and fa0 and fa1
+ * when the ABI has FP registers (8 bytes each kept, whatever FLEN); they
+ * are kept around the C call.  t1 is free for the jump (a temporary no
+ * caller expects kept; t0 may be the static chain or a pad's link).
+ *
+ * The trampoline has no frame an unwinder can step through: its CFI
+ * says the return address is undefined, and covers the instruction
+ * before it (see recorder/x86_64/return.S).
+ *
+ * Frame (16-byte aligned): 0(sp) a0, 8(sp) a1, 16(sp) fa0, 24(sp) fa1.
+ */
+#if defined(__riscv_flen) && __riscv_flen >= 32
+#define HAVE_FP	1
+#if __riscv_flen == 64
+#define FSAVE	fsd
+#define FLOAD	fld
+#else
+#define FSAVE	fsw
+#define FLOAD	flw
+#endif
+#else
+#define HAVE_FP	0
+#endif
+#define FRAME	32
+
+	.text
+	.globl	rec_return_tramp
+	.hidden	rec_return_tramp
+	.hidden	rec_exit
+	.type	rec_return_tramp, @function
+	.p2align 2
+	.cfi_startproc
+	.cfi_undefined ra
+	.option	push
+	.option	norvc
+	nop		/* an unwinder looks up the FDE of our address - 1 */
+	.option	pop
+rec_return_tramp:
+	addi	sp, sp, -FRAME
+	sd	a0, 0(sp)
+	sd	a1, 8(sp)
+#if HAVE_FP
+	FSAVE	fa0, 16(sp)
+	FSAVE	fa1, 24(sp)
+#endif
+	addi	a0, sp, FRAME		/* the stack pointer after the ret */
+	call	rec_exit
+	mv	t1, a0			/* where the function returns to */
+#if HAVE_FP
+	FLOAD	fa0, 16(sp)
+	FLOAD	fa1, 24(sp)
+#endif
+	ld	a0, 0(sp)
+	ld	a1, 8(sp)
+	addi	sp, sp, FRAME
+	jr	t1
+	.cfi_endproc
+	.size	rec_return_tramp, . - rec_return_tramp
+
+	.section .rodata
+	.globl	rec_arch_ok
+	.hidden	rec_arch_ok
+rec_arch_ok:
+	.byte	1
+	.globl	rec_arch_name
+	.hidden	rec_arch_name
+rec_arch_name:
+	.asciz	"riscv64"
+
+	.section .note.GNU-stack, "", @progbits
