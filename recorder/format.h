@@ -4,8 +4,8 @@
  * not ending in .json) and mctrace reads.  Shared by recorder/ and
  * mctrace/; nothing else.
  *
- * Little-endian words, host byte order of a little-endian recorder (the
- * only one today is x86_64).  The file is a header, then blocks, each
+ * Little-endian words, whatever the recorder's byte order (a big-endian
+ * one, s390x, swaps them as it writes).  The file is a header, then blocks, each
  * opened by a struct mct_block.  A reader skips blocks of kinds it does
  * not know, by `bytes`.
  *
@@ -21,7 +21,7 @@
  * An event is two u64: `word` = ticks << 2 | kind, and `func`, which
  * names the function: a run-time address inside it, the same for all
  * its events (the return address of its hook), and the address of its
- * MCT_NAME block.  Ticks are the timestamp counter's (rdtsc), converted
+ * MCT_NAME block.  Ticks are rec_ticks()'s (rdtsc on x86), converted
  * through MCT_CLOCK.  Exits name their function too, so a reader can
  * check each against its entry.
  */

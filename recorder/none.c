@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * none.c - the recorder's stand-in on architectures that have no return
- * trampoline yet (every one but x86_64): recording is refused at start
- * (start.c says so on stderr), never done wrong.
+ * trampoline yet (those not in recorder.mk's REC_ARCHES): recording is
+ * refused at start (start.c says so on stderr), never done wrong.
  */
 #define _GNU_SOURCE
 #include "recorder.h"

@@ -18,10 +18,11 @@ REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
-REC_ARCHES := x86_64 i386 aarch64 riscv64
+REC_ARCHES := x86_64 i386 aarch64 arm riscv64 ppc64le s390x
 RT_HOSTED_MEMBER := hosted-rec.o
 
-# The recorder's objects of <arch>: its C files and its trampoline.
+# The recorder's objects of <arch>: its C files, its trampoline, and
+# recorder/<arch>/frame.c where it has one (aarch64, arm, riscv64).
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
 	   $(if $(wildcard recorder/$(1)/frame.c),frame.o))
@@ -40,8 +41,9 @@ $(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
 
 # The unwinder steps through wrap.c's frames (its wrappers of the
 # unwinder's entry points call the real ones): they need unwind tables
-# even where the compiler makes none by default for C (riscv64's GCC 12).
-$(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS)
+# even where the compiler makes none by default for C (riscv64's GCC 12,
+# 32-bit ARM's EHABI).
+$(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS) recorder/recorder.mk
 	@mkdir -p $(@D)
 	$(RT_COMPILE) -funwind-tables
 

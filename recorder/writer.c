@@ -105,12 +105,48 @@ static void put(const void *p, size_t n)
 	}
 }
 
-static void put_block(uint32_t kind, uint32_t tid, const void *p, size_t n)
+/*
+ * The file's words are little-endian (format.h): a big-endian recorder
+ * swaps them on the way out, the traced threads never do.
+ */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static uint32_t le32(uint32_t v) { return __builtin_bswap32(v); }
+static uint64_t le64(uint64_t v) { return __builtin_bswap64(v); }
+
+static void put_words(const uint64_t *v, size_t n)
 {
-	struct mct_block b = { .kind = kind, .tid = tid, .bytes = n };
+	uint64_t buf[64];
+
+	while (n) {
+		size_t k = n < 64 ? n : 64;
+
+		for (size_t i = 0; i < k; i++)
+			buf[i] = le64(v[i]);
+		put(buf, k * 8);
+		v += k;
+		n -= k;
+	}
+}
+#else
+static uint32_t le32(uint32_t v) { return v; }
+static uint64_t le64(uint64_t v) { return v; }
+static void put_words(const uint64_t *v, size_t n) { put(v, n * 8); }
+#endif
+
+static void put_block_head(uint32_t kind, uint32_t tid, size_t n)
+{
+	struct mct_block b = { .kind = le32(kind), .tid = le32(tid),
+			       .bytes = le64(n) };
 
 	put(&b, sizeof(b));
-	put(p, n);
+}
+
+/* A block whose payload is `n` u64 words. */
+static void put_block(uint32_t kind, uint32_t tid, const uint64_t *v,
+		      size_t n)
+{
+	put_block_head(kind, tid, n * 8);
+	put_words(v, n);
 }
 
 static void put_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -181,15 +217,14 @@ static const char *name_of(uintptr_t addr)
 		  strdup(copy) : NULL;
 	w.nnames++;
 	if (!w.json) {
-		char buf[8 + 4096];
 		uint64_t a = addr;
 		size_t len = n->name ? strlen(n->name) : 0;
 
-		if (len > sizeof(buf) - 8)
-			len = sizeof(buf) - 8;
-		memcpy(buf, &a, 8);
-		memcpy(buf + 8, n->name ? n->name : "", len);
-		put_block(MCT_NAME, 0, buf, 8 + len);
+		if (len > 4096)
+			len = 4096;
+		put_block_head(MCT_NAME, 0, 8 + len);
+		put_words(&a, 1);
+		put(n->name ? n->name : "", len);
 	}
 	return n->name;
 }
@@ -261,7 +296,7 @@ static void put_events(struct rec_thread *t, const struct mct_event *e,
 	for (size_t i = 0; i < n; i++)
 		if (MCT_KIND(e[i].word) == MCT_ENTRY)
 			name_of((uintptr_t)e[i].func);
-	put_block(MCT_EVENTS, t->tid, e, n * sizeof(*e));
+	put_block(MCT_EVENTS, t->tid, &e->word, n * 2);
 }
 
 /* Write out what thread `t` recorded since the last pass; how many. */
@@ -285,7 +320,7 @@ static uint64_t drain(struct rec_thread *t)
 	}
 	if (t->lost != t->lost_written && !w.json) {
 		t->lost_written = t->lost;
-		put_block(MCT_LOST, t->tid, &t->lost_written, 8);
+		put_block(MCT_LOST, t->tid, &t->lost_written, 1);
 	}
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) &&
 	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
@@ -302,7 +337,7 @@ static void put_clock(void)
 	uint64_t c[4] = { w.t0, w.ns0, w.t1, w.ns1 };
 
 	if (!w.json)
-		put_block(MCT_CLOCK, 0, c, sizeof(c));
+		put_block(MCT_CLOCK, 0, c, 4);
 	w.clock_written = w.ns1;
 }
 
@@ -384,8 +419,9 @@ int rec_writer_start(const char *path, bool truncate)
 	if (w.json) {
 		put_text("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	} else {
-		struct mct_header h = { .magic = MCT_MAGIC, .pid = w.pid,
-					.min_time_ns = rec_cfg.min_time_ns };
+		struct mct_header h = { .magic = MCT_MAGIC,
+					.pid = le32(w.pid),
+					.min_time_ns = le64(rec_cfg.min_time_ns) };
 
 		memcpy(h.magic, MCT_MAGIC, 8);
 		put(&h, sizeof(h));

@@ -56,6 +56,9 @@ const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n);
 /* A pad is enabled with `mov ip, lr; bl`, as a live hook (arch/arm.c). */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_mcount
 
+/* The trampoline calls mc_rt_dispatch_slot (platform.h). */
+#define MC_RT_DISPATCH_SLOT 1
+
 /* A Thumb function's address has bit 0 set; its code starts below. */
 #define MC_RT_ISA_BITS 1
 

@@ -29,8 +29,14 @@
  * keep the entry sp across the call) and lr, aligns sp to 8 bytes for
  * the AAPCS (the push of ip left it at 4 mod 8), saves d0-d7 (the VFP
  * argument registers of the hard-float ABI) when there is an FPU, calls
- * mc_rt_dispatch(lr & ~1, saved ip), restores everything and leaves
- * exactly as the stub does.
+ * mc_rt_dispatch_slot(lr & ~1, &pushed ip), restores everything and
+ * leaves exactly as the stub does: the word it pops into lr is the one
+ * the call may have changed (platform.h's slot).  For a pad, and a hook
+ * in a function that saved nothing before it (a leaf), that word is
+ * the function's return address until it saves lr itself, 4 below its
+ * stack pointer at entry where its first push puts lr.  A hook after a
+ * prologue finds lr saved already, higher up: the recorder reads the
+ * prologue to know how much (recorder/arm/).
  *
  * Stack after the first push, and the frame (offsets from r4):
  *   [sp]       the function's return address (ip, pushed)
@@ -77,8 +83,8 @@ mc_rt_tramp_mcount:
 	vpush	{d0-d7}
 #endif
 	bic	r0, lr, #1		/* return address into the function */
-	ldr	r1, [r4, #24]		/* the function's own return address */
-	bl	mc_rt_dispatch
+	add	r1, r4, #24		/* the function's own return address */
+	bl	mc_rt_dispatch_slot
 #ifdef __ARM_FP
 	vpop	{d0-d7}
 #endif

@@ -84,9 +84,11 @@
  * that runs traced code on that thread) do not call back.
  *
  * Recording (mctrace(1)): a hosted program records its calls' entries
- * and exits when MCOUNT_TRACE=FILE is set, on x86_64, i386, aarch64 and
- * riscv64 with every hook form above; elsewhere (arm, ppc64le, s390x)
- * it says so on stderr at start and records nothing.  While it records,
+ * and exits when MCOUNT_TRACE=FILE is set, on every backend above
+ * (x86_64, i386, aarch64, arm, riscv64, ppc64le, s390x) with every hook
+ * form it has; where it cannot follow a function (a -pg prologue it
+ * cannot read, say) it says so on stderr at start and records nothing,
+ * as on any other architecture.  While it records,
  * the recorder owns the hooks: the callback is not called for the
  * functions it enabled.
  */

@@ -36,8 +36,16 @@
  * module (a callback from libc) r2 is that module's TOC.  The
  * trampolines save r2 and compute this module's own from their address
  * (`bcl 20,31` is the form that leaves the return-address predictor
- * alone), call mc_rt_dispatch(ret, caller) through a normal frame, and
- * put every volatile register a function may have live at its hook back.
+ * alone), call mc_rt_dispatch_slot(ret, slot) through a normal frame,
+ * and put every volatile register a function may have live at its hook
+ * back.
+ *
+ * The slot (platform.h) is where the function keeps its return address
+ * from its prologue to its epilogue, the LR save doubleword 16 bytes
+ * above its stack pointer at entry: -pg has stored it there before the
+ * hook; for -mprofile-kernel the trampoline stores r0 there, and after
+ * the call loads it back into both r0 and LR, so that a recorder may
+ * swap it.
  */
 
 /* Our frame, from r1: the ABI's 32-byte header, then the saves. */
@@ -168,13 +176,13 @@ mc_rt_tramp_fentry:
 	.cfi_rel_offset 0, FR_LR
 	SAVE_ARGS
 	ld	%r3, FR_LR(%r1)		/* return into the function */
-	ld	%r4, GPR(0)(%r1)	/* the function's return address */
-	bl	mc_rt_dispatch
+	addi	%r4, %r1, FRAME + 16	/* the function's return address */
+	bl	mc_rt_dispatch_slot
 	nop
 	RESTORE_ARGS
 	ld	%r0, FR_LR(%r1)
 	mtctr	%r0
-	ld	%r0, GPR(0)(%r1)
+	ld	%r0, FRAME + 16(%r1)	/* as the hook may have left it */
 	mtlr	%r0
 	addi	%r1, %r1, FRAME
 	.cfi_adjust_cfa_offset -FRAME
@@ -202,8 +210,8 @@ mc_rt_tramp_mcount:
 	ld	%r3, FR_LR(%r1)		/* return into the function */
 	ld	%r4, 0(%r1)		/* the function's frame ... */
 	ld	%r4, 0(%r4)		/* ... its caller's ... */
-	ld	%r4, 16(%r4)		/* ... the function's return address */
-	bl	mc_rt_dispatch
+	addi	%r4, %r4, 16		/* ... the function's return address */
+	bl	mc_rt_dispatch_slot
 	nop
 	RESTORE_ARGS
 	ld	%r0, FR_LR(%r1)

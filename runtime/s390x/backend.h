@@ -64,4 +64,7 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 }
 #define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
+/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+#define MC_RT_DISPATCH_SLOT 1
+
 #endif

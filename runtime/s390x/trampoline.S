@@ -25,8 +25,15 @@
  *
  * The stubs, reached before boot, only return.  The trampolines save
  * the argument registers, %r0 and %r14, build a standard 160-byte frame
- * for mc_rt_dispatch(ret, caller), and put it all back.  Vector
+ * for mc_rt_dispatch_slot(ret, slot), and put it all back.  Vector
  * registers (-march=z13 vector arguments) are not saved.
+ *
+ * The slot (platform.h) is where the function itself will save %r14:
+ * 112 bytes above its stack pointer at entry, in the register save area
+ * its caller left it, which it has not written yet at any of the hooks.
+ * The trampoline stores the return address there, and after the call
+ * loads it back from there into %r14 (for -pg, into 8(%r15), which the
+ * block's lg reads), so that a recorder may swap it.
  */
 
 #define SAVE		160		/* our callee's register save area */
@@ -34,6 +41,7 @@
 #define FR_R14		(SAVE + 56)
 #define FR_FPR		(SAVE + 64)	/* %f0, %f2, %f4, %f6 */
 #define FRAME		(SAVE + 96)
+#define SLOT		(FRAME + 112)	/* the function's %r14 save slot */
 
 	.text
 
@@ -91,10 +99,12 @@ mc_rt_tramp_fentry:
 	.cfi_return_column 0
 	SAVE_ARGS
 	.cfi_rel_offset %r0, FR_GPR
+	stg	%r14, SLOT(%r15)	/* the function's return address */
 	lgr	%r2, %r0		/* return into the function */
-	lgr	%r3, %r14		/* the function's return address */
-	brasl	%r14, mc_rt_dispatch
+	la	%r3, SLOT(%r15)
+	brasl	%r14, mc_rt_dispatch_slot
 	RESTORE_ARGS
+	lg	%r14, 112(%r15)
 	lgr	%r1, %r0
 	br	%r1
 	.cfi_endproc
@@ -107,9 +117,13 @@ mc_rt_tramp_fentry:
 mc_rt_tramp_mcount:
 	.cfi_startproc
 	SAVE_ARGS
-	lgr	%r2, %r14		/* return into the function */
 	lg	%r3, FRAME + 8(%r15)	/* the function's return address */
-	brasl	%r14, mc_rt_dispatch
+	stg	%r3, SLOT(%r15)
+	lgr	%r2, %r14		/* return into the function */
+	la	%r3, SLOT(%r15)
+	brasl	%r14, mc_rt_dispatch_slot
+	lg	%r3, SLOT(%r15)		/* for the block's lg */
+	stg	%r3, FRAME + 8(%r15)
 	RESTORE_ARGS
 	br	%r14
 	.cfi_endproc
@@ -131,10 +145,12 @@ mc_rt_tramp_pad:
 	.cfi_return_column 1
 	SAVE_ARGS
 	.cfi_rel_offset %r1, FR_GPR + 8
+	stg	%r14, SLOT(%r15)	/* the function's return address */
 	lgr	%r2, %r1		/* return into the function */
-	lgr	%r3, %r14		/* the function's return address */
-	brasl	%r14, mc_rt_dispatch
+	la	%r3, SLOT(%r15)
+	brasl	%r14, mc_rt_dispatch_slot
 	RESTORE_ARGS
+	lg	%r14, 112(%r15)
 	br	%r1
 	.cfi_endproc
 	.size	mc_rt_tramp_pad, . - mc_rt_tramp_pad

@@ -90,7 +90,8 @@ def check_counts(raw, counts_path, nm_path, funcs):
     with open(counts_path) as f:
         for line in f:
             addr, n = line.split()
-            want[names.get(int(addr, 16), addr)] += int(n)
+            a = int(addr, 16)   # (a Thumb function's has bit 0 set)
+            want[names.get(a, names.get(a & ~1, addr))] += int(n)
     got = raw_calls(raw)
     bad = ["%s: recorded %d, counter %d" % (fn, got[fn], want[fn])
            for fn in funcs if got[fn] != want[fn]]

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * return.S - the 32-bit ARM return trampoline of the recorder, in the
+ * compiler's instruction set (Thumb-2 for Debian's armhf, ARM with
+ * -marm): the code below is valid in both.
+ *
+ * rec_entry (record.c, with arm/frame.c) writes this address where a
+ * traced function keeps its return address, 4 below its stack pointer
+ * at entry (lr, or the word its first push stores lr in), so that its
+ * `bx lr` or `pop {..., pc}` lands here with sp as it was at its entry.
+ * The address carries the Thumb bit when this file is Thumb, so either
+ * return changes state as needed.  rec_exit(sp) writes the exit event
+ * and gives back the real return address, and `bx ip` goes there, into
+ * ARM or Thumb code by its low bit.
+ *
+ * On arrival only the return registers are live: r0-r3 (AAPCS), and
+ * d0-d7 under the hard-float ABI; ip is free.  sp is 8-byte aligned,
+ * as at the call, and stays so: 16 bytes of core registers, then 64 of
+ * VFP ones.
+ *
+ * No unwinder steps through us: the recorder writes the real addresses
+ * back before any unwind starts (wrap.c).  Our index entry says
+ * "cannot unwind", which the EHABI unwinder takes for the end of the
+ * stack (as glibc's forced unwind of pthread_exit needs); it covers the
+ * instruction before us, since the unwinder looks up a return address
+ * less 2.
+ */
+	.syntax	unified
+#ifdef __thumb__
+	.thumb
+#define FUNC(name)	.type name, %function; .thumb_func
+#else
+	.arm
+#define FUNC(name)	.type name, %function
+#endif
+
+	.text
+	.globl	rec_return_tramp
+	.hidden	rec_return_tramp
+	FUNC(rec_return_tramp)
+	.p2align 2
+	.fnstart
+	.cantunwind
+	nop
+rec_return_tramp:
+	push	{r0, r1, r2, r3}
+#ifdef __ARM_FP
+	vpush	{d0-d7}
+	add	r0, sp, #80		/* the stack pointer after the return */
+#else
+	add	r0, sp, #16
+#endif
+	bl	rec_exit
+	mov	ip, r0			/* where the function returns to */
+#ifdef __ARM_FP
+	vpop	{d0-d7}
+#endif
+	pop	{r0, r1, r2, r3}
+	bx	ip
+	.fnend
+	.size	rec_return_tramp, . - rec_return_tramp
+
+	.section .rodata
+	.globl	rec_arch_ok
+	.hidden	rec_arch_ok
+rec_arch_ok:
+	.byte	1
+	.globl	rec_arch_name
+	.hidden	rec_arch_name
+rec_arch_name:
+	.asciz	"arm"
+
+	.section .note.GNU-stack, "", %progbits
