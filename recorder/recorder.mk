@@ -24,7 +24,7 @@ RT_HOSTED_MEMBER := hosted-rec.o
 # The recorder's objects of <arch>: its C files and its trampoline.
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
-	   $(if $(wildcard recorder/$(1)/frame.c),frame.o))
+	   $(if $(wildcard recorder/$(1)/frame.c),frame.o sitekeys.o))
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
 	@mkdir -p $(@D)
@@ -50,6 +50,10 @@ $(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
 	$(RT_COMPILE)
 
 $(RT_OBJROOT)/%/rec-frame.o: recorder/%/frame.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-sitekeys.o: recorder/sitekeys.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

@@ -25,15 +25,12 @@
  * `autiasp` would fail on our unsigned address: such a function is
  * refused.  A pad runs before the signing, so pads are not affected.
  *
- * The distances live in a hash table from the hook's return address (the
- * `func` rec_entry gets) to the distance, pads' too, written while
- * recording starts on one thread and only read afterwards.
+ * The distances are kept per site, pads' too (recorder/sitekeys.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 
 #include <mcount.h>
 
@@ -44,14 +41,7 @@
 #define A64_HWCAP_PACA	(1ul << 30)
 #define MAX_PROLOGUE	64		/* instructions read, at most */
 
-struct key_entry {
-	uintptr_t ret;		/* 0: free */
-	uintptr_t delta;	/* key - slot, bytes */
-	bool pad;		/* the slot is the pad trampoline's copy */
-};
-
-static struct key_entry *keys;
-static size_t keys_mask;
+enum site_form { FORM_PAD = 1, FORM_MCOUNT };
 
 static int64_t sext(uint32_t v, unsigned bits)
 {
@@ -145,32 +135,6 @@ static const char *read_prologue(uintptr_t start, uintptr_t hook,
 	return NULL;
 }
 
-static bool keys_alloc(void)
-{
-	size_t n = 64;
-
-	while (n < 2 * mcount_site_count())
-		n <<= 1;
-	keys = mmap(NULL, n * sizeof(*keys), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (keys == MAP_FAILED) {
-		keys = NULL;
-		return false;
-	}
-	keys_mask = n - 1;
-	return true;
-}
-
-static struct key_entry *keys_find(uintptr_t ret)
-{
-	for (size_t h = (ret >> 2) * 0x9e3779b97f4a7c15u;; h++) {
-		struct key_entry *e = &keys[h & keys_mask];
-
-		if (e->ret == ret || e->ret == 0)
-			return e;
-	}
-}
-
 /*
  * A site recording is about to enable: its key distance read and kept
  * (-pg), or why it cannot be recorded.  `start` is its function's entry
@@ -178,9 +142,10 @@ static struct key_entry *keys_find(uintptr_t ret)
  */
 const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 {
-	uintptr_t delta = sizeof(uintptr_t), ret = s->at + 8;
+	struct rec_site_key k = { .ret = s->at + s->len, .form = FORM_PAD,
+				  .key_off = sizeof(uintptr_t) };
+	uintptr_t delta;
 	const char *why;
-	struct key_entry *e;
 
 	if (s->style != MCOUNT_STYLE_PAD) {
 		if (!start)
@@ -189,14 +154,11 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 		why = read_prologue(start, s->at, &delta);
 		if (why)
 			return why;
-		ret = s->at + 4;	/* past `bl` */
-	}			/* a pad: past `mov x9, x30; bl` */
-	if (!keys && !keys_alloc())
+		k.form = FORM_MCOUNT;
+		k.key_off = (int64_t)delta;
+	}
+	if (!rec_site_key_put(&k))
 		return "no memory for the table of frame keys";
-	e = keys_find(ret);
-	e->ret = ret;
-	e->delta = delta;
-	e->pad = s->style == MCOUNT_STYLE_PAD;
 	return NULL;
 }
 
@@ -207,10 +169,10 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
  */
 uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot, bool *copy)
 {
-	struct key_entry *e = keys ? keys_find(func) : NULL;
+	const struct rec_site_key *k = rec_site_key_get(func);
 
-	if (!e || e->ret != func)
+	if (!k)
 		return 0;
-	*copy = e->pad;
-	return (uintptr_t)*slot + e->delta;
+	*copy = k->form == FORM_PAD;
+	return (uintptr_t)*slot + (uintptr_t)k->key_off;
 }
