@@ -11,6 +11,7 @@
  *
  *	GCC	stp x29, x30, [sp, #-N]!; mov x29, sp	      key = x29 + N
  *		sub sp, sp, #N; stp x29, x30, [sp]; mov x29, sp
+ *		mov x12, #N; sub sp, sp, x12; stp x29, x30, [sp]; ...
  *	clang	stp x29, x30, [sp, #-16]!; ...; mov x29, sp; sub sp, sp, #M
  *		sub sp, sp, #N; stp x29, x30, [sp, #K]; add x29, sp, #K
  *
@@ -56,6 +57,8 @@ struct prologue {
 	int64_t x29;		/* x29, once set */
 	int64_t record;		/* where x29, x30 were stored, once */
 	bool x29_set, record_set, signs;
+	uint32_t known;		/* registers holding a movz constant */
+	uint64_t value[31];	/* ... which is this */
 };
 
 /* One instruction; false if it is one this reader does not follow. */
@@ -88,6 +91,18 @@ static bool step(struct prologue *p, uint32_t i)
 	} else if ((i & 0xff8003ff) == 0xd10003ff) {
 		/* sub sp, sp, #imm{, lsl #12} */
 		p->sp -= (int64_t)(i >> 10 & 0xfff) << (i >> 22 & 1 ? 12 : 0);
+	} else if ((i & 0xff800000) == 0xd2800000 && rd != 31) {
+		/* movz xd, #imm16{, lsl #16 * hw}: a big frame's size */
+		p->value[rd] = (uint64_t)(i >> 5 & 0xffff) << (16 * (i >> 21 & 3));
+		p->known |= 1u << rd;
+		return true;
+	} else if ((i & 0xffe0ffff) == 0xcb2063ff) {
+		/* sub sp, sp, xm (uxtx) */
+		unsigned rm = i >> 16 & 31;
+
+		if (rm == 31 || !(p->known >> rm & 1))
+			return false;
+		p->sp -= (int64_t)p->value[rm];
 	} else if ((i & 0xff8003ff) == 0x910003fd) {
 		/* add x29, sp, #imm{, lsl #12} (mov x29, sp) */
 		p->x29 = p->sp + ((int64_t)(i >> 10 & 0xfff) <<
@@ -108,6 +123,8 @@ static bool step(struct prologue *p, uint32_t i)
 		   (i & 0xfe000000) == 0xd6000000) {
 		return false;		/* a branch: not one straight run */
 	}
+	if (rd != 31)
+		p->known &= ~(1u << rd);	/* (rd of most forms) */
 	return true;
 }
 
