@@ -293,13 +293,11 @@ trace_variants() {
 		variant clang-pad "$CLANG" "-fpatchable-function-entry=4" -pie
 		cxx gcc "$GXX" "-pg" "$GCC"
 		cxx clang "$CLANGXX" "-fpatchable-function-entry=8" "$CLANG"
+		# GCC moves sp past 2 KiB with a register (lui t0; add sp,
+		# sp, t0): arch/riscv.c's reader follows the constant
+		frames gcc-mcount "$GCC" "-pg" -pie
 		frames clang-mcount "$CLANG" "-pg" -pie
 		frames gcc-pad "$GCC" "-fpatchable-function-entry=8" -no-pie
-		# GCC moves sp past 2 KiB with a register (lui t0; add sp,
-		# sp, t0), which arch/riscv.c's reader does not follow
-		refused frames-gcc-mcount "$GCC" "-pg" -pie \
-			"cannot record .* its prologue does not say where it saved ra" \
-			$T/frames.c
 		;;
 	*)
 		refused gcc-mcount "$GCC" "-pg" -pie \
