@@ -556,7 +556,58 @@ struct rv_prologue {
 	int64_t sp, s0, slot;	/* sp; s0; where the entry's ra was stored */
 	bool sp_ok, s0_ok, slot_ok;
 	uint32_t has_ra;	/* registers holding the entry's ra */
+	uint32_t known;		/* registers holding a constant ... */
+	int64_t value[32];	/* ... which is this */
 };
+
+/*
+ * A constant into a register (lui, addi(w) of a known one, li), or sp
+ * moved by a register holding one (add/sub sp, sp, rs; c.add sp, rs):
+ * how GCC sizes a frame past addi's 2 KiB (`lui t0, -1; add sp, sp,
+ * t0`).  True if `code` was one of these and `p` now says so.
+ */
+static bool rv_constant(const uint8_t *code, size_t room, unsigned len,
+			struct rv_prologue *p)
+{
+	uint32_t i = len == 4 && room >= 4 ? mc_get_le32(code) :
+		     (uint32_t)(code[0] | code[1] << 8);
+	unsigned rd = (i >> 7) & 31, rs1 = (i >> 15) & 31, rs2 = (i >> 20) & 31;
+	int64_t v;
+
+	if (len == 2) {
+		rs2 = (i >> 2) & 31;
+		if ((i & 0xe003) == 0x4001 && rd) {		/* c.li */
+			v = mc_sign_extend(((i >> 7) & 0x20) | ((i >> 2) & 0x1f), 6);
+		} else if ((i & 0xe003) == 0x6001 && rd && rd != RV_SP) {
+			v = mc_sign_extend(((uint64_t)(i >> 12) & 1) << 17 |
+					   (uint64_t)((i >> 2) & 0x1f) << 12, 18);
+		} else if ((i & 0xf003) == 0x9002 && rd == RV_SP && rs2 &&
+			   (p->known >> rs2 & 1)) {		/* c.add sp, rs2 */
+			p->sp += p->value[rs2];
+			return true;
+		} else {
+			return false;
+		}
+	} else if ((i & 0x7f) == 0x37 && rd) {			/* lui */
+		v = mc_sign_extend(i & 0xfffff000u, 32);
+	} else if (((i & 0x707f) == 0x13 || (i & 0x707f) == 0x1b) && rd &&
+		   (rs1 == 0 || (p->known >> rs1 & 1))) {	/* addi(w) */
+		v = (rs1 ? p->value[rs1] : 0) + mc_sign_extend(i >> 20, 12);
+		if ((i & 0x7f) == 0x1b)
+			v = mc_sign_extend((uint64_t)v & 0xffffffffu, 32);
+	} else if ((i & 0xbe0fffff) == 0x00010133 && rs2 &&
+		   (p->known >> rs2 & 1)) {	/* add/sub sp, sp, rs2 */
+		p->sp += i & 0x40000000 ? -p->value[rs2] : p->value[rs2];
+		return true;
+	} else {
+		return false;
+	}
+	if (rd == RV_SP)
+		return false;	/* sp itself made a constant: not followed */
+	p->value[rd] = v;
+	p->known |= 1u << rd;
+	return true;
+}
 
 /* Read `len` bytes of code from the entry; false if not followed. */
 static bool rv_read_prologue(const uint8_t *code, size_t len,
@@ -576,6 +627,15 @@ static bool rv_read_prologue(const uint8_t *code, size_t len,
 			return false;
 		if (e.len == 0)
 			return false;
+		if (rv_constant(code + off, len - off, e.len, p)) {
+			p->has_ra &= ~(e.rd > 0 ? 1u << e.rd : 0);
+			if (e.rd == RV_S0)
+				p->s0_ok = false;
+			off += e.len;
+			continue;
+		}
+		if (e.rd > 0)
+			p->known &= ~(1u << e.rd);
 		if (e.store) {
 			bool known = e.width && ((e.base == RV_SP && p->sp_ok) ||
 						 (e.base == RV_S0 && p->s0_ok));

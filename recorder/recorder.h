@@ -147,6 +147,15 @@ REC_HIDDEN uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 				  bool *copy);
 REC_HIDDEN const char *rec_arch_site(const struct mcount_site_info *s,
 				     uintptr_t start);
+
+/* What frame.c keeps per site (sitekeys.c); its meaning is frame.c's. */
+struct rec_site_key {
+	uintptr_t ret;		/* the hook's return address; 0: free */
+	int64_t slot_off, key_off;
+	unsigned form;
+};
+REC_HIDDEN bool rec_site_key_put(const struct rec_site_key *k);
+REC_HIDDEN const struct rec_site_key *rec_site_key_get(uintptr_t ret);
 #else
 static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 				     bool *copy)

@@ -25,7 +25,7 @@ RT_HOSTED_MEMBER := hosted-rec.o
 # recorder/<arch>/frame.c where it has one (aarch64, arm, riscv64).
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
-	   $(if $(wildcard recorder/$(1)/frame.c),frame.o))
+	   $(if $(wildcard recorder/$(1)/frame.c),frame.o sitekeys.o))
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
 	@mkdir -p $(@D)
@@ -52,6 +52,10 @@ $(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
 	$(RT_COMPILE)
 
 $(RT_OBJROOT)/%/rec-frame.o: recorder/%/frame.c $(REC_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-sitekeys.o: recorder/sitekeys.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

@@ -11,6 +11,7 @@
  *
  *	GCC	stp x29, x30, [sp, #-N]!; mov x29, sp	      key = x29 + N
  *		sub sp, sp, #N; stp x29, x30, [sp]; mov x29, sp
+ *		mov x12, #N; sub sp, sp, x12; stp x29, x30, [sp]; ...
  *	clang	stp x29, x30, [sp, #-16]!; ...; mov x29, sp; sub sp, sp, #M
  *		sub sp, sp, #N; stp x29, x30, [sp, #K]; add x29, sp, #K
  *
@@ -25,15 +26,12 @@
  * `autiasp` would fail on our unsigned address: such a function is
  * refused.  A pad runs before the signing, so pads are not affected.
  *
- * The distances live in a hash table from the hook's return address (the
- * `func` rec_entry gets) to the distance, pads' too, written while
- * recording starts on one thread and only read afterwards.
+ * The distances are kept per site, pads' too (recorder/sitekeys.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 
 #include <mcount.h>
 
@@ -44,14 +42,7 @@
 #define A64_HWCAP_PACA	(1ul << 30)
 #define MAX_PROLOGUE	64		/* instructions read, at most */
 
-struct key_entry {
-	uintptr_t ret;		/* 0: free */
-	uintptr_t delta;	/* key - slot, bytes */
-	bool pad;		/* the slot is the pad trampoline's copy */
-};
-
-static struct key_entry *keys;
-static size_t keys_mask;
+enum site_form { FORM_PAD = 1, FORM_MCOUNT };
 
 static int64_t sext(uint32_t v, unsigned bits)
 {
@@ -66,6 +57,8 @@ struct prologue {
 	int64_t x29;		/* x29, once set */
 	int64_t record;		/* where x29, x30 were stored, once */
 	bool x29_set, record_set, signs;
+	uint32_t known;		/* registers holding a movz constant */
+	uint64_t value[31];	/* ... which is this */
 };
 
 /* One instruction; false if it is one this reader does not follow. */
@@ -98,6 +91,18 @@ static bool step(struct prologue *p, uint32_t i)
 	} else if ((i & 0xff8003ff) == 0xd10003ff) {
 		/* sub sp, sp, #imm{, lsl #12} */
 		p->sp -= (int64_t)(i >> 10 & 0xfff) << (i >> 22 & 1 ? 12 : 0);
+	} else if ((i & 0xff800000) == 0xd2800000 && rd != 31) {
+		/* movz xd, #imm16{, lsl #16 * hw}: a big frame's size */
+		p->value[rd] = (uint64_t)(i >> 5 & 0xffff) << (16 * (i >> 21 & 3));
+		p->known |= 1u << rd;
+		return true;
+	} else if ((i & 0xffe0ffff) == 0xcb2063ff) {
+		/* sub sp, sp, xm (uxtx) */
+		unsigned rm = i >> 16 & 31;
+
+		if (rm == 31 || !(p->known >> rm & 1))
+			return false;
+		p->sp -= (int64_t)p->value[rm];
 	} else if ((i & 0xff8003ff) == 0x910003fd) {
 		/* add x29, sp, #imm{, lsl #12} (mov x29, sp) */
 		p->x29 = p->sp + ((int64_t)(i >> 10 & 0xfff) <<
@@ -118,6 +123,8 @@ static bool step(struct prologue *p, uint32_t i)
 		   (i & 0xfe000000) == 0xd6000000) {
 		return false;		/* a branch: not one straight run */
 	}
+	if (rd != 31)
+		p->known &= ~(1u << rd);	/* (rd of most forms) */
 	return true;
 }
 
@@ -145,32 +152,6 @@ static const char *read_prologue(uintptr_t start, uintptr_t hook,
 	return NULL;
 }
 
-static bool keys_alloc(void)
-{
-	size_t n = 64;
-
-	while (n < 2 * mcount_site_count())
-		n <<= 1;
-	keys = mmap(NULL, n * sizeof(*keys), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (keys == MAP_FAILED) {
-		keys = NULL;
-		return false;
-	}
-	keys_mask = n - 1;
-	return true;
-}
-
-static struct key_entry *keys_find(uintptr_t ret)
-{
-	for (size_t h = (ret >> 2) * 0x9e3779b97f4a7c15u;; h++) {
-		struct key_entry *e = &keys[h & keys_mask];
-
-		if (e->ret == ret || e->ret == 0)
-			return e;
-	}
-}
-
 /*
  * A site recording is about to enable: its key distance read and kept
  * (-pg), or why it cannot be recorded.  `start` is its function's entry
@@ -178,9 +159,10 @@ static struct key_entry *keys_find(uintptr_t ret)
  */
 const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 {
-	uintptr_t delta = sizeof(uintptr_t), ret = s->at + 8;
+	struct rec_site_key k = { .ret = s->at + s->len, .form = FORM_PAD,
+				  .key_off = sizeof(uintptr_t) };
+	uintptr_t delta;
 	const char *why;
-	struct key_entry *e;
 
 	if (s->style != MCOUNT_STYLE_PAD) {
 		if (!start)
@@ -189,14 +171,11 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 		why = read_prologue(start, s->at, &delta);
 		if (why)
 			return why;
-		ret = s->at + 4;	/* past `bl` */
-	}			/* a pad: past `mov x9, x30; bl` */
-	if (!keys && !keys_alloc())
+		k.form = FORM_MCOUNT;
+		k.key_off = (int64_t)delta;
+	}
+	if (!rec_site_key_put(&k))
 		return "no memory for the table of frame keys";
-	e = keys_find(ret);
-	e->ret = ret;
-	e->delta = delta;
-	e->pad = s->style == MCOUNT_STYLE_PAD;
 	return NULL;
 }
 
@@ -207,10 +186,10 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
  */
 uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot, bool *copy)
 {
-	struct key_entry *e = keys ? keys_find(func) : NULL;
+	const struct rec_site_key *k = rec_site_key_get(func);
 
-	if (!e || e->ret != func)
+	if (!k)
 		return 0;
-	*copy = e->pad;
-	return (uintptr_t)*slot + e->delta;
+	*copy = k->form == FORM_PAD;
+	return (uintptr_t)*slot + (uintptr_t)k->key_off;
 }

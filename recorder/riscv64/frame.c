@@ -19,8 +19,7 @@
  *
  * So each site's form, and for GCC's form the offsets of ra's slot and
  * of the entry's sp from the hook's sp, are read once when recording
- * starts, into a hash table from the hook's return address (the `func`
- * rec_entry gets), written on one thread then and only read afterwards.
+ * starts and kept per site (recorder/sitekeys.c).
  * A site whose prologue the reader cannot follow makes recording refuse
  * at start.
  *
@@ -30,8 +29,6 @@
  */
 #define _GNU_SOURCE
 #include <stdint.h>
-#include <string.h>
-#include <sys/mman.h>
 
 #include <mcount.h>
 
@@ -42,45 +39,9 @@
 
 enum site_form { FORM_COPY = 1, FORM_A0 };
 
-struct key_entry {
-	uintptr_t ret;		/* 0: free */
-	int64_t slot_off;	/* FORM_A0: ra's slot from the hook's sp */
-	int64_t key_off;	/* FORM_A0: the entry's sp from it */
-	enum site_form form;
-};
-
-static struct key_entry *keys;
-static size_t keys_mask;
-
-static bool keys_alloc(void)
-{
-	size_t n = 64;
-
-	while (n < 2 * mcount_site_count())
-		n <<= 1;
-	keys = mmap(NULL, n * sizeof(*keys), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (keys == MAP_FAILED) {
-		keys = NULL;
-		return false;
-	}
-	keys_mask = n - 1;
-	return true;
-}
-
-static struct key_entry *keys_find(uintptr_t ret)
-{
-	for (size_t h = (ret >> 1) * 0x9e3779b97f4a7c15u;; h++) {
-		struct key_entry *e = &keys[h & keys_mask];
-
-		if (e->ret == ret || e->ret == 0)
-			return e;
-	}
-}
-
 /* A -pg site's form, read from its function's code up to the hook. */
 static const char *read_mcount(uintptr_t start, uintptr_t hook,
-			       struct key_entry *k)
+			       struct rec_site_key *k)
 {
 	const uint8_t *code = (const uint8_t *)start;
 	size_t len = hook - start;
@@ -110,7 +71,7 @@ static const char *read_mcount(uintptr_t start, uintptr_t hook,
  */
 const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 {
-	struct key_entry k = { .ret = s->at + s->len, .form = FORM_COPY };
+	struct rec_site_key k = { .ret = s->at + s->len, .form = FORM_COPY };
 	const char *why;
 
 	if (s->style != MCOUNT_STYLE_PAD) {
@@ -121,9 +82,8 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 		if (why)
 			return why;
 	}
-	if (!keys && !keys_alloc())
+	if (!rec_site_key_put(&k))
 		return "no memory for the table of frame keys";
-	*keys_find(k.ret) = k;
 	return NULL;
 }
 
@@ -135,18 +95,18 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
  */
 uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot, bool *copy)
 {
-	struct key_entry *e = keys ? keys_find(func) : NULL;
+	const struct rec_site_key *k = rec_site_key_get(func);
 	uintptr_t sp = (uintptr_t)(*slot + 1);
 	uintptr_t *real;
 
-	if (!e || e->ret != func)
+	if (!k)
 		return 0;
-	*copy = e->form == FORM_COPY;
-	if (e->form == FORM_COPY)
+	*copy = k->form == FORM_COPY;
+	if (k->form == FORM_COPY)
 		return sp;
-	real = (uintptr_t *)(sp + (uintptr_t)e->slot_off);
+	real = (uintptr_t *)(sp + (uintptr_t)k->slot_off);
 	if (*real != **slot)
 		return 0;
 	*slot = real;
-	return sp + (uintptr_t)e->key_off;
+	return sp + (uintptr_t)k->key_off;
 }

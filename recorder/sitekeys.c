@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sitekeys.c - what recorder/<arch>/frame.c learnt about each site when
+ * recording started, found again on the traced path by the hook's
+ * return address (the `func` rec_entry gets).
+ *
+ * An open-addressing hash table with room for twice the program's sites
+ * (mcount_site_count()), filled on one thread while recording starts and
+ * only read afterwards, so readers need no lock.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include <mcount.h>
+
+#include "recorder.h"
+
+static struct rec_site_key *keys;
+static size_t keys_mask;
+
+static bool keys_alloc(void)
+{
+	size_t n = 64;
+
+	while (n < 2 * mcount_site_count())
+		n <<= 1;
+	keys = mmap(NULL, n * sizeof(*keys), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (keys == MAP_FAILED) {
+		keys = NULL;
+		return false;
+	}
+	keys_mask = n - 1;
+	return true;
+}
+
+/* The entry of `ret`, or the free one where it would go. */
+static struct rec_site_key *keys_find(uintptr_t ret)
+{
+	for (size_t h = (ret >> 1) * (size_t)0x9e3779b97f4a7c15u;; h++) {
+		struct rec_site_key *e = &keys[h & keys_mask];
+
+		if (e->ret == ret || e->ret == 0)
+			return e;
+	}
+}
+
+bool rec_site_key_put(const struct rec_site_key *k)
+{
+	if (!keys && !keys_alloc())
+		return false;
+	*keys_find(k->ret) = *k;
+	return true;
+}
+
+const struct rec_site_key *rec_site_key_get(uintptr_t ret)
+{
+	const struct rec_site_key *e = keys ? keys_find(ret) : NULL;
+
+	return e && e->ret == ret ? e : NULL;
+}
