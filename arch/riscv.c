@@ -615,7 +615,13 @@ static bool rv_read_prologue(const uint8_t *code, size_t len,
 {
 	size_t off = 0;
 
-	*p = (struct rv_prologue){ .sp_ok = true, .has_ra = 1u << RV_RA };
+	/* field by field: value[] is read only where `known` says (and a
+	 * whole-struct store would be a memset, which freestanding lacks) */
+	p->sp = p->s0 = p->slot = 0;
+	p->sp_ok = true;
+	p->s0_ok = p->slot_ok = false;
+	p->has_ra = 1u << RV_RA;
+	p->known = 0;
 	while (off < len) {
 		struct rv_effect e;
 

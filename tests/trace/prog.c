@@ -30,6 +30,16 @@ NOINLINE int top(int n)
 	return s;
 }
 
+/*
+ * Returned in memory: on i386 the callee pops the hidden pointer (`ret
+ * $4`), so it returns to a stack pointer above its frame's key.
+ */
+struct triple { int a, b, c; };
+NOINLINE struct triple triple(int x)
+{
+	return (struct triple){ leaf(x), x + 1, x + 2 };
+}
+
 /* Not a tail call, and nothing to turn into a loop: n frames deep. */
 NOINLINE int recurse(int n)
 {
@@ -111,7 +121,7 @@ int main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "basic";
 
 	if (!strcmp(mode, "basic"))
-		printf("%d\n", top(10) + recurse(20));
+		printf("%d\n", top(10) + recurse(20) + triple(3).c);
 	else if (!strcmp(mode, "recurse"))
 		printf("%d\n", recurse(10000));
 	else if (!strcmp(mode, "longjmp"))

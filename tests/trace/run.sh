@@ -71,8 +71,8 @@ expect() {	# expect <description> <command...>
 	if out=$("$@" 2>&1); then pass "$what"; else fail "$what: $out"; fi
 }
 
-FUNCS="leaf mid top recurse jumper jump_test handler signal_test worker
-	exiter threads_test main"
+FUNCS="leaf mid top triple recurse jumper jump_test handler signal_test
+	worker exiter threads_test main"
 
 # build <name> <cc> <hook flags> <pie> [src [ldflags]]: $OUT/<name>,
 # recorded
