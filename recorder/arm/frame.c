@@ -171,9 +171,11 @@ static void thumb32(struct prologue *p, uint16_t h1, uint16_t h2)
 		p->taken += thumb_imm(imm12);		/* sub.w sp, sp, #c */
 	else if ((h1 & 0xfbff) == 0xf2ad && (h2 & 0x8f00) == 0x0d00)
 		p->taken += imm12;			/* subw sp, sp, #imm */
-	else if ((h1 & 0xfbef) == 0xf10d && !(h2 & 0x8000) && rd != 13 &&
-		 rd != 15)
-		;					/* add.w rd, sp, #c */
+	else if (h1 >> 11 == 0x1e && !(h2 & 0x8000) && rd != 13 && rd != 15)
+		;	/* data processing, immediate (movw, add.w rd, sp...) */
+	else if (((h1 & 0xfe00) == 0xea00 || (h1 & 0xff00) == 0xfa00 ||
+		  (h1 & 0xff80) == 0xfb00) && rd != 13 && rd != 15)
+		;	/* data processing, registers; multiply */
 	else
 		p->why = "an instruction of its prologue the recorder does not read";
 }
@@ -189,6 +191,9 @@ static void arm32(struct prologue *p, uint32_t w)
 		push(p, 1, rd == 14);
 	else if ((w & 0xffff0e00) == 0xed2d0a00)	/* vpush */
 		p->taken += 4u * (w & 0xff);
+	else if (((w & 0xfff00000) == 0xe3000000 ||
+		  (w & 0xfff00000) == 0xe3400000) && rd != 13 && rd != 15)
+		;					/* movw, movt */
 	else if ((w & 0xfffff000) == 0xe24dd000)	/* sub sp, sp, #c */
 		p->taken += ror32(w & 0xff, 2 * (w >> 8 & 15));
 	else if ((w & 0xffff0000) == 0xe28d0000 && rd != 13 && rd != 15)

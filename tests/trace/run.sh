@@ -306,6 +306,8 @@ trace_variants() {
 		variant clang-fentry "$CLANG" "-pg -mfentry" -pie
 		cxx gcc "$GXX" "-pg -mfentry" "$GCC"
 		cxx clang "$CLANGXX" "-pg -mfentry" "$CLANG"
+		frames gcc-mcount "$GCC" "-pg" -no-pie
+		frames gcc-fentry "$GCC" "-pg -mfentry" -pie
 		;;
 	ppc64le)
 		# "fentry" is -mprofile-kernel; clang has only -pg, no pads
@@ -322,6 +324,8 @@ trace_variants() {
 		variant clang-mcount "$CLANG" "-pg" -pie
 		cxx gcc "$GXX" "-pg -mprofile-kernel" "$GCC"
 		cxx clang "$CLANGXX" "-pg" "$CLANG"
+		frames gcc-mcount "$GCC" "-pg" -no-pie
+		frames gcc-fentry "$GCC" "-pg -mprofile-kernel" -pie
 		;;
 	arm)
 		# Thumb-2 (Debian's default) and ARM state; clang has no
@@ -341,6 +345,10 @@ trace_variants() {
 		cxx_unless_broken gcc-pad "$GXX" "-fpatchable-function-entry=3" \
 			"$GCC"
 		cxx clang "$CLANGXX" "-pg" "$CLANG"
+		frames gcc-mcount "$GCC" "-pg" -pie
+		frames gcc-mcount-arm "$GCC" "-pg -marm" -no-pie
+		frames gcc-pad "$GCC" "-fpatchable-function-entry=3" -pie
+		frames clang-mcount "$CLANG" "-pg" -no-pie
 		;;
 	*)
 		refused gcc-mcount "$GCC" "-pg" -pie \
