@@ -217,11 +217,17 @@ static struct mc_site i386_decode_site(const struct mc_arch *arch,
 				       const uint8_t *p, size_t avail,
 				       uint64_t addr)
 {
+	struct mc_site s;
+
 	(void)arch;
 	if (avail >= 6 && p[0] == 0xff && p[1] == 0x93)	/* call *d32(%ebx) */
 		return (struct mc_site){ MC_SITE_CALL_GOT, 6,
 			(uint64_t)mc_sign_extend(mc_get_le32(p + 2), 32) };
-	return x86_decode_common(p, avail, addr);
+	s = x86_decode_common(p, avail, addr);
+	/* a 32-bit instruction pointer wraps at 4 GiB (x86_rel32) */
+	if (s.kind == MC_SITE_CALL && addr <= 0xffffffffu)
+		s.target &= 0xffffffffu;
+	return s;
 }
 
 /* Every hook is one instruction: a NOP of its length neutralises it. */
