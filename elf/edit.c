@@ -106,32 +106,27 @@ static size_t reloc_kind_size(enum mc_reloc_kind kind)
 }
 
 /*
- * One r_info in the written numbering: the input's globals, most of
- * what relocations name, move up by the number added, which is an
- * addition to the whole word.
+ * One r_info in the written numbering (mc_written_index's), as an
+ * addition to the whole word: the input's globals, most of what
+ * relocations name, and anything past the added symbols move up by the
+ * number added; an added symbol comes down to its place after the
+ * input's locals.
  */
 static inline __attribute__((always_inline)) uint64_t
 written_info(bool is64, uint64_t info, const struct mc_numbering *m)
 {
-	if (is64) {
-		size_t sym = ELF64_R_SYM(info);
+	unsigned shift = is64 ? 32 : 8;
+	size_t sym = is64 ? ELF64_R_SYM(info) : ELF32_R_SYM((Elf32_Word)info);
+	uint64_t w;
 
-		if (sym < m->k)
-			return info;
-		if (sym < m->n_in)
-			return info + ((uint64_t)m->n << 32);
-		return ELF64_R_INFO(mc_written_index(m, sym),
-				    ELF64_R_TYPE(info));
-	}
-	size_t sym = ELF32_R_SYM((Elf32_Word)info);
-
-	/* ELF32's 24-bit field: the callers checked the indexes fit. */
 	if (sym < m->k)
 		return info;
-	if (sym < m->n_in)
-		return (Elf32_Word)(info + ((uint64_t)m->n << 8));
-	return ELF32_R_INFO((Elf32_Word)mc_written_index(m, sym),
-			    ELF32_R_TYPE((Elf32_Word)info));
+	if (sym >= m->n_in && sym - m->n_in < m->n)
+		w = info - ((uint64_t)(m->n_in - m->k) << shift);
+	else
+		w = info + ((uint64_t)m->n << shift);
+	/* ELF32's 24-bit field: the callers checked the indexes fit. */
+	return is64 ? w : (Elf32_Word)w;
 }
 
 /* r_info of the entry at e: it follows r_offset, an address. */
