@@ -40,6 +40,18 @@ static pthread_key_t gone_key;
 static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
 		      uint64_t ticks);
 
+/*
+ * The flag that keeps a signal handler out while the thread's state
+ * changes.  The handler runs on this thread, so a compiler barrier is
+ * all the ordering it needs.
+ */
+static inline void set_busy(bool on)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	busy = on;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 static void *map(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -83,6 +95,8 @@ static struct rec_thread *thread_new(void)
 	}
 	t->mask = rec_cfg.ring_events - 1;
 	t->max_frames = rec_cfg.max_frames;
+	t->max_open = rec_cfg.depth && rec_cfg.depth < t->max_frames ?
+		      rec_cfg.depth : t->max_frames;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	stack_bounds(t);
 	t->next = __atomic_load_n(&rec_threads, __ATOMIC_RELAXED);
@@ -102,9 +116,9 @@ void rec_thread_gone(void *arg)
 {
 	struct rec_thread *t = arg;
 
-	busy = true;
+	set_busy(true);
 	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
-	busy = false;
+	set_busy(false);
 	self = NULL;
 	__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
 }
@@ -153,19 +167,17 @@ static void pop_below(struct rec_thread *t, uintptr_t *slot, bool at_too,
 }
 
 /*
- * The slot hook (runtime/platform.h): a traced function was entered.
- * `func` is the return address into it, which names it (format.h).
+ * rec_entry when the common case does not hold: the thread's first
+ * call, another stack, a tail call, frames left by longjmp, the depth
+ * limit, a full ring or shadow stack.  Called busy; leaves not busy.
  */
-REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
+static __attribute__((noinline)) void entry_slow(uintptr_t func,
+						 uintptr_t *slot)
 {
 	struct rec_thread *t;
 	uintptr_t ret;
 	uint64_t now;
 
-	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
-						     __ATOMIC_RELAXED), 0))
-		return;
-	busy = true;
 	t = self ? self : thread_new();
 	if (!t)
 		goto out;
@@ -199,35 +211,108 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	emit(t, MCT_ENTRY, func, now);
 	*slot = (uintptr_t)&rec_return_tramp;
 out:
-	busy = false;
+	set_busy(false);
+}
+
+/*
+ * The slot hook (runtime/platform.h): a traced function was entered.
+ * `func` is the return address into it, which names it (format.h).
+ *
+ * The common case is checked first and done here without a call, so
+ * that this stays a leaf that saves no registers: the thread is known,
+ * the slot is on its stack and holds a real return address, it lies
+ * below the top frame's, and the depth and the ring have room for the
+ * entry, its exit and the exits of every open frame (one compare with
+ * the room last seen).  Anything else goes to entry_slow.
+ */
+REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
+{
+	struct rec_thread *t = self;
+	uintptr_t ret;
+	size_t d;
+
+	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
+						     __ATOMIC_RELAXED), 0))
+		return;
+	set_busy(true);
+	if (__builtin_expect(!t, 0))
+		goto slow;
+	d = t->depth;
+	ret = *slot;
+	if (__builtin_expect((uintptr_t)slot < t->stack_lo ||
+			     (uintptr_t)slot >= t->stack_hi ||
+			     ret == (uintptr_t)&rec_return_tramp ||
+			     (d && t->frames[d - 1].slot <= slot) ||
+			     d >= t->max_open ||
+			     t->head - t->tail_seen + d + 2 > t->mask + 1, 0))
+		goto slow;
+	t->frames[d] = (struct rec_frame){
+		.slot = slot, .orig = ret, .func = func };
+	t->depth = d + 1;
+	emit(t, MCT_ENTRY, func, rec_ticks());
+	*slot = (uintptr_t)&rec_return_tramp;
+	set_busy(false);
+	return;
+slow:
+	entry_slow(func, slot);
+}
+
+static __attribute__((noreturn, noinline)) void no_frame(uintptr_t *slot)
+{
+	fprintf(stderr, "mcount: trace: return through %p with no "
+		"frame of it on the shadow stack\n", (void *)slot);
+	abort();
+}
+
+/* The top frame returned at `now`: its exit event; its real return. */
+static inline uintptr_t pop_top(struct rec_thread *t, uint64_t now)
+{
+	struct rec_frame *f = &t->frames[--t->depth];
+
+	emit(t, MCT_EXIT, f->func, now);
+	return f->orig;
+}
+
+/* rec_exit when the frame is not the top one: frames left by longjmp. */
+static __attribute__((noinline)) uintptr_t exit_slow(struct rec_thread *t,
+						     uintptr_t *slot,
+						     uint64_t now, bool was_busy)
+{
+	uintptr_t orig;
+
+	if (!t)
+		no_frame(slot);
+	pop_below(t, slot, false, now);
+	if (!t->depth || t->frames[t->depth - 1].slot != slot)
+		no_frame(slot);
+	orig = pop_top(t, now);
+	set_busy(was_busy);
+	return orig;
 }
 
 /*
  * From the return trampoline: a hijacked function returned, and the
  * stack pointer is now `sp`, just above its slot.  Returns where it
  * really returns to.  The frame is always found: its slot held our
- * address, which only rec_entry writes, after pushing it.
+ * address, which only rec_entry writes, after pushing it.  Usually it
+ * is the top one; frames above it were left by longjmp and end now.
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
 	struct rec_thread *t = self;
 	uintptr_t *slot = (uintptr_t *)sp - 1;
 	bool was_busy = busy;
-	uint64_t now = rec_ticks();
-	struct rec_frame *f;
+	uint64_t now;
+	uintptr_t orig;
 
-	busy = true;
-	if (t)
-		pop_below(t, slot, false, now);
-	if (!t || !t->depth || t->frames[t->depth - 1].slot != slot) {
-		fprintf(stderr, "mcount: trace: return through %p with no "
-			"frame of it on the shadow stack\n", (void *)slot);
-		abort();
-	}
-	f = &t->frames[--t->depth];
-	emit(t, MCT_EXIT, f->func, now);
-	busy = was_busy;
-	return f->orig;
+	set_busy(true);
+	now = rec_ticks();
+	if (__builtin_expect(!t || !t->depth ||
+			     t->frames[t->depth - 1].slot != slot, 0))
+		return exit_slow(t, slot, now, was_busy);
+	orig = pop_top(t, now);
+	set_busy(was_busy);
+	return orig;
 }
 
 /*
@@ -263,7 +348,7 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 
 	if (!t)
 		return;
-	busy = true;
+	set_busy(true);
 	pop_below(t, (uintptr_t *)sp - 1, true, rec_ticks());
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
@@ -273,7 +358,7 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 			f->restored = false;
 		}
 	}
-	busy = was_busy;
+	set_busy(was_busy);
 }
 
 /*
@@ -287,10 +372,10 @@ REC_NOTRACE void rec_unwind_all(void)
 
 	if (!t)
 		return;
-	busy = true;
+	set_busy(true);
 	rec_unwind_begin();
 	pop_below(t, (uintptr_t *)UINTPTR_MAX, true, rec_ticks());
-	busy = was_busy;
+	set_busy(was_busy);
 }
 
 /* Exit events for the calling thread's open frames, which stay hijacked. */

@@ -54,6 +54,7 @@ struct rec_thread {
 	uint64_t lost;		/* calls not recorded */
 	size_t depth;
 	size_t max_frames;
+	size_t max_open;	/* max_frames, or the depth limit if lower */
 	struct rec_frame *frames;
 	uintptr_t stack_lo, stack_hi;
 	uint32_t tid;

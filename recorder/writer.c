@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +35,7 @@
 #include "recorder.h"
 
 #define OUT_SIZE (64 * 1024)
+#define SEEN_BITS 10
 
 struct name {
 	uintptr_t addr;
@@ -56,6 +58,7 @@ static struct {
 	char out[OUT_SIZE];
 	struct name *names;	/* open addressing; addr 0 is empty */
 	size_t nnames, names_cap;
+	uintptr_t seen[1 << SEEN_BITS];	/* names recently found, by hash */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -66,24 +69,43 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void flush_out(void)
+/* Write the buffers whole, or report the first failure and give up. */
+static void write_all(struct iovec *iov, int n)
 {
-	size_t off = 0;
+	for (;;) {
+		ssize_t k;
 
-	while (off < w.used && !w.failed) {
-		ssize_t n = write(w.fd, w.out + off, w.used - off);
+		while (n && !iov->iov_len) {
+			iov++;
+			n--;
+		}
+		if (!n || w.failed)
+			return;
+		k = writev(w.fd, iov, n);
 
-		if (n < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (k <= 0) {
 			fprintf(stderr, "mcount: trace: cannot write: %s; "
 				"the trace is incomplete\n",
-				n < 0 ? strerror(errno) : "short write");
+				k < 0 ? strerror(errno) : "short write");
 			w.failed = true;
-		} else {
-			off += (size_t)n;
+			return;
+		}
+		for (; n && (size_t)k >= iov->iov_len; iov++, n--)
+			k -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
 		}
 	}
+}
+
+static void flush_out(void)
+{
+	struct iovec iov = { w.out, w.used };
+
+	write_all(&iov, 1);
 	w.used = 0;
 }
 
@@ -189,6 +211,23 @@ static const char *name_of(uintptr_t addr)
 	return n->name;
 }
 
+/*
+ * name_of for every entry event of the recorder's own form, which only
+ * needs the name block written once: most events name a function seen
+ * a moment ago, found here with one compare.
+ */
+static void name_once(uintptr_t addr)
+{
+	uint64_t h = ((uint64_t)addr >> 4) * 0x9e3779b97f4a7c15ull;
+	uintptr_t *seen = &w.seen[h >> (64 - SEEN_BITS)];
+
+	if (*seen != addr) {
+		name_of(addr);
+		if (w.names_cap)	/* else not kept: try again next time */
+			*seen = addr;
+	}
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 
 static void put_json_string(const char *s)
@@ -255,8 +294,19 @@ static void put_events(struct rec_thread *t, const struct mct_event *e,
 	}
 	for (size_t i = 0; i < n; i++)
 		if (MCT_KIND(e[i].word) == MCT_ENTRY)
-			name_of((uintptr_t)e[i].func);
-	put_block(MCT_EVENTS, t->tid, e, n * sizeof(*e));
+			name_once((uintptr_t)e[i].func);
+	if (n * sizeof(*e) < OUT_SIZE / 4) {
+		put_block(MCT_EVENTS, t->tid, e, n * sizeof(*e));
+	} else {
+		struct mct_block b = { .kind = MCT_EVENTS, .tid = t->tid,
+				       .bytes = n * sizeof(*e) };
+		struct iovec iov[3] = {
+			{ w.out, w.used }, { &b, sizeof(b) },
+			{ (void *)e, n * sizeof(*e) } };
+
+		write_all(iov, 3);
+		w.used = 0;
+	}
 }
 
 /* Write out what thread `t` recorded since the last pass; how many. */
@@ -447,4 +497,5 @@ void rec_writer_fork_child(void)
 	free(w.names);
 	w.names = NULL;
 	w.nnames = w.names_cap = 0;
+	memset(w.seen, 0, sizeof(w.seen));
 }
