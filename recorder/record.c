@@ -31,6 +31,12 @@
 
 #define TLS __attribute__((tls_model("initial-exec")))
 
+#ifdef REC_GPR_ONLY
+const bool rec_gpr_only = true;
+#else
+const bool rec_gpr_only = false;
+#endif
+
 static _Thread_local struct rec_thread *self TLS;
 static _Thread_local bool busy TLS;
 
@@ -178,7 +184,12 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 	uintptr_t ret;
 	uint64_t now;
 
+#ifdef REC_GPR_ONLY
+	/* libc may use the vector registers: the traced function's own */
+	t = self ? self : rec_keeping_vectors(thread_new);
+#else
 	t = self ? self : thread_new();
+#endif
 	if (!t)
 		goto out;
 	if ((uintptr_t)slot < t->stack_lo || (uintptr_t)slot >= t->stack_hi) {

@@ -100,6 +100,18 @@ REC_HIDDEN extern const bool rec_arch_ok;
 REC_HIDDEN extern const char rec_arch_name[];
 REC_HIDDEN void rec_return_tramp(void);
 
+/*
+ * REC_GPR_ONLY (recorder.mk, per architecture): record.c is built for
+ * general registers only, so rec_entry and rec_exit leave the vector and
+ * x87 registers alone and the runtime may call rec_entry without saving
+ * them (mc_rt_set_gpr_slot_hook); rec_gpr_only says which was built.
+ * Then <arch>/return.S has rec_keeping_vectors, fn() with the vector
+ * argument registers kept, for the one call into libc on that path.
+ */
+REC_HIDDEN extern const bool rec_gpr_only;
+struct rec_thread;
+REC_HIDDEN struct rec_thread *rec_keeping_vectors(struct rec_thread *(*fn)(void));
+
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
 static inline uint64_t rec_ticks(void)
 {

@@ -203,7 +203,9 @@ __attribute__((constructor(102))) static void rec_start(void)
 	if (!base_path)
 		return;
 	read_config(base_path);
-	if (rec_init_threads() != 0 || !mc_rt_set_slot_hook(rec_entry)) {
+	if (rec_init_threads() != 0 ||
+	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
+			   : mc_rt_set_slot_hook(rec_entry))) {
 		fprintf(stderr, "mcount: trace: the runtime has no slot "
 			"trampolines on %s: nothing recorded\n", rec_arch_name);
 		return;

@@ -17,7 +17,10 @@
 #     pthread_exit, longjmp, signals whose handler runs traced code)
 #   - recursion 10,000 deep; fork (the child's own file); exec (the new
 #     image's own file)
-# Once: C++ exceptions thrown through traced frames (output unchanged,
+#   - floating-point and vector arguments, varargs and long double
+#     returns as untraced, in a thread's first traced call too
+# Once: the x86_64 hooks' code uses general registers only (objdump);
+# C++ exceptions thrown through traced frames (output unchanged,
 # counts, nesting); mctrace's own JSON, folded output and SVG; uftrace
 # record of the same source gives the same call graph (if installed).
 set -u
@@ -98,9 +101,22 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
+	expect "[$tag] floating-point arguments and returns unchanged" \
+		vectors_check $tag $p
 	expect "[$tag] fork: the child records on its own" fork_check $tag $p
 	expect "[$tag] exec: the new image records on its own" \
 		exec_check $tag $p
+}
+
+# The same numbers as untraced, fsum8 recorded (4 calls: the first of
+# three threads, whose recorder is set up in that call, and main's).
+vectors_check() {
+	want=$("$OUT/$2" vectors) || return 1
+	got=$(MCOUNT_TRACE="$OUT/$1-vec.data" "$OUT/$2" vectors) || return 1
+	[ "$got" = "$want" ] ||
+		{ echo "traced: $got; untraced: $want" | tr '\n' ' '; return 1; }
+	n=$("$MCT" report "$OUT/$1-vec.data" | awk '$NF == "fsum8" { print $(NF - 1) }')
+	[ "$n" = 4 ] || { echo "fsum8 recorded $n times (4)"; return 1; }
 }
 
 # The parent's file: top(2) and top(4); the child's: top(3) and what it
@@ -198,6 +214,22 @@ readme_svg_check() {
 }
 boxes() { sed -n 's/.*<title>\([^ ]*\) (.*<rect x="[^"]*" y="\([^"]*\)".*/\2 \1/p' "$1" | sort; }
 expect "the README's flame graph, drawn again" readme_svg_check
+
+# The runtime calls the x86_64 entry hook saving no vector register, and
+# the return trampoline keeps only %rax and %rdx: in the library's own
+# code, nothing rec_entry or rec_exit can reach that returns may touch
+# another register, or call out but through rec_keeping_vectors.
+gpr_check() {
+	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
+	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
+	(cd "$OUT/ar" && ar x "$lib" hosted-rec.o) &&
+	objdump -dr --no-show-raw-insn "$OUT/ar/hosted-rec.o" > "$OUT/rec.dis" &&
+	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
+		--calls rec_keeping_vectors --noreturn no_frame >/dev/null
+}
+case $(gcc -dumpmachine) in
+x86_64-*) expect "[x86_64] the hooks leave vector registers alone" gpr_check ;;
+esac
 
 # uftrace's view of the same source, built for it (-pg, no libmcount).
 uftrace_check() {
