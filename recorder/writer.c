@@ -379,20 +379,22 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* The lost calls of every thread, as JSON metadata at the end. */
-static void put_json_trailer(void)
+static uint64_t lost_calls(void)
 {
 	uint64_t lost = 0;
 
 	for (struct rec_thread *t = rec_threads; t; t = t->next)
 		lost += t->lost;
+	return lost;
+}
+
+/* The lost calls of every thread, as JSON metadata at the end. */
+static void put_json_trailer(uint64_t lost)
+{
 	put_text("%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\","
 		 "\"args\":{\"name\":\"pid %u\"}}\n],\n\"otherData\":"
 		 "{\"lost_calls\":\"%llu\"}}\n", w.first_json ? "" : ",\n",
 		 w.pid, w.pid, (unsigned long long)lost);
-	if (lost)
-		fprintf(stderr, "mcount: trace: %llu calls not recorded "
-			"(buffers full)\n", (unsigned long long)lost);
 }
 
 static int open_trace(const char *path, bool truncate)
@@ -450,14 +452,20 @@ int rec_writer_start(const char *path, bool truncate)
 /* Stop the thread, write what is left and the trailer, close. */
 void rec_writer_stop(void)
 {
+	uint64_t lost;
+
 	if (w.fd < 0)
 		return;
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 	pthread_join(w.thread, NULL);
 	pass();
 	pthread_mutex_lock(&w.lock);
+	lost = lost_calls();
+	if (lost)
+		fprintf(stderr, "mcount: trace: %llu calls not recorded "
+			"(buffers full)\n", (unsigned long long)lost);
 	if (w.json) {
-		put_json_trailer();
+		put_json_trailer(lost);
 	} else {
 		for (struct rec_thread *t = rec_threads; t; t = t->next)
 			if (t->lost) {
