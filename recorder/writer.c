@@ -36,6 +36,12 @@
 
 #define OUT_SIZE (64 * 1024)
 #define SEEN_BITS 10
+/*
+ * Events written (and given back to the thread) at a time: one write of
+ * a megabyte took longer here than sixteen of 64 KiB (the page cache's
+ * allocation, on a VM), and the ring stays full meanwhile.
+ */
+#define BLOCK_EVENTS (OUT_SIZE / sizeof(struct mct_event))
 
 struct name {
 	uintptr_t addr;
@@ -324,6 +330,8 @@ static uint64_t drain(struct rec_thread *t)
 		uint64_t at = tail & t->mask;
 		uint64_t k = head - tail < size - at ? head - tail : size - at;
 
+		if (k > BLOCK_EVENTS)
+			k = BLOCK_EVENTS;
 		put_events(t, &t->ring[at], (size_t)k);
 		tail += k;
 		__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
