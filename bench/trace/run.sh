@@ -15,8 +15,9 @@
 #               and its -P patching of pads records nothing there)
 #   uf-plain    that binary run alone (glibc's __fentry__ stub)
 # CPU time (user + system, every thread of the process and of its
-# children: ours' writer thread, uftrace's recorder process), median of
-# 5, so that other load on the machine weighs less than on wall time
+# children: ours' writer thread, uftrace's recorder process; perf's
+# task-clock where it counts, else time's 10 ms steps), median of 5, so
+# that other load on the machine weighs less than on wall time
 # (given beside).  Per call: (traced - its untraced) / calls.
 # Then: one long run of $BENCH_TRACE_BIG_LOOPS loops (3N + 2 calls, two
 # events each: 10^8 events by default) recorded with 2^20-event rings,
@@ -42,9 +43,22 @@ gcc -o "$out/uf" "$out/uf.o" -lpthread
 gcc -std=gnu11 -O2 bench/trace/clock.c -o "$out/clock"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# CPU time from perf's task-clock (every thread and child, in ns) where
+# perf can count it, else from time's user + system (10 ms steps)
+if perf stat -x, -e task-clock -o "$out/perf" true 2>/dev/null &&
+	grep -q task-clock "$out/perf"; then
+	clock="perf task-clock"
+else
+	clock="time, 10 ms steps"
+fi
 # ns of CPU time (user + system) of one run of the command, or of wall
 # time with WALL=1
 ns_of() {
+	if [ "${WALL:-0}" = 0 ] && [ "$clock" = "perf task-clock" ]; then
+		perf stat -x, -e task-clock -o "$out/perf" "$@" >/dev/null 2>&1
+		awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1e6 }' "$out/perf"
+		return
+	fi
 	/usr/bin/time -f '%U %S %e' -o "$out/time" "$@" >/dev/null 2>&1
 	awk -v w="${WALL:-0}" '{ printf "%.0f\n", (w ? $3 : $1 + $2) * 1e9 }' \
 		"$out/time"
@@ -114,7 +128,7 @@ wall_uft=$(CLEAN="$out/uf.d $out/uf.d.old" WALL=1 time5 uftrace record --no-libc
 wall_ufplain=$(WALL=1 time5 "$out/uf" hot $n)
 uf_per=$(per "$uft" "$ufplain")
 cat <<EOT
-| trace measure ($calls calls, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)) | value |
+| trace measure ($calls calls, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); CPU by $clock) | value |
 |---|---:|
 | no hooks, $((20 * calls)) calls, CPU (ms) | $((plain / 1000000)) |
 | ours not recording (hooks NOPs), same calls, CPU (ms) | $((untraced_big / 1000000)) |
