@@ -17,6 +17,8 @@
 #     pthread_exit, longjmp, signals whose handler runs traced code)
 #   - recursion 10,000 deep; fork (the child's own file); exec (the new
 #     image's own file)
+#   - a timer's signals every 50 us whose handler runs traced code,
+#     landing in the recorder too: the events still nest
 #   - floating-point and vector arguments, varargs and long double
 #     returns as untraced, in a thread's first traced call too
 # Once: the x86_64 hooks' code uses general registers only (objdump);
@@ -101,11 +103,35 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
+	expect "[$tag] signals every 50 us running traced code: events nest" \
+		alarm_check $tag $p
 	expect "[$tag] floating-point arguments and returns unchanged" \
 		vectors_check $tag $p
 	expect "[$tag] fork: the child records on its own" fork_check $tag $p
 	expect "[$tag] exec: the new image records on its own" \
 		exec_check $tag $p
+}
+
+# A timer's signals whose handler calls mid(), landing anywhere, the
+# recorder's entry and exit included: B/E nest in the JSON, every exit
+# matches its entry in the own format (record_raw), and when no call was
+# lost, mid ran 200,000 times plus once per recorded handler, and leaf
+# twice as often as mid.
+alarm_check() {
+	MCOUNT_TRACE="$OUT/$1-alarm.json" MCOUNT_TRACE_BUFSIZE=1048576 \
+		"$OUT/$2" alarm >/dev/null 2>&1 &&
+	$PY $T/check.py json "$OUT/$1-alarm.json" 1 || return 1
+	"$MCT" record --bufsize 1048576 -o "$OUT/$1-alarm.data" -- \
+		"$OUT/$2" alarm >/dev/null 2>&1 || return 1
+	"$MCT" report "$OUT/$1-alarm.data" > "$OUT/$1-alarm.report" || return 1
+	! grep -q 'matched no entry' "$OUT/$1-alarm.report" ||
+		{ grep 'matched no entry' "$OUT/$1-alarm.report"; return 1; }
+	grep -q 'not recorded' "$OUT/$1-alarm.report" && return 0
+	awk '$NF == "mid" { m = $(NF - 1) } $NF == "leaf" { l = $(NF - 1) }
+	     $NF == "alarm_handler" { h = $(NF - 1) }
+	     END { if (m != 200000 + h || l != 2 * m) {
+		print "mid " m ", leaf " l ", handler " h; exit 1 } }' \
+		"$OUT/$1-alarm.report"
 }
 
 # The same numbers as untraced, fsum8 recorded (4 calls: the first of
