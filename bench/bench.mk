@@ -19,6 +19,20 @@ bench-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
 
 BENCH_TRACE_CALLS ?= 6000000
 
+# Instructions per traced call by part of the path (callgrind), on the
+# binary bench-trace builds.
+# The same binary's CPU per call to a file and to /dev/null, with large
+# and small rings (bench/trace/split.sh).
+.PHONY: bench-trace-split
+bench-trace-split: bench-trace
+	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/split.sh \
+		$(BUILD)/bench/trace/ours
+
+.PHONY: bench-trace-profile
+bench-trace-profile: bench-trace
+	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/profile.sh \
+		$(BUILD)/bench/trace/ours
+
 # Cost against input size, ours and the kernel tool's (bench/scale.py):
 # BENCH_SCALE_MAX=1000000 adds the million-hook objects (minutes).
 .PHONY: bench-scale

@@ -32,6 +32,12 @@
 
 #define TLS __attribute__((tls_model("initial-exec")))
 
+#ifdef REC_GPR_ONLY
+const bool rec_gpr_only = true;
+#else
+const bool rec_gpr_only = false;
+#endif
+
 static _Thread_local struct rec_thread *self TLS;
 static _Thread_local bool busy TLS;
 
@@ -40,6 +46,18 @@ static pthread_key_t gone_key;
 
 static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 		      uint64_t ticks);
+
+/*
+ * The flag that keeps a signal handler out while the thread's state
+ * changes.  The handler runs on this thread, so a compiler barrier is
+ * all the ordering it needs.
+ */
+static inline void set_busy(bool on)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	busy = on;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
 
 static void *map(size_t bytes)
 {
@@ -87,6 +105,8 @@ static struct rec_thread *thread_new(void)
 	}
 	t->mask = rec_cfg.ring_events - 1;
 	t->max_frames = rec_cfg.max_frames;
+	t->max_open = rec_cfg.depth && rec_cfg.depth < t->max_frames ?
+		      rec_cfg.depth : t->max_frames;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	stack_bounds(t);
 	t->next = __atomic_load_n(&rec_threads, __ATOMIC_RELAXED);
@@ -106,9 +126,9 @@ void rec_thread_gone(void *arg)
 {
 	struct rec_thread *t = arg;
 
-	busy = true;
+	set_busy(true);
 	pop_below(t, UINTPTR_MAX, true, rec_ticks());
-	busy = false;
+	set_busy(false);
 	self = NULL;
 	__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
 }
@@ -157,21 +177,25 @@ static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 }
 
 /*
- * The slot hook (runtime/platform.h): a traced function was entered.
- * `func` is the return address into it, which names it (format.h).
+ * rec_entry when the common case does not hold: the thread's first
+ * call, another stack, a frame rec_arch_key cannot place, a tail call,
+ * frames left by longjmp, the depth limit, a full ring or shadow stack.
+ * Called busy; leaves not busy.
  */
-REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
+static __attribute__((noinline)) void entry_slow(uintptr_t func,
+						 uintptr_t *slot)
 {
 	struct rec_thread *t;
 	uintptr_t ret, key;
 	uint64_t now;
 	bool copy;
 
-	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
-						     __ATOMIC_RELAXED), 0))
-		return;
-	busy = true;
+#ifdef REC_GPR_ONLY
+	/* libc may use the vector registers: the traced function's own */
+	t = self ? self : rec_keeping_vectors(thread_new);
+#else
 	t = self ? self : thread_new();
+#endif
 	if (!t)
 		goto out;
 	if ((uintptr_t)slot < t->stack_lo || (uintptr_t)slot >= t->stack_hi) {
@@ -210,7 +234,79 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	emit(t, MCT_ENTRY, func, now);
 	*slot = (uintptr_t)&rec_return_tramp;
 out:
-	busy = false;
+	set_busy(false);
+}
+
+/*
+ * The slot hook (runtime/platform.h): a traced function was entered.
+ * `func` is the return address into it, which names it (format.h).
+ *
+ * The common case is checked first and done here without a call, so
+ * that this stays a leaf that saves no registers where rec_arch_key is
+ * inline (all but REC_ARCH_SITES): the thread is known, the slot is on
+ * its stack and holds a real return address, the frame has a key below
+ * the top frame's, and the depth and the ring have room for the entry,
+ * its exit and the exits of every open frame (one compare with the room
+ * last seen).  Anything else goes to entry_slow, from the slot it was
+ * given.
+ */
+REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
+{
+	struct rec_thread *t = self;
+	uintptr_t *at = slot, key;
+	struct rec_frame *f;
+	size_t d;
+	bool copy;
+
+	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
+						     __ATOMIC_RELAXED), 0))
+		return;
+	set_busy(true);
+	if (__builtin_expect(!t || (uintptr_t)slot < t->stack_lo ||
+			     (uintptr_t)slot >= t->stack_hi, 0))
+		goto slow;
+	d = t->depth;
+	if (__builtin_expect(d >= t->max_open ||
+			     t->head - t->tail_seen + d + 2 > t->mask + 1, 0))
+		goto slow;
+	key = rec_arch_key(func, &at, &copy);
+#ifdef REC_ARCH_SITES
+	if (__builtin_expect(!key, 0))	/* else the key is never 0 */
+		goto slow;
+#endif
+	f = &t->frames[d];
+	if (__builtin_expect((d && f[-1].key <= key) ||
+			     *at == (uintptr_t)&rec_return_tramp, 0))
+		goto slow;
+	f->key = key;
+	f->slot = at;
+	f->orig = *at;
+	f->func = func;
+	f->restored = false;
+	f->copy = copy;
+	t->depth = d + 1;
+	emit(t, MCT_ENTRY, func, rec_ticks());
+	*at = (uintptr_t)&rec_return_tramp;
+	set_busy(false);
+	return;
+slow:
+	entry_slow(func, slot);
+}
+
+static __attribute__((noreturn, noinline)) void no_frame(uintptr_t sp)
+{
+	fprintf(stderr, "mcount: trace: return to stack pointer %p with no "
+		"frame of it on the shadow stack\n", (void *)sp);
+	abort();
+}
+
+/* The top frame returned at `now`: its exit event; its real return. */
+static inline uintptr_t pop_top(struct rec_thread *t, uint64_t now)
+{
+	struct rec_frame *f = &t->frames[--t->depth];
+
+	emit(t, MCT_EXIT, f->func, now);
+	return f->orig;
 }
 
 /*
@@ -235,30 +331,47 @@ static size_t returned_frame(const struct rec_thread *t, uintptr_t sp)
 }
 
 /*
+ * rec_exit when the top frame did not return with its key: frames left
+ * by longjmp end now, or the function popped its arguments.
+ */
+static __attribute__((noinline)) uintptr_t exit_slow(struct rec_thread *t,
+						     uintptr_t sp,
+						     uint64_t now, bool was_busy)
+{
+	uintptr_t orig;
+	size_t i;
+
+	if (!t || (i = returned_frame(t, sp)) == t->depth)
+		no_frame(sp);
+	pop_below(t, t->frames[i].key, false, now);
+	orig = pop_top(t, now);
+	set_busy(was_busy);
+	return orig;
+}
+
+/*
  * From the return trampoline: a hijacked function returned, and the
  * stack pointer is now `sp`.  Returns where it really returns to.  The
  * frame is always found: its slot held our address, which only
- * rec_entry writes, after pushing it.
+ * rec_entry writes, after pushing it.  Usually it is the top one, and
+ * returns with its key; frames above it were left by longjmp and end
+ * now.
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
 	struct rec_thread *t = self;
 	bool was_busy = busy;
-	uint64_t now = rec_ticks();
-	struct rec_frame *f;
-	size_t i;
+	uint64_t now;
+	uintptr_t orig;
 
-	busy = true;
-	if (!t || (i = returned_frame(t, sp)) == t->depth) {
-		fprintf(stderr, "mcount: trace: return to stack pointer %p "
-			"with no frame of it on the shadow stack\n", (void *)sp);
-		abort();
-	}
-	pop_below(t, t->frames[i].key, false, now);
-	f = &t->frames[--t->depth];
-	emit(t, MCT_EXIT, f->func, now);
-	busy = was_busy;
-	return f->orig;
+	set_busy(true);
+	now = rec_ticks();
+	if (__builtin_expect(!t || !t->depth ||
+			     t->frames[t->depth - 1].key != sp, 0))
+		return exit_slow(t, sp, now, was_busy);
+	orig = pop_top(t, now);
+	set_busy(was_busy);
+	return orig;
 }
 
 /*
@@ -341,7 +454,7 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 
 	if (!t)
 		return;
-	busy = true;
+	set_busy(true);
 	pop_below(t, sp, true, rec_ticks());
 	for (size_t i = 0; i < t->depth; i++) {
 		struct rec_frame *f = &t->frames[i];
@@ -357,7 +470,7 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 			*x->at = (uintptr_t)&rec_return_tramp;
 	}
 	t->nfixes = 0;
-	busy = was_busy;
+	set_busy(was_busy);
 }
 
 /*
@@ -371,10 +484,10 @@ REC_NOTRACE void rec_unwind_all(void)
 
 	if (!t)
 		return;
-	busy = true;
+	set_busy(true);
 	rec_unwind_begin();
 	pop_below(t, UINTPTR_MAX, true, rec_ticks());
-	busy = was_busy;
+	set_busy(was_busy);
 }
 
 /* Exit events for the calling thread's open frames, which stay hijacked. */

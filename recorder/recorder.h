@@ -64,6 +64,7 @@ struct rec_thread {
 	uint64_t lost;		/* calls not recorded */
 	size_t depth;
 	size_t max_frames;
+	size_t max_open;	/* max_frames, or the depth limit if lower */
 	struct rec_frame *frames;
 	struct rec_fix *fixes;	/* 2 * max_frames of them */
 	size_t nfixes;
@@ -177,6 +178,18 @@ static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 #else
 #define REC_CFA_FROM_SP 0
 #endif
+
+/*
+ * REC_GPR_ONLY (recorder.mk, per architecture): record.c is built for
+ * general registers only, so rec_entry and rec_exit leave the vector and
+ * x87 registers alone and the runtime may call rec_entry without saving
+ * them (mc_rt_set_gpr_slot_hook); rec_gpr_only says which was built.
+ * Then <arch>/return.S has rec_keeping_vectors, fn() with the vector
+ * argument registers kept, for the one call into libc on that path.
+ */
+REC_HIDDEN extern const bool rec_gpr_only;
+struct rec_thread;
+REC_HIDDEN struct rec_thread *rec_keeping_vectors(struct rec_thread *(*fn)(void));
 
 /* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
 static inline uint64_t rec_ticks(void)

@@ -27,9 +27,13 @@ rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
 	   $(if $(wildcard recorder/$(1)/frame.c),frame.o sitekeys.o))
 
+# Where the runtime can call the entry hook without saving the vector
+# registers (MC_RT_GPR_SLOT_HOOK), record.c is built not to touch them.
+REC_GPR_ONLY_x86_64 := -mgeneral-regs-only -DREC_GPR_ONLY
+
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
 	@mkdir -p $(@D)
-	$(RT_COMPILE)
+	$(RT_COMPILE) $(REC_GPR_ONLY_$*)
 
 $(RT_OBJROOT)/%/rec-writer.o: recorder/writer.c $(REC_HDRS)
 	@mkdir -p $(@D)

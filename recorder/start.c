@@ -403,7 +403,9 @@ __attribute__((constructor(102))) static void rec_start(void)
 		return;
 	read_config(base_path);
 	read_phases();
-	if (rec_init_threads() != 0 || !mc_rt_set_slot_hook(rec_entry)) {
+	if (rec_init_threads() != 0 ||
+	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
+			   : mc_rt_set_slot_hook(rec_entry))) {
 		fprintf(stderr, "mcount: trace: the runtime has no slot "
 			"trampolines on %s: nothing recorded\n", rec_arch_name);
 		return;

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +37,13 @@
 #include "recorder.h"
 
 #define OUT_SIZE (64 * 1024)
+#define SEEN_BITS 10
+/*
+ * Events written (and given back to the thread) at a time: one write of
+ * a megabyte took longer here than sixteen of 64 KiB (the page cache's
+ * allocation, on a VM), and the ring stays full meanwhile.
+ */
+#define BLOCK_EVENTS (OUT_SIZE / sizeof(struct mct_event))
 
 struct name {
 	uintptr_t addr;
@@ -58,6 +66,7 @@ static struct {
 	char out[OUT_SIZE];
 	struct name *names;	/* open addressing; addr 0 is empty */
 	size_t nnames, names_cap;
+	uintptr_t seen[1 << SEEN_BITS];	/* names recently found, by hash */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -68,24 +77,43 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static void flush_out(void)
+/* Write the buffers whole, or report the first failure and give up. */
+static void write_all(struct iovec *iov, int n)
 {
-	size_t off = 0;
+	for (;;) {
+		ssize_t k;
 
-	while (off < w.used && !w.failed) {
-		ssize_t n = write(w.fd, w.out + off, w.used - off);
+		while (n && !iov->iov_len) {
+			iov++;
+			n--;
+		}
+		if (!n || w.failed)
+			return;
+		k = writev(w.fd, iov, n);
 
-		if (n < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (k <= 0) {
 			fprintf(stderr, "mcount: trace: cannot write: %s; "
 				"the trace is incomplete\n",
-				n < 0 ? strerror(errno) : "short write");
+				k < 0 ? strerror(errno) : "short write");
 			w.failed = true;
-		} else {
-			off += (size_t)n;
+			return;
+		}
+		for (; n && (size_t)k >= iov->iov_len; iov++, n--)
+			k -= (ssize_t)iov->iov_len;
+		if (n) {
+			iov->iov_base = (char *)iov->iov_base + k;
+			iov->iov_len -= (size_t)k;
 		}
 	}
+}
+
+static void flush_out(void)
+{
+	struct iovec iov = { w.out, w.used };
+
+	write_all(&iov, 1);
 	w.used = 0;
 }
 
@@ -229,6 +257,23 @@ static const char *name_of(uintptr_t addr)
 	return n->name;
 }
 
+/*
+ * name_of for every entry event of the recorder's own form, which only
+ * needs the name block written once: most events name a function seen
+ * a moment ago, found here with one compare.
+ */
+static void name_once(uintptr_t addr)
+{
+	uint64_t h = ((uint64_t)addr >> 4) * 0x9e3779b97f4a7c15ull;
+	uintptr_t *seen = &w.seen[h >> (64 - SEEN_BITS)];
+
+	if (*seen != addr) {
+		name_of(addr);
+		if (w.names_cap)	/* else not kept: try again next time */
+			*seen = addr;
+	}
+}
+
 /* ---- JSON ---------------------------------------------------------------- */
 
 static void put_json_string(const char *s)
@@ -295,8 +340,25 @@ static void put_events(struct rec_thread *t, const struct mct_event *e,
 	}
 	for (size_t i = 0; i < n; i++)
 		if (MCT_KIND(e[i].word) == MCT_ENTRY)
-			name_of((uintptr_t)e[i].func);
-	put_block(MCT_EVENTS, t->tid, &e->word, n * 2);
+			name_once((uintptr_t)e[i].func);
+	/*
+	 * A large block goes out straight from the ring, after what the
+	 * buffer holds; a big-endian host copies it, swapping its words.
+	 */
+	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ||
+	    n * sizeof(*e) < OUT_SIZE / 4) {
+		put_block(MCT_EVENTS, t->tid, &e->word, n * 2);
+	} else {
+		struct mct_block b = { .kind = le32(MCT_EVENTS),
+				       .tid = le32(t->tid),
+				       .bytes = le64(n * sizeof(*e)) };
+		struct iovec iov[3] = {
+			{ w.out, w.used }, { &b, sizeof(b) },
+			{ (void *)e, n * sizeof(*e) } };
+
+		write_all(iov, 3);
+		w.used = 0;
+	}
 }
 
 /* Write out what thread `t` recorded since the last pass; how many. */
@@ -314,6 +376,8 @@ static uint64_t drain(struct rec_thread *t)
 		uint64_t at = tail & t->mask;
 		uint64_t k = head - tail < size - at ? head - tail : size - at;
 
+		if (k > BLOCK_EVENTS)
+			k = BLOCK_EVENTS;
 		put_events(t, &t->ring[at], (size_t)k);
 		tail += k;
 		__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
@@ -372,20 +436,22 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* The lost calls of every thread, as JSON metadata at the end. */
-static void put_json_trailer(void)
+static uint64_t lost_calls(void)
 {
 	uint64_t lost = 0;
 
 	for (struct rec_thread *t = rec_threads; t; t = t->next)
 		lost += t->lost;
+	return lost;
+}
+
+/* The lost calls of every thread, as JSON metadata at the end. */
+static void put_json_trailer(uint64_t lost)
+{
 	put_text("%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\","
 		 "\"args\":{\"name\":\"pid %u\"}}\n],\n\"otherData\":"
 		 "{\"lost_calls\":\"%llu\"}}\n", w.first_json ? "" : ",\n",
 		 w.pid, w.pid, (unsigned long long)lost);
-	if (lost)
-		fprintf(stderr, "mcount: trace: %llu calls not recorded "
-			"(buffers full)\n", (unsigned long long)lost);
 }
 
 static int open_trace(const char *path, bool truncate)
@@ -444,14 +510,20 @@ int rec_writer_start(const char *path, bool truncate)
 /* Stop the thread, write what is left and the trailer, close. */
 void rec_writer_stop(void)
 {
+	uint64_t lost;
+
 	if (w.fd < 0)
 		return;
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 	pthread_join(w.thread, NULL);
 	pass();
 	pthread_mutex_lock(&w.lock);
+	lost = lost_calls();
+	if (lost)
+		fprintf(stderr, "mcount: trace: %llu calls not recorded "
+			"(buffers full)\n", (unsigned long long)lost);
 	if (w.json) {
-		put_json_trailer();
+		put_json_trailer(lost);
 	} else {
 		for (struct rec_thread *t = rec_threads; t; t = t->next)
 			if (t->lost) {
@@ -493,4 +565,5 @@ void rec_writer_fork_child(void)
 	free(w.names);
 	w.names = NULL;
 	w.nnames = w.names_cap = 0;
+	memset(w.seen, 0, sizeof(w.seen));
 }

@@ -126,6 +126,7 @@ static struct rt_image *cur;	/* the image being booted (under the lock) */
 static bool booted;
 static mcount_callback_t callback;
 static mc_rt_slot_hook_t slot_hook;
+mc_rt_slot_hook_t mc_rt_gpr_slot_hook;	/* atomic; read by trampolines */
 
 /* ---- sorting, without libc --------------------------------------------- */
 
@@ -1719,11 +1720,24 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
 {
 #ifdef MC_RT_DISPATCH_SLOT
+	__atomic_store_n(&mc_rt_gpr_slot_hook, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&slot_hook, hook, __ATOMIC_RELEASE);
 	return true;
 #else
 	(void)hook;
 	return false;
+#endif
+}
+
+bool mc_rt_set_gpr_slot_hook(mc_rt_slot_hook_t hook)
+{
+#ifdef MC_RT_GPR_SLOT_HOOK
+	if (!mc_rt_set_slot_hook(NULL))
+		return false;
+	__atomic_store_n(&mc_rt_gpr_slot_hook, hook, __ATOMIC_RELEASE);
+	return true;
+#else
+	return mc_rt_set_slot_hook(hook);
 #endif
 }
 

@@ -305,4 +305,15 @@ typedef void (*mc_rt_slot_hook_t)(uintptr_t ret, uintptr_t *slot);
 MC_RT_HIDDEN bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook);
 MC_RT_HIDDEN void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot);
 
+/*
+ * A slot hook that changes no register but the general ones a C callee
+ * may clobber: no vector, x87 or mask register, by any path that
+ * returns.  A backend that defines MC_RT_GPR_SLOT_HOOK has trampolines
+ * that call such a hook directly (mc_rt_gpr_slot_hook, when not NULL)
+ * and save no vector argument registers around it; elsewhere it is set
+ * as an ordinary slot hook.  Setting either hook clears the other.
+ */
+MC_RT_HIDDEN bool mc_rt_set_gpr_slot_hook(mc_rt_slot_hook_t hook);
+MC_RT_HIDDEN extern mc_rt_slot_hook_t mc_rt_gpr_slot_hook;
+
 #endif

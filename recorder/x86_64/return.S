@@ -10,10 +10,13 @@
  * which returns from the same slot).
  *
  * On arrival only the return registers are live (SysV: %rax and %rdx,
- * %xmm0 and %xmm1, and %st0/%st1 for long double, which C code that does
- * no x87 arithmetic leaves alone); %r11 is free for the jump.  The
- * stack is aligned here for the call, not assumed to be: a function
- * that was tail-called or realigned its stack may leave it either way.
+ * %xmm0 and %xmm1, %st0 and %st1); %r11 is free for the jump.  Only
+ * %rax and %rdx are saved: rec_exit is built with -mgeneral-regs-only
+ * (recorder.mk, REC_GPR_ONLY), so no path of it that returns touches a
+ * vector or x87 register (tests/trace/check.py's `gpr` check reads its
+ * code to make sure).  The stack is aligned here for the call, not
+ * assumed to be: a function that was tail-called or realigned its stack
+ * may leave it either way.
  *
  * The trampoline has no frame the unwinder can use: an exception never
  * reaches it, since the recorder writes the real addresses back before
@@ -35,23 +38,65 @@ rec_return_tramp:
 	pushq	%rbp
 	movq	%rsp, %rbp
 	andq	$-16, %rsp
-	subq	$48, %rsp
-	movq	%rax, 0(%rsp)
-	movq	%rdx, 8(%rsp)
-	movaps	%xmm0, 16(%rsp)
-	movaps	%xmm1, 32(%rsp)
+	pushq	%rax
+	pushq	%rdx
 	leaq	8(%rbp), %rdi		/* the stack pointer after the ret */
 	call	rec_exit
 	movq	%rax, %r11		/* where the function returns to */
-	movq	0(%rsp), %rax
-	movq	8(%rsp), %rdx
-	movaps	16(%rsp), %xmm0
-	movaps	32(%rsp), %xmm1
+	popq	%rdx
+	popq	%rax
 	movq	%rbp, %rsp
 	popq	%rbp
 	jmp	*%r11
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
+
+/*
+ * struct rec_thread *rec_keeping_vectors(struct rec_thread *(*fn)(void)):
+ * fn(), with the vector argument registers (%xmm0-7, their low 128
+ * bits, as the runtime's full trampolines keep them) as they were.
+ * rec_entry, built for general registers only, calls libc this way
+ * when it sets up a thread: the traced function's floating-point
+ * arguments are still in those registers.
+ */
+	.text
+	.globl	rec_keeping_vectors
+	.hidden	rec_keeping_vectors
+	.type	rec_keeping_vectors, @function
+	.p2align 4
+rec_keeping_vectors:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq	$128, %rsp
+	andq	$-16, %rsp
+	movaps	%xmm0, 0(%rsp)
+	movaps	%xmm1, 16(%rsp)
+	movaps	%xmm2, 32(%rsp)
+	movaps	%xmm3, 48(%rsp)
+	movaps	%xmm4, 64(%rsp)
+	movaps	%xmm5, 80(%rsp)
+	movaps	%xmm6, 96(%rsp)
+	movaps	%xmm7, 112(%rsp)
+	call	*%rdi
+	movaps	0(%rsp), %xmm0
+	movaps	16(%rsp), %xmm1
+	movaps	32(%rsp), %xmm2
+	movaps	48(%rsp), %xmm3
+	movaps	64(%rsp), %xmm4
+	movaps	80(%rsp), %xmm5
+	movaps	96(%rsp), %xmm6
+	movaps	112(%rsp), %xmm7
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
+	.cfi_endproc
+	.size	rec_keeping_vectors, . - rec_keeping_vectors
 
 	.section .rodata
 	.globl	rec_arch_ok

@@ -27,8 +27,13 @@ void mcount(void);
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
 
-/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+/*
+ * The trampolines call mc_rt_dispatch_slot (platform.h), or the
+ * general-register slot hook itself with only the general argument
+ * registers saved.
+ */
 #define MC_RT_DISPATCH_SLOT 1
+#define MC_RT_GPR_SLOT_HOOK 1
 
 /*
  * Another core may run code this one changed only after a

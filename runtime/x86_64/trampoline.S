@@ -17,6 +17,13 @@
  * function's return address lives (platform.h), which a recorder of
  * exits needs and the callback gets the value of.
  *
+ * When a general-register slot hook is set (mc_rt_gpr_slot_hook,
+ * platform.h), they call it directly and save only the general argument
+ * registers: the hook promises to leave every vector and x87 register
+ * alone.  %r11 is saved on neither path: it carries no argument and is
+ * dead at a hook (GCC itself loads the hook's address into %r11 for its
+ * call under -mcmodel=large), so it holds the hook's address here.
+ *
  * Stack on entry to the trampoline:
  *   fentry:  (%rsp) = return into the function (site + len)
  *            8(%rsp) = the function's own return address, in its caller
@@ -30,9 +37,10 @@
  * reached through `call *GOT` when ld does not relax the hook.
  */
 
-#define SAVE_GPRS	(9 * 8)			/* rdi..r11 below */
+#define SAVE_GPRS	(8 * 8)			/* rdi..r10 below */
 #define SAVE_XMMS	(8 * 16)
-#define FRAME		(SAVE_GPRS + 8 + SAVE_XMMS)	/* multiple of 16 */
+#define FRAME		(SAVE_GPRS + SAVE_XMMS)	/* multiple of 16 */
+#define GPR_FRAME	SAVE_GPRS
 
 	.text
 
@@ -73,15 +81,49 @@ mcount:
 	movq	%r9, 40(%rsp)
 	movq	%rax, 48(%rsp)
 	movq	%r10, 56(%rsp)
-	movq	%r11, 64(%rsp)
-	movaps	%xmm0, 80(%rsp)
-	movaps	%xmm1, 96(%rsp)
-	movaps	%xmm2, 112(%rsp)
-	movaps	%xmm3, 128(%rsp)
-	movaps	%xmm4, 144(%rsp)
-	movaps	%xmm5, 160(%rsp)
-	movaps	%xmm6, 176(%rsp)
-	movaps	%xmm7, 192(%rsp)
+	movaps	%xmm0, 64(%rsp)
+	movaps	%xmm1, 80(%rsp)
+	movaps	%xmm2, 96(%rsp)
+	movaps	%xmm3, 112(%rsp)
+	movaps	%xmm4, 128(%rsp)
+	movaps	%xmm5, 144(%rsp)
+	movaps	%xmm6, 160(%rsp)
+	movaps	%xmm7, 176(%rsp)
+.endm
+
+/* SAVE_ARGS for a general-register hook: no vector registers. */
+.macro	SAVE_GPR_ARGS
+	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %rbp, 0
+	movq	%rsp, %rbp
+	.cfi_def_cfa_register %rbp
+	subq	$GPR_FRAME, %rsp
+	andq	$-16, %rsp
+	movq	%rdi, 0(%rsp)
+	movq	%rsi, 8(%rsp)
+	movq	%rdx, 16(%rsp)
+	movq	%rcx, 24(%rsp)
+	movq	%r8, 32(%rsp)
+	movq	%r9, 40(%rsp)
+	movq	%rax, 48(%rsp)
+	movq	%r10, 56(%rsp)
+.endm
+
+.macro	RESTORE_GPR_ARGS_RET
+	movq	0(%rsp), %rdi
+	movq	8(%rsp), %rsi
+	movq	16(%rsp), %rdx
+	movq	24(%rsp), %rcx
+	movq	32(%rsp), %r8
+	movq	40(%rsp), %r9
+	movq	48(%rsp), %rax
+	movq	56(%rsp), %r10
+	movq	%rbp, %rsp
+	popq	%rbp
+	.cfi_def_cfa %rsp, 8
+	.cfi_restore %rbp
+	ret
 .endm
 
 /* Undo SAVE_ARGS and return into the hooked function. */
@@ -94,15 +136,14 @@ mcount:
 	movq	40(%rsp), %r9
 	movq	48(%rsp), %rax
 	movq	56(%rsp), %r10
-	movq	64(%rsp), %r11
-	movaps	80(%rsp), %xmm0
-	movaps	96(%rsp), %xmm1
-	movaps	112(%rsp), %xmm2
-	movaps	128(%rsp), %xmm3
-	movaps	144(%rsp), %xmm4
-	movaps	160(%rsp), %xmm5
-	movaps	176(%rsp), %xmm6
-	movaps	192(%rsp), %xmm7
+	movaps	64(%rsp), %xmm0
+	movaps	80(%rsp), %xmm1
+	movaps	96(%rsp), %xmm2
+	movaps	112(%rsp), %xmm3
+	movaps	128(%rsp), %xmm4
+	movaps	144(%rsp), %xmm5
+	movaps	160(%rsp), %xmm6
+	movaps	176(%rsp), %xmm7
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -117,11 +158,19 @@ mcount:
 mc_rt_tramp_fentry:
 	.cfi_startproc
 	endbr64
+	movq	mc_rt_gpr_slot_hook(%rip), %r11
+	testq	%r11, %r11
+	jnz	1f
 	SAVE_ARGS
 	movq	8(%rbp), %rdi		/* return into the function */
 	leaq	16(%rbp), %rsi		/* where its return address is */
 	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
+1:	SAVE_GPR_ARGS
+	movq	8(%rbp), %rdi
+	leaq	16(%rbp), %rsi
+	call	*%r11
+	RESTORE_GPR_ARGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_fentry, . - mc_rt_tramp_fentry
 
@@ -132,12 +181,21 @@ mc_rt_tramp_fentry:
 mc_rt_tramp_mcount:
 	.cfi_startproc
 	endbr64
+	movq	mc_rt_gpr_slot_hook(%rip), %r11
+	testq	%r11, %r11
+	jnz	1f
 	SAVE_ARGS
 	movq	8(%rbp), %rdi		/* return into the function */
 	movq	0(%rbp), %rsi		/* the function's frame pointer */
 	addq	$8, %rsi		/* where its return address is */
 	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
+1:	SAVE_GPR_ARGS
+	movq	8(%rbp), %rdi
+	movq	0(%rbp), %rsi
+	addq	$8, %rsi
+	call	*%r11
+	RESTORE_GPR_ARGS_RET
 	.cfi_endproc
 	.size	mc_rt_tramp_mcount, . - mc_rt_tramp_mcount
 

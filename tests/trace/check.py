@@ -15,6 +15,14 @@
   check.py svg FILE                well-formed XML whose root is <svg>
   check.py uftrace RAW REPLAY      the same calls, with the same callers,
                                    as `uftrace replay -f none` shows
+  check.py gpr DISASM ROOT... [--calls F...] [--noreturn F...]
+                                   in `objdump -dr` output, no function
+                                   reached from the ROOTs names a vector,
+                                   x87 or MMX register, jumps or calls
+                                   through a register, or calls out of the
+                                   object except to --calls (which keep
+                                   the vector registers) and --noreturn
+                                   functions (not followed)
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import collections
@@ -170,13 +178,84 @@ def check_uftrace(raw, replay):
                  [d for d in diff if d in theirs.items()][:8]))
 
 
+def disassembly(path):
+    """{function: [(instruction, relocation symbol or None)]}"""
+    funcs, cur = {}, None
+    for line in open(path):
+        line = line.rstrip("\n")
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            cur = funcs.setdefault(m.group(1), [])
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"^\s+[0-9a-f]+: (R_\w+)\s+([^+\-\s]+)", line)
+        if m and cur:
+            cur[-1] = (cur[-1][0], m.group(2))
+            continue
+        m = re.match(r"^\s+[0-9a-f]+:\s+(.*)$", line)
+        if m:
+            cur.append((m.group(1).strip(), None))
+    return funcs
+
+
+BRANCH = re.compile(r"^(?:notrack\s+|bnd\s+)?(call|jmp|j[a-z]+)\s+(.*)$")
+VECTOR = re.compile(r"%(?:[xyz]mm\d|st\b|st\(|mm\d|k[0-7]\b)")
+
+
+def check_gpr(path, *args):
+    roots, calls, noreturn, into = [], set(), set(), None
+    for a in args:
+        if a in ("--calls", "--noreturn"):
+            into = calls if a == "--calls" else noreturn
+        elif into is None:
+            roots.append(a)
+        else:
+            into.add(a)
+    funcs = disassembly(path)
+    seen, todo, bad = set(), list(roots), []
+    while todo:
+        f = todo.pop()
+        if f in seen:
+            continue
+        seen.add(f)
+        if f not in funcs:
+            bad.append("%s: not in the object" % f)
+            continue
+        for insn, reloc in funcs[f]:
+            if VECTOR.search(insn):
+                bad.append("%s: %s" % (f, insn))
+            m = BRANCH.match(insn)
+            if not m:
+                continue
+            if m.group(2).startswith("*"):
+                bad.append("%s: through a register: %s" % (f, insn))
+                continue
+            t = reloc
+            if t is None:
+                n = re.search(r"<([^>+]+)(\+0x[0-9a-f]+)?>", m.group(2))
+                t = n.group(1) if n else None
+            if t is None or t == f:
+                continue
+            if t in calls or t in noreturn:
+                continue
+            if t in funcs:
+                todo.append(t)
+            else:
+                bad.append("%s: calls %s, which may use any register" %
+                           (f, t))
+    if bad:
+        fail("not general registers only:\n  " + "\n  ".join(bad[:12]))
+    print("general registers only: %s" % " ".join(sorted(seen)))
+
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"json": check_json, "counts": lambda r, c, n, *f: check_counts(
         r, c, n, f), "depth": check_depth, "svg": check_svg,
-     "uftrace": check_uftrace}[cmd](*args)
+     "uftrace": check_uftrace, "gpr": check_gpr}[cmd](*args)
 
 
 if __name__ == "__main__":

@@ -26,11 +26,18 @@
 #     image's own file).  Neither under qemu-user, which cannot exec a
 #     foreign binary without binfmt_misc and (7.2) aborts a forked child
 #     of a threaded process that starts a thread, as the recorder's does
+#   - a timer's signals every 50 us whose handler runs traced code,
+#     landing in the recorder too: the events still nest
+#   - vectors.c: floating-point and vector arguments, varargs and long
+#     double returns as untraced, in a thread's first traced call too
+#     (refused with -pg on arm, whose frame reader does not read those
+#     prologues)
 # A variant the backend cannot record is expected to be refused at
 # start, with its reason.
 # Per backend: C++ exceptions thrown through traced frames (output
 # unchanged, counts, nesting), with g++ and clang++; frames.c's frame
-# layouts (big frames, alloca: counts, nesting).  On the host only:
+# layouts (big frames, alloca: counts, nesting).  On x86_64: the hooks'
+# code uses general registers only (objdump).  On the host only:
 # mctrace's own JSON, folded output and SVG; uftrace record of the same
 # source gives the same call graph (if installed).
 set -u
@@ -135,6 +142,8 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- $RUN '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
+	expect "[$tag] signals every 50 us running traced code: events nest" \
+		alarm_check $tag $p
 	if [ -z "$QEMU" ]; then
 		expect "[$tag] fork: the child records on its own" \
 			fork_check $tag $p
@@ -147,6 +156,57 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		echo "SKIP: trace: $TAG[$tag] fork: qemu-user aborts a forked child that starts a thread"
 		echo "SKIP: trace: $TAG[$tag] exec: qemu-user cannot exec a foreign binary"
 	fi
+	vectors "$@"	# (last: refused sets tag)
+}
+
+# A timer's signals whose handler calls mid(), landing anywhere, the
+# recorder's entry and exit included: B/E nest in the JSON, every exit
+# matches its entry in the own format (record_raw), and when no call was
+# lost, mid ran 200,000 times plus once per recorded handler, and leaf
+# twice as often as mid.
+alarm_check() {
+	MCOUNT_TRACE="$OUT/$1-alarm.json" MCOUNT_TRACE_BUFSIZE=1048576 \
+		$RUN "$OUT/$2" alarm >/dev/null 2>&1 &&
+	$PY $T/check.py json "$OUT/$1-alarm.json" 1 || return 1
+	"$MCT" record --bufsize 1048576 -o "$OUT/$1-alarm.data" -- \
+		$RUN "$OUT/$2" alarm >/dev/null 2>&1 || return 1
+	"$MCT" report "$OUT/$1-alarm.data" > "$OUT/$1-alarm.report" || return 1
+	! grep -q 'matched no entry' "$OUT/$1-alarm.report" ||
+		{ grep 'matched no entry' "$OUT/$1-alarm.report"; return 1; }
+	grep -q 'not recorded' "$OUT/$1-alarm.report" && return 0
+	awk '$NF == "mid" { m = $(NF - 1) } $NF == "leaf" { l = $(NF - 1) }
+	     $NF == "alarm_handler" { h = $(NF - 1) }
+	     END { if (m != 200000 + h || l != 2 * m) {
+		print "mid " m ", leaf " l ", handler " h; exit 1 } }' \
+		"$OUT/$1-alarm.report"
+}
+
+# vectors <tag> <cc> <hooks> <pie flags>: vectors.c, built as the
+# variant is.  32-bit ARM's frame reader does not read its -pg
+# prologues yet (GCC's vsum, a leaf, makes a frame for the variadic
+# registers without saving lr; clang's fsum8 runs past 64 bytes):
+# refused there, with why.  Its pads need no prologue read.
+vectors() {
+	case $ARCH:$3 in
+	arm:*-pg*)
+		refused "$1-vec" "$2" "$3" "$4" \
+			"cannot record [a-z0-9]+ on arm: its prologue" \
+			"$T/vectors.c -Wl,-u,mcount_boot" ;;
+	*)	expect "[$1] floating-point arguments and returns unchanged" \
+			vectors_check "$@" ;;
+	esac
+}
+# The same numbers as untraced, fsum8 recorded (4 calls: the first of
+# three threads, whose recorder is set up in that call, and main's).
+vectors_check() {
+	build "vec-$1" "$2" "$3" "$4" $T/vectors.c -Wl,-u,mcount_boot ||
+		return 1
+	want=$($RUN "$OUT/vec-$1") || return 1
+	got=$(MCOUNT_TRACE="$OUT/$1-vec.data" $RUN "$OUT/vec-$1") || return 1
+	[ "$got" = "$want" ] ||
+		{ echo "traced: $got; untraced: $want" | tr '\n' ' '; return 1; }
+	n=$("$MCT" report "$OUT/$1-vec.data" | awk '$NF == "fsum8" { print $(NF - 1) }')
+	[ "$n" = 4 ] || { echo "fsum8 recorded $n times (4)"; return 1; }
 }
 
 # The parent's file: top(2) and top(4); the child's: top(3) and what it
@@ -390,6 +450,22 @@ if ! command -v ${CLANG%% *} >/dev/null; then
 	echo "SKIP: trace: ${TAG}clang variants: no clang"
 fi
 trace_variants
+
+# The runtime calls the x86_64 entry hook saving no vector register, and
+# the return trampoline keeps only %rax and %rdx: in the library's own
+# code, nothing rec_entry or rec_exit can reach that returns may touch
+# another register, or call out but through rec_keeping_vectors.
+gpr_check() {
+	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
+	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
+	(cd "$OUT/ar" && ar x "$lib" hosted-rec.o) &&
+	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/hosted-rec.o" > "$OUT/rec.dis" &&
+	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
+		--calls rec_keeping_vectors --noreturn no_frame >/dev/null
+}
+[ "$ARCH" != x86_64 ] ||
+	expect "[x86_64] the hooks leave vector registers alone" gpr_check
+
 [ "$ARCH" = "$HOST" ] || exit $((failures != 0))
 
 # mctrace's own outputs from one trace.
