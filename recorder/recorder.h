@@ -108,9 +108,7 @@ REC_HIDDEN int rec_init_threads(void);
 REC_HIDDEN void rec_finish(void);
 REC_HIDDEN void rec_phases_due(void);
 
-/* <arch>/return.S (or none.c): rec_arch_ok is false where there is none */
-REC_HIDDEN extern const bool rec_arch_ok;
-REC_HIDDEN extern const char rec_arch_name[];
+/* <arch>/return.S */
 REC_HIDDEN void rec_return_tramp(void);
 
 /*

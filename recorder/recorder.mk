@@ -5,7 +5,7 @@
 # Included by the top Makefile after runtime/runtime.mk.  The recorder
 # is hosted C (pthreads, files) over the runtime's slot hook
 # (runtime/platform.h); per architecture it has a return trampoline,
-# recorder/<arch>/return.S, or none.c, which makes it refuse to record.
+# recorder/<arch>/return.S, which a new backend must bring.
 #
 # A program pulls an archive member only for a symbol it needs, and no
 # runtime file names the recorder (the arrows point from recorder/ to
@@ -18,13 +18,12 @@ REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
-REC_ARCHES := x86_64 i386 aarch64 arm riscv64 ppc64le s390x
 RT_HOSTED_MEMBER := hosted-rec.o
 
 # The recorder's objects of <arch>: its C files, its trampoline, and
 # recorder/<arch>/frame.c where it has one (aarch64, arm, riscv64).
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
-	   $(if $(filter $(1),$(REC_ARCHES)),return.o,none.o) \
+	   return.o \
 	   $(if $(wildcard recorder/$(1)/frame.c),frame.o sitekeys.o))
 
 # Where the runtime can call the entry hook without saving the vector
@@ -60,10 +59,6 @@ $(RT_OBJROOT)/%/rec-frame.o: recorder/%/frame.c $(REC_HDRS)
 	$(RT_COMPILE)
 
 $(RT_OBJROOT)/%/rec-sitekeys.o: recorder/sitekeys.c $(REC_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
-
-$(RT_OBJROOT)/%/rec-none.o: recorder/none.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

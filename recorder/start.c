@@ -170,7 +170,7 @@ static bool sites_fit(struct pick *p)
 		fprintf(stderr, "mcount: trace: cannot record %s on %s: %s "
 			"(%zu such functions; leave them out with "
 			"MCOUNT_TRACE_NOTRACE or mctrace -N): nothing "
-			"recorded\n", p->unfit_name, rec_arch_name,
+			"recorded\n", p->unfit_name, MC_RT_ARCH->name,
 			p->unfit_why, p->unfit);
 		return false;
 	}
@@ -278,7 +278,7 @@ static void apply_phase(const struct phase *ph)
 			fprintf(stderr, "mcount: trace: the filters at %llu ns: "
 				"%zu functions %s cannot record left out\n",
 				(unsigned long long)ph->at_ns, p.unfit,
-				rec_arch_name);
+				MC_RT_ARCH->name);
 	}
 	free(p.on);
 	free(p.off);
@@ -387,12 +387,6 @@ __attribute__((constructor(102))) static void rec_start(void)
 
 	if (!path || !*path)
 		return;
-	if (!rec_arch_ok) {
-		fprintf(stderr, "mcount: trace: recording is not supported on "
-			"%s yet (no return trampoline): nothing recorded\n",
-			rec_arch_name);
-		return;
-	}
 	if (!mcount_booted()) {
 		fprintf(stderr, "mcount: trace: the runtime has not booted "
 			"(MCOUNT_NO_AUTOBOOT?): nothing recorded\n");
@@ -407,7 +401,7 @@ __attribute__((constructor(102))) static void rec_start(void)
 	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
 			   : mc_rt_set_slot_hook(rec_entry))) {
 		fprintf(stderr, "mcount: trace: the runtime has no slot "
-			"trampolines on %s: nothing recorded\n", rec_arch_name);
+			"trampolines on %s: nothing recorded\n", MC_RT_ARCH->name);
 		return;
 	}
 	/* while this is the only thread: sites without a live form too */

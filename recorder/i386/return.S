@@ -52,14 +52,5 @@ rec_return_tramp:
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
 
-	.section .rodata
-	.globl	rec_arch_ok
-	.hidden	rec_arch_ok
-rec_arch_ok:
-	.byte	1
-	.globl	rec_arch_name
-	.hidden	rec_arch_name
-rec_arch_name:
-	.asciz	"i386"
 
 	.section .note.GNU-stack, "", @progbits

@@ -98,14 +98,5 @@ rec_keeping_vectors:
 	.cfi_endproc
 	.size	rec_keeping_vectors, . - rec_keeping_vectors
 
-	.section .rodata
-	.globl	rec_arch_ok
-	.hidden	rec_arch_ok
-rec_arch_ok:
-	.byte	1
-	.globl	rec_arch_name
-	.hidden	rec_arch_name
-rec_arch_name:
-	.asciz	"x86_64"
 
 	.section .note.GNU-stack, "", @progbits

@@ -9,10 +9,9 @@
 #   TRACE_ARCH=aarch64 LIBMCOUNT=build/aarch64/libmcount.a ... run.sh
 #
 # TRACE_ARCH (default: the host's) picks the backend; its compilers and
-# runner (qemu-user) come from tests/runtime/arches.sh.  REC_ARCHES
-# (recorder/recorder.mk) names the backends that record: any other is
-# only checked to refuse at start (a message, no file, the program's
-# output unchanged).
+# runner (qemu-user) come from tests/runtime/arches.sh.  Every backend
+# records; a function one cannot record is checked to be refused at
+# start (a message, no file, the program's output unchanged).
 #
 # Per build of prog.c (trace_variants below: each backend's hook forms,
 # GCC and clang, PIE and not):
@@ -47,7 +46,6 @@ LIB=${LIBMCOUNT:-build/libmcount.a}
 TOOL=${RECORDMCOUNT:-build/recordmcount}
 MCT=${MCTRACE:-build/mctrace}
 PY=${PYTHON:-python3}
-REC_ARCHES=${REC_ARCHES:-x86_64 i386 aarch64 riscv64}
 . tests/runtime/arches.sh
 HOST=$(uname -m | sed 's/^i[3-6]86$/i386/')
 ARCH=${TRACE_ARCH:-$HOST}
@@ -435,16 +433,6 @@ cxx_unless_broken() {	# cxx_unless_broken <tag> <c++> <hook flags> <cc>
 	cxx "$@"
 }
 
-case " $REC_ARCHES " in
-*" $ARCH "*)
-	;;
-*)
-	# a backend with no return trampoline: every form refused
-	trace_variants() {
-		refused gcc-mcount "$GCC" "-pg" -pie \
-			"recording is not supported on $ARCH yet"
-	}
-esac
 if ! command -v ${CLANG%% *} >/dev/null; then
 	CLANG=false CLANGXX=false
 	echo "SKIP: trace: ${TAG}clang variants: no clang"

@@ -4,18 +4,17 @@
 # against oracles of their own (tests/trace/run.sh, check.py).
 #
 # The host, then every other backend whose compiler is installed, with
-# its library (under qemu-user where it does not run natively): the ones
-# in REC_ARCHES record, the others must refuse at start.
+# its library (under qemu-user where it does not run natively).
 TRACE_CROSS := $(foreach a,$(RT_CROSS_ARCHES),\
 	$(if $(shell command -v $(RT_CC_$(a))),$(a)))
 
 check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) \
 	$(TRACE_CROSS:%=$(BUILD)/%/libmcount.a)
 	@( status=0; \
-	  REC_ARCHES="$(REC_ARCHES)" RECORDMCOUNT=$(RECORDMCOUNT) \
+	  RECORDMCOUNT=$(RECORDMCOUNT) \
 		LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
 		OUT=$(BUILD)/tests/trace sh tests/trace/run.sh || status=1; \
-	  $(foreach a,$(TRACE_CROSS),REC_ARCHES="$(REC_ARCHES)" \
+	  $(foreach a,$(TRACE_CROSS),\
 		TRACE_ARCH=$(a) RECORDMCOUNT=$(RECORDMCOUNT) \
 		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a MCTRACE=$(MCTRACE) \
 		OUT=$(BUILD)/tests/trace-$(a) sh tests/trace/run.sh || status=1;) \
