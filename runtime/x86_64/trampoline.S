@@ -64,14 +64,17 @@ mcount:
 	.cfi_endproc
 	.size	mcount, . - mcount
 
-/* Build a frame on %rbp, align %rsp, save the argument registers. */
-.macro	SAVE_ARGS
+/*
+ * Build a frame of `frame` bytes on %rbp, align %rsp, and save the
+ * general argument registers (and %rax, %r10) at its bottom.
+ */
+.macro	SAVE_GPR_ARGS frame=GPR_FRAME
 	pushq	%rbp
 	.cfi_adjust_cfa_offset 8
 	.cfi_rel_offset %rbp, 0
 	movq	%rsp, %rbp
 	.cfi_def_cfa_register %rbp
-	subq	$FRAME, %rsp
+	subq	$\frame, %rsp
 	andq	$-16, %rsp
 	movq	%rdi, 0(%rsp)
 	movq	%rsi, 8(%rsp)
@@ -81,6 +84,11 @@ mcount:
 	movq	%r9, 40(%rsp)
 	movq	%rax, 48(%rsp)
 	movq	%r10, 56(%rsp)
+.endm
+
+/* SAVE_GPR_ARGS and the vector argument registers above them. */
+.macro	SAVE_ARGS
+	SAVE_GPR_ARGS FRAME
 	movaps	%xmm0, 64(%rsp)
 	movaps	%xmm1, 80(%rsp)
 	movaps	%xmm2, 96(%rsp)
@@ -91,26 +99,7 @@ mcount:
 	movaps	%xmm7, 176(%rsp)
 .endm
 
-/* SAVE_ARGS for a general-register hook: no vector registers. */
-.macro	SAVE_GPR_ARGS
-	pushq	%rbp
-	.cfi_adjust_cfa_offset 8
-	.cfi_rel_offset %rbp, 0
-	movq	%rsp, %rbp
-	.cfi_def_cfa_register %rbp
-	subq	$GPR_FRAME, %rsp
-	andq	$-16, %rsp
-	movq	%rdi, 0(%rsp)
-	movq	%rsi, 8(%rsp)
-	movq	%rdx, 16(%rsp)
-	movq	%rcx, 24(%rsp)
-	movq	%r8, 32(%rsp)
-	movq	%r9, 40(%rsp)
-	movq	%rax, 48(%rsp)
-	movq	%r10, 56(%rsp)
-.endm
-
-.macro	RESTORE_GPR_ARGS_RET
+.macro	LOAD_GPR_ARGS
 	movq	0(%rsp), %rdi
 	movq	8(%rsp), %rsi
 	movq	16(%rsp), %rdx
@@ -119,6 +108,10 @@ mcount:
 	movq	40(%rsp), %r9
 	movq	48(%rsp), %rax
 	movq	56(%rsp), %r10
+.endm
+
+/* Drop the frame and return into the hooked function. */
+.macro	LEAVE_RET
 	movq	%rbp, %rsp
 	popq	%rbp
 	.cfi_def_cfa %rsp, 8
@@ -126,16 +119,15 @@ mcount:
 	ret
 .endm
 
-/* Undo SAVE_ARGS and return into the hooked function. */
+/* Undo SAVE_GPR_ARGS and return. */
+.macro	RESTORE_GPR_ARGS_RET
+	LOAD_GPR_ARGS
+	LEAVE_RET
+.endm
+
+/* Undo SAVE_ARGS and return. */
 .macro	RESTORE_ARGS_RET
-	movq	0(%rsp), %rdi
-	movq	8(%rsp), %rsi
-	movq	16(%rsp), %rdx
-	movq	24(%rsp), %rcx
-	movq	32(%rsp), %r8
-	movq	40(%rsp), %r9
-	movq	48(%rsp), %rax
-	movq	56(%rsp), %r10
+	LOAD_GPR_ARGS
 	movaps	64(%rsp), %xmm0
 	movaps	80(%rsp), %xmm1
 	movaps	96(%rsp), %xmm2
@@ -144,11 +136,7 @@ mcount:
 	movaps	144(%rsp), %xmm5
 	movaps	160(%rsp), %xmm6
 	movaps	176(%rsp), %xmm7
-	movq	%rbp, %rsp
-	popq	%rbp
-	.cfi_def_cfa %rsp, 8
-	.cfi_restore %rbp
-	ret
+	LEAVE_RET
 .endm
 
 	.globl	mc_rt_tramp_fentry
