@@ -5,8 +5,9 @@
 #                              fuzz/seeds.sh; prints executions, coverage
 #                              and crashes per target, fails on a crash
 #   make fuzz-smoke            the same, 15 seconds per target (CI)
-#   make check-fuzz            replay fuzz/regressions/<target>/* through
-#                              the targets (part of `make check`)
+#   make check-fuzz            replay fuzz/regressions/<target>/* and every
+#                              seed through the targets, once each (part
+#                              of `make check`)
 #
 # Targets: record (the record path on one object), dump (--dump of an
 # object or linked image, text and JSON), check (--check, then
@@ -48,7 +49,7 @@ fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/seeds.stamp
 fuzz-smoke:
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 
-check-fuzz: $(FUZZ_BINS)
+check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/seeds.stamp
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/fuzz.log
 	@fuzz/replay.sh $(FUZZ_DIR) $(TEST_RESULTS)/fuzz.log $(FUZZ_TARGETS)
 

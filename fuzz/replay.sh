@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # replay.sh FUZZ-DIR LOG TARGET... - run every input of
 # fuzz/regressions/TARGET/ through that target once (the inputs fuzzing
-# found crashes or hangs with, kept after the fix).  PASS/FAIL lines go
-# to LOG; a target with no saved inputs gets a SKIP line.
+# found crashes or hangs with, kept after the fix), then every seed of
+# FUZZ-DIR/seeds/TARGET once (the corpus fuzz-smoke starts from: an
+# input that fails there fails here first).  PASS/FAIL lines go to LOG;
+# a target with no saved inputs gets a SKIP line.
 set -u
 DIR=$1
 LOG=$2
@@ -27,5 +29,22 @@ for t in "$@"; do
 		fi
 	done
 	[ $found = 1 ] || echo "SKIP: fuzz/$t: no saved inputs" | tee -a "$LOG"
+	seeds=$DIR/seeds/$t
+	if [ -d "$seeds" ]; then
+		count=$(ls "$seeds" | wc -l)
+		# -runs=0: load (and so run) every input once, no mutation
+		if out=$("$DIR/$t" -runs=0 -timeout=10 -rss_limit_mb=2048 \
+			-close_fd_mask=3 "$seeds" 2>&1); then
+			echo "PASS: fuzz/$t/seeds ($count inputs)" | tee -a "$LOG"
+		else
+			why=$(echo "$out" | grep -E 'ERROR|SUMMARY|runtime error' |
+				head -1)
+			echo "FAIL: fuzz/$t/seeds: ${why:-target failed}" |
+				tee -a "$LOG"
+			status=1
+		fi
+	else
+		echo "SKIP: fuzz/$t/seeds: none generated" | tee -a "$LOG"
+	fi
 done
 exit $status

@@ -377,9 +377,12 @@ scan_form(const struct scan *c, uint64_t r_offset)
 					   c->text_size, r_offset);
 	if (r_offset < c->lo || r_offset > c->hi)
 		return NULL;
-	const uint8_t *p = c->code + (r_offset - (uint64_t)(int64_t)
-				      f->field_offset) +
-			   (uint64_t)(int64_t)f->opcode_offset;
+	/* one index, then one pointer step: an opcode before the site
+	 * (opcode_offset < 0) must not step the pointer backwards through
+	 * a wrapped unsigned offset, which C leaves undefined */
+	uint64_t at = r_offset - (uint64_t)(int64_t)f->field_offset +
+		      (uint64_t)(int64_t)f->opcode_offset;
+	const uint8_t *p = c->code + at;
 	for (unsigned k = 0; k < f->opcode_len; k++)
 		if ((p[k] & f->mask[k]) != f->opcode[k])
 			return NULL;

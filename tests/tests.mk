@@ -13,7 +13,7 @@
 #   check-integrate recordmcount-cc with make, CMake, meson, ccache, distcc
 #   check-check    --check, the CI gate, against seeded defects
 #   check-fault    record runs whose writes fail (shim, full tmpfs, ulimit)
-#   check-fuzz     fuzz/regressions/ replayed through the fuzz targets
+#   check-fuzz     fuzz/regressions/ and the seeds replayed through the fuzz targets
 #   check-hosts    the tool built for s390x and i386, under qemu-user,
 #                  against the native build (not in check: see hosts.mk)
 #   check-link     the per-section table linked by bfd, gold, lld, mold
