@@ -49,7 +49,9 @@ qemu-system-arm qemu-system-misc"
 # check-link links with every linker Debian ships (GNU ld and gold come
 # with binutils, in the build group; lld; mold) and builds googletest
 # from its source.  uftrace: check-trace compares its call graph with
-# uftrace's, and make bench times both recorders on one binary.  The
+# uftrace's, and make bench times both recorders on one binary, in CPU
+# time from perf's task-clock (linux-perf; without it, time's 10 ms
+# steps, too coarse for a per-call figure).  The
 # cross g++ compilers: check-solib's C++ library on each backend (and
 # clang++ --target finds their libstdc++ headers).
 # dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source
@@ -63,8 +65,8 @@ gcc-powerpc64le-linux-gnu gcc-powerpc64-linux-gnu gcc-powerpc-linux-gnu
 gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
 gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
-libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace dpkg-dev
-g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
+libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace linux-perf
+dpkg-dev g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
 g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
 
 fresh="debootstrap git"
