@@ -7,8 +7,8 @@
 #
 #   plain       no hooks at all
 #   untraced    ours (recorded, libmcount), not recording: hooks NOPs
-#   ours        the same binary with MCOUNT_TRACE (own format, events
-#               16 B, rings of 2^20 events so none are lost)
+#   ours        the same binary with MCOUNT_TRACE (own format, compact
+#               events, rings of 2^20 events so none are lost)
 #   uftrace     `uftrace record --no-libcall` of the same source built
 #               for it (-pg -mfentry, no libmcount: uftrace 0.13 cannot
 #               trace our binary, whose __fentry__ is libmcount's own,
@@ -111,8 +111,9 @@ while True:
     if kind == 3 and n == 8:            # MCT_LOST: the last one counts
         lost[tid] = struct.unpack("<Q", f.read(8))[0]
         continue
-    if kind == 1:                       # MCT_EVENTS, 16 bytes each
-        events += n // 16
+    if kind == 1:                       # MCT_EVENTS: struct mct_events
+        events += struct.unpack("<QI", f.read(12))[1]
+        n -= 12
     f.seek(n, 1)
 print(events, sum(lost.values()))
 EOP
@@ -138,6 +139,7 @@ cat <<EOT
 | ours per traced call, wall (ns) | $(per "$wall_ours" "$wall_untraced") |
 | calls recorded / lost | $recorded / ${lost:-0} |
 | trace file (MB) | $((size / 1000000)) |
+| trace file, bytes per recorded call | $(awk -v s="$size" -v r="$recorded" 'BEGIN { printf "%.1f", s / r }') |
 | max RSS not recording / recording, 2^16-event rings (KB) | $rss_plain / $rss_ours |
 | uftrace's binary alone, CPU (ms) | $((ufplain / 1000000)) |
 | uftrace record, CPU (ms) | $((uft / 1000000)) |
