@@ -258,9 +258,9 @@ static const char *name_of(uintptr_t addr)
 }
 
 /*
- * name_of for every entry event of the recorder's own form, which only
- * needs the name block written once: most events name a function seen
- * a moment ago, found here with one compare.
+ * name_of for each function an event block of the recorder's own form
+ * names, which only needs the name block written once: most were named
+ * by the block before, found here with one compare.
  */
 static void name_once(uintptr_t addr)
 {
@@ -363,19 +363,25 @@ static uint8_t *put_leb(uint8_t *p, uint64_t v)
 	return p;
 }
 
-/* An entry's op: its slot's, or MCT_OP_NEW with the address after it. */
-static uint8_t *put_entry_op(uint8_t *p, uint64_t func)
+/*
+ * An entry's op: its slot's, or MCT_OP_NEW with the address after it
+ * (then its name goes out too, if it never has).
+ */
+static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func)
 {
 	size_t h = (size_t)((func * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
 	struct slot *s;
 
 	for (;; h = (h + 1) & ((1 << SLOT_BITS) - 1)) {
 		s = &slots[h];
-		if (s->gen != slot_gen)
+		if (__builtin_expect(s->gen != slot_gen, 0))
 			break;
-		if (s->addr == func)
-			return *p = s->op, p + 1;
+		if (__builtin_expect(s->addr == func, 1)) {
+			*p = s->op;
+			return p + 1;
+		}
 	}
+	name_once((uintptr_t)func);
 	if (slots_used < MCT_SLOTS) {
 		*s = (struct slot){ .addr = func, .gen = slot_gen,
 				    .op = (uint8_t)(MCT_OP_SLOT0 + slots_used++) };
@@ -398,14 +404,18 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 	p = put_le64(p, prev);
 	p = put_le64(p, (uint64_t)n);	/* count, then flags 0 */
 	for (size_t i = 0; i < n; i++) {
-		uint64_t ticks = MCT_TICKS(e[i].word);
+		uint64_t word = e[i].word, ticks = MCT_TICKS(word);
 		int64_t d = (int64_t)(ticks - prev);
+		uint64_t zz = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
 
-		if (MCT_KIND(e[i].word) == MCT_ENTRY)
+		if (MCT_KIND(word) == MCT_ENTRY)
 			p = put_entry_op(p, e[i].func);
 		else
 			*p++ = (uint8_t)mct_exit_tag(e[i].func);
-		p = put_leb(p, (uint64_t)d << 1 ^ (uint64_t)(d >> 63));
+		if (__builtin_expect(zz < 0x80, 1))
+			*p++ = (uint8_t)zz;
+		else
+			p = put_leb(p, zz);
 		prev = ticks;
 	}
 	return (size_t)(p - enc);
@@ -423,9 +433,6 @@ static void put_events(struct rec_thread *t, const struct mct_event *e,
 			put_json_event(t, &e[i]);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (MCT_KIND(e[i].word) == MCT_ENTRY)
-			name_once((uintptr_t)e[i].func);
 	len = encode_events(e, n);
 	put_block_head(MCT_EVENTS, t->tid, len);
 	put(enc, len);
