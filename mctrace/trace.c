@@ -290,7 +290,8 @@ int trace_read(const char *path, struct trace *t)
 		free(raws[i].ev);
 	}
 	free(raws);
-	qsort(t->names, t->nnames, sizeof(*t->names), by_addr);
+	if (t->nnames)	/* qsort may not be given NULL */
+		qsort(t->names, t->nnames, sizeof(*t->names), by_addr);
 	if (t->min_time)
 		trace_min_time(t, t->min_time);
 	return 0;
