@@ -85,10 +85,10 @@ uft=$(CLEAN="$out/uf.d $out/uf.d.old" time5 uftrace record --no-libcall -d "$out
 lost=$("$mct" report "$out/t.data" | awk '/not recorded/ { print $2 }')
 recorded=$("$mct" report "$out/t.data" | awk '$NF == "leaf" || $NF == "mid" ||
 	$NF == "top" || $NF == "main" { s += $(NF - 1) } END { print s }')
+size=$(stat -c %s "$out/t.data")	# of the run whose calls were counted
 rss() { /usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1; cat "$out/rss"; }
 rss_plain=$(rss "$out/ours" hot $n)
 rss_ours=$(rss env MCOUNT_TRACE="$out/t.data" "$out/ours" hot $n)
-size=$(stat -c %s "$out/t.data")
 
 # 10^8 events: the program's memory against its buffers
 big=${BENCH_TRACE_BIG_LOOPS:-16666667}
