@@ -28,6 +28,15 @@ bench-trace-split: bench-trace
 	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/split.sh \
 		$(BUILD)/bench/trace/ours
 
+# Another build's library (BENCH_TRACE_AB_LIB, A) against this one's
+# (B), interleaved on one program (bench/trace/ab.sh).
+.PHONY: bench-trace-ab
+bench-trace-ab: $(RECORDMCOUNT) $(LIBMCOUNT)
+	@[ -n "$(BENCH_TRACE_AB_LIB)" ] || { echo "bench-trace-ab:" \
+		"BENCH_TRACE_AB_LIB=another build's libmcount.a, please"; exit 1; }
+	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/ab.sh $(RECORDMCOUNT) \
+		$(BENCH_TRACE_AB_LIB) $(LIBMCOUNT)
+
 .PHONY: bench-trace-profile
 bench-trace-profile: bench-trace
 	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/profile.sh \

@@ -3,9 +3,11 @@
  * trace.c - read the recorder's file (recorder/format.h) into calls.
  *
  * Events are matched per thread with a stack: an entry opens a call, an
- * exit closes the innermost open one, which must be the same function
- * (a mismatch is counted, never trusted).  Timestamps are the clock's
- * ticks, converted to ns through the file's last MCT_CLOCK block.
+ * exit closes the innermost open one, whose function must have the
+ * exit's tag (a mismatch is counted, never trusted).  Timestamps are the
+ * clock's ticks, converted to ns through the file's last MCT_CLOCK
+ * block.  A block of events that does not decode whole makes the file
+ * refused: its events cannot be placed, and the trace would be wrong.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +17,7 @@
 #include "../recorder/format.h"
 #include "trace.h"
 
+/* An exit's `func` is its tag (format.h) until build_calls matches it. */
 struct raw {
 	uint32_t tid;
 	struct mct_event *ev;
@@ -89,7 +92,8 @@ static void build_calls(struct trace *t, struct thread *th,
 				.func = e->func, .start = ns, .end = ns,
 				.depth = (uint32_t)depth, .open = true };
 			stack[depth++] = th->ncalls++;
-		} else if (depth && th->calls[stack[depth - 1]].func == e->func) {
+		} else if (depth && mct_exit_tag(th->calls[stack[depth - 1]].func)
+				    == e->func) {
 			struct call *c = &th->calls[stack[--depth]];
 
 			c->end = ns;
@@ -101,6 +105,81 @@ static void build_calls(struct trace *t, struct thread *th,
 	while (depth)
 		th->calls[stack[--depth]].end = last;
 	free(stack);
+}
+
+static uint64_t get_le64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)p[i] << 8 * i;
+	return v;
+}
+
+/* A LEB128 of at most 64 bits at *p, before `end`; false if there is none. */
+static bool get_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Append an MCT_EVENTS block's events to `r`; false if it does not
+ * decode to exactly the count it gives.
+ */
+static bool decode_events(struct raw *r, const uint8_t *p, size_t bytes)
+{
+	const uint8_t *end = p + bytes;
+	uint64_t slot[MCT_SLOTS], ticks, count;
+	unsigned named = 0;
+
+	if (bytes < sizeof(struct mct_events))
+		return false;
+	ticks = get_le64(p);
+	count = get_le64(p + 8);
+	if (count >> 32 || count > bytes)	/* flags 0; an event is a byte */
+		return false;
+	p += sizeof(struct mct_events);
+	r->ev = grow(r->ev, &r->cap, r->n + count, sizeof(*r->ev));
+	for (uint64_t i = 0; i < count; i++) {
+		struct mct_event *e = &r->ev[r->n + i];
+		unsigned op;
+		uint64_t zz;
+
+		if (p >= end)
+			return false;
+		op = *p++;
+		if (op < MCT_OP_EXIT_END) {
+			e->func = op;
+		} else if (op == MCT_OP_NEW) {
+			if (end - p < 8)
+				return false;
+			e->func = get_le64(p);
+			p += 8;
+			if (named < MCT_SLOTS)
+				slot[named++] = e->func;
+		} else if (op - MCT_OP_SLOT0 < named) {
+			e->func = slot[op - MCT_OP_SLOT0];
+		} else {
+			return false;	/* a slot the block has not named */
+		}
+		if (!get_leb(&p, end, &zz))
+			return false;
+		ticks += zz & 1 ? ~(zz >> 1) : zz >> 1;
+		e->word = (ticks & (UINT64_MAX >> 2)) << 2 |
+			  (op < MCT_OP_EXIT_END ? MCT_EXIT : MCT_ENTRY);
+	}
+	if (p != end)
+		return false;
+	r->n += count;
+	return true;
 }
 
 static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
@@ -122,11 +201,11 @@ static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
 		p[b.bytes] = '\0';
 		if (b.kind == MCT_EVENTS) {
 			struct raw *r = raw_of(raws, nraw, &rcap, b.tid);
-			size_t n = b.bytes / sizeof(struct mct_event);
 
-			r->ev = grow(r->ev, &r->cap, r->n + n, sizeof(*r->ev));
-			memcpy(r->ev + r->n, p, n * sizeof(*r->ev));
-			r->n += n;
+			if (!decode_events(r, (const uint8_t *)p, b.bytes)) {
+				free(p);
+				return -2;
+			}
 		} else if (b.kind == MCT_NAME && b.bytes >= 8) {
 			t->names = grow(t->names, &ncap, t->nnames + 1,
 					sizeof(*t->names));
@@ -157,14 +236,25 @@ int trace_read(const char *path, struct trace *t)
 	struct raw *raws = NULL;
 	size_t nraw = 0;
 	uint64_t clk[4] = { 0, 0, 0, 0 };
+	int err;
+	bool got;
 
 	memset(t, 0, sizeof(*t));
 	if (!f) {
 		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	if (fread(&h, sizeof(h), 1, f) != 1 ||
+	got = fread(&h, sizeof(h), 1, f) == 1;
+	if (got && memcmp(h.magic, MCT_MAGIC, MCT_MAGIC_STEM) == 0 &&
 	    memcmp(h.magic, MCT_MAGIC, 8) != 0) {
+		fprintf(stderr, "mctrace: %s: trace format version %.1s; this "
+			"mctrace reads version %d only (read it with the mctrace "
+			"that recorded it, or record it again)\n", path,
+			&h.magic[MCT_MAGIC_STEM], MCT_VERSION);
+		fclose(f);
+		return -1;
+	}
+	if (!got || memcmp(h.magic, MCT_MAGIC, 8) != 0) {
 		fprintf(stderr, "mctrace: %s: not a trace of mctrace's own "
 			"format%s\n", path, path[0] && strstr(path, ".json") ?
 			" (a JSON trace is for Perfetto or chrome://tracing)" :
@@ -174,10 +264,21 @@ int trace_read(const char *path, struct trace *t)
 	}
 	t->pid = h.pid;
 	t->min_time = h.min_time_ns;
-	if (read_blocks(f, t, &raws, &nraw, clk) != 0)
+	err = read_blocks(f, t, &raws, &nraw, clk);
+	fclose(f);
+	if (err == -2) {
+		fprintf(stderr, "mctrace: %s: a block of events does not "
+			"decode: the trace is damaged\n", path);
+		for (size_t i = 0; i < nraw; i++)
+			free(raws[i].ev);
+		free(raws);
+		trace_free(t);
+		memset(t, 0, sizeof(*t));
+		return -1;
+	}
+	if (err)
 		fprintf(stderr, "mctrace: %s: cut short; reading what is "
 			"whole\n", path);
-	fclose(f);
 	if (clk[2] <= clk[0] && nraw)
 		fprintf(stderr, "mctrace: %s: no clock calibration (the "
 			"program ended abruptly?): times are in raw ticks\n",
@@ -189,7 +290,8 @@ int trace_read(const char *path, struct trace *t)
 		free(raws[i].ev);
 	}
 	free(raws);
-	qsort(t->names, t->nnames, sizeof(*t->names), by_addr);
+	if (t->nnames)	/* qsort may not be given NULL */
+		qsort(t->names, t->nnames, sizeof(*t->names), by_addr);
 	if (t->min_time)
 		trace_min_time(t, t->min_time);
 	return 0;

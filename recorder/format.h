@@ -5,11 +5,12 @@
  * mctrace/; nothing else.
  *
  * Little-endian words, whatever the recorder's byte order (a big-endian
- * one, s390x, swaps them as it writes).  The file is a header, then blocks, each
- * opened by a struct mct_block.  A reader skips blocks of kinds it does
- * not know, by `bytes`.
+ * one, s390x, swaps them as it writes).  The file is a header, then
+ * blocks, each opened by a struct mct_block.  A reader skips blocks of
+ * kinds it does not know, by `bytes`, and refuses a file whose magic
+ * names another version (MCT_VERSION): its events would not decode.
  *
- *   MCT_EVENTS   `bytes` / 16 events of thread `tid`, in its order
+ *   MCT_EVENTS   events of thread `tid`, in its order, compact (below)
  *   MCT_NAME     one function name: u64 address, then the name's bytes
  *                (bytes - 8 of them, no NUL)
  *   MCT_LOST     u64: calls of thread `tid` not recorded so far (its
@@ -18,19 +19,37 @@
  *                instants and CLOCK_MONOTONIC then, in ns; timestamps
  *                convert linearly through them (the last block wins)
  *
- * An event is two u64: `word` = ticks << 2 | kind, and `func`, which
- * names the function: a run-time address inside it, the same for all
+ * Ticks are rec_ticks()'s (rdtsc on x86), converted through MCT_CLOCK.
+ * A function is named by a run-time address inside it, the same for all
  * its events (the return address of its hook), and the address of its
- * MCT_NAME block.  Ticks are rec_ticks()'s (rdtsc on x86), converted
- * through MCT_CLOCK.  Exits name their function too, so a reader can
- * check each against its entry.
+ * MCT_NAME block.
+ *
+ * An MCT_EVENTS block is a struct mct_events, then its events as bytes:
+ * one op byte, then for an entry of a function the block has not named
+ * yet its u64 address (8 bytes), then the ticks since the previous
+ * event (the block's first: since `ticks`), zigzag LEB128 (they may go
+ * back when a thread moves between CPUs).  Op:
+ *
+ *   0x00-0x0f  an exit, of the innermost open call; the op is that
+ *              function's MCT_EXIT_TAG, which the reader checks
+ *   0x10       an entry of a function the block has not named: its
+ *              address follows, and it takes the block's next slot
+ *   0x11-0xff  an entry of the function in slot op - 0x11 (slots in the
+ *              order the block first named them; a block names at most
+ *              MCT_SLOTS functions, later new ones go as 0x10 each time)
+ *
+ * Each block starts from an absolute time and its own slots, so a block
+ * stands alone: a block lost or cut short cannot move or rename the
+ * events of the next.  A hot loop costs about 3 bytes an event.
  */
 #ifndef MCT_FORMAT_H
 #define MCT_FORMAT_H
 
 #include <stdint.h>
 
-#define MCT_MAGIC "MCTRACE1"
+#define MCT_MAGIC "MCTRACE2"
+#define MCT_MAGIC_STEM 7	/* "MCTRACE": the version digit follows */
+#define MCT_VERSION 2
 
 enum mct_kind {
 	MCT_ENTRY = 0,
@@ -57,6 +76,31 @@ struct mct_block {
 	uint64_t bytes;		/* of the payload that follows */
 };
 
+/* The head of an MCT_EVENTS block's payload. */
+struct mct_events {
+	uint64_t ticks;		/* the first event's delta is from this */
+	uint32_t count;		/* events that follow */
+	uint32_t flags;		/* 0 */
+};
+
+#define MCT_OP_EXIT_END 0x10	/* ops below it are exits */
+#define MCT_OP_NEW 0x10
+#define MCT_OP_SLOT0 0x11
+#define MCT_SLOTS (0x100 - MCT_OP_SLOT0)
+/* The most bytes one event takes: op, address, a 64-bit LEB128. */
+#define MCT_EVENT_MAX (1 + 8 + 10)
+
+/* The 4-bit check an exit carries of the function it leaves. */
+static inline unsigned mct_exit_tag(uint64_t func)
+{
+	return (unsigned)((func * 0x9e3779b97f4a7c15ull) >> 60);
+}
+
+/*
+ * An event in a recorder's ring (not in the file): `word` = ticks << 2 |
+ * kind, and `func`.  Exits name their function too: the writer takes
+ * its tag from it.
+ */
 struct mct_event {
 	uint64_t word;		/* ticks << 2 | enum mct_kind */
 	uint64_t func;

@@ -3,7 +3,7 @@
  * writer.c - the writer thread: it drains every thread's ring into the
  * trace file, so the traced threads never write a file themselves.
  *
- * Two forms (format.h): the recorder's own, events copied as they are
+ * Two forms (format.h): the recorder's own, events in the compact form
  * with a name block for each function the first time it shows up, and
  * Chrome's trace-event JSON (a path ending in .json), one "B" or "E"
  * event a line, timestamps in microseconds since the recording began.
@@ -39,9 +39,9 @@
 #define OUT_SIZE (64 * 1024)
 #define SEEN_BITS 10
 /*
- * Events written (and given back to the thread) at a time: one write of
- * a megabyte took longer here than sixteen of 64 KiB (the page cache's
- * allocation, on a VM), and the ring stays full meanwhile.
+ * Events encoded as one block (and given back to the thread) at a time:
+ * the ring's room comes back in steps of 64 KiB, not of a whole backlog
+ * (which lost calls at load, the ring staying full meanwhile).
  */
 #define BLOCK_EVENTS (OUT_SIZE / sizeof(struct mct_event))
 
@@ -258,9 +258,9 @@ static const char *name_of(uintptr_t addr)
 }
 
 /*
- * name_of for every entry event of the recorder's own form, which only
- * needs the name block written once: most events name a function seen
- * a moment ago, found here with one compare.
+ * name_of for each function an event block of the recorder's own form
+ * names, which only needs the name block written once: most were named
+ * by the block before, found here with one compare.
  */
 static void name_once(uintptr_t addr)
 {
@@ -328,37 +328,114 @@ static void put_json_event(struct rec_thread *t, const struct mct_event *e)
 	w.first_json = false;
 }
 
+/* ---- the compact events (format.h) ---------------------------------------- */
+
+#define SLOT_BITS 9	/* a table twice MCT_SLOTS, so probes stay short */
+
+/*
+ * The functions the block being encoded has named, by address: a slot
+ * counts only when its `gen` is the block's, so a new block forgets
+ * them all with one increment.
+ */
+static struct slot {
+	uint64_t addr;
+	uint32_t gen;
+	uint8_t op;
+} slots[1 << SLOT_BITS];
+static uint32_t slot_gen;
+static unsigned slots_used;
+static uint8_t enc[sizeof(struct mct_events) + BLOCK_EVENTS * MCT_EVENT_MAX];
+
+static uint8_t *put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		*p++ = (uint8_t)(v >> 8 * i);
+	return p;
+}
+
+static uint8_t *put_leb(uint8_t *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (uint8_t)v;
+	return p;
+}
+
+/*
+ * An entry's op: its slot's, or MCT_OP_NEW with the address after it
+ * (then its name goes out too, if it never has).
+ */
+static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func)
+{
+	size_t h = (size_t)((func * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
+	struct slot *s;
+
+	for (;; h = (h + 1) & ((1 << SLOT_BITS) - 1)) {
+		s = &slots[h];
+		if (__builtin_expect(s->gen != slot_gen, 0))
+			break;
+		if (__builtin_expect(s->addr == func, 1)) {
+			*p = s->op;
+			return p + 1;
+		}
+	}
+	name_once((uintptr_t)func);
+	if (slots_used < MCT_SLOTS) {
+		*s = (struct slot){ .addr = func, .gen = slot_gen,
+				    .op = (uint8_t)(MCT_OP_SLOT0 + slots_used++) };
+	}
+	*p++ = MCT_OP_NEW;
+	return put_le64(p, func);
+}
+
+/* One MCT_EVENTS block of `n` ring events, into enc; its length. */
+static size_t encode_events(const struct mct_event *e, size_t n)
+{
+	uint64_t prev = MCT_TICKS(e[0].word);
+	uint8_t *p = enc;
+
+	if (++slot_gen == 0) {	/* wrapped: no stale slot may match */
+		memset(slots, 0, sizeof(slots));
+		slot_gen = 1;
+	}
+	slots_used = 0;
+	p = put_le64(p, prev);
+	p = put_le64(p, (uint64_t)n);	/* count, then flags 0 */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t word = e[i].word, ticks = MCT_TICKS(word);
+		int64_t d = (int64_t)(ticks - prev);
+		uint64_t zz = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
+
+		if (MCT_KIND(word) == MCT_ENTRY)
+			p = put_entry_op(p, e[i].func);
+		else
+			*p++ = (uint8_t)mct_exit_tag(e[i].func);
+		if (__builtin_expect(zz < 0x80, 1))
+			*p++ = (uint8_t)zz;
+		else
+			p = put_leb(p, zz);
+		prev = ticks;
+	}
+	return (size_t)(p - enc);
+}
+
 /* ---- draining ------------------------------------------------------------ */
 
 static void put_events(struct rec_thread *t, const struct mct_event *e,
 		       size_t n)
 {
+	size_t len;
+
 	if (w.json) {
 		for (size_t i = 0; i < n; i++)
 			put_json_event(t, &e[i]);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (MCT_KIND(e[i].word) == MCT_ENTRY)
-			name_once((uintptr_t)e[i].func);
-	/*
-	 * A large block goes out straight from the ring, after what the
-	 * buffer holds; a big-endian host copies it, swapping its words.
-	 */
-	if (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ||
-	    n * sizeof(*e) < OUT_SIZE / 4) {
-		put_block(MCT_EVENTS, t->tid, &e->word, n * 2);
-	} else {
-		struct mct_block b = { .kind = le32(MCT_EVENTS),
-				       .tid = le32(t->tid),
-				       .bytes = le64(n * sizeof(*e)) };
-		struct iovec iov[3] = {
-			{ w.out, w.used }, { &b, sizeof(b) },
-			{ (void *)e, n * sizeof(*e) } };
-
-		write_all(iov, 3);
-		w.used = 0;
-	}
+	len = encode_events(e, n);
+	put_block_head(MCT_EVENTS, t->tid, len);
+	put(enc, len);
 }
 
 /* Write out what thread `t` recorded since the last pass; how many. */

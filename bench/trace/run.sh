@@ -7,8 +7,8 @@
 #
 #   plain       no hooks at all
 #   untraced    ours (recorded, libmcount), not recording: hooks NOPs
-#   ours        the same binary with MCOUNT_TRACE (own format, events
-#               16 B, rings of 2^20 events so none are lost)
+#   ours        the same binary with MCOUNT_TRACE (own format, compact
+#               events, rings of 2^20 events so none are lost)
 #   uftrace     `uftrace record --no-libcall` of the same source built
 #               for it (-pg -mfentry, no libmcount: uftrace 0.13 cannot
 #               trace our binary, whose __fentry__ is libmcount's own,
@@ -85,10 +85,10 @@ uft=$(CLEAN="$out/uf.d $out/uf.d.old" time5 uftrace record --no-libcall -d "$out
 lost=$("$mct" report "$out/t.data" | awk '/not recorded/ { print $2 }')
 recorded=$("$mct" report "$out/t.data" | awk '$NF == "leaf" || $NF == "mid" ||
 	$NF == "top" || $NF == "main" { s += $(NF - 1) } END { print s }')
+size=$(stat -c %s "$out/t.data")	# of the run whose calls were counted
 rss() { /usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1; cat "$out/rss"; }
 rss_plain=$(rss "$out/ours" hot $n)
 rss_ours=$(rss env MCOUNT_TRACE="$out/t.data" "$out/ours" hot $n)
-size=$(stat -c %s "$out/t.data")
 
 # 10^8 events: the program's memory against its buffers
 big=${BENCH_TRACE_BIG_LOOPS:-16666667}
@@ -111,8 +111,9 @@ while True:
     if kind == 3 and n == 8:            # MCT_LOST: the last one counts
         lost[tid] = struct.unpack("<Q", f.read(8))[0]
         continue
-    if kind == 1:                       # MCT_EVENTS, 16 bytes each
-        events += n // 16
+    if kind == 1:                       # MCT_EVENTS: struct mct_events
+        events += struct.unpack("<QI", f.read(12))[1]
+        n -= 12
     f.seek(n, 1)
 print(events, sum(lost.values()))
 EOP
@@ -138,6 +139,7 @@ cat <<EOT
 | ours per traced call, wall (ns) | $(per "$wall_ours" "$wall_untraced") |
 | calls recorded / lost | $recorded / ${lost:-0} |
 | trace file (MB) | $((size / 1000000)) |
+| trace file, bytes per recorded call | $(awk -v s="$size" -v r="$recorded" 'BEGIN { printf "%.1f", s / r }') |
 | max RSS not recording / recording, 2^16-event rings (KB) | $rss_plain / $rss_ours |
 | uftrace's binary alone, CPU (ms) | $((ufplain / 1000000)) |
 | uftrace record, CPU (ms) | $((uft / 1000000)) |

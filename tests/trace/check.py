@@ -15,6 +15,18 @@
   check.py svg FILE                well-formed XML whose root is <svg>
   check.py uftrace RAW REPLAY      the same calls, with the same callers,
                                    as `uftrace replay -f none` shows
+  check.py compact DATA RAW MAX_BYTES
+                                   the own-format file, decoded here from
+                                   recorder/format.h's description: each
+                                   exit's tag is its entry's function's,
+                                   the calls, nesting, names and times
+                                   are `mctrace dump --raw`'s, and the
+                                   file is at most MAX_BYTES a call
+  check.py damage DATA OUT HOW     a copy of DATA with one fault: HOW is
+                                   version (the magic says version 1),
+                                   count (the first event block claims
+                                   one event more) or tag (its first
+                                   exit names another function)
   check.py gpr DISASM ROOT... [--calls F...] [--noreturn F...]
                                    in `objdump -dr` output, no function
                                    reached from the ROOTs names a vector,
@@ -28,6 +40,7 @@ Exit 0 when it holds, else 1 with the reason on stdout.
 import collections
 import json
 import re
+import struct
 import sys
 import xml.dom.minidom
 
@@ -249,13 +262,146 @@ def check_gpr(path, *args):
     print("general registers only: %s" % " ".join(sorted(seen)))
 
 
+MAGIC = b"MCTRACE2"
+OP_NEW, OP_SLOT0 = 0x10, 0x11
+
+
+def exit_tag(func):
+    return ((func * 0x9E3779B97F4A7C15) % (1 << 64)) >> 60
+
+
+def blocks(data):
+    """(offset of the payload, kind, tid, payload) of each whole block"""
+    at = 24                             # struct mct_header
+    while at + 16 <= len(data):
+        kind, tid, n = struct.unpack_from("<IIQ", data, at)
+        if at + 16 + n > len(data):
+            break
+        yield at + 16, kind, tid, data[at + 16:at + 16 + n]
+        at += 16 + n
+
+
+def leb(p, i):
+    v = shift = 0
+    while True:
+        b = p[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, i
+
+
+def decode(p):
+    """[(kind 'E'/'X', ticks, address or tag)] of one MCT_EVENTS payload"""
+    ticks, count, flags = struct.unpack_from("<QII", p, 0)
+    i, slots, out = 16, [], []
+    for _ in range(count):
+        op = p[i]
+        i += 1
+        if op < 0x10:
+            ev = ("X", op)
+        elif op == OP_NEW:
+            a = struct.unpack_from("<Q", p, i)[0]
+            i += 8
+            if len(slots) < 0x100 - OP_SLOT0:
+                slots.append(a)
+            ev = ("E", a)
+        else:
+            ev = ("E", slots[op - OP_SLOT0])
+        zz, i = leb(p, i)
+        ticks = (ticks + (-(zz >> 1) - 1 if zz & 1 else zz >> 1)) % (1 << 64)
+        out.append((ev[0], ticks, ev[1]))
+    if i != len(p) or flags:
+        fail("an event block does not end where its %d events do" % count)
+    return out
+
+
+def check_compact(path, raw, max_bytes):
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != MAGIC:
+        fail("magic %r, not %r" % (data[:8], MAGIC))
+    names, events, clk = {}, collections.defaultdict(list), (0, 0, 0, 0)
+    for _, kind, tid, p in blocks(data):
+        if kind == 1:
+            events[tid] += decode(p)
+        elif kind == 2:
+            names[struct.unpack_from("<Q", p)[0]] = p[8:].decode()
+        elif kind == 4:
+            c = struct.unpack("<4Q", p)
+            if c[2] > c[0] or not clk[0]:
+                clk = c
+    ratio = (clk[3] - clk[1]) / (clk[2] - clk[0]) if clk[2] > clk[0] else 1.0
+
+    def name(a):
+        return names.get(a) or "0x%x" % a
+
+    want = collections.defaultdict(list)
+    for tid, evs in events.items():
+        stack, last = [], 0
+        for kind, ticks, f in evs:
+            ns = int(float(ticks - clk[0]) * ratio) if ticks > clk[0] else 0
+            last = ns = max(ns, last)
+            if kind == "E":
+                want[tid].append("%d %d E %d %s" % (tid, ns, len(stack),
+                                                     name(f)))
+                stack.append(f)
+            elif not stack or exit_tag(stack[-1]) != f:
+                fail("thread %d: an exit tagged %d, its entry's function "
+                     "%s" % (tid, f, stack and name(stack[-1])))
+            else:
+                g = stack.pop()
+                want[tid].append("%d %d X %d %s" % (tid, ns, len(stack),
+                                                     name(g)))
+        while stack:
+            g = stack.pop()
+            want[tid].append("%d %d X %d %s" % (tid, last, len(stack),
+                                                 name(g)))
+    got = collections.defaultdict(list)
+    with open(raw) as f:
+        for line in f:
+            got[int(line.split()[0])].append(line.rstrip("\n"))
+    for tid in set(want) | set(got):
+        if want[tid] != got[tid]:
+            diff = [(a, b) for a, b in zip(want[tid], got[tid]) if a != b]
+            fail("thread %d: decoded %d lines, the dump has %d; first "
+                 "difference %r" % (tid, len(want[tid]), len(got[tid]),
+                                     diff[:1]))
+    calls = sum(1 for evs in events.values() for e in evs if e[0] == "E")
+    if not calls or len(data) > calls * float(max_bytes):
+        fail("%d bytes for %d calls: over %s a call" % (len(data), calls,
+                                                       max_bytes))
+
+
+def check_damage(path, out, how):
+    data = bytearray(open(path, "rb").read())
+    if how == "version":
+        data[:8] = b"MCTRACE1"
+    else:
+        at, p = next((at, p) for at, kind, _, p in blocks(data)
+                     if kind == 1)
+        if how == "count":
+            struct.pack_into("<I", data, at + 8,
+                             struct.unpack_from("<I", p, 8)[0] + 1)
+        else:       # tag: walk to the first exit's op
+            i = 16
+            while p[i] >= 0x10:
+                i += 1 + (8 if p[i] == OP_NEW else 0)
+                _, i = leb(p, i)
+            data[at + i] = (p[i] + 1) % 16
+    with open(out, "wb") as f:
+        f.write(data)
+
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"json": check_json, "counts": lambda r, c, n, *f: check_counts(
         r, c, n, f), "depth": check_depth, "svg": check_svg,
-     "uftrace": check_uftrace, "gpr": check_gpr}[cmd](*args)
+     "uftrace": check_uftrace, "gpr": check_gpr,
+     "compact": check_compact, "damage": check_damage}[cmd](*args)
 
 
 if __name__ == "__main__":

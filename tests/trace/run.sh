@@ -21,6 +21,9 @@
 #   - calls per function equal those counted by the same source built
 #     with -finstrument-functions and counter.c (basic, threads with
 #     pthread_exit, longjmp, signals whose handler runs traced code)
+#   - the own format's events, decoded by check.py alone, are what
+#     `mctrace dump --raw` shows, each exit tagged as its entry, a hot
+#     loop in at most 12 bytes a call
 #   - recursion 10,000 deep; fork (the child's own file); exec (the new
 #     image's own file).  Neither under qemu-user, which cannot exec a
 #     foreign binary without binfmt_misc and (7.2) aborts a forked child
@@ -37,7 +40,8 @@
 # unchanged, counts, nesting), with g++ and clang++; frames.c's frame
 # layouts (big frames, alloca: counts, nesting).  On x86_64: the hooks'
 # code uses general registers only (objdump).  On the host only:
-# mctrace's own JSON, folded output and SVG; uftrace record of the same
+# mctrace's own JSON, folded output and SVG; files of another format
+# version or with a damaged block refused; uftrace record of the same
 # source gives the same call graph (if installed).
 set -u
 T=tests/trace
@@ -136,6 +140,8 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		expect "[$tag] calls equal the counter's: $m" \
 			count_run "$tag-$m" $p $m
 	done
+	expect "[$tag] compact events: decoded apart, as dumped, <= 12 B a call" \
+		compact_check $tag $p
 	expect "[$tag] recursion 10,000 deep" sh -c \
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- $RUN '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
@@ -155,6 +161,15 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		echo "SKIP: trace: $TAG[$tag] exec: qemu-user cannot exec a foreign binary"
 	fi
 	vectors "$@"	# (last: refused sets tag)
+}
+
+# The own format's events, decoded by check.py from format.h's words
+# alone: the calls, names and times `mctrace dump --raw` gives, every
+# exit tagged as its entry, and a hot loop in at most 12 bytes a call
+# (the 16-byte events of version 1 took 32).
+compact_check() {	# compact_check <tag> <prog>
+	record_raw "$1-hot" $2 "hot 20000" &&
+	$PY $T/check.py compact "$OUT/$1-hot.data" "$OUT/$1-hot.raw" 12
 }
 
 # A timer's signals whose handler calls mid(), landing anywhere, the
@@ -474,6 +489,27 @@ outputs_check() {
 }
 expect "mctrace's JSON, folded stacks, SVG, report, graph, filters" \
 	outputs_check
+
+# A file mctrace cannot read right is refused, with one line that says
+# why, or its fault is counted: another version, a block of events that
+# does not decode, an exit whose tag is not its entry's function's.
+damage_check() {
+	d=$OUT/gcc-fentry-threads.data
+	for how in version count tag; do
+		$PY $T/check.py damage "$d" "$OUT/damaged-$how.data" $how ||
+			return 1
+	done
+	! "$MCT" report "$OUT/damaged-version.data" >/dev/null 2>"$OUT/damaged.err" &&
+	[ "$(wc -l < "$OUT/damaged.err")" = 1 ] &&
+	grep -q 'trace format version 1; this mctrace reads version 2 only' \
+		"$OUT/damaged.err" &&
+	! "$MCT" report "$OUT/damaged-count.data" >/dev/null 2>"$OUT/damaged.err" &&
+	[ "$(wc -l < "$OUT/damaged.err")" = 1 ] &&
+	grep -q 'does not decode: the trace is damaged' "$OUT/damaged.err" &&
+	"$MCT" report "$OUT/damaged-tag.data" | grep -q 'exits that matched no entry'
+}
+expect "mctrace refuses other versions and damaged events, counts bad exits" \
+	damage_check
 
 # The README's picture, drawn again: well-formed, with recordmcount's
 # main and at least 20 boxes, as the committed one (not box for box:
