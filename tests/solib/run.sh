@@ -11,8 +11,11 @@
 # liba.so (C) and libb.so (C++, COMDAT groups) linked at start-up,
 # libdyn.so dlopened.  Then checks: every hook call objdump -d shows in
 # each object is a site the runtime reports; names and callbacks across
-# objects; libdyn.so dlopened and dlclosed LOOPS times (1000) under two
-# calling threads and a toggling one; fork and exec; then the loop again
+# objects; a disabled, enabled and disabled library hook whose function
+# then loads a global over a scrawled stack (ppc64le's TOC restore,
+# tests/solib/liba.c); libdyn.so dlopened and dlclosed LOOPS times
+# (1000) under two calling threads and a toggling one; fork and exec;
+# then the loop again
 # under valgrind (a few loads, natively, when valgrind runs here); two
 # libraries that each link libmcount.a (-Bsymbolic: each calls its own
 # copy): the second refuses; far/prog (names again): the program mapped
@@ -35,15 +38,6 @@ if ! rt_arch_config "$RT_ARCH"; then
 	exit 1
 fi
 TAG="[solib $RT_ARCH${RT_CLANG:+ $RT_CLANG}]"
-# ppc64le: a library's `bl _mcount` goes through a plt_call stub in
-# .text that saves r2 at 24(r1) for the `ld r2,24(r1)` the linker puts
-# after the call; a NOP in place of the call leaves that load reading a
-# slot nobody wrote, and the stub's slot is TOC-relative.  Neither is
-# handled yet: said, not run.
-if [ "$RT_ARCH" = ppc64le ]; then
-	echo "SKIP: $TAG shared libraries: a hook through ppc64le's plt_call stub (r2 saved for the ld r2,24(r1) after it) is not handled yet"
-	exit 0
-fi
 if [ -n "${RT_CLANG:-}" ]; then
 	cxx=$(echo "$RT_CLANG" | sed 's/^clang/clang++/')
 	CC="$RT_CLANG${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
@@ -139,13 +133,16 @@ got_call_of() {
 	printf 'call +\\*-0x%x\\(%%ebx\\)' $((0x$gotplt - 0x$slot))
 }
 
-# Every hook call objdump shows, as "<object> <offset>".  A riscv64
+# Every hook call objdump shows, as "<object> <offset>".  On ppc64le a
+# library's (and the program's: it links libmcount.so) goes through
+# GNU ld's stub, which objdump names "<n>.plt_call._mcount".  A riscv64
 # call ld did not relax (clang's) is `auipc ra; jalr ra`, objdump naming
 # the target on the jalr: the site is the auipc.
 hooks_of() {
 	$OBJDUMP -d "$OUT/$1" | awk -v obj="$1" -v got="$(got_call_of "$1")" '
 		/^[0-9a-f]+ <.*>:$/ { next }
 		/(call|bl|brasl|jal).*<(__fentry__|_?mcount|__gnu_mcount_nc)(@plt)?>/ ||
+		/[[:space:]]bl[[:space:]].*<[0-9a-f]+\.plt_call\._mcount(@@[^>]*)?>/ ||
 		/call.*\*.*# .*<(__fentry__|mcount)@/ || (got != "" && $0 ~ got) {
 			a = $1
 			if ($0 ~ /[[:space:]]jalr[[:space:]]/ && prev ~ /[[:space:]]auipc[[:space:]]+ra,/)
@@ -180,6 +177,8 @@ check() {
 }
 check names 0 $OUT/prog names
 check far 0 $OUT/far/prog names
+check toc 0 $OUT/prog toc
+check far-toc 0 $OUT/far/prog toc
 check loop 0 $OUT/prog loop "$LOOPS"
 check fork 0 $OUT/prog fork
 check two 0 $OUT/two
