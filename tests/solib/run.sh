@@ -9,7 +9,9 @@
 # architecture has no fentry, or none with -fpic) and recorded by
 # recordmcount --per-section: prog (PIE) linked with libmcount.so,
 # liba.so (C) and libb.so (C++, COMDAT groups) linked at start-up,
-# libdyn.so dlopened.  Then checks: every hook call objdump -d shows in
+# libdyn.so dlopened (ppc64le: liba.so with a TOC so big that ld calls
+# _mcount there through its long stub).  Then checks: every hook call
+# objdump -d shows in
 # each object is a site the runtime reports; names and callbacks across
 # objects; a disabled, enabled and disabled library hook whose function
 # then loads a global over a scrawled stack (ppc64le's TOC restore,
@@ -87,12 +89,21 @@ compile() {
 	$comp $FLAGS $HOOK ${4:-} -c "$2" -o "$3" && $TOOL --per-section "$3"
 }
 
+# ppc64le: liba.so gets 80 KB of TOC (bigtoc.c, by the architecture's
+# GCC whichever compiler builds the rest), so that ld calls _mcount
+# there through its long stub; the other objects get the short one.
+BIGTOC=
+[ "$RT_ARCH" = ppc64le ] && BIGTOC=$OUT/bigtoc.o
+
 build() {
+	if [ -n "$BIGTOC" ]; then
+		$RT_CC_DEFAULT -c $T/bigtoc.c -o $BIGTOC || return 1
+	fi
 	compile CC $T/liba.c $OUT/liba.o &&
 	compile CXX $T/libb.cc $OUT/libb.o &&
 	compile CC $T/libdyn.c $OUT/libdyn.o &&
 	compile CC $T/prog.c $OUT/prog.o -std=gnu11 &&
-	$CC -shared -o $OUT/liba.so $OUT/liba.o &&
+	$CC -shared -o $OUT/liba.so $OUT/liba.o $BIGTOC &&
 	$CXX -shared -o $OUT/libb.so $OUT/libb.o &&
 	$CC -shared -o $OUT/libdyn.so $OUT/libdyn.o &&
 	cp "$SO" $OUT/ && ln -sf "$(basename "$SO")" $OUT/libmcount.so &&
@@ -116,6 +127,20 @@ if ! build > $OUT/build.log 2>&1; then
 	exit 1
 fi
 pass "build: a PIE with libmcount.so, C and C++ libraries, a dlopened one"
+
+# ppc64le: which of ld's stub forms each object calls _mcount through
+if [ -n "$BIGTOC" ]; then
+	stub_of() {
+		$OBJDUMP -d "$OUT/$1" | awk '/<[0-9a-f]+\.plt_call\._mcount.*>:$/ { s = 1; next }
+			s && /bctr/ { exit } s { print $6, $7 }'
+	}
+	if stub_of liba.so | grep -q '^addis r12,r2,' &&
+	   stub_of libb.so | grep -q '^ld r12,-\?[0-9]*(r2)$'; then
+		pass "ld's long stub (addis r12,r2) in liba.so, its short one in libb.so"
+	else
+		fail "ld's stub forms: liba.so $(stub_of liba.so | tr '\n' ';') libb.so $(stub_of libb.so | tr '\n' ';')"
+	fi
+fi
 
 # The program's own lines, with the runner in front.
 run() { SOLIB_RUNNER="$RUN" $RUN "$@"; }
