@@ -11,18 +11,17 @@
 # liba.so (C) and libb.so (C++, COMDAT groups) linked at start-up,
 # libdyn.so dlopened (ppc64le: liba.so with a TOC so big that ld calls
 # _mcount there through its long stub).  Then checks: every hook call
-# objdump -d shows in
-# each object is a site the runtime reports; names and callbacks across
-# objects; a disabled, enabled and disabled library hook whose function
-# then loads a global over a scrawled stack (ppc64le's TOC restore,
-# tests/solib/liba.c); libdyn.so dlopened and dlclosed LOOPS times
-# (1000) under two calling threads and a toggling one; fork and exec;
-# then the loop again
-# under valgrind (a few loads, natively, when valgrind runs here); two
-# libraries that each link libmcount.a (-Bsymbolic: each calls its own
-# copy): the second refuses; far/prog (names again): the program mapped
-# farther from libmcount.so than a call reaches, its sites calling
-# through a thunk page.
+# objdump -d shows in each object is a site the runtime reports; names
+# and callbacks across objects; a library hook, disabled, enabled and
+# disabled, whose function then loads a global over a scrawled stack
+# (ppc64le's TOC restore, tests/solib/liba.c); libdyn.so dlopened and
+# dlclosed LOOPS times (1000) under two calling threads and a toggling
+# one; fork and exec; then the loop again under valgrind (a few loads,
+# natively, when valgrind runs here); two libraries that each link
+# libmcount.a (-Bsymbolic: each calls its own copy): the second
+# refuses; far/prog (names and toc again): the program mapped farther
+# from libmcount.so than a call reaches, its sites calling through a
+# thunk page.
 #
 # RT_ARCH (default: what `$CC -dumpmachine` names) picks the runner
 # (qemu-user), objdump and clang target from tests/runtime/arches.sh;
