@@ -369,7 +369,7 @@ static inline bool mc_encode_pad_call(const struct mc_arch *arch,
 }
 
 /* Longest thunk of any architecture (struct mc_arch's thunk_len). */
-#define MC_MAX_THUNK_LEN 24
+#define MC_MAX_THUNK_LEN 28
 
 static inline bool mc_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 				   uint64_t target, bool pad)

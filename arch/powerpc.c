@@ -345,6 +345,45 @@ static bool ppc_le_live_forms(const struct mc_arch *arch, uint8_t *on,
 	return true;
 }
 
+/*
+ * For the runtime (ppc64le): a thunk for a site whose `bl` cannot reach
+ * its trampoline (+/- 32 MiB; a library mapped far from libmcount.so).
+ * It builds the target's absolute address in r12 and jumps there
+ * through CTR, leaving LR (the return into the hooked function) alone:
+ *
+ *   lis r12,A3; ori r12,r12,A2; sldi r12,r12,32;
+ *   oris r12,r12,A1; ori r12,r12,A0; mtctr r12; bctr
+ *
+ * r12 and CTR are dead at every hook the runtime patches: a -pg hook is
+ * an ordinary call, which may clobber both (a linker stub does); at an
+ * -mprofile-kernel hook or a pad the TOC set-up has consumed r12, and
+ * neither carries an argument.  No load, so no TOC pointer is needed.
+ */
+#define PPC_THUNK_LEN 28
+
+static bool ppc_le_encode_thunk(const struct mc_arch *arch, uint8_t *out,
+				uint64_t target, bool pad)
+{
+	static const uint32_t op[5] = {
+		0x3d800000u,	/* lis r12,0 */
+		0x618c0000u,	/* ori r12,r12,0 */
+		0x798c07c6u,	/* sldi r12,r12,32 */
+		0x658c0000u,	/* oris r12,r12,0 */
+		0x618c0000u,	/* ori r12,r12,0 */
+	};
+	const unsigned shift[5] = { 48, 32, 0, 16, 0 };
+
+	(void)arch;
+	(void)pad;
+	for (unsigned i = 0; i < 5; i++)
+		mc_put_le32(out + 4 * i,
+			    op[i] | (i == 2 ? 0 :
+				     (uint32_t)(target >> shift[i]) & 0xffffu));
+	mc_put_le32(out + 20, 0x7d8903a6u);	/* mtctr r12 */
+	mc_put_le32(out + 24, 0x4e800420u);	/* bctr */
+	return true;
+}
+
 /* The code of every entry: its functions read the entry's byte order. */
 #define PPC_CODE							\
 	.insn_step = 2,							\
@@ -387,6 +426,9 @@ const struct mc_arch mc_arch_ppc64le = {
 	.pad_call_len = 8, .encode_pad_call = ppc_le_encode_pad_call,
 	.pad_neutral = ppc_le_pad_neutral,
 	.forms = ppc64le_forms, .n_forms = MC_COUNT(ppc64le_forms),
+	.thunk_len = PPC_THUNK_LEN,
+	.call_reach = 32ull << 20,	/* bl: +/- 32 MiB */
+	.encode_thunk = ppc_le_encode_thunk,
 };
 
 const struct mc_arch mc_arch_ppc64 = {

@@ -222,6 +222,20 @@ static const char *hook_style(uintptr_t target, uint8_t *style)
 		return NULL;
 	}
 #endif
+#ifdef MC_RT_STUB_SLOT
+	/*
+	 * Last (it reads the target's code): a linker stub in the image's
+	 * text that jumps through a slot bound to a stub (ppc64le's)
+	 */
+	uintptr_t slot = MC_RT_STUB_SLOT(target, cur->got);
+
+	for (unsigned i = 0; slot && i < cur->nstubs; i++) {
+		if (slot == cur->stub[i]) {
+			*style = cur->stub_style[i];
+			return NULL;
+		}
+	}
+#endif
 	return "call to something other than " MC_RT_STUB_NAMES;
 }
 
@@ -475,7 +489,17 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		s->neutral = mc_site_neutral(arch, &d);
 	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
 		return "no neutral form for this hook";
+#ifdef MC_RT_SITE_NEUTRAL
+	/*
+	 * Optional, where the code after a hook may need other neutral
+	 * bytes than the arch's (ppc64le's TOC restore after a call through
+	 * a linker stub, which the disabled form branches over): NULL with
+	 * s->neutral kept or replaced; else why no neutral form is safe.
+	 */
+	return MC_RT_SITE_NEUTRAL(s->at, d.kind != MC_SITE_NOP, &s->neutral);
+#else
 	return NULL;
+#endif
 }
 
 /* Refused, and reported with the `n` bytes found at `where`. */
@@ -664,9 +688,17 @@ static bool live_forms(const struct rt_site *s, uint8_t *on, uint8_t *off,
 	mc_bytes_copy(on, (const uint8_t *)(s->at - *pre), *pre);
 	if (!encode_hook(s, on + *pre))
 		return false;
-	if (arch->live_forms)
-		return arch->live_forms(arch, on, off, *pre, s->len,
-					s->style == MCOUNT_STYLE_PAD, s->at);
+	if (arch->live_forms) {
+		if (!arch->live_forms(arch, on, off, *pre, s->len,
+				      s->style == MCOUNT_STYLE_PAD, s->at))
+			return false;
+#ifdef MC_RT_SITE_NEUTRAL
+		/* a hook's disabled form: the neutral bytes the backend chose */
+		if (s->style != MCOUNT_STYLE_PAD && !*pre)
+			mc_bytes_copy(off, s->neutral, s->len);
+#endif
+		return true;
+	}
 	mc_bytes_copy(off, on, *pre);
 	mc_bytes_copy(off + *pre, s->neutral, s->len);
 	return true;

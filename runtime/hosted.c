@@ -647,6 +647,18 @@ static uintptr_t obj_got_base(const struct host_obj *o)
 }
 #endif
 
+#ifdef MC_RT_GOT_SECTION
+/* The base MC_RT_STUB_SLOT reads `o`'s stubs from (platform.h), or 0. */
+static uintptr_t obj_stub_base(const struct host_obj *o)
+{
+	uintptr_t addr;
+	size_t size;
+
+	return mc_host_section(o, MC_RT_GOT_SECTION, &addr, &size) == 1 ?
+		addr + MC_RT_GOT_BIAS : 0;
+}
+#endif
+
 /* The engine boots `o`'s table, if it has one. */
 static int obj_add_image(struct host_obj *o)
 {
@@ -662,6 +674,8 @@ static int obj_add_image(struct host_obj *o)
 		return found;
 #if MC_RT_HAVE_GOT_BASE
 	d.got = obj_got_base(o);
+#elif defined(MC_RT_GOT_SECTION)
+	d.got = obj_stub_base(o);
 #endif
 	mc_host_plt_stubs(o, &d);
 	err = mc_rt_image_add(&d);

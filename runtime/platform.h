@@ -146,7 +146,8 @@ MC_RT_HIDDEN void mc_plat_thunk_unmap(uintptr_t addr, size_t len)
  * to the platform (its load bias, say) and is what removal takes;
  * `name` is its file, shown in mcount_site_info and kept while the
  * image is; `got` its GOT base where hooks call through it
- * (MC_SITE_CALL_GOT), else 0; stub[0, nstubs) more addresses a hook
+ * (MC_SITE_CALL_GOT) or its stubs read from it (MC_RT_STUB_SLOT), else
+ * 0; stub[0, nstubs) more addresses a hook
  * call may target or load its target from, with the style each means
  * (a shared library's PLT entries and GOT slots for __fentry__ or
  * _mcount).
@@ -233,6 +234,20 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *                        read, default 16) and MC_RT_PLT_ALIAS(addr)
  *                        (another way into the entry, or 0: ARM's
  *                        Thumb stub)
+ *   MC_RT_STUB_SLOT(target, got) optional, where a shared object's hook
+ *                        calls a linker stub in its text rather than a
+ *                        PLT section (ppc64le): the slot the stub at a
+ *                        call's `target` jumps through, or 0; `got` is
+ *                        the image's base, from MC_RT_GOT_SECTION
+ *   MC_RT_GOT_SECTION, MC_RT_GOT_BIAS optional: the section whose start
+ *                        plus the bias is a shared object's `got` for
+ *                        MC_RT_STUB_SLOT (ppc64le's TOC pointer)
+ *   MC_RT_SITE_NEUTRAL(at, call, neutral) optional: where the code after
+ *                        a hook may need other neutral bytes (ppc64le:
+ *                        `b +8` over a TOC restore), NULL with *neutral
+ *                        kept or replaced; else why the site (a call,
+ *                        or a NOP if !call) cannot be disabled safely.
+ *                        A hook's disabled live form is then *neutral.
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"

@@ -67,11 +67,13 @@
  * at start-up or with dlopen: its dlopen wraps every caller's, and its
  * stubs serve every object.  One runtime per process:
  * the first object in load order carrying one is it, and any other
- * copy's mcount_boot() returns MCOUNT_EOTHER.  Every backend but ppc64le
- * (whose library hooks go through a TOC-saving stub not handled yet)
- * patches libraries.  An object mapped farther from the trampoline
- * than its calls reach (a PIE against libmcount.so on x86_64) calls it
- * through a thunk page the runtime maps near the object's code; a site
+ * copy's mcount_boot() returns MCOUNT_EOTHER.  Every backend patches
+ * libraries (ppc64le's hooks there call a TOC-saving linker stub, and
+ * `ld r2,24(r1)` follows them: a disabled one branches over that load,
+ * an enabled one's trampoline saves r2 as the stub did).  An object
+ * mapped farther from the trampoline than its calls reach (a PIE
+ * against libmcount.so on x86_64) calls it through a thunk page the
+ * runtime maps near the object's code; a site
  * still out of reach (no room near the object, an s390x pad, or a
  * freestanding build, which has no thunks) gets MCOUNT_ERANGE.
  *

@@ -98,4 +98,95 @@ static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
 }
 #define MC_RT_PAD_REFUSE(end) mc_rt_ppc64le_pad_refuse(end)
 
+/*
+ * Shared objects.  A `bl _mcount` in a shared library (or in a program
+ * linked with libmcount.so) reaches _mcount through a linker stub in
+ * the object's own text, and the linker turns the TOC-restore `nop`
+ * after the call into `ld r2,24(r1)`: the stub saves the caller's TOC
+ * pointer at 24(r1), in the calling function's frame header, and that
+ * load takes it back after the call.  The stub (GNU ld's plt_call, and
+ * the same from lld) loads _mcount's address from the object's PLT slot
+ * relative to r2, the object's TOC pointer:
+ *
+ *   std r2,24(r1)          absent where the function saved r2 itself
+ *   addis r12,r2,ha        only for a slot beyond +/- 32 KiB of the TOC
+ *   ld r12,lo(r2 | r12)
+ *   mtctr r12
+ *   bctr
+ *
+ * MC_RT_STUB_SLOT decodes one at a call's target and gives the slot, or
+ * 0; the engine takes the call for a hook if the object's relocations
+ * bind that slot to _mcount (hostsym.c).  `toc` is the object's TOC
+ * pointer, which ld and lld both put 0x8000 bytes past the start of
+ * its .got (MC_RT_GOT_SECTION, MC_RT_GOT_BIAS); a stub that reads
+ * another slot (a second TOC of a huge object) simply matches none, and
+ * its site is refused.
+ *
+ * Disabling such a site with a `nop` would leave the `ld r2,24(r1)`
+ * reading a slot nobody wrote on that call.  So its neutral form is
+ * `b +8`, over the load (MC_RT_SITE_NEUTRAL): an I-form branch, of the
+ * same patch class as `bl` and `nop` (arch/powerpc.c), so toggling
+ * stays one word.  Enabled, it calls the trampoline (or a thunk) with
+ * the load still after it: mc_rt_tramp_mcount stores r2 at 24(r1) as
+ * the stub did, and returns with r2 as it found it.  Only -pg hooks
+ * meet this: GNU ld refuses -mprofile-kernel's `bl _mcount` into a
+ * stub, which has no TOC-restore slot after it.
+ */
+#define MC_RT_PPC_STD_R2_24	0xf8410018u	/* std r2,24(r1) */
+#define MC_RT_PPC_LD_R2_24	0xe8410018u	/* ld r2,24(r1) */
+#define MC_RT_STUB_READ		20		/* the five words above */
+
+static inline uintptr_t mc_rt_ppc64le_stub_slot(uintptr_t target,
+						uintptr_t toc)
+{
+	const uint8_t *p = (const uint8_t *)target;
+	uint32_t w, addis = 0;
+	intptr_t off = 0;
+
+	if (!toc || mc_plat_mem_avail(target, true) < MC_RT_STUB_READ)
+		return 0;
+	if (mc_get_le32(p) == MC_RT_PPC_STD_R2_24)
+		p += 4;
+	w = mc_get_le32(p);
+	if ((w & 0xffff0000u) == 0x3d820000u) {		/* addis r12,r2,ha */
+		addis = w;
+		off = (intptr_t)(int16_t)(w & 0xffffu) * 65536;
+		w = mc_get_le32(p += 4);
+	}
+	/* ld r12,lo(r12) after the addis, ld r12,lo(r2) without one */
+	if ((w & 0xffff0003u) != (addis ? 0xe98c0000u : 0xe9820000u) ||
+	    mc_get_le32(p + 4) != 0x7d8903a6u ||		/* mtctr r12 */
+	    mc_get_le32(p + 8) != 0x4e800420u)		/* bctr */
+		return 0;
+	return toc + (uintptr_t)(off + (int16_t)(w & 0xfffcu));
+}
+#define MC_RT_STUB_SLOT(target, toc) mc_rt_ppc64le_stub_slot(target, toc)
+#define MC_RT_GOT_SECTION ".got"
+#define MC_RT_GOT_BIAS 0x8000
+
+/* `b +8` in the byte order of the code. */
+static const uint8_t mc_rt_ppc64le_skip_restore[4] = {
+	0x08, 0x00, 0x00, 0x48,
+};
+
+/*
+ * The neutral bytes of the hook at `at` (*neutral: the arch's): `b +8`
+ * where a TOC restore follows a call; NULL, or why the site cannot be
+ * left safely: a `nop` there already leaves the load unfed.
+ */
+static inline const char *mc_rt_ppc64le_site_neutral(uintptr_t at, bool call,
+						     const uint8_t **neutral)
+{
+	if (mc_plat_mem_avail(at, true) < 8 ||
+	    mc_get_le32((const uint8_t *)(at + 4)) != MC_RT_PPC_LD_R2_24)
+		return NULL;
+	if (!call)
+		return "NOP before a TOC restore (ld r2,24(r1)) it does not "
+		       "save for";
+	*neutral = mc_rt_ppc64le_skip_restore;
+	return NULL;
+}
+#define MC_RT_SITE_NEUTRAL(at, call, neutral) \
+	mc_rt_ppc64le_site_neutral(at, call, neutral)
+
 #endif

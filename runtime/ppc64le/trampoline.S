@@ -193,6 +193,11 @@ mc_rt_tramp_fentry:
 /*
  * -pg: an ordinary callee of the hooked function.  Its return address
  * is in its caller's frame: 16 bytes above the back chain of its frame.
+ * Where the hook called _mcount through a linker stub, `ld r2,24(r1)`
+ * follows it, and the stub saved r2 there: we save it there too (see
+ * backend.h), into the TOC save doubleword of the function's own frame
+ * header, which every -pg function has made before its hook and which
+ * the ABI keeps for just this.
  */
 	.globl	mc_rt_tramp_mcount
 	.hidden	mc_rt_tramp_mcount
@@ -200,6 +205,7 @@ mc_rt_tramp_fentry:
 	.p2align 4
 mc_rt_tramp_mcount:
 	.cfi_startproc
+	std	%r2, 24(%r1)
 	mflr	%r0
 	std	%r0, 16(%r1)
 	.cfi_offset 65, 16

@@ -9,6 +9,9 @@
  *   loop N       dlopen/dlclose libdyn.so N times while two threads
  *                call it and a third toggles its functions
  *   fork         fork with a toggling thread; the child toggles alone
+ *   toc          a library function whose hook is followed by a load of
+ *                a global, called over a scrawled stack, its hook
+ *                disabled, enabled, disabled (liba.c says why)
  *   exec-child N booted afresh after exec: N sites expected
  * Prints PASS:/FAIL: lines; exits 1 on any failure.
  */
@@ -26,6 +29,8 @@
 int sa_add(int a, int b);
 int sa_twice(int a);
 int sb_sum(int n);
+int sa_toc(void);
+int sa_token_read(int i);
 
 #ifdef __thumb__
 #define MC_ISA_BIT 1
@@ -100,12 +105,17 @@ static int sites_mode(void)
 	return 0;
 }
 
+/*
+ * The object of the site in `func`: the first within 256 bytes of its
+ * start (ppc64le's -pg hook follows the register saves, up to 192 bytes
+ * in; objects lie pages apart).
+ */
 static const char *object_of(unsigned long func)
 {
 	struct mcount_site_info s;
 
 	for (size_t i = 0; mcount_site_get(i, &s) == MCOUNT_OK; i++)
-		if (s.at >= func && s.at < func + 32)
+		if (s.at >= func && s.at < func + 256)
 			return base_name(s.object);
 	return "";
 }
@@ -324,6 +334,21 @@ static int exec_child(const char *want)
 	       mcount_site_count() == strtoul(want, NULL, 10) ? 0 : 1;
 }
 
+static int toc_mode(void)
+{
+	mcount_set_callback(callback);
+	watched[0] = lib_func("liba.so", "sa_token_read");
+	CHECK(sa_toc() == 1234,
+	      "a disabled hook's TOC restore, over a scrawled stack");
+	CHECK(mcount_enable_name("liba.so:sa_token_read") == MCOUNT_OK &&
+	      sa_toc() == 1234 && hits[0] == 1,
+	      "... enabled: the trampoline keeps r2 (%lu callback)", hits[0]);
+	CHECK(mcount_disable_name("liba.so:sa_token_read") == MCOUNT_OK &&
+	      sa_toc() == 1234 && hits[0] == 1,
+	      "... disabled again (%lu callback)", hits[0]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "names";
@@ -337,6 +362,8 @@ int main(int argc, char **argv)
 		loop_mode(argc > 2 ? atoi(argv[2]) : 1000);
 	else if (strcmp(mode, "fork") == 0)
 		fork_mode(argv[0]);
+	else if (strcmp(mode, "toc") == 0)
+		toc_mode();
 	else
 		names_mode();
 	return fails ? 1 : 0;

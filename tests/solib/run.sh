@@ -9,15 +9,19 @@
 # architecture has no fentry, or none with -fpic) and recorded by
 # recordmcount --per-section: prog (PIE) linked with libmcount.so,
 # liba.so (C) and libb.so (C++, COMDAT groups) linked at start-up,
-# libdyn.so dlopened.  Then checks: every hook call objdump -d shows in
-# each object is a site the runtime reports; names and callbacks across
-# objects; libdyn.so dlopened and dlclosed LOOPS times (1000) under two
-# calling threads and a toggling one; fork and exec; then the loop again
-# under valgrind (a few loads, natively, when valgrind runs here); two
-# libraries that each link libmcount.a (-Bsymbolic: each calls its own
-# copy): the second refuses; far/prog (names again): the program mapped
-# farther from libmcount.so than a call reaches, its sites calling
-# through a thunk page.
+# libdyn.so dlopened (ppc64le: liba.so with a TOC so big that ld calls
+# _mcount there through its long stub).  Then checks: every hook call
+# objdump -d shows in each object is a site the runtime reports; names
+# and callbacks across objects; a library hook, disabled, enabled and
+# disabled, whose function then loads a global over a scrawled stack
+# (ppc64le's TOC restore, tests/solib/liba.c); libdyn.so dlopened and
+# dlclosed LOOPS times (1000) under two calling threads and a toggling
+# one; fork and exec; then the loop again under valgrind (a few loads,
+# natively, when valgrind runs here); two libraries that each link
+# libmcount.a (-Bsymbolic: each calls its own copy): the second
+# refuses; far/prog (names and toc again): the program mapped farther
+# from libmcount.so than a call reaches, its sites calling through a
+# thunk page.
 #
 # RT_ARCH (default: what `$CC -dumpmachine` names) picks the runner
 # (qemu-user), objdump and clang target from tests/runtime/arches.sh;
@@ -35,15 +39,6 @@ if ! rt_arch_config "$RT_ARCH"; then
 	exit 1
 fi
 TAG="[solib $RT_ARCH${RT_CLANG:+ $RT_CLANG}]"
-# ppc64le: a library's `bl _mcount` goes through a plt_call stub in
-# .text that saves r2 at 24(r1) for the `ld r2,24(r1)` the linker puts
-# after the call; a NOP in place of the call leaves that load reading a
-# slot nobody wrote, and the stub's slot is TOC-relative.  Neither is
-# handled yet: said, not run.
-if [ "$RT_ARCH" = ppc64le ]; then
-	echo "SKIP: $TAG shared libraries: a hook through ppc64le's plt_call stub (r2 saved for the ld r2,24(r1) after it) is not handled yet"
-	exit 0
-fi
 if [ -n "${RT_CLANG:-}" ]; then
 	cxx=$(echo "$RT_CLANG" | sed 's/^clang/clang++/')
 	CC="$RT_CLANG${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
@@ -93,12 +88,21 @@ compile() {
 	$comp $FLAGS $HOOK ${4:-} -c "$2" -o "$3" && $TOOL --per-section "$3"
 }
 
+# ppc64le: liba.so gets 80 KB of TOC (bigtoc.c, by the architecture's
+# GCC whichever compiler builds the rest), so that ld calls _mcount
+# there through its long stub; the other objects get the short one.
+BIGTOC=
+[ "$RT_ARCH" = ppc64le ] && BIGTOC=$OUT/bigtoc.o
+
 build() {
+	if [ -n "$BIGTOC" ]; then
+		$RT_CC_DEFAULT -c $T/bigtoc.c -o $BIGTOC || return 1
+	fi
 	compile CC $T/liba.c $OUT/liba.o &&
 	compile CXX $T/libb.cc $OUT/libb.o &&
 	compile CC $T/libdyn.c $OUT/libdyn.o &&
 	compile CC $T/prog.c $OUT/prog.o -std=gnu11 &&
-	$CC -shared -o $OUT/liba.so $OUT/liba.o &&
+	$CC -shared -o $OUT/liba.so $OUT/liba.o $BIGTOC &&
 	$CXX -shared -o $OUT/libb.so $OUT/libb.o &&
 	$CC -shared -o $OUT/libdyn.so $OUT/libdyn.o &&
 	cp "$SO" $OUT/ && ln -sf "$(basename "$SO")" $OUT/libmcount.so &&
@@ -123,6 +127,20 @@ if ! build > $OUT/build.log 2>&1; then
 fi
 pass "build: a PIE with libmcount.so, C and C++ libraries, a dlopened one"
 
+# ppc64le: which of ld's stub forms each object calls _mcount through
+if [ -n "$BIGTOC" ]; then
+	stub_of() {
+		$OBJDUMP -d "$OUT/$1" | awk '/<[0-9a-f]+\.plt_call\._mcount.*>:$/ { s = 1; next }
+			s && /bctr/ { exit } s { print $6, $7 }'
+	}
+	if stub_of liba.so | grep -q '^addis r12,r2,' &&
+	   stub_of libb.so | grep -q '^ld r12,-\?[0-9]*(r2)$'; then
+		pass "ld's long stub (addis r12,r2) in liba.so, its short one in libb.so"
+	else
+		fail "ld's stub forms: liba.so $(stub_of liba.so | tr '\n' ';') libb.so $(stub_of libb.so | tr '\n' ';')"
+	fi
+fi
+
 # The program's own lines, with the runner in front.
 run() { SOLIB_RUNNER="$RUN" $RUN "$@"; }
 
@@ -139,13 +157,16 @@ got_call_of() {
 	printf 'call +\\*-0x%x\\(%%ebx\\)' $((0x$gotplt - 0x$slot))
 }
 
-# Every hook call objdump shows, as "<object> <offset>".  A riscv64
+# Every hook call objdump shows, as "<object> <offset>".  On ppc64le a
+# library's (and the program's: it links libmcount.so) goes through
+# GNU ld's stub, which objdump names "<n>.plt_call._mcount".  A riscv64
 # call ld did not relax (clang's) is `auipc ra; jalr ra`, objdump naming
 # the target on the jalr: the site is the auipc.
 hooks_of() {
 	$OBJDUMP -d "$OUT/$1" | awk -v obj="$1" -v got="$(got_call_of "$1")" '
 		/^[0-9a-f]+ <.*>:$/ { next }
 		/(call|bl|brasl|jal).*<(__fentry__|_?mcount|__gnu_mcount_nc)(@plt)?>/ ||
+		/[[:space:]]bl[[:space:]].*<[0-9a-f]+\.plt_call\._mcount(@@[^>]*)?>/ ||
 		/call.*\*.*# .*<(__fentry__|mcount)@/ || (got != "" && $0 ~ got) {
 			a = $1
 			if ($0 ~ /[[:space:]]jalr[[:space:]]/ && prev ~ /[[:space:]]auipc[[:space:]]+ra,/)
@@ -180,6 +201,8 @@ check() {
 }
 check names 0 $OUT/prog names
 check far 0 $OUT/far/prog names
+check toc 0 $OUT/prog toc
+check far-toc 0 $OUT/far/prog toc
 check loop 0 $OUT/prog loop "$LOOPS"
 check fork 0 $OUT/prog fork
 check two 0 $OUT/two

@@ -12,8 +12,7 @@
 # check-runtime does).  The dlopen loop runs 1,000 times natively with
 # GCC, SOLIB_QUICK_LOOPS times under qemu-user and in the clang runs:
 # each load starts two threads, which qemu makes slow, and the clang
-# runs add other compilers' code, not more of the same loop.  ppc64le
-# says SKIP (tests/solib/run.sh says why).
+# runs add other compilers' code, not more of the same loop.
 
 SOLIB_QUICK_LOOPS := 100
 
