@@ -5,7 +5,8 @@
 # found crashes or hangs with, kept after the fix), then every seed of
 # FUZZ-DIR/seeds/TARGET once (the corpus fuzz-smoke starts from: an
 # input that fails there fails here first).  PASS/FAIL lines go to LOG;
-# a target with no saved inputs gets a SKIP line.
+# a target with no saved inputs gets a SKIP line.  A failing input's
+# copy goes to FUZZ-DIR/replay-crash-*, never into the working tree.
 set -u
 DIR=$1
 LOG=$2
@@ -19,6 +20,7 @@ for t in "$@"; do
 		found=1
 		name=fuzz/$t/$(basename "$f")
 		if out=$("$DIR/$t" -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix="$DIR/replay-crash-" \
 			-close_fd_mask=3 "$f" 2>&1); then
 			echo "PASS: $name" | tee -a "$LOG"
 		else
@@ -34,6 +36,7 @@ for t in "$@"; do
 		count=$(ls "$seeds" | wc -l)
 		# -runs=0: load (and so run) every input once, no mutation
 		if out=$("$DIR/$t" -runs=0 -timeout=10 -rss_limit_mb=2048 \
+			-artifact_prefix="$DIR/replay-crash-" \
 			-close_fd_mask=3 "$seeds" 2>&1); then
 			echo "PASS: fuzz/$t/seeds ($count inputs)" | tee -a "$LOG"
 		else
