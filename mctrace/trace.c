@@ -68,7 +68,10 @@ static int by_addr_from(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr > y->addr ? 1 : -1;
-	return (x->from > y->from) - (x->from < y->from);
+	if (x->from != y->from)
+		return x->from > y->from ? 1 : -1;
+	/* a library's name copied at its close wins over the lazy one */
+	return (x->base > y->base) - (x->base < y->base);
 }
 
 static uint32_t func_add(struct trace *t, size_t *cap, uint64_t addr,

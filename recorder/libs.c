@@ -153,7 +153,7 @@ static void removed(struct host_obj *obj)
 
 static void settled(void)
 {
-	rec_libs_settle();
+	rec_libs_settle(true);
 }
 
 void rec_libs_start(void)
@@ -194,6 +194,8 @@ int rec_lib_name(uintptr_t addr, uint64_t ticks, struct rec_lib_name *out)
 	uint64_t until = UINT64_MAX;
 	bool inside = false;
 
+	if (!rec_libs_generation())
+		return 0;	/* no library came or went: no lock */
 	pthread_mutex_lock(&lock);
 	for (const struct load *l = newest; l && !at; l = l->older) {
 		if (addr < l->lo || addr >= l->hi)

@@ -231,7 +231,10 @@ REC_HIDDEN bool rec_lib_unset(uintptr_t *lo, uintptr_t *hi);
 REC_HIDDEN void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi,
 					     uint64_t ticks));
 REC_HIDDEN void rec_libs_fork_child(void);
-/* start.c: the sites of loads not yet set, set to the filters in force */
-REC_HIDDEN void rec_libs_settle(void);
+/*
+ * start.c: the sites of loads not yet set, set to the filters in force;
+ * if !wait, only when no other thread is doing so.
+ */
+REC_HIDDEN void rec_libs_settle(bool wait);
 
 #endif

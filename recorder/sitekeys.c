@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sitekeys.c - what recorder/<arch>/frame.c learnt about each site when
- * recording started, found again on the traced path by the hook's
- * return address (the `func` rec_entry gets).
+ * sitekeys.c - what recorder/<arch>/frame.c learnt about each site
+ * recording enables (at start, by a set of filters, in a library opened
+ * while recording), found again on the traced path by the hook's return
+ * address (the `func` rec_entry gets).
  *
  * An open-addressing hash table, filled under one lock at a time
  * (recording's start, then the filters' lock of start.c: sets applied

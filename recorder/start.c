@@ -328,14 +328,19 @@ void rec_phases_due(void)
  * runtime's image hooks, libs.c), or by the writer for a library loaded
  * another way.
  */
-void rec_libs_settle(void)
+void rec_libs_settle(bool wait)
 {
 	struct pick p;
 	uintptr_t lo, hi;
 
 	if (!__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE))
 		return;
-	pthread_mutex_lock(&filter_lock);
+	if (!wait) {
+		if (pthread_mutex_trylock(&filter_lock))
+			return;
+	} else {
+		pthread_mutex_lock(&filter_lock);
+	}
 	while (rec_lib_unset(&lo, &hi)) {
 		p = (struct pick){ .only = active_only, .never = active_never,
 				   .lo = lo, .hi = hi };

@@ -532,7 +532,7 @@ static void *writer_main(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
 		rec_phases_due();
-		rec_libs_settle();	/* a library loaded not by our dlopen */
+		rec_libs_settle(false);	/* loaded not by our dlopen */
 		if (!pass())
 			nanosleep(&ms, NULL);
 	}
@@ -669,5 +669,8 @@ void rec_writer_fork_child(void)
 	w.names = NULL;
 	w.nnames = w.names_cap = 0;
 	memset(w.seen, 0, sizeof(w.seen));
+	/* the names of the parent's open JSON calls were just freed */
+	for (struct rec_thread *t = rec_threads; t; t = t->next)
+		t->json_depth = 0;
 	memset(w.lib_seen, 0, sizeof(w.lib_seen));
 }
