@@ -185,13 +185,24 @@ static bool sites_fit(struct pick *p)
 static int sort_one(const struct mcount_site_info *s, void *arg)
 {
 	struct pick *p = arg;
-	unsigned long off = 0;
-	const char *name = mcount_func_name(s->at, &off);
-	unsigned long func = name ? s->at - off : s->at;
-	bool want = picked(p, name);
+	unsigned long off = 0, func;
+	const char *name;
+	bool want;
 
 	if (p->hi && (s->at < p->lo || s->at >= p->hi))
-		return 0;
+		return 0;	/* (before the name: most sites are elsewhere) */
+	name = mcount_func_name(s->at, &off);
+	func = name ? s->at - off : s->at;
+	want = picked(p, name);
+#ifdef REC_ARCH_SITES
+	/*
+	 * A library opened while recording: every site read now, so that
+	 * the program may enable its functions itself and have them
+	 * recorded (the backend follows only the sites it read).
+	 */
+	if (p->hi && !want && s->state != MCOUNT_SITE_REFUSED)
+		(void)rec_arch_site(s, name ? func : 0);
+#endif
 	if (s->state == MCOUNT_SITE_REFUSED ||
 	    want == (s->state == MCOUNT_SITE_ENABLED))
 		return 0;

@@ -861,7 +861,9 @@ int mc_plat_images(void)
  * dlclose must drop the image before another thread's toggle can write
  * into the unmapped text, which holding the patching lock across the
  * loader's dlclose guarantees.  A library's constructors still run
- * before its hooks are patched (they call the stubs, which return).
+ * before its hooks are patched (they call the stubs, which return),
+ * with the patching lock held by their thread: one that waits for
+ * another thread calling the API waits for ever.
  */
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
@@ -920,13 +922,23 @@ void *dlopen(const char *file, int mode)
 	if (!real_dlopen)
 		return NULL;
 	__atomic_fetch_add(&wrapped_loads, 1, __ATOMIC_RELAXED);
-	h = open_as(__builtin_return_address(0), file, mode);
-	if (h && owner) {
+	if (!owner) {
+		h = open_as(__builtin_return_address(0), file, mode);
+	} else {
+		/*
+		 * The lock held across the load as dlclose holds it across
+		 * the unload: else a library could be mapped where one just
+		 * unloaded was, with the same program headers' address,
+		 * before that dlclose's reconcile() forgot the old one, and
+		 * be taken for it.
+		 */
+		mc_plat_lock();
+		h = open_as(__builtin_return_address(0), file, mode);
 		loading_here = true;
-		mc_plat_lock();		/* reconcile() adds what it loaded */
-		mc_plat_unlock();
+		reconcile();		/* adds what it loaded */
 		loading_here = false;
-		if (image_hooks.settled)
+		mc_plat_unlock();
+		if (h && image_hooks.settled)
 			image_hooks.settled();
 	}
 	__atomic_fetch_sub(&wrapped_loads, 1, __ATOMIC_RELAXED);
