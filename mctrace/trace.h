@@ -13,7 +13,7 @@
 
 /* One call, in the order calls started within its thread. */
 struct call {
-	uint64_t func;
+	uint64_t func;		/* its function: an index of trace.funcs */
 	uint64_t start, end;	/* ns since the recording began */
 	uint32_t depth;		/* 0 for a thread's outermost calls */
 	bool open;		/* no exit recorded: ended at the last event */
@@ -31,15 +31,35 @@ struct trace {
 	uint64_t min_time;	/* from the file: calls shorter are left out */
 	struct thread *threads;
 	size_t nthreads;
-	struct { uint64_t addr; char *name; } *names;
+	/*
+	 * The file's names, by address then time: each names its address
+	 * for the entries from `from` to `until` (ticks; format.h); `base`
+	 * is its library's, for an MCT_NAME_AT (else 0).
+	 */
+	struct trace_name {
+		uint64_t addr, from, until, base;
+		char *name;
+		uint32_t func;		/* its index in funcs */
+	} *names;
 	size_t nnames;
+	struct { uint64_t lo, hi, at; } *unloads;	/* MCT_UNLOAD */
+	size_t nunloads;
+	/*
+	 * The functions calls name: an address and the name it had when
+	 * called (NULL: none known), one entry per pair, so that the
+	 * functions of two libraries opened in turn at one address are two;
+	 * a library opened while recording is one function per name and
+	 * offset in it, wherever each of its loads was.
+	 */
+	struct { uint64_t addr; const char *name; } *funcs;
+	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
 };
 
 /* 0, or -1 after saying why on stderr. */
 int trace_read(const char *path, struct trace *t);
 void trace_free(struct trace *t);
-/* The function's name, or its address in hex (a static buffer). */
+/* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);
 /* Leave out calls (and what they called) shorter than `ns`. */
 void trace_min_time(struct trace *t, uint64_t ns);

@@ -18,6 +18,20 @@
  *   MCT_CLOCK    two u64 pairs (ticks, ns): the clock's ticks at two
  *                instants and CLOCK_MONOTONIC then, in ns; timestamps
  *                convert linearly through them (the last block wins)
+ *   MCT_NAME_AT  a name from a time on: u64 address, u64 ticks, u64
+ *                base, then the name's bytes (bytes - 24); it names the
+ *                events at that address from those ticks on (the load
+ *                of a library opened while recording, mapped from
+ *                `base`), until a later one of the address or an
+ *                MCT_UNLOAD over it
+ *   MCT_UNLOAD   three u64: lo, hi, ticks: the object mapped at [lo, hi)
+ *                was unloaded then; names of addresses in it end there
+ *
+ * An MCT_NAME names its address from the start.  A library closed and
+ * another (or the same) opened at its address give one address several
+ * names over time: a reader takes the one in force at the ticks of the
+ * call's entry.  A reader that knows only MCT_NAME skips the others and
+ * shows those functions by address, never by a wrong name.
  *
  * Ticks are rec_ticks()'s (rdtsc on x86), converted through MCT_CLOCK.
  * A function is named by a run-time address inside it, the same for all
@@ -61,6 +75,8 @@ enum mct_block_kind {
 	MCT_NAME = 2,
 	MCT_LOST = 3,
 	MCT_CLOCK = 4,
+	MCT_NAME_AT = 5,
+	MCT_UNLOAD = 6,
 };
 
 struct mct_header {

@@ -76,6 +76,8 @@ struct rec_thread {
 	uint64_t tail __attribute__((aligned(64)));	/* next event read */
 	uint64_t lost_written;	/* what the writer last wrote of `lost` */
 	uint64_t json_last;	/* the last JSON timestamp (ns) */
+	const char **json_names;	/* the names of its open JSON calls */
+	size_t json_depth, json_cap;
 	bool unmapped;
 };
 
@@ -208,5 +210,31 @@ REC_HIDDEN void rec_writer_stop(void);
 REC_HIDDEN void rec_writer_fork_prepare(void);
 REC_HIDDEN void rec_writer_fork_parent(void);
 REC_HIDDEN void rec_writer_fork_child(void);
+
+/* libs.c: libraries loaded and unloaded while recording */
+struct rec_lib_name {
+	const char *name;	/* NULL: no symbol there */
+	uint64_t from, until;	/* the ticks the answer holds for */
+	uintptr_t base;		/* where the library was mapped from */
+};
+REC_HIDDEN void rec_libs_start(void);
+REC_HIDDEN unsigned rec_libs_generation(void);
+/*
+ * What named `addr` at `ticks`: 1 and *out from the load that was there,
+ * 0 if no library loaded or unloaded while recording ever held `addr`
+ * (the runtime's symbols answer), -1 if one did but none then (unnamed).
+ */
+REC_HIDDEN int rec_lib_name(uintptr_t addr, uint64_t ticks,
+			    struct rec_lib_name *out);
+/* A load whose sites are yet to be set to the filters, marked set. */
+REC_HIDDEN bool rec_lib_unset(uintptr_t *lo, uintptr_t *hi);
+REC_HIDDEN void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi,
+					     uint64_t ticks));
+REC_HIDDEN void rec_libs_fork_child(void);
+/*
+ * start.c: the sites of loads not yet set, set to the filters in force;
+ * if !wait, only when no other thread is doing so.
+ */
+REC_HIDDEN void rec_libs_settle(bool wait);
 
 #endif

@@ -15,7 +15,7 @@
 # RT_HOSTED_MEMBER in the archive in place of hosted.o.
 
 REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
-	     recorder/wrap.c
+	     recorder/wrap.c recorder/libs.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
 RT_HOSTED_MEMBER := hosted-rec.o
@@ -39,6 +39,10 @@ $(RT_OBJROOT)/%/rec-writer.o: recorder/writer.c $(REC_HDRS)
 	$(RT_COMPILE)
 
 $(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-libs.o: recorder/libs.c $(REC_HDRS) $(RT_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

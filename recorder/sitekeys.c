@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sitekeys.c - what recorder/<arch>/frame.c learnt about each site when
- * recording started, found again on the traced path by the hook's
- * return address (the `func` rec_entry gets).
+ * sitekeys.c - what recorder/<arch>/frame.c learnt about each site
+ * recording enables (at start, by a set of filters, in a library opened
+ * while recording), found again on the traced path by the hook's return
+ * address (the `func` rec_entry gets).
  *
- * An open-addressing hash table with room for twice the program's sites
- * (mcount_site_count()), filled on one thread while recording starts and
- * only read afterwards, so readers need no lock.
+ * An open-addressing hash table, filled under one lock at a time
+ * (recording's start, then the filters' lock of start.c: sets applied
+ * while the program runs, libraries opened while recording) and read
+ * without one on the traced path.  It starts with room for twice the
+ * sites there are and doubles when half full: the larger copy is
+ * published whole with one pointer, and the old one is kept, since a
+ * thread may still be searching it (every table made is at most twice
+ * the size of the one before it, so they add up to less than the last
+ * one twice over).  A site's entry is written before its site is
+ * enabled, so no reader looks for it meanwhile.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -15,47 +23,78 @@
 
 #include "recorder.h"
 
-static struct rec_site_key *keys;
-static size_t keys_mask;
+struct table {
+	size_t mask;		/* entries - 1, a power of two */
+	size_t used;
+	struct rec_site_key v[];
+};
 
-static bool keys_alloc(void)
+static struct table *keys;	/* atomic: readers load it once */
+
+static struct table *table_new(size_t n)
 {
-	size_t n = 64;
+	struct table *t = mmap(NULL, sizeof(*t) + n * sizeof(t->v[0]),
+			       PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	while (n < 2 * mcount_site_count())
-		n <<= 1;
-	keys = mmap(NULL, n * sizeof(*keys), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (keys == MAP_FAILED) {
-		keys = NULL;
-		return false;
-	}
-	keys_mask = n - 1;
-	return true;
+	if (t == MAP_FAILED)
+		return NULL;
+	t->mask = n - 1;
+	return t;
 }
 
 /* The entry of `ret`, or the free one where it would go. */
-static struct rec_site_key *keys_find(uintptr_t ret)
+static struct rec_site_key *keys_find(struct table *t, uintptr_t ret)
 {
 	for (size_t h = (ret >> 1) * (size_t)0x9e3779b97f4a7c15u;; h++) {
-		struct rec_site_key *e = &keys[h & keys_mask];
+		struct rec_site_key *e = &t->v[h & t->mask];
 
 		if (e->ret == ret || e->ret == 0)
 			return e;
 	}
 }
 
+/* A table with room for `more` entries more: `keys`, or a larger copy. */
+static struct table *keys_room(size_t more)
+{
+	struct table *t = keys, *n;
+	size_t size = 64;
+
+	if (t && 2 * (t->used + more) <= t->mask + 1)
+		return t;
+	while (size < 2 * (mcount_site_count() + more) ||
+	       (t && size < 2 * (t->mask + 1)))
+		size <<= 1;
+	n = table_new(size);
+	if (!n)
+		return NULL;
+	for (size_t i = 0; t && i <= t->mask; i++)
+		if (t->v[i].ret) {
+			*keys_find(n, t->v[i].ret) = t->v[i];
+			n->used++;
+		}
+	__atomic_store_n(&keys, n, __ATOMIC_RELEASE);
+	return n;
+}
+
 bool rec_site_key_put(const struct rec_site_key *k)
 {
-	if (!keys && !keys_alloc())
+	struct table *t = keys_room(1);
+	struct rec_site_key *e;
+
+	if (!t)
 		return false;
-	*keys_find(k->ret) = *k;
+	e = keys_find(t, k->ret);
+	if (!e->ret)
+		t->used++;
+	*e = *k;
 	return true;
 }
 
 const struct rec_site_key *rec_site_key_get(uintptr_t ret)
 {
-	const struct rec_site_key *e = keys ? keys_find(ret) : NULL;
+	struct table *t = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
+	const struct rec_site_key *e = t ? keys_find(t, ret) : NULL;
 
 	return e && e->ret == ret ? e : NULL;
 }

@@ -96,6 +96,7 @@ static bool matches(const char *globs, const char *name)
 
 struct pick {
 	const char *only, *never;
+	uintptr_t lo, hi;		/* only sites in [lo, hi) (hi 0: all) */
 	size_t enabled, failed;
 	size_t unfit;			/* sites the backend cannot record */
 	const char *unfit_name, *unfit_why;
@@ -184,11 +185,24 @@ static bool sites_fit(struct pick *p)
 static int sort_one(const struct mcount_site_info *s, void *arg)
 {
 	struct pick *p = arg;
-	unsigned long off = 0;
-	const char *name = mcount_func_name(s->at, &off);
-	unsigned long func = name ? s->at - off : s->at;
-	bool want = picked(p, name);
+	unsigned long off = 0, func;
+	const char *name;
+	bool want;
 
+	if (p->hi && (s->at < p->lo || s->at >= p->hi))
+		return 0;	/* (before the name: most sites are elsewhere) */
+	name = mcount_func_name(s->at, &off);
+	func = name ? s->at - off : s->at;
+	want = picked(p, name);
+#ifdef REC_ARCH_SITES
+	/*
+	 * A library opened while recording: every site read now, so that
+	 * the program may enable its functions itself and have them
+	 * recorded (the backend follows only the sites it read).
+	 */
+	if (p->hi && !want && s->state != MCOUNT_SITE_REFUSED)
+		(void)rec_arch_site(s, name ? func : 0);
+#endif
 	if (s->state == MCOUNT_SITE_REFUSED ||
 	    want == (s->state == MCOUNT_SITE_ENABLED))
 		return 0;
@@ -245,43 +259,70 @@ static void read_phases(void)
 }
 
 /*
- * Make the enabled functions those `ph` picks: two batches, each one
- * synchronisation of the other cores, while the program runs.  A call
- * already recorded keeps its exit; one that began before its function
- * was enabled is not recorded at all.
+ * The filters in force: those of the start, then of each set as it is
+ * applied.  The lock is held while a set or a library's sites are
+ * being applied, so that a library loaded meanwhile gets the filters
+ * the others end up with.  Taken before the runtime's patching lock.
  */
+static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
+static const char *active_only, *active_never;
+
+/*
+ * Make the enabled functions of the sites `p` covers those it picks:
+ * two batches, each one synchronisation of the other cores, while the
+ * program runs.  A call already recorded keeps its exit; one that began
+ * before its function was enabled is not recorded at all.  `what` names
+ * the filters in messages.  With filter_lock held.
+ */
+static void apply_pick(struct pick *p, const char *what)
+{
+	int on = 0, off = 0, tries = 0;
+
+	do {
+		free(p->on);
+		free(p->off);
+		p->n_on = p->n_off = p->unfit = 0;
+		p->cap = mcount_site_count();
+		p->on = calloc(p->cap + 1, sizeof(*p->on));
+		p->off = calloc(p->cap + 1, sizeof(*p->off));
+		if (!p->on || !p->off) {
+			fprintf(stderr, "mcount: trace: no memory for %s\n",
+				what);
+			goto out;
+		}
+	} while (mcount_for_each_site(sort_one, p) != 0 && ++tries < 8);
+	if (tries == 8) {
+		fprintf(stderr, "mcount: trace: sites kept changing while %s "
+			"were applied: not applied\n", what);
+		goto out;
+	}
+	if (p->n_on)
+		on = mcount_enable_many(p->on, p->n_on);
+	if (p->n_off)
+		off = mcount_disable_many(p->off, p->n_off);
+	if (on < 0 || off < 0)
+		fprintf(stderr, "mcount: trace: %s: %s\n", what,
+			mcount_strerror(on < 0 ? on : off));
+	if (p->unfit)
+		fprintf(stderr, "mcount: trace: %s: %zu functions %s cannot "
+			"record left out\n", what, p->unfit, MC_RT_ARCH->name);
+out:
+	free(p->on);
+	free(p->off);
+}
+
 static void apply_phase(const struct phase *ph)
 {
 	struct pick p = { .only = ph->only, .never = ph->never };
-	int on = 0, off = 0;
+	char what[64];
 
-	p.cap = mcount_site_count();
-	p.on = calloc(p.cap + 1, sizeof(*p.on));
-	p.off = calloc(p.cap + 1, sizeof(*p.off));
-	if (!p.on || !p.off) {
-		fprintf(stderr, "mcount: trace: no memory for the filters at "
-			"%llu ns\n", (unsigned long long)ph->at_ns);
-	} else if (mcount_for_each_site(sort_one, &p) != 0) {
-		fprintf(stderr, "mcount: trace: sites changed while the "
-			"filters at %llu ns were applied: not applied\n",
-			(unsigned long long)ph->at_ns);
-	} else {
-		if (p.n_on)
-			on = mcount_enable_many(p.on, p.n_on);
-		if (p.n_off)
-			off = mcount_disable_many(p.off, p.n_off);
-		if (on < 0 || off < 0)
-			fprintf(stderr, "mcount: trace: the filters at %llu ns: "
-				"%s\n", (unsigned long long)ph->at_ns,
-				mcount_strerror(on < 0 ? on : off));
-		if (p.unfit)
-			fprintf(stderr, "mcount: trace: the filters at %llu ns: "
-				"%zu functions %s cannot record left out\n",
-				(unsigned long long)ph->at_ns, p.unfit,
-				MC_RT_ARCH->name);
-	}
-	free(p.on);
-	free(p.off);
+	snprintf(what, sizeof(what), "the filters at %llu ns",
+		 (unsigned long long)ph->at_ns);
+	pthread_mutex_lock(&filter_lock);
+	active_only = ph->only;
+	active_never = ph->never;
+	apply_pick(&p, what);
+	pthread_mutex_unlock(&filter_lock);
 }
 
 /* From the writer thread, never a traced one: the sets now due. */
@@ -290,6 +331,34 @@ void rec_phases_due(void)
 	while (next_phase < n_phases &&
 	       mono_ns() - start_ns >= phases[next_phase].at_ns)
 		apply_phase(&phases[next_phase++]);
+}
+
+/*
+ * A library opened while recording: its sites (all disabled) set to the
+ * filters in force, before the dlopen that loaded it returns (the
+ * runtime's image hooks, libs.c), or by the writer for a library loaded
+ * another way.
+ */
+void rec_libs_settle(bool wait)
+{
+	struct pick p;
+	uintptr_t lo, hi;
+
+	if (!__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE))
+		return;
+	if (!wait) {
+		if (pthread_mutex_trylock(&filter_lock))
+			return;
+	} else {
+		pthread_mutex_lock(&filter_lock);
+	}
+	while (rec_lib_unset(&lo, &hi)) {
+		p = (struct pick){ .only = active_only, .never = active_never,
+				   .lo = lo, .hi = hi };
+		apply_pick(&p, "the filters on a library opened while "
+			   "recording");
+	}
+	pthread_mutex_unlock(&filter_lock);
 }
 
 static void read_config(const char *path)
@@ -348,6 +417,10 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	filter_lock = fresh;
+	rec_libs_fork_child();
 	rec_writer_fork_child();
 	rec_fork_child();
 	if (open_other() != 0)
@@ -414,6 +487,9 @@ __attribute__((constructor(102))) static void rec_start(void)
 	mcount_for_each_site(enable_one, &pick);
 	if (open_trace() != 0)
 		return;
+	active_only = pick.only;
+	active_never = pick.never;
+	rec_libs_start();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	started = true;
 	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);

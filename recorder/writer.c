@@ -67,6 +67,13 @@ static struct {
 	struct name *names;	/* open addressing; addr 0 is empty */
 	size_t nnames, names_cap;
 	uintptr_t seen[1 << SEEN_BITS];	/* names recently found, by hash */
+	/* libraries opened while recording (libs.c) */
+	unsigned libs_gen;	/* rec_libs_generation() the caches are of */
+	struct lib_seen {
+		uintptr_t addr;
+		uint64_t from, until;
+		const char *name;
+	} lib_seen[1 << SEEN_BITS];	/* MCT_NAME_AT blocks written */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -258,20 +265,111 @@ static const char *name_of(uintptr_t addr)
 }
 
 /*
- * name_of for each function an event block of the recorder's own form
- * names, which only needs the name block written once: most were named
- * by the block before, found here with one compare.
+ * An address of a library opened or closed while recording: its name
+ * at `ticks`, from the load that was there then (libs.c); in the
+ * recorder's own form, an MCT_NAME_AT block the first time.  *lib is
+ * false for other addresses, which name_of answers.
  */
-static void name_once(uintptr_t addr)
+static const char *lib_name_of(uintptr_t addr, uint64_t ticks, bool *lib)
+{
+	uint64_t h = ((uint64_t)addr >> 4) * 0x9e3779b97f4a7c15ull;
+	struct lib_seen *seen = &w.lib_seen[h >> (64 - SEEN_BITS)];
+	struct rec_lib_name n;
+	int found;
+
+	*lib = true;
+	if (seen->addr == addr && seen->from <= ticks && ticks < seen->until)
+		return seen->name;	/* its block is out */
+	found = rec_lib_name(addr, ticks, &n);
+	*lib = found != 0;
+	if (found <= 0)
+		return NULL;
+	if (!w.json && !(seen->addr == addr && seen->from == n.from)) {
+		uint64_t v[3] = { addr, n.from, n.base };
+		size_t len = n.name ? strlen(n.name) : 0;
+
+		if (len > 4096)
+			len = 4096;
+		put_block_head(MCT_NAME_AT, 0, 24 + len);
+		put_words(v, 3);
+		put(n.name ? n.name : "", len);
+	}
+	*seen = (struct lib_seen){ addr, n.from, n.until, n.name };
+	return n.name;
+}
+
+/* The name of the function at `addr` for an event at `ticks`. */
+static const char *name_at(uintptr_t addr, uint64_t ticks)
+{
+	bool lib;
+	const char *name = lib_name_of(addr, ticks, &lib);
+
+	return lib ? name : name_of(addr);
+}
+
+/*
+ * name_at for every entry event of the recorder's own form, which only
+ * needs the name block written once: most events name a function seen
+ * a moment ago, found here with one compare.  A library loaded since
+ * the caches were made may be at an address they hold: they start over.
+ */
+static bool name_once(uintptr_t addr, uint64_t ticks)
 {
 	uint64_t h = ((uint64_t)addr >> 4) * 0x9e3779b97f4a7c15ull;
 	uintptr_t *seen = &w.seen[h >> (64 - SEEN_BITS)];
+	bool lib;
 
-	if (*seen != addr) {
-		name_of(addr);
-		if (w.names_cap)	/* else not kept: try again next time */
-			*seen = addr;
+	if (*seen == addr)
+		return false;
+	lib_name_of(addr, ticks, &lib);
+	if (lib)
+		return true;
+	name_of(addr);
+	if (w.names_cap)	/* else not kept: try again next time */
+		*seen = addr;
+	return false;
+}
+
+/*
+ * name_once, and the ticks its name holds for: all of them, but for an
+ * address of a library opened or closed while recording, whose name
+ * ends at its unload (an empty span when not known: asked every time).
+ */
+static void name_span(uintptr_t addr, uint64_t ticks, uint64_t *from,
+		      uint64_t *until)
+{
+	uint64_t h = ((uint64_t)addr >> 4) * 0x9e3779b97f4a7c15ull;
+	const struct lib_seen *seen = &w.lib_seen[h >> (64 - SEEN_BITS)];
+
+	*from = 0;
+	*until = UINT64_MAX;
+	if (!name_once(addr, ticks))
+		return;
+	if (seen->addr == addr && seen->from <= ticks && ticks < seen->until) {
+		*from = seen->from;
+		*until = seen->until;
+	} else {
+		*until = 0;
 	}
+}
+
+static void caches_check(void)
+{
+	unsigned gen = rec_libs_generation();
+
+	if (gen != w.libs_gen) {
+		memset(w.seen, 0, sizeof(w.seen));
+		memset(w.lib_seen, 0, sizeof(w.lib_seen));
+		w.libs_gen = gen;
+	}
+}
+
+static void put_unload(uintptr_t lo, uintptr_t hi, uint64_t ticks)
+{
+	uint64_t v[3] = { lo, hi, ticks };
+
+	if (!w.json)
+		put_block(MCT_UNLOAD, 0, v, 3);
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -306,9 +404,32 @@ static uint64_t ticks_to_ns(uint64_t ticks)
 	return (uint64_t)((double)(ticks - w.t0) * ratio);
 }
 
+/*
+ * The JSON name of event `e` of thread `t`: an exit gets its entry's,
+ * kept on a stack per thread, for the library at its address may have
+ * been closed, and another opened there, since the entry.  The stack is
+ * as deep as the shadow stack, which the thread's open calls never
+ * pass; without it (no memory), exits are named by their own time.
+ */
+static const char *json_name(struct rec_thread *t, const struct mct_event *e)
+{
+	bool entry = MCT_KIND(e->word) == MCT_ENTRY;
+	const char *name;
+
+	if (!t->json_cap && (t->json_names = malloc((t->max_frames + 1) *
+						    sizeof(*t->json_names))))
+		t->json_cap = t->max_frames + 1;
+	if (!entry && t->json_depth)
+		return t->json_names[--t->json_depth];
+	name = name_at((uintptr_t)e->func, MCT_TICKS(e->word));
+	if (entry && t->json_depth < t->json_cap)
+		t->json_names[t->json_depth++] = name;
+	return name;
+}
+
 static void put_json_event(struct rec_thread *t, const struct mct_event *e)
 {
-	const char *name = name_of((uintptr_t)e->func);
+	const char *name = json_name(t, e);
 	uint64_t ns = ticks_to_ns(MCT_TICKS(e->word));
 	char hex[32];
 
@@ -339,6 +460,7 @@ static void put_json_event(struct rec_thread *t, const struct mct_event *e)
  */
 static struct slot {
 	uint64_t addr;
+	uint64_t from, until;	/* the ticks its name block holds for */
 	uint32_t gen;
 	uint8_t op;
 } slots[1 << SLOT_BITS];
@@ -367,9 +489,11 @@ static uint8_t *put_leb(uint8_t *p, uint64_t v)
  * An entry's op: its slot's, or MCT_OP_NEW with the address after it
  * (then its name goes out too, if it never has).
  */
-static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func)
+static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func,
+				   uint64_t ticks)
 {
 	size_t h = (size_t)((func * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
+	uint64_t from, until;
 	struct slot *s;
 
 	for (;; h = (h + 1) & ((1 << SLOT_BITS) - 1)) {
@@ -377,13 +501,23 @@ static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func)
 		if (__builtin_expect(s->gen != slot_gen, 0))
 			break;
 		if (__builtin_expect(s->addr == func, 1)) {
+			/*
+			 * A library closed and another opened at its
+			 * address within this block: the new one's name
+			 * must go out too (the slot's address stays)
+			 */
+			if (__builtin_expect(ticks < s->from ||
+					     ticks >= s->until, 0))
+				name_span((uintptr_t)func, ticks, &s->from,
+					  &s->until);
 			*p = s->op;
 			return p + 1;
 		}
 	}
-	name_once((uintptr_t)func);
+	name_span((uintptr_t)func, ticks, &from, &until);
 	if (slots_used < MCT_SLOTS) {
-		*s = (struct slot){ .addr = func, .gen = slot_gen,
+		*s = (struct slot){ .addr = func, .from = from, .until = until,
+				    .gen = slot_gen,
 				    .op = (uint8_t)(MCT_OP_SLOT0 + slots_used++) };
 	}
 	*p++ = MCT_OP_NEW;
@@ -409,7 +543,7 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 		uint64_t zz = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
 
 		if (MCT_KIND(word) == MCT_ENTRY)
-			p = put_entry_op(p, e[i].func);
+			p = put_entry_op(p, e[i].func, ticks);
 		else
 			*p++ = (uint8_t)mct_exit_tag(e[i].func);
 		if (__builtin_expect(zz < 0x80, 1))
@@ -446,6 +580,7 @@ static uint64_t drain(struct rec_thread *t)
 	if (t->unmapped)
 		return 0;
 	head = __atomic_load_n(&t->head, __ATOMIC_ACQUIRE);
+	caches_check();		/* after: a library these events ran in */
 	tail = t->tail;
 	size = t->mask + 1;
 	n = head - tail;
@@ -468,6 +603,9 @@ static uint64_t drain(struct rec_thread *t)
 		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
 		munmap(t->frames, t->max_frames * sizeof(*t->frames));
 		munmap(t->fixes, 2 * t->max_frames * sizeof(*t->fixes));
+		free(t->json_names);
+		t->json_names = NULL;
+		t->json_cap = t->json_depth = 0;
 		t->unmapped = true;
 	}
 	return n;
@@ -493,6 +631,7 @@ static uint64_t pass(void)
 						    __ATOMIC_ACQUIRE);
 	     t; t = t->next)
 		n += drain(t);
+	rec_libs_unloads(put_unload);
 	if (n && w.ns1 - w.clock_written > 10000000u)
 		put_clock();
 	flush_out();
@@ -507,6 +646,7 @@ static void *writer_main(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
 		rec_phases_due();
+		rec_libs_settle(false);	/* loaded not by our dlopen */
 		if (!pass())
 			nanosleep(&ms, NULL);
 	}
@@ -643,4 +783,8 @@ void rec_writer_fork_child(void)
 	w.names = NULL;
 	w.nnames = w.names_cap = 0;
 	memset(w.seen, 0, sizeof(w.seen));
+	/* the names of the parent's open JSON calls were just freed */
+	for (struct rec_thread *t = rec_threads; t; t = t->next)
+		t->json_depth = 0;
+	memset(w.lib_seen, 0, sizeof(w.lib_seen));
 }

@@ -105,6 +105,24 @@ static const ElfW(Phdr) *segment_of(uintptr_t addr, uintptr_t *bias)
 	return last_seg;
 }
 
+void mc_host_obj_span(const struct host_obj *o, uintptr_t *lo, uintptr_t *hi)
+{
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *ph = &o->segs[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (o->bias + ph->p_vaddr < *lo)
+			*lo = o->bias + ph->p_vaddr;
+		if (o->bias + ph->p_vaddr + ph->p_memsz > *hi)
+			*hi = o->bias + ph->p_vaddr + ph->p_memsz;
+	}
+	if (*lo > *hi)
+		*lo = *hi = 0;
+}
+
 /* The cached answer may point into an object being removed. */
 static void forget_segments(void)
 {
@@ -615,10 +633,21 @@ static struct host_obj *obj_new(const struct dl_phdr_info *info)
 	return o;
 }
 
+static struct mc_host_image_hooks image_hooks;
+static bool owner;	/* this copy booted as the process's runtime */
+
+void mc_host_set_image_hooks(const struct mc_host_image_hooks *h)
+{
+	image_hooks = *h;
+}
+
 static void obj_free(struct host_obj *o)
 {
-	if (o->image)
+	if (o->image) {
 		mc_rt_image_remove((uintptr_t)o->phdr);
+		if (image_hooks.removed)
+			image_hooks.removed(o);
+	}
 	pthread_rwlock_wrlock(&objs_lock);
 	mc_host_syms_free(o);
 	free(o->file);
@@ -685,6 +714,8 @@ static int obj_add_image(struct host_obj *o)
 		return err;
 	}
 	o->image = true;
+	if (owner && image_hooks.added)	/* after boot: a library loaded */
+		image_hooks.added(o);
 	return 1;
 }
 
@@ -711,7 +742,6 @@ static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
 
 /* The loader's counts of loads and unloads when the list was last made. */
 static unsigned long long seen_adds, seen_subs;
-static bool owner;	/* this copy booted as the process's runtime */
 /* dlopen calls of ours under way: what they load is added as they end */
 static int wrapped_loads;
 /* this thread is in the dlopen below: what it loaded is not running yet */
@@ -845,7 +875,9 @@ int mc_plat_images(void)
  * dlclose must drop the image before another thread's toggle can write
  * into the unmapped text, which holding the patching lock across the
  * loader's dlclose guarantees.  A library's constructors still run
- * before its hooks are patched (they call the stubs, which return).
+ * before its hooks are patched (they call the stubs, which return),
+ * with the patching lock held by their thread: one that waits for
+ * another thread calling the API waits for ever.
  */
 static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
@@ -904,12 +936,24 @@ void *dlopen(const char *file, int mode)
 	if (!real_dlopen)
 		return NULL;
 	__atomic_fetch_add(&wrapped_loads, 1, __ATOMIC_RELAXED);
-	h = open_as(__builtin_return_address(0), file, mode);
-	if (h && owner) {
+	if (!owner) {
+		h = open_as(__builtin_return_address(0), file, mode);
+	} else {
+		/*
+		 * The lock held across the load as dlclose holds it across
+		 * the unload: else a library could be mapped where one just
+		 * unloaded was, with the same program headers' address,
+		 * before that dlclose's reconcile() forgot the old one, and
+		 * be taken for it.
+		 */
+		mc_plat_lock();
+		h = open_as(__builtin_return_address(0), file, mode);
 		loading_here = true;
-		mc_plat_lock();		/* reconcile() adds what it loaded */
-		mc_plat_unlock();
+		reconcile();		/* adds what it loaded */
 		loading_here = false;
+		mc_plat_unlock();
+		if (h && image_hooks.settled)
+			image_hooks.settled();
 	}
 	__atomic_fetch_sub(&wrapped_loads, 1, __ATOMIC_RELAXED);
 	return h;
@@ -1044,8 +1088,10 @@ static uintptr_t nearest_gap(uintptr_t lo, uintptr_t hi, uint64_t reach,
  * then made executable and read-only, never both writable and
  * executable.  Placed with MAP_FIXED_NOREPLACE in the gap nearest the
  * image, so that a mapping made meanwhile by another thread is never
- * replaced: the kernel refuses, and the page is not made (the sites
- * stay MCOUNT_ERANGE) rather than placed out of reach.
+ * replaced: the kernel refuses, and the nearest gap is looked for again
+ * (threads that load libraries map often); after a few refusals the
+ * page is not made (the sites stay MCOUNT_ERANGE) rather than placed
+ * out of reach.
  */
 uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi, uint64_t reach,
 			    const uint8_t *code, size_t len)
@@ -1056,13 +1102,18 @@ uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi, uint64_t reach,
 
 	if (len > page)
 		return 0;
-	want = nearest_gap(lo, hi, reach, page);
-	if (!want)
-		return 0;
-	p = mmap((void *)want, page, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-	if (p == MAP_FAILED)
-		return 0;
+	for (int tries = 0;; tries++) {
+		want = nearest_gap(lo, hi, reach, page);
+		if (!want)
+			return 0;
+		p = mmap((void *)want, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			 -1, 0);
+		if (p != MAP_FAILED)
+			break;
+		if (errno != EEXIST || tries == 8)
+			return 0;
+	}
 	if ((uintptr_t)p != want) {	/* a kernel that took it as a hint */
 		munmap(p, page);
 		return 0;

@@ -86,6 +86,36 @@ MC_RT_HIDDEN bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start,
 MC_RT_HIDDEN bool mc_host_func_name_copy(uintptr_t addr, char *buf,
 					 size_t len);
 
+/*
+ * Each function symbol of `obj`: fn(start, size, name, arg), the name
+ * valid only during the call.  Under the patching lock.
+ */
+MC_RT_HIDDEN void mc_host_obj_funcs(struct host_obj *obj,
+				    void (*fn)(uintptr_t start, size_t size,
+					       const char *name, void *arg),
+				    void *arg);
+
+/* The span of `obj`'s PT_LOAD segments, [*lo, *hi). */
+MC_RT_HIDDEN void mc_host_obj_span(const struct host_obj *obj, uintptr_t *lo,
+				   uintptr_t *hi);
+
+/*
+ * Who wants to know of the images that come and go after boot (the
+ * recorder, which must name an unloaded library's functions and set a
+ * new one's sites).  `added`: under the patching lock, an object's image
+ * was just added, its sites disabled, nothing can run its code yet.
+ * `removed`: under the lock, an image's object is gone (its text may be
+ * unmapped; its entry, symbols included, is still there).  `settled`:
+ * outside the lock, before the dlopen that loaded something returns.
+ * Any may be NULL; set once, before threads that load libraries start.
+ */
+struct mc_host_image_hooks {
+	void (*added)(struct host_obj *obj);
+	void (*removed)(struct host_obj *obj);
+	void (*settled)(void);
+};
+MC_RT_HIDDEN void mc_host_set_image_hooks(const struct mc_host_image_hooks *h);
+
 /* `obj`'s symbols are no longer needed (it is being unloaded). */
 MC_RT_HIDDEN void mc_host_syms_free(struct host_obj *obj);
 

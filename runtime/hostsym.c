@@ -495,6 +495,18 @@ void mc_host_syms_free(struct host_obj *obj)
 	obj->syms_state = 0;
 }
 
+void mc_host_obj_funcs(struct host_obj *obj,
+		       void (*fn)(uintptr_t start, size_t size,
+				  const char *name, void *arg),
+		       void *arg)
+{
+	const struct host_syms *syms = obj_syms(obj);
+
+	for (size_t i = 0; syms && i < syms->n; i++)
+		fn(syms->v[i].start, syms->v[i].size ? syms->v[i].size : 1,
+		   syms->v[i].name, arg);
+}
+
 static bool sym_starts_by(const void *sym, const void *addr)
 {
 	return CODE_START(((const struct func_sym *)sym)->start) <=

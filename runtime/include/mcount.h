@@ -92,7 +92,11 @@
  * cannot read, say) it says so on stderr at start and records nothing,
  * as on any other architecture.  While it records,
  * the recorder owns the hooks: the callback is not called for the
- * functions it enabled.
+ * functions it enabled.  A library opened by libmcount's dlopen while
+ * recording has its functions enabled by the recording's filters before
+ * dlopen returns; its names are copied while it is loaded, so a call
+ * is named by the library at its address when it was made, even once
+ * that library is closed and another opened in its place.
  */
 #ifndef MCOUNT_H
 #define MCOUNT_H

@@ -11,6 +11,8 @@
                                    dump --raw` output equal the
                                    -finstrument-functions counter's (its
                                    addresses named through `nm`)
+  check.py named RAW COUNTS FUNC... the same, the counter naming each
+                                   function itself (dlcounter.c: NAME COUNT)
   check.py depth RAW N             some call is N deep
   check.py svg FILE                well-formed XML whose root is <svg>
   check.py uftrace RAW REPLAY      the same calls, with the same callers,
@@ -120,6 +122,21 @@ def check_counts(raw, counts_path, nm_path, funcs):
         fail("; ".join(bad))
     if not any(want[fn] for fn in funcs):
         fail("the counter saw none of %s" % " ".join(funcs))
+
+
+def check_named(raw, counts_path, funcs):
+    want = collections.Counter()
+    with open(counts_path) as f:
+        for line in f:
+            name, n = line.split()
+            want[name] += int(n)
+    got = raw_calls(raw)
+    bad = ["%s: recorded %d, counter %d" % (fn, got[fn], want[fn])
+           for fn in funcs if got[fn] != want[fn]]
+    if bad:
+        fail("; ".join(bad))
+    if not all(want[fn] for fn in funcs):
+        fail("the counter missed some of %s" % " ".join(funcs))
 
 
 def check_depth(raw, n):
@@ -399,7 +416,8 @@ def main():
         fail(__doc__)
     cmd, args = sys.argv[1], sys.argv[2:]
     {"json": check_json, "counts": lambda r, c, n, *f: check_counts(
-        r, c, n, f), "depth": check_depth, "svg": check_svg,
+        r, c, n, f), "named": lambda r, c, *f: check_named(r, c, f),
+     "depth": check_depth, "svg": check_svg,
      "uftrace": check_uftrace, "gpr": check_gpr,
      "compact": check_compact, "damage": check_damage}[cmd](*args)
 

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libs.c - the libraries loaded and unloaded while recording.
+ *
+ * An event names its function by an address (format.h), and a library
+ * closed while recording may have another (or itself again) opened at
+ * the same address: an address then means different functions at
+ * different times.  So each load is kept here with a copy of its
+ * function names, made while it is loaded, and the ticks of its load
+ * and unload; the writer names an event by the load that was at its
+ * address when it happened (MCT_NAME_AT, MCT_UNLOAD), never by looking
+ * at what is mapped there when it gets to the event.  A library that
+ * was loaded before recording started and is closed during it gets its
+ * names copied at the close, as loaded from the start.
+ *
+ * The runtime tells of loads and unloads through its image hooks
+ * (runtime/hosted.h), under its patching lock: nothing here takes
+ * another lock under `lock`, which is taken last.  Loads are kept to
+ * the end of the recording (the writer may meet a load's events long
+ * after it closed); a program that opens and closes a library N times
+ * keeps N copies of its names.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../runtime/hosted.h"
+#include "recorder.h"
+
+struct sym {
+	uintptr_t start;
+	size_t size;
+	char *name;
+};
+
+struct load {
+	uintptr_t lo, hi;	/* its PT_LOAD span */
+	uint64_t loaded;	/* ticks; 0: before recording started */
+	uint64_t unloaded;	/* ticks; 0: still loaded */
+	struct sym *syms;	/* sorted by start */
+	size_t nsyms, cap;
+	bool set;		/* its sites were set to the filters */
+	bool unload_written;	/* its MCT_UNLOAD is in the file */
+	struct load *older;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct load *newest;
+static unsigned generation;	/* atomic: bumped by every load */
+
+static void copy_sym(uintptr_t start, size_t size, const char *name,
+		     void *arg)
+{
+	struct load *l = arg;
+	struct sym *v;
+
+	if (start < l->lo || start >= l->hi)
+		return;
+	if (l->nsyms == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+
+		v = realloc(l->syms, cap * sizeof(*v));
+		if (!v)
+			return;
+		l->syms = v;
+		l->cap = cap;
+	}
+	v = &l->syms[l->nsyms];
+	v->name = strdup(name);
+	if (!v->name)
+		return;
+	v->start = start;
+	v->size = size;
+	l->nsyms++;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start > y->start ? 1 : -1;
+	return (x->size > y->size) - (x->size < y->size);
+}
+
+/* A load of `obj` at `ticks`, its names copied; NULL if out of memory. */
+static struct load *load_new(struct host_obj *obj, uint64_t ticks)
+{
+	struct load *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	mc_host_obj_span(obj, &l->lo, &l->hi);
+	l->loaded = ticks;
+	mc_host_obj_funcs(obj, copy_sym, l);
+	qsort(l->syms, l->nsyms, sizeof(*l->syms), by_start);
+	return l;
+}
+
+static void added(struct host_obj *obj)
+{
+	struct load *l;
+
+	if (!__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE))
+		return;
+	l = load_new(obj, rec_ticks());
+	if (!l)
+		return;
+	pthread_mutex_lock(&lock);
+	l->older = newest;
+	newest = l;
+	__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock);
+}
+
+static struct load *live_load(uintptr_t lo, uintptr_t hi)
+{
+	for (struct load *l = newest; l; l = l->older)
+		if (!l->unloaded && l->lo == lo && l->hi == hi)
+			return l;
+	return NULL;
+}
+
+static void removed(struct host_obj *obj)
+{
+	uint64_t now = rec_ticks();
+	struct load *l, *made = NULL;
+	uintptr_t lo, hi;
+
+	if (!__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE))
+		return;
+	mc_host_obj_span(obj, &lo, &hi);
+	pthread_mutex_lock(&lock);
+	l = live_load(lo, hi);
+	pthread_mutex_unlock(&lock);
+	if (!l) {
+		/* loaded before recording: its names, as from the start */
+		made = l = load_new(obj, 0);
+		if (!l)
+			return;
+	}
+	pthread_mutex_lock(&lock);
+	if (made) {
+		made->set = true;
+		made->older = newest;
+		newest = made;
+		__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
+	}
+	l->unloaded = now ? now : 1;
+	pthread_mutex_unlock(&lock);
+}
+
+static void settled(void)
+{
+	rec_libs_settle(true);
+}
+
+void rec_libs_start(void)
+{
+	static const struct mc_host_image_hooks hooks = {
+		.added = added, .removed = removed, .settled = settled,
+	};
+
+	mc_host_set_image_hooks(&hooks);
+}
+
+unsigned rec_libs_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+}
+
+static const char *sym_name(const struct load *l, uintptr_t addr)
+{
+	size_t lo = 0, hi = l->nsyms;
+
+	/* the last symbol starting at or before addr */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (l->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr - l->syms[lo - 1].start >= l->syms[lo - 1].size)
+		return NULL;
+	return l->syms[lo - 1].name;
+}
+
+int rec_lib_name(uintptr_t addr, uint64_t ticks, struct rec_lib_name *out)
+{
+	const struct load *at = NULL;
+	uint64_t until = UINT64_MAX;
+	bool inside = false;
+
+	if (!rec_libs_generation())
+		return 0;	/* no library came or went: no lock */
+	pthread_mutex_lock(&lock);
+	for (const struct load *l = newest; l && !at; l = l->older) {
+		if (addr < l->lo || addr >= l->hi)
+			continue;
+		inside = true;
+		if (l->loaded <= ticks)
+			at = l;
+		else
+			until = l->loaded;
+	}
+	if (at) {
+		out->name = sym_name(at, addr);
+		out->from = at->loaded;
+		out->until = until;
+		out->base = at->lo;
+	}
+	pthread_mutex_unlock(&lock);
+	return at ? 1 : inside ? -1 : 0;
+}
+
+bool rec_lib_unset(uintptr_t *lo, uintptr_t *hi)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&lock);
+	for (struct load *l = newest; l && !found; l = l->older) {
+		if (l->set || l->unloaded)
+			continue;
+		l->set = found = true;
+		*lo = l->lo;
+		*hi = l->hi;
+	}
+	pthread_mutex_unlock(&lock);
+	return found;
+}
+
+void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi, uint64_t ticks))
+{
+	pthread_mutex_lock(&lock);
+	for (struct load *l = newest; l; l = l->older)
+		if (l->unloaded && !l->unload_written) {
+			l->unload_written = true;
+			put(l->lo, l->hi, l->unloaded);
+		}
+	pthread_mutex_unlock(&lock);
+}
+
+/* In the child of fork: its own file needs the unloads again. */
+void rec_libs_fork_child(void)
+{
+	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+
+	lock = fresh;
+	for (struct load *l = newest; l; l = l->older)
+		l->unload_written = false;
+}
