@@ -395,18 +395,24 @@ def check_damage(path, out, how):
     data = bytearray(open(path, "rb").read())
     if how == "version":
         data[:8] = b"MCTRACE1"
-    else:
+    elif how == "count":
         at, p = next((at, p) for at, kind, _, p in blocks(data)
                      if kind == 1)
-        if how == "count":
-            struct.pack_into("<I", data, at + 8,
-                             struct.unpack_from("<I", p, 8)[0] + 1)
-        else:       # tag: walk to the first exit's op
+        struct.pack_into("<I", data, at + 8,
+                         struct.unpack_from("<I", p, 8)[0] + 1)
+    else:           # tag: the first exit's op, in whichever block has one
+        for at, kind, _, p in blocks(data):
+            if kind != 1:
+                continue
             i = 16
-            while p[i] >= 0x10:
+            while i < len(p) and p[i] >= 0x10:
                 i += 1 + (8 if p[i] == OP_NEW else 0)
                 _, i = leb(p, i)
-            data[at + i] = (p[i] + 1) % 16
+            if i < len(p):
+                data[at + i] = (p[i] + 1) % 16
+                break
+        else:
+            fail("no exit event in %s to damage" % path)
     with open(out, "wb") as f:
         f.write(data)
 
