@@ -38,6 +38,13 @@
 #define STYLE_DEFAULT MCOUNT_STYLE_MCOUNT
 #endif
 
+/* What a site held when boot found it. */
+enum found {
+	FOUND_NOP,		/* a NOP or a pad */
+	FOUND_CALL,		/* a hook call */
+	FOUND_DISABLED,		/* its disabled live form (classify_disabled) */
+};
+
 struct rt_site {
 	uintptr_t addr;		/* the table's entry */
 	uintptr_t at;		/* where the hook's `len` bytes are */
@@ -48,7 +55,7 @@ struct rt_site {
 	uint8_t style;		/* enum mcount_style */
 	uint8_t state;		/* enum mcount_state */
 	uint8_t caller;		/* MC_RT_SITE_CALLER's answer, if any */
-	bool was_call;		/* a call when boot found it */
+	uint8_t found;		/* enum found: what boot found there */
 	/*
 	 * The word live toggling stores: head_len bytes (0: none, the site
 	 * cannot change while threads run) at `at + head`.
@@ -425,6 +432,58 @@ static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
 	return NULL;
 }
 
+/* The style whose trampoline is `target`; false if none is. */
+static bool tramp_style(uintptr_t target, uint8_t *style)
+{
+#ifdef MC_RT_FENTRY_STUB
+	if (target == (uintptr_t)&mc_rt_tramp_fentry) {
+		*style = MCOUNT_STYLE_FENTRY;
+		return true;
+	}
+#endif
+#if defined(MC_RT_MCOUNT_STUB) && !defined(MC_RT_MCOUNT_TRAMP)
+	if (target == (uintptr_t)&mc_rt_tramp_mcount) {
+		*style = MCOUNT_STYLE_MCOUNT;
+		return true;
+	}
+#endif
+	(void)target;
+	(void)style;
+	return false;
+}
+
+/*
+ * A hook left in its disabled live form by `recordmcount --finalize
+ * --prepatch` (arch.h's decode_disabled: every byte of it read).  Taken
+ * only when the call it stands for goes to the trampoline this runtime
+ * calls for that style: the bytes are then exactly what boot would
+ * write (write_opcode_form), so the site is classified here, its head
+ * known, and nothing is written.  A form aimed anywhere else (another
+ * copy of the runtime, a stale link) is not taken, and is refused as
+ * bytes that are no hook.
+ */
+static bool classify_disabled(struct rt_site *s, const struct mc_arch *arch,
+			      const uint8_t *p, size_t n)
+{
+	struct mc_site d;
+	uint8_t test;
+
+	if (!arch->decode_disabled || !arch->live_opcode)
+		return false;
+	d = arch->decode_disabled(arch, p, n, s->addr);
+	if (d.kind != MC_SITE_CALL || !tramp_style((uintptr_t)d.target,
+						   &s->style))
+		return false;
+	s->neutral = mc_site_neutral(arch, &d);
+	if (!s->neutral)
+		return false;
+	s->len = d.len;
+	s->head = (int8_t)arch->live_opcode(arch, d.len, false, &test);
+	s->head_len = 1;
+	s->found = FOUND_DISABLED;
+	return true;
+}
+
 /*
  * NULL if `s` is a hook we may patch; else why not.  Fills at, len,
  * style and the bytes that neutralise it; *is_nop when it needs no
@@ -443,6 +502,10 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		return "not a hook call, NOP or NOP pad (nor preceded by the "
 		       "code a hook call needs)";
 	s->arch = arch;
+	if (classify_disabled(s, arch, p, n)) {
+		*is_nop = true;
+		return NULL;
+	}
 	d = mc_decode_site(arch, p, n, s->addr);
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
@@ -784,7 +847,8 @@ static void boot_site(struct rt_site *s, uintptr_t *end)
 	}
 	*end = s->at + s->len;
 	s->state = MCOUNT_SITE_NOP;
-	s->was_call = !is_nop;
+	if (s->found != FOUND_DISABLED)
+		s->found = is_nop ? FOUND_NOP : FOUND_CALL;
 }
 
 /*
@@ -795,12 +859,16 @@ static void disable_site(struct rt_site *s)
 {
 	if (s->state == MCOUNT_SITE_REFUSED)
 		return;
-	if (write_disabled_form(s, s->was_call) != MCOUNT_OK) {
+	if (s->found == FOUND_DISABLED) {	/* classify_disabled did it all */
+		cur->counts.nops++;
+		return;
+	}
+	if (write_disabled_form(s, s->found == FOUND_CALL) != MCOUNT_OK) {
 		refuse(s, s->addr, (const uint8_t *)s->addr, s->len,
 		       "text not writable");
 		return;
 	}
-	if (!s->was_call) {
+	if (s->found != FOUND_CALL) {
 		cur->counts.nops++;
 		cur->counts.pads += s->style == MCOUNT_STYLE_PAD;
 	} else {
@@ -953,7 +1021,9 @@ static void image_thunks(struct rt_image *img)
 		return;
 	for (size_t i = 0; i < img->nsites; i++) {
 		const struct rt_site *s = &img->sites[i];
-		uintptr_t tramp = s->state == MCOUNT_SITE_REFUSED ? 0 :
+		/* a disabled form read at boot reaches: it holds the call */
+		uintptr_t tramp = s->state == MCOUNT_SITE_REFUSED ||
+				  s->found == FOUND_DISABLED ? 0 :
 				  trampoline(s);
 
 		if (tramp && s->arch && !encode_call_to(s, call, tramp))
