@@ -371,8 +371,9 @@ static void corrupt_victim(void)
 	/* --prepatch: the disabled form of that call, aimed at rt_dummy */
 	if (prepatched) {
 		uint8_t test;
+		unsigned op = ARCH->live_opcode(ARCH, victim_len, 0, &test);
 
-		victim_code[ARCH->live_opcode(ARCH, victim_len, 0, &test)] = test;
+		victim_code[op] = test;
 	}
 	check(set_text(victim_site, victim_code, victim_len) == 0,
 	      "corrupt fx_victim's hook before boot");
