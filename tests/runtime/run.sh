@@ -193,7 +193,7 @@ check_prepatched() {	# check_prepatched <binary> <addr file>
 			seen[a] = 1
 			if (a == bad) next
 			n = split($2, b, " ")
-			if ($3 !~ /^(addr32 )?test +\$0x[0-9a-f]+,%eax/) {
+			if ($3 !~ /^(addr(16|32) )?test +\$0x[0-9a-f]+,%eax/) {
 				print "not a disabled form: " $0; e++; next }
 			imm = $3; sub(/.*\$0x/, "", imm); sub(/,.*/, "", imm)
 			imm = hex(imm); end = hex(a) + n
