@@ -316,6 +316,17 @@ struct mc_arch {
 	unsigned (*live_opcode)(const struct mc_arch *arch, unsigned len,
 				bool pad, uint8_t *off);
 	/*
+	 * Optional, with live_opcode: the disabled form of a hook call that
+	 * live_opcode describes (x86: a9 rel32, 67 a9 rel32), read back as
+	 * the call it stands for: MC_SITE_CALL with the call's length and
+	 * target, or MC_SITE_UNKNOWN.  `recordmcount --finalize --prepatch`
+	 * writes that form at link time; the runtime then accepts a site
+	 * whose target is exactly its own trampoline and writes nothing.
+	 */
+	struct mc_site (*decode_disabled)(const struct mc_arch *arch,
+					  const uint8_t *p, size_t avail,
+					  uint64_t addr);
+	/*
 	 * For the runtime, where a site's call cannot reach the trampoline
 	 * (a library mapped far from libmcount.so): a thunk, `thunk_len`
 	 * bytes of code placed within `call_reach` bytes of the site (the

@@ -176,6 +176,16 @@ static uint64_t x86_call_target(uint64_t next_insn, const uint8_t *rel32)
 	return next_insn + (uint64_t)mc_sign_extend(mc_get_le32(rel32), 32);
 }
 
+/* In 32-bit code the instruction pointer wraps at 4 GiB (x86_rel32). */
+static struct mc_site x86_wrap(const struct mc_arch *arch, struct mc_site s,
+			       uint64_t addr)
+{
+	if (arch->addr_size == 4 && s.kind == MC_SITE_CALL &&
+	    addr <= 0xffffffffu)
+		s.target &= 0xffffffffu;
+	return s;
+}
+
 static struct mc_site x86_decode_common(const uint8_t *p, size_t avail,
 					uint64_t addr)
 {
@@ -219,15 +229,11 @@ static struct mc_site i386_decode_site(const struct mc_arch *arch,
 {
 	struct mc_site s;
 
-	(void)arch;
 	if (avail >= 6 && p[0] == 0xff && p[1] == 0x93)	/* call *d32(%ebx) */
 		return (struct mc_site){ MC_SITE_CALL_GOT, 6,
 			(uint64_t)mc_sign_extend(mc_get_le32(p + 2), 32) };
 	s = x86_decode_common(p, avail, addr);
-	/* a 32-bit instruction pointer wraps at 4 GiB (x86_rel32) */
-	if (s.kind == MC_SITE_CALL && addr <= 0xffffffffu)
-		s.target &= 0xffffffffu;
-	return s;
+	return x86_wrap(arch, s, addr);
 }
 
 /* Every hook is one instruction: a NOP of its length neutralises it. */
@@ -354,6 +360,26 @@ static unsigned x86_live_opcode(const struct mc_arch *arch, unsigned len,
 	return !pad && len == 6;	/* past encode_call's addr32 prefix */
 }
 
+/*
+ * The disabled forms live_opcode makes of encode_call's two calls,
+ * exactly: `a9 rel32` for a 5-byte site, `67 a9 rel32` for a 6-byte
+ * one, read as the call they stand for.
+ */
+static struct mc_site x86_decode_disabled(const struct mc_arch *arch,
+					  const uint8_t *p, size_t avail,
+					  uint64_t addr)
+{
+	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+
+	if (avail >= 5 && p[0] == 0xa9)			/* test $imm32,%eax */
+		s = (struct mc_site){ MC_SITE_CALL, 5,
+				      x86_call_target(addr + 5, p + 1) };
+	else if (avail >= 6 && p[0] == 0x67 && p[1] == 0xa9)	/* addr32 */
+		s = (struct mc_site){ MC_SITE_CALL, 6,
+				      x86_call_target(addr + 6, p + 2) };
+	return x86_wrap(arch, s, addr);
+}
+
 static bool x86_live_forms(const struct mc_arch *arch, uint8_t *on,
 			   uint8_t *off, unsigned pre, unsigned len, bool pad,
 			   uint64_t at)
@@ -393,7 +419,7 @@ static const struct mc_object_form x86_entry_nop_form = {
 	.entry_nop_form = &x86_entry_nop_form,				\
 	.pad_call_len = 5, .encode_pad_call = x86_encode_pad_call,	\
 	.pad_neutral = x86_pad_neutral, .live_forms = x86_live_forms,	\
-	.live_opcode = x86_live_opcode
+	.live_opcode = x86_live_opcode, .decode_disabled = x86_decode_disabled
 
 /*
  * A thunk where `call rel32` (+-2 GiB) cannot reach the trampoline:

@@ -91,12 +91,44 @@ static void decode(const struct mc_arch *a, const uint8_t *code, size_t n,
 {
 	struct mc_site s = mc_decode_site(a, code, n, addr);
 
+	if (a->decode_disabled) {
+		struct mc_site off = a->decode_disabled(a, code, n, addr);
+
+		if (off.kind != MC_SITE_UNKNOWN &&
+		    (off.kind != MC_SITE_CALL || off.len == 0 || off.len > n))
+			fuzz_fail("decode_disabled claims bytes it was not "
+				  "given");
+	}
 	if (s.kind == MC_SITE_UNKNOWN)
 		return;
 	if (s.len == 0 || s.len > n)
 		fuzz_fail("decode_site claims bytes it was not given");
 	if (a->site_neutral)
 		touch(mc_site_neutral(a, &s), s.len);
+}
+
+/*
+ * The disabled form live_opcode makes of the call in `out` (len bytes
+ * at `site`, to `target`) must read back as that call: what the runtime
+ * takes from a file --finalize --prepatch wrote.
+ */
+static void disabled_roundtrip(const struct mc_arch *a, uint8_t *out,
+			       unsigned len, uint64_t site, uint64_t target)
+{
+	uint8_t test;
+	unsigned op;
+	struct mc_site s;
+
+	if (!a->decode_disabled || !a->live_opcode)
+		return;
+	op = a->live_opcode(a, len, false, &test);
+	if (op >= len)
+		fuzz_fail("live_opcode points past the call");
+	out[op] = test;
+	s = a->decode_disabled(a, out, len, site);
+	if (s.kind != MC_SITE_CALL || s.len != len || s.target != target)
+		fuzz_fail("decode_disabled does not read back the disabled "
+			  "form of a call encode_call wrote");
 }
 
 static void encode(const struct input *in)
@@ -126,6 +158,7 @@ static void encode(const struct input *in)
 			fuzz_fail("encode_call wrote a call decode_site "
 				  "does not read back");
 		}
+		disabled_roundtrip(a, out, in->len, in->site, in->target);
 	}
 	free(out);
 	if (a->encode_pad_call && a->pad_call_len) {

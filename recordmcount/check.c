@@ -672,11 +672,22 @@ static void check_order(struct check *c)
 	}
 }
 
+/* Is `name` a trampoline of libmcount.a's runtime? */
+static bool is_runtime_tramp(const char *name)
+{
+	for (size_t i = 0; name && i < MC_RUNTIME_TRAMPS; i++)
+		if (strcmp(name, mc_runtime_tramps[i].tramp) == 0)
+			return true;
+	return false;
+}
+
 /* A verdict that is a hook, in any of its forms. */
 static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 {
 	if (strcmp(v->state, "nop") == 0 || strcmp(v->state, "pad") == 0)
 		return true;
+	if (strcmp(v->state, "disabled") == 0)	/* --finalize --prepatch */
+		return is_runtime_tramp(v->symbol);
 	if (strcmp(v->state, "call") != 0)
 		return v->kind == MC_SITE_CALL_GOT;	/* i386 PIC mcount */
 	if (!c->s->linked)

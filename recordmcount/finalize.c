@@ -26,6 +26,15 @@
  * loads it): its stale entries' relocations become R_*_NONE against no
  * symbol, with a zero slot, so the loader leaves them 0.
  *
+ * --prepatch, for an image linked with libmcount.a (which defines its
+ * runtime's trampolines): each listed hook call to one of the runtime's
+ * stubs becomes the disabled live form that runtime would write there
+ * at boot (arch.h's live_opcode: x86's `test $rel32,%eax` aimed at the
+ * trampoline), so that its boot only reads each site and writes no
+ * code.  The runtime takes that form only when it is aimed at its own
+ * trampoline.  A static relocation (--emit-relocs) inside such a call
+ * would undo it, and is refused.
+ *
  * The file is rewritten only if something changes (a second run leaves
  * it byte for byte and its mtime), through a temporary file renamed over
  * it; a linked image keeps its layout (mc_object_write_in_place).
@@ -39,6 +48,7 @@
 #include <string.h>
 
 #include "record.h"
+#include "../arch/search.h"
 #include "survey.h"
 #include "table.h"
 
@@ -57,7 +67,7 @@ struct finalize {
 	size_t *from;		/* per entry: whose value it was */
 	struct slot_reloc *dynamic, *fixed;	/* loader's, --emit-relocs' */
 	size_t n_dynamic, n_fixed;
-	size_t cleared, moved;
+	size_t cleared, moved, prepatched;
 	bool changed;
 };
 
@@ -339,6 +349,189 @@ static bool finalize_image(struct finalize *f)
 	return ok;
 }
 
+/* ---- --prepatch -------------------------------------------------------- */
+
+/* A stub's address and its trampoline's, both defined in the image. */
+struct tramp_pair {
+	uint64_t stub, tramp;
+};
+
+/* The address of the defined symbol `name`, or false. */
+static bool defined_at(struct mc_object *obj, const char *name, uint64_t *at)
+{
+	size_t k = mc_symbol_by_name(obj, name);
+	struct mc_symbol sym;
+
+	if (k == SIZE_MAX)
+		return false;
+	sym = mc_symbol(obj, k);
+	if (sym.sym.st_shndx == SHN_UNDEF)
+		return false;
+	*at = sym.sym.st_value;
+	return true;
+}
+
+/* The runtime's stub/trampoline pairs this image defines; 0 if none. */
+static size_t tramp_pairs(struct mc_object *obj, struct tramp_pair *p)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < MC_RUNTIME_TRAMPS; i++)
+		if (defined_at(obj, mc_runtime_tramps[i].stub, &p[n].stub) &&
+		    defined_at(obj, mc_runtime_tramps[i].tramp, &p[n].tramp))
+			n++;
+	return n;
+}
+
+/*
+ * The disabled form of a `len`-byte call at `at` to `tramp` into `out`,
+ * as the runtime makes it, and read back to the same call (the arch's
+ * two functions must agree, or the runtime would refuse the site).
+ */
+static bool disabled_form(const struct mc_arch *arch, uint8_t *out,
+			  unsigned len, uint64_t at, uint64_t tramp)
+{
+	uint8_t test;
+	unsigned op;
+	struct mc_site back;
+
+	if (!mc_encode_call(arch, out, len, at, tramp))
+		return false;
+	op = arch->live_opcode(arch, len, false, &test);
+	out[op] = test;
+	back = arch->decode_disabled(arch, out, len, at);
+	return back.kind == MC_SITE_CALL && back.len == len &&
+	       back.target == tramp;
+}
+
+/* A hook call --prepatch rewrote: [at, at + len). */
+struct patched {
+	uint64_t at;
+	unsigned len;
+};
+
+/*
+ * Write the disabled form of the hook call at `addr`, if it is one, and
+ * note it in `done` (*n so far).
+ */
+static bool prepatch_site(struct finalize *f, const struct tramp_pair *p,
+			  size_t np, uint64_t addr, struct patched *done,
+			  size_t *n)
+{
+	const struct mc_arch *arch = f->s->arch;
+	struct mc_section *sec = mc_section_at_address(f->obj, addr);
+	uint8_t form[MC_MAX_SITE_LEN];
+	size_t size;
+	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
+	struct mc_site d;
+
+	if (!code || !(sec->shdr.sh_flags & SHF_EXECINSTR) || off >= size)
+		return true;	/* --check's to report; the runtime refuses */
+	d = mc_decode_site(arch, code + off, size - off, addr);
+	for (size_t i = 0; d.kind == MC_SITE_CALL && i < np; i++) {
+		if (d.target != p[i].stub)
+			continue;
+		if (!disabled_form(arch, form, d.len, addr, p[i].tramp))
+			return mc_fail(f->obj, "--prepatch: no disabled form "
+				       "for the hook call at 0x%" PRIx64, addr);
+		done[(*n)++] = (struct patched){ addr, d.len };
+		f->changed = true;
+		return mc_section_patch(f->obj, sec, off, form, d.len);
+	}
+	return true;	/* a NOP, a pad, already disabled: boot sees to it */
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool patched_below(const void *entry, const void *key)
+{
+	return ((const struct patched *)entry)->at <= *(const uint64_t *)key;
+}
+
+/*
+ * --emit-relocs keeps the static relocations of code: one inside a
+ * prepatched call (its rel32, against the stub) would put the call back
+ * for any tool that applies them.  `done` is sorted by address.
+ */
+static bool no_reloc_in(struct finalize *f, const struct patched *done,
+			size_t n)
+{
+	struct mc_object *obj = f->obj;
+
+	for (size_t i = 1; n && i < obj->n_sections; i++) {
+		struct mc_section *rel = obj->sections[i];
+		size_t t = rel->shdr.sh_info;
+		struct mc_reloc r;
+
+		if (!mc_is_reloc_section(rel) ||
+		    (rel->shdr.sh_flags & SHF_ALLOC) || t == 0 ||
+		    t >= obj->n_sections ||
+		    !(obj->sections[t]->shdr.sh_flags & SHF_EXECINSTR))
+			continue;
+		for (size_t j = 0; j < mc_reloc_count(rel); j++) {
+			if (!mc_reloc_get(obj, rel, j, &r))
+				return false;
+			/* the last call starting at or before the place */
+			size_t k = mc_partition_point(done, n, sizeof(*done),
+						      &r.offset, patched_below);
+
+			if (k > 0 && r.offset < done[k - 1].at + done[k - 1].len)
+				return mc_fail(obj, "--prepatch: a static "
+					       "relocation (--emit-relocs) at "
+					       "0x%" PRIx64 " is inside the hook "
+					       "call at 0x%" PRIx64, r.offset,
+					       done[k - 1].at);
+		}
+	}
+	return true;
+}
+
+static bool prepatch(struct finalize *f)
+{
+	struct tramp_pair p[MC_RUNTIME_TRAMPS];
+	const struct mc_arch *arch = f->s->arch;
+	size_t np = tramp_pairs(f->obj, p), n = 0, done_n = 0;
+	uint64_t *at;
+	struct patched *done;
+	bool ok = true;
+
+	if (!arch->decode_disabled || !arch->live_opcode)
+		return mc_fail(f->obj, "--prepatch: the runtime has no "
+			       "link-time disabled form on %s", arch->name);
+	if (!np)
+		return mc_fail(f->obj, "--prepatch: not linked with "
+			       "libmcount.a (no %s and %s)",
+			       mc_runtime_tramps[0].stub,
+			       mc_runtime_tramps[0].tramp);
+	at = malloc((f->s->n_entries + 1) * sizeof(*at));
+	done = malloc((f->s->n_entries + 1) * sizeof(*done));
+	if (!at || !done) {
+		free(at);
+		free(done);
+		return mc_fail(f->obj, "out of memory");
+	}
+	for (size_t k = 0; k < f->s->n_entries; k++)
+		if (f->value[k])
+			at[n++] = f->value[k];
+	qsort(at, n, sizeof(*at), compare_u64);
+	/* a repeated entry is one site: the runtime refuses the repeat */
+	for (size_t k = 0; ok && k < n; k++)
+		if (k == 0 || at[k] != at[k - 1])
+			ok = prepatch_site(f, p, np, at[k], done, &done_n);
+	if (ok)
+		ok = no_reloc_in(f, done, done_n);
+	f->prepatched = done_n;
+	free(at);
+	free(done);
+	return ok;
+}
+
 /* ---- relocatable objects (modules) ------------------------------------- */
 
 static bool finalize_object(struct finalize *f)
@@ -378,6 +571,21 @@ static void no_warnings(const struct mc_object *obj,
 	(void)msg;
 }
 
+/* -v: what was done to `path`, one line (-j workers share stdout). */
+static void verbose_line(const char *path, const struct finalize *f,
+			 bool prepatched)
+{
+	size_t n = f->s->n_entries;
+
+	flockfile(stdout);
+	printf("%s: %zu entr%s, %zu cleared, %zu moved", path, n,
+	       n == 1 ? "y" : "ies", f->cleared, f->moved);
+	if (prepatched)
+		printf(", %zu prepatched", f->prepatched);
+	printf("%s\n", f->changed ? "" : "; unchanged");
+	funlockfile(stdout);
+}
+
 int mc_finalize_file(const char *path, const struct mc_options *opt)
 {
 	struct mc_object obj;
@@ -395,6 +603,9 @@ int mc_finalize_file(const char *path, const struct mc_options *opt)
 	}
 	if (ok)
 		ok = s.linked ? finalize_image(&f) : finalize_object(&f);
+	if (ok && opt->prepatch)
+		ok = s.linked ? prepatch(&f) :
+		     mc_fail(&obj, "--prepatch: not a linked image");
 	if (ok && f.changed)
 		ok = mc_refuse_read_only(&obj) &&
 		     (s.linked ? mc_object_write_in_place(&obj)
@@ -402,9 +613,7 @@ int mc_finalize_file(const char *path, const struct mc_options *opt)
 	if (!ok)
 		fprintf(stderr, "recordmcount: %s: %s\n", path, obj.error);
 	else if (opt->verbosity > 0)
-		printf("%s: %zu entr%s, %zu cleared, %zu moved%s\n", path,
-		       s.n_entries, s.n_entries == 1 ? "y" : "ies", f.cleared,
-		       f.moved, f.changed ? "" : "; unchanged");
+		verbose_line(path, &f, opt->prepatch);
 	free(f.value);
 	free(f.from);
 	free(f.dynamic);

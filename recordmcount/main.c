@@ -44,6 +44,7 @@ enum {
 	OPT_CHECK,
 	OPT_SORTED,
 	OPT_FINALIZE,
+	OPT_PREPATCH,
 	OPT_STRICT,
 	OPT_PRINT_LDS,
 	OPT_PER_SECTION,
@@ -66,6 +67,7 @@ static const struct option long_options[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "sorted", no_argument, NULL, OPT_SORTED },
 	{ "finalize", no_argument, NULL, OPT_FINALIZE },
+	{ "prepatch", no_argument, NULL, OPT_PREPATCH },
 	{ "jobs", required_argument, NULL, 'j' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -80,7 +82,7 @@ static void usage(FILE *out)
 	fputs("Usage: recordmcount [OPTION]... FILE.o...\n"
 	      "       recordmcount --dump [--format=text|json] FILE...\n"
 	      "       recordmcount --check [--sorted] [--format=text|json] FILE...\n"
-	      "       recordmcount --finalize IMAGE...\n"
+	      "       recordmcount --finalize [--prepatch] IMAGE...\n"
 	      "       recordmcount --print-lds\n"
 	      "Record every function-entry hook call (__fentry__, mcount, ...)\n"
 	      "of each relocatable object in a new __mcount_loc section.\n"
@@ -117,6 +119,10 @@ static void usage(FILE *out)
 	      "      --finalize         clear the entries of functions that are gone\n"
 	      "                         (overridden weak ones) and sort the table of\n"
 	      "                         each linked IMAGE (.ko: clear only)\n"
+	      "      --prepatch         with --finalize, of an image linked with\n"
+	      "                         libmcount.a (x86): write each hook call in\n"
+	      "                         the disabled form its runtime would write\n"
+	      "                         at boot, so that boot writes no code\n"
 	      "      --format=FORMAT    dump or check as 'text' (default) or 'json'\n"
 	      "                         (JSON Lines: one document per file)\n"
 	      "  -j, --jobs=N           process up to N files at once\n"
@@ -205,6 +211,8 @@ static int check_modes(const struct mc_options *opt, bool format_given)
 		return usage_error("--format goes with --dump or --check");
 	if (opt->sorted && !opt->check)
 		return usage_error("--sorted goes with --check");
+	if (opt->prepatch && !opt->finalize)
+		return usage_error("--prepatch goes with --finalize");
 	return -1;
 }
 
@@ -282,6 +290,7 @@ static int parse_options(int argc, char **argv, struct mc_options *opt)
 		case OPT_CHECK: opt->check = true; break;
 		case OPT_SORTED: opt->sorted = true; break;
 		case OPT_FINALIZE: opt->finalize = true; break;
+		case OPT_PREPATCH: opt->prepatch = true; break;
 		case OPT_FORMAT:
 			format_given = true;
 			if (strcmp(optarg, "text") == 0) {

@@ -21,6 +21,7 @@ struct mc_options {
 	bool dump;			/* --dump */
 	bool check;			/* --check */
 	bool finalize;			/* --finalize */
+	bool prepatch;			/* --prepatch: with --finalize */
 	bool sorted;			/* --sorted: a linked table must be */
 	enum mc_format format;
 	int verbosity;			/* -1 quiet, 0 normal, 1+ verbose */

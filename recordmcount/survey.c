@@ -425,6 +425,34 @@ static uint64_t decode_address(struct mc_survey *d, const struct mc_entry *e)
 	       (f ? (f->sym.st_value & d->arch->symbol_mode_bits) : 0);
 }
 
+const struct mc_runtime_tramp mc_runtime_tramps[MC_RUNTIME_TRAMPS] = {
+	{ "__fentry__", "mc_rt_tramp_fentry" },
+	{ "mcount", "mc_rt_tramp_mcount" },
+};
+
+/*
+ * A linked hook in its disabled live form (arch.h's decode_disabled):
+ * the call it stands for, named, when `p` holds one.
+ */
+static bool disabled_verdict(struct mc_survey *d, const uint8_t *p,
+			     size_t avail, uint64_t addr, struct mc_verdict *v)
+{
+	struct mc_site s;
+
+	if (!d->linked || !d->arch->decode_disabled)
+		return false;
+	s = d->arch->decode_disabled(d->arch, p, avail, addr);
+	if (s.kind != MC_SITE_CALL)
+		return false;
+	v->state = "disabled";
+	v->len = s.len;
+	v->kind = s.kind;
+	v->target_address = s.target;
+	v->has_target = true;
+	name_target(d, v);
+	return true;
+}
+
 struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 {
 	struct mc_verdict v = { .state = "unknown", .len = 0 };
@@ -481,6 +509,9 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 			name_not_a_hook(d, e, &v);
 		break;
 	default:
+		if (disabled_verdict(d, code + e->offset, size - e->offset,
+				     decode_address(d, e), &v))
+			break;
 		v.state = "unexpected";
 		pad_verdict(d, code + e->offset, size - e->offset, &v);
 	}

@@ -52,7 +52,9 @@ struct mc_survey {
 
 /* What a site holds, in words, plus how many bytes make it up. */
 struct mc_verdict {
-	const char *state;	/* "call", "nop", "pad", "unexpected",
+	const char *state;	/* "call", "nop", "pad", "disabled" (a
+				   linked hook's disabled live form: see
+				   mc_runtime_tramps), "unexpected",
 				   "unknown" */
 	char target[128];	/* in words, for text: "__fentry__",
 				   "0x1234", "*0x1234", "2 NOPs" */
@@ -87,6 +89,18 @@ bool mc_survey_has_descriptors(const struct mc_survey *s);
 
 /* "relocatable", "executable", "pie executable", "shared object". */
 const char *mc_survey_kind(const struct mc_survey *s);
+
+/*
+ * libmcount.a's hook stubs and the trampoline its runtime calls from a
+ * site of each (runtime/platform.h, runtime/<arch>/trampoline.S): what
+ * `--finalize --prepatch` aims a hook's disabled form at, and what
+ * --check takes such a form for.
+ */
+struct mc_runtime_tramp {
+	const char *stub, *tramp;
+};
+#define MC_RUNTIME_TRAMPS 2
+extern const struct mc_runtime_tramp mc_runtime_tramps[MC_RUNTIME_TRAMPS];
 
 /* What the bytes at entry `e` are. */
 struct mc_verdict mc_survey_judge(struct mc_survey *s,

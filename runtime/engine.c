@@ -38,6 +38,13 @@
 #define STYLE_DEFAULT MCOUNT_STYLE_MCOUNT
 #endif
 
+/* What a site held when boot found it. */
+enum found {
+	FOUND_NOP,		/* a NOP or a pad */
+	FOUND_CALL,		/* a hook call */
+	FOUND_DISABLED,		/* its disabled live form (classify_disabled) */
+};
+
 struct rt_site {
 	uintptr_t addr;		/* the table's entry */
 	uintptr_t at;		/* where the hook's `len` bytes are */
@@ -48,7 +55,7 @@ struct rt_site {
 	uint8_t style;		/* enum mcount_style */
 	uint8_t state;		/* enum mcount_state */
 	uint8_t caller;		/* MC_RT_SITE_CALLER's answer, if any */
-	bool was_call;		/* a call when boot found it */
+	uint8_t found;		/* enum found: what boot found there */
 	/*
 	 * The word live toggling stores: head_len bytes (0: none, the site
 	 * cannot change while threads run) at `at + head`.
@@ -439,6 +446,93 @@ static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
 	return NULL;
 }
 
+/* The style whose trampoline is `target`; false if none is. */
+static bool tramp_style(uintptr_t target, uint8_t *style)
+{
+#ifdef MC_RT_FENTRY_STUB
+	if (target == (uintptr_t)&mc_rt_tramp_fentry) {
+		*style = MCOUNT_STYLE_FENTRY;
+		return true;
+	}
+#endif
+#if defined(MC_RT_MCOUNT_STUB) && !defined(MC_RT_MCOUNT_TRAMP)
+	if (target == (uintptr_t)&mc_rt_tramp_mcount) {
+		*style = MCOUNT_STYLE_MCOUNT;
+		return true;
+	}
+#endif
+	(void)target;
+	(void)style;
+	return false;
+}
+
+/*
+ * The neutral bytes and the head of a disabled form `d`, which depend
+ * on its arch and length alone (arch.h's decode_disabled): asked of the
+ * arch once per length and image, not once per site.  NULL neutral
+ * bytes: the form has none, and is not taken.
+ */
+static struct {
+	const struct mc_arch *arch;	/* NULL: nothing kept (image_boot) */
+	uint8_t len;
+	int8_t head;
+	const uint8_t *neutral;
+} form_facts;
+
+static bool disabled_facts(const struct mc_arch *arch, const struct mc_site *d,
+			   struct rt_site *s)
+{
+	uint8_t test;
+
+	if (form_facts.arch != arch || form_facts.len != d->len) {
+		form_facts.arch = arch;
+		form_facts.len = d->len;
+		form_facts.neutral = mc_site_neutral(arch, d);
+		form_facts.head = (int8_t)arch->live_opcode(arch, d->len,
+							    false, &test);
+	}
+	s->neutral = form_facts.neutral;
+	s->head = form_facts.head;
+	return s->neutral != NULL;
+}
+
+/*
+ * A hook left in its disabled live form by `recordmcount --finalize
+ * --prepatch` (arch.h's decode_disabled: every byte of it read).  Taken
+ * only when the call it stands for goes to the trampoline this runtime
+ * calls for that style: the bytes are then exactly what boot would
+ * write (write_opcode_form), so the site is classified here, its head
+ * known, and nothing is written.  A form aimed anywhere else (another
+ * copy of the runtime, a stale link) is not taken, and is refused as
+ * bytes that are no hook.
+ */
+static bool classify_disabled(struct rt_site *s, const struct mc_arch *arch,
+			      const uint8_t *p, size_t n)
+{
+	struct mc_site d;
+	uint8_t style;
+
+	if (!arch->decode_disabled || !arch->live_opcode)
+		return false;
+	d = arch->decode_disabled(arch, p, n, s->addr);
+	if (d.kind != MC_SITE_CALL ||
+	    !tramp_style((uintptr_t)d.target, &style) ||
+	    !disabled_facts(arch, &d, s))
+		return false;
+	s->style = style;
+	s->len = d.len;
+	s->head_len = 1;
+	s->found = FOUND_DISABLED;
+	return true;
+}
+
+/*
+ * Whether the last site classify() read was in its disabled form: a
+ * program is prepatched whole or not at all, so that form is tried
+ * first after such a site and last after any other.
+ */
+static bool expect_disabled;
+
 /*
  * NULL if `s` is a hook we may patch; else why not.  Fills at, len,
  * style and the bytes that neutralise it; *is_nop when it needs no
@@ -457,7 +551,17 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		return "not a hook call, NOP or NOP pad (nor preceded by the "
 		       "code a hook call needs)";
 	s->arch = arch;
+	if (expect_disabled && classify_disabled(s, arch, p, n)) {
+		*is_nop = true;
+		return NULL;
+	}
 	d = mc_decode_site(arch, p, n, s->addr);
+	expect_disabled = d.kind == MC_SITE_UNKNOWN && !expect_disabled &&
+			  classify_disabled(s, arch, p, n);
+	if (expect_disabled) {
+		*is_nop = true;
+		return NULL;
+	}
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
 		const char *pad_why = classify_pad(s, arch, &d, p, n, &pad);
@@ -789,8 +893,10 @@ static int write_disabled_form(struct rt_site *s, bool was_call)
  * Check one site, neutralise it if it is a call.  *end is where the
  * previous accepted site's bytes end: two entries of one pad (its first
  * NOP and the one at the entry, say) would patch the same bytes twice.
+ * True if disable_site has something to do for it: accepted, and not
+ * already in its disabled form (counted here, then).
  */
-static void boot_site(struct rt_site *s, uintptr_t *end)
+static bool boot_site(struct rt_site *s, uintptr_t *end)
 {
 	size_t n = code_avail(s->addr);
 	const uint8_t *p = (const uint8_t *)s->addr;
@@ -799,7 +905,7 @@ static void boot_site(struct rt_site *s, uintptr_t *end)
 
 	if (n == 0) {
 		refuse(s, s->addr, NULL, 0, "not in the program's code");
-		return;
+		return false;
 	}
 	if (n > MC_MAX_SITE_LEN)
 		n = MC_MAX_SITE_LEN;
@@ -812,11 +918,16 @@ static void boot_site(struct rt_site *s, uintptr_t *end)
 		/* where the bad bytes are: a pad's slot, if it got that far */
 		refuse(s, s->at, p + (s->at - s->addr), n - (s->at - s->addr),
 		       why);
-		return;
+		return false;
 	}
 	*end = s->at + s->len;
 	s->state = MCOUNT_SITE_NOP;
-	s->was_call = !is_nop;
+	if (s->found == FOUND_DISABLED) {	/* classify_disabled did it all */
+		cur->counts.nops++;
+		return false;
+	}
+	s->found = is_nop ? FOUND_NOP : FOUND_CALL;
+	return true;
 }
 
 /*
@@ -825,14 +936,14 @@ static void boot_site(struct rt_site *s, uintptr_t *end)
  */
 static void disable_site(struct rt_site *s)
 {
-	if (s->state == MCOUNT_SITE_REFUSED)
+	if (s->state == MCOUNT_SITE_REFUSED || s->found == FOUND_DISABLED)
 		return;
-	if (write_disabled_form(s, s->was_call) != MCOUNT_OK) {
+	if (write_disabled_form(s, s->found == FOUND_CALL) != MCOUNT_OK) {
 		refuse(s, s->addr, (const uint8_t *)s->addr, s->len,
 		       "text not writable");
 		return;
 	}
-	if (!s->was_call) {
+	if (s->found != FOUND_CALL) {
 		cur->counts.nops++;
 		cur->counts.pads += s->style == MCOUNT_STYLE_PAD;
 	} else {
@@ -930,17 +1041,21 @@ static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
 
 /*
  * Where the image's sites lie: from the first one's bytes to the end of
- * the last one's (the sites are sorted by address).
+ * the last one's.  The sites are sorted by address, and each one's
+ * bytes end less than 2 * MC_MAX_SITE_LEN past it (a pad's slot is
+ * inside the bytes classify read, its len at most that many), so the
+ * end is among the last few, which are read from the top down.
  */
 static void image_span(const struct rt_image *img, uintptr_t *lo,
 		       uintptr_t *hi)
 {
-	*lo = *hi = 0;
-	for (size_t i = 0; i < img->nsites; i++) {
+	*lo = img->nsites ? img->sites[0].addr : 0;
+	*hi = 0;
+	for (size_t i = img->nsites; i-- > 0;) {
 		const struct rt_site *s = &img->sites[i];
 
-		if (!*lo || s->addr < *lo)
-			*lo = s->addr;
+		if (s->addr + 2 * MC_MAX_SITE_LEN <= *hi)
+			break;
 		if (s->at + s->len > *hi)
 			*hi = s->at + s->len;
 	}
@@ -985,7 +1100,9 @@ static void image_thunks(struct rt_image *img)
 		return;
 	for (size_t i = 0; i < img->nsites; i++) {
 		const struct rt_site *s = &img->sites[i];
-		uintptr_t tramp = s->state == MCOUNT_SITE_REFUSED ? 0 :
+		/* a disabled form read at boot reaches: it holds the call */
+		uintptr_t tramp = s->state == MCOUNT_SITE_REFUSED ||
+				  s->found == FOUND_DISABLED ? 0 :
 				  trampoline(s);
 
 		if (tramp && s->arch && !encode_call_to(s, call, tramp))
@@ -1005,39 +1122,53 @@ static void image_thunks(struct rt_image *img)
 /* ---- images ------------------------------------------------------------ */
 
 /*
+ * With every site classified and every style known: the thunks its
+ * calls need, then each accepted site's disabled form written (or, for
+ * one found in it, counted), and the whole span written flushed once.
+ */
+static void write_disabled_forms(struct rt_image *img)
+{
+	image_thunks(img);
+	deferred_flush.on = true;
+	deferred_flush.lo = deferred_flush.hi = 0;
+	for (size_t i = 0; i < img->nsites; i++)
+		disable_site(&img->sites[i]);
+	deferred_flush.on = false;
+	if (deferred_flush.hi > deferred_flush.lo)
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
+}
+
+/*
  * Classify the sites of the table [tab, tab + n) into `img` and write
  * each one's disabled form with plain stores: no thread may run the
  * image's code yet (the program's before main, a library's before
  * dlopen returns).  First every site is classified, then, with every
  * style known, each gets its disabled form, and the whole span written
- * is flushed once.
+ * is flushed once; where every site already holds it, nothing is.
  */
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
 	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
 	struct style_count styles = { 0, 0, 0 };
 	uintptr_t end = 0;
+	size_t to_write = 0;
 
 	if (!sites)
 		return MCOUNT_ENOMEM;
 	cur = img;
 	boot_pass = true;
+	form_facts.arch = NULL;
+	expect_disabled = false;
 	img->sites = sites;
 	img->counts.sites = load_table(sites, tab, n);
 	for (size_t i = 0; i < img->nsites; i++) {
-		boot_site(&sites[i], &end);
+		to_write += boot_site(&sites[i], &end);
 		count_style(&styles, &sites[i]);
 	}
 	guess_nop_styles(sites, img->nsites, &styles);
-	image_thunks(img);
-	deferred_flush.on = true;
-	deferred_flush.lo = deferred_flush.hi = 0;
-	for (size_t i = 0; i < img->nsites; i++)
-		disable_site(&sites[i]);
-	deferred_flush.on = false;
-	if (deferred_flush.hi > deferred_flush.lo)
-		mc_plat_flush_icache(deferred_flush.lo,
-				     deferred_flush.hi - deferred_flush.lo);
+	if (to_write)	/* else all as --prepatch left them: no thunk either */
+		write_disabled_forms(img);
 	text_close();
 	boot_pass = false;
 	return MCOUNT_OK;

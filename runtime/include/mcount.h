@@ -172,7 +172,9 @@ struct mcount_site_info {
 struct mcount_counts {
 	size_t sites;		/* entries in the table */
 	size_t patched;		/* hook calls turned into NOPs at boot */
-	size_t nops;		/* sites that already were NOPs (pads too) */
+	size_t nops;		/* sites that already were NOPs (pads too),
+				   or in their disabled form (recordmcount
+				   --finalize --prepatch): none written */
 	size_t refused;		/* left alone, including duplicates */
 	size_t duplicates;	/* repeated table entries (in refused) */
 	size_t enabled;		/* sites currently calling the callback */

@@ -64,7 +64,8 @@ sequence before objdump's call (Arch.leads):
                every entry (8 before, the 7 live after)
 x86_64 only: the demo (PIE, run), a -flto link with no table
 (`no-table`), the runtime test program (tests/runtime: a hand-written
-non-hook entry and a duplicate, as bad-<arch>.S says), usage errors,
+non-hook entry and a duplicate, as bad-<arch>.S says), --finalize
+--prepatch (case_prepatch says what it checks), usage errors,
 ppc64 ELFv1 refused by both modes.
 firmware/<board>: the bare-metal images of examples/firmware: exit 0;
 finalized: sorted, idempotent, clean with --sorted.
@@ -859,11 +860,79 @@ def case_elfv1_refused(tool, scratch):
     check(snapshot(o) == before, "the object changed")
 
 
+def case_prepatch(tool, scratch):
+    """--finalize --prepatch of a PIE linked with libmcount.a: at every
+    hook call objdump showed inside a function, objdump now shows `test
+    $imm32,%eax` whose imm32 is mc_rt_tramp_fentry's distance (nm) from
+    its end; a second run changes nothing; --check --sorted is clean; at
+    boot the runtime takes every site in that form (nops) and writes
+    none (patched 0), refusing nothing.  Linked with --emit-relocs (a
+    relocation inside each call) or without the runtime: exit 1, the
+    file untouched."""
+    d = os.path.join(scratch, "prepatch")
+    os.makedirs(d, exist_ok=True)
+    x86 = ARCHES[0]
+    objs = []
+    for src in ("prog.c", "strong.c"):
+        o = os.path.join(d, src[:-2] + ".o")
+        must(["gcc", "-O2", "-fPIE", "-c", "-o", o] + x86.hooks +
+             [os.path.join(HERE, src)])
+        objs.append(o)
+    must([tool.path] + objs)
+    rt = os.path.join(d, "rtmain.o")
+    must(["gcc", "-O2", "-fPIE", "-I", os.path.join(TOP, "runtime",
+                                                    "include"),
+          "-c", "-o", rt, os.path.join(HERE, "rtmain.c")])
+    lib = libmcount("x86_64")
+    stub = os.path.join(d, "stub.c")    # a __fentry__ of the program's own
+    with open(stub, "w") as f:
+        f.write("void __fentry__(void) {}\nint main(void) { return 0; }\n")
+    links = {}
+    for name, extra in (("pie", [rt, lib]),
+                        ("er", [rt, lib, "-Wl,--emit-relocs"]),
+                        ("nort", [stub])):
+        links[name] = os.path.join(d, name)
+        must(["gcc", "-pie", "-o", links[name]] + objs + extra +
+             ["-Wl,-T," + MCOUNT_LDS])
+    prog = links["pie"]
+    funcs = functions(x86, prog)
+    live = [a for a in hook_calls(x86, prog) if in_function(funcs, a)]
+    check(live, "objdump shows no live hook call")
+    tramp = funcs["mc_rt_tramp_fentry"][0]
+    must([tool.path, "--finalize", "--prepatch", prog])
+    once = snapshot(prog)
+    must([tool.path, "--finalize", "--prepatch", prog])
+    check(snapshot(prog) == once, "second --prepatch changed the file")
+    out, _ = must(["objdump", "-d", prog])
+    insn = {}
+    for line in out.splitlines():
+        f = line.split("\t")
+        if len(f) >= 3 and re.match(r"^\s*[0-9a-f]+:$", f[0]):
+            insn[int(f[0].strip()[:-1], 16)] = (len(f[1].split()), f[2])
+    for a in live:
+        n, text = insn.get(a, (0, "(none)"))
+        m = re.match(r"^(?:addr32 )?test +\$0x([0-9a-f]+),%eax", text)
+        check(m and int(m.group(1), 16) == (tramp - (a + n)) % 2**32,
+              "at %#x: %r, not test $(mc_rt_tramp_fentry - %#x),%%eax" %
+              (a, text, a + n))
+    expect(tool, [prog], 0, [], "--sorted")
+    out, _ = must([prog])
+    want = "sites %d patched 0 nops %d refused 0" % (len(live), len(live))
+    check(want in out, "runtime: %r, want %r" % (out.strip(), want))
+    for name, why in (("er", "static relocation (--emit-relocs)"),
+                      ("nort", "not linked with libmcount.a")):
+        before = snapshot(links[name])
+        r = run([tool.path, "--finalize", "--prepatch", links[name]])
+        check(r[0] == 1 and why in r[2],
+              "%s: exit %d, %r" % (name, r[0], r[2]))
+        check(snapshot(links[name]) == before, "%s was changed" % name)
+
+
 X86_CASES = [("demo", case_demo), ("demo-unrecorded", case_demo_unrecorded),
              ("lto-link", case_lto_link), ("clang-bitcode",
                                            case_clang_bitcode),
              ("runtime-program", case_runtime_program),
-             ("usage", case_usage)]
+             ("prepatch", case_prepatch), ("usage", case_usage)]
 
 
 def case_firmware(tool, scratch, board):

@@ -41,6 +41,8 @@
 #                   clang has; RT_CLANG_WHY says why the others are not
 #                   there, or, when the list is empty, why clang is not
 #                   run at all (a SKIP line)
+#   RT_PREPATCH     1 where `recordmcount --finalize --prepatch` writes
+#                   the hooks' disabled forms at link time (x86)
 #   RT_PAD_REFUSED  pads the runtime must refuse in every pad case (bad.S's
 #                   short_pad, say), one ERE a line, each matching one
 #                   report on stderr from its `<symbol+offset>` on
@@ -53,9 +55,10 @@ rt_arch_config() {
 	RT_RUN= RT_SAN_RUN= RT_VALGRIND=1 RT_GOTCALL_CFLAGS= RT_GOTCALL_RE=
 	RT_FENTRY_FLAGS= RT_HOOK_LEAD_RE= RT_NEUTRAL_INSN_LEN= RT_PAD_RE=
 	RT_CLANG_TARGET= RT_CLANG_CFLAGS= RT_CLANG_CASES= RT_CLANG_WHY=
-	RT_PAD_REFUSED= RT_STORM_EXTRA=
+	RT_PAD_REFUSED= RT_STORM_EXTRA= RT_PREPATCH=
 	case $1 in
 	x86_64)
+		RT_PREPATCH=1
 		RT_CC_DEFAULT=gcc
 		RT_OBJDUMP=objdump
 		RT_BFD=i386:x86-64
@@ -79,6 +82,7 @@ rt_arch_config() {
 		RT_CLANG_WHY="a subset: the GCC cases cover the link forms"
 		;;
 	i386)
+		RT_PREPATCH=1
 		# GCC refuses -mfentry with -fpic on i386: no fentry PIE.
 		# Runs natively (libc6-i386); ASan's runtime comes with the
 		# cross compiler, under /usr/i686-linux-gnu/lib.  A host that

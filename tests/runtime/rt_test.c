@@ -275,6 +275,9 @@ static int set_text(unsigned long addr, const uint8_t *code, size_t len)
 
 /* ---- the checks -------------------------------------------------------- */
 
+/* RT_PREPATCHED: recordmcount --finalize --prepatch wrote every hook's
+   disabled form (x86), which boot must take without a write */
+static int prepatched;
 static unsigned long victim_site;
 static uint8_t victim_code[MC_MAX_SITE_LEN];
 static unsigned victim_len;
@@ -354,14 +357,25 @@ static void corrupt_victim(void)
 			continue;
 		d = mc_decode_site(arch_of_func(a, f), (const uint8_t *)a,
 				   MC_MAX_SITE_LEN, a);
+		if (prepatched)
+			d = ARCH->decode_disabled(ARCH, (const uint8_t *)a,
+						  MC_MAX_SITE_LEN, a);
 		victim_site = a;
 		victim_len = d.len;
 		break;
 	}
 	check(victim_site && victim_len &&
 	      mc_encode_call(arch_of_func(victim_site, f), victim_code,
-			     victim_len, victim_site, (unsigned long)rt_dummy) &&
-	      set_text(victim_site, victim_code, victim_len) == 0,
+			     victim_len, victim_site, (unsigned long)rt_dummy),
+	      "fx_victim's hook found, a call to rt_dummy made for it");
+	/* --prepatch: the disabled form of that call, aimed at rt_dummy */
+	if (prepatched) {
+		uint8_t test;
+		unsigned op = ARCH->live_opcode(ARCH, victim_len, 0, &test);
+
+		victim_code[op] = test;
+	}
+	check(set_text(victim_site, victim_code, victim_len) == 0,
 	      "corrupt fx_victim's hook before boot");
 }
 
@@ -597,6 +611,11 @@ static void check_boot(int manual, int style)
 		check(c.nops + c.refused == c.sites && c.patched == 0 &&
 		      c.pads == c.nops && c.pads > 0,
 		      "every other site a pad, left as it was at boot");
+	else if (prepatched)
+		check(c.nops + c.refused == c.sites && c.patched == 0 &&
+		      c.nops > 0 && c.pads == 0,
+		      "every other site in its disabled form from the file: "
+		      "none written at boot");
 	else
 		check(c.patched + c.nops + c.refused == c.sites &&
 		      c.nops == 0 && c.pads == 0,
@@ -762,6 +781,7 @@ int main(int argc, char **argv)
 		strcmp(argv[2], "pad") == 0 ? MCOUNT_STYLE_PAD :
 		MCOUNT_STYLE_FENTRY;
 	pad_style = style == MCOUNT_STYLE_PAD;
+	prepatched = getenv("RT_PREPATCHED") != NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	dl_iterate_phdr(first_object, NULL);
 

@@ -174,6 +174,36 @@ check_disk_sites() {	# check_disk_sites <binary> <addr file> [gotcall]
 			exit e != 0 }'
 }
 
+# After --finalize --prepatch: every table address but bad_site holds
+# `test $imm32,%eax` (after an addr32 prefix for a 6-byte site), imm32
+# the distance from the instruction's end to one of the runtime's
+# trampolines (nm), modulo 2^32: the call it stands for goes there.
+check_prepatched() {	# check_prepatched <binary> <addr file>
+	tf=$(nm "$1" | awk '$3 == "mc_rt_tramp_fentry" { print $1 }')
+	tm=$(nm "$1" | awk '$3 == "mc_rt_tramp_mcount" { print $1 }')
+	[ -n "$tf" ] || return 1
+	$RT_OBJDUMP -d "$1" | awk -F'\t' -v list="$2" -v tf="$tf" \
+		-v tm="${tm:-0}" "$AWK_HEX"'
+		BEGIN { while ((getline a < list) > 0) want[a] = 1
+			tf = hex(tf); tm = hex(tm) }
+		/^[0-9a-f]+ <bad_site>:/ { split($0, f, " "); bad = canon(f[1]) }
+		/^ *[0-9a-f]+:\t/ { a = $1; sub(/^ */, "", a); sub(":", "", a)
+			a = canon(a)
+			if (!(a in want)) next
+			seen[a] = 1
+			if (a == bad) next
+			n = split($2, b, " ")
+			if ($3 !~ /^(addr(16|32) )?test +\$0x[0-9a-f]+,%eax/) {
+				print "not a disabled form: " $0; e++; next }
+			imm = $3; sub(/.*\$0x/, "", imm); sub(/,.*/, "", imm)
+			imm = hex(imm); end = hex(a) + n
+			if (imm != (tf - end + 2^32) % 2^32 &&
+			    (!tm || imm != (tm - end + 2^32) % 2^32)) {
+				print "aimed at no trampoline: " $0; e++ } }
+		END { for (a in want) if (!(a in seen)) { print "missing " a; e++ }
+			exit e != 0 }'
+}
+
 # The disabled bytes rt_test read back (from the bytes before a site
 # that its live form covers, ARM's) must disassemble, independently of
 # arch/, into instructions that RT_NEUTRAL_RE allows (NOPs, or the live
@@ -296,8 +326,13 @@ check_binary() {	# check_binary <dir> <mode> <style> [gotcall]
 	sort -u "$bin/table.txt" > "$bin/table.uniq"
 	expect "$tag run-time sites are exactly the table's addresses" \
 		cmp -s "$bin/seen.txt" "$bin/table.uniq"
-	expect "$tag objdump: every table address is a ${CASE_HOOK_WHAT}" \
-		check_disk_sites "$bin/rt_test" "$bin/table.uniq" ${4:-}
+	if [ -n "${PREPATCHED:-}" ]; then
+		expect "$tag objdump, nm: every table address but bad_site holds the disabled form aimed at a trampoline" \
+			check_prepatched "$bin/rt_test" "$bin/table.uniq"
+	else
+		expect "$tag objdump: every table address is a ${CASE_HOOK_WHAT}" \
+			check_disk_sites "$bin/rt_test" "$bin/table.uniq" ${4:-}
+	fi
 	expect "$tag objdump: bytes read back after boot are NOPs" \
 		check_nop_bytes "$out" "$bin"
 	# and bad.S's hooks whose caller the runtime cannot locate (riscv64)
@@ -414,6 +449,34 @@ for c in $RT_CASES; do
 		check_binary $d $mode $style $gotcall
 	done
 done
+
+# --finalize --prepatch (RT_PREPATCH): a copy of each hook-call case,
+# its hooks put in their disabled form by the tool; the runtime takes
+# them all and writes none (rt_test, RT_PREPATCHED), and the same checks
+# hold with objdump's view of the prepatched file.  Cases with GOT calls
+# are left out: the tool leaves those calls for the runtime.
+if [ -n "${RT_PREPATCH:-}" ] && [ -f "${RECORDMCOUNT:-}" ] &&
+   [ -x "${RECORDMCOUNT:-}" ]; then
+	for c in $RT_CASES; do
+		case $c in pad-*|*-gotcall*) continue ;; esac
+		parse_case $c
+		d=$OUT/$c-prepatch
+		mkdir -p $d
+		if ! cp $OUT/$c/rt_test $d/rt_test ||
+		   ! $RECORDMCOUNT --finalize --prepatch $d/rt_test; then
+			fail "[$d] recordmcount --finalize --prepatch"
+			continue
+		fi
+		# the victim: its disabled form aimed at rt_dummy
+		CASE_VICTIM_WHY="not a hook call, NOP or NOP pad"
+		for mode in auto manual; do
+			RT_PREPATCHED=1 run_case $d $mode $style $RT_RUN
+			PREPATCHED=1 check_binary $d $mode $style
+		done
+	done
+else
+	echo "SKIP: [$TAG] --finalize --prepatch: ${RT_PREPATCH:+no recordmcount binary}${RT_PREPATCH:-no link-time disabled form on $RT_ARCH}"
+fi
 
 # The toggle storm (storm.c): one case per style and RT_STORM_EXTRA's
 # (storm_cases), STORM_RUNS runs of STORM_SECONDS each, threads calling

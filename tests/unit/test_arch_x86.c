@@ -938,6 +938,53 @@ START_TEST(encode_call_wraps_i386)
 }
 END_TEST
 
+/*
+ * decode_disabled reads back exactly the disabled form that live_opcode
+ * makes of encode_call's calls (what the runtime writes at boot, and
+ * --finalize --prepatch at link time), and objdump reads that form as
+ * `test $rel32,%eax` of the same length; a call, or a form cut short,
+ * is not one.
+ */
+START_TEST(decode_disabled_roundtrip)
+{
+	const struct mc_arch *a = _i >= 7 ? x32() : x64();
+	const struct call_case *c = &call_cases[_i % 7];
+	uint64_t mask = a->addr_size == 4 && c->site <= 0xffffffffu ?
+			0xffffffffull : UINT64_MAX;
+
+	for (unsigned len = 5; len <= 6; len++) {
+		uint8_t buf[8], test;
+		char lines[4][DISASM_LINE], want[32];
+		struct mc_site s;
+		unsigned op;
+
+		if (!mc_encode_call(a, buf, len, c->site, c->target))
+			continue;	/* out of reach: encode_call_roundtrip */
+		ck_assert_int_eq(a->decode_disabled(a, buf, len, c->site).kind,
+				 MC_SITE_UNKNOWN);
+		op = a->live_opcode(a, len, false, &test);
+		buf[op] = test;
+		s = a->decode_disabled(a, buf, len, c->site);
+		ck_assert_int_eq(s.kind, MC_SITE_CALL);
+		ck_assert_uint_eq(s.len, len);
+		ck_assert_uint_eq(s.target, c->target & mask);
+		ck_assert_int_eq(a->decode_disabled(a, buf, len - 1,
+						    c->site).kind,
+				 MC_SITE_UNKNOWN);
+		ck_assert_int_eq(decode(a, buf, len, c->site).kind,
+				 MC_SITE_UNKNOWN);
+		ck_assert_int_eq(disassemble(buf, len, a->addr_size == 8,
+					     c->site, lines, 4), 1);
+		ck_assert_int_eq(disasm_bytes(lines[0]), (int)len);
+		snprintf(want, sizeof(want), "$0x%x,%%eax",
+			 mc_get_le32(buf + len - 4));
+		ck_assert_msg(strstr(insn_text(lines[0]), "test ") &&
+			      strstr(insn_text(lines[0]), want),
+			      "'%s' is not test %s", insn_text(lines[0]), want);
+	}
+}
+END_TEST
+
 START_TEST(encode_call_rejects)
 {
 	const struct mc_arch *a = _i ? x32() : x64();
@@ -1032,6 +1079,7 @@ static Suite *arch_suite(void)
 	tcase_add_loop_test(tc, encode_call_objdump, 0, 2);
 	tcase_add_loop_test(tc, encode_call_rejects, 0, 2);
 	tcase_add_test(tc, encode_call_wraps_i386);
+	tcase_add_loop_test(tc, decode_disabled_roundtrip, 0, 14);
 	tcase_add_loop_test(tc, pad_nops_objdump, 0, 2);
 	tcase_add_loop_test(tc, pad_window_whole_nops, 0, 2);
 	tcase_add_loop_test(tc, pad_window_runs, 0, 2);
