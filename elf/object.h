@@ -256,13 +256,17 @@ struct mc_section *mc_section_at_address(struct mc_object *obj,
 					 uint64_t addr);
 
 /*
- * The function symbol covering `value` in section `shndx` (a linked
- * image's symbols hold addresses, an object's hold offsets), preferring
- * a global name over a local alias; NULL when none covers it.  This and
+ * The function symbol covering code address `value` in section `shndx`
+ * (a linked image's symbols hold addresses, an object's hold offsets),
+ * preferring a global name over a local alias; NULL when none covers it.
+ * `mode_bits` are the bits of a function symbol's value that are no
+ * address bits (ARM's Thumb bit: mc_arch.symbol_mode_bits): a function
+ * covers the st_size bytes from its value with them cleared.  This and
  * mc_symbol_at answer from obj->symbols (mc_object_hold_symbols).
  */
 const struct mc_symbol *mc_function_at(struct mc_object *obj,
-				       size_t shndx, uint64_t value);
+				       size_t shndx, uint64_t value,
+				       uint64_t mode_bits);
 
 /* A symbol whose value is exactly `value` (any section), or NULL. */
 const struct mc_symbol *mc_symbol_at(struct mc_object *obj,

@@ -582,14 +582,17 @@ static size_t lower_bound(const struct mc_object *obj, const size_t *v,
 	return mc_partition_point(v, n, sizeof(*v), &k, symbol_below);
 }
 
-static bool covers(const struct mc_symbol *s, size_t shndx, uint64_t value)
+static bool covers(const struct mc_symbol *s, size_t shndx, uint64_t value,
+		   uint64_t mode_bits)
 {
-	return s->shndx == shndx && value >= s->sym.st_value &&
-	       value - s->sym.st_value < (s->sym.st_size ? s->sym.st_size : 1);
+	uint64_t start = s->sym.st_value & ~mode_bits;
+
+	return s->shndx == shndx && value >= start &&
+	       value - start < (s->sym.st_size ? s->sym.st_size : 1);
 }
 
 const struct mc_symbol *mc_function_at(struct mc_object *obj, size_t shndx,
-				       uint64_t value)
+				       uint64_t value, uint64_t mode_bits)
 {
 	const struct mc_symbol *best = NULL;
 
@@ -597,15 +600,18 @@ const struct mc_symbol *mc_function_at(struct mc_object *obj, size_t shndx,
 						      is_defined_function,
 						      by_section_value)))
 		return NULL;
-	/* Candidates start at or before value: walk back from there. */
+	/*
+	 * Candidates start at or before value: walk back from there.  A
+	 * value with mode bits set may be above its function's address.
+	 */
 	size_t i = lower_bound(obj, obj->funcs, obj->n_funcs, shndx,
-			       value + 1, true);
+			       (value | mode_bits) + 1, true);
 	for (size_t seen = 0; i-- > 0 && seen < 16; seen++) {
 		const struct mc_symbol *s = &obj->symbols[obj->funcs[i]];
 
 		if (s->shndx != shndx)
 			break;
-		if (!covers(s, shndx, value))
+		if (!covers(s, shndx, value, mode_bits))
 			continue;
 		if (!best || (GELF_ST_BIND(best->sym.st_info) == STB_LOCAL &&
 			      GELF_ST_BIND(s->sym.st_info) != STB_LOCAL))

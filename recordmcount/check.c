@@ -600,11 +600,11 @@ static bool object_function_has_hook(const struct check *c,
 				     const struct mc_symbol *f)
 {
 	/* The hooks are sorted by place: the first one from its start. */
+	uint64_t start = mc_code_address(c->s->arch, f->sym.st_value);
 	const struct mc_hook_site *h =
-		mc_survey_hook_from(c->s, f->shndx, f->sym.st_value);
+		mc_survey_hook_from(c->s, f->shndx, start);
 
-	return h && h->shndx == f->shndx &&
-	       h->offset - f->sym.st_value < f->sym.st_size;
+	return h && h->shndx == f->shndx && h->offset - start < f->sym.st_size;
 }
 
 /* ---- the table --------------------------------------------------------- */
@@ -719,9 +719,7 @@ static enum mc_early_entry early_entry(struct check *c, uint64_t value,
 /*
  * The function a pad NOP at entry e belongs to: the first to start
  * inside the run of pad NOPs from e on (M > 0: the NOPs before its
- * symbol), else the one e is in.  On ARM a Thumb function's value is
- * its address + 1, so a function is asked for at address + 1, which
- * lies inside an ARM function and is a Thumb one's value.
+ * symbol), else the one e is in.
  */
 static const struct mc_symbol *pad_function(struct check *c,
 					    const struct mc_entry *e,
@@ -736,15 +734,14 @@ static const struct mc_symbol *pad_function(struct check *c,
 
 	for (; k && e->offset + d < size; d += k) {
 		const struct mc_symbol *g = mc_function_at(
-			s->obj, e->shndx, value + d + a->symbol_mode_bits);
+			s->obj, e->shndx, value + d, a->symbol_mode_bits);
 
 		if (g && mc_code_address(a, g->sym.st_value) == value + d)
 			return g;
 		k = mc_match_insn(a->pad_nops, a->n_pad_nops,
 				  code + e->offset + d, size - e->offset - d);
 	}
-	return mc_survey_function(s, e->shndx, value + a->symbol_mode_bits,
-				  &off);
+	return mc_survey_function(s, e->shndx, value, &off);
 }
 
 /*

@@ -68,7 +68,7 @@ static bool add_descriptor_entries(struct mc_object *obj,
 /*
  * Function entries by (section, offset), for finding the one a pad runs
  * into.  ARM's STT_FUNC values carry the Thumb bit, which is no address
- * bit: anchor_avoid_func says an architecture has it.
+ * bit: mc_code_address clears it.
  */
 static struct entry_point *function_entries(struct mc_object *obj,
 					    const struct mc_arch *arch,
@@ -92,7 +92,7 @@ static struct entry_point *function_entries(struct mc_object *obj,
 			continue;
 		v[(*n)++] = (struct entry_point){
 			s.shndx,
-			s.sym.st_value & ~(uint64_t)arch->anchor_avoid_func,
+			mc_code_address(arch, s.sym.st_value),
 		};
 	}
 	if (!add_descriptor_entries(obj, rel, v, n)) {
@@ -397,9 +397,8 @@ void mc_warn_unusable_pads(struct mc_object *obj, const struct mc_arch *arch,
 	if (!bad)
 		return;
 	const struct mc_arch *r = first_fit.reader;
-	/* entry + 1 on ARM: inside an ARM function, a Thumb one's value */
 	const struct mc_symbol *f = mc_function_at(obj, first->shndx,
-						   first->entry +
+						   first->entry,
 						   arch->symbol_mode_bits);
 	unsigned need = r ? nops_needed(obj, first, r) : 0;
 	char detail[160];

@@ -744,7 +744,7 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 		struct mc_section *text = obj->sections[sym.shndx];
 		size_t size;
 		const uint8_t *code = mc_section_bytes(text, &size);
-		uint64_t at = sym.sym.st_value;
+		uint64_t at = mc_code_address(arch, sym.sym.st_value);
 
 		if (!(text->shdr.sh_flags & SHF_EXECINSTR) || !code ||
 		    at >= size)

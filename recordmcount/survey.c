@@ -537,13 +537,16 @@ void mc_json_string(const char *s)
 const struct mc_symbol *mc_survey_function(struct mc_survey *d, size_t shndx,
 					   uint64_t value, int64_t *off)
 {
-	const struct mc_symbol *f = mc_function_at(d->obj, shndx, value);
+	const struct mc_arch *a = d->arch;
+	const struct mc_symbol *f = mc_function_at(d->obj, shndx, value,
+						   a->symbol_mode_bits);
 
 	for (uint64_t ahead = 1; !f && ahead <= MC_MAX_SITE_LEN; ahead++)
-		if ((f = mc_function_at(d->obj, shndx, value + ahead)) &&
-		    f->sym.st_value != value + ahead)
+		if ((f = mc_function_at(d->obj, shndx, value + ahead,
+					a->symbol_mode_bits)) &&
+		    mc_code_address(a, f->sym.st_value) != value + ahead)
 			f = NULL;
-	*off = f ? (int64_t)(value - f->sym.st_value) : 0;
+	*off = f ? (int64_t)(value - mc_code_address(a, f->sym.st_value)) : 0;
 	return f;
 }
 

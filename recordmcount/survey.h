@@ -109,7 +109,9 @@ struct mc_verdict mc_survey_judge(struct mc_survey *s,
 /*
  * The function a site belongs to: the one containing it, or for a pad
  * whose NOPs start before the function's symbol, the one it runs into
- * (a negative offset).  NULL name when none.
+ * (a negative offset).  NULL name when none.  `value` and `off` are
+ * code addresses (an object's: section offsets): off counts from the
+ * function's address, its value without mode bits (ARM's Thumb bit).
  */
 const struct mc_symbol *mc_survey_function(struct mc_survey *s,
 					   size_t shndx, uint64_t value,

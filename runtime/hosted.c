@@ -18,7 +18,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,19 +38,127 @@ struct host_obj mc_host_objs[MC_HOST_MAX_OBJS];
 size_t mc_host_nobjs;
 
 /*
- * Readers that do not hold the patching lock (mcount_func_name, from
- * any thread) take this for reading; the list changes under both.
+ * The list's lock.  Readers that do not hold the patching lock
+ * (mcount_func_name, from any thread) share it; the one writer (a
+ * dlopen or dlclose, which holds the patching lock too) excludes them.
+ * One word: the count of read holds, and the writer's two bits.
+ *
+ * Writer first: once a writer waits, a new reader waits behind it, so
+ * threads asking names without pause cannot hold a dlopen back for as
+ * long as their holds overlap (glibc's rwlock lets readers in past a
+ * waiting writer).  Except a read nested in a read of its own thread,
+ * held or being taken (a signal handler's lookup, or the callback's,
+ * run from inside one): the waiting writer waits for that very thread,
+ * so the nested read waits only for a writer that holds the list.  And
+ * a read on the writer's own thread (a signal handler's, while the
+ * writer is at work) gets no hold and no answer rather than waiting
+ * for itself.
  */
-static pthread_rwlock_t objs_lock = PTHREAD_RWLOCK_INITIALIZER;
+#define OBJS_WRITER_HOLDS 0x80000000u
+#define OBJS_WRITER_WAITS 0x40000000u
+#define OBJS_READERS 0x3fffffffu
 
-void mc_host_objs_read(void)
+static unsigned objs_lock;
+static _Thread_local unsigned objs_reads;	/* held or being taken */
+static _Thread_local bool objs_writing;
+
+/* futex(2) sleeps while the word is `seen`; errno is the caller's. */
+static void objs_sleep(unsigned seen)
 {
-	pthread_rwlock_rdlock(&objs_lock);
+	int e = errno;
+
+	syscall(SYS_futex, &objs_lock, FUTEX_WAIT_PRIVATE, seen, NULL, NULL, 0);
+	errno = e;
+}
+
+static void objs_wake_all(void)
+{
+	int e = errno;
+
+	syscall(SYS_futex, &objs_lock, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL,
+		0);
+	errno = e;
+}
+
+/* One read hold, once none of the `blocking` writer bits is set. */
+static void objs_enter(unsigned blocking)
+{
+	unsigned s = __atomic_load_n(&objs_lock, __ATOMIC_RELAXED);
+
+	for (;;) {
+		if (s & blocking) {
+			objs_sleep(s);
+			s = __atomic_load_n(&objs_lock, __ATOMIC_RELAXED);
+		} else if (__atomic_compare_exchange_n(&objs_lock, &s, s + 1,
+						       true, __ATOMIC_ACQUIRE,
+						       __ATOMIC_RELAXED)) {
+			return;
+		}
+	}
+}
+
+bool mc_host_objs_read(void)
+{
+	if (objs_writing)
+		return false;
+	/* counted first: a signal handler from here on nests */
+	if (objs_reads++)
+		objs_enter(OBJS_WRITER_HOLDS);
+	else
+		objs_enter(OBJS_WRITER_HOLDS | OBJS_WRITER_WAITS);
+	return true;
+}
+
+bool mc_host_objs_try_read(void)
+{
+	unsigned s = __atomic_load_n(&objs_lock, __ATOMIC_RELAXED);
+
+	if (objs_writing)
+		return false;
+	objs_reads++;
+	while (!(s & (OBJS_WRITER_HOLDS | OBJS_WRITER_WAITS)))
+		if (__atomic_compare_exchange_n(&objs_lock, &s, s + 1, true,
+						__ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return true;
+	objs_reads--;
+	return false;
 }
 
 void mc_host_objs_done(void)
 {
-	pthread_rwlock_unlock(&objs_lock);
+	unsigned s = __atomic_sub_fetch(&objs_lock, 1, __ATOMIC_RELEASE);
+
+	if (s == OBJS_WRITER_WAITS)
+		objs_wake_all();	/* the last reader: the writer's turn */
+	objs_reads--;
+}
+
+/* Under the patching lock, so one writer at a time. */
+static void objs_write(void)
+{
+	unsigned s;
+
+	objs_writing = true;
+	s = __atomic_or_fetch(&objs_lock, OBJS_WRITER_WAITS, __ATOMIC_RELAXED);
+	for (;;) {
+		if (s & OBJS_READERS) {
+			objs_sleep(s);
+			s = __atomic_load_n(&objs_lock, __ATOMIC_RELAXED);
+		} else if (__atomic_compare_exchange_n(&objs_lock, &s,
+						       OBJS_WRITER_HOLDS, true,
+						       __ATOMIC_ACQUIRE,
+						       __ATOMIC_RELAXED)) {
+			return;
+		}
+	}
+}
+
+static void objs_write_done(void)
+{
+	__atomic_store_n(&objs_lock, 0, __ATOMIC_RELEASE);
+	objs_wake_all();
+	objs_writing = false;
 }
 
 /* The pages currently unprotected, and the protection to give back. */
@@ -621,7 +732,7 @@ static struct host_obj *obj_new(const struct dl_phdr_info *info)
 		return NULL;
 	}
 	memcpy(segs, info->dlpi_phdr, info->dlpi_phnum * sizeof(*segs));
-	pthread_rwlock_wrlock(&objs_lock);
+	objs_write();
 	*o = (struct host_obj){
 		.bias = info->dlpi_addr, .phdr = info->dlpi_phdr,
 		.segs = segs, .phnum = info->dlpi_phnum, .seen = true,
@@ -629,7 +740,7 @@ static struct host_obj *obj_new(const struct dl_phdr_info *info)
 	};
 	if (o == &mc_host_objs[mc_host_nobjs])
 		mc_host_nobjs++;
-	pthread_rwlock_unlock(&objs_lock);
+	objs_write_done();
 	return o;
 }
 
@@ -648,13 +759,13 @@ static void obj_free(struct host_obj *o)
 		if (image_hooks.removed)
 			image_hooks.removed(o);
 	}
-	pthread_rwlock_wrlock(&objs_lock);
+	objs_write();
 	mc_host_syms_free(o);
 	free(o->file);
 	free(o->name);
 	free(o->segs);
 	*o = (struct host_obj){ .phdr = NULL };
-	pthread_rwlock_unlock(&objs_lock);
+	objs_write_done();
 	forget_segments();
 }
 
@@ -1003,10 +1114,9 @@ static void fork_parent(void)
 static void fork_child(void)
 {
 	static const pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
-	static const pthread_rwlock_t fresh_rw = PTHREAD_RWLOCK_INITIALIZER;
 
 	patch_lock = fresh;
-	objs_lock = fresh_rw;
+	objs_lock = 0;
 	mc_host_syms_fork();
 	if (sync_core_ok)
 		register_sync_core();

@@ -47,7 +47,14 @@ struct host_obj {
  */
 extern struct host_obj mc_host_objs[MC_HOST_MAX_OBJS] MC_RT_HIDDEN;
 extern size_t mc_host_nobjs MC_RT_HIDDEN;
-MC_RT_HIDDEN void mc_host_objs_read(void);
+/*
+ * A read hold on the list (writer first, see hosted.c); false, with no
+ * hold, on the thread of the writer at work (a signal handler's read).
+ * try_read never waits: false, with no hold, while a writer holds the
+ * list or waits for it.  Each hold ends with mc_host_objs_done().
+ */
+MC_RT_HIDDEN bool mc_host_objs_read(void);
+MC_RT_HIDDEN bool mc_host_objs_try_read(void);
 MC_RT_HIDDEN void mc_host_objs_done(void);
 
 /* The object one of whose PT_LOAD segments holds `addr`, or NULL. */

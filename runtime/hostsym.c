@@ -539,7 +539,8 @@ bool mc_host_sym_by_addr(uintptr_t addr, uintptr_t *start, size_t *size,
 	const struct func_sym *s = NULL;
 	struct host_obj *obj;
 
-	mc_host_objs_read();
+	if (!mc_host_objs_read())
+		return false;
 	obj = mc_host_obj_of(addr);
 	if (obj)
 		s = sym_at(obj_syms(obj), addr);
@@ -597,7 +598,8 @@ static int sym_by_name(const char *name, uintptr_t *start)
 	int err = MCOUNT_ENOSYMTAB;
 
 	fn = split_name(name, &obj_want, &obj_len);
-	mc_host_objs_read();
+	if (!mc_host_objs_read())
+		return MCOUNT_ENOSYMTAB;
 	for (size_t k = 0; k < mc_host_nobjs && err; k++) {
 		struct host_obj *obj = &mc_host_objs[k];
 		const struct host_syms *syms;
@@ -627,7 +629,8 @@ bool mc_host_func_name_copy(uintptr_t addr, char *buf, size_t len)
 	const struct func_sym *s = NULL;
 	struct host_obj *obj;
 
-	mc_host_objs_read();
+	if (!mc_host_objs_read())
+		return false;
 	obj = mc_host_obj_of(addr);
 	if (obj)
 		s = sym_at(obj_syms(obj), addr);
@@ -689,7 +692,8 @@ static int set_by_glob(const char *pattern, bool on)
 	int r = 0;
 
 	pat = split_name(pattern, &obj_want, &obj_len);
-	mc_host_objs_read();
+	if (!mc_host_objs_read())
+		return MCOUNT_ENOSYMTAB;
 	for (size_t k = 0; k < mc_host_nobjs && !r; k++) {
 		struct host_obj *obj = &mc_host_objs[k];
 		const struct host_syms *syms;

@@ -247,7 +247,11 @@ int mcount_disable_glob(const char *pattern);
 
 /*
  * Hosted only: the function containing `addr`, or NULL.  `offset` (may
- * be NULL) receives addr minus the function's start.
+ * be NULL) receives addr minus the function's start.  A lookup waits
+ * for a dlopen or dlclose that is changing the list of loaded objects,
+ * and one waiting for it goes first; from a signal handler it never
+ * waits for its own thread: NULL when that thread was interrupted in
+ * the middle of such a change.
  */
 const char *mcount_func_name(unsigned long addr, unsigned long *offset);
 

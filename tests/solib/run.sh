@@ -21,7 +21,9 @@
 # libmcount.a (-Bsymbolic: each calls its own copy): the second
 # refuses; far/prog (names and toc again): the program mapped farther
 # from libmcount.so than a call reaches, its sites calling through a
-# thunk page.
+# thunk page; lock (libmcount.a): the list's lock lets a dlopen in past
+# read holds that never all end at once, and a signal handler's lookup
+# past that waiting dlopen.
 #
 # RT_ARCH (default: what `$CC -dumpmachine` names) picks the runner
 # (qemu-user), objdump and clang target from tests/runtime/arches.sh;
@@ -116,6 +118,8 @@ build() {
 		-ldl -lpthread &&
 	$CC $FLAGS -o $OUT/two $T/two.c -L$OUT -ltwo1 -ltwo2 \
 		-Wl,-rpath,$OUT &&
+	compile CC $T/lock.c $OUT/lock.o -std=gnu11 &&
+	$CC -pie -o $OUT/lock $OUT/lock.o "$LIB" -ldl -lpthread &&
 	mkdir -p $OUT/far &&
 	compile CC $T/prog.c $OUT/far/prog.o "-std=gnu11 -fno-pic -fno-pie" &&
 	$CC -no-pie -Wl,-Ttext-segment=$FAR -o $OUT/far/prog $OUT/far/prog.o \
@@ -206,6 +210,7 @@ check far-toc 0 $OUT/far/prog toc
 check loop 0 $OUT/prog loop "$LOOPS"
 check fork 0 $OUT/prog fork
 check two 0 $OUT/two
+check lock 0 $OUT/lock $OUT/libdyn.so
 
 # valgrind (natively): leaks and bad reads over a few loads
 if [ -z "$RUN" ] && [ -z "${NO_VALGRIND:-}" ] && command -v valgrind >/dev/null; then
