@@ -675,3 +675,163 @@ const struct mc_arch mc_arch_thumb2 = {
 	.pad_neutral = thm_pad_neutral,
 	ARM_THUNK,
 };
+
+/*
+ * A -pg function's prologue, for a recorder of exits: from its entry to
+ * the `push {lr}` of its hook, what the code did to sp and where it saved
+ * lr.  GCC and clang put there pushes (of lr too, in a function that
+ * calls others), `sub sp`, vpush, a frame pointer set from sp, register
+ * moves, arithmetic and stores into the frame.  Only those are read; an
+ * instruction that writes sp or pc otherwise, or any other one, makes
+ * the prologue unreadable, with why.
+ */
+struct arm_prologue {
+	uint32_t taken;		/* bytes taken off sp */
+	uint32_t lr_at;		/* lr saved this far below the entry's sp */
+	const char *why;	/* set: not readable */
+};
+
+static unsigned arm_bits_set(uint32_t v)
+{
+	unsigned n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* A push of `n` registers, `lr` among them (always its top word). */
+static void arm_push(struct arm_prologue *p, unsigned n, bool lr)
+{
+	if (lr && p->taken)
+		p->why = "its prologue saves lr below other data";
+	if (lr)
+		p->lr_at = p->taken + 4;
+	p->taken += 4 * n;
+}
+
+static uint32_t arm_ror32(uint32_t v, unsigned r)
+{
+	r &= 31;
+	return r ? v >> r | v << (32 - r) : v;
+}
+
+/* Thumb-2's modified immediate (ThumbExpandImm), from i:imm3:imm8. */
+static uint32_t thm_expand_imm(uint32_t imm12)
+{
+	uint32_t b = imm12 & 0xff;
+
+	if (imm12 >> 10 == 0) {
+		switch (imm12 >> 8 & 3) {
+		case 0: return b;
+		case 1: return b << 16 | b;
+		case 2: return b << 24 | b << 8;
+		default: return b << 24 | b << 16 | b << 8 | b;
+		}
+	}
+	return arm_ror32(0x80 | (imm12 & 0x7f), imm12 >> 7);
+}
+
+#define ARM_UNREAD "an instruction of its prologue the recorder does not read"
+
+/* A 16-bit Thumb instruction of a prologue. */
+static void thm_prologue16(struct arm_prologue *p, uint16_t h)
+{
+	unsigned rd = (h >> 4 & 8) | (h & 7);
+
+	if ((h & 0xfe00) == 0xb400)			/* push {rlist[, lr]} */
+		arm_push(p, arm_bits_set(h & 0x1ff), h & 0x100);
+	else if ((h & 0xff80) == 0xb080)		/* sub sp, #imm7*4 */
+		p->taken += 4u * (h & 0x7f);
+	else if ((h & 0xfc00) == 0x4400 && (h & 0xff00) != 0x4700 &&
+		 rd != 13 && rd != 15)
+		;			/* add, cmp, mov rd, rm (high registers) */
+	else if (h < 0x4400 || (h >= 0x4800 && h < 0xb000))
+		;	/* low-register arithmetic, loads and stores, add rd,
+			   sp/pc: none writes sp or branches */
+	else
+		p->why = ARM_UNREAD;
+}
+
+/* A 32-bit Thumb-2 instruction of a prologue. */
+static void thm_prologue32(struct arm_prologue *p, uint16_t h1, uint16_t h2)
+{
+	uint32_t imm12 = (uint32_t)(h1 >> 10 & 1) << 11 | (h2 >> 4 & 0x700) |
+			 (h2 & 0xff);
+	unsigned rd = h2 >> 8 & 15;
+
+	if (h1 == 0xe92d && !(h2 & 0xa000))		/* push.w {rlist} */
+		arm_push(p, arm_bits_set(h2), h2 & 0x4000);
+	else if (h1 == 0xf84d && (h2 & 0x0fff) == 0x0d04)
+		arm_push(p, 1, h2 >> 12 == 14);		/* str.w rt, [sp, #-4]! */
+	else if (h1 == 0xed2d && (h2 & 0x0e00) == 0x0a00)	/* vpush */
+		p->taken += 4u * (h2 & 0xff);
+	else if ((h1 & 0xfbff) == 0xf1ad && (h2 & 0x8f00) == 0x0d00)
+		p->taken += thm_expand_imm(imm12);	/* sub.w sp, sp, #c */
+	else if ((h1 & 0xfbff) == 0xf2ad && (h2 & 0x8f00) == 0x0d00)
+		p->taken += imm12;			/* subw sp, sp, #imm */
+	else if (h1 >> 11 == 0x1e && !(h2 & 0x8000) && rd != 13 && rd != 15)
+		;	/* data processing, immediate (movw, add.w rd, sp...) */
+	else if (((h1 & 0xfe00) == 0xea00 || (h1 & 0xff00) == 0xfa00 ||
+		  (h1 & 0xff80) == 0xfb00) && rd != 13 && rd != 15)
+		;	/* data processing, registers; multiply */
+	else
+		p->why = ARM_UNREAD;
+}
+
+/* An ARM-state instruction of a prologue. */
+static void arm_prologue32(struct arm_prologue *p, uint32_t w)
+{
+	unsigned rd = w >> 12 & 15;
+
+	if ((w & 0xffff0000) == 0xe92d0000 && !(w & 0xa000))
+		arm_push(p, arm_bits_set(w & 0xffff), w & 0x4000);
+	else if ((w & 0xffff0fff) == 0xe52d0004)	/* str rt, [sp, #-4]! */
+		arm_push(p, 1, rd == 14);
+	else if ((w & 0xffff0e00) == 0xed2d0a00)	/* vpush */
+		p->taken += 4u * (w & 0xff);
+	else if (((w & 0xfff00000) == 0xe3000000 ||
+		  (w & 0xfff00000) == 0xe3400000) && rd != 13 && rd != 15)
+		;					/* movw, movt */
+	else if ((w & 0xfffff000) == 0xe24dd000)	/* sub sp, sp, #c */
+		p->taken += arm_ror32(w & 0xff, 2 * (w >> 8 & 15));
+	else if ((w & 0xffff0000) == 0xe28d0000 && rd != 13 && rd != 15)
+		;					/* add rd, sp, #c */
+	else if ((w & 0xffff0ff0) == 0xe1a00000 && rd != 13 && rd != 15)
+		;					/* mov rd, rm */
+	else
+		p->why = ARM_UNREAD;
+}
+
+const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
+				 uint32_t *taken, uint32_t *lr_at)
+{
+	struct arm_prologue p = { 0, 0, NULL };
+	size_t i = 0;
+
+	while (i < len && !p.why) {
+		uint16_t h1 = mc_get_le16(code + i);
+
+		if (!thumb && i + 4 <= len) {
+			arm_prologue32(&p, mc_get_le32(code + i));
+			i += 4;
+		} else if (!thumb) {
+			break;
+		} else if (h1 >> 11 < 0x1d) {
+			thm_prologue16(&p, h1);
+			i += 2;
+		} else if (i + 4 <= len) {
+			thm_prologue32(&p, h1, mc_get_le16(code + i + 2));
+			i += 4;
+		} else {
+			break;
+		}
+	}
+	if (!p.why && i != len)
+		p.why = "its prologue does not end where its hook starts";
+	if (!p.why && !p.lr_at && p.taken)
+		p.why = "its prologue makes a frame without saving lr";
+	*taken = p.taken;
+	*lr_at = p.lr_at;
+	return p.why;
+}

@@ -17,13 +17,12 @@
  *
  * So at start each site's prologue is decoded, from the function's
  * symbol to the hook, and D kept per site, keyed by the return address
- * into the function that the trampoline reports.  The decoder knows the
- * instructions GCC and clang put there (push, sub sp, vpush, setting a
- * frame pointer, register moves, stores to the frame) and nothing else:
- * a prologue with anything it does not know, or lr saved anywhere but
- * on top, or a frame made with lr not saved, makes recording refuse at
- * start, naming the function (start.c).  Written only before recording
- * starts, read lock-free after.
+ * into the function that the trampoline reports.  The decoder
+ * (mc_arch_arm_prologue, arch/arm.c) knows the instructions GCC and
+ * clang put there and nothing else: a prologue it cannot read, or lr
+ * saved anywhere but on top, or a frame made with lr not saved, makes
+ * recording refuse at start, naming the function (start.c).  Written
+ * only before recording starts, read lock-free after.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -32,6 +31,7 @@
 
 #include <mcount.h>
 
+#include "../../arch/arch.h"
 #include "../recorder.h"
 
 #define PROLOGUE_MAX 64		/* bytes from the symbol to the hook */
@@ -97,139 +97,6 @@ uintptr_t rec_arch_key(uintptr_t ret, uintptr_t **slot, bool *copy)
 	return 0;
 }
 
-/* What the prologue read so far did to sp, and where lr went. */
-struct prologue {
-	uint32_t taken;		/* bytes taken off sp */
-	bool lr_saved;		/* by the first push, on its top */
-	const char *why;	/* set: not readable */
-};
-
-/* A push of `n` registers, `lr` among them (always its top word). */
-static void push(struct prologue *p, unsigned n, bool lr)
-{
-	if (lr && p->taken)
-		p->why = "its prologue saves lr below other data";
-	p->lr_saved |= lr;
-	p->taken += 4 * n;
-}
-
-static uint32_t ror32(uint32_t v, unsigned r)
-{
-	r &= 31;
-	return r ? v >> r | v << (32 - r) : v;
-}
-
-/* Thumb-2's modified immediate (ThumbExpandImm), from i:imm3:imm8. */
-static uint32_t thumb_imm(uint32_t imm12)
-{
-	uint32_t b = imm12 & 0xff;
-
-	if (imm12 >> 10 == 0) {
-		switch (imm12 >> 8 & 3) {
-		case 0: return b;
-		case 1: return b << 16 | b;
-		case 2: return b << 24 | b << 8;
-		default: return b << 24 | b << 16 | b << 8 | b;
-		}
-	}
-	return ror32(0x80 | (imm12 & 0x7f), imm12 >> 7);
-}
-
-/* A 16-bit Thumb instruction of a prologue. */
-static void thumb16(struct prologue *p, uint16_t h)
-{
-	unsigned rd = (h >> 4 & 8) | (h & 7);
-
-	if ((h & 0xfe00) == 0xb400)			/* push {rlist[, lr]} */
-		push(p, (unsigned)__builtin_popcount(h & 0x1ff), h & 0x100);
-	else if ((h & 0xff80) == 0xb080)		/* sub sp, #imm7*4 */
-		p->taken += 4u * (h & 0x7f);
-	else if ((h & 0xfc00) == 0x4400 && (h & 0xff00) != 0x4700 &&
-		 rd != 13 && rd != 15)
-		;			/* add, cmp, mov rd, rm (high registers) */
-	else if (h < 0x4400 || (h >= 0x4800 && h < 0xb000))
-		;	/* low-register arithmetic, loads and stores, add rd,
-			   sp/pc: none writes sp or branches */
-	else
-		p->why = "an instruction of its prologue the recorder does not read";
-}
-
-/* A 32-bit Thumb-2 instruction of a prologue. */
-static void thumb32(struct prologue *p, uint16_t h1, uint16_t h2)
-{
-	uint32_t imm12 = (uint32_t)(h1 >> 10 & 1) << 11 | (h2 >> 4 & 0x700) |
-			 (h2 & 0xff);
-	unsigned rd = h2 >> 8 & 15;
-
-	if (h1 == 0xe92d && !(h2 & 0xa000))		/* push.w {rlist} */
-		push(p, (unsigned)__builtin_popcount(h2), h2 & 0x4000);
-	else if (h1 == 0xf84d && (h2 & 0x0fff) == 0x0d04)
-		push(p, 1, h2 >> 12 == 14);		/* str.w rt, [sp, #-4]! */
-	else if (h1 == 0xed2d && (h2 & 0x0e00) == 0x0a00)	/* vpush */
-		p->taken += 4u * (h2 & 0xff);
-	else if ((h1 & 0xfbff) == 0xf1ad && (h2 & 0x8f00) == 0x0d00)
-		p->taken += thumb_imm(imm12);		/* sub.w sp, sp, #c */
-	else if ((h1 & 0xfbff) == 0xf2ad && (h2 & 0x8f00) == 0x0d00)
-		p->taken += imm12;			/* subw sp, sp, #imm */
-	else if (h1 >> 11 == 0x1e && !(h2 & 0x8000) && rd != 13 && rd != 15)
-		;	/* data processing, immediate (movw, add.w rd, sp...) */
-	else if (((h1 & 0xfe00) == 0xea00 || (h1 & 0xff00) == 0xfa00 ||
-		  (h1 & 0xff80) == 0xfb00) && rd != 13 && rd != 15)
-		;	/* data processing, registers; multiply */
-	else
-		p->why = "an instruction of its prologue the recorder does not read";
-}
-
-/* An ARM-state instruction of a prologue. */
-static void arm32(struct prologue *p, uint32_t w)
-{
-	unsigned rd = w >> 12 & 15;
-
-	if ((w & 0xffff0000) == 0xe92d0000 && !(w & 0xa000))
-		push(p, (unsigned)__builtin_popcount(w & 0xffff), w & 0x4000);
-	else if ((w & 0xffff0fff) == 0xe52d0004)	/* str rt, [sp, #-4]! */
-		push(p, 1, rd == 14);
-	else if ((w & 0xffff0e00) == 0xed2d0a00)	/* vpush */
-		p->taken += 4u * (w & 0xff);
-	else if (((w & 0xfff00000) == 0xe3000000 ||
-		  (w & 0xfff00000) == 0xe3400000) && rd != 13 && rd != 15)
-		;					/* movw, movt */
-	else if ((w & 0xfffff000) == 0xe24dd000)	/* sub sp, sp, #c */
-		p->taken += ror32(w & 0xff, 2 * (w >> 8 & 15));
-	else if ((w & 0xffff0000) == 0xe28d0000 && rd != 13 && rd != 15)
-		;					/* add rd, sp, #c */
-	else if ((w & 0xffff0ff0) == 0xe1a00000 && rd != 13 && rd != 15)
-		;					/* mov rd, rm */
-	else
-		p->why = "an instruction of its prologue the recorder does not read";
-}
-
-static void read_prologue(struct prologue *p, const uint8_t *c, size_t n,
-			  bool thumb)
-{
-	size_t i = 0;
-
-	while (i < n && !p->why) {
-		uint16_t h1 = (uint16_t)(c[i] | c[i + 1] << 8);
-
-		if (!thumb) {
-			arm32(p, (uint32_t)h1 | (uint32_t)(c[i + 2] |
-							    c[i + 3] << 8) << 16);
-			i += 4;
-		} else if (h1 >> 11 < 0x1d) {
-			thumb16(p, h1);
-			i += 2;
-		} else if (i + 4 <= n) {
-			thumb32(p, h1, (uint16_t)(c[i + 2] | c[i + 3] << 8));
-			i += 4;
-		} else {
-			p->why = "its prologue does not end where its hook starts";
-		}
-	}
-	if (!p->why && i != n)
-		p->why = "its prologue does not end where its hook starts";
-}
-
 /* 16-bit halfwords and 32-bit words of the live forms (arch/arm.c). */
 #define ARM_MOV_IP_LR 0xe1a0c00eu
 #define THUMB_MOV_IP_LR 0x46f4u
@@ -266,7 +133,8 @@ static bool thumb_live(uintptr_t a)
  */
 const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 {
-	struct prologue p = { 0 };
+	uint32_t taken, lr_at;
+	const char *why;
 	uintptr_t end;
 	bool thumb;
 
@@ -287,12 +155,11 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 	end = s->addr - (thumb ? 2 : 4);
 	if (start > end || end - start > PROLOGUE_MAX)
 		return "its prologue is too long to read";
-	read_prologue(&p, (const uint8_t *)start, end - start, thumb);
-	if (!p.why && !p.lr_saved && p.taken)
-		p.why = "its prologue makes a frame without saving lr";
-	if (p.why)
-		return p.why;
+	why = mc_arch_arm_prologue((const uint8_t *)start, end - start,
+				   thumb, &taken, &lr_at);
+	if (why)
+		return why;
 	/* lr on the first push's top: 4 below sp at entry, D above ours */
-	return put(s->addr + 4, p.lr_saved ? p.taken : 0, false) ? NULL
-								 : "out of memory";
+	return put(s->addr + 4, lr_at ? taken : 0, false) ? NULL
+							  : "out of memory";
 }
