@@ -16,7 +16,7 @@
 #include "recorder.h"
 
 static struct rec_site_key *keys;
-static size_t keys_mask;
+static size_t keys_mask, keys_used;
 
 static bool keys_alloc(void)
 {
@@ -45,11 +45,19 @@ static struct rec_site_key *keys_find(uintptr_t ret)
 	}
 }
 
+/* False if out of room: the table stays half empty, so that a search
+ * for a site never read (keys_find) ends at a free entry. */
 bool rec_site_key_put(const struct rec_site_key *k)
 {
+	struct rec_site_key *e;
+
 	if (!keys && !keys_alloc())
 		return false;
-	*keys_find(k->ret) = *k;
+	e = keys_find(k->ret);
+	if (!e->ret && 2 * (keys_used + 1) > keys_mask + 1)
+		return false;
+	keys_used += !e->ret;
+	*e = *k;
 	return true;
 }
 

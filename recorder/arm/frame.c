@@ -1,32 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * frame.c - where a traced 32-bit ARM function keeps its return address
- * when its hook runs, read from its prologue when recording starts.
+ * when its hook runs, and its frame's key (recorder.h), read from its
+ * prologue when recording starts.
  *
  * The runtime's trampoline (runtime/arm/trampoline.S) passes the slot
  * of the word its live form pushed, lr at the hook, which it pops back
- * into lr.  That is the function's return address for good when the
- * hook comes first: a pad, or GCC's -pg hook in a function with no
- * prologue before it.  GCC and clang put the -pg hook after the
- * prologue, though, and a function that saved lr there returns through
- * that copy (`pop {..., pc}`): D bytes above the pushed word, D being
- * what the prologue took off sp.  A frame's key is the stack pointer
- * the function returns with, which rec_arch_key takes to be 4 above the
- * slot, so the copy must be the first push's top word, where AAPCS
- * prologues put lr (a pad's lr goes there too, at its first push).
+ * into lr.  Let T be what the prologue took off sp before the hook: the
+ * entry's stack pointer, which the function returns with and which is
+ * the frame's key, is T + 4 above that word.
  *
- * So at start each site's prologue is decoded, from the function's
- * symbol to the hook, and D kept per site, keyed by the return address
- * into the function that the trampoline reports.  The decoder
- * (mc_arch_arm_prologue, arch/arm.c) knows the instructions GCC and
- * clang put there and nothing else: a prologue it cannot read, or lr
- * saved anywhere but on top, or a frame made with lr not saved, makes
- * recording refuse at start, naming the function (start.c).  Written
- * only before recording starts, read lock-free after.
+ *	pad, or a -pg function that keeps lr in its register (a leaf;
+ *	GCC's variadic leaf pushes its register arguments, lr not):
+ *		the function returns through lr, which the pop gives back,
+ *		so the pushed word is the slot.  It is a copy: a function
+ *		that saves lr after the hook saves the address we swap in,
+ *		wherever it does, and an unwind looks for it in the frame
+ *		(record.c).
+ *	-pg, lr saved by the prologue at L below the entry's sp (the top
+ *	of the first push, or of a later one in clang's variadic
+ *	functions): the function returns through that word, T + 4 - L
+ *	above the pushed one.
+ *
+ * So each site's prologue is decoded at start, from the function's
+ * symbol to the hook (mc_arch_arm_prologue, arch/arm.c, which knows
+ * what GCC and clang put there and says why when it meets anything
+ * else), and the two offsets kept per site (recorder/sitekeys.c),
+ * found again by the return address into the function that the
+ * trampoline reports.  A wanted function whose prologue cannot be read
+ * makes recording refuse at start, naming it (start.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <mcount.h>
@@ -34,68 +39,11 @@
 #include "../../arch/arch.h"
 #include "../recorder.h"
 
-#define PROLOGUE_MAX 64		/* bytes from the symbol to the hook */
+/* Bytes from the symbol to the hook, at most: clang schedules work
+ * before the call (a floating-point result computed first, say). */
+#define PROLOGUE_MAX 1024
 
-struct site_slot {
-	uintptr_t ret;		/* return address into the function; 0: free */
-	uintptr_t delta;	/* the slot, in bytes above the pushed word */
-	bool copy;		/* a pad's: lr is saved wherever the prologue
-				   puts it, on the pushed word or not */
-};
-
-static struct site_slot *table;
-static size_t cap, used;
-
-static size_t hash(uintptr_t ret)
-{
-	return (size_t)((ret >> 1) * 0x9e3779b9u) & (cap - 1);
-}
-
-static bool put(uintptr_t ret, uintptr_t delta, bool copy)
-{
-	size_t h;
-
-	if (2 * (used + 1) > cap) {
-		size_t ncap = cap ? 2 * cap : 256;
-		struct site_slot *old = table, *v = calloc(ncap, sizeof(*v));
-
-		if (!v)
-			return false;
-		table = v;
-		cap = ncap;
-		used = 0;
-		for (size_t i = 0; old && i < ncap / 2; i++)
-			if (old[i].ret)
-				put(old[i].ret, old[i].delta, old[i].copy);
-		free(old);
-	}
-	for (h = hash(ret); table[h].ret && table[h].ret != ret;
-	     h = (h + 1) & (cap - 1))
-		;
-	used += !table[h].ret;
-	table[h] = (struct site_slot){ ret, delta, copy };
-	return true;
-}
-
-/*
- * The frame of the function entered at `ret`: *slot, the word the
- * trampoline pushed, moved to the one the function returns through,
- * and the key 4 above that; 0 for a site not read at start (enabled
- * since: not followed).
- */
-uintptr_t rec_arch_key(uintptr_t ret, uintptr_t **slot, bool *copy)
-{
-	*copy = false;
-	if (!cap)
-		return 0;
-	for (size_t h = hash(ret); table[h].ret; h = (h + 1) & (cap - 1))
-		if (table[h].ret == ret) {
-			*slot = (uintptr_t *)((uintptr_t)*slot + table[h].delta);
-			*copy = table[h].copy;
-			return (uintptr_t)(*slot + 1);
-		}
-	return 0;
-}
+enum site_form { FORM_COPY = 1, FORM_SAVED };
 
 /* 16-bit halfwords and 32-bit words of the live forms (arch/arm.c). */
 #define ARM_MOV_IP_LR 0xe1a0c00eu
@@ -126,25 +74,15 @@ static bool thumb_live(uintptr_t a)
 	return h == THUMB_MOV_IP_LR || h == THUMB_SKIP_BL;
 }
 
-/*
- * Before site `s` of the function at `start` (0: no symbol) is enabled:
- * learn where its function's return address is at the hook.  NULL, or
- * why it cannot be told.
- */
-const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
+/* A -pg hook's offsets, from its function's prologue; NULL or why not. */
+static const char *read_hook(const struct mcount_site_info *s,
+			     uintptr_t start, struct rec_site_key *k)
 {
 	uint32_t taken, lr_at;
 	const char *why;
 	uintptr_t end;
 	bool thumb;
 
-	if (s->style == MCOUNT_STYLE_PAD) {	/* at the entry: lr itself */
-		thumb = thumb_live(s->at);
-		if (!thumb && word_at(s->at) != ARM_MOV_IP_LR)
-			return "a pad the recorder does not know";
-		return put(s->at + (thumb ? 6 : 8), 0, true) ? NULL
-							    : "out of memory";
-	}
 	/* the hook: `mov ip, lr` (once `push {lr}`) then the `bl` at addr */
 	thumb = s->addr >= 2 && thumb_live(s->addr - 2);
 	if (!thumb && (s->addr < 4 || word_at(s->addr - 4) != ARM_MOV_IP_LR))
@@ -159,7 +97,50 @@ const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
 				   thumb, &taken, &lr_at);
 	if (why)
 		return why;
-	/* lr on the first push's top: 4 below sp at entry, D above ours */
-	return put(s->addr + 4, lr_at ? taken : 0, false) ? NULL
-							  : "out of memory";
+	k->ret = s->addr + 4;
+	k->key_off = (int64_t)taken + 4;
+	k->slot_off = lr_at ? (int64_t)taken + 4 - lr_at : 0;
+	k->form = lr_at ? FORM_SAVED : FORM_COPY;
+	return NULL;
+}
+
+/*
+ * Before site `s` of the function at `start` (0: no symbol) is enabled:
+ * learn where its function's return address is at the hook.  NULL, or
+ * why it cannot be told.  Called on one thread.
+ */
+const char *rec_arch_site(const struct mcount_site_info *s, uintptr_t start)
+{
+	struct rec_site_key k = { .form = FORM_COPY, .key_off = 4 };
+	const char *why;
+	bool thumb;
+
+	if (s->style == MCOUNT_STYLE_PAD) {	/* at the entry: lr itself */
+		thumb = thumb_live(s->at);
+		if (!thumb && word_at(s->at) != ARM_MOV_IP_LR)
+			return "a pad the recorder does not know";
+		k.ret = s->at + (thumb ? 6 : 8);
+	} else if ((why = read_hook(s, start, &k)) != NULL) {
+		return why;
+	}
+	return rec_site_key_put(&k) ? NULL
+				    : "no memory for the table of frame keys";
+}
+
+/*
+ * The frame of the function entered at `ret`: *slot, the word the
+ * trampoline pushed, moved to the one the function returns through, and
+ * the key; 0 for a site not read at start (not followed).
+ */
+uintptr_t rec_arch_key(uintptr_t ret, uintptr_t **slot, bool *copy)
+{
+	const struct rec_site_key *k = rec_site_key_get(ret);
+	uintptr_t pushed = (uintptr_t)*slot;
+
+	*copy = false;
+	if (!k)
+		return 0;
+	*copy = k->form == FORM_COPY;
+	*slot = (uintptr_t *)(pushed + (uintptr_t)k->slot_off);
+	return pushed + (uintptr_t)k->key_off;
 }

@@ -28,9 +28,8 @@
 #   - a timer's signals every 50 us whose handler runs traced code,
 #     landing in the recorder too: the events still nest
 #   - vectors.c: floating-point and vector arguments, varargs and long
-#     double returns as untraced, in a thread's first traced call too
-#     (refused with -pg on arm, whose frame reader does not read those
-#     prologues)
+#     double returns as untraced, in a thread's first traced call too;
+#     its calls equal the counter's
 # A variant the backend cannot record is expected to be refused at
 # start, with its reason.
 # Per backend: C++ exceptions thrown through traced frames (output
@@ -154,7 +153,7 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		echo "SKIP: trace: $TAG[$tag] fork: qemu-user aborts a forked child that starts a thread"
 		echo "SKIP: trace: $TAG[$tag] exec: qemu-user cannot exec a foreign binary"
 	fi
-	vectors "$@"	# (last: refused sets tag)
+	vectors "$@"
 }
 
 # A timer's signals whose handler calls mid(), landing anywhere, the
@@ -180,31 +179,28 @@ alarm_check() {
 }
 
 # vectors <tag> <cc> <hooks> <pie flags>: vectors.c, built as the
-# variant is.  32-bit ARM's frame reader does not read its -pg
-# prologues yet (GCC's vsum, a leaf, makes a frame for the variadic
-# registers without saving lr; clang's fsum8 runs past 64 bytes):
-# refused there, with why.  Its pads need no prologue read.
+# variant is: the same numbers as untraced, fsum8 recorded (4 calls: the
+# first of three threads, whose recorder is set up in that call, and
+# main's), and every function's calls equal the counter's (on arm, GCC's
+# vsum is a variadic leaf that keeps lr in its register, and clang's
+# fsum8 computes its result before the hook).
 vectors() {
-	case $ARCH:$3 in
-	arm:*-pg*)
-		refused "$1-vec" "$2" "$3" "$4" \
-			"cannot record [a-z0-9]+ on arm: its prologue" \
-			"$T/vectors.c -Wl,-u,mcount_boot" ;;
-	*)	expect "[$1] floating-point arguments and returns unchanged" \
-			vectors_check "$@" ;;
-	esac
+	expect "[$1] floating-point arguments and returns unchanged" \
+		vectors_check "$@"
 }
-# The same numbers as untraced, fsum8 recorded (4 calls: the first of
-# three threads, whose recorder is set up in that call, and main's).
 vectors_check() {
-	build "vec-$1" "$2" "$3" "$4" $T/vectors.c -Wl,-u,mcount_boot ||
-		return 1
+	build "vec-$1" "$2" "$3" "$4" $T/vectors.c -Wl,-u,mcount_boot &&
+		counted "$2" $T/vectors.c "vcount-$1" || return 1
 	want=$($RUN "$OUT/vec-$1") || return 1
 	got=$(MCOUNT_TRACE="$OUT/$1-vec.data" $RUN "$OUT/vec-$1") || return 1
 	[ "$got" = "$want" ] ||
 		{ echo "traced: $got; untraced: $want" | tr '\n' ' '; return 1; }
 	n=$("$MCT" report "$OUT/$1-vec.data" | awk '$NF == "fsum8" { print $(NF - 1) }')
 	[ "$n" = 4 ] || { echo "fsum8 recorded $n times (4)"; return 1; }
+	"$MCT" dump --raw "$OUT/$1-vec.data" > "$OUT/$1-vec.raw" &&
+	COUNTS="$OUT/$1-vec.count" $RUN "$OUT/vcount-$1" >/dev/null &&
+	$PY $T/check.py counts "$OUT/$1-vec.raw" "$OUT/$1-vec.count" \
+		"$OUT/vcount-$1.nm" fsum8 vsum ldmul vectors_test main
 }
 
 # The parent's file: top(2) and top(4); the child's: top(3) and what it
@@ -395,10 +391,8 @@ trace_variants() {
 			-no-pie
 		variant clang-mcount "$CLANG" "-pg" -pie
 		variant clang-mcount-arm "$CLANG" "-pg -marm" -no-pie
-		# GCC -O0 gives a leaf a frame but keeps lr in its register:
-		# its hook's pushed copy is not what it returns through
-		refused gcc-mcount-O0 "$GCC" "-pg -O0" -pie \
-			"cannot record leaf on arm: its prologue makes a frame without saving lr"
+		# GCC -O0 gives a leaf a frame but keeps lr in its register
+		variant gcc-mcount-O0 "$GCC" "-pg -O0" -pie
 		cxx gcc "$GXX" "-pg" "$GCC"
 		cxx_unless_broken gcc-pad "$GXX" "-fpatchable-function-entry=3" \
 			"$GCC"

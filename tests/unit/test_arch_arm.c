@@ -479,15 +479,16 @@ static const struct prologue_case prologues[] = {
 		0x00, 0x40, 0xa0, 0xe1,		/* mov r4, r0 */
 	  }, 20, "push add sub sub mov", NULL, 24 + 368 + 69632, 4, 0 },
 	{ "a leaf's hook first", true, { 0 }, 0, "", NULL, 0, 0, 0 },
-	/* GCC's variadic leaf: a frame for the register arguments, lr kept */
+	/* GCC's variadic leaf: a frame for the register arguments, lr kept
+	   in its register */
 	{ "gcc thumb variadic leaf", true, {
 		0x0f, 0xb4,			/* push {r0, r1, r2, r3} */
 		0x82, 0xb0,			/* sub sp, #8 */
-	  }, 4, "push sub", "makes a frame without saving lr", 0, 0, 0 },
+	  }, 4, "push sub", NULL, 16 + 8, 0, 0 },
 	{ "gcc arm variadic leaf", false, {
 		0x0f, 0x00, 0x2d, 0xe9,		/* push {r0, r1, r2, r3} */
 		0x08, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #8 */
-	  }, 8, "push sub", "makes a frame without saving lr", 0, 0, 0 },
+	  }, 8, "push sub", NULL, 16 + 8, 0, 0 },
 	/* clang's variadic function: lr pushed below the register arguments */
 	{ "clang thumb variadic", true, {
 		0x83, 0xb0,			/* sub sp, #12 */
@@ -497,8 +498,8 @@ static const struct prologue_case prologues[] = {
 		0x04, 0x46,			/* mov r4, r0 */
 		0x07, 0xf1, 0x08, 0x00,		/* add.w r0, r7, #8 */
 		0x0e, 0xc0,			/* stmia r0!, {r1, r2, r3} */
-	  }, 16, "sub push add sub mov add.w stmia",
-	  "saves lr below other data", 0, 0, 0 },
+	  }, 16, "sub push add sub mov add.w stmia", NULL, 12 + 16 + 4,
+	  12 + 4, 0 },
 	/* clang computes a double result before the hook (in d8) */
 	{ "clang thumb floating point", true, {
 		0x80, 0xb5,			/* push {r7, lr} */
@@ -512,14 +513,52 @@ static const struct prologue_case prologues[] = {
 		0xb8, 0xee, 0xc1, 0x1b,		/* vcvt.f64.s32 d1, s2 */
 		0x30, 0xee, 0x01, 0x8b,		/* vadd.f64 d8, d0, d1 */
 	  }, 36, "push mov vpush vadd.f64 vadd.f64 vmov.f64 vmla.f64 vmov "
-		 "vcvt.f64.s32 vadd.f64", "does not read", 0, 0, 0 },
+		 "vcvt.f64.s32 vadd.f64", NULL, 8 + 8, 4, 0 },
 	{ "clang arm small", false, {
 		0x30, 0x48, 0x2d, 0xe9,		/* push {r4, r5, fp, lr} */
 		0x08, 0xb0, 0x8d, 0xe2,		/* add fp, sp, #8 */
 		0x24, 0x50, 0x9f, 0xe5,		/* ldr r5, [pc, #36] */
 		0x00, 0x40, 0xa0, 0xe1,		/* mov r4, r0 */
 		0x05, 0x50, 0x8f, 0xe0,		/* add r5, pc, r5 */
-	  }, 20, "push add ldr mov add", "does not read", 0, 0, 0 },
+	  }, 20, "push add ldr mov add", NULL, 16, 4, 0 },
+	{ "clang arm variadic", false, {
+		0x0c, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #12 */
+		0x10, 0x4c, 0x2d, 0xe9,		/* push {r4, sl, fp, lr} */
+		0x08, 0xb0, 0x8d, 0xe2,		/* add fp, sp, #8 */
+		0x04, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #4 */
+		0x00, 0x40, 0xa0, 0xe1,		/* mov r4, r0 */
+		0x08, 0x00, 0x8b, 0xe2,		/* add r0, fp, #8 */
+		0x0e, 0x00, 0x80, 0xe8,		/* stm r0, {r1, r2, r3} */
+	  }, 28, "sub push add sub mov add stm", NULL, 12 + 16 + 4, 12 + 4,
+	  0 },
+	{ "arm stm of lr", false, {
+		0x00, 0x40, 0x80, 0xe8,		/* stm r0, {lr} */
+	  }, 4, "stm", "does not read", 0, 0, 0 },
+	/* lr copied, or saved where the reader does not follow it */
+	{ "thumb lr copied", true, {
+		0x82, 0xb0,			/* sub sp, #8 */
+		0x74, 0x46,			/* mov r4, lr */
+	  }, 4, "sub mov", "copies lr", 0, 0, 0 },
+	{ "thumb lr copied once saved", true, {
+		0x00, 0xb5,			/* push {lr} */
+		0x74, 0x46,			/* mov r4, lr */
+	  }, 4, "push mov", NULL, 4, 4, 0 },
+	{ "thumb lr saved twice", true, {
+		0x00, 0xb5,			/* push {lr} */
+		0x00, 0xb5,			/* push {lr} */
+	  }, 4, "push push", "saves lr twice", 0, 0, 0 },
+	{ "thumb str.w lr", true, {
+		0xcd, 0xf8, 0x04, 0xe0,		/* str.w lr, [sp, #4] */
+	  }, 4, "str.w", "does not read", 0, 0, 0 },
+	{ "arm str lr", false, {
+		0x04, 0xe0, 0x8d, 0xe5,		/* str lr, [sp, #4] */
+	  }, 4, "str", "does not read", 0, 0, 0 },
+	{ "arm conditional sub sp", false, {
+		0x08, 0xd0, 0x4d, 0x12,		/* subne sp, sp, #8 */
+	  }, 4, "subne", "does not read", 0, 0, 0 },
+	{ "arm ldr with sp writeback", false, {
+		0x04, 0x40, 0x9d, 0xe4,		/* ldr r4, [sp], #4 (pop {r4}) */
+	  }, 4, "pop", "does not read", 0, 0, 0 },
 	/* what no reader may take: sp or pc written otherwise */
 	{ "thumb mov sp", true, {
 		0x80, 0xb5,			/* push {r7, lr} */
