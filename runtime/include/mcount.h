@@ -86,11 +86,13 @@
  * Recording (mctrace(1)): a hosted program records its calls' entries
  * and exits when MCOUNT_TRACE=FILE is set, on every backend above
  * (x86_64, i386, aarch64, arm, riscv64, ppc64le, s390x) with every hook
- * form it has; where it cannot follow a function (a -pg prologue it
- * cannot read, say) it says so on stderr at start and records nothing,
- * as on any other architecture.  While it records,
+ * form it has; where it cannot follow a function it is to record (a
+ * -pg prologue it cannot read, say) it says so on stderr at start and
+ * records nothing, as on any other architecture.  While it records,
  * the recorder owns the hooks: the callback is not called for the
- * functions it enabled.
+ * functions it enabled, and a function you enable is recorded (its
+ * calls counted as not recorded if it is one the recorder cannot
+ * follow).
  */
 #ifndef MCOUNT_H
 #define MCOUNT_H

@@ -448,6 +448,52 @@ gpr_check() {
 [ "$ARCH" != x86_64 ] ||
 	expect "[x86_64] the hooks leave vector registers alone" gpr_check
 
+# What is recorded changes while the program runs: through the API
+# (live.c turns functions on and off itself), on every backend (where
+# -pg prologues are read, the functions enabled later must have been
+# read too), and, on the host, through mctrace's --at (the recorder's
+# writer applies the later filters).
+case $ARCH in
+x86_64|s390x) LIVE_HOOKS="-pg -mfentry" ;;
+ppc64le) LIVE_HOOKS="-pg -mprofile-kernel" ;;
+*) LIVE_HOOKS=-pg ;;
+esac
+live_build() {
+	$GCC -std=gnu11 -O2 -g -fno-inline $LIVE_HOOKS -Iruntime/include \
+		-c $T/live.c -o "$OUT/live.o" &&
+	$TOOL "$OUT/live.o" &&
+	$GCC -o "$OUT/live" "$OUT/live.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
+}
+# calls <raw> <function>: its exit events
+calls() { grep -c " X [0-9]* $2\$" "$1"; }
+live_api_check() {
+	"$MCT" record -N '*' -o "$OUT/live.data" -- $RUN "$OUT/live" > /dev/null &&
+	"$MCT" dump --raw "$OUT/live.data" > "$OUT/live.raw" &&
+	a=$(calls "$OUT/live.raw" alpha) && b=$(calls "$OUT/live.raw" beta) &&
+	[ "$a" = 7 ] && [ "$b" = 3 ] ||
+		{ echo "alpha $a (7), beta $b (3)"; return 1; }
+	"$MCT" record -N '*' -o "$OUT/live.json" -- $RUN "$OUT/live" > /dev/null &&
+	$PY $T/check.py json "$OUT/live.json" 2
+}
+live_at_check() {
+	"$MCT" record -N '*' --at 200ms -F 'alpha' --at 400ms -N '*' \
+		-o "$OUT/live-at.data" -- "$OUT/live" at > /dev/null &&
+	"$MCT" dump --raw "$OUT/live-at.data" > "$OUT/live-at.raw" &&
+	a=$(calls "$OUT/live-at.raw" alpha) &&
+	first=$(awk '{ print $2; exit }' "$OUT/live-at.raw") &&
+	[ "$a" = 7 ] && [ "$first" -ge 200000000 ] &&
+	[ "$(grep -vc ' alpha$' "$OUT/live-at.raw")" = 0 ] ||
+		{ echo "alpha $a (7), first event at $first ns (>= 200 ms)"; return 1; }
+}
+live_ok=false
+if live_build; then
+	live_ok=true
+	expect "the program's own mcount_enable/disable calls change what is recorded" \
+		live_api_check
+else
+	fail "build of live.c"
+fi
+
 [ "$ARCH" = "$HOST" ] || exit $((failures != 0))
 
 # mctrace's own outputs from one trace.
@@ -487,43 +533,9 @@ readme_svg_check() {
 boxes() { sed -n 's/.*<title>\([^ ]*\) (.*<rect x="[^"]*" y="\([^"]*\)".*/\2 \1/p' "$1" | sort; }
 expect "the README's flame graph, drawn again" readme_svg_check
 
-# What is recorded changes while the program runs: through the API
-# (live.c turns functions on and off itself), and through mctrace's
-# --at (the recorder's writer applies the later filters).
-live_build() {
-	gcc -std=gnu11 -O2 -g -fno-inline -pg -mfentry -Iruntime/include \
-		-c $T/live.c -o "$OUT/live.o" &&
-	$TOOL "$OUT/live.o" &&
-	gcc -o "$OUT/live" "$OUT/live.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
-}
-# calls <raw> <function>: its exit events
-calls() { grep -c " X [0-9]* $2\$" "$1"; }
-live_api_check() {
-	"$MCT" record -N '*' -o "$OUT/live.data" -- "$OUT/live" > /dev/null &&
-	"$MCT" dump --raw "$OUT/live.data" > "$OUT/live.raw" &&
-	a=$(calls "$OUT/live.raw" alpha) && b=$(calls "$OUT/live.raw" beta) &&
-	[ "$a" = 7 ] && [ "$b" = 3 ] ||
-		{ echo "alpha $a (7), beta $b (3)"; return 1; }
-	"$MCT" record -N '*' -o "$OUT/live.json" -- "$OUT/live" > /dev/null &&
-	$PY $T/check.py json "$OUT/live.json" 2
-}
-live_at_check() {
-	"$MCT" record -N '*' --at 200ms -F 'alpha' --at 400ms -N '*' \
-		-o "$OUT/live-at.data" -- "$OUT/live" at > /dev/null &&
-	"$MCT" dump --raw "$OUT/live-at.data" > "$OUT/live-at.raw" &&
-	a=$(calls "$OUT/live-at.raw" alpha) &&
-	first=$(awk '{ print $2; exit }' "$OUT/live-at.raw") &&
-	[ "$a" = 7 ] && [ "$first" -ge 200000000 ] &&
-	[ "$(grep -vc ' alpha$' "$OUT/live-at.raw")" = 0 ] ||
-		{ echo "alpha $a (7), first event at $first ns (>= 200 ms)"; return 1; }
-}
-if live_build; then
-	expect "the program's own mcount_enable/disable calls change what is recorded" \
-		live_api_check
+if $live_ok; then
 	expect "mctrace record --at: the filters change at the times given" \
 		live_at_check
-else
-	fail "build of live.c"
 fi
 
 # Recording processes that are siblings (a pipeline) and in another
