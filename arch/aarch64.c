@@ -267,3 +267,145 @@ const struct mc_arch mc_arch_aarch64 = {
 	.call_reach = 128ull << 20,
 	.encode_thunk = a64_encode_thunk,
 };
+
+/*
+ * A -pg function's prologue, for a recorder of exits: the hook comes
+ * after it, and the function returns through the frame record's x30,
+ * [x29, #8].  Where the record sits depends on the compiler and the
+ * frame's size:
+ *
+ *	GCC	stp x29, x30, [sp, #-N]!; mov x29, sp
+ *		sub sp, sp, #N; stp x29, x30, [sp]; mov x29, sp
+ *		mov x12, #N; sub sp, sp, x12; stp x29, x30, [sp]; ...
+ *	clang	stp x29, x30, [sp, #-16]!; ...; mov x29, sp; sub sp, sp, #M
+ *		sub sp, sp, #N; stp x29, x30, [sp, #K]; add x29, sp, #K
+ *
+ * The reader follows the stack pointer's moves from the entry to the
+ * hook and where x29 and the record were put.  Any other write to sp, a
+ * branch, or a movz constant it lost track of, stops it.
+ */
+struct a64_prologue {
+	int64_t sp;		/* sp now, from the entry's */
+	int64_t x29;		/* x29, once set */
+	int64_t record;		/* where x29, x30 were stored, once */
+	bool x29_set, record_set, signs;
+	uint32_t known;		/* registers holding a movz constant */
+	uint64_t value[31];	/* ... which is this */
+};
+
+#define A64_PACIASP	0xd503233fu	/* hint #25 */
+#define A64_PACIBSP	0xd503237fu	/* hint #27 */
+
+enum a64_step { A64_OTHER, A64_FOLLOWED, A64_LOST };
+
+/* One instruction's move of sp, store of the record or setting of x29. */
+static enum a64_step a64_stack_step(struct a64_prologue *p, uint32_t i)
+{
+	if ((i & 0xffc07fff) == 0xa9807bfd) {
+		/* stp x29, x30, [sp, #imm]! */
+		p->sp += mc_sign_extend(i >> 15 & 0x7f, 7) * 8;
+		p->record = p->sp;
+		p->record_set = true;
+	} else if ((i & 0xffc07fff) == 0xa9007bfd) {
+		/* stp x29, x30, [sp, #imm] */
+		p->record = p->sp + mc_sign_extend(i >> 15 & 0x7f, 7) * 8;
+		p->record_set = true;
+	} else if ((i & 0xffc003e0) == 0xa98003e0 ||
+		   (i & 0xffc003e0) == 0x6d8003e0) {
+		/* stp x, x / d, d, [sp, #imm]! */
+		p->sp += mc_sign_extend(i >> 15 & 0x7f, 7) * 8;
+	} else if ((i & 0xffc003e0) == 0xad8003e0) {
+		/* stp q, q, [sp, #imm]! */
+		p->sp += mc_sign_extend(i >> 15 & 0x7f, 7) * 16;
+	} else if ((i & 0xffe00fe0) == 0xf8000fe0 ||
+		   (i & 0xffe00fe0) == 0xfc000fe0) {
+		/* str x / d, [sp, #imm]! */
+		p->sp += mc_sign_extend(i >> 12 & 0x1ff, 9);
+	} else if ((i & 0xff8003ff) == 0xd10003ff) {
+		/* sub sp, sp, #imm{, lsl #12} */
+		p->sp -= (int64_t)(i >> 10 & 0xfff) << (i >> 22 & 1 ? 12 : 0);
+	} else if ((i & 0xffe0ffff) == 0xcb2063ff) {
+		/* sub sp, sp, xm (uxtx) */
+		unsigned rm = i >> 16 & 31;
+
+		if (rm == 31 || !(p->known >> rm & 1))
+			return A64_LOST;
+		p->sp -= (int64_t)p->value[rm];
+	} else if ((i & 0xff8003ff) == 0x910003fd) {
+		/* add x29, sp, #imm{, lsl #12} (mov x29, sp) */
+		p->x29 = p->sp + ((int64_t)(i >> 10 & 0xfff) <<
+				  (i >> 22 & 1 ? 12 : 0));
+		p->x29_set = true;
+	} else {
+		return A64_OTHER;
+	}
+	return A64_FOLLOWED;
+}
+
+/* True for an instruction that writes sp in a way a64_stack_step does
+ * not follow, or branches. */
+static bool a64_unfollowed(uint32_t i)
+{
+	unsigned rn = i >> 5 & 31, rd = i & 31;
+
+	if (rd == 31 && (i & 0x1f000000) == 0x11000000)
+		return true;		/* another add/sub (imm) to sp */
+	if (rd == 31 && (i & 0x1f200000) == 0x0b200000)
+		return true;		/* add/sub (extended register) to sp */
+	if (rn == 31 && (i & 0x3a000000) == 0x28000000 && (i >> 23 & 1))
+		return true;		/* another pair with sp written back */
+	if (rn == 31 && (i & 0x3b200400) == 0x38000400)
+		return true;		/* another single with sp written back */
+	return (i & 0x7c000000) == 0x14000000 ||
+	       (i & 0x7e000000) == 0x34000000 ||
+	       (i & 0xff000010) == 0x54000000 ||
+	       (i & 0xfe000000) == 0xd6000000;	/* a branch */
+}
+
+/* One instruction; false if it is one this reader does not follow. */
+static bool a64_prologue_step(struct a64_prologue *p, uint32_t i)
+{
+	unsigned rd = i & 31;
+	enum a64_step stack = A64_OTHER;
+
+	if (i == A64_PACIASP || i == A64_PACIBSP) {
+		p->signs = true;
+	} else if ((stack = a64_stack_step(p, i)) != A64_OTHER) {
+		if (stack == A64_LOST)
+			return false;
+	} else if ((i & 0xff800000) == 0xd2800000 && rd != 31) {
+		/* movz xd, #imm16{, lsl #16 * hw}: a big frame's size */
+		p->value[rd] = (uint64_t)(i >> 5 & 0xffff) <<
+			       (16 * (i >> 21 & 3));
+		p->known |= 1u << rd;
+		return true;
+	} else if (a64_unfollowed(i)) {
+		return false;
+	}
+	if (rd != 31)
+		p->known &= ~(1u << rd);	/* (rd of most forms) */
+	return true;
+}
+
+enum mc_a64_frame mc_arch_aarch64_frame_record(const uint8_t *code,
+					       size_t len, int64_t *x29,
+					       bool *signs)
+{
+	struct a64_prologue p;
+
+	/* field by field: value[] is read only where `known` says (and a
+	 * whole-struct store would be a memset, which freestanding lacks) */
+	p.sp = p.x29 = p.record = 0;
+	p.x29_set = p.record_set = p.signs = false;
+	p.known = 0;
+	for (size_t off = 0; off + 4 <= len; off += 4)
+		if (!a64_prologue_step(&p, mc_get_le32(code + off)))
+			return MC_A64_FRAME_UNFOLLOWED;
+	*signs = p.signs;
+	if (len % 4)
+		return MC_A64_FRAME_UNFOLLOWED;
+	if (!p.x29_set || !p.record_set || p.record != p.x29 || p.x29 >= 0)
+		return MC_A64_FRAME_NO_RECORD;
+	*x29 = p.x29;
+	return MC_A64_FRAME_RECORD;
+}

@@ -522,6 +522,44 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
 			     int64_t *slot, int64_t *entry_sp);
 
+/*
+ * arm -pg: from the `len` bytes of code between a function's entry and
+ * the `push {lr}` of its hook (Thumb-2 if `thumb`, else ARM state), the
+ * bytes its prologue took off sp (*taken) and how far below the entry's
+ * sp it saved lr (*lr_at; 0: lr stays in its register).  NULL, or why the
+ * prologue cannot be read (arch/arm.c).
+ */
+const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
+				 uint32_t *taken, uint32_t *lr_at);
+
+/*
+ * aarch64 -pg: where the frame record (x29, x30) is at the hook, from
+ * the `len` bytes of code between its function's entry and the hook
+ * (arch/aarch64.c).  *signs: the prologue signs x30 (paciasp/pacibsp),
+ * set unless UNFOLLOWED; *x29: x29, where the record is, as an offset
+ * from the entry's sp, set if RECORD.
+ */
+enum mc_a64_frame {
+	MC_A64_FRAME_RECORD = 0,	/* the record is at x29 */
+	MC_A64_FRAME_UNFOLLOWED,	/* sp moved in a way not followed */
+	MC_A64_FRAME_NO_RECORD,		/* no record kept at x29 */
+};
+enum mc_a64_frame mc_arch_aarch64_frame_record(const uint8_t *code,
+					       size_t len, int64_t *x29,
+					       bool *signs);
+
+/*
+ * Where two ABIs keep a function's return address, in bytes from the
+ * stack pointer it was called with (the runtime's backends hand the
+ * recorder that slot).  s390x: the caller leaves a 160-byte register
+ * save area at its stack pointer, where a callee saves %r14 at 112; the
+ * DWARF CFA is that stack pointer plus 160.  ppc64 (ELFv1 and v2): the
+ * LR save doubleword of the caller's frame header, at 16.
+ */
+#define MC_ABI_S390X_R14_SAVE	112
+#define MC_ABI_S390X_CFA	160
+#define MC_ABI_PPC64_LR_SAVE	16
+
 /* The architectures compiled in, NULL-terminated (for --help). */
 extern const struct mc_arch *const mc_all_arches[];
 

@@ -675,3 +675,304 @@ const struct mc_arch mc_arch_thumb2 = {
 	.pad_neutral = thm_pad_neutral,
 	ARM_THUNK,
 };
+
+/*
+ * A -pg function's prologue, for a recorder of exits: from its entry to
+ * the `push {lr}` of its hook, what the code did to sp and where it saved
+ * lr.  GCC and clang put there pushes (of lr too, in a function that
+ * calls others; below the register arguments in a variadic one), `sub
+ * sp`, vpush, a frame pointer set from sp, and, clang above all, any
+ * straight-line work it scheduled before the call: arithmetic, moves,
+ * loads, stores without writeback, VFP arithmetic and moves.  The reader
+ * takes those and nothing else: a branch, an IT block, any other write
+ * to sp or pc, a store of lr or a second save of it, or (while lr is
+ * not saved) a read or write of lr, where the function might return
+ * through a copy the hook never sees, make the prologue unreadable,
+ * with why.  ARM-state instructions must be unconditional.
+ *
+ * A function that keeps lr in its register (a leaf) returns through
+ * lr, which the hook's push/pop round trip gives back: lr_at is 0.
+ */
+struct arm_prologue {
+	uint32_t taken;		/* bytes taken off sp */
+	uint32_t lr_at;		/* lr saved this far below the entry's sp */
+	const char *why;	/* set: not readable */
+};
+
+#define ARM_SP 13
+#define ARM_LR 14
+#define ARM_PC 15
+#define ARM_UNREAD "an instruction of its prologue the recorder does not read"
+
+static unsigned arm_bits_set(uint32_t v)
+{
+	unsigned n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* A push of `n` registers, `lr` among them (always its top word). */
+static void arm_push(struct arm_prologue *p, unsigned n, bool lr)
+{
+	if (lr && p->lr_at)
+		p->why = "its prologue saves lr twice";
+	else if (lr)
+		p->lr_at = p->taken + 4;
+	p->taken += 4 * n;
+}
+
+/* An instruction writing `rd`: not sp or pc, nor lr while lr is live. */
+static void arm_writes(struct arm_prologue *p, unsigned rd)
+{
+	if (rd == ARM_SP || rd == ARM_PC || (rd == ARM_LR && !p->lr_at))
+		p->why = ARM_UNREAD;
+}
+
+/* An instruction reading `rn`: lr, before it is saved, makes a copy. */
+static void arm_reads(struct arm_prologue *p, unsigned rn)
+{
+	if (rn == ARM_LR && !p->lr_at)
+		p->why = "its prologue copies lr before saving it";
+}
+
+/* A load or store of the registers `list` from or to `rn` (ldm, stm). */
+static void arm_block(struct arm_prologue *p, unsigned rn, uint32_t list,
+		      bool load, bool writeback)
+{
+	arm_reads(p, rn);
+	if (rn == ARM_PC || (writeback && rn == ARM_SP))
+		p->why = ARM_UNREAD;
+	else if (load && (list >> ARM_SP & 1 || list >> ARM_PC & 1))
+		p->why = ARM_UNREAD;
+	else if (load && list >> ARM_LR & 1)
+		arm_writes(p, ARM_LR);
+	else if (list >> ARM_LR & 1)
+		p->why = ARM_UNREAD;	/* lr stored where it is not followed */
+}
+
+static uint32_t arm_ror32(uint32_t v, unsigned r)
+{
+	r &= 31;
+	return r ? v >> r | v << (32 - r) : v;
+}
+
+/* Thumb-2's modified immediate (ThumbExpandImm), from i:imm3:imm8. */
+static uint32_t thm_expand_imm(uint32_t imm12)
+{
+	uint32_t b = imm12 & 0xff;
+
+	if (imm12 >> 10 == 0) {
+		switch (imm12 >> 8 & 3) {
+		case 0: return b;
+		case 1: return b << 16 | b;
+		case 2: return b << 24 | b << 8;
+		default: return b << 24 | b << 16 | b << 8 | b;
+		}
+	}
+	return arm_ror32(0x80 | (imm12 & 0x7f), imm12 >> 7);
+}
+
+/* A 16-bit Thumb instruction of a prologue. */
+static void thm_prologue16(struct arm_prologue *p, uint16_t h)
+{
+	if ((h & 0xfe00) == 0xb400) {			/* push {rlist[, lr]} */
+		arm_push(p, arm_bits_set(h & 0x1ff), h & 0x100);
+	} else if ((h & 0xff80) == 0xb080) {		/* sub sp, #imm7*4 */
+		p->taken += 4u * (h & 0x7f);
+	} else if ((h & 0xfc00) == 0x4400 && (h & 0xff00) != 0x4700) {
+		/* add, cmp, mov rd, rm (high registers) */
+		arm_writes(p, (h >> 4 & 8) | (h & 7));
+		arm_reads(p, h >> 3 & 15);
+	} else if (h < 0x4400 || (h >= 0x4800 && h < 0xb000) ||
+		   (h >= 0xc000 && h < 0xd000)) {
+		;	/* low-register arithmetic, loads and stores (ldm/stm
+			   too), add rd, sp/pc: none writes sp or branches */
+	} else {
+		p->why = ARM_UNREAD;
+	}
+}
+
+/* A Thumb-2 VFP data-processing, register-transfer, vldr or vstr. */
+static bool thm_vfp(struct arm_prologue *p, uint16_t h1, uint16_t h2)
+{
+	unsigned rt = h2 >> 12;
+
+	if ((h2 & 0x0e00) != 0x0a00)
+		return false;
+	if ((h1 & 0xff20) == 0xed00)		/* vldr/vstr, no writeback */
+		return true;
+	if ((h1 & 0xff00) != 0xee00)
+		return false;
+	if (h2 & 0x10) {			/* vmov between core and VFP */
+		if (h1 & 0x10)
+			arm_writes(p, rt);
+		else
+			arm_reads(p, rt);
+	}
+	return true;
+}
+
+/* A 32-bit Thumb-2 instruction of a prologue. */
+static void thm_prologue32(struct arm_prologue *p, uint16_t h1, uint16_t h2)
+{
+	uint32_t imm12 = (uint32_t)(h1 >> 10 & 1) << 11 | (h2 >> 4 & 0x700) |
+			 (h2 & 0xff);
+	unsigned rd = h2 >> 8 & 15, rn = h1 & 15, rt = h2 >> 12;
+
+	if (h1 == 0xe92d && !(h2 & 0xa000)) {		/* push.w {rlist} */
+		arm_push(p, arm_bits_set(h2), h2 & 0x4000);
+	} else if (h1 == 0xf84d && (h2 & 0x0fff) == 0x0d04) {
+		if (rt == ARM_SP || rt == ARM_PC)	/* str.w rt, [sp, #-4]! */
+			p->why = ARM_UNREAD;
+		arm_push(p, 1, rt == ARM_LR);
+	} else if (h1 == 0xed2d && (h2 & 0x0e00) == 0x0a00) {	/* vpush */
+		p->taken += 4u * (h2 & 0xff);
+	} else if ((h1 & 0xfbff) == 0xf1ad && (h2 & 0x8f00) == 0x0d00) {
+		p->taken += thm_expand_imm(imm12);	/* sub.w sp, sp, #c */
+	} else if ((h1 & 0xfbff) == 0xf2ad && (h2 & 0x8f00) == 0x0d00) {
+		p->taken += imm12;			/* subw sp, sp, #imm */
+	} else if ((h1 & 0xfb70) == 0xf240 && !(h2 & 0x8000)) {
+		arm_writes(p, rd);			/* movw, movt */
+	} else if (h1 >> 11 == 0x1e && !(h2 & 0x8000)) {
+		arm_writes(p, rd);	/* data processing, immediate */
+		arm_reads(p, rn);
+	} else if ((h1 & 0xfe00) == 0xea00 || (h1 & 0xff00) == 0xfa00 ||
+		   (h1 & 0xff80) == 0xfb00) {
+		arm_writes(p, rd);	/* data processing, registers; multiply */
+		arm_reads(p, rn);
+		arm_reads(p, h2 & 15);
+		if ((h1 & 0xff80) == 0xfb00)
+			arm_reads(p, rt);		/* mla's accumulator */
+	} else if ((h1 & 0xfe40) == 0xe800 && ((h1 >> 7 & 3) == 1 ||
+						(h1 >> 7 & 3) == 2)) {
+		arm_block(p, rn, h2, h1 >> 4 & 1, h1 >> 5 & 1);	/* ldm, stm */
+	} else if ((h1 & 0xfff0) == 0xf8d0) {
+		arm_writes(p, rt);		/* ldr.w rt, [rn, #imm12] */
+	} else if ((h1 & 0xfff0) == 0xf8c0 && rt != ARM_LR && rt != ARM_PC) {
+		;				/* str.w rt, [rn, #imm12] */
+	} else if (!thm_vfp(p, h1, h2)) {
+		p->why = ARM_UNREAD;
+	}
+}
+
+/* An ARM-state load or store of one register; false if not one. */
+static bool arm_ldr_str(struct arm_prologue *p, uint32_t w)
+{
+	unsigned rn = w >> 16 & 15, rt = w >> 12 & 15;
+	bool writeback = !(w >> 24 & 1) || (w >> 21 & 1);
+
+	if ((w & 0x0e000000) != 0x04000000 && (w & 0x0e000010) != 0x06000000)
+		return false;
+	if (writeback && (rn == ARM_SP || rn == ARM_PC))
+		p->why = ARM_UNREAD;
+	else if (w >> 20 & 1)
+		arm_writes(p, rt);			/* ldr, ldrb */
+	else if (rt == ARM_LR || rt == ARM_PC)
+		p->why = ARM_UNREAD;			/* str of lr, pc */
+	return true;
+}
+
+/* An ARM-state data-processing or multiply instruction; false if not. */
+static bool arm_data(struct arm_prologue *p, uint32_t w)
+{
+	unsigned op = w >> 21 & 15;
+	bool misc = (op & 0xc) == 0x8 && !(w >> 20 & 1);	/* msr, bx... */
+
+	if ((w & 0x0f0000f0) == 0x00000090) {		/* mul, mla, umull... */
+		unsigned op3 = w >> 21 & 7;
+
+		arm_writes(p, w >> 16 & 15);
+		if (op3 == 1 || op3 == 3)
+			arm_reads(p, w >> 12 & 15);	/* mla, mls: ra */
+		else
+			arm_writes(p, w >> 12 & 15);	/* the low half; mul: 0 */
+		arm_reads(p, w >> 8 & 15);
+		arm_reads(p, w & 15);
+		return true;
+	}
+	if (misc || !((w & 0x0e000000) == 0x02000000 ||
+		      (w & 0x0e000010) == 0 || (w & 0x0e000090) == 0x10))
+		return false;
+	arm_writes(p, w >> 12 & 15);
+	arm_reads(p, w >> 16 & 15);
+	if (!(w >> 25 & 1)) {				/* a register operand */
+		arm_reads(p, w & 15);
+		if (w >> 4 & 1)
+			arm_reads(p, w >> 8 & 15);	/* shifted by a register */
+	}
+	return true;
+}
+
+/* An ARM-state VFP data-processing, register-transfer, vldr or vstr. */
+static bool arm_vfp(struct arm_prologue *p, uint32_t w)
+{
+	if ((w & 0x0f200e00) == 0x0d000a00)		/* vldr, vstr */
+		return true;
+	if ((w & 0x0f000e00) != 0x0e000a00)
+		return false;
+	if (w >> 4 & 1) {			/* vmov between core and VFP */
+		if (w >> 20 & 1)
+			arm_writes(p, w >> 12 & 15);
+		else
+			arm_reads(p, w >> 12 & 15);
+	}
+	return true;
+}
+
+/* An ARM-state instruction of a prologue. */
+static void arm_prologue32(struct arm_prologue *p, uint32_t w)
+{
+	unsigned rd = w >> 12 & 15;
+
+	if (w >> 28 != 0xe)
+		p->why = ARM_UNREAD;		/* conditional: not followed */
+	else if ((w & 0xffff0000) == 0xe92d0000 && !(w & 0xa000))
+		arm_push(p, arm_bits_set(w & 0xffff), w & 0x4000);
+	else if ((w & 0xffff0fff) == 0xe52d0004 && rd != ARM_SP &&
+		 rd != ARM_PC)
+		arm_push(p, 1, rd == ARM_LR);	/* str rt, [sp, #-4]! */
+	else if ((w & 0xffff0e00) == 0xed2d0a00)	/* vpush */
+		p->taken += 4u * (w & 0xff);
+	else if ((w & 0xfffff000) == 0xe24dd000)	/* sub sp, sp, #c */
+		p->taken += arm_ror32(w & 0xff, 2 * (w >> 8 & 15));
+	else if ((w & 0x0fb00000) == 0x03000000)
+		arm_writes(p, rd);			/* movw, movt */
+	else if ((w & 0x0e400000) == 0x08000000)	/* ldm, stm */
+		arm_block(p, w >> 16 & 15, w & 0xffff, w >> 20 & 1,
+			  w >> 21 & 1);
+	else if (!arm_data(p, w) && !arm_ldr_str(p, w) && !arm_vfp(p, w))
+		p->why = ARM_UNREAD;
+}
+
+const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
+				 uint32_t *taken, uint32_t *lr_at)
+{
+	struct arm_prologue p = { 0, 0, NULL };
+	size_t i = 0;
+
+	while (i < len && !p.why) {
+		uint16_t h1 = mc_get_le16(code + i);
+
+		if (!thumb && i + 4 <= len) {
+			arm_prologue32(&p, mc_get_le32(code + i));
+			i += 4;
+		} else if (!thumb) {
+			break;
+		} else if (h1 >> 11 < 0x1d) {
+			thm_prologue16(&p, h1);
+			i += 2;
+		} else if (i + 4 <= len) {
+			thm_prologue32(&p, h1, mc_get_le16(code + i + 2));
+			i += 4;
+		} else {
+			break;
+		}
+	}
+	if (!p.why && i != len)
+		p.why = "its prologue does not end where its hook starts";
+	*taken = p.taken;
+	*lr_at = p.lr_at;
+	return p.why;
+}

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "../runtime/platform.h"
 #include "format.h"
 
 #define REC_HIDDEN __attribute__((visibility("hidden")))
@@ -118,11 +119,9 @@ REC_HIDDEN void rec_return_tramp(void);
  * the return trampoline passes rec_exit (0: the frame cannot be placed,
  * and is not followed).  A callee's key is below its caller's, a tail
  * call's equals its caller's.  The trampolines pass a slot
- * REC_SLOT_FROM_SP bytes from a stack pointer: one word below on most
- * (x86's call pushed the return address there, and that is the key),
- * 112 above on s390x (a callee saves %r14 in the register save area its
- * caller leaves at its stack pointer), 16 above on ppc64 (the LR save
- * doubleword of the caller's frame header).  aarch64, arm and riscv64
+ * MC_RT_SLOT_FROM_SP bytes from that stack pointer (runtime/platform.h:
+ * one word below on most, where x86's call pushed the return address;
+ * the ABI's save slot on s390x and ppc64).  aarch64, arm and riscv64
  * keep the address where their -pg prologues put it, which
  * recorder/<arch>/frame.c finds: rec_arch_site reads each site's
  * prologue when recording starts (and says why, if it cannot),
@@ -134,14 +133,6 @@ REC_HIDDEN void rec_return_tramp(void);
  * wherever its prologue does, so an unwind looks for it in the
  * function's frame (record.c).
  */
-#if defined(__s390x__)
-#define REC_SLOT_FROM_SP 112
-#elif defined(__powerpc64__)
-#define REC_SLOT_FROM_SP 16
-#else
-#define REC_SLOT_FROM_SP (-(intptr_t)sizeof(uintptr_t))
-#endif
-
 struct mcount_site_info;
 #if defined(__aarch64__) || defined(__riscv) || defined(__arm__)
 #define REC_ARCH_SITES 1
@@ -164,19 +155,8 @@ static inline uintptr_t rec_arch_key(uintptr_t func, uintptr_t **slot,
 {
 	(void)func;
 	*copy = false;
-	return (uintptr_t)*slot - (uintptr_t)REC_SLOT_FROM_SP;
+	return (uintptr_t)*slot - (uintptr_t)MC_RT_SLOT_FROM_SP;
 }
-#endif
-
-/*
- * The DWARF CFA (__builtin_dwarf_cfa) less the stack pointer a function
- * was called with: s390x's CFA is 160 above it, past the register save
- * area.
- */
-#if defined(__s390x__)
-#define REC_CFA_FROM_SP 160
-#else
-#define REC_CFA_FROM_SP 0
 #endif
 
 /*

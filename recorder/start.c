@@ -140,17 +140,22 @@ static int enable_one(const struct mcount_site_info *s, void *arg)
 }
 
 #ifdef REC_ARCH_SITES
-/* The backend reads each wanted site first (rec_arch_site). */
+/*
+ * The backend reads every site first (rec_arch_site), wanted or not, so
+ * that one the program enables itself later (mcount_enable*) is
+ * followed too; only a wanted one it cannot read stops the recording.
+ */
 static int check_one(const struct mcount_site_info *s, void *arg)
 {
 	struct pick *p = arg;
 	unsigned long off;
 	const char *name, *why;
+	bool want = wanted(p, s, &name, &off);
 
-	if (!wanted(p, s, &name, &off))
+	if (s->state == MCOUNT_SITE_REFUSED)
 		return 0;
 	why = rec_arch_site(s, name ? s->at - off : 0);
-	if (why && !p->unfit++) {
+	if (why && want && !p->unfit++) {
 		p->unfit_name = name ? name : "a function with no symbol";
 		p->unfit_why = why;
 	}

@@ -83,7 +83,7 @@ typedef void *(*catch_fn)(void *);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 
 /* The caller's stack pointer before it called us: our frame's CFA. */
-#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() - REC_CFA_FROM_SP)
+#define CALLER_SP() ((uintptr_t)__builtin_dwarf_cfa() - MC_RT_CFA_FROM_SP)
 
 WEAK unwind_code _Unwind_RaiseException(struct _Unwind_Exception *e)
 {

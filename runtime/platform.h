@@ -315,7 +315,21 @@ MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);
  * mc_rt_dispatch_slot(ret, slot) instead of mc_rt_dispatch, which calls
  * the hook when one is set and the callback (caller = *slot) when not.
  * mc_rt_set_slot_hook() is false where the backend does not.
+ *
+ * Where the slot lies is the backend's: MC_RT_SLOT_FROM_SP, in bytes
+ * from the stack pointer the function was called with, where that is
+ * fixed (one word below, where a call pushed the return address, unless
+ * the backend says otherwise: s390x's %r14 save slot, ppc64's LR save
+ * doubleword); MC_RT_CFA_FROM_SP, the DWARF CFA less that stack pointer
+ * (0 unless the backend says).  aarch64, arm and riscv64 hand a slot
+ * that depends on each function's prologue (recorder/<arch>/frame.c).
  */
+#ifndef MC_RT_SLOT_FROM_SP
+#define MC_RT_SLOT_FROM_SP (-(intptr_t)sizeof(uintptr_t))
+#endif
+#ifndef MC_RT_CFA_FROM_SP
+#define MC_RT_CFA_FROM_SP 0
+#endif
 typedef void (*mc_rt_slot_hook_t)(uintptr_t ret, uintptr_t *slot);
 MC_RT_HIDDEN bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook);
 MC_RT_HIDDEN void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot);

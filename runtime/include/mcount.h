@@ -88,15 +88,17 @@
  * Recording (mctrace(1)): a hosted program records its calls' entries
  * and exits when MCOUNT_TRACE=FILE is set, on every backend above
  * (x86_64, i386, aarch64, arm, riscv64, ppc64le, s390x) with every hook
- * form it has; where it cannot follow a function (a -pg prologue it
- * cannot read, say) it says so on stderr at start and records nothing,
- * as on any other architecture.  While it records,
+ * form it has; where it cannot follow a function it is to record (a
+ * -pg prologue it cannot read, say) it says so on stderr at start and
+ * records nothing, as on any other architecture.  While it records,
  * the recorder owns the hooks: the callback is not called for the
- * functions it enabled.  A library opened by libmcount's dlopen while
- * recording has its functions enabled by the recording's filters before
- * dlopen returns; its names are copied while it is loaded, so a call
- * is named by the library at its address when it was made, even once
- * that library is closed and another opened in its place.
+ * functions it enabled, and a function you enable is recorded (its
+ * calls counted as not recorded if it is one the recorder cannot
+ * follow).  A library opened by libmcount's dlopen while recording has
+ * its functions enabled by the recording's filters before dlopen
+ * returns; its names are copied while it is loaded, so a call is named
+ * by the library at its address when it was made, even once that
+ * library is closed and another opened in its place.
  */
 #ifndef MCOUNT_H
 #define MCOUNT_H

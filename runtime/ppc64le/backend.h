@@ -65,8 +65,12 @@ static inline uint8_t mc_rt_ppc64le_site_style(uintptr_t addr, uint8_t style)
  */
 #define MC_RT_PAD_TRAMP mc_rt_tramp_fentry
 
-/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+/*
+ * The trampolines call mc_rt_dispatch_slot (platform.h) with the LR
+ * save doubleword of the caller's frame header (arch.h).
+ */
 #define MC_RT_DISPATCH_SLOT 1
+#define MC_RT_SLOT_FROM_SP MC_ABI_PPC64_LR_SAVE
 
 /* A TOC set-up (arch/powerpc.c) in mapped code at `a`. */
 static inline bool mc_rt_ppc64le_toc_setup(uintptr_t a)

@@ -64,7 +64,13 @@ static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
 }
 #define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
 
-/* The trampolines call mc_rt_dispatch_slot (platform.h). */
+/*
+ * The trampolines call mc_rt_dispatch_slot (platform.h) with the
+ * function's %r14 save slot, in the area its caller left at its stack
+ * pointer (arch.h).
+ */
 #define MC_RT_DISPATCH_SLOT 1
+#define MC_RT_SLOT_FROM_SP MC_ABI_S390X_R14_SAVE
+#define MC_RT_CFA_FROM_SP MC_ABI_S390X_CFA
 
 #endif

@@ -31,9 +31,8 @@
 #   - a timer's signals every 50 us whose handler runs traced code,
 #     landing in the recorder too: the events still nest
 #   - vectors.c: floating-point and vector arguments, varargs and long
-#     double returns as untraced, in a thread's first traced call too
-#     (refused with -pg on arm, whose frame reader does not read those
-#     prologues)
+#     double returns as untraced, in a thread's first traced call too;
+#     its calls equal the counter's
 # A variant the backend cannot record is expected to be refused at
 # start, with its reason.
 # Per backend: libraries opened and closed while recording (dlprog.c,
@@ -170,7 +169,7 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		echo "SKIP: trace: $TAG[$tag] fork: qemu-user aborts a forked child that starts a thread"
 		echo "SKIP: trace: $TAG[$tag] exec: qemu-user cannot exec a foreign binary"
 	fi
-	vectors "$@"	# (last: refused sets tag)
+	vectors "$@"
 }
 
 # The own format's events, decoded by check.py from format.h's words
@@ -205,31 +204,28 @@ alarm_check() {
 }
 
 # vectors <tag> <cc> <hooks> <pie flags>: vectors.c, built as the
-# variant is.  32-bit ARM's frame reader does not read its -pg
-# prologues yet (GCC's vsum, a leaf, makes a frame for the variadic
-# registers without saving lr; clang's fsum8 runs past 64 bytes):
-# refused there, with why.  Its pads need no prologue read.
+# variant is: the same numbers as untraced, fsum8 recorded (4 calls: the
+# first of three threads, whose recorder is set up in that call, and
+# main's), and every function's calls equal the counter's (on arm, GCC's
+# vsum is a variadic leaf that keeps lr in its register, and clang's
+# fsum8 computes its result before the hook).
 vectors() {
-	case $ARCH:$3 in
-	arm:*-pg*)
-		refused "$1-vec" "$2" "$3" "$4" \
-			"cannot record [a-z0-9]+ on arm: its prologue" \
-			"$T/vectors.c -Wl,-u,mcount_boot" ;;
-	*)	expect "[$1] floating-point arguments and returns unchanged" \
-			vectors_check "$@" ;;
-	esac
+	expect "[$1] floating-point arguments and returns unchanged" \
+		vectors_check "$@"
 }
-# The same numbers as untraced, fsum8 recorded (4 calls: the first of
-# three threads, whose recorder is set up in that call, and main's).
 vectors_check() {
-	build "vec-$1" "$2" "$3" "$4" $T/vectors.c -Wl,-u,mcount_boot ||
-		return 1
+	build "vec-$1" "$2" "$3" "$4" $T/vectors.c -Wl,-u,mcount_boot &&
+		counted "$2" $T/vectors.c "vcount-$1" || return 1
 	want=$($RUN "$OUT/vec-$1") || return 1
 	got=$(MCOUNT_TRACE="$OUT/$1-vec.data" $RUN "$OUT/vec-$1") || return 1
 	[ "$got" = "$want" ] ||
 		{ echo "traced: $got; untraced: $want" | tr '\n' ' '; return 1; }
 	n=$("$MCT" report "$OUT/$1-vec.data" | awk '$NF == "fsum8" { print $(NF - 1) }')
 	[ "$n" = 4 ] || { echo "fsum8 recorded $n times (4)"; return 1; }
+	"$MCT" dump --raw "$OUT/$1-vec.data" > "$OUT/$1-vec.raw" &&
+	COUNTS="$OUT/$1-vec.count" $RUN "$OUT/vcount-$1" >/dev/null &&
+	$PY $T/check.py counts "$OUT/$1-vec.raw" "$OUT/$1-vec.count" \
+		"$OUT/vcount-$1.nm" fsum8 vsum ldmul vectors_test main
 }
 
 # The parent's file: top(2) and top(4); the child's: top(3) and what it
@@ -551,10 +547,8 @@ trace_variants() {
 			-no-pie
 		variant clang-mcount "$CLANG" "-pg" -pie
 		variant clang-mcount-arm "$CLANG" "-pg -marm" -no-pie
-		# GCC -O0 gives a leaf a frame but keeps lr in its register:
-		# its hook's pushed copy is not what it returns through
-		refused gcc-mcount-O0 "$GCC" "-pg -O0" -pie \
-			"cannot record leaf on arm: its prologue makes a frame without saving lr"
+		# GCC -O0 gives a leaf a frame but keeps lr in its register
+		variant gcc-mcount-O0 "$GCC" "-pg -O0" -pie
 		cxx gcc "$GXX" "-pg" "$GCC"
 		cxx_unless_broken gcc-pad "$GXX" "-fpatchable-function-entry=3" \
 			"$GCC"
@@ -611,6 +605,52 @@ gpr_check() {
 }
 [ "$ARCH" != x86_64 ] ||
 	expect "[x86_64] the hooks leave vector registers alone" gpr_check
+
+# What is recorded changes while the program runs: through the API
+# (live.c turns functions on and off itself), on every backend (where
+# -pg prologues are read, the functions enabled later must have been
+# read too), and, on the host, through mctrace's --at (the recorder's
+# writer applies the later filters).
+case $ARCH in
+x86_64|s390x) LIVE_HOOKS="-pg -mfentry" ;;
+ppc64le) LIVE_HOOKS="-pg -mprofile-kernel" ;;
+*) LIVE_HOOKS=-pg ;;
+esac
+live_build() {
+	$GCC -std=gnu11 -O2 -g -fno-inline $LIVE_HOOKS -Iruntime/include \
+		-c $T/live.c -o "$OUT/live.o" &&
+	$TOOL "$OUT/live.o" &&
+	$GCC -o "$OUT/live" "$OUT/live.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
+}
+# calls <raw> <function>: its exit events
+calls() { grep -c " X [0-9]* $2\$" "$1"; }
+live_api_check() {
+	"$MCT" record -N '*' -o "$OUT/live.data" -- $RUN "$OUT/live" > /dev/null &&
+	"$MCT" dump --raw "$OUT/live.data" > "$OUT/live.raw" &&
+	a=$(calls "$OUT/live.raw" alpha) && b=$(calls "$OUT/live.raw" beta) &&
+	[ "$a" = 7 ] && [ "$b" = 3 ] ||
+		{ echo "alpha $a (7), beta $b (3)"; return 1; }
+	"$MCT" record -N '*' -o "$OUT/live.json" -- $RUN "$OUT/live" > /dev/null &&
+	$PY $T/check.py json "$OUT/live.json" 2
+}
+live_at_check() {
+	"$MCT" record -N '*' --at 200ms -F 'alpha' --at 400ms -N '*' \
+		-o "$OUT/live-at.data" -- "$OUT/live" at > /dev/null &&
+	"$MCT" dump --raw "$OUT/live-at.data" > "$OUT/live-at.raw" &&
+	a=$(calls "$OUT/live-at.raw" alpha) &&
+	first=$(awk '{ print $2; exit }' "$OUT/live-at.raw") &&
+	[ "$a" = 7 ] && [ "$first" -ge 200000000 ] &&
+	[ "$(grep -vc ' alpha$' "$OUT/live-at.raw")" = 0 ] ||
+		{ echo "alpha $a (7), first event at $first ns (>= 200 ms)"; return 1; }
+}
+live_ok=false
+if live_build; then
+	live_ok=true
+	expect "the program's own mcount_enable/disable calls change what is recorded" \
+		live_api_check
+else
+	fail "build of live.c"
+fi
 
 [ "$ARCH" = "$HOST" ] || exit $((failures != 0))
 
@@ -672,43 +712,9 @@ readme_svg_check() {
 boxes() { sed -n 's/.*<title>\([^ ]*\) (.*<rect x="[^"]*" y="\([^"]*\)".*/\2 \1/p' "$1" | sort; }
 expect "the README's flame graph, drawn again" readme_svg_check
 
-# What is recorded changes while the program runs: through the API
-# (live.c turns functions on and off itself), and through mctrace's
-# --at (the recorder's writer applies the later filters).
-live_build() {
-	gcc -std=gnu11 -O2 -g -fno-inline -pg -mfentry -Iruntime/include \
-		-c $T/live.c -o "$OUT/live.o" &&
-	$TOOL "$OUT/live.o" &&
-	gcc -o "$OUT/live" "$OUT/live.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
-}
-# calls <raw> <function>: its exit events
-calls() { grep -c " X [0-9]* $2\$" "$1"; }
-live_api_check() {
-	"$MCT" record -N '*' -o "$OUT/live.data" -- "$OUT/live" > /dev/null &&
-	"$MCT" dump --raw "$OUT/live.data" > "$OUT/live.raw" &&
-	a=$(calls "$OUT/live.raw" alpha) && b=$(calls "$OUT/live.raw" beta) &&
-	[ "$a" = 7 ] && [ "$b" = 3 ] ||
-		{ echo "alpha $a (7), beta $b (3)"; return 1; }
-	"$MCT" record -N '*' -o "$OUT/live.json" -- "$OUT/live" > /dev/null &&
-	$PY $T/check.py json "$OUT/live.json" 2
-}
-live_at_check() {
-	"$MCT" record -N '*' --at 200ms -F 'alpha' --at 400ms -N '*' \
-		-o "$OUT/live-at.data" -- "$OUT/live" at > /dev/null &&
-	"$MCT" dump --raw "$OUT/live-at.data" > "$OUT/live-at.raw" &&
-	a=$(calls "$OUT/live-at.raw" alpha) &&
-	first=$(awk '{ print $2; exit }' "$OUT/live-at.raw") &&
-	[ "$a" = 7 ] && [ "$first" -ge 200000000 ] &&
-	[ "$(grep -vc ' alpha$' "$OUT/live-at.raw")" = 0 ] ||
-		{ echo "alpha $a (7), first event at $first ns (>= 200 ms)"; return 1; }
-}
-if live_build; then
-	expect "the program's own mcount_enable/disable calls change what is recorded" \
-		live_api_check
+if $live_ok; then
 	expect "mctrace record --at: the filters change at the times given" \
 		live_at_check
-else
-	fail "build of live.c"
 fi
 
 # Recording processes that are siblings (a pipeline) and in another

@@ -238,6 +238,123 @@ START_TEST(aarch64_reloc_names)
 }
 END_TEST
 
+/*
+ * Prologues of -pg functions, from the entry to the hook's `bl`, as
+ * aarch64-linux-gnu-gcc 12 (also with -mbranch-protection=pac-ret) and
+ * clang 14 wrote them for tests/trace/frames.c at -O2, and a few that
+ * must stop the reader; what mc_arch_aarch64_frame_record must make of
+ * them was worked out by hand from objdump's text, which reads each
+ * back (`ops`: its mnemonics).
+ */
+struct frame_case {
+	const char *name;
+	uint32_t code[12];
+	size_t n;
+	const char *ops;
+	enum mc_a64_frame got;
+	int64_t x29;
+	bool signs;
+};
+
+static const struct frame_case frames[] = {
+	{ "gcc small", { 0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+			 0x910003fd,	/* mov x29, sp */
+			 0xf9000bf3,	/* str x19, [sp, #16] */
+			 0xd50320ff,	/* xpaclri */
+			 0x2a0003f3,	/* mov w19, w0 */
+			 0xaa1e03e0 },	/* mov x0, x30 */
+	  6, "stp mov str xpaclri mov mov", MC_A64_FRAME_RECORD, -32, false },
+	{ "gcc big", { 0xd282760c,	/* mov x12, #0x13b0 */
+		       0xcb2c63ff,	/* sub sp, sp, x12 */
+		       0xa9007bfd,	/* stp x29, x30, [sp] */
+		       0x910003fd,	/* mov x29, sp */
+		       0xf9000bf3,	/* str x19, [sp, #16] */
+		       0xd50320ff,	/* xpaclri */
+		       0x2a0003f3,	/* mov w19, w0 */
+		       0xaa1e03e0 },	/* mov x0, x30 */
+	  8, "mov sub stp mov str xpaclri mov mov", MC_A64_FRAME_RECORD,
+	  -5040, false },
+	{ "gcc huge", { 0xd10643ff,	/* sub sp, sp, #0x190 */
+			0xd14047ff,	/* sub sp, sp, #0x11, lsl #12 */
+			0xa9007bfd,	/* stp x29, x30, [sp] */
+			0x910003fd,	/* mov x29, sp */
+			0xa90153f3,	/* stp x19, x20, [sp, #16] */
+			0xd50320ff,	/* xpaclri */
+			0x2a0003f3,	/* mov w19, w0 */
+			0x910083f4,	/* add x20, sp, #0x20 */
+			0xaa1e03e0 },	/* mov x0, x30 */
+	  9, "sub sub stp mov stp xpaclri mov add mov", MC_A64_FRAME_RECORD,
+	  -(0x190 + 0x11000), false },
+	{ "clang big", { 0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+			 0xa9014ffc,	/* stp x28, x19, [sp, #16] */
+			 0x910003fd,	/* mov x29, sp */
+			 0xd14007ff,	/* sub sp, sp, #0x1, lsl #12 */
+			 0xd10e43ff,	/* sub sp, sp, #0x390 */
+			 0x2a0003f3 },	/* mov w19, w0 */
+	  6, "stp stp mov sub sub mov", MC_A64_FRAME_RECORD, -32, false },
+	{ "clang huge", { 0xa9bd7bfd,	/* stp x29, x30, [sp, #-48]! */
+			  0xa90157fc,	/* stp x28, x21, [sp, #16] */
+			  0x910003fd,	/* mov x29, sp */
+			  0xa9024ff4,	/* stp x20, x19, [sp, #32] */
+			  0xd14047ff,	/* sub sp, sp, #0x11, lsl #12 */
+			  0xd105c3ff,	/* sub sp, sp, #0x170 */
+			  0x2a0003f3 },	/* mov w19, w0 */
+	  7, "stp stp mov stp sub sub mov", MC_A64_FRAME_RECORD, -48, false },
+	{ "gcc pac-ret", { 0xd503233f,	/* paciasp */
+			   0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+			   0x910003fd,	/* mov x29, sp */
+			   0xf9000bf3,	/* str x19, [sp, #16] */
+			   0xd50320ff,	/* xpaclri */
+			   0x2a0003f3,	/* mov w19, w0 */
+			   0xaa1e03e0 },	/* mov x0, x30 */
+	  7, "paciasp stp mov str xpaclri mov mov", MC_A64_FRAME_RECORD, -32,
+	  true },
+	{ "sub sp by an unknown register", { 0xcb2c63ff },	/* sub sp, sp, x12 */
+	  1, "sub", MC_A64_FRAME_UNFOLLOWED, 0, false },
+	{ "its constant overwritten", { 0xd282760c,	/* mov x12, #0x13b0 */
+					0x9100058c,	/* add x12, x12, #0x1 */
+					0xcb2c63ff },	/* sub sp, sp, x12 */
+	  3, "mov add sub", MC_A64_FRAME_UNFOLLOWED, 0, false },
+	{ "a branch", { 0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+			0x14000002 },	/* b .+8 */
+	  2, "stp b", MC_A64_FRAME_UNFOLLOWED, 0, false },
+	{ "no record", { 0xd10043ff },	/* sub sp, sp, #0x10 */
+	  1, "sub", MC_A64_FRAME_NO_RECORD, 0, false },
+	{ "x29 not at the record", { 0xa9be7bfd,	/* stp x29, x30, [sp, #-32]! */
+				     0x910043fd },	/* add x29, sp, #0x10 */
+	  2, "stp add", MC_A64_FRAME_NO_RECORD, 0, false },
+};
+
+START_TEST(frame_record_reader)
+{
+	const struct frame_case *c = &frames[_i];
+	char out[12][DISASM_LINE], ops[256] = "";
+	uint8_t code[48];
+	int64_t x29 = 7;
+	bool signs = !c->signs;
+	int k;
+
+	for (size_t i = 0; i < c->n; i++)
+		mc_put_le32(code + 4 * i, c->code[i]);
+	k = disasm(OBJDUMP, code, 4 * c->n, 0, out, 12);
+	for (int i = 0; i < k; i++) {
+		char op[32];
+
+		ck_assert_int_eq(sscanf(disasm_text(out[i]), "%31s", op), 1);
+		snprintf(ops + strlen(ops), sizeof(ops) - strlen(ops), "%s%s",
+			 i ? " " : "", op);
+	}
+	ck_assert_msg(!strcmp(ops, c->ops), "%s: objdump: %s", c->name, ops);
+	ck_assert_int_eq(mc_arch_aarch64_frame_record(code, 4 * c->n, &x29,
+						      &signs), c->got);
+	if (c->got != MC_A64_FRAME_UNFOLLOWED)
+		ck_assert_msg(signs == c->signs, "%s: signs", c->name);
+	if (c->got == MC_A64_FRAME_RECORD)
+		ck_assert_msg(x29 == c->x29, "%s: x29 %lld", c->name,
+			      (long long)x29);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_aarch64");
@@ -255,6 +372,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, site_neutral);
 	tcase_add_test(tc, live_forms_pad);
 	tcase_add_test(tc, live_forms_hook);
+	tcase_add_loop_test(tc, frame_record_reader, 0, MC_COUNT(frames));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -407,6 +407,212 @@ START_TEST(arm_reloc_names)
 }
 END_TEST
 
+/*
+ * Prologues of -pg functions, from the entry to the hook's `push {lr}`,
+ * as arm-linux-gnueabihf-gcc 12 and clang 14 (-meabi gnu) wrote them
+ * for tests/trace/frames.c and vectors.c (-O2, Thumb-2 and -marm), with
+ * what mc_arch_arm_prologue must make of them: the bytes taken off sp
+ * and where lr went, worked out by hand from objdump's text, or the
+ * refusal.  objdump reads each back: `ops` are its mnemonics.
+ */
+struct prologue_case {
+	const char *name;
+	bool thumb;
+	uint8_t code[96];
+	size_t len;
+	const char *ops;
+	const char *why;	/* refused, saying this; else: */
+	uint32_t taken, lr_at;
+	size_t cut;		/* bytes at the end that are half of one */
+};
+
+static const struct prologue_case prologues[] = {
+	{ "gcc thumb big", true, {
+		0x10, 0xb5,			/* push {r4, lr} */
+		0xad, 0xf5, 0x9c, 0x5d,		/* sub.w sp, sp, #4992 */
+		0x82, 0xb0,			/* sub sp, #8 */
+	  }, 8, "push sub.w sub", NULL, 8 + 4992 + 8, 4, 0 },
+	{ "gcc thumb huge", true, {
+		0x30, 0xb5,			/* push {r4, r5, lr} */
+		0xad, 0xf5, 0x88, 0x3d,		/* sub.w sp, sp, #69632 */
+		0xdd, 0xb0,			/* sub sp, #372 */
+	  }, 8, "push sub.w sub", NULL, 12 + 69632 + 372, 4, 0 },
+	{ "gcc thumb alloca", true, {
+		0x98, 0xb5,			/* push {r3, r4, r7, lr} */
+		0x00, 0xaf,			/* add r7, sp, #0 */
+	  }, 4, "push add", NULL, 16, 4, 0 },
+	{ "clang thumb huge", true, {
+		0xf0, 0xb5,			/* push {r4, r5, r6, r7, lr} */
+		0x03, 0xaf,			/* add r7, sp, #12 */
+		0x4d, 0xf8, 0x04, 0x8d,		/* str.w r8, [sp, #-4]! */
+		0xad, 0xf5, 0x88, 0x3d,		/* sub.w sp, sp, #69632 */
+		0xdc, 0xb0,			/* sub sp, #368 */
+		0x04, 0x46,			/* mov r4, r0 */
+	  }, 16, "push add str.w sub.w sub mov", NULL, 20 + 4 + 69632 + 368,
+	  4, 0 },
+	{ "clang thumb small", true, {
+		0xb0, 0xb5,			/* push {r4, r5, r7, lr} */
+		0x02, 0xaf,			/* add r7, sp, #8 */
+		0x05, 0x4d,			/* ldr r5, [pc, #20] */
+		0x04, 0x46,			/* mov r4, r0 */
+		0x7d, 0x44,			/* add r5, pc */
+	  }, 10, "push add ldr mov add", NULL, 16, 4, 0 },
+	{ "gcc arm big", false, {
+		0x10, 0x40, 0x2d, 0xe9,		/* push {r4, lr} */
+		0x4e, 0xdd, 0x4d, 0xe2,		/* sub sp, sp, #4992 */
+		0x08, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #8 */
+	  }, 12, "push sub sub", NULL, 8 + 4992 + 8, 4, 0 },
+	{ "gcc arm huge", false, {
+		0x10, 0x40, 0x2d, 0xe9,		/* push {r4, lr} */
+		0x11, 0xda, 0x4d, 0xe2,		/* sub sp, sp, #69632 */
+		0x17, 0xde, 0x4d, 0xe2,		/* sub sp, sp, #368 */
+	  }, 12, "push sub sub", NULL, 8 + 69632 + 368, 4, 0 },
+	{ "gcc arm alloca", false, {
+		0x30, 0x48, 0x2d, 0xe9,		/* push {r4, r5, fp, lr} */
+		0x0c, 0xb0, 0x8d, 0xe2,		/* add fp, sp, #12 */
+	  }, 8, "push add", NULL, 16, 4, 0 },
+	{ "clang arm huge", false, {
+		0xf0, 0x48, 0x2d, 0xe9,		/* push {r4-r7, fp, lr} */
+		0x10, 0xb0, 0x8d, 0xe2,		/* add fp, sp, #16 */
+		0x17, 0xde, 0x4d, 0xe2,		/* sub sp, sp, #368 */
+		0x11, 0xda, 0x4d, 0xe2,		/* sub sp, sp, #69632 */
+		0x00, 0x40, 0xa0, 0xe1,		/* mov r4, r0 */
+	  }, 20, "push add sub sub mov", NULL, 24 + 368 + 69632, 4, 0 },
+	{ "a leaf's hook first", true, { 0 }, 0, "", NULL, 0, 0, 0 },
+	/* GCC's variadic leaf: a frame for the register arguments, lr kept
+	   in its register */
+	{ "gcc thumb variadic leaf", true, {
+		0x0f, 0xb4,			/* push {r0, r1, r2, r3} */
+		0x82, 0xb0,			/* sub sp, #8 */
+	  }, 4, "push sub", NULL, 16 + 8, 0, 0 },
+	{ "gcc arm variadic leaf", false, {
+		0x0f, 0x00, 0x2d, 0xe9,		/* push {r0, r1, r2, r3} */
+		0x08, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #8 */
+	  }, 8, "push sub", NULL, 16 + 8, 0, 0 },
+	/* clang's variadic function: lr pushed below the register arguments */
+	{ "clang thumb variadic", true, {
+		0x83, 0xb0,			/* sub sp, #12 */
+		0xd0, 0xb5,			/* push {r4, r6, r7, lr} */
+		0x02, 0xaf,			/* add r7, sp, #8 */
+		0x81, 0xb0,			/* sub sp, #4 */
+		0x04, 0x46,			/* mov r4, r0 */
+		0x07, 0xf1, 0x08, 0x00,		/* add.w r0, r7, #8 */
+		0x0e, 0xc0,			/* stmia r0!, {r1, r2, r3} */
+	  }, 16, "sub push add sub mov add.w stmia", NULL, 12 + 16 + 4,
+	  12 + 4, 0 },
+	/* clang computes a double result before the hook (in d8) */
+	{ "clang thumb floating point", true, {
+		0x80, 0xb5,			/* push {r7, lr} */
+		0x6f, 0x46,			/* mov r7, sp */
+		0x2d, 0xed, 0x02, 0x8b,		/* vpush {d8} */
+		0x31, 0xee, 0x01, 0x1b,		/* vadd.f64 d1, d1, d1 */
+		0x31, 0xee, 0x00, 0x0b,		/* vadd.f64 d0, d1, d0 */
+		0xb0, 0xee, 0x08, 0x1b,		/* vmov.f64 d1, #8 */
+		0x02, 0xee, 0x01, 0x0b,		/* vmla.f64 d0, d2, d1 */
+		0x01, 0xee, 0x10, 0x0a,		/* vmov s2, r0 */
+		0xb8, 0xee, 0xc1, 0x1b,		/* vcvt.f64.s32 d1, s2 */
+		0x30, 0xee, 0x01, 0x8b,		/* vadd.f64 d8, d0, d1 */
+	  }, 36, "push mov vpush vadd.f64 vadd.f64 vmov.f64 vmla.f64 vmov "
+		 "vcvt.f64.s32 vadd.f64", NULL, 8 + 8, 4, 0 },
+	{ "clang arm small", false, {
+		0x30, 0x48, 0x2d, 0xe9,		/* push {r4, r5, fp, lr} */
+		0x08, 0xb0, 0x8d, 0xe2,		/* add fp, sp, #8 */
+		0x24, 0x50, 0x9f, 0xe5,		/* ldr r5, [pc, #36] */
+		0x00, 0x40, 0xa0, 0xe1,		/* mov r4, r0 */
+		0x05, 0x50, 0x8f, 0xe0,		/* add r5, pc, r5 */
+	  }, 20, "push add ldr mov add", NULL, 16, 4, 0 },
+	{ "clang arm variadic", false, {
+		0x0c, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #12 */
+		0x10, 0x4c, 0x2d, 0xe9,		/* push {r4, sl, fp, lr} */
+		0x08, 0xb0, 0x8d, 0xe2,		/* add fp, sp, #8 */
+		0x04, 0xd0, 0x4d, 0xe2,		/* sub sp, sp, #4 */
+		0x00, 0x40, 0xa0, 0xe1,		/* mov r4, r0 */
+		0x08, 0x00, 0x8b, 0xe2,		/* add r0, fp, #8 */
+		0x0e, 0x00, 0x80, 0xe8,		/* stm r0, {r1, r2, r3} */
+	  }, 28, "sub push add sub mov add stm", NULL, 12 + 16 + 4, 12 + 4,
+	  0 },
+	{ "arm stm of lr", false, {
+		0x00, 0x40, 0x80, 0xe8,		/* stm r0, {lr} */
+	  }, 4, "stm", "does not read", 0, 0, 0 },
+	/* lr copied, or saved where the reader does not follow it */
+	{ "thumb lr copied", true, {
+		0x82, 0xb0,			/* sub sp, #8 */
+		0x74, 0x46,			/* mov r4, lr */
+	  }, 4, "sub mov", "copies lr", 0, 0, 0 },
+	{ "thumb lr copied once saved", true, {
+		0x00, 0xb5,			/* push {lr} */
+		0x74, 0x46,			/* mov r4, lr */
+	  }, 4, "push mov", NULL, 4, 4, 0 },
+	{ "thumb lr saved twice", true, {
+		0x00, 0xb5,			/* push {lr} */
+		0x00, 0xb5,			/* push {lr} */
+	  }, 4, "push push", "saves lr twice", 0, 0, 0 },
+	{ "thumb str.w lr", true, {
+		0xcd, 0xf8, 0x04, 0xe0,		/* str.w lr, [sp, #4] */
+	  }, 4, "str.w", "does not read", 0, 0, 0 },
+	{ "arm str lr", false, {
+		0x04, 0xe0, 0x8d, 0xe5,		/* str lr, [sp, #4] */
+	  }, 4, "str", "does not read", 0, 0, 0 },
+	{ "arm conditional sub sp", false, {
+		0x08, 0xd0, 0x4d, 0x12,		/* subne sp, sp, #8 */
+	  }, 4, "subne", "does not read", 0, 0, 0 },
+	{ "arm ldr with sp writeback", false, {
+		0x04, 0x40, 0x9d, 0xe4,		/* ldr r4, [sp], #4 (pop {r4}) */
+	  }, 4, "pop", "does not read", 0, 0, 0 },
+	/* what no reader may take: sp or pc written otherwise */
+	{ "thumb mov sp", true, {
+		0x80, 0xb5,			/* push {r7, lr} */
+		0xbd, 0x46,			/* mov sp, r7 */
+	  }, 4, "push mov", "does not read", 0, 0, 0 },
+	{ "arm bx lr", false, {
+		0x1e, 0xff, 0x2f, 0xe1,		/* bx lr */
+	  }, 4, "bx", "does not read", 0, 0, 0 },
+	{ "thumb cut", true, {
+		0x80, 0xb5,			/* push {r7, lr} */
+		0x2d, 0xed,			/* half a vpush */
+	  }, 4, "push", "does not end where its hook starts", 0, 0, 2 },
+};
+
+/* The mnemonics objdump prints for `n` bytes, space-separated. */
+static void objdump_ops(bool thumb, const uint8_t *code, size_t n,
+			char *ops, size_t size)
+{
+	char out[32][DISASM_LINE];
+	int k = n ? disasm(thumb ? OBJDUMP_THUMB : OBJDUMP_ARM, code, n, 0,
+			   out, 32) : 0;
+
+	ops[0] = 0;
+	for (int i = 0; i < k && i < 32; i++) {
+		char op[32];
+
+		if (sscanf(disasm_text(out[i]), "%31s", op) != 1)
+			continue;
+		snprintf(ops + strlen(ops), size - strlen(ops), "%s%s",
+			 i ? " " : "", op);
+	}
+}
+
+START_TEST(prologue_reader)
+{
+	const struct prologue_case *c = &prologues[_i];
+	uint32_t taken = 99, lr_at = 99;
+	const char *why;
+	char ops[256];
+
+	objdump_ops(c->thumb, c->code, c->len - c->cut, ops, sizeof(ops));
+	ck_assert_msg(!strcmp(ops, c->ops), "%s: objdump: %s", c->name, ops);
+	why = mc_arch_arm_prologue(c->code, c->len, c->thumb, &taken, &lr_at);
+	if (c->why) {
+		ck_assert_msg(why && strstr(why, c->why), "%s: %s", c->name,
+			      why ? why : "read");
+		return;
+	}
+	ck_assert_msg(!why, "%s: %s", c->name, why ? why : "");
+	ck_assert_msg(taken == c->taken && lr_at == c->lr_at,
+		      "%s: taken %u lr_at %u", c->name, taken, lr_at);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_arm");
@@ -426,6 +632,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, live_forms_arm);
 	tcase_add_test(tc, live_forms_thumb);
 	tcase_add_test(tc, pad_call_and_isa);
+	tcase_add_loop_test(tc, prologue_reader, 0, MC_COUNT(prologues));
 	suite_add_tcase(s, tc);
 	return s;
 }
