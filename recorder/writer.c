@@ -84,6 +84,29 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The clock's ticks and CLOCK_MONOTONIC at one instant: ticks read on
+ * both sides of the clock call, the tightest of a few tries.  A writer
+ * preempted between two plain reads would pair ticks with a time
+ * milliseconds later, and every timestamp converted through that pair
+ * would be off by its share of the recording (a few percent, on a
+ * loaded machine, for a recording of a second).
+ */
+static void clock_pair(uint64_t *ticks, uint64_t *ns)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 5; i++) {
+		uint64_t a = rec_ticks(), n = now_ns(), b = rec_ticks();
+
+		if (i == 0 || (b >= a && b - a < best)) {
+			best = b >= a ? b - a : UINT64_MAX;
+			*ticks = a + (b >= a ? (b - a) / 2 : 0);
+			*ns = n;
+		}
+	}
+}
+
 /* Write the buffers whole, or report the first failure and give up. */
 static void write_all(struct iovec *iov, int n)
 {
@@ -625,8 +648,7 @@ static uint64_t pass(void)
 	uint64_t n = 0;
 
 	pthread_mutex_lock(&w.lock);
-	w.t1 = rec_ticks();
-	w.ns1 = now_ns();
+	clock_pair(&w.t1, &w.ns1);
 	for (struct rec_thread *t = __atomic_load_n(&rec_threads,
 						    __ATOMIC_ACQUIRE);
 	     t; t = t->next)
@@ -696,8 +718,9 @@ int rec_writer_start(const char *path, bool truncate)
 	w.first_json = true;
 	w.used = 0;
 	w.pid = (uint32_t)getpid();
-	w.t0 = w.t1 = rec_ticks();
-	w.ns0 = w.ns1 = now_ns();
+	clock_pair(&w.t0, &w.ns0);
+	w.t1 = w.t0;
+	w.ns1 = w.ns0;
 	w.clock_written = 0;
 	if (w.json) {
 		put_text("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
