@@ -363,7 +363,8 @@ static bool number_reloc_symbols(struct mc_object *obj,
 		bool writable = sec->buf != NULL;
 
 		if (!mc_is_reloc_section(sec) ||
-		    sec->shdr.sh_link != obj->symtab->index)
+		    sec->shdr.sh_link != obj->symtab->index ||
+		    sec->written_numbering)
 			continue;
 		if (!sec->scn) {
 			if (!number_added_relocs(obj, sec, m))
@@ -990,5 +991,6 @@ struct mc_section *mc_add_table_section(struct mc_object *obj,
 	if (!r || (spec->group && (!mc_group_add(obj, spec->group, t->index) ||
 				   !mc_group_add(obj, spec->group, r->index))))
 		return NULL;
+	r->written_numbering = spec->written_numbering;
 	return t;
 }

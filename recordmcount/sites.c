@@ -331,6 +331,14 @@ struct scan {
 	/* the last site's offset, when it is in this section */
 	uint64_t prev;
 	bool have_prev;
+	/*
+	 * With a sink (mc_scan_into_table): the entries go there, with
+	 * this section's r_info and anchor value once `anchored`; and
+	 * `declined` when the object is not for it (scan_one false).
+	 */
+	struct mc_table_sink *sink;
+	bool anchored, declined;
+	uint64_t info, base;
 };
 
 /*
@@ -421,6 +429,60 @@ static void scan_recall(struct scan *c)
 		form_window(c->only, c->text_size, &c->lo, &c->hi);
 }
 
+/* A sink's scan gives up: false, with no error, for mc_find_sites. */
+static bool decline(struct scan *c)
+{
+	c->declined = true;
+	return false;
+}
+
+/* Room for `more` entries past the sink's end (reserve_sites' growth). */
+static bool reserve_entries(struct mc_object *obj, struct mc_table_sink *s,
+			    size_t more)
+{
+	if (s->cap - s->n >= more)
+		return true;
+	size_t cap = s->n + more < 2 * s->cap ? 2 * s->cap : s->n + more;
+	Elf64_Rela *v = realloc(s->v, cap * sizeof(*v));
+
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	s->v = v;
+	s->cap = cap;
+	return true;
+}
+
+/*
+ * A site at `offset` as the sink's next entry: only in a traced
+ * section, and after the entry before it in table order, else the scan
+ * is declined (the list would need sorting, or NOPs).
+ */
+static bool push_entry(struct scan *c, uint64_t offset)
+{
+	struct mc_table_sink *s = c->sink;
+	size_t shndx = c->text->index;
+
+	if (!c->traced || shndx < s->last_shndx ||
+	    (shndx == s->last_shndx && offset < s->next))
+		return decline(c);
+	if (!c->anchored &&
+	    !(c->anchored = s->anchor(s->ctx, shndx, &c->info, &c->base)))
+		return false;
+	if (!reserve_entries(c->obj, s, 1))
+		return false;
+	s->v[s->n] = (Elf64_Rela){
+		.r_offset = s->n * s->step,
+		.r_info = c->info,
+		.r_addend = (int64_t)(offset - c->base),
+	};
+	s->n++;
+	s->last_shndx = shndx;
+	s->next = offset + 1;
+	c->out->n++;
+	c->out->n_traced++;
+	return true;
+}
+
 /*
  * push_site for a scan, whose sites are all in one section: the order
  * is a matter of offsets, against the last site pushed.
@@ -430,6 +492,8 @@ static inline bool push_scanned(struct scan *c, uint64_t offset,
 {
 	struct mc_site_list *l = c->out;
 
+	if (c->sink)
+		return push_entry(c, offset);
 	if (l->n == l->cap && !grow_sites(c->obj, l))
 		return false;
 	if (c->have_prev && offset <= c->prev) {
@@ -486,6 +550,8 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	if (!c->have_type || r->type != c->last_type)
 		scan_type(c, r->type);
 	if (ro == ROLE_UNSUPPORTED && !c->companion) {
+		if (c->sink)
+			return decline(c);	/* before it is reported */
 		const char *name = mc_symbol_name(obj, r->sym);
 
 		snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
@@ -500,6 +566,8 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 		return true;
 	const struct mc_object_form *f = scan_form(c, r->offset);
 	if (!f) {
+		if (c->sink)
+			return decline(c);
 		const char *rn = mc_reloc_name(arch, r->type);
 		char num[32];
 
@@ -677,12 +745,100 @@ static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 	return true;
 }
 
+/*
+ * scan_rela64 with a sink: a hook of the last type, in its form, after
+ * the entry before it, in a traced section whose anchor is known, is
+ * its table entry at once (three words); everything else goes through
+ * scan_one, which may decline.
+ */
+static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
+			      size_t count)
+{
+	const size_t n_symbols = c->obj->n_symbols;
+	const uint64_t size = c->text_size;
+	const uint8_t *role = c->role->of, *code = c->code;
+	struct mc_table_sink *s = c->sink;
+	struct fast_hook h = fast_hook_of(c);
+	size_t shndx = c->text->index;
+
+	if (!reserve_entries(c->obj, s, count))
+		return false;
+	if (!c->anchored || !c->traced)
+		h.type = UINT64_MAX;	/* the first site asks for the anchor */
+	Elf64_Rela *v = s->v;
+	size_t n = s->n, from = n;
+	uint64_t step = s->step, info = c->info, base = c->base;
+	/* before any entry of this section's, any offset is in order */
+	uint64_t next = s->last_shndx == shndx ? s->next : 0;
+
+	for (size_t i = 0; i < count; i++) {
+		uint64_t off = e[i].r_offset, r_info = e[i].r_info;
+		size_t sym = ELF64_R_SYM(r_info);
+
+		if (sym < n_symbols) {
+			unsigned ro = role[sym];
+
+			if (ro == ROLE_OTHER && off < size)
+				continue;
+			if (ro == ROLE_HOOK &&
+			    (r_info & 0xffffffffu) == h.type &&
+			    off - h.lo <= h.span &&
+			    opcode_at(&h, code + (off - h.back)) &&
+			    off - h.field >= next) {
+				uint64_t at = off - h.field;
+
+				next = at + 1;
+				v[n] = (Elf64_Rela){
+					.r_offset = n * step,
+					.r_info = info,
+					.r_addend = (int64_t)(at - base),
+				};
+				n++;
+				continue;
+			}
+		}
+		struct mc_reloc r = {
+			.offset = off,
+			.sym = sym,
+			.type = (uint32_t)ELF64_R_TYPE(r_info),
+			.addend = e[i].r_addend,
+		};
+		/* the entries so far, as push_entry would have left them */
+		if (n > from) {
+			s->last_shndx = shndx;
+			s->next = next;
+		}
+		c->out->n += n - from;
+		c->out->n_traced += n - from;
+		s->n = n;
+		if (!scan_one(c, i, &r))
+			return false;
+		h = fast_hook_of(c);
+		if (!c->anchored || !c->traced)
+			h.type = UINT64_MAX;
+		v = s->v;
+		n = from = s->n;
+		info = c->info;
+		base = c->base;
+		next = s->last_shndx == shndx ? s->next : 0;
+	}
+	if (n > from) {
+		s->last_shndx = shndx;
+		s->next = next;
+	}
+	c->out->n += n - from;
+	c->out->n_traced += n - from;
+	s->n = n;
+	return true;
+}
+
 static bool scan_reloc_section(struct mc_object *obj,
 			       const struct mc_arch *arch,
 			       const struct mc_options *opt,
 			       struct mc_section *rel, struct mc_section *text,
 			       struct roles *role, struct mc_site_list *out,
-			       mc_warn_fn warn)
+			       mc_warn_fn warn, struct mc_table_sink *sink,
+			       bool *declined)
 {
 	size_t text_size;
 	const uint8_t *code = mc_section_bytes(text, &text_size);
@@ -702,21 +858,27 @@ static bool scan_reloc_section(struct mc_object *obj,
 		.obj = obj, .arch = arch, .opt = opt, .rel = rel,
 		.text = text, .code = code, .text_size = text_size,
 		.traced = traced, .role = role, .out = out, .warn = warn,
+		.sink = sink,
 	};
 	struct mc_reloc r;
+	bool ok = true;
 
 	if (!fits_32_bits(count))
 		return mc_fail(obj, "%s: %zu relocations, more than this tool "
 			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
-	scan_start(&c);
+	if (!sink)
+		scan_start(&c);	/* a sink keeps its own order */
 	scan_recall(&c);
 	if (t.kind == MC_RELA64 && t.n >= count)
-		return scan_rela64(&c, (const Elf64_Rela *)t.p, count);
-	for (size_t i = 0; i < count; i++)
-		if (!mc_reloc_read(obj, rel, &t, i, &r) || !scan_one(&c, i, &r))
-			return false;
-	return true;
+		ok = sink ? scan_rela64_table(&c, (const Elf64_Rela *)t.p, count)
+			  : scan_rela64(&c, (const Elf64_Rela *)t.p, count);
+	else
+		for (size_t i = 0; ok && i < count; i++)
+			ok = mc_reloc_read(obj, rel, &t, i, &r) &&
+			     scan_one(&c, i, &r);
+	*declined = c.declined;
+	return ok;
 }
 
 /*
@@ -768,40 +930,76 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
+/*
+ * Every relocation section that applies to code, in index order, into
+ * `out` (or with `sink`, its table entries): DONE, FAILED, or with a
+ * sink DECLINED.
+ */
+static enum mc_scan_result scan_all(struct mc_object *obj,
+				    const struct mc_arch *arch,
+				    const struct mc_options *opt,
+				    struct mc_site_list *out, mc_warn_fn warn,
+				    struct mc_table_sink *sink)
+{
+	struct roles *role = malloc(sizeof(*role));
+	enum mc_scan_result res = MC_SCAN_DONE;
+
+	if (!role) {
+		mc_fail(obj, "out of memory");
+		return MC_SCAN_FAILED;
+	}
+	if (!roles_open(obj, arch, opt, role)) {
+		free(role);
+		return MC_SCAN_FAILED;
+	}
+	for (size_t i = 1; res == MC_SCAN_DONE && i < obj->n_sections; i++) {
+		struct mc_section *rel = obj->sections[i];
+		struct mc_section *text = code_target(obj, rel);
+		bool declined = false;
+
+		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,
+						out, warn, sink, &declined))
+			res = declined ? MC_SCAN_DECLINED : MC_SCAN_FAILED;
+	}
+	free(role->of);
+	free(role);
+	return res;
+}
+
+static bool too_many_sections(struct mc_object *obj)
+{
+	if (fits_32_bits(obj->n_sections))
+		return false;
+	return !mc_fail(obj, "%zu sections, more than ELF's 32-bit section "
+			"indexes name", obj->n_sections);
+}
+
 bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		   const struct mc_options *opt, struct mc_site_list *out,
 		   mc_warn_fn warn)
 {
-	struct roles *role = malloc(sizeof(*role));
-
 	*out = (struct mc_site_list){ 0 };
-	if (!role)
-		return mc_fail(obj, "out of memory");
-	if (!fits_32_bits(obj->n_sections)) {
-		free(role);
-		return mc_fail(obj, "%zu sections, more than ELF's 32-bit "
-			       "section indexes name", obj->n_sections);
-	}
+	if (too_many_sections(obj))
+		return false;
 	if ((opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) ||
-	    !roles_open(obj, arch, opt, role)) {
-		free(role);
+	    scan_all(obj, arch, opt, out, warn, NULL) != MC_SCAN_DONE) {
 		mc_site_list_free(out);
 		return false;
 	}
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = obj->sections[i];
-		struct mc_section *text = code_target(obj, rel);
-
-		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,
-						out, warn)) {
-			free(role->of);
-			free(role);
-			mc_site_list_free(out);
-			return false;
-		}
-	}
-	free(role->of);
-	free(role);
 	sort_unique(out);
 	return true;
+}
+
+enum mc_scan_result mc_scan_into_table(struct mc_object *obj,
+				       const struct mc_arch *arch,
+				       const struct mc_options *opt,
+				       struct mc_table_sink *sink,
+				       struct mc_site_list *out)
+{
+	*out = (struct mc_site_list){ 0 };
+	if (opt->find_nops)
+		return MC_SCAN_DECLINED;
+	if (too_many_sections(obj))
+		return MC_SCAN_FAILED;
+	return scan_all(obj, arch, opt, out, NULL, sink);
 }

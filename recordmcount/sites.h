@@ -57,6 +57,44 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 void mc_site_list_free(struct mc_site_list *l);
 
 /*
+ * Where a scan puts the sites when recording builds its table as it
+ * scans (mc_scan_into_table), with no list of sites: the entries of
+ * one __mcount_loc piece, ELF64 RELA, each the site as an addend to
+ * its section's anchor.  `anchor` is asked once a section, with its
+ * first site: the r_info of its entries and the anchor's value; false
+ * with obj->error set.
+ */
+struct mc_table_sink {
+	Elf64_Rela *v;
+	size_t n, cap;
+	uint64_t step;			/* r_offset from one entry to the next */
+	bool (*anchor)(void *ctx, size_t shndx, uint64_t *info,
+		       uint64_t *base);
+	void *ctx;
+	size_t last_shndx;		/* the last entry's section (0: none) */
+	uint64_t next;			/* its offset + 1 */
+};
+
+enum mc_scan_result {
+	MC_SCAN_FAILED,		/* obj->error set */
+	MC_SCAN_DONE,
+	MC_SCAN_DECLINED,	/* not the usual case: use mc_find_sites */
+};
+
+/*
+ * mc_find_sites for an object whose hook sites come in table order
+ * (by section, then offset, none twice), all in traced sections, none
+ * reported: their table entries into `sink`, and their counts (only)
+ * into `out`.  Any other object is declined before anything is
+ * reported, so that mc_find_sites can start again.
+ */
+enum mc_scan_result mc_scan_into_table(struct mc_object *obj,
+				       const struct mc_arch *arch,
+				       const struct mc_options *opt,
+				       struct mc_table_sink *sink,
+				       struct mc_site_list *out);
+
+/*
  * Open the object at `path` and find the architecture its ELF header
  * names, for every command: a relocatable object, or with `linked_too`
  * an executable or shared object as well.  False with obj->error when
