@@ -213,7 +213,6 @@ static bool scanned_table_open(struct mc_object *obj,
 
 	*st = (struct scanned_table){
 		.sink = {
-			.step = arch->addr_size,
 			.anchor = anchor_of_section,
 			.ctx = st,
 		},

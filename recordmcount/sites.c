@@ -339,6 +339,7 @@ struct scan {
 	struct mc_table_sink *sink;
 	bool anchored, declined;
 	uint64_t info, base;
+	size_t hook_sym;	/* the symbol of the last site pushed */
 };
 
 /*
@@ -471,7 +472,7 @@ static bool push_entry(struct scan *c, uint64_t offset)
 	if (!reserve_entries(c->obj, s, 1))
 		return false;
 	s->v[s->n] = (Elf64_Rela){
-		.r_offset = s->n * s->step,
+		.r_offset = s->n * sizeof(uint64_t),
 		.r_info = c->info,
 		.r_addend = (int64_t)(offset - c->base),
 	};
@@ -564,6 +565,7 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	}
 	if (ro != ROLE_HOOK || c->companion)
 		return true;
+	c->hook_sym = r->sym;
 	const struct mc_object_form *f = scan_form(c, r->offset);
 	if (!f) {
 		if (c->sink)
@@ -746,6 +748,85 @@ static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 }
 
 /*
+ * scan_rela64_table's test of a hook, in locals: its r_info (`key`),
+ * that of the last site's symbol and type, which marks the form whose
+ * window is r_offset - lo <= span; `after`, the r_offset past the last
+ * entry's site (0: none in this section), which a site in order is at
+ * or after (one before goes through scan_one, which declines); the
+ * opcode's first byte at r_offset - back, and whether more bytes follow
+ * (x86: none); the site at r_offset - field, the entry's addend
+ * r_offset - sub.  No relocation passes the test when the scan is not
+ * ready for it: `after` past every r_offset in the window.
+ */
+struct fast_entry {
+	uint64_t key;
+	uint64_t lo, span, after;
+	uint64_t back, field, sub;
+	uint8_t op0, mask0;
+	bool more;
+};
+
+static struct fast_entry fast_entry_of(const struct scan *c)
+{
+	const struct mc_table_sink *s = c->sink;
+	struct fast_hook h = fast_hook_of(c);
+	struct fast_entry x = {
+		.key = UINT64_MAX, .lo = 0, .span = 0, .after = UINT64_MAX,
+	};
+
+	/* the first site asks for the anchor */
+	if (h.type == UINT64_MAX || !c->anchored || !c->traced)
+		return x;
+	x.key = ELF64_R_INFO((uint64_t)c->hook_sym, h.type);
+	x.lo = h.lo;
+	x.span = h.span;
+	/* s->next: the offset after the last entry's site */
+	x.after = s->last_shndx == c->text->index ? s->next + h.field : 0;
+	x.back = h.back;
+	x.field = h.field;
+	x.sub = h.field + c->base;
+	x.op0 = h.op0;
+	x.mask0 = h.mask0;
+	x.more = h.f->opcode_len > 1;
+	return x;
+}
+
+/*
+ * The rest of a hook's opcode at `at`, past its first byte
+ * (fast_entry.more): out of the loop, which has few registers to spare.
+ */
+static __attribute__((noinline)) bool opcode_rest_at(const struct scan *c,
+						     uint64_t at)
+{
+	const struct mc_object_form *f = c->only;
+	const uint8_t *p = c->code + at;
+
+	for (unsigned k = 1; k < f->opcode_len; k++)
+		if ((p[k] & f->mask[k]) != f->opcode[k])
+			return false;
+	return true;
+}
+
+/*
+ * The sink after scan_rela64_table's entries [from, w) of this
+ * section, made with x.
+ */
+static void sink_sync(struct scan *c, const Elf64_Rela *w,
+		      const Elf64_Rela *from, struct fast_entry x)
+{
+	struct mc_table_sink *s = c->sink;
+	size_t k = (size_t)(w - from);
+
+	if (k) {
+		s->last_shndx = c->text->index;
+		s->next = x.after - x.field;
+	}
+	s->n += k;
+	c->out->n += k;
+	c->out->n_traced += k;
+}
+
+/*
  * scan_rela64 with a sink: a hook of the last type, in its form, after
  * the entry before it, in a traced section whose anchor is known, is
  * its table entry at once (three words); everything else goes through
@@ -758,77 +839,60 @@ static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
 	const uint64_t size = c->text_size;
 	const uint8_t *role = c->role->of, *code = c->code;
 	struct mc_table_sink *s = c->sink;
-	struct fast_hook h = fast_hook_of(c);
-	size_t shndx = c->text->index;
 
 	if (!reserve_entries(c->obj, s, count))
 		return false;
-	if (!c->anchored || !c->traced)
-		h.type = UINT64_MAX;	/* the first site asks for the anchor */
-	Elf64_Rela *v = s->v;
-	size_t n = s->n, from = n;
-	uint64_t step = s->step, info = c->info, base = c->base;
-	/* before any entry of this section's, any offset is in order */
-	uint64_t next = s->last_shndx == shndx ? s->next : 0;
+	struct fast_entry x = fast_entry_of(c);
+	Elf64_Rela *w = s->v + s->n, *from = w;
+	/* an entry is an address: table_while_scanning's 8 bytes */
+	uint64_t roff = s->n * sizeof(uint64_t), info = c->info;
 
-	for (size_t i = 0; i < count; i++) {
-		uint64_t off = e[i].r_offset, r_info = e[i].r_info;
+	/*
+	 * The opcode of the site whose relocation is at r_offset is at
+	 * opcode[r_offset]: one load.  An address, not a pointer, which C
+	 * would not let point before the code; only r_offsets in the window
+	 * are looked at, and they are at or after x.back.
+	 */
+	uintptr_t opcode = (uintptr_t)code - (uintptr_t)x.back;
+
+	for (const Elf64_Rela *r = e, *end = e + count; r < end; r++) {
+		uint64_t off = r->r_offset, r_info = r->r_info;
+
+		if (r_info == x.key && off - x.lo <= x.span &&
+		    off >= x.after &&
+		    (*(const uint8_t *)(opcode + (uintptr_t)off) & x.mask0) ==
+			    x.op0 &&
+		    (!x.more || opcode_rest_at(c, off - x.back))) {
+			*w++ = (Elf64_Rela){
+				.r_offset = roff,
+				.r_info = info,
+				.r_addend = (int64_t)(off - x.sub),
+			};
+			roff += sizeof(uint64_t);
+			x.after = off + 1;
+			continue;
+		}
 		size_t sym = ELF64_R_SYM(r_info);
 
-		if (sym < n_symbols) {
-			unsigned ro = role[sym];
-
-			if (ro == ROLE_OTHER && off < size)
-				continue;
-			if (ro == ROLE_HOOK &&
-			    (r_info & 0xffffffffu) == h.type &&
-			    off - h.lo <= h.span &&
-			    opcode_at(&h, code + (off - h.back)) &&
-			    off - h.field >= next) {
-				uint64_t at = off - h.field;
-
-				next = at + 1;
-				v[n] = (Elf64_Rela){
-					.r_offset = n * step,
-					.r_info = info,
-					.r_addend = (int64_t)(at - base),
-				};
-				n++;
-				continue;
-			}
-		}
-		struct mc_reloc r = {
+		if (sym < n_symbols && role[sym] == ROLE_OTHER && off < size)
+			continue;
+		struct mc_reloc one = {
 			.offset = off,
 			.sym = sym,
 			.type = (uint32_t)ELF64_R_TYPE(r_info),
-			.addend = e[i].r_addend,
+			.addend = r->r_addend,
 		};
 		/* the entries so far, as push_entry would have left them */
-		if (n > from) {
-			s->last_shndx = shndx;
-			s->next = next;
-		}
-		c->out->n += n - from;
-		c->out->n_traced += n - from;
-		s->n = n;
-		if (!scan_one(c, i, &r))
+		sink_sync(c, w, from, x);
+		if (!scan_one(c, (size_t)(r - e), &one))
 			return false;
-		h = fast_hook_of(c);
-		if (!c->anchored || !c->traced)
-			h.type = UINT64_MAX;
-		v = s->v;
-		n = from = s->n;
+		x = fast_entry_of(c);
+		opcode = (uintptr_t)code - (uintptr_t)x.back;
+		w = from = s->v + s->n;
+		roff = s->n * sizeof(uint64_t);
 		info = c->info;
-		base = c->base;
-		next = s->last_shndx == shndx ? s->next : 0;
 	}
-	if (n > from) {
-		s->last_shndx = shndx;
-		s->next = next;
-	}
-	c->out->n += n - from;
-	c->out->n_traced += n - from;
-	s->n = n;
+	sink_sync(c, w, from, x);
 	return true;
 }
 

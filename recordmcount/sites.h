@@ -60,14 +60,13 @@ void mc_site_list_free(struct mc_site_list *l);
  * Where a scan puts the sites when recording builds its table as it
  * scans (mc_scan_into_table), with no list of sites: the entries of
  * one __mcount_loc piece, ELF64 RELA, each the site as an addend to
- * its section's anchor.  `anchor` is asked once a section, with its
+ * its section's anchor, entry k's at r_offset 8k (64-bit addresses).  `anchor` is asked once a section, with its
  * first site: the r_info of its entries and the anchor's value; false
  * with obj->error set.
  */
 struct mc_table_sink {
 	Elf64_Rela *v;
 	size_t n, cap;
-	uint64_t step;			/* r_offset from one entry to the next */
 	bool (*anchor)(void *ctx, size_t shndx, uint64_t *info,
 		       uint64_t *base);
 	void *ctx;
