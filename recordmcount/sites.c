@@ -340,6 +340,8 @@ struct scan {
 	bool anchored, declined;
 	uint64_t info, base;
 	size_t hook_sym;	/* the symbol of the last site pushed */
+	bool stale;		/* any of the above changed since
+				   scan_rela64_table last read them */
 };
 
 /*
@@ -401,6 +403,7 @@ scan_form(const struct scan *c, uint64_t r_offset)
 /* A new hook relocation type: what it marks, kept for later scans. */
 static void scan_type(struct scan *c, uint32_t type)
 {
+	c->stale = true;
 	c->last_type = type;
 	c->have_type = true;
 	c->companion = mc_is_companion_reloc(c->arch, type);
@@ -479,6 +482,7 @@ static bool push_entry(struct scan *c, uint64_t offset)
 	s->n++;
 	s->last_shndx = shndx;
 	s->next = offset + 1;
+	c->stale = true;
 	c->out->n++;
 	c->out->n_traced++;
 	return true;
@@ -827,39 +831,42 @@ static void sink_sync(struct scan *c, const Elf64_Rela *w,
 }
 
 /*
- * scan_rela64 with a sink: a hook of the last type, in its form, after
- * the entry before it, in a traced section whose anchor is known, is
- * its table entry at once (three words); everything else goes through
- * scan_one, which may decline.
+ * Where scan_rela64_table is: the next relocation, the next entry and
+ * its r_offset, the entry's r_info, and the fast test's facts.
  */
-static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
-			      size_t count)
+struct table_cursor {
+	const Elf64_Rela *r, *end;
+	Elf64_Rela *w;
+	uint64_t roff, info;
+	struct fast_entry x;
+	uintptr_t opcode;	/* the opcode of the site at r_offset: here */
+};
+
+/*
+ * The relocations from k->r on that need no scan_one: a hook that
+ * passes the fast test becomes its entry, one that names a symbol of
+ * no role (ROLE_OTHER) inside the section is passed over.  Stops at
+ * the first other one, or the end.  Out of line and with no call in
+ * its loop (the rest of an opcode aside), so that the loop has the
+ * registers to itself.
+ */
+static __attribute__((noinline)) void
+table_run(const struct scan *c, struct table_cursor *k)
 {
 	const size_t n_symbols = c->obj->n_symbols;
 	const uint64_t size = c->text_size;
-	const uint8_t *role = c->role->of, *code = c->code;
-	struct mc_table_sink *s = c->sink;
+	const uint8_t *role = c->role->of;
+	const struct fast_entry x = k->x;
+	const uintptr_t opcode = k->opcode;
+	const uint64_t info = k->info;
+	const Elf64_Rela *r = k->r, *end = k->end;
+	Elf64_Rela *w = k->w;
+	uint64_t roff = k->roff, after = x.after;
 
-	if (!reserve_entries(c->obj, s, count))
-		return false;
-	struct fast_entry x = fast_entry_of(c);
-	Elf64_Rela *w = s->v + s->n, *from = w;
-	/* an entry is an address: table_while_scanning's 8 bytes */
-	uint64_t roff = s->n * sizeof(uint64_t), info = c->info;
-
-	/*
-	 * The opcode of the site whose relocation is at r_offset is at
-	 * opcode[r_offset]: one load.  An address, not a pointer, which C
-	 * would not let point before the code; only r_offsets in the window
-	 * are looked at, and they are at or after x.back.
-	 */
-	uintptr_t opcode = (uintptr_t)code - (uintptr_t)x.back;
-
-	for (const Elf64_Rela *r = e, *end = e + count; r < end; r++) {
+	for (; r < end; r++) {
 		uint64_t off = r->r_offset, r_info = r->r_info;
 
-		if (r_info == x.key && off - x.lo <= x.span &&
-		    off >= x.after &&
+		if (r_info == x.key && off - x.lo <= x.span && off >= after &&
 		    (*(const uint8_t *)(opcode + (uintptr_t)off) & x.mask0) ==
 			    x.op0 &&
 		    (!x.more || opcode_rest_at(c, off - x.back))) {
@@ -869,31 +876,90 @@ static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
 				.r_addend = (int64_t)(off - x.sub),
 			};
 			roff += sizeof(uint64_t);
-			x.after = off + 1;
+			after = off + 1;
 			continue;
 		}
 		size_t sym = ELF64_R_SYM(r_info);
 
-		if (sym < n_symbols && role[sym] == ROLE_OTHER && off < size)
-			continue;
-		struct mc_reloc one = {
-			.offset = off,
-			.sym = sym,
-			.type = (uint32_t)ELF64_R_TYPE(r_info),
-			.addend = r->r_addend,
-		};
-		/* the entries so far, as push_entry would have left them */
-		sink_sync(c, w, from, x);
-		if (!scan_one(c, (size_t)(r - e), &one))
-			return false;
-		x = fast_entry_of(c);
-		opcode = (uintptr_t)code - (uintptr_t)x.back;
-		w = from = s->v + s->n;
-		roff = s->n * sizeof(uint64_t);
-		info = c->info;
+		if (!(sym < n_symbols && role[sym] == ROLE_OTHER && off < size))
+			break;
 	}
-	sink_sync(c, w, from, x);
-	return true;
+	k->r = r;
+	k->w = w;
+	k->roff = roff;
+	k->x.after = after;
+}
+
+/*
+ * True if relocation r names a symbol looked at for the first time,
+ * inside the section, which has no role: scan_one's answer, without
+ * it.
+ */
+static bool first_look_other(const struct scan *c, const Elf64_Rela *r)
+{
+	size_t sym = ELF64_R_SYM(r->r_info);
+
+	return sym < c->obj->n_symbols && r->r_offset < c->text_size &&
+	       c->role->of[sym] == ROLE_UNKNOWN &&
+	       symbol_role(c->obj, c->arch, c->opt, c->role, sym) ==
+		       ROLE_OTHER;
+}
+
+/* The cursor after scan_one changed what the fast test knows. */
+static void cursor_reload(const struct scan *c, struct table_cursor *k)
+{
+	const struct mc_table_sink *s = c->sink;
+
+	k->x = fast_entry_of(c);
+	k->opcode = (uintptr_t)c->code - (uintptr_t)k->x.back;
+	k->w = s->v + s->n;
+	/* an entry is an address: table_while_scanning's 8 bytes */
+	k->roff = s->n * sizeof(uint64_t);
+	k->info = c->info;
+}
+
+/*
+ * scan_rela64 with a sink: a hook of the last type, in its form, after
+ * the entry before it, in a traced section whose anchor is known, is
+ * its table entry at once (three words); everything else goes through
+ * scan_one, which may decline.
+ */
+static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
+			      size_t count)
+{
+	struct mc_table_sink *s = c->sink;
+	struct table_cursor k = { .r = e, .end = e + count };
+
+	if (!reserve_entries(c->obj, s, count))
+		return false;
+	cursor_reload(c, &k);
+	for (;;) {
+		Elf64_Rela *from = k.w;
+
+		table_run(c, &k);
+		/* the entries so far, as push_entry would have left them */
+		if (k.w != from)
+			sink_sync(c, k.w, from, k.x);
+		if (k.r == k.end)
+			return true;
+		if (first_look_other(c, k.r)) {
+			k.r++;
+			continue;
+		}
+		struct mc_reloc one = {
+			.offset = k.r->r_offset,
+			.sym = ELF64_R_SYM(k.r->r_info),
+			.type = (uint32_t)ELF64_R_TYPE(k.r->r_info),
+			.addend = k.r->r_addend,
+		};
+
+		c->stale = false;
+		if (!scan_one(c, (size_t)(k.r - e), &one))
+			return false;
+		k.r++;
+		if (c->stale)	/* not for the first look at a symbol, mostly */
+			cursor_reload(c, &k);
+	}
 }
 
 static bool scan_reloc_section(struct mc_object *obj,
