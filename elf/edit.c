@@ -205,9 +205,7 @@ static inline bool run_renumbered(const uint8_t *a, size_t count, size_t size,
  * by memcpy, then each r_info changed in place by one addition to the
  * whole word.  A symbol of the input's globals, tested as one range of
  * whole words, moves up; the rest are written_info's.  Runs of a little
- * under 2 KiB, which glibc copies with vector moves (its `rep movsb`
- * for longer copies is as fast, but callgrind counts it a byte at a
- * time) and which are still in the cache for the second pass.
+ * under 2 KiB, still in the cache for the second pass.
  */
 static void renumber_rela64_copy(const uint8_t *a, uint8_t *b, size_t count,
 				 const struct mc_numbering *m)
