@@ -240,7 +240,8 @@ void mc_renumber_relocs(enum mc_reloc_kind kind, const void *src, void *dst,
 {
 	switch (kind) {
 	case MC_RELA64:
-		if (src != dst)
+		/* a few, as in a section per function: not worth the runs */
+		if (src != dst && count >= 16)
 			renumber_rela64_copy(src, dst, count, m);
 		else
 			renumber_run(src, dst, count, sizeof(Elf64_Rela), true,

@@ -124,6 +124,7 @@ struct roles {
 	uint8_t *of;		/* one per symbol */
 	uint8_t keys[65536 / 8];	/* name_key of every hook name */
 	struct type_memo last;
+	size_t hook_sym;	/* the symbol of the last site found */
 };
 
 static void key_add(struct roles *r, const char *name)
@@ -142,6 +143,7 @@ static bool roles_open(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "out of memory");
 	memset(r->keys, 0, sizeof(r->keys));
 	r->last = (struct type_memo){ .have = false };
+	r->hook_sym = 0;	/* none yet: symbol 0 is no hook */
 	for (const char *const *h = arch->hook_symbols; *h; h++)
 		key_add(r, *h);
 	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
@@ -333,13 +335,13 @@ struct scan {
 	bool have_prev;
 	/*
 	 * With a sink (mc_scan_into_table): the entries go there, with
-	 * this section's r_info and anchor value once `anchored`; and
+	 * this section's r_info and anchor value once `anchored`, told to
+	 * the sink as used with the section's first entry; and
 	 * `declined` when the object is not for it (scan_one false).
 	 */
 	struct mc_table_sink *sink;
-	bool anchored, declined;
+	bool anchored, used, declined;
 	uint64_t info, base;
-	size_t hook_sym;	/* the symbol of the last site pushed */
 	bool stale;		/* any of the above changed since
 				   scan_rela64_table last read them */
 };
@@ -472,6 +474,10 @@ static bool push_entry(struct scan *c, uint64_t offset)
 	if (!c->anchored &&
 	    !(c->anchored = s->anchor(s->ctx, shndx, &c->info, &c->base)))
 		return false;
+	if (!c->used) {
+		s->anchor_used(s->ctx, shndx);
+		c->used = true;
+	}
 	if (!reserve_entries(c->obj, s, 1))
 		return false;
 	s->v[s->n] = (Elf64_Rela){
@@ -569,7 +575,7 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	}
 	if (ro != ROLE_HOOK || c->companion)
 		return true;
-	c->hook_sym = r->sym;
+	c->role->hook_sym = r->sym;
 	const struct mc_object_form *f = scan_form(c, r->offset);
 	if (!f) {
 		if (c->sink)
@@ -773,15 +779,18 @@ struct fast_entry {
 static struct fast_entry fast_entry_of(const struct scan *c)
 {
 	const struct mc_table_sink *s = c->sink;
-	struct fast_hook h = fast_hook_of(c);
 	struct fast_entry x = {
 		.key = UINT64_MAX, .lo = 0, .span = 0, .after = UINT64_MAX,
 	};
 
-	/* the first site asks for the anchor */
-	if (h.type == UINT64_MAX || !c->anchored || !c->traced)
+	/* with no anchor, or no site found yet, the first goes slowly */
+	if (!c->anchored || !c->traced || !c->role->hook_sym)
 		return x;
-	x.key = ELF64_R_INFO((uint64_t)c->hook_sym, h.type);
+	struct fast_hook h = fast_hook_of(c);
+
+	if (h.type == UINT64_MAX)
+		return x;
+	x.key = ELF64_R_INFO((uint64_t)c->role->hook_sym, h.type);
 	x.lo = h.lo;
 	x.span = h.span;
 	/* s->next: the offset after the last entry's site */
@@ -824,6 +833,10 @@ static void sink_sync(struct scan *c, const Elf64_Rela *w,
 	if (k) {
 		s->last_shndx = c->text->index;
 		s->next = x.after - x.field;
+		if (!c->used) {
+			s->anchor_used(s->ctx, s->last_shndx);
+			c->used = true;
+		}
 	}
 	s->n += k;
 	c->out->n += k;
@@ -932,6 +945,11 @@ static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
 
 	if (!reserve_entries(c->obj, s, count))
 		return false;
+	/* the anchor first, so that the first site can be fast too */
+	if (c->traced && !c->anchored &&
+	    !(c->anchored = s->anchor(s->ctx, c->text->index, &c->info,
+				      &c->base)))
+		return false;
 	cursor_reload(c, &k);
 	for (;;) {
 		Elf64_Rela *from = k.w;
@@ -956,7 +974,8 @@ static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
 		c->stale = false;
 		if (!scan_one(c, (size_t)(k.r - e), &one))
 			return false;
-		k.r++;
+		if (++k.r == k.end)
+			return true;	/* a section of one function, often */
 		if (c->stale)	/* not for the first look at a symbol, mostly */
 			cursor_reload(c, &k);
 	}

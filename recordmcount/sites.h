@@ -60,15 +60,18 @@ void mc_site_list_free(struct mc_site_list *l);
  * Where a scan puts the sites when recording builds its table as it
  * scans (mc_scan_into_table), with no list of sites: the entries of
  * one __mcount_loc piece, ELF64 RELA, each the site as an addend to
- * its section's anchor, entry k's at r_offset 8k (64-bit addresses).  `anchor` is asked once a section, with its
- * first site: the r_info of its entries and the anchor's value; false
- * with obj->error set.
+ * its section's anchor, entry k's at r_offset 8k (64-bit addresses).
+ * `anchor` is asked before a traced section is scanned: the r_info its
+ * entries would have and the anchor's value (false with obj->error
+ * set); `anchor_used` is told, once or more, when the section has an
+ * entry, so that an anchor to be added is added only then.
  */
 struct mc_table_sink {
 	Elf64_Rela *v;
 	size_t n, cap;
 	bool (*anchor)(void *ctx, size_t shndx, uint64_t *info,
 		       uint64_t *base);
+	void (*anchor_used)(void *ctx, size_t shndx);
 	void *ctx;
 	size_t last_shndx;		/* the last entry's section (0: none) */
 	uint64_t next;			/* its offset + 1 */
