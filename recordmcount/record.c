@@ -131,11 +131,12 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
  * relocations (mc_scan_into_table), with no list of sites: x86_64 and
  * the other ELF64 RELA arches, one piece (no COMDAT group, no
  * --per-section), no NOPs and no pads to move.  A section's anchor is
- * chosen with its first site, from a pass over the locals made before
- * the scan for every code section; a section symbol is added, in that
- * order, after it.  The entries name symbols by the index they are
- * written with (an added one's: right after the input's locals), so
- * that no pass renumbers them.
+ * looked up before its scan, from one pass over the locals made for
+ * every code section; where there is none, a section symbol is added
+ * after the scan, in the order of the sections' first sites.  The
+ * entries name symbols by the index they are written with (an added
+ * one's: right after the input's locals), so that no pass renumbers
+ * them.
  */
 struct scanned_table {
 	struct mc_table_sink sink;
@@ -152,7 +153,7 @@ struct scanned_table {
  * costs less: a scan with a sink costs less a relocation and more a
  * section of code (its anchor, its fast test's facts): an object of a
  * section per function, a relocation or two in each, does better with
- * the list (callgrind, bench/scale.py's 10^4 sections: +2.3%).
+ * the list.
  */
 static bool table_while_scanning(const struct mc_object *obj,
 				 const struct mc_arch *arch,
@@ -201,8 +202,8 @@ static bool anchor_of_section(void *ctx, size_t shndx, uint64_t *info,
 	size_t sym = st->anchor[shndx], added = obj->n_input_symbols;
 
 	if (sym == SIZE_MAX)
-		return mc_fail(obj, "%s: hooks in a section that is not code",
-			       obj->sections[shndx]->name);
+		return mc_fail(obj, "internal error: no anchor looked up for "
+			       "%s", obj->sections[shndx]->name);
 	if (sym == ANCHOR_WANTED)
 		sym = added + st->n_missing;	/* mc_add_section_symbols' */
 	if (sym >= added) {
