@@ -47,6 +47,9 @@ struct mc_section {
 					   index), or NULL */
 	struct mc_section *target;	/* a REL/RELA section's: the one
 					   its sh_info names, or NULL */
+	bool written_numbering;		/* an added REL/RELA section whose
+					   symbols are numbered as written
+					   (struct mc_table_spec) */
 };
 
 struct mc_symbol {
@@ -466,6 +469,14 @@ struct mc_table_spec {
 				   of both sections */
 	uint32_t rel_type;	/* SHT_RELA or SHT_REL */
 	size_t group;		/* SHT_GROUP section both join, or 0 */
+	/*
+	 * The relocations name their symbols by the index they are
+	 * written with, not by handle: an input's local keeps its index,
+	 * the symbol added j-th is first_global + j.  mc_number_symbols
+	 * then leaves them as they are, and nothing may read them as
+	 * handles (the table is added last, just before the write).
+	 */
+	bool written_numbering;
 };
 
 /*

@@ -126,6 +126,195 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 	return first != SIZE_MAX;
 }
 
+/*
+ * Recording's usual case builds its one table piece while it scans the
+ * relocations (mc_scan_into_table), with no list of sites: x86_64 and
+ * the other ELF64 RELA arches, one piece (no COMDAT group, no
+ * --per-section), no NOPs and no pads to move.  A section's anchor is
+ * looked up before its scan, from one pass over the locals made for
+ * every code section; where there is none, a section symbol is added
+ * after the scan, in the order of the sections' first sites.  The
+ * entries name symbols by the index they are written with (an added
+ * one's: right after the input's locals), so that no pass renumbers
+ * them.
+ */
+struct scanned_table {
+	struct mc_table_sink sink;
+	struct mc_object *obj;
+	const struct mc_arch *arch;
+	size_t *anchor;		/* by section: its anchor's handle */
+	size_t *missing;	/* sections given a section symbol, in order */
+	size_t n_missing;
+	bool used;		/* the sites went into sink, not a list */
+};
+
+/*
+ * True if this object's table can be built as it is scanned, and that
+ * costs less: a scan with a sink costs less a relocation and more a
+ * section of code (its anchor, its fast test's facts): an object of a
+ * section per function, a relocation or two in each, does better with
+ * the list.
+ */
+static bool table_while_scanning(const struct mc_object *obj,
+				 const struct mc_arch *arch,
+				 const struct mc_options *opt)
+{
+	struct mc_reloc_table t;
+	uint64_t one, relocs = 0, tables = 0;
+
+	if (opt->nop || opt->per_section || opt->find_nops ||
+	    arch->anchor_at_site || !arch->table_uses_rela ||
+	    arch->table_addend_in_place || arch->addr_size != 8 ||
+	    obj->n_symbols != obj->n_input_symbols)
+		return false;
+	mc_reloc_table_over(obj, SHT_RELA, &one, 1, &t);
+	if (t.kind != MC_RELA64 || t.n != 1)
+		return false;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const struct mc_section *sec = obj->sections[i];
+
+		if (sec->shdr.sh_type == SHT_RELA) {
+			if (sec->target &&
+			    (sec->target->shdr.sh_flags & SHF_EXECINSTR)) {
+				tables++;
+				relocs += sec->shdr.sh_size /
+					  sizeof(Elf64_Rela);
+			}
+		} else if (sec->shdr.sh_type == SHT_GROUP ||
+			   (sec->name[0] == MC_PADS_SECTION[0] &&
+			    strcmp(sec->name, MC_PADS_SECTION) == 0)) {
+			return false;
+		}
+	}
+	return relocs >= 8 * tables;
+}
+
+/*
+ * scanned_table's answer to the scan: the anchor a section's sites
+ * would have.  One to be added would be the next section symbol, once
+ * the section has a site (section_anchor_used).
+ */
+static bool anchor_of_section(void *ctx, size_t shndx, uint64_t *info,
+			      uint64_t *base)
+{
+	struct scanned_table *st = ctx;
+	struct mc_object *obj = st->obj;
+	size_t sym = st->anchor[shndx], added = obj->n_input_symbols;
+
+	if (sym == SIZE_MAX)
+		return mc_fail(obj, "internal error: no anchor looked up for "
+			       "%s", obj->sections[shndx]->name);
+	if (sym == ANCHOR_WANTED)
+		sym = added + st->n_missing;	/* mc_add_section_symbols' */
+	if (sym >= added) {
+		*base = 0;	/* a section symbol, written after the locals */
+		sym = obj->first_global + (sym - added);
+	} else {
+		*base = mc_symbol(obj, sym).sym.st_value;
+	}
+	*info = ELF64_R_INFO((uint64_t)sym, st->arch->table_reloc);
+	return true;
+}
+
+/* The section has a site: its section symbol is to be added, if wanted. */
+static void section_anchor_used(void *ctx, size_t shndx)
+{
+	struct scanned_table *st = ctx;
+
+	if (st->anchor[shndx] != ANCHOR_WANTED)
+		return;
+	st->anchor[shndx] = st->obj->n_input_symbols + st->n_missing;
+	st->missing[st->n_missing++] = shndx;
+}
+
+static void scanned_table_free(struct scanned_table *st)
+{
+	free(st->sink.v);
+	free(st->anchor);
+	free(st->missing);
+	*st = (struct scanned_table){ 0 };
+}
+
+/* Ready to scan: every code section's anchor looked for. */
+static bool scanned_table_open(struct mc_object *obj,
+			       const struct mc_arch *arch,
+			       struct scanned_table *st)
+{
+	size_t n = obj->n_sections;
+
+	*st = (struct scanned_table){
+		.sink = {
+			.anchor = anchor_of_section,
+			.anchor_used = section_anchor_used,
+			.ctx = st,
+		},
+		.obj = obj,
+		.arch = arch,
+		.anchor = malloc(n * sizeof(*st->anchor)),
+		.missing = malloc(n * sizeof(*st->missing)),
+	};
+	if (!st->anchor || !st->missing) {
+		scanned_table_free(st);
+		return mc_fail(obj, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		st->anchor[i] = obj->sections[i]->shdr.sh_flags & SHF_EXECINSTR
+					? ANCHOR_WANTED : SIZE_MAX;
+	find_anchors(obj, arch, st->anchor);
+	return true;
+}
+
+/*
+ * The sites: into a scanned_table when the object is of the usual kind
+ * (st->used), else into the list.
+ */
+static bool find_sites(struct mc_object *obj, const struct mc_arch *arch,
+		       const struct mc_options *opt,
+		       struct mc_site_list *sites, struct scanned_table *st)
+{
+	if (table_while_scanning(obj, arch, opt)) {
+		if (!scanned_table_open(obj, arch, st))
+			return false;
+		switch (mc_scan_into_table(obj, arch, opt, &st->sink, sites)) {
+		case MC_SCAN_DONE:
+			st->used = true;
+			return true;
+		case MC_SCAN_FAILED:
+			return false;
+		case MC_SCAN_DECLINED:
+			scanned_table_free(st);
+			break;
+		}
+	}
+	return mc_find_sites(obj, arch, opt, sites, warn_site);
+}
+
+/*
+ * The scanned table into the model: its section symbols first, where
+ * its entries expect them, then the piece.
+ */
+static bool add_scanned_table(struct mc_object *obj,
+			      struct scanned_table *st)
+{
+	size_t want = obj->n_input_symbols, first = want;
+
+	if (st->n_missing)
+		first = mc_add_section_symbols(obj, st->missing,
+					       st->n_missing);
+	if (first == SIZE_MAX)
+		return false;
+	if (first != want)
+		return mc_fail(obj, "internal error: section symbols added "
+			       "at %zu, the table names them from %zu", first,
+			       want);
+	if (!st->sink.n)
+		return true;
+	Elf64_Rela *v = st->sink.v;
+
+	st->sink.v = NULL;	/* taken over */
+	return mc_add_written_table(obj, st->arch, v, st->sink.n);
+}
+
 static size_t count_traced(const struct mc_site_list *sites)
 {
 	return sites->n_traced;
@@ -737,12 +926,20 @@ bool mc_refuse_read_only(struct mc_object *obj)
 static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 		    struct mc_site_list *sites,
 		    const struct mc_pad_list *pads,
-		    const struct mc_options *opt)
+		    const struct mc_options *opt, struct scanned_table *st)
 {
-	size_t *anchor = malloc(obj->n_sections * sizeof(*anchor));
+	size_t *anchor = st->used ? NULL
+				  : malloc(obj->n_sections * sizeof(*anchor));
 	size_t first_label = SIZE_MAX;
 	bool ok;
 
+	if (st->used) {
+		/* the usual case: no pads, NOPs or --per-section, below */
+		ok = add_scanned_table(obj, st);
+		scanned_table_free(st);	/* before the write, as anchor[] */
+		return ok && nop_sites(obj, arch, sites, opt) &&
+		       write_without_sites(obj, sites);
+	}
 	if (!anchor)
 		return mc_fail(obj, "out of memory");
 	for (size_t i = 0; i < obj->n_sections; i++)
@@ -863,6 +1060,7 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	struct mc_object obj;
 	struct mc_site_list sites = { 0 };
 	struct mc_pad_list pads = { 0 };
+	struct scanned_table st = { 0 };
 	const struct mc_arch *arch = NULL;
 	const char *idle = NULL;
 	bool ok;
@@ -872,8 +1070,7 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 		idle = "already has " MC_TABLE_SECTION;
 	} else if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION_LINKED)) {
 		idle = "already has " MC_TABLE_SECTION_LINKED;
-	} else if (ok && (ok = mc_find_sites(&obj, arch, opt, &sites,
-					     warn_site) &&
+	} else if (ok && (ok = find_sites(&obj, arch, opt, &sites, &st) &&
 			       mc_find_pads(&obj, arch, opt, &pads,
 					    warn_site) &&
 			       strict_check(&obj, &sites, &pads, opt))) {
@@ -886,7 +1083,8 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 					      warn_site);
 
 		idle = nothing_to_do(&sites, &pads, opt);
-		if (!idle && (ok = rewrite(&obj, arch, &sites, moved, opt)))
+		if (!idle &&
+		    (ok = rewrite(&obj, arch, &sites, moved, opt, &st)))
 			say_done(&obj, &sites, moved, opt);
 	}
 	if (ok && idle && opt->verbosity > 0)
@@ -900,6 +1098,7 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	if (!ok)
 		report(path, obj.error);
 	mc_site_list_free(&sites);
+	scanned_table_free(&st);
 	mc_pad_list_free(&pads);
 	mc_object_close(&obj);
 	return ok ? 0 : 1;

@@ -124,6 +124,7 @@ struct roles {
 	uint8_t *of;		/* one per symbol */
 	uint8_t keys[65536 / 8];	/* name_key of every hook name */
 	struct type_memo last;
+	size_t hook_sym;	/* the symbol of the last site found */
 };
 
 static void key_add(struct roles *r, const char *name)
@@ -142,6 +143,7 @@ static bool roles_open(struct mc_object *obj, const struct mc_arch *arch,
 		return mc_fail(obj, "out of memory");
 	memset(r->keys, 0, sizeof(r->keys));
 	r->last = (struct type_memo){ .have = false };
+	r->hook_sym = 0;	/* none yet: symbol 0 is no hook */
 	for (const char *const *h = arch->hook_symbols; *h; h++)
 		key_add(r, *h);
 	for (const char *const *h = arch->unsupported_hooks; h && *h; h++)
@@ -331,6 +333,17 @@ struct scan {
 	/* the last site's offset, when it is in this section */
 	uint64_t prev;
 	bool have_prev;
+	/*
+	 * With a sink (mc_scan_into_table): the entries go there, with
+	 * this section's r_info and anchor value once `anchored`, told to
+	 * the sink as used with the section's first entry; and
+	 * `declined` when the object is not for it (scan_one false).
+	 */
+	struct mc_table_sink *sink;
+	bool anchored, used, declined;
+	uint64_t info, base;
+	bool stale;		/* any of the above changed since
+				   scan_rela64_table last read them */
 };
 
 /*
@@ -392,6 +405,7 @@ scan_form(const struct scan *c, uint64_t r_offset)
 /* A new hook relocation type: what it marks, kept for later scans. */
 static void scan_type(struct scan *c, uint32_t type)
 {
+	c->stale = true;
 	c->last_type = type;
 	c->have_type = true;
 	c->companion = mc_is_companion_reloc(c->arch, type);
@@ -421,6 +435,65 @@ static void scan_recall(struct scan *c)
 		form_window(c->only, c->text_size, &c->lo, &c->hi);
 }
 
+/* A sink's scan gives up: false, with no error, for mc_find_sites. */
+static bool decline(struct scan *c)
+{
+	c->declined = true;
+	return false;
+}
+
+/* Room for `more` entries past the sink's end (reserve_sites' growth). */
+static bool reserve_entries(struct mc_object *obj, struct mc_table_sink *s,
+			    size_t more)
+{
+	if (s->cap - s->n >= more)
+		return true;
+	size_t cap = s->n + more < 2 * s->cap ? 2 * s->cap : s->n + more;
+	Elf64_Rela *v = realloc(s->v, cap * sizeof(*v));
+
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	s->v = v;
+	s->cap = cap;
+	return true;
+}
+
+/*
+ * A site at `offset` as the sink's next entry: only in a traced
+ * section, and after the entry before it in table order, else the scan
+ * is declined (the list would need sorting, or NOPs).
+ */
+static bool push_entry(struct scan *c, uint64_t offset)
+{
+	struct mc_table_sink *s = c->sink;
+	size_t shndx = c->text->index;
+
+	if (!c->traced || shndx < s->last_shndx ||
+	    (shndx == s->last_shndx && offset < s->next))
+		return decline(c);
+	if (!c->anchored &&
+	    !(c->anchored = s->anchor(s->ctx, shndx, &c->info, &c->base)))
+		return false;
+	if (!c->used) {
+		s->anchor_used(s->ctx, shndx);
+		c->used = true;
+	}
+	if (!reserve_entries(c->obj, s, 1))
+		return false;
+	s->v[s->n] = (Elf64_Rela){
+		.r_offset = s->n * sizeof(uint64_t),
+		.r_info = c->info,
+		.r_addend = (int64_t)(offset - c->base),
+	};
+	s->n++;
+	s->last_shndx = shndx;
+	s->next = offset + 1;
+	c->stale = true;
+	c->out->n++;
+	c->out->n_traced++;
+	return true;
+}
+
 /*
  * push_site for a scan, whose sites are all in one section: the order
  * is a matter of offsets, against the last site pushed.
@@ -430,6 +503,8 @@ static inline bool push_scanned(struct scan *c, uint64_t offset,
 {
 	struct mc_site_list *l = c->out;
 
+	if (c->sink)
+		return push_entry(c, offset);
 	if (l->n == l->cap && !grow_sites(c->obj, l))
 		return false;
 	if (c->have_prev && offset <= c->prev) {
@@ -486,6 +561,8 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	if (!c->have_type || r->type != c->last_type)
 		scan_type(c, r->type);
 	if (ro == ROLE_UNSUPPORTED && !c->companion) {
+		if (c->sink)
+			return decline(c);	/* before it is reported */
 		const char *name = mc_symbol_name(obj, r->sym);
 
 		snprintf(msg, sizeof(msg), "%s+0x%llx: call to %s: %s; "
@@ -498,8 +575,11 @@ scan_one(struct scan *c, size_t i, const struct mc_reloc *r)
 	}
 	if (ro != ROLE_HOOK || c->companion)
 		return true;
+	c->role->hook_sym = r->sym;
 	const struct mc_object_form *f = scan_form(c, r->offset);
 	if (!f) {
+		if (c->sink)
+			return decline(c);
 		const char *rn = mc_reloc_name(arch, r->type);
 		char num[32];
 
@@ -677,12 +757,237 @@ static bool scan_rela64(struct scan *c, const Elf64_Rela *e, size_t count)
 	return true;
 }
 
+/*
+ * scan_rela64_table's test of a hook, in locals: its r_info (`key`),
+ * that of the last site's symbol and type, which marks the form whose
+ * window is r_offset - lo <= span; `after`, the r_offset past the last
+ * entry's site (0: none in this section), which a site in order is at
+ * or after (one before goes through scan_one, which declines); the
+ * opcode's first byte at r_offset - back, and whether more bytes follow
+ * (x86: none); the site at r_offset - field, the entry's addend
+ * r_offset - sub.  No relocation passes the test when the scan is not
+ * ready for it: `after` past every r_offset in the window.
+ */
+struct fast_entry {
+	uint64_t key;
+	uint64_t lo, span, after;
+	uint64_t back, field, sub;
+	uint8_t op0, mask0;
+	bool more;
+};
+
+static struct fast_entry fast_entry_of(const struct scan *c)
+{
+	const struct mc_table_sink *s = c->sink;
+	struct fast_entry x = {
+		.key = UINT64_MAX, .lo = 0, .span = 0, .after = UINT64_MAX,
+	};
+
+	/* with no anchor, or no site found yet, the first goes slowly */
+	if (!c->anchored || !c->traced || !c->role->hook_sym)
+		return x;
+	struct fast_hook h = fast_hook_of(c);
+
+	if (h.type == UINT64_MAX)
+		return x;
+	x.key = ELF64_R_INFO((uint64_t)c->role->hook_sym, h.type);
+	x.lo = h.lo;
+	x.span = h.span;
+	/* s->next: the offset after the last entry's site */
+	x.after = s->last_shndx == c->text->index ? s->next + h.field : 0;
+	x.back = h.back;
+	x.field = h.field;
+	x.sub = h.field + c->base;
+	x.op0 = h.op0;
+	x.mask0 = h.mask0;
+	x.more = h.f->opcode_len > 1;
+	return x;
+}
+
+/*
+ * The rest of a hook's opcode at `at`, past its first byte
+ * (fast_entry.more): out of the loop, which has few registers to spare.
+ */
+static __attribute__((noinline)) bool opcode_rest_at(const struct scan *c,
+						     uint64_t at)
+{
+	const struct mc_object_form *f = c->only;
+	const uint8_t *p = c->code + at;
+
+	for (unsigned k = 1; k < f->opcode_len; k++)
+		if ((p[k] & f->mask[k]) != f->opcode[k])
+			return false;
+	return true;
+}
+
+/*
+ * The sink after scan_rela64_table's entries [from, w) of this
+ * section, made with x.
+ */
+static void sink_sync(struct scan *c, const Elf64_Rela *w,
+		      const Elf64_Rela *from, struct fast_entry x)
+{
+	struct mc_table_sink *s = c->sink;
+	size_t k = (size_t)(w - from);
+
+	if (k) {
+		s->last_shndx = c->text->index;
+		s->next = x.after - x.field;
+		if (!c->used) {
+			s->anchor_used(s->ctx, s->last_shndx);
+			c->used = true;
+		}
+	}
+	s->n += k;
+	c->out->n += k;
+	c->out->n_traced += k;
+}
+
+/*
+ * Where scan_rela64_table is: the next relocation, the next entry and
+ * its r_offset, the entry's r_info, and the fast test's facts.
+ */
+struct table_cursor {
+	const Elf64_Rela *r, *end;
+	Elf64_Rela *w;
+	uint64_t roff, info;
+	struct fast_entry x;
+	uintptr_t opcode;	/* the opcode of the site at r_offset: here */
+};
+
+/*
+ * The relocations from k->r on that need no scan_one: a hook that
+ * passes the fast test becomes its entry, one that names a symbol of
+ * no role (ROLE_OTHER) inside the section is passed over.  Stops at
+ * the first other one, or the end.  Out of line and with no call in
+ * its loop (the rest of an opcode aside), so that the loop has the
+ * registers to itself.
+ */
+static __attribute__((noinline)) void
+table_run(const struct scan *c, struct table_cursor *k)
+{
+	const size_t n_symbols = c->obj->n_symbols;
+	const uint64_t size = c->text_size;
+	const uint8_t *role = c->role->of;
+	const struct fast_entry x = k->x;
+	const uintptr_t opcode = k->opcode;
+	const uint64_t info = k->info;
+	const Elf64_Rela *r = k->r, *end = k->end;
+	Elf64_Rela *w = k->w;
+	uint64_t roff = k->roff, after = x.after;
+
+	for (; r < end; r++) {
+		uint64_t off = r->r_offset, r_info = r->r_info;
+
+		if (r_info == x.key && off - x.lo <= x.span && off >= after &&
+		    (*(const uint8_t *)(opcode + (uintptr_t)off) & x.mask0) ==
+			    x.op0 &&
+		    (!x.more || opcode_rest_at(c, off - x.back))) {
+			*w++ = (Elf64_Rela){
+				.r_offset = roff,
+				.r_info = info,
+				.r_addend = (int64_t)(off - x.sub),
+			};
+			roff += sizeof(uint64_t);
+			after = off + 1;
+			continue;
+		}
+		size_t sym = ELF64_R_SYM(r_info);
+
+		if (!(sym < n_symbols && role[sym] == ROLE_OTHER && off < size))
+			break;
+	}
+	k->r = r;
+	k->w = w;
+	k->roff = roff;
+	k->x.after = after;
+}
+
+/*
+ * True if relocation r names a symbol looked at for the first time,
+ * inside the section, which has no role: scan_one's answer, without
+ * it.
+ */
+static bool first_look_other(const struct scan *c, const Elf64_Rela *r)
+{
+	size_t sym = ELF64_R_SYM(r->r_info);
+
+	return sym < c->obj->n_symbols && r->r_offset < c->text_size &&
+	       c->role->of[sym] == ROLE_UNKNOWN &&
+	       symbol_role(c->obj, c->arch, c->opt, c->role, sym) ==
+		       ROLE_OTHER;
+}
+
+/* The cursor after scan_one changed what the fast test knows. */
+static void cursor_reload(const struct scan *c, struct table_cursor *k)
+{
+	const struct mc_table_sink *s = c->sink;
+
+	k->x = fast_entry_of(c);
+	k->opcode = (uintptr_t)c->code - (uintptr_t)k->x.back;
+	k->w = s->v + s->n;
+	/* an entry is an address: table_while_scanning's 8 bytes */
+	k->roff = s->n * sizeof(uint64_t);
+	k->info = c->info;
+}
+
+/*
+ * scan_rela64 with a sink: a hook of the last type, in its form, after
+ * the entry before it, in a traced section whose anchor is known, is
+ * its table entry at once (three words); everything else goes through
+ * scan_one, which may decline.
+ */
+static bool scan_rela64_table(struct scan *c, const Elf64_Rela *e,
+			      size_t count)
+{
+	struct mc_table_sink *s = c->sink;
+	struct table_cursor k = { .r = e, .end = e + count };
+
+	if (!reserve_entries(c->obj, s, count))
+		return false;
+	/* the anchor first, so that the first site can be fast too */
+	if (c->traced && !c->anchored &&
+	    !(c->anchored = s->anchor(s->ctx, c->text->index, &c->info,
+				      &c->base)))
+		return false;
+	cursor_reload(c, &k);
+	for (;;) {
+		Elf64_Rela *from = k.w;
+
+		table_run(c, &k);
+		/* the entries so far, as push_entry would have left them */
+		if (k.w != from)
+			sink_sync(c, k.w, from, k.x);
+		if (k.r == k.end)
+			return true;
+		if (first_look_other(c, k.r)) {
+			k.r++;
+			continue;
+		}
+		struct mc_reloc one = {
+			.offset = k.r->r_offset,
+			.sym = ELF64_R_SYM(k.r->r_info),
+			.type = (uint32_t)ELF64_R_TYPE(k.r->r_info),
+			.addend = k.r->r_addend,
+		};
+
+		c->stale = false;
+		if (!scan_one(c, (size_t)(k.r - e), &one))
+			return false;
+		if (++k.r == k.end)
+			return true;	/* a section of one function, often */
+		if (c->stale)	/* not for the first look at a symbol, mostly */
+			cursor_reload(c, &k);
+	}
+}
+
 static bool scan_reloc_section(struct mc_object *obj,
 			       const struct mc_arch *arch,
 			       const struct mc_options *opt,
 			       struct mc_section *rel, struct mc_section *text,
 			       struct roles *role, struct mc_site_list *out,
-			       mc_warn_fn warn)
+			       mc_warn_fn warn, struct mc_table_sink *sink,
+			       bool *declined)
 {
 	size_t text_size;
 	const uint8_t *code = mc_section_bytes(text, &text_size);
@@ -702,21 +1007,27 @@ static bool scan_reloc_section(struct mc_object *obj,
 		.obj = obj, .arch = arch, .opt = opt, .rel = rel,
 		.text = text, .code = code, .text_size = text_size,
 		.traced = traced, .role = role, .out = out, .warn = warn,
+		.sink = sink,
 	};
 	struct mc_reloc r;
+	bool ok = true;
 
 	if (!fits_32_bits(count))
 		return mc_fail(obj, "%s: %zu relocations, more than this tool "
 			       "indexes (2^32)", rel->name, count);
 	mc_reloc_table_open(obj, rel, &t);
-	scan_start(&c);
+	if (!sink)
+		scan_start(&c);	/* a sink keeps its own order */
 	scan_recall(&c);
 	if (t.kind == MC_RELA64 && t.n >= count)
-		return scan_rela64(&c, (const Elf64_Rela *)t.p, count);
-	for (size_t i = 0; i < count; i++)
-		if (!mc_reloc_read(obj, rel, &t, i, &r) || !scan_one(&c, i, &r))
-			return false;
-	return true;
+		ok = sink ? scan_rela64_table(&c, (const Elf64_Rela *)t.p, count)
+			  : scan_rela64(&c, (const Elf64_Rela *)t.p, count);
+	else
+		for (size_t i = 0; ok && i < count; i++)
+			ok = mc_reloc_read(obj, rel, &t, i, &r) &&
+			     scan_one(&c, i, &r);
+	*declined = c.declined;
+	return ok;
 }
 
 /*
@@ -768,40 +1079,76 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 	return true;
 }
 
+/*
+ * Every relocation section that applies to code, in index order, into
+ * `out` (or with `sink`, its table entries): DONE, FAILED, or with a
+ * sink DECLINED.
+ */
+static enum mc_scan_result scan_all(struct mc_object *obj,
+				    const struct mc_arch *arch,
+				    const struct mc_options *opt,
+				    struct mc_site_list *out, mc_warn_fn warn,
+				    struct mc_table_sink *sink)
+{
+	struct roles *role = malloc(sizeof(*role));
+	enum mc_scan_result res = MC_SCAN_DONE;
+
+	if (!role) {
+		mc_fail(obj, "out of memory");
+		return MC_SCAN_FAILED;
+	}
+	if (!roles_open(obj, arch, opt, role)) {
+		free(role);
+		return MC_SCAN_FAILED;
+	}
+	for (size_t i = 1; res == MC_SCAN_DONE && i < obj->n_sections; i++) {
+		struct mc_section *rel = obj->sections[i];
+		struct mc_section *text = code_target(obj, rel);
+		bool declined = false;
+
+		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,
+						out, warn, sink, &declined))
+			res = declined ? MC_SCAN_DECLINED : MC_SCAN_FAILED;
+	}
+	free(role->of);
+	free(role);
+	return res;
+}
+
+static bool too_many_sections(struct mc_object *obj)
+{
+	if (fits_32_bits(obj->n_sections))
+		return false;
+	return !mc_fail(obj, "%zu sections, more than ELF's 32-bit section "
+			"indexes name", obj->n_sections);
+}
+
 bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 		   const struct mc_options *opt, struct mc_site_list *out,
 		   mc_warn_fn warn)
 {
-	struct roles *role = malloc(sizeof(*role));
-
 	*out = (struct mc_site_list){ 0 };
-	if (!role)
-		return mc_fail(obj, "out of memory");
-	if (!fits_32_bits(obj->n_sections)) {
-		free(role);
-		return mc_fail(obj, "%zu sections, more than ELF's 32-bit "
-			       "section indexes name", obj->n_sections);
-	}
+	if (too_many_sections(obj))
+		return false;
 	if ((opt->find_nops && !scan_entry_nops(obj, arch, opt, out)) ||
-	    !roles_open(obj, arch, opt, role)) {
-		free(role);
+	    scan_all(obj, arch, opt, out, warn, NULL) != MC_SCAN_DONE) {
 		mc_site_list_free(out);
 		return false;
 	}
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = obj->sections[i];
-		struct mc_section *text = code_target(obj, rel);
-
-		if (text && !scan_reloc_section(obj, arch, opt, rel, text, role,
-						out, warn)) {
-			free(role->of);
-			free(role);
-			mc_site_list_free(out);
-			return false;
-		}
-	}
-	free(role->of);
-	free(role);
 	sort_unique(out);
 	return true;
+}
+
+enum mc_scan_result mc_scan_into_table(struct mc_object *obj,
+				       const struct mc_arch *arch,
+				       const struct mc_options *opt,
+				       struct mc_table_sink *sink,
+				       struct mc_site_list *out)
+{
+	*out = (struct mc_site_list){ 0 };
+	if (opt->find_nops)
+		return MC_SCAN_DECLINED;
+	if (too_many_sections(obj))
+		return MC_SCAN_FAILED;
+	return scan_all(obj, arch, opt, out, NULL, sink);
 }

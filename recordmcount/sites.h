@@ -57,6 +57,46 @@ bool mc_find_sites(struct mc_object *obj, const struct mc_arch *arch,
 void mc_site_list_free(struct mc_site_list *l);
 
 /*
+ * Where a scan puts the sites when recording builds its table as it
+ * scans (mc_scan_into_table), with no list of sites: the entries of
+ * one __mcount_loc piece, ELF64 RELA, each the site as an addend to
+ * its section's anchor, entry k's at r_offset 8k (64-bit addresses).
+ * `anchor` is asked before a traced section is scanned: the r_info its
+ * entries would have and the anchor's value (false with obj->error
+ * set); `anchor_used` is told, once or more, when the section has an
+ * entry, so that an anchor to be added is added only then.
+ */
+struct mc_table_sink {
+	Elf64_Rela *v;
+	size_t n, cap;
+	bool (*anchor)(void *ctx, size_t shndx, uint64_t *info,
+		       uint64_t *base);
+	void (*anchor_used)(void *ctx, size_t shndx);
+	void *ctx;
+	size_t last_shndx;		/* the last entry's section (0: none) */
+	uint64_t next;			/* its offset + 1 */
+};
+
+enum mc_scan_result {
+	MC_SCAN_FAILED,		/* obj->error set */
+	MC_SCAN_DONE,
+	MC_SCAN_DECLINED,	/* not the usual case: use mc_find_sites */
+};
+
+/*
+ * mc_find_sites for an object whose hook sites come in table order
+ * (by section, then offset, none twice), all in traced sections, none
+ * reported: their table entries into `sink`, and their counts (only)
+ * into `out`.  Any other object is declined before anything is
+ * reported, so that mc_find_sites can start again.
+ */
+enum mc_scan_result mc_scan_into_table(struct mc_object *obj,
+				       const struct mc_arch *arch,
+				       const struct mc_options *opt,
+				       struct mc_table_sink *sink,
+				       struct mc_site_list *out);
+
+/*
  * Open the object at `path` and find the architecture its ELF header
  * names, for every command: a relocatable object, or with `linked_too`
  * an executable or shared object as well.  False with obj->error when

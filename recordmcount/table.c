@@ -87,6 +87,25 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 				    piece->n) != NULL;
 }
 
+bool mc_add_written_table(struct mc_object *obj, const struct mc_arch *arch,
+			  Elf64_Rela *rels, size_t n)
+{
+	uint8_t *slots = calloc(n ? n : 1, arch->addr_size);
+	struct mc_table_spec spec = {
+		.name = mc_table_name(false),
+		.flags = SHF_ALLOC,
+		.entsize = arch->addr_size,
+		.rel_type = SHT_RELA,
+		.written_numbering = true,
+	};
+
+	if (!slots) {
+		free(rels);
+		return mc_fail(obj, "out of memory");
+	}
+	return mc_add_table_section(obj, &spec, slots, rels, n) != NULL;
+}
+
 /*
  * The relocation section of code section `code`, added (empty, in the
  * code's group) when the code has none: a section of pads alone may

@@ -83,6 +83,14 @@ bool mc_add_table_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_piece_place *place,
 			struct mc_piece *piece);
 
+/*
+ * The one piece of a table built while scanning: `n` ELF64 RELA
+ * entries at `rels` (taken over), which name their symbols by the
+ * index written (see mc_table_spec), slots zero.
+ */
+bool mc_add_written_table(struct mc_object *obj, const struct mc_arch *arch,
+			  Elf64_Rela *rels, size_t n);
+
 /* A table's name: per-section (MC_TABLE_SECTION_LINKED) or not. */
 const char *mc_table_name(bool per_section);
 

@@ -1390,6 +1390,51 @@ def not_a_call_names_relocation():
           "stderr %r, want the relocation named %s" % (err, want[0]))
 
 
+def hook_relocs_reordered(data, how):
+    """DATA with .rela.text's hook relocations reversed ("reversed"), or
+    the second one moved onto the first one's offset ("repeated"), the
+    other relocations where they were."""
+    e = elfmini.Elf(data)
+    s = e.section(".rela.text")
+    rels = e.relocs(s)
+    hooks = [i for i, r in enumerate(rels) if e.symbols[r.sym].name in HOOKS]
+    check(len(hooks) >= 2, "fewer than two hook relocations")
+    entries = [data[s.offset + i * 24:s.offset + (i + 1) * 24]
+               for i in range(len(rels))]
+    if how == "reversed":
+        moved = [entries[i] for i in reversed(hooks)]
+        for i, m in zip(hooks, moved):
+            entries[i] = m
+    else:
+        entries[hooks[1]] = entries[hooks[0]][:8] + entries[hooks[1]][8:]
+    b = bytearray(data)
+    b[s.offset:s.offset + len(rels) * 24] = b"".join(entries)
+    return bytes(b)
+
+
+def table_in_order(how):
+    """Hook relocations out of offset order, or two on one call: the
+    table still lists each call once, in address order (what sorting
+    the sites gives), the oracle being the input's own relocations."""
+    obj = asm_object("hooks-in-order")
+    with open(obj, "rb") as f:
+        data = hook_relocs_reordered(f.read(), how)
+    with open(obj, "wb") as f:
+        f.write(data)
+    e = elfmini.Elf(data)
+    text = e.section(".text")
+    want = sorted({r.offset - 1 for r in e.relocs(e.section(".rela.text"))
+                   if e.symbols[r.sym].name in HOOKS})
+    rc, _o, err = tool(obj)
+    check(rc == 0 and err == "", "exit %d: %s" % (rc, err))
+    got = elfmini.table_entries(elfmini.Elf(obj))
+    check(got is not None, "no table")
+    check([(x[0], x[1]) for x in got] == [(text.index, o) for o in want],
+          "table %r, want .text+%r in order" % (got, want))
+    check([x[3] for x in got] == [8 * k for k in range(len(got))],
+          "slots %r" % [x[3] for x in got])
+
+
 # Per architecture, GCC's cross compiler and the hook symbol a C function
 # refers to other than by a hook call: by address (absolute, or through
 # the GOT with -fPIC) and by a tail call.  (ppc32 -fPIC is left out: its
@@ -1682,6 +1727,9 @@ def main():
                   lambda: strict_fails("not-a-call", "a non-call")))
     cases.append(("cli/not-a-call/names-relocation",
                   not_a_call_names_relocation))
+    for how in ("reversed", "repeated"):
+        cases.append(("cli/table-order/" + how,
+                      lambda how=how: table_in_order(how)))
     for triplet, hook in NOT_A_CALL_ARCHES:
         for pic in ("-fno-pic", "-fPIC"):
             if triplet.startswith("powerpc-") and pic == "-fPIC":
