@@ -298,14 +298,18 @@ def blocks(data):
         at += 16 + n
 
 
-def leb(p, i):
+def leb(p, i, minimal=False):
     v = shift = 0
+    start = i
     while True:
         b = p[i]
         i += 1
         v |= (b & 0x7F) << shift
         shift += 7
         if not b & 0x80:
+            if minimal and b == 0 and i - start > 1:
+                fail("a delta in %d bytes where %d hold it"
+                     % (i - start, i - start - 1))
             return v, i
 
 
@@ -321,12 +325,15 @@ def decode(p):
         elif op == OP_NEW:
             a = struct.unpack_from("<Q", p, i)[0]
             i += 8
+            if a in slots:
+                fail("0x%x's address written again in one block, where "
+                     "its slot names it" % a)
             if len(slots) < 0x100 - OP_SLOT0:
                 slots.append(a)
             ev = ("E", a)
         else:
             ev = ("E", slots[op - OP_SLOT0])
-        zz, i = leb(p, i)
+        zz, i = leb(p, i, True)
         ticks = (ticks + (-(zz >> 1) - 1 if zz & 1 else zz >> 1)) % (1 << 64)
         out.append((ev[0], ticks, ev[1]))
     if i != len(p) or flags:
@@ -334,7 +341,7 @@ def decode(p):
     return out
 
 
-def check_compact(path, raw, max_bytes):
+def check_compact(path, raw):
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != MAGIC:
@@ -385,10 +392,12 @@ def check_compact(path, raw, max_bytes):
             fail("thread %d: decoded %d lines, the dump has %d; first "
                  "difference %r" % (tid, len(want[tid]), len(got[tid]),
                                      diff[:1]))
+    # How many bytes a call takes depends on the time between events (a
+    # delta's length): a benchmark's figure (make bench-trace), not a
+    # test's.  decode() has checked that each is as short as it can be.
     calls = sum(1 for evs in events.values() for e in evs if e[0] == "E")
-    if not calls or len(data) > calls * float(max_bytes):
-        fail("%d bytes for %d calls: over %s a call" % (len(data), calls,
-                                                       max_bytes))
+    if not calls:
+        fail("no calls in %s" % path)
 
 
 def check_damage(path, out, how):
