@@ -855,6 +855,14 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 	return true;
 }
 
+bool mc_object_has_groups(const struct mc_object *obj)
+{
+	for (size_t g = 1; g < obj->n_sections; g++)
+		if (obj->sections[g]->shdr.sh_type == SHT_GROUP)
+			return true;
+	return false;
+}
+
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
 {
 	struct mc_section *g = obj->sections[group];

@@ -501,6 +501,12 @@ bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
  */
 bool mc_section_groups(struct mc_object *obj, size_t *group_of);
 
+/*
+ * True if some section is an SHT_GROUP: else every group_of[] entry
+ * would be 0, and a caller can do without the array (a word a section).
+ */
+bool mc_object_has_groups(const struct mc_object *obj);
+
 /* Make section `member` a member of the group section `group`. */
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member);
 
