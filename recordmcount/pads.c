@@ -612,10 +612,14 @@ bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 {
 	size_t n = 0;
 	struct pad_entry *e = collect_entries(obj, arch, pads, &n);
-	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
-	bool ok = e && group_of && mc_section_groups(obj, group_of);
+	/* a word a section, only where some section is a group's */
+	bool grouped = mc_object_has_groups(obj);
+	size_t *group_of = grouped ? malloc(obj->n_sections * sizeof(*group_of))
+				   : NULL;
+	bool ok = e && (!grouped || (group_of &&
+				     mc_section_groups(obj, group_of)));
 
-	if (e && !group_of)
+	if (e && grouped && !group_of)
 		mc_fail(obj, "out of memory");
 	/* Each compiler table keeps what it covers ... */
 	for (size_t i = 0; ok && i < pads->n; i++)
@@ -627,7 +631,8 @@ bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 		if (e[i].covered || e[i].pad.shndx == last)
 			continue;
 		last = e[i].pad.shndx;
-		ok = add_piece(obj, arch, e, n, last, group_of[last],
+		ok = add_piece(obj, arch, e, n, last,
+			       group_of ? group_of[last] : 0,
 			       e[i].rel_type, per_section);
 	}
 	free(group_of);
