@@ -319,15 +319,15 @@ static bool renumbered_when_written(const struct mc_object *obj,
 				    const struct mc_numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
-	const Elf_Data *d = mc_section_data(sec);
+	struct mc_input_data d;
 	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
 
-	return !sec->buf && d && d->d_buf && count && t->n == count &&
-	       mc_in_host_order(obj) &&
+	return !sec->buf && mc_section_view(obj, sec, &d) && d.buf && count &&
+	       t->n == count && mc_in_host_order(obj) &&
 	       !(sec->shdr.sh_flags & SHF_COMPRESSED) &&
-	       d->d_size == sec->shdr.sh_size &&
-	       d->d_size / reloc_kind_size(t->kind) == count &&
-	       d->d_size % reloc_kind_size(t->kind) == 0 &&
+	       d.size == sec->shdr.sh_size &&
+	       d.size / reloc_kind_size(t->kind) == count &&
+	       d.size % reloc_kind_size(t->kind) == 0 &&
 	       !(is32 && m->n_in + m->n > 0x1000000);
 }
 
@@ -880,7 +880,7 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 
 		if (sec->shdr.sh_type != SHT_GROUP)
 			continue;
-		raw = mc_section_bytes(sec, &size);
+		raw = mc_section_bytes(obj, sec, &size);
 		if (!raw || size % sizeof(Elf32_Word))
 			return mc_fail(obj, "%s: corrupt group", sec->name);
 		/* Word 0 holds the flags; the members follow (host order). */
@@ -895,6 +895,14 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 		}
 	}
 	return true;
+}
+
+bool mc_object_has_groups(const struct mc_object *obj)
+{
+	for (size_t g = 1; g < obj->n_sections; g++)
+		if (obj->sections[g]->shdr.sh_type == SHT_GROUP)
+			return true;
+	return false;
 }
 
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member)

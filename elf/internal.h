@@ -19,6 +19,32 @@ bool mc_fail_elf(struct mc_object *obj, const char *what);
 Elf_Data *mc_section_data(const struct mc_section *sec);
 
 /*
+ * An unchanged input section's bytes as elf_getdata would give them
+ * (d_buf, d_size, d_type), found in the mapped file without asking
+ * libelf; false where that is not sure to be libelf's answer, and the
+ * caller asks libelf (mc_section_data).  Only for code and relocation
+ * sections: the ones an object of a section per function has a
+ * million of, each asked for once or twice.
+ */
+struct mc_input_data {
+	const uint8_t *buf;	/* NULL when size is 0, as libelf's */
+	size_t size;
+	Elf_Type type;
+};
+
+bool mc_section_input_data(const struct mc_object *obj,
+			   const struct mc_section *sec,
+			   struct mc_input_data *in);
+
+/*
+ * The section's data as libelf holds it now: read directly where
+ * mc_section_input_data can, else libelf's (mc_section_data); false
+ * when libelf has none (a section added in memory, or unreadable).
+ */
+bool mc_section_view(const struct mc_object *obj,
+		     const struct mc_section *sec, struct mc_input_data *in);
+
+/*
  * Make `bytes` (`size` of them in `cap` allocated, of libelf type
  * `type`, owned from now on) the section's contents, freeing those it
  * had; false, with nothing taken or freed, when out of memory.

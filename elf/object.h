@@ -89,6 +89,13 @@ struct mc_object {
 	const char *path;
 	int fd;
 	Elf *elf;
+	/*
+	 * The file as libelf mapped it (elf_rawfile) and its size, or
+	 * NULL: where the bytes of an unchanged section are found without
+	 * asking libelf (mc_section_input_data, elf/internal.h).
+	 */
+	const uint8_t *image;
+	size_t image_size;
 	struct stat st;
 	GElf_Ehdr ehdr;
 	size_t shstrndx;
@@ -245,7 +252,8 @@ struct mc_section *mc_section_by_name(struct mc_object *obj,
 				      const char *name);
 
 /* Contents of a section as bytes in file order (NULL if NOBITS/empty). */
-const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size);
+const uint8_t *mc_section_bytes(const struct mc_object *obj,
+				struct mc_section *sec, size_t *size);
 
 /* Replace `n` bytes at `offset` of a PROGBITS section. */
 bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
@@ -507,6 +515,12 @@ bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
  * member, or 0; the array has n_sections entries.
  */
 bool mc_section_groups(struct mc_object *obj, size_t *group_of);
+
+/*
+ * True if some section is an SHT_GROUP: else every group_of[] entry
+ * would be 0, and a caller can do without the array (a word a section).
+ */
+bool mc_object_has_groups(const struct mc_object *obj);
 
 /* Make section `member` a member of the group section `group`. */
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member);

@@ -345,6 +345,7 @@ bool mc_object_open(struct mc_object *obj, const char *path)
 	obj->elf = elf_begin(obj->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
 	if (!obj->elf)
 		return mc_fail_elf(obj, "cannot read");
+	obj->image = (const uint8_t *)elf_rawfile(obj->elf, &obj->image_size);
 	return read_whole(obj);
 }
 

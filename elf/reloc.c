@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <limits.h>
+#include <stdint.h>
 
 bool mc_is_reloc_section(const struct mc_section *sec)
 {
@@ -106,21 +107,24 @@ static GElf_Xword info_encode(const struct mc_object *obj,
 void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
 			 struct mc_reloc_table *t)
 {
-	Elf_Data *d = mc_is_reloc_section(sec) ? mc_section_data(sec) : NULL;
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	bool rela = sec->shdr.sh_type == SHT_RELA;
 	size_t size = is64 ? (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
 			   : (rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
+	struct mc_input_data in;
 
 	t->p = NULL;
 	t->n = 0;
 	t->kind = is64 ? (rela ? MC_RELA64 : MC_REL64)
 		       : (rela ? MC_RELA32 : MC_REL32);
-	if (!d || is_mips64(obj) || !d->d_buf ||
-	    d->d_type != (rela ? ELF_T_RELA : ELF_T_REL))
+	if (!mc_is_reloc_section(sec) || is_mips64(obj))
 		return;
-	t->p = d->d_buf;
-	t->n = d->d_size / size;
+	if (!mc_section_view(obj, sec, &in) || !in.buf ||
+	    in.type != (rela ? ELF_T_RELA : ELF_T_REL))
+		return;
+	/* the pointer libelf's data would hold: writable as that */
+	t->p = (uint8_t *)(uintptr_t)in.buf;
+	t->n = in.size / size;
 	if (t->n > (size_t)INT_MAX + 1)		/* gelf's index is an int */
 		t->n = (size_t)INT_MAX + 1;
 }

@@ -8,12 +8,82 @@
 #include "object.h"
 #include "internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 Elf_Data *mc_section_data(const struct mc_section *sec)
 {
 	return sec->scn ? elf_getdata(sec->scn, NULL) : NULL;
+}
+
+/*
+ * libelf's first elf_getdata of a section costs about 200 instructions
+ * and reads its 208-byte Elf_Scn, cold in an object of a million
+ * sections; the answer, for a section libelf holds as the file's own
+ * bytes, is the bytes at sh_offset.  Read directly only where libelf
+ * would give those very bytes in place: an input section with no copy
+ * (so no change libelf was told of), uncompressed, inside the file,
+ * whole entries, and relocations only in the host's byte order and at
+ * an address aligned for the host's structure (libelf may copy
+ * misaligned ones; here they go to libelf).  The model changes sh_size
+ * of such a section only with a copy (sec->buf), and sh_offset and
+ * sh_type never, so its header is the one libelf reads.
+ */
+bool mc_section_input_data(const struct mc_object *obj,
+			   const struct mc_section *sec,
+			   struct mc_input_data *in)
+{
+	const GElf_Shdr *sh = &sec->shdr;
+	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
+	size_t one, align;
+	Elf_Type type;
+
+	switch (sh->sh_type) {
+	case SHT_PROGBITS:
+		type = ELF_T_BYTE;
+		one = align = 1;
+		break;
+	case SHT_RELA:
+		type = ELF_T_RELA;
+		one = is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela);
+		align = is64 ? _Alignof(Elf64_Rela) : _Alignof(Elf32_Rela);
+		break;
+	case SHT_REL:
+		type = ELF_T_REL;
+		one = is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel);
+		align = is64 ? _Alignof(Elf64_Rel) : _Alignof(Elf32_Rel);
+		break;
+	default:
+		return false;
+	}
+	if (!obj->image || !sec->scn || sec->buf ||
+	    (sh->sh_flags & SHF_COMPRESSED) ||
+	    (type != ELF_T_BYTE && !mc_in_host_order(obj)) ||
+	    sh->sh_offset > obj->image_size ||
+	    sh->sh_size > obj->image_size - sh->sh_offset ||
+	    sh->sh_size % one != 0)
+		return false;
+	const uint8_t *p = obj->image + sh->sh_offset;
+
+	if ((uintptr_t)p % align != 0)
+		return false;
+	*in = (struct mc_input_data){ sh->sh_size ? p : NULL,
+				      (size_t)sh->sh_size, type };
+	return true;
+}
+
+bool mc_section_view(const struct mc_object *obj,
+		     const struct mc_section *sec, struct mc_input_data *in)
+{
+	Elf_Data *d;
+
+	if (mc_section_input_data(obj, sec, in))
+		return true;
+	if (!(d = mc_section_data(sec)))
+		return false;
+	*in = (struct mc_input_data){ d->d_buf, d->d_size, d->d_type };
+	return true;
 }
 
 bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
@@ -65,9 +135,10 @@ bool mc_section_make_writable(struct mc_object *obj,
 	return true;
 }
 
-const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size)
+const uint8_t *mc_section_bytes(const struct mc_object *obj,
+				struct mc_section *sec, size_t *size)
 {
-	Elf_Data *d;
+	struct mc_input_data in;
 
 	*size = 0;
 	if (sec->shdr.sh_type == SHT_NOBITS)
@@ -76,9 +147,8 @@ const uint8_t *mc_section_bytes(struct mc_section *sec, size_t *size)
 		*size = sec->buf->size;
 		return sec->buf->bytes;
 	}
-	d = mc_section_data(sec);
-	if (!d || !d->d_buf)
+	if (!mc_section_view(obj, sec, &in) || !in.buf)
 		return NULL;
-	*size = d->d_size;
-	return d->d_buf;
+	*size = in.size;
+	return in.buf;
 }

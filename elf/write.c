@@ -506,11 +506,13 @@ static bool section_out_data(const struct mc_object *obj,
 					 MC_AS_IT_IS };
 	} else if (how != MC_AS_IT_IS) {
 		/* Laid out as the copy mc_apply_renumbering would make. */
-		const Elf_Data *d = mc_section_data(sec);
+		struct mc_input_data d;
 
-		*od = (struct out_data){ d->d_buf,
-					 d->d_size + spliced_bytes(obj, sec),
-					 d->d_type, align, false, how };
+		if (!mc_section_view(obj, sec, &d))
+			return false;
+		*od = (struct out_data){ d.buf,
+					 d.size + spliced_bytes(obj, sec),
+					 d.type, align, false, how };
 	} else if (sec->shdr.sh_type == SHT_NOBITS) {
 		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
 					 align, false, MC_AS_IT_IS };
@@ -872,7 +874,7 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 {
 	const struct mc_renumbering *r = obj->renumbering;
 	const uint8_t *in = od->buf;
-	size_t size = mc_section_data(sec)->d_size;
+	size_t size = (size_t)od->size - spliced_bytes(obj, sec);
 
 	switch (od->how) {
 	case MC_SPLICED: {
@@ -1018,6 +1020,25 @@ static bool kept_in_place(struct mc_object *obj, const struct plan *p,
 	return same;
 }
 
+/*
+ * The header input section `sec` was read with.  The model's own is
+ * that one where it has no copy and is not the symbol table (or its
+ * SHT_SYMTAB_SHNDX) the writer splices: sh_size changes only with a
+ * copy or a splice, sh_type and sh_offset never.  Asked of libelf
+ * otherwise, not for every section: its header is in a cold 208-byte
+ * Elf_Scn, and an object of a section per function has millions.
+ */
+static bool input_header(const struct mc_object *obj,
+			 const struct mc_section *sec, GElf_Shdr *in)
+{
+	if (!sec->buf && mc_renumber_how_of(obj, sec) != MC_SPLICED &&
+	    sec != obj->symtab && sec != obj->symtab_shndx) {
+		*in = sec->shdr;
+		return true;
+	}
+	return gelf_getshdr(sec->scn, in) != NULL;
+}
+
 /* The changed sections of the layout go to the end; false: cannot. */
 static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 {
@@ -1037,7 +1058,7 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		uint64_t size = l->at[i].size, align = l->at[i].align;
 		GElf_Shdr in;
 
-		moved[i] = !(sec->scn && gelf_getshdr(sec->scn, &in) &&
+		moved[i] = !(sec->scn && input_header(obj, sec, &in) &&
 			     kept_in_place(obj, p, sec, &in, type, size));
 		if (!moved[i]) {
 			l->at[i].offset = in.sh_offset;

@@ -328,7 +328,7 @@ static const uint8_t *image_bytes_at(struct check *c, uint64_t addr,
 {
 	struct mc_section *sec = mc_section_at_address(c->s->obj, addr);
 	size_t size;
-	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *p = sec ? mc_section_bytes(c->s->obj, sec, &size) : NULL;
 	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
 
 	return p && off + n <= size ? p + off : NULL;
@@ -401,7 +401,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 	uint64_t start = mc_code_address(arch, f->sym.st_value);
 	uint64_t thumb = f->sym.st_value - start;
 	size_t size;
-	const uint8_t *code = mc_section_bytes(sec, &size);
+	const uint8_t *code = mc_section_bytes(obj, sec, &size);
 	uint64_t base = sec->shdr.sh_addr;
 
 	if (!code || start < base || start - base >= size)
@@ -759,7 +759,7 @@ static void check_pad_fit(struct check *c, size_t k)
 	const struct mc_arch *a = s->arch;
 	struct mc_section *sec = mc_entry_section(s, e);
 	size_t size;
-	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *code = sec ? mc_section_bytes(s->obj, sec, &size) : NULL;
 	uint64_t value = mc_entry_value(s, e);
 	struct mc_pad_fit fit;
 

@@ -27,7 +27,7 @@ static void hex_bytes(struct mc_survey *d, const struct mc_entry *e,
 {
 	struct mc_section *sec = mc_entry_section(d, e);
 	size_t size = 0, used = 0;
-	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *code = sec ? mc_section_bytes(d->obj, sec, &size) : NULL;
 
 	out[0] = 0;
 	/* Stops before `out` overflows: a MIPS long call is 32 bytes. */

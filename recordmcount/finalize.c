@@ -226,7 +226,7 @@ static bool write_slot(struct finalize *f, uint64_t slot, uint64_t value)
 	struct mc_section *sec = mc_section_at_address(f->obj, slot);
 	uint8_t bytes[8];
 	size_t size;
-	const uint8_t *cur = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *cur = sec ? mc_section_bytes(f->obj, sec, &size) : NULL;
 	uint64_t at = sec ? slot - sec->shdr.sh_addr : 0;
 
 	if (!cur || at + f->s->arch->addr_size > size)
@@ -284,7 +284,7 @@ static bool write_dynamic(struct finalize *f, size_t k, uint64_t value)
 	struct mc_reloc r = sr->r;
 	struct mc_section *sec = mc_section_at_address(f->obj, e->slot);
 	size_t size;
-	const uint8_t *p = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *p = sec ? mc_section_bytes(f->obj, sec, &size) : NULL;
 	uint64_t in_slot = p ? mc_load_address(f->obj, p + e->slot -
 					       sec->shdr.sh_addr) : 0;
 
@@ -422,7 +422,7 @@ static bool prepatch_site(struct finalize *f, const struct tramp_pair *p,
 	struct mc_section *sec = mc_section_at_address(f->obj, addr);
 	uint8_t form[MC_MAX_SITE_LEN];
 	size_t size;
-	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *code = sec ? mc_section_bytes(f->obj, sec, &size) : NULL;
 	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
 	struct mc_site d;
 

@@ -172,7 +172,8 @@ static bool measure_pad(struct mc_object *obj, const struct mc_arch *arch,
 			struct mc_pad *p, const char **why)
 {
 	size_t size;
-	const uint8_t *code = mc_section_bytes(obj->sections[p->shndx], &size);
+	const uint8_t *code = mc_section_bytes(obj, obj->sections[p->shndx],
+					       &size);
 	const struct entry_point *e = entry_from(entries, n_entries, p->shndx,
 						 p->offset);
 	uint64_t at = p->offset;
@@ -258,7 +259,7 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 		       const struct mc_reloc *r, size_t i, struct mc_pad *p)
 {
 	size_t size;
-	const uint8_t *slots = mc_section_bytes(table, &size);
+	const uint8_t *slots = mc_section_bytes(obj, table, &size);
 
 	if (!slots || r->offset % arch->addr_size || r->offset > size ||
 	    arch->addr_size > size - r->offset || r->sym >= obj->n_symbols)
@@ -280,11 +281,11 @@ static bool pad_target(struct mc_object *obj, const struct mc_arch *arch,
 #define PAD_BYTES_SHOWN 8
 
 /* Up to PAD_BYTES_SHOWN bytes of `sec` from `offset`, as hex. */
-static void show_bytes(struct mc_section *sec, uint64_t offset,
-		       char *out, size_t n)
+static void show_bytes(const struct mc_object *obj, struct mc_section *sec,
+		       uint64_t offset, char *out, size_t n)
 {
 	size_t size, used = 0;
-	const uint8_t *code = mc_section_bytes(sec, &size);
+	const uint8_t *code = mc_section_bytes(obj, sec, &size);
 
 	out[0] = 0;
 	for (size_t i = 0; code && i < PAD_BYTES_SHOWN && offset < size &&
@@ -319,7 +320,7 @@ static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 		if (!p.valid) {
 			char bytes[3 * PAD_BYTES_SHOWN + 1];
 
-			show_bytes(obj->sections[p.shndx], p.offset, bytes,
+			show_bytes(obj, obj->sections[p.shndx], p.offset, bytes,
 				   sizeof(bytes));
 			snprintf(msg, sizeof(msg), "%s+0x%llx: pad %s (bytes: "
 				 "%s); every pad left in %s, not recorded",
@@ -343,7 +344,8 @@ static const char *pad_refusal(struct mc_object *obj,
 			       const struct mc_pad *p, struct mc_pad_fit *fit)
 {
 	size_t size;
-	const uint8_t *code = mc_section_bytes(obj->sections[p->shndx], &size);
+	const uint8_t *code = mc_section_bytes(obj, obj->sections[p->shndx],
+					       &size);
 
 	*fit = (struct mc_pad_fit){ arch, 0 };
 	if (!code || p->offset >= size || p->entry > size)
@@ -361,7 +363,8 @@ static unsigned nops_needed(struct mc_object *obj, const struct mc_pad *p,
 			    const struct mc_arch *reader)
 {
 	size_t size;
-	const uint8_t *code = mc_section_bytes(obj->sections[p->shndx], &size);
+	const uint8_t *code = mc_section_bytes(obj, obj->sections[p->shndx],
+					       &size);
 	unsigned nop = code ? mc_match_insn(reader->pad_nops,
 					    reader->n_pad_nops,
 					    code + p->offset,
@@ -501,7 +504,7 @@ static struct pad_entry *collect_entries(struct mc_object *obj,
 		struct mc_section *table = obj->sections[p->table];
 		struct mc_section *rel = relocs_of(obj, p->table);
 		size_t size;
-		const uint8_t *old = mc_section_bytes(table, &size);
+		const uint8_t *old = mc_section_bytes(obj, table, &size);
 
 		if (!p->valid)
 			continue;
@@ -608,10 +611,14 @@ bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 {
 	size_t n = 0;
 	struct pad_entry *e = collect_entries(obj, arch, pads, &n);
-	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
-	bool ok = e && group_of && mc_section_groups(obj, group_of);
+	/* a word a section, only where some section is a group's */
+	bool grouped = mc_object_has_groups(obj);
+	size_t *group_of = grouped ? malloc(obj->n_sections * sizeof(*group_of))
+				   : NULL;
+	bool ok = e && (!grouped || (group_of &&
+				     mc_section_groups(obj, group_of)));
 
-	if (e && !group_of)
+	if (e && grouped && !group_of)
 		mc_fail(obj, "out of memory");
 	/* Each compiler table keeps what it covers ... */
 	for (size_t i = 0; ok && i < pads->n; i++)
@@ -623,7 +630,8 @@ bool mc_move_pads_to_table(struct mc_object *obj, const struct mc_arch *arch,
 		if (e[i].covered || e[i].pad.shndx == last)
 			continue;
 		last = e[i].pad.shndx;
-		ok = add_piece(obj, arch, e, n, last, group_of[last],
+		ok = add_piece(obj, arch, e, n, last,
+			       group_of ? group_of[last] : 0,
 			       e[i].rel_type, per_section);
 	}
 	free(group_of);

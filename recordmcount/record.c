@@ -558,8 +558,14 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_site_list *sites, const size_t *anchor,
 			size_t first_label, const struct mc_options *opt)
 {
-	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
 	size_t n = sites->n_traced, n_pieces = 0;
+	struct piece_key one_piece = { 0, 0 };
+
+	/* No group section: one piece, without a word a section to say so. */
+	if (!opt->per_section && !mc_object_has_groups(obj))
+		return !n || build_piece(obj, arch, sites, &one_piece, anchor,
+					 first_label, NULL, n);
+	size_t *group_of = malloc(obj->n_sections * sizeof(*group_of));
 	bool ok = group_of && mc_section_groups(obj, group_of);
 	bool grouped = false;
 
@@ -569,9 +575,7 @@ static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
 		grouped |= group_of[i] != 0;
 	/* No group, one piece: it takes every traced site, in order. */
 	if (ok && !grouped && !opt->per_section) {
-		struct piece_key key = { 0, 0 };
-
-		ok = !n || build_piece(obj, arch, sites, &key, anchor,
+		ok = !n || build_piece(obj, arch, sites, &one_piece, anchor,
 				       first_label, NULL, n);
 		free(group_of);
 		return ok;

@@ -990,7 +990,7 @@ static bool scan_reloc_section(struct mc_object *obj,
 			       bool *declined)
 {
 	size_t text_size;
-	const uint8_t *code = mc_section_bytes(text, &text_size);
+	const uint8_t *code = mc_section_bytes(obj, text, &text_size);
 	bool traced = mc_section_is_traced(text->name, opt);
 
 	if (!check_reloc_table(obj, rel))
@@ -1054,7 +1054,7 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 			continue;
 		struct mc_section *text = obj->sections[sym.shndx];
 		size_t size;
-		const uint8_t *code = mc_section_bytes(text, &size);
+		const uint8_t *code = mc_section_bytes(obj, text, &size);
 		uint64_t at = mc_code_address(arch, sym.sym.st_value);
 
 		if (!(text->shdr.sh_flags & SHF_EXECINSTR) || !code ||

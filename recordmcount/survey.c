@@ -24,7 +24,7 @@ static bool object_entries(struct mc_survey *d, struct mc_section *table,
 	struct mc_object *obj = d->obj;
 	struct mc_section *rel = mc_reloc_section_of(obj, table->index);
 	size_t size;
-	const uint8_t *slots = mc_section_bytes(table, &size);
+	const uint8_t *slots = mc_section_bytes(obj, table, &size);
 
 	for (size_t i = 0; rel && i < mc_reloc_count(rel); i++) {
 		struct mc_reloc r;
@@ -115,7 +115,7 @@ static void linked_entries(struct mc_survey *d, struct mc_section *table,
 			   uint64_t start, size_t first, size_t n)
 {
 	size_t size;
-	const uint8_t *slots = mc_section_bytes(table, &size);
+	const uint8_t *slots = mc_section_bytes(d->obj, table, &size);
 	uint64_t base = start - table->shdr.sh_addr;
 
 	for (size_t k = first; k < first + n; k++) {
@@ -458,7 +458,7 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 	struct mc_verdict v = { .state = "unknown", .len = 0 };
 	struct mc_section *sec = mc_entry_section(d, e);
 	size_t size;
-	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *code = sec ? mc_section_bytes(d->obj, sec, &size) : NULL;
 
 	if (!code || e->offset >= size)
 		return v;
@@ -564,7 +564,7 @@ static bool nops_fill(struct mc_survey *d, const struct mc_entry *e,
 {
 	struct mc_section *sec = mc_entry_section(d, e);
 	size_t size = 0;
-	const uint8_t *code = sec ? mc_section_bytes(sec, &size) : NULL;
+	const uint8_t *code = sec ? mc_section_bytes(d->obj, sec, &size) : NULL;
 	uint64_t at = 0;
 
 	while (code && at < n && e->offset + at < size) {

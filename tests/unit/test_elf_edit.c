@@ -112,7 +112,7 @@ START_TEST(section_patch)
 				    nops, 1));
 	ck_assert(file_nonempty_text(obj.error));
 	ck_assert(!mc_section_patch(&obj, obj.symtab, 0, nops, 1));
-	const uint8_t *b = mc_section_bytes(text, &n);
+	const uint8_t *b = mc_section_bytes(&obj, text, &n);
 	ck_assert_uint_eq(n, orig_n);
 	ck_assert(memcmp(b, orig, n) == 0);
 
@@ -120,7 +120,7 @@ START_TEST(section_patch)
 	ck_assert(mc_section_patch(&obj, text, 0, nops, 2));
 	ck_assert(mc_section_patch(&obj, text, orig_n - 4, nops, 4));
 	ck_assert(mc_section_patch(&obj, text, orig_n, nops, 0));
-	b = mc_section_bytes(text, &n);
+	b = mc_section_bytes(&obj, text, &n);
 	ck_assert_uint_eq(n, orig_n);
 	memcpy(orig, nops, 2);
 	memcpy(orig + orig_n - 4, nops, 4);
@@ -294,7 +294,7 @@ START_TEST(add_section)
 			 obj.sections[tndx]);
 	ck_assert_ptr_eq(mc_section_by_name(&obj, rname), obj.sections[n0 + 1]);
 	size_t n;
-	const uint8_t *b = mc_section_bytes(obj.sections[tndx], &n);
+	const uint8_t *b = mc_section_bytes(&obj, obj.sections[tndx], &n);
 	ck_assert_uint_eq(n, 2 * addr);
 	ck_assert_ptr_nonnull(b);
 	ck_assert(memcmp(b, pattern, n) == 0);
@@ -315,7 +315,7 @@ START_TEST(add_section)
 	ck_assert_uint_eq(t->shdr.sh_entsize, addr);
 	ck_assert_uint_eq(t->shdr.sh_size, 2 * addr);
 	ck_assert_uint_eq(t->shdr.sh_offset % addr, 0);
-	b = mc_section_bytes(t, &n);
+	b = mc_section_bytes(&obj, t, &n);
 	ck_assert_uint_eq(n, 2 * addr);
 	ck_assert(memcmp(b, pattern, n) == 0);
 	r = mc_section_by_name(&obj, rname);

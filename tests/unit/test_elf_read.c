@@ -132,7 +132,7 @@ START_TEST(section_lookup_and_bytes)
 	ck_assert_ptr_nonnull(text);
 	ck_assert_str_eq(text->name, ".text");
 	ck_assert_uint_eq(text->shdr.sh_type, SHT_PROGBITS);
-	const uint8_t *b = mc_section_bytes(text, &n);
+	const uint8_t *b = mc_section_bytes(&obj, text, &n);
 	uint8_t *want = objcopy_section(o, ".text", &want_n);
 	ck_assert_uint_gt(want_n, 0);
 	ck_assert_uint_eq(n, want_n);
@@ -142,7 +142,7 @@ START_TEST(section_lookup_and_bytes)
 	/* global_data's initialiser, little endian. */
 	struct mc_section *data = mc_section_by_name(&obj, ".data");
 	ck_assert_ptr_nonnull(data);
-	b = mc_section_bytes(data, &n);
+	b = mc_section_bytes(&obj, data, &n);
 	static const uint8_t gd[16] = { 0x44, 0x33, 0x22, 0x11, 0x88, 0x77,
 					0x66, 0x55, 0, 0, 0, 0,
 					0xff, 0xff, 0xff, 0xff };
@@ -153,9 +153,52 @@ START_TEST(section_lookup_and_bytes)
 	struct mc_section *bss = mc_section_by_name(&obj, ".bss");
 	ck_assert_ptr_nonnull(bss);
 	n = 12345;
-	ck_assert_ptr_null(mc_section_bytes(bss, &n));
+	ck_assert_ptr_null(mc_section_bytes(&obj, bss, &n));
 	ck_assert_uint_eq(n, 0);
 
+	mc_object_close(&obj);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
+ * Every section's bytes, as the model reads them (from the mapped file
+ * directly for code and relocations, mc_section_input_data), are
+ * libelf's own: asked of libelf only afterwards, so that the model's
+ * reads are its first.
+ */
+START_TEST(section_bytes_match_libelf)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	struct mc_object obj;
+	size_t direct = 0;
+
+	open_ok(&obj, o);
+	for (size_t i = 1; i < obj.n_sections; i++) {
+		struct mc_section *sec = obj.sections[i];
+		struct mc_reloc_table t;
+		size_t n;
+		const uint8_t *b = mc_section_bytes(&obj, sec, &n);
+
+		mc_reloc_table_open(&obj, sec, &t);
+		if (sec->shdr.sh_type == SHT_NOBITS)
+			continue;
+		Elf_Data *d = elf_getdata(elf_getscn(obj.elf, i), NULL);
+
+		ck_assert_ptr_nonnull(d);
+		ck_assert_uint_eq(n, d->d_size);
+		ck_assert_msg(n == 0 || memcmp(b, d->d_buf, n) == 0,
+			      "%s: bytes differ from libelf's", sec->name);
+		if (mc_is_reloc_section(sec)) {
+			ck_assert_uint_eq(t.n, mc_reloc_count(sec));
+			ck_assert(memcmp(t.p, d->d_buf, d->d_size) == 0);
+		}
+		direct += b && b == obj.image + sec->shdr.sh_offset;
+	}
+	/* .text, .data and their relocations at least, read in place */
+	ck_assert_uint_ge(direct, 4);
 	mc_object_close(&obj);
 	free(o);
 	remove_tree(dir);
@@ -239,6 +282,7 @@ static Suite *read_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, open_matches_readelf, 0, 2);
 	tcase_add_loop_test(tc, section_lookup_and_bytes, 0, 2);
+	tcase_add_loop_test(tc, section_bytes_match_libelf, 0, 2);
 	tcase_add_loop_test(tc, relocs_match_readelf, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;

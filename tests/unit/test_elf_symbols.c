@@ -46,6 +46,8 @@ static void check_add_section_symbols(const char *o, bool elf64,
 	char *rgroups_before = readelf_groups(o);
 	ck_assert_str_eq(model_before, readelf_before);
 	ck_assert_str_eq(groups_before, rgroups_before);
+	/* readelf names a group exactly when there is one */
+	ck_assert(mc_object_has_groups(&obj) == (rgroups_before[0] != 0));
 	char **names = calloc(nsym, sizeof(*names));
 	struct mc_symbol *old = calloc(nsym, sizeof(*old));
 	ck_assert_ptr_nonnull(names);

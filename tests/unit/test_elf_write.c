@@ -50,7 +50,7 @@ START_TEST(write_appends_in_place)
 	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
 	/* The model still reads the old contents after the rename. */
 	size_t n;
-	const uint8_t *b = mc_section_bytes(text, &n);
+	const uint8_t *b = mc_section_bytes(&obj, text, &n);
 	ck_assert_uint_eq(b[0], 0x90);
 	mc_object_close(&obj);
 
