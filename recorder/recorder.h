@@ -90,6 +90,8 @@ struct rec_config {
 	size_t max_frames;	/* shadow stack depth */
 	size_t depth;		/* record calls at most this deep (0: all) */
 	uint64_t min_time_ns;	/* stored in the header for readers */
+	bool stats;		/* MCOUNT_TRACE_STATS: the writer's cost at
+				   the end, on stderr */
 };
 
 REC_HIDDEN extern struct rec_config rec_cfg;

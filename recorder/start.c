@@ -13,6 +13,9 @@
  *   MCOUNT_TRACE_MIN_TIME=NS   readers leave out shorter calls
  *   MCOUNT_TRACE_BUFSIZE=N     events per thread's ring (rounded up to a
  *                              power of two; default 65536, 16 B each)
+ *   MCOUNT_TRACE_STATS=1       at the end, the writer thread's CPU time,
+ *                              passes and events on stderr (the bench
+ *                              tells the traced threads' share apart)
  *   MCOUNT_TRACE_AT<k>=NS      k = 1..8, times increasing (mctrace --at):
  *   MCOUNT_TRACE_FILTER<k>,    NS after the recording began, the
  *   MCOUNT_TRACE_NOTRACE<k>    functions enabled become those these
@@ -381,6 +384,7 @@ static void read_config(const char *path)
 		rec_cfg.max_frames = pow2 / 2 - 1;
 	rec_cfg.depth = env_size("MCOUNT_TRACE_DEPTH", 0);
 	rec_cfg.min_time_ns = env_size("MCOUNT_TRACE_MIN_TIME", 0);
+	rec_cfg.stats = env_size("MCOUNT_TRACE_STATS", 0) != 0;
 }
 
 /*

@@ -74,6 +74,9 @@ static struct {
 		uint64_t from, until;
 		const char *name;
 	} lib_seen[1 << SEEN_BITS];	/* MCT_NAME_AT blocks written */
+	/* what the writer cost (MCOUNT_TRACE_STATS) */
+	uint64_t passes, events;	/* passes that found events, events */
+	uint64_t thread_cpu_ns;	/* the writer thread's, at its end */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static uint64_t now_ns(void)
@@ -657,8 +660,19 @@ static uint64_t pass(void)
 	if (n && w.ns1 - w.clock_written > 10000000u)
 		put_clock();
 	flush_out();
+	w.passes += n != 0;
+	w.events += n;
 	pthread_mutex_unlock(&w.lock);
 	return n;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /*
@@ -684,6 +698,7 @@ static void *writer_main(void *arg)
 		if (n < rec_cfg.ring_events / 8)
 			nanosleep(n ? &batch : &idle, NULL);
 	}
+	w.thread_cpu_ns = thread_cpu_ns();
 	return NULL;
 }
 
@@ -729,6 +744,7 @@ int rec_writer_start(const char *path, bool truncate)
 	w.failed = w.stop = false;
 	w.first_json = true;
 	w.used = 0;
+	w.passes = w.events = w.thread_cpu_ns = 0;
 	w.pid = (uint32_t)getpid();
 	clock_pair(&w.t0, &w.ns0);
 	w.t1 = w.t0;
@@ -759,16 +775,35 @@ int rec_writer_start(const char *path, bool truncate)
 	return 0;
 }
 
+/*
+ * MCOUNT_TRACE_STATS: what the writer cost, apart from the traced
+ * threads (a process's CPU time holds both): the writer thread's CPU
+ * time, and the last pass's, which the exiting thread runs.
+ */
+static void report_stats(uint64_t last_pass_ns)
+{
+	if (!rec_cfg.stats)
+		return;
+	fprintf(stderr, "mcount: trace: writer thread CPU %llu ns, "
+		"last pass %llu ns, %llu passes, %llu events\n",
+		(unsigned long long)w.thread_cpu_ns,
+		(unsigned long long)last_pass_ns,
+		(unsigned long long)w.passes, (unsigned long long)w.events);
+}
+
 /* Stop the thread, write what is left and the trailer, close. */
 void rec_writer_stop(void)
 {
-	uint64_t lost;
+	uint64_t lost, last_pass_ns;
 
 	if (w.fd < 0)
 		return;
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
 	pthread_join(w.thread, NULL);
+	last_pass_ns = thread_cpu_ns();
 	pass();
+	last_pass_ns = thread_cpu_ns() - last_pass_ns;
+	report_stats(last_pass_ns);
 	pthread_mutex_lock(&w.lock);
 	lost = lost_calls();
 	if (lost)

@@ -18,7 +18,9 @@
 # children: ours' writer thread, uftrace's recorder process; perf's
 # task-clock where it counts, else time's 10 ms steps), median of 5, so
 # that other load on the machine weighs less than on wall time
-# (given beside).  Per call: (traced - its untraced) / calls.
+# (given beside).  Per call: (traced - its untraced) / calls; ours'
+# split into the traced thread's and the writer thread's, which the
+# recorder counts (MCOUNT_TRACE_STATS).
 # Then: one long run of $BENCH_TRACE_BIG_LOOPS loops (3N + 2 calls, two
 # events each: 10^8 events by default) recorded with 2^20-event rings,
 # its max RSS against the same run not recording, and its trace's size
@@ -63,6 +65,26 @@ ns_of() {
 	awk -v w="${WALL:-0}" '{ printf "%.0f\n", (w ? $3 : $1 + $2) * 1e9 }' \
 		"$out/time"
 }
+# one recording run: its CPU ns, the writer's CPU ns, the writer's
+# passes that found events
+one_recording() {
+	ns=$(MCOUNT_TRACE_STATS=1 ns_of_err "$out/split.err" env \
+		MCOUNT_TRACE="$out/t.data" MCOUNT_TRACE_BUFSIZE=1048576 \
+		"$out/ours" hot $n)
+	awk -v t="$ns" '/writer thread CPU/ {
+		print t, $6 + $10, $12 }' "$out/split.err"
+}
+# ns_of, with the command's stderr kept in a file
+ns_of_err() {
+	f=$1; shift
+	if [ "$clock" = "perf task-clock" ]; then
+		perf stat -x, -e task-clock -o "$out/perf" "$@" >/dev/null 2>"$f"
+		awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1e6 }' "$out/perf"
+		return
+	fi
+	/usr/bin/time -f '%U %S %e' -o "$out/time" "$@" >/dev/null 2>"$f"
+	awk '{ printf "%.0f\n", ($1 + $2) * 1e9 }' "$out/time"
+}
 # CLEAN: the previous run's output, removed before each run, so that no
 # run pays for freeing the last one's pages (ours truncates its file,
 # uftrace renames its directory away and deletes the older one)
@@ -77,8 +99,15 @@ time5() {
 plain=$(time5 "$out/plain" hot $((20 * n)))
 untraced_big=$(time5 "$out/ours" hot $((20 * n)))
 untraced=$(time5 "$out/ours" hot $n)
-ours=$(CLEAN="$out/t.data" time5 env MCOUNT_TRACE="$out/t.data" MCOUNT_TRACE_BUFSIZE=1048576 \
-	"$out/ours" hot $n)
+# recording, 5 runs: each one's CPU and its split, the writer thread's
+# (with the last pass, which the exiting thread runs) from the
+# recorder's own count (MCOUNT_TRACE_STATS), the traced thread's the
+# rest; the medians of each
+split=$(for r in 1 2 3 4 5; do
+	rm -f "$out/t.data"
+	one_recording
+done)
+ours=$(echo "$split" | awk '{ print $1 }' | median)
 rm -rf "$out/uf.d"
 ufplain=$(time5 "$out/uf" hot $n)
 uft=$(CLEAN="$out/uf.d $out/uf.d.old" time5 uftrace record --no-libcall -d "$out/uf.d" "$out/uf" hot $n)
@@ -122,6 +151,9 @@ rm -f "$out/big.data"
 
 per() { awk -v a="$1" -v b="$2" -v c="$calls" 'BEGIN { printf "%.1f", (a - b) / c }'; }
 ours_per=$(per "$ours" "$untraced")
+split_thread=$(echo "$split" | awk '{ print $1 - $2 }' | median)
+split_writer=$(echo "$split" | awk '{ print $2 }' | median)
+split_passes=$(echo "$split" | awk '{ print $3 }' | median)
 wall_ours=$(CLEAN="$out/t.data" WALL=1 time5 env MCOUNT_TRACE="$out/t.data" \
 	MCOUNT_TRACE_BUFSIZE=1048576 "$out/ours" hot $n)
 wall_untraced=$(WALL=1 time5 "$out/ours" hot $n)
@@ -136,6 +168,9 @@ cat <<EOT
 | untraced cost over no hooks | $(awk -v a="$untraced_big" -v b="$plain" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }') |
 | ours recording, CPU (ms) | $((ours / 1000000)) |
 | ours per traced call, entry + exit, CPU (ns) | $ours_per |
+| of which the traced thread, CPU (ns) | $(per "$split_thread" "$untraced") |
+| of which the writer thread, CPU (ns) | $(per "$split_writer" 0) |
+| writer's passes over the rings that found events | $split_passes |
 | ours per traced call, wall (ns) | $(per "$wall_ours" "$wall_untraced") |
 | calls recorded / lost | $recorded / ${lost:-0} |
 | trace file (MB) | $((size / 1000000)) |
