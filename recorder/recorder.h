@@ -111,7 +111,7 @@ REC_HIDDEN int rec_init_threads(void);
 
 /* start.c */
 REC_HIDDEN void rec_finish(void);
-REC_HIDDEN void rec_phases_due(void);
+REC_HIDDEN uint64_t rec_phases_due(void);
 
 /* <arch>/return.S */
 REC_HIDDEN void rec_return_tramp(void);

@@ -333,12 +333,19 @@ static void apply_phase(const struct phase *ph)
 	pthread_mutex_unlock(&filter_lock);
 }
 
-/* From the writer thread, never a traced one: the sets now due. */
-void rec_phases_due(void)
+/*
+ * From the writer thread, never a traced one: the sets now due.  The ns
+ * until the next one is, UINT64_MAX when none is left.
+ */
+uint64_t rec_phases_due(void)
 {
+	uint64_t now = 0;
+
 	while (next_phase < n_phases &&
-	       mono_ns() - start_ns >= phases[next_phase].at_ns)
+	       (now = mono_ns() - start_ns) >= phases[next_phase].at_ns)
 		apply_phase(&phases[next_phase++]);
+	return next_phase < n_phases ? phases[next_phase].at_ns - now
+				     : UINT64_MAX;
 }
 
 /*

@@ -12,9 +12,10 @@
  * start, which sharpens as the run goes on; each thread's timestamps
  * are kept from going back where the ratio moved.
  *
- * The thread wakes every millisecond while the rings are quiet.  A
- * failed write is reported once; the rings are drained all the same,
- * so a full disk never blocks the program.
+ * The thread wakes every millisecond while the rings are quiet, and
+ * while they fill, when the fullest would hold a quarter of its room
+ * (nap_ns).  A failed write is reported once; the rings are drained
+ * all the same, so a full disk never blocks the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -646,24 +647,30 @@ static void put_clock(void)
 	w.clock_written = w.ns1;
 }
 
+/* Drain every ring; the most events one of them held. */
 static uint64_t pass(void)
 {
-	uint64_t n = 0;
+	uint64_t fullest = 0, all = 0;
 
 	pthread_mutex_lock(&w.lock);
 	clock_pair(&w.t1, &w.ns1);
 	for (struct rec_thread *t = __atomic_load_n(&rec_threads,
 						    __ATOMIC_ACQUIRE);
-	     t; t = t->next)
-		n += drain(t);
+	     t; t = t->next) {
+		uint64_t n = drain(t);
+
+		all += n;
+		if (n > fullest)
+			fullest = n;
+	}
 	rec_libs_unloads(put_unload);
-	if (n && w.ns1 - w.clock_written > 10000000u)
+	if (all && w.ns1 - w.clock_written > 10000000u)
 		put_clock();
 	flush_out();
-	w.passes += n != 0;
-	w.events += n;
+	w.passes += all != 0;
+	w.events += all;
 	pthread_mutex_unlock(&w.lock);
-	return n;
+	return fullest;
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -676,27 +683,56 @@ static uint64_t thread_cpu_ns(void)
 }
 
 /*
- * Passes in batches: a pass that found less than an eighth of a ring
- * waits before the next.  A writer that started again at once would, with
- * a CPU of its own, chase the traced threads through their rings' newest
- * lines, and every call would pay for the lines moved between the two
- * CPUs (about 20 ns a call on this project's machines: bench/RESULTS.md).
- * The wait is short enough that a thread writing an event every few ns
- * fills far less than the rest of its ring meanwhile.
+ * How long the writer sleeps after a pass that found `fullest` events in
+ * one ring, `since` ns after the pass before: until that ring, filling
+ * as fast, holds a quarter of its room.  The writer then reads lines
+ * the traced thread wrote milliseconds ago, long gone from its cache,
+ * in a few large passes: one that woke often would, with a CPU of its
+ * own, chase the traced threads through their rings' newest lines, and
+ * every call would pay for the lines moved between the two CPUs, and
+ * the writer for each wake-up (bench/RESULTS.md).  A quarter leaves the
+ * thread room to write four times as fast meanwhile.  At least 100 us,
+ * and at most the time a thread writing an event every 4 ns takes to
+ * fill half its ring (1 ms for smaller rings, as when all are empty):
+ * a thread quiet for a while may start writing at full speed.  A ring
+ * found half full or more says the writer is late: no sleep.
  */
+static uint64_t nap_ns(uint64_t fullest, uint64_t since)
+{
+	uint64_t ring = rec_cfg.ring_events, most = ring * 2, ns;
+
+	if (most < 1000000)
+		most = 1000000;
+	if (!fullest)
+		return 1000000;
+	if (fullest >= ring / 2)
+		return 0;
+	ns = (uint64_t)((double)since * (double)(ring / 4) / (double)fullest);
+	if (ns < 100000)
+		return 100000;
+	return ns < most ? ns : most;
+}
+
 static void *writer_main(void *arg)
 {
-	struct timespec idle = { 0, 1000000 }, batch = { 0, 100000 };
+	uint64_t last = now_ns();
 
 	(void)arg;
 	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
-		uint64_t n;
+		uint64_t fullest, ns, phase;
+		struct timespec nap;
 
-		rec_phases_due();
+		phase = rec_phases_due();
 		rec_libs_settle(false);	/* loaded not by our dlopen */
-		n = pass();
-		if (n < rec_cfg.ring_events / 8)
-			nanosleep(n ? &batch : &idle, NULL);
+		fullest = pass();
+		ns = nap_ns(fullest, w.ns1 - last);
+		if (ns > phase)	/* mctrace --at: on time */
+			ns = phase;
+		last = w.ns1;
+		nap = (struct timespec){ (time_t)(ns / 1000000000u),
+					 (long)(ns % 1000000000u) };
+		if (ns)
+			nanosleep(&nap, NULL);
 	}
 	w.thread_cpu_ns = thread_cpu_ns();
 	return NULL;

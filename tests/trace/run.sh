@@ -674,6 +674,27 @@ outputs_check() {
 expect "mctrace's JSON, folded stacks, SVG, report, graph, filters" \
 	outputs_check
 
+# MCOUNT_TRACE_STATS: the writer's own count of the events it drained
+# is the file's (3N + 2 calls, an entry and an exit each: rings that
+# hold them all, so none is lost whenever the writer wakes), read back
+# by mctrace; without it the recorder says nothing.
+stats_check() {
+	MCOUNT_TRACE="$OUT/stats.data" MCOUNT_TRACE_BUFSIZE=2097152 \
+		MCOUNT_TRACE_STATS=1 "$OUT/prog-gcc-fentry" hot 200000 \
+		>/dev/null 2>"$OUT/stats.err" &&
+	"$MCT" dump --raw "$OUT/stats.data" > "$OUT/stats.raw" || return 1
+	events=$(grep -c ' [EX] ' "$OUT/stats.raw")
+	[ "$events" = 1200004 ] ||
+		{ echo "$events events in the file, not 1200004"; return 1; }
+	grep -q "^mcount: trace: writer thread CPU [0-9]* ns, last pass [0-9]* ns, [1-9][0-9]* passes, $events events\$" \
+		"$OUT/stats.err" || { cat "$OUT/stats.err"; return 1; }
+	MCOUNT_TRACE="$OUT/stats.data" "$OUT/prog-gcc-fentry" hot 1000 \
+		>/dev/null 2>"$OUT/stats.err" &&
+	[ ! -s "$OUT/stats.err" ]
+}
+expect "MCOUNT_TRACE_STATS: the writer's count of events is the file's" \
+	stats_check
+
 # A file mctrace cannot read right is refused, with one line that says
 # why, or its fault is counted: another version, a block of events that
 # does not decode, an exit whose tag is not its entry's function's.
