@@ -11,7 +11,8 @@ bench-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
 BENCH_FUNCTIONS ?= 100000
 bench: bench-runtime bench-scale bench-trace bench-vmlinux
 
-# The recorder's cost per traced call against uftrace's (bench/trace).
+# The recorder's cost per traced call against uftrace's, split into the
+# traced thread's and the writer thread's (bench/trace).
 .PHONY: bench-trace
 bench-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
 	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/run.sh \
@@ -29,7 +30,8 @@ bench-trace-split: bench-trace
 		$(BUILD)/bench/trace/ours
 
 # Another build's library (BENCH_TRACE_AB_LIB, A) against this one's
-# (B), interleaved on one program (bench/trace/ab.sh).
+# (B), interleaved on one program, each split into the traced thread's
+# and the writer's where the library counts it (bench/trace/ab.sh).
 .PHONY: bench-trace-ab
 bench-trace-ab: $(RECORDMCOUNT) $(LIBMCOUNT)
 	@[ -n "$(BENCH_TRACE_AB_LIB)" ] || { echo "bench-trace-ab:" \
