@@ -50,8 +50,9 @@
 # layouts (big frames, alloca: counts, nesting).  On x86_64: the hooks'
 # code uses general registers only (objdump).  On the host only:
 # mctrace's own JSON, folded output and SVG; files of another format
-# version or with a damaged block refused; uftrace record of the same
-# source gives the same call graph (if installed).
+# version or with a damaged block refused; MCOUNT_TRACE_STATS's count
+# of events drained is the file's; uftrace record of the same source
+# gives the same call graph (if installed).
 set -u
 T=tests/trace
 OUT=${OUT:-build/tests/trace}
