@@ -1024,7 +1024,8 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 
 /*
  * Second pass, once every site's style is known (guess_nop_styles):
- * write each accepted site's disabled form.
+ * write the disabled form of each accepted site the first pass did not
+ * write (write_call_now).
  */
 static void disable_site(struct rt_site *s)
 {
