@@ -43,6 +43,7 @@ enum found {
 	FOUND_NOP,		/* a NOP or a pad */
 	FOUND_CALL,		/* a hook call */
 	FOUND_DISABLED,		/* its disabled live form (classify_disabled) */
+	FOUND_WRITTEN,		/* a hook call, disabled as classified (write_call_now) */
 };
 
 struct rt_site {
@@ -696,8 +697,11 @@ static inline bool text_open(uintptr_t addr, size_t len, bool rest)
  */
 #define FLUSH_GAP ((uintptr_t)64 * 1024)
 
-/* Code just written at [addr, addr + len): flush now, or with the batch. */
-static void note_written(uintptr_t addr, size_t len)
+/*
+ * note_written's answer where `addr` is not just past (or inside) the
+ * span gathered so far: flush now, start a span, or widen it downward.
+ */
+static void note_written_far(uintptr_t addr, size_t len)
 {
 	if (!deferred_flush.on) {
 		mc_plat_flush_icache(addr, len);
@@ -717,11 +721,29 @@ static void note_written(uintptr_t addr, size_t len)
 }
 
 /*
+ * Code just written at [addr, addr + len): flush now, or with the
+ * batch.  Inline for the boot pass's usual case, a site just past the
+ * last one written (the sites come sorted): the span grows.
+ */
+static inline void note_written(uintptr_t addr, size_t len)
+{
+	if (deferred_flush.on && deferred_flush.lo < deferred_flush.hi &&
+	    addr >= deferred_flush.lo &&
+	    addr <= deferred_flush.hi + FLUSH_GAP) {
+		if (addr + len > deferred_flush.hi)
+			deferred_flush.hi = addr + len;
+		return;
+	}
+	note_written_far(addr, len);
+}
+
+/*
  * Write `len` bytes of code with plain stores: only where no other
  * thread runs it (boot, or a process of one thread).  The caller closes
  * the text window.
  */
-static int write_code(uintptr_t addr, const uint8_t *code, unsigned len)
+static inline int write_code(uintptr_t addr, const uint8_t *code,
+			     unsigned len)
 {
 	if (!text_open(addr, len, boot_pass))
 		return MCOUNT_EPROTECT;
@@ -890,10 +912,80 @@ static int write_disabled_form(struct rt_site *s, bool was_call)
 }
 
 /*
+ * The opcode byte in which a hook's two live forms differ and its value
+ * in the disabled form (arch.h's live_opcode), for a hook of `len`
+ * bytes: asked of the arch once per length and image (image_boot
+ * forgets it), not once per site.
+ */
+static struct {
+	const struct mc_arch *arch;	/* NULL: nothing kept */
+	uint8_t len, op, test;
+} opcode_facts;
+
+static unsigned hook_opcode(const struct mc_arch *arch, unsigned len,
+			    uint8_t *test)
+{
+	if (opcode_facts.arch != arch || opcode_facts.len != len) {
+		opcode_facts.op = (uint8_t)arch->live_opcode(arch, len, false,
+							     &opcode_facts.test);
+		opcode_facts.arch = arch;
+		opcode_facts.len = (uint8_t)len;
+	}
+	*test = opcode_facts.test;
+	return opcode_facts.op;
+}
+
+/*
+ * The boot pass's short way for the usual site: a hook call, just
+ * classified (its bytes a call to a hook stub, every one read), where
+ * the arch says which one byte its live forms differ in and its call
+ * reaches the trampoline with no thunk.  Its disabled form is written
+ * now, while its bytes and its entry are in the cache, rather than in
+ * a second pass over every site: the call to the trampoline with that
+ * byte changed, as write_opcode_form writes it.  It cannot already
+ * hold that form (its opcode is a call's).  True if written and
+ * counted; false leaves the site to write_disabled_forms, which also
+ * says why when it cannot be written.
+ */
+static bool wrote_now;	/* write_call_now wrote a site in this image */
+
+static bool write_call_now(struct rt_site *s)
+{
+	const struct mc_arch *arch = s->arch;
+	uint8_t form[MC_MAX_SITE_LEN], test;
+	uintptr_t tramp;
+	unsigned op;
+
+	if (!arch->live_store_max || !arch->live_opcode ||
+	    arch->live_prelude || s->style == MCOUNT_STYLE_PAD)
+		return false;
+	tramp = trampoline(s);
+	if (!tramp || !mc_encode_call(arch, form, s->len, s->at, tramp))
+		return false;
+	op = hook_opcode(arch, s->len, &test);
+	form[op] = test;
+	if (!text_open(s->at, s->len, true))
+		return false;
+	/*
+	 * Everything but the store first: a byte store may alias any of
+	 * it, so that the compiler would load it all again after.  No
+	 * note_written: image_boot flushes the span of every site once.
+	 */
+	s->head = (int8_t)op;
+	s->head_len = 1;
+	s->found = FOUND_WRITTEN;
+	cur->counts.patched++;
+	wrote_now = true;
+	mc_bytes_copy((uint8_t *)s->at, form, s->len);
+	return true;
+}
+
+/*
  * Check one site, neutralise it if it is a call.  *end is where the
  * previous accepted site's bytes end: two entries of one pad (its first
  * NOP and the one at the entry, say) would patch the same bytes twice.
- * True if disable_site has something to do for it: accepted, and not
+ * A hook call is written here when it can be (write_call_now).  True
+ * if disable_site has something to do for it: accepted, and not
  * already in its disabled form (counted here, then).
  */
 static bool boot_site(struct rt_site *s, uintptr_t *end)
@@ -927,16 +1019,18 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 		return false;
 	}
 	s->found = is_nop ? FOUND_NOP : FOUND_CALL;
-	return true;
+	return is_nop || !write_call_now(s);
 }
 
 /*
  * Second pass, once every site's style is known (guess_nop_styles):
- * write each accepted site's disabled form.
+ * write the disabled form of each accepted site the first pass did not
+ * write (write_call_now).
  */
 static void disable_site(struct rt_site *s)
 {
-	if (s->state == MCOUNT_SITE_REFUSED || s->found == FOUND_DISABLED)
+	if (s->state == MCOUNT_SITE_REFUSED || s->found == FOUND_DISABLED ||
+	    s->found == FOUND_WRITTEN)
 		return;
 	if (write_disabled_form(s, s->found == FOUND_CALL) != MCOUNT_OK) {
 		refuse(s, s->addr, (const uint8_t *)s->addr, s->len,
@@ -1100,9 +1194,13 @@ static void image_thunks(struct rt_image *img)
 		return;
 	for (size_t i = 0; i < img->nsites; i++) {
 		const struct rt_site *s = &img->sites[i];
-		/* a disabled form read at boot reaches: it holds the call */
+		/*
+		 * a disabled form read at boot, or written by the
+		 * classifying pass, reaches: it holds the call
+		 */
 		uintptr_t tramp = s->state == MCOUNT_SITE_REFUSED ||
-				  s->found == FOUND_DISABLED ? 0 :
+				  s->found == FOUND_DISABLED ||
+				  s->found == FOUND_WRITTEN ? 0 :
 				  trampoline(s);
 
 		if (tramp && s->arch && !encode_call_to(s, call, tramp))
@@ -1123,29 +1221,26 @@ static void image_thunks(struct rt_image *img)
 
 /*
  * With every site classified and every style known: the thunks its
- * calls need, then each accepted site's disabled form written (or, for
- * one found in it, counted), and the whole span written flushed once.
+ * calls need, then each accepted site the classifying pass left gets
+ * its disabled form.
  */
 static void write_disabled_forms(struct rt_image *img)
 {
 	image_thunks(img);
-	deferred_flush.on = true;
-	deferred_flush.lo = deferred_flush.hi = 0;
 	for (size_t i = 0; i < img->nsites; i++)
 		disable_site(&img->sites[i]);
-	deferred_flush.on = false;
-	if (deferred_flush.hi > deferred_flush.lo)
-		mc_plat_flush_icache(deferred_flush.lo,
-				     deferred_flush.hi - deferred_flush.lo);
 }
 
 /*
  * Classify the sites of the table [tab, tab + n) into `img` and write
  * each one's disabled form with plain stores: no thread may run the
  * image's code yet (the program's before main, a library's before
- * dlopen returns).  First every site is classified, then, with every
- * style known, each gets its disabled form, and the whole span written
- * is flushed once; where every site already holds it, nothing is.
+ * dlopen returns).  A hook call whose call reaches its trampoline is
+ * written as soon as it is classified (write_call_now); NOPs, whose
+ * style the calls decide, and calls that need a thunk are written in a
+ * second pass once every style is known.  The whole span written is
+ * flushed once at the end; where every site already holds its form,
+ * nothing is written.
  */
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
@@ -1159,16 +1254,30 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	cur = img;
 	boot_pass = true;
 	form_facts.arch = NULL;
+	opcode_facts.arch = NULL;
+	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;
+	deferred_flush.on = true;
+	deferred_flush.lo = deferred_flush.hi = 0;
 	img->counts.sites = load_table(sites, tab, n);
 	for (size_t i = 0; i < img->nsites; i++) {
 		to_write += boot_site(&sites[i], &end);
 		count_style(&styles, &sites[i]);
 	}
 	guess_nop_styles(sites, img->nsites, &styles);
-	if (to_write)	/* else all as --prepatch left them: no thunk either */
+	if (to_write)	/* else all written or as --prepatch left them */
 		write_disabled_forms(img);
+	if (wrote_now) {	/* the span of every site holds what it wrote */
+		uintptr_t lo, hi;
+
+		image_span(img, &lo, &hi);
+		note_written(lo, hi - lo);
+	}
+	deferred_flush.on = false;
+	if (deferred_flush.hi > deferred_flush.lo)
+		mc_plat_flush_icache(deferred_flush.lo,
+				     deferred_flush.hi - deferred_flush.lo);
 	text_close();
 	boot_pass = false;
 	return MCOUNT_OK;
