@@ -273,7 +273,7 @@ frames_check() {
 	"$MCT" dump --raw "$OUT/$t.data" > "$OUT/$t.raw" &&
 	COUNTS="$OUT/$t.count" $RUN "$OUT/$t-count" >/dev/null &&
 	$PY $T/check.py counts "$OUT/$t.raw" "$OUT/$t.count" \
-		"$OUT/$t-count.nm" small big huge dyn main &&
+		"$OUT/$t-count.nm" small big huge dyn stacked main &&
 	MCOUNT_TRACE="$OUT/$t.json" $RUN "$OUT/$t" >/dev/null &&
 	$PY $T/check.py json "$OUT/$t.json" 1
 }
@@ -558,6 +558,10 @@ trace_variants() {
 		frames gcc-mcount-arm "$GCC" "-pg -marm" -no-pie
 		frames gcc-pad "$GCC" "-fpatchable-function-entry=3" -pie
 		frames clang-mcount "$CLANG" "-pg" -no-pie
+		# clang computes before the hook: smmul (-marm), ldrd of
+		# stack arguments (Thumb-2), str.w with a negative offset (-O0)
+		frames clang-mcount-arm "$CLANG" "-pg -marm" -pie
+		frames clang-mcount-O0 "$CLANG" "-pg -O0" -no-pie
 		dl gcc-mcount "$GCC" "-pg" -pie
 		dl clang-mcount "$CLANG" "-pg" -pie
 		;;

@@ -26,3 +26,8 @@ check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) \
 	exit $$status
 
 .PHONY: check-trace
+
+# armscan: the arm prologue reader's verdict on every -pg function of
+# some ARM objects (a survey tool: armscan.c says how to read it)
+$(BUILD)/armscan: tests/trace/armscan.c $(BUILD)/obj/arch/arm.o
+	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -o $@ $^ $(ELF_LIBS)
