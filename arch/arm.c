@@ -1087,7 +1087,7 @@ const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
 	struct arm_prologue p = { 0, 0, NULL };
 	size_t i = 0;
 
-	while (i < len && !p.why) {
+	while (i + 2 <= len && !p.why) {
 		uint16_t h1 = mc_get_le16(code + i);
 
 		if (!thumb && i + 4 <= len) {
