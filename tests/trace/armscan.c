@@ -6,9 +6,13 @@
  * prologue from its symbol to the push, given to the reader the recorder
  * uses at start (mc_arch_arm_prologue, arch/arm.c).  One line a hook:
  *
- *   read    <object> <function> <arm|thumb> <taken> <lr_at>
+ *   read    <object> <function> <arm|thumb> <taken> <lr_at> <at> <push>
+ *           <section>
  *   refused <object> <function> <arm|thumb> <hex of the instruction
  *           the reader stopped at, as stored> <why>
+ *
+ * taken and lr_at as mc_arch_arm_prologue says (arch.h), at and push:
+ * the function's and its hook's push's offsets in its section, hex.
  *
  *   armscan FILE.o...
  *
@@ -29,7 +33,7 @@ struct object {
 	const char *path;
 	Elf *elf;
 	Elf_Data *syms;
-	size_t n_syms, strtab;
+	size_t n_syms, strtab, shstrndx;
 };
 
 /* The STT_FUNC symbol of section `shndx` that holds offset `off`. */
@@ -76,8 +80,9 @@ static size_t culprit(const uint8_t *code, size_t len, bool thumb)
 	return len;
 }
 
-static void report(const struct object *o, const char *func, bool thumb,
-		   const uint8_t *code, size_t len)
+static void report(const struct object *o, const char *sec,
+		   const char *func, bool thumb, const uint8_t *code,
+		   size_t start, size_t len)
 {
 	uint32_t taken, lr_at;
 	const char *why = mc_arch_arm_prologue(code, len, thumb, &taken,
@@ -85,8 +90,8 @@ static void report(const struct object *o, const char *func, bool thumb,
 	const char *isa = thumb ? "thumb" : "arm";
 
 	if (!why) {
-		printf("read %s %s %s %u %u\n", o->path, func, isa, taken,
-		       lr_at);
+		printf("read %s %s %s %u %u %zx %zx %s\n", o->path, func, isa,
+		       taken, lr_at, start, start + len, sec);
 		return;
 	}
 	size_t at = culprit(code, len, thumb), n = 0;
@@ -109,17 +114,19 @@ static void report(const struct object *o, const char *func, bool thumb,
 /* Every hook whose call relocation is in the REL section `rel`. */
 static void scan_rel(const struct object *o, Elf_Scn *rel, size_t hook_sym)
 {
-	GElf_Shdr sh;
+	GElf_Shdr sh, tsh;
 	Elf_Data *r = elf_getdata(rel, NULL);
 	Elf_Scn *text;
 	Elf_Data *t;
+	const char *sec;
 
 	if (!gelf_getshdr(rel, &sh) || !r)
 		return;
 	text = elf_getscn(o->elf, sh.sh_info);
 	t = text ? elf_getdata(text, NULL) : NULL;
-	if (!t || !t->d_buf)
+	if (!t || !t->d_buf || !gelf_getshdr(text, &tsh))
 		return;
+	sec = elf_strptr(o->elf, o->shstrndx, tsh.sh_name);
 	for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 		GElf_Rel e;
 		GElf_Sym f;
@@ -136,9 +143,10 @@ static void scan_rel(const struct object *o, Elf_Scn *rel, size_t hook_sym)
 		    push > t->d_size || (f.st_value & ~1ull) > push)
 			continue;
 		start = f.st_value & ~1ull;
-		report(o, elf_strptr(o->elf, o->strtab, f.st_name),
+		report(o, sec ? sec : "?",
+		       elf_strptr(o->elf, o->strtab, f.st_name),
 		       type == R_THM_CALL, (const uint8_t *)t->d_buf + start,
-		       push - start);
+		       start, push - start);
 	}
 }
 
@@ -153,6 +161,7 @@ static int scan(const char *path)
 		fprintf(stderr, "armscan: %s: cannot read\n", path);
 		return 1;
 	}
+	elf_getshdrstrndx(o.elf, &o.shstrndx);
 	while ((scn = elf_nextscn(o.elf, scn)) != NULL) {
 		GElf_Shdr sh;
 

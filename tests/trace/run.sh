@@ -58,6 +58,7 @@ OUT=${OUT:-build/tests/trace}
 LIB=${LIBMCOUNT:-build/libmcount.a}
 TOOL=${RECORDMCOUNT:-build/recordmcount}
 MCT=${MCTRACE:-build/mctrace}
+ARMSCAN=${ARMSCAN:-build/armscan}
 PY=${PYTHON:-python3}
 . tests/runtime/arches.sh
 HOST=$(uname -m | sed 's/^i[3-6]86$/i386/')
@@ -562,6 +563,8 @@ trace_variants() {
 		# stack arguments (Thumb-2), str.w with a negative offset (-O0)
 		frames clang-mcount-arm "$CLANG" "-pg -marm" -pie
 		frames clang-mcount-O0 "$CLANG" "-pg -O0" -no-pie
+		expect "prologues read, as the compilers' CFI says" \
+			arm_prologues
 		dl gcc-mcount "$GCC" "-pg" -pie
 		dl clang-mcount "$CLANG" "-pg" -pie
 		;;
@@ -570,6 +573,34 @@ trace_variants() {
 			"recording is not supported on $ARCH yet"
 		;;
 	esac
+}
+
+# arm_prologues: every -pg function of the suite's sources, built by
+# GCC and clang, ARM and Thumb-2, -O0, -O2 and -Os, has a prologue the
+# recorder's reader takes (armscan), and what it reads agrees with the
+# compiler's own call frame information (armcfi.py: the CFA, when given
+# from sp, is sp + the bytes taken; lr is saved where it says, or kept).
+arm_prologues() {
+	d=$OUT/prologues
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	for c in gcc clang; do
+		cc=$GCC
+		[ $c = gcc ] || cc=$CLANG
+		[ "$cc" != false ] || continue
+		for isa in arm thumb; do
+			for o in O0 O2 Os; do
+				for s in prog frames vectors live dlprog; do
+					$cc -std=gnu11 -$o -g -pg -m$isa \
+						-Iruntime/include -c $T/$s.c \
+						-o "$d/$c-$isa-$o-$s.o" || return 1
+				done
+			done
+		done
+	done
+	"$ARMSCAN" "$d"/*.o > "$d/scan" || return 1
+	! grep '^refused' "$d/scan" || return 1
+	$PY $T/armcfi.py "$(echo "$RT_OBJDUMP" | sed 's/objdump$/readelf/')" \
+		"$d/scan" "$d"/*.o
 }
 
 cxx() {	# cxx <tag> <c++> <hook flags> <c compiler>

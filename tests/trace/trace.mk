@@ -8,9 +8,9 @@
 TRACE_CROSS := $(foreach a,$(RT_CROSS_ARCHES),\
 	$(if $(shell command -v $(RT_CC_$(a))),$(a)))
 
-check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) \
+check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) $(BUILD)/armscan \
 	$(TRACE_CROSS:%=$(BUILD)/%/libmcount.a)
-	@( status=0; \
+	@( status=0; export ARMSCAN=$(BUILD)/armscan; \
 	  RECORDMCOUNT=$(RECORDMCOUNT) \
 		LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
 		OUT=$(BUILD)/tests/trace sh tests/trace/run.sh || status=1; \
