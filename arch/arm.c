@@ -871,9 +871,10 @@ static void thm_ldrd_strd(struct arm_prologue *p, uint16_t h1, uint16_t h2)
 }
 
 /*
- * A Thumb-2 data-processing instruction (immediate or register) that
- * only sets flags: tst, teq, cmn, cmp.w, whose Rd field of 1111 names
- * no register (pc is not written).
+ * A Thumb-2 data-processing instruction (modified immediate or shifted
+ * register) that only sets flags: tst, teq, cmn, cmp.w, whose Rd field
+ * of 1111 names no register (pc is not written).  In the plain binary
+ * immediates (addw, movw, bfi...) S is 0: not a compare.
  */
 static bool thm_compare(uint16_t h1, uint16_t h2)
 {
@@ -916,8 +917,11 @@ static void thm_prologue32(struct arm_prologue *p, uint16_t h1, uint16_t h2)
 		arm_reads(p, rn);
 	} else if ((h1 & 0xfe00) == 0xea00 || (h1 & 0xff00) == 0xfa00 ||
 		   (h1 & 0xff80) == 0xfb00) {
-		thm_writes_rd(p, h1, h2);	/* data processing, registers; */
-		arm_reads(p, rn);		/* multiply */
+		if ((h1 & 0xfe00) == 0xea00)	/* shifted register */
+			thm_writes_rd(p, h1, h2);
+		else				/* extends, parallel, */
+			arm_writes(p, rd);	/* multiplies */
+		arm_reads(p, rn);
 		arm_reads(p, h2 & 15);
 		if ((h1 & 0xff80) == 0xfb00)
 			arm_reads(p, rt);		/* mla's accumulator */
