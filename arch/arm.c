@@ -682,13 +682,19 @@ const struct mc_arch mc_arch_thumb2 = {
  * lr.  GCC and clang put there pushes (of lr too, in a function that
  * calls others; below the register arguments in a variadic one), `sub
  * sp`, vpush, a frame pointer set from sp, and, clang above all, any
- * straight-line work it scheduled before the call: arithmetic, moves,
- * loads, stores without writeback, VFP arithmetic and moves.  The reader
- * takes those and nothing else: a branch, an IT block, any other write
- * to sp or pc, a store of lr or a second save of it, or (while lr is
- * not saved) a read or write of lr, where the function might return
- * through a copy the hook never sees, make the prologue unreadable,
- * with why.  ARM-state instructions must be unconditional.
+ * straight-line work it scheduled before the call: arithmetic (media
+ * instructions too: smmul for a division by a constant, bitfields),
+ * compares, moves, loads and stores without writeback to sp (ldrd/strd
+ * of arguments, halfwords, register offsets), VFP arithmetic and moves.
+ * None of those moves sp or stores lr, so the slot is the pushes' and
+ * subtractions' alone; tests/trace/armscan.c measures what is left
+ * unread in real code (GCC and clang, ARM and Thumb-2, -O0 to -Os, zlib
+ * among it: nothing).  The reader takes those and nothing else: a
+ * branch, an IT block, any other write to sp or pc, a store of lr or a
+ * second save of it, or (while lr is not saved) a read or write of lr,
+ * where the function might return through a copy the hook never sees,
+ * make the prologue unreadable, with why.  ARM-state instructions must
+ * be unconditional.
  *
  * A function that keeps lr in its register (a leaf) returns through
  * lr, which the hook's push/pop round trip gives back: lr_at is 0.
@@ -814,6 +820,77 @@ static bool thm_vfp(struct arm_prologue *p, uint16_t h1, uint16_t h2)
 	return true;
 }
 
+/*
+ * A Thumb-2 load or store of one register (ldr.w, ldrb.w, ldrsh.w...,
+ * str.w...: an offset of 12 bits, of 8 with or without writeback, or a
+ * register): writeback to sp, pc loaded (a branch, or a preload hint
+ * the compilers do not put here) and lr stored are not followed.
+ */
+static void thm_ldr_str(struct arm_prologue *p, uint16_t h1, uint16_t h2)
+{
+	unsigned rn = h1 & 15, rt = h2 >> 12;
+	bool load = h1 >> 4 & 1, writeback = false;
+
+	if ((h1 & 0x60) == 0x60 || (!load && (h1 >> 8 & 1 || rn == ARM_PC)) ||
+	    rt == ARM_PC) {
+		p->why = ARM_UNREAD;	/* undefined, SIMD, or pc loaded */
+		return;
+	}
+	if (!(h1 & 0x80) && rn != ARM_PC) {	/* not imm12, not literal */
+		if (h2 & 0x0800)
+			writeback = h2 >> 8 & 1;		/* imm8 */
+		else if (h2 & 0x0fc0)
+			p->why = ARM_UNREAD;
+		else
+			arm_reads(p, h2 & 15);		/* register offset */
+	}
+	if (writeback && rn == ARM_SP)
+		p->why = ARM_UNREAD;
+	arm_reads(p, rn);
+	if (load)
+		arm_writes(p, rt);
+	else if (rt == ARM_LR)
+		p->why = ARM_UNREAD;	/* lr stored where it is not followed */
+}
+
+/* Thumb-2 ldrd, strd (immediate offset, or pc-relative ldrd). */
+static void thm_ldrd_strd(struct arm_prologue *p, uint16_t h1, uint16_t h2)
+{
+	unsigned rn = h1 & 15, rt = h2 >> 12, rt2 = h2 >> 8 & 15;
+
+	if (h1 >> 5 & 1 && (rn == ARM_SP || rn == ARM_PC))
+		p->why = ARM_UNREAD;		/* writeback to sp */
+	arm_reads(p, rn);
+	if (h1 >> 4 & 1) {
+		arm_writes(p, rt);
+		arm_writes(p, rt2);
+	} else if (rt == ARM_LR || rt == ARM_PC || rt2 == ARM_LR ||
+		   rt2 == ARM_PC) {
+		p->why = ARM_UNREAD;	/* lr stored where it is not followed */
+	}
+}
+
+/*
+ * A Thumb-2 data-processing instruction (modified immediate or shifted
+ * register) that only sets flags: tst, teq, cmn, cmp.w, whose Rd field
+ * of 1111 names no register (pc is not written).  In the plain binary
+ * immediates (addw, movw, bfi...) S is 0: not a compare.
+ */
+static bool thm_compare(uint16_t h1, uint16_t h2)
+{
+	unsigned op = h1 >> 5 & 15;
+
+	return (h2 >> 8 & 15) == ARM_PC && (h1 >> 4 & 1) &&
+	       (op == 0 || op == 4 || op == 8 || op == 13);
+}
+
+/* A Thumb-2 data-processing instruction's destination, if it has one. */
+static void thm_writes_rd(struct arm_prologue *p, uint16_t h1, uint16_t h2)
+{
+	if (!thm_compare(h1, h2))
+		arm_writes(p, h2 >> 8 & 15);
+}
+
 /* A 32-bit Thumb-2 instruction of a prologue. */
 static void thm_prologue32(struct arm_prologue *p, uint16_t h1, uint16_t h2)
 {
@@ -836,11 +913,14 @@ static void thm_prologue32(struct arm_prologue *p, uint16_t h1, uint16_t h2)
 	} else if ((h1 & 0xfb70) == 0xf240 && !(h2 & 0x8000)) {
 		arm_writes(p, rd);			/* movw, movt */
 	} else if (h1 >> 11 == 0x1e && !(h2 & 0x8000)) {
-		arm_writes(p, rd);	/* data processing, immediate */
+		thm_writes_rd(p, h1, h2);	/* data processing, immediate */
 		arm_reads(p, rn);
 	} else if ((h1 & 0xfe00) == 0xea00 || (h1 & 0xff00) == 0xfa00 ||
 		   (h1 & 0xff80) == 0xfb00) {
-		arm_writes(p, rd);	/* data processing, registers; multiply */
+		if ((h1 & 0xfe00) == 0xea00)	/* shifted register */
+			thm_writes_rd(p, h1, h2);
+		else				/* extends, parallel, */
+			arm_writes(p, rd);	/* multiplies */
 		arm_reads(p, rn);
 		arm_reads(p, h2 & 15);
 		if ((h1 & 0xff80) == 0xfb00)
@@ -848,10 +928,10 @@ static void thm_prologue32(struct arm_prologue *p, uint16_t h1, uint16_t h2)
 	} else if ((h1 & 0xfe40) == 0xe800 && ((h1 >> 7 & 3) == 1 ||
 						(h1 >> 7 & 3) == 2)) {
 		arm_block(p, rn, h2, h1 >> 4 & 1, h1 >> 5 & 1);	/* ldm, stm */
-	} else if ((h1 & 0xfff0) == 0xf8d0) {
-		arm_writes(p, rt);		/* ldr.w rt, [rn, #imm12] */
-	} else if ((h1 & 0xfff0) == 0xf8c0 && rt != ARM_LR && rt != ARM_PC) {
-		;				/* str.w rt, [rn, #imm12] */
+	} else if ((h1 & 0xfe40) == 0xe840 && (h1 & 0x0120)) {
+		thm_ldrd_strd(p, h1, h2);
+	} else if ((h1 & 0xfe00) == 0xf800) {
+		thm_ldr_str(p, h1, h2);
 	} else if (!thm_vfp(p, h1, h2)) {
 		p->why = ARM_UNREAD;
 	}
@@ -871,6 +951,64 @@ static bool arm_ldr_str(struct arm_prologue *p, uint32_t w)
 		arm_writes(p, rt);			/* ldr, ldrb */
 	else if (rt == ARM_LR || rt == ARM_PC)
 		p->why = ARM_UNREAD;			/* str of lr, pc */
+	return true;
+}
+
+/*
+ * An ARM-state ldrh, strh, ldrsb, ldrsh, ldrd or strd (the "extra"
+ * loads and stores); false if not one.
+ */
+static bool arm_ldr_str_extra(struct arm_prologue *p, uint32_t w)
+{
+	unsigned rn = w >> 16 & 15, rt = w >> 12 & 15, op2 = w >> 5 & 3;
+	bool writeback = !(w >> 24 & 1) || (w >> 21 & 1);
+	bool load = w >> 20 & 1, dual = !load && op2 >= 2;
+
+	if ((w & 0x0e000090) != 0x00000090 || !op2)
+		return false;		/* (op2 0: multiplies, swp, ldrex) */
+	if (writeback && (rn == ARM_SP || rn == ARM_PC))
+		p->why = ARM_UNREAD;
+	if (!(w >> 22 & 1))
+		arm_reads(p, w & 15);		/* a register offset */
+	arm_reads(p, rn);
+	if (load || op2 == 2) {			/* ldrd's second: rt + 1 */
+		arm_writes(p, rt);
+		if (dual)
+			arm_writes(p, rt + 1);
+	} else if (rt == ARM_LR || rt == ARM_PC || (dual && rt >= ARM_SP)) {
+		p->why = ARM_UNREAD;	/* lr stored where it is not followed */
+	}
+	return true;
+}
+
+/*
+ * An ARM-state media instruction: parallel arithmetic, packing,
+ * saturation, reversal, the signed multiplies that write Rd in bits
+ * 19-16 (smmul, smlad, sdiv...) and bitfields (bfc, ubfx...); false if
+ * not one.  Rd = sp (`bfc sp`, a stack realignment) is not followed.
+ */
+static bool arm_media(struct arm_prologue *p, uint32_t w)
+{
+	unsigned op1 = w >> 20 & 31, hi = w >> 16 & 15, lo = w >> 12 & 15;
+
+	if ((w & 0x0e000010) != 0x06000010)
+		return false;
+	if ((w & 0x0ff000f0) == 0x07f000f0) {
+		p->why = ARM_UNREAD;			/* udf */
+	} else if ((op1 & 0x18) == 0x10 || op1 == 0x18) {
+		arm_writes(p, hi);	/* multiplies, usad8: Rd 19-16 */
+		if (op1 == 0x14)
+			arm_writes(p, lo);		/* smlald: RdLo */
+		else if (lo != ARM_PC)
+			arm_reads(p, lo);		/* the accumulator */
+		arm_reads(p, w >> 8 & 15);
+		arm_reads(p, w & 15);
+	} else {
+		arm_writes(p, lo);
+		if (op1 < 0x1a)		/* bitfields: 19-16 is a width */
+			arm_reads(p, hi);
+		arm_reads(p, w & 15);
+	}
 	return true;
 }
 
@@ -942,7 +1080,8 @@ static void arm_prologue32(struct arm_prologue *p, uint32_t w)
 	else if ((w & 0x0e400000) == 0x08000000)	/* ldm, stm */
 		arm_block(p, w >> 16 & 15, w & 0xffff, w >> 20 & 1,
 			  w >> 21 & 1);
-	else if (!arm_data(p, w) && !arm_ldr_str(p, w) && !arm_vfp(p, w))
+	else if (!arm_data(p, w) && !arm_ldr_str(p, w) &&
+		 !arm_ldr_str_extra(p, w) && !arm_media(p, w) && !arm_vfp(p, w))
 		p->why = ARM_UNREAD;
 }
 
@@ -952,7 +1091,7 @@ const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
 	struct arm_prologue p = { 0, 0, NULL };
 	size_t i = 0;
 
-	while (i < len && !p.why) {
+	while (i + 2 <= len && !p.why) {
 		uint16_t h1 = mc_get_le16(code + i);
 
 		if (!thumb && i + 4 <= len) {

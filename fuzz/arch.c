@@ -18,7 +18,7 @@
 #include "../arch/arch.h"
 #include "common.h"
 
-enum { EM_SH = 42 };
+enum { EM_ARM = 40, EM_SH = 42 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -193,6 +193,19 @@ static void match(const struct input *in, const uint8_t *code)
 	}
 }
 
+/*
+ * The arm recorder's prologue reader, on any bytes in either state: the
+ * runtime hands it the code between a function's symbol and its hook.
+ */
+static void prologue(const struct input *in, const uint8_t *code)
+{
+	uint32_t taken, lr_at;
+
+	if (in->arch->e_machine == EM_ARM)
+		mc_arch_arm_prologue(code, in->n, in->site & 1, &taken,
+				     &lr_at);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct input in;
@@ -203,6 +216,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	decode(in.arch, code, in.n, in.site);
 	match(&in, code);
+	prologue(&in, code);
 	encode(&in);
 	free(code);
 	return 0;

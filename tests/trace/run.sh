@@ -59,6 +59,7 @@ OUT=${OUT:-build/tests/trace}
 LIB=${LIBMCOUNT:-build/libmcount.a}
 TOOL=${RECORDMCOUNT:-build/recordmcount}
 MCT=${MCTRACE:-build/mctrace}
+ARMSCAN=${ARMSCAN:-build/armscan}
 PY=${PYTHON:-python3}
 . tests/runtime/arches.sh
 HOST=$(uname -m | sed 's/^i[3-6]86$/i386/')
@@ -274,7 +275,7 @@ frames_check() {
 	"$MCT" dump --raw "$OUT/$t.data" > "$OUT/$t.raw" &&
 	COUNTS="$OUT/$t.count" $RUN "$OUT/$t-count" >/dev/null &&
 	$PY $T/check.py counts "$OUT/$t.raw" "$OUT/$t.count" \
-		"$OUT/$t-count.nm" small big huge dyn main &&
+		"$OUT/$t-count.nm" small big huge dyn stacked main &&
 	MCOUNT_TRACE="$OUT/$t.json" $RUN "$OUT/$t" >/dev/null &&
 	$PY $T/check.py json "$OUT/$t.json" 1
 }
@@ -559,6 +560,12 @@ trace_variants() {
 		frames gcc-mcount-arm "$GCC" "-pg -marm" -no-pie
 		frames gcc-pad "$GCC" "-fpatchable-function-entry=3" -pie
 		frames clang-mcount "$CLANG" "-pg" -no-pie
+		# clang computes before the hook: smmul (-marm), ldrd of
+		# stack arguments (Thumb-2), str.w with a negative offset (-O0)
+		frames clang-mcount-arm "$CLANG" "-pg -marm" -pie
+		frames clang-mcount-O0 "$CLANG" "-pg -O0" -no-pie
+		expect "prologues read, as the compilers' CFI says" \
+			arm_prologues
 		dl gcc-mcount "$GCC" "-pg" -pie
 		dl clang-mcount "$CLANG" "-pg" -pie
 		;;
@@ -567,6 +574,34 @@ trace_variants() {
 			"recording is not supported on $ARCH yet"
 		;;
 	esac
+}
+
+# arm_prologues: every -pg function of the suite's sources, built by
+# GCC and clang, ARM and Thumb-2, -O0, -O2 and -Os, has a prologue the
+# recorder's reader takes (armscan), and what it reads agrees with the
+# compiler's own call frame information (armcfi.py: the CFA, when given
+# from sp, is sp + the bytes taken; lr is saved where it says, or kept).
+arm_prologues() {
+	d=$OUT/prologues
+	rm -rf "$d" && mkdir -p "$d" || return 1
+	for c in gcc clang; do
+		cc=$GCC
+		[ $c = gcc ] || cc=$CLANG
+		[ "$cc" != false ] || continue
+		for isa in arm thumb; do
+			for o in O0 O2 Os; do
+				for s in prog frames vectors live dlprog; do
+					$cc -std=gnu11 -$o -g -pg -m$isa \
+						-Iruntime/include -c $T/$s.c \
+						-o "$d/$c-$isa-$o-$s.o" || return 1
+				done
+			done
+		done
+	done
+	"$ARMSCAN" "$d"/*.o > "$d/scan" || return 1
+	! grep '^refused' "$d/scan" || return 1
+	$PY $T/armcfi.py "$(echo "$RT_OBJDUMP" | sed 's/objdump$/readelf/')" \
+		"$d/scan" "$d"/*.o
 }
 
 cxx() {	# cxx <tag> <c++> <hook flags> <c compiler>

@@ -8,9 +8,9 @@
 TRACE_CROSS := $(foreach a,$(RT_CROSS_ARCHES),\
 	$(if $(shell command -v $(RT_CC_$(a))),$(a)))
 
-check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) \
+check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) $(BUILD)/armscan \
 	$(TRACE_CROSS:%=$(BUILD)/%/libmcount.a)
-	@( status=0; \
+	@( status=0; export ARMSCAN=$(BUILD)/armscan; \
 	  RECORDMCOUNT=$(RECORDMCOUNT) \
 		LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
 		OUT=$(BUILD)/tests/trace sh tests/trace/run.sh || status=1; \
@@ -26,3 +26,8 @@ check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) \
 	exit $$status
 
 .PHONY: check-trace
+
+# armscan: the arm prologue reader's verdict on every -pg function of
+# some ARM objects (a survey tool: armscan.c says how to read it)
+$(BUILD)/armscan: tests/trace/armscan.c $(BUILD)/obj/arch/arm.o
+	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -o $@ $^ $(ELF_LIBS)
