@@ -58,6 +58,14 @@ bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
  */
 bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf);
 
+/*
+ * The section's header, to be changed: its own copy, made on the first
+ * call (the one it has is libelf's, which must stay as read: libelf
+ * reads its data by it); NULL, with the error set, when out of memory.
+ */
+GElf_Shdr *mc_section_header_to_change(struct mc_object *obj,
+				       struct mc_section *sec);
+
 /* Give the section a private, writable copy of its contents. */
 bool mc_section_make_writable(struct mc_object *obj, struct mc_section *sec);
 

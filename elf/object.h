@@ -38,7 +38,15 @@ struct mc_contents {
 
 struct mc_section {
 	size_t index;
-	GElf_Shdr shdr;
+	/*
+	 * The header, read only.  An input section's is libelf's own
+	 * (elf64_getshdr: in an ELF64 object it lies in the mapped file)
+	 * rather than a copy of it, 64 bytes a section that an object of a
+	 * section per function has two million of; changed only through
+	 * mc_section_header_to_change, which gives the section a copy of
+	 * its own first (own_header).
+	 */
+	const GElf_Shdr *shdr;
 	const char *name;
 	Elf_Scn *scn;		/* NULL for sections added in memory */
 	struct mc_contents *buf;	/* replacement contents, or NULL */
@@ -49,7 +57,8 @@ struct mc_section {
 					   its sh_info names, or NULL */
 	bool written_numbering;		/* an added REL/RELA section whose
 					   symbols are numbered as written
-					   (struct mc_table_spec) */
+					   (struct mc_table_spec) */	bool own_header;		/* shdr is the model's (allocated
+					   alone, freed with the section) */
 };
 
 struct mc_symbol {
@@ -110,6 +119,12 @@ struct mc_object {
 	size_t n_sections;
 	size_t sections_cap;		/* entries allocated */
 	struct mc_section *read_sections;	/* the input's, in one block */
+	/*
+	 * The input's headers as GElf_Shdr where libelf's cannot serve
+	 * (an ELF32 object's, or a table not aligned for Elf64_Shdr), in
+	 * one block; NULL otherwise.
+	 */
+	GElf_Shdr *header_copies;
 	size_t sections_read;
 
 	struct mc_section *symtab;	/* NULL when the object has none */

@@ -34,7 +34,7 @@ bool mc_section_input_data(const struct mc_object *obj,
 			   const struct mc_section *sec,
 			   struct mc_input_data *in)
 {
-	const GElf_Shdr *sh = &sec->shdr;
+	const GElf_Shdr *sh = sec->shdr;
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	size_t one, align;
 	Elf_Type type;
@@ -111,6 +111,23 @@ bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf)
 	return true;
 }
 
+GElf_Shdr *mc_section_header_to_change(struct mc_object *obj,
+				       struct mc_section *sec)
+{
+	GElf_Shdr *own;
+
+	if (sec->own_header)
+		return (GElf_Shdr *)sec->shdr;
+	if (!(own = malloc(sizeof(*own)))) {
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	*own = *sec->shdr;
+	sec->shdr = own;
+	sec->own_header = true;
+	return own;
+}
+
 /* Give the section a private, writable copy of its contents. */
 bool mc_section_make_writable(struct mc_object *obj,
 				  struct mc_section *sec)
@@ -141,7 +158,7 @@ const uint8_t *mc_section_bytes(const struct mc_object *obj,
 	struct mc_input_data in;
 
 	*size = 0;
-	if (sec->shdr.sh_type == SHT_NOBITS)
+	if (sec->shdr->sh_type == SHT_NOBITS)
 		return NULL;
 	if (sec->buf) {		/* changed or added in memory */
 		*size = sec->buf->size;

@@ -36,12 +36,12 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 		od->d_buf = sec->buf->bytes;
 		od->d_size = sec->buf->size;
 		od->d_type = sec->buf->type;
-		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
+		od->d_align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign
 						     : 1;
-	} else if (sec->shdr.sh_type == SHT_NOBITS) {
-		od->d_size = sec->shdr.sh_size;
+	} else if (sec->shdr->sh_type == SHT_NOBITS) {
+		od->d_size = sec->shdr->sh_size;
 		od->d_type = ELF_T_BYTE;
-		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
+		od->d_align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign
 						     : 1;
 	} else {
 		Elf_Data *in = mc_section_data(sec);
@@ -56,7 +56,9 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 	od->d_version = EV_CURRENT;
 	if (elf_ndxscn(scn) != sec->index)
 		return mc_fail(obj, "section %s renumbered on output", sec->name);
-	if (!gelf_update_shdr(scn, &sec->shdr))
+	GElf_Shdr sh = *sec->shdr;	/* gelf_update_shdr's is not const */
+
+	if (!gelf_update_shdr(scn, &sh))
 		return mc_fail_elf(obj, "cannot write section header");
 	return true;
 }
@@ -485,7 +487,7 @@ static bool input_out_data(const struct plan *p, const GElf_Shdr *sh,
 static size_t spliced_bytes(const struct mc_object *obj,
 			    const struct mc_section *sec)
 {
-	size_t one = sec == obj->symtab ? sec->shdr.sh_entsize
+	size_t one = sec == obj->symtab ? sec->shdr->sh_entsize
 					: sizeof(Elf32_Word);
 
 	return mc_renumber_how_of(obj, sec) == MC_SPLICED
@@ -497,7 +499,7 @@ static bool section_out_data(const struct mc_object *obj,
 			     const struct plan *p, struct mc_section *sec,
 			     struct out_data *od)
 {
-	uint64_t align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign : 1;
+	uint64_t align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign : 1;
 	enum mc_renumber_how how = mc_renumber_how_of(obj, sec);
 
 	if (sec->buf) {
@@ -513,10 +515,10 @@ static bool section_out_data(const struct mc_object *obj,
 		*od = (struct out_data){ d.buf,
 					 d.size + spliced_bytes(obj, sec),
 					 d.type, align, false, how };
-	} else if (sec->shdr.sh_type == SHT_NOBITS) {
-		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
+	} else if (sec->shdr->sh_type == SHT_NOBITS) {
+		*od = (struct out_data){ NULL, sec->shdr->sh_size, ELF_T_BYTE,
 					 align, false, MC_AS_IT_IS };
-	} else if (!input_out_data(p, &sec->shdr, od)) {
+	} else if (!input_out_data(p, sec->shdr, od)) {
 		Elf_Data *in = mc_section_data(sec);
 
 		if (!in)
@@ -563,7 +565,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 {
 	uint64_t align, limit = p->limit;
 
-	*sh = sec->shdr;
+	*sh = *sec->shdr;
 	if (!section_out_data(obj, p, sec, od) || !is_pow2(od->align) ||
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (od->size && !od->buf && sh->sh_type != SHT_NOBITS))
@@ -628,7 +630,7 @@ static bool convertible(const struct mc_object *obj, const struct plan *p,
 /* Section 0's header as emit_object gives it and libelf completes it. */
 static GElf_Shdr plan_section0(const struct mc_object *obj)
 {
-	GElf_Shdr zero = obj->sections[0]->shdr;
+	GElf_Shdr zero = *obj->sections[0]->shdr;
 
 	zero.sh_size = obj->n_sections >= SHN_LORESERVE ? obj->n_sections : 0;
 	if (obj->shstrndx >= SHN_LORESERVE)
@@ -735,7 +737,7 @@ struct layout {
 static GElf_Shdr planned_header(const struct mc_object *obj,
 				const struct layout *l, size_t i)
 {
-	GElf_Shdr sh = obj->sections[i]->shdr;
+	GElf_Shdr sh = *obj->sections[i]->shdr;
 	const struct placed *a = &l->at[i];
 
 	if (i == 0)
@@ -823,10 +825,10 @@ static bool stream_renumbered_relocs(struct stream *w,
 				     const uint8_t *in, size_t size)
 {
 	struct mc_reloc_table t;
-	size_t one = mc_reloc_entry_size(obj, sec->shdr.sh_type);
+	size_t one = mc_reloc_entry_size(obj, sec->shdr->sh_type);
 	size_t chunk = STREAM_BUF / one;
 
-	mc_reloc_table_over(obj, sec->shdr.sh_type, NULL, 0, &t);
+	mc_reloc_table_over(obj, sec->shdr->sh_type, NULL, 0, &t);
 	for (size_t i = 0; i < size / one; i += chunk) {
 		size_t k = size / one - i < chunk ? size / one - i : chunk;
 		uint8_t *to = stream_reserve(w, k * one);
@@ -879,7 +881,7 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 	switch (od->how) {
 	case MC_SPLICED: {
 		bool symtab = sec == obj->symtab;
-		size_t one = symtab ? sec->shdr.sh_entsize : sizeof(Elf32_Word);
+		size_t one = symtab ? sec->shdr->sh_entsize : sizeof(Elf32_Word);
 		size_t at = r->m.k * one;
 
 		return stream_ref(w, in, at) &&
@@ -908,7 +910,7 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
 		if ((moved && !moved[i]) ||
-		    obj->sections[i]->shdr.sh_type == SHT_NOBITS ||
+		    obj->sections[i]->shdr->sh_type == SHT_NOBITS ||
 		    at[i].size == 0)
 			continue;
 		section_out_data(obj, p, obj->sections[i], &od);
@@ -1033,7 +1035,7 @@ static bool input_header(const struct mc_object *obj,
 {
 	if (!sec->buf && mc_renumber_how_of(obj, sec) != MC_SPLICED &&
 	    sec != obj->symtab && sec != obj->symtab_shndx) {
-		*in = sec->shdr;
+		*in = *sec->shdr;
 		return true;
 	}
 	return gelf_getshdr(sec->scn, in) != NULL;
@@ -1054,7 +1056,7 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 	moved[0] = false;
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = obj->sections[i];
-		uint32_t type = sec->shdr.sh_type;
+		uint32_t type = sec->shdr->sh_type;
 		uint64_t size = l->at[i].size, align = l->at[i].align;
 		GElf_Shdr in;
 
@@ -1255,7 +1257,7 @@ static bool emit_object(struct mc_object *obj, int fd)
 			goto done;
 	/* Section 0 carries the extended section count/name-table index. */
 	if (obj->n_sections > 1) {
-		GElf_Shdr zero = obj->sections[0]->shdr;
+		GElf_Shdr zero = *obj->sections[0]->shdr;
 
 		zero.sh_size = 0;
 		if (obj->shstrndx >= SHN_LORESERVE)
@@ -1345,7 +1347,7 @@ static char *output_path(const char *path)
 static bool patch_section_bytes(struct mc_object *obj, uint8_t *file,
 				size_t file_size, struct mc_section *sec)
 {
-	GElf_Shdr *sh = &sec->shdr;
+	const GElf_Shdr *sh = sec->shdr;
 	Elf_Data src = { .d_buf = sec->buf->bytes, .d_size = sec->buf->size,
 			 .d_type = sec->buf->type, .d_version = EV_CURRENT };
 	Elf_Data dst = { .d_size = sh->sh_size, .d_version = EV_CURRENT };

@@ -111,7 +111,7 @@ static uint64_t section_offset(const char *path, const char *name)
 	open_ok(&obj, path);
 	struct mc_section *sec = mc_section_by_name(&obj, name);
 	ck_assert_msg(sec != NULL, "%s: no %s", path, name);
-	uint64_t off = sec->shdr.sh_offset;
+	uint64_t off = sec->shdr->sh_offset;
 	mc_object_close(&obj);
 	return off;
 }
@@ -241,9 +241,9 @@ START_TEST(renumbered_as_copied)
 			ck_assert_msg(sec->buf == NULL, "%s: %s copied", c->cc,
 				      sec->name);
 		if (is_rel_name(sec->name, ".data.locals"))
-			locals_at = sec->shdr.sh_offset;
+			locals_at = sec->shdr->sh_offset;
 		if (is_rel_name(sec->name, ".data.globals")) {
-			data_at = sec->shdr.sh_offset;
+			data_at = sec->shdr->sh_offset;
 			ck_assert(relocs_streamed(c) == (sec->buf == NULL));
 		}
 	}
