@@ -43,7 +43,7 @@ bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 	/* The table itself, which symbols read in place are read from. */
 	if (!mc_section_make_writable(obj, obj->symtab))
 		return false;
-	if (!gelf_update_sym(mc_section_data(obj->symtab), (int)k, &gs))
+	if (!gelf_update_sym(mc_section_data(obj, obj->symtab), (int)k, &gs))
 		return mc_fail_elf(obj, "cannot rebind symbol");
 	if (obj->symbols)
 		obj->symbols[k].sym = gs;
@@ -87,7 +87,7 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	memmove(b + at + add, b + at, c->size - at);
 	memset(b + at, 0, add);
 	c->size = need;
-	Elf_Data *d = mc_section_data(sec);	/* none: made in memory */
+	Elf_Data *d = mc_section_data(obj, sec);	/* none: made in memory */
 	if (d) {
 		d->d_buf = b;
 		d->d_size = need;
@@ -284,12 +284,13 @@ static bool relocs_renumbered(enum mc_reloc_kind kind, const void *src,
  * with nothing done, where this cannot be done so: the caller goes
  * entry by entry.
  */
-static bool number_table_symbols(struct mc_section *sec,
+static bool number_table_symbols(const struct mc_object *obj,
+				 struct mc_section *sec,
 				 const struct mc_reloc_table *t,
 				 const struct mc_numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d = mc_section_data(obj, sec);
 	void *dst;
 
 	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
@@ -409,7 +410,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 		    sec->shdr->sh_link != obj->symtab->index ||
 		    sec->written_numbering)
 			continue;
-		if (!sec->scn) {
+		if (!mc_section_is_input(obj, sec)) {
 			if (!number_added_relocs(obj, sec, m))
 				return false;
 			continue;
@@ -420,7 +421,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 				    ? MC_RENUMBERED : MC_RENUMBERED_SAME;
 			continue;
 		}
-		if (number_table_symbols(sec, &t, m))
+		if (number_table_symbols(obj, sec, &t, m))
 			continue;
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc rel = { 0 };
@@ -542,10 +543,10 @@ static bool splice_fits(const struct mc_object *obj,
 			const struct mc_section *sec, size_t one,
 			Elf_Type type, const struct mc_numbering *m)
 {
-	const Elf_Data *d = mc_section_data(sec);
+	const Elf_Data *d = mc_section_data(obj, sec);
 
-	return sec->scn && !sec->buf && d && d->d_buf && d->d_type == type &&
-	       mc_in_host_order(obj) && one &&
+	return mc_section_is_input(obj, sec) && !sec->buf && d && d->d_buf &&
+	       d->d_type == type && mc_in_host_order(obj) && one &&
 	       !(sec->shdr->sh_flags & SHF_COMPRESSED) &&
 	       d->d_size == sec->shdr->sh_size && d->d_size % one == 0 &&
 	       d->d_size / one >= m->k &&
@@ -726,7 +727,7 @@ bool mc_apply_renumbering(struct mc_object *obj)
 			continue;
 		mc_reloc_table_open(obj, sec, &t);
 		/* renumbered_when_written said it can: only memory fails */
-		if (!number_table_symbols(sec, &t, &r->m))
+		if (!number_table_symbols(obj, sec, &t, &r->m))
 			return mc_fail(obj, "out of memory");
 		r->how[s] = MC_AS_IT_IS;
 	}
@@ -868,10 +869,10 @@ bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
 			     void *contents, size_t size, Elf_Type type)
 {
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d = mc_section_data(obj, sec);
 	GElf_Shdr *sh;
 
-	if (sec->scn && !d) {
+	if (mc_section_is_input(obj, sec) && !d) {
 		free(contents);
 		return mc_fail_elf(obj, "cannot read section");
 	}
@@ -959,6 +960,11 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		(const char *)obj->sections[obj->shstrndx]->buf->bytes +
 		name_off;
 
+	if (obj->n_sections >= UINT32_MAX) {	/* struct mc_section's index */
+		free(contents);
+		mc_fail(obj, "too many sections");
+		return NULL;
+	}
 	if (obj->n_sections == obj->sections_cap) {
 		size_t cap = grown(obj->sections_cap, obj->sections_cap + 1);
 		struct mc_section **secs =
@@ -981,7 +987,7 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		sh->sh_name = (GElf_Word)name_off;
 		sh->sh_size = size;
 		*sec = (struct mc_section){
-			.index = obj->n_sections,
+			.index = (uint32_t)obj->n_sections,
 			.shdr = sh,
 			.own_header = true,
 			.name = new_name,

@@ -16,7 +16,8 @@ bool mc_fail_elf(struct mc_object *obj, const char *what);
  * Asked of libelf each time, not kept in struct mc_section: libelf
  * keeps it, and a copy would cost every section 8 bytes.
  */
-Elf_Data *mc_section_data(const struct mc_section *sec);
+Elf_Data *mc_section_data(const struct mc_object *obj,
+			  const struct mc_section *sec);
 
 /*
  * An unchanged input section's bytes as elf_getdata would give them

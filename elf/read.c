@@ -69,10 +69,10 @@ static void strtab_open(struct mc_object *obj, size_t index, struct strtab *t)
 	t->bytes = NULL;
 	if (!sec || sec->shdr->sh_type != SHT_STRTAB ||
 	    (sec->shdr->sh_flags & SHF_COMPRESSED) ||
-	    !mc_size_fits(sec->shdr->sh_size) || !(d = mc_section_data(sec)) ||
+	    !mc_size_fits(sec->shdr->sh_size) || !(d = mc_section_data(obj, sec)) ||
 	    !d->d_buf || d->d_type != ELF_T_BYTE || d->d_off != 0 ||
 	    d->d_size != sec->shdr->sh_size ||
-	    elf_getdata(sec->scn, d) != NULL)
+	    elf_getdata(mc_section_scn(obj, sec), d) != NULL)
 		return;
 	const char *nul = memrchr(d->d_buf, '\0', d->d_size);
 	t->bytes = d->d_buf;
@@ -121,6 +121,8 @@ static bool read_sections(struct mc_object *obj)
 		return false;
 	if (elf_getshdrstrndx(obj->elf, &obj->shstrndx) != 0)
 		return mc_fail_elf(obj, "cannot find section name table");
+	if (n > UINT32_MAX)	/* struct mc_section's index */
+		return mc_fail(obj, "%zu sections: too many", n);
 	if (obj->shstrndx >= n)
 		return mc_fail(obj, "section name table index %zu out of range",
 			    obj->shstrndx);
@@ -139,10 +141,11 @@ static bool read_sections(struct mc_object *obj)
 		struct mc_section *sec = &obj->read_sections[i];
 
 		obj->sections[i] = sec;
-		*sec = (struct mc_section){ .index = i };
+		*sec = (struct mc_section){ .index = (uint32_t)i };
 		obj->n_sections = obj->sections_read = i + 1;	/* what close frees */
-		sec->scn = elf_getscn(obj->elf, i);
-		if (!sec->scn || !(sec->shdr = input_header(obj, sec->scn, i)))
+		Elf_Scn *scn = elf_getscn(obj->elf, i);
+
+		if (!scn || !(sec->shdr = input_header(obj, scn, i)))
 			return mc_fail_elf(obj, "corrupt section header");
 		if (!mc_check_section(obj, i, sec->shdr, n))
 			return false;
@@ -288,8 +291,8 @@ static bool read_symbols(struct mc_object *obj)
 		return mc_fail(obj, "symbol table entry size %llu, expected %zu",
 			    (unsigned long long)symtab->shdr->sh_entsize,
 			    entsize);
-	Elf_Data *d = mc_section_data(symtab);
-	Elf_Data *xd = obj->symtab_shndx ? mc_section_data(obj->symtab_shndx)
+	Elf_Data *d = mc_section_data(obj, symtab);
+	Elf_Data *xd = obj->symtab_shndx ? mc_section_data(obj, obj->symtab_shndx)
 					 : NULL;
 	if (!d)
 		return mc_fail_elf(obj, "cannot read symbol table");
@@ -306,7 +309,8 @@ static bool read_symbols(struct mc_object *obj)
 	    obj->symtab_shndx->shdr->sh_size / sizeof(Elf32_Word) <
 		    obj->n_symbols)
 		return mc_fail(obj, "section %zu: fewer extended section "
-			    "indexes than symbols", obj->symtab_shndx->index);
+			    "indexes than symbols",
+			    (size_t)obj->symtab_shndx->index);
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		const GElf_Shdr *sh = obj->sections[i]->shdr;
 
@@ -684,7 +688,7 @@ size_t mc_symbol_by_name(const struct mc_object *obj, const char *name)
 const char *mc_symbol_name_in(struct mc_object *obj,
 			      struct mc_section *symtab, size_t i)
 {
-	Elf_Data *d = mc_section_data(symtab);
+	Elf_Data *d = mc_section_data(obj, symtab);
 	GElf_Sym sym;
 
 	if (!d || (symtab->shdr->sh_type != SHT_SYMTAB &&

@@ -144,7 +144,7 @@ void mc_reloc_table_over(const struct mc_object *obj, uint32_t sh_type,
 bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  struct mc_reloc *out)
 {
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d = mc_section_data(obj, sec);
 	struct mc_reloc_table t;
 
 	if (!d)
@@ -190,11 +190,11 @@ bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 	if (sec->shdr->sh_type == SHT_RELA) {
 		GElf_Rela rela = { r->offset, info, r->addend };
 
-		ok = gelf_update_rela(mc_section_data(sec), (int)i, &rela);
+		ok = gelf_update_rela(mc_section_data(obj, sec), (int)i, &rela);
 	} else {
 		GElf_Rel rel = { r->offset, info };
 
-		ok = gelf_update_rel(mc_section_data(sec), (int)i, &rel);
+		ok = gelf_update_rel(mc_section_data(obj, sec), (int)i, &rel);
 	}
 	return ok || mc_fail_elf(obj, "cannot update relocation");
 }

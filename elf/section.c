@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-Elf_Data *mc_section_data(const struct mc_section *sec)
+Elf_Data *mc_section_data(const struct mc_object *obj,
+			  const struct mc_section *sec)
 {
-	return sec->scn ? elf_getdata(sec->scn, NULL) : NULL;
+	Elf_Scn *scn = mc_section_scn(obj, sec);
+
+	return scn ? elf_getdata(scn, NULL) : NULL;
 }
 
 /*
@@ -57,7 +60,7 @@ bool mc_section_input_data(const struct mc_object *obj,
 	default:
 		return false;
 	}
-	if (!obj->image || !sec->scn || sec->buf ||
+	if (!obj->image || !mc_section_is_input(obj, sec) || sec->buf ||
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (type != ELF_T_BYTE && !mc_in_host_order(obj)) ||
 	    sh->sh_offset > obj->image_size ||
@@ -80,7 +83,7 @@ bool mc_section_view(const struct mc_object *obj,
 
 	if (mc_section_input_data(obj, sec, in))
 		return true;
-	if (!(d = mc_section_data(sec)))
+	if (!(d = mc_section_data(obj, sec)))
 		return false;
 	*in = (struct mc_input_data){ d->d_buf, d->d_size, d->d_type };
 	return true;
@@ -138,7 +141,7 @@ bool mc_section_make_writable(struct mc_object *obj,
 	/* one made in memory (mc_add_section) has only its own copy */
 	if (sec->buf)
 		return true;
-	if (!(d = mc_section_data(sec)))
+	if (!(d = mc_section_data(obj, sec)))
 		return mc_fail(obj, "section %s has no data", sec->name);
 	buf = malloc(d->d_size ? d->d_size : 1);
 	if (!buf)

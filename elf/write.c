@@ -44,7 +44,7 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 		od->d_align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign
 						     : 1;
 	} else {
-		Elf_Data *in = mc_section_data(sec);
+		Elf_Data *in = mc_section_data(obj, sec);
 
 		if (!in)
 			return mc_fail_elf(obj, "cannot read section");
@@ -519,7 +519,7 @@ static bool section_out_data(const struct mc_object *obj,
 		*od = (struct out_data){ NULL, sec->shdr->sh_size, ELF_T_BYTE,
 					 align, false, MC_AS_IT_IS };
 	} else if (!input_out_data(p, sec->shdr, od)) {
-		Elf_Data *in = mc_section_data(sec);
+		Elf_Data *in = mc_section_data(obj, sec);
 
 		if (!in)
 			return false;
@@ -607,7 +607,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
-	if (p->in_place && !sec->buf && sec->scn &&
+	if (p->in_place && !sec->buf && mc_section_is_input(obj, sec) &&
 	    mc_renumber_how_of(obj, sec) == MC_AS_IT_IS)
 		return true;
 	return convertible(obj, p, od);
@@ -1038,7 +1038,7 @@ static bool input_header(const struct mc_object *obj,
 		*in = *sec->shdr;
 		return true;
 	}
-	return gelf_getshdr(sec->scn, in) != NULL;
+	return gelf_getshdr(mc_section_scn(obj, sec), in) != NULL;
 }
 
 /* The changed sections of the layout go to the end; false: cannot. */
@@ -1060,7 +1060,8 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		uint64_t size = l->at[i].size, align = l->at[i].align;
 		GElf_Shdr in;
 
-		moved[i] = !(sec->scn && input_header(obj, sec, &in) &&
+		moved[i] = !(mc_section_is_input(obj, sec) &&
+			     input_header(obj, sec, &in) &&
 			     kept_in_place(obj, p, sec, &in, type, size));
 		if (!moved[i]) {
 			l->at[i].offset = in.sh_offset;
@@ -1352,7 +1353,7 @@ static bool patch_section_bytes(struct mc_object *obj, uint8_t *file,
 			 .d_type = sec->buf->type, .d_version = EV_CURRENT };
 	Elf_Data dst = { .d_size = sh->sh_size, .d_version = EV_CURRENT };
 
-	if (!sec->scn || sh->sh_type == SHT_NOBITS ||
+	if (!mc_section_is_input(obj, sec) || sh->sh_type == SHT_NOBITS ||
 	    sh->sh_offset > file_size || sh->sh_size > file_size - sh->sh_offset)
 		return mc_fail(obj, "%s: cannot be rewritten in place",
 			       sec->name);

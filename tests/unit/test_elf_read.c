@@ -222,25 +222,28 @@ START_TEST(headers_are_libelfs_until_changed)
 	open_ok(&obj, o);
 	for (size_t i = 0; i < obj.n_sections; i++) {
 		struct mc_section *sec = obj.sections[i];
+		Elf_Scn *scn = mc_section_scn(&obj, sec);
 		GElf_Shdr g;
 
-		ck_assert_ptr_nonnull(gelf_getshdr(sec->scn, &g));
+		ck_assert_ptr_eq(scn, elf_getscn(obj.elf, i));
+		ck_assert_ptr_nonnull(gelf_getshdr(scn, &g));
 		ck_assert(memcmp(&g, sec->shdr, sizeof(g)) == 0);
 		if (is64(_i))
-			ck_assert_ptr_eq(sec->shdr, elf64_getshdr(sec->scn));
+			ck_assert_ptr_eq(sec->shdr, elf64_getshdr(scn));
 		ck_assert(!sec->own_header);
 		if (strcmp(sec->name, ".text") == 0)
 			text = i;
 	}
 	ck_assert_uint_ne(text, 0);
 	struct mc_section *sec = obj.sections[text];
+	Elf_Scn *scn = mc_section_scn(&obj, sec);
 	GElf_Shdr before;
 	size_t image_size = obj.image_size;
 	uint8_t *image = malloc(image_size);
 
 	ck_assert_ptr_nonnull(image);
 	memcpy(image, obj.image, image_size);
-	gelf_getshdr(sec->scn, &before);
+	gelf_getshdr(scn, &before);
 	ck_assert(mc_section_rename(&obj, sec, ".text.renamed"));
 	ck_assert(mc_section_set_contents(&obj, sec, calloc(1, 3), 3,
 					  ELF_T_BYTE));
@@ -251,7 +254,7 @@ START_TEST(headers_are_libelfs_until_changed)
 
 	GElf_Shdr after;
 
-	gelf_getshdr(sec->scn, &after);
+	gelf_getshdr(scn, &after);
 	ck_assert(memcmp(&before, &after, sizeof(before)) == 0);
 	ck_assert(memcmp(image, obj.image, image_size) == 0);
 	free(image);
