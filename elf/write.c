@@ -721,9 +721,52 @@ static bool stream_ehdr(struct stream *w, struct mc_object *obj,
  * (planned_header).  24 bytes a section where a whole planned GElf_Shdr
  * took 64, and an object of one section per function has millions.
  */
+/*
+ * Where the plan puts a section: 16 bytes, where an object of a section
+ * per function has two million.  The alignment, a power of two, is
+ * kept as its log2 in the top byte of the size.  A section with bytes
+ * has fewer than 2^56 of them (they are in memory or in the file); a
+ * SHT_NOBITS one's size, which can be anything, is not kept but taken
+ * where section_out_data took it (planned_size).
+ */
 struct placed {
-	uint64_t offset, size, align;
+	uint64_t offset;
+	uint64_t size_align;	/* size | log2(alignment) << PLACED_SIZE_BITS */
 };
+
+enum { PLACED_SIZE_BITS = 56 };
+
+static bool placeable(uint64_t size)
+{
+	return size >> PLACED_SIZE_BITS == 0;
+}
+
+/* `align`: a power of two; `size`: placeable. */
+static struct placed placed_at(uint64_t offset, uint64_t size, uint64_t align)
+{
+	uint64_t log2 = (uint64_t)__builtin_ctzll(align);
+
+	return (struct placed){ offset, size | log2 << PLACED_SIZE_BITS };
+}
+
+static uint64_t placed_size(const struct placed *a)
+{
+	return a->size_align & ((UINT64_C(1) << PLACED_SIZE_BITS) - 1);
+}
+
+static uint64_t placed_align(const struct placed *a)
+{
+	return UINT64_C(1) << (a->size_align >> PLACED_SIZE_BITS);
+}
+
+/* The size planned for `sec`, placed at `a`. */
+static uint64_t planned_size(const struct mc_section *sec,
+			     const struct placed *a)
+{
+	if (sec->shdr->sh_type == SHT_NOBITS)
+		return sec->buf ? sec->buf->size : sec->shdr->sh_size;
+	return placed_size(a);
+}
 
 /* Every header of a direct write, planned once before anything is written. */
 struct layout {
@@ -743,9 +786,9 @@ static GElf_Shdr planned_header(const struct mc_object *obj,
 	if (i == 0)
 		return plan_section0(obj);
 	sh.sh_entsize = written_entsize(&l->p, &sh);
-	sh.sh_addralign = a->align;
+	sh.sh_addralign = placed_align(a);
 	sh.sh_offset = a->offset;
-	sh.sh_size = a->size;
+	sh.sh_size = planned_size(obj->sections[i], a);
 	return sh;
 }
 
@@ -785,15 +828,21 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 	struct placed *at = malloc(n * sizeof(*at));
 	if (!at)
 		return false;
-	at[0] = (struct placed){ 0, 0, 0 };
+	at[0] = placed_at(0, 0, 1);
 	for (size_t i = 1; i < n; i++) {
 		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh,
 				  &od)) {
 			free(at);
 			return false;
 		}
-		at[i] = (struct placed){ sh.sh_offset, sh.sh_size,
-					 sh.sh_addralign };
+		bool nobits = sh.sh_type == SHT_NOBITS;
+
+		if (!nobits && !placeable(sh.sh_size)) {
+			free(at);
+			return false;
+		}
+		at[i] = placed_at(sh.sh_offset, nobits ? 0 : sh.sh_size,
+				  sh.sh_addralign);
 	}
 	if (cursor > p.limit - (word - 1) ||
 	    (cursor = (cursor + word - 1) & ~(word - 1),
@@ -911,7 +960,7 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
 		if ((moved && !moved[i]) ||
 		    obj->sections[i]->shdr->sh_type == SHT_NOBITS ||
-		    at[i].size == 0)
+		    placed_size(&at[i]) == 0)
 			continue;
 		section_out_data(obj, p, obj->sections[i], &od);
 		ok = stream_zeros(w, at[i].offset - w->pos) &&
@@ -1057,7 +1106,8 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = obj->sections[i];
 		uint32_t type = sec->shdr->sh_type;
-		uint64_t size = l->at[i].size, align = l->at[i].align;
+		uint64_t size = placed_size(&l->at[i]);
+		uint64_t align = placed_align(&l->at[i]);
 		GElf_Shdr in;
 
 		moved[i] = !(mc_section_is_input(obj, sec) &&
