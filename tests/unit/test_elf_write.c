@@ -116,6 +116,16 @@ START_TEST(write_appends_huge_nobits)
 
 	uint8_t *in = read_all(o, &n_in);
 
+	if ((uint64_t)SIZE_MAX >> 56 == 0) {
+		/* A 32-bit host refuses such a section at open, by name. */
+		ck_assert(!mc_object_open(&obj, o));
+		ck_assert_ptr_nonnull(strstr(obj.error, "can address"));
+		mc_object_close(&obj);
+		free(in);
+		free(o);
+		remove_tree(dir);
+		return;
+	}
 	open_ok(&obj, o);
 	struct mc_section *text = mc_section_by_name(&obj, ".text");
 	ck_assert(mc_section_patch(&obj, text, 0, &int3, 1));
