@@ -15,7 +15,7 @@
 bool mc_section_patch(struct mc_object *obj, struct mc_section *sec,
 		      uint64_t offset, const uint8_t *bytes, size_t n)
 {
-	if (sec->shdr.sh_type != SHT_PROGBITS)
+	if (sec->shdr->sh_type != SHT_PROGBITS)
 		return mc_fail(obj, "cannot patch %s: not PROGBITS", sec->name);
 	if (!mc_section_make_writable(obj, sec))
 		return false;
@@ -43,7 +43,7 @@ bool mc_symbol_set_binding(struct mc_object *obj, size_t k,
 	/* The table itself, which symbols read in place are read from. */
 	if (!mc_section_make_writable(obj, obj->symtab))
 		return false;
-	if (!gelf_update_sym(mc_section_data(obj->symtab), (int)k, &gs))
+	if (!gelf_update_sym(mc_section_data(obj, obj->symtab), (int)k, &gs))
 		return mc_fail_elf(obj, "cannot rebind symbol");
 	if (obj->symbols)
 		obj->symbols[k].sym = gs;
@@ -68,7 +68,9 @@ static size_t grown(size_t cap, size_t need)
 static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 			       size_t at, size_t add)
 {
-	if (!mc_section_make_writable(obj, sec))
+	GElf_Shdr *sh = mc_section_header_to_change(obj, sec);
+
+	if (!sh || !mc_section_make_writable(obj, sec))
 		return false;
 	struct mc_contents *c = sec->buf;
 	size_t need = c->size + add;
@@ -85,12 +87,12 @@ static bool section_insert_gap(struct mc_object *obj, struct mc_section *sec,
 	memmove(b + at + add, b + at, c->size - at);
 	memset(b + at, 0, add);
 	c->size = need;
-	Elf_Data *d = mc_section_data(sec);	/* none: made in memory */
+	Elf_Data *d = mc_section_data(obj, sec);	/* none: made in memory */
 	if (d) {
 		d->d_buf = b;
 		d->d_size = need;
 	}
-	sec->shdr.sh_size = need;
+	sh->sh_size = need;
 	return true;
 }
 
@@ -282,12 +284,13 @@ static bool relocs_renumbered(enum mc_reloc_kind kind, const void *src,
  * with nothing done, where this cannot be done so: the caller goes
  * entry by entry.
  */
-static bool number_table_symbols(struct mc_section *sec,
+static bool number_table_symbols(const struct mc_object *obj,
+				 struct mc_section *sec,
 				 const struct mc_reloc_table *t,
 				 const struct mc_numbering *m)
 {
 	size_t count = mc_reloc_count(sec);
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d = mc_section_data(obj, sec);
 	void *dst;
 
 	bool is32 = t->kind == MC_REL32 || t->kind == MC_RELA32;
@@ -324,8 +327,8 @@ static bool renumbered_when_written(const struct mc_object *obj,
 
 	return !sec->buf && mc_section_view(obj, sec, &d) && d.buf && count &&
 	       t->n == count && mc_in_host_order(obj) &&
-	       !(sec->shdr.sh_flags & SHF_COMPRESSED) &&
-	       d.size == sec->shdr.sh_size &&
+	       !(sec->shdr->sh_flags & SHF_COMPRESSED) &&
+	       d.size == sec->shdr->sh_size &&
 	       d.size / reloc_kind_size(t->kind) == count &&
 	       d.size % reloc_kind_size(t->kind) == 0 &&
 	       !(is32 && m->n_in + m->n > 0x1000000);
@@ -339,7 +342,7 @@ static bool number_added_relocs(struct mc_object *obj,
 				struct mc_section *sec,
 				const struct mc_numbering *m)
 {
-	uint32_t type = sec->shdr.sh_type;
+	uint32_t type = sec->shdr->sh_type;
 	size_t size = mc_reloc_entry_size(obj, type);
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	uint8_t *p = sec->buf ? sec->buf->bytes : NULL;
@@ -404,10 +407,10 @@ static bool number_reloc_symbols(struct mc_object *obj,
 		bool writable = sec->buf != NULL;
 
 		if (!mc_is_reloc_section(sec) ||
-		    sec->shdr.sh_link != obj->symtab->index ||
+		    sec->shdr->sh_link != obj->symtab->index ||
 		    sec->written_numbering)
 			continue;
-		if (!sec->scn) {
+		if (!mc_section_is_input(obj, sec)) {
 			if (!number_added_relocs(obj, sec, m))
 				return false;
 			continue;
@@ -418,7 +421,7 @@ static bool number_reloc_symbols(struct mc_object *obj,
 				    ? MC_RENUMBERED : MC_RENUMBERED_SAME;
 			continue;
 		}
-		if (number_table_symbols(sec, &t, m))
+		if (number_table_symbols(obj, sec, &t, m))
 			continue;
 		for (size_t i = 0; i < mc_reloc_count(sec); i++) {
 			struct mc_reloc rel = { 0 };
@@ -443,19 +446,26 @@ static bool number_reloc_symbols(struct mc_object *obj,
 	return true;
 }
 
-/* COMDAT group signatures are symbol indices in the group's sh_info. */
-static void number_group_signatures(struct mc_object *obj,
+/*
+ * COMDAT group signatures are symbol indices in the group's sh_info;
+ * false when out of memory.
+ */
+static bool number_group_signatures(struct mc_object *obj,
 				    const struct mc_numbering *m)
 {
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = obj->sections[s];
+		GElf_Shdr *sh;
 
-		if (sec->shdr.sh_type == SHT_GROUP &&
-		    sec->shdr.sh_link == obj->symtab->index &&
-		    sec->shdr.sh_info >= m->k)
-			sec->shdr.sh_info =
-				(GElf_Word)mc_written_index(m, sec->shdr.sh_info);
+		if (sec->shdr->sh_type != SHT_GROUP ||
+		    sec->shdr->sh_link != obj->symtab->index ||
+		    sec->shdr->sh_info < m->k)
+			continue;
+		if (!(sh = mc_section_header_to_change(obj, sec)))
+			return false;
+		sh->sh_info = (GElf_Word)mc_written_index(m, sh->sh_info);
 	}
+	return true;
 }
 
 static bool needs_xindex(const size_t *shndx, size_t n)
@@ -533,12 +543,12 @@ static bool splice_fits(const struct mc_object *obj,
 			const struct mc_section *sec, size_t one,
 			Elf_Type type, const struct mc_numbering *m)
 {
-	const Elf_Data *d = mc_section_data(sec);
+	const Elf_Data *d = mc_section_data(obj, sec);
 
-	return sec->scn && !sec->buf && d && d->d_buf && d->d_type == type &&
-	       mc_in_host_order(obj) && one &&
-	       !(sec->shdr.sh_flags & SHF_COMPRESSED) &&
-	       d->d_size == sec->shdr.sh_size && d->d_size % one == 0 &&
+	return mc_section_is_input(obj, sec) && !sec->buf && d && d->d_buf &&
+	       d->d_type == type && mc_in_host_order(obj) && one &&
+	       !(sec->shdr->sh_flags & SHF_COMPRESSED) &&
+	       d->d_size == sec->shdr->sh_size && d->d_size % one == 0 &&
 	       d->d_size / one >= m->k &&
 	       /* gelf's index is an int */
 	       m->k + m->n <= (size_t)INT_MAX;
@@ -603,7 +613,7 @@ static int splice_symbols(struct mc_object *obj, struct mc_renumbering *r)
 {
 	struct mc_section *x = obj->symtab_shndx;
 
-	if (!splice_fits(obj, obj->symtab, obj->symtab->shdr.sh_entsize,
+	if (!splice_fits(obj, obj->symtab, obj->symtab->shdr->sh_entsize,
 			 ELF_T_SYM, &r->m) ||
 	    (x && !splice_fits(obj, x, sizeof(Elf32_Word), ELF_T_WORD, &r->m)))
 		return 0;
@@ -615,11 +625,16 @@ static int splice_symbols(struct mc_object *obj, struct mc_renumbering *r)
 		if (!added_in_file_form(obj, j, &e, &w))
 			return 0;
 	}
+	GElf_Shdr *sh = mc_section_header_to_change(obj, obj->symtab);
+	GElf_Shdr *xsh = x ? mc_section_header_to_change(obj, x) : NULL;
+
+	if (!sh || (x && !xsh))
+		return -1;
 	r->how[obj->symtab->index] = MC_SPLICED;
-	obj->symtab->shdr.sh_size += r->m.n * obj->symtab->shdr.sh_entsize;
+	sh->sh_size += r->m.n * sh->sh_entsize;
 	if (x) {
 		r->how[x->index] = MC_SPLICED;
-		x->shdr.sh_size += r->m.n * sizeof(Elf32_Word);
+		xsh->sh_size += r->m.n * sizeof(Elf32_Word);
 	}
 	return 1;
 }
@@ -628,7 +643,7 @@ static int splice_symbols(struct mc_object *obj, struct mc_renumbering *r)
 static bool copy_symbols_in(struct mc_object *obj,
 			    const struct mc_numbering *m)
 {
-	size_t entsize = obj->symtab->shdr.sh_entsize;
+	size_t entsize = obj->symtab->shdr->sh_entsize;
 
 	return section_insert_gap(obj, obj->symtab, m->k * entsize,
 				  m->n * entsize) &&
@@ -689,8 +704,11 @@ bool mc_number_symbols(struct mc_object *obj)
 	    !number_reloc_symbols(obj, r) ||
 	    (!spliced && !store_added_symbols(obj, &m)))
 		return false;
-	number_group_signatures(obj, &m);
-	obj->symtab->shdr.sh_info += (GElf_Word)m.n;
+	GElf_Shdr *sh = mc_section_header_to_change(obj, obj->symtab);
+
+	if (!sh || !number_group_signatures(obj, &m))
+		return false;
+	sh->sh_info += (GElf_Word)m.n;
 	return true;
 }
 
@@ -709,7 +727,7 @@ bool mc_apply_renumbering(struct mc_object *obj)
 			continue;
 		mc_reloc_table_open(obj, sec, &t);
 		/* renumbered_when_written said it can: only memory fails */
-		if (!number_table_symbols(sec, &t, &r->m))
+		if (!number_table_symbols(obj, sec, &t, &r->m))
 			return mc_fail(obj, "out of memory");
 		r->how[s] = MC_AS_IT_IS;
 	}
@@ -822,7 +840,7 @@ static bool append_section_name(struct mc_object *obj, const char *name,
 	size_t len = strlen(name) + 1;
 	const void *was = shstr->buf ? shstr->buf->bytes : NULL;
 
-	*off = shstr->shdr.sh_size;
+	*off = shstr->shdr->sh_size;
 	if (!section_insert_gap(obj, shstr, *off, len))
 		return false;
 	memcpy((uint8_t *)shstr->buf->bytes + *off, name, len);
@@ -830,18 +848,19 @@ static bool append_section_name(struct mc_object *obj, const char *name,
 		return true;	/* the names did not move */
 	for (size_t i = 1; i < obj->n_sections; i++)
 		obj->sections[i]->name = (const char *)shstr->buf->bytes +
-					obj->sections[i]->shdr.sh_name;
+					obj->sections[i]->shdr->sh_name;
 	return true;
 }
 
 bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 		       const char *name)
 {
+	GElf_Shdr *sh = mc_section_header_to_change(obj, sec);
 	size_t off;
 
-	if (!append_section_name(obj, name, &off))
+	if (!sh || !append_section_name(obj, name, &off))
 		return false;
-	sec->shdr.sh_name = (GElf_Word)off;
+	sh->sh_name = (GElf_Word)off;
 	sec->name = (const char *)obj->sections[obj->shstrndx]->buf->bytes +
 		    off;
 	return true;
@@ -850,17 +869,22 @@ bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 bool mc_section_set_contents(struct mc_object *obj, struct mc_section *sec,
 			     void *contents, size_t size, Elf_Type type)
 {
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d = mc_section_data(obj, sec);
+	GElf_Shdr *sh;
 
-	if (sec->scn && !d) {
+	if (mc_section_is_input(obj, sec) && !d) {
 		free(contents);
 		return mc_fail_elf(obj, "cannot read section");
+	}
+	if (!(sh = mc_section_header_to_change(obj, sec))) {
+		free(contents);
+		return false;
 	}
 	if (!mc_section_own(sec, contents, size, size, type)) {
 		free(contents);
 		return mc_fail(obj, "out of memory");
 	}
-	sec->shdr.sh_size = size;
+	sh->sh_size = size;
 	if (d) {
 		d->d_buf = contents;
 		d->d_size = size;
@@ -878,7 +902,7 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 		size_t size;
 		const uint8_t *raw;
 
-		if (sec->shdr.sh_type != SHT_GROUP)
+		if (sec->shdr->sh_type != SHT_GROUP)
 			continue;
 		raw = mc_section_bytes(obj, sec, &size);
 		if (!raw || size % sizeof(Elf32_Word))
@@ -900,7 +924,7 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 bool mc_object_has_groups(const struct mc_object *obj)
 {
 	for (size_t g = 1; g < obj->n_sections; g++)
-		if (obj->sections[g]->shdr.sh_type == SHT_GROUP)
+		if (obj->sections[g]->shdr->sh_type == SHT_GROUP)
 			return true;
 	return false;
 }
@@ -909,13 +933,15 @@ bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
 {
 	struct mc_section *g = obj->sections[group];
 	Elf32_Word m = (Elf32_Word)member;
+	GElf_Shdr *sh = mc_section_header_to_change(obj, obj->sections[member]);
 
-	if (!section_insert_gap(obj, g, g->buf ? g->buf->size : g->shdr.sh_size,
+	if (!sh ||
+	    !section_insert_gap(obj, g, g->buf ? g->buf->size : g->shdr->sh_size,
 				sizeof(m)))
 		return false;
 	memcpy((uint8_t *)g->buf->bytes + g->buf->size - sizeof(m), &m,
 	       sizeof(m));
-	obj->sections[member]->shdr.sh_flags |= SHF_GROUP;
+	sh->sh_flags |= SHF_GROUP;
 	return true;
 }
 
@@ -934,6 +960,11 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		(const char *)obj->sections[obj->shstrndx]->buf->bytes +
 		name_off;
 
+	if (obj->n_sections >= UINT32_MAX) {	/* struct mc_section's index */
+		free(contents);
+		mc_fail(obj, "too many sections");
+		return NULL;
+	}
 	if (obj->n_sections == obj->sections_cap) {
 		size_t cap = grown(obj->sections_cap, obj->sections_cap + 1);
 		struct mc_section **secs =
@@ -949,20 +980,26 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 	}
 	/* A section of its own: every other section stays where it is. */
 	sec = malloc(sizeof(*sec));
-	if (sec)
+	GElf_Shdr *sh = malloc(sizeof(*sh));
+
+	if (sec && sh) {
+		*sh = *shdr;
+		sh->sh_name = (GElf_Word)name_off;
+		sh->sh_size = size;
 		*sec = (struct mc_section){
-			.index = obj->n_sections,
-			.shdr = *shdr,
+			.index = (uint32_t)obj->n_sections,
+			.shdr = sh,
+			.own_header = true,
 			.name = new_name,
 		};
-	if (!sec || !mc_section_own(sec, contents, size, size, type)) {
+	}
+	if (!sec || !sh || !mc_section_own(sec, contents, size, size, type)) {
+		free(sh);
 		free(sec);
 		free(contents);
 		mc_fail(obj, "out of memory");
 		return NULL;
 	}
-	sec->shdr.sh_name = (GElf_Word)name_off;
-	sec->shdr.sh_size = size;
 	obj->sections[obj->n_sections++] = sec;
 	mc_link_reloc_section(obj, sec);
 	return sec;

@@ -16,7 +16,8 @@ bool mc_fail_elf(struct mc_object *obj, const char *what);
  * Asked of libelf each time, not kept in struct mc_section: libelf
  * keeps it, and a copy would cost every section 8 bytes.
  */
-Elf_Data *mc_section_data(const struct mc_section *sec);
+Elf_Data *mc_section_data(const struct mc_object *obj,
+			  const struct mc_section *sec);
 
 /*
  * An unchanged input section's bytes as elf_getdata would give them
@@ -57,6 +58,14 @@ bool mc_section_own(struct mc_section *sec, void *bytes, size_t size,
  * mc_section_own, and libelf's data `d` show them.
  */
 bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf);
+
+/*
+ * The section's header, to be changed: its own copy, made on the first
+ * call (the one it has is libelf's, which must stay as read: libelf
+ * reads its data by it); NULL, with the error set, when out of memory.
+ */
+GElf_Shdr *mc_section_header_to_change(struct mc_object *obj,
+				       struct mc_section *sec);
 
 /* Give the section a private, writable copy of its contents. */
 bool mc_section_make_writable(struct mc_object *obj, struct mc_section *sec);

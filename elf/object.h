@@ -37,19 +37,34 @@ struct mc_contents {
 };
 
 struct mc_section {
-	size_t index;
-	GElf_Shdr shdr;
+	/*
+	 * The section's index, which never changes: sections are added
+	 * at the end and none is removed.  32 bits: the header table of
+	 * more sections would not fit in a file this tool maps.
+	 */
+	uint32_t index;
+	bool written_numbering;		/* an added REL/RELA section whose
+					   symbols are numbered as written
+					   (struct mc_table_spec) */
+	bool own_header;		/* shdr is the model's (allocated
+					   alone, freed with the section) */
+	/*
+	 * The header, read only.  An input section's is libelf's own
+	 * (elf64_getshdr: in an ELF64 object it lies in the mapped file)
+	 * rather than a copy of it, 64 bytes a section that an object of a
+	 * section per function has two million of; changed only through
+	 * mc_section_header_to_change, which gives the section a copy of
+	 * its own first (own_header).  Its libelf handle is not kept
+	 * either (mc_section_scn).
+	 */
+	const GElf_Shdr *shdr;
 	const char *name;
-	Elf_Scn *scn;		/* NULL for sections added in memory */
 	struct mc_contents *buf;	/* replacement contents, or NULL */
 	struct mc_section *reloc;	/* the REL/RELA section that applies
 					   to this one (the first, by
 					   index), or NULL */
 	struct mc_section *target;	/* a REL/RELA section's: the one
 					   its sh_info names, or NULL */
-	bool written_numbering;		/* an added REL/RELA section whose
-					   symbols are numbered as written
-					   (struct mc_table_spec) */
 };
 
 struct mc_symbol {
@@ -110,6 +125,12 @@ struct mc_object {
 	size_t n_sections;
 	size_t sections_cap;		/* entries allocated */
 	struct mc_section *read_sections;	/* the input's, in one block */
+	/*
+	 * The input's headers as GElf_Shdr where libelf's cannot serve
+	 * (an ELF32 object's, or a table not aligned for Elf64_Shdr), in
+	 * one block; NULL otherwise.
+	 */
+	GElf_Shdr *header_copies;
 	size_t sections_read;
 
 	struct mc_section *symtab;	/* NULL when the object has none */
@@ -295,6 +316,26 @@ size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
 
 /* The relocation section that applies to section `target`, or NULL. */
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target);
+
+/*
+ * Whether the section is the input's (not added in memory: those come
+ * after every input section), and its libelf handle, or NULL for one
+ * added in memory.  Asked of libelf, not kept: it
+ * answers at once, from its array of them, and a copy would cost every
+ * section 8 bytes.
+ */
+static inline bool mc_section_is_input(const struct mc_object *obj,
+				       const struct mc_section *sec)
+{
+	return sec->index < obj->sections_read;
+}
+
+static inline Elf_Scn *mc_section_scn(const struct mc_object *obj,
+				      const struct mc_section *sec)
+{
+	return mc_section_is_input(obj, sec) ?
+	       elf_getscn(obj->elf, sec->index) : NULL;
+}
 /*
  * qsort_r comparator for an array of symbol indexes (ctx: the object):
  * by st_value, then by index, so equal addresses keep a stable order.

@@ -67,12 +67,12 @@ static void strtab_open(struct mc_object *obj, size_t index, struct strtab *t)
 	Elf_Data *d;
 
 	t->bytes = NULL;
-	if (!sec || sec->shdr.sh_type != SHT_STRTAB ||
-	    (sec->shdr.sh_flags & SHF_COMPRESSED) ||
-	    !mc_size_fits(sec->shdr.sh_size) || !(d = mc_section_data(sec)) ||
+	if (!sec || sec->shdr->sh_type != SHT_STRTAB ||
+	    (sec->shdr->sh_flags & SHF_COMPRESSED) ||
+	    !mc_size_fits(sec->shdr->sh_size) || !(d = mc_section_data(obj, sec)) ||
 	    !d->d_buf || d->d_type != ELF_T_BYTE || d->d_off != 0 ||
-	    d->d_size != sec->shdr.sh_size ||
-	    elf_getdata(sec->scn, d) != NULL)
+	    d->d_size != sec->shdr->sh_size ||
+	    elf_getdata(mc_section_scn(obj, sec), d) != NULL)
 		return;
 	const char *nul = memrchr(d->d_buf, '\0', d->d_size);
 	t->bytes = d->d_buf;
@@ -90,6 +90,29 @@ static const char *strtab_name(struct mc_object *obj, const struct strtab *t,
 	return t->bytes + off;
 }
 
+/*
+ * Whether libelf's own section headers can be the model's: ELF64 ones
+ * (libelf holds them in the host's byte order, where they lie in the
+ * mapped file when they are in it already) at an address aligned for
+ * them, which libelf does not promise on hosts that read unaligned.
+ */
+static bool headers_in_place(Elf *elf)
+{
+	Elf_Scn *scn = elf_getscn(elf, 0);
+	const Elf64_Shdr *sh = scn ? elf64_getshdr(scn) : NULL;
+
+	return sh && (uintptr_t)sh % _Alignof(GElf_Shdr) == 0;
+}
+
+/* Section i's header for the model: libelf's, or a copy (see above). */
+static const GElf_Shdr *input_header(struct mc_object *obj, Elf_Scn *scn,
+				     size_t i)
+{
+	if (!obj->header_copies)
+		return elf64_getshdr(scn);
+	return gelf_getshdr(scn, &obj->header_copies[i]);
+}
+
 static bool read_sections(struct mc_object *obj)
 {
 	size_t n;
@@ -98,6 +121,8 @@ static bool read_sections(struct mc_object *obj)
 		return false;
 	if (elf_getshdrstrndx(obj->elf, &obj->shstrndx) != 0)
 		return mc_fail_elf(obj, "cannot find section name table");
+	if (n > UINT32_MAX)	/* struct mc_section's index */
+		return mc_fail(obj, "%zu sections: too many", n);
 	if (obj->shstrndx >= n)
 		return mc_fail(obj, "section name table index %zu out of range",
 			    obj->shstrndx);
@@ -108,17 +133,21 @@ static bool read_sections(struct mc_object *obj)
 	obj->sections = malloc(obj->sections_cap * sizeof(*obj->sections));
 	if (!obj->sections || !obj->read_sections)
 		return mc_fail(obj, "out of memory");
+	if (!headers_in_place(obj->elf) &&
+	    !(obj->header_copies = malloc(n * sizeof(*obj->header_copies))))
+		return mc_fail(obj, "out of memory");
 
 	for (size_t i = 0; i < n; i++) {
 		struct mc_section *sec = &obj->read_sections[i];
 
 		obj->sections[i] = sec;
-		*sec = (struct mc_section){ .index = i };
+		*sec = (struct mc_section){ .index = (uint32_t)i };
 		obj->n_sections = obj->sections_read = i + 1;	/* what close frees */
-		sec->scn = elf_getscn(obj->elf, i);
-		if (!sec->scn || !gelf_getshdr(sec->scn, &sec->shdr))
+		Elf_Scn *scn = elf_getscn(obj->elf, i);
+
+		if (!scn || !(sec->shdr = input_header(obj, scn, i)))
 			return mc_fail_elf(obj, "corrupt section header");
-		if (!mc_check_section(obj, i, &sec->shdr, n))
+		if (!mc_check_section(obj, i, sec->shdr, n))
 			return false;
 	}
 	struct strtab names;
@@ -128,7 +157,7 @@ static bool read_sections(struct mc_object *obj)
 		struct mc_section *sec = obj->sections[i];
 
 		sec->name = strtab_name(obj, &names, obj->shstrndx,
-					sec->shdr.sh_name);
+					sec->shdr->sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
 	}
@@ -224,7 +253,7 @@ static bool copy_symbols(struct mc_object *obj, Elf_Data *d, Elf_Data *xd,
 
 		if (!gelf_getsymshndx(d, xd, (int)i, &s->sym, &xndx))
 			return mc_fail_elf(obj, "corrupt symbol table");
-		s->name = strtab_name(obj, strs, obj->symtab->shdr.sh_link,
+		s->name = strtab_name(obj, strs, obj->symtab->shdr->sh_link,
 				      s->sym.st_name);
 		s->shndx = s->sym.st_shndx == SHN_XINDEX ? xndx
 							 : s->sym.st_shndx;
@@ -241,7 +270,7 @@ static bool read_symbols(struct mc_object *obj)
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *sec = obj->sections[i];
 
-		if (sec->shdr.sh_type == SHT_SYMTAB) {
+		if (sec->shdr->sh_type == SHT_SYMTAB) {
 			if (symtab)
 				return mc_fail(obj, "more than one symbol table");
 			symtab = sec;
@@ -252,37 +281,38 @@ static bool read_symbols(struct mc_object *obj)
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *sec = obj->sections[i];
 
-		if (sec->shdr.sh_type == SHT_SYMTAB_SHNDX &&
-		    sec->shdr.sh_link == symtab->index)
+		if (sec->shdr->sh_type == SHT_SYMTAB_SHNDX &&
+		    sec->shdr->sh_link == symtab->index)
 			obj->symtab_shndx = sec;
 	}
 
 	size_t entsize = gelf_fsize(obj->elf, ELF_T_SYM, 1, EV_CURRENT);
-	if (symtab->shdr.sh_entsize != entsize)
+	if (symtab->shdr->sh_entsize != entsize)
 		return mc_fail(obj, "symbol table entry size %llu, expected %zu",
-			    (unsigned long long)symtab->shdr.sh_entsize,
+			    (unsigned long long)symtab->shdr->sh_entsize,
 			    entsize);
-	Elf_Data *d = mc_section_data(symtab);
-	Elf_Data *xd = obj->symtab_shndx ? mc_section_data(obj->symtab_shndx)
+	Elf_Data *d = mc_section_data(obj, symtab);
+	Elf_Data *xd = obj->symtab_shndx ? mc_section_data(obj, obj->symtab_shndx)
 					 : NULL;
 	if (!d)
 		return mc_fail_elf(obj, "cannot read symbol table");
 	obj->symtab = symtab;
 	obj->symtab_data = d;
 	obj->symtab_shndx_data = xd;
-	obj->n_symbols = symtab->shdr.sh_size / entsize;
+	obj->n_symbols = symtab->shdr->sh_size / entsize;
 	obj->n_input_symbols = obj->n_symbols;
-	obj->first_global = symtab->shdr.sh_info;
+	obj->first_global = symtab->shdr->sh_info;
 	if (obj->first_global > obj->n_symbols)
 		return mc_fail(obj, "symbol table sh_info %zu beyond %zu symbols",
 			    obj->first_global, obj->n_symbols);
 	if (obj->symtab_shndx &&
-	    obj->symtab_shndx->shdr.sh_size / sizeof(Elf32_Word) <
+	    obj->symtab_shndx->shdr->sh_size / sizeof(Elf32_Word) <
 		    obj->n_symbols)
 		return mc_fail(obj, "section %zu: fewer extended section "
-			    "indexes than symbols", obj->symtab_shndx->index);
+			    "indexes than symbols",
+			    (size_t)obj->symtab_shndx->index);
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		const GElf_Shdr *sh = &obj->sections[i]->shdr;
+		const GElf_Shdr *sh = obj->sections[i]->shdr;
 
 		if (sh->sh_type == SHT_GROUP && sh->sh_link == symtab->index &&
 		    sh->sh_info >= obj->n_symbols)
@@ -301,7 +331,7 @@ static bool read_symbols(struct mc_object *obj)
 			       xd->d_size / sizeof(Elf32_Word) >=
 				       obj->n_symbols));
 
-	strtab_open(obj, symtab->shdr.sh_link, &strs);
+	strtab_open(obj, symtab->shdr->sh_link, &strs);
 	if (direct && strs.bytes && strs.last_nul != SIZE_MAX)
 		return check_symbols_in_place(obj, &strs);
 	return copy_symbols(obj, d, xd, &strs);
@@ -357,11 +387,14 @@ void mc_object_close(struct mc_object *obj)
 		if (sec->buf)
 			free(sec->buf->bytes);
 		free(sec->buf);
+		if (sec->own_header)
+			free((GElf_Shdr *)sec->shdr);
 		if (sec < obj->read_sections ||
 		    sec >= obj->read_sections + obj->sections_read)
 			free(sec);	/* added: allocated alone */
 	}
 	free(obj->read_sections);
+	free(obj->header_copies);
 	free(obj->sections);
 	free(obj->symbols);
 	free(obj->added);
@@ -375,6 +408,7 @@ void mc_object_close(struct mc_object *obj)
 		close(obj->fd);
 	obj->sections = NULL;
 	obj->read_sections = NULL;
+	obj->header_copies = NULL;
 	obj->symbols = NULL;
 	obj->added = NULL;
 	obj->elf = NULL;
@@ -422,7 +456,7 @@ static bool build_spans(struct mc_object *obj)
 	if (!v)
 		return false;
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		const GElf_Shdr *sh = &obj->sections[i]->shdr;
+		const GElf_Shdr *sh = obj->sections[i]->shdr;
 
 		if (!(sh->sh_flags & SHF_ALLOC) || sh->sh_type == SHT_NOBITS ||
 		    sh->sh_size == 0)
@@ -654,12 +688,12 @@ size_t mc_symbol_by_name(const struct mc_object *obj, const char *name)
 const char *mc_symbol_name_in(struct mc_object *obj,
 			      struct mc_section *symtab, size_t i)
 {
-	Elf_Data *d = mc_section_data(symtab);
+	Elf_Data *d = mc_section_data(obj, symtab);
 	GElf_Sym sym;
 
-	if (!d || (symtab->shdr.sh_type != SHT_SYMTAB &&
-		   symtab->shdr.sh_type != SHT_DYNSYM) ||
+	if (!d || (symtab->shdr->sh_type != SHT_SYMTAB &&
+		   symtab->shdr->sh_type != SHT_DYNSYM) ||
 	    i > INT_MAX || !gelf_getsym(d, (int)i, &sym))
 		return NULL;
-	return elf_strptr(obj->elf, symtab->shdr.sh_link, sym.st_name);
+	return elf_strptr(obj->elf, symtab->shdr->sh_link, sym.st_name);
 }

@@ -13,7 +13,7 @@
 
 bool mc_is_reloc_section(const struct mc_section *sec)
 {
-	return sec->shdr.sh_type == SHT_RELA || sec->shdr.sh_type == SHT_REL;
+	return sec->shdr->sh_type == SHT_RELA || sec->shdr->sh_type == SHT_REL;
 }
 
 /*
@@ -25,7 +25,7 @@ bool mc_is_reloc_section(const struct mc_section *sec)
 void mc_link_reloc_section(struct mc_object *obj,
 			       struct mc_section *rel)
 {
-	size_t t = rel->shdr.sh_info;
+	size_t t = rel->shdr->sh_info;
 
 	if (!mc_is_reloc_section(rel) || t == 0 || t >= obj->n_sections)
 		return;
@@ -43,7 +43,7 @@ size_t mc_reloc_entry_size(const struct mc_object *obj, uint32_t sh_type)
 
 size_t mc_reloc_count(const struct mc_section *sec)
 {
-	return sec->shdr.sh_entsize ? sec->shdr.sh_size / sec->shdr.sh_entsize
+	return sec->shdr->sh_entsize ? sec->shdr->sh_size / sec->shdr->sh_entsize
 				    : 0;
 }
 
@@ -108,7 +108,7 @@ void mc_reloc_table_open(struct mc_object *obj, struct mc_section *sec,
 			 struct mc_reloc_table *t)
 {
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	bool rela = sec->shdr.sh_type == SHT_RELA;
+	bool rela = sec->shdr->sh_type == SHT_RELA;
 	size_t size = is64 ? (rela ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel))
 			   : (rela ? sizeof(Elf32_Rela) : sizeof(Elf32_Rel));
 	struct mc_input_data in;
@@ -144,7 +144,7 @@ void mc_reloc_table_over(const struct mc_object *obj, uint32_t sh_type,
 bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		  struct mc_reloc *out)
 {
-	Elf_Data *d = mc_section_data(sec);
+	Elf_Data *d = mc_section_data(obj, sec);
 	struct mc_reloc_table t;
 
 	if (!d)
@@ -154,7 +154,7 @@ bool mc_reloc_get(struct mc_object *obj, struct mc_section *sec, size_t i,
 		mc_reloc_table_get(&t, i, out);
 		return true;
 	}
-	if (sec->shdr.sh_type == SHT_RELA) {
+	if (sec->shdr->sh_type == SHT_RELA) {
 		GElf_Rela r;
 
 		if (!gelf_getrela(d, (int)i, &r))
@@ -187,14 +187,14 @@ bool mc_reloc_set(struct mc_object *obj, struct mc_section *sec, size_t i,
 	GElf_Xword info = info_encode(obj, r);
 	bool ok;
 
-	if (sec->shdr.sh_type == SHT_RELA) {
+	if (sec->shdr->sh_type == SHT_RELA) {
 		GElf_Rela rela = { r->offset, info, r->addend };
 
-		ok = gelf_update_rela(mc_section_data(sec), (int)i, &rela);
+		ok = gelf_update_rela(mc_section_data(obj, sec), (int)i, &rela);
 	} else {
 		GElf_Rel rel = { r->offset, info };
 
-		ok = gelf_update_rel(mc_section_data(sec), (int)i, &rel);
+		ok = gelf_update_rel(mc_section_data(obj, sec), (int)i, &rel);
 	}
 	return ok || mc_fail_elf(obj, "cannot update relocation");
 }

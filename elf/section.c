@@ -12,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-Elf_Data *mc_section_data(const struct mc_section *sec)
+Elf_Data *mc_section_data(const struct mc_object *obj,
+			  const struct mc_section *sec)
 {
-	return sec->scn ? elf_getdata(sec->scn, NULL) : NULL;
+	Elf_Scn *scn = mc_section_scn(obj, sec);
+
+	return scn ? elf_getdata(scn, NULL) : NULL;
 }
 
 /*
@@ -34,7 +37,7 @@ bool mc_section_input_data(const struct mc_object *obj,
 			   const struct mc_section *sec,
 			   struct mc_input_data *in)
 {
-	const GElf_Shdr *sh = &sec->shdr;
+	const GElf_Shdr *sh = sec->shdr;
 	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
 	size_t one, align;
 	Elf_Type type;
@@ -57,7 +60,7 @@ bool mc_section_input_data(const struct mc_object *obj,
 	default:
 		return false;
 	}
-	if (!obj->image || !sec->scn || sec->buf ||
+	if (!obj->image || !mc_section_is_input(obj, sec) || sec->buf ||
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (type != ELF_T_BYTE && !mc_in_host_order(obj)) ||
 	    sh->sh_offset > obj->image_size ||
@@ -80,7 +83,7 @@ bool mc_section_view(const struct mc_object *obj,
 
 	if (mc_section_input_data(obj, sec, in))
 		return true;
-	if (!(d = mc_section_data(sec)))
+	if (!(d = mc_section_data(obj, sec)))
 		return false;
 	*in = (struct mc_input_data){ d->d_buf, d->d_size, d->d_type };
 	return true;
@@ -111,6 +114,23 @@ bool mc_section_take_buffer(struct mc_section *sec, Elf_Data *d, void *buf)
 	return true;
 }
 
+GElf_Shdr *mc_section_header_to_change(struct mc_object *obj,
+				       struct mc_section *sec)
+{
+	GElf_Shdr *own;
+
+	if (sec->own_header)
+		return (GElf_Shdr *)sec->shdr;
+	if (!(own = malloc(sizeof(*own)))) {
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	*own = *sec->shdr;
+	sec->shdr = own;
+	sec->own_header = true;
+	return own;
+}
+
 /* Give the section a private, writable copy of its contents. */
 bool mc_section_make_writable(struct mc_object *obj,
 				  struct mc_section *sec)
@@ -121,7 +141,7 @@ bool mc_section_make_writable(struct mc_object *obj,
 	/* one made in memory (mc_add_section) has only its own copy */
 	if (sec->buf)
 		return true;
-	if (!(d = mc_section_data(sec)))
+	if (!(d = mc_section_data(obj, sec)))
 		return mc_fail(obj, "section %s has no data", sec->name);
 	buf = malloc(d->d_size ? d->d_size : 1);
 	if (!buf)
@@ -141,7 +161,7 @@ const uint8_t *mc_section_bytes(const struct mc_object *obj,
 	struct mc_input_data in;
 
 	*size = 0;
-	if (sec->shdr.sh_type == SHT_NOBITS)
+	if (sec->shdr->sh_type == SHT_NOBITS)
 		return NULL;
 	if (sec->buf) {		/* changed or added in memory */
 		*size = sec->buf->size;

@@ -236,7 +236,7 @@ bool mc_check_layout(struct mc_object *obj)
 	uint64_t padding = 0;
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
-		uint64_t align = obj->sections[i]->shdr.sh_addralign;
+		uint64_t align = obj->sections[i]->shdr->sh_addralign;
 
 		padding += align ? align - 1 : 0;
 		if (padding > budget)

@@ -36,15 +36,15 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 		od->d_buf = sec->buf->bytes;
 		od->d_size = sec->buf->size;
 		od->d_type = sec->buf->type;
-		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
+		od->d_align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign
 						     : 1;
-	} else if (sec->shdr.sh_type == SHT_NOBITS) {
-		od->d_size = sec->shdr.sh_size;
+	} else if (sec->shdr->sh_type == SHT_NOBITS) {
+		od->d_size = sec->shdr->sh_size;
 		od->d_type = ELF_T_BYTE;
-		od->d_align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign
+		od->d_align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign
 						     : 1;
 	} else {
-		Elf_Data *in = mc_section_data(sec);
+		Elf_Data *in = mc_section_data(obj, sec);
 
 		if (!in)
 			return mc_fail_elf(obj, "cannot read section");
@@ -56,7 +56,9 @@ static bool emit_section(struct mc_object *obj, Elf *out,
 	od->d_version = EV_CURRENT;
 	if (elf_ndxscn(scn) != sec->index)
 		return mc_fail(obj, "section %s renumbered on output", sec->name);
-	if (!gelf_update_shdr(scn, &sec->shdr))
+	GElf_Shdr sh = *sec->shdr;	/* gelf_update_shdr's is not const */
+
+	if (!gelf_update_shdr(scn, &sh))
 		return mc_fail_elf(obj, "cannot write section header");
 	return true;
 }
@@ -485,7 +487,7 @@ static bool input_out_data(const struct plan *p, const GElf_Shdr *sh,
 static size_t spliced_bytes(const struct mc_object *obj,
 			    const struct mc_section *sec)
 {
-	size_t one = sec == obj->symtab ? sec->shdr.sh_entsize
+	size_t one = sec == obj->symtab ? sec->shdr->sh_entsize
 					: sizeof(Elf32_Word);
 
 	return mc_renumber_how_of(obj, sec) == MC_SPLICED
@@ -497,7 +499,7 @@ static bool section_out_data(const struct mc_object *obj,
 			     const struct plan *p, struct mc_section *sec,
 			     struct out_data *od)
 {
-	uint64_t align = sec->shdr.sh_addralign ? sec->shdr.sh_addralign : 1;
+	uint64_t align = sec->shdr->sh_addralign ? sec->shdr->sh_addralign : 1;
 	enum mc_renumber_how how = mc_renumber_how_of(obj, sec);
 
 	if (sec->buf) {
@@ -513,11 +515,11 @@ static bool section_out_data(const struct mc_object *obj,
 		*od = (struct out_data){ d.buf,
 					 d.size + spliced_bytes(obj, sec),
 					 d.type, align, false, how };
-	} else if (sec->shdr.sh_type == SHT_NOBITS) {
-		*od = (struct out_data){ NULL, sec->shdr.sh_size, ELF_T_BYTE,
+	} else if (sec->shdr->sh_type == SHT_NOBITS) {
+		*od = (struct out_data){ NULL, sec->shdr->sh_size, ELF_T_BYTE,
 					 align, false, MC_AS_IT_IS };
-	} else if (!input_out_data(p, &sec->shdr, od)) {
-		Elf_Data *in = mc_section_data(sec);
+	} else if (!input_out_data(p, sec->shdr, od)) {
+		Elf_Data *in = mc_section_data(obj, sec);
 
 		if (!in)
 			return false;
@@ -563,7 +565,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 {
 	uint64_t align, limit = p->limit;
 
-	*sh = sec->shdr;
+	*sh = *sec->shdr;
 	if (!section_out_data(obj, p, sec, od) || !is_pow2(od->align) ||
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (od->size && !od->buf && sh->sh_type != SHT_NOBITS))
@@ -605,7 +607,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
-	if (p->in_place && !sec->buf && sec->scn &&
+	if (p->in_place && !sec->buf && mc_section_is_input(obj, sec) &&
 	    mc_renumber_how_of(obj, sec) == MC_AS_IT_IS)
 		return true;
 	return convertible(obj, p, od);
@@ -628,7 +630,7 @@ static bool convertible(const struct mc_object *obj, const struct plan *p,
 /* Section 0's header as emit_object gives it and libelf completes it. */
 static GElf_Shdr plan_section0(const struct mc_object *obj)
 {
-	GElf_Shdr zero = obj->sections[0]->shdr;
+	GElf_Shdr zero = *obj->sections[0]->shdr;
 
 	zero.sh_size = obj->n_sections >= SHN_LORESERVE ? obj->n_sections : 0;
 	if (obj->shstrndx >= SHN_LORESERVE)
@@ -719,9 +721,52 @@ static bool stream_ehdr(struct stream *w, struct mc_object *obj,
  * (planned_header).  24 bytes a section where a whole planned GElf_Shdr
  * took 64, and an object of one section per function has millions.
  */
+/*
+ * Where the plan puts a section: 16 bytes, where an object of a section
+ * per function has two million.  The alignment, a power of two, is
+ * kept as its log2 in the top byte of the size.  A section with bytes
+ * has fewer than 2^56 of them (they are in memory or in the file); a
+ * SHT_NOBITS one's size, which can be anything, is not kept but taken
+ * where section_out_data took it (planned_size).
+ */
 struct placed {
-	uint64_t offset, size, align;
+	uint64_t offset;
+	uint64_t size_align;	/* size | log2(alignment) << PLACED_SIZE_BITS */
 };
+
+enum { PLACED_SIZE_BITS = 56 };
+
+static bool placeable(uint64_t size)
+{
+	return size >> PLACED_SIZE_BITS == 0;
+}
+
+/* `align`: a power of two; `size`: placeable. */
+static struct placed placed_at(uint64_t offset, uint64_t size, uint64_t align)
+{
+	uint64_t log2 = (uint64_t)__builtin_ctzll(align);
+
+	return (struct placed){ offset, size | log2 << PLACED_SIZE_BITS };
+}
+
+static uint64_t placed_size(const struct placed *a)
+{
+	return a->size_align & ((UINT64_C(1) << PLACED_SIZE_BITS) - 1);
+}
+
+static uint64_t placed_align(const struct placed *a)
+{
+	return UINT64_C(1) << (a->size_align >> PLACED_SIZE_BITS);
+}
+
+/* The size planned for `sec`, placed at `a`. */
+static uint64_t planned_size(const struct mc_section *sec,
+			     const struct placed *a)
+{
+	if (sec->shdr->sh_type == SHT_NOBITS)
+		return sec->buf ? sec->buf->size : sec->shdr->sh_size;
+	return placed_size(a);
+}
 
 /* Every header of a direct write, planned once before anything is written. */
 struct layout {
@@ -735,15 +780,15 @@ struct layout {
 static GElf_Shdr planned_header(const struct mc_object *obj,
 				const struct layout *l, size_t i)
 {
-	GElf_Shdr sh = obj->sections[i]->shdr;
+	GElf_Shdr sh = *obj->sections[i]->shdr;
 	const struct placed *a = &l->at[i];
 
 	if (i == 0)
 		return plan_section0(obj);
 	sh.sh_entsize = written_entsize(&l->p, &sh);
-	sh.sh_addralign = a->align;
+	sh.sh_addralign = placed_align(a);
 	sh.sh_offset = a->offset;
-	sh.sh_size = a->size;
+	sh.sh_size = planned_size(obj->sections[i], a);
 	return sh;
 }
 
@@ -783,15 +828,21 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 	struct placed *at = malloc(n * sizeof(*at));
 	if (!at)
 		return false;
-	at[0] = (struct placed){ 0, 0, 0 };
+	at[0] = placed_at(0, 0, 1);
 	for (size_t i = 1; i < n; i++) {
 		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh,
 				  &od)) {
 			free(at);
 			return false;
 		}
-		at[i] = (struct placed){ sh.sh_offset, sh.sh_size,
-					 sh.sh_addralign };
+		bool nobits = sh.sh_type == SHT_NOBITS;
+
+		if (!nobits && !placeable(sh.sh_size)) {
+			free(at);
+			return false;
+		}
+		at[i] = placed_at(sh.sh_offset, nobits ? 0 : sh.sh_size,
+				  sh.sh_addralign);
 	}
 	if (cursor > p.limit - (word - 1) ||
 	    (cursor = (cursor + word - 1) & ~(word - 1),
@@ -823,10 +874,10 @@ static bool stream_renumbered_relocs(struct stream *w,
 				     const uint8_t *in, size_t size)
 {
 	struct mc_reloc_table t;
-	size_t one = mc_reloc_entry_size(obj, sec->shdr.sh_type);
+	size_t one = mc_reloc_entry_size(obj, sec->shdr->sh_type);
 	size_t chunk = STREAM_BUF / one;
 
-	mc_reloc_table_over(obj, sec->shdr.sh_type, NULL, 0, &t);
+	mc_reloc_table_over(obj, sec->shdr->sh_type, NULL, 0, &t);
 	for (size_t i = 0; i < size / one; i += chunk) {
 		size_t k = size / one - i < chunk ? size / one - i : chunk;
 		uint8_t *to = stream_reserve(w, k * one);
@@ -879,7 +930,7 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 	switch (od->how) {
 	case MC_SPLICED: {
 		bool symtab = sec == obj->symtab;
-		size_t one = symtab ? sec->shdr.sh_entsize : sizeof(Elf32_Word);
+		size_t one = symtab ? sec->shdr->sh_entsize : sizeof(Elf32_Word);
 		size_t at = r->m.k * one;
 
 		return stream_ref(w, in, at) &&
@@ -908,8 +959,8 @@ static bool stream_layout(struct stream *w, struct mc_object *obj,
 
 	for (size_t i = 1; ok && i < obj->n_sections; i++) {
 		if ((moved && !moved[i]) ||
-		    obj->sections[i]->shdr.sh_type == SHT_NOBITS ||
-		    at[i].size == 0)
+		    obj->sections[i]->shdr->sh_type == SHT_NOBITS ||
+		    placed_size(&at[i]) == 0)
 			continue;
 		section_out_data(obj, p, obj->sections[i], &od);
 		ok = stream_zeros(w, at[i].offset - w->pos) &&
@@ -1033,10 +1084,10 @@ static bool input_header(const struct mc_object *obj,
 {
 	if (!sec->buf && mc_renumber_how_of(obj, sec) != MC_SPLICED &&
 	    sec != obj->symtab && sec != obj->symtab_shndx) {
-		*in = sec->shdr;
+		*in = *sec->shdr;
 		return true;
 	}
-	return gelf_getshdr(sec->scn, in) != NULL;
+	return gelf_getshdr(mc_section_scn(obj, sec), in) != NULL;
 }
 
 /* The changed sections of the layout go to the end; false: cannot. */
@@ -1054,11 +1105,13 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 	moved[0] = false;
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = obj->sections[i];
-		uint32_t type = sec->shdr.sh_type;
-		uint64_t size = l->at[i].size, align = l->at[i].align;
+		uint32_t type = sec->shdr->sh_type;
+		uint64_t size = placed_size(&l->at[i]);
+		uint64_t align = placed_align(&l->at[i]);
 		GElf_Shdr in;
 
-		moved[i] = !(sec->scn && input_header(obj, sec, &in) &&
+		moved[i] = !(mc_section_is_input(obj, sec) &&
+			     input_header(obj, sec, &in) &&
 			     kept_in_place(obj, p, sec, &in, type, size));
 		if (!moved[i]) {
 			l->at[i].offset = in.sh_offset;
@@ -1255,7 +1308,7 @@ static bool emit_object(struct mc_object *obj, int fd)
 			goto done;
 	/* Section 0 carries the extended section count/name-table index. */
 	if (obj->n_sections > 1) {
-		GElf_Shdr zero = obj->sections[0]->shdr;
+		GElf_Shdr zero = *obj->sections[0]->shdr;
 
 		zero.sh_size = 0;
 		if (obj->shstrndx >= SHN_LORESERVE)
@@ -1345,12 +1398,12 @@ static char *output_path(const char *path)
 static bool patch_section_bytes(struct mc_object *obj, uint8_t *file,
 				size_t file_size, struct mc_section *sec)
 {
-	GElf_Shdr *sh = &sec->shdr;
+	const GElf_Shdr *sh = sec->shdr;
 	Elf_Data src = { .d_buf = sec->buf->bytes, .d_size = sec->buf->size,
 			 .d_type = sec->buf->type, .d_version = EV_CURRENT };
 	Elf_Data dst = { .d_size = sh->sh_size, .d_version = EV_CURRENT };
 
-	if (!sec->scn || sh->sh_type == SHT_NOBITS ||
+	if (!mc_section_is_input(obj, sec) || sh->sh_type == SHT_NOBITS ||
 	    sh->sh_offset > file_size || sh->sh_size > file_size - sh->sh_offset)
 		return mc_fail(obj, "%s: cannot be rewritten in place",
 			       sec->name);

@@ -259,10 +259,10 @@ static bool collect_hook_slots(struct check *c)
 
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *rel = obj->sections[i];
-		size_t link = rel->shdr.sh_link;
+		size_t link = rel->shdr->sh_link;
 
 		if (!mc_is_reloc_section(rel) ||
-		    !(rel->shdr.sh_flags & SHF_ALLOC) || link == 0 ||
+		    !(rel->shdr->sh_flags & SHF_ALLOC) || link == 0 ||
 		    link >= obj->n_sections)
 			continue;
 		for (size_t j = 0; j < mc_reloc_count(rel); j++) {
@@ -329,7 +329,7 @@ static const uint8_t *image_bytes_at(struct check *c, uint64_t addr,
 	struct mc_section *sec = mc_section_at_address(c->s->obj, addr);
 	size_t size;
 	const uint8_t *p = sec ? mc_section_bytes(c->s->obj, sec, &size) : NULL;
-	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
+	uint64_t off = sec ? addr - sec->shdr->sh_addr : 0;
 
 	return p && off + n <= size ? p + off : NULL;
 }
@@ -402,7 +402,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 	uint64_t thumb = f->sym.st_value - start;
 	size_t size;
 	const uint8_t *code = mc_section_bytes(obj, sec, &size);
-	uint64_t base = sec->shdr.sh_addr;
+	uint64_t base = sec->shdr->sh_addr;
 
 	if (!code || start < base || start - base >= size)
 		return false;
@@ -434,7 +434,7 @@ static bool is_code_function(struct check *c, const struct mc_symbol *s)
 	return GELF_ST_TYPE(s->sym.st_info) == STT_FUNC &&
 	       s->sym.st_shndx != SHN_UNDEF && s->sym.st_size > 0 &&
 	       s->shndx > 0 && s->shndx < obj->n_sections &&
-	       (obj->sections[s->shndx]->shdr.sh_flags & SHF_EXECINSTR) &&
+	       (obj->sections[s->shndx]->shdr->sh_flags & SHF_EXECINSTR) &&
 	       !hook_named(c, s->name);
 }
 
@@ -473,7 +473,7 @@ static bool is_code_label(struct check *c, const struct mc_symbol *s)
 	       (type == STT_NOTYPE || type == STT_FUNC) &&
 	       s->sym.st_shndx != SHN_UNDEF && s->shndx > 0 &&
 	       s->shndx < obj->n_sections &&
-	       (obj->sections[s->shndx]->shdr.sh_flags & SHF_EXECINSTR);
+	       (obj->sections[s->shndx]->shdr->sh_flags & SHF_EXECINSTR);
 }
 
 /*
@@ -811,7 +811,7 @@ static void check_entry(struct check *c, size_t k)
 		c->zeroed++;
 		return;
 	}
-	if (!e->resolved || !(s->obj->sections[e->shndx]->shdr.sh_flags &
+	if (!e->resolved || !(s->obj->sections[e->shndx]->shdr->sh_flags &
 			      SHF_EXECINSTR)) {
 		problem(c, P_BAD_ADDRESS, true, e->resolved ? e->shndx : 0,
 			s->linked ? e->address : e->offset, k, "entry %zu is "

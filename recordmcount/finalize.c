@@ -91,11 +91,11 @@ static bool fills_table(struct finalize *f, struct mc_section *rel,
 			bool *dynamic)
 {
 	struct mc_object *obj = f->obj;
-	size_t target = rel->shdr.sh_info;
+	size_t target = rel->shdr->sh_info;
 
 	if (!mc_is_reloc_section(rel))
 		return false;
-	*dynamic = (rel->shdr.sh_flags & SHF_ALLOC) != 0;
+	*dynamic = (rel->shdr->sh_flags & SHF_ALLOC) != 0;
 	if (*dynamic)
 		return true;	/* any slot may be among its targets */
 	/* --emit-relocs: sh_info names the section the relocations fill. */
@@ -227,7 +227,7 @@ static bool write_slot(struct finalize *f, uint64_t slot, uint64_t value)
 	uint8_t bytes[8];
 	size_t size;
 	const uint8_t *cur = sec ? mc_section_bytes(f->obj, sec, &size) : NULL;
-	uint64_t at = sec ? slot - sec->shdr.sh_addr : 0;
+	uint64_t at = sec ? slot - sec->shdr->sh_addr : 0;
 
 	if (!cur || at + f->s->arch->addr_size > size)
 		return mc_fail(f->obj, "table slot 0x%" PRIx64 " unreadable",
@@ -279,14 +279,14 @@ static bool write_dynamic(struct finalize *f, size_t k, uint64_t value)
 			       "the loader from a symbol (relocation type %u)",
 			       e->slot, sr->r.type);
 	}
-	if (f->obj->sections[sr->shndx]->shdr.sh_type == SHT_REL)
+	if (f->obj->sections[sr->shndx]->shdr->sh_type == SHT_REL)
 		return write_slot(f, e->slot, value);
 	struct mc_reloc r = sr->r;
 	struct mc_section *sec = mc_section_at_address(f->obj, e->slot);
 	size_t size;
 	const uint8_t *p = sec ? mc_section_bytes(f->obj, sec, &size) : NULL;
 	uint64_t in_slot = p ? mc_load_address(f->obj, p + e->slot -
-					       sec->shdr.sh_addr) : 0;
+					       sec->shdr->sh_addr) : 0;
 
 	r.addend = (int64_t)value;
 	return set_reloc(f, sr, &r) &&
@@ -423,10 +423,10 @@ static bool prepatch_site(struct finalize *f, const struct tramp_pair *p,
 	uint8_t form[MC_MAX_SITE_LEN];
 	size_t size;
 	const uint8_t *code = sec ? mc_section_bytes(f->obj, sec, &size) : NULL;
-	uint64_t off = sec ? addr - sec->shdr.sh_addr : 0;
+	uint64_t off = sec ? addr - sec->shdr->sh_addr : 0;
 	struct mc_site d;
 
-	if (!code || !(sec->shdr.sh_flags & SHF_EXECINSTR) || off >= size)
+	if (!code || !(sec->shdr->sh_flags & SHF_EXECINSTR) || off >= size)
 		return true;	/* --check's to report; the runtime refuses */
 	d = mc_decode_site(arch, code + off, size - off, addr);
 	for (size_t i = 0; d.kind == MC_SITE_CALL && i < np; i++) {
@@ -466,13 +466,13 @@ static bool no_reloc_in(struct finalize *f, const struct patched *done,
 
 	for (size_t i = 1; n && i < obj->n_sections; i++) {
 		struct mc_section *rel = obj->sections[i];
-		size_t t = rel->shdr.sh_info;
+		size_t t = rel->shdr->sh_info;
 		struct mc_reloc r;
 
 		if (!mc_is_reloc_section(rel) ||
-		    (rel->shdr.sh_flags & SHF_ALLOC) || t == 0 ||
+		    (rel->shdr->sh_flags & SHF_ALLOC) || t == 0 ||
 		    t >= obj->n_sections ||
-		    !(obj->sections[t]->shdr.sh_flags & SHF_EXECINSTR))
+		    !(obj->sections[t]->shdr->sh_flags & SHF_EXECINSTR))
 			continue;
 		for (size_t j = 0; j < mc_reloc_count(rel); j++) {
 			if (!mc_reloc_get(obj, rel, j, &r))
@@ -554,7 +554,7 @@ static bool finalize_object(struct finalize *f)
 		r = (struct mc_reloc){ .offset = slot,
 				       .type = s->arch->none_reloc };
 		if (!mc_reloc_set(obj, rel, e->reloc_index, &r) ||
-		    !mc_section_patch(obj, obj->sections[rel->shdr.sh_info],
+		    !mc_section_patch(obj, obj->sections[rel->shdr->sh_info],
 				      slot, zero, s->arch->addr_size))
 			return false;
 		f->cleared++;

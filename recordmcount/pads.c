@@ -56,7 +56,7 @@ static bool add_descriptor_entries(struct mc_object *obj,
 			continue;
 		struct mc_symbol s = mc_symbol(obj, r.sym);
 		if (s.shndx == 0 || s.shndx >= obj->n_sections ||
-		    !(obj->sections[s.shndx]->shdr.sh_flags & SHF_EXECINSTR))
+		    !(obj->sections[s.shndx]->shdr->sh_flags & SHF_EXECINSTR))
 			continue;
 		v[(*n)++] = (struct entry_point){
 			s.shndx, s.sym.st_value + (uint64_t)r.addend,
@@ -249,7 +249,7 @@ static struct mc_section *relocs_of(struct mc_object *obj, size_t target)
 {
 	struct mc_section *s = mc_reloc_section_of(obj, target);
 
-	return s && obj->symtab && s->shdr.sh_link == obj->symtab->index ? s
+	return s && obj->symtab && s->shdr->sh_link == obj->symtab->index ? s
 									 : NULL;
 }
 
@@ -307,7 +307,7 @@ static bool read_pad_table(struct mc_object *obj, const struct mc_arch *arch,
 
 	if (!rel)
 		return mc_fail(obj, "%s has no relocations", table->name);
-	if (rel->shdr.sh_entsize != mc_reloc_entry_size(obj, rel->shdr.sh_type))
+	if (rel->shdr->sh_entsize != mc_reloc_entry_size(obj, rel->shdr->sh_type))
 		return mc_fail(obj, "%s: bad relocation entry size", rel->name);
 	for (size_t i = 0; i < mc_reloc_count(rel); i++) {
 		struct mc_pad p = { .table = table->index };
@@ -436,7 +436,7 @@ bool mc_find_pads(struct mc_object *obj, const struct mc_arch *arch,
 
 		if (s->name[0] != MC_PADS_SECTION[0] ||
 		    strcmp(s->name, MC_PADS_SECTION) != 0 ||
-		    s->shdr.sh_type != SHT_PROGBITS)
+		    s->shdr->sh_type != SHT_PROGBITS)
 			continue;
 		if (!arch->n_pad_nops)
 			return mc_fail(obj, "%s: pads are not understood on %s",
@@ -481,7 +481,7 @@ struct pad_entry {
 static bool covered_by_own_table(const struct mc_object *obj,
 				 const struct mc_pad *p)
 {
-	const GElf_Shdr *h = &obj->sections[p->table]->shdr;
+	const GElf_Shdr *h = obj->sections[p->table]->shdr;
 
 	return !(h->sh_flags & SHF_LINK_ORDER) || h->sh_link == p->shndx;
 }
@@ -509,7 +509,7 @@ static struct pad_entry *collect_entries(struct mc_object *obj,
 		if (!p->valid)
 			continue;
 		v[k].pad = *p;
-		v[k].rel_type = rel->shdr.sh_type;
+		v[k].rel_type = rel->shdr->sh_type;
 		v[k].r = p->r;
 		memcpy(v[k].slot, old + v[k].r.offset, arch->addr_size);
 		v[k].covered = covered_by_own_table(obj, p);
@@ -577,7 +577,7 @@ static bool rewrite_own_table(struct mc_object *obj, const struct mc_arch *arch,
 			      bool per_section)
 {
 	struct mc_piece piece;
-	uint32_t rel_type = relocs_of(obj, t)->shdr.sh_type;
+	uint32_t rel_type = relocs_of(obj, t)->shdr->sh_type;
 
 	return fill_piece(obj, arch, e, n, kept_by_table, t, rel_type,
 			  &piece) &&

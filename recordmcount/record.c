@@ -173,14 +173,14 @@ static bool table_while_scanning(const struct mc_object *obj,
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		const struct mc_section *sec = obj->sections[i];
 
-		if (sec->shdr.sh_type == SHT_RELA) {
+		if (sec->shdr->sh_type == SHT_RELA) {
 			if (sec->target &&
-			    (sec->target->shdr.sh_flags & SHF_EXECINSTR)) {
+			    (sec->target->shdr->sh_flags & SHF_EXECINSTR)) {
 				tables++;
-				relocs += sec->shdr.sh_size /
+				relocs += sec->shdr->sh_size /
 					  sizeof(Elf64_Rela);
 			}
-		} else if (sec->shdr.sh_type == SHT_GROUP ||
+		} else if (sec->shdr->sh_type == SHT_GROUP ||
 			   (sec->name[0] == MC_PADS_SECTION[0] &&
 			    strcmp(sec->name, MC_PADS_SECTION) == 0)) {
 			return false;
@@ -258,7 +258,7 @@ static bool scanned_table_open(struct mc_object *obj,
 		return mc_fail(obj, "out of memory");
 	}
 	for (size_t i = 0; i < n; i++)
-		st->anchor[i] = obj->sections[i]->shdr.sh_flags & SHF_EXECINSTR
+		st->anchor[i] = obj->sections[i]->shdr->sh_flags & SHF_EXECINSTR
 					? ANCHOR_WANTED : SIZE_MAX;
 	find_anchors(obj, arch, st->anchor);
 	return true;

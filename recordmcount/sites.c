@@ -289,21 +289,21 @@ static struct mc_section *code_target(struct mc_object *obj,
 {
 	struct mc_section *t = rel->target;
 
-	if (!t || !obj->symtab || rel->shdr.sh_link != obj->symtab->index ||
-	    !(t->shdr.sh_flags & SHF_EXECINSTR) ||
-	    t->shdr.sh_type != SHT_PROGBITS)
+	if (!t || !obj->symtab || rel->shdr->sh_link != obj->symtab->index ||
+	    !(t->shdr->sh_flags & SHF_EXECINSTR) ||
+	    t->shdr->sh_type != SHT_PROGBITS)
 		return NULL;
 	return t;
 }
 
 static bool check_reloc_table(struct mc_object *obj, struct mc_section *rel)
 {
-	size_t want = mc_reloc_entry_size(obj, rel->shdr.sh_type);
+	size_t want = mc_reloc_entry_size(obj, rel->shdr->sh_type);
 
-	if (rel->shdr.sh_entsize != want)
+	if (rel->shdr->sh_entsize != want)
 		return mc_fail(obj, "%s: relocation entry size %llu, "
 			       "expected %zu", rel->name,
-			       (unsigned long long)rel->shdr.sh_entsize, want);
+			       (unsigned long long)rel->shdr->sh_entsize, want);
 	return true;
 }
 
@@ -996,8 +996,8 @@ static bool scan_reloc_section(struct mc_object *obj,
 	if (!check_reloc_table(obj, rel))
 		return false;
 	/* An empty section has no bytes, and no relocation can be in it. */
-	if ((text->shdr.sh_flags & SHF_COMPRESSED) ||
-	    (!code && text->shdr.sh_size))
+	if ((text->shdr->sh_flags & SHF_COMPRESSED) ||
+	    (!code && text->shdr->sh_size))
 		return mc_fail(obj, "%s: compressed or unreadable code section",
 			       text->name);
 
@@ -1057,7 +1057,7 @@ static bool scan_entry_nops(struct mc_object *obj, const struct mc_arch *arch,
 		const uint8_t *code = mc_section_bytes(obj, text, &size);
 		uint64_t at = mc_code_address(arch, sym.sym.st_value);
 
-		if (!(text->shdr.sh_flags & SHF_EXECINSTR) || !code ||
+		if (!(text->shdr->sh_flags & SHF_EXECINSTR) || !code ||
 		    at >= size)
 			continue;
 		at += mc_match_insn(arch->entry_prefixes,

@@ -72,8 +72,8 @@ static void read_relative(struct mc_survey *d)
 
 	d->relative_read = true;
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (obj->sections[i]->shdr.sh_type == SHT_RELA &&
-		    (obj->sections[i]->shdr.sh_flags & SHF_ALLOC))
+		if (obj->sections[i]->shdr->sh_type == SHT_RELA &&
+		    (obj->sections[i]->shdr->sh_flags & SHF_ALLOC))
 			n += mc_reloc_count(obj->sections[i]);
 	d->relative = malloc((n + 1) * sizeof(*d->relative));
 	if (!d->relative)
@@ -81,7 +81,7 @@ static void read_relative(struct mc_survey *d)
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *s = obj->sections[i];
 
-		if (s->shdr.sh_type != SHT_RELA || !(s->shdr.sh_flags & SHF_ALLOC))
+		if (s->shdr->sh_type != SHT_RELA || !(s->shdr->sh_flags & SHF_ALLOC))
 			continue;
 		for (size_t j = 0; j < mc_reloc_count(s); j++) {
 			struct mc_reloc r;
@@ -116,7 +116,7 @@ static void linked_entries(struct mc_survey *d, struct mc_section *table,
 {
 	size_t size;
 	const uint8_t *slots = mc_section_bytes(d->obj, table, &size);
-	uint64_t base = start - table->shdr.sh_addr;
+	uint64_t base = start - table->shdr->sh_addr;
 
 	for (size_t k = first; k < first + n; k++) {
 		uint64_t where = start + (k - first) * d->arch->addr_size;
@@ -128,7 +128,7 @@ static void linked_entries(struct mc_survey *d, struct mc_section *table,
 		sec = mc_section_at_address(d->obj, a);
 		d->entries[k] = (struct mc_entry){
 			.shndx = sec ? sec->index : 0,
-			.offset = sec ? a - sec->shdr.sh_addr : 0,
+			.offset = sec ? a - sec->shdr->sh_addr : 0,
 			.address = a,
 			.slot = where,
 			.resolved = sec != NULL,
@@ -143,7 +143,7 @@ static void linked_entries(struct mc_survey *d, struct mc_section *table,
  */
 static bool is_table(const struct mc_section *s)
 {
-	return s->shdr.sh_type == SHT_PROGBITS &&
+	return s->shdr->sh_type == SHT_PROGBITS &&
 	       (mc_is_table_name(s->name) ||
 		strcmp(s->name, MC_PADS_SECTION) == 0);
 }
@@ -182,7 +182,7 @@ static bool read_linked_range(struct mc_survey *d, size_t a, size_t b,
 	uint64_t bytes = obj->symbols[b].sym.st_value - start;
 	struct mc_section *t = bytes ? mc_section_at_address(obj, start) : NULL;
 
-	if (bytes && (!t || start + bytes > t->shdr.sh_addr + t->shdr.sh_size))
+	if (bytes && (!t || start + bytes > t->shdr->sh_addr + t->shdr->sh_size))
 		return mc_fail(obj, "%s..%s is not inside one section",
 			       names[0], names[1]);
 	if (!alloc_entries(d, bytes))
@@ -202,21 +202,21 @@ static bool read_table_sections(struct mc_survey *d)
 
 	for (size_t i = 1; i < obj->n_sections; i++)
 		if (is_table(obj->sections[i])) {
-			bytes += obj->sections[i]->shdr.sh_size;
+			bytes += obj->sections[i]->shdr->sh_size;
 			d->has_table = true;
 		}
 	if (!alloc_entries(d, bytes))
 		return false;
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *t = obj->sections[i];
-		size_t n = t->shdr.sh_size / d->arch->addr_size;
+		size_t n = t->shdr->sh_size / d->arch->addr_size;
 
 		if (!is_table(t))
 			continue;
 		if (!d->linked && !object_entries(d, t, k))
 			return false;
 		if (d->linked)
-			linked_entries(d, t, t->shdr.sh_addr, k, n);
+			linked_entries(d, t, t->shdr->sh_addr, k, n);
 		k += n;
 	}
 	return true;
@@ -244,7 +244,7 @@ static size_t output_tables(const struct mc_object *obj, const char *name)
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		const struct mc_section *s = obj->sections[i];
 
-		n += (s->shdr.sh_flags & SHF_ALLOC) && s->shdr.sh_size &&
+		n += (s->shdr->sh_flags & SHF_ALLOC) && s->shdr->sh_size &&
 		     strcmp(s->name, name) == 0;
 	}
 	return n;

@@ -128,7 +128,7 @@ static struct mc_section *code_relocs(struct mc_object *obj,
 static bool append_reloc(struct mc_object *obj, struct mc_section *rel,
 			 const struct mc_reloc *r)
 {
-	uint32_t type = rel->shdr.sh_type;
+	uint32_t type = rel->shdr->sh_type;
 	size_t n = mc_reloc_count(rel), size = mc_reloc_entry_size(obj, type);
 	void *buf = calloc(n + 1, size);
 
@@ -163,8 +163,8 @@ bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 
 		if (strcmp(s->name, MC_TABLE_SECTION_LINKED) != 0)
 			continue;
-		if (!(s->shdr.sh_flags & SHF_LINK_ORDER) || !s->shdr.sh_link ||
-		    s->shdr.sh_link >= obj->n_sections)
+		if (!(s->shdr->sh_flags & SHF_LINK_ORDER) || !s->shdr->sh_link ||
+		    s->shdr->sh_link >= obj->n_sections)
 			ok = mc_fail(obj, "--per-section: table section %zu is "
 				     "not linked to one code section (the "
 				     "compiler's own table?); record "
@@ -180,7 +180,7 @@ bool mc_table_link_back(struct mc_object *obj, const struct mc_arch *arch)
 	if (ok && n)
 		ok = mc_section_groups(obj, group_of);
 	for (size_t k = 0; ok && k < n; k++) {
-		size_t code = obj->sections[piece[k]]->shdr.sh_link;
+		size_t code = obj->sections[piece[k]]->shdr->sh_link;
 		struct mc_section *rel = code_relocs(obj, arch, code,
 						     group_of[code]);
 		struct mc_reloc r = {

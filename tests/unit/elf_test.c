@@ -345,10 +345,10 @@ char *model_groups(struct mc_object *obj)
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *sec = obj->sections[i];
 
-		if (sec->shdr.sh_type != SHT_GROUP)
+		if (sec->shdr->sh_type != SHT_GROUP)
 			continue;
-		ck_assert_uint_lt(sec->shdr.sh_info, obj->n_symbols);
-		fprintf(f, "%zu %s\n", i, mc_symbol(obj, sec->shdr.sh_info).name);
+		ck_assert_uint_lt(sec->shdr->sh_info, obj->n_symbols);
+		fprintf(f, "%zu %s\n", i, mc_symbol(obj, sec->shdr->sh_info).name);
 	}
 	fclose(f);
 	return s;
@@ -443,8 +443,8 @@ size_t section_symbol(const struct mc_object *obj, size_t shndx)
 size_t section_without_symbol(struct mc_object *obj)
 {
 	for (size_t i = 1; i < obj->n_sections; i++)
-		if (obj->sections[i]->shdr.sh_type == SHT_PROGBITS &&
-		    (obj->sections[i]->shdr.sh_flags & SHF_ALLOC) &&
+		if (obj->sections[i]->shdr->sh_type == SHT_PROGBITS &&
+		    (obj->sections[i]->shdr->sh_flags & SHF_ALLOC) &&
 		    section_symbol(obj, i) == SIZE_MAX)
 			return i;
 	return 0;

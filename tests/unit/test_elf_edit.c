@@ -309,20 +309,20 @@ START_TEST(add_section)
 	t = mc_section_by_name(&obj, "__test_tab");
 	ck_assert_ptr_nonnull(t);
 	ck_assert_uint_eq(t->index, tndx);
-	ck_assert_uint_eq(t->shdr.sh_type, SHT_PROGBITS);
-	ck_assert_uint_eq(t->shdr.sh_flags, SHF_ALLOC);
-	ck_assert_uint_eq(t->shdr.sh_addralign, addr);
-	ck_assert_uint_eq(t->shdr.sh_entsize, addr);
-	ck_assert_uint_eq(t->shdr.sh_size, 2 * addr);
-	ck_assert_uint_eq(t->shdr.sh_offset % addr, 0);
+	ck_assert_uint_eq(t->shdr->sh_type, SHT_PROGBITS);
+	ck_assert_uint_eq(t->shdr->sh_flags, SHF_ALLOC);
+	ck_assert_uint_eq(t->shdr->sh_addralign, addr);
+	ck_assert_uint_eq(t->shdr->sh_entsize, addr);
+	ck_assert_uint_eq(t->shdr->sh_size, 2 * addr);
+	ck_assert_uint_eq(t->shdr->sh_offset % addr, 0);
 	b = mc_section_bytes(&obj, t, &n);
 	ck_assert_uint_eq(n, 2 * addr);
 	ck_assert(memcmp(b, pattern, n) == 0);
 	r = mc_section_by_name(&obj, rname);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_uint_eq(r->shdr.sh_type, shtype);
-	ck_assert_uint_eq(r->shdr.sh_info, tndx);
-	ck_assert_uint_eq(r->shdr.sh_link, obj.symtab->index);
+	ck_assert_uint_eq(r->shdr->sh_type, shtype);
+	ck_assert_uint_eq(r->shdr->sh_info, tndx);
+	ck_assert_uint_eq(r->shdr->sh_link, obj.symtab->index);
 	ck_assert_uint_eq(mc_reloc_count(r), 2);
 	for (size_t k = 0; k < 2; k++) {
 		struct mc_reloc got;
@@ -389,7 +389,7 @@ START_TEST(add_table_section)
 
 	open_ok(&obj, o);
 	for (size_t i = 1; i < obj.n_sections && !group; i++)
-		if (obj.sections[i]->shdr.sh_type == SHT_GROUP)
+		if (obj.sections[i]->shdr->sh_type == SHT_GROUP)
 			group = i;
 	ck_assert_uint_ne(group, 0);
 	size_t text = mc_section_by_name(&obj, ".text")->index;
@@ -416,21 +416,21 @@ START_TEST(add_table_section)
 						    2);
 	ck_assert_msg(t != NULL, "%s", obj.error);
 	ck_assert_str_eq(t->name, "__test_table");
-	ck_assert_uint_eq(t->shdr.sh_type, SHT_PROGBITS);
-	ck_assert_uint_eq(t->shdr.sh_flags, SHF_ALLOC | SHF_GROUP);
-	ck_assert_uint_eq(t->shdr.sh_entsize, addr);
-	ck_assert_uint_eq(t->shdr.sh_addralign, addr);
-	ck_assert_uint_eq(t->shdr.sh_size, 2 * addr);
+	ck_assert_uint_eq(t->shdr->sh_type, SHT_PROGBITS);
+	ck_assert_uint_eq(t->shdr->sh_flags, SHF_ALLOC | SHF_GROUP);
+	ck_assert_uint_eq(t->shdr->sh_entsize, addr);
+	ck_assert_uint_eq(t->shdr->sh_addralign, addr);
+	ck_assert_uint_eq(t->shdr->sh_size, 2 * addr);
 	struct mc_section *rel = t->reloc;
 	ck_assert_ptr_nonnull(rel);
 	ck_assert_ptr_eq(rel->target, t);
 	char *want = xasprintf("%s__test_table", prefix);
 	ck_assert_str_eq(rel->name, want);
 	free(want);
-	ck_assert_uint_eq(rel->shdr.sh_type, rel_type);
-	ck_assert_uint_eq(rel->shdr.sh_flags, SHF_INFO_LINK | SHF_GROUP);
-	ck_assert_uint_eq(rel->shdr.sh_link, obj.symtab->index);
-	ck_assert_uint_eq(rel->shdr.sh_info, t->index);
+	ck_assert_uint_eq(rel->shdr->sh_type, rel_type);
+	ck_assert_uint_eq(rel->shdr->sh_flags, SHF_INFO_LINK | SHF_GROUP);
+	ck_assert_uint_eq(rel->shdr->sh_link, obj.symtab->index);
+	ck_assert_uint_eq(rel->shdr->sh_info, t->index);
 	ck_assert_uint_eq(mc_reloc_count(rel), 2);
 	size_t *group_of = calloc(obj.n_sections, sizeof(*group_of));
 	ck_assert_ptr_nonnull(group_of);
@@ -441,9 +441,9 @@ START_TEST(add_table_section)
 
 	struct mc_section *bare = NULL;
 	for (size_t i = 1; i < obj.n_sections && !bare; i++)
-		if (obj.sections[i]->shdr.sh_type == SHT_PROGBITS &&
-		    (obj.sections[i]->shdr.sh_flags & SHF_ALLOC) &&
-		    !(obj.sections[i]->shdr.sh_flags & SHF_GROUP) &&
+		if (obj.sections[i]->shdr->sh_type == SHT_PROGBITS &&
+		    (obj.sections[i]->shdr->sh_flags & SHF_ALLOC) &&
+		    !(obj.sections[i]->shdr->sh_flags & SHF_GROUP) &&
 		    !mc_reloc_section_of(&obj, i))
 			bare = obj.sections[i];
 	ck_assert_ptr_nonnull(bare);
@@ -454,7 +454,7 @@ START_TEST(add_table_section)
 	ck_assert_str_eq(empty->name, want);
 	free(want);
 	ck_assert_ptr_eq(bare->reloc, empty);
-	ck_assert_uint_eq(empty->shdr.sh_flags, SHF_INFO_LINK);
+	ck_assert_uint_eq(empty->shdr->sh_flags, SHF_INFO_LINK);
 	ck_assert_uint_eq(mc_reloc_count(empty), 0);
 
 	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);

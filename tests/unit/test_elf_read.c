@@ -40,9 +40,9 @@ START_TEST(open_matches_readelf)
 	for (size_t i = 1; i < n; i++) {
 		ck_assert_uint_eq(obj.sections[i]->index, i);
 		ck_assert_str_eq(obj.sections[i]->name, rs[i].name);
-		ck_assert_uint_eq(obj.sections[i]->shdr.sh_size, rs[i].size);
-		ck_assert_uint_eq(obj.sections[i]->shdr.sh_link, rs[i].link);
-		ck_assert_uint_eq(obj.sections[i]->shdr.sh_info, rs[i].info);
+		ck_assert_uint_eq(obj.sections[i]->shdr->sh_size, rs[i].size);
+		ck_assert_uint_eq(obj.sections[i]->shdr->sh_link, rs[i].link);
+		ck_assert_uint_eq(obj.sections[i]->shdr->sh_info, rs[i].info);
 	}
 	ck_assert_str_eq(obj.sections[obj.shstrndx]->name, ".shstrtab");
 	ck_assert_ptr_nonnull(obj.symtab);
@@ -131,7 +131,7 @@ START_TEST(section_lookup_and_bytes)
 	struct mc_section *text = mc_section_by_name(&obj, ".text");
 	ck_assert_ptr_nonnull(text);
 	ck_assert_str_eq(text->name, ".text");
-	ck_assert_uint_eq(text->shdr.sh_type, SHT_PROGBITS);
+	ck_assert_uint_eq(text->shdr->sh_type, SHT_PROGBITS);
 	const uint8_t *b = mc_section_bytes(&obj, text, &n);
 	uint8_t *want = objcopy_section(o, ".text", &want_n);
 	ck_assert_uint_gt(want_n, 0);
@@ -183,7 +183,7 @@ START_TEST(section_bytes_match_libelf)
 		const uint8_t *b = mc_section_bytes(&obj, sec, &n);
 
 		mc_reloc_table_open(&obj, sec, &t);
-		if (sec->shdr.sh_type == SHT_NOBITS)
+		if (sec->shdr->sh_type == SHT_NOBITS)
 			continue;
 		Elf_Data *d = elf_getdata(elf_getscn(obj.elf, i), NULL);
 
@@ -195,10 +195,69 @@ START_TEST(section_bytes_match_libelf)
 			ck_assert_uint_eq(t.n, mc_reloc_count(sec));
 			ck_assert(memcmp(t.p, d->d_buf, d->d_size) == 0);
 		}
-		direct += b && b == obj.image + sec->shdr.sh_offset;
+		direct += b && b == obj.image + sec->shdr->sh_offset;
 	}
 	/* .text, .data and their relocations at least, read in place */
 	ck_assert_uint_ge(direct, 4);
+	mc_object_close(&obj);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
+ * Section headers: libelf's own, where it holds them as GElf_Shdr (an
+ * ELF64 object), not copies; equal to gelf_getshdr's in either class;
+ * and a change (a rename, a size) goes to a copy of the section's own,
+ * leaving libelf's header, which libelf reads the section's data by,
+ * and the mapped file as they were read.
+ */
+START_TEST(headers_are_libelfs_until_changed)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	struct mc_object obj;
+	size_t text = 0;
+
+	open_ok(&obj, o);
+	for (size_t i = 0; i < obj.n_sections; i++) {
+		struct mc_section *sec = obj.sections[i];
+		Elf_Scn *scn = mc_section_scn(&obj, sec);
+		GElf_Shdr g;
+
+		ck_assert_ptr_eq(scn, elf_getscn(obj.elf, i));
+		ck_assert_ptr_nonnull(gelf_getshdr(scn, &g));
+		ck_assert(memcmp(&g, sec->shdr, sizeof(g)) == 0);
+		if (is64(_i))
+			ck_assert_ptr_eq(sec->shdr, elf64_getshdr(scn));
+		ck_assert(!sec->own_header);
+		if (strcmp(sec->name, ".text") == 0)
+			text = i;
+	}
+	ck_assert_uint_ne(text, 0);
+	struct mc_section *sec = obj.sections[text];
+	Elf_Scn *scn = mc_section_scn(&obj, sec);
+	GElf_Shdr before;
+	size_t image_size = obj.image_size;
+	uint8_t *image = malloc(image_size);
+
+	ck_assert_ptr_nonnull(image);
+	memcpy(image, obj.image, image_size);
+	gelf_getshdr(scn, &before);
+	ck_assert(mc_section_rename(&obj, sec, ".text.renamed"));
+	ck_assert(mc_section_set_contents(&obj, sec, calloc(1, 3), 3,
+					  ELF_T_BYTE));
+	ck_assert(sec->own_header);
+	ck_assert_str_eq(sec->name, ".text.renamed");
+	ck_assert_uint_eq(sec->shdr->sh_size, 3);
+	ck_assert_uint_ne(sec->shdr->sh_name, before.sh_name);
+
+	GElf_Shdr after;
+
+	gelf_getshdr(scn, &after);
+	ck_assert(memcmp(&before, &after, sizeof(before)) == 0);
+	ck_assert(memcmp(image, obj.image, image_size) == 0);
+	free(image);
 	mc_object_close(&obj);
 	free(o);
 	remove_tree(dir);
@@ -228,12 +287,12 @@ START_TEST(relocs_match_readelf)
 		if (!mc_is_reloc_section(sec))
 			continue;
 		nrel++;
-		ck_assert_uint_eq(sec->shdr.sh_type, is64(_i) ? SHT_RELA
+		ck_assert_uint_eq(sec->shdr->sh_type, is64(_i) ? SHT_RELA
 							     : SHT_REL);
-		ck_assert_uint_eq(sec->shdr.sh_entsize,
-				  mc_reloc_entry_size(&obj, sec->shdr.sh_type));
+		ck_assert_uint_eq(sec->shdr->sh_entsize,
+				  mc_reloc_entry_size(&obj, sec->shdr->sh_type));
 		ck_assert_uint_eq(mc_reloc_count(sec),
-				  sec->shdr.sh_size / sec->shdr.sh_entsize);
+				  sec->shdr->sh_size / sec->shdr->sh_entsize);
 
 		/* mc_reloc_read: in place, or through mc_reloc_get, alike. */
 		struct mc_reloc_table t, none;
@@ -283,6 +342,7 @@ static Suite *read_suite(void)
 	tcase_add_loop_test(tc, open_matches_readelf, 0, 2);
 	tcase_add_loop_test(tc, section_lookup_and_bytes, 0, 2);
 	tcase_add_loop_test(tc, section_bytes_match_libelf, 0, 2);
+	tcase_add_loop_test(tc, headers_are_libelfs_until_changed, 0, 2);
 	tcase_add_loop_test(tc, relocs_match_readelf, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;

@@ -39,7 +39,7 @@ static void check_add_section_symbols(const char *o, bool elf64,
 			shndx[j] = mc_section_by_name(&obj, ".text")->index;
 	}
 	size_t k = obj.first_global, nsym = obj.n_symbols;
-	uint32_t info = obj.symtab->shdr.sh_info;
+	uint32_t info = obj.symtab->shdr->sh_info;
 	char *model_before = model_relocs(&obj);
 	char *readelf_before = readelf_relocs(o, elf64);
 	char *groups_before = model_groups(&obj);
@@ -66,7 +66,7 @@ static void check_add_section_symbols(const char *o, bool elf64,
 	ck_assert_uint_eq(got, nsym);
 	ck_assert_uint_eq(obj.first_global, k);
 	ck_assert_uint_eq(obj.n_symbols, nsym + n);
-	ck_assert_uint_eq(obj.symtab->shdr.sh_info, info);
+	ck_assert_uint_eq(obj.symtab->shdr->sh_info, info);
 	ck_assert_ptr_null(obj.symtab->buf);
 	for (size_t i = 1; i < obj.n_sections; i++)
 		if (mc_is_reloc_section(obj.sections[i]))
@@ -95,7 +95,7 @@ static void check_add_section_symbols(const char *o, bool elf64,
 	open_ok(&obj, o);
 	ck_assert_uint_eq(obj.first_global, k + n);
 	ck_assert_uint_eq(obj.n_symbols, nsym + n);
-	ck_assert_uint_eq(obj.symtab->shdr.sh_info, info + n);
+	ck_assert_uint_eq(obj.symtab->shdr->sh_info, info + n);
 	for (size_t j = 0; j < n; j++) {
 		ck_assert_uint_eq(mc_symbol(&obj, k + j).shndx, shndx[j]);
 		ck_assert_uint_eq(GELF_ST_TYPE(mc_symbol(&obj, k + j).sym.st_info),
@@ -263,9 +263,9 @@ START_TEST(add_section_symbol_comdat)
 	for (size_t i = 1; i < obj.n_sections; i++) {
 		struct mc_section *s = obj.sections[i];
 
-		if (s->shdr.sh_type != SHT_GROUP)
+		if (s->shdr->sh_type != SHT_GROUP)
 			continue;
-		if (s->shdr.sh_info >= obj.first_global)
+		if (s->shdr->sh_info >= obj.first_global)
 			global_sig++;
 		else
 			local_sig++;
@@ -390,8 +390,8 @@ START_TEST(add_section_symbols_batch)
 	/* The last sections first, to see the order is the caller's. */
 	open_ok(&obj, o);
 	for (size_t i = obj.n_sections - 1; i > 0 && n < 3; i--)
-		if (obj.sections[i]->shdr.sh_type == SHT_PROGBITS &&
-		    (obj.sections[i]->shdr.sh_flags & SHF_ALLOC))
+		if (obj.sections[i]->shdr->sh_type == SHT_PROGBITS &&
+		    (obj.sections[i]->shdr->sh_flags & SHF_ALLOC))
 			want[n++] = i;
 	want[n++] = mc_section_by_name(&obj, ".text")->index;
 	mc_object_close(&obj);

@@ -95,6 +95,63 @@ START_TEST(write_appends_in_place)
 END_TEST
 
 /*
+ * A SHT_NOBITS section of 2^56 bytes (no file space, any size) in an
+ * object appended to: its size and alignment are written as read, and
+ * the append keeps every byte of the input after the ELF header, as
+ * for any other object (the plan packs each section's placement in 16
+ * bytes, and a size like this one must not send it to libelf's
+ * rewrite, nor lose its top bits).
+ */
+START_TEST(write_appends_huge_nobits)
+{
+	static const char src[] =
+		".text\nf:\n\tnop\n\tret\n"
+		".section .bss.big,\"aw\",@nobits\n"
+		".balign 64\nbig:\n.skip 0x100000000000000\n";
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "bigbss", "s", "gcc -m64", src);
+	struct mc_object obj;
+	static const uint8_t int3 = 0xcc;
+	size_t n_in, n_out;
+
+	uint8_t *in = read_all(o, &n_in);
+
+	if ((uint64_t)SIZE_MAX >> 56 == 0) {
+		/* A 32-bit host refuses such a section at open, by name. */
+		ck_assert(!mc_object_open(&obj, o));
+		ck_assert_ptr_nonnull(strstr(obj.error, "can address"));
+		mc_object_close(&obj);
+		free(in);
+		free(o);
+		remove_tree(dir);
+		return;
+	}
+	open_ok(&obj, o);
+	struct mc_section *text = mc_section_by_name(&obj, ".text");
+	ck_assert(mc_section_patch(&obj, text, 0, &int3, 1));
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+
+	uint8_t *out = read_all(o, &n_out);
+	ck_assert_uint_gt(n_out, n_in);
+	ck_assert(memcmp(out + sizeof(Elf64_Ehdr), in + sizeof(Elf64_Ehdr),
+			 n_in - sizeof(Elf64_Ehdr)) == 0);
+	open_ok(&obj, o);
+	struct mc_section *big = mc_section_by_name(&obj, ".bss.big");
+	ck_assert_ptr_nonnull(big);
+	ck_assert_uint_eq(big->shdr->sh_type, SHT_NOBITS);
+	ck_assert_uint_eq(big->shdr->sh_size, UINT64_C(1) << 56);
+	ck_assert_uint_eq(big->shdr->sh_addralign, 64);
+	mc_object_close(&obj);
+	assert_readelf_clean(o);
+	free(in);
+	free(out);
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
  * A second name (ccache's hard-link mode): the file is replaced by
  * rename, and the other name keeps the input, byte for byte.
  */
@@ -228,6 +285,7 @@ static Suite *write_suite(void)
 	tc = tcase_create("write");
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, write_appends_in_place, 0, 2);
+	tcase_add_test(tc, write_appends_huge_nobits);
 	tcase_add_loop_test(tc, write_hard_linked_renames, 0, 2);
 	tcase_add_loop_test(tc, write_unchanged, 0, 2);
 	tcase_add_loop_test(tc, write_through_symlink, 0, 2);
