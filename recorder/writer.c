@@ -595,6 +595,25 @@ static void put_events(struct rec_thread *t, const struct mct_event *e,
 	put(enc, len);
 }
 
+/*
+ * Thread `t`'s lost calls, if they changed: an MCT_LOST_WHY block of
+ * them by reason and an MCT_LOST of their sum (format.h).  The thread
+ * counts them as it runs: the copy is what it had counted by then.
+ */
+static void put_lost(struct rec_thread *t)
+{
+	uint64_t v[MCT_LOST_WHYS], sum = 0;
+
+	memcpy(v, t->lost, sizeof(v));
+	if (w.json || !memcmp(v, t->lost_written, sizeof(v)))
+		return;
+	for (unsigned k = 0; k < MCT_LOST_WHYS; k++)
+		sum += v[k];
+	memcpy(t->lost_written, v, sizeof(v));
+	put_block(MCT_LOST_WHY, t->tid, v, MCT_LOST_WHYS);
+	put_block(MCT_LOST, t->tid, &sum, 1);
+}
+
 /* Write out what thread `t` recorded since the last pass; how many. */
 static uint64_t drain(struct rec_thread *t)
 {
@@ -617,10 +636,7 @@ static uint64_t drain(struct rec_thread *t)
 		tail += k;
 		__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
 	}
-	if (t->lost != t->lost_written && !w.json) {
-		t->lost_written = t->lost;
-		put_block(MCT_LOST, t->tid, &t->lost_written, 1);
-	}
+	put_lost(t);
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) &&
 	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
 		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
@@ -687,22 +703,50 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static uint64_t lost_calls(void)
+/* Every thread's lost calls by reason; their sum. */
+static uint64_t lost_calls(uint64_t why[MCT_LOST_WHYS])
 {
 	uint64_t lost = 0;
 
+	memset(why, 0, MCT_LOST_WHYS * sizeof(*why));
 	for (struct rec_thread *t = rec_threads; t; t = t->next)
-		lost += t->lost;
+		for (unsigned k = 0; k < MCT_LOST_WHYS; k++) {
+			why[k] += t->lost[k];
+			lost += t->lost[k];
+		}
 	return lost;
 }
 
-/* The lost calls of every thread, as JSON metadata at the end. */
-static void put_json_trailer(uint64_t lost)
+/* "mcount: trace: 9 calls not recorded: 5 buffers full, 4 ..." */
+static void say_lost(uint64_t lost, const uint64_t why[MCT_LOST_WHYS])
+{
+	const char *sep = ": ";
+
+	if (!lost)
+		return;
+	fprintf(stderr, "mcount: trace: %llu calls not recorded",
+		(unsigned long long)lost);
+	for (unsigned k = 0; k < MCT_LOST_WHYS; k++)
+		if (why[k]) {
+			fprintf(stderr, "%s%llu %s", sep,
+				(unsigned long long)why[k],
+				mct_lost_why_text(k));
+			sep = ", ";
+		}
+	fputc('\n', stderr);
+}
+
+/* The lost calls, in sum and by reason, as JSON metadata at the end. */
+static void put_json_trailer(uint64_t lost, const uint64_t why[MCT_LOST_WHYS])
 {
 	put_text("%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\","
 		 "\"args\":{\"name\":\"pid %u\"}}\n],\n\"otherData\":"
-		 "{\"lost_calls\":\"%llu\"}}\n", w.first_json ? "" : ",\n",
+		 "{\"lost_calls\":\"%llu\"", w.first_json ? "" : ",\n",
 		 w.pid, w.pid, (unsigned long long)lost);
+	for (unsigned k = 0; k < MCT_LOST_WHYS; k++)
+		put_text(",\"%s\":\"%llu\"", mct_lost_why_key(k),
+			 (unsigned long long)why[k]);
+	put_text("}}\n");
 }
 
 static int open_trace(const char *path, bool truncate)
@@ -762,7 +806,7 @@ int rec_writer_start(const char *path, bool truncate)
 /* Stop the thread, write what is left and the trailer, close. */
 void rec_writer_stop(void)
 {
-	uint64_t lost;
+	uint64_t lost, why[MCT_LOST_WHYS];
 
 	if (w.fd < 0)
 		return;
@@ -770,18 +814,13 @@ void rec_writer_stop(void)
 	pthread_join(w.thread, NULL);
 	pass();
 	pthread_mutex_lock(&w.lock);
-	lost = lost_calls();
-	if (lost)
-		fprintf(stderr, "mcount: trace: %llu calls not recorded "
-			"(buffers full)\n", (unsigned long long)lost);
+	lost = lost_calls(why);
+	say_lost(lost, why);
 	if (w.json) {
-		put_json_trailer(lost);
+		put_json_trailer(lost, why);
 	} else {
 		for (struct rec_thread *t = rec_threads; t; t = t->next)
-			if (t->lost) {
-				t->lost_written = t->lost;
-				put_block(MCT_LOST, t->tid, &t->lost, 8);
-			}
+			put_lost(t);
 		put_clock();
 	}
 	flush_out();

@@ -157,6 +157,13 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
 	expect "[$tag] signals every 50 us running traced code: events nest" \
 		alarm_check $tag $p
+	expect "[$tag] lost calls, buffers full: a ring of 1,024 events" \
+		lost_run "$tag-lost-ring" $p "buffers full" "" 1024 hot 300000
+	expect "[$tag] lost calls, shadow stack full: recursion 3,000 deep" \
+		lost_run "$tag-lost-shadow" $p "shadow stack full" "" 4096 \
+		recurse 3000
+	expect "[$tag] lost calls, on another stack: a sigaltstack handler" \
+		lost_run "$tag-lost-stack" $p "on another stack" 20 65536 altstack
 	if [ -z "$QEMU" ]; then
 		expect "[$tag] fork: the child records on its own" \
 			fork_check $tag $p
@@ -202,6 +209,35 @@ alarm_check() {
 	     END { if (m != 200000 + h || l != 2 * m) {
 		print "mid " m ", leaf " l ", handler " h; exit 1 } }' \
 		"$OUT/$1-alarm.report"
+}
+
+# lost_run <name> <prog> <reason> <count|""> <ring events> <mode...>:
+# calls not recorded, by reason (format.h's MCT_LOST_WHY), against the
+# -finstrument-functions counter: every call it saw is either recorded
+# or counted lost, and some (<count>) for <reason>; the recorder's end
+# message, `mctrace report`, `mctrace dump` (stderr, and Chrome's
+# otherData) and the recorder's own JSON each give every count with its
+# reason.  A ring of 1,024 events cannot keep 600,000 calls (buffers
+# full); a ring of 4,096 has a shadow stack of 2,047 frames (start.c),
+# less than recursion 3,000 deep; a handler on a sigaltstack makes 20
+# calls there.
+lost_run() {
+	n=$1 p=$2 why=$3 want=$4 buf=$5
+	shift 5
+	"$MCT" record --bufsize $buf -o "$OUT/$n.data" -- $RUN "$OUT/$p" "$@" \
+		>/dev/null 2>"$OUT/$n.err" &&
+	"$MCT" dump --raw "$OUT/$n.data" > "$OUT/$n.raw" 2>"$OUT/$n.dump" &&
+	"$MCT" dump --chrome "$OUT/$n.data" > "$OUT/$n.dump.json" 2>/dev/null &&
+	"$MCT" report "$OUT/$n.data" > "$OUT/$n.report" &&
+	COUNTS="$OUT/$n.count" $RUN "$OUT/count" "$@" >/dev/null || return 1
+	for o in err dump dump.json report; do
+		$PY $T/check.py lost "$OUT/$n.data" "$OUT/$n.raw" \
+			"$OUT/$n.count" "$OUT/$n.$o" "$why" $want || return 1
+	done
+	# the recorder's JSON: its own run, so the counts differ, not the reason
+	MCOUNT_TRACE="$OUT/$n.json" MCOUNT_TRACE_BUFSIZE=$buf \
+		$RUN "$OUT/$p" "$@" >/dev/null 2>&1 &&
+	$PY $T/check.py lostjson "$OUT/$n.json" "$why" $want
 }
 
 # vectors <tag> <cc> <hooks> <pie flags>: vectors.c, built as the
