@@ -101,10 +101,12 @@ void out_lost(const struct trace *t, FILE *f, const char *prefix)
 			sep = ", ";
 			told += why[r];
 		}
-	/* a newer recorder's reasons, or an older one's file (no reasons) */
-	if (told < lost)
-		fprintf(f, "%s%llu %s", sep, (unsigned long long)(lost - told),
-			told ? "another reason" : "reason not in the file");
+	/* an older recorder's file (no reasons), or a newer one's reasons */
+	if (!told)
+		fputs(" (the file does not say why)", f);
+	else if (told < lost)
+		fprintf(f, "%s%llu another reason", sep,
+			(unsigned long long)(lost - told));
 	fputc('\n', f);
 }
 
