@@ -208,8 +208,18 @@ REC_HIDDEN int rec_lib_name(uintptr_t addr, uint64_t ticks,
 			    struct rec_lib_name *out);
 /* A load whose sites are yet to be set to the filters, marked set. */
 REC_HIDDEN bool rec_lib_unset(uintptr_t *lo, uintptr_t *hi);
+/* The unloads not yet written, each put; noted as written in `pass`. */
 REC_HIDDEN void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi,
-					     uint64_t ticks));
+					     uint64_t ticks), unsigned pass);
+/*
+ * The writer, at the end of its pass `pass` (every ring drained): free
+ * the names of the loads whose unload an earlier pass wrote, but for
+ * those whose names lie in text `in_use` says the writer still points
+ * to.  How many were freed (its name caches must forget them).
+ */
+REC_HIDDEN unsigned rec_libs_release(unsigned pass,
+				     bool (*in_use)(const char *lo,
+						    const char *hi));
 REC_HIDDEN void rec_libs_fork_child(void);
 /*
  * start.c: the sites of loads not yet set, set to the filters in force;

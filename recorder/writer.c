@@ -62,6 +62,7 @@ static struct {
 	uint64_t t0, ns0;	/* ticks and ns at the start */
 	uint64_t t1, ns1;	/* at the last pass */
 	uint64_t clock_written;	/* ns1 when the last MCT_CLOCK went out */
+	unsigned passes;	/* over the rings, so far */
 	size_t used;
 	char out[OUT_SIZE];
 	struct name *names;	/* open addressing; addr 0 is empty */
@@ -659,17 +660,45 @@ static void put_clock(void)
 	w.clock_written = w.ns1;
 }
 
+/*
+ * Whether a name in [lo, hi) is on a thread's stack of open JSON calls
+ * (json_name): its exit, still to come, is named by it.
+ */
+static bool json_names_in(const char *lo, const char *hi)
+{
+	for (struct rec_thread *t = rec_threads; t; t = t->next)
+		for (size_t i = 0; i < t->json_depth; i++) {
+			uintptr_t a = (uintptr_t)t->json_names[i];
+
+			if (a >= (uintptr_t)lo && a < (uintptr_t)hi)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * The names of libraries closed before the last pass: every ring has
+ * been drained since, so no event to come ran in them (libs.c).
+ */
+static void release_names(void)
+{
+	if (rec_libs_release(w.passes, json_names_in))
+		memset(w.lib_seen, 0, sizeof(w.lib_seen));
+}
+
 static uint64_t pass(void)
 {
 	uint64_t n = 0;
 
 	pthread_mutex_lock(&w.lock);
+	w.passes++;
 	clock_pair(&w.t1, &w.ns1);
 	for (struct rec_thread *t = __atomic_load_n(&rec_threads,
 						    __ATOMIC_ACQUIRE);
 	     t; t = t->next)
 		n += drain(t);
-	rec_libs_unloads(put_unload);
+	release_names();
+	rec_libs_unloads(put_unload, w.passes);
 	if (n && w.ns1 - w.clock_written > 10000000u)
 		put_clock();
 	flush_out();
