@@ -92,8 +92,11 @@ static int at_mode(void)
 	return bad;
 }
 
-/* The site in alpha: the first at or after its start. */
-static int alpha_site(const struct mcount_site_info *s, void *arg)
+/*
+ * The site in alpha: the first at or after its start.  (Its name must
+ * not match main's "alp*".)
+ */
+static int site_in_alpha(const struct mcount_site_info *s, void *arg)
 {
 	unsigned long *at = arg;
 
@@ -107,7 +110,7 @@ static int unnamed_mode(void)
 {
 	unsigned long at = 0;
 
-	mcount_for_each_site(alpha_site, &at);
+	mcount_for_each_site(site_in_alpha, &at);
 	if (!at || mcount_enable(at) != MCOUNT_OK) {
 		fprintf(stderr, "live: cannot enable alpha's site\n");
 		return 1;
