@@ -24,9 +24,13 @@
  * that ran in it was in a ring before the unload, so it is written by
  * then.  What is kept of it is its span, merged with the spans of the
  * others freed, so that an address there is still known to have been a
- * library's (unnamed, never named by what is mapped there later).  A
- * program that opens and closes libraries in a loop keeps the loads the
- * writer has not caught up with, and the spans.
+ * library's (unnamed, never named by what is mapped there later), for
+ * an event that comes late anyway (a thread that was in the library as
+ * it closed).  Up to GONE_MAX spans: a loader that puts each load at
+ * another address (qemu-user does) makes as many, and past that a new
+ * one takes the place of an earlier one.  A program that opens and
+ * closes libraries in a loop keeps the loads the writer has not caught
+ * up with, and the spans.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -61,11 +65,13 @@ struct span {
 	uintptr_t lo, hi;
 };
 
+#define GONE_MAX 1024
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct load *newest;
 static unsigned generation;	/* atomic: bumped by every load */
 static struct span *gone;	/* the spans of freed loads, disjoint */
-static size_t ngone, gone_cap;
+static size_t ngone, gone_cap, gone_next;
 
 /* `name` appended to l's text block; its offset there, or -1. */
 static ptrdiff_t add_text(struct load *l, const char *name)
@@ -303,7 +309,8 @@ void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi, uint64_t ticks),
 /*
  * [lo, hi) added to the spans of freed loads, merged with those it
  * overlaps or touches (a library opened again lands where it was, or
- * beside).  If there is no memory for it, the load is kept instead.
+ * beside); when there are GONE_MAX, in place of an earlier one.  If
+ * there is no memory for it, the load is kept instead.
  */
 static bool gone_add(uintptr_t lo, uintptr_t hi)
 {
@@ -320,6 +327,10 @@ static bool gone_add(uintptr_t lo, uintptr_t hi)
 			hi = gone[i].hi;
 		gone[i] = gone[--ngone];
 		i = 0;		/* the wider span may reach others */
+	}
+	if (ngone == GONE_MAX) {
+		gone[gone_next++ % GONE_MAX] = (struct span){ lo, hi };
+		return true;
 	}
 	if (ngone == gone_cap) {
 		size_t cap = gone_cap ? 2 * gone_cap : 16;
