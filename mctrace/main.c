@@ -86,7 +86,8 @@ static bool ends_with(const char *s, const char *tail)
 	return a >= b && !strcmp(s + a - b, tail);
 }
 
-static int convert(const char *in, const char *out, const char *how);
+static int convert(const char *in, const char *out, const char *how,
+		   bool dump);
 
 /*
  * The environment that makes every process PROG starts record into
@@ -258,7 +259,7 @@ static int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	if (raw) {
-		if (convert(raw, out, "--chrome") != 0)
+		if (convert(raw, out, "--chrome", false) != 0)
 			return 1;
 		unlink(raw);
 	}
@@ -270,8 +271,13 @@ static int cmd_record(int argc, char **argv)
 	return WEXITSTATUS(status);
 }
 
-/* Read `in` and write it `how` into `out` ("-": stdout). */
-static int convert(const char *in, const char *out, const char *how)
+/*
+ * Read `in` and write it `how` into `out` ("-": stdout).  `dump` says
+ * the lost calls on stderr (the report and the graph show them; the
+ * dumps' forms have no room for them but Chrome's otherData).
+ */
+static int convert(const char *in, const char *out, const char *how,
+		   bool dump)
 {
 	struct trace t;
 	FILE *f = stdout;
@@ -283,6 +289,12 @@ static int convert(const char *in, const char *out, const char *how)
 		fprintf(stderr, "mctrace: %s: %s\n", out, strerror(errno));
 		trace_free(&t);
 		return 1;
+	}
+	if (dump) {
+		char prefix[4200];
+
+		snprintf(prefix, sizeof(prefix), "mctrace: %s: ", in);
+		out_lost(&t, stderr, prefix);
 	}
 	if (!strcmp(how, "--chrome"))
 		out_chrome(&t, f);
@@ -324,7 +336,7 @@ static int cmd_dump(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return convert(i < argc ? argv[i] : DEFAULT_FILE, out, how);
+	return convert(i < argc ? argv[i] : DEFAULT_FILE, out, how, true);
 }
 
 int main(int argc, char **argv)
@@ -349,7 +361,7 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
-		return convert(argc > 2 ? argv[2] : DEFAULT_FILE, "-", cmd);
+		return convert(argc > 2 ? argv[2] : DEFAULT_FILE, "-", cmd, false);
 	}
 	usage(stderr);
 	return 2;

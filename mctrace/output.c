@@ -65,15 +65,54 @@ static void print_time(FILE *f, uint64_t ns)
 		fprintf(f, "%8.3f  s", ns / 1e9);
 }
 
-static void print_lost(const struct trace *t, FILE *f)
+/* Every thread's lost calls by reason; their sum (MCT_LOST's). */
+static uint64_t lost_calls(const struct trace *t, uint64_t why[MCT_LOST_WHYS])
 {
 	uint64_t lost = 0;
 
-	for (size_t k = 0; k < t->nthreads; k++)
-		lost += t->threads[k].lost;
-	if (lost)
-		fprintf(f, "# %llu calls not recorded (buffers full)\n",
-			(unsigned long long)lost);
+	memset(why, 0, MCT_LOST_WHYS * sizeof(*why));
+	for (size_t k = 0; k < t->nthreads; k++) {
+		const struct thread *th = &t->threads[k];
+		uint64_t sum = 0;
+
+		for (unsigned r = 0; r < MCT_LOST_WHYS; r++) {
+			why[r] += th->lost_why[r];
+			sum += th->lost_why[r];
+		}
+		/* (a file cut short between the two blocks) */
+		lost += th->lost > sum ? th->lost : sum;
+	}
+	return lost;
+}
+
+void out_lost(const struct trace *t, FILE *f, const char *prefix)
+{
+	uint64_t why[MCT_LOST_WHYS], lost = lost_calls(t, why), told = 0;
+	const char *sep = ": ";
+
+	if (!lost)
+		return;
+	fprintf(f, "%s%llu calls not recorded", prefix,
+		(unsigned long long)lost);
+	for (unsigned r = 0; r < MCT_LOST_WHYS; r++)
+		if (why[r]) {
+			fprintf(f, "%s%llu %s", sep, (unsigned long long)why[r],
+				mct_lost_why_text(r));
+			sep = ", ";
+			told += why[r];
+		}
+	/* an older recorder's file (no reasons), or a newer one's reasons */
+	if (!told)
+		fputs(" (the file does not say why)", f);
+	else if (told < lost)
+		fprintf(f, "%s%llu another reason", sep,
+			(unsigned long long)(lost - told));
+	fputc('\n', f);
+}
+
+static void print_lost(const struct trace *t, FILE *f)
+{
+	out_lost(t, f, "# ");
 	if (t->bad_exits)
 		fprintf(f, "# %zu exits that matched no entry\n", t->bad_exits);
 }
@@ -235,14 +274,13 @@ static void json_string(FILE *f, const char *s)
 /* Complete ("X") events, ts and dur in microseconds. */
 void out_chrome(const struct trace *t, FILE *f)
 {
-	uint64_t lost = 0;
+	uint64_t why[MCT_LOST_WHYS], lost = lost_calls(t, why);
 	bool first = true;
 
 	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
 	for (size_t k = 0; k < t->nthreads; k++) {
 		const struct thread *th = &t->threads[k];
 
-		lost += th->lost;
 		for (size_t i = 0; i < th->ncalls; i++) {
 			const struct call *c = &th->calls[i];
 			uint64_t d = c->end - c->start;
@@ -261,8 +299,12 @@ void out_chrome(const struct trace *t, FILE *f)
 	}
 	fprintf(f, "%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":"
 		"\"process_name\",\"args\":{\"name\":\"pid %u\"}}\n],\n"
-		"\"otherData\":{\"lost_calls\":\"%llu\"}}\n", first ? "" : ",\n",
+		"\"otherData\":{\"lost_calls\":\"%llu\"", first ? "" : ",\n",
 		t->pid, t->pid, (unsigned long long)lost);
+	for (unsigned r = 0; r < MCT_LOST_WHYS; r++)
+		fprintf(f, ",\"%s\":\"%llu\"", mct_lost_why_key(r),
+			(unsigned long long)why[r]);
+	fprintf(f, "}}\n");
 }
 
 /* ---- folded stacks ------------------------------------------------------- */

@@ -341,6 +341,16 @@ static bool decode_events(struct raw *r, const uint8_t *p, size_t bytes)
 	return true;
 }
 
+/*
+ * An MCT_LOST_WHY block's `n` counts; those of reasons this reader does
+ * not know stay in the MCT_LOST sum only (out_lost: another reason).
+ */
+static void lost_why(struct thread *th, const char *p, uint64_t n)
+{
+	memset(th->lost_why, 0, sizeof(th->lost_why));
+	memcpy(th->lost_why, p, (n < MCT_LOST_WHYS ? n : MCT_LOST_WHYS) * 8);
+}
+
 static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
 		       size_t *nraw, uint64_t clk[4])
 {
@@ -390,6 +400,8 @@ static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
 			memcpy(&t->unloads[t->nunloads++], p, 24);
 		} else if (b.kind == MCT_LOST && b.bytes == 8) {
 			memcpy(&thread_of(t, b.tid, &tcap)->lost, p, 8);
+		} else if (b.kind == MCT_LOST_WHY && b.bytes % 8 == 0) {
+			lost_why(thread_of(t, b.tid, &tcap), p, b.bytes / 8);
 		} else if (b.kind == MCT_CLOCK && b.bytes == 32) {
 			uint64_t c[4];
 

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../recorder/format.h"
+
 /* One call, in the order calls started within its thread. */
 struct call {
 	uint64_t func;		/* its function: an index of trace.funcs */
@@ -21,7 +23,8 @@ struct call {
 
 struct thread {
 	uint32_t tid;
-	uint64_t lost;		/* calls not recorded */
+	uint64_t lost;		/* calls not recorded (MCT_LOST) */
+	uint64_t lost_why[MCT_LOST_WHYS];	/* of them, by reason */
 	struct call *calls;
 	size_t ncalls, cap;
 };
@@ -64,6 +67,11 @@ const char *trace_name(const struct trace *t, uint64_t func);
 /* Leave out calls (and what they called) shorter than `ns`. */
 void trace_min_time(struct trace *t, uint64_t ns);
 
+/*
+ * The calls not recorded, in sum and by reason, as one line after
+ * `prefix`; nothing if none were lost.
+ */
+void out_lost(const struct trace *t, FILE *f, const char *prefix);
 void out_report(const struct trace *t, FILE *f);
 void out_graph(const struct trace *t, FILE *f);
 void out_raw(const struct trace *t, FILE *f);

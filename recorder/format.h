@@ -13,8 +13,14 @@
  *   MCT_EVENTS   events of thread `tid`, in its order, compact (below)
  *   MCT_NAME     one function name: u64 address, then the name's bytes
  *                (bytes - 8 of them, no NUL)
- *   MCT_LOST     u64: calls of thread `tid` not recorded so far (its
- *                buffer or shadow stack was full); the last one counts
+ *   MCT_LOST     u64: calls of thread `tid` not recorded so far, for
+ *                whatever reason; the last one counts
+ *   MCT_LOST_WHY u64 each: the same calls by reason, one count per
+ *                enum mct_lost_why in its order (bytes / 8 of them:
+ *                a reader counts the ones it does not know as of
+ *                another reason); the last one counts.  Written with
+ *                an MCT_LOST of their sum, which a reader that knows
+ *                only MCT_LOST reads alone
  *   MCT_CLOCK    two u64 pairs (ticks, ns): the clock's ticks at two
  *                instants and CLOCK_MONOTONIC then, in ns; timestamps
  *                convert linearly through them (the last block wins)
@@ -77,7 +83,46 @@ enum mct_block_kind {
 	MCT_CLOCK = 4,
 	MCT_NAME_AT = 5,
 	MCT_UNLOAD = 6,
+	MCT_LOST_WHY = 7,
 };
+
+/*
+ * Why a call was not recorded (recorder/record.c).  New reasons go at
+ * the end: a file's counts are in this order.
+ */
+enum mct_lost_why {
+	MCT_LOST_RING,		/* its thread's ring had no room: the
+				   writer fell behind */
+	MCT_LOST_SHADOW,	/* the shadow stack was full (deep
+				   recursion) */
+	MCT_LOST_FRAME,		/* its return address could not be found
+				   (recorder/<arch>/frame.c) */
+	MCT_LOST_STACK,		/* it ran on another stack (sigaltstack,
+				   a coroutine) */
+	MCT_LOST_WHYS
+};
+
+/* How readers and the recorder's end message name each reason. */
+static inline const char *mct_lost_why_text(unsigned why)
+{
+	static const char *const text[MCT_LOST_WHYS] = {
+		"buffers full", "shadow stack full",
+		"return address not found", "on another stack",
+	};
+
+	return why < MCT_LOST_WHYS ? text[why] : "another reason";
+}
+
+/* The same as a JSON key ("lost_" and the text, '_' for ' '). */
+static inline const char *mct_lost_why_key(unsigned why)
+{
+	static const char *const key[MCT_LOST_WHYS] = {
+		"lost_buffers_full", "lost_shadow_stack_full",
+		"lost_return_address_not_found", "lost_on_another_stack",
+	};
+
+	return why < MCT_LOST_WHYS ? key[why] : "lost_another_reason";
+}
 
 struct mct_header {
 	char magic[8];		/* MCT_MAGIC */

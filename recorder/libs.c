@@ -15,10 +15,22 @@
  *
  * The runtime tells of loads and unloads through its image hooks
  * (runtime/hosted.h), under its patching lock: nothing here takes
- * another lock under `lock`, which is taken last.  Loads are kept to
- * the end of the recording (the writer may meet a load's events long
- * after it closed); a program that opens and closes a library N times
- * keeps N copies of its names.
+ * another lock under `lock`, which is taken last.
+ *
+ * A load's names are needed until the writer has written every event
+ * that ran in it, which it may meet well after the close.  So a closed
+ * load is freed by the writer (rec_libs_release), once its MCT_UNLOAD
+ * is in the file and every ring has been drained again since: an event
+ * that ran in it was in a ring before the unload, so it is written by
+ * then.  What is kept of it is its span, merged with the spans of the
+ * others freed, so that an address there is still known to have been a
+ * library's (unnamed, never named by what is mapped there later), for
+ * an event that comes late anyway (a thread that was in the library as
+ * it closed).  Up to GONE_MAX spans: a loader that puts each load at
+ * another address (qemu-user does) makes as many, and past that a new
+ * one takes the place of an earlier one.  A program that opens and
+ * closes libraries in a loop keeps the loads the writer has not caught
+ * up with, and the spans.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -31,7 +43,7 @@
 struct sym {
 	uintptr_t start;
 	size_t size;
-	char *name;
+	size_t name;		/* in its load's `text` */
 };
 
 struct load {
@@ -40,20 +52,55 @@ struct load {
 	uint64_t unloaded;	/* ticks; 0: still loaded */
 	struct sym *syms;	/* sorted by start */
 	size_t nsyms, cap;
+	char *text;		/* every name, NUL-terminated, one block */
+	size_t text_len, text_cap;
 	bool set;		/* its sites were set to the filters */
 	bool unload_written;	/* its MCT_UNLOAD is in the file */
+	unsigned written_pass;	/* the writer's pass that wrote it */
 	struct load *older;
 };
+
+/* A span freed loads held (see above). */
+struct span {
+	uintptr_t lo, hi;
+};
+
+#define GONE_MAX 1024
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct load *newest;
 static unsigned generation;	/* atomic: bumped by every load */
+static struct span *gone;	/* the spans of freed loads, disjoint */
+static size_t ngone, gone_cap, gone_next;
+
+/* `name` appended to l's text block; its offset there, or -1. */
+static ptrdiff_t add_text(struct load *l, const char *name)
+{
+	size_t n = strlen(name) + 1, at = l->text_len;
+
+	if (l->text_cap - l->text_len < n) {
+		size_t cap = l->text_cap ? 2 * l->text_cap : 1024;
+		char *v;
+
+		while (cap - l->text_len < n)
+			cap *= 2;
+		v = realloc(l->text, cap);
+		if (!v)
+			return -1;
+		l->text = v;
+		l->text_cap = cap;
+	}
+	memcpy(l->text + at, name, n);
+	l->text_len += n;
+	return (ptrdiff_t)at;
+}
 
 static void copy_sym(uintptr_t start, size_t size, const char *name,
 		     void *arg)
 {
 	struct load *l = arg;
 	struct sym *v;
+	ptrdiff_t at;
 
 	if (start < l->lo || start >= l->hi)
 		return;
@@ -66,13 +113,17 @@ static void copy_sym(uintptr_t start, size_t size, const char *name,
 		l->syms = v;
 		l->cap = cap;
 	}
-	v = &l->syms[l->nsyms];
-	v->name = strdup(name);
-	if (!v->name)
+	at = add_text(l, name);
+	if (at < 0)
 		return;
-	v->start = start;
-	v->size = size;
-	l->nsyms++;
+	l->syms[l->nsyms++] = (struct sym){ start, size, (size_t)at };
+}
+
+static void load_free(struct load *l)
+{
+	free(l->syms);
+	free(l->text);
+	free(l);
 }
 
 static int by_start(const void *a, const void *b)
@@ -185,7 +236,15 @@ static const char *sym_name(const struct load *l, uintptr_t addr)
 	}
 	if (!lo || addr - l->syms[lo - 1].start >= l->syms[lo - 1].size)
 		return NULL;
-	return l->syms[lo - 1].name;
+	return l->text + l->syms[lo - 1].name;
+}
+
+static bool in_gone(uintptr_t addr)
+{
+	for (size_t i = 0; i < ngone; i++)
+		if (addr >= gone[i].lo && addr < gone[i].hi)
+			return true;
+	return false;
 }
 
 int rec_lib_name(uintptr_t addr, uint64_t ticks, struct rec_lib_name *out)
@@ -212,6 +271,8 @@ int rec_lib_name(uintptr_t addr, uint64_t ticks, struct rec_lib_name *out)
 		out->until = until;
 		out->base = at->lo;
 	}
+	if (!at && !inside)
+		inside = in_gone(addr);
 	pthread_mutex_unlock(&lock);
 	return at ? 1 : inside ? -1 : 0;
 }
@@ -232,15 +293,89 @@ bool rec_lib_unset(uintptr_t *lo, uintptr_t *hi)
 	return found;
 }
 
-void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi, uint64_t ticks))
+void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi, uint64_t ticks),
+		      unsigned pass)
 {
 	pthread_mutex_lock(&lock);
 	for (struct load *l = newest; l; l = l->older)
 		if (l->unloaded && !l->unload_written) {
 			l->unload_written = true;
+			l->written_pass = pass;
 			put(l->lo, l->hi, l->unloaded);
 		}
 	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * [lo, hi) added to the spans of freed loads, merged with those it
+ * overlaps or touches (a library opened again lands where it was, or
+ * beside); when there are GONE_MAX, in place of an earlier one.  If
+ * there is no memory for it, the load is kept instead.
+ */
+static bool gone_add(uintptr_t lo, uintptr_t hi)
+{
+	size_t i = 0;
+
+	while (i < ngone) {
+		if (gone[i].hi < lo || gone[i].lo > hi) {
+			i++;
+			continue;
+		}
+		if (gone[i].lo < lo)
+			lo = gone[i].lo;
+		if (gone[i].hi > hi)
+			hi = gone[i].hi;
+		gone[i] = gone[--ngone];
+		i = 0;		/* the wider span may reach others */
+	}
+	if (ngone == GONE_MAX) {
+		gone[gone_next++ % GONE_MAX] = (struct span){ lo, hi };
+		return true;
+	}
+	if (ngone == gone_cap) {
+		size_t cap = gone_cap ? 2 * gone_cap : 16;
+		struct span *v = realloc(gone, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		gone = v;
+		gone_cap = cap;
+	}
+	gone[ngone++] = (struct span){ lo, hi };
+	return true;
+}
+
+/* Whether `l`'s names may go, now that the writer is in pass `pass`. */
+static bool releasable(const struct load *l, unsigned pass,
+		       bool (*in_use)(const char *lo, const char *hi))
+{
+	return l->unload_written && l->written_pass != pass &&
+	       !(l->text && in_use(l->text, l->text + l->text_len));
+}
+
+unsigned rec_libs_release(unsigned pass,
+			  bool (*in_use)(const char *lo, const char *hi))
+{
+	struct load **at, *l, *done = NULL;
+	unsigned n = 0;
+
+	pthread_mutex_lock(&lock);
+	for (at = &newest; (l = *at);) {
+		if (!releasable(l, pass, in_use) || !gone_add(l->lo, l->hi)) {
+			at = &l->older;
+			continue;
+		}
+		*at = l->older;
+		l->older = done;
+		done = l;
+		n++;
+	}
+	pthread_mutex_unlock(&lock);
+	while ((l = done)) {
+		done = l->older;
+		load_free(l);
+	}
+	return n;
 }
 
 /* In the child of fork: its own file needs the unloads again. */

@@ -199,12 +199,12 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 	if (!t)
 		goto out;
 	if ((uintptr_t)slot < t->stack_lo || (uintptr_t)slot >= t->stack_hi) {
-		t->lost++;	/* another stack (sigaltstack, coroutine) */
+		t->lost[MCT_LOST_STACK]++;	/* sigaltstack, coroutine */
 		goto out;
 	}
 	key = rec_arch_key(func, &slot, &copy);
 	if (!key) {
-		t->lost++;	/* its frame could not be placed */
+		t->lost[MCT_LOST_FRAME]++;	/* its frame cannot be placed */
 		goto out;
 	}
 	now = rec_ticks();
@@ -224,8 +224,12 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 	}
 	if (rec_cfg.depth && t->depth >= rec_cfg.depth)
 		goto out;
-	if (t->depth >= t->max_frames || ring_room(t, t->depth + 2) < t->depth + 2) {
-		t->lost++;
+	if (t->depth >= t->max_frames) {
+		t->lost[MCT_LOST_SHADOW]++;
+		goto out;
+	}
+	if (ring_room(t, t->depth + 2) < t->depth + 2) {
+		t->lost[MCT_LOST_RING]++;
 		goto out;
 	}
 	t->frames[t->depth++] = (struct rec_frame){
@@ -520,7 +524,8 @@ REC_NOTRACE void rec_fork_child(void)
 	if (!self)
 		return;
 	self->tail = self->tail_seen = self->head;
-	self->lost = self->lost_written = 0;
+	memset(self->lost, 0, sizeof(self->lost));
+	memset(self->lost_written, 0, sizeof(self->lost_written));
 	self->tid = (uint32_t)syscall(SYS_gettid);
 	for (size_t i = 0; i < self->depth; i++)
 		emit(self, MCT_ENTRY, self->frames[i].func, now);

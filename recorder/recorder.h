@@ -17,7 +17,7 @@
  * only when the ring has room for it, for its exit, and for the exits of
  * every frame already on the shadow stack, so an exit always has room
  * and every recorded entry gets its exit: a call that does not fit is
- * not recorded at all, and counted in `lost`.
+ * not recorded at all, and counted in `lost` by its reason.
  */
 #ifndef REC_RECORDER_H
 #define REC_RECORDER_H
@@ -62,7 +62,7 @@ struct rec_thread {
 	uint64_t mask;		/* ring size - 1 (a power of two) */
 	uint64_t head;		/* next event written */
 	uint64_t tail_seen;	/* `tail` when the thread last read it */
-	uint64_t lost;		/* calls not recorded */
+	uint64_t lost[MCT_LOST_WHYS];	/* calls not recorded, by reason */
 	size_t depth;
 	size_t max_frames;
 	size_t max_open;	/* max_frames, or the depth limit if lower */
@@ -75,7 +75,7 @@ struct rec_thread {
 	struct rec_thread *next;
 	/* the writer's */
 	uint64_t tail __attribute__((aligned(64)));	/* next event read */
-	uint64_t lost_written;	/* what the writer last wrote of `lost` */
+	uint64_t lost_written[MCT_LOST_WHYS];	/* `lost` as last written */
 	uint64_t json_last;	/* the last JSON timestamp (ns) */
 	const char **json_names;	/* the names of its open JSON calls */
 	size_t json_depth, json_cap;
@@ -210,8 +210,18 @@ REC_HIDDEN int rec_lib_name(uintptr_t addr, uint64_t ticks,
 			    struct rec_lib_name *out);
 /* A load whose sites are yet to be set to the filters, marked set. */
 REC_HIDDEN bool rec_lib_unset(uintptr_t *lo, uintptr_t *hi);
+/* The unloads not yet written, each put; noted as written in `pass`. */
 REC_HIDDEN void rec_libs_unloads(void (*put)(uintptr_t lo, uintptr_t hi,
-					     uint64_t ticks));
+					     uint64_t ticks), unsigned pass);
+/*
+ * The writer, at the end of its pass `pass` (every ring drained): free
+ * the names of the loads whose unload an earlier pass wrote, but for
+ * those whose names lie in text `in_use` says the writer still points
+ * to.  How many were freed (its name caches must forget them).
+ */
+REC_HIDDEN unsigned rec_libs_release(unsigned pass,
+				     bool (*in_use)(const char *lo,
+						    const char *hi));
 REC_HIDDEN void rec_libs_fork_child(void);
 /*
  * start.c: the sites of loads not yet set, set to the filters in force;

@@ -63,6 +63,7 @@ static struct {
 	uint64_t t0, ns0;	/* ticks and ns at the start */
 	uint64_t t1, ns1;	/* at the last pass */
 	uint64_t clock_written;	/* ns1 when the last MCT_CLOCK went out */
+	unsigned passes;	/* over the rings, so far */
 	size_t used;
 	char out[OUT_SIZE];
 	struct name *names;	/* open addressing; addr 0 is empty */
@@ -76,7 +77,7 @@ static struct {
 		const char *name;
 	} lib_seen[1 << SEEN_BITS];	/* MCT_NAME_AT blocks written */
 	/* what the writer cost (MCOUNT_TRACE_STATS) */
-	uint64_t passes, events;	/* passes that found events, events */
+	uint64_t busy_passes, events;	/* passes that found events, events */
 	uint64_t thread_cpu_ns;	/* the writer thread's, at its end */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -599,6 +600,25 @@ static void put_events(struct rec_thread *t, const struct mct_event *e,
 	put(enc, len);
 }
 
+/*
+ * Thread `t`'s lost calls, if they changed: an MCT_LOST_WHY block of
+ * them by reason and an MCT_LOST of their sum (format.h).  The thread
+ * counts them as it runs: the copy is what it had counted by then.
+ */
+static void put_lost(struct rec_thread *t)
+{
+	uint64_t v[MCT_LOST_WHYS], sum = 0;
+
+	memcpy(v, t->lost, sizeof(v));
+	if (w.json || !memcmp(v, t->lost_written, sizeof(v)))
+		return;
+	for (unsigned k = 0; k < MCT_LOST_WHYS; k++)
+		sum += v[k];
+	memcpy(t->lost_written, v, sizeof(v));
+	put_block(MCT_LOST_WHY, t->tid, v, MCT_LOST_WHYS);
+	put_block(MCT_LOST, t->tid, &sum, 1);
+}
+
 /* Write out what thread `t` recorded since the last pass; how many. */
 static uint64_t drain(struct rec_thread *t)
 {
@@ -621,10 +641,7 @@ static uint64_t drain(struct rec_thread *t)
 		tail += k;
 		__atomic_store_n(&t->tail, tail, __ATOMIC_RELEASE);
 	}
-	if (t->lost != t->lost_written && !w.json) {
-		t->lost_written = t->lost;
-		put_block(MCT_LOST, t->tid, &t->lost_written, 1);
-	}
+	put_lost(t);
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) &&
 	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
 		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
@@ -647,12 +664,39 @@ static void put_clock(void)
 	w.clock_written = w.ns1;
 }
 
+/*
+ * Whether a name in [lo, hi) is on a thread's stack of open JSON calls
+ * (json_name): its exit, still to come, is named by it.
+ */
+static bool json_names_in(const char *lo, const char *hi)
+{
+	for (struct rec_thread *t = rec_threads; t; t = t->next)
+		for (size_t i = 0; i < t->json_depth; i++) {
+			uintptr_t a = (uintptr_t)t->json_names[i];
+
+			if (a >= (uintptr_t)lo && a < (uintptr_t)hi)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * The names of libraries closed before the last pass: every ring has
+ * been drained since, so no event to come ran in them (libs.c).
+ */
+static void release_names(void)
+{
+	if (rec_libs_release(w.passes, json_names_in))
+		memset(w.lib_seen, 0, sizeof(w.lib_seen));
+}
+
 /* Drain every ring; the most events one of them held. */
 static uint64_t pass(void)
 {
 	uint64_t fullest = 0, all = 0;
 
 	pthread_mutex_lock(&w.lock);
+	w.passes++;
 	clock_pair(&w.t1, &w.ns1);
 	for (struct rec_thread *t = __atomic_load_n(&rec_threads,
 						    __ATOMIC_ACQUIRE);
@@ -663,11 +707,12 @@ static uint64_t pass(void)
 		if (n > fullest)
 			fullest = n;
 	}
-	rec_libs_unloads(put_unload);
+	release_names();
+	rec_libs_unloads(put_unload, w.passes);
 	if (all && w.ns1 - w.clock_written > 10000000u)
 		put_clock();
 	flush_out();
-	w.passes += all != 0;
+	w.busy_passes += all != 0;
 	w.events += all;
 	pthread_mutex_unlock(&w.lock);
 	return fullest;
@@ -738,22 +783,50 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static uint64_t lost_calls(void)
+/* Every thread's lost calls by reason; their sum. */
+static uint64_t lost_calls(uint64_t why[MCT_LOST_WHYS])
 {
 	uint64_t lost = 0;
 
+	memset(why, 0, MCT_LOST_WHYS * sizeof(*why));
 	for (struct rec_thread *t = rec_threads; t; t = t->next)
-		lost += t->lost;
+		for (unsigned k = 0; k < MCT_LOST_WHYS; k++) {
+			why[k] += t->lost[k];
+			lost += t->lost[k];
+		}
 	return lost;
 }
 
-/* The lost calls of every thread, as JSON metadata at the end. */
-static void put_json_trailer(uint64_t lost)
+/* "mcount: trace: 9 calls not recorded: 5 buffers full, 4 ..." */
+static void say_lost(uint64_t lost, const uint64_t why[MCT_LOST_WHYS])
+{
+	const char *sep = ": ";
+
+	if (!lost)
+		return;
+	fprintf(stderr, "mcount: trace: %llu calls not recorded",
+		(unsigned long long)lost);
+	for (unsigned k = 0; k < MCT_LOST_WHYS; k++)
+		if (why[k]) {
+			fprintf(stderr, "%s%llu %s", sep,
+				(unsigned long long)why[k],
+				mct_lost_why_text(k));
+			sep = ", ";
+		}
+	fputc('\n', stderr);
+}
+
+/* The lost calls, in sum and by reason, as JSON metadata at the end. */
+static void put_json_trailer(uint64_t lost, const uint64_t why[MCT_LOST_WHYS])
 {
 	put_text("%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":\"process_name\","
 		 "\"args\":{\"name\":\"pid %u\"}}\n],\n\"otherData\":"
-		 "{\"lost_calls\":\"%llu\"}}\n", w.first_json ? "" : ",\n",
+		 "{\"lost_calls\":\"%llu\"", w.first_json ? "" : ",\n",
 		 w.pid, w.pid, (unsigned long long)lost);
+	for (unsigned k = 0; k < MCT_LOST_WHYS; k++)
+		put_text(",\"%s\":\"%llu\"", mct_lost_why_key(k),
+			 (unsigned long long)why[k]);
+	put_text("}}\n");
 }
 
 static int open_trace(const char *path, bool truncate)
@@ -780,7 +853,7 @@ int rec_writer_start(const char *path, bool truncate)
 	w.failed = w.stop = false;
 	w.first_json = true;
 	w.used = 0;
-	w.passes = w.events = w.thread_cpu_ns = 0;
+	w.busy_passes = w.events = w.thread_cpu_ns = 0;
 	w.pid = (uint32_t)getpid();
 	clock_pair(&w.t0, &w.ns0);
 	w.t1 = w.t0;
@@ -824,13 +897,13 @@ static void report_stats(uint64_t last_pass_ns)
 		"last pass %llu ns, %llu passes, %llu events\n",
 		(unsigned long long)w.thread_cpu_ns,
 		(unsigned long long)last_pass_ns,
-		(unsigned long long)w.passes, (unsigned long long)w.events);
+		(unsigned long long)w.busy_passes, (unsigned long long)w.events);
 }
 
 /* Stop the thread, write what is left and the trailer, close. */
 void rec_writer_stop(void)
 {
-	uint64_t lost, last_pass_ns;
+	uint64_t lost, why[MCT_LOST_WHYS], last_pass_ns;
 
 	if (w.fd < 0)
 		return;
@@ -841,18 +914,13 @@ void rec_writer_stop(void)
 	last_pass_ns = thread_cpu_ns() - last_pass_ns;
 	report_stats(last_pass_ns);
 	pthread_mutex_lock(&w.lock);
-	lost = lost_calls();
-	if (lost)
-		fprintf(stderr, "mcount: trace: %llu calls not recorded "
-			"(buffers full)\n", (unsigned long long)lost);
+	lost = lost_calls(why);
+	say_lost(lost, why);
 	if (w.json) {
-		put_json_trailer(lost);
+		put_json_trailer(lost, why);
 	} else {
 		for (struct rec_thread *t = rec_threads; t; t = t->next)
-			if (t->lost) {
-				t->lost_written = t->lost;
-				put_block(MCT_LOST, t->tid, &t->lost, 8);
-			}
+			put_lost(t);
 		put_clock();
 	}
 	flush_out();

@@ -93,8 +93,9 @@
  * records nothing, as on any other architecture.  While it records,
  * the recorder owns the hooks: the callback is not called for the
  * functions it enabled, and a function you enable is recorded (its
- * calls counted as not recorded if it is one the recorder cannot
- * follow).  A library opened by libmcount's dlopen while recording has
+ * calls counted as not recorded, "return address not found", if it is
+ * one the recorder cannot follow).  Calls not recorded are counted by
+ * reason, as mctrace(1) says.  A library opened by libmcount's dlopen while recording has
  * its functions enabled by the recording's filters before dlopen
  * returns; its names are copied while it is loaded, so a call is named
  * by the library at its address when it was made, even once that

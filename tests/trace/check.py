@@ -37,6 +37,19 @@
                                    object except to --calls (which keep
                                    the vector registers) and --noreturn
                                    functions (not followed)
+  check.py lost DATA RAW COUNTS OUT REASON [N]
+                                   every call the counter saw (COUNTS of
+                                   -finstrument-functions, any function)
+                                   is either an entry in RAW or counted
+                                   lost in DATA's MCT_LOST_WHY blocks
+                                   (decoded here); REASON's count is not
+                                   0 (is N, if given); and OUT (mctrace's
+                                   report, the recorder's stderr) names
+                                   each count with its reason (.json:
+                                   in otherData, by key)
+  check.py lostjson JSON REASON [N] the recorder's JSON's otherData: some
+                                   (N) calls lost for REASON, and
+                                   lost_calls their sum over reasons
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import collections
@@ -426,6 +439,59 @@ def check_damage(path, out, how):
         f.write(data)
 
 
+# recorder/format.h's enum mct_lost_why, in order, as readers name them
+LOST_WHY = ["buffers full", "shadow stack full", "return address not found",
+            "on another stack"]
+
+
+def json_key(why):
+    return "lost_" + why.replace(" ", "_")
+
+
+def check_lost_json(path, reason, n=None):
+    other = json.load(open(path)).get("otherData", {})
+    got = int(other.get(json_key(reason), 0))
+    total = sum(int(other.get(json_key(w), 0)) for w in LOST_WHY)
+    if not got or (n is not None and got != int(n)) or \
+            int(other.get("lost_calls", -1)) != total:
+        fail("%s: otherData %s: wanted %s %s" % (path, other,
+                                                n or "some", reason))
+
+
+def check_lost(data_path, raw, counts_path, out_path, reason, n=None):
+    with open(data_path, "rb") as f:
+        data = f.read()
+    why = {}
+    for _, kind, tid, p in blocks(data):
+        if kind == 7:                   # MCT_LOST_WHY: the last counts
+            why[tid] = struct.unpack("<%dQ" % (len(p) // 8), p)
+    lost = [sum(v[k] for v in why.values() if k < len(v))
+            for k in range(len(LOST_WHY))]
+    with open(counts_path) as f:
+        called = sum(int(line.split()[1]) for line in f)
+    recorded = sum(raw_calls(raw).values())
+    if recorded + sum(lost) != called:
+        fail("%d calls recorded and %d lost (%s), but %d made" %
+             (recorded, sum(lost), lost, called))
+    k = LOST_WHY.index(reason)
+    if not lost[k] or (n is not None and lost[k] != int(n)):
+        fail("%d calls lost with %s (%s), wanted %s" %
+             (lost[k], reason, lost, n or "some"))
+    if out_path.endswith(".json"):
+        other = json.load(open(out_path)).get("otherData", {})
+        got = [int(other.get(json_key(w), -1)) for w in LOST_WHY]
+        if got != lost or int(other.get("lost_calls", -1)) != sum(lost):
+            fail("%s: otherData %s, not %s" % (out_path, other, lost))
+        return
+    with open(out_path) as f:
+        out = f.read()
+    missing = ["%d %s" % (c, LOST_WHY[i]) for i, c in enumerate(lost)
+               if c and "%d %s" % (c, LOST_WHY[i]) not in out]
+    if missing or "%d calls not recorded" % sum(lost) not in out:
+        fail("%s does not say %d calls not recorded: %s" %
+             (out_path, sum(lost), ", ".join(missing)))
+
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
@@ -434,7 +500,8 @@ def main():
         r, c, n, f), "named": lambda r, c, *f: check_named(r, c, f),
      "depth": check_depth, "svg": check_svg,
      "uftrace": check_uftrace, "gpr": check_gpr,
-     "compact": check_compact, "damage": check_damage}[cmd](*args)
+     "compact": check_compact, "damage": check_damage,
+     "lost": check_lost, "lostjson": check_lost_json}[cmd](*args)
 
 
 if __name__ == "__main__":

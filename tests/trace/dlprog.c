@@ -11,6 +11,9 @@
  *   dlprog loop DIR N   3 threads, each opening liba or libb in turn N
  *                       times (the libraries' counts of opens overlap),
  *                       calling its two() and closing it
+ *   dlprog cycles DIR N liba opened, a_two called, liba closed, N
+ *                       times; prints how much the heap in use grew
+ *                       from the 100th time to the last (below)
  *   dlprog inside DIR   a thread is inside a_wait, called back into
  *                       the program, when liba is closed and libb opened
  *                       (where liba was); it leaves a_wait by longjmp,
@@ -21,11 +24,13 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef int (*fn1)(int);
 typedef int (*waitfn)(int (*)(int), int);
@@ -135,6 +140,54 @@ __attribute__((noinline)) int loop_test(void)
 	return 0;
 }
 
+/* ---- cycles: the recorder's memory over many loads ----------------------- */
+
+/* The heap in use: the recorder's allocations, and libc's own. */
+static size_t heap_used(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+/*
+ * The heap in use once the recorder's writer has caught up: it frees a
+ * closed library's names a pass or two (a millisecond or so) after the
+ * close.  Read every 20 ms, at least 5 times and while it shrinks.
+ */
+static size_t heap_settled(void)
+{
+	struct timespec step = { 0, 20000000 };
+	size_t now = heap_used(), before;
+	int i = 0;
+
+	do {
+		before = now;
+		nanosleep(&step, NULL);
+		now = heap_used();
+	} while (++i < 5 || (now < before && i < 100));
+	return now;
+}
+
+__attribute__((noinline)) int cycles_test(void)
+{
+	size_t first = 0, last;
+	long s = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		void *h = open_lib("a");
+
+		s += ((fn1)sym(h, "a", "two"))(i);
+		dlclose(h);
+		if (i == 99)
+			first = heap_settled();
+	}
+	last = heap_settled();
+	printf("sum %ld, heap grew %ld bytes from the 100th load to the %dth\n",
+	       s, (long)last - (long)first, rounds);
+	return 0;
+}
+
 /* ---- inside: a thread in a_wait when liba goes ------------------------- */
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -217,5 +270,7 @@ int main(int argc, char **argv)
 		return loop_test();
 	if (!strcmp(argv[1], "inside"))
 		return inside_test();
+	if (!strcmp(argv[1], "cycles"))
+		return cycles_test();
 	return 2;
 }

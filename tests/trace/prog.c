@@ -80,6 +80,25 @@ NOINLINE void signal_test(void)
 }
 
 /*
+ * A handler on a stack of its own (sigaltstack): its calls, handler's
+ * and mid's and leaf's, are not on the thread's stack, where the
+ * recorder follows frames, and are counted as lost on another stack.
+ */
+NOINLINE void altstack_test(void)
+{
+	static char stack[64 * 1024];
+	stack_t ss = { .ss_sp = stack, .ss_size = sizeof(stack) };
+	struct sigaction sa = { .sa_handler = handler, .sa_flags = SA_ONSTACK };
+
+	sigaltstack(&ss, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	for (int i = 0; i < 5; i++) {
+		raise(SIGUSR2);
+		leaf(i);
+	}
+}
+
+/*
  * A timer's signal every 50 us, whose handler runs traced code, lands
  * anywhere: in the recorder's own entry and exit too.
  */
@@ -154,11 +173,13 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "basic"))
 		printf("%d\n", top(10) + recurse(20) + triple(3).c);
 	else if (!strcmp(mode, "recurse"))
-		printf("%d\n", recurse(10000));
+		printf("%d\n", recurse(argc > 2 ? atoi(argv[2]) : 10000));
 	else if (!strcmp(mode, "longjmp"))
 		jump_test();
 	else if (!strcmp(mode, "signal"))
 		signal_test();
+	else if (!strcmp(mode, "altstack"))
+		altstack_test();
 	else if (!strcmp(mode, "threads"))
 		threads_test();
 	else if (!strcmp(mode, "fork"))
