@@ -89,7 +89,8 @@ from harness import (Failure, Log, check, finish_scratch, must,  # noqa: E402
 MCOUNT_LDS = os.path.join(TOP, "lds", "mcount.lds")
 HOOK_NAMES = ("__fentry__", "mcount", "_mcount", "__gnu_mcount_nc")
 CLASSES = ("unrecorded", "no-table", "off-hook", "corrupt-site", "stale",
-           "bad-address", "duplicate", "unsorted", "lto", "unusable-pad")
+           "bad-address", "duplicate", "unsorted", "lto", "unusable-pad",
+           "undecided")
 
 
 class Arch:
