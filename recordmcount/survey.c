@@ -192,8 +192,9 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 	uint64_t slot = 0;
 
 	*name = NULL;
-	if (!sec || (!in_plt && !a->plt_in_code) ||
-	    !(sec->shdr.sh_flags & SHF_EXECINSTR))
+	/* ppc's old PLT is NOBITS the loader writes code into: undecoded */
+	if (!sec || (!in_plt && (!a->plt_in_code ||
+				 !(sec->shdr.sh_flags & SHF_EXECINSTR))))
 		return MC_PLT_NONE;
 	code = mc_section_bytes(d->obj, sec, &size);
 	if (code && at - sec->shdr.sh_addr < size)
