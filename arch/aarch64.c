@@ -229,6 +229,41 @@ static bool a64_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
+/*
+ * A PLT entry (GNU ld, lld, mold): [bti c] then
+ *     adrp x16, <slot's page>
+ *     ldr  x17, [x16, #<slot's offset in it>]
+ *     add  x16, x16, #<the same>
+ *     br   x17
+ * The slot: the entry's page (of the adrp's address) plus the adrp's
+ * 21-bit page count, plus the ldr's 12-bit immediate in 8-byte units.
+ */
+static uint64_t a64_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			     size_t avail, uint64_t addr, uint64_t base)
+{
+	uint32_t adrp, ldr;
+	int64_t pages;
+
+	(void)arch;
+	(void)base;
+	if (avail >= 4 && mc_get_le32(p) == 0xd503245f) {	/* bti c */
+		p += 4;
+		addr += 4;
+		avail -= 4;
+	}
+	if (avail < 8)
+		return 0;
+	adrp = mc_get_le32(p);
+	ldr = mc_get_le32(p + 4);
+	if ((adrp & 0x9f00001fu) != 0x90000010u ||		/* adrp x16 */
+	    (ldr & 0xffc003ffu) != 0xf9400211u)		/* ldr x17, [x16, #] */
+		return 0;
+	pages = mc_sign_extend((adrp >> 5 & 0x7ffff) << 2 | (adrp >> 29 & 3),
+			       21);
+	return (addr & ~(uint64_t)0xfff) + (uint64_t)pages * 4096 +
+	       (ldr >> 10 & 0xfff) * 8;
+}
+
 const struct mc_arch mc_arch_aarch64 = {
 	.name = "aarch64",
 	.reloc_names = a64_reloc_names,
@@ -266,6 +301,9 @@ const struct mc_arch mc_arch_aarch64 = {
 	.thunk_len = 16,
 	.call_reach = 128ull << 20,
 	.encode_thunk = a64_encode_thunk,
+	.plt_slot = a64_plt_slot,
+	.plt_read = 12,
+	.plt_step = 4,
 };
 
 /*

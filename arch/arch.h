@@ -344,7 +344,38 @@ struct mc_arch {
 	uint64_t call_reach;
 	bool (*encode_thunk)(const struct mc_arch *arch, uint8_t *out,
 			     uint64_t target, bool pad);
+	/*
+	 * A linked program or library calls a hook another object defines
+	 * through a PLT entry (or, ppc64, a call stub the linker puts in
+	 * the code) that jumps through a GOT slot; the slot's dynamic
+	 * relocation names the hook.  plt_slot decodes the entry at `addr`
+	 * (`avail` bytes at `p`) and returns the slot's address, or 0 if
+	 * the bytes are no entry this architecture's linkers write.  `base`
+	 * is what entries index from where a register holds it (i386 PIC's
+	 * %ebx, ppc64's r2): plt_base_section's address plus plt_base_bias,
+	 * 0 if unknown.  Entries lie in sections named .plt* unless
+	 * plt_in_code (ppc64: stubs among the functions).  The decoder reads
+	 * at most plt_read bytes and checks `avail` itself; plt_step: how
+	 * far apart entries may start.
+	 * NULL where there is no decoder: --check says so rather than
+	 * count such calls as no hooks.  The runtime and --check share it.
+	 */
+	uint64_t (*plt_slot)(const struct mc_arch *arch, const uint8_t *p,
+			     size_t avail, uint64_t addr, uint64_t base);
+	const char *plt_base_section;
+	uint32_t plt_base_bias;
+	bool plt_in_code;
+	uint8_t plt_read;
+	uint8_t plt_step;
 };
+
+/* The GOT slot a PLT entry or call stub at `addr` jumps through, or 0. */
+static inline uint64_t mc_plt_slot(const struct mc_arch *arch,
+				   const uint8_t *p, size_t avail,
+				   uint64_t addr, uint64_t base)
+{
+	return arch->plt_slot ? arch->plt_slot(arch, p, avail, addr, base) : 0;
+}
 
 /* The hooks of struct mc_arch, called with the entry they belong to. */
 static inline struct mc_site mc_decode_site(const struct mc_arch *arch,

@@ -641,6 +641,60 @@ static bool arm_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	.thunk_len = 8, .call_reach = THM_BL_RANGE,			\
 	.encode_thunk = arm_encode_thunk
 
+/*
+ * A PLT entry (GNU ld; lld's short form is the same), in ARM state,
+ * three words, or four where the slot is more than 256 MiB away:
+ *     e28fc6xx  add ip, pc, #imm            ip = entry + 8 + imm
+ *     e28ccaxx  add ip, ip, #imm            (one or two of these)
+ *     e5bcfxxx  ldr pc, [ip, #imm]!         slot = ip + imm
+ * the adds' immediates an 8-bit value rotated right by twice the 4-bit
+ * field above it.  Thumb code calls the entry with `blx`, or with `bl`
+ * the Thumb stub `bx pc; b.n .-4` ld puts just before it: a call to
+ * `addr` with bit 0 set (a Thumb target, as the decoders give it).
+ */
+#define ARM_ADD_IP_PC 0xe28fc000u		/* add ip, pc, #imm */
+#define ARM_ADD_IP_IP 0xe28cc000u		/* add ip, ip, #imm */
+#define ARM_LDR_PC_IP 0xe5bcf000u		/* ldr pc, [ip, #imm]! */
+
+static uint32_t arm_rotated_imm(uint32_t insn)
+{
+	uint32_t imm = insn & 0xff, rot = (insn >> 8 & 0xf) * 2;
+
+	return rot ? imm >> rot | imm << (32 - rot) : imm;
+}
+
+static uint64_t arm_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			     size_t avail, uint64_t addr, uint64_t base)
+{
+	uint32_t ip;
+
+	(void)arch;
+	(void)base;
+	if (addr & 1) {
+		if (avail < 4 || mc_get_le16(p) != 0x4778 ||	/* bx pc */
+		    mc_get_le16(p + 2) != 0xe7fd)		/* b.n .-4 */
+			return 0;
+		p += 4;
+		avail -= 4;
+		addr = (addr & ~(uint64_t)1) + 4;
+	}
+	if (avail < 12 || (mc_get_le32(p) & 0xfffff000u) != ARM_ADD_IP_PC)
+		return 0;
+	ip = (uint32_t)addr + 8 + arm_rotated_imm(mc_get_le32(p));
+	for (size_t at = 4; at + 4 <= avail && at <= 12; at += 4) {
+		uint32_t insn = mc_get_le32(p + at);
+
+		if ((insn & 0xfffff000u) == ARM_LDR_PC_IP)
+			return (uint32_t)(ip + (insn & 0xfff));
+		if ((insn & 0xfffff000u) != ARM_ADD_IP_IP)
+			return 0;
+		ip += arm_rotated_imm(insn);
+	}
+	return 0;
+}
+
+#define ARM_PLT .plt_slot = arm_plt_slot, .plt_read = 20, .plt_step = 4
+
 const struct mc_arch mc_arch_arm = {
 	.name = "arm",
 	.reloc_names = arm_reloc_names,
@@ -656,6 +710,7 @@ const struct mc_arch mc_arch_arm = {
 	.encode_pad_call = arm_encode_pad_call,
 	.pad_neutral = arm_pad_neutral,
 	ARM_THUNK,
+	ARM_PLT,
 };
 
 const struct mc_arch mc_arch_thumb2 = {
@@ -674,6 +729,7 @@ const struct mc_arch mc_arch_thumb2 = {
 	.encode_pad_call = thm_encode_pad_call,
 	.pad_neutral = thm_pad_neutral,
 	ARM_THUNK,
+	ARM_PLT,
 };
 
 /*

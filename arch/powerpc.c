@@ -399,6 +399,51 @@ static bool ppc_le_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	.endian = MC_BIG_ENDIAN, PPC_CODE,				\
 	.pad_nops = ppc_be_pad_nops, .n_pad_nops = MC_COUNT(ppc_be_pad_nops)
 
+/*
+ * A linked ppc64 object calls a function another object defines through
+ * a stub the linker puts among its functions (GNU ld's plt_call, and the
+ * same from lld), `bl stub; ld r2,24(r1)` at the call.  The stub loads
+ * the target from its PLT slot relative to r2, the TOC pointer, which
+ * both linkers put 0x8000 bytes past the start of .got:
+ *     std   r2,24(r1)          absent where the caller saved r2 itself
+ *     addis r12,r2,ha          only for a slot beyond +/- 32 KiB of it
+ *     ld    r12,lo(r2 | r12)
+ *     mtctr r12
+ *     bctr
+ * A stub that reads a slot through another TOC (a huge object's second
+ * one) gives a slot no relocation binds: not a hook, and the runtime
+ * refuses the site.
+ */
+static uint64_t ppc64_stub_slot(const struct mc_arch *arch, const uint8_t *p,
+				size_t avail, uint64_t addr, uint64_t base)
+{
+	enum mc_endian e = arch->endian;
+	size_t at = 0;
+	int64_t off = 0;
+	uint32_t w;
+	bool addis = false;
+
+	(void)addr;
+	if (!base || avail < 12)
+		return 0;
+	if (mc_get32(e, p) == 0xf8410018u)		/* std r2,24(r1) */
+		at = 4;
+	w = avail >= at + 4 ? mc_get32(e, p + at) : 0;
+	if ((w & 0xffff0000u) == 0x3d820000u) {		/* addis r12,r2,ha */
+		addis = true;
+		off = mc_sign_extend(w & 0xffffu, 16) * 65536;
+		at += 4;
+		w = avail >= at + 4 ? mc_get32(e, p + at) : 0;
+	}
+	/* ld r12,lo(r12) after the addis, ld r12,lo(r2) without one */
+	if (avail < at + 12 ||
+	    (w & 0xffff0003u) != (addis ? 0xe98c0000u : 0xe9820000u) ||
+	    mc_get32(e, p + at + 4) != 0x7d8903a6u ||	/* mtctr r12 */
+	    mc_get32(e, p + at + 8) != 0x4e800420u)	/* bctr */
+		return 0;
+	return base + (uint64_t)(off + mc_sign_extend(w & 0xfffcu, 16));
+}
+
 /* Every ppc64 object but an ELFv2 one calls through .opd's descriptors. */
 static bool ppc64_uses_descriptors(const struct mc_arch *arch,
 				   uint32_t e_flags)
@@ -415,7 +460,10 @@ static bool ppc64_uses_descriptors(const struct mc_arch *arch,
 	.hook_symbols = ppc64_hook_symbols, PPC64_COMPANIONS,		\
 	.max_entry_offset = PPC64_MAX_ENTRY_OFFSET,			\
 	.descriptor_section = ".opd",					\
-	.uses_descriptors = ppc64_uses_descriptors
+	.uses_descriptors = ppc64_uses_descriptors,			\
+	.plt_slot = ppc64_stub_slot, .plt_base_section = ".got",	\
+	.plt_base_bias = 0x8000, .plt_in_code = true, .plt_read = 20,	\
+	.plt_step = 4
 
 const struct mc_arch mc_arch_ppc64le = {
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,

@@ -354,6 +354,33 @@ static bool rv_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
+/*
+ * A PLT entry (GNU ld, lld): 16 bytes after a 32-byte header,
+ *     auipc t3, %pcrel_hi(slot)
+ *     ld    t3, %pcrel_lo(slot)(t3)
+ *     jalr  t1, t3
+ *     nop
+ * slot = entry + the auipc's upper 20 bits + the ld's signed 12.
+ */
+static uint64_t rv_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			    size_t avail, uint64_t addr, uint64_t base)
+{
+	uint32_t auipc, ld;
+
+	(void)arch;
+	(void)base;
+	if (avail < 12)
+		return 0;
+	auipc = mc_get_le32(p);
+	ld = mc_get_le32(p + 4);
+	if ((auipc & 0xfff) != 0x00000e17u ||		/* auipc t3 */
+	    (ld & 0xfffff) != 0x000e3e03u ||		/* ld t3, (t3) */
+	    mc_get_le32(p + 8) != 0x000e0367u)		/* jalr t1, t3 */
+		return 0;
+	return addr + (uint64_t)mc_sign_extend(auipc & 0xfffff000u, 32) +
+	       (uint64_t)mc_sign_extend(ld >> 20, 12);
+}
+
 const struct mc_arch mc_arch_riscv64 = {
 	.name = "riscv64",
 	.reloc_names = rv_reloc_names,
@@ -387,6 +414,9 @@ const struct mc_arch mc_arch_riscv64 = {
 	.thunk_len = 24,
 	.call_reach = 1ull << 31,
 	.encode_thunk = rv_encode_thunk,
+	.plt_slot = rv_plt_slot,
+	.plt_read = 12,
+	.plt_step = 4,
 };
 
 /*

@@ -390,6 +390,29 @@ static bool s390_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
+/*
+ * A PLT entry (GNU ld): 32 bytes after a 32-byte header,
+ *     c0 10 <rel32>          larl %r1, slot    (rel32 counts halfwords)
+ *     e3 10 10 00 00 04      lg   %r1, 0(%r1)
+ *     07 f1                  br   %r1
+ * then the lazy-binding tail.  %r1 is the entry's scratch.
+ */
+static uint64_t s390_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			      size_t avail, uint64_t addr, uint64_t base)
+{
+	static const uint8_t lg_br[] = {
+		0xe3, 0x10, 0x10, 0x00, 0x00, 0x04,	/* lg %r1,0(%r1) */
+		0x07, 0xf1,				/* br %r1 */
+	};
+
+	(void)arch;
+	(void)base;
+	if (avail < 14 || p[0] != 0xc0 || p[1] != 0x10 ||	/* larl %r1 */
+	    !mc_bytes_equal(p + 6, lg_br, sizeof(lg_br)))
+		return 0;
+	return addr + (uint64_t)mc_sign_extend(mc_get_be32(p + 2), 32) * 2;
+}
+
 const struct mc_arch mc_arch_s390x = {
 	.name = "s390x",
 	.reloc_names = s390_reloc_names,
@@ -426,4 +449,7 @@ const struct mc_arch mc_arch_s390x = {
 	.thunk_len = 16,
 	.call_reach = 4ull << 30,
 	.encode_thunk = s390_encode_thunk,
+	.plt_slot = s390_plt_slot,
+	.plt_read = 14,
+	.plt_step = 2,
 };

@@ -443,6 +443,56 @@ static bool x86_64_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
+/*
+ * PLT entries (GNU ld, gold, lld, mold; objdump -d of libraries each
+ * linked): 16 bytes after a 16-byte header in .plt, 16 in .plt.sec
+ * (-z ibtplt, CET) and 8 or 16 in .plt.got, each starting
+ *   [endbr64] [bnd] ff 25 rel32      jmp *slot(%rip)       x86_64
+ *   [endbr32] ff 25 abs32            jmp *slot             i386, no PIC
+ *   [endbr32] ff a3 d32              jmp *d32(%ebx)        i386 PIC
+ * where i386 PIC code holds the GOT's address (.got.plt's start, which
+ * _GLOBAL_OFFSET_TABLE_ names) in %ebx.
+ */
+static unsigned x86_plt_prefixes(const uint8_t *p, size_t avail, uint8_t endbr)
+{
+	unsigned at = 0;
+
+	if (avail >= 4 && p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e &&
+	    p[3] == endbr)
+		at = 4;
+	if (at < avail && p[at] == 0xf2)		/* bnd */
+		at++;
+	return at;
+}
+
+static uint64_t x86_64_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+				size_t avail, uint64_t addr, uint64_t base)
+{
+	unsigned at = x86_plt_prefixes(p, avail, 0xfa);	/* endbr64 */
+
+	(void)arch;
+	(void)base;
+	if (avail < at + 6 || p[at] != 0xff || p[at + 1] != 0x25)
+		return 0;
+	return x86_call_target(addr + at + 6, p + at + 2);
+}
+
+static uint64_t i386_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			      size_t avail, uint64_t addr, uint64_t base)
+{
+	unsigned at = x86_plt_prefixes(p, avail, 0xfb);	/* endbr32 */
+
+	(void)arch;
+	(void)addr;
+	if (avail < at + 6 || p[at] != 0xff)
+		return 0;
+	if (p[at + 1] == 0x25)
+		return mc_get_le32(p + at + 2);
+	if (p[at + 1] == 0xa3 && base)
+		return (base + mc_get_le32(p + at + 2)) & 0xffffffffu;
+	return 0;
+}
+
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
 	.reloc_names = x86_64_reloc_names,
@@ -469,6 +519,9 @@ const struct mc_arch mc_arch_x86_64 = {
 	.thunk_len = 16,
 	.call_reach = 1ull << 31,
 	.encode_thunk = x86_64_encode_thunk,
+	.plt_slot = x86_64_plt_slot,
+	.plt_read = 11,
+	.plt_step = 8,
 };
 
 const struct mc_arch mc_arch_i386 = {
@@ -494,4 +547,8 @@ const struct mc_arch mc_arch_i386 = {
 	.encode_nop = x86_encode_nop,
 	.encode_call = x86_encode_call,
 	.site_neutral = x86_site_neutral,
+	.plt_slot = i386_plt_slot,
+	.plt_base_section = ".got.plt",
+	.plt_read = 10,
+	.plt_step = 8,
 };

@@ -99,6 +99,10 @@ static void decode(const struct mc_arch *a, const uint8_t *code, size_t n,
 			fuzz_fail("decode_disabled claims bytes it was not "
 				  "given");
 	}
+	/* PLT decoders read `n` bytes at most (ASan checks the heap copy),
+	   from any base, and as a Thumb entry too */
+	mc_plt_slot(a, code, n, addr, addr ^ 0x8000);
+	mc_plt_slot(a, code, n, addr | 1, 0);
 	if (s.kind == MC_SITE_UNKNOWN)
 		return;
 	if (s.len == 0 || s.len > n)

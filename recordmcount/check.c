@@ -10,8 +10,12 @@
  *    mode finds).  In a linked image the relocations are gone, so each
  *    function symbol's first bytes (up to the architecture's
  *    max_entry_offset) are decoded for a call to a hook symbol's
- *    address, or through a pointer slot that holds it; a function with
- *    such a call and no table entry inside it is unrecorded.
+ *    address, through a pointer slot that holds it, or through a PLT
+ *    entry whose slot a dynamic relocation binds to a hook; a function
+ *    with such a call and no table entry inside it is unrecorded.
+ *    Where the loader binds a hook and such a call cannot be decided
+ *    (a PLT entry of an unknown form, an architecture with no PLT
+ *    decoder), the file is `undecided`, never quietly without hooks.
  *  - every entry lands inside a function (STT_FUNC value and size) on a
  *    hook call, its neutral form, or a pad;
  *  - no entry appears twice;
@@ -53,6 +57,8 @@ enum problem_class {
 	P_UNSORTED,	/* --sorted and the table is not */
 	P_LTO,		/* an object that holds bitcode */
 	P_UNUSABLE_PAD,	/* a pad the runtime cannot enable */
+	P_UNDECIDED,	/* a call that may reach a hook, which --check
+			   cannot follow */
 };
 
 static const char *const class_names[] = {
@@ -66,6 +72,7 @@ static const char *const class_names[] = {
 	[P_UNSORTED] = "unsorted",
 	[P_LTO] = "lto",
 	[P_UNUSABLE_PAD] = "unusable-pad",
+	[P_UNDECIDED] = "undecided",
 };
 
 struct check {
@@ -81,6 +88,9 @@ struct check {
 	uint64_t *hook_slots;	/* linked: pointers the loader sets to a
 				   hook (GLOB_DAT, JUMP_SLOT, ...) */
 	size_t n_hook_slots;
+	uint64_t got_base;	/* linked: what GOT-relative calls index
+				   from (i386 PIC's %ebx), or 0 */
+	bool hook_dynamic;	/* linked: the loader binds a hook */
 	size_t *funcs;		/* linked: function symbols, by address */
 	size_t n_funcs;
 	uint64_t *labels;	/* linked: global and weak code symbols'
@@ -299,11 +309,24 @@ static bool collect_hook_addrs(struct check *c)
 	for (size_t i = 1; i < obj->n_symbols; i++) {
 		const struct mc_symbol *s = &obj->symbols[i];
 
-		if (s->sym.st_shndx != SHN_UNDEF && hook_named(c, s->name))
+		if (!hook_named(c, s->name))
+			continue;
+		if (s->sym.st_shndx == SHN_UNDEF)
+			c->hook_dynamic = true;
+		else
 			c->hook_addrs[c->n_hook_addrs++] =
 				mc_code_address(c->s->arch, s->sym.st_value);
 	}
-	return collect_hook_slots(c);
+	if (c->s->arch->plt_base_section) {
+		struct mc_section *got = mc_section_by_name(
+			obj, c->s->arch->plt_base_section);
+
+		c->got_base = got ? got->shdr.sh_addr : 0;
+	}
+	if (!collect_hook_slots(c))
+		return false;
+	c->hook_dynamic |= c->n_hook_slots > 0;
+	return true;
 }
 
 static bool is_hook_addr(const struct check *c, uint64_t a)
@@ -312,14 +335,6 @@ static bool is_hook_addr(const struct check *c, uint64_t a)
 		if (c->hook_addrs[i] == mc_code_address(c->s->arch, a))
 			return true;
 	return false;
-}
-
-/* A linked PLT stub: calls into it reach an external hook or not. */
-static bool in_plt(struct mc_object *obj, uint64_t a)
-{
-	struct mc_section *sec = mc_section_at_address(obj, a);
-
-	return sec && strncmp(sec->name, ".plt", 4) == 0;
 }
 
 /* The `n` bytes the linked image holds at `addr`, or NULL. */
@@ -348,17 +363,53 @@ static bool pointer_at(struct check *c, uint64_t where, uint64_t *value)
 	return true;
 }
 
-/* A decoded site that calls a hook (strictly: its address is known). */
+/* A direct call into a PLT entry (or stub) whose slot binds a hook. */
+static bool plt_calls_hook(struct check *c, uint64_t target)
+{
+	const char *name;
+
+	return c->hook_dynamic &&
+	       mc_survey_plt_call(c->s, target, &name) == MC_PLT_DECODED &&
+	       name && hook_named(c, name);
+}
+
+/* A direct call into a PLT entry the architecture cannot decode. */
+static bool into_undecoded_plt(struct check *c, enum mc_site_kind kind,
+			       uint64_t target)
+{
+	const char *name;
+
+	return kind == MC_SITE_CALL &&
+	       mc_survey_plt_call(c->s, target, &name) == MC_PLT_UNDECODED;
+}
+
+/* Such a call in an image where the loader binds a hook: may be one. */
+static bool plt_undecided(struct check *c, enum mc_site_kind kind,
+			  uint64_t target)
+{
+	return c->hook_dynamic && into_undecoded_plt(c, kind, target);
+}
+
+/*
+ * A decoded site that calls a hook (strictly: its address is known):
+ * directly, through a PLT entry, a pointer, or (i386 PIC) a GOT slot.
+ */
 static bool calls_hook(struct check *c, enum mc_site_kind kind,
 		       uint64_t target)
 {
 	uint64_t p;
 
 	if (kind == MC_SITE_CALL)
-		return is_hook_addr(c, target);
+		return is_hook_addr(c, target) || plt_calls_hook(c, target);
 	if (kind == MC_SITE_CALL_INDIRECT)
 		return is_hook_slot(c, target) ||
 		       (pointer_at(c, target, &p) && is_hook_addr(c, p));
+	if (kind == MC_SITE_CALL_GOT && c->got_base) {
+		p = c->got_base + target;
+		if (c->s->arch->addr_size == 4)
+			p &= 0xffffffffu;
+		return is_hook_slot(c, p);
+	}
 	return false;
 }
 
@@ -393,7 +444,7 @@ static bool labelled_call(struct check *c, uint64_t start, uint64_t site)
  * global label inside the function is not one (labelled_call).
  */
 static bool entry_hook(struct check *c, const struct mc_symbol *f,
-		       uint64_t *site, unsigned *len)
+		       uint64_t *site, unsigned *len, uint64_t *undecided)
 {
 	struct mc_object *obj = c->s->obj;
 	struct mc_section *sec = obj->sections[f->shndx];
@@ -415,13 +466,17 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 			break;
 		s = mc_decode_site(arch, code + at, size - at,
 				   (start + off) | thumb);
-		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT) &&
+		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT ||
+		     s.kind == MC_SITE_CALL_GOT) &&
 		    calls_hook(c, s.kind, s.target) &&
 		    !labelled_call(c, start, start + off)) {
 			*site = start + off;
 			*len = s.len;
 			return true;
 		}
+		if (undecided && *undecided == UINT64_MAX &&
+		    plt_undecided(c, s.kind, s.target))
+			*undecided = start + off;
 	}
 	return false;
 }
@@ -544,15 +599,25 @@ static void linked_unrecorded(struct check *c)
 	uint64_t last = UINT64_MAX;	/* aliases share a start: once */
 	size_t missing = 0;
 	uint64_t first_missing = 0;	/* the lowest, for no-table */
-	size_t first_shndx = 0;
+	size_t first_shndx = 0, undecided = 0;
 
 	for (size_t i = 0; i < c->n_funcs; i++) {
 		const struct mc_symbol *f = &obj->symbols[c->funcs[i]];
-		uint64_t site;
+		uint64_t site, maybe = UINT64_MAX;
 		unsigned len;
 
-		if (f->sym.st_value == last || !entry_hook(c, f, &site, &len))
+		if (f->sym.st_value == last)
 			continue;
+		if (!entry_hook(c, f, &site, &len, &maybe)) {
+			if (maybe != UINT64_MAX && !function_has_entry(c, f)) {
+				undecided++;
+				problem(c, P_UNDECIDED, true, f->shndx, maybe,
+					SIZE_MAX, "call through a PLT entry "
+					"--check cannot decode: it may reach a "
+					"hook the table misses");
+			}
+			continue;
+		}
 		last = f->sym.st_value;
 		c->hooks++;
 		if (function_has_entry(c, f))
@@ -571,6 +636,11 @@ static void linked_unrecorded(struct check *c)
 			"table %s", missing, missing == 1 ? "" : "s",
 			missing == 1 ? "s" : "", c->s->has_table ?
 			"is empty" : "is missing");
+	if (c->hook_dynamic && !c->s->arch->plt_slot && !undecided)
+		problem(c, P_UNDECIDED, false, 0, 0, SIZE_MAX, "the dynamic "
+			"loader binds a hook, and --check cannot follow calls "
+			"through the PLT or GOT on %s: hooks the table misses "
+			"would go unseen", c->s->arch->name);
 }
 
 /* ---- the code: where hooks are in an object ---------------------------- */
@@ -692,8 +762,9 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 		return v->kind == MC_SITE_CALL_GOT;	/* i386 PIC mcount */
 	if (!c->s->linked)
 		return true;	/* a hook relocation marks it */
+	/* A PLT entry it cannot decode: may be a hook's, as it says. */
 	return calls_hook(c, v->kind, v->target_address) ||
-	       (v->kind == MC_SITE_CALL && in_plt(c->s->obj, v->target_address));
+	       into_undecoded_plt(c, v->kind, v->target_address);
 }
 
 static const uint8_t *image_read(void *ctx, uint64_t addr, size_t n)
@@ -827,7 +898,7 @@ static void check_entry(struct check *c, size_t k)
 			"code)", k);
 		return;
 	}
-	bool found = s->linked && entry_hook(c, f, &hook, &len);
+	bool found = s->linked && entry_hook(c, f, &hook, &len, NULL);
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
 	if (is_hook_verdict(c, &v) &&
 	    !(found && hook < value && value < hook + len)) {

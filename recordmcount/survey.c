@@ -111,6 +111,102 @@ bool mc_survey_relative(struct mc_survey *d, uint64_t where, uint64_t *value)
 	return r != NULL;
 }
 
+static int compare_bound(const void *a, const void *b)
+{
+	const struct mc_bound_slot *x = a, *y = b;
+
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/*
+ * Every dynamic relocation of the image that names a symbol (JUMP_SLOT,
+ * GLOB_DAT, ...: .rela.plt, .rela.dyn, .rel.*), by the slot it fills.
+ */
+static void read_bound(struct mc_survey *d)
+{
+	struct mc_object *obj = d->obj;
+	size_t n = 0;
+
+	d->bound_read = true;
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (mc_is_reloc_section(obj->sections[i]) &&
+		    (obj->sections[i]->shdr.sh_flags & SHF_ALLOC))
+			n += mc_reloc_count(obj->sections[i]);
+	d->bound = malloc((n + 1) * sizeof(*d->bound));
+	if (!d->bound)
+		return;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *s = obj->sections[i];
+		size_t link = s->shdr.sh_link;
+
+		if (!mc_is_reloc_section(s) || !(s->shdr.sh_flags & SHF_ALLOC) ||
+		    link == 0 || link >= obj->n_sections)
+			continue;
+		for (size_t j = 0; j < mc_reloc_count(s); j++) {
+			struct mc_reloc r;
+			const char *name;
+
+			if (!mc_reloc_get(obj, s, j, &r) || r.sym == 0)
+				continue;
+			name = mc_symbol_name_in(obj, obj->sections[link], r.sym);
+			if (name && *name)
+				d->bound[d->n_bound++] = (struct mc_bound_slot){
+					r.offset, name };
+		}
+	}
+	qsort(d->bound, d->n_bound, sizeof(*d->bound), compare_bound);
+}
+
+static const char *bound_name(struct mc_survey *d, uint64_t slot)
+{
+	struct mc_bound_slot key = { slot, NULL };
+	const struct mc_bound_slot *b;
+
+	if (!d->bound_read)
+		read_bound(d);
+	b = d->n_bound ? bsearch(&key, d->bound, d->n_bound, sizeof(key),
+				 compare_bound) : NULL;
+	return b ? b->name : NULL;
+}
+
+/* What PLT entries index from (mc_arch.plt_base_section), or 0. */
+static uint64_t plt_base(struct mc_survey *d)
+{
+	const struct mc_arch *a = d->arch;
+	struct mc_section *s = a->plt_base_section ?
+		mc_section_by_name(d->obj, a->plt_base_section) : NULL;
+
+	return s ? s->shdr.sh_addr + a->plt_base_bias : 0;
+}
+
+enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
+				    const char **name)
+{
+	const struct mc_arch *a = d->arch;
+	uint64_t at = mc_code_address(a, target);
+	struct mc_section *sec = d->linked ?
+		mc_section_at_address(d->obj, at) : NULL;
+	bool in_plt = sec && strncmp(sec->name, ".plt", 4) == 0;
+	size_t size = 0;
+	const uint8_t *code;
+	uint64_t slot = 0;
+
+	*name = NULL;
+	/* ppc's old PLT is NOBITS the loader writes code into: undecoded */
+	if (!sec || (!in_plt && (!a->plt_in_code ||
+				 !(sec->shdr.sh_flags & SHF_EXECINSTR))))
+		return MC_PLT_NONE;
+	code = mc_section_bytes(d->obj, sec, &size);
+	if (code && at - sec->shdr.sh_addr < size)
+		slot = mc_plt_slot(a, code + (at - sec->shdr.sh_addr),
+				   size - (at - sec->shdr.sh_addr), target,
+				   plt_base(d));
+	if (!slot)
+		return in_plt ? MC_PLT_UNDECODED : MC_PLT_NONE;
+	*name = bound_name(d, slot);
+	return MC_PLT_DECODED;
+}
+
 static void linked_entries(struct mc_survey *d, struct mc_section *table,
 			   uint64_t start, size_t first, size_t n)
 {
@@ -333,9 +429,18 @@ const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *d,
 
 static void name_target(struct mc_survey *d, struct mc_verdict *v)
 {
+	const char *callee = NULL;
 	const struct mc_symbol *s = v->indirect ? NULL :
 		mc_symbol_at(d->obj, v->target_address);
 
+	/* A PLT entry or stub is named for what its slot binds. */
+	if (!v->indirect &&
+	    mc_survey_plt_call(d, v->target_address, &callee) ==
+	    MC_PLT_DECODED && callee) {
+		v->symbol = callee;
+		snprintf(v->target, sizeof(v->target), "%s@plt", callee);
+		return;
+	}
 	v->symbol = s ? s->name : NULL;
 	if (s)
 		snprintf(v->target, sizeof(v->target), "%s", s->name);
@@ -695,5 +800,6 @@ void mc_survey_free(struct mc_survey *s)
 {
 	free(s->entries);
 	free(s->relative);
+	free(s->bound);
 	mc_site_list_free(&s->hooks);
 }

@@ -36,6 +36,12 @@ struct mc_relative {
 	uint64_t addend;
 };
 
+/* A GOT slot a dynamic relocation binds to a named symbol. */
+struct mc_bound_slot {
+	uint64_t slot;
+	const char *name;
+};
+
 struct mc_survey {
 	struct mc_object *obj;
 	const struct mc_arch *arch;
@@ -48,6 +54,9 @@ struct mc_survey {
 	struct mc_relative *relative;	/* a PIE's R_*_RELATIVE, by offset */
 	size_t n_relative;
 	bool relative_read;
+	struct mc_bound_slot *bound;	/* linked: by slot, read on first use */
+	size_t n_bound;
+	bool bound_read;
 };
 
 /* What a site holds, in words, plus how many bytes make it up. */
@@ -184,6 +193,18 @@ const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *s,
  */
 bool mc_survey_relative(struct mc_survey *s, uint64_t where,
 			uint64_t *value);
+
+/* What a linked call's target is, as a PLT entry (mc_survey_plt_call). */
+enum mc_plt_call {
+	MC_PLT_NONE,		/* no PLT entry or stub */
+	MC_PLT_DECODED,		/* one, whose slot binds *name (NULL: no
+				   relocation names it; an ifunc's, say) */
+	MC_PLT_UNDECODED,	/* in a PLT section, bytes the architecture
+				   cannot decode (or no decoder) */
+};
+
+enum mc_plt_call mc_survey_plt_call(struct mc_survey *s, uint64_t target,
+				    const char **name);
 
 /* Write `s` as a JSON string literal. */
 void mc_json_string(const char *s);

@@ -72,7 +72,7 @@ MC_RT_HIDDEN int mc_host_section(const struct host_obj *obj, const char *name,
 /*
  * The PLT entries of `obj` that jump through a slot its dynamic
  * relocations bind to one of the hook stubs: into d->stub, with their
- * styles (backends with MC_RT_PLT_SLOT only).
+ * styles (backends with MC_RT_PLT_ARCH only).
  */
 MC_RT_HIDDEN void mc_host_plt_stubs(const struct host_obj *obj,
 				    struct mc_rt_image_desc *d);

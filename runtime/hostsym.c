@@ -305,12 +305,7 @@ static void slots_in(int fd, const struct shdrs *h, size_t i,
 	free(buf);
 }
 
-#ifdef MC_RT_PLT_SLOT
-/* Bytes MC_RT_PLT_SLOT reads from an entry, at most. */
-#ifndef MC_RT_PLT_READ
-#define MC_RT_PLT_READ 16
-#endif
-
+#ifdef MC_RT_PLT_ARCH
 static void add_stub(struct mc_rt_image_desc *d, uintptr_t a, uint8_t style)
 {
 	if (d->nstubs == MC_RT_IMAGE_STUBS)
@@ -325,12 +320,14 @@ static void plt_entries(const struct shdrs *h, size_t i,
 			const struct stub_slots *slots,
 			struct mc_rt_image_desc *d)
 {
+	const struct mc_arch *arch = MC_RT_ARCH;
 	uintptr_t lo = obj->bias + h->sh[i].sh_addr;
 	uintptr_t hi = lo + h->sh[i].sh_size;
 
-	/* what the decoder reads, all of it inside the section */
-	for (uintptr_t a = lo; a + MC_RT_PLT_READ <= hi; a += MC_RT_PLT_STEP) {
-		uintptr_t slot = MC_RT_PLT_SLOT(a, d->got);
+	/* the decoder reads no further than the section's end */
+	for (uintptr_t a = lo; a < hi; a += arch->plt_step) {
+		uintptr_t slot = (uintptr_t)mc_plt_slot(
+			arch, (const uint8_t *)a, hi - a, a, d->got);
 
 		for (unsigned k = 0; slot && k < slots->n; k++) {
 			if (slot != slots->slot[k])
@@ -338,8 +335,10 @@ static void plt_entries(const struct shdrs *h, size_t i,
 			add_stub(d, a, slots->style[k]);
 #ifdef MC_RT_PLT_ALIAS
 			/* another way into the same entry (ARM's Thumb stub) */
-			if (a >= lo + 4 && MC_RT_PLT_ALIAS(a))
-				add_stub(d, MC_RT_PLT_ALIAS(a), slots->style[k]);
+			if (a >= lo + 4 &&
+			    mc_plt_slot(arch, (const uint8_t *)a - 4, hi - a + 4,
+					(a - 4) | 1, d->got) == slot)
+				add_stub(d, (a - 4) | 1, slots->style[k]);
 #endif
 		}
 	}
@@ -349,7 +348,7 @@ static void plt_entries(const struct shdrs *h, size_t i,
 
 /*
  * The GOT slots of `obj` bound by name to a hook stub, and (backends
- * with MC_RT_PLT_SLOT) its PLT entries that jump through them.
+ * with MC_RT_PLT_ARCH) its PLT entries that jump through them.
  */
 void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
 {
@@ -372,7 +371,7 @@ void mc_host_plt_stubs(const struct host_obj *obj, struct mc_rt_image_desc *d)
 		d->stub[d->nstubs] = slots.slot[k];
 		d->stub_style[d->nstubs++] = slots.style[k];
 	}
-#ifdef MC_RT_PLT_SLOT
+#ifdef MC_RT_PLT_ARCH
 	for (size_t i = 0; slots.n && i < h.eh.e_shnum; i++)
 		if ((h.sh[i].sh_flags & SHF_EXECINSTR) &&
 		    (shdr_named(&h, i, ".plt") || shdr_named(&h, i, ".plt.sec")))

@@ -225,19 +225,19 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *   MC_RT_PAD_REFUSE(end) optional: why a pad whose NOPs end at `end`
  *                        cannot be patched (ppc64le: a TOC set-up
  *                        follows, which local calls skip), or NULL
- *   MC_RT_PLT_SLOT(addr, got) optional, where a shared object's hook
- *                        calls the stub through its PLT: the GOT slot
- *                        the PLT entry at `addr` jumps through (`got`:
+ *   MC_RT_PLT_ARCH 1     optional, where a shared object's hook calls
+ *                        the stub through its PLT: the entries are
+ *                        decoded by the arch's plt_slot (every
+ *                        plt_step bytes of .plt and .plt.sec; `got`,
  *                        the object's GOT base, where entries index
- *                        from it), or 0; with MC_RT_PLT_STEP (how far
- *                        apart to try entries), MC_RT_PLT_READ (bytes
- *                        read, default 16) and MC_RT_PLT_ALIAS(addr)
- *                        (another way into the entry, or 0: ARM's
- *                        Thumb stub)
+ *                        from it); with MC_RT_PLT_ALIAS 1, the Thumb
+ *                        stub before an entry (ARM) is another way
+ *                        into it
  *   MC_RT_STUB_SLOT(target, got) optional, where a shared object's hook
  *                        calls a linker stub in its text rather than a
  *                        PLT section (ppc64le): the slot the stub at a
- *                        call's `target` jumps through, or 0; `got` is
+ *                        call's `target` jumps through (the arch's
+ *                        plt_slot), or 0; `got` is
  *                        the image's base, from MC_RT_GOT_SECTION
  *   MC_RT_GOT_SECTION, MC_RT_GOT_BIAS optional: the section whose start
  *                        plus the bias is a shared object's `got` for

@@ -81,33 +81,9 @@ static inline void mc_rt_a64_sync_icache(uintptr_t addr, size_t len)
 }
 
 /*
- * A shared library's `bl _mcount` goes through its PLT: the GOT slot the
- * PLT entry at `addr` loads its target from, or 0.  An entry (GNU ld,
- * lld, mold) is [bti c] adrp x16, slot page; ldr x17, [x16, #slot
- * offset]; add x16, ...; br x17, every 4 bytes tried.
+ * A shared library's `bl _mcount` goes through its PLT, whose entries
+ * arch/aarch64.c decodes (mc_arch.plt_slot).
  */
-#define MC_RT_PLT_STEP 4
-static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
-{
-	const uint32_t *p = (const uint32_t *)addr;
-	uint32_t adrp, ldr;
-	int64_t imm;
-
-	if (p[0] == 0xd503245f)		/* bti c */
-		p++;
-	adrp = p[0];
-	ldr = p[1];
-	/* adrp x16 */
-	if ((adrp & 0x9f00001f) != 0x90000010)
-		return 0;
-	/* ldr x17, [x16, #imm12 * 8] */
-	if ((ldr & 0xffc003ff) != (0xf9400000 | 16 << 5 | 17))
-		return 0;
-	imm = (int64_t)((adrp >> 5 & 0x7ffff) << 2 | (adrp >> 29 & 3));
-	imm = (imm ^ 0x100000) - 0x100000;	/* sign of 21 bits */
-	return ((uintptr_t)p & ~(uintptr_t)0xfff) + (uintptr_t)(imm << 12) +
-	       (uintptr_t)((ldr >> 10 & 0xfff) * 8);
-}
-#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_ARCH 1
 
 #endif

@@ -83,63 +83,12 @@ static inline const struct mc_arch *mc_rt_arm_site_arch(uintptr_t addr)
 #define MC_RT_SITE_ARCH(addr) mc_rt_arm_site_arch(addr)
 
 /*
- * A shared library's `bl __gnu_mcount_nc` goes through its PLT: the GOT
- * slot the PLT entry at `addr` loads pc from, or 0.  An entry (GNU ld;
- * objdump -d of a library arm-linux-gnueabihf-gcc linked) is ARM code,
- * three words, or four when the slot is more than 256 MiB away:
- *   364: e28fc600  add ip, pc, #0, 12
- *   368: e28cca01  add ip, ip, #4096
- *   36c: e5bcfcac  ldr pc, [ip, #3244]!
- * The slot is the entry's pc (its address + 8) plus the adds'
- * rotated immediates and the load's offset.  Thumb code calls the ARM
- * entry with `blx`, or, where ld put a Thumb stub `bx pc; b.n .-4`
- * just before the entry, that stub with `bl` (a Thumb target: the
- * address with bit 0 set, as arch/arm.c decodes it):
- * mc_rt_plt_thumb_stub says which.
+ * A shared library's `bl __gnu_mcount_nc` goes through its PLT, whose
+ * ARM entries arch/arm.c decodes (mc_arch.plt_slot).  Thumb code calls
+ * the entry with `blx`, or with `bl` a Thumb stub ld put just before
+ * it, the decoder's Thumb address (bit 0 set): MC_RT_PLT_ALIAS.
  */
-#define MC_RT_PLT_STEP 4
-#define MC_RT_PLT_READ 12
-#define MC_RT_ARM_ADD_IP_PC 0xe28fc000u		/* add ip, pc, #imm */
-#define MC_RT_ARM_ADD_IP_IP 0xe28cc000u		/* add ip, ip, #imm */
-#define MC_RT_ARM_LDR_PC_IP 0xe5bcf000u		/* ldr pc, [ip, #imm]! */
-
-/* An ARM data-processing immediate: imm8 rotated right by 2 * rot. */
-static inline uint32_t mc_rt_arm_dp_imm(uint32_t insn)
-{
-	uint32_t imm = insn & 0xff, rot = (insn >> 8 & 0xf) * 2;
-
-	return rot ? imm >> rot | imm << (32 - rot) : imm;
-}
-
-static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
-{
-	const uint8_t *p = (const uint8_t *)addr;
-	uint32_t insn = mc_get_le32(p);
-	uintptr_t ip = addr + 8;
-
-	if ((insn & 0xfffff000u) != MC_RT_ARM_ADD_IP_PC)
-		return 0;
-	ip += mc_rt_arm_dp_imm(insn);
-	for (unsigned i = 1; i < 4; i++) {
-		insn = mc_get_le32(p + 4 * i);
-		if ((insn & 0xfffff000u) == MC_RT_ARM_LDR_PC_IP)
-			return ip + (insn & 0xfff);
-		if (i == 3 || (insn & 0xfffff000u) != MC_RT_ARM_ADD_IP_IP)
-			return 0;
-		ip += mc_rt_arm_dp_imm(insn);
-	}
-	return 0;
-}
-#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
-
-/* The Thumb stub `bx pc; b.n .-4` right before the ARM entry at `addr`. */
-static inline bool mc_rt_plt_thumb_stub(uintptr_t addr)
-{
-	const uint8_t *p = (const uint8_t *)addr;
-
-	return mc_get_le16(p - 4) == 0x4778 && mc_get_le16(p - 2) == 0xe7fd;
-}
-#define MC_RT_PLT_ALIAS(addr) \
-	(mc_rt_plt_thumb_stub(addr) ? ((addr) - 4) | 1 : 0)
+#define MC_RT_PLT_ARCH 1
+#define MC_RT_PLT_ALIAS 1
 
 #endif

@@ -41,31 +41,9 @@ void mcount(void);
 
 /*
  * A hook called through the PLT (`call mcount@PLT`: a program linked
- * without -pie, and clang's PIC code): the GOT slot the PLT entry at
- * `addr` jumps through, or 0; `got` is the object's GOT base, which
- * PIC entries index from %ebx.  An entry (GNU ld; objdump -d of a
- * program and a library i686-linux-gnu-gcc linked) is 16 bytes after
- * the 16-byte header:
- *   10001120: ff 25 3c 50 00 10   jmp *0x1000503c        (no PIC)
- *       1030: ff a3 0c 00 00 00   jmp *0xc(%ebx)         (PIC)
- * then push $reloc; jmp .plt ([endbr32] first under -fcf-protection,
- * in .plt.sec).
+ * without -pie, and clang's PIC code): arch/x86.c decodes the entries,
+ * PIC ones from the object's GOT base (mc_arch.plt_slot).
  */
-#define MC_RT_PLT_STEP 16
-static inline uintptr_t mc_rt_plt_slot(uintptr_t addr, uintptr_t got)
-{
-	const uint8_t *p = (const uint8_t *)addr;
-
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfb)
-		p += 4;				/* endbr32 */
-	if (p[0] != 0xff)
-		return 0;
-	if (p[1] == 0x25)			/* jmp *abs32 */
-		return (uintptr_t)mc_get_le32(p + 2);
-	if (p[1] == 0xa3 && got)		/* jmp *d32(%ebx) */
-		return got + (uintptr_t)mc_get_le32(p + 2);
-	return 0;
-}
-#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr, got)
+#define MC_RT_PLT_ARCH 1
 
 #endif

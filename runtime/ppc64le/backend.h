@@ -136,37 +136,21 @@ static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
  * meet this: GNU ld refuses -mprofile-kernel's `bl _mcount` into a
  * stub, which has no TOC-restore slot after it.
  */
-#define MC_RT_PPC_STD_R2_24	0xf8410018u	/* std r2,24(r1) */
 #define MC_RT_PPC_LD_R2_24	0xe8410018u	/* ld r2,24(r1) */
 #define MC_RT_STUB_READ		20		/* the five words above */
 
+/* arch/powerpc.c decodes the stub (mc_arch.plt_slot). */
 static inline uintptr_t mc_rt_ppc64le_stub_slot(uintptr_t target,
 						uintptr_t toc)
 {
-	const uint8_t *p = (const uint8_t *)target;
-	uint32_t w, addis = 0;
-	intptr_t off = 0;
-
 	if (!toc || mc_plat_mem_avail(target, true) < MC_RT_STUB_READ)
 		return 0;
-	if (mc_get_le32(p) == MC_RT_PPC_STD_R2_24)
-		p += 4;
-	w = mc_get_le32(p);
-	if ((w & 0xffff0000u) == 0x3d820000u) {		/* addis r12,r2,ha */
-		addis = w;
-		off = (intptr_t)(int16_t)(w & 0xffffu) * 65536;
-		w = mc_get_le32(p += 4);
-	}
-	/* ld r12,lo(r12) after the addis, ld r12,lo(r2) without one */
-	if ((w & 0xffff0003u) != (addis ? 0xe98c0000u : 0xe9820000u) ||
-	    mc_get_le32(p + 4) != 0x7d8903a6u ||		/* mtctr r12 */
-	    mc_get_le32(p + 8) != 0x4e800420u)		/* bctr */
-		return 0;
-	return toc + (uintptr_t)(off + (int16_t)(w & 0xfffcu));
+	return (uintptr_t)mc_plt_slot(MC_RT_ARCH, (const uint8_t *)target,
+				      MC_RT_STUB_READ, target, toc);
 }
 #define MC_RT_STUB_SLOT(target, toc) mc_rt_ppc64le_stub_slot(target, toc)
-#define MC_RT_GOT_SECTION ".got"
-#define MC_RT_GOT_BIAS 0x8000
+#define MC_RT_GOT_SECTION (MC_RT_ARCH->plt_base_section)
+#define MC_RT_GOT_BIAS (MC_RT_ARCH->plt_base_bias)
 
 /* `b +8` in the byte order of the code. */
 static const uint8_t mc_rt_ppc64le_skip_restore[4] = {

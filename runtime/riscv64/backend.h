@@ -109,32 +109,9 @@ static inline void mc_rt_rv_sync_icache(void)
 
 /*
  * A shared library's `call _mcount` (and a PIE's linked with
- * libmcount.so) goes through its PLT: the GOT slot the PLT entry at
- * `addr` loads its target from, or 0.  An entry (GNU ld; objdump -d of
- * a library riscv64-linux-gnu-gcc linked) is 16 bytes after the
- * 32-byte header:
- *   4a0: 00002e17  auipc t3, 0x2
- *   4a4: b90e3e03  ld    t3, -1136(t3)    # 2030 <_mcount@GLIBC_2.27>
- *   4a8: 000e0367  jalr  t1, t3
- *   4ac: 00000013  nop
+ * libmcount.so) goes through its PLT, whose entries arch/riscv.c decodes
+ * (mc_arch.plt_slot).
  */
-#define MC_RT_PLT_STEP 4
-#define MC_RT_PLT_READ 12
-#define MC_RT_RV_AUIPC_T3 0x00000e17u	/* auipc t3, 0 (mask 0xfff) */
-#define MC_RT_RV_LD_T3_T3 0x000e3e03u	/* ld t3, 0(t3) (mask 0xfffff) */
-#define MC_RT_RV_JALR_T1_T3 0x000e0367u	/* jalr t1, t3 */
-static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
-{
-	const uint8_t *p = (const uint8_t *)addr;
-	uint32_t auipc = mc_get_le32(p), ld = mc_get_le32(p + 4);
-
-	if ((auipc & 0xfff) != MC_RT_RV_AUIPC_T3 ||
-	    (ld & 0xfffff) != MC_RT_RV_LD_T3_T3 ||
-	    mc_get_le32(p + 8) != MC_RT_RV_JALR_T1_T3)
-		return 0;
-	return addr + (uintptr_t)(intptr_t)(int32_t)(auipc & 0xfffff000u) +
-	       (uintptr_t)(intptr_t)((int32_t)ld >> 20);
-}
-#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_ARCH 1
 
 #endif

@@ -37,32 +37,12 @@ void _mcount(void);
 
 /*
  * A shared library's hook (`brasl %r0,__fentry__@PLT`, or %r14 and
- * _mcount) goes through its PLT: the GOT slot the PLT entry at `addr`
- * jumps through, or 0.  An entry (GNU ld; objdump -d of a library
- * s390x-linux-gnu-gcc linked) is 32 bytes after the 32-byte header:
- *   588: c0 10 00 00 0d 44   larl %r1,2010 <__fentry__@GLIBC_2.29>
- *   58e: e3 10 10 00 00 04   lg   %r1,0(%r1)
- *   594: 07 f1               br   %r1
- * then the lazy-binding tail (basr; lgf; jg .plt; the relocation's
- * offset).  %r1 is the entry's scratch: no hook may keep anything there
- * (a pad's `brasl %r1` is the runtime's own, never a PLT call).
+ * _mcount) goes through its PLT, whose entries arch/s390.c decodes
+ * (mc_arch.plt_slot).  %r1 is the entry's scratch: no hook may keep
+ * anything there (a pad's `brasl %r1` is the runtime's own, never a PLT
+ * call).
  */
-#define MC_RT_PLT_STEP 2
-static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
-{
-	static const uint8_t lg_br[] = {
-		0xe3, 0x10, 0x10, 0x00, 0x00, 0x04,	/* lg %r1,0(%r1) */
-		0x07, 0xf1,				/* br %r1 */
-	};
-	const uint8_t *p = (const uint8_t *)addr;
-
-	if (p[0] != 0xc0 || p[1] != 0x10 ||		/* larl %r1, */
-	    !mc_bytes_equal(p + 6, lg_br, sizeof(lg_br)))
-		return 0;
-	/* larl's operand counts halfwords from the instruction */
-	return addr + (uintptr_t)((intptr_t)(int32_t)mc_get_be32(p + 2) * 2);
-}
-#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_ARCH 1
 
 /*
  * The trampolines call mc_rt_dispatch_slot (platform.h) with the

@@ -43,27 +43,9 @@ void mcount(void);
 #define MC_RT_LIVE_SYNC_CORE 1
 
 /*
- * A shared library's hook `call __fentry__` (clang) goes through its PLT:
- * the GOT slot the PLT entry at `addr` jumps through, or 0.  Entries are
- * 16 bytes, from the start of .plt (after its 16-byte header) and of
- * .plt.sec (CET): [endbr64] [bnd] jmp *rel32(%rip).
+ * A shared library's hook `call __fentry__` (clang) goes through its PLT,
+ * whose entries arch/x86.c decodes (mc_arch.plt_slot).
  */
-#define MC_RT_PLT_STEP 16
-static inline uintptr_t mc_rt_plt_slot(uintptr_t addr)
-{
-	const uint8_t *p = (const uint8_t *)addr;
-	int32_t rel;
-
-	if (p[0] == 0xf3 && p[1] == 0x0f && p[2] == 0x1e && p[3] == 0xfa)
-		p += 4;				/* endbr64 */
-	if (p[0] == 0xf2)
-		p++;				/* bnd */
-	if (p[0] != 0xff || p[1] != 0x25)	/* jmp *rel32(%rip) */
-		return 0;
-	rel = (int32_t)((uint32_t)p[2] | (uint32_t)p[3] << 8 |
-			(uint32_t)p[4] << 16 | (uint32_t)p[5] << 24);
-	return (uintptr_t)(p + 6) + (intptr_t)rel;
-}
-#define MC_RT_PLT_SLOT(addr, got) mc_rt_plt_slot(addr)
+#define MC_RT_PLT_ARCH 1
 
 #endif

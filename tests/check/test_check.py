@@ -69,6 +69,13 @@ non-hook entry and a duplicate, as bad-<arch>.S says), --finalize
 ppc64 ELFv1 refused by both modes.
 firmware/<board>: the bare-metal images of examples/firmware: exit 0;
 finalized: sorted, idempotent, clean with --sorted.
+plt/<toolchain>: PIEs and shared objects whose hook calls go through a
+PLT entry or call stub (gcc and clang, GNU ld and lld; x86_64, i386,
+aarch64, arm, riscv64, s390x, ppc64le): nothing recorded, `no-table` and
+as many hooks as objdump's calls to the hook's entry; recorded, clean,
+and --dump's entries are those calls (case_plt).  plt/<arch>-undecided:
+mips, ppc, sparc64, sh4, where --check cannot follow them: `undecided`,
+exit 1 (case_plt_undecided).
 """
 
 import json
@@ -89,7 +96,8 @@ from harness import (Failure, Log, check, finish_scratch, must,  # noqa: E402
 MCOUNT_LDS = os.path.join(TOP, "lds", "mcount.lds")
 HOOK_NAMES = ("__fentry__", "mcount", "_mcount", "__gnu_mcount_nc")
 CLASSES = ("unrecorded", "no-table", "off-hook", "corrupt-site", "stale",
-           "bad-address", "duplicate", "unsorted", "lto", "unusable-pad")
+           "bad-address", "duplicate", "unsorted", "lto", "unusable-pad",
+           "undecided")
 
 
 class Arch:
@@ -935,6 +943,202 @@ X86_CASES = [("demo", case_demo), ("demo-unrecorded", case_demo_unrecorded),
              ("prepatch", case_prepatch), ("usage", case_usage)]
 
 
+# -- calls through the PLT ----------------------------------------------
+
+class Plt:
+    """One toolchain's PIE or shared object whose hook calls go through a
+    PLT entry (ppc64: a linker's call stub): the hook is left undefined
+    (-shared) or comes from a library of its own (-pie)."""
+
+    def __init__(self, name, triplet, cc, flags, link, pie=False,
+                 lead_re=None):
+        # lld inserts the script's section only after one it has made:
+        # there, the --per-section pieces, which any linker gathers.
+        self.lld = "-fuse-ld=lld" in link
+        self.record = ["--per-section"] if self.lld else []
+        link = link + ([] if self.lld else ["-Wl,-T," + MCOUNT_LDS])
+        self.name = name
+        self.triplet = triplet
+        self.cc = cc                # compiles (gcc, or clang --target)
+        self.flags = flags.split()
+        self.link = link            # links: [driver, flags...]
+        self.pie = pie
+        self.lead = re.compile(r"^\s*[0-9a-f]+:\s+(?:%s)" % lead_re) \
+            if lead_re else None
+
+    def tool(self, t):
+        return "%s-%s" % (self.triplet, t)
+
+
+def clang(triplet, extra=""):
+    return "clang --target=%s %s" % (triplet, extra)
+
+
+X86 = "x86_64-linux-gnu"
+NOSTD = ["-nostdlib"]
+PLT_CASES = [
+    Plt("x86_64-clang-fentry-bfd", X86, clang(X86), "-pg -mfentry",
+        ["gcc", "-shared"] + NOSTD),
+    Plt("x86_64-clang-fentry-lld", X86, clang(X86), "-pg -mfentry",
+        ["gcc", "-shared", "-fuse-ld=lld"] + NOSTD),
+    Plt("x86_64-clang-mcount-pie-lld", X86, clang(X86), "-pg",
+        ["gcc", "-pie", "-fuse-ld=lld", "-Wl,-e,main"] + NOSTD, pie=True),
+    Plt("x86_64-clang-fentry-pie-bfd", X86, clang(X86), "-pg -mfentry",
+        ["gcc", "-pie", "-Wl,-e,main"] + NOSTD, pie=True),
+    Plt("i686-clang-bfd", "i686-linux-gnu", clang("i686-linux-gnu"), "-pg",
+        ["i686-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("aarch64-gcc-bfd", "aarch64-linux-gnu", "aarch64-linux-gnu-gcc",
+        "-pg", ["aarch64-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("aarch64-clang-lld", "aarch64-linux-gnu",
+        clang("aarch64-linux-gnu"), "-pg",
+        clang("aarch64-linux-gnu", "-shared -fuse-ld=lld").split() + NOSTD),
+    Plt("arm-gcc-bfd", "arm-linux-gnueabihf", "arm-linux-gnueabihf-gcc",
+        "-pg", ["arm-linux-gnueabihf-gcc", "-shared"] + NOSTD),
+    Plt("riscv64-gcc-bfd", "riscv64-linux-gnu", "riscv64-linux-gnu-gcc",
+        "-pg", ["riscv64-linux-gnu-gcc", "-shared"] + NOSTD,
+        lead_re=r"auipc\s+ra,"),
+    Plt("riscv64-clang-lld", "riscv64-linux-gnu",
+        clang("riscv64-linux-gnu"), "-pg",
+        clang("riscv64-linux-gnu", "-shared -fuse-ld=lld").split() + NOSTD,
+        lead_re=r"auipc\s+ra,"),
+    Plt("s390x-gcc-bfd", "s390x-linux-gnu", "s390x-linux-gnu-gcc", "-pg",
+        ["s390x-linux-gnu-gcc", "-shared"] + NOSTD,
+        lead_re=r"stg\s+%r14,8\(%r15\)"),
+    Plt("s390x-gcc-fentry-bfd", "s390x-linux-gnu", "s390x-linux-gnu-gcc",
+        "-pg -mfentry", ["s390x-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("ppc64le-gcc-bfd", "powerpc64le-linux-gnu",
+        "powerpc64le-linux-gnu-gcc", "-pg",
+        ["powerpc64le-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("ppc64le-clang-lld", "powerpc64le-linux-gnu",
+        clang("powerpc64le-linux-gnu"), "-pg",
+        clang("powerpc64le-linux-gnu", "-shared -fuse-ld=lld").split() +
+        NOSTD),
+]
+
+# objdump's label for a PLT entry or call stub that leads to a hook:
+# hook@plt (GNU ld, lld), 0000001a.plt_call.hook (GNU ld ppc64),
+# __plt_hook (lld ppc64)
+PLT_LABEL = re.compile(r"^(?:(%s)@plt|[0-9a-f]+\.plt_call\.(%s)|__plt_(%s))$"
+                       % (("|".join(HOOK_NAMES),) * 3))
+CALL_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|bl|blx|jal|jalr|"
+                       r"brasl)\s+.*<([^>+]+)>\s*$")
+
+
+def plt_hook_sites(p, path):
+    """{site: hook} of every call objdump -d shows to a hook's PLT entry
+    (or stub) inside an nm function: the site is the lead instruction
+    before the call where the toolchain has one."""
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    lines = out.splitlines()
+    sites = {}
+    for i, line in enumerate(lines):
+        m = CALL_LINE.match(line)
+        lm = m and PLT_LABEL.match(m.group(2))
+        if not lm:
+            continue
+        site = int(m.group(1), 16)
+        if p.lead and i and p.lead.match(lines[i - 1]):
+            site = int(lines[i - 1].split(":")[0], 16)
+        if in_function(funcs, site):
+            sites[site] = next(g for g in lm.groups() if g)
+    return sites
+
+
+def case_plt(tool, scratch, p):
+    """prog.c and main.c with hooks, -fPIC/-fPIE, linked so that every
+    hook call goes through a PLT entry: objdump -d's calls to the hook's
+    entry (PLT_LABEL), inside nm's functions, are the oracle.  Nothing
+    recorded: --check exits 1 with one `no-table` at the lowest of them
+    and counts every one a hook.  Recorded: clean, as many hooks, and
+    --dump's entries are exactly those sites, each a call to the hook."""
+    d = os.path.join(scratch, "plt", p.name)
+    os.makedirs(d, exist_ok=True)
+    pic = "-fPIE" if p.pie else "-fPIC"
+    extra = []
+    if p.pie:
+        lib = os.path.join(d, "libhooks.so")
+        must(p.cc.split() + ["-O2", "-fPIC", "-c", "-o", lib + ".o",
+                             os.path.join(HERE, "hooks.c")])
+        must(p.link[:1] + ["-shared", "-nostdlib", "-o", lib, lib + ".o"] +
+             (["-fuse-ld=lld"] if p.lld else []))
+        extra = [lib]
+
+    def build(name, record):
+        objs = []
+        for src in ("prog.c", "main.c"):
+            o = os.path.join(d, "%s-%s.o" % (name, src[:-2]))
+            must(p.cc.split() + ["-O2", pic, "-c", "-o", o] + p.flags +
+                 [os.path.join(HERE, src)])
+            objs.append(o)
+        if record:
+            must([tool.path] + p.record + objs)
+        out = os.path.join(d, name)
+        must(p.link + ["-o", out] + objs + extra)
+        return out
+
+    bare = build("bare", False)
+    sites = plt_hook_sites(p, bare)
+    check(len(sites) == 5, "objdump: %d hook calls through the PLT in "
+          "functions, expected 5 (twice thrice strong_or_weak sum main): "
+          "%s" % (len(sites), [hex(a) for a in sites]))
+    r = expect(tool, [bare], 1, [("no-table", min(sites), None)])
+    check(r["hooks"] == len(sites), "%d hooks, objdump shows %d calls "
+          "through the PLT" % (r["hooks"], len(sites)))
+    rec = build("rec", True)
+    sites = plt_hook_sites(p, rec)
+    r = expect(tool, [rec], 0, [])
+    check(r["hooks"] == len(sites), "recorded: %d hooks, objdump %d" %
+          (r["hooks"], len(sites)))
+    out, _ = must([tool.path, "--dump", "--format=json", rec])
+    entries = json.loads(out)["entries"]
+    got = sorted((e["address"], e["state"], e["symbol"]) for e in entries)
+    want = sorted((a, "call", h) for a, h in sites.items())
+    check(got == want, "--dump: %s, objdump: %s" % (
+        [(hex(a), st, sym) for a, st, sym in got],
+        [(hex(a), st, sym) for a, st, sym in want]))
+
+
+# Shared objects whose hook calls go through the loader in a form
+# --check has no decoder for: PIC's GOT calls (mips, sh4), a PLT it
+# cannot read (ppc's, sparc64's).
+UNDECIDED_CASES = ["mips-linux-gnu", "powerpc-linux-gnu",
+                   "sparc64-linux-gnu", "sh4-linux-gnu"]
+
+
+def case_plt_undecided(tool, scratch, triplet):
+    """prog.c and main.c, -pg -fPIC, linked -shared with the hook
+    undefined: readelf -sW shows it undefined in .dynsym (the loader binds
+    it), and --check cannot tell which calls reach it: unrecorded, it
+    exits 1 with `undecided` problems only, never a pass with 0 hooks;
+    recorded, still exit 1 with `undecided` among them."""
+    d = os.path.join(scratch, "plt", triplet)
+    os.makedirs(d, exist_ok=True)
+    objs = []
+    for src in ("prog.c", "main.c"):
+        o = os.path.join(d, src[:-2] + ".o")
+        must(["%s-gcc" % triplet, "-O2", "-pg", "-fPIC", "-c", "-o", o,
+              os.path.join(HERE, src)])
+        objs.append(o)
+    so = os.path.join(d, "bare.so")
+    must(["%s-gcc" % triplet, "-shared", "-nostdlib", "-o", so] + objs)
+    out, _ = must(["%s-readelf" % triplet, "-sW", "--dyn-syms", so])
+    check(re.search(r"\bUND\s+_?mcount\b", out), "readelf: no undefined "
+          "hook in %s" % so)
+    for rec in (False, True):
+        if rec:
+            must([tool.path] + objs)
+            must(["%s-gcc" % triplet, "-shared", "-nostdlib", "-o", so,
+                  "-Wl,-T," + MCOUNT_LDS] + objs)
+        rc, reports, err = tool.check([so])
+        classes = {p["class"] for p in reports[0]["problems"]}
+        # Recorded, the entries may draw their own findings: these
+        # architectures' PIC hook forms are judged by bytes alone.
+        check(rc == 1 and "undecided" in classes and
+              (rec or classes == {"undecided"}), "recorded %s: exit %d, "
+              "problems %s (%s)" % (rec, rc, classes, err.strip()))
+
+
 def case_firmware(tool, scratch, board):
     """The bare-metal image is clean; --finalize sorts it (slots read
     here), idempotently, and it stays clean, sorted."""
@@ -982,6 +1186,19 @@ def main():
                          (tool, scratch, board)))
         else:
             log.line("SKIP: firmware/%s: %s not installed" % (board, cc))
+    for p in PLT_CASES:
+        if shutil.which(p.cc.split()[0]) and shutil.which(p.link[0]) and \
+                shutil.which(p.tool("objdump")):
+            work.append(("plt/" + p.name, case_plt, (tool, scratch, p)))
+        else:
+            log.line("SKIP: plt/%s: %s or %s not installed" %
+                     (p.name, p.cc.split()[0], p.link[0]))
+    for t in UNDECIDED_CASES:
+        if shutil.which(t + "-gcc"):
+            work.append(("plt/" + t.split("-")[0] + "-undecided",
+                         case_plt_undecided, (tool, scratch, t)))
+        else:
+            log.line("SKIP: plt/%s: %s-gcc not installed" % (t, t))
     work = [w for w in work if only.search(w[0])]
     parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
     return finish_scratch(log, scratch)

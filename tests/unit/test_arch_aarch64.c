@@ -355,6 +355,32 @@ START_TEST(frame_record_reader)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
+ * link): the slot mc_plt_slot finds is the one readelf -r shows the
+ * hook's JUMP_SLOT relocation at; cut short or changed, none.
+ */
+START_TEST(plt_entry)
+{
+	const struct mc_arch *a = arch("aarch64");
+	static const uint8_t entry[] = {
+		0x10, 0x01, 0x00, 0x90,		/* adrp x16, 20000 */
+		0x11, 0x12, 0x40, 0xf9,		/* ldr x17, [x16, #32] */
+		0x10, 0x82, 0x00, 0x91,		/* add x16, x16, #0x20 */
+		0x20, 0x02, 0x1f, 0xd6,		/* br x17 */
+	};
+	static const uint8_t bti[4] = { 0x5f, 0x24, 0x03, 0xd5 };
+	uint8_t with_bti[20];
+
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 16, 0x3e0, 0), 0x20020);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 7, 0x3e0, 0), 0);
+	memcpy(with_bti, bti, 4);
+	memcpy(with_bti + 4, entry, 16);
+	ck_assert_uint_eq(mc_plt_slot(a, with_bti, 20, 0x3dc, 0), 0x20020);
+	ck_assert_uint_eq(mc_plt_slot(a, entry + 4, 12, 0x3e4, 0), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_aarch64");
@@ -373,6 +399,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, live_forms_pad);
 	tcase_add_test(tc, live_forms_hook);
 	tcase_add_loop_test(tc, frame_record_reader, 0, MC_COUNT(frames));
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }

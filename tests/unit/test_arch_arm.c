@@ -724,6 +724,29 @@ START_TEST(prologue_reader)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
+ * link): the slot mc_plt_slot finds is the one readelf -r shows the
+ * hook's JUMP_SLOT relocation at; cut short or changed, none.
+ */
+START_TEST(plt_entry)
+{
+	const struct mc_arch *a = arch("arm");
+	static const uint8_t entry[] = {
+		0x78, 0x47, 0xfd, 0xe7,		/* bx pc; b.n .-4 (Thumb) */
+		0x00, 0xc6, 0x8f, 0xe2,		/* add ip, pc, #0, 12 */
+		0x01, 0xca, 0x8c, 0xe2,		/* add ip, ip, #4096 */
+		0xb4, 0xfd, 0xbc, 0xe5,		/* ldr pc, [ip, #3508]! */
+	};
+
+	ck_assert_uint_eq(mc_plt_slot(a, entry + 4, 12, 0x260, 0), 0x201c);
+	/* the Thumb stub before it, called with bit 0 set */
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 16, 0x25d, 0), 0x201c);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 16, 0x25c, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry + 4, 11, 0x260, 0), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_arm");
@@ -744,6 +767,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, live_forms_thumb);
 	tcase_add_test(tc, pad_call_and_isa);
 	tcase_add_loop_test(tc, prologue_reader, 0, MC_COUNT(prologues));
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -653,6 +653,30 @@ START_TEST(powerpc_reloc_names)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
+ * link): the slot mc_plt_slot finds is the one readelf -r shows the
+ * hook's JMP_SLOT relocation at; cut short or changed, none.
+ */
+START_TEST(plt_entry)
+{
+	const struct mc_arch *a = arch("ppc64le");
+	/* GNU ld's plt_call stub; .got at 0x1ff00 (readelf -S): r2 = 0x27f00 */
+	static const uint8_t stub[] = {
+		0x18, 0x00, 0x41, 0xf8,		/* std r2,24(r1) */
+		0x30, 0x81, 0x82, 0xe9,		/* ld r12,-32464(r2) */
+		0xa6, 0x03, 0x89, 0x7d,		/* mtctr r12 */
+		0x20, 0x04, 0x80, 0x4e,		/* bctr */
+	};
+
+	ck_assert_uint_eq(mc_plt_slot(a, stub, 16, 0x3a0, 0x27f00), 0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, stub + 4, 12, 0x3a4, 0x27f00),
+			  0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, stub, 16, 0x3a0, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, stub, 15, 0x3a0, 0x27f00), 0);
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_powerpc");
@@ -666,6 +690,7 @@ static Suite *arch_suite(void)
 	tcase_add_loop_test(tc, table_facts, 0, 3);
 	tcase_add_loop_test(tc, hook_symbols, 0, 3);
 	tcase_add_test(tc, companions);
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("forms");

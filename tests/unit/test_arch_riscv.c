@@ -338,6 +338,27 @@ START_TEST(riscv_reloc_names)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
+ * link): the slot mc_plt_slot finds is the one readelf -r shows the
+ * hook's JUMP_SLOT relocation at; cut short or changed, none.
+ */
+START_TEST(plt_entry)
+{
+	const struct mc_arch *a = arch("riscv64");
+	static const uint8_t entry[] = {
+		0x17, 0x2e, 0x00, 0x00,		/* auipc t3, 0x2 */
+		0x03, 0x3e, 0x8e, 0xc4,		/* ld t3, -952(t3) */
+		0x67, 0x03, 0x0e, 0x00,		/* jalr t1, t3 */
+		0x13, 0x00, 0x00, 0x00,		/* nop */
+	};
+
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 16, 0x3e0, 0), 0x2028);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 11, 0x3e0, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry + 4, 12, 0x3e4, 0), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_riscv");
@@ -358,6 +379,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, live_forms_aligned);
 	tcase_add_test(tc, live_forms_misaligned);
 	tcase_add_test(tc, live_forms_refused);
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }

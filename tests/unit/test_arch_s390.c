@@ -637,6 +637,26 @@ START_TEST(s390_reloc_names)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
+ * link): the slot mc_plt_slot finds is the one readelf -r shows the
+ * hook's JMP_SLOT relocation at; cut short or changed, none.
+ */
+START_TEST(plt_entry)
+{
+	const struct mc_arch *a = arch("s390x");
+	static const uint8_t entry[] = {
+		0xc0, 0x10, 0x00, 0x00, 0x0e, 0x04,	/* larl %r1, 2020 */
+		0xe3, 0x10, 0x10, 0x00, 0x00, 0x04,	/* lg %r1, 0(%r1) */
+		0x07, 0xf1,				/* br %r1 */
+	};
+
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 14, 0x418, 0), 0x2020);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 13, 0x418, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry + 6, 8, 0x41e, 0), 0);
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_s390");
@@ -646,6 +666,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, find_by_header);
 	tcase_add_test(tc, s390_reloc_names);
 	tcase_add_test(tc, hook_symbols);
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("forms");

@@ -1032,6 +1032,34 @@ START_TEST(x86_reloc_names)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
+ * link): the slot mc_plt_slot finds is the one readelf -r shows the
+ * hook's JUMP_SLOT relocation at; cut short or changed, none.
+ */
+START_TEST(plt_entry)
+{
+	const struct mc_arch *x64 = arch("x86_64"), *x32 = arch("i386");
+	static const uint8_t entry[] = {
+		0xff, 0x25, 0xda, 0x2f, 0x00, 0x00,	/* jmp *0x2fda(%rip) */
+		0x68, 0x02, 0x00, 0x00, 0x00,		/* push $0x2 */
+	};
+	/* endbr64; bnd jmp *rel32(%rip), as in .plt.sec */
+	static const uint8_t cet[] = {
+		0xf3, 0x0f, 0x1e, 0xfa, 0xf2, 0xff, 0x25, 0xda, 0x2f, 0x00, 0x00,
+	};
+	/* i386 PIC: jmp *0x1c(%ebx), the GOT (.got.plt) at 0x3ff4 */
+	static const uint8_t pic[] = { 0xff, 0xa3, 0x1c, 0x00, 0x00, 0x00 };
+
+	ck_assert_uint_eq(mc_plt_slot(x64, entry, 11, 0x1030, 0), 0x4010);
+	ck_assert_uint_eq(mc_plt_slot(x64, entry, 5, 0x1030, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(x64, cet, 11, 0x102b, 0), 0x4010);
+	ck_assert_uint_eq(mc_plt_slot(x64, entry + 6, 5, 0x1036, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(x32, pic, 6, 0x1050, 0x3ff4), 0x4010);
+	ck_assert_uint_eq(mc_plt_slot(x32, pic, 6, 0x1050, 0), 0);
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_x86");
@@ -1047,6 +1075,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, bit_helpers);
 	tcase_add_test(tc, partition_point);
 	tcase_add_test(tc, hook_symbols);
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("forms");
