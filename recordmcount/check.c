@@ -321,7 +321,7 @@ static bool collect_hook_addrs(struct check *c)
 		struct mc_section *got = mc_section_by_name(
 			obj, c->s->arch->plt_base_section);
 
-		c->got_base = got ? got->shdr.sh_addr : 0;
+		c->got_base = got ? got->shdr->sh_addr : 0;
 	}
 	if (!collect_hook_slots(c))
 		return false;

@@ -130,16 +130,16 @@ static void read_bound(struct mc_survey *d)
 	d->bound_read = true;
 	for (size_t i = 1; i < obj->n_sections; i++)
 		if (mc_is_reloc_section(obj->sections[i]) &&
-		    (obj->sections[i]->shdr.sh_flags & SHF_ALLOC))
+		    (obj->sections[i]->shdr->sh_flags & SHF_ALLOC))
 			n += mc_reloc_count(obj->sections[i]);
 	d->bound = malloc((n + 1) * sizeof(*d->bound));
 	if (!d->bound)
 		return;
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *s = obj->sections[i];
-		size_t link = s->shdr.sh_link;
+		size_t link = s->shdr->sh_link;
 
-		if (!mc_is_reloc_section(s) || !(s->shdr.sh_flags & SHF_ALLOC) ||
+		if (!mc_is_reloc_section(s) || !(s->shdr->sh_flags & SHF_ALLOC) ||
 		    link == 0 || link >= obj->n_sections)
 			continue;
 		for (size_t j = 0; j < mc_reloc_count(s); j++) {
@@ -176,7 +176,7 @@ static uint64_t plt_base(struct mc_survey *d)
 	struct mc_section *s = a->plt_base_section ?
 		mc_section_by_name(d->obj, a->plt_base_section) : NULL;
 
-	return s ? s->shdr.sh_addr + a->plt_base_bias : 0;
+	return s ? s->shdr->sh_addr + a->plt_base_bias : 0;
 }
 
 enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
@@ -194,12 +194,12 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 	*name = NULL;
 	/* ppc's old PLT is NOBITS the loader writes code into: undecoded */
 	if (!sec || (!in_plt && (!a->plt_in_code ||
-				 !(sec->shdr.sh_flags & SHF_EXECINSTR))))
+				 !(sec->shdr->sh_flags & SHF_EXECINSTR))))
 		return MC_PLT_NONE;
 	code = mc_section_bytes(d->obj, sec, &size);
-	if (code && at - sec->shdr.sh_addr < size)
-		slot = mc_plt_slot(a, code + (at - sec->shdr.sh_addr),
-				   size - (at - sec->shdr.sh_addr), target,
+	if (code && at - sec->shdr->sh_addr < size)
+		slot = mc_plt_slot(a, code + (at - sec->shdr->sh_addr),
+				   size - (at - sec->shdr->sh_addr), target,
 				   plt_base(d));
 	if (!slot)
 		return in_plt ? MC_PLT_UNDECODED : MC_PLT_NONE;
