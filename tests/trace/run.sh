@@ -43,8 +43,7 @@
 # when a thread is inside liba's function as it closes (left by
 # longjmp); -N applied to a library opened later; the JSON nests.  A
 # library whose sites the runtime refused as out of the trampoline's
-# reach (qemu-user) is a SKIP; the threads' case is not run under
-# qemu-user (it misses a call now and then there, never natively).
+# reach (qemu-user) is a SKIP.
 # C++ exceptions thrown through traced frames (output
 # unchanged, counts, nesting), with g++ and clang++; frames.c's frame
 # layouts (big frames, alloca: counts, nesting).  On x86_64: the hooks'
@@ -426,15 +425,9 @@ dl() {	# dl <tag> <cc> <hook flags> <pie flags>
 	dl_expect "[$1] a thread inside a library as it closes: no crash, named" \
 		"$d" inside dl_run "$d" inside inside \
 		"a_wait a_one held b_two b_one after inside_thread"
-	if [ -z "$QEMU" ]; then
-		dl_expect "[$1] 3 threads opening and closing libraries: calls by name" \
-			"$d" loop dl_run "$d" loop loop \
-			"a_one a_two b_one b_two looper" 200
-	else
-		# (25 of 25 natively; under qemu-user 7.2, about 1 run in 3
-		# misses one library call's subtree in a thread, unexplained)
-		echo "SKIP: trace: $TAG[$1] 3 threads opening and closing libraries: under qemu-user a run now and then misses a library call (not natively: see the host's and i386's)"
-	fi
+	dl_expect "[$1] 3 threads opening and closing libraries: calls by name" \
+		"$d" loop dl_run "$d" loop loop \
+		"a_one a_two b_one b_two looper" 200
 	dl_expect "[$1] -N applies to a library opened while recording" \
 		"$d" filtered dl_filtered "$d"
 }
