@@ -105,7 +105,7 @@ struct pick {
 	const char *unfit_name, *unfit_why;
 	/* a later set: the functions to turn on and off, in two batches */
 	unsigned long *on, *off;
-	size_t n_on, n_off, cap;
+	size_t n_on, n_off;
 };
 
 /* Whether the filters of `p` pick the function `name` (NULL: unknown). */
@@ -190,15 +190,14 @@ static bool sites_fit(struct pick *p)
 }
 
 /* Sort a site into the batch it needs to be in the state `p` picks. */
-static int sort_one(const struct mcount_site_info *s, void *arg)
+static void sort_one(const struct mcount_site_info *s, struct pick *p)
 {
-	struct pick *p = arg;
 	unsigned long off = 0, func;
 	const char *name;
 	bool want;
 
 	if (p->hi && (s->at < p->lo || s->at >= p->hi))
-		return 0;	/* (before the name: most sites are elsewhere) */
+		return;	/* (before the name: most sites are elsewhere) */
 	name = mcount_func_name(s->at, &off);
 	func = name ? s->at - off : s->at;
 	want = picked(p, name);
@@ -213,19 +212,61 @@ static int sort_one(const struct mcount_site_info *s, void *arg)
 #endif
 	if (s->state == MCOUNT_SITE_REFUSED ||
 	    want == (s->state == MCOUNT_SITE_ENABLED))
-		return 0;
+		return;
 #ifdef REC_ARCH_SITES
 	if (want && rec_arch_site(s, name ? func : 0)) {
 		p->unfit++;	/* never enabled: its trace would be wrong */
-		return 0;
+		return;
 	}
 #endif
-	if (p->n_on + p->n_off == p->cap)
-		return 1;	/* sites were added since they were counted */
 	if (want)
 		p->on[p->n_on++] = func;
 	else
 		p->off[p->n_off++] = func;
+}
+
+/*
+ * Every site as it is now, in *n; NULL if out of memory.  One copy by
+ * the engine, under its lock, not mcount_for_each_site: that walks by
+ * index, and a library another thread loads or unloads meanwhile
+ * shifts the indices, so the walk skips sites (a new library's site
+ * skipped stays disabled: its calls missed, and nothing says so).
+ */
+static struct mcount_site_info *sites_now(size_t *n)
+{
+	size_t cap = mcount_site_count() + 16;
+	struct mcount_site_info *v;
+
+	for (;;) {
+		v = malloc(cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		*n = mc_rt_sites_copy(v, cap);
+		if (*n <= cap)
+			return v;
+		free(v);
+		cap = *n + 16;
+	}
+}
+
+/* Sort every site into p's batches.  Returns 0, or -1 if out of memory. */
+static int sort_sites(struct pick *p)
+{
+	size_t n = 0;
+	struct mcount_site_info *v = sites_now(&n);
+
+	free(p->on);
+	free(p->off);
+	p->n_on = p->n_off = p->unfit = 0;
+	p->on = calloc(n + 1, sizeof(*p->on));
+	p->off = calloc(n + 1, sizeof(*p->off));
+	if (!v || !p->on || !p->off) {
+		free(v);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		sort_one(&v[i], p);
+	free(v);
 	return 0;
 }
 
@@ -284,30 +325,28 @@ static const char *active_only, *active_never;
  */
 static void apply_pick(struct pick *p, const char *what)
 {
-	int on = 0, off = 0, tries = 0;
+	int on, off, tries = 0;
 
+	/*
+	 * The patching lock held from the copy of the sites to the end of
+	 * the batches: no library loaded or unloaded through our dlopen
+	 * and dlclose in between.  One the loader loaded or unloaded
+	 * behind them is caught as the batch locks (MCOUNT_ENOSITE, a
+	 * function gone): then again.
+	 */
+	mc_plat_lock();
 	do {
-		free(p->on);
-		free(p->off);
-		p->n_on = p->n_off = p->unfit = 0;
-		p->cap = mcount_site_count();
-		p->on = calloc(p->cap + 1, sizeof(*p->on));
-		p->off = calloc(p->cap + 1, sizeof(*p->off));
-		if (!p->on || !p->off) {
+		if (sort_sites(p) != 0) {
+			mc_plat_unlock();
 			fprintf(stderr, "mcount: trace: no memory for %s\n",
 				what);
 			goto out;
 		}
-	} while (mcount_for_each_site(sort_one, p) != 0 && ++tries < 8);
-	if (tries == 8) {
-		fprintf(stderr, "mcount: trace: sites kept changing while %s "
-			"were applied: not applied\n", what);
-		goto out;
-	}
-	if (p->n_on)
-		on = mcount_enable_many(p->on, p->n_on);
-	if (p->n_off)
-		off = mcount_disable_many(p->off, p->n_off);
+		on = p->n_on ? mcount_enable_many(p->on, p->n_on) : 0;
+		off = p->n_off ? mcount_disable_many(p->off, p->n_off) : 0;
+	} while ((on == MCOUNT_ENOSITE || off == MCOUNT_ENOSITE) &&
+		 ++tries < 8);
+	mc_plat_unlock();
 	if (on < 0 || off < 0)
 		fprintf(stderr, "mcount: trace: %s: %s\n", what,
 			mcount_strerror(on < 0 ? on : off));

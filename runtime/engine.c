@@ -2084,6 +2084,26 @@ int mcount_site_get(size_t index, struct mcount_site_info *out)
 	return err;
 }
 
+/*
+ * Every site's info in out[0, cap), in mcount_site_get's order, copied
+ * under one hold of the lock: a walk by index may skip or repeat sites
+ * when another thread loads or unloads a library between two steps.
+ * Returns how many sites there are (more than cap: copy again).
+ */
+size_t mc_rt_sites_copy(struct mcount_site_info *out, size_t cap)
+{
+	size_t n = 0;
+
+	mc_plat_lock();
+	for (size_t k = 0; k < nimages; k++)
+		for (size_t i = 0; i < images[k].nsites; i++, n++)
+			if (n < cap)
+				site_info(&images[k], &images[k].sites[i],
+					  &out[n]);
+	mc_plat_unlock();
+	return n;
+}
+
 /* The lock is not held while `fn` runs: it may toggle sites. */
 int mcount_for_each_site(int (*fn)(const struct mcount_site_info *site,
 				   void *arg), void *arg)

@@ -303,6 +303,11 @@ MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);
 MC_RT_HIDDEN int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 				bool skip_missing);
 
+/* Every site's info at one instant (engine.c); returns their number. */
+struct mcount_site_info;
+MC_RT_HIDDEN size_t mc_rt_sites_copy(struct mcount_site_info *out,
+				     size_t cap);
+
 /* ret: return address into the hooked function; caller: its caller. */
 MC_RT_HIDDEN void mc_rt_dispatch(uintptr_t ret, uintptr_t caller);
 

@@ -195,7 +195,11 @@ int mcount_boot(void);
 bool mcount_booted(void);
 void mcount_get_counts(struct mcount_counts *out);
 
-/* Sites in address order, duplicates left out.  Returns their number. */
+/*
+ * Sites in address order, duplicates left out.  Returns their number.
+ * An index names a site until a library is loaded or unloaded: a walk
+ * while other threads do that may skip sites or see one twice.
+ */
 size_t mcount_site_count(void);
 int mcount_site_get(size_t index, struct mcount_site_info *out);
 
