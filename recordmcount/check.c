@@ -264,29 +264,15 @@ static bool push_slot(struct check *c, uint64_t where, size_t *cap)
  */
 static bool collect_hook_slots(struct check *c)
 {
-	struct mc_object *obj = c->s->obj;
-	size_t cap = 0;
+	const struct mc_bound_slot *bound;
+	size_t n, cap = 0;
 
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *rel = obj->sections[i];
-		size_t link = rel->shdr->sh_link;
-
-		if (!mc_is_reloc_section(rel) ||
-		    !(rel->shdr->sh_flags & SHF_ALLOC) || link == 0 ||
-		    link >= obj->n_sections)
-			continue;
-		for (size_t j = 0; j < mc_reloc_count(rel); j++) {
-			struct mc_reloc r;
-			const char *name;
-
-			if (!mc_reloc_get(obj, rel, j, &r) || r.sym == 0)
-				continue;
-			name = mc_symbol_name_in(obj, obj->sections[link], r.sym);
-			if (name && hook_named(c, name) &&
-			    !push_slot(c, r.offset, &cap))
-				return false;
-		}
-	}
+	if (!mc_survey_bound(c->s, &bound, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (hook_named(c, bound[i].name) &&
+		    !push_slot(c, bound[i].slot, &cap))
+			return false;
 	return true;
 }
 

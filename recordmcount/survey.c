@@ -121,6 +121,7 @@ static int compare_bound(const void *a, const void *b)
 /*
  * Every dynamic relocation of the image that names a symbol (JUMP_SLOT,
  * GLOB_DAT, ...: .rela.plt, .rela.dyn, .rel.*), by the slot it fills.
+ * Out of memory is said on the object and leaves bound NULL.
  */
 static void read_bound(struct mc_survey *d)
 {
@@ -133,8 +134,10 @@ static void read_bound(struct mc_survey *d)
 		    (obj->sections[i]->shdr->sh_flags & SHF_ALLOC))
 			n += mc_reloc_count(obj->sections[i]);
 	d->bound = malloc((n + 1) * sizeof(*d->bound));
-	if (!d->bound)
+	if (!d->bound) {
+		mc_fail(obj, "out of memory");
 		return;
+	}
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *s = obj->sections[i];
 		size_t link = s->shdr->sh_link;
@@ -157,16 +160,14 @@ static void read_bound(struct mc_survey *d)
 	qsort(d->bound, d->n_bound, sizeof(*d->bound), compare_bound);
 }
 
-static const char *bound_name(struct mc_survey *d, uint64_t slot)
+bool mc_survey_bound(struct mc_survey *d, const struct mc_bound_slot **slots,
+		     size_t *n)
 {
-	struct mc_bound_slot key = { slot, NULL };
-	const struct mc_bound_slot *b;
-
 	if (!d->bound_read)
 		read_bound(d);
-	b = d->n_bound ? bsearch(&key, d->bound, d->n_bound, sizeof(key),
-				 compare_bound) : NULL;
-	return b ? b->name : NULL;
+	*slots = d->bound;
+	*n = d->n_bound;
+	return d->bound != NULL;
 }
 
 /* What PLT entries index from (mc_arch.plt_base_section), or 0. */
@@ -190,6 +191,9 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 	size_t size = 0;
 	const uint8_t *code;
 	uint64_t slot = 0;
+	const struct mc_bound_slot *bound, *b;
+	struct mc_bound_slot key = { 0, NULL };
+	size_t n_bound;
 
 	*name = NULL;
 	/* ppc's old PLT is NOBITS the loader writes code into: undecoded */
@@ -203,7 +207,12 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 				   plt_base(d));
 	if (!slot)
 		return in_plt ? MC_PLT_UNDECODED : MC_PLT_NONE;
-	*name = bound_name(d, slot);
+	if (!mc_survey_bound(d, &bound, &n_bound))
+		return MC_PLT_UNDECODED;	/* cannot say what it binds */
+	key.slot = slot;
+	b = n_bound ? bsearch(&key, bound, n_bound, sizeof(key),
+			      compare_bound) : NULL;
+	*name = b ? b->name : NULL;
 	return MC_PLT_DECODED;
 }
 

@@ -194,6 +194,14 @@ const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *s,
 bool mc_survey_relative(struct mc_survey *s, uint64_t where,
 			uint64_t *value);
 
+/*
+ * A linked image's slots that dynamic relocations bind to named
+ * symbols, sorted by slot, read on first use; false (said on the
+ * object) when they could not be read.
+ */
+bool mc_survey_bound(struct mc_survey *s, const struct mc_bound_slot **slots,
+		     size_t *n);
+
 /* What a linked call's target is, as a PLT entry (mc_survey_plt_call). */
 enum mc_plt_call {
 	MC_PLT_NONE,		/* no PLT entry or stub */
