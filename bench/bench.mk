@@ -12,7 +12,10 @@ BENCH_FUNCTIONS ?= 100000
 bench: bench-runtime bench-scale bench-trace bench-vmlinux
 
 # The recorder's cost per traced call against uftrace's, split into the
-# traced thread's and the writer thread's (bench/trace).
+# traced thread's and the writer thread's, and the untraced hooks' cost
+# over a build without them: BENCH_TRACE_ROUNDS rounds of every
+# variant, interleaved, each figure's median and interval across them
+# (bench/trace/run.sh).
 .PHONY: bench-trace
 bench-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
 	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/run.sh \

@@ -49,9 +49,9 @@ qemu-system-arm qemu-system-misc"
 # check-link links with every linker Debian ships (GNU ld and gold come
 # with binutils, in the build group; lld; mold) and builds googletest
 # from its source.  uftrace: check-trace compares its call graph with
-# uftrace's, and make bench times both recorders on one binary, in CPU
-# time from perf's task-clock (linux-perf; without it, time's 10 ms
-# steps, too coarse for a per-call figure).  The
+# uftrace's, and make bench times both recorders on the same object
+# code, in CPU time from perf's task-clock (linux-perf; without it,
+# time's 10 ms steps, too coarse for a per-call figure).  The
 # cross g++ compilers: check-solib's C++ library on each backend (and
 # clang++ --target finds their libstdc++ headers).
 # dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source

@@ -3,35 +3,66 @@
 # run.sh RECORDMCOUNT LIBMCOUNT MCTRACE [CALLS] - the recorder's cost
 # per traced call, against uftrace's, on one source (tests/trace/prog.c,
 # `hot`: top() calls mid() N times, mid() calls leaf() twice: 3N + 2
-# calls), built -O2 -fno-inline -pg -mfentry.
+# calls with main), built -O2 -fno-inline.
 #
-#   plain       no hooks at all
-#   untraced    ours (recorded, libmcount), not recording: hooks NOPs
+#   plain       no hooks at all (no -pg: GCC also keeps its knowledge
+#               of leaf()'s registers in mid(), which -pg gives up)
+#   untraced    ours: -pg -mfentry, recorded, linked with libmcount,
+#               not recording: every hook a NOP
 #   ours        the same binary with MCOUNT_TRACE (own format, compact
 #               events, rings of 2^20 events so none are lost)
-#   uftrace     `uftrace record --no-libcall` of the same source built
-#               for it (-pg -mfentry, no libmcount: uftrace 0.13 cannot
-#               trace our binary, whose __fentry__ is libmcount's own,
-#               and its -P patching of pads records nothing there)
-#   uf-plain    that binary run alone (glibc's __fentry__ stub)
-# CPU time (user + system, every thread of the process and of its
-# children: ours' writer thread, uftrace's recorder process; perf's
-# task-clock where it counts, else time's 10 ms steps), median of 5, so
-# that other load on the machine weighs less than on wall time
-# (given beside).  Per call: (traced - its untraced) / calls; ours'
-# split into the traced thread's and the writer thread's, which the
-# recorder counts (MCOUNT_TRACE_STATS).
-# Then: one long run of $BENCH_TRACE_BIG_LOOPS loops (3N + 2 calls, two
-# events each: 10^8 events by default) recorded with 2^20-event rings,
-# its max RSS against the same run not recording, and its trace's size
-# (deleted after); and what one timestamp costs here (clock.c).
-# Prints a Markdown table; work files in $BENCH_OUT.
+#   uftrace     `uftrace record --no-libcall -d DIR` of the same object
+#               code (-pg -mfentry) linked without libmcount
+#   ufplain     that binary run alone (each hook calls glibc's
+#               __fentry__, a bare return, through the GOT)
+#
+# What uftrace does, and why not on our binary (uftrace 0.13, Debian's):
+# it preloads its libmcount.so, whose __fentry__ takes the place of
+# glibc's, and it records entry and exit (the exit by replacing the
+# return address, as ours does), each 16 bytes with a CLOCK_MONOTONIC
+# timestamp (ours: rdtsc), into shared-memory buffers of 128 KiB that
+# its own process (`uftrace`, the parent) writes to DIR; by default it
+# also records the CPUs' schedule events through perf and writes
+# symbol files of the program and its libraries at the end.  Our
+# binary calls libmcount's own __fentry__, linked in, which uftrace's
+# cannot replace: it records nothing.  Its -P (dynamic patching) sees
+# our __mcount_loc and rewrites each NOP back into a call to the
+# binary's __fentry__, ours again: nothing recorded either.  So the two
+# binaries share the object code, the hot functions' bytes and their
+# 64-byte alignment; DIR and ours' trace file are both in $BENCH_OUT,
+# on the same file system.  CPU counts every thread and process: ours'
+# writer thread, uftrace's parent.
+#
+# Rounds: one round runs every variant once, in this order in odd
+# rounds and the reverse in even ones, so that load that rises or falls
+# through a round weighs on both sides of a pair alike;
+# $BENCH_TRACE_ROUNDS rounds (21 by default, some 2 s each: the
+# median's interval is then from the 6th to the 16th of 21, at 97%).  Each figure is formed within a round (ours minus the
+# same round's untraced run, and its ratio to the same round's
+# uftrace), then summarised across rounds by bench/trace/rounds.awk:
+# median, range, and a distribution-free interval for the median.  CPU
+# is perf's task-clock (ns, with duration_time for wall), else time's
+# user + system (10 ms steps).  Per call: (recorded - its untraced) /
+# calls; ours' split into the traced thread's and the writer's, which
+# the recorder counts (MCOUNT_TRACE_STATS).  Each round also runs the
+# four at `hot 1`: the start-up and end each recorder adds whatever the
+# calls, which the per-call figures hold spread over the calls.
+#
+# Then: instructions per call of the untraced pair (perf's counter, or
+# callgrind where the machine has none), steady where time is not; one
+# long run of $BENCH_TRACE_BIG_LOOPS loops (10^8 events by default)
+# recorded with 2^20-event rings, its max RSS against the same run not
+# recording, and its trace's size (deleted after); and what one
+# timestamp costs here (clock.c).  Prints Markdown tables with the load;
+# work files in $BENCH_OUT.
 set -eu
 tool=$1 lib=$2 mct=$3
 calls=${4:-6000000}
 n=$((calls / 3))
+rounds=${BENCH_TRACE_ROUNDS:-21}
 out=${BENCH_OUT:-build/bench/trace}
 src=tests/trace/prog.c
+here=$(dirname "$0")
 mkdir -p "$out"
 flags="-std=gnu11 -O2 -fno-inline"
 
@@ -44,83 +75,128 @@ gcc $flags -pg -mfentry -c "$src" -o "$out/uf.o"
 gcc -o "$out/uf" "$out/uf.o" -lpthread
 gcc -std=gnu11 -O2 bench/trace/clock.c -o "$out/clock"
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+load() { cut -d' ' -f1 /proc/loadavg; }
 # CPU time from perf's task-clock (every thread and child, in ns) where
 # perf can count it, else from time's user + system (10 ms steps)
-if perf stat -x, -e task-clock -o "$out/perf" true 2>/dev/null &&
-	grep -q task-clock "$out/perf"; then
+if perf stat -x, -e task-clock,duration_time -o "$out/perf" true \
+	2>/dev/null && grep -q task-clock "$out/perf"; then
 	clock="perf task-clock"
 else
 	clock="time, 10 ms steps"
 fi
-# ns of CPU time (user + system) of one run of the command, or of wall
-# time with WALL=1
+# "CPU_NS WALL_NS" of one run of the command, its stderr in $out/err;
+# fails with the command (a run that failed measures nothing)
 ns_of() {
-	if [ "${WALL:-0}" = 0 ] && [ "$clock" = "perf task-clock" ]; then
-		perf stat -x, -e task-clock -o "$out/perf" "$@" >/dev/null 2>&1
-		awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1e6 }' "$out/perf"
-		return
-	fi
-	/usr/bin/time -f '%U %S %e' -o "$out/time" "$@" >/dev/null 2>&1
-	awk -v w="${WALL:-0}" '{ printf "%.0f\n", (w ? $3 : $1 + $2) * 1e9 }' \
-		"$out/time"
-}
-# one recording run: its CPU ns, the writer's CPU ns, the writer's
-# passes that found events
-one_recording() {
-	ns=$(MCOUNT_TRACE_STATS=1 ns_of_err "$out/split.err" env \
-		MCOUNT_TRACE="$out/t.data" MCOUNT_TRACE_BUFSIZE=1048576 \
-		"$out/ours" hot $n)
-	awk -v t="$ns" '/writer thread CPU/ {
-		print t, $6 + $10, $12 }' "$out/split.err"
-}
-# ns_of, with the command's stderr kept in a file
-ns_of_err() {
-	f=$1; shift
 	if [ "$clock" = "perf task-clock" ]; then
-		perf stat -x, -e task-clock -o "$out/perf" "$@" >/dev/null 2>"$f"
-		awk -F, '/task-clock/ { printf "%.0f\n", $1 * 1e6 }' "$out/perf"
+		perf stat -x, -e task-clock,duration_time -o "$out/perf" "$@" \
+			>/dev/null 2>"$out/err" || return
+		awk -F, '/task-clock/ { c = $1 * 1e6 }
+			/duration_time/ { w = $1 }
+			END { printf "%.0f %.0f\n", c, w }' "$out/perf"
 		return
 	fi
-	/usr/bin/time -f '%U %S %e' -o "$out/time" "$@" >/dev/null 2>"$f"
-	awk '{ printf "%.0f\n", ($1 + $2) * 1e9 }' "$out/time"
+	/usr/bin/time -f '%U %S %e' -o "$out/time" "$@" >/dev/null \
+		2>"$out/err" || return
+	awk '{ printf "%.0f %.0f\n", ($1 + $2) * 1e9, $3 * 1e9 }' "$out/time"
 }
-# CLEAN: the previous run's output, removed before each run, so that no
-# run pays for freeing the last one's pages (ours truncates its file,
-# uftrace renames its directory away and deletes the older one)
-time5() {
-	for r in 1 2 3 4 5; do
-		[ -z "${CLEAN:-}" ] || rm -rf $CLEAN
-		ns_of "$@"
-	done | median
+# one variant's run, as a line of rounds.awk's input; each recording
+# starts with no output of an earlier run to free (ours truncates its
+# file, uftrace renames its directory away and deletes the older one)
+variant() {	# variant ROUND NAME
+	case $2 in
+	plain)		set -- "$1" "$2" "$out/plain" hot $((20 * n)) ;;
+	untraced_big)	set -- "$1" "$2" "$out/ours" hot $((20 * n)) ;;
+	untraced)	set -- "$1" "$2" "$out/ours" hot $n ;;
+	untraced1)	set -- "$1" "$2" "$out/ours" hot 1 ;;
+	ours)		rm -f "$out/t.data"
+			set -- "$1" "$2" env MCOUNT_TRACE="$out/t.data" \
+				MCOUNT_TRACE_BUFSIZE=1048576 \
+				MCOUNT_TRACE_STATS=1 "$out/ours" hot $n ;;
+	ours1)		rm -f "$out/t1.data"
+			set -- "$1" "$2" env MCOUNT_TRACE="$out/t1.data" \
+				MCOUNT_TRACE_BUFSIZE=1048576 "$out/ours" hot 1 ;;
+	ufplain)	set -- "$1" "$2" "$out/uf" hot $n ;;
+	ufplain1)	set -- "$1" "$2" "$out/uf" hot 1 ;;
+	uftrace)	rm -rf "$out/uf.d" "$out/uf.d.old"
+			set -- "$1" "$2" uftrace record --no-libcall \
+				-d "$out/uf.d" "$out/uf" hot $n ;;
+	uftrace1)	rm -rf "$out/uf1.d" "$out/uf1.d.old"
+			set -- "$1" "$2" uftrace record --no-libcall \
+				-d "$out/uf1.d" "$out/uf" hot 1 ;;
+	esac
+	r=$1 name=$2; shift 2
+	l=$(load)
+	if ! ns=$(ns_of "$@"); then
+		echo "run.sh: round $r, $name failed: $*" >&2
+		cat "$out/err" >&2
+		exit 1
+	fi
+	printf '%s %s %s %s' "$r" "$l" "$name" "$ns"
+	# the writer's CPU (with the last pass, run by the exiting thread),
+	# its passes that found events, and the calls not recorded
+	awk '/writer thread CPU/ { w = $6 + $10; p = $12 }
+		/calls not recorded/ { l = $3 }
+		END { print "", w == "" ? "-" : w, p == "" ? "-" : p, l + 0 }' \
+		"$out/err"
 }
 
-# the untraced pair runs 20 times as many calls: a NOP a call is small
-plain=$(time5 "$out/plain" hot $((20 * n)))
-untraced_big=$(time5 "$out/ours" hot $((20 * n)))
-untraced=$(time5 "$out/ours" hot $n)
-# recording, 5 runs: each one's CPU and its split, the writer thread's
-# (with the last pass, which the exiting thread runs) from the
-# recorder's own count (MCOUNT_TRACE_STATS), the traced thread's the
-# rest; the medians of each
-split=$(for r in 1 2 3 4 5; do
-	rm -f "$out/t.data"
-	one_recording
-done)
-ours=$(echo "$split" | awk '{ print $1 }' | median)
-rm -rf "$out/uf.d"
-ufplain=$(time5 "$out/uf" hot $n)
-uft=$(CLEAN="$out/uf.d $out/uf.d.old" time5 uftrace record --no-libcall -d "$out/uf.d" "$out/uf" hot $n)
+order="plain untraced_big untraced ours ufplain uftrace untraced1 ours1 ufplain1 uftrace1"
+reverse=$(echo $order | tr ' ' '\n' | tac | tr '\n' ' ')
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for r in $(seq "$rounds"); do
+	if [ $((r % 2)) = 1 ]; then names=$order; else names=$reverse; fi
+	for v in $names; do
+		variant "$r" "$v"
+	done
+done > "$out/rounds.txt"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
 lost=$("$mct" report "$out/t.data" | awk '/not recorded/ { print $2 }')
 recorded=$("$mct" report "$out/t.data" | awk '$NF == "leaf" || $NF == "mid" ||
 	$NF == "top" || $NF == "main" { s += $(NF - 1) } END { print s }')
-size=$(stat -c %s "$out/t.data")	# of the run whose calls were counted
+size=$(stat -c %s "$out/t.data")	# of the last round's recording
+uf_size=$(cat "$out"/uf.d/*.dat | wc -c)	# its events, not its symbols
+rm -rf "$out/t1.data" "$out/uf1.d" "$out/uf1.d.old"
 rss() { /usr/bin/time -f %M -o "$out/rss" "$@" >/dev/null 2>&1; cat "$out/rss"; }
 rss_plain=$(rss "$out/ours" hot $n)
 rss_ours=$(rss env MCOUNT_TRACE="$out/t.data" "$out/ours" hot $n)
 
+# Instructions (user space) of the untraced pair per call: the
+# difference between runs of L and 2L loops over the 3L calls it adds,
+# so that start-up is taken out; perf's counter where the machine has
+# one, else callgrind (every instruction, whole program; slower, hence
+# the small L)
+if perf stat -x, -e instructions:u -o "$out/perf" true 2>/dev/null &&
+	grep -q '^[0-9]' "$out/perf"; then
+	counter="perf instructions:u"
+	insn_loops=$n
+else
+	counter="callgrind"
+	insn_loops=100000
+fi
+instructions() {	# instructions PROG LOOPS
+	if [ "$counter" = callgrind ]; then
+		valgrind --tool=callgrind --smc-check=all \
+			--callgrind-out-file="$out/insn.cg" "$1" hot "$2" \
+			>/dev/null 2>&1
+		awk '/^totals:/ { print $2 }' "$out/insn.cg"
+		return
+	fi
+	perf stat -x, -e instructions:u -o "$out/perf" "$1" hot "$2" >/dev/null 2>&1
+	awk -F, '/instructions/ { print $1 }' "$out/perf"
+}
+insn_per_call() {	# insn_per_call PROG
+	awk -v a="$(instructions "$1" "$insn_loops")" \
+		-v b="$(instructions "$1" $((2 * insn_loops)))" \
+		-v c=$((3 * insn_loops)) 'BEGIN { printf "%.3f", (b - a) / c }'
+}
+insn_load=$(load)
+insn_plain=$(insn_per_call "$out/plain")
+insn_untraced=$(insn_per_call "$out/ours")
+
 # 10^8 events: the program's memory against its buffers
 big=${BENCH_TRACE_BIG_LOOPS:-16666667}
+big_load=$(load)
 rss_big_plain=$(rss "$out/ours" hot "$big")
 rm -f "$out/big.data"
 rss_big=$(rss env MCOUNT_TRACE="$out/big.data" MCOUNT_TRACE_BUFSIZE=1048576 \
@@ -149,41 +225,25 @@ EOP
 )
 rm -f "$out/big.data"
 
-per() { awk -v a="$1" -v b="$2" -v c="$calls" 'BEGIN { printf "%.1f", (a - b) / c }'; }
-ours_per=$(per "$ours" "$untraced")
-split_thread=$(echo "$split" | awk '{ print $1 - $2 }' | median)
-split_writer=$(echo "$split" | awk '{ print $2 }' | median)
-split_passes=$(echo "$split" | awk '{ print $3 }' | median)
-wall_ours=$(CLEAN="$out/t.data" WALL=1 time5 env MCOUNT_TRACE="$out/t.data" \
-	MCOUNT_TRACE_BUFSIZE=1048576 "$out/ours" hot $n)
-wall_untraced=$(WALL=1 time5 "$out/ours" hot $n)
-wall_uft=$(CLEAN="$out/uf.d $out/uf.d.old" WALL=1 time5 uftrace record --no-libcall -d "$out/uf.d" "$out/uf" hot $n)
-wall_ufplain=$(WALL=1 time5 "$out/uf" hot $n)
-uf_per=$(per "$uft" "$ufplain")
+rounds_table=$(awk -v calls="$calls" -v clock="$clock" \
+	-f "$here/rounds.awk" "$out/rounds.txt")
+echo "$rounds_table" | sed -n '1,/^$/p' |
+	sed "1s/;/, $(nproc) CPUs, load $load_before before, $load_after after;/"
 cat <<EOT
-| trace measure ($calls calls, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); CPU by $clock) | value |
+| trace measure, one run each | value |
 |---|---:|
-| no hooks, $((20 * calls)) calls, CPU (ms) | $((plain / 1000000)) |
-| ours not recording (hooks NOPs), same calls, CPU (ms) | $((untraced_big / 1000000)) |
-| untraced cost over no hooks | $(awk -v a="$untraced_big" -v b="$plain" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }') |
-| ours recording, CPU (ms) | $((ours / 1000000)) |
-| ours per traced call, entry + exit, CPU (ns) | $ours_per |
-| of which the traced thread, CPU (ns) | $(per "$split_thread" "$untraced") |
-| of which the writer thread, CPU (ns) | $(per "$split_writer" 0) |
-| writer's passes over the rings that found events | $split_passes |
-| ours per traced call, wall (ns) | $(per "$wall_ours" "$wall_untraced") |
-| calls recorded / lost | $recorded / ${lost:-0} |
-| trace file (MB) | $((size / 1000000)) |
+| calls recorded / lost, last round | $recorded / ${lost:-0} |
+| trace file (MB), last round | $((size / 1000000)) |
 | trace file, bytes per recorded call | $(awk -v s="$size" -v r="$recorded" 'BEGIN { printf "%.1f", s / r }') |
+| uftrace's data files (its events), bytes per call | $(awk -v s="$uf_size" -v r="$((3 * n + 2))" 'BEGIN { printf "%.1f", s / r }') |
 | max RSS not recording / recording, 2^16-event rings (KB) | $rss_plain / $rss_ours |
-| uftrace's binary alone, CPU (ms) | $((ufplain / 1000000)) |
-| uftrace record, CPU (ms) | $((uft / 1000000)) |
-| uftrace per traced call, CPU (ns) | $uf_per |
-| uftrace per traced call, wall (ns) | $(per "$wall_uft" "$wall_ufplain") |
-| ours / uftrace per call, CPU | $(awk -v a="$ours_per" -v b="$uf_per" 'BEGIN { printf "%.3f", a / b }') |
-| long run: calls | $((3 * big + 2)) |
+| instructions per call, no hooks / ours not recording ($counter, load $insn_load) | $insn_plain / $insn_untraced |
+| untraced cost over no hooks, instructions | $(awk -v a="$insn_untraced" -v b="$insn_plain" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }') |
+| long run: calls (load $big_load) | $((3 * big + 2)) |
 | long run: events written / calls lost | ${big_events% *} / ${big_events#* } |
 | long run: trace file (MB) | $((big_size / 1000000)) |
 | long run: max RSS not recording / recording, 2^20-event rings of 16 MiB (KB) | $rss_big_plain / $rss_big |
 EOT
-"$out/clock"
+"$out/clock" | sed "s/^| one timestamp: \([^|]*\)|/| one timestamp: \1(load $(load)) |/"
+echo
+echo "$rounds_table" | sed '1,/^$/d'

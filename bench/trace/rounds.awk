@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# rounds.awk - bench/trace/run.sh's figures from its interleaved rounds.
+#
+# Input, one line a run: ROUND LOAD NAME CPU_NS WALL_NS WRITER_NS PASSES
+# LOST, where NAME is one of run.sh's variants (plain, untraced_big,
+# untraced, ours, ufplain, uftrace and the start-up runs untraced1,
+# ours1, ufplain1, uftrace1); the last three are ours' only
+# (MCOUNT_TRACE_STATS), "-" elsewhere.  -v calls=C: the calls of one
+# `hot` run of the pair ours/untraced (and uftrace/ufplain); -v clock=
+# names the CPU clock.
+#
+# Every quantity is formed within one round (ours against the untraced
+# run of the same round, and so on), so that load that changes between
+# rounds weighs on both sides of a difference alike; across rounds it
+# prints the median, the range, and an interval for the median from
+# the order statistics (distribution-free: with n rounds, the k-th
+# smallest and k-th largest values hold the median with probability
+# 1 - 2 P(Binomial(n, 1/2) < k); k is the largest that keeps this at
+# least 95%, or 1 when n is too small for 95%, with the level printed).
+# Prints Markdown: a table of the quantities, then one row a round.
+
+function sorted(src, n, dst,	i, j, v) {
+	for (i = 1; i <= n; i++) {
+		v = src[i]
+		for (j = i - 1; j >= 1 && dst[j] > v; j--)
+			dst[j + 1] = dst[j]
+		dst[j + 1] = v
+	}
+}
+
+function median(s, n) {
+	return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+}
+
+# the k of the median's interval for n values; its level in conf
+function interval_k(n,	k, tail, c) {
+	k = 1
+	tail = 1 / 2 ^ n	# P(B < k), B ~ Binomial(n, 1/2)
+	c = n			# C(n, k)
+	while (2 * (tail + c / 2 ^ n) <= 0.05) {
+		tail += c / 2 ^ n
+		k++
+		c = c * (n - k + 1) / k
+	}
+	conf = 100 * (1 - 2 * tail)
+	return k
+}
+
+# one Markdown row: the median, range and interval of q[1..n] in fmt
+function row(label, q, n, fmt,	s) {
+	sorted(q, n, s)
+	printf "| %s | " fmt " | " fmt " to " fmt " | " fmt " to " fmt " |\n",
+		label, median(s, n), s[1], s[n], s[K], s[n + 1 - K]
+}
+
+{
+	r = $1; rounds[r] = 1; load[r] = $2
+	cpu[r, $3] = $4; wall[r, $3] = $5
+	if ($3 == "ours") {
+		writer[r] = $6; passes[r] = $7; lost_in[r] = $8; lost += $8
+	}
+}
+
+END {
+	n = 0
+	for (r in rounds)
+		n++
+	if (n == 0) {
+		print "rounds.awk: no rounds" > "/dev/stderr"
+		exit 1
+	}
+	split("plain untraced_big untraced ours ufplain uftrace untraced1 " \
+		"ours1 ufplain1 uftrace1", names)
+	for (i = 1; i <= n; i++)
+		for (j in names)
+			if (!((i, names[j]) in cpu) || cpu[i, names[j]] <= 0) {
+				printf "rounds.awk: round %d has no %s run\n", i,
+					names[j] > "/dev/stderr"
+				exit 1
+			}
+	K = interval_k(n)
+	for (i = 1; i <= n; i++) {
+		untraced_cost[i] = 100 * (cpu[i, "untraced_big"] - \
+			cpu[i, "plain"]) / cpu[i, "plain"]
+		plain_ms[i] = cpu[i, "plain"] / 1e6
+		untraced_ms[i] = cpu[i, "untraced_big"] / 1e6
+		ours_ms[i] = cpu[i, "ours"] / 1e6
+		ours[i] = (cpu[i, "ours"] - cpu[i, "untraced"]) / calls
+		thread[i] = (cpu[i, "ours"] - writer[i] - cpu[i, "untraced"]) / calls
+		writer_ns[i] = writer[i] / calls
+		pass[i] = passes[i]
+		ours_wall[i] = (wall[i, "ours"] - wall[i, "untraced"]) / calls
+		ufplain_ms[i] = cpu[i, "ufplain"] / 1e6
+		uft_ms[i] = cpu[i, "uftrace"] / 1e6
+		uft[i] = (cpu[i, "uftrace"] - cpu[i, "ufplain"]) / calls
+		uft_wall[i] = (wall[i, "uftrace"] - wall[i, "ufplain"]) / calls
+		ratio[i] = ours[i] / uft[i]
+		ours_start[i] = (cpu[i, "ours1"] - cpu[i, "untraced1"]) / 1e6
+		uft_start[i] = (cpu[i, "uftrace1"] - cpu[i, "ufplain1"]) / 1e6
+		ratio_warm[i] = (ours[i] - ours_start[i] * 1e6 / calls) / \
+			(uft[i] - uft_start[i] * 1e6 / calls)
+	}
+	printf "| trace measure (%d calls, %d rounds interleaved; CPU by %s) | median | range | the median's %.0f%% interval |\n",
+		calls, n, clock, conf
+	print "|---|---:|---:|---:|"
+	row("no hooks, 20x the calls, CPU (ms)", plain_ms, n, "%.0f")
+	row("ours not recording (hooks NOPs), same calls, CPU (ms)", untraced_ms, n, "%.0f")
+	row("**untraced cost over no hooks, paired in each round (%)**", untraced_cost, n, "%+.2f")
+	row("ours recording, CPU (ms)", ours_ms, n, "%.0f")
+	row("**ours per traced call, entry + exit, CPU (ns)**", ours, n, "%.1f")
+	row("of which the traced thread, CPU (ns)", thread, n, "%.1f")
+	row("of which the writer thread, CPU (ns)", writer_ns, n, "%.1f")
+	row("writer's passes over the rings that found events", pass, n, "%.0f")
+	row("ours per traced call, wall (ns)", ours_wall, n, "%.1f")
+	row("uftrace's binary alone, CPU (ms)", ufplain_ms, n, "%.0f")
+	row("uftrace record, CPU (ms)", uft_ms, n, "%.0f")
+	row("**uftrace per traced call, CPU (ns)**", uft, n, "%.1f")
+	row("uftrace per traced call, wall (ns)", uft_wall, n, "%.1f")
+	row("**ours / uftrace per call, CPU, paired in each round**", ratio, n, "%.3f")
+	row("start-up and end, ours: `hot 1` recording minus not, CPU (ms)", ours_start, n, "%.1f")
+	row("start-up and end, uftrace: `hot 1` recorded minus alone, CPU (ms)", uft_start, n, "%.1f")
+	row("ours / uftrace per call, both start-ups taken out, paired", ratio_warm, n, "%.3f")
+	sorted(ours, n, so); sorted(uft, n, su)
+	printf "| ours / uftrace per call, CPU, ratio of the medians | %.3f | | |\n",
+		median(so, n) / median(su, n)
+	printf "| calls lost, all rounds' recordings (a round that lost calls is flattered) | %d | | |\n", lost
+	print ""
+	print "| round (order) | load (1 min) | ours, ns a call | calls lost | uftrace, ns a call | ours / uftrace | untraced cost |"
+	print "|---:|---:|---:|---:|---:|---:|---:|"
+	for (i = 1; i <= n; i++)
+		printf "| %d (%s) | %s | %.1f | %d | %.1f | %.3f | %+.2f%% |\n", i,
+			i % 2 ? "fwd" : "rev", load[i], ours[i], lost_in[i], uft[i],
+			ratio[i], untraced_cost[i]
+}
