@@ -25,9 +25,11 @@
 # also records the CPUs' schedule events through perf and writes
 # symbol files of the program and its libraries at the end.  Our
 # binary calls libmcount's own __fentry__, linked in, which uftrace's
-# cannot replace: it records nothing.  Its -P (dynamic patching) sees
-# our __mcount_loc and rewrites each NOP back into a call to the
-# binary's __fentry__, ours again: nothing recorded either.  So the two
+# cannot replace: it records nothing.  Its -P (dynamic patching) takes
+# our hooks for -pg calls and leaves them; on our build with NOP pads
+# (-fpatchable-function-entry) it finds __mcount_loc and turns each pad
+# into a call to the binary's own __fentry__, ours again: nothing
+# recorded either way (MCOUNT_NO_AUTOBOOT=1 or not).  So the two
 # binaries share the object code, the hot functions' bytes and their
 # 64-byte alignment; DIR and ours' trace file are both in $BENCH_OUT,
 # on the same file system.  CPU counts every thread and process: ours'
