@@ -30,8 +30,9 @@
 # (-fpatchable-function-entry) it finds __mcount_loc and turns each pad
 # into a call to the binary's own __fentry__, ours again: nothing
 # recorded either way (MCOUNT_NO_AUTOBOOT=1 or not).  So the two
-# binaries share the object code, the hot functions' bytes and their
-# 64-byte alignment; DIR and ours' trace file are both in $BENCH_OUT,
+# binaries share the object code and the hot functions' 64-byte
+# alignment, and differ in the linked hook (6 bytes in both: a direct
+# call in ours, made a NOP; a call through the GOT in uftrace's); DIR and ours' trace file are both in $BENCH_OUT,
 # on the same file system.  CPU counts every thread and process: ours'
 # writer thread, uftrace's parent.
 #
