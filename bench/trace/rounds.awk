@@ -17,6 +17,9 @@
 # smallest and k-th largest values hold the median with probability
 # 1 - 2 P(Binomial(n, 1/2) < k); k is the largest that keeps this at
 # least 95%, or 1 when n is too small for 95%, with the level printed).
+# Rounds whose recording lost calls are left out of the summary (a lost
+# call skips most of the work: such a round is flattered) and shown in
+# their own rows.
 # Prints Markdown: a table of the quantities, then one row a round.
 
 function sorted(src, n, dst,	i, j, v) {
@@ -46,11 +49,22 @@ function interval_k(n,	k, tail, c) {
 	return k
 }
 
-# one Markdown row: the median, range and interval of q[1..n] in fmt
-function row(label, q, n, fmt,	s) {
-	sorted(q, n, s)
+# one Markdown row: the median, range and interval of q over the
+# rounds kept (idx[1..m]), in fmt
+function row(label, q, fmt,	j, v, s) {
+	for (j = 1; j <= m; j++)
+		v[j] = q[idx[j]]
+	sorted(v, m, s)
 	printf "| %s | " fmt " | " fmt " to " fmt " | " fmt " to " fmt " |\n",
-		label, median(s, n), s[1], s[n], s[K], s[n + 1 - K]
+		label, median(s, m), s[1], s[m], s[K], s[m + 1 - K]
+}
+
+# the median of q over the rounds kept
+function kept_median(q,	j, v, s) {
+	for (j = 1; j <= m; j++)
+		v[j] = q[idx[j]]
+	sorted(v, m, s)
+	return median(s, m)
 }
 
 {
@@ -58,6 +72,7 @@ function row(label, q, n, fmt,	s) {
 	cpu[r, $3] = $4; wall[r, $3] = $5
 	if ($3 == "ours") {
 		writer[r] = $6; passes[r] = $7; lost_in[r] = $8; lost += $8
+		lost_rounds += $8 > 0
 	}
 }
 
@@ -78,7 +93,17 @@ END {
 					names[j] > "/dev/stderr"
 				exit 1
 			}
-	K = interval_k(n)
+	# A round whose recording lost calls did less work a call than the
+	# others: its figures are left out (and shown in its row below),
+	# unless every round lost some.
+	m = 0
+	for (i = 1; i <= n; i++)
+		if (lost_in[i] == 0)
+			idx[++m] = i
+	if (m == 0)
+		for (i = 1; i <= n; i++)
+			idx[++m] = i
+	K = interval_k(m)
 	for (i = 1; i <= n; i++) {
 		untraced_cost[i] = 100 * (cpu[i, "untraced_big"] - \
 			cpu[i, "plain"]) / cpu[i, "plain"]
@@ -100,32 +125,34 @@ END {
 		ratio_warm[i] = (ours[i] - ours_start[i] * 1e6 / calls) / \
 			(uft[i] - uft_start[i] * 1e6 / calls)
 	}
-	printf "| trace measure (%d calls, %d rounds interleaved; CPU by %s) | median | range | the median's %.0f%% interval |\n",
-		calls, n, clock, conf
+	kept = lost_rounds < n ? m " kept: those that lost no call" : \
+		"all kept, though each lost calls: ours flattered"
+	printf "| trace measure (%d calls, %d rounds interleaved, %s; CPU by %s) | median | range | the median's %.0f%% interval |\n",
+		calls, n, kept, clock, conf
 	print "|---|---:|---:|---:|"
-	row("no hooks, 20x the calls, CPU (ms)", plain_ms, n, "%.0f")
-	row("ours not recording (hooks NOPs), same calls, CPU (ms)", untraced_ms, n, "%.0f")
-	row("**untraced cost over no hooks, paired in each round (%)**", untraced_cost, n, "%+.2f")
-	row("ours recording, CPU (ms)", ours_ms, n, "%.0f")
-	row("**ours per traced call, entry + exit, CPU (ns)**", ours, n, "%.1f")
-	row("of which the traced thread, CPU (ns)", thread, n, "%.1f")
-	row("of which the writer thread, CPU (ns)", writer_ns, n, "%.1f")
-	row("writer's passes over the rings that found events", pass, n, "%.0f")
-	row("ours per traced call, wall (ns)", ours_wall, n, "%.1f")
-	row("uftrace's binary alone, CPU (ms)", ufplain_ms, n, "%.0f")
-	row("uftrace record, CPU (ms)", uft_ms, n, "%.0f")
-	row("**uftrace per traced call, CPU (ns)**", uft, n, "%.1f")
-	row("uftrace per traced call, wall (ns)", uft_wall, n, "%.1f")
-	row("**ours / uftrace per call, CPU, paired in each round**", ratio, n, "%.3f")
-	row("start-up and end, ours: `hot 1` recording minus not, CPU (ms)", ours_start, n, "%.1f")
-	row("start-up and end, uftrace: `hot 1` recorded minus alone, CPU (ms)", uft_start, n, "%.1f")
-	row("ours / uftrace per call, both start-ups taken out, paired", ratio_warm, n, "%.3f")
-	sorted(ours, n, so); sorted(uft, n, su)
+	row("no hooks, 20x the calls, CPU (ms)", plain_ms, "%.0f")
+	row("ours not recording (hooks NOPs), same calls, CPU (ms)", untraced_ms, "%.0f")
+	row("**untraced cost over no hooks, paired in each round (%)**", untraced_cost, "%+.2f")
+	row("ours recording, CPU (ms)", ours_ms, "%.0f")
+	row("**ours per traced call, entry + exit, CPU (ns)**", ours, "%.1f")
+	row("of which the traced thread, CPU (ns)", thread, "%.1f")
+	row("of which the writer thread, CPU (ns)", writer_ns, "%.1f")
+	row("writer's passes over the rings that found events", pass, "%.0f")
+	row("ours per traced call, wall (ns)", ours_wall, "%.1f")
+	row("uftrace's binary alone, CPU (ms)", ufplain_ms, "%.0f")
+	row("uftrace record, CPU (ms)", uft_ms, "%.0f")
+	row("**uftrace per traced call, CPU (ns)**", uft, "%.1f")
+	row("uftrace per traced call, wall (ns)", uft_wall, "%.1f")
+	row("**ours / uftrace per call, CPU, paired in each round**", ratio, "%.3f")
+	row("start-up and end, ours: `hot 1` recording minus not, CPU (ms)", ours_start, "%.1f")
+	row("start-up and end, uftrace: `hot 1` recorded minus alone, CPU (ms)", uft_start, "%.1f")
+	row("ours / uftrace per call, both start-ups taken out, paired", ratio_warm, "%.3f")
 	printf "| ours / uftrace per call, CPU, ratio of the medians | %.3f | | |\n",
-		median(so, n) / median(su, n)
-	printf "| calls lost, all rounds' recordings (a round that lost calls is flattered) | %d | | |\n", lost
+		kept_median(ours) / kept_median(uft)
+	printf "| calls lost, all rounds' recordings | %d in %d rounds | | |\n",
+		lost, lost_rounds
 	print ""
-	print "| round (order) | load (1 min) | ours, ns a call | calls lost | uftrace, ns a call | ours / uftrace | untraced cost |"
+	print "| round (order) | load (1 min) | ours, ns a call | calls lost (round left out) | uftrace, ns a call | ours / uftrace | untraced cost |"
 	print "|---:|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= n; i++)
 		printf "| %d (%s) | %s | %.1f | %d | %.1f | %.3f | %+.2f%% |\n", i,

@@ -43,7 +43,8 @@
 # median's interval is then from the 6th to the 16th of 21, at 97%).  Each figure is formed within a round (ours minus the
 # same round's untraced run, and its ratio to the same round's
 # uftrace), then summarised across rounds by bench/trace/rounds.awk:
-# median, range, and a distribution-free interval for the median.  CPU
+# median, range, and a distribution-free interval for the median, over
+# the rounds whose recording lost no call.  CPU
 # is perf's task-clock (ns, with duration_time for wall), else time's
 # user + system (10 ms steps).  Per call: (recorded - its untraced) /
 # calls; ours' split into the traced thread's and the writer's, which
