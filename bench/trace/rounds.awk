@@ -7,7 +7,7 @@
 # ours1, ufplain1, uftrace1); the last three are ours' only
 # (MCOUNT_TRACE_STATS), "-" elsewhere.  -v calls=C: the calls of one
 # `hot` run of the pair ours/untraced (and uftrace/ufplain); -v clock=
-# names the CPU clock.
+# names the CPU clock, -v machine= the CPUs and the load.
 #
 # Every quantity is formed within one round (ours against the untraced
 # run of the same round, and so on), so that load that changes between
@@ -127,8 +127,8 @@ END {
 	}
 	kept = lost_rounds < n ? m " kept: those that lost no call" : \
 		"all kept, though each lost calls: ours flattered"
-	printf "| trace measure (%d calls, %d rounds interleaved, %s; CPU by %s) | median | range | the median's %.0f%% interval |\n",
-		calls, n, kept, clock, conf
+	printf "| trace measure (%d calls, %s, %d rounds interleaved, %s; CPU by %s) | median | range | the median's %.0f%% interval |\n",
+		calls, machine, n, kept, clock, conf
 	print "|---|---:|---:|---:|"
 	row("no hooks, 20x the calls, CPU (ms)", plain_ms, "%.0f")
 	row("ours not recording (hooks NOPs), same calls, CPU (ms)", untraced_ms, "%.0f")

@@ -230,9 +230,9 @@ EOP
 rm -f "$out/big.data"
 
 rounds_table=$(awk -v calls="$calls" -v clock="$clock" \
+	-v machine="$(nproc) CPUs, load $load_before before, $load_after after" \
 	-f "$here/rounds.awk" "$out/rounds.txt")
-echo "$rounds_table" | sed -n '1,/^$/p' |
-	sed "1s/;/, $(nproc) CPUs, load $load_before before, $load_after after;/"
+echo "$rounds_table" | sed -n '1,/^$/p'
 cat <<EOT
 | trace measure, one run each | value |
 |---|---:|
