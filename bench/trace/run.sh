@@ -234,7 +234,7 @@ rounds_table=$(awk -v calls="$calls" -v clock="$clock" \
 	-f "$here/rounds.awk" "$out/rounds.txt")
 echo "$rounds_table" | sed -n '1,/^$/p'
 cat <<EOT
-| trace measure, one run each | value |
+| trace measure, one run each ($(nproc) CPUs, load $load_after after the rounds) | value |
 |---|---:|
 | calls recorded / lost, last round | $recorded / ${lost:-0} |
 | trace file (MB), last round | $((size / 1000000)) |
