@@ -71,6 +71,10 @@ mkdir -p "$out"
 flags="-std=gnu11 -O2 -fno-inline"
 
 gcc $flags "$src" -o "$out/plain" -lpthread
+# no hooks, but registers allocated as -pg has them (GCC gives up what
+# it knows of a callee's registers, -fipa-ra, when it profiles): the
+# untraced cost in instructions, split into the compiler's and the NOPs'
+gcc $flags -fno-ipa-ra "$src" -o "$out/plain-noipa" -lpthread
 gcc $flags -pg -mfentry -c "$src" -o "$out/ours.o"
 "$tool" "$out/ours.o"
 gcc -o "$out/ours" "$out/ours.o" "$lib" -Wl,-T,lds/mcount.lds -lpthread
@@ -196,6 +200,7 @@ insn_per_call() {	# insn_per_call PROG
 }
 insn_load=$(load)
 insn_plain=$(insn_per_call "$out/plain")
+insn_noipa=$(insn_per_call "$out/plain-noipa")
 insn_untraced=$(insn_per_call "$out/ours")
 
 # 10^8 events: the program's memory against its buffers
@@ -241,7 +246,7 @@ cat <<EOT
 | trace file, bytes per recorded call | $(awk -v s="$size" -v r="$recorded" 'BEGIN { printf "%.1f", s / r }') |
 | uftrace's data files (its events), bytes per call | $(awk -v s="$uf_size" -v r="$((3 * n + 2))" 'BEGIN { printf "%.1f", s / r }') |
 | max RSS not recording / recording, 2^16-event rings (KB) | $rss_plain / $rss_ours |
-| instructions per call, no hooks / ours not recording ($counter, load $insn_load) | $insn_plain / $insn_untraced |
+| instructions per call, no hooks / no hooks, -fno-ipa-ra / ours not recording ($counter, load $insn_load) | $insn_plain / $insn_noipa / $insn_untraced |
 | untraced cost over no hooks, instructions | $(awk -v a="$insn_untraced" -v b="$insn_plain" 'BEGIN { printf "%+.1f%%", 100 * (a - b) / b }') |
 | long run: calls (load $big_load) | $((3 * big + 2)) |
 | long run: events written / calls lost | ${big_events% *} / ${big_events#* } |
