@@ -182,21 +182,26 @@ else
 	counter="callgrind"
 	insn_loops=100000
 fi
+# fails when the run or the count does (no count is not zero)
 instructions() {	# instructions PROG LOOPS
 	if [ "$counter" = callgrind ]; then
+		rm -f "$out/insn.cg"
 		valgrind --tool=callgrind --smc-check=all \
 			--callgrind-out-file="$out/insn.cg" "$1" hot "$2" \
-			>/dev/null 2>&1
-		awk '/^totals:/ { print $2 }' "$out/insn.cg"
+			>/dev/null 2>"$out/insn.err" || { cat "$out/insn.err" >&2; return 1; }
+		awk '/^totals:/ { print $2; found = 1 } END { exit !found }' \
+			"$out/insn.cg"
 		return
 	fi
 	perf stat -x, -e instructions:u -o "$out/perf" "$1" hot "$2" >/dev/null 2>&1
-	awk -F, '/instructions/ { print $1 }' "$out/perf"
+	awk -F, '/instructions/ && $1 ~ /^[0-9]/ { print $1; found = 1 }
+		END { exit !found }' "$out/perf"
 }
 insn_per_call() {	# insn_per_call PROG
-	awk -v a="$(instructions "$1" "$insn_loops")" \
-		-v b="$(instructions "$1" $((2 * insn_loops)))" \
-		-v c=$((3 * insn_loops)) 'BEGIN { printf "%.3f", (b - a) / c }'
+	a=$(instructions "$1" "$insn_loops")
+	b=$(instructions "$1" $((2 * insn_loops)))
+	awk -v a="$a" -v b="$b" -v c=$((3 * insn_loops)) \
+		'BEGIN { printf "%.3f", (b - a) / c }'
 }
 insn_load=$(load)
 insn_plain=$(insn_per_call "$out/plain")
