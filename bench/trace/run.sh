@@ -58,7 +58,9 @@
 # recorded with 2^20-event rings, its max RSS against the same run not
 # recording, and its trace's size (deleted after); and what one
 # timestamp costs here (clock.c).  Prints Markdown tables with the load;
-# work files in $BENCH_OUT.
+# work files in $BENCH_OUT, among them rounds.txt, every run's figures
+# (`awk -v calls=C -f bench/trace/rounds.awk rounds.txt` prints the
+# summary again).
 set -eu
 tool=$1 lib=$2 mct=$3
 calls=${4:-6000000}
