@@ -77,6 +77,10 @@ function kept_median(q,	j, v, s) {
 }
 
 END {
+	if (calls <= 0) {
+		print "rounds.awk: -v calls=N, the calls of one run, please" > "/dev/stderr"
+		exit 1
+	}
 	n = 0
 	for (r in rounds)
 		n++
@@ -127,8 +131,9 @@ END {
 	}
 	kept = lost_rounds < n ? m " kept: those that lost no call" : \
 		"all kept, though each lost calls: ours flattered"
-	printf "| trace measure (%d calls, %s, %d rounds interleaved, %s; CPU by %s) | median | range | the median's %.0f%% interval |\n",
-		calls, machine, n, kept, clock, conf
+	printf "| trace measure (%d calls, %s%d rounds interleaved, %s; CPU by %s) | median | range | the median's %.0f%% interval |\n",
+		calls, machine == "" ? "" : machine ", ", n, kept,
+		clock == "" ? "perf task-clock" : clock, conf
 	print "|---|---:|---:|---:|"
 	row("no hooks, 20x the calls, CPU (ms)", plain_ms, "%.0f")
 	row("ours not recording (hooks NOPs), same calls, CPU (ms)", untraced_ms, "%.0f")
