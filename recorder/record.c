@@ -104,6 +104,7 @@ static struct rec_thread *thread_new(void)
 		return NULL;
 	}
 	t->mask = rec_cfg.ring_events - 1;
+	t->mark = rec_cfg.ring_events / 2;
 	t->max_frames = rec_cfg.max_frames;
 	t->max_open = rec_cfg.depth && rec_cfg.depth < t->max_frames ?
 		      rec_cfg.depth : t->max_frames;
@@ -147,6 +148,38 @@ static uint64_t ring_room(struct rec_thread *t, uint64_t need)
 		return room;
 	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
 	return t->mask + 1 - (t->head - t->tail_seen);
+}
+
+#ifdef REC_GPR_ONLY
+/* rec_writer_nudge in rec_keeping_vectors' shape: libc's syscall() */
+static struct rec_thread *nudge(void)
+{
+	rec_writer_nudge();
+	return NULL;
+}
+#endif
+
+/*
+ * The writer sleeps on a guess of how fast the rings fill, which a
+ * thread that starts calling at full speed after a quiet spell (or a
+ * writer kept off its CPU) proves wrong: a ring past half full with
+ * `need` more events wakes it.  `tail` is read again when the events
+ * since the last look reach the mark, so the fast path needs no more
+ * than its compare with the room it last saw.
+ */
+static void mind_mark(struct rec_thread *t, uint64_t need)
+{
+	if (t->head - t->tail_seen + need <= t->mark)
+		return;
+	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
+	if (t->head - t->tail_seen + need <= t->mark ||
+	    __atomic_load_n(&rec_writer_nudged, __ATOMIC_RELAXED))
+		return;
+#ifdef REC_GPR_ONLY
+	rec_keeping_vectors(nudge);
+#else
+	rec_writer_nudge();
+#endif
 }
 
 static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
@@ -228,6 +261,7 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 		t->lost[MCT_LOST_SHADOW]++;
 		goto out;
 	}
+	mind_mark(t, t->depth + 2);
 	if (ring_room(t, t->depth + 2) < t->depth + 2) {
 		t->lost[MCT_LOST_RING]++;
 		goto out;
@@ -249,10 +283,10 @@ out:
  * that this stays a leaf that saves no registers where rec_arch_key is
  * inline (all but REC_ARCH_SITES): the thread is known, the slot is on
  * its stack and holds a real return address, the frame has a key below
- * the top frame's, and the depth and the ring have room for the entry,
- * its exit and the exits of every open frame (one compare with the room
- * last seen).  Anything else goes to entry_slow, from the slot it was
- * given.
+ * the top frame's, and the ring, up to its mark (mind_mark), has room
+ * for the entry, its exit and the exits of every open frame (one
+ * compare with the room last seen).  Anything else goes to entry_slow,
+ * from the slot it was given.
  */
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
@@ -271,7 +305,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto slow;
 	d = t->depth;
 	if (__builtin_expect(d >= t->max_open ||
-			     t->head - t->tail_seen + d + 2 > t->mask + 1, 0))
+			     t->head - t->tail_seen + d + 2 > t->mark, 0))
 		goto slow;
 	key = rec_arch_key(func, &at, &copy);
 #ifdef REC_ARCH_SITES

@@ -60,6 +60,8 @@ struct rec_thread {
 	/* the thread's */
 	struct mct_event *ring;
 	uint64_t mask;		/* ring size - 1 (a power of two) */
+	uint64_t mark;		/* half the ring: past it, the writer is
+				   woken (rec_writer_nudge) */
 	uint64_t head;		/* next event written */
 	uint64_t tail_seen;	/* `tail` when the thread last read it */
 	uint64_t lost[MCT_LOST_WHYS];	/* calls not recorded, by reason */
@@ -189,6 +191,8 @@ static inline uint64_t rec_ticks(void)
 /* writer.c */
 REC_HIDDEN int rec_writer_start(const char *path, bool truncate);
 REC_HIDDEN void rec_writer_stop(void);
+REC_HIDDEN void rec_writer_nudge(void);
+REC_HIDDEN extern uint32_t rec_writer_nudged;
 REC_HIDDEN void rec_writer_fork_prepare(void);
 REC_HIDDEN void rec_writer_fork_parent(void);
 REC_HIDDEN void rec_writer_fork_child(void);

@@ -14,8 +14,10 @@
  *
  * The thread wakes every millisecond while the rings are quiet, and
  * while they fill, when the fullest would hold a quarter of its room
- * (nap_ns).  A failed write is reported once; the rings are drained
- * all the same, so a full disk never blocks the program.
+ * (nap_ns).  That is a guess from the rate it saw last: a thread whose
+ * ring passes half full wakes it at once (rec_writer_nudge).  A failed
+ * write is reported once; the rings are drained all the same, so a full
+ * disk never blocks the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,8 +82,19 @@ static struct {
 	} lib_seen[1 << SEEN_BITS];	/* MCT_NAME_AT blocks written */
 	/* what the writer cost (MCOUNT_TRACE_STATS) */
 	uint64_t busy_passes, events;	/* passes that found events, events */
+	uint64_t fullest;	/* the most events a ring held at a pass */
+	uint64_t longest_pass_ns, longest_gap_ns;	/* wall, and between
+							   two passes' starts */
 	uint64_t thread_cpu_ns;	/* the writer thread's, at its end */
+	uint64_t wakes;		/* naps a ring's mark cut short */
+	uint64_t test_nap_ns;	/* MCOUNT_TRACE_TEST_NAP: every nap's */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * 1 once a nudge came since the writer last woke: a wake-up each.  The
+ * writer sleeps on it (a futex) while it is 0.
+ */
+uint32_t rec_writer_nudged;
 
 static uint64_t now_ns(void)
 {
@@ -707,6 +722,8 @@ static uint64_t pass(void)
 		if (n > fullest)
 			fullest = n;
 	}
+	if (fullest > w.fullest)
+		w.fullest = fullest;
 	release_names();
 	rec_libs_unloads(put_unload, w.passes);
 	if (all && w.ns1 - w.clock_written > 10000000u)
@@ -739,8 +756,10 @@ static uint64_t thread_cpu_ns(void)
  * thread room to write four times as fast meanwhile.  At least 100 us,
  * and at most the time a thread writing an event every 4 ns takes to
  * fill half its ring (1 ms for smaller rings, as when all are empty):
- * a thread quiet for a while may start writing at full speed.  A ring
- * found half full or more says the writer is late: no sleep.
+ * a thread quiet for a while may start writing at full speed, and one
+ * whose ring passes half full cuts the nap short anyway (mind_mark in
+ * record.c).  A ring found half full or more says the writer is late:
+ * no sleep.
  */
 static uint64_t nap_ns(uint64_t fullest, uint64_t since)
 {
@@ -758,6 +777,58 @@ static uint64_t nap_ns(uint64_t fullest, uint64_t since)
 	return ns < most ? ns : most;
 }
 
+/* MCOUNT_TRACE_STATS: the longest gap between passes, and pass. */
+static void note_times(uint64_t gap, uint64_t took)
+{
+	if (gap > w.longest_gap_ns)
+		w.longest_gap_ns = gap;
+	if (took > w.longest_pass_ns)
+		w.longest_pass_ns = took;
+}
+
+/*
+ * A thread's ring passed its mark (record.c), or the recording ends:
+ * the writer stops sleeping.  Called from a traced thread, anywhere (a
+ * signal handler too): at most one system call, not a cancellation
+ * point, errno as it was.
+ */
+void rec_writer_nudge(void)
+{
+	int saved = errno;
+
+	if (__atomic_exchange_n(&rec_writer_nudged, 1, __ATOMIC_ACQ_REL))
+		return;
+#ifdef SYS_futex
+	(void)syscall(SYS_futex, &rec_writer_nudged, FUTEX_WAKE_PRIVATE, 1,
+		      NULL, NULL, 0);
+#endif
+	errno = saved;
+}
+
+/*
+ * Sleep `ns`, or until a nudge (none since `rec_writer_nudged` was last
+ * cleared).  SYS_futex takes the kernel's timespec of longs, which on a
+ * 32-bit target may not be libc's struct timespec.
+ */
+static void nap(uint64_t ns)
+{
+#ifdef SYS_futex
+	struct { long tv_sec, tv_nsec; } ts = {
+		(long)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	(void)syscall(SYS_futex, &rec_writer_nudged, FUTEX_WAIT_PRIVATE, 0,
+		      &ts, NULL, 0);
+	if (__atomic_load_n(&rec_writer_nudged, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE))
+		w.wakes++;	/* a ring's mark; not the end */
+#else
+	struct timespec ts = { (time_t)(ns / 1000000000u),
+			       (long)(ns % 1000000000u) };
+
+	nanosleep(&ts, NULL);
+#endif
+}
+
 static void *writer_main(void *arg)
 {
 	uint64_t last = now_ns();
@@ -765,19 +836,21 @@ static void *writer_main(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
 		uint64_t fullest, ns, phase;
-		struct timespec nap;
 
 		phase = rec_phases_due();
 		rec_libs_settle(false);	/* loaded not by our dlopen */
+		/* before the pass: a ring past its mark in it wakes the nap */
+		__atomic_store_n(&rec_writer_nudged, 0, __ATOMIC_RELEASE);
 		fullest = pass();
+		note_times(w.ns1 - last, now_ns() - w.ns1);
 		ns = nap_ns(fullest, w.ns1 - last);
+		if (w.test_nap_ns)
+			ns = w.test_nap_ns;
 		if (ns > phase)	/* mctrace --at: on time */
 			ns = phase;
 		last = w.ns1;
-		nap = (struct timespec){ (time_t)(ns / 1000000000u),
-					 (long)(ns % 1000000000u) };
 		if (ns)
-			nanosleep(&nap, NULL);
+			nap(ns);
 	}
 	w.thread_cpu_ns = thread_cpu_ns();
 	return NULL;
@@ -839,6 +912,18 @@ static int open_trace(const char *path, bool truncate)
 }
 
 /*
+ * MCOUNT_TRACE_TEST_NAP=NS, for tests: the writer sleeps NS after every
+ * pass, whatever it guessed, as one kept off its CPU would, so that only
+ * a ring's mark wakes it in time.  0 (unset): its own guess.
+ */
+static uint64_t test_nap_ns(void)
+{
+	const char *v = getenv("MCOUNT_TRACE_TEST_NAP");
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/*
  * Open `path` (truncated, or created new when !truncate) and start the
  * writer thread.  0, or -1 with errno.
  */
@@ -854,6 +939,8 @@ int rec_writer_start(const char *path, bool truncate)
 	w.first_json = true;
 	w.used = 0;
 	w.busy_passes = w.events = w.thread_cpu_ns = 0;
+	w.fullest = w.longest_pass_ns = w.longest_gap_ns = w.wakes = 0;
+	w.test_nap_ns = test_nap_ns();
 	w.pid = (uint32_t)getpid();
 	clock_pair(&w.t0, &w.ns0);
 	w.t1 = w.t0;
@@ -898,6 +985,13 @@ static void report_stats(uint64_t last_pass_ns)
 		(unsigned long long)w.thread_cpu_ns,
 		(unsigned long long)last_pass_ns,
 		(unsigned long long)w.busy_passes, (unsigned long long)w.events);
+	fprintf(stderr, "mcount: trace: fullest ring %llu of %zu events, "
+		"longest pass %llu ns, longest gap between passes %llu ns, "
+		"%llu naps cut short by a ring past half full\n",
+		(unsigned long long)w.fullest, rec_cfg.ring_events,
+		(unsigned long long)w.longest_pass_ns,
+		(unsigned long long)w.longest_gap_ns,
+		(unsigned long long)w.wakes);
 }
 
 /* Stop the thread, write what is left and the trailer, close. */
@@ -908,6 +1002,8 @@ void rec_writer_stop(void)
 	if (w.fd < 0)
 		return;
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&rec_writer_nudged, 0, __ATOMIC_RELEASE);
+	rec_writer_nudge();	/* out of its nap now */
 	pthread_join(w.thread, NULL);
 	last_pass_ns = thread_cpu_ns();
 	pass();
