@@ -497,17 +497,22 @@ static void put_json_event(struct rec_thread *t, const struct mct_event *e)
 #define SLOT_BITS 9	/* a table twice MCT_SLOTS, so probes stay short */
 
 /*
- * The functions the block being encoded has named, by address: a slot
- * counts only when its `gen` is the block's, so a new block forgets
- * them all with one increment.
+ * The functions the block being encoded has named, by address (0: an
+ * empty slot; a function's address never is).  The table is cleared for
+ * each block: 8 KiB, less than the compare of a generation would cost
+ * over a block's 4,096 events.  A slot's `op` is 0 (no op is) while its
+ * name holds only for a span of ticks (a library opened or closed while
+ * recording), kept apart with the op, so that the common entry costs a
+ * compare of its address and a test of its op.
  */
 static struct slot {
 	uint64_t addr;
-	uint64_t from, until;	/* the ticks its name block holds for */
-	uint32_t gen;
-	uint8_t op;
+	uint64_t op;		/* its op, or 0: see spans[] */
 } slots[1 << SLOT_BITS];
-static uint32_t slot_gen;
+static struct span {
+	uint64_t from, until;	/* the ticks its name block holds for */
+	uint8_t op;
+} spans[1 << SLOT_BITS];
 static unsigned slots_used;
 static uint8_t enc[sizeof(struct mct_events) + BLOCK_EVENTS * MCT_EVENT_MAX];
 
@@ -528,6 +533,32 @@ static uint8_t *put_leb(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Slot `s` names its function with `op`, for all ticks or a span. */
+static void slot_span(struct slot *s, uint8_t op, uint64_t from,
+		      uint64_t until)
+{
+	spans[s - slots] = (struct span){ from, until, op };
+	s->op = from != 0 || until != UINT64_MAX ? 0 : op;
+}
+
+/*
+ * The op of a slot whose name holds for a span: a library closed and
+ * another opened at its address within one block moves the span to the
+ * new one's name (the slot stays).
+ */
+static __attribute__((noinline)) uint8_t span_op(struct slot *s,
+						 uint64_t ticks)
+{
+	struct span *sp = &spans[s - slots];
+	uint64_t from, until;
+
+	if (ticks < sp->from || ticks >= sp->until) {
+		name_span((uintptr_t)s->addr, ticks, &from, &until);
+		slot_span(s, sp->op, from, until);
+	}
+	return sp->op;
+}
+
 /*
  * An entry's op: its slot's, or MCT_OP_NEW with the address after it
  * (then its name goes out too, if it never has).
@@ -536,32 +567,22 @@ static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func,
 				   uint64_t ticks)
 {
 	size_t h = (size_t)((func * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
+	struct slot *s = &slots[h];
 	uint64_t from, until;
-	struct slot *s;
 
-	for (;; h = (h + 1) & ((1 << SLOT_BITS) - 1)) {
-		s = &slots[h];
-		if (__builtin_expect(s->gen != slot_gen, 0))
-			break;
-		if (__builtin_expect(s->addr == func, 1)) {
-			/*
-			 * A library closed and another opened at its
-			 * address within this block: the new one's name
-			 * must go out too (the slot's address stays)
-			 */
-			if (__builtin_expect(ticks < s->from ||
-					     ticks >= s->until, 0))
-				name_span((uintptr_t)func, ticks, &s->from,
-					  &s->until);
-			*p = s->op;
-			return p + 1;
-		}
+	while (__builtin_expect(s->addr != func, 0)) {
+		if (!s->addr)
+			goto new;
+		s = s + 1 < slots + (1 << SLOT_BITS) ? s + 1 : slots;
 	}
+	*p = __builtin_expect(s->op != 0, 1) ? (uint8_t)s->op : span_op(s, ticks);
+	return p + 1;
+new:
 	name_span((uintptr_t)func, ticks, &from, &until);
 	if (slots_used < MCT_SLOTS) {
-		*s = (struct slot){ .addr = func, .from = from, .until = until,
-				    .gen = slot_gen,
-				    .op = (uint8_t)(MCT_OP_SLOT0 + slots_used++) };
+		s->addr = func;
+		slot_span(s, (uint8_t)(MCT_OP_SLOT0 + slots_used++), from,
+			  until);
 	}
 	*p++ = MCT_OP_NEW;
 	return put_le64(p, func);
@@ -573,10 +594,7 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 	uint64_t prev = MCT_TICKS(e[0].word);
 	uint8_t *p = enc;
 
-	if (++slot_gen == 0) {	/* wrapped: no stale slot may match */
-		memset(slots, 0, sizeof(slots));
-		slot_gen = 1;
-	}
+	memset(slots, 0, sizeof(slots));
 	slots_used = 0;
 	p = put_le64(p, prev);
 	p = put_le64(p, (uint64_t)n);	/* count, then flags 0 */
