@@ -93,16 +93,19 @@ static struct rec_thread *thread_new(void)
 	if (!t)
 		return NULL;
 	t->ring = map(rec_cfg.ring_events * sizeof(*t->ring));
-	t->frames = map(rec_cfg.max_frames * sizeof(*t->frames));
+	t->frames = map(REC_FRAMES_BYTES(rec_cfg.max_frames));
 	t->fixes = map(2 * rec_cfg.max_frames * sizeof(*t->fixes));
 	if (!t->ring || !t->frames || !t->fixes) {
 		if (t->ring)
 			munmap(t->ring, rec_cfg.ring_events * sizeof(*t->ring));
 		if (t->frames)
-			munmap(t->frames, rec_cfg.max_frames * sizeof(*t->frames));
+			munmap(t->frames, REC_FRAMES_BYTES(rec_cfg.max_frames));
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
+	/* the guard below the first frame (recorder.h) */
+	t->frames->key = UINTPTR_MAX;
+	t->frames++;
 	t->mask = rec_cfg.ring_events - 1;
 	t->mark = rec_cfg.ring_events / 2;
 	t->max_frames = rec_cfg.max_frames;
@@ -313,7 +316,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto slow;
 #endif
 	f = &t->frames[d];
-	if (__builtin_expect((d && f[-1].key <= key) ||
+	if (__builtin_expect(f[-1].key <= key ||	/* the guard's: never */
 			     *at == (uintptr_t)&rec_return_tramp, 0))
 		goto slow;
 	f->key = key;
@@ -404,8 +407,7 @@ REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 
 	set_busy(true);
 	now = rec_ticks();
-	if (__builtin_expect(!t || !t->depth ||
-			     t->frames[t->depth - 1].key != sp, 0))
+	if (__builtin_expect(!t || t->frames[t->depth - 1].key != sp, 0))
 		return exit_slow(t, sp, now, was_busy);
 	orig = pop_top(t, now);
 	set_busy(was_busy);

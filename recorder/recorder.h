@@ -44,6 +44,9 @@ struct rec_frame {
 				   return through (rec_arch_key) */
 };
 
+/* The bytes of a shadow stack of `n` frames, with its guard. */
+#define REC_FRAMES_BYTES(n) (((n) + 1) * sizeof(struct rec_frame))
+
 /* A word an unwind had the real return address written to (record.c). */
 struct rec_fix {
 	uintptr_t *at;
@@ -68,7 +71,10 @@ struct rec_thread {
 	size_t depth;
 	size_t max_frames;
 	size_t max_open;	/* max_frames, or the depth limit if lower */
-	struct rec_frame *frames;
+	struct rec_frame *frames;	/* frames[-1] is a guard, whose key
+					   (UINTPTR_MAX) is above every
+					   entry's and no return's: the
+					   first frame needs no test */
 	struct rec_fix *fixes;	/* 2 * max_frames of them */
 	size_t nfixes;
 	uintptr_t stack_lo, stack_hi;

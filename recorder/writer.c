@@ -678,7 +678,7 @@ static uint64_t drain(struct rec_thread *t)
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) &&
 	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
 		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
-		munmap(t->frames, t->max_frames * sizeof(*t->frames));
+		munmap(t->frames - 1, REC_FRAMES_BYTES(t->max_frames));
 		munmap(t->fixes, 2 * t->max_frames * sizeof(*t->fixes));
 		free(t->json_names);
 		t->json_names = NULL;
