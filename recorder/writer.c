@@ -575,7 +575,8 @@ static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func,
 			goto new;
 		s = s + 1 < slots + (1 << SLOT_BITS) ? s + 1 : slots;
 	}
-	*p = __builtin_expect(s->op != 0, 1) ? (uint8_t)s->op : span_op(s, ticks);
+	*p = __builtin_expect(s->op != 0, 1) ? (uint8_t)s->op
+					     : span_op(s, ticks);
 	return p + 1;
 new:
 	name_span((uintptr_t)func, ticks, &from, &until);
