@@ -93,17 +93,21 @@ static struct rec_thread *thread_new(void)
 	if (!t)
 		return NULL;
 	t->ring = map(rec_cfg.ring_events * sizeof(*t->ring));
-	t->frames = map(rec_cfg.max_frames * sizeof(*t->frames));
+	t->frames = map(REC_FRAMES_BYTES(rec_cfg.max_frames));
 	t->fixes = map(2 * rec_cfg.max_frames * sizeof(*t->fixes));
 	if (!t->ring || !t->frames || !t->fixes) {
 		if (t->ring)
 			munmap(t->ring, rec_cfg.ring_events * sizeof(*t->ring));
 		if (t->frames)
-			munmap(t->frames, rec_cfg.max_frames * sizeof(*t->frames));
+			munmap(t->frames, REC_FRAMES_BYTES(rec_cfg.max_frames));
 		munmap(t, sizeof(*t));
 		return NULL;
 	}
+	/* the guard below the first frame (recorder.h) */
+	t->frames->key = UINTPTR_MAX;
+	t->frames++;
 	t->mask = rec_cfg.ring_events - 1;
+	t->mark = rec_cfg.ring_events / 2;
 	t->max_frames = rec_cfg.max_frames;
 	t->max_open = rec_cfg.depth && rec_cfg.depth < t->max_frames ?
 		      rec_cfg.depth : t->max_frames;
@@ -147,6 +151,38 @@ static uint64_t ring_room(struct rec_thread *t, uint64_t need)
 		return room;
 	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
 	return t->mask + 1 - (t->head - t->tail_seen);
+}
+
+#ifdef REC_GPR_ONLY
+/* rec_writer_nudge in rec_keeping_vectors' shape: libc's syscall() */
+static struct rec_thread *nudge(void)
+{
+	rec_writer_nudge();
+	return NULL;
+}
+#endif
+
+/*
+ * The writer sleeps on a guess of how fast the rings fill, which a
+ * thread that starts calling at full speed after a quiet spell (or a
+ * writer kept off its CPU) proves wrong: a ring past half full with
+ * `need` more events wakes it.  `tail` is read again when the events
+ * since the last look reach the mark, so the fast path needs no more
+ * than its compare with the room it last saw.
+ */
+static void mind_mark(struct rec_thread *t, uint64_t need)
+{
+	if (t->head - t->tail_seen + need <= t->mark)
+		return;
+	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
+	if (t->head - t->tail_seen + need <= t->mark ||
+	    __atomic_load_n(&rec_writer_nudged, __ATOMIC_RELAXED))
+		return;
+#ifdef REC_GPR_ONLY
+	rec_keeping_vectors(nudge);
+#else
+	rec_writer_nudge();
+#endif
 }
 
 static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
@@ -228,6 +264,7 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 		t->lost[MCT_LOST_SHADOW]++;
 		goto out;
 	}
+	mind_mark(t, t->depth + 2);
 	if (ring_room(t, t->depth + 2) < t->depth + 2) {
 		t->lost[MCT_LOST_RING]++;
 		goto out;
@@ -249,10 +286,10 @@ out:
  * that this stays a leaf that saves no registers where rec_arch_key is
  * inline (all but REC_ARCH_SITES): the thread is known, the slot is on
  * its stack and holds a real return address, the frame has a key below
- * the top frame's, and the depth and the ring have room for the entry,
- * its exit and the exits of every open frame (one compare with the room
- * last seen).  Anything else goes to entry_slow, from the slot it was
- * given.
+ * the top frame's, and the ring, up to its mark (mind_mark), has room
+ * for the entry, its exit and the exits of every open frame (one
+ * compare with the room last seen).  Anything else goes to entry_slow,
+ * from the slot it was given.
  */
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
@@ -271,7 +308,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto slow;
 	d = t->depth;
 	if (__builtin_expect(d >= t->max_open ||
-			     t->head - t->tail_seen + d + 2 > t->mask + 1, 0))
+			     t->head - t->tail_seen + d + 2 > t->mark, 0))
 		goto slow;
 	key = rec_arch_key(func, &at, &copy);
 #ifdef REC_ARCH_SITES
@@ -279,7 +316,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 		goto slow;
 #endif
 	f = &t->frames[d];
-	if (__builtin_expect((d && f[-1].key <= key) ||
+	if (__builtin_expect(f[-1].key <= key ||	/* the guard's: never */
 			     *at == (uintptr_t)&rec_return_tramp, 0))
 		goto slow;
 	f->key = key;
@@ -370,8 +407,7 @@ REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 
 	set_busy(true);
 	now = rec_ticks();
-	if (__builtin_expect(!t || !t->depth ||
-			     t->frames[t->depth - 1].key != sp, 0))
+	if (__builtin_expect(!t || t->frames[t->depth - 1].key != sp, 0))
 		return exit_slow(t, sp, now, was_busy);
 	orig = pop_top(t, now);
 	set_busy(was_busy);

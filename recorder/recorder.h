@@ -44,6 +44,9 @@ struct rec_frame {
 				   return through (rec_arch_key) */
 };
 
+/* The bytes of a shadow stack of `n` frames, with its guard. */
+#define REC_FRAMES_BYTES(n) (((n) + 1) * sizeof(struct rec_frame))
+
 /* A word an unwind had the real return address written to (record.c). */
 struct rec_fix {
 	uintptr_t *at;
@@ -60,13 +63,18 @@ struct rec_thread {
 	/* the thread's */
 	struct mct_event *ring;
 	uint64_t mask;		/* ring size - 1 (a power of two) */
+	uint64_t mark;		/* half the ring: past it, the writer is
+				   woken (rec_writer_nudge) */
 	uint64_t head;		/* next event written */
 	uint64_t tail_seen;	/* `tail` when the thread last read it */
 	uint64_t lost[MCT_LOST_WHYS];	/* calls not recorded, by reason */
 	size_t depth;
 	size_t max_frames;
 	size_t max_open;	/* max_frames, or the depth limit if lower */
-	struct rec_frame *frames;
+	struct rec_frame *frames;	/* frames[-1] is a guard, whose key
+					   (UINTPTR_MAX) is above every
+					   entry's and no return's: the
+					   first frame needs no test */
 	struct rec_fix *fixes;	/* 2 * max_frames of them */
 	size_t nfixes;
 	uintptr_t stack_lo, stack_hi;
@@ -189,6 +197,8 @@ static inline uint64_t rec_ticks(void)
 /* writer.c */
 REC_HIDDEN int rec_writer_start(const char *path, bool truncate);
 REC_HIDDEN void rec_writer_stop(void);
+REC_HIDDEN void rec_writer_nudge(void);
+REC_HIDDEN extern uint32_t rec_writer_nudged;
 REC_HIDDEN void rec_writer_fork_prepare(void);
 REC_HIDDEN void rec_writer_fork_parent(void);
 REC_HIDDEN void rec_writer_fork_child(void);

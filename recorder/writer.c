@@ -14,8 +14,10 @@
  *
  * The thread wakes every millisecond while the rings are quiet, and
  * while they fill, when the fullest would hold a quarter of its room
- * (nap_ns).  A failed write is reported once; the rings are drained
- * all the same, so a full disk never blocks the program.
+ * (nap_ns).  That is a guess from the rate it saw last: a thread whose
+ * ring passes half full wakes it at once (rec_writer_nudge).  A failed
+ * write is reported once; the rings are drained all the same, so a full
+ * disk never blocks the program.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,8 +82,19 @@ static struct {
 	} lib_seen[1 << SEEN_BITS];	/* MCT_NAME_AT blocks written */
 	/* what the writer cost (MCOUNT_TRACE_STATS) */
 	uint64_t busy_passes, events;	/* passes that found events, events */
+	uint64_t fullest;	/* the most events a ring held at a pass */
+	uint64_t longest_pass_ns, longest_gap_ns;	/* wall, and between
+							   two passes' starts */
 	uint64_t thread_cpu_ns;	/* the writer thread's, at its end */
+	uint64_t wakes;		/* naps a ring's mark cut short */
+	uint64_t test_nap_ns;	/* MCOUNT_TRACE_TEST_NAP: every nap's */
 } w = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * 1 once a nudge came since the writer last woke: a wake-up each.  The
+ * writer sleeps on it (a futex) while it is 0.
+ */
+uint32_t rec_writer_nudged;
 
 static uint64_t now_ns(void)
 {
@@ -482,17 +497,22 @@ static void put_json_event(struct rec_thread *t, const struct mct_event *e)
 #define SLOT_BITS 9	/* a table twice MCT_SLOTS, so probes stay short */
 
 /*
- * The functions the block being encoded has named, by address: a slot
- * counts only when its `gen` is the block's, so a new block forgets
- * them all with one increment.
+ * The functions the block being encoded has named, by address (0: an
+ * empty slot; a function's address never is).  The table is cleared for
+ * each block: 8 KiB, less than the compare of a generation would cost
+ * over a block's 4,096 events.  A slot's `op` is 0 (no op is) while its
+ * name holds only for a span of ticks (a library opened or closed while
+ * recording), kept apart with the op, so that the common entry costs a
+ * compare of its address and a test of its op.
  */
 static struct slot {
 	uint64_t addr;
-	uint64_t from, until;	/* the ticks its name block holds for */
-	uint32_t gen;
-	uint8_t op;
+	uint64_t op;		/* its op, or 0: see spans[] */
 } slots[1 << SLOT_BITS];
-static uint32_t slot_gen;
+static struct span {
+	uint64_t from, until;	/* the ticks its name block holds for */
+	uint8_t op;
+} spans[1 << SLOT_BITS];
 static unsigned slots_used;
 static uint8_t enc[sizeof(struct mct_events) + BLOCK_EVENTS * MCT_EVENT_MAX];
 
@@ -513,6 +533,32 @@ static uint8_t *put_leb(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* Slot `s` names its function with `op`, for all ticks or a span. */
+static void slot_span(struct slot *s, uint8_t op, uint64_t from,
+		      uint64_t until)
+{
+	spans[s - slots] = (struct span){ from, until, op };
+	s->op = from != 0 || until != UINT64_MAX ? 0 : op;
+}
+
+/*
+ * The op of a slot whose name holds for a span: a library closed and
+ * another opened at its address within one block moves the span to the
+ * new one's name (the slot stays).
+ */
+static __attribute__((noinline)) uint8_t span_op(struct slot *s,
+						 uint64_t ticks)
+{
+	struct span *sp = &spans[s - slots];
+	uint64_t from, until;
+
+	if (ticks < sp->from || ticks >= sp->until) {
+		name_span((uintptr_t)s->addr, ticks, &from, &until);
+		slot_span(s, sp->op, from, until);
+	}
+	return sp->op;
+}
+
 /*
  * An entry's op: its slot's, or MCT_OP_NEW with the address after it
  * (then its name goes out too, if it never has).
@@ -521,32 +567,23 @@ static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func,
 				   uint64_t ticks)
 {
 	size_t h = (size_t)((func * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
+	struct slot *s = &slots[h];
 	uint64_t from, until;
-	struct slot *s;
 
-	for (;; h = (h + 1) & ((1 << SLOT_BITS) - 1)) {
-		s = &slots[h];
-		if (__builtin_expect(s->gen != slot_gen, 0))
-			break;
-		if (__builtin_expect(s->addr == func, 1)) {
-			/*
-			 * A library closed and another opened at its
-			 * address within this block: the new one's name
-			 * must go out too (the slot's address stays)
-			 */
-			if (__builtin_expect(ticks < s->from ||
-					     ticks >= s->until, 0))
-				name_span((uintptr_t)func, ticks, &s->from,
-					  &s->until);
-			*p = s->op;
-			return p + 1;
-		}
+	while (__builtin_expect(s->addr != func, 0)) {
+		if (!s->addr)
+			goto new;
+		s = s + 1 < slots + (1 << SLOT_BITS) ? s + 1 : slots;
 	}
+	*p = __builtin_expect(s->op != 0, 1) ? (uint8_t)s->op
+					     : span_op(s, ticks);
+	return p + 1;
+new:
 	name_span((uintptr_t)func, ticks, &from, &until);
 	if (slots_used < MCT_SLOTS) {
-		*s = (struct slot){ .addr = func, .from = from, .until = until,
-				    .gen = slot_gen,
-				    .op = (uint8_t)(MCT_OP_SLOT0 + slots_used++) };
+		s->addr = func;
+		slot_span(s, (uint8_t)(MCT_OP_SLOT0 + slots_used++), from,
+			  until);
 	}
 	*p++ = MCT_OP_NEW;
 	return put_le64(p, func);
@@ -558,10 +595,7 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 	uint64_t prev = MCT_TICKS(e[0].word);
 	uint8_t *p = enc;
 
-	if (++slot_gen == 0) {	/* wrapped: no stale slot may match */
-		memset(slots, 0, sizeof(slots));
-		slot_gen = 1;
-	}
+	memset(slots, 0, sizeof(slots));
 	slots_used = 0;
 	p = put_le64(p, prev);
 	p = put_le64(p, (uint64_t)n);	/* count, then flags 0 */
@@ -645,7 +679,7 @@ static uint64_t drain(struct rec_thread *t)
 	if (__atomic_load_n(&t->dead, __ATOMIC_ACQUIRE) &&
 	    __atomic_load_n(&t->head, __ATOMIC_ACQUIRE) == tail) {
 		munmap(t->ring, (t->mask + 1) * sizeof(*t->ring));
-		munmap(t->frames, t->max_frames * sizeof(*t->frames));
+		munmap(t->frames - 1, REC_FRAMES_BYTES(t->max_frames));
 		munmap(t->fixes, 2 * t->max_frames * sizeof(*t->fixes));
 		free(t->json_names);
 		t->json_names = NULL;
@@ -707,6 +741,8 @@ static uint64_t pass(void)
 		if (n > fullest)
 			fullest = n;
 	}
+	if (fullest > w.fullest)
+		w.fullest = fullest;
 	release_names();
 	rec_libs_unloads(put_unload, w.passes);
 	if (all && w.ns1 - w.clock_written > 10000000u)
@@ -739,8 +775,10 @@ static uint64_t thread_cpu_ns(void)
  * thread room to write four times as fast meanwhile.  At least 100 us,
  * and at most the time a thread writing an event every 4 ns takes to
  * fill half its ring (1 ms for smaller rings, as when all are empty):
- * a thread quiet for a while may start writing at full speed.  A ring
- * found half full or more says the writer is late: no sleep.
+ * a thread quiet for a while may start writing at full speed, and one
+ * whose ring passes half full cuts the nap short anyway (mind_mark in
+ * record.c).  A ring found half full or more says the writer is late:
+ * no sleep.
  */
 static uint64_t nap_ns(uint64_t fullest, uint64_t since)
 {
@@ -758,6 +796,58 @@ static uint64_t nap_ns(uint64_t fullest, uint64_t since)
 	return ns < most ? ns : most;
 }
 
+/* MCOUNT_TRACE_STATS: the longest gap between passes, and pass. */
+static void note_times(uint64_t gap, uint64_t took)
+{
+	if (gap > w.longest_gap_ns)
+		w.longest_gap_ns = gap;
+	if (took > w.longest_pass_ns)
+		w.longest_pass_ns = took;
+}
+
+/*
+ * A thread's ring passed its mark (record.c), or the recording ends:
+ * the writer stops sleeping.  Called from a traced thread, anywhere (a
+ * signal handler too): at most one system call, not a cancellation
+ * point, errno as it was.
+ */
+void rec_writer_nudge(void)
+{
+	int saved = errno;
+
+	if (__atomic_exchange_n(&rec_writer_nudged, 1, __ATOMIC_ACQ_REL))
+		return;
+#ifdef SYS_futex
+	(void)syscall(SYS_futex, &rec_writer_nudged, FUTEX_WAKE_PRIVATE, 1,
+		      NULL, NULL, 0);
+#endif
+	errno = saved;
+}
+
+/*
+ * Sleep `ns`, or until a nudge (none since `rec_writer_nudged` was last
+ * cleared).  SYS_futex takes the kernel's timespec of longs, which on a
+ * 32-bit target may not be libc's struct timespec.
+ */
+static void nap(uint64_t ns)
+{
+#ifdef SYS_futex
+	struct { long tv_sec, tv_nsec; } ts = {
+		(long)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	(void)syscall(SYS_futex, &rec_writer_nudged, FUTEX_WAIT_PRIVATE, 0,
+		      &ts, NULL, 0);
+	if (__atomic_load_n(&rec_writer_nudged, __ATOMIC_ACQUIRE) &&
+	    !__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE))
+		w.wakes++;	/* a ring's mark; not the end */
+#else
+	struct timespec ts = { (time_t)(ns / 1000000000u),
+			       (long)(ns % 1000000000u) };
+
+	nanosleep(&ts, NULL);
+#endif
+}
+
 static void *writer_main(void *arg)
 {
 	uint64_t last = now_ns();
@@ -765,19 +855,21 @@ static void *writer_main(void *arg)
 	(void)arg;
 	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
 		uint64_t fullest, ns, phase;
-		struct timespec nap;
 
 		phase = rec_phases_due();
 		rec_libs_settle(false);	/* loaded not by our dlopen */
+		/* before the pass: a ring past its mark in it wakes the nap */
+		__atomic_store_n(&rec_writer_nudged, 0, __ATOMIC_RELEASE);
 		fullest = pass();
+		note_times(w.ns1 - last, now_ns() - w.ns1);
 		ns = nap_ns(fullest, w.ns1 - last);
+		if (w.test_nap_ns)
+			ns = w.test_nap_ns;
 		if (ns > phase)	/* mctrace --at: on time */
 			ns = phase;
 		last = w.ns1;
-		nap = (struct timespec){ (time_t)(ns / 1000000000u),
-					 (long)(ns % 1000000000u) };
 		if (ns)
-			nanosleep(&nap, NULL);
+			nap(ns);
 	}
 	w.thread_cpu_ns = thread_cpu_ns();
 	return NULL;
@@ -839,6 +931,18 @@ static int open_trace(const char *path, bool truncate)
 }
 
 /*
+ * MCOUNT_TRACE_TEST_NAP=NS, for tests: the writer sleeps NS after every
+ * pass, whatever it guessed, as one kept off its CPU would, so that only
+ * a ring's mark wakes it in time.  0 (unset): its own guess.
+ */
+static uint64_t test_nap_ns(void)
+{
+	const char *v = getenv("MCOUNT_TRACE_TEST_NAP");
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+/*
  * Open `path` (truncated, or created new when !truncate) and start the
  * writer thread.  0, or -1 with errno.
  */
@@ -854,6 +958,8 @@ int rec_writer_start(const char *path, bool truncate)
 	w.first_json = true;
 	w.used = 0;
 	w.busy_passes = w.events = w.thread_cpu_ns = 0;
+	w.fullest = w.longest_pass_ns = w.longest_gap_ns = w.wakes = 0;
+	w.test_nap_ns = test_nap_ns();
 	w.pid = (uint32_t)getpid();
 	clock_pair(&w.t0, &w.ns0);
 	w.t1 = w.t0;
@@ -898,6 +1004,13 @@ static void report_stats(uint64_t last_pass_ns)
 		(unsigned long long)w.thread_cpu_ns,
 		(unsigned long long)last_pass_ns,
 		(unsigned long long)w.busy_passes, (unsigned long long)w.events);
+	fprintf(stderr, "mcount: trace: fullest ring %llu of %zu events, "
+		"longest pass %llu ns, longest gap between passes %llu ns, "
+		"%llu naps cut short by a ring past half full\n",
+		(unsigned long long)w.fullest, rec_cfg.ring_events,
+		(unsigned long long)w.longest_pass_ns,
+		(unsigned long long)w.longest_gap_ns,
+		(unsigned long long)w.wakes);
 }
 
 /* Stop the thread, write what is left and the trailer, close. */
@@ -908,6 +1021,8 @@ void rec_writer_stop(void)
 	if (w.fd < 0)
 		return;
 	__atomic_store_n(&w.stop, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&rec_writer_nudged, 0, __ATOMIC_RELEASE);
+	rec_writer_nudge();	/* out of its nap now */
 	pthread_join(w.thread, NULL);
 	last_pass_ns = thread_cpu_ns();
 	pass();

@@ -159,6 +159,40 @@ NOINLINE void fork_test(void)
 	top(4);
 }
 
+/* A call that takes a while (about a microsecond): a program's rate. */
+NOINLINE int spin(int x)
+{
+	for (int i = 0; i < 1000; i++)
+		sink += x;
+	return x;
+}
+
+NOINLINE int paced(int n)
+{
+	int s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += spin(i);
+	return s;
+}
+
+/*
+ * `rounds` times: a quiet spell (no calls for 3 ms), then `calls` calls
+ * of spin() as fast as they go.  A writer that sleeps on the rate it
+ * saw in the quiet spell must be woken before the ring fills.
+ */
+NOINLINE void jumps_test(int rounds, int calls)
+{
+	struct timespec quiet = { 0, 3000000 };
+	int s = 0;
+
+	for (int r = 0; r < rounds; r++) {
+		nanosleep(&quiet, NULL);
+		s += paced(calls);
+	}
+	printf("%d\n", s);
+}
+
 NOINLINE void exec_test(const char *self)
 {
 	top(2);
@@ -188,6 +222,9 @@ int main(int argc, char **argv)
 		exec_test(argv[0]);
 	else if (!strcmp(mode, "alarm"))
 		alarm_test(200000);
+	else if (!strcmp(mode, "jumps"))
+		jumps_test(argc > 2 ? atoi(argv[2]) : 2,
+			   argc > 3 ? atoi(argv[3]) : 200000);
 	else if (!strcmp(mode, "hot"))
 		printf("%d\n", top(atoi(argc > 2 ? argv[2] : "1000000")));
 	else

@@ -817,6 +817,30 @@ stats_check() {
 expect "MCOUNT_TRACE_STATS: the writer's count of events is the file's" \
 	stats_check
 
+# A writer asleep past the time its ring takes to fill (its guess of the
+# rate is from a quiet spell, or it is kept off its CPU): the thread
+# whose ring passes half full wakes it.  MCOUNT_TRACE_TEST_NAP makes
+# every nap 10 s, so that only that wake-up drains the ring in time:
+# prog's `jumps` makes 2 x 200,000 calls of about a microsecond each
+# after 3 ms of none, 1.5 rings each time.  None is lost, the writer
+# says its naps were cut short, and the calls are the program's.
+mark_check() {
+	MCOUNT_TRACE="$OUT/mark.data" MCOUNT_TRACE_BUFSIZE=262144 \
+		MCOUNT_TRACE_TEST_NAP=10000000000 MCOUNT_TRACE_STATS=1 \
+		$RUN "$OUT/prog-gcc-fentry" jumps >"$OUT/mark.out" \
+		2>"$OUT/mark.err" || return 1
+	if grep -q 'not recorded' "$OUT/mark.err" ||
+		! grep -q ', 800008 events$' "$OUT/mark.err" ||
+		! grep -q ', [1-9][0-9]* naps cut short by a ring past half full$' \
+			"$OUT/mark.err"; then
+		cat "$OUT/mark.err"
+		return 1
+	fi
+	"$OUT/prog-gcc-fentry" jumps | cmp -s - "$OUT/mark.out" &&
+	"$MCT" report "$OUT/mark.data" | grep -q ' 400000  spin$'
+}
+expect "a ring past half full wakes the writer: none lost" mark_check
+
 # A file mctrace cannot read right is refused, with one line that says
 # why, or its fault is counted: another version, a block of events that
 # does not decode, an exit whose tag is not its entry's function's.
