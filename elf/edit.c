@@ -453,6 +453,8 @@ static bool number_reloc_symbols(struct mc_object *obj,
 static bool number_group_signatures(struct mc_object *obj,
 				    const struct mc_numbering *m)
 {
+	if (!mc_object_has_groups(obj))
+		return true;
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = obj->sections[s];
 		GElf_Shdr *sh;
@@ -923,10 +925,7 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 
 bool mc_object_has_groups(const struct mc_object *obj)
 {
-	for (size_t g = 1; g < obj->n_sections; g++)
-		if (obj->sections[g]->shdr->sh_type == SHT_GROUP)
-			return true;
-	return false;
+	return obj->n_groups != 0;
 }
 
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
@@ -1001,6 +1000,7 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		return NULL;
 	}
 	obj->sections[obj->n_sections++] = sec;
+	obj->n_groups += sh->sh_type == SHT_GROUP;
 	mc_link_reloc_section(obj, sec);
 	return sec;
 }

@@ -132,6 +132,12 @@ struct mc_object {
 	 */
 	GElf_Shdr *header_copies;
 	size_t sections_read;
+	/*
+	 * SHT_GROUP sections, counted as read and as added: most objects
+	 * have none, and that answer must not cost a pass over a million
+	 * sections' headers each time it is asked.
+	 */
+	size_t n_groups;
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;

@@ -149,6 +149,7 @@ static bool read_sections(struct mc_object *obj)
 			return mc_fail_elf(obj, "corrupt section header");
 		if (!mc_check_section(obj, i, sec->shdr, n))
 			return false;
+		obj->n_groups += sec->shdr->sh_type == SHT_GROUP;
 	}
 	struct strtab names;
 

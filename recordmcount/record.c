@@ -1059,6 +1059,29 @@ static void note_excluded_pads(const struct mc_object *obj,
 	free(said);
 }
 
+/*
+ * Why an object that already has a table is left alone, or NULL: one
+ * pass over the section names for both tables' names (an object of a
+ * section per function has two million), the unlinked one's reason
+ * first where both are there.
+ */
+static const char *table_already_there(const struct mc_object *obj)
+{
+	const char *linked = NULL;
+
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const char *name = obj->sections[i]->name;
+
+		if (name[0] == MC_TABLE_SECTION[0] &&
+		    strcmp(name, MC_TABLE_SECTION) == 0)
+			return "already has " MC_TABLE_SECTION;
+		if (name[0] == MC_TABLE_SECTION_LINKED[0] &&
+		    strcmp(name, MC_TABLE_SECTION_LINKED) == 0)
+			linked = "already has " MC_TABLE_SECTION_LINKED;
+	}
+	return linked;
+}
+
 int mc_record_file(const char *path, const struct mc_options *opt)
 {
 	struct mc_object obj;
@@ -1070,10 +1093,8 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	bool ok;
 
 	ok = open_relocatable(&obj, path, &arch);
-	if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION)) {
-		idle = "already has " MC_TABLE_SECTION;
-	} else if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION_LINKED)) {
-		idle = "already has " MC_TABLE_SECTION_LINKED;
+	if (ok && (idle = table_already_there(&obj))) {
+		/* left alone: recorded before */
 	} else if (ok && (ok = find_sites(&obj, arch, opt, &sites, &st) &&
 			       mc_find_pads(&obj, arch, opt, &pads,
 					    warn_site) &&
