@@ -773,6 +773,26 @@ static bool add_symtab_shndx(struct mc_object *obj)
 }
 
 /*
+ * The values of n added symbols after the `had` added before, `value`
+ * or with it NULL all 0; those before are 0 if there was no array yet
+ * (section symbols only).
+ */
+static bool add_symbol_values(struct mc_object *obj, size_t had,
+			      const uint64_t *value, size_t n)
+{
+	uint64_t *v = realloc(obj->added_values, (had + n + 1) * sizeof(*v));
+
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	if (!obj->added_values)
+		memset(v, 0, had * sizeof(*v));
+	obj->added_values = v;
+	for (size_t j = 0; j < n; j++)
+		v[had + j] = value ? value[j] : 0;
+	return true;
+}
+
+/*
  * Add n local symbols: section symbols, or with `value`, unnamed
  * local labels at those offsets of their sections.  Each is a handle
  * after every other symbol; no table is touched until the object is
@@ -795,17 +815,20 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 	if (needs_xindex(shndx, n) && !obj->symtab_shndx &&
 	    !add_symtab_shndx(obj))
 		return SIZE_MAX;
-	sym = realloc(obj->added, (first - obj->n_input_symbols + n + 1) *
-				  sizeof(*sym));
+	size_t had = first - obj->n_input_symbols;
+
+	sym = realloc(obj->added, (had + n + 1) * sizeof(*sym));
 	if (!sym) {
 		mc_fail(obj, "out of memory");
 		return SIZE_MAX;
 	}
 	obj->added = sym;
-	sym += first - obj->n_input_symbols;	/* the first new one */
+	if ((value || obj->added_values) &&
+	    !add_symbol_values(obj, had, value, n))
+		return SIZE_MAX;
+	sym += had;	/* the first new one */
 	for (size_t j = 0; j < n; j++)
 		sym[j] = (struct mc_added_symbol){
-			.value = value ? value[j] : 0,
 			.shndx = (uint32_t)shndx[j],
 			.info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
 							      : STT_SECTION),

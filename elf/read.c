@@ -399,6 +399,7 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->sections);
 	free(obj->symbols);
 	free(obj->added);
+	free(obj->added_values);
 	free(obj->funcs);
 	free(obj->named);
 	free(obj->spans);
@@ -412,6 +413,7 @@ void mc_object_close(struct mc_object *obj)
 	obj->header_copies = NULL;
 	obj->symbols = NULL;
 	obj->added = NULL;
+	obj->added_values = NULL;
 	obj->elf = NULL;
 	obj->fd = -1;
 }
