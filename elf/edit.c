@@ -453,6 +453,8 @@ static bool number_reloc_symbols(struct mc_object *obj,
 static bool number_group_signatures(struct mc_object *obj,
 				    const struct mc_numbering *m)
 {
+	if (!mc_object_has_groups(obj))
+		return true;
 	for (size_t s = 1; s < obj->n_sections; s++) {
 		struct mc_section *sec = obj->sections[s];
 		GElf_Shdr *sh;
@@ -771,6 +773,26 @@ static bool add_symtab_shndx(struct mc_object *obj)
 }
 
 /*
+ * The values of n added symbols after the `had` added before, `value`
+ * or with it NULL all 0; those before are 0 if there was no array yet
+ * (section symbols only).
+ */
+static bool add_symbol_values(struct mc_object *obj, size_t had,
+			      const uint64_t *value, size_t n)
+{
+	uint64_t *v = realloc(obj->added_values, (had + n + 1) * sizeof(*v));
+
+	if (!v)
+		return mc_fail(obj, "out of memory");
+	if (!obj->added_values)
+		memset(v, 0, had * sizeof(*v));
+	obj->added_values = v;
+	for (size_t j = 0; j < n; j++)
+		v[had + j] = value ? value[j] : 0;
+	return true;
+}
+
+/*
  * Add n local symbols: section symbols, or with `value`, unnamed
  * local labels at those offsets of their sections.  Each is a handle
  * after every other symbol; no table is touched until the object is
@@ -793,17 +815,20 @@ static size_t add_local_symbols(struct mc_object *obj, const size_t *shndx,
 	if (needs_xindex(shndx, n) && !obj->symtab_shndx &&
 	    !add_symtab_shndx(obj))
 		return SIZE_MAX;
-	sym = realloc(obj->added, (first - obj->n_input_symbols + n + 1) *
-				  sizeof(*sym));
+	size_t had = first - obj->n_input_symbols;
+
+	sym = realloc(obj->added, (had + n + 1) * sizeof(*sym));
 	if (!sym) {
 		mc_fail(obj, "out of memory");
 		return SIZE_MAX;
 	}
 	obj->added = sym;
-	sym += first - obj->n_input_symbols;	/* the first new one */
+	if ((value || obj->added_values) &&
+	    !add_symbol_values(obj, had, value, n))
+		return SIZE_MAX;
+	sym += had;	/* the first new one */
 	for (size_t j = 0; j < n; j++)
 		sym[j] = (struct mc_added_symbol){
-			.value = value ? value[j] : 0,
 			.shndx = (uint32_t)shndx[j],
 			.info = GELF_ST_INFO(STB_LOCAL, value ? STT_NOTYPE
 							      : STT_SECTION),
@@ -923,10 +948,7 @@ bool mc_section_groups(struct mc_object *obj, size_t *group_of)
 
 bool mc_object_has_groups(const struct mc_object *obj)
 {
-	for (size_t g = 1; g < obj->n_sections; g++)
-		if (obj->sections[g]->shdr->sh_type == SHT_GROUP)
-			return true;
-	return false;
+	return obj->n_groups != 0;
 }
 
 bool mc_group_add(struct mc_object *obj, size_t group, size_t member)
@@ -1001,6 +1023,7 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 		return NULL;
 	}
 	obj->sections[obj->n_sections++] = sec;
+	obj->n_groups += sh->sh_type == SHT_GROUP;
 	mc_link_reloc_section(obj, sec);
 	return sec;
 }

@@ -75,12 +75,13 @@ struct mc_symbol {
 
 /*
  * A symbol the tool added: a local section symbol or an unnamed label,
- * so no name, no size and no st_other; 16 bytes where a struct
+ * so no name, no size and no st_other; 8 bytes where a struct
  * mc_symbol takes 40 (an object of one section per function gets a
- * section symbol per function).
+ * section symbol per function).  Its value, 0 for a section symbol, is
+ * kept apart (struct mc_object's added_values), only once a label is
+ * added.
  */
 struct mc_added_symbol {
-	uint64_t value;
 	uint32_t shndx;		/* real section index */
 	unsigned char info;	/* st_info: binding and type */
 };
@@ -132,6 +133,12 @@ struct mc_object {
 	 */
 	GElf_Shdr *header_copies;
 	size_t sections_read;
+	/*
+	 * SHT_GROUP sections, counted as read and as added: most objects
+	 * have none, and that answer must not cost a pass over a million
+	 * sections' headers each time it is asked.
+	 */
+	size_t n_groups;
 
 	struct mc_section *symtab;	/* NULL when the object has none */
 	struct mc_section *symtab_shndx;
@@ -148,6 +155,7 @@ struct mc_object {
 	const char *symbol_names;	/* in place: the string table */
 	struct mc_added_symbol *added;	/* handles n_input_symbols onwards
 					   (see mc_add_section_symbols) */
+	uint64_t *added_values;		/* their values, or NULL: all 0 */
 	size_t n_symbols;
 	size_t n_input_symbols;		/* handles below it: the input's own
 					   symbols, at their index */
@@ -213,7 +221,7 @@ static inline struct mc_symbol mc_added_symbol(const struct mc_object *obj,
 	return (struct mc_symbol){
 		.sym = {
 			.st_info = a->info,
-			.st_value = a->value,
+			.st_value = obj->added_values ? obj->added_values[j] : 0,
 			.st_shndx = a->shndx < SHN_LORESERVE ? a->shndx
 							     : SHN_XINDEX,
 		},

@@ -113,7 +113,33 @@ static const GElf_Shdr *input_header(struct mc_object *obj, Elf_Scn *scn,
 	return gelf_getshdr(scn, &obj->header_copies[i]);
 }
 
-static bool read_sections(struct mc_object *obj)
+/*
+ * What read_symbols looks for among the sections, counted while they
+ * are read: each further pass over an object of two million sections
+ * reads two million cold headers.
+ */
+struct census {
+	struct mc_section *symtab;	/* the first SHT_SYMTAB, or NULL */
+	size_t n_symtabs;
+	size_t n_symtab_shndx;		/* SHT_SYMTAB_SHNDX sections */
+};
+
+static void count_section(struct census *c, struct mc_section *sec)
+{
+	switch (sec->shdr->sh_type) {
+	case SHT_SYMTAB:
+		if (!c->n_symtabs++)
+			c->symtab = sec;
+		break;
+	case SHT_SYMTAB_SHNDX:
+		c->n_symtab_shndx++;
+		break;
+	default:
+		break;
+	}
+}
+
+static bool read_sections(struct mc_object *obj, struct census *c)
 {
 	size_t n;
 
@@ -149,6 +175,9 @@ static bool read_sections(struct mc_object *obj)
 			return mc_fail_elf(obj, "corrupt section header");
 		if (!mc_check_section(obj, i, sec->shdr, n))
 			return false;
+		obj->n_groups += sec->shdr->sh_type == SHT_GROUP;
+		if (i)
+			count_section(c, sec);
 	}
 	struct strtab names;
 
@@ -263,22 +292,15 @@ static bool copy_symbols(struct mc_object *obj, Elf_Data *d, Elf_Data *xd,
 	return true;
 }
 
-static bool read_symbols(struct mc_object *obj)
+static bool read_symbols(struct mc_object *obj, const struct census *c)
 {
-	struct mc_section *symtab = NULL;
+	struct mc_section *symtab = c->symtab;
 
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		struct mc_section *sec = obj->sections[i];
-
-		if (sec->shdr->sh_type == SHT_SYMTAB) {
-			if (symtab)
-				return mc_fail(obj, "more than one symbol table");
-			symtab = sec;
-		}
-	}
+	if (c->n_symtabs > 1)
+		return mc_fail(obj, "more than one symbol table");
 	if (!symtab)
 		return true;
-	for (size_t i = 1; i < obj->n_sections; i++) {
+	for (size_t i = 1; c->n_symtab_shndx && i < obj->n_sections; i++) {
 		struct mc_section *sec = obj->sections[i];
 
 		if (sec->shdr->sh_type == SHT_SYMTAB_SHNDX &&
@@ -311,7 +333,7 @@ static bool read_symbols(struct mc_object *obj)
 		return mc_fail(obj, "section %zu: fewer extended section "
 			    "indexes than symbols",
 			    (size_t)obj->symtab_shndx->index);
-	for (size_t i = 1; i < obj->n_sections; i++) {
+	for (size_t i = 1; obj->n_groups && i < obj->n_sections; i++) {
 		const GElf_Shdr *sh = obj->sections[i]->shdr;
 
 		if (sh->sh_type == SHT_GROUP && sh->sh_link == symtab->index &&
@@ -343,7 +365,9 @@ static bool read_whole(struct mc_object *obj)
 		return mc_fail(obj, "not an ELF file");
 	if (!gelf_getehdr(obj->elf, &obj->ehdr))
 		return mc_fail_elf(obj, "corrupt ELF header");
-	return read_sections(obj) && read_symbols(obj);
+	struct census c = { 0 };
+
+	return read_sections(obj, &c) && read_symbols(obj, &c);
 }
 
 /*
@@ -398,6 +422,7 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->sections);
 	free(obj->symbols);
 	free(obj->added);
+	free(obj->added_values);
 	free(obj->funcs);
 	free(obj->named);
 	free(obj->spans);
@@ -411,6 +436,7 @@ void mc_object_close(struct mc_object *obj)
 	obj->header_copies = NULL;
 	obj->symbols = NULL;
 	obj->added = NULL;
+	obj->added_values = NULL;
 	obj->elf = NULL;
 	obj->fd = -1;
 }

@@ -59,8 +59,29 @@ static bool is_local_anchor(const struct mc_arch *arch,
 	       type == STT_NOTYPE || type == STT_OBJECT;
 }
 
-/* anchor[] of a section with a traced site, before its anchor is found */
-#define ANCHOR_WANTED (SIZE_MAX - 1)
+/*
+ * anchor[], by section: the handle of the symbol its table entries are
+ * relative to, in 32 bits (an array of them is a word a section, and an
+ * object of a section per function has millions; a relocation names no
+ * symbol beyond 32 bits anyway, see anchors_fit).  Two values are no
+ * handle: a section with no traced site, and one whose anchor is wanted
+ * but not found yet.
+ */
+#define ANCHOR_NONE UINT32_MAX
+#define ANCHOR_WANTED (UINT32_MAX - 1)
+
+/*
+ * True if every handle anchor[] may hold is below its two markers: the
+ * symbols read and a section symbol for each section.
+ */
+static bool anchors_fit(struct mc_object *obj)
+{
+	if (obj->n_symbols < ANCHOR_WANTED &&
+	    obj->n_sections < ANCHOR_WANTED - obj->n_symbols)
+		return true;
+	return mc_fail(obj, "%zu symbols and %zu sections: too many to "
+		       "record", obj->n_symbols, obj->n_sections);
+}
 
 /*
  * Existing anchors for the sections marked ANCHOR_WANTED, in one pass
@@ -69,12 +90,13 @@ static bool is_local_anchor(const struct mc_arch *arch,
  * over on its section index alone (vmlinux.o has tens of thousands).
  */
 static void find_anchors(const struct mc_object *obj,
-			 const struct mc_arch *arch, size_t *anchor)
+			 const struct mc_arch *arch, uint32_t *anchor)
 {
 	for (size_t i = 1; i < obj->first_global; i++) {
 		struct mc_symbol s = mc_symbol(obj, i);
 
-		if (s.shndx >= obj->n_sections || anchor[s.shndx] == SIZE_MAX ||
+		if (s.shndx >= obj->n_sections ||
+		    anchor[s.shndx] == ANCHOR_NONE ||
 		    !is_local_anchor(arch, &s, s.shndx))
 			continue;
 		size_t cur = anchor[s.shndx];
@@ -83,7 +105,7 @@ static void find_anchors(const struct mc_object *obj,
 		    (GELF_ST_TYPE(s.sym.st_info) == STT_SECTION &&
 		     GELF_ST_TYPE(mc_symbol(obj, cur).sym.st_info) !=
 			     STT_SECTION))
-			anchor[s.shndx] = i;
+			anchor[s.shndx] = (uint32_t)i;
 	}
 }
 
@@ -94,7 +116,7 @@ static void find_anchors(const struct mc_object *obj,
  * sites of one section.
  */
 static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
-			   const struct mc_site_list *sites, size_t *anchor)
+			   const struct mc_site_list *sites, uint32_t *anchor)
 {
 	size_t *missing = malloc(obj->n_sections * sizeof(*missing));
 	size_t n_missing = 0, first;
@@ -121,7 +143,7 @@ static bool choose_anchors(struct mc_object *obj, const struct mc_arch *arch,
 			missing[n_missing++] = missing[j];
 	first = n_missing ? mc_add_section_symbols(obj, missing, n_missing) : 0;
 	for (size_t j = 0; first != SIZE_MAX && j < n_missing; j++)
-		anchor[missing[j]] = first + j;
+		anchor[missing[j]] = (uint32_t)(first + j);
 	free(missing);
 	return first != SIZE_MAX;
 }
@@ -142,7 +164,7 @@ struct scanned_table {
 	struct mc_table_sink sink;
 	struct mc_object *obj;
 	const struct mc_arch *arch;
-	size_t *anchor;		/* by section: its anchor's handle */
+	uint32_t *anchor;	/* by section: its anchor's handle */
 	size_t *missing;	/* sections given a section symbol, in order */
 	size_t n_missing;
 	bool used;		/* the sites went into sink, not a list */
@@ -201,7 +223,7 @@ static bool anchor_of_section(void *ctx, size_t shndx, uint64_t *info,
 	struct mc_object *obj = st->obj;
 	size_t sym = st->anchor[shndx], added = obj->n_input_symbols;
 
-	if (sym == SIZE_MAX)
+	if (sym == ANCHOR_NONE)
 		return mc_fail(obj, "internal error: no anchor looked up for "
 			       "%s", obj->sections[shndx]->name);
 	if (sym == ANCHOR_WANTED)
@@ -223,7 +245,8 @@ static void section_anchor_used(void *ctx, size_t shndx)
 
 	if (st->anchor[shndx] != ANCHOR_WANTED)
 		return;
-	st->anchor[shndx] = st->obj->n_input_symbols + st->n_missing;
+	st->anchor[shndx] = (uint32_t)(st->obj->n_input_symbols +
+				       st->n_missing);
 	st->missing[st->n_missing++] = shndx;
 }
 
@@ -242,6 +265,8 @@ static bool scanned_table_open(struct mc_object *obj,
 {
 	size_t n = obj->n_sections;
 
+	if (!anchors_fit(obj))
+		return false;
 	*st = (struct scanned_table){
 		.sink = {
 			.anchor = anchor_of_section,
@@ -259,7 +284,7 @@ static bool scanned_table_open(struct mc_object *obj,
 	}
 	for (size_t i = 0; i < n; i++)
 		st->anchor[i] = obj->sections[i]->shdr->sh_flags & SHF_EXECINSTR
-					? ANCHOR_WANTED : SIZE_MAX;
+					? ANCHOR_WANTED : ANCHOR_NONE;
 	find_anchors(obj, arch, st->anchor);
 	return true;
 }
@@ -405,7 +430,7 @@ static struct mc_piece_place piece_place(const struct piece_key *key)
  */
 static void fill_rela64(const struct mc_object *obj,
 			const struct mc_arch *arch,
-			const struct mc_site_list *sites, const size_t *anchor,
+			const struct mc_site_list *sites, const uint32_t *anchor,
 			struct mc_piece *piece, size_t n)
 {
 	Elf64_Rela *out = (Elf64_Rela *)piece->out.p;
@@ -443,7 +468,7 @@ static void fill_rela64(const struct mc_object *obj,
  */
 static bool build_piece(struct mc_object *obj, const struct mc_arch *arch,
 			const struct mc_site_list *sites,
-			const struct piece_key *key, const size_t *anchor,
+			const struct piece_key *key, const uint32_t *anchor,
 			size_t first_label, const struct piece_site *run,
 			size_t n)
 {
@@ -555,7 +580,7 @@ static bool group_sites(struct mc_object *obj,
  * section, in the order their first site appears.
  */
 static bool build_table(struct mc_object *obj, const struct mc_arch *arch,
-			const struct mc_site_list *sites, const size_t *anchor,
+			const struct mc_site_list *sites, const uint32_t *anchor,
 			size_t first_label, const struct mc_options *opt)
 {
 	size_t n = sites->n_traced, n_pieces = 0;
@@ -932,8 +957,8 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 		    const struct mc_pad_list *pads,
 		    const struct mc_options *opt, struct scanned_table *st)
 {
-	size_t *anchor = st->used ? NULL
-				  : malloc(obj->n_sections * sizeof(*anchor));
+	uint32_t *anchor = st->used ? NULL
+				    : malloc(obj->n_sections * sizeof(*anchor));
 	size_t first_label = SIZE_MAX;
 	bool ok;
 
@@ -946,8 +971,12 @@ static bool rewrite(struct mc_object *obj, const struct mc_arch *arch,
 	}
 	if (!anchor)
 		return mc_fail(obj, "out of memory");
+	if (!anchors_fit(obj)) {
+		free(anchor);
+		return false;
+	}
 	for (size_t i = 0; i < obj->n_sections; i++)
-		anchor[i] = SIZE_MAX;
+		anchor[i] = ANCHOR_NONE;
 	ok = (arch->anchor_at_site ? add_site_labels(obj, sites, &first_label)
 				   : choose_anchors(obj, arch, sites, anchor)) &&
 	     (count_traced(sites) == 0 ||
@@ -1059,6 +1088,29 @@ static void note_excluded_pads(const struct mc_object *obj,
 	free(said);
 }
 
+/*
+ * Why an object that already has a table is left alone, or NULL: one
+ * pass over the section names for both tables' names (an object of a
+ * section per function has two million), the unlinked one's reason
+ * first where both are there.
+ */
+static const char *table_already_there(const struct mc_object *obj)
+{
+	const char *linked = NULL;
+
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const char *name = obj->sections[i]->name;
+
+		if (name[0] == MC_TABLE_SECTION[0] &&
+		    strcmp(name, MC_TABLE_SECTION) == 0)
+			return "already has " MC_TABLE_SECTION;
+		if (name[0] == MC_TABLE_SECTION_LINKED[0] &&
+		    strcmp(name, MC_TABLE_SECTION_LINKED) == 0)
+			linked = "already has " MC_TABLE_SECTION_LINKED;
+	}
+	return linked;
+}
+
 int mc_record_file(const char *path, const struct mc_options *opt)
 {
 	struct mc_object obj;
@@ -1070,10 +1122,8 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	bool ok;
 
 	ok = open_relocatable(&obj, path, &arch);
-	if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION)) {
-		idle = "already has " MC_TABLE_SECTION;
-	} else if (ok && mc_section_by_name(&obj, MC_TABLE_SECTION_LINKED)) {
-		idle = "already has " MC_TABLE_SECTION_LINKED;
+	if (ok && (idle = table_already_there(&obj))) {
+		/* left alone: recorded before */
 	} else if (ok && (ok = find_sites(&obj, arch, opt, &sites, &st) &&
 			       mc_find_pads(&obj, arch, opt, &pads,
 					    warn_site) &&
