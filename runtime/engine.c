@@ -535,6 +535,88 @@ static bool classify_disabled(struct rt_site *s, const struct mc_arch *arch,
 static bool expect_disabled;
 
 /*
+ * The last direct hook call classify judged in full: its arch, length
+ * and target, the style hook_style gave that target and the neutral
+ * bytes the arch gave that decoded site.  Both answers depend on
+ * nothing else (the image's stubs are fixed while it boots, and
+ * site_neutral sees only the arch and the decoded site), so a site
+ * that decodes to the same call takes them from here: in a program
+ * built one way, every site but the first.  Forgotten by image_boot.
+ */
+static struct {
+	const struct mc_arch *arch;	/* NULL: nothing kept */
+	uint64_t target;
+	uint8_t len, style;
+	const uint8_t *neutral;
+	/*
+	 * Where boot_site has written such a call in its disabled form
+	 * (write_call_now): the trampoline it called, and the opcode byte
+	 * changed (boot_call_now); 0 until then.
+	 */
+	uintptr_t tramp;
+	uint8_t op, test;
+} last_call;
+
+static bool same_call(const struct mc_arch *arch, const struct mc_site *d)
+{
+	return d->kind == MC_SITE_CALL && arch == last_call.arch &&
+	       d->target == last_call.target && d->len == last_call.len;
+}
+
+static void keep_call(const struct mc_arch *arch, const struct mc_site *d,
+		      uint8_t style, const uint8_t *neutral)
+{
+	if (d->kind != MC_SITE_CALL)
+		return;
+	last_call.arch = arch;
+	last_call.target = d->target;
+	last_call.len = d->len;
+	last_call.style = style;
+	last_call.neutral = neutral;
+	last_call.tramp = 0;
+}
+
+/*
+ * The part of classify that asks about the site's own place, not its
+ * call (the backend's hooks), and whether it has neutral bytes: NULL
+ * if `s`, its style and neutral bytes filled (or NULL: none), may be
+ * patched; else why not.  `call`: it holds a call.
+ */
+static const char *classify_place(struct rt_site *s, bool call)
+{
+#ifdef MC_RT_SITE_STYLE
+	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
+#endif
+#ifdef MC_RT_SITE_CALLER
+	/*
+	 * Optional, where the backend's trampoline must be told how a hook
+	 * passes its caller (riscv64: in a0, or in the frame): NULL with
+	 * a byte of the backend's in s->caller, which MC_RT_MCOUNT_TRAMP
+	 * turns into the trampoline to call; else why the code before the
+	 * hook does not say, and the site is refused.
+	 */
+	const char *why = MC_RT_SITE_CALLER(s->at, &s->caller);
+
+	if (why)
+		return why;
+#endif
+	if (!s->neutral)
+		return "no neutral form for this hook";
+#ifdef MC_RT_SITE_NEUTRAL
+	/*
+	 * Optional, where the code after a hook may need other neutral
+	 * bytes than the arch's (ppc64le's TOC restore after a call through
+	 * a linker stub, which the disabled form branches over): NULL with
+	 * s->neutral kept or replaced; else why no neutral form is safe.
+	 */
+	return MC_RT_SITE_NEUTRAL(s->at, call, &s->neutral);
+#else
+	(void)call;
+	return NULL;
+#endif
+}
+
+/*
  * NULL if `s` is a hook we may patch; else why not.  Fills at, len,
  * style and the bytes that neutralise it; *is_nop when it needs no
  * patching at boot.
@@ -563,6 +645,13 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		*is_nop = true;
 		return NULL;
 	}
+	if (same_call(arch, &d)) {
+		*is_nop = false;
+		s->len = d.len;
+		s->style = last_call.style;
+		s->neutral = last_call.neutral;
+		return classify_place(s, true);
+	}
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
 		const char *pad_why = classify_pad(s, arch, &d, p, n, &pad);
@@ -575,36 +664,11 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 	s->len = d.len;
 	if (why)
 		return why;
-#ifdef MC_RT_SITE_STYLE
-	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
-#endif
-#ifdef MC_RT_SITE_CALLER
-	/*
-	 * Optional, where the backend's trampoline must be told how a hook
-	 * passes its caller (riscv64: in a0, or in the frame): NULL with a
-	 * byte of the backend's in s->caller, which MC_RT_MCOUNT_TRAMP
-	 * turns into the trampoline to call; else why the code before the
-	 * hook does not say, and the site is refused.
-	 */
-	why = MC_RT_SITE_CALLER(s->at, &s->caller);
-	if (why)
-		return why;
-#endif
-	if (arch->site_neutral)
+	if (arch->site_neutral && d.len > 0 && d.len <= MC_MAX_SITE_LEN)
 		s->neutral = mc_site_neutral(arch, &d);
-	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
-		return "no neutral form for this hook";
-#ifdef MC_RT_SITE_NEUTRAL
-	/*
-	 * Optional, where the code after a hook may need other neutral
-	 * bytes than the arch's (ppc64le's TOC restore after a call through
-	 * a linker stub, which the disabled form branches over): NULL with
-	 * s->neutral kept or replaced; else why no neutral form is safe.
-	 */
-	return MC_RT_SITE_NEUTRAL(s->at, d.kind != MC_SITE_NOP, &s->neutral);
-#else
-	return NULL;
-#endif
+	if (s->neutral)
+		keep_call(arch, &d, s->style, s->neutral);
+	return classify_place(s, d.kind != MC_SITE_NOP);
 }
 
 /* Refused, and reported with the `n` bytes found at `where`. */
@@ -912,27 +976,29 @@ static int write_disabled_form(struct rt_site *s, bool was_call)
 }
 
 /*
- * The opcode byte in which a hook's two live forms differ and its value
- * in the disabled form (arch.h's live_opcode), for a hook of `len`
- * bytes: asked of the arch once per length and image (image_boot
- * forgets it), not once per site.
+ * Whether write_call_now may write a hook of `len` bytes that `arch`
+ * reads (the arch says which one byte its live forms differ in, and it
+ * has no prelude), and if so that byte's offset and its value in the
+ * disabled form (arch.h's live_opcode): asked of the arch once per
+ * arch, length and image (image_boot forgets it), not once per site.
  */
 static struct {
 	const struct mc_arch *arch;	/* NULL: nothing kept */
 	uint8_t len, op, test;
+	bool now;
 } opcode_facts;
 
-static unsigned hook_opcode(const struct mc_arch *arch, unsigned len,
-			    uint8_t *test)
+static void know_opcode(const struct mc_arch *arch, unsigned len)
 {
-	if (opcode_facts.arch != arch || opcode_facts.len != len) {
+	if (opcode_facts.arch == arch && opcode_facts.len == len)
+		return;
+	opcode_facts.arch = arch;
+	opcode_facts.len = (uint8_t)len;
+	opcode_facts.now = arch->live_store_max && arch->live_opcode &&
+			   !arch->live_prelude;
+	if (opcode_facts.now)
 		opcode_facts.op = (uint8_t)arch->live_opcode(arch, len, false,
 							     &opcode_facts.test);
-		opcode_facts.arch = arch;
-		opcode_facts.len = (uint8_t)len;
-	}
-	*test = opcode_facts.test;
-	return opcode_facts.op;
 }
 
 /*
@@ -951,19 +1017,18 @@ static bool wrote_now;	/* write_call_now wrote a site in this image */
 
 static bool write_call_now(struct rt_site *s)
 {
-	const struct mc_arch *arch = s->arch;
-	uint8_t form[MC_MAX_SITE_LEN], test;
+	uint8_t form[MC_MAX_SITE_LEN];
 	uintptr_t tramp;
-	unsigned op;
 
-	if (!arch->live_store_max || !arch->live_opcode ||
-	    arch->live_prelude || s->style == MCOUNT_STYLE_PAD)
+	if (s->style == MCOUNT_STYLE_PAD)
+		return false;
+	know_opcode(s->arch, s->len);
+	if (!opcode_facts.now)
 		return false;
 	tramp = trampoline(s);
-	if (!tramp || !mc_encode_call(arch, form, s->len, s->at, tramp))
+	if (!tramp || !mc_encode_call(s->arch, form, s->len, s->at, tramp))
 		return false;
-	op = hook_opcode(arch, s->len, &test);
-	form[op] = test;
+	form[opcode_facts.op] = opcode_facts.test;
 	if (!text_open(s->at, s->len, true))
 		return false;
 	/*
@@ -971,7 +1036,7 @@ static bool write_call_now(struct rt_site *s)
 	 * it, so that the compiler would load it all again after.  No
 	 * note_written: image_boot flushes the span of every site once.
 	 */
-	s->head = (int8_t)op;
+	s->head = (int8_t)opcode_facts.op;
 	s->head_len = 1;
 	s->found = FOUND_WRITTEN;
 	cur->counts.patched++;
@@ -1019,7 +1084,66 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 		return false;
 	}
 	s->found = is_nop ? FOUND_NOP : FOUND_CALL;
-	return is_nop || !write_call_now(s);
+	if (is_nop || !write_call_now(s))
+		return true;
+	if (s->arch == last_call.arch && s->len == last_call.len &&
+	    s->style == last_call.style) {
+		last_call.tramp = trampoline(s);
+		last_call.op = opcode_facts.op;
+		last_call.test = opcode_facts.test;
+	}
+	return false;
+}
+
+/*
+ * boot_site, shortened for the usual site where the backend asks
+ * nothing of a site's place (no MC_RT_SITE_* hook): a call that decodes
+ * exactly as the last one boot_site classified in full and wrote
+ * (last_call), so that classify's and write_call_now's answers are
+ * that site's: its bytes read, matched and written in one step.  False
+ * with `s` untouched and nothing written where it is not such a site
+ * (or its call does not reach, or its text cannot be opened): then
+ * boot_site judges it.
+ */
+static inline bool boot_call_now(struct rt_site *s, uintptr_t *end)
+{
+#if defined(MC_RT_SITE_ARCH) || defined(MC_RT_SITE_STYLE) || \
+	defined(MC_RT_SITE_CALLER) || defined(MC_RT_SITE_NEUTRAL)
+	(void)s;
+	(void)end;
+	return false;
+#else
+	const struct mc_arch *arch = MC_RT_ARCH;
+	uint8_t form[MC_MAX_SITE_LEN];
+	struct mc_site d;
+	size_t n;
+
+	if (!last_call.tramp || s->addr < *end)
+		return false;
+	n = code_avail(s->addr);
+	if (n > MC_MAX_SITE_LEN)
+		n = MC_MAX_SITE_LEN;
+	d = mc_decode_site(arch, (const uint8_t *)s->addr, n, s->addr);
+	if (!same_call(arch, &d) ||
+	    !mc_encode_call(arch, form, d.len, s->addr, last_call.tramp) ||
+	    !text_open(s->addr, d.len, true))
+		return false;
+	form[last_call.op] = last_call.test;
+	/* as boot_site and write_call_now fill them, the store last */
+	s->arch = arch;
+	s->len = d.len;
+	s->style = last_call.style;
+	s->neutral = last_call.neutral;
+	s->state = MCOUNT_SITE_NOP;
+	s->head = (int8_t)last_call.op;
+	s->head_len = 1;
+	s->found = FOUND_WRITTEN;
+	*end = s->at + d.len;
+	expect_disabled = false;
+	cur->counts.patched++;
+	mc_bytes_copy((uint8_t *)s->at, form, d.len);
+	return true;
+#endif
 }
 
 /*
@@ -1045,36 +1169,27 @@ static void disable_site(struct rt_site *s)
 	}
 }
 
-/* The styles the boot pass has seen, for guess_nop_styles. */
-struct style_count {
-	size_t fentry, mcount, unknown;
-};
-
-/* Count `s`, once boot_site has classified it. */
-static void count_style(struct style_count *c, const struct rt_site *s)
-{
-	if (s->style == MCOUNT_STYLE_MCOUNT)
-		c->mcount++;
-	else if (s->state != MCOUNT_SITE_REFUSED &&
-		 s->style == MCOUNT_STYLE_FENTRY)
-		c->fentry++;
-	else if (s->style == STYLE_UNKNOWN)
-		c->unknown++;
-}
-
 /*
  * A site found as a NOP does not say whether it was an fentry or an
  * mcount hook.  Programs are built one way throughout, so give such
  * sites the style of the calls we did see (STYLE_DEFAULT if none).
+ * Only an image with such sites pays for the count.
  */
-static void guess_nop_styles(struct rt_site *sites, size_t nsites,
-			     const struct style_count *c)
+static void guess_nop_styles(struct rt_site *sites, size_t nsites)
 {
-	uint8_t style = c->mcount > c->fentry ? MCOUNT_STYLE_MCOUNT :
-			c->fentry > c->mcount ? MCOUNT_STYLE_FENTRY :
-			STYLE_DEFAULT;
+	size_t fentry = 0, mcount = 0;
+	uint8_t style;
 
-	for (size_t i = 0; c->unknown && i < nsites; i++)
+	for (size_t i = 0; i < nsites; i++) {
+		if (sites[i].style == MCOUNT_STYLE_MCOUNT)
+			mcount++;
+		else if (sites[i].state != MCOUNT_SITE_REFUSED &&
+			 sites[i].style == MCOUNT_STYLE_FENTRY)
+			fentry++;
+	}
+	style = mcount > fentry ? MCOUNT_STYLE_MCOUNT :
+		fentry > mcount ? MCOUNT_STYLE_FENTRY : STYLE_DEFAULT;
+	for (size_t i = 0; i < nsites; i++)
 		if (sites[i].style == STYLE_UNKNOWN)
 			sites[i].style = style;
 }
@@ -1245,9 +1360,8 @@ static void write_disabled_forms(struct rt_image *img)
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
 	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
-	struct style_count styles = { 0, 0, 0 };
 	uintptr_t end = 0;
-	size_t to_write = 0;
+	size_t to_write = 0, unknown = 0;
 
 	if (!sites)
 		return MCOUNT_ENOMEM;
@@ -1255,6 +1369,7 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	boot_pass = true;
 	form_facts.arch = NULL;
 	opcode_facts.arch = NULL;
+	last_call.arch = NULL;
 	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;
@@ -1262,10 +1377,12 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	deferred_flush.lo = deferred_flush.hi = 0;
 	img->counts.sites = load_table(sites, tab, n);
 	for (size_t i = 0; i < img->nsites; i++) {
-		to_write += boot_site(&sites[i], &end);
-		count_style(&styles, &sites[i]);
+		if (!boot_call_now(&sites[i], &end))
+			to_write += boot_site(&sites[i], &end);
+		unknown += sites[i].style == STYLE_UNKNOWN;
 	}
-	guess_nop_styles(sites, img->nsites, &styles);
+	if (unknown)
+		guess_nop_styles(sites, img->nsites);
 	if (to_write)	/* else all written or as --prepatch left them */
 		write_disabled_forms(img);
 	if (wrote_now) {	/* the span of every site holds what it wrote */
