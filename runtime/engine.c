@@ -551,7 +551,7 @@ static struct {
 	/*
 	 * Where boot_site has written such a call in its disabled form
 	 * (write_call_now): the trampoline it called, and the opcode byte
-	 * changed (boot_call_now); 0 until then.
+	 * changed (boot_calls_now); 0 until then.
 	 */
 	uintptr_t tramp;
 	uint8_t op, test;
@@ -1096,57 +1096,6 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 }
 
 /*
- * boot_site, shortened for the usual site where the backend asks
- * nothing of a site's place (no MC_RT_SITE_* hook): a call that decodes
- * exactly as the last one boot_site classified in full and wrote
- * (last_call), so that classify's and write_call_now's answers are
- * that site's: its bytes read, matched and written in one step.  False
- * with `s` untouched and nothing written where it is not such a site
- * (or its call does not reach, or its text cannot be opened): then
- * boot_site judges it.
- */
-static inline bool boot_call_now(struct rt_site *s, uintptr_t *end)
-{
-#if defined(MC_RT_SITE_ARCH) || defined(MC_RT_SITE_STYLE) || \
-	defined(MC_RT_SITE_CALLER) || defined(MC_RT_SITE_NEUTRAL)
-	(void)s;
-	(void)end;
-	return false;
-#else
-	const struct mc_arch *arch = MC_RT_ARCH;
-	uint8_t form[MC_MAX_SITE_LEN];
-	struct mc_site d;
-	size_t n;
-
-	if (!last_call.tramp || s->addr < *end)
-		return false;
-	n = code_avail(s->addr);
-	if (n > MC_MAX_SITE_LEN)
-		n = MC_MAX_SITE_LEN;
-	d = mc_decode_site(arch, (const uint8_t *)s->addr, n, s->addr);
-	if (!same_call(arch, &d) ||
-	    !mc_encode_call(arch, form, d.len, s->addr, last_call.tramp) ||
-	    !text_open(s->addr, d.len, true))
-		return false;
-	form[last_call.op] = last_call.test;
-	/* as boot_site and write_call_now fill them, the store last */
-	s->arch = arch;
-	s->len = d.len;
-	s->style = last_call.style;
-	s->neutral = last_call.neutral;
-	s->state = MCOUNT_SITE_NOP;
-	s->head = (int8_t)last_call.op;
-	s->head_len = 1;
-	s->found = FOUND_WRITTEN;
-	*end = s->at + d.len;
-	expect_disabled = false;
-	cur->counts.patched++;
-	mc_bytes_copy((uint8_t *)s->at, form, d.len);
-	return true;
-#endif
-}
-
-/*
  * Second pass, once every site's style is known (guess_nop_styles):
  * write the disabled form of each accepted site the first pass did not
  * write (write_call_now).
@@ -1244,6 +1193,139 @@ static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
 	}
 	cur->nsites = nsites;
 	return live;
+}
+
+/*
+ * True if the table's live entries rise strictly, as the tool and the
+ * linkers other than gold leave them: then boot_in_order classifies
+ * them straight from the table, with no sort and no repeat to drop.
+ */
+static bool table_in_order(const uintptr_t *tab, size_t n)
+{
+	uintptr_t top = 0;	/* the highest entry so far */
+
+	for (size_t i = 0; i < n; i++) {
+		if (tab[i] > top)
+			top = tab[i];
+		else if (!is_cleared(tab[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * boot_site for a run of the usual site, where the backend asks nothing
+ * of a site's place (no MC_RT_SITE_* hook): from tab[i] on, each entry
+ * whose bytes decode exactly as the call boot_site last classified in
+ * full and wrote (last_call), so that classify's and write_call_now's
+ * answers are its own, and whose bytes lie in the open window at least
+ * MC_MAX_SITE_LEN before its end (so that the decoder sees what
+ * classify would have).  Each such site is read, matched, written and
+ * filled into sites[*live] in one step, in locals: the indirect calls
+ * to the arch would otherwise make the compiler load every fact again
+ * for each site.  Returns the first entry it left to boot_site.  Only
+ * once such a call was written (last_call.tramp).
+ */
+static size_t boot_calls_now(struct rt_site *sites, size_t *live,
+			     const uintptr_t *tab, size_t step, size_t i,
+			     size_t n, uintptr_t *end)
+{
+#if defined(MC_RT_SITE_ARCH) || defined(MC_RT_SITE_STYLE) || \
+	defined(MC_RT_SITE_CALLER) || defined(MC_RT_SITE_NEUTRAL)
+	(void)sites;
+	(void)live;
+	(void)tab;
+	(void)step;
+	(void)n;
+	(void)end;
+	return i;
+#else
+	const struct mc_arch *arch = MC_RT_ARCH;
+	const uintptr_t tramp = last_call.tramp, target = last_call.target;
+	const uint8_t *const neutral = last_call.neutral;
+	const uint8_t len = last_call.len, op = last_call.op;
+	const uint8_t test = last_call.test, style = last_call.style;
+	/* the lowest and highest address such a site may start at */
+	uintptr_t e = *end > open_span.lo ? *end : open_span.lo;
+	const uintptr_t top = open_span.hi - MC_MAX_SITE_LEN;
+	size_t k = *live;
+
+	if (open_span.hi - open_span.lo < MC_MAX_SITE_LEN)
+		return i;
+	for (const uintptr_t *t = tab + i * step; i < n; i++, k++, t += step) {
+		uintptr_t addr = *t;
+		uint8_t form[MC_MAX_SITE_LEN];
+		struct rt_site *s = &sites[k];
+		struct mc_site d;
+
+		if (addr < e || addr > top)
+			break;
+		d = mc_decode_site(arch, (const uint8_t *)addr,
+				   MC_MAX_SITE_LEN, addr);
+		if (d.kind != MC_SITE_CALL || d.target != target ||
+		    d.len != len || !mc_encode_call(arch, form, len, addr, tramp))
+			break;
+		form[op] = test;
+		s->addr = s->at = addr;
+		s->func = 0;
+		s->neutral = neutral;
+		s->arch = arch;
+		s->len = len;
+		s->style = style;
+		s->state = MCOUNT_SITE_NOP;
+		s->caller = 0;
+		s->found = FOUND_WRITTEN;
+		s->head = (int8_t)op;
+		s->head_len = 1;
+		e = addr + len;
+		mc_bytes_copy((uint8_t *)addr, form, len);
+	}
+	if (k > *live)
+		expect_disabled = false;
+	cur->counts.patched += k - *live;
+	*live = k;
+	*end = e;
+	return i;
+#endif
+}
+
+/*
+ * The boot pass over the addresses tab[0], tab[step], ... tab[(n - 1) *
+ * step], in order: each one classified and written as it is read, runs
+ * of the usual site by boot_calls_now, any other by boot_site, into
+ * img->sites from the first on.  Either a table in order
+ * (table_in_order; step 1), whose cleared entries are skipped here, or
+ * the sites load_table sorted (the addr of each; step the site's size
+ * in words), each of which is filled again in its own place.  Fills
+ * img->nsites; returns how many sites boot_site left for the second
+ * pass, and counts in *unknown those whose style the calls decide.
+ */
+static size_t boot_in_order(struct rt_image *img, const uintptr_t *tab,
+			    size_t step, size_t n, size_t *unknown)
+{
+	struct rt_site *sites = img->sites;
+	uintptr_t end = 0;
+	size_t live = 0, to_write = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t addr;
+
+		if (last_call.tramp) {
+			i = boot_calls_now(sites, &live, tab, step, i, n, &end);
+			if (i == n)
+				break;
+		}
+		addr = tab[i * step];
+		if (is_cleared(addr))
+			continue;
+		sites[live] = (struct rt_site){
+			.addr = addr, .at = addr, .style = STYLE_UNKNOWN };
+		to_write += boot_site(&sites[live], &end);
+		*unknown += sites[live].style == STYLE_UNKNOWN;
+		live++;
+	}
+	img->nsites = live;
+	return to_write;
 }
 
 /* ---- thunks ------------------------------------------------------------ */
@@ -1360,7 +1442,6 @@ static void write_disabled_forms(struct rt_image *img)
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
 	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
-	uintptr_t end = 0;
 	size_t to_write = 0, unknown = 0;
 
 	if (!sites)
@@ -1375,11 +1456,14 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	img->sites = sites;
 	deferred_flush.on = true;
 	deferred_flush.lo = deferred_flush.hi = 0;
-	img->counts.sites = load_table(sites, tab, n);
-	for (size_t i = 0; i < img->nsites; i++) {
-		if (!boot_call_now(&sites[i], &end))
-			to_write += boot_site(&sites[i], &end);
-		unknown += sites[i].style == STYLE_UNKNOWN;
+	if (table_in_order(tab, n)) {
+		to_write = boot_in_order(img, tab, 1, n, &unknown);
+		img->counts.sites = img->nsites;
+	} else {
+		img->counts.sites = load_table(sites, tab, n);
+		to_write = boot_in_order(img, &sites[0].addr,
+					 sizeof(*sites) / sizeof(sites[0].addr),
+					 img->nsites, &unknown);
 	}
 	if (unknown)
 		guess_nop_styles(sites, img->nsites);
