@@ -535,6 +535,88 @@ static bool classify_disabled(struct rt_site *s, const struct mc_arch *arch,
 static bool expect_disabled;
 
 /*
+ * The last direct hook call classify judged in full: its arch, length
+ * and target, the style hook_style gave that target and the neutral
+ * bytes the arch gave that decoded site.  Both answers depend on
+ * nothing else (the image's stubs are fixed while it boots, and
+ * site_neutral sees only the arch and the decoded site), so a site
+ * that decodes to the same call takes them from here: in a program
+ * built one way, every site but the first.  Forgotten by image_boot.
+ */
+static struct {
+	const struct mc_arch *arch;	/* NULL: nothing kept */
+	uint64_t target;
+	uint8_t len, style;
+	const uint8_t *neutral;
+	/*
+	 * Where boot_site has written such a call in its disabled form
+	 * (write_call_now): the trampoline it called, and the opcode byte
+	 * changed (boot_calls_now); 0 until then.
+	 */
+	uintptr_t tramp;
+	uint8_t op, test;
+} last_call;
+
+static bool same_call(const struct mc_arch *arch, const struct mc_site *d)
+{
+	return d->kind == MC_SITE_CALL && arch == last_call.arch &&
+	       d->target == last_call.target && d->len == last_call.len;
+}
+
+static void keep_call(const struct mc_arch *arch, const struct mc_site *d,
+		      uint8_t style, const uint8_t *neutral)
+{
+	if (d->kind != MC_SITE_CALL)
+		return;
+	last_call.arch = arch;
+	last_call.target = d->target;
+	last_call.len = d->len;
+	last_call.style = style;
+	last_call.neutral = neutral;
+	last_call.tramp = 0;
+}
+
+/*
+ * The part of classify that asks about the site's own place, not its
+ * call (the backend's hooks), and whether it has neutral bytes: NULL
+ * if `s`, its style and neutral bytes filled (or NULL: none), may be
+ * patched; else why not.  `call`: it holds a call.
+ */
+static const char *classify_place(struct rt_site *s, bool call)
+{
+#ifdef MC_RT_SITE_STYLE
+	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
+#endif
+#ifdef MC_RT_SITE_CALLER
+	/*
+	 * Optional, where the backend's trampoline must be told how a hook
+	 * passes its caller (riscv64: in a0, or in the frame): NULL with
+	 * a byte of the backend's in s->caller, which MC_RT_MCOUNT_TRAMP
+	 * turns into the trampoline to call; else why the code before the
+	 * hook does not say, and the site is refused.
+	 */
+	const char *why = MC_RT_SITE_CALLER(s->at, &s->caller);
+
+	if (why)
+		return why;
+#endif
+	if (!s->neutral)
+		return "no neutral form for this hook";
+#ifdef MC_RT_SITE_NEUTRAL
+	/*
+	 * Optional, where the code after a hook may need other neutral
+	 * bytes than the arch's (ppc64le's TOC restore after a call through
+	 * a linker stub, which the disabled form branches over): NULL with
+	 * s->neutral kept or replaced; else why no neutral form is safe.
+	 */
+	return MC_RT_SITE_NEUTRAL(s->at, call, &s->neutral);
+#else
+	(void)call;
+	return NULL;
+#endif
+}
+
+/*
  * NULL if `s` is a hook we may patch; else why not.  Fills at, len,
  * style and the bytes that neutralise it; *is_nop when it needs no
  * patching at boot.
@@ -563,6 +645,13 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 		*is_nop = true;
 		return NULL;
 	}
+	if (same_call(arch, &d)) {
+		*is_nop = false;
+		s->len = d.len;
+		s->style = last_call.style;
+		s->neutral = last_call.neutral;
+		return classify_place(s, true);
+	}
 	why = classify_kind(s, &d, is_nop);
 	if (d.kind == MC_SITE_NOP || d.kind == MC_SITE_UNKNOWN) {
 		const char *pad_why = classify_pad(s, arch, &d, p, n, &pad);
@@ -575,36 +664,11 @@ static const char *classify(struct rt_site *s, const uint8_t *p, size_t n,
 	s->len = d.len;
 	if (why)
 		return why;
-#ifdef MC_RT_SITE_STYLE
-	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
-#endif
-#ifdef MC_RT_SITE_CALLER
-	/*
-	 * Optional, where the backend's trampoline must be told how a hook
-	 * passes its caller (riscv64: in a0, or in the frame): NULL with a
-	 * byte of the backend's in s->caller, which MC_RT_MCOUNT_TRAMP
-	 * turns into the trampoline to call; else why the code before the
-	 * hook does not say, and the site is refused.
-	 */
-	why = MC_RT_SITE_CALLER(s->at, &s->caller);
-	if (why)
-		return why;
-#endif
-	if (arch->site_neutral)
+	if (arch->site_neutral && d.len > 0 && d.len <= MC_MAX_SITE_LEN)
 		s->neutral = mc_site_neutral(arch, &d);
-	if (!s->neutral || d.len == 0 || d.len > MC_MAX_SITE_LEN)
-		return "no neutral form for this hook";
-#ifdef MC_RT_SITE_NEUTRAL
-	/*
-	 * Optional, where the code after a hook may need other neutral
-	 * bytes than the arch's (ppc64le's TOC restore after a call through
-	 * a linker stub, which the disabled form branches over): NULL with
-	 * s->neutral kept or replaced; else why no neutral form is safe.
-	 */
-	return MC_RT_SITE_NEUTRAL(s->at, d.kind != MC_SITE_NOP, &s->neutral);
-#else
-	return NULL;
-#endif
+	if (s->neutral)
+		keep_call(arch, &d, s->style, s->neutral);
+	return classify_place(s, d.kind != MC_SITE_NOP);
 }
 
 /* Refused, and reported with the `n` bytes found at `where`. */
@@ -912,27 +976,29 @@ static int write_disabled_form(struct rt_site *s, bool was_call)
 }
 
 /*
- * The opcode byte in which a hook's two live forms differ and its value
- * in the disabled form (arch.h's live_opcode), for a hook of `len`
- * bytes: asked of the arch once per length and image (image_boot
- * forgets it), not once per site.
+ * Whether write_call_now may write a hook of `len` bytes that `arch`
+ * reads (the arch says which one byte its live forms differ in, and it
+ * has no prelude), and if so that byte's offset and its value in the
+ * disabled form (arch.h's live_opcode): asked of the arch once per
+ * arch, length and image (image_boot forgets it), not once per site.
  */
 static struct {
 	const struct mc_arch *arch;	/* NULL: nothing kept */
 	uint8_t len, op, test;
+	bool now;
 } opcode_facts;
 
-static unsigned hook_opcode(const struct mc_arch *arch, unsigned len,
-			    uint8_t *test)
+static void know_opcode(const struct mc_arch *arch, unsigned len)
 {
-	if (opcode_facts.arch != arch || opcode_facts.len != len) {
+	if (opcode_facts.arch == arch && opcode_facts.len == len)
+		return;
+	opcode_facts.arch = arch;
+	opcode_facts.len = (uint8_t)len;
+	opcode_facts.now = arch->live_store_max && arch->live_opcode &&
+			   !arch->live_prelude;
+	if (opcode_facts.now)
 		opcode_facts.op = (uint8_t)arch->live_opcode(arch, len, false,
 							     &opcode_facts.test);
-		opcode_facts.arch = arch;
-		opcode_facts.len = (uint8_t)len;
-	}
-	*test = opcode_facts.test;
-	return opcode_facts.op;
 }
 
 /*
@@ -951,19 +1017,18 @@ static bool wrote_now;	/* write_call_now wrote a site in this image */
 
 static bool write_call_now(struct rt_site *s)
 {
-	const struct mc_arch *arch = s->arch;
-	uint8_t form[MC_MAX_SITE_LEN], test;
+	uint8_t form[MC_MAX_SITE_LEN];
 	uintptr_t tramp;
-	unsigned op;
 
-	if (!arch->live_store_max || !arch->live_opcode ||
-	    arch->live_prelude || s->style == MCOUNT_STYLE_PAD)
+	if (s->style == MCOUNT_STYLE_PAD)
+		return false;
+	know_opcode(s->arch, s->len);
+	if (!opcode_facts.now)
 		return false;
 	tramp = trampoline(s);
-	if (!tramp || !mc_encode_call(arch, form, s->len, s->at, tramp))
+	if (!tramp || !mc_encode_call(s->arch, form, s->len, s->at, tramp))
 		return false;
-	op = hook_opcode(arch, s->len, &test);
-	form[op] = test;
+	form[opcode_facts.op] = opcode_facts.test;
 	if (!text_open(s->at, s->len, true))
 		return false;
 	/*
@@ -971,7 +1036,7 @@ static bool write_call_now(struct rt_site *s)
 	 * it, so that the compiler would load it all again after.  No
 	 * note_written: image_boot flushes the span of every site once.
 	 */
-	s->head = (int8_t)op;
+	s->head = (int8_t)opcode_facts.op;
 	s->head_len = 1;
 	s->found = FOUND_WRITTEN;
 	cur->counts.patched++;
@@ -1019,7 +1084,15 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 		return false;
 	}
 	s->found = is_nop ? FOUND_NOP : FOUND_CALL;
-	return is_nop || !write_call_now(s);
+	if (is_nop || !write_call_now(s))
+		return true;
+	if (s->arch == last_call.arch && s->len == last_call.len &&
+	    s->style == last_call.style) {
+		last_call.tramp = trampoline(s);
+		last_call.op = opcode_facts.op;
+		last_call.test = opcode_facts.test;
+	}
+	return false;
 }
 
 /*
@@ -1045,36 +1118,27 @@ static void disable_site(struct rt_site *s)
 	}
 }
 
-/* The styles the boot pass has seen, for guess_nop_styles. */
-struct style_count {
-	size_t fentry, mcount, unknown;
-};
-
-/* Count `s`, once boot_site has classified it. */
-static void count_style(struct style_count *c, const struct rt_site *s)
-{
-	if (s->style == MCOUNT_STYLE_MCOUNT)
-		c->mcount++;
-	else if (s->state != MCOUNT_SITE_REFUSED &&
-		 s->style == MCOUNT_STYLE_FENTRY)
-		c->fentry++;
-	else if (s->style == STYLE_UNKNOWN)
-		c->unknown++;
-}
-
 /*
  * A site found as a NOP does not say whether it was an fentry or an
  * mcount hook.  Programs are built one way throughout, so give such
  * sites the style of the calls we did see (STYLE_DEFAULT if none).
+ * Only an image with such sites pays for the count.
  */
-static void guess_nop_styles(struct rt_site *sites, size_t nsites,
-			     const struct style_count *c)
+static void guess_nop_styles(struct rt_site *sites, size_t nsites)
 {
-	uint8_t style = c->mcount > c->fentry ? MCOUNT_STYLE_MCOUNT :
-			c->fentry > c->mcount ? MCOUNT_STYLE_FENTRY :
-			STYLE_DEFAULT;
+	size_t fentry = 0, mcount = 0;
+	uint8_t style;
 
-	for (size_t i = 0; c->unknown && i < nsites; i++)
+	for (size_t i = 0; i < nsites; i++) {
+		if (sites[i].style == MCOUNT_STYLE_MCOUNT)
+			mcount++;
+		else if (sites[i].state != MCOUNT_SITE_REFUSED &&
+			 sites[i].style == MCOUNT_STYLE_FENTRY)
+			fentry++;
+	}
+	style = mcount > fentry ? MCOUNT_STYLE_MCOUNT :
+		fentry > mcount ? MCOUNT_STYLE_FENTRY : STYLE_DEFAULT;
+	for (size_t i = 0; i < nsites; i++)
 		if (sites[i].style == STYLE_UNKNOWN)
 			sites[i].style = style;
 }
@@ -1129,6 +1193,139 @@ static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
 	}
 	cur->nsites = nsites;
 	return live;
+}
+
+/*
+ * True if the table's live entries rise strictly, as the tool and the
+ * linkers other than gold leave them: then boot_in_order classifies
+ * them straight from the table, with no sort and no repeat to drop.
+ */
+static bool table_in_order(const uintptr_t *tab, size_t n)
+{
+	uintptr_t top = 0;	/* the highest entry so far */
+
+	for (size_t i = 0; i < n; i++) {
+		if (tab[i] > top)
+			top = tab[i];
+		else if (!is_cleared(tab[i]))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * boot_site for a run of the usual site, where the backend asks nothing
+ * of a site's place (no MC_RT_SITE_* hook): from tab[i] on, each entry
+ * whose bytes decode exactly as the call boot_site last classified in
+ * full and wrote (last_call), so that classify's and write_call_now's
+ * answers are its own, and whose bytes lie in the open window at least
+ * MC_MAX_SITE_LEN before its end (so that the decoder sees what
+ * classify would have).  Each such site is read, matched, written and
+ * filled into sites[*live] in one step, in locals: the indirect calls
+ * to the arch would otherwise make the compiler load every fact again
+ * for each site.  Returns the first entry it left to boot_site.  Only
+ * once such a call was written (last_call.tramp).
+ */
+static size_t boot_calls_now(struct rt_site *sites, size_t *live,
+			     const uintptr_t *tab, size_t step, size_t i,
+			     size_t n, uintptr_t *end)
+{
+#if defined(MC_RT_SITE_ARCH) || defined(MC_RT_SITE_STYLE) || \
+	defined(MC_RT_SITE_CALLER) || defined(MC_RT_SITE_NEUTRAL)
+	(void)sites;
+	(void)live;
+	(void)tab;
+	(void)step;
+	(void)n;
+	(void)end;
+	return i;
+#else
+	const struct mc_arch *arch = MC_RT_ARCH;
+	const uintptr_t tramp = last_call.tramp, target = last_call.target;
+	const uint8_t *const neutral = last_call.neutral;
+	const uint8_t len = last_call.len, op = last_call.op;
+	const uint8_t test = last_call.test, style = last_call.style;
+	/* the lowest and highest address such a site may start at */
+	uintptr_t e = *end > open_span.lo ? *end : open_span.lo;
+	const uintptr_t top = open_span.hi - MC_MAX_SITE_LEN;
+	size_t k = *live;
+
+	if (open_span.hi - open_span.lo < MC_MAX_SITE_LEN)
+		return i;
+	for (const uintptr_t *t = tab + i * step; i < n; i++, k++, t += step) {
+		uintptr_t addr = *t;
+		uint8_t form[MC_MAX_SITE_LEN];
+		struct rt_site *s = &sites[k];
+		struct mc_site d;
+
+		if (addr < e || addr > top)
+			break;
+		d = mc_decode_site(arch, (const uint8_t *)addr,
+				   MC_MAX_SITE_LEN, addr);
+		if (d.kind != MC_SITE_CALL || d.target != target ||
+		    d.len != len || !mc_encode_call(arch, form, len, addr, tramp))
+			break;
+		form[op] = test;
+		s->addr = s->at = addr;
+		s->func = 0;
+		s->neutral = neutral;
+		s->arch = arch;
+		s->len = len;
+		s->style = style;
+		s->state = MCOUNT_SITE_NOP;
+		s->caller = 0;
+		s->found = FOUND_WRITTEN;
+		s->head = (int8_t)op;
+		s->head_len = 1;
+		e = addr + len;
+		mc_bytes_copy((uint8_t *)addr, form, len);
+	}
+	if (k > *live)
+		expect_disabled = false;
+	cur->counts.patched += k - *live;
+	*live = k;
+	*end = e;
+	return i;
+#endif
+}
+
+/*
+ * The boot pass over the addresses tab[0], tab[step], ... tab[(n - 1) *
+ * step], in order: each one classified and written as it is read, runs
+ * of the usual site by boot_calls_now, any other by boot_site, into
+ * img->sites from the first on.  Either a table in order
+ * (table_in_order; step 1), whose cleared entries are skipped here, or
+ * the sites load_table sorted (the addr of each; step the site's size
+ * in words), each of which is filled again in its own place.  Fills
+ * img->nsites; returns how many sites boot_site left for the second
+ * pass, and counts in *unknown those whose style the calls decide.
+ */
+static size_t boot_in_order(struct rt_image *img, const uintptr_t *tab,
+			    size_t step, size_t n, size_t *unknown)
+{
+	struct rt_site *sites = img->sites;
+	uintptr_t end = 0;
+	size_t live = 0, to_write = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		uintptr_t addr;
+
+		if (last_call.tramp) {
+			i = boot_calls_now(sites, &live, tab, step, i, n, &end);
+			if (i == n)
+				break;
+		}
+		addr = tab[i * step];
+		if (is_cleared(addr))
+			continue;
+		sites[live] = (struct rt_site){
+			.addr = addr, .at = addr, .style = STYLE_UNKNOWN };
+		to_write += boot_site(&sites[live], &end);
+		*unknown += sites[live].style == STYLE_UNKNOWN;
+		live++;
+	}
+	img->nsites = live;
+	return to_write;
 }
 
 /* ---- thunks ------------------------------------------------------------ */
@@ -1245,9 +1442,7 @@ static void write_disabled_forms(struct rt_image *img)
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
 	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
-	struct style_count styles = { 0, 0, 0 };
-	uintptr_t end = 0;
-	size_t to_write = 0;
+	size_t to_write = 0, unknown = 0;
 
 	if (!sites)
 		return MCOUNT_ENOMEM;
@@ -1255,17 +1450,23 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	boot_pass = true;
 	form_facts.arch = NULL;
 	opcode_facts.arch = NULL;
+	last_call.arch = NULL;
 	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;
 	deferred_flush.on = true;
 	deferred_flush.lo = deferred_flush.hi = 0;
-	img->counts.sites = load_table(sites, tab, n);
-	for (size_t i = 0; i < img->nsites; i++) {
-		to_write += boot_site(&sites[i], &end);
-		count_style(&styles, &sites[i]);
+	if (table_in_order(tab, n)) {
+		to_write = boot_in_order(img, tab, 1, n, &unknown);
+		img->counts.sites = img->nsites;
+	} else {
+		img->counts.sites = load_table(sites, tab, n);
+		to_write = boot_in_order(img, &sites[0].addr,
+					 sizeof(*sites) / sizeof(sites[0].addr),
+					 img->nsites, &unknown);
 	}
-	guess_nop_styles(sites, img->nsites, &styles);
+	if (unknown)
+		guess_nop_styles(sites, img->nsites);
 	if (to_write)	/* else all written or as --prepatch left them */
 		write_disabled_forms(img);
 	if (wrote_now) {	/* the span of every site holds what it wrote */

@@ -450,6 +450,28 @@ for c in $RT_CASES; do
 	done
 done
 
+# A table in order (inorder-<arch>.S, where there is one): the boot
+# pass's short way for runs of like hook calls stops at a call to
+# something else, which is refused and left as it is, and takes the
+# hooks after it up again.
+if [ -f $T/inorder-$RT_ARCH.S ]; then
+	d=$OUT/inorder
+	mkdir -p $d
+	if $CC -fPIE -c $T/inorder-$RT_ARCH.S -o $d/inorder-s.o &&
+	   $CC $CFLAGS -fPIE -c $T/inorder.c -o $d/inorder.o &&
+	   $CC -pie -o $d/inorder $d/inorder.o $d/inorder-s.o "$LIB" \
+		-Wl,-T,lds/mcount.lds; then
+		$RT_RUN $d/inorder > $d/out 2> $d/err
+		st=$?
+		grep -E '^(PASS|FAIL): ' $d/out | sed "s#^[A-Z]*: #&[$d] #"
+		failures=$((failures + $(grep -c '^FAIL' $d/out)))
+		expect "[$d] exits 0, its other call reported on stderr" \
+			test $st = 0 -a -n "$(grep 'refused site' $d/err)"
+	else
+		fail "[$d] build"
+	fi
+fi
+
 # --finalize --prepatch (RT_PREPATCH): a copy of each hook-call case,
 # its hooks put in their disabled form by the tool; the runtime takes
 # them all and writes none (rt_test, RT_PREPATCHED), and the same checks
