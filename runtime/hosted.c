@@ -1139,102 +1139,148 @@ static uint64_t span_distance(uintptr_t lo, uintptr_t hi, uintptr_t a,
 }
 
 /*
- * The free gap [gap_lo, gap_hi) of the address space offers `len`
- * bytes at its edge nearest [lo, hi): into *best if nearer than what it
- * holds (*dist).
+ * The search for a thunk page's place: the nearest so far, and the
+ * places already found taken though /proc/self/maps shows them free.
  */
-static void consider_gap(uintptr_t gap_lo, uintptr_t gap_hi, uintptr_t lo,
-			 uintptr_t hi, size_t len, uintptr_t *best,
-			 uint64_t *dist)
+#define THUNK_TRIES 8
+struct gap_search {
+	uintptr_t lo, hi;		/* the image's sites */
+	size_t len;
+	uintptr_t refused[THUNK_TRIES];
+	unsigned nrefused;
+	uintptr_t best;			/* 0: none yet */
+	uint64_t dist;			/* best's, or the reach */
+};
+
+static bool refused_before(const struct gap_search *g, uintptr_t a)
+{
+	for (unsigned i = 0; i < g->nrefused; i++)
+		if (g->refused[i] == a)
+			return true;
+	return false;
+}
+
+/*
+ * The free gap [gap_lo, gap_hi) of the address space offers `len`
+ * bytes at its edge nearest the image: into g->best if nearer than
+ * what it holds, and not refused before.
+ */
+static void consider_gap(struct gap_search *g, uintptr_t gap_lo,
+			 uintptr_t gap_hi)
 {
 	uintptr_t a;
 	uint64_t d;
 
-	if (gap_hi < gap_lo || gap_hi - gap_lo < len)
+	if (gap_hi < gap_lo || gap_hi - gap_lo < g->len)
 		return;
-	a = gap_lo >= hi ? gap_lo : gap_hi <= lo ? gap_hi - len : 0;
+	a = gap_lo >= g->hi ? gap_lo : gap_hi <= g->lo ? gap_hi - g->len : 0;
 	if (!a)		/* a gap around the image's own code: none */
 		return;
-	d = span_distance(lo, hi, a, len);
-	if (d < *dist) {
-		*best = a;
-		*dist = d;
+	if (refused_before(g, a))
+		return;
+	d = span_distance(g->lo, g->hi, a, g->len);
+	if (d < g->dist) {
+		g->best = a;
+		g->dist = d;
 	}
 }
 
 /*
- * The free place for `len` bytes nearest [lo, hi), from the mappings
+ * The free place for g->len bytes nearest the image, from the mappings
  * /proc/self/maps lists in address order (the first page and the
  * mmap_min_addr below 64 KiB left alone); 0 if none within `reach`.
  */
-static uintptr_t nearest_gap(uintptr_t lo, uintptr_t hi, uint64_t reach,
-			     size_t len)
+static uintptr_t nearest_gap(struct gap_search *g, uint64_t reach)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
-	uintptr_t prev_end = 0x10000, best = 0;
-	uint64_t dist = reach;
+	uintptr_t prev_end = 0x10000;
 	unsigned long start, end;
 	char line[512];
 
+	g->best = 0;
+	g->dist = reach;
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%lx-%lx", &start, &end) != 2)
 			continue;
 		if (start > prev_end)
-			consider_gap(prev_end, start, lo, hi, len, &best, &dist);
+			consider_gap(g, prev_end, start);
 		if (end > prev_end)
 			prev_end = end;
 	}
 	fclose(f);
 	/* and above the last mapping, up to the top of a 32-bit space */
 	if (UINTPTR_MAX == 0xffffffffu && prev_end < 0xffff0000u)
-		consider_gap(prev_end, 0xffff0000u, lo, hi, len, &best, &dist);
-	return best;
+		consider_gap(g, prev_end, 0xffff0000u);
+	return g->best;
+}
+
+/*
+ * A page at `want` if nothing is mapped there; NULL if something is, or
+ * MAP_FAILED.  MAP_FIXED_NOREPLACE never replaces a mapping: the kernel
+ * says EEXIST.  A kernel before 4.17, and qemu-user 7.2 (Debian 12's)
+ * whatever the host's, take the flag as a mere hint: the page at `want`
+ * if it is free, else one elsewhere, which is the same refusal, told by
+ * the address.
+ */
+static void *map_page_at(uintptr_t want, size_t page)
+{
+	void *p = mmap((void *)want, page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		       -1, 0);
+
+	if (p == MAP_FAILED)
+		return errno == EEXIST ? NULL : MAP_FAILED;
+	if ((uintptr_t)p != want) {
+		munmap(p, page);
+		return NULL;
+	}
+	return p;
 }
 
 /*
  * A thunk page (platform.h): written while only readable and writable,
  * then made executable and read-only, never both writable and
- * executable.  Placed with MAP_FIXED_NOREPLACE in the gap nearest the
- * image, so that a mapping made meanwhile by another thread is never
- * replaced: the kernel refuses, and the nearest gap is looked for again
- * (threads that load libraries map often); after a few refusals the
- * page is not made (the sites stay MCOUNT_ERANGE) rather than placed
- * out of reach.
+ * executable.  Placed in the gap nearest the image that is free, never
+ * over a mapping (map_page_at).  A gap /proc/self/maps shows may be
+ * taken all the same: by another thread's mapping made since it was
+ * read (threads that load libraries map often), or for good, where the
+ * list leaves a mapping out (qemu-user 7.2 leaves out a PROT_NONE
+ * mapping that borders unmapped space, as glibc's reserve for a
+ * thread's heap does).  So a place found taken is not tried again, and
+ * the next nearest is; after a few the page is not made (the sites stay
+ * MCOUNT_ERANGE) rather than placed out of reach.
  */
 uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi, uint64_t reach,
 			    const uint8_t *code, size_t len)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	uintptr_t want;
-	void *p;
+	struct gap_search g = { .lo = lo, .hi = hi, .len = page };
+	void *p = NULL;
 
 	if (len > page)
 		return 0;
-	for (int tries = 0;; tries++) {
-		want = nearest_gap(lo, hi, reach, page);
+	while (!p && g.nrefused < THUNK_TRIES) {
+		uintptr_t want = nearest_gap(&g, reach);
+
 		if (!want)
 			return 0;
-		p = mmap((void *)want, page, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			 -1, 0);
-		if (p != MAP_FAILED)
-			break;
-		if (errno != EEXIST || tries == 8)
+		p = map_page_at(want, page);
+		if (p == MAP_FAILED)
 			return 0;
+		if (!p)
+			g.refused[g.nrefused++] = want;
 	}
-	if ((uintptr_t)p != want) {	/* a kernel that took it as a hint */
-		munmap(p, page);
+	if (!p)
 		return 0;
-	}
 	memcpy(p, code, len);
 	if (mprotect(p, page, PROT_READ | PROT_EXEC)) {
 		munmap(p, page);
 		return 0;
 	}
 	__builtin___clear_cache((char *)p, (char *)p + len);
-	return want;
+	return (uintptr_t)p;
 }
 
 void mc_plat_thunk_unmap(uintptr_t addr, size_t len)

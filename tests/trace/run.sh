@@ -44,7 +44,9 @@
 # longjmp), when liba is opened and closed 2,000 times (the heap in use
 # stays within 64 KiB); -N applied to a library opened later; the JSON nests.  A
 # library whose sites the runtime refused as out of the trampoline's
-# reach (qemu-user) is a SKIP.
+# reach (qemu-user) is a SKIP.  A thunk page for a library's sites made
+# where /proc/self/maps shows a gap that a mapping it leaves out holds
+# (thunkgap.c).
 # C++ exceptions thrown through traced frames (output
 # unchanged, counts, nesting), with g++ and clang++; frames.c's frame
 # layouts (big frames, alloca: counts, nesting).  On x86_64: the hooks'
@@ -452,9 +454,8 @@ dl_filtered() {	# dl_filtered <dir>
 # dl_expect <what> <dir> <name> <dl_run|dl_self> <args...>: expect, but
 # a SKIP when the runtime said a library's sites were out of the
 # trampoline's reach (no thunk page could be placed near it: qemu-user
-# maps libraries where it likes), or that the backend cannot record a
-# library's functions (arm under qemu-user, now and then, not yet
-# explained): refused with a message, never a wrong trace.
+# maps libraries where it likes): refused with a message, never a wrong
+# trace.
 dl_expect() {
 	what=$1 dir=$2 name=$3
 	shift 3
@@ -462,11 +463,22 @@ dl_expect() {
 		pass "$what"
 	elif grep -q 'out of reach' "$dir/$name.out" 2>/dev/null; then
 		echo "SKIP: trace: $TAG$what: a library's sites were out of the trampoline's reach, and refused"
-	elif grep -q 'cannot record left out' "$dir/$name.out" 2>/dev/null; then
-		echo "SKIP: trace: $TAG$what: the runtime said it cannot record a library's functions: $(grep 'cannot record left out' "$dir/$name.out" | head -1)"
 	else
 		fail "$what: $out"
 	fi
+}
+
+# thunkgap.c: a thunk page made near an image whose nearest gap in
+# /proc/self/maps is taken by a mapping the list leaves out (qemu-user
+# 7.2 does, for glibc's reserve of a thread's heap: a library loaded
+# next to one got no thunk page, its sites no live form, 1 run in 12
+# of the 3 threads' loop on arm).
+thunk_gap() {
+	$GCC -std=gnu11 -O2 -g -Iruntime/include -fPIE -c $T/thunkgap.c \
+		-o "$OUT/thunkgap.o" &&
+	$GCC -pie -o "$OUT/thunkgap" "$OUT/thunkgap.o" "$LIB" \
+		-Wl,-T,lds/mcount.lds -lpthread &&
+	$RUN "$OUT/thunkgap"
 }
 
 dl() {	# dl <tag> <cc> <hook flags> <pie flags>
@@ -679,6 +691,8 @@ if ! command -v ${CLANG%% *} >/dev/null; then
 	echo "SKIP: trace: ${TAG}clang variants: no clang"
 fi
 trace_variants
+expect "a thunk page placed past a mapping /proc/self/maps leaves out" \
+	thunk_gap
 
 # The runtime calls the x86_64 entry hook saving no vector register, and
 # the return trampoline keeps only %rax and %rdx: in the library's own
