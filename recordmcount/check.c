@@ -622,7 +622,7 @@ static void linked_unrecorded(struct check *c)
 			"table %s", missing, missing == 1 ? "" : "s",
 			missing == 1 ? "s" : "", c->s->has_table ?
 			"is empty" : "is missing");
-	if (c->hook_dynamic && !c->s->arch->plt_slot && !undecided)
+	if (c->hook_dynamic && !mc_survey_follows_plt(c->s) && !undecided)
 		problem(c, P_UNDECIDED, false, 0, 0, SIZE_MAX, "the dynamic "
 			"loader binds a hook, and --check cannot follow calls "
 			"through the PLT or GOT on %s: hooks the table misses "

@@ -71,11 +71,13 @@ firmware/<board>: the bare-metal images of examples/firmware: exit 0;
 finalized: sorted, idempotent, clean with --sorted.
 plt/<toolchain>: PIEs and shared objects whose hook calls go through a
 PLT entry or call stub (gcc and clang, GNU ld and lld; x86_64, i386,
-aarch64, arm, riscv64, s390x, ppc64le): nothing recorded, `no-table` and
-as many hooks as objdump's calls to the hook's entry; recorded, clean,
-and --dump's entries are those calls (case_plt).  plt/<arch>-undecided:
-mips, ppc, sparc64, sh4, where --check cannot follow them: `undecided`,
-exit 1 (case_plt_undecided).
+aarch64, arm, riscv64, s390x, ppc64le with and without -mcpu=power10,
+ppc32's BSS PLT, sparc64): nothing recorded, `no-table` and as many
+hooks as objdump's calls to the hook's entry; recorded, clean, and
+--dump's entries are those calls (case_plt).
+plt/<toolchain>-undecided: mips and sh4 (GOT calls), ppc32's secure
+PLT (lld), lld's ppc64le --no-power10-stubs stubs, where --check cannot
+follow them: `undecided`, exit 1 (case_plt_undecided).
 """
 
 import json
@@ -1013,12 +1015,30 @@ PLT_CASES = [
         clang("powerpc64le-linux-gnu"), "-pg",
         clang("powerpc64le-linux-gnu", "-shared -fuse-ld=lld").split() +
         NOSTD),
+    # PC-relative code: ld's notoc stubs, with bcl and with pld
+    Plt("ppc64le-gcc-power10-bfd", "powerpc64le-linux-gnu",
+        "powerpc64le-linux-gnu-gcc", "-pg -mcpu=power10",
+        ["powerpc64le-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("ppc64le-gcc-power10-stubs-bfd", "powerpc64le-linux-gnu",
+        "powerpc64le-linux-gnu-gcc", "-pg -mcpu=power10",
+        ["powerpc64le-linux-gnu-gcc", "-shared",
+         "-Wl,--power10-stubs"] + NOSTD),
+    Plt("ppc64le-clang-power10-lld", "powerpc64le-linux-gnu",
+        clang("powerpc64le-linux-gnu"), "-pg -mcpu=power10",
+        clang("powerpc64le-linux-gnu", "-shared -fuse-ld=lld").split() +
+        NOSTD),
+    # ld links -pg code with ppc32's BSS PLT, which the loader writes
+    Plt("ppc-gcc-bfd", "powerpc-linux-gnu", "powerpc-linux-gnu-gcc", "-pg",
+        ["powerpc-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("sparc64-gcc-bfd", "sparc64-linux-gnu", "sparc64-linux-gnu-gcc",
+        "-pg", ["sparc64-linux-gnu-gcc", "-shared"] + NOSTD),
 ]
 
 # objdump's label for a PLT entry or call stub that leads to a hook:
 # hook@plt (GNU ld, lld), 0000001a.plt_call.hook (GNU ld ppc64),
-# __plt_hook (lld ppc64)
-PLT_LABEL = re.compile(r"^(?:(%s)@plt|[0-9a-f]+\.plt_call\.(%s)|__plt_(%s))$"
+# __plt_hook and __plt_pcrel_hook (lld ppc64)
+PLT_LABEL = re.compile(r"^(?:(%s)@plt|[0-9a-f]+\.plt_call\.(%s)|"
+                       r"__plt_(?:pcrel_)?(%s))$"
                        % (("|".join(HOOK_NAMES),) * 3))
 CALL_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|bl|blx|jal|jalr|"
                        r"brasl)\s+.*<([^>+]+)>\s*$")
@@ -1100,38 +1120,52 @@ def case_plt(tool, scratch, p):
 
 
 # Shared objects whose hook calls go through the loader in a form
-# --check has no decoder for: PIC's GOT calls (mips, sh4), a PLT it
-# cannot read (ppc's, sparc64's).
-UNDECIDED_CASES = ["mips-linux-gnu", "powerpc-linux-gnu",
-                   "sparc64-linux-gnu", "sh4-linux-gnu"]
+# --check has no decoder for: PIC's GOT calls (mips, sh4), ppc32's secure
+# PLT (lld's; GNU ld links -pg code with the BSS PLT), lld's ppc64
+# --no-power10-stubs stub for PC-relative code (no load from the slot:
+# nothing says where it leads).
+PPC = "powerpc-linux-gnu"
+PPC64LE = "powerpc64le-linux-gnu"
+UNDECIDED_CASES = [
+    Plt("mips-gcc-bfd", "mips-linux-gnu", "mips-linux-gnu-gcc", "-pg",
+        ["mips-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("sh4-gcc-bfd", "sh4-linux-gnu", "sh4-linux-gnu-gcc", "-pg",
+        ["sh4-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("ppc-clang-lld", PPC, clang(PPC), "-pg",
+        clang(PPC, "-shared -fuse-ld=lld").split() + NOSTD),
+    Plt("ppc64le-clang-power10-oldstubs-lld", PPC64LE, clang(PPC64LE),
+        "-pg -mcpu=power10",
+        clang(PPC64LE, "-shared -fuse-ld=lld "
+              "-Wl,--no-power10-stubs").split() + NOSTD),
+]
 
 
-def case_plt_undecided(tool, scratch, triplet):
+def case_plt_undecided(tool, scratch, p):
     """prog.c and main.c, -pg -fPIC, linked -shared with the hook
     undefined: readelf -sW shows it undefined in .dynsym (the loader binds
     it), and --check cannot tell which calls reach it: unrecorded, it
     exits 1 with `undecided` problems only, never a pass with 0 hooks;
-    recorded, still exit 1 with `undecided` among them."""
-    d = os.path.join(scratch, "plt", triplet)
+    recorded (GNU ld), still exit 1 with `undecided` among them."""
+    d = os.path.join(scratch, "plt", p.name)
     os.makedirs(d, exist_ok=True)
     objs = []
     for src in ("prog.c", "main.c"):
         o = os.path.join(d, src[:-2] + ".o")
-        must(["%s-gcc" % triplet, "-O2", "-pg", "-fPIC", "-c", "-o", o,
-              os.path.join(HERE, src)])
+        must(p.cc.split() + ["-O2", "-fPIC", "-c", "-o", o] + p.flags +
+             [os.path.join(HERE, src)])
         objs.append(o)
     so = os.path.join(d, "bare.so")
-    must(["%s-gcc" % triplet, "-shared", "-nostdlib", "-o", so] + objs)
-    out, _ = must(["%s-readelf" % triplet, "-sW", "--dyn-syms", so])
+    must([a for a in p.link if not a.startswith("-Wl,-T,")] +
+         ["-o", so] + objs)
+    out, _ = must([p.tool("readelf"), "-sW", "--dyn-syms", so])
     check(re.search(r"\bUND\s+_?mcount\b", out), "readelf: no undefined "
           "hook in %s" % so)
-    for rec in (False, True):
+    for rec in (False, True) if not p.lld else (False,):
         if rec:
             must([tool.path] + objs)
-            must(["%s-gcc" % triplet, "-shared", "-nostdlib", "-o", so,
-                  "-Wl,-T," + MCOUNT_LDS] + objs)
+            must(p.link + ["-o", so] + objs)
         rc, reports, err = tool.check([so])
-        classes = {p["class"] for p in reports[0]["problems"]}
+        classes = {q["class"] for q in reports[0]["problems"]}
         # Recorded, the entries may draw their own findings: these
         # architectures' PIC hook forms are judged by bytes alone.
         check(rc == 1 and "undecided" in classes and
@@ -1193,12 +1227,14 @@ def main():
         else:
             log.line("SKIP: plt/%s: %s or %s not installed" %
                      (p.name, p.cc.split()[0], p.link[0]))
-    for t in UNDECIDED_CASES:
-        if shutil.which(t + "-gcc"):
-            work.append(("plt/" + t.split("-")[0] + "-undecided",
-                         case_plt_undecided, (tool, scratch, t)))
+    for p in UNDECIDED_CASES:
+        if shutil.which(p.cc.split()[0]) and shutil.which(p.link[0]) and \
+                shutil.which(p.tool("readelf")):
+            work.append(("plt/%s-undecided" % p.name, case_plt_undecided,
+                         (tool, scratch, p)))
         else:
-            log.line("SKIP: plt/%s: %s-gcc not installed" % (t, t))
+            log.line("SKIP: plt/%s-undecided: %s or %s not installed" %
+                     (p.name, p.cc.split()[0], p.link[0]))
     work = [w for w in work if only.search(w[0])]
     parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
     return finish_scratch(log, scratch)
