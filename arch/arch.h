@@ -365,6 +365,13 @@ struct mc_arch {
 	 */
 	uint64_t (*plt_slot)(const struct mc_arch *arch, const uint8_t *p,
 			     size_t avail, uint64_t addr, uint64_t base);
+	/*
+	 * A decoded call's site is a data word holding its target (sh's
+	 * literal pool word), so a dynamic relocation on the site names
+	 * the callee where the loader sets it (non-PIC code linked into a
+	 * shared object).
+	 */
+	bool call_word;
 	const char *plt_base_section;
 	uint32_t plt_base_bias;
 	bool plt_in_code;

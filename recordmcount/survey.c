@@ -515,9 +515,12 @@ const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *d,
 	return i < d->hooks.n ? &d->hooks.v[i] : NULL;
 }
 
-static void name_target(struct mc_survey *d, struct mc_verdict *v)
+/* Name a linked call's target: `site` is where the call is. */
+static void name_target(struct mc_survey *d, struct mc_verdict *v,
+			uint64_t site)
 {
 	const char *callee = NULL;
+	const struct mc_bound_slot *b;
 	const struct mc_symbol *s = v->indirect ? NULL :
 		mc_symbol_at(d->obj, v->target_address);
 
@@ -527,6 +530,20 @@ static void name_target(struct mc_survey *d, struct mc_verdict *v)
 	    MC_PLT_DECODED && callee) {
 		v->symbol = callee;
 		snprintf(v->target, sizeof(v->target), "%s@plt", callee);
+		return;
+	}
+	/* A call whose target word the loader writes (mc_arch.call_word). */
+	if (!v->indirect && d->arch->call_word &&
+	    (b = bound_at(d, site)) != NULL) {
+		v->symbol = b->name;
+		snprintf(v->target, sizeof(v->target), "%s", b->name);
+		return;
+	}
+	/* So is a call through a GOT slot (-fno-plt, sh's PIC hook call). */
+	if (v->indirect && v->kind == MC_SITE_CALL_INDIRECT && d->linked &&
+	    (b = bound_at(d, v->target_address)) != NULL) {
+		v->symbol = b->name;
+		snprintf(v->target, sizeof(v->target), "*%s@got", b->name);
 		return;
 	}
 	v->symbol = s ? s->name : NULL;
@@ -642,7 +659,7 @@ static bool disabled_verdict(struct mc_survey *d, const uint8_t *p,
 	v->kind = s.kind;
 	v->target_address = s.target;
 	v->has_target = true;
-	name_target(d, v);
+	name_target(d, v, addr);
 	return true;
 }
 
@@ -697,7 +714,7 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		v.has_target = true;
 		v.indirect = s.kind == MC_SITE_CALL_INDIRECT;
 		if (d->linked)
-			name_target(d, &v);
+			name_target(d, &v, e->address);
 		else
 			name_not_a_hook(d, e, &v);
 		break;
