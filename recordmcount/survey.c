@@ -539,7 +539,7 @@ static void name_target(struct mc_survey *d, struct mc_verdict *v,
 		snprintf(v->target, sizeof(v->target), "%s", b->name);
 		return;
 	}
-	/* So is a call through a GOT slot (-fno-plt, sh's PIC hook call). */
+	/* A call through a GOT slot (-fno-plt, sh's PIC): what it binds. */
 	if (v->indirect && v->kind == MC_SITE_CALL_INDIRECT && d->linked &&
 	    (b = bound_at(d, v->target_address)) != NULL) {
 		v->symbol = b->name;
