@@ -359,12 +359,23 @@ struct mc_arch {
 	 * far apart entries may start.
 	 * NULL where there is no decoder: --check says so rather than
 	 * count such calls as no hooks.  The runtime and --check share it.
+	 * plt_bss: the PLT may be NOBITS space the loader writes each
+	 * entry's code into (ppc32's BSS PLT), with no bytes to decode:
+	 * there an entry's own address is the slot its relocation names.
 	 */
 	uint64_t (*plt_slot)(const struct mc_arch *arch, const uint8_t *p,
 			     size_t avail, uint64_t addr, uint64_t base);
+	/*
+	 * A decoded call's site is a data word holding its target (sh's
+	 * literal pool word), so a dynamic relocation on the site names
+	 * the callee where the loader sets it (non-PIC code linked into a
+	 * shared object).
+	 */
+	bool call_word;
 	const char *plt_base_section;
 	uint32_t plt_base_bias;
 	bool plt_in_code;
+	bool plt_bss;
 	uint8_t plt_read;
 	uint8_t plt_step;
 };

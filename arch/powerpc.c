@@ -413,35 +413,124 @@ static bool ppc_le_encode_thunk(const struct mc_arch *arch, uint8_t *out,
  * A stub that reads a slot through another TOC (a huge object's second
  * one) gives a slot no relocation binds: not a hook, and the runtime
  * refuses the site.
+ *
+ * PC-relative code (-mcpu=power10, ELFv2) keeps no TOC: `bl stub` with
+ * no restore after it, and the stub finds the slot from its own address
+ * (GNU ld's plt_call_notoc, lld's __plt_pcrel_ stubs), either with a
+ * prefixed load (ld --power10-stubs, and lld for power10):
+ *     pld   r12,slot-.         prefix 0x04100000 | d0 (R = 1: relative
+ *                              to the pld), then 0xe5800000 | d1; the
+ *                              34-bit displacement is d0:d1
+ *     mtctr r12
+ *     bctr
+ * or, for a machine older than power10, through the link register:
+ *     mflr  r12
+ *     bcl   20,31,.+4          r11 = the address after the bcl
+ *     mflr  r11
+ *     mtlr  r12
+ *     addis r12,r11,ha         only for a slot beyond +/- 32 KiB of it
+ *     ld    r12,lo(r11 | r12)
+ *     mtctr r12
+ *     bctr
+ * Both may follow a `std r2,24(r1)` (a stub shared with TOC callers).
+ * Stubs for slots more than 2 GiB away build the offset in more steps:
+ * not decoded.
  */
+enum {
+	PPC_STD_R2_24 = 0xf8410018u,	/* std r2,24(r1) */
+	PPC_MTCTR_R12 = 0x7d8903a6u,	/* mtctr r12 */
+	PPC_BCTR = 0x4e800420u,		/* bctr */
+	PPC_MFLR_R12 = 0x7d8802a6u,	/* mflr r12 */
+	PPC_BCL_NEXT = 0x429f0005u,	/* bcl 20,31,.+4 */
+	PPC_MFLR_R11 = 0x7d6802a6u,	/* mflr r11 */
+	PPC_MTLR_R12 = 0x7d8803a6u,	/* mtlr r12 */
+};
+
+/* The word at `at` of the stub at p, or 0 (no instruction) past avail. */
+static uint32_t stub_word(enum mc_endian e, const uint8_t *p, size_t avail,
+			  size_t at)
+{
+	return avail >= at + 4 ? mc_get32(e, p + at) : 0;
+}
+
+/* `mtctr r12; bctr` at `at`: the jump every stub ends with. */
+static bool stub_ends(enum mc_endian e, const uint8_t *p, size_t avail,
+		      size_t at)
+{
+	return stub_word(e, p, avail, at) == PPC_MTCTR_R12 &&
+	       stub_word(e, p, avail, at + 4) == PPC_BCTR;
+}
+
+/*
+ * `[addis r12,rB,ha;] ld r12,lo(rB | r12); mtctr r12; bctr` at `at`:
+ * the slot's offset from rB's value, through *off; false if not that.
+ */
+static bool stub_load(enum mc_endian e, const uint8_t *p, size_t avail,
+		      size_t at, unsigned rb, int64_t *off)
+{
+	uint32_t w = stub_word(e, p, avail, at);
+	bool addis = (w & 0xffff0000u) == (0x3d800000u | rb << 16);
+
+	*off = 0;
+	if (addis) {				/* addis r12,rB,ha */
+		*off = mc_sign_extend(w & 0xffffu, 16) * 65536;
+		at += 4;
+		w = stub_word(e, p, avail, at);
+	}
+	/* ld r12,lo(r12) after the addis, ld r12,lo(rB) without one */
+	if ((w & 0xffff0003u) != (0xe9800000u | (addis ? 12u : rb) << 16) ||
+	    !stub_ends(e, p, avail, at + 4))
+		return false;
+	*off += mc_sign_extend(w & 0xfffcu, 16);
+	return true;
+}
+
+/* The slot of a `pld r12,slot@pcrel; mtctr r12; bctr` stub, or 0. */
+static uint64_t pld_stub_slot(enum mc_endian e, const uint8_t *p,
+			      size_t avail, uint64_t addr)
+{
+	uint32_t prefix = stub_word(e, p, avail, 0);
+	uint32_t suffix = stub_word(e, p, avail, 4);
+	uint64_t d = (uint64_t)(prefix & 0x3ffffu) << 16 | (suffix & 0xffffu);
+
+	if ((prefix & 0xfffc0000u) != 0x04100000u ||	/* pld prefix, R=1 */
+	    (suffix & 0xffff0000u) != 0xe5800000u ||	/* pld r12,d(0) */
+	    !stub_ends(e, p, avail, 8))
+		return 0;
+	return addr + (uint64_t)mc_sign_extend(d, 34);
+}
+
+/* The slot of a stub that reads its own address with bcl, or 0. */
+static uint64_t bcl_stub_slot(enum mc_endian e, const uint8_t *p,
+			      size_t avail, uint64_t addr)
+{
+	int64_t off;
+
+	if (stub_word(e, p, avail, 0) != PPC_MFLR_R12 ||
+	    stub_word(e, p, avail, 4) != PPC_BCL_NEXT ||
+	    stub_word(e, p, avail, 8) != PPC_MFLR_R11 ||
+	    stub_word(e, p, avail, 12) != PPC_MTLR_R12 ||
+	    !stub_load(e, p, avail, 16, 11, &off))
+		return 0;
+	return addr + 8 + (uint64_t)off;		/* r11: after the bcl */
+}
+
 static uint64_t ppc64_stub_slot(const struct mc_arch *arch, const uint8_t *p,
 				size_t avail, uint64_t addr, uint64_t base)
 {
 	enum mc_endian e = arch->endian;
-	size_t at = 0;
-	int64_t off = 0;
-	uint32_t w;
-	bool addis = false;
+	size_t at = stub_word(e, p, avail, 0) == PPC_STD_R2_24 ? 4 : 0;
+	uint64_t slot;
+	int64_t off;
 
-	(void)addr;
-	if (!base || avail < 12)
+	if (avail < at)
 		return 0;
-	if (mc_get32(e, p) == 0xf8410018u)		/* std r2,24(r1) */
-		at = 4;
-	w = avail >= at + 4 ? mc_get32(e, p + at) : 0;
-	if ((w & 0xffff0000u) == 0x3d820000u) {		/* addis r12,r2,ha */
-		addis = true;
-		off = mc_sign_extend(w & 0xffffu, 16) * 65536;
-		at += 4;
-		w = avail >= at + 4 ? mc_get32(e, p + at) : 0;
-	}
-	/* ld r12,lo(r12) after the addis, ld r12,lo(r2) without one */
-	if (avail < at + 12 ||
-	    (w & 0xffff0003u) != (addis ? 0xe98c0000u : 0xe9820000u) ||
-	    mc_get32(e, p + at + 4) != 0x7d8903a6u ||	/* mtctr r12 */
-	    mc_get32(e, p + at + 8) != 0x4e800420u)	/* bctr */
+	if ((slot = pld_stub_slot(e, p + at, avail - at, addr + at)) ||
+	    (slot = bcl_stub_slot(e, p + at, avail - at, addr + at)))
+		return slot;
+	if (!base || !stub_load(e, p + at, avail - at, 0, 2, &off))
 		return 0;
-	return base + (uint64_t)(off + mc_sign_extend(w & 0xfffcu, 16));
+	return base + (uint64_t)off;
 }
 
 /* Every ppc64 object but an ELFv2 one calls through .opd's descriptors. */
@@ -462,7 +551,7 @@ static bool ppc64_uses_descriptors(const struct mc_arch *arch,
 	.descriptor_section = ".opd",					\
 	.uses_descriptors = ppc64_uses_descriptors,			\
 	.plt_slot = ppc64_stub_slot, .plt_base_section = ".got",	\
-	.plt_base_bias = 0x8000, .plt_in_code = true, .plt_read = 20,	\
+	.plt_base_bias = 0x8000, .plt_in_code = true, .plt_read = 36,	\
 	.plt_step = 4
 
 const struct mc_arch mc_arch_ppc64le = {
@@ -496,6 +585,12 @@ const struct mc_arch mc_arch_ppc = {
 	.hook_symbols = ppc32_hook_symbols,
 	.forms = ppc32_forms, .n_forms = MC_COUNT(ppc32_forms),
 	.max_entry_offset = PPC32_MAX_ENTRY_OFFSET,
+	/*
+	 * GNU ld links -pg code with the BSS PLT, calls `bl entry` into
+	 * it; the secure PLT's call stubs (in .text, reading their slot
+	 * relative to r30, which each caller sets) are not decoded.
+	 */
+	.plt_bss = true, .plt_step = 4,
 };
 
 bool mc_arch_ppc64le_is_toc_setup(const uint8_t *p)

@@ -42,6 +42,37 @@
  *
  * PIC code (-fPIC) loads mcount through the GOT (R_SH_GOT32 on the pool
  * word, then an R_SH_GOTPC word): recorded the same way, on its word.
+ * Linked, the sequence reads
+ *
+ *     mov.l  2f,r1          r1 = GOT - 2f
+ *     mova   2f,r0
+ *     add    r1,r0          r0 = the GOT
+ *     mov.l  1f,r1          r1 = mcount's slot, from the GOT's start
+ *     mov.l  @(r0,r1),r1    r1 = mcount, as the loader bound its slot
+ *     sts.l  pr,@-r15; mova 3f,r0; jmp @r1; lds r0,pr; [nop]
+ *  1: .long  slot - GOT                                  <- the site
+ *  2: .long  GOT - 2b
+ *  3: lds.l  @r15+,pr
+ *
+ * so the two words give the slot's address with no register state: a
+ * call through the pointer there (R_SH_GLOB_DAT names mcount on it).
+ * The site sits 18 or 20 bytes in (nine instructions, then a nop where
+ * the words need aligning).
+ *
+ * A call to a function another object defines goes through a PLT
+ * entry, 28 bytes in GNU ld's form:
+ *
+ *     mov.l  1f,r0          PIC: r0 = the slot's offset from the GOT,
+ *     mov.l  @(r0,r12),r0        r12 (the GOT, as every PIC caller
+ *                               holds it; the first entry reads from it)
+ *                           non-PIC: mov.l 1f,r0; mov.l @r0,r0: r0 =
+ *                               the slot's own address
+ *     jmp    @r0            (non-PIC: after a mov.l of .plt into r1)
+ *     nop
+ *     ... the lazy-binding path, then the pool: 1: .long the slot
+ *
+ * and mcount's own word holds such an entry's address where a program
+ * links non-PIC code against a libmcount.so.
  *
  * The table is R_SH_DIR32 in .rela, but with the addend in the slot and
  * r_addend 0, as GAS writes `.long sym+N`: binutils' R_SH_DIR32 is
@@ -118,23 +149,85 @@ static bool sh_is_lds_pr(const uint8_t *p, enum mc_endian e)
 /*
  * Linked code, at the pool word: the word is the jmp's destination.
  * Holding its own address + 4 is the kernel's disabled state (NOP);
- * anything else is a call to that address.  Only a word followed by
- * `lds.l @r15+,pr` is taken for a hook at all.
+ * anything else is a call to that address.  PIC's pair of words (the
+ * slot's offset, then the GOT's from the second word) is a call through
+ * the slot.  Only words followed by `lds.l @r15+,pr` are taken for a
+ * hook at all.
  */
 static struct mc_site sh_decode_site(const struct mc_arch *arch,
 				     const uint8_t *p, size_t avail,
 				     uint64_t addr)
 {
 	struct mc_site s = { .kind = MC_SITE_UNKNOWN };
+	enum mc_endian e = arch->endian;
 
-	if (avail < 6 || (addr & 3) || !sh_is_lds_pr(p + 4, arch->endian))
+	if (avail < 6 || (addr & 3))
 		return s;
-	uint32_t w = mc_get32(arch->endian, p);
+	uint32_t w = mc_get32(e, p);
+	if (!sh_is_lds_pr(p + 4, e)) {
+		if (avail >= 10 && sh_is_lds_pr(p + 8, e))
+			s = (struct mc_site){ MC_SITE_CALL_INDIRECT, 4,
+				(uint32_t)(addr + 4 + mc_get32(e, p + 4) + w) };
+		return s;
+	}
 	if (w == (uint32_t)(addr + 4))
 		s = (struct mc_site){ MC_SITE_NOP, 4, 0 };
 	else
 		s = (struct mc_site){ MC_SITE_CALL, 4, w };
 	return s;
+}
+
+/* The 16-bit instruction at p in the object's byte order. */
+static uint16_t sh_insn(enum mc_endian e, const uint8_t *p)
+{
+	return e == MC_LITTLE_ENDIAN ? (uint16_t)(p[0] | p[1] << 8)
+				     : (uint16_t)(p[0] << 8 | p[1]);
+}
+
+enum {
+	SH_MOVL_PC_R0 = 0xd000,		/* mov.l @(disp,pc),r0: d0 dd */
+	SH_MOVL_PC_R1 = 0xd100,		/* mov.l @(disp,pc),r1: d1 dd */
+	SH_MOVL_R0_R12_R0 = 0x00ce,	/* mov.l @(r0,r12),r0 */
+	SH_MOVL_AT_R0_R0 = 0x6002,	/* mov.l @r0,r0 */
+	SH_JMP_R0 = 0x402b,		/* jmp @r0 */
+	SH_PLT_ENTRY = 28,		/* GNU ld's entry: code, then pool */
+};
+
+/* `jmp @r0` third, or fourth after non-PIC's `mov.l @(disp,pc),r1`. */
+static bool sh_jumps_r0(enum mc_endian e, const uint8_t *p, size_t avail)
+{
+	return sh_insn(e, p + 4) == SH_JMP_R0 ||
+	       (avail >= 8 && (sh_insn(e, p + 4) & 0xff00u) == SH_MOVL_PC_R1 &&
+		sh_insn(e, p + 6) == SH_JMP_R0);
+}
+
+/*
+ * The slot a PLT entry at `addr` jumps through (the layout is above);
+ * `base`: the GOT, which r12 holds in PIC code.  The pool word
+ * `mov.l` reads must lie inside the entry.
+ */
+static uint64_t sh_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			    size_t avail, uint64_t addr, uint64_t base)
+{
+	enum mc_endian e = arch->endian;
+	uint16_t mov, load;
+	uint64_t lit;
+
+	if (avail < 6 || (addr & 3))
+		return 0;
+	mov = sh_insn(e, p);
+	load = sh_insn(e, p + 2);
+	if ((mov & 0xff00u) != SH_MOVL_PC_R0 || !sh_jumps_r0(e, p, avail))
+		return 0;
+	/* the word: (pc & ~3) + 4 + disp * 4, pc the mov.l's own address */
+	lit = ((addr & ~(uint64_t)3) + 4 + (mov & 0xffu) * 4) - addr;
+	if (lit + 4 > SH_PLT_ENTRY || lit + 4 > avail)
+		return 0;
+	if (load == SH_MOVL_AT_R0_R0)
+		return mc_get32(e, p + lit);
+	if (load == SH_MOVL_R0_R12_R0 && base)
+		return (uint32_t)(base + mc_get32(e, p + lit));
+	return 0;
 }
 
 /* The disabled word depends on its own address, which this is not told. */
@@ -157,8 +250,11 @@ static bool sh_encode_call(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
-/* mov.l, sts.l, mova, jmp, lds, nop: the word is at most 12 bytes in. */
-#define SH_MAX_ENTRY_OFFSET 12
+/*
+ * mov.l, sts.l, mova, jmp, lds, nop: the word is at most 12 bytes in;
+ * PIC's five more instructions before them put it 20 bytes in.
+ */
+#define SH_MAX_ENTRY_OFFSET 20
 
 /* -fpatchable-function-entry pads: the 2-byte `nop` in each byte order. */
 static const struct mc_insn sh_le_pad_nops[] = {
@@ -185,7 +281,10 @@ static const struct mc_insn sh_be_pad_nops[] = {
 	.insn_step = 2,							\
 	.decode_site = sh_decode_site,					\
 	.encode_nop = sh_encode_nop,					\
-	.encode_call = sh_encode_call
+	.encode_call = sh_encode_call,					\
+	.call_word = true,						\
+	.plt_slot = sh_plt_slot, .plt_base_section = ".got",		\
+	.plt_read = SH_PLT_ENTRY, .plt_step = 4
 
 const struct mc_arch mc_arch_sh = {
 	.name = "sh", SH_COMMON, .endian = MC_LITTLE_ENDIAN,

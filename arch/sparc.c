@@ -120,6 +120,42 @@ static bool sparc_encode_call(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
+/*
+ * A linked object calls a function another object defines through a
+ * PLT entry the dynamic loader itself rewrites (SCD 2.4: .plt is
+ * writable code), so each entry is its own "slot": the R_SPARC_JMP_SLOT
+ * relocation that names the callee sits on the entry's address.  Until
+ * bound, one of the first 32768 entries, 32 bytes each after four
+ * reserved ones, reads (GNU ld, `base` the address of .plt):
+ *     sethi (entry - base),%g1             its offset (<< 10), for the
+ *                                          resolver
+ *     ba,a,pt %xcc, base + 32              into the resolver's entry
+ *     nop x 6
+ * Anything else (the larger entries past 32768, an entry the loader
+ * has already written) is no entry this decoder reads.
+ */
+static uint64_t sparc64_plt_slot(const struct mc_arch *arch,
+				 const uint8_t *p, size_t avail,
+				 uint64_t addr, uint64_t base)
+{
+	uint32_t sethi, ba;
+
+	(void)arch;
+	if (avail < 8 || !base || addr < base + 4 * 32 ||
+	    addr - base >= (4 + 32768) * 32 || (addr - base) % 32)
+		return 0;
+	sethi = mc_get_be32(p);
+	ba = mc_get_be32(p + 4);
+	if ((sethi & 0xffc00000u) != 0x03000000u ||	/* sethi ..,%g1 */
+	    (sethi & 0x3fffffu) != addr - base ||
+	    (ba & 0xfff80000u) != 0x30680000u)		/* ba,a,pt %xcc */
+		return 0;
+	if (addr + 4 + (uint64_t)(mc_sign_extend(ba & 0x7ffffu, 19) * 4) !=
+	    base + 32)
+		return 0;
+	return addr;
+}
+
 /* -fpatchable-function-entry pads: `nop` (sethi 0,%g0). */
 static const struct mc_insn sparc_pad_nops[] = {
 	{ 4, { 0x01, 0x00, 0x00, 0x00 } },		/* nop */
@@ -147,4 +183,6 @@ const struct mc_arch mc_arch_sparc64 = {
 	.encode_nop = sparc_encode_nop,
 	.encode_call = sparc_encode_call,
 	.site_neutral = sparc_site_neutral,
+	.plt_slot = sparc64_plt_slot, .plt_base_section = ".plt",
+	.plt_read = 8, .plt_step = 32,
 };

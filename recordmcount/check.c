@@ -399,6 +399,14 @@ static bool calls_hook(struct check *c, enum mc_site_kind kind,
 	return false;
 }
 
+/* A call whose target the loader writes into the site (call_word). */
+static bool site_bound_to_hook(struct check *c, enum mc_site_kind kind,
+			       uint64_t site)
+{
+	return kind == MC_SITE_CALL && c->s->arch->call_word &&
+	       is_hook_slot(c, site);
+}
+
 static bool u64_below(const void *entry, const void *key)
 {
 	return *(const uint64_t *)entry < *(const uint64_t *)key;
@@ -454,7 +462,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 				   (start + off) | thumb);
 		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT ||
 		     s.kind == MC_SITE_CALL_GOT) &&
-		    calls_hook(c, s.kind, s.target) &&
+		    (calls_hook(c, s.kind, s.target) ||
+		     site_bound_to_hook(c, s.kind, start + off)) &&
 		    !labelled_call(c, start, start + off)) {
 			*site = start + off;
 			*len = s.len;
@@ -622,7 +631,7 @@ static void linked_unrecorded(struct check *c)
 			"table %s", missing, missing == 1 ? "" : "s",
 			missing == 1 ? "s" : "", c->s->has_table ?
 			"is empty" : "is missing");
-	if (c->hook_dynamic && !c->s->arch->plt_slot && !undecided)
+	if (c->hook_dynamic && !mc_survey_follows_plt(c->s) && !undecided)
 		problem(c, P_UNDECIDED, false, 0, 0, SIZE_MAX, "the dynamic "
 			"loader binds a hook, and --check cannot follow calls "
 			"through the PLT or GOT on %s: hooks the table misses "
@@ -737,8 +746,9 @@ static bool is_runtime_tramp(const char *name)
 	return false;
 }
 
-/* A verdict that is a hook, in any of its forms. */
-static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
+/* A verdict on the site at `site` that is a hook, in any of its forms. */
+static bool is_hook_verdict(struct check *c, const struct mc_verdict *v,
+			    uint64_t site)
 {
 	if (strcmp(v->state, "nop") == 0 || strcmp(v->state, "pad") == 0)
 		return true;
@@ -750,6 +760,7 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v)
 		return true;	/* a hook relocation marks it */
 	/* A PLT entry it cannot decode: may be a hook's, as it says. */
 	return calls_hook(c, v->kind, v->target_address) ||
+	       site_bound_to_hook(c, v->kind, site) ||
 	       into_undecoded_plt(c, v->kind, v->target_address);
 }
 
@@ -886,7 +897,7 @@ static void check_entry(struct check *c, size_t k)
 	}
 	bool found = s->linked && entry_hook(c, f, &hook, &len, NULL);
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
-	if (is_hook_verdict(c, &v) &&
+	if (is_hook_verdict(c, &v, value) &&
 	    !(found && hook < value && value < hook + len)) {
 		check_pad_fit(c, k);
 		return;

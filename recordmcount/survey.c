@@ -180,6 +180,82 @@ static uint64_t plt_base(struct mc_survey *d)
 	return s ? s->shdr->sh_addr + a->plt_base_bias : 0;
 }
 
+/* The relocation bound to exactly `slot`, or NULL. */
+static const struct mc_bound_slot *bound_at(struct mc_survey *d,
+					    uint64_t slot)
+{
+	const struct mc_bound_slot *bound;
+	struct mc_bound_slot key = { slot, NULL };
+	size_t n;
+
+	if (!mc_survey_bound(d, &bound, &n) || n == 0)
+		return NULL;
+	return bsearch(&key, bound, n, sizeof(key), compare_bound);
+}
+
+/*
+ * Where linkers put call stubs among the functions (plt_in_code), a
+ * call into code no function symbol covers is a stub's, or may be (GNU
+ * ld labels none), and so is one into a function lld names __plt_*:
+ * a stub whose form the architecture does not decode must not pass for
+ * a call that leads to no hook.
+ */
+static bool stub_like(struct mc_survey *d, const struct mc_section *sec,
+		      uint64_t target)
+{
+	const struct mc_symbol *f;
+
+	if (!d->arch->plt_in_code)
+		return false;
+	f = mc_function_at(d->obj, sec->index, target,
+			   d->arch->symbol_mode_bits);
+	return !f || (f->name && strncmp(f->name, "__plt_", 6) == 0);
+}
+
+/* The image's NOBITS .plt if it holds `at` (mc_arch.plt_bss), or NULL. */
+static const struct mc_section *bss_plt_at(struct mc_survey *d, uint64_t at)
+{
+	const struct mc_section *plt = d->arch->plt_bss ?
+		mc_section_by_name(d->obj, ".plt") : NULL;
+
+	if (!plt || plt->shdr->sh_type != SHT_NOBITS)
+		return NULL;
+	return at >= plt->shdr->sh_addr &&
+	       at - plt->shdr->sh_addr < plt->shdr->sh_size ? plt : NULL;
+}
+
+/*
+ * ppc32's BSS PLT (GNU ld's -mbss-plt, which it forces when it links
+ * -pg code): NOBITS space the loader fills with each entry's code, so
+ * no bytes say where an entry leads, but each entry the loader writes
+ * is the slot of the R_PPC_JMP_SLOT relocation on its own address.
+ * An address no relocation names is no entry: undecoded.
+ */
+static enum mc_plt_call bss_plt_call(struct mc_survey *d,
+				     const struct mc_section *sec,
+				     uint64_t at, const char **name)
+{
+	const struct mc_bound_slot *b;
+
+	if ((at - sec->shdr->sh_addr) % d->arch->plt_step)
+		return MC_PLT_UNDECODED;
+	b = bound_at(d, at);
+	if (!b)
+		return MC_PLT_UNDECODED;
+	*name = b->name;
+	return MC_PLT_DECODED;
+}
+
+bool mc_survey_follows_plt(struct mc_survey *d)
+{
+	struct mc_section *plt;
+
+	if (d->arch->plt_slot)
+		return true;
+	plt = d->arch->plt_bss ? mc_section_by_name(d->obj, ".plt") : NULL;
+	return plt && plt->shdr->sh_type == SHT_NOBITS;
+}
+
 enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 				    const char **name)
 {
@@ -194,9 +270,11 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 	const struct mc_bound_slot *bound, *b;
 	struct mc_bound_slot key = { 0, NULL };
 	size_t n_bound;
+	const struct mc_section *bss;
 
 	*name = NULL;
-	/* ppc's old PLT is NOBITS the loader writes code into: undecoded */
+	if (!sec && (bss = bss_plt_at(d, at)))
+		return bss_plt_call(d, bss, at, name);
 	if (!sec || (!in_plt && (!a->plt_in_code ||
 				 !(sec->shdr->sh_flags & SHF_EXECINSTR))))
 		return MC_PLT_NONE;
@@ -206,7 +284,8 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 				   size - (at - sec->shdr->sh_addr), target,
 				   plt_base(d));
 	if (!slot)
-		return in_plt ? MC_PLT_UNDECODED : MC_PLT_NONE;
+		return in_plt || stub_like(d, sec, target) ? MC_PLT_UNDECODED :
+							     MC_PLT_NONE;
 	if (!mc_survey_bound(d, &bound, &n_bound))
 		return MC_PLT_UNDECODED;	/* cannot say what it binds */
 	key.slot = slot;
@@ -436,9 +515,12 @@ const struct mc_hook_site *mc_survey_hook_from(const struct mc_survey *d,
 	return i < d->hooks.n ? &d->hooks.v[i] : NULL;
 }
 
-static void name_target(struct mc_survey *d, struct mc_verdict *v)
+/* Name a linked call's target: `site` is where the call is. */
+static void name_target(struct mc_survey *d, struct mc_verdict *v,
+			uint64_t site)
 {
 	const char *callee = NULL;
+	const struct mc_bound_slot *b;
 	const struct mc_symbol *s = v->indirect ? NULL :
 		mc_symbol_at(d->obj, v->target_address);
 
@@ -448,6 +530,20 @@ static void name_target(struct mc_survey *d, struct mc_verdict *v)
 	    MC_PLT_DECODED && callee) {
 		v->symbol = callee;
 		snprintf(v->target, sizeof(v->target), "%s@plt", callee);
+		return;
+	}
+	/* A call whose target word the loader writes (mc_arch.call_word). */
+	if (!v->indirect && d->arch->call_word &&
+	    (b = bound_at(d, site)) != NULL) {
+		v->symbol = b->name;
+		snprintf(v->target, sizeof(v->target), "%s", b->name);
+		return;
+	}
+	/* A call through a GOT slot (-fno-plt, sh's PIC): what it binds. */
+	if (v->indirect && v->kind == MC_SITE_CALL_INDIRECT && d->linked &&
+	    (b = bound_at(d, v->target_address)) != NULL) {
+		v->symbol = b->name;
+		snprintf(v->target, sizeof(v->target), "*%s@got", b->name);
 		return;
 	}
 	v->symbol = s ? s->name : NULL;
@@ -563,7 +659,7 @@ static bool disabled_verdict(struct mc_survey *d, const uint8_t *p,
 	v->kind = s.kind;
 	v->target_address = s.target;
 	v->has_target = true;
-	name_target(d, v);
+	name_target(d, v, addr);
 	return true;
 }
 
@@ -618,7 +714,7 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		v.has_target = true;
 		v.indirect = s.kind == MC_SITE_CALL_INDIRECT;
 		if (d->linked)
-			name_target(d, &v);
+			name_target(d, &v, e->address);
 		else
 			name_not_a_hook(d, e, &v);
 		break;

@@ -214,6 +214,13 @@ enum mc_plt_call {
 enum mc_plt_call mc_survey_plt_call(struct mc_survey *s, uint64_t target,
 				    const char **name);
 
+/*
+ * Can mc_survey_plt_call tell where this image's PLT calls lead: the
+ * architecture decodes its entries, or (plt_bss) the image's .plt is
+ * the loader-written kind whose entries are their own slots.
+ */
+bool mc_survey_follows_plt(struct mc_survey *s);
+
 /* Write `s` as a JSON string literal. */
 void mc_json_string(const char *s);
 

@@ -71,11 +71,16 @@ firmware/<board>: the bare-metal images of examples/firmware: exit 0;
 finalized: sorted, idempotent, clean with --sorted.
 plt/<toolchain>: PIEs and shared objects whose hook calls go through a
 PLT entry or call stub (gcc and clang, GNU ld and lld; x86_64, i386,
-aarch64, arm, riscv64, s390x, ppc64le): nothing recorded, `no-table` and
-as many hooks as objdump's calls to the hook's entry; recorded, clean,
-and --dump's entries are those calls (case_plt).  plt/<arch>-undecided:
-mips, ppc, sparc64, sh4, where --check cannot follow them: `undecided`,
-exit 1 (case_plt_undecided).
+aarch64, arm, riscv64, s390x, ppc64le with and without -mcpu=power10,
+ppc32's BSS PLT, sparc64, sh4's GOT, PLT and loader-set calls):
+nothing recorded, `no-table` and as many hooks as objdump's calls to
+the hook's entry (where objdump names none: arm lld's entries decoded
+from objdump -d -j .plt against readelf -r; sh4's GOT slots from the
+values objdump prints); recorded, clean, and --dump's entries are those
+calls (case_plt).
+plt/<toolchain>-undecided: mips (GOT calls no relocation names),
+ppc32's secure PLT (lld), lld's ppc64le --no-power10-stubs stubs, where
+--check cannot follow them: `undecided`, exit 1 (case_plt_undecided).
 """
 
 import json
@@ -951,7 +956,7 @@ class Plt:
     (-shared) or comes from a library of its own (-pie)."""
 
     def __init__(self, name, triplet, cc, flags, link, pie=False,
-                 lead_re=None):
+                 lead_re=None, pic=None, oracle=None):
         # lld inserts the script's section only after one it has made:
         # there, the --per-section pieces, which any linker gathers.
         self.lld = "-fuse-ld=lld" in link
@@ -965,6 +970,9 @@ class Plt:
         self.pie = pie
         self.lead = re.compile(r"^\s*[0-9a-f]+:\s+(?:%s)" % lead_re) \
             if lead_re else None
+        self.pic = pic or ("-fPIE" if pie else "-fPIC")
+        # {site: hook} of a link: plt_hook_sites unless told
+        self.oracle = oracle
 
     def tool(self, t):
         return "%s-%s" % (self.triplet, t)
@@ -994,6 +1002,11 @@ PLT_CASES = [
         clang("aarch64-linux-gnu", "-shared -fuse-ld=lld").split() + NOSTD),
     Plt("arm-gcc-bfd", "arm-linux-gnueabihf", "arm-linux-gnueabihf-gcc",
         "-pg", ["arm-linux-gnueabihf-gcc", "-shared"] + NOSTD),
+    # lld: objdump labels no entry; the oracle decodes .plt itself
+    Plt("arm-clang-lld", "arm-linux-gnueabihf",
+        clang("arm-linux-gnueabihf", "-meabi gnu"), "-pg",
+        clang("arm-linux-gnueabihf", "-shared -fuse-ld=lld").split() +
+        NOSTD, oracle=lambda p, path: arm_raw_plt_sites(p, path)),
     Plt("riscv64-gcc-bfd", "riscv64-linux-gnu", "riscv64-linux-gnu-gcc",
         "-pg", ["riscv64-linux-gnu-gcc", "-shared"] + NOSTD,
         lead_re=r"auipc\s+ra,"),
@@ -1013,12 +1026,42 @@ PLT_CASES = [
         clang("powerpc64le-linux-gnu"), "-pg",
         clang("powerpc64le-linux-gnu", "-shared -fuse-ld=lld").split() +
         NOSTD),
+    # PC-relative code: ld's notoc stubs, with bcl and with pld
+    Plt("ppc64le-gcc-power10-bfd", "powerpc64le-linux-gnu",
+        "powerpc64le-linux-gnu-gcc", "-pg -mcpu=power10",
+        ["powerpc64le-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("ppc64le-gcc-power10-stubs-bfd", "powerpc64le-linux-gnu",
+        "powerpc64le-linux-gnu-gcc", "-pg -mcpu=power10",
+        ["powerpc64le-linux-gnu-gcc", "-shared",
+         "-Wl,--power10-stubs"] + NOSTD),
+    Plt("ppc64le-clang-power10-lld", "powerpc64le-linux-gnu",
+        clang("powerpc64le-linux-gnu"), "-pg -mcpu=power10",
+        clang("powerpc64le-linux-gnu", "-shared -fuse-ld=lld").split() +
+        NOSTD),
+    # sh: PIC calls mcount through its GOT slot, a program through the
+    # PLT (the pool word holds mcount@plt), non-PIC code in a shared
+    # object through its pool word, which the loader sets (R_SH_DIR32)
+    Plt("sh4-gcc-got-bfd", "sh4-linux-gnu", "sh4-linux-gnu-gcc", "-pg",
+        ["sh4-linux-gnu-gcc", "-shared"] + NOSTD,
+        oracle=lambda p, path: sh_got_hook_sites(p, path)),
+    Plt("sh4-gcc-nopie-bfd", "sh4-linux-gnu", "sh4-linux-gnu-gcc", "-pg",
+        ["sh4-linux-gnu-gcc", "-no-pie", "-Wl,-e,main"] + NOSTD, pie=True,
+        pic="-fno-pic", oracle=lambda p, path: sh_pool_hook_sites(p, path)),
+    Plt("sh4-gcc-textrel-bfd", "sh4-linux-gnu", "sh4-linux-gnu-gcc", "-pg",
+        ["sh4-linux-gnu-gcc", "-shared"] + NOSTD, pic="-fno-pic",
+        oracle=lambda p, path: dynamic_hook_sites(p, path, "R_SH_DIR32")),
+    # ld links -pg code with ppc32's BSS PLT, which the loader writes
+    Plt("ppc-gcc-bfd", "powerpc-linux-gnu", "powerpc-linux-gnu-gcc", "-pg",
+        ["powerpc-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("sparc64-gcc-bfd", "sparc64-linux-gnu", "sparc64-linux-gnu-gcc",
+        "-pg", ["sparc64-linux-gnu-gcc", "-shared"] + NOSTD),
 ]
 
 # objdump's label for a PLT entry or call stub that leads to a hook:
 # hook@plt (GNU ld, lld), 0000001a.plt_call.hook (GNU ld ppc64),
-# __plt_hook (lld ppc64)
-PLT_LABEL = re.compile(r"^(?:(%s)@plt|[0-9a-f]+\.plt_call\.(%s)|__plt_(%s))$"
+# __plt_hook and __plt_pcrel_hook (lld ppc64)
+PLT_LABEL = re.compile(r"^(?:(%s)@plt|[0-9a-f]+\.plt_call\.(%s)|"
+                       r"__plt_(?:pcrel_)?(%s))$"
                        % (("|".join(HOOK_NAMES),) * 3))
 CALL_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|bl|blx|jal|jalr|"
                        r"brasl)\s+.*<([^>+]+)>\s*$")
@@ -1045,6 +1088,118 @@ def plt_hook_sites(p, path):
     return sites
 
 
+def dynamic_hook_sites(p, path, rtype, in_code=True):
+    """readelf -rW: {offset: hook} of the dynamic relocations of type
+    `rtype` that name a hook (inside nm's functions if in_code)."""
+    out, _ = must([p.tool("readelf"), "-rW", path])
+    funcs = functions(p, path) if in_code else None
+    sites = {}
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) >= 5 and f[2] == rtype and f[4] in HOOK_NAMES and \
+                (not in_code or in_function(funcs, int(f[0], 16))):
+            sites[int(f[0], 16)] = f[4]
+    return sites
+
+
+SH_INSN = r"^\s*[0-9a-f]+:\s+"
+SH_GOTPC = re.compile(SH_INSN + r"mov\.l\s+([0-9a-f]+) <[^>]*>,r1\s+! "
+                      r"([0-9a-f]+)")
+SH_MOVA = re.compile(SH_INSN + r"mova\s+([0-9a-f]+) <[^>]*>,r0")
+SH_ADD = re.compile(SH_INSN + r"add\s+r1,r0")
+SH_LOAD = re.compile(SH_INSN + r"mov\.l\s+@\(r0,r1\),r1")
+
+
+def sh_got_hook_sites(p, path):
+    """{site: hook} of sh PIC's GOT calls objdump -d shows in functions:
+    `mov.l G,r1 (! gotpc); mova G,r0; add r1,r0` is the GOT, the next
+    `mov.l W,r1 (! off); mov.l @(r0,r1),r1` loads the slot G + gotpc +
+    off; where readelf -r shows a hook's R_SH_GLOB_DAT at it, the site
+    is W (the word GCC's R_SH_GOT32 was on)."""
+    slots = dynamic_hook_sites(p, path, "R_SH_GLOB_DAT", in_code=False)
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    lines = out.splitlines()
+    sites = {}
+    for i in range(len(lines) - 4):
+        got, mova = SH_GOTPC.match(lines[i]), SH_MOVA.match(lines[i + 1])
+        off = SH_GOTPC.match(lines[i + 3])
+        if not (got and mova and off and SH_ADD.match(lines[i + 2]) and
+                SH_LOAD.match(lines[i + 4]) and
+                got.group(1) == mova.group(1)):
+            continue
+        slot = (int(got.group(1), 16) + int(got.group(2), 16) +
+                int(off.group(2), 16)) & 0xffffffff
+        site = int(off.group(1), 16)
+        if slot in slots and in_function(funcs, site):
+            sites[site] = slots[slot]
+    return sites
+
+
+SH_POOL = re.compile(SH_INSN + r"mov\.l\s+([0-9a-f]+) <[^>]*>,r1\s+! "
+                     r"[0-9a-f]+ <([^>+]+)>")
+
+
+def sh_pool_hook_sites(p, path):
+    """{site: hook} of sh's non-PIC hook calls in a program: the pool
+    word a `mov.l W,r1` reads holds the hook's PLT entry (objdump names
+    it hook@plt); the site is W."""
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    sites = {}
+    for line in out.splitlines():
+        m = SH_POOL.match(line)
+        lm = m and PLT_LABEL.match(m.group(2))
+        if lm and in_function(funcs, int(m.group(1), 16)):
+            sites[int(m.group(1), 16)] = next(g for g in lm.groups() if g)
+    return sites
+
+
+ARM_PLT_ADD = re.compile(r"^\s*([0-9a-f]+):\s+add\s+ip, (pc|ip), "
+                         r"#(\d+)(?:, (\d+))?")
+ARM_PLT_LDR = re.compile(r"^\s*[0-9a-f]+:\s+ldr\s+pc, \[ip, #(\d+)\]!")
+ARM_BL = re.compile(r"^\s*([0-9a-f]+):\s+(?:bl|blx)\s+([0-9a-f]+)\b")
+
+
+def ror32(v, r):
+    return ((v >> r) | (v << (32 - r))) & 0xffffffff if r else v
+
+
+def arm_raw_plt_sites(p, path):
+    """{site: hook} for an arm link whose objdump names no PLT entry
+    (lld): the entries objdump -d -j .plt shows loading pc from a slot
+    readelf -r shows a hook's R_ARM_JUMP_SLOT at (ip = the entry + 8 +
+    each `add ip` immediate, rotated as objdump prints it, then the
+    ldr's offset), and every bl objdump -d shows to one, in a function."""
+    slots = dynamic_hook_sites(p, path, "R_ARM_JUMP_SLOT", in_code=False)
+    out, _ = must([p.tool("objdump"), "-d", "-j", ".plt",
+                   "--no-show-raw-insn", path])
+    entries, start, ip = {}, None, 0
+    for line in out.splitlines():
+        add, ldr = ARM_PLT_ADD.match(line), ARM_PLT_LDR.match(line)
+        if add and (add.group(2) == "pc" or start is not None):
+            if add.group(2) == "pc":
+                start = int(add.group(1), 16)
+                ip = start + 8
+            ip += ror32(int(add.group(3)), int(add.group(4) or 0))
+        elif ldr and start is not None:
+            slot = (ip + int(ldr.group(1))) & 0xffffffff
+            if slot in slots:
+                entries[start] = slots[slot]
+            start = None
+        else:
+            start = None
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    sites = {}
+    for line in out.splitlines():
+        m = ARM_BL.match(line)
+        if m and int(m.group(2), 16) in entries and \
+                in_function(funcs, int(m.group(1), 16)):
+            sites[int(m.group(1), 16)] = entries[int(m.group(2), 16)]
+    return sites
+
+
 def case_plt(tool, scratch, p):
     """prog.c and main.c with hooks, -fPIC/-fPIE, linked so that every
     hook call goes through a PLT entry: objdump -d's calls to the hook's
@@ -1054,7 +1209,7 @@ def case_plt(tool, scratch, p):
     --dump's entries are exactly those sites, each a call to the hook."""
     d = os.path.join(scratch, "plt", p.name)
     os.makedirs(d, exist_ok=True)
-    pic = "-fPIE" if p.pie else "-fPIC"
+    pic = p.pic
     extra = []
     if p.pie:
         lib = os.path.join(d, "libhooks.so")
@@ -1078,7 +1233,8 @@ def case_plt(tool, scratch, p):
         return out
 
     bare = build("bare", False)
-    sites = plt_hook_sites(p, bare)
+    oracle = p.oracle or plt_hook_sites
+    sites = oracle(p, bare)
     check(len(sites) == 5, "objdump: %d hook calls through the PLT in "
           "functions, expected 5 (twice thrice strong_or_weak sum main): "
           "%s" % (len(sites), [hex(a) for a in sites]))
@@ -1086,7 +1242,7 @@ def case_plt(tool, scratch, p):
     check(r["hooks"] == len(sites), "%d hooks, objdump shows %d calls "
           "through the PLT" % (r["hooks"], len(sites)))
     rec = build("rec", True)
-    sites = plt_hook_sites(p, rec)
+    sites = oracle(p, rec)
     r = expect(tool, [rec], 0, [])
     check(r["hooks"] == len(sites), "recorded: %d hooks, objdump %d" %
           (r["hooks"], len(sites)))
@@ -1100,38 +1256,50 @@ def case_plt(tool, scratch, p):
 
 
 # Shared objects whose hook calls go through the loader in a form
-# --check has no decoder for: PIC's GOT calls (mips, sh4), a PLT it
-# cannot read (ppc's, sparc64's).
-UNDECIDED_CASES = ["mips-linux-gnu", "powerpc-linux-gnu",
-                   "sparc64-linux-gnu", "sh4-linux-gnu"]
+# --check has no decoder for: PIC's GOT calls (mips, sh4), ppc32's secure
+# PLT (lld's; GNU ld links -pg code with the BSS PLT), lld's ppc64
+# --no-power10-stubs stub for PC-relative code (no load from the slot:
+# nothing says where it leads).
+PPC = "powerpc-linux-gnu"
+PPC64LE = "powerpc64le-linux-gnu"
+UNDECIDED_CASES = [
+    Plt("mips-gcc-bfd", "mips-linux-gnu", "mips-linux-gnu-gcc", "-pg",
+        ["mips-linux-gnu-gcc", "-shared"] + NOSTD),
+    Plt("ppc-clang-lld", PPC, clang(PPC), "-pg",
+        clang(PPC, "-shared -fuse-ld=lld").split() + NOSTD),
+    Plt("ppc64le-clang-power10-oldstubs-lld", PPC64LE, clang(PPC64LE),
+        "-pg -mcpu=power10",
+        clang(PPC64LE, "-shared -fuse-ld=lld "
+              "-Wl,--no-power10-stubs").split() + NOSTD),
+]
 
 
-def case_plt_undecided(tool, scratch, triplet):
+def case_plt_undecided(tool, scratch, p):
     """prog.c and main.c, -pg -fPIC, linked -shared with the hook
     undefined: readelf -sW shows it undefined in .dynsym (the loader binds
     it), and --check cannot tell which calls reach it: unrecorded, it
     exits 1 with `undecided` problems only, never a pass with 0 hooks;
-    recorded, still exit 1 with `undecided` among them."""
-    d = os.path.join(scratch, "plt", triplet)
+    recorded (GNU ld), still exit 1 with `undecided` among them."""
+    d = os.path.join(scratch, "plt", p.name)
     os.makedirs(d, exist_ok=True)
     objs = []
     for src in ("prog.c", "main.c"):
         o = os.path.join(d, src[:-2] + ".o")
-        must(["%s-gcc" % triplet, "-O2", "-pg", "-fPIC", "-c", "-o", o,
-              os.path.join(HERE, src)])
+        must(p.cc.split() + ["-O2", "-fPIC", "-c", "-o", o] + p.flags +
+             [os.path.join(HERE, src)])
         objs.append(o)
     so = os.path.join(d, "bare.so")
-    must(["%s-gcc" % triplet, "-shared", "-nostdlib", "-o", so] + objs)
-    out, _ = must(["%s-readelf" % triplet, "-sW", "--dyn-syms", so])
+    must([a for a in p.link if not a.startswith("-Wl,-T,")] +
+         ["-o", so] + objs)
+    out, _ = must([p.tool("readelf"), "-sW", "--dyn-syms", so])
     check(re.search(r"\bUND\s+_?mcount\b", out), "readelf: no undefined "
           "hook in %s" % so)
-    for rec in (False, True):
+    for rec in (False, True) if not p.lld else (False,):
         if rec:
             must([tool.path] + objs)
-            must(["%s-gcc" % triplet, "-shared", "-nostdlib", "-o", so,
-                  "-Wl,-T," + MCOUNT_LDS] + objs)
+            must(p.link + ["-o", so] + objs)
         rc, reports, err = tool.check([so])
-        classes = {p["class"] for p in reports[0]["problems"]}
+        classes = {q["class"] for q in reports[0]["problems"]}
         # Recorded, the entries may draw their own findings: these
         # architectures' PIC hook forms are judged by bytes alone.
         check(rc == 1 and "undecided" in classes and
@@ -1193,12 +1361,14 @@ def main():
         else:
             log.line("SKIP: plt/%s: %s or %s not installed" %
                      (p.name, p.cc.split()[0], p.link[0]))
-    for t in UNDECIDED_CASES:
-        if shutil.which(t + "-gcc"):
-            work.append(("plt/" + t.split("-")[0] + "-undecided",
-                         case_plt_undecided, (tool, scratch, t)))
+    for p in UNDECIDED_CASES:
+        if shutil.which(p.cc.split()[0]) and shutil.which(p.link[0]) and \
+                shutil.which(p.tool("readelf")):
+            work.append(("plt/%s-undecided" % p.name, case_plt_undecided,
+                         (tool, scratch, p)))
         else:
-            log.line("SKIP: plt/%s: %s-gcc not installed" % (t, t))
+            log.line("SKIP: plt/%s-undecided: %s or %s not installed" %
+                     (p.name, p.cc.split()[0], p.link[0]))
     work = [w for w in work if only.search(w[0])]
     parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
     return finish_scratch(log, scratch)

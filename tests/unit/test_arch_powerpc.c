@@ -677,6 +677,56 @@ START_TEST(plt_entry)
 }
 END_TEST
 
+/*
+ * PC-relative (-mcpu=power10) call stubs as GNU ld 2.40 linked them
+ * (objdump -d of a -shared link, prog.c and main.c of the check suite):
+ * the slot is the one readelf -r shows _mcount's R_PPC64_JMP_SLOT at,
+ * 0x20030, whatever r2 holds; cut short or changed, none.
+ */
+START_TEST(plt_pcrel_stub)
+{
+	const struct mc_arch *a = arch("ppc64le");
+	/* ld --power10-stubs: 00000031.plt_call._mcount at 0x3a0 */
+	static const uint8_t pld[] = {
+		0x01, 0x00, 0x10, 0x04,		/* pld r12,130192 */
+		0x90, 0xfc, 0x80, 0xe5,
+		0xa6, 0x03, 0x89, 0x7d,		/* mtctr r12 */
+		0x20, 0x04, 0x80, 0x4e,		/* bctr */
+	};
+	/* ld's default: the same stub for an older machine, at 0x3a0 */
+	static const uint8_t bcl[] = {
+		0xa6, 0x02, 0x88, 0x7d,		/* mflr r12 */
+		0x05, 0x00, 0x9f, 0x42,		/* bcl 20,31,.+4 */
+		0xa6, 0x02, 0x68, 0x7d,		/* mflr r11 */
+		0xa6, 0x03, 0x88, 0x7d,		/* mtlr r12 */
+		0x02, 0x00, 0x8b, 0x3d,		/* addis r12,r11,2 */
+		0x88, 0xfc, 0x8c, 0xe9,		/* ld r12,-888(r12) */
+		0xa6, 0x03, 0x89, 0x7d,		/* mtctr r12 */
+		0x20, 0x04, 0x80, 0x4e,		/* bctr */
+	};
+	/* a stub shared with a TOC caller: std r2,24(r1) first */
+	uint8_t both[4 + sizeof(pld)] = { 0x18, 0x00, 0x41, 0xf8 };
+	static const uint8_t mflr_r0[] = { 0xa6, 0x02, 0x08, 0x7c };
+	uint8_t bad[sizeof(bcl)];
+
+	memcpy(both + 4, pld, sizeof(pld));
+	ck_assert_uint_eq(mc_plt_slot(a, pld, 16, 0x3a0, 0), 0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, pld, 16, 0x3a0, 0x27f00), 0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, both, 20, 0x39c, 0), 0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, bcl, 32, 0x3a0, 0), 0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, pld, 15, 0x3a0, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, bcl, 31, 0x3a0, 0), 0);
+	/* pld r12,d(r12) (R = 0): not relative to the stub */
+	memcpy(bad, pld, sizeof(pld));
+	bad[2] = 0x00;
+	ck_assert_uint_eq(mc_plt_slot(a, bad, 16, 0x3a0, 0), 0);
+	/* mflr r0 for mflr r12: lr is not kept, no stub of ours */
+	memcpy(bad, bcl, sizeof(bcl));
+	memcpy(bad, mflr_r0, sizeof(mflr_r0));
+	ck_assert_uint_eq(mc_plt_slot(a, bad, 32, 0x3a0, 0), 0);
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_powerpc");
@@ -691,6 +741,7 @@ static Suite *arch_suite(void)
 	tcase_add_loop_test(tc, hook_symbols, 0, 3);
 	tcase_add_test(tc, companions);
 	tcase_add_test(tc, plt_entry);
+	tcase_add_test(tc, plt_pcrel_stub);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("forms");

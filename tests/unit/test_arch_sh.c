@@ -128,6 +128,78 @@ static const struct reloc_oracle sh_relocs[] = {
 	RELOC(R_SH_GOTPC),
 };
 
+/*
+ * PIC's hook call linked into a shared object (objdump -d of the check
+ * suite's prog.c and main.c, GNU ld -shared): at main+0x14 the slot's
+ * offset 0x1c, then the GOT's, 0x1fd18, from the second word (0x2fc):
+ * a call through 0x2fc + 0x1fd18 + 0x1c = 0x20030, where readelf -r
+ * shows mcount's R_SH_GLOB_DAT.  Without the lds.l after the pair, or
+ * cut short, no site.
+ */
+START_TEST(sh_pic_got_call)
+{
+	const struct mc_arch *a = arch("sh");
+	static const uint8_t pic[] = {
+		0x1c, 0x00, 0x00, 0x00,		/* .long slot - GOT */
+		0x18, 0xfd, 0x01, 0x00,		/* .long GOT - 0x2fc */
+		0x26, 0x4f,			/* lds.l @r15+,pr */
+	};
+	uint8_t bad[sizeof(pic)];
+	struct mc_site s = mc_decode_site(a, pic, 10, 0x2f8);
+
+	ck_assert_int_eq(s.kind, MC_SITE_CALL_INDIRECT);
+	ck_assert_uint_eq(s.len, 4);
+	ck_assert_uint_eq(s.target, 0x20030);
+	ck_assert_int_eq(mc_decode_site(a, pic, 9, 0x2f8).kind,
+			 MC_SITE_UNKNOWN);
+	memcpy(bad, pic, sizeof(pic));
+	bad[8] = 0x09;				/* nop */
+	bad[9] = 0x00;
+	ck_assert_int_eq(mc_decode_site(a, bad, 10, 0x2f8).kind,
+			 MC_SITE_UNKNOWN);
+}
+END_TEST
+
+/*
+ * PLT entries as GNU ld linked them (objdump -d): the slot mc_plt_slot
+ * finds is the one readelf -r shows the callee's R_SH_JMP_SLOT at.
+ * PIC (a -shared link, .got at 0x20014): strong_or_weak@plt at 0x274,
+ * slot 0x20020.  Non-PIC (a -no-pie program against libhooks.so):
+ * mcount@plt at 0x40021c, slot 0x420020.
+ */
+START_TEST(sh_plt_entry)
+{
+	const struct mc_arch *a = arch("sh");
+	static const uint8_t pic[] = {
+		0x04, 0xd0,			/* mov.l 0x288,r0 */
+		0xce, 0x00,			/* mov.l @(r0,r12),r0 */
+		0x2b, 0x40,			/* jmp @r0 */
+		0x09, 0x00,			/* nop */
+		0xc2, 0x50, 0x03, 0xd1, 0x2b, 0x40, 0xc1, 0x50,
+		0x09, 0x00, 0x09, 0x00,
+		0x0c, 0x00, 0x00, 0x00,		/* .long 0xc */
+		0x00, 0x00, 0x00, 0x00,
+	};
+	static const uint8_t nonpic[] = {
+		0x04, 0xd0,			/* mov.l 0x400230,r0 */
+		0x02, 0x60,			/* mov.l @r0,r0 */
+		0x02, 0xd1,			/* mov.l 0x40022c,r1 */
+		0x2b, 0x40,			/* jmp @r0 */
+		0x13, 0x60, 0x03, 0xd1, 0x2b, 0x40, 0x09, 0x00,
+		0x00, 0x02, 0x40, 0x00,		/* .long 0x400200 */
+		0x20, 0x00, 0x42, 0x00,		/* .long 0x420020 */
+		0x00, 0x00, 0x00, 0x00,
+	};
+
+	ck_assert_uint_eq(mc_plt_slot(a, pic, 28, 0x274, 0x20014), 0x20020);
+	ck_assert_uint_eq(mc_plt_slot(a, pic, 28, 0x274, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, pic, 23, 0x274, 0x20014), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, pic + 2, 26, 0x276, 0x20014), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, nonpic, 28, 0x40021c, 0), 0x420020);
+	ck_assert_uint_eq(mc_plt_slot(a, nonpic, 23, 0x40021c, 0), 0);
+}
+END_TEST
+
 START_TEST(sh_reloc_names)
 {
 	assert_reloc_names(arch("sh"), sh_relocs, MC_COUNT(sh_relocs));
@@ -145,6 +217,8 @@ static Suite *sh_suite(void)
 	tcase_add_test(tc, sh_reloc_names);
 	tcase_add_test(tc, sh_forms);
 	tcase_add_test(tc, sh_decode_encode);
+	tcase_add_test(tc, sh_pic_got_call);
+	tcase_add_test(tc, sh_plt_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -131,6 +131,39 @@ START_TEST(sparc_reloc_names)
 }
 END_TEST
 
+/*
+ * A PLT entry as GNU ld linked it (objdump -d of a -shared link, .plt at
+ * 0x200100 per readelf -S): the slot mc_plt_slot finds is the one
+ * readelf -r shows the hook's R_SPARC_JMP_SLOT relocation at, the
+ * entry itself; from another base, cut short, or mid-entry, none.
+ */
+START_TEST(sparc_plt_entry)
+{
+	const struct mc_arch *a = arch("sparc64");
+	static const uint8_t entry[] = {
+		0x03, 0x00, 0x01, 0x00,		/* sethi %hi(0x40000),%g1 */
+		0x30, 0x6f, 0xff, 0xc7,		/* b,a %xcc, 0x200120 */
+		0x01, 0x00, 0x00, 0x00,		/* nop */
+	};
+	/* the entry before it, sum@plt at 0x2001a0 (JMP_SLOT 0x2001a0) */
+	static const uint8_t sum[] = {
+		0x03, 0x00, 0x00, 0xa0,		/* sethi %hi(0x28000),%g1 */
+		0x30, 0x6f, 0xff, 0xdf,		/* b,a %xcc, 0x200120 */
+	};
+
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 12, 0x200200, 0x200100),
+			  0x200200);
+	ck_assert_uint_eq(mc_plt_slot(a, sum, 8, 0x2001a0, 0x200100),
+			  0x2001a0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 7, 0x200200, 0x200100), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 12, 0x200200, 0), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry, 12, 0x200200, 0x200120), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, sum, 8, 0x200200, 0x200100), 0);
+	ck_assert_uint_eq(mc_plt_slot(a, entry + 4, 8, 0x200204, 0x200100),
+			  0);
+}
+END_TEST
+
 static Suite *sparc_suite(void)
 {
 	Suite *s = suite_create("arch_sparc");
@@ -142,6 +175,7 @@ static Suite *sparc_suite(void)
 	tcase_add_test(tc, sparc_forms);
 	tcase_add_test(tc, sparc_decode_encode);
 	tcase_add_test(tc, sparc_call_objdump);
+	tcase_add_test(tc, sparc_plt_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }
