@@ -268,7 +268,6 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 	const uint8_t *code;
 	uint64_t slot = 0;
 	const struct mc_bound_slot *bound, *b;
-	struct mc_bound_slot key = { 0, NULL };
 	size_t n_bound;
 	const struct mc_section *bss;
 
@@ -288,9 +287,7 @@ enum mc_plt_call mc_survey_plt_call(struct mc_survey *d, uint64_t target,
 							     MC_PLT_NONE;
 	if (!mc_survey_bound(d, &bound, &n_bound))
 		return MC_PLT_UNDECODED;	/* cannot say what it binds */
-	key.slot = slot;
-	b = n_bound ? bsearch(&key, bound, n_bound, sizeof(key),
-			      compare_bound) : NULL;
+	b = bound_at(d, slot);
 	*name = b ? b->name : NULL;
 	return MC_PLT_DECODED;
 }
