@@ -567,7 +567,7 @@ static void name_not_a_hook(struct mc_survey *d, const struct mc_entry *e,
 
 	for (size_t i = 0; rs && !callee && i < mc_reloc_count(rs); i++)
 		if (mc_reloc_get(d->obj, rs, i, &r) && r.offset >= e->offset &&
-		    r.offset < e->offset + v->len)
+		    r.offset < e->offset + v->len && r.sym < d->obj->n_symbols)
 			callee = mc_symbol_name(d->obj, r.sym);
 	if (callee && *callee)
 		snprintf(v->target, sizeof(v->target), "call to %s, not a "
