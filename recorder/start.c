@@ -15,7 +15,10 @@
  *                              power of two; default 65536, 16 B each)
  *   MCOUNT_TRACE_STATS=1       at the end, the writer thread's CPU time,
  *                              passes and events on stderr (the bench
- *                              tells the traced threads' share apart)
+ *                              tells the traced threads' share apart),
+ *                              and how full the rings got (writer.c)
+ *   MCOUNT_TRACE_TEST_NAP=NS   for tests: the writer naps NS after each
+ *                              pass whatever it guessed (writer.c)
  *   MCOUNT_TRACE_AT<k>=NS      k = 1..8, times increasing (mctrace --at):
  *   MCOUNT_TRACE_FILTER<k>,    NS after the recording began, the
  *   MCOUNT_TRACE_NOTRACE<k>    functions enabled become those these
