@@ -5,11 +5,14 @@
 # recorded as bench/trace/run.sh's `ours`, linked with each libmcount.a
 # (A and B), run in turn (interleaved, so that the machine's load weighs
 # on both alike), recording into a file and into /dev/null with
-# 2^20-event rings, ROUNDS rounds, the fastest of each.  CPU is perf's
+# 2^20-event rings, ROUNDS rounds.  CPU is perf's
 # task-clock (every thread); per call is (recorded - A not recording) /
-# calls, beside the calls that run lost; then, where the library counts
+# calls, beside the calls the runs lost; then, where the library counts
 # it (MCOUNT_TRACE_STATS), the writer thread's share and the traced
-# thread's (the rest), each from the run that was fastest in all.
+# thread's (the rest), each from the same run.  The fastest run of each
+# and its median run: runs on this kind of machine fall in a fast and a
+# slow group (bench/RESULTS.md, 28 November 2026), which the fastest
+# alone hides.
 set -eu
 tool=$1 lib_a=$2 lib_b=$3
 n=${4:-2000000}
@@ -49,20 +52,35 @@ for r in $(seq "$rounds"); do
 done > "$out/ab.out"
 rm -f "$out/ab.data"
 
-echo "| recording $((3 * n + 2)) calls ($(taskset -pc $$ | sed 's/.*: /CPUs /'), load $(cut -d' ' -f1-3 /proc/loadavg)) | CPU per call (ns) | traced thread | writer thread | calls lost |"
-echo "|---|---:|---:|---:|---:|"
+echo "| recording $((3 * n + 2)) calls, $rounds rounds ($(taskset -pc $$ | sed 's/.*: /CPUs /'), load $(cut -d' ' -f1-3 /proc/loadavg)) | CPU per call (ns), fastest | traced thread | writer thread | median | traced thread | writer thread | calls lost |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+# per call: (run - the round's fastest `none`) / calls; the fastest run
+# of each, and the median run of each (its split from the same run)
 awk -v c=$((3 * n + 2)) '
-	{ if (!($1 in m) || $2 < m[$1]) { m[$1] = $2; l[$1] = $3; w[$1] = $4 } }
+	function per(t) { return (t - none) * 1e6 / c }
+	function split3(k, i,   t, w) {
+		t = cpu[k, i]; w = wr[k, i]
+		if (w == "-")
+			return sprintf("%.1f | - | -", per(t))
+		return sprintf("%.1f | %.1f | %.1f", per(t),
+			       (t - w - none) * 1e6 / c, w * 1e6 / c)
+	}
+	{
+		k = $1; i = ++runs[k]
+		cpu[k, i] = $2; lost[k] += $3; wr[k, i] = $4
+		if (k == "none" && (none == "" || $2 < none)) none = $2
+	}
 	END {
-		for (k in m) if (k != "none") {
+		for (k in runs) if (k != "none") {
+			n = runs[k]
+			# order the runs of k by CPU (insertion sort: few)
+			for (i = 1; i <= n; i++) o[i] = i
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && cpu[k, o[j]] < cpu[k, o[j - 1]]; j--) {
+					x = o[j]; o[j] = o[j - 1]; o[j - 1] = x
+				}
 			name = k; sub("_", ", to ", name)
-			if (w[k] == "-")
-				th = wr = "-"
-			else {
-				th = sprintf("%.1f", (m[k] - w[k] - m["none"]) * 1e6 / c)
-				wr = sprintf("%.1f", w[k] * 1e6 / c)
-			}
-			printf "| %s | %.1f | %s | %s | %s |\n", name,
-				(m[k] - m["none"]) * 1e6 / c, th, wr, l[k]
+			printf "| %s | %s | %s | %d |\n", name, split3(k, o[1]),
+				split3(k, o[int((n + 1) / 2)]), lost[k]
 		}
 	}' "$out/ab.out" | sort
