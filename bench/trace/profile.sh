@@ -26,10 +26,13 @@ profile() {
 				if ($i ~ /:/) { print $1, $i; break } }'
 }
 
-# the part of the path a file:function belongs to
+# the part of the path a file:function belongs to; code inlined from a
+# header (format.h, recorder.h) counts for the function it is in
 part() {
 	awk '{
 		f = $2; fn = f; sub(/.*:/, "", fn)
+		if (f ~ /(format|recorder)\.h:/ && fn !~ /^(rec_entry|entry_slow|rec_exit|exit_slow|pop_below)$/)
+			f = "writer.c:" fn
 		if (f ~ /trampoline\.S:/)		p = "1 runtime trampoline (mc_rt_tramp_fentry)"
 		else if (fn == "mc_rt_dispatch_slot")	p = "2 dispatch (mc_rt_dispatch_slot)"
 		else if (fn ~ /^(rec_entry|entry_slow)$/) p = "3 rec_entry: shadow stack push, ring write, rdtsc"
