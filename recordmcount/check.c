@@ -59,6 +59,7 @@ enum problem_class {
 	P_UNUSABLE_PAD,	/* a pad the runtime cannot enable */
 	P_UNDECIDED,	/* a call that may reach a hook, which --check
 			   cannot follow */
+	P_UNSUPPORTED,	/* calls to a hook the runtime cannot patch */
 };
 
 static const char *const class_names[] = {
@@ -73,6 +74,23 @@ static const char *const class_names[] = {
 	[P_LTO] = "lto",
 	[P_UNUSABLE_PAD] = "unusable-pad",
 	[P_UNDECIDED] = "undecided",
+	[P_UNSUPPORTED] = "unsupported-hook",
+};
+
+/* Room for the names of an arch's unsupported_hooks (each has one). */
+#define MAX_UNSUPPORTED 4
+
+/* Where an unsupported hook is: its code address, or a slot bound to it. */
+struct unsupported_target {
+	uint64_t at;
+	unsigned which;		/* index in arch->unsupported_hooks */
+};
+
+/* The calls to one unsupported hook, and the first of them. */
+struct unsupported_calls {
+	size_t n;
+	size_t shndx;
+	uint64_t first;
 };
 
 struct check {
@@ -98,6 +116,10 @@ struct check {
 	size_t n_labels;
 	struct placed *sorted;	/* every live entry, by place */
 	size_t n_sorted;
+	/* linked: where the arch's unsupported hooks are, and are bound */
+	struct unsupported_target *unsup_addrs, *unsup_slots;
+	size_t n_unsup_addrs, n_unsup_slots;
+	struct unsupported_calls unsup[MAX_UNSUPPORTED];
 };
 
 /* An entry's place, comparable across the table. */
@@ -672,6 +694,225 @@ static bool object_function_has_hook(const struct check *c,
 	return h && h->shndx == f->shndx && h->offset - start < f->sym.st_size;
 }
 
+/* ---- hooks the architecture cannot patch ------------------------------- */
+
+/*
+ * Calls to one of arch->unsupported_hooks (arm's bare `bl mcount` from
+ * clang without -meabi gnu, s390x's `brasl %r14,mcount` without
+ * -mfentry) are hooks no table entry can make safe: recording leaves
+ * them out, and a file that holds them must not pass as one without
+ * hooks.  They are counted here, in objects by their relocations, in
+ * linked images by decoding every function for a call to the hook's
+ * address, through a PLT entry or stub whose slot binds it, or through
+ * a pointer to it: clang puts them after the prologue, at no fixed
+ * place, so the whole function is read.
+ */
+
+/* The index of `name` in arch->unsupported_hooks, or -1. */
+static int unsupported_index(const struct check *c, const char *name)
+{
+	const char *const *h = c->s->arch->unsupported_hooks;
+
+	for (int i = 0; h && h[i] && i < MAX_UNSUPPORTED; i++)
+		if (strcmp(h[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* One more call to unsupported hook `which`, at (shndx, at). */
+static void count_unsupported(struct check *c, int which, size_t shndx,
+			      uint64_t at)
+{
+	struct unsupported_calls *u = &c->unsup[which];
+
+	if (u->n++ == 0 || shndx < u->shndx ||
+	    (shndx == u->shndx && at < u->first)) {
+		u->shndx = shndx;
+		u->first = at;
+	}
+}
+
+static bool push_target(struct check *c, struct unsupported_target **v,
+			size_t *n, uint64_t at, int which)
+{
+	struct unsupported_target *w = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!w)
+		return mc_fail(c->s->obj, "out of memory");
+	*v = w;
+	w[(*n)++] = (struct unsupported_target){ at, (unsigned)which };
+	return true;
+}
+
+/* Linked: the unsupported hooks' addresses and the slots bound to them. */
+static bool collect_unsupported(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+	const struct mc_bound_slot *bound;
+	size_t n;
+	int w;
+
+	if (!c->s->arch->unsupported_hooks)
+		return true;
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+
+		if (s->sym.st_shndx != SHN_UNDEF &&
+		    (w = unsupported_index(c, s->name)) >= 0 &&
+		    !push_target(c, &c->unsup_addrs, &c->n_unsup_addrs,
+				 mc_code_address(c->s->arch, s->sym.st_value),
+				 w))
+			return false;
+	}
+	if (!mc_survey_bound(c->s, &bound, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((w = unsupported_index(c, bound[i].name)) >= 0 &&
+		    !push_target(c, &c->unsup_slots, &c->n_unsup_slots,
+				 bound[i].slot, w))
+			return false;
+	return true;
+}
+
+static int target_at(const struct unsupported_target *v, size_t n,
+		     uint64_t at)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].at == at)
+			return (int)v[i].which;
+	return -1;
+}
+
+/* Which unsupported hook a decoded site at `site` calls, or -1. */
+static int unsupported_call(struct check *c, const struct mc_site *s,
+			    uint64_t site)
+{
+	const struct mc_arch *arch = c->s->arch;
+	const char *name;
+	uint64_t p;
+	int w = -1;
+
+	if (s->kind == MC_SITE_CALL) {
+		w = target_at(c->unsup_addrs, c->n_unsup_addrs,
+			      mc_code_address(arch, s->target));
+		if (w < 0 && c->n_unsup_slots &&
+		    mc_survey_plt_call(c->s, s->target, &name) ==
+		    MC_PLT_DECODED && name)
+			w = unsupported_index(c, name);
+		if (w < 0 && arch->call_word)
+			w = target_at(c->unsup_slots, c->n_unsup_slots, site);
+	} else if (s->kind == MC_SITE_CALL_INDIRECT) {
+		w = target_at(c->unsup_slots, c->n_unsup_slots, s->target);
+		if (w < 0 && pointer_at(c, s->target, &p))
+			w = target_at(c->unsup_addrs, c->n_unsup_addrs,
+				      mc_code_address(arch, p));
+	} else if (s->kind == MC_SITE_CALL_GOT && c->got_base) {
+		p = c->got_base + s->target;
+		if (arch->addr_size == 4)
+			p &= 0xffffffffu;
+		w = target_at(c->unsup_slots, c->n_unsup_slots, p);
+	}
+	return w;
+}
+
+/* Every call to an unsupported hook in linked function f. */
+static void function_unsupported(struct check *c, const struct mc_symbol *f)
+{
+	struct mc_object *obj = c->s->obj;
+	struct mc_section *sec = obj->sections[f->shndx];
+	const struct mc_arch *arch = c->s->arch;
+	uint64_t start = mc_code_address(arch, f->sym.st_value);
+	uint64_t thumb = f->sym.st_value - start;
+	size_t size;
+	const uint8_t *code = mc_section_bytes(obj, sec, &size);
+	uint64_t base = sec->shdr->sh_addr;
+
+	if (!code || start < base || start - base >= size)
+		return;
+	for (uint64_t off = 0; off < f->sym.st_size; off += arch->insn_step) {
+		uint64_t at = start - base + off;
+		struct mc_site s;
+		int w;
+
+		if (at >= size)
+			break;
+		s = mc_decode_site(arch, code + at, size - at,
+				   (start + off) | thumb);
+		w = unsupported_call(c, &s, start + off);
+		if (w >= 0)
+			count_unsupported(c, w, f->shndx, start + off);
+	}
+}
+
+static void linked_unsupported(struct check *c)
+{
+	const struct mc_object *obj = c->s->obj;
+	uint64_t last = UINT64_MAX;	/* aliases share a start: once */
+
+	if (!c->n_unsup_addrs && !c->n_unsup_slots)
+		return;
+	for (size_t i = 0; i < c->n_funcs; i++) {
+		const struct mc_symbol *f = &obj->symbols[c->funcs[i]];
+
+		if (f->sym.st_value == last)
+			continue;
+		last = f->sym.st_value;
+		function_unsupported(c, f);
+	}
+}
+
+/* An object's relocations in traced code against an unsupported hook. */
+static void object_unsupported(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+
+	if (!c->s->arch->unsupported_hooks)
+		return;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *rel = obj->sections[i];
+		struct mc_section *text = rel->target;
+		size_t n = mc_is_reloc_section(rel) ? mc_reloc_count(rel) : 0;
+
+		if (!n || !text ||
+		    !(text->shdr->sh_flags & SHF_EXECINSTR) ||
+		    !mc_section_is_traced(text->name, c->s->opt))
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			struct mc_reloc r;
+			int64_t off;
+			int w;
+
+			if (!mc_reloc_get(obj, rel, k, &r) ||
+			    r.sym >= obj->n_symbols ||
+			    (w = unsupported_index(c, mc_symbol_name(obj,
+							       r.sym))) < 0 ||
+			    !mc_survey_function(c->s, text->index, r.offset,
+						&off) || off < 0)
+				continue;
+			count_unsupported(c, w, text->index, r.offset);
+		}
+	}
+}
+
+/* One problem per unsupported hook called: its count and the first. */
+static void report_unsupported(struct check *c)
+{
+	const struct mc_arch *arch = c->s->arch;
+
+	for (int w = 0; w < MAX_UNSUPPORTED; w++) {
+		const struct unsupported_calls *u = &c->unsup[w];
+
+		if (!u->n)
+			continue;
+		c->hooks += u->n;
+		problem(c, P_UNSUPPORTED, true, u->shndx, u->first, SIZE_MAX,
+			"%zu call%s to %s, which %s's runtime cannot patch: "
+			"%s", u->n, u->n == 1 ? "" : "s",
+			arch->unsupported_hooks[w], arch->name,
+			arch->unsupported_why);
+	}
+}
+
 /* ---- the table --------------------------------------------------------- */
 
 static bool entry_is_zero(const struct check *c, const struct mc_entry *e)
@@ -969,10 +1210,14 @@ static void judge_file(struct check *c)
 	check_duplicates(c);
 	if (s->linked && s->opt->sorted)
 		check_order(c);
-	if (s->linked)
+	if (s->linked) {
 		linked_unrecorded(c);
-	else
+		linked_unsupported(c);
+	} else {
 		object_unrecorded(c);
+		object_unsupported(c);
+	}
+	report_unsupported(c);
 }
 
 static void no_warnings(const struct mc_object *obj,
@@ -1009,7 +1254,8 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 		ok = mc_fail(&obj, "ppc64 ELFv1 function descriptors: --check "
 			     "cannot tell where functions are");
 	ok = ok && sort_entries(&c) &&
-	     (!s.linked || (collect_hook_addrs(&c) && collect_functions(&c)));
+	     (!s.linked || (collect_hook_addrs(&c) && collect_unsupported(&c) &&
+			     collect_functions(&c)));
 	begin(&c);
 	if (ok)
 		judge_file(&c);
@@ -1022,6 +1268,8 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 	free(c.funcs);
 	free(c.labels);
 	free(c.sorted);
+	free(c.unsup_addrs);
+	free(c.unsup_slots);
 	mc_survey_free(&s);
 	mc_object_close(&obj);
 	return ok && c.problems == 0 ? 0 : 1;
