@@ -453,14 +453,21 @@ static bool labelled_call(struct check *c, uint64_t start, uint64_t site)
 	return i < c->n_labels && c->labels[i] == site;
 }
 
+static bool is_call(enum mc_site_kind kind)
+{
+	return kind == MC_SITE_CALL || kind == MC_SITE_CALL_INDIRECT ||
+	       kind == MC_SITE_CALL_GOT;
+}
+
 /*
- * The first hook call in a linked function's entry window, or false.
- * The window ends at the function's end or max_entry_offset, whichever
- * comes first (a site may start at max_entry_offset).  A call at a
- * global label inside the function is not one (labelled_call).
+ * The first hook call in linked function f at an offset in [from, to]
+ * (and below its size), or false; with `first_call`, the scan ends at
+ * the first call of any kind.  A call at a global label inside the
+ * function is not one (labelled_call).
  */
-static bool entry_hook(struct check *c, const struct mc_symbol *f,
-		       uint64_t *site, unsigned *len, uint64_t *undecided)
+static bool scan_hook(struct check *c, const struct mc_symbol *f,
+		      uint64_t from, uint64_t to, bool first_call,
+		      uint64_t *site, unsigned *len, uint64_t *undecided)
 {
 	struct mc_object *obj = c->s->obj;
 	struct mc_section *sec = obj->sections[f->shndx];
@@ -473,8 +480,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 
 	if (!code || start < base || start - base >= size)
 		return false;
-	for (uint64_t off = 0; off <= arch->max_entry_offset &&
-			       off < f->sym.st_size; off += arch->insn_step) {
+	for (uint64_t off = from; off <= to && off < f->sym.st_size;
+	     off += arch->insn_step) {
 		uint64_t at = start - base + off;
 		struct mc_site s;
 
@@ -482,8 +489,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 			break;
 		s = mc_decode_site(arch, code + at, size - at,
 				   (start + off) | thumb);
-		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT ||
-		     s.kind == MC_SITE_CALL_GOT) &&
+		if (is_call(s.kind) &&
 		    (calls_hook(c, s.kind, s.target) ||
 		     site_bound_to_hook(c, s.kind, start + off)) &&
 		    !labelled_call(c, start, start + off)) {
@@ -494,8 +500,37 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 		if (undecided && *undecided == UINT64_MAX &&
 		    plt_undecided(c, s.kind, s.target))
 			*undecided = start + off;
+		if (first_call && is_call(s.kind))
+			break;
 	}
 	return false;
+}
+
+/*
+ * The first hook call in a linked function's entry window, or false.
+ * The window ends at the function's end or max_entry_offset, whichever
+ * comes first (a site may start at max_entry_offset).
+ */
+static bool entry_hook(struct check *c, const struct mc_symbol *f,
+		       uint64_t *site, unsigned *len, uint64_t *undecided)
+{
+	return scan_hook(c, f, 0, c->s->arch->max_entry_offset, false, site,
+			 len, undecided);
+}
+
+/*
+ * A hook call past the window: -pg's call follows the prologue, which a
+ * large frame, a stack protector or return-address signing lengthen
+ * past max_entry_offset (GCC -fstack-protector-all: aarch64 +0x68,
+ * ppc64le +0xa8; clang: x86_64 -pg +0x3c, ppc64le +0x138).  It is the
+ * function's first call, so the function is read again up to its first
+ * call of any kind, which is the hook's or there is none.
+ */
+static bool hook_anywhere(struct check *c, const struct mc_symbol *f,
+			  uint64_t *site, unsigned *len, uint64_t *undecided)
+{
+	return entry_hook(c, f, site, len, undecided) ||
+	       scan_hook(c, f, 0, UINT64_MAX, true, site, len, NULL);
 }
 
 /* Functions worth scanning: defined, sized, in code, not a hook itself. */
@@ -625,7 +660,7 @@ static void linked_unrecorded(struct check *c)
 
 		if (f->sym.st_value == last)
 			continue;
-		if (!entry_hook(c, f, &site, &len, &maybe)) {
+		if (!hook_anywhere(c, f, &site, &len, &maybe)) {
 			if (maybe != UINT64_MAX && !function_has_entry(c, f)) {
 				undecided++;
 				problem(c, P_UNDECIDED, true, f->shndx, maybe,
@@ -1136,7 +1171,7 @@ static void check_entry(struct check *c, size_t k)
 			"code)", k);
 		return;
 	}
-	bool found = s->linked && entry_hook(c, f, &hook, &len, NULL);
+	bool found = s->linked && hook_anywhere(c, f, &hook, &len, NULL);
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
 	if (is_hook_verdict(c, &v, value) &&
 	    !(found && hook < value && value < hook + len)) {

@@ -1418,6 +1418,94 @@ def case_unsupported(tool, scratch, u):
               "%s: message %r" % (path, msg))
 
 
+# -- hook calls past the entry window --------------------------------------
+
+class Deep:
+    """A compiler whose -pg hook call in deep.c's deep() comes after a
+    prologue longer than the architecture's max_entry_offset."""
+
+    def __init__(self, name, triplet, cc, flags="", lead_re=None):
+        self.name = name
+        self.triplet = triplet
+        self.cc = cc.split()
+        self.flags = flags.split()
+        self.lead = re.compile(r"^\s*[0-9a-f]+:\s+(?:%s)" % lead_re) \
+            if lead_re else None
+
+    def tool(self, t):
+        return "%s-%s" % (self.triplet, t)
+
+
+AARCH64 = "aarch64-linux-gnu"
+RISCV64 = "riscv64-linux-gnu"
+DEEP_CASES = [
+    Deep("aarch64-gcc", AARCH64, AARCH64 + "-gcc"),
+    Deep("aarch64-clang-pac", AARCH64, clang(AARCH64),
+         "-mbranch-protection=standard"),
+    Deep("riscv64-gcc", RISCV64, RISCV64 + "-gcc", lead_re=r"auipc\s+ra,"),
+    Deep("riscv64-clang", RISCV64, clang(RISCV64), lead_re=r"auipc\s+ra,"),
+    Deep("x86_64-clang", X86, clang(X86)),
+    Deep("arm-clang", ARM, clang(ARM, "-meabi gnu")),
+    Deep("ppc64le-clang", PPC64LE, clang(PPC64LE)),
+]
+
+
+def deep_sites(p, path):
+    """objdump -d: {site: offset in its function} of every call to a
+    hook in nm's functions (the lead instruction's address where the
+    toolchain has one)."""
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    lines = out.splitlines()
+    sites = {}
+    for i, line in enumerate(lines):
+        m = CALL_LINE.match(line)
+        if not m or m.group(2) not in HOOK_NAMES:
+            continue
+        site = int(m.group(1), 16)
+        if p.lead and i and p.lead.match(lines[i - 1]):
+            site = int(lines[i - 1].split(":")[0], 16)
+        for start, size in funcs.values():
+            if start <= site < start + size:
+                sites[site] = site - start
+    return sites
+
+
+def case_deep(tool, scratch, p):
+    """deep.c built -pg -fstack-protector-all and linked -static: the
+    oracle (objdump -d's hook calls) must show one past the arch's entry
+    window (so that the case tests what it says).  Unrecorded, --check
+    exits 1 with `no-table` at the lowest call and counts every call a
+    hook; recorded, it is clean with as many hooks."""
+    d = os.path.join(scratch, "deep", p.name)
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(HERE, "deep.c")
+    stubs = os.path.join(d, "stubs.o")
+    must(p.cc + ["-O2", "-DDEEP_STUBS", "-c", "-o", stubs, src])
+    hooks = os.path.join(d, "hooks.o")
+    must(p.cc + ["-O2", "-c", "-o", hooks, os.path.join(HERE, "hooks.c")])
+    for rec in (False, True):
+        o = os.path.join(d, "deep-%d.o" % rec)
+        must(p.cc + ["-O2", "-pg", "-fstack-protector-all", "-c", "-o", o] +
+             p.flags + [src])
+        if rec:
+            must([tool.path, o])
+        out = os.path.join(d, "deep-%d" % rec)
+        must([p.tool("gcc"), "-static", "-nostdlib", "-Wl,-e,main", "-o",
+              out, o, stubs, hooks])
+        sites = deep_sites(p, out)
+        window = {"aarch64": 64, "riscv64": 64, "x86_64": 32, "arm": 32,
+                  "ppc64le": 192}[p.name.split("-")[0]]
+        check(len(sites) == 2 and max(sites.values()) > window,
+              "objdump: hook calls at function offsets %s, expected two, "
+              "one past %d" % (sorted(hex(v) for v in sites.values()),
+                               window))
+        want = [] if rec else [("no-table", min(sites), None)]
+        r = expect(tool, [out], 1 if want else 0, want)
+        check(r["hooks"] == len(sites), "recorded %s: %d hooks, objdump "
+              "shows %d" % (rec, r["hooks"], len(sites)))
+
+
 def case_firmware(tool, scratch, board):
     """The bare-metal image is clean; --finalize sorts it (slots read
     here), idempotently, and it stays clean, sorted."""
@@ -1488,6 +1576,12 @@ def main():
         else:
             log.line("SKIP: unsupported/%s: %s or %s not installed" %
                      (u.name, u.cc[0], u.link[0]))
+    for p in DEEP_CASES:
+        if shutil.which(p.cc[0]) and shutil.which(p.tool("gcc")):
+            work.append(("deep/" + p.name, case_deep, (tool, scratch, p)))
+        else:
+            log.line("SKIP: deep/%s: %s or %s not installed" %
+                     (p.name, p.cc[0], p.tool("gcc")))
     work = [w for w in work if only.search(w[0])]
     parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
     return finish_scratch(log, scratch)
