@@ -1171,7 +1171,11 @@ static void check_entry(struct check *c, size_t k)
 			"code)", k);
 		return;
 	}
-	bool found = s->linked && hook_anywhere(c, f, &hook, &len, NULL);
+	/*
+	 * The window only: past it, the hook found may be the inside of a
+	 * block this very entry starts (s390x's stg; brasl; lg), corrupt.
+	 */
+	bool found = s->linked && entry_hook(c, f, &hook, &len, NULL);
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
 	if (is_hook_verdict(c, &v, value) &&
 	    !(found && hook < value && value < hook + len)) {
