@@ -58,6 +58,13 @@ static const uint8_t sparc_nop[4] = { 0x01, 0x00, 0x00, 0x00 };	/* nop */
 
 static const char *const sparc_hook_symbols[] = { "_mcount", NULL };
 
+/*
+ * clang's -pg calls `mcount`, which the kernel's sparc64 tracer never
+ * defines and the runtime has no trampoline for: reported per site,
+ * never taken for an object with no hooks.
+ */
+static const char *const sparc_unsupported_hooks[] = { "mcount", NULL };
+
 static const struct mc_object_form sparc64_forms[] = {
 	{ .name = "call _mcount",
 	  .reloc_types = { R_SPARC_WDISP30_, R_SPARC_WPLT30_ },
@@ -174,6 +181,9 @@ const struct mc_arch mc_arch_sparc64 = {
 	.none_reloc = R_SPARC_NONE_,
 	.relative_reloc = R_SPARC_RELATIVE_,
 	.hook_symbols = sparc_hook_symbols,
+	.unsupported_hooks = sparc_unsupported_hooks,
+	.unsupported_why = "clang's -pg calls 'mcount' (call mcount), which "
+		"is not supported (build with gcc, which calls '_mcount')",
 	.forms = sparc64_forms,
 	.pad_nops = sparc_pad_nops, .n_pad_nops = 1,
 	.n_forms = sizeof(sparc64_forms) / sizeof(sparc64_forms[0]),

@@ -59,6 +59,7 @@ enum problem_class {
 	P_UNUSABLE_PAD,	/* a pad the runtime cannot enable */
 	P_UNDECIDED,	/* a call that may reach a hook, which --check
 			   cannot follow */
+	P_UNSUPPORTED,	/* calls to a hook the runtime cannot patch */
 };
 
 static const char *const class_names[] = {
@@ -73,6 +74,23 @@ static const char *const class_names[] = {
 	[P_LTO] = "lto",
 	[P_UNUSABLE_PAD] = "unusable-pad",
 	[P_UNDECIDED] = "undecided",
+	[P_UNSUPPORTED] = "unsupported-hook",
+};
+
+/* Room for the names of an arch's unsupported_hooks (each has one). */
+#define MAX_UNSUPPORTED 4
+
+/* Where an unsupported hook is: its code address, or a slot bound to it. */
+struct unsupported_target {
+	uint64_t at;
+	unsigned which;		/* index in arch->unsupported_hooks */
+};
+
+/* The calls to one unsupported hook, and the first of them. */
+struct unsupported_calls {
+	size_t n;
+	size_t shndx;
+	uint64_t first;
 };
 
 struct check {
@@ -98,6 +116,10 @@ struct check {
 	size_t n_labels;
 	struct placed *sorted;	/* every live entry, by place */
 	size_t n_sorted;
+	/* linked: where the arch's unsupported hooks are, and are bound */
+	struct unsupported_target *unsup_addrs, *unsup_slots;
+	size_t n_unsup_addrs, n_unsup_slots;
+	struct unsupported_calls unsup[MAX_UNSUPPORTED];
 };
 
 /* An entry's place, comparable across the table. */
@@ -431,14 +453,21 @@ static bool labelled_call(struct check *c, uint64_t start, uint64_t site)
 	return i < c->n_labels && c->labels[i] == site;
 }
 
+static bool is_call(enum mc_site_kind kind)
+{
+	return kind == MC_SITE_CALL || kind == MC_SITE_CALL_INDIRECT ||
+	       kind == MC_SITE_CALL_GOT;
+}
+
 /*
- * The first hook call in a linked function's entry window, or false.
- * The window ends at the function's end or max_entry_offset, whichever
- * comes first (a site may start at max_entry_offset).  A call at a
- * global label inside the function is not one (labelled_call).
+ * The first hook call in linked function f at an offset in [from, to]
+ * (and below its size), or false; with `first_call`, the scan ends at
+ * the first call of any kind.  A call at a global label inside the
+ * function is not one (labelled_call).
  */
-static bool entry_hook(struct check *c, const struct mc_symbol *f,
-		       uint64_t *site, unsigned *len, uint64_t *undecided)
+static bool scan_hook(struct check *c, const struct mc_symbol *f,
+		      uint64_t from, uint64_t to, bool first_call,
+		      uint64_t *site, unsigned *len, uint64_t *undecided)
 {
 	struct mc_object *obj = c->s->obj;
 	struct mc_section *sec = obj->sections[f->shndx];
@@ -451,8 +480,8 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 
 	if (!code || start < base || start - base >= size)
 		return false;
-	for (uint64_t off = 0; off <= arch->max_entry_offset &&
-			       off < f->sym.st_size; off += arch->insn_step) {
+	for (uint64_t off = from; off <= to && off < f->sym.st_size;
+	     off += arch->insn_step) {
 		uint64_t at = start - base + off;
 		struct mc_site s;
 
@@ -460,8 +489,7 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 			break;
 		s = mc_decode_site(arch, code + at, size - at,
 				   (start + off) | thumb);
-		if ((s.kind == MC_SITE_CALL || s.kind == MC_SITE_CALL_INDIRECT ||
-		     s.kind == MC_SITE_CALL_GOT) &&
+		if (is_call(s.kind) &&
 		    (calls_hook(c, s.kind, s.target) ||
 		     site_bound_to_hook(c, s.kind, start + off)) &&
 		    !labelled_call(c, start, start + off)) {
@@ -472,8 +500,37 @@ static bool entry_hook(struct check *c, const struct mc_symbol *f,
 		if (undecided && *undecided == UINT64_MAX &&
 		    plt_undecided(c, s.kind, s.target))
 			*undecided = start + off;
+		if (first_call && is_call(s.kind))
+			break;
 	}
 	return false;
+}
+
+/*
+ * The first hook call in a linked function's entry window, or false.
+ * The window ends at the function's end or max_entry_offset, whichever
+ * comes first (a site may start at max_entry_offset).
+ */
+static bool entry_hook(struct check *c, const struct mc_symbol *f,
+		       uint64_t *site, unsigned *len, uint64_t *undecided)
+{
+	return scan_hook(c, f, 0, c->s->arch->max_entry_offset, false, site,
+			 len, undecided);
+}
+
+/*
+ * A hook call past the window: -pg's call follows the prologue, which a
+ * large frame, a stack protector or return-address signing lengthen
+ * past max_entry_offset (GCC -fstack-protector-all: aarch64 +0x68,
+ * ppc64le +0xa8; clang: x86_64 -pg +0x3c, ppc64le +0x138).  It is the
+ * function's first call, so the function is read again up to its first
+ * call of any kind, which is the hook's or there is none.
+ */
+static bool hook_anywhere(struct check *c, const struct mc_symbol *f,
+			  uint64_t *site, unsigned *len, uint64_t *undecided)
+{
+	return entry_hook(c, f, site, len, undecided) ||
+	       scan_hook(c, f, 0, UINT64_MAX, true, site, len, NULL);
 }
 
 /* Functions worth scanning: defined, sized, in code, not a hook itself. */
@@ -603,7 +660,7 @@ static void linked_unrecorded(struct check *c)
 
 		if (f->sym.st_value == last)
 			continue;
-		if (!entry_hook(c, f, &site, &len, &maybe)) {
+		if (!hook_anywhere(c, f, &site, &len, &maybe)) {
 			if (maybe != UINT64_MAX && !function_has_entry(c, f)) {
 				undecided++;
 				problem(c, P_UNDECIDED, true, f->shndx, maybe,
@@ -670,6 +727,225 @@ static bool object_function_has_hook(const struct check *c,
 		mc_survey_hook_from(c->s, f->shndx, start);
 
 	return h && h->shndx == f->shndx && h->offset - start < f->sym.st_size;
+}
+
+/* ---- hooks the architecture cannot patch ------------------------------- */
+
+/*
+ * Calls to one of arch->unsupported_hooks (arm's bare `bl mcount` from
+ * clang without -meabi gnu, s390x's `brasl %r14,mcount` without
+ * -mfentry) are hooks no table entry can make safe: recording leaves
+ * them out, and a file that holds them must not pass as one without
+ * hooks.  They are counted here, in objects by their relocations, in
+ * linked images by decoding every function for a call to the hook's
+ * address, through a PLT entry or stub whose slot binds it, or through
+ * a pointer to it: clang puts them after the prologue, at no fixed
+ * place, so the whole function is read.
+ */
+
+/* The index of `name` in arch->unsupported_hooks, or -1. */
+static int unsupported_index(const struct check *c, const char *name)
+{
+	const char *const *h = c->s->arch->unsupported_hooks;
+
+	for (int i = 0; h && h[i] && i < MAX_UNSUPPORTED; i++)
+		if (strcmp(h[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* One more call to unsupported hook `which`, at (shndx, at). */
+static void count_unsupported(struct check *c, int which, size_t shndx,
+			      uint64_t at)
+{
+	struct unsupported_calls *u = &c->unsup[which];
+
+	if (u->n++ == 0 || shndx < u->shndx ||
+	    (shndx == u->shndx && at < u->first)) {
+		u->shndx = shndx;
+		u->first = at;
+	}
+}
+
+static bool push_target(struct check *c, struct unsupported_target **v,
+			size_t *n, uint64_t at, int which)
+{
+	struct unsupported_target *w = realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!w)
+		return mc_fail(c->s->obj, "out of memory");
+	*v = w;
+	w[(*n)++] = (struct unsupported_target){ at, (unsigned)which };
+	return true;
+}
+
+/* Linked: the unsupported hooks' addresses and the slots bound to them. */
+static bool collect_unsupported(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+	const struct mc_bound_slot *bound;
+	size_t n;
+	int w;
+
+	if (!c->s->arch->unsupported_hooks)
+		return true;
+	for (size_t i = 1; i < obj->n_symbols; i++) {
+		const struct mc_symbol *s = &obj->symbols[i];
+
+		if (s->sym.st_shndx != SHN_UNDEF &&
+		    (w = unsupported_index(c, s->name)) >= 0 &&
+		    !push_target(c, &c->unsup_addrs, &c->n_unsup_addrs,
+				 mc_code_address(c->s->arch, s->sym.st_value),
+				 w))
+			return false;
+	}
+	if (!mc_survey_bound(c->s, &bound, &n))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((w = unsupported_index(c, bound[i].name)) >= 0 &&
+		    !push_target(c, &c->unsup_slots, &c->n_unsup_slots,
+				 bound[i].slot, w))
+			return false;
+	return true;
+}
+
+static int target_at(const struct unsupported_target *v, size_t n,
+		     uint64_t at)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].at == at)
+			return (int)v[i].which;
+	return -1;
+}
+
+/* Which unsupported hook a decoded site at `site` calls, or -1. */
+static int unsupported_call(struct check *c, const struct mc_site *s,
+			    uint64_t site)
+{
+	const struct mc_arch *arch = c->s->arch;
+	const char *name;
+	uint64_t p;
+	int w = -1;
+
+	if (s->kind == MC_SITE_CALL) {
+		w = target_at(c->unsup_addrs, c->n_unsup_addrs,
+			      mc_code_address(arch, s->target));
+		if (w < 0 && c->n_unsup_slots &&
+		    mc_survey_plt_call(c->s, s->target, &name) ==
+		    MC_PLT_DECODED && name)
+			w = unsupported_index(c, name);
+		if (w < 0 && arch->call_word)
+			w = target_at(c->unsup_slots, c->n_unsup_slots, site);
+	} else if (s->kind == MC_SITE_CALL_INDIRECT) {
+		w = target_at(c->unsup_slots, c->n_unsup_slots, s->target);
+		if (w < 0 && pointer_at(c, s->target, &p))
+			w = target_at(c->unsup_addrs, c->n_unsup_addrs,
+				      mc_code_address(arch, p));
+	} else if (s->kind == MC_SITE_CALL_GOT && c->got_base) {
+		p = c->got_base + s->target;
+		if (arch->addr_size == 4)
+			p &= 0xffffffffu;
+		w = target_at(c->unsup_slots, c->n_unsup_slots, p);
+	}
+	return w;
+}
+
+/* Every call to an unsupported hook in linked function f. */
+static void function_unsupported(struct check *c, const struct mc_symbol *f)
+{
+	struct mc_object *obj = c->s->obj;
+	struct mc_section *sec = obj->sections[f->shndx];
+	const struct mc_arch *arch = c->s->arch;
+	uint64_t start = mc_code_address(arch, f->sym.st_value);
+	uint64_t thumb = f->sym.st_value - start;
+	size_t size;
+	const uint8_t *code = mc_section_bytes(obj, sec, &size);
+	uint64_t base = sec->shdr->sh_addr;
+
+	if (!code || start < base || start - base >= size)
+		return;
+	for (uint64_t off = 0; off < f->sym.st_size; off += arch->insn_step) {
+		uint64_t at = start - base + off;
+		struct mc_site s;
+		int w;
+
+		if (at >= size)
+			break;
+		s = mc_decode_site(arch, code + at, size - at,
+				   (start + off) | thumb);
+		w = unsupported_call(c, &s, start + off);
+		if (w >= 0)
+			count_unsupported(c, w, f->shndx, start + off);
+	}
+}
+
+static void linked_unsupported(struct check *c)
+{
+	const struct mc_object *obj = c->s->obj;
+	uint64_t last = UINT64_MAX;	/* aliases share a start: once */
+
+	if (!c->n_unsup_addrs && !c->n_unsup_slots)
+		return;
+	for (size_t i = 0; i < c->n_funcs; i++) {
+		const struct mc_symbol *f = &obj->symbols[c->funcs[i]];
+
+		if (f->sym.st_value == last)
+			continue;
+		last = f->sym.st_value;
+		function_unsupported(c, f);
+	}
+}
+
+/* An object's relocations in traced code against an unsupported hook. */
+static void object_unsupported(struct check *c)
+{
+	struct mc_object *obj = c->s->obj;
+
+	if (!c->s->arch->unsupported_hooks)
+		return;
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		struct mc_section *rel = obj->sections[i];
+		struct mc_section *text = rel->target;
+		size_t n = mc_is_reloc_section(rel) ? mc_reloc_count(rel) : 0;
+
+		if (!n || !text ||
+		    !(text->shdr->sh_flags & SHF_EXECINSTR) ||
+		    !mc_section_is_traced(text->name, c->s->opt))
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			struct mc_reloc r;
+			int64_t off;
+			int w;
+
+			if (!mc_reloc_get(obj, rel, k, &r) ||
+			    r.sym >= obj->n_symbols ||
+			    (w = unsupported_index(c, mc_symbol_name(obj,
+							       r.sym))) < 0 ||
+			    !mc_survey_function(c->s, text->index, r.offset,
+						&off) || off < 0)
+				continue;
+			count_unsupported(c, w, text->index, r.offset);
+		}
+	}
+}
+
+/* One problem per unsupported hook called: its count and the first. */
+static void report_unsupported(struct check *c)
+{
+	const struct mc_arch *arch = c->s->arch;
+
+	for (int w = 0; w < MAX_UNSUPPORTED; w++) {
+		const struct unsupported_calls *u = &c->unsup[w];
+
+		if (!u->n)
+			continue;
+		c->hooks += u->n;
+		problem(c, P_UNSUPPORTED, true, u->shndx, u->first, SIZE_MAX,
+			"%zu call%s to %s, which %s's runtime cannot patch: "
+			"%s", u->n, u->n == 1 ? "" : "s",
+			arch->unsupported_hooks[w], arch->name,
+			arch->unsupported_why);
+	}
 }
 
 /* ---- the table --------------------------------------------------------- */
@@ -895,6 +1171,10 @@ static void check_entry(struct check *c, size_t k)
 			"code)", k);
 		return;
 	}
+	/*
+	 * The window only: past it, the hook found may be the inside of a
+	 * block this very entry starts (s390x's stg; brasl; lg), corrupt.
+	 */
 	bool found = s->linked && entry_hook(c, f, &hook, &len, NULL);
 	/* x86: a call decodes from inside `addr32 call` too, off its start. */
 	if (is_hook_verdict(c, &v, value) &&
@@ -969,10 +1249,14 @@ static void judge_file(struct check *c)
 	check_duplicates(c);
 	if (s->linked && s->opt->sorted)
 		check_order(c);
-	if (s->linked)
+	if (s->linked) {
 		linked_unrecorded(c);
-	else
+		linked_unsupported(c);
+	} else {
 		object_unrecorded(c);
+		object_unsupported(c);
+	}
+	report_unsupported(c);
 }
 
 static void no_warnings(const struct mc_object *obj,
@@ -1009,7 +1293,8 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 		ok = mc_fail(&obj, "ppc64 ELFv1 function descriptors: --check "
 			     "cannot tell where functions are");
 	ok = ok && sort_entries(&c) &&
-	     (!s.linked || (collect_hook_addrs(&c) && collect_functions(&c)));
+	     (!s.linked || (collect_hook_addrs(&c) && collect_unsupported(&c) &&
+			     collect_functions(&c)));
 	begin(&c);
 	if (ok)
 		judge_file(&c);
@@ -1022,6 +1307,8 @@ int mc_check_file(const char *path, const struct mc_options *opt)
 	free(c.funcs);
 	free(c.labels);
 	free(c.sorted);
+	free(c.unsup_addrs);
+	free(c.unsup_slots);
 	mc_survey_free(&s);
 	mc_object_close(&obj);
 	return ok && c.problems == 0 ? 0 : 1;

@@ -102,7 +102,7 @@ MCOUNT_LDS = os.path.join(TOP, "lds", "mcount.lds")
 HOOK_NAMES = ("__fentry__", "mcount", "_mcount", "__gnu_mcount_nc")
 CLASSES = ("unrecorded", "no-table", "off-hook", "corrupt-site", "stale",
            "bad-address", "duplicate", "unsorted", "lto", "unusable-pad",
-           "undecided")
+           "undecided", "unsupported-hook")
 
 
 class Arch:
@@ -1307,6 +1307,205 @@ def case_plt_undecided(tool, scratch, p):
               "problems %s (%s)" % (rec, rc, classes, err.strip()))
 
 
+# -- hooks the architecture cannot patch ----------------------------------
+
+class Unsupported:
+    """A compiler's -pg calls to a hook the architecture lists as
+    unsupported (arm's bare `bl mcount`: clang without -meabi gnu;
+    s390x's `brasl %r14,mcount`: clang without -mfentry; sparc64's
+    `call mcount`: clang), in an object and linked every way: -shared
+    with the hook undefined, -pie against a library that defines it,
+    and a static executable with it defined (hooks.c, no -pg)."""
+
+    def __init__(self, name, triplet, cc, link, hook="mcount",
+                 kinds=("object", "shared", "pie", "exec")):
+        self.name = name
+        self.triplet = triplet
+        self.cc = cc.split()
+        self.link = link.split()
+        self.hook = hook
+        self.kinds = kinds
+        self.lld = "-fuse-ld=lld" in self.link
+
+    def tool(self, t):
+        return "%s-%s" % (self.triplet, t)
+
+
+ARM = "arm-linux-gnueabihf"
+S390X = "s390x-linux-gnu"
+SPARC64 = "sparc64-linux-gnu"
+UNSUPPORTED_CASES = [
+    Unsupported("arm-clang-bfd", ARM, clang(ARM), ARM + "-gcc"),
+    Unsupported("arm-clang-lld", ARM, clang(ARM), clang(ARM, "-fuse-ld=lld"),
+                kinds=("shared", "pie", "exec")),
+    Unsupported("s390x-clang-bfd", S390X, clang(S390X), S390X + "-gcc"),
+    Unsupported("sparc64-clang-bfd", SPARC64, clang(SPARC64),
+                SPARC64 + "-gcc"),
+]
+
+UNSUP_CALL = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|bl|blx|brasl)\s+"
+                        r"(?:%r14,)?[0-9a-f]+ <([^>+]+)>\s*$")
+
+
+def unsupported_sites(u, path, kind):
+    """objdump -d: the calls in nm's functions to the hook, directly or
+    through its PLT entry (hook@plt); where objdump labels no PLT entry
+    (lld's arm PLT), arm_raw_plt_sites decodes .plt with readelf -r."""
+    out, _ = must([u.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(u, path)
+    sites = set()
+    for line in out.splitlines():
+        m = UNSUP_CALL.match(line)
+        if m and m.group(2) in (u.hook, u.hook + "@plt") and \
+                in_function(funcs, int(m.group(1), 16)):
+            sites.add(int(m.group(1), 16))
+    if u.lld and u.triplet == ARM and kind != "exec":
+        sites |= {a for a, h in arm_raw_plt_sites(u, path).items()
+                  if h == u.hook}
+    return sorted(sites)
+
+
+def unsupported_relocs(u, path):
+    """objdump -dr: the offsets in .text of relocations against the hook
+    (an object's place of a call: its relocation's, s390x's brasl + 2)."""
+    out, _ = must([u.tool("objdump"), "-dr", "-j", ".text", path])
+    return sorted(int(m.group(1), 16) for m in re.finditer(
+        r"^\s*([0-9a-f]+): R_\S+\s+%s(?:[+-]0x[0-9a-f]+)?$" %
+        re.escape(u.hook), out, re.M))
+
+
+def case_unsupported(tool, scratch, u):
+    """prog.c and main.c built -pg by a compiler whose hook the
+    architecture cannot patch: --check exits 1 with one
+    `unsupported-hook` problem, at the lowest call, counting every call
+    the oracle shows (objdump -dr's relocations in an object, objdump
+    -d's calls to the hook or its PLT entry in a link) as a hook, and
+    names the count and the hook; never `ok, 0 hooks`."""
+    d = os.path.join(scratch, "unsupported", u.name)
+    os.makedirs(d, exist_ok=True)
+    objs = []
+    for src in ("prog.c", "main.c"):
+        o = os.path.join(d, src[:-2] + ".o")
+        must(u.cc + ["-O2", "-fPIC", "-pg", "-c", "-o", o,
+                     os.path.join(HERE, src)])
+        objs.append(o)
+    hooks = os.path.join(d, "hooks.o")
+    must(u.cc + ["-O2", "-fPIC", "-c", "-o", hooks,
+                 os.path.join(HERE, "hooks.c")])
+    lib = os.path.join(d, "libhooks.so")
+    must(u.link + ["-shared", "-nostdlib", "-o", lib, hooks])
+    images = []
+    for kind in u.kinds:
+        if kind == "object":
+            images.append((objs[0], unsupported_relocs(u, objs[0])))
+            continue
+        out = os.path.join(d, kind)
+        flags = {"shared": ["-shared"],
+                 "pie": ["-pie", "-Wl,-e,main", lib],
+                 "exec": ["-static", "-Wl,-e,main", hooks]}[kind]
+        must(u.link + ["-nostdlib", "-o", out] + objs + flags)
+        images.append((out, unsupported_sites(u, out, kind)))
+    for path, sites in images:
+        want = 4 if path.endswith(".o") else 5
+        check(len(sites) == want, "%s: objdump shows %d calls to %s, "
+              "expected %d" % (path, len(sites), u.hook, want))
+        r = expect(tool, [path], 1, [("unsupported-hook", sites[0], None)])
+        check(r["hooks"] == len(sites), "%s: %d hooks, objdump shows %d "
+              "calls to %s" % (path, r["hooks"], len(sites), u.hook))
+        msg = r["problems"][0]["message"]
+        check(msg.startswith("%d calls to %s, which " % (len(sites),
+                                                          u.hook)),
+              "%s: message %r" % (path, msg))
+
+
+# -- hook calls past the entry window --------------------------------------
+
+class Deep:
+    """A compiler whose -pg hook call in deep.c's deep() comes after a
+    prologue longer than the architecture's max_entry_offset."""
+
+    def __init__(self, name, triplet, cc, flags="", lead_re=None):
+        self.name = name
+        self.triplet = triplet
+        self.cc = cc.split()
+        self.flags = flags.split()
+        self.lead = re.compile(r"^\s*[0-9a-f]+:\s+(?:%s)" % lead_re) \
+            if lead_re else None
+
+    def tool(self, t):
+        return "%s-%s" % (self.triplet, t)
+
+
+AARCH64 = "aarch64-linux-gnu"
+RISCV64 = "riscv64-linux-gnu"
+DEEP_CASES = [
+    Deep("aarch64-gcc", AARCH64, AARCH64 + "-gcc"),
+    Deep("aarch64-clang-pac", AARCH64, clang(AARCH64),
+         "-mbranch-protection=standard"),
+    Deep("riscv64-gcc", RISCV64, RISCV64 + "-gcc", lead_re=r"auipc\s+ra,"),
+    Deep("riscv64-clang", RISCV64, clang(RISCV64), lead_re=r"auipc\s+ra,"),
+    Deep("x86_64-clang", X86, clang(X86)),
+    Deep("arm-clang", ARM, clang(ARM, "-meabi gnu")),
+    Deep("ppc64le-clang", PPC64LE, clang(PPC64LE)),
+]
+
+
+def deep_sites(p, path):
+    """objdump -d: {site: offset in its function} of every call to a
+    hook in nm's functions (the lead instruction's address where the
+    toolchain has one)."""
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    lines = out.splitlines()
+    sites = {}
+    for i, line in enumerate(lines):
+        m = CALL_LINE.match(line)
+        if not m or m.group(2) not in HOOK_NAMES:
+            continue
+        site = int(m.group(1), 16)
+        if p.lead and i and p.lead.match(lines[i - 1]):
+            site = int(lines[i - 1].split(":")[0], 16)
+        for start, size in funcs.values():
+            if start <= site < start + size:
+                sites[site] = site - start
+    return sites
+
+
+def case_deep(tool, scratch, p):
+    """deep.c built -pg -fstack-protector-all and linked -static: the
+    oracle (objdump -d's hook calls) must show one past the arch's entry
+    window (so that the case tests what it says).  Unrecorded, --check
+    exits 1 with `no-table` at the lowest call and counts every call a
+    hook; recorded, it is clean with as many hooks."""
+    d = os.path.join(scratch, "deep", p.name)
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(HERE, "deep.c")
+    stubs = os.path.join(d, "stubs.o")
+    must(p.cc + ["-O2", "-DDEEP_STUBS", "-c", "-o", stubs, src])
+    hooks = os.path.join(d, "hooks.o")
+    must(p.cc + ["-O2", "-c", "-o", hooks, os.path.join(HERE, "hooks.c")])
+    for rec in (False, True):
+        o = os.path.join(d, "deep-%d.o" % rec)
+        must(p.cc + ["-O2", "-pg", "-fstack-protector-all", "-c", "-o", o] +
+             p.flags + [src])
+        if rec:
+            must([tool.path, o])
+        out = os.path.join(d, "deep-%d" % rec)
+        must([p.tool("gcc"), "-static", "-nostdlib", "-Wl,-e,main", "-o",
+              out, o, stubs, hooks])
+        sites = deep_sites(p, out)
+        window = {"aarch64": 64, "riscv64": 64, "x86_64": 32, "arm": 32,
+                  "ppc64le": 192}[p.name.split("-")[0]]
+        check(len(sites) == 2 and max(sites.values()) > window,
+              "objdump: hook calls at function offsets %s, expected two, "
+              "one past %d" % (sorted(hex(v) for v in sites.values()),
+                               window))
+        want = [] if rec else [("no-table", min(sites), None)]
+        r = expect(tool, [out], 1 if want else 0, want)
+        check(r["hooks"] == len(sites), "recorded %s: %d hooks, objdump "
+              "shows %d" % (rec, r["hooks"], len(sites)))
+
+
 def case_firmware(tool, scratch, board):
     """The bare-metal image is clean; --finalize sorts it (slots read
     here), idempotently, and it stays clean, sorted."""
@@ -1369,6 +1568,20 @@ def main():
         else:
             log.line("SKIP: plt/%s-undecided: %s or %s not installed" %
                      (p.name, p.cc.split()[0], p.link[0]))
+    for u in UNSUPPORTED_CASES:
+        if shutil.which(u.cc[0]) and shutil.which(u.link[0]) and \
+                shutil.which(u.tool("objdump")):
+            work.append(("unsupported/" + u.name, case_unsupported,
+                         (tool, scratch, u)))
+        else:
+            log.line("SKIP: unsupported/%s: %s or %s not installed" %
+                     (u.name, u.cc[0], u.link[0]))
+    for p in DEEP_CASES:
+        if shutil.which(p.cc[0]) and shutil.which(p.tool("gcc")):
+            work.append(("deep/" + p.name, case_deep, (tool, scratch, p)))
+        else:
+            log.line("SKIP: deep/%s: %s or %s not installed" %
+                     (p.name, p.cc[0], p.tool("gcc")))
     work = [w for w in work if only.search(w[0])]
     parallel(lambda w: log.case(w[0], w[1], *w[2]), work)
     return finish_scratch(log, scratch)
