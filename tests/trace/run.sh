@@ -518,6 +518,8 @@ trace_variants() {
 		variant gcc-pad "$GCC" "-fpatchable-function-entry=5" -pie
 		variant clang-fentry "$CLANG" "-pg -mfentry" -pie
 		variant clang-mcount "$CLANG" "-pg" -no-pie
+		# clang's pad is one 5-byte NOP, GCC's five 1-byte ones
+		variant clang-pad "$CLANG" "-fpatchable-function-entry=5" -pie
 		cxx gcc "$GXX" "-pg -mfentry" "$GCC"
 		cxx clang "$CLANGXX" "-pg" "$CLANG"
 		frames gcc-mcount "$GCC" "-pg" -no-pie
