@@ -44,7 +44,8 @@
 # longjmp), when liba is opened and closed 2,000 times (the heap in use
 # stays within 64 KiB); -N applied to a library opened later; the JSON nests.  A
 # library whose sites the runtime refused as out of the trampoline's
-# reach (qemu-user) is a SKIP.  A thunk page for a library's sites made
+# reach is a SKIP in the two cases whose threads map around it
+# (dl_expect), a failure in the others.  A thunk page for a library's sites made
 # where /proc/self/maps shows a gap that a mapping it leaves out holds
 # (thunkgap.c), and one above the last mapping the list shows (`top`).
 # C++ exceptions thrown through traced frames (output
@@ -451,17 +452,22 @@ dl_filtered() {	# dl_filtered <dir>
 		{ cat "$1/filtered.report"; return 1; }
 }
 
-# dl_expect <what> <dir> <name> <dl_run|dl_self> <args...>: expect, but
-# a SKIP when the runtime said a library's sites were out of the
-# trampoline's reach (no thunk page could be placed near it: qemu-user
-# maps libraries where it likes): refused with a message, never a wrong
-# trace.
+# dl_expect <what> <dir> <name> <dl_run|dl_self> <args...>: expect.
+# Where the program's own threads map stacks and heaps around the
+# libraries they open (`inside`, `loop`), a SKIP when the runtime said a
+# library's sites were out of the trampoline's reach: under qemu-user
+# riscv64's relaxed `jal _mcount` reaches 1 MiB, and a library packed
+# between a thread's stack and its heap can have no free page that
+# near (seen 2 runs in 20 of `loop`): refused with a message, never a
+# wrong trace.  Elsewhere such a refusal fails: a page above the last
+# mapping /proc/self/maps lists (thunkgap.c `top`) is always in reach.
 dl_expect() {
 	what=$1 dir=$2 name=$3
 	shift 3
 	if out=$("$@" 2>&1); then
 		pass "$what"
-	elif grep -q 'out of reach' "$dir/$name.out" 2>/dev/null; then
+	elif { [ "$name" = inside ] || [ "$name" = loop ]; } &&
+		grep -q 'out of reach' "$dir/$name.out" 2>/dev/null; then
 		echo "SKIP: trace: $TAG$what: a library's sites were out of the trampoline's reach, and refused"
 	else
 		fail "$what: $out"
