@@ -12,10 +12,11 @@ BENCH_FUNCTIONS ?= 100000
 bench: bench-runtime bench-scale bench-trace bench-vmlinux
 
 # The recorder's cost per traced call against uftrace's, split into the
-# traced thread's and the writer thread's, and the untraced hooks' cost
-# over a build without them: BENCH_TRACE_ROUNDS rounds of every
-# variant, interleaved, each figure's median and interval across them
-# (bench/trace/run.sh).
+# traced thread's and the writer thread's: BENCH_TRACE_ROUNDS rounds of
+# every variant, interleaved, each figure's median and interval across
+# them (bench/trace/run.sh); then the untraced hooks' cost over a build
+# without them, each hook form against the same compiler's plain build,
+# BENCH_TRACE_UNTRACED_ROUNDS rounds of short runs (bench/trace/untraced.sh).
 .PHONY: bench-trace
 bench-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
 	@BENCH_OUT=$(BUILD)/bench/trace sh bench/trace/run.sh \

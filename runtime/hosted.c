@@ -1186,6 +1186,22 @@ static void consider_gap(struct gap_search *g, uintptr_t gap_lo,
 }
 
 /*
+ * The end of the space above the last mapping listed: the top of a
+ * 32-bit space, or on a 64-bit one as far as the reach goes (0 past the
+ * top: no gap).  Natively the stack and the vDSO are listed up there,
+ * but qemu-user lists nothing above the guest's newest mappings, and a
+ * library mapped last, with its neighbours below taken, has its only
+ * gap there.  A place past the top of the user space is refused by the
+ * kernel (map_page_at), and the next one tried.
+ */
+static uintptr_t top_of_space(uintptr_t prev_end, uint64_t reach)
+{
+	if (UINTPTR_MAX == 0xffffffffu)
+		return prev_end < 0xffff0000u ? 0xffff0000u : 0;
+	return reach < UINTPTR_MAX - prev_end ? prev_end + reach : 0;
+}
+
+/*
  * The free place for g->len bytes nearest the image, from the mappings
  * /proc/self/maps lists in address order (the first page and the
  * mmap_min_addr below 64 KiB left alone); 0 if none within `reach`.
@@ -1210,9 +1226,7 @@ static uintptr_t nearest_gap(struct gap_search *g, uint64_t reach)
 			prev_end = end;
 	}
 	fclose(f);
-	/* and above the last mapping, up to the top of a 32-bit space */
-	if (UINTPTR_MAX == 0xffffffffu && prev_end < 0xffff0000u)
-		consider_gap(g, prev_end, 0xffff0000u);
+	consider_gap(g, prev_end, top_of_space(prev_end, reach));
 	return g->best;
 }
 
@@ -1222,7 +1236,8 @@ static uintptr_t nearest_gap(struct gap_search *g, uint64_t reach)
  * says EEXIST.  A kernel before 4.17, and qemu-user 7.2 (Debian 12's)
  * whatever the host's, take the flag as a mere hint: the page at `want`
  * if it is free, else one elsewhere, which is the same refusal, told by
- * the address.
+ * the address.  ENOMEM, a place past the top of the user space, is a
+ * refusal of that place too.
  */
 static void *map_page_at(uintptr_t want, size_t page)
 {
@@ -1231,7 +1246,7 @@ static void *map_page_at(uintptr_t want, size_t page)
 		       -1, 0);
 
 	if (p == MAP_FAILED)
-		return errno == EEXIST ? NULL : MAP_FAILED;
+		return errno == EEXIST || errno == ENOMEM ? NULL : MAP_FAILED;
 	if ((uintptr_t)p != want) {
 		munmap(p, page);
 		return NULL;

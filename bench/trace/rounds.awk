@@ -2,8 +2,8 @@
 # rounds.awk - bench/trace/run.sh's figures from its interleaved rounds.
 #
 # Input, one line a run: ROUND LOAD NAME CPU_NS WALL_NS WRITER_NS PASSES
-# LOST, where NAME is one of run.sh's variants (plain, untraced_big,
-# untraced, ours, ufplain, uftrace and the start-up runs untraced1,
+# LOST, where NAME is one of run.sh's variants (untraced, ours,
+# ufplain, uftrace and the start-up runs untraced1,
 # ours1, ufplain1, uftrace1); the last three are ours' only
 # (MCOUNT_TRACE_STATS), "-" elsewhere.  -v calls=C: the calls of one
 # `hot` run of the pair ours/untraced (and uftrace/ufplain); -v clock=
@@ -88,7 +88,7 @@ END {
 		print "rounds.awk: no rounds" > "/dev/stderr"
 		exit 1
 	}
-	split("plain untraced_big untraced ours ufplain uftrace untraced1 " \
+	split("untraced ours ufplain uftrace untraced1 " \
 		"ours1 ufplain1 uftrace1", names)
 	for (i = 1; i <= n; i++)
 		for (j in names)
@@ -109,10 +109,7 @@ END {
 			idx[++m] = i
 	K = interval_k(m)
 	for (i = 1; i <= n; i++) {
-		untraced_cost[i] = 100 * (cpu[i, "untraced_big"] - \
-			cpu[i, "plain"]) / cpu[i, "plain"]
-		plain_ms[i] = cpu[i, "plain"] / 1e6
-		untraced_ms[i] = cpu[i, "untraced_big"] / 1e6
+		untraced_ms[i] = cpu[i, "untraced"] / 1e6
 		ours_ms[i] = cpu[i, "ours"] / 1e6
 		ours[i] = (cpu[i, "ours"] - cpu[i, "untraced"]) / calls
 		thread[i] = (cpu[i, "ours"] - writer[i] - cpu[i, "untraced"]) / calls
@@ -135,9 +132,7 @@ END {
 		calls, machine == "" ? "" : machine ", ", n, kept,
 		clock == "" ? "perf task-clock" : clock, conf
 	print "|---|---:|---:|---:|"
-	row("no hooks, 20x the calls, CPU (ms)", plain_ms, "%.0f")
-	row("ours not recording (hooks NOPs), same calls, CPU (ms)", untraced_ms, "%.0f")
-	row("**untraced cost over no hooks, paired in each round (%)**", untraced_cost, "%+.2f")
+	row("ours not recording (hooks NOPs), CPU (ms)", untraced_ms, "%.0f")
 	row("ours recording, CPU (ms)", ours_ms, "%.0f")
 	row("**ours per traced call, entry + exit, CPU (ns)**", ours, "%.1f")
 	row("of which the traced thread, CPU (ns)", thread, "%.1f")
@@ -157,10 +152,10 @@ END {
 	printf "| calls lost, all rounds' recordings | %d in %d rounds | | |\n",
 		lost, lost_rounds
 	print ""
-	print "| round (order) | load (1 min) | ours, ns a call | calls lost (round left out) | uftrace, ns a call | ours / uftrace | untraced cost |"
-	print "|---:|---:|---:|---:|---:|---:|---:|"
+	print "| round (order) | load (1 min) | ours, ns a call | calls lost (round left out) | uftrace, ns a call | ours / uftrace |"
+	print "|---:|---:|---:|---:|---:|---:|"
 	for (i = 1; i <= n; i++)
-		printf "| %d (%s) | %s | %.1f | %d | %.1f | %.3f | %+.2f%% |\n", i,
+		printf "| %d (%s) | %s | %.1f | %d | %.1f | %.3f |\n", i,
 			i % 2 ? "fwd" : "rev", load[i], ours[i], lost_in[i], uft[i],
-			ratio[i], untraced_cost[i]
+			ratio[i]
 }

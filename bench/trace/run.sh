@@ -5,10 +5,8 @@
 # `hot`: top() calls mid() N times, mid() calls leaf() twice: 3N + 2
 # calls with main), built -O2 -fno-inline.
 #
-#   plain       no hooks at all (no -pg: GCC also keeps its knowledge
-#               of leaf()'s registers in mid(), which -pg gives up)
 #   untraced    ours: -pg -mfentry, recorded, linked with libmcount,
-#               not recording: every hook a NOP
+#               not recording: every hook a NOP (the base of ours)
 #   ours        the same binary with MCOUNT_TRACE (own format, compact
 #               events, rings of 2^20 events so none are lost)
 #   uftrace     `uftrace record --no-libcall -d DIR` of the same object
@@ -44,7 +42,10 @@
 # same round's untraced run, and its ratio to the same round's
 # uftrace), then summarised across rounds by bench/trace/rounds.awk:
 # median, range, and a distribution-free interval for the median, over
-# the rounds whose recording lost no call.  CPU
+# the rounds whose recording lost no call.  What the untraced hooks
+# cost over a build without them is untraced.sh's, last: every form of
+# hook the x86_64 runtime takes, many short runs (21 rounds of this
+# script bound a 1% cost only to about ±2.5 points).  CPU
 # is perf's task-clock (ns, with duration_time for wall), else time's
 # user + system (10 ms steps).  Per call: (recorded - its untraced) /
 # calls; ours' split into the traced thread's and the writer's, which
@@ -52,7 +53,10 @@
 # four at `hot 1`: the start-up and end each recorder adds whatever the
 # calls, which the per-call figures hold spread over the calls.
 #
-# Then: instructions per call of the untraced pair (perf's counter, or
+# Then: instructions per call of the untraced pair and of the build
+# without hooks, `plain` (and `plain-noipa`, the same with -fno-ipa-ra:
+# -pg makes GCC give up what it knows of leaf()'s registers in mid()),
+# (perf's counter, or
 # callgrind where the machine has none), steady where time is not; one
 # long run of $BENCH_TRACE_BIG_LOOPS loops (10^8 events by default)
 # recorded with 2^20-event rings, its max RSS against the same run not
@@ -114,8 +118,6 @@ ns_of() {
 # file, uftrace renames its directory away and deletes the older one)
 variant() {	# variant ROUND NAME
 	case $2 in
-	plain)		set -- "$1" "$2" "$out/plain" hot $((20 * n)) ;;
-	untraced_big)	set -- "$1" "$2" "$out/ours" hot $((20 * n)) ;;
 	untraced)	set -- "$1" "$2" "$out/ours" hot $n ;;
 	untraced1)	set -- "$1" "$2" "$out/ours" hot 1 ;;
 	ours)		rm -f "$out/t.data"
@@ -150,7 +152,7 @@ variant() {	# variant ROUND NAME
 		"$out/err"
 }
 
-order="plain untraced_big untraced ours ufplain uftrace untraced1 ours1 ufplain1 uftrace1"
+order="untraced ours ufplain uftrace untraced1 ours1 ufplain1 uftrace1"
 reverse=$(echo $order | tr ' ' '\n' | tac | tr '\n' ' ')
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for r in $(seq "$rounds"); do
@@ -263,3 +265,5 @@ EOT
 "$out/clock" | sed "s/^| one timestamp: \([^|]*\)|/| one timestamp: \1(load $(load)) |/"
 echo
 echo "$rounds_table" | sed '1,/^$/d'
+echo
+sh "$here/untraced.sh" "$tool" "$lib" "$mct"
