@@ -1071,6 +1071,68 @@ static bool write_call_now(struct rt_site *s)
 	return true;
 }
 
+#ifdef MC_RT_CALL_REL32
+/*
+ * A direct call whose last four bytes are its target's displacement
+ * from its end, little-endian (the backend's MC_RT_CALL_REL32: x86).
+ * Its other bytes do not depend on where it is, so for a run of such
+ * calls to one hook stub boot_calls_now matches each site against the
+ * first one's bytes and writes the first one's form re-aimed, with no
+ * call to the arch's decoder or encoder: what they gave for the first
+ * call is checked here to have that shape, once per run.
+ */
+static struct {
+	bool ok;			/* the rest holds a run's first call */
+	uint8_t call[MC_MAX_SITE_LEN];	/* its bytes as found */
+	uint8_t form[MC_MAX_SITE_LEN];	/* its disabled form, as written */
+} rel32_run;
+
+static uint32_t rel32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put_rel32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Does the call `len` bytes at `at` end reach `to`?  (x86_64: +-2 GiB) */
+static bool rel32_reaches(uint32_t rel, uintptr_t at, size_t len,
+			  uintptr_t to)
+{
+	return at + len + (uintptr_t)(intptr_t)(int32_t)rel == to;
+}
+
+/*
+ * Keep site `s`'s call (`was`, its bytes before write_call_now wrote
+ * over them) as the template of a run, if it and its written form have
+ * the shape MC_RT_CALL_REL32 says, its one-byte head before the
+ * displacement.
+ */
+static void keep_rel32_run(const struct rt_site *s, const uint8_t *was)
+{
+	uintptr_t at = site_at(s);
+	size_t len = s->len;
+	const uint8_t *form = (const uint8_t *)at;
+
+	rel32_run.ok = len > 4 && len <= MC_MAX_SITE_LEN &&
+		       last_call.op < len - 4 &&
+		       rel32_reaches(rel32_at(was + len - 4), at, len,
+				     (uintptr_t)last_call.target) &&
+		       rel32_reaches(rel32_at(form + len - 4), at, len,
+				     last_call.tramp);
+	if (!rel32_run.ok)
+		return;
+	mc_bytes_copy(rel32_run.call, was, len);
+	mc_bytes_copy(rel32_run.form, form, len);
+}
+#endif
+
 /*
  * Check one site, neutralise it if it is a call.  *end is where the
  * previous accepted site's bytes end: two entries of one pad (its first
@@ -1111,13 +1173,23 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 		return false;
 	}
 	s->found = is_nop ? FOUND_NOP : FOUND_CALL;
-	if (is_nop || !write_call_now(s))
+	if (is_nop)
+		return true;
+#ifdef MC_RT_CALL_REL32
+	uint8_t was[MC_MAX_SITE_LEN];
+
+	mc_bytes_copy(was, p + s->at_off, s->len);
+#endif
+	if (!write_call_now(s))
 		return true;
 	if (s->arch == last_call.arch && s->len == last_call.len &&
 	    s->style == last_call.style) {
 		last_call.tramp = trampoline(s);
 		last_call.op = opcode_facts.op;
 		last_call.test = opcode_facts.test;
+#ifdef MC_RT_CALL_REL32
+		keep_rel32_run(s, was);
+#endif
 	}
 	return false;
 }
@@ -1241,6 +1313,38 @@ static bool table_in_order(const uintptr_t *tab, size_t n)
 }
 
 /*
+ * For boot_calls_now: whether the bytes at `addr` are a call of `len`
+ * bytes to `target`, exactly as the run's first one decoded, and if so
+ * its call to `tramp` in `form`.
+ */
+static inline bool run_call_form(uint8_t *form, const struct mc_arch *arch,
+				 uintptr_t addr, uint8_t len, uintptr_t target,
+				 uintptr_t tramp)
+{
+#ifdef MC_RT_CALL_REL32
+	if (rel32_run.ok) {
+		const uint8_t *p = (const uint8_t *)addr;
+		uint32_t rel = (uint32_t)(tramp - (addr + len));
+
+		for (unsigned j = 0; j < len - 4u; j++)
+			if (p[j] != rel32_run.call[j])
+				return false;
+		if (!rel32_reaches(rel32_at(p + len - 4), addr, len, target) ||
+		    !rel32_reaches(rel, addr, len, tramp))
+			return false;
+		mc_bytes_copy(form, rel32_run.form, len);
+		put_rel32(form + len - 4, rel);
+		return true;
+	}
+#endif
+	struct mc_site d = mc_decode_site(arch, (const uint8_t *)addr,
+					  MC_MAX_SITE_LEN, addr);
+
+	return d.kind == MC_SITE_CALL && d.target == target && d.len == len &&
+	       mc_encode_call(arch, form, len, addr, tramp);
+}
+
+/*
  * boot_site for a run of the usual site, where the backend asks nothing
  * of a site's place (no MC_RT_SITE_* hook): from tab[i] on, each entry
  * whose bytes decode exactly as the call boot_site last classified in
@@ -1283,14 +1387,10 @@ static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 		uintptr_t addr = *t;
 		uint8_t form[MC_MAX_SITE_LEN];
 		struct rt_site *s = &sites[k];
-		struct mc_site d;
 
 		if (addr < e || addr > top)
 			break;
-		d = mc_decode_site(arch, (const uint8_t *)addr,
-				   MC_MAX_SITE_LEN, addr);
-		if (d.kind != MC_SITE_CALL || d.target != target ||
-		    d.len != len || !mc_encode_call(arch, form, len, addr, tramp))
+		if (!run_call_form(form, arch, addr, len, target, tramp))
 			break;
 		form[op] = test;
 		s->addr = addr;
@@ -1478,6 +1578,7 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	form_facts.arch = NULL;
 	opcode_facts.arch = NULL;
 	last_call.arch = NULL;
+	last_call.tramp = 0;	/* another image's stub is no hook here */
 	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;
