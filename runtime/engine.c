@@ -46,12 +46,21 @@ enum found {
 	FOUND_WRITTEN,		/* a hook call, disabled as classified (write_call_now) */
 };
 
+/*
+ * 32 bytes on a 64-bit target: the boot pass fills one for every site,
+ * so each byte here is 40 KB of memory touched at 40,000 sites.  What
+ * only an enabled site needs (its function's start) is in the image's
+ * funcs, made when its first site is enabled.
+ */
 struct rt_site {
 	uintptr_t addr;		/* the table's entry */
-	uintptr_t at;		/* where the hook's `len` bytes are */
-	uintptr_t func;		/* function start, set when enabled */
 	const uint8_t *neutral;	/* `len` bytes that disable the hook */
 	const struct mc_arch *arch;	/* what reads it (ARM or Thumb) */
+	/*
+	 * Where the hook's `len` bytes are, from addr (site_at): 0, or a
+	 * pad's slot, inside the MC_MAX_SITE_LEN bytes classify reads.
+	 */
+	uint8_t at_off;
 	uint8_t len;
 	uint8_t style;		/* enum mcount_style */
 	uint8_t state;		/* enum mcount_state */
@@ -109,6 +118,11 @@ struct rt_image {
 	uintptr_t lo, hi;	/* atomic: hi == 0 while the slot is free */
 	struct rt_site *sites;
 	size_t nsites;
+	/*
+	 * atomic: funcs[i] is sites[i]'s function start, set when it is
+	 * enabled (0 before); NULL until a site of the image first is.
+	 */
+	uintptr_t *funcs;
 	uintptr_t handle;	/* the platform's name for the object */
 	const char *name;	/* its file, for mcount_site_info */
 	uintptr_t got;		/* its GOT base (MC_SITE_CALL_GOT), or 0 */
@@ -129,6 +143,12 @@ struct rt_image {
 };
 
 static struct rt_image images[MC_RT_MAX_IMAGES];
+
+/* Where site `s`'s hook bytes are. */
+MC_RT_NOTRACE static inline uintptr_t site_at(const struct rt_site *s)
+{
+	return s->addr + s->at_off;
+}
 static size_t nimages;		/* atomic: slots in use are below it */
 static struct rt_image *cur;	/* the image being booted (under the lock) */
 static bool booted;
@@ -415,7 +435,7 @@ static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
  * its symbol or entry prefix), or fit a pad where no known function
  * says otherwise; else they are a -pg or -mfentry site patched before.
  * NULL if `s` is a pad we may patch (filling at, len, style, neutral);
- * else why not, with s->at where the pad went wrong when known.
+ * else why not, with site_at(s) where the pad went wrong when known.
  * *taken: the answer is about a pad, not the hook's NOP.
  */
 static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
@@ -437,8 +457,8 @@ static const char *classify_pad(struct rt_site *s, const struct mc_arch *arch,
 			  (!why && !mc_plat_func_bounds(s->addr, &start, &size)));
 	if (!*taken)
 		return why;
-	if (pad.slot < n)
-		s->at = s->addr + pad.slot;
+	if (pad.slot < n)	/* n <= MC_MAX_SITE_LEN: it fits the byte */
+		s->at_off = (uint8_t)pad.slot;
 	if (why)
 		return why;
 	s->style = MCOUNT_STYLE_PAD;
@@ -595,7 +615,7 @@ static const char *classify_place(struct rt_site *s, bool call)
 	 * turns into the trampoline to call; else why the code before the
 	 * hook does not say, and the site is refused.
 	 */
-	const char *why = MC_RT_SITE_CALLER(s->at, &s->caller);
+	const char *why = MC_RT_SITE_CALLER(site_at(s), &s->caller);
 
 	if (why)
 		return why;
@@ -609,7 +629,7 @@ static const char *classify_place(struct rt_site *s, bool call)
 	 * a linker stub, which the disabled form branches over): NULL with
 	 * s->neutral kept or replaced; else why no neutral form is safe.
 	 */
-	return MC_RT_SITE_NEUTRAL(s->at, call, &s->neutral);
+	return MC_RT_SITE_NEUTRAL(site_at(s), call, &s->neutral);
 #else
 	(void)call;
 	return NULL;
@@ -825,8 +845,9 @@ static bool encode_call_to(const struct rt_site *s, uint8_t *out,
 			   uintptr_t target)
 {
 	if (s->style == MCOUNT_STYLE_PAD)
-		return mc_encode_pad_call(s->arch, out, s->len, s->at, target);
-	return mc_encode_call(s->arch, out, s->len, s->at, target);
+		return mc_encode_pad_call(s->arch, out, s->len, site_at(s),
+					  target);
+	return mc_encode_call(s->arch, out, s->len, site_at(s), target);
 }
 
 /* The thunk of `cur` that jumps to `tramp`; 0 if it has none. */
@@ -873,14 +894,14 @@ static bool live_forms(const struct rt_site *s, uint8_t *on, uint8_t *off,
 	const struct mc_arch *arch = s->arch;
 
 	*pre = live_prelude(s);
-	if (*pre > s->at || code_avail(s->at - *pre) < *pre + s->len)
+	if (*pre > site_at(s) || code_avail(site_at(s) - *pre) < *pre + s->len)
 		return false;
-	mc_bytes_copy(on, (const uint8_t *)(s->at - *pre), *pre);
+	mc_bytes_copy(on, (const uint8_t *)(site_at(s) - *pre), *pre);
 	if (!encode_hook(s, on + *pre))
 		return false;
 	if (arch->live_forms) {
 		if (!arch->live_forms(arch, on, off, *pre, s->len,
-				      s->style == MCOUNT_STYLE_PAD, s->at))
+				      s->style == MCOUNT_STYLE_PAD, site_at(s)))
 			return false;
 #ifdef MC_RT_SITE_NEUTRAL
 		/* a hook's disabled form: the neutral bytes the backend chose */
@@ -919,7 +940,8 @@ static void find_head(struct rt_site *s, const uint8_t *on, const uint8_t *off,
 		uintptr_t word = (span + first) & ~(uintptr_t)(size - 1);
 
 		if (span + last < word + size) {
-			s->head = (int8_t)((intptr_t)word - (intptr_t)s->at);
+			s->head = (int8_t)((intptr_t)word -
+					   (intptr_t)site_at(s));
 			s->head_len = (uint8_t)size;
 			return;
 		}
@@ -938,16 +960,16 @@ static int write_opcode_form(struct rt_site *s, bool was_call)
 	unsigned op;
 
 	if (!encode_hook(s, form))	/* no live form: as write_disabled_form */
-		return was_call ? write_code(s->at, s->neutral, s->len) :
+		return was_call ? write_code(site_at(s), s->neutral, s->len) :
 		       MCOUNT_OK;
 	op = s->arch->live_opcode(s->arch, s->len,
 				  s->style == MCOUNT_STYLE_PAD, &test);
 	form[op] = test;
 	s->head = (int8_t)op;
 	s->head_len = 1;
-	if (mc_bytes_equal((const uint8_t *)s->at, form, s->len))
+	if (mc_bytes_equal((const uint8_t *)site_at(s), form, s->len))
 		return MCOUNT_OK;
-	return write_code(s->at, form, s->len);
+	return write_code(site_at(s), form, s->len);
 }
 
 /*
@@ -965,14 +987,18 @@ static int write_disabled_form(struct rt_site *s, bool was_call)
 	    !live_prelude(s))
 		return write_opcode_form(s, was_call);
 	if (s->arch && s->arch->live_store_max && live_forms(s, on, off, &pre)) {
-		find_head(s, on, off, pre + s->len, s->at - pre);
-		if (s->head_len && !mc_bytes_equal((const uint8_t *)(s->at - pre),
-						   off, pre + s->len))
-			return write_code(s->at - pre, off, pre + s->len);
+		uintptr_t from = site_at(s) - pre;
+
+		find_head(s, on, off, pre + s->len, from);
+		if (s->head_len &&
+		    !mc_bytes_equal((const uint8_t *)from, off, pre + s->len))
+			return write_code(from, off, pre + s->len);
 		if (s->head_len)
 			return MCOUNT_OK;
 	}
-	return was_call ? write_code(s->at, s->neutral, s->len) : MCOUNT_OK;
+	if (!was_call)
+		return MCOUNT_OK;
+	return write_code(site_at(s), s->neutral, s->len);
 }
 
 /*
@@ -1026,10 +1052,10 @@ static bool write_call_now(struct rt_site *s)
 	if (!opcode_facts.now)
 		return false;
 	tramp = trampoline(s);
-	if (!tramp || !mc_encode_call(s->arch, form, s->len, s->at, tramp))
+	if (!tramp || !mc_encode_call(s->arch, form, s->len, site_at(s), tramp))
 		return false;
 	form[opcode_facts.op] = opcode_facts.test;
-	if (!text_open(s->at, s->len, true))
+	if (!text_open(site_at(s), s->len, true))
 		return false;
 	/*
 	 * Everything but the store first: a byte store may alias any of
@@ -1041,9 +1067,71 @@ static bool write_call_now(struct rt_site *s)
 	s->found = FOUND_WRITTEN;
 	cur->counts.patched++;
 	wrote_now = true;
-	mc_bytes_copy((uint8_t *)s->at, form, s->len);
+	mc_bytes_copy((uint8_t *)site_at(s), form, s->len);
 	return true;
 }
+
+#ifdef MC_RT_CALL_REL32
+/*
+ * A direct call whose last four bytes are its target's displacement
+ * from its end, little-endian (the backend's MC_RT_CALL_REL32: x86).
+ * Its other bytes do not depend on where it is, so for a run of such
+ * calls to one hook stub boot_calls_now matches each site against the
+ * first one's bytes and writes the first one's form re-aimed, with no
+ * call to the arch's decoder or encoder: what they gave for the first
+ * call is checked here to have that shape, once per run.
+ */
+static struct {
+	bool ok;			/* the rest holds a run's first call */
+	uint8_t call[MC_MAX_SITE_LEN];	/* its bytes as found */
+	uint8_t form[MC_MAX_SITE_LEN];	/* its disabled form, as written */
+} rel32_run;
+
+static uint32_t rel32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put_rel32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* Does the call `len` bytes at `at` end reach `to`?  (x86_64: +-2 GiB) */
+static bool rel32_reaches(uint32_t rel, uintptr_t at, size_t len,
+			  uintptr_t to)
+{
+	return at + len + (uintptr_t)(intptr_t)(int32_t)rel == to;
+}
+
+/*
+ * Keep site `s`'s call (`was`, its bytes before write_call_now wrote
+ * over them) as the template of a run, if it and its written form have
+ * the shape MC_RT_CALL_REL32 says, its one-byte head before the
+ * displacement.
+ */
+static void keep_rel32_run(const struct rt_site *s, const uint8_t *was)
+{
+	uintptr_t at = site_at(s);
+	size_t len = s->len;
+	const uint8_t *form = (const uint8_t *)at;
+
+	rel32_run.ok = len > 4 && len <= MC_MAX_SITE_LEN &&
+		       last_call.op < len - 4 &&
+		       rel32_reaches(rel32_at(was + len - 4), at, len,
+				     (uintptr_t)last_call.target) &&
+		       rel32_reaches(rel32_at(form + len - 4), at, len,
+				     last_call.tramp);
+	if (!rel32_run.ok)
+		return;
+	mc_bytes_copy(rel32_run.call, was, len);
+	mc_bytes_copy(rel32_run.form, form, len);
+}
+#endif
 
 /*
  * Check one site, neutralise it if it is a call.  *end is where the
@@ -1067,30 +1155,41 @@ static bool boot_site(struct rt_site *s, uintptr_t *end)
 	if (n > MC_MAX_SITE_LEN)
 		n = MC_MAX_SITE_LEN;
 	why = classify(s, p, n, &is_nop);
-	if (!why && s->at < *end) {
+	if (!why && site_at(s) < *end) {
 		cur->counts.duplicates++;
 		why = "the same hook as the table's previous entry";
 	}
 	if (why) {
 		/* where the bad bytes are: a pad's slot, if it got that far */
-		refuse(s, s->at, p + (s->at - s->addr), n - (s->at - s->addr),
-		       why);
+		size_t off = s->at_off;
+
+		refuse(s, s->addr + off, p + off, n - off, why);
 		return false;
 	}
-	*end = s->at + s->len;
+	*end = site_at(s) + s->len;
 	s->state = MCOUNT_SITE_NOP;
 	if (s->found == FOUND_DISABLED) {	/* classify_disabled did it all */
 		cur->counts.nops++;
 		return false;
 	}
 	s->found = is_nop ? FOUND_NOP : FOUND_CALL;
-	if (is_nop || !write_call_now(s))
+	if (is_nop)
+		return true;
+#ifdef MC_RT_CALL_REL32
+	uint8_t was[MC_MAX_SITE_LEN];
+
+	mc_bytes_copy(was, p + s->at_off, s->len);
+#endif
+	if (!write_call_now(s))
 		return true;
 	if (s->arch == last_call.arch && s->len == last_call.len &&
 	    s->style == last_call.style) {
 		last_call.tramp = trampoline(s);
 		last_call.op = opcode_facts.op;
 		last_call.test = opcode_facts.test;
+#ifdef MC_RT_CALL_REL32
+		keep_rel32_run(s, was);
+#endif
 	}
 	return false;
 }
@@ -1172,7 +1271,7 @@ static size_t load_table(struct rt_site *sites, const uintptr_t *tab,
 		if (live && tab[i] <= sites[live - 1].addr)
 			in_order = false;
 		sites[live++] = (struct rt_site){
-			.addr = tab[i], .at = tab[i], .style = STYLE_UNKNOWN };
+			.addr = tab[i], .style = STYLE_UNKNOWN };
 	}
 	cur->nsites = live;
 	if (in_order)
@@ -1211,6 +1310,38 @@ static bool table_in_order(const uintptr_t *tab, size_t n)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * For boot_calls_now: whether the bytes at `addr` are a call of `len`
+ * bytes to `target`, exactly as the run's first one decoded, and if so
+ * its call to `tramp` in `form`.
+ */
+static inline bool run_call_form(uint8_t *form, const struct mc_arch *arch,
+				 uintptr_t addr, uint8_t len, uintptr_t target,
+				 uintptr_t tramp)
+{
+#ifdef MC_RT_CALL_REL32
+	if (rel32_run.ok) {
+		const uint8_t *p = (const uint8_t *)addr;
+		uint32_t rel = (uint32_t)(tramp - (addr + len));
+
+		for (unsigned j = 0; j < len - 4u; j++)
+			if (p[j] != rel32_run.call[j])
+				return false;
+		if (!rel32_reaches(rel32_at(p + len - 4), addr, len, target) ||
+		    !rel32_reaches(rel, addr, len, tramp))
+			return false;
+		mc_bytes_copy(form, rel32_run.form, len);
+		put_rel32(form + len - 4, rel);
+		return true;
+	}
+#endif
+	struct mc_site d = mc_decode_site(arch, (const uint8_t *)addr,
+					  MC_MAX_SITE_LEN, addr);
+
+	return d.kind == MC_SITE_CALL && d.target == target && d.len == len &&
+	       mc_encode_call(arch, form, len, addr, tramp);
 }
 
 /*
@@ -1256,20 +1387,16 @@ static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 		uintptr_t addr = *t;
 		uint8_t form[MC_MAX_SITE_LEN];
 		struct rt_site *s = &sites[k];
-		struct mc_site d;
 
 		if (addr < e || addr > top)
 			break;
-		d = mc_decode_site(arch, (const uint8_t *)addr,
-				   MC_MAX_SITE_LEN, addr);
-		if (d.kind != MC_SITE_CALL || d.target != target ||
-		    d.len != len || !mc_encode_call(arch, form, len, addr, tramp))
+		if (!run_call_form(form, arch, addr, len, target, tramp))
 			break;
 		form[op] = test;
-		s->addr = s->at = addr;
-		s->func = 0;
+		s->addr = addr;
 		s->neutral = neutral;
 		s->arch = arch;
+		s->at_off = 0;
 		s->len = len;
 		s->style = style;
 		s->state = MCOUNT_SITE_NOP;
@@ -1319,7 +1446,7 @@ static size_t boot_in_order(struct rt_image *img, const uintptr_t *tab,
 		if (is_cleared(addr))
 			continue;
 		sites[live] = (struct rt_site){
-			.addr = addr, .at = addr, .style = STYLE_UNKNOWN };
+			.addr = addr, .style = STYLE_UNKNOWN };
 		to_write += boot_site(&sites[live], &end);
 		*unknown += sites[live].style == STYLE_UNKNOWN;
 		live++;
@@ -1347,8 +1474,8 @@ static void image_span(const struct rt_image *img, uintptr_t *lo,
 
 		if (s->addr + 2 * MC_MAX_SITE_LEN <= *hi)
 			break;
-		if (s->at + s->len > *hi)
-			*hi = s->at + s->len;
+		if (site_at(s) + s->len > *hi)
+			*hi = site_at(s) + s->len;
 	}
 }
 
@@ -1451,6 +1578,7 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	form_facts.arch = NULL;
 	opcode_facts.arch = NULL;
 	last_call.arch = NULL;
+	last_call.tramp = 0;	/* another image's stub is no hook here */
 	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;
@@ -1531,6 +1659,7 @@ int mc_rt_image_add(const struct mc_rt_image_desc *d)
 	counts_clear(&img->counts);
 	img->lo = img->hi = 0;
 	img->nsites = 0;
+	img->funcs = NULL;
 	img->handle = d->handle;
 	img->name = d->name;
 	img->got = d->got;
@@ -1577,7 +1706,10 @@ void mc_rt_image_remove(uintptr_t handle)
 	__atomic_store_n(&img->lo, 0, __ATOMIC_RELEASE);
 	if (mc_plat_free)
 		mc_plat_free(img->sites, img->counts.sites * sizeof(*img->sites));
+	if (mc_plat_free && img->funcs)
+		mc_plat_free(img->funcs, img->nsites * sizeof(*img->funcs));
 	img->sites = NULL;
+	img->funcs = NULL;
 	img->nsites = 0;
 	if (img->thunk && mc_plat_thunk_unmap)
 		mc_plat_thunk_unmap(img->thunk, img->thunk_size);
@@ -1718,7 +1850,8 @@ static struct rt_site *find_site_in(struct rt_image *img, uintptr_t code,
 		return NULL;
 	i = lower_bound(img, code);
 	/* a pad may start before the entry (M > 0): the site before it */
-	if (i > 0 && img->sites[i - 1].at >= code && img->sites[i - 1].at < hi)
+	if (i > 0 && site_at(&img->sites[i - 1]) >= code &&
+	    site_at(&img->sites[i - 1]) < hi)
 		i--;
 	else if (i == img->nsites || img->sites[i].addr >= hi)
 		return NULL;
@@ -1798,12 +1931,12 @@ static int store_head(struct rt_site *s, bool on)
 		uint64_t d;
 	} word;
 	const uint8_t *form;
-	uintptr_t span, at = s->at + (intptr_t)s->head;
+	uintptr_t span, at = site_at(s) + (intptr_t)s->head;
 	unsigned pre;
 
 	if (!live_forms(s, on_b, off_b, &pre))
 		return MCOUNT_ERANGE;
-	span = s->at - pre;
+	span = site_at(s) - pre;
 	form = on ? on_b : off_b;
 	if (s->head_len > sizeof(word.b))	/* no store that wide below */
 		return MCOUNT_ENOTLIVE;
@@ -1845,6 +1978,28 @@ static int not_live_why(const struct rt_site *s)
 }
 
 /*
+ * Keep `start` as enabled site `s`'s function (in `cur`), before the
+ * call to the dispatcher can happen.  The image's funcs are made when
+ * its first site is enabled: a boot that enables nothing never touches
+ * them.
+ */
+static int note_func(const struct rt_site *s, uintptr_t start)
+{
+	uintptr_t *funcs = cur->funcs;
+
+	if (!funcs) {
+		funcs = mc_plat_alloc(cur->nsites * sizeof(*funcs));
+		if (!funcs)
+			return MCOUNT_ENOMEM;
+		for (size_t i = 0; i < cur->nsites; i++)
+			funcs[i] = 0;
+		__atomic_store_n(&cur->funcs, funcs, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&funcs[s - cur->sites], start, __ATOMIC_RELEASE);
+	return MCOUNT_OK;
+}
+
+/*
  * A site without a live form, rewritten whole with plain stores: only
  * while no other thread can be running it (mc_plat_quiescent).
  */
@@ -1857,9 +2012,10 @@ static int set_site_quiescent(struct rt_site *s, bool on, uintptr_t start)
 		return not_live_why(s);
 	if (on && !encode_hook(s, call))
 		return MCOUNT_ERANGE;
-	if (on)
-		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
-	err = write_code(s->at, on ? call : s->neutral, s->len);
+	err = on ? note_func(s, start) : MCOUNT_OK;
+	if (err)
+		return err;
+	err = write_code(site_at(s), on ? call : s->neutral, s->len);
 	if (err)
 		return err;
 	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
@@ -1886,8 +2042,9 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
 	if (!s->head_len)
 		return set_site_quiescent(s, on, start);
 	/* the dispatcher must see func before the call can happen */
-	if (on)
-		__atomic_store_n(&s->func, start, __ATOMIC_RELEASE);
+	err = on ? note_func(s, start) : MCOUNT_OK;
+	if (err)
+		return err;
 	err = store_head(s, on);
 	if (err)
 		return err;
@@ -2039,9 +2196,9 @@ static uintptr_t site_function(const struct rt_site *s)
 	uintptr_t start;
 	size_t size;
 
-	if (mc_plat_func_bounds(s->at, &start, &size))
+	if (mc_plat_func_bounds(site_at(s), &start, &size))
 		return start;
-	return s->at;
+	return site_at(s);
 }
 
 /*
@@ -2065,7 +2222,7 @@ static int set_all(bool on)
 			if (sites[i].state == MCOUNT_SITE_REFUSED)
 				continue;
 			go = tally_site(&t, set_site(&sites[i], on, on ?
-					site_function(&sites[i]) : sites[i].func));
+					site_function(&sites[i]) : 0));
 		}
 	}
 	batch_end(t.changed);
@@ -2102,13 +2259,13 @@ static unsigned expected_code(const struct rt_site *s, uint8_t *code,
 		    !live_forms(s, code, other, &pre) :
 		    !live_forms(s, other, code, &pre))
 			return 0;
-		*from = s->at - pre;
+		*from = site_at(s) - pre;
 		return pre + s->len;
 	}
 	if (s->state != MCOUNT_SITE_NOP)
 		return 0;
 	mc_bytes_copy(code, s->neutral, s->len);
-	*from = s->at;
+	*from = site_at(s);
 	return s->len;
 }
 
@@ -2116,7 +2273,7 @@ static unsigned expected_code(const struct rt_site *s, uint8_t *code,
 static int verify_site(struct rt_site *s)
 {
 	uint8_t want[2 * MC_MAX_SITE_LEN];
-	uintptr_t from = s->at;
+	uintptr_t from = site_at(s);
 	unsigned n;
 
 	if (s->state == MCOUNT_SITE_REFUSED)
@@ -2126,7 +2283,7 @@ static int verify_site(struct rt_site *s)
 		return 0;
 	if (s->state == MCOUNT_SITE_ENABLED)
 		cur->counts.enabled--;
-	refuse(s, s->at, (const uint8_t *)s->at, s->len,
+	refuse(s, site_at(s), (const uint8_t *)site_at(s), s->len,
 	       "changed since it was patched");
 	return 1;
 }
@@ -2179,11 +2336,13 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 	mcount_callback_t cb = __atomic_load_n(&callback, __ATOMIC_ACQUIRE);
 	const struct rt_image *img = cb ? image_of(ret) : NULL;
 	size_t i = img ? lower_bound(img, ret) : 0;
+	const uintptr_t *funcs = img ? __atomic_load_n(&img->funcs,
+						       __ATOMIC_ACQUIRE) : NULL;
 	uintptr_t func;
 
-	if (!cb || i == 0)
+	if (!cb || i == 0 || !funcs)
 		return;
-	func = __atomic_load_n(&img->sites[i - 1].func, __ATOMIC_ACQUIRE);
+	func = __atomic_load_n(&funcs[i - 1], __ATOMIC_ACQUIRE);
 	if (!func || !mc_plat_enter())
 		return;
 	cb((unsigned long)func, (unsigned long)caller);
@@ -2259,11 +2418,11 @@ static void site_info(const struct rt_image *img, const struct rt_site *s,
 	*out = (struct mcount_site_info){
 		.addr = (unsigned long)s->addr,
 		.func = s->state == MCOUNT_SITE_ENABLED ?
-			(unsigned long)s->func : 0,
+			(unsigned long)img->funcs[s - img->sites] : 0,
 		.len = s->len,
 		.style = (enum mcount_style)s->style,
 		.state = (enum mcount_state)s->state,
-		.at = (unsigned long)s->at,
+		.at = (unsigned long)site_at(s),
 		.object = img->name,
 	};
 }

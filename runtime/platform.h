@@ -25,7 +25,9 @@
 
 /*
  * Storage for `bytes`, suitably aligned for any object; NULL if there is
- * none.  Called once, at boot.  Never freed.
+ * none.  Called at an image's boot (its sites) and when its first site
+ * is enabled (their functions).  Given back only with the image
+ * (mc_plat_free, where the platform has it).
  */
 MC_RT_HIDDEN void *mc_plat_alloc(size_t bytes);
 

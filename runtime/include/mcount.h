@@ -222,7 +222,9 @@ void mcount_set_callback(mcount_callback_t cb);
 /*
  * By address: the site is searched within the function's symbol bounds
  * when the platform knows them, otherwise within the arch's
- * max_entry_offset bytes after `func`.
+ * max_entry_offset bytes after `func`.  The first site enabled in an
+ * object takes storage for its functions' starts (a word a site; boot
+ * does not make it): MCOUNT_ENOMEM if the platform has none.
  */
 int mcount_enable(unsigned long func);
 int mcount_disable(unsigned long func);

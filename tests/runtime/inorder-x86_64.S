@@ -7,8 +7,11 @@
  * hooks that decode to the same call on its short way
  * (boot_calls_now).  other_call's entry is a call too, of the same
  * length, but to rt_other: it must be refused and left as it is, and
- * the hooks after it still written.  The 0 entry is one the tool
- * cleared: skipped, not counted.
+ * the hooks after it still written.  io_jump's entry is a jump to the
+ * hook stub: its displacement is a hook call's, only its opcode byte
+ * differs, so it is refused and left as it is too (the short way
+ * compares every byte before the displacement).  The 0 entry is one the
+ * tool cleared: skipped, not counted.
  */
 	.text
 
@@ -24,6 +27,14 @@
 
 	hooked	io_h1
 	hooked	io_h2
+
+	.globl	io_jump
+	.type	io_jump, @function
+	.p2align 4
+io_jump:
+	jmp	__fentry__		/* the hook's displacement, no call */
+	ret
+	.size	io_jump, . - io_jump
 
 	.globl	io_other
 	.type	io_other, @function
@@ -46,6 +57,7 @@ rt_other:
 	.section __mcount_loc, "a", @progbits
 	.quad	io_h1
 	.quad	io_h2
+	.quad	io_jump
 	.quad	io_other
 	.quad	io_h3
 	.quad	0
