@@ -427,6 +427,7 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->named);
 	free(obj->spans);
 	mc_renumbering_free(obj);
+	mc_added_names_free(obj);
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
