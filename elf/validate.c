@@ -238,16 +238,6 @@ void mc_layout_check_start(const struct mc_object *obj,
 	};
 }
 
-void mc_layout_check_add(struct mc_layout_check *lc, size_t i,
-			 uint64_t align)
-{
-	if (lc->over)
-		return;
-	lc->padding += align ? align - 1 : 0;
-	if (lc->padding > lc->budget)
-		lc->over = i;
-}
-
 bool mc_layout_check_end(struct mc_object *obj,
 			 const struct mc_layout_check *lc)
 {

@@ -32,8 +32,15 @@ struct mc_layout_check {
 };
 void mc_layout_check_start(const struct mc_object *obj,
 			   struct mc_layout_check *lc);
-void mc_layout_check_add(struct mc_layout_check *lc, size_t i,
-			 uint64_t align);
+static inline void mc_layout_check_add(struct mc_layout_check *lc, size_t i,
+				       uint64_t align)
+{
+	if (lc->over)
+		return;
+	lc->padding += align ? align - 1 : 0;
+	if (lc->padding > lc->budget)
+		lc->over = i;
+}
 /* False (obj->error) if the padding went past the budget. */
 bool mc_layout_check_end(struct mc_object *obj,
 			 const struct mc_layout_check *lc);
