@@ -854,40 +854,147 @@ size_t mc_add_label_symbols(struct mc_object *obj, const size_t *shndx,
 }
 
 /*
- * Append `name` to the section name table; *off receives its offset.
- * Every section name is re-pointed into the grown table, which holds
- * all of them (the input's names and those added or renamed since).
+ * True if names added to the name table `shstr` can be kept apart from
+ * it (struct mc_added_names): the table is the input's, unchanged, and
+ * its bytes are in the mapped file, where the writer finds them as it
+ * finds any unchanged section's (input_out_data, write.c).
  */
-static bool append_section_name(struct mc_object *obj, const char *name,
-				size_t *off)
+static bool names_kept_apart(const struct mc_object *obj,
+			     const struct mc_section *shstr)
 {
-	struct mc_section *shstr = obj->sections[obj->shstrndx];
-	size_t len = strlen(name) + 1;
-	const void *was = shstr->buf ? shstr->buf->bytes : NULL;
+	const GElf_Shdr *sh = shstr->shdr;
 
-	*off = shstr->shdr->sh_size;
-	if (!section_insert_gap(obj, shstr, *off, len))
-		return false;
-	memcpy((uint8_t *)shstr->buf->bytes + *off, name, len);
-	if (shstr->buf->bytes == was)
-		return true;	/* the names did not move */
+	return obj->added_names ||
+	       (obj->image && !shstr->buf && mc_section_is_input(obj, shstr) &&
+		sh->sh_type == SHT_STRTAB && !(sh->sh_flags & SHF_COMPRESSED) &&
+		sh->sh_offset <= obj->image_size &&
+		sh->sh_size <= obj->image_size - sh->sh_offset);
+}
+
+/* `name` added apart from the table (see names_kept_apart); or NULL. */
+static const char *add_name_apart(struct mc_object *obj, const char *name,
+				  size_t *off)
+{
+	struct mc_added_names *a = obj->added_names;
+	size_t len = strlen(name) + 1;
+	char *copy;
+
+	if (!a) {
+		if (!(a = calloc(1, sizeof(*a)))) {
+			mc_fail(obj, "out of memory");
+			return NULL;
+		}
+		a->input_size = obj->sections[obj->shstrndx]->shdr->sh_size;
+		obj->added_names = a;
+	}
+	if (a->n == a->cap) {
+		size_t cap = grown(a->cap, a->n + 1);
+		char **names = realloc(a->names, cap * sizeof(*names));
+
+		if (!names) {
+			mc_fail(obj, "out of memory");
+			return NULL;
+		}
+		a->names = names;
+		a->cap = cap;
+	}
+	if (!(copy = malloc(len))) {
+		mc_fail(obj, "out of memory");
+		return NULL;
+	}
+	memcpy(copy, name, len);
+	a->names[a->n++] = copy;
+	*off = a->input_size + a->size;
+	a->size += len;
+	return copy;
+}
+
+/* Every section's name pointed into the name table's copy. */
+static void point_names_into(struct mc_object *obj,
+			     const struct mc_section *shstr)
+{
 	for (size_t i = 1; i < obj->n_sections; i++)
 		obj->sections[i]->name = (const char *)shstr->buf->bytes +
 					obj->sections[i]->shdr->sh_name;
+}
+
+/*
+ * Append `name` to the section name table; *off receives its offset.
+ * Returns the name as the section's name is to point at it, or NULL.
+ * Where the table is a copy, every section name is re-pointed into the
+ * grown copy, which holds all of them (the input's names and those
+ * added or renamed since).
+ */
+static const char *append_section_name(struct mc_object *obj,
+				       const char *name, size_t *off)
+{
+	struct mc_section *shstr = obj->sections[obj->shstrndx];
+	size_t len = strlen(name) + 1;
+	const void *was;
+
+	if (names_kept_apart(obj, shstr))
+		return add_name_apart(obj, name, off);
+	was = shstr->buf ? shstr->buf->bytes : NULL;
+	*off = shstr->shdr->sh_size;
+	if (!section_insert_gap(obj, shstr, *off, len))
+		return NULL;
+	memcpy((uint8_t *)shstr->buf->bytes + *off, name, len);
+	if (shstr->buf->bytes != was)
+		point_names_into(obj, shstr);	/* the names moved */
+	return (const char *)shstr->buf->bytes + *off;
+}
+
+bool mc_fold_added_names(struct mc_object *obj)
+{
+	struct mc_added_names *a = obj->added_names;
+	struct mc_section *shstr = obj->sections[obj->shstrndx];
+
+	if (!a)
+		return true;
+	/* The copy is the input's bytes: the names' offsets hold. */
+	if (!mc_section_make_writable(obj, shstr))
+		return false;
+	if (shstr->buf->size != a->input_size)
+		return mc_fail(obj, "section name table changed size");
+	if (!section_insert_gap(obj, shstr, a->input_size, a->size))
+		return false;
+	uint8_t *to = (uint8_t *)shstr->buf->bytes + a->input_size;
+
+	for (size_t i = 0; i < a->n; i++) {
+		size_t len = strlen(a->names[i]) + 1;
+
+		memcpy(to, a->names[i], len);
+		to += len;
+	}
+	point_names_into(obj, shstr);
+	mc_added_names_free(obj);
 	return true;
+}
+
+void mc_added_names_free(struct mc_object *obj)
+{
+	struct mc_added_names *a = obj->added_names;
+
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++)
+		free(a->names[i]);
+	free(a->names);
+	free(a);
+	obj->added_names = NULL;
 }
 
 bool mc_section_rename(struct mc_object *obj, struct mc_section *sec,
 		       const char *name)
 {
 	GElf_Shdr *sh = mc_section_header_to_change(obj, sec);
+	const char *now;
 	size_t off;
 
-	if (!sh || !append_section_name(obj, name, &off))
+	if (!sh || !(now = append_section_name(obj, name, &off)))
 		return false;
 	sh->sh_name = (GElf_Word)off;
-	sec->name = (const char *)obj->sections[obj->shstrndx]->buf->bytes +
-		    off;
+	sec->name = now;
 	return true;
 }
 
@@ -973,14 +1080,12 @@ struct mc_section *mc_add_section(struct mc_object *obj, const char *name,
 {
 	struct mc_section *sec;
 	size_t name_off;
+	const char *new_name = append_section_name(obj, name, &name_off);
 
-	if (!append_section_name(obj, name, &name_off)) {
+	if (!new_name) {
 		free(contents);
 		return NULL;
 	}
-	const char *new_name =
-		(const char *)obj->sections[obj->shstrndx]->buf->bytes +
-		name_off;
 
 	if (obj->n_sections >= UINT32_MAX) {	/* struct mc_section's index */
 		free(contents);

@@ -132,6 +132,9 @@ enum mc_renumber_how {
 	MC_RENUMBERED_SAME,	/* relocations that name no symbol that
 				   moves: out as they are, but laid out as
 				   a copy (the copy's alignment) */
+	MC_NAMES_ADDED,		/* the section name table: the input's,
+				   then obj->added_names (a writer's
+				   out_data only, never in `how`) */
 };
 
 /*
@@ -183,6 +186,34 @@ bool mc_apply_renumbering(struct mc_object *obj);
 
 /* Free obj->renumbering (mc_object_close). */
 void mc_renumbering_free(struct mc_object *obj);
+
+/*
+ * Names added to the section name table, kept apart from it: a copy
+ * of the whole table to append two names would be 19 MB in an object
+ * of two million sections, and every section's name would have to be
+ * pointed into it.  The table as written is its input bytes, then
+ * these names in order (MC_NAMES_ADDED); the model's header of the
+ * table keeps the input's size.  Only where the writer can take the
+ * table's bytes from the mapped file (names_kept_apart, edit.c); a
+ * writer that cannot stream it has them folded into a copy first.
+ */
+struct mc_added_names {
+	size_t input_size;	/* the table's as read: the first's offset */
+	size_t size;		/* the bytes of all of them, NULs included */
+	char **names;		/* each allocated alone: a name's pointer
+				   (sec->name) never moves */
+	size_t n, cap;
+};
+
+/*
+ * The added names put into a copy of the table (sec->buf) and every
+ * section's name pointed into it, as for a writer that cannot splice
+ * them (libelf's, the in-place one); true if there were none.
+ */
+bool mc_fold_added_names(struct mc_object *obj);
+
+/* Free obj->added_names (mc_object_close). */
+void mc_added_names_free(struct mc_object *obj);
 
 /* How `sec` is written (enum mc_renumber_how). */
 static inline enum mc_renumber_how mc_renumber_how_of(

@@ -100,6 +100,7 @@ struct mc_reloc {
 
 struct mc_span;
 struct mc_renumbering;
+struct mc_added_names;
 
 struct mc_object {
 	const char *path;
@@ -166,6 +167,12 @@ struct mc_object {
 	size_t n_spans, spans_for;	/* ... and n_sections when built */
 	/* what the writer renumbers as it goes (elf/internal.h), or NULL */
 	struct mc_renumbering *renumbering;
+	/*
+	 * Section names added while the name table is still the input's,
+	 * or NULL: they go after its input bytes as the writer streams it
+	 * (elf/internal.h), not into a copy of the table.
+	 */
+	struct mc_added_names *added_names;
 
 	char error[256];
 };

@@ -163,6 +163,9 @@ static bool read_sections(struct mc_object *obj, struct census *c)
 	    !(obj->header_copies = malloc(n * sizeof(*obj->header_copies))))
 		return mc_fail(obj, "out of memory");
 
+	struct mc_layout_check layout;
+
+	mc_layout_check_start(obj, &layout);
 	for (size_t i = 0; i < n; i++) {
 		struct mc_section *sec = &obj->read_sections[i];
 
@@ -176,12 +179,17 @@ static bool read_sections(struct mc_object *obj, struct census *c)
 		if (!mc_check_section(obj, i, sec->shdr, n))
 			return false;
 		obj->n_groups += sec->shdr->sh_type == SHT_GROUP;
-		if (i)
+		if (i) {
 			count_section(c, sec);
+			mc_layout_check_add(&layout, i,
+					    sec->shdr->sh_addralign);
+		}
 	}
 	struct strtab names;
 
 	strtab_open(obj, obj->shstrndx, &names);
+	obj->sections[0]->name = "";
+	/* Names and links in one pass: every section is there to link to. */
 	for (size_t i = 1; i < n; i++) {
 		struct mc_section *sec = obj->sections[i];
 
@@ -189,11 +197,9 @@ static bool read_sections(struct mc_object *obj, struct census *c)
 					sec->shdr->sh_name);
 		if (!sec->name)
 			return mc_fail(obj, "section %zu: name out of range", i);
+		mc_link_reloc_section(obj, sec);
 	}
-	obj->sections[0]->name = "";
-	for (size_t i = 1; i < n; i++)
-		mc_link_reloc_section(obj, obj->sections[i]);
-	return mc_check_layout(obj);
+	return mc_layout_check_end(obj, &layout);
 }
 
 /*
@@ -427,6 +433,7 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->named);
 	free(obj->spans);
 	mc_renumbering_free(obj);
+	mc_added_names_free(obj);
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)

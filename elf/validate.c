@@ -225,24 +225,25 @@ bool mc_check_section(struct mc_object *obj, size_t i, const GElf_Shdr *sh,
 	return true;
 }
 
-bool mc_check_layout(struct mc_object *obj)
+void mc_layout_check_start(const struct mc_object *obj,
+			   struct mc_layout_check *lc)
 {
 	/*
 	 * Padding the rewritten file may need: up to alignment - 1 bytes
 	 * before each section.  Allowed: a few times the input plus the
 	 * floor, which no object a compiler wrote comes near.
 	 */
-	uint64_t budget = 4 * file_size(obj) + 2 * MC_ALIGN_FLOOR;
-	uint64_t padding = 0;
+	*lc = (struct mc_layout_check){
+		.budget = 4 * file_size(obj) + 2 * MC_ALIGN_FLOOR,
+	};
+}
 
-	for (size_t i = 1; i < obj->n_sections; i++) {
-		uint64_t align = obj->sections[i]->shdr->sh_addralign;
-
-		padding += align ? align - 1 : 0;
-		if (padding > budget)
-			return mc_fail(obj, "section alignments up to section "
-				       "%zu would pad the output by more than "
-				       "%" PRIu64 " bytes", i, budget);
-	}
+bool mc_layout_check_end(struct mc_object *obj,
+			 const struct mc_layout_check *lc)
+{
+	if (lc->over)
+		return mc_fail(obj, "section alignments up to section %zu "
+			       "would pad the output by more than %" PRIu64
+			       " bytes", lc->over, lc->budget);
 	return true;
 }

@@ -506,6 +506,15 @@ static bool section_out_data(const struct mc_object *obj,
 		*od = (struct out_data){ sec->buf->bytes, sec->buf->size,
 					 sec->buf->type, align, false,
 					 MC_AS_IT_IS };
+	} else if (obj->added_names && sec->index == obj->shstrndx) {
+		/* Laid out as the copy mc_fold_added_names would make. */
+		if (!input_out_data(p, sec->shdr, od) ||
+		    od->size != obj->added_names->input_size)
+			return false;
+		od->size += obj->added_names->size;
+		od->align = align;
+		od->file_order = false;
+		od->how = MC_NAMES_ADDED;
 	} else if (how != MC_AS_IT_IS) {
 		/* Laid out as the copy mc_apply_renumbering would make. */
 		struct mc_input_data d;
@@ -911,6 +920,18 @@ static bool stream_added_symbols(struct stream *w, const struct mc_object *obj,
 	return true;
 }
 
+/* The section name table: its input bytes `in`, then the names added. */
+static bool stream_added_names(struct stream *w, const struct mc_object *obj,
+			       const uint8_t *in)
+{
+	const struct mc_added_names *a = obj->added_names;
+	bool ok = stream_ref(w, in, a->input_size);
+
+	for (size_t i = 0; ok && i < a->n; i++)
+		ok = stream_ref(w, a->names[i], strlen(a->names[i]) + 1);
+	return ok;
+}
+
 /*
  * A section mc_number_symbols left to the writer, out in the written
  * numbering, in the host's byte order, which is the file's (else the
@@ -928,6 +949,8 @@ static bool stream_renumbered(struct stream *w, const struct mc_object *obj,
 	size_t size = (size_t)od->size - spliced_bytes(obj, sec);
 
 	switch (od->how) {
+	case MC_NAMES_ADDED:
+		return stream_added_names(w, obj, in);
 	case MC_SPLICED: {
 		bool symtab = sec == obj->symtab;
 		size_t one = symtab ? sec->shdr->sh_entsize : sizeof(Elf32_Word);
@@ -1288,8 +1311,8 @@ static bool emit_object(struct mc_object *obj, int fd)
 
 	if (done >= 0)
 		return done == 1;
-	/* libelf writes what it holds: the copies, renumbered. */
-	if (!mc_apply_renumbering(obj))
+	/* libelf writes what it holds: the copies, renumbered, named. */
+	if (!mc_apply_renumbering(obj) || !mc_fold_added_names(obj))
 		return false;
 
 	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
@@ -1507,7 +1530,8 @@ bool mc_object_write_in_place(struct mc_object *obj)
 	bool ok;
 
 	/* Sections are patched over their old bytes: copies, every one. */
-	if (!mc_number_symbols(obj) || !mc_apply_renumbering(obj))
+	if (!mc_number_symbols(obj) || !mc_apply_renumbering(obj) ||
+	    !mc_fold_added_names(obj))
 		return false;
 	if (!(target = output_path(obj->path)))
 		return mc_fail(obj, "out of memory");

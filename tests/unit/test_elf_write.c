@@ -9,7 +9,7 @@
  * and held against binutils (elf_test.c).
  */
 #define _GNU_SOURCE
-#include "../../elf/object.h"
+#include "../../elf/internal.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -152,6 +152,80 @@ START_TEST(write_appends_huge_nobits)
 END_TEST
 
 /*
+ * Names added to the section name table (a section added, one renamed)
+ * are kept apart from the input's table, which is not copied, and the
+ * writer puts them after its bytes: the file is byte for byte the one
+ * written from a copy with the names folded in, as libelf's writer
+ * and the in-place one need it, and binutils reads every name.
+ */
+static char *written_with_names(const char *dir, int i, bool fold,
+				size_t *n)
+{
+	/* one file name in both: it is in the symbol table */
+	char *o = compile(dir, "named", "c", basic_flags[i], basic_src);
+	struct mc_object obj;
+	GElf_Shdr sh = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
+			 .sh_addralign = 1 };
+	char *bytes = malloc(4);
+	struct mc_section *shstr;
+
+	ck_assert_ptr_nonnull(bytes);
+	memcpy(bytes, "abc", 4);
+	open_ok(&obj, o);
+	shstr = obj.sections[obj.shstrndx];
+	ck_assert_ptr_nonnull(mc_add_section(&obj, ".added_here", &sh, bytes,
+					     4, ELF_T_BYTE));
+	ck_assert(mc_section_rename(&obj, mc_section_by_name(&obj, ".data"),
+				    ".data.renamed"));
+	/* apart: no copy of the table */
+	ck_assert_ptr_null(shstr->buf);
+	ck_assert_str_eq(mc_section_by_name(&obj, ".added_here")->name,
+			 ".added_here");
+	ck_assert_ptr_null(mc_section_by_name(&obj, ".data"));
+	if (fold) {
+		ck_assert(mc_fold_added_names(&obj));
+		ck_assert_ptr_nonnull(shstr->buf);
+		ck_assert_ptr_nonnull(mc_section_by_name(&obj, ".data.renamed"));
+		ck_assert_ptr_nonnull(mc_section_by_name(&obj, ".text"));
+	}
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	assert_readelf_clean(o);
+	open_ok(&obj, o);
+	ck_assert_ptr_nonnull(mc_section_by_name(&obj, ".added_here"));
+	ck_assert_ptr_nonnull(mc_section_by_name(&obj, ".data.renamed"));
+	ck_assert_ptr_nonnull(mc_section_by_name(&obj, ".text"));
+	ck_assert_ptr_null(mc_section_by_name(&obj, ".data"));
+	mc_object_close(&obj);
+
+	uint8_t *out = read_all(o, n);
+	free(o);
+	return (char *)out;
+}
+
+START_TEST(write_names_added_apart)
+{
+	char *dir = make_tmpdir(), *dir2 = make_tmpdir();
+	size_t n_apart, n_folded, n;
+	char *apart = written_with_names(dir, _i, false, &n_apart);
+	char *folded = written_with_names(dir2, _i, true, &n_folded);
+	char *o = xasprintf("%s/named.o", dir);
+	uint8_t *added = objcopy_section(o, ".added_here", &n);
+
+	ck_assert_uint_eq(n, 4);
+	ck_assert(memcmp(added, "abc", 4) == 0);
+	ck_assert_uint_eq(n_apart, n_folded);
+	ck_assert(memcmp(apart, folded, n_apart) == 0);
+	free(added);
+	free(o);
+	free(apart);
+	free(folded);
+	remove_tree(dir);
+	remove_tree(dir2);
+}
+END_TEST
+
+/*
  * A second name (ccache's hard-link mode): the file is replaced by
  * rename, and the other name keeps the input, byte for byte.
  */
@@ -286,6 +360,7 @@ static Suite *write_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, write_appends_in_place, 0, 2);
 	tcase_add_test(tc, write_appends_huge_nobits);
+	tcase_add_loop_test(tc, write_names_added_apart, 0, 2);
 	tcase_add_loop_test(tc, write_hard_linked_renames, 0, 2);
 	tcase_add_loop_test(tc, write_unchanged, 0, 2);
 	tcase_add_loop_test(tc, write_through_symlink, 0, 2);
