@@ -48,7 +48,8 @@ ratios hold the median with probability 1 - 2 P(Binomial(n, 1/2) < k),
 k the largest that keeps this at least 97%; the level is printed), and
 the range of the load over the rounds.  The kernel tool gets
 BENCH_SCALE_LIMIT seconds here too (an interval timer, then SIGKILL).
-Growth is our median CPU against the size ten times smaller, memory
+Growth is our median CPU and wall time against the size ten times
+smaller (at most 11x is n log n or better), memory
 our peak against 1.5x the object plus the table's 32 bytes a hook
 (issue 30).
 
@@ -302,12 +303,13 @@ def one_text(ours, kernel, out, sizes, paired_rounds, limit, counted):
     print("| hooks | object MB | rounds | ours wall ms | ours CPU ms "
           "| kernel wall ms | kernel CPU ms | ours / kernel wall, paired "
           "| its interval | ours / kernel CPU, paired | its interval "
-          "|%s ours CPU x (10x input) | ours faults | ours MB "
+          "|%s ours CPU x (10x input) | ours wall x (10x input) "
+          "| ours faults | ours MB "
           "| 1.5 x input + table MB | kernel MB | --dump s | --check s "
           "| --per-section s | load, the rounds |"
           % (" ours M instr | kernel M instr | ours / kernel instr |"
              if counted else ""))
-    print("|---:" * (20 + 3 * counted) + "|")
+    print("|---:" * (21 + 3 * counted) + "|")
     before = None
     for n in sizes:
         src = os.path.join(out, "gen-one-%d.o" % n)
@@ -324,6 +326,7 @@ def one_text(ours, kernel, out, sizes, paired_rounds, limit, counted):
         k_mb = measure([kernel], src, work, 3, limit, n)[1] \
             if kernel != "-" else None
         o_cpu = med(got[ours]["cpu"])
+        o_wall = med(got[ours]["wall"])
         cells = ms_cells(got, ours)
         if kernel != "-":
             cells += " | %s | %s | %s |" % (
@@ -345,7 +348,8 @@ def one_text(ours, kernel, out, sizes, paired_rounds, limit, counted):
         d_s, _, _ = timed([ours, "--dump", work], 3600)
         c_s, _, _ = timed([ours, "--check", work], 3600)
         p_s = per_section_run(ours, src, work, n)
-        grew = "-" if not before else "%.1f" % (o_cpu / before)
+        grew = "- | -" if not before else "%.1f | %.1f" % (
+            o_cpu / before[0], o_wall / before[1])
         size = os.path.getsize(src)
         print("| %d | %.1f | %d | %s%s %s | %d | %.0f | %.0f | %s | %.3f "
               "| %.3f | %.3f | %.2f to %.2f |"
@@ -354,7 +358,7 @@ def one_text(ours, kernel, out, sizes, paired_rounds, limit, counted):
                  (1.5 * size + 32 * n) / 2 ** 20, fmt(k_mb, "%.0f"),
                  d_s, c_s, p_s, min(loads), max(loads)))
         sys.stdout.flush()
-        before = o_cpu if o_cpu > 0 else None
+        before = (o_cpu, o_wall) if o_cpu > 0 else None
 
 
 def sections(ours, kernel, out, floor, sizes, rounds, limit):
