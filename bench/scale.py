@@ -39,19 +39,20 @@ the child's user + system time from wait4 (the scheduler's own count,
 finer than the 10 ms steps of GNU time's printout), peak memory and
 minor faults are wait4's too.  Nothing else runs between the clock's
 two reads: wrapping each run in GNU time and coreutils' timeout (as
-the other shape's rows do) adds two exec's, some 4 ms each, to both
-tools, and at 10^5 hooks, where a run takes 5 to 15 ms, that pulls
-the ratio towards 1.  The row gives each tool's median, the median of
+the other shape's rows do) adds two exec's to both tools (6 ms
+together at load 10), and at 10^5 hooks, where a run takes 5 to 15 ms,
+that pulls the ratio towards 1.  The row gives each tool's median, the median of
 the per-round ratios and an interval for it from the order statistics
 (distribution-free: with n rounds, the k-th smallest and k-th largest
 ratios hold the median with probability 1 - 2 P(Binomial(n, 1/2) < k),
 k the largest that keeps this at least 97%; the level is printed), and
 the range of the load over the rounds.  The kernel tool gets
 BENCH_SCALE_LIMIT seconds here too (an interval timer, then SIGKILL).
-Growth is our median CPU and wall time against the size ten times
-smaller (at most 11x is n log n or better), memory
-our peak against 1.5x the object plus the table's 32 bytes a hook
-(issue 30).
+Above the table, the floor of a run so measured: the wall and CPU of
+`ours --version` (median of 21).  Growth is our median CPU and wall
+time against the size ten times smaller (at most 11x is n log n or
+better), memory our peak against 1.5x the object plus the table's 32
+bytes a hook (issue 30).
 
 For the shape of one .text, the row also gives callgrind's count of
 every instruction each tool's process runs on a cold copy (one run
@@ -300,6 +301,12 @@ def one_text(ours, kernel, out, sizes, paired_rounds, limit, counted):
     """The rows of the shape of one .text: paired rounds (above)."""
     tools = [ours] + ([kernel] if kernel != "-" else [])
     print("\n### one .text\n")
+    floor = [spawned([ours, "--version"], limit) for _ in range(21)]
+    print("Spawning a run and reaping it, with the clock around: %.2f ms "
+          "wall, %.2f ms CPU (`ours --version`, median of 21, load "
+          "%.2f)\n" % (1e3 * statistics.median(f[0] for f in floor),
+                       1e3 * statistics.median(f[1] for f in floor),
+                       load()))
     print("| hooks | object MB | rounds | ours wall ms | ours CPU ms "
           "| kernel wall ms | kernel CPU ms | ours / kernel wall, paired "
           "| its interval | ours / kernel CPU, paired | its interval "
