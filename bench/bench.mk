@@ -49,7 +49,10 @@ bench-trace-profile: bench-trace
 		$(BUILD)/bench/trace/ours
 
 # Cost against input size, ours and the kernel tool's (bench/scale.py):
-# BENCH_SCALE_MAX=1000000 adds the million-hook objects (minutes).
+# BENCH_SCALE_MAX=1000000 adds the million-hook objects (minutes);
+# BENCH_SCALE_PAIRED (default 41) is the number of interleaved rounds
+# of the one-.text rows, BENCH_SCALE_SHAPES="one" or "sections" runs
+# one shape only.
 .PHONY: bench-scale
 bench-scale: $(RECORDMCOUNT)
 	@bench/scale.sh $(RECORDMCOUNT)

@@ -12,9 +12,11 @@
 #include "../elf/reloc.h"
 
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 /*
  * Sections the kernel's ftrace traces: every .text* section plus the
@@ -442,6 +444,27 @@ static bool decline(struct scan *c)
 	return false;
 }
 
+/*
+ * A table of many MB in 2 MiB pages where the kernel offers them: a
+ * fault and a page-table entry per 2 MiB, not per 4 KiB.  Pages are
+ * still taken only where the scan writes (a section's relocations
+ * reserve more entries than its hooks fill).  Only a hint.
+ */
+static void huge_pages(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + size) & ~(huge - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)size;
+#endif
+}
+
 /* Room for `more` entries past the sink's end (reserve_sites' growth). */
 static bool reserve_entries(struct mc_object *obj, struct mc_table_sink *s,
 			    size_t more)
@@ -455,6 +478,7 @@ static bool reserve_entries(struct mc_object *obj, struct mc_table_sink *s,
 		return mc_fail(obj, "out of memory");
 	s->v = v;
 	s->cap = cap;
+	huge_pages(v, cap * sizeof(*v));
 	return true;
 }
 
