@@ -741,6 +741,7 @@ live_build() {
 # calls <raw> <function>: its exit events
 calls() { grep -c " X [0-9]* $2\$" "$1"; }
 live_api_check() {
+	a= b=
 	"$MCT" record -N '*' -o "$OUT/live.data" -- $RUN "$OUT/live" > /dev/null &&
 	"$MCT" dump --raw "$OUT/live.data" > "$OUT/live.raw" &&
 	a=$(calls "$OUT/live.raw" alpha) && b=$(calls "$OUT/live.raw" beta) &&
@@ -750,6 +751,7 @@ live_api_check() {
 	$PY $T/check.py json "$OUT/live.json" 2
 }
 live_at_check() {
+	a= first=
 	"$MCT" record -N '*' --at 200ms -F 'alpha' --at 400ms -N '*' \
 		-o "$OUT/live-at.data" -- "$OUT/live" at > /dev/null &&
 	"$MCT" dump --raw "$OUT/live-at.data" > "$OUT/live-at.raw" &&
