@@ -16,29 +16,6 @@
 # hold the median with probability 1 - 2 P(Binomial(n, 1/2) < k); k the
 # largest that keeps this at least 95%).  Prints Markdown.
 
-function sorted(src, n, dst,	i, j, v) {
-	for (i = 1; i <= n; i++) {
-		v = src[i]
-		for (j = i - 1; j >= 1 && dst[j] > v; j--)
-			dst[j + 1] = dst[j]
-		dst[j + 1] = v
-	}
-}
-
-# the k of the median's interval for n values; its level in conf
-function interval_k(n,	k, tail, c) {
-	k = 1
-	tail = 1 / 2 ^ n
-	c = n
-	while (2 * (tail + c / 2 ^ n) <= 0.05) {
-		tail += c / 2 ^ n
-		k++
-		c = c * (n - k + 1) / k
-	}
-	conf = 100 * (1 - 2 * tail)
-	return k
-}
-
 # one row: BUILD against BASE, paired in each round
 function cost_row(label, build, base,	i, n, d, s, k, med, verdict) {
 	if (!((build) in has))
@@ -49,7 +26,7 @@ function cost_row(label, build, base,	i, n, d, s, k, med, verdict) {
 			d[++n] = 100 * (cpu[i, build] - cpu[i, base]) / cpu[i, base]
 	sorted(d, n, s)
 	k = interval_k(n)
-	med = n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
+	med = median(s, n)
 	# a claim only from an interval at 95%, and none for the A/A pair
 	verdict = build == "plain2" ? "(the measure: no difference)" : \
 		conf < 95 ? "too few rounds" : \

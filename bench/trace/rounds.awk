@@ -22,33 +22,6 @@
 # their own rows.
 # Prints Markdown: a table of the quantities, then one row a round.
 
-function sorted(src, n, dst,	i, j, v) {
-	for (i = 1; i <= n; i++) {
-		v = src[i]
-		for (j = i - 1; j >= 1 && dst[j] > v; j--)
-			dst[j + 1] = dst[j]
-		dst[j + 1] = v
-	}
-}
-
-function median(s, n) {
-	return n % 2 ? s[(n + 1) / 2] : (s[n / 2] + s[n / 2 + 1]) / 2
-}
-
-# the k of the median's interval for n values; its level in conf
-function interval_k(n,	k, tail, c) {
-	k = 1
-	tail = 1 / 2 ^ n	# P(B < k), B ~ Binomial(n, 1/2)
-	c = n			# C(n, k)
-	while (2 * (tail + c / 2 ^ n) <= 0.05) {
-		tail += c / 2 ^ n
-		k++
-		c = c * (n - k + 1) / k
-	}
-	conf = 100 * (1 - 2 * tail)
-	return k
-}
-
 # one Markdown row: the median, range and interval of q over the
 # rounds kept (idx[1..m]), in fmt
 function row(label, q, fmt,	j, v, s) {

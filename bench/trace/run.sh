@@ -63,8 +63,8 @@
 # recording, and its trace's size (deleted after); and what one
 # timestamp costs here (clock.c).  Prints Markdown tables with the load;
 # work files in $BENCH_OUT, among them rounds.txt, every run's figures
-# (`awk -v calls=C -f bench/trace/rounds.awk rounds.txt` prints the
-# summary again).
+# (`awk -v calls=C -f bench/trace/median.awk -f bench/trace/rounds.awk
+# rounds.txt` prints the summary again).
 set -eu
 tool=$1 lib=$2 mct=$3
 calls=${4:-6000000}
@@ -245,7 +245,7 @@ rm -f "$out/big.data"
 
 rounds_table=$(awk -v calls="$calls" -v clock="$clock" \
 	-v machine="$(nproc) CPUs, load $load_before before, $load_after after" \
-	-f "$here/rounds.awk" "$out/rounds.txt")
+	-f "$here/median.awk" -f "$here/rounds.awk" "$out/rounds.txt")
 echo "$rounds_table" | sed -n '1,/^$/p'
 cat <<EOT
 | trace measure, one run each ($(nproc) CPUs, load $load_after after the rounds) | value |

@@ -139,4 +139,4 @@ insn_load=$(load)
 awk -v rounds_file="$out/rounds.txt" -v calls=$((3 * loops)) \
 	-v machine="$(nproc) CPUs, load $load_before before, $load_after after" \
 	-v insn_load="$insn_load" -v rec_fentry="$rec_fentry" \
-	-v rec_pad="$rec_pad" -f "$here/pairs.awk" "$out/facts.txt"
+	-v rec_pad="$rec_pad" -f "$here/median.awk" -f "$here/pairs.awk" "$out/facts.txt"
