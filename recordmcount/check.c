@@ -459,6 +459,44 @@ static bool is_call(enum mc_site_kind kind)
 	       kind == MC_SITE_CALL_GOT;
 }
 
+/* A linked function's bytes, and where they are. */
+struct function_code {
+	const uint8_t *code;	/* its section's bytes */
+	size_t size;		/* their length */
+	uint64_t base;		/* the section's address */
+	uint64_t start;		/* the function's code address */
+	uint64_t thumb;		/* what the symbol adds to it (arm's bit 0) */
+};
+
+/* Where linked function f's code is, or false if its section has none. */
+static bool function_code(struct check *c, const struct mc_symbol *f,
+			  struct function_code *fc)
+{
+	struct mc_object *obj = c->s->obj;
+	struct mc_section *sec = obj->sections[f->shndx];
+
+	fc->start = mc_code_address(c->s->arch, f->sym.st_value);
+	fc->thumb = f->sym.st_value - fc->start;
+	fc->code = mc_section_bytes(obj, sec, &fc->size);
+	fc->base = sec->shdr->sh_addr;
+	return fc->code && fc->start >= fc->base &&
+	       fc->start - fc->base < fc->size;
+}
+
+/* The instruction at offset off of a function, or false past its bytes. */
+static bool decode_in_function(struct check *c,
+			       const struct function_code *fc, uint64_t off,
+			       struct mc_site *s)
+{
+	uint64_t at = fc->start - fc->base + off;
+
+	if (at >= fc->size)
+		return false;
+	*s = mc_decode_site(c->s->arch, fc->code + at, fc->size - at,
+			    (fc->start + off) | fc->thumb);
+	return true;
+}
+
 /*
  * The first hook call in linked function f at an offset in [from, to]
  * (and below its size), or false; with `first_call`, the scan ends at
@@ -469,26 +507,18 @@ static bool scan_hook(struct check *c, const struct mc_symbol *f,
 		      uint64_t from, uint64_t to, bool first_call,
 		      uint64_t *site, unsigned *len, uint64_t *undecided)
 {
-	struct mc_object *obj = c->s->obj;
-	struct mc_section *sec = obj->sections[f->shndx];
-	const struct mc_arch *arch = c->s->arch;
-	uint64_t start = mc_code_address(arch, f->sym.st_value);
-	uint64_t thumb = f->sym.st_value - start;
-	size_t size;
-	const uint8_t *code = mc_section_bytes(obj, sec, &size);
-	uint64_t base = sec->shdr->sh_addr;
+	struct function_code fc;
+	uint64_t start;
 
-	if (!code || start < base || start - base >= size)
+	if (!function_code(c, f, &fc))
 		return false;
+	start = fc.start;
 	for (uint64_t off = from; off <= to && off < f->sym.st_size;
-	     off += arch->insn_step) {
-		uint64_t at = start - base + off;
+	     off += c->s->arch->insn_step) {
 		struct mc_site s;
 
-		if (at >= size)
+		if (!decode_in_function(c, &fc, off, &s))
 			break;
-		s = mc_decode_site(arch, code + at, size - at,
-				   (start + off) | thumb);
 		if (is_call(s.kind) &&
 		    (calls_hook(c, s.kind, s.target) ||
 		     site_bound_to_hook(c, s.kind, start + off)) &&
@@ -853,29 +883,20 @@ static int unsupported_call(struct check *c, const struct mc_site *s,
 /* Every call to an unsupported hook in linked function f. */
 static void function_unsupported(struct check *c, const struct mc_symbol *f)
 {
-	struct mc_object *obj = c->s->obj;
-	struct mc_section *sec = obj->sections[f->shndx];
-	const struct mc_arch *arch = c->s->arch;
-	uint64_t start = mc_code_address(arch, f->sym.st_value);
-	uint64_t thumb = f->sym.st_value - start;
-	size_t size;
-	const uint8_t *code = mc_section_bytes(obj, sec, &size);
-	uint64_t base = sec->shdr->sh_addr;
+	struct function_code fc;
 
-	if (!code || start < base || start - base >= size)
+	if (!function_code(c, f, &fc))
 		return;
-	for (uint64_t off = 0; off < f->sym.st_size; off += arch->insn_step) {
-		uint64_t at = start - base + off;
+	for (uint64_t off = 0; off < f->sym.st_size;
+	     off += c->s->arch->insn_step) {
 		struct mc_site s;
 		int w;
 
-		if (at >= size)
+		if (!decode_in_function(c, &fc, off, &s))
 			break;
-		s = mc_decode_site(arch, code + at, size - at,
-				   (start + off) | thumb);
-		w = unsupported_call(c, &s, start + off);
+		w = unsupported_call(c, &s, fc.start + off);
 		if (w >= 0)
-			count_unsupported(c, w, f->shndx, start + off);
+			count_unsupported(c, w, f->shndx, fc.start + off);
 	}
 }
 
