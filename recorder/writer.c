@@ -533,6 +533,12 @@ static uint8_t *put_leb(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/* A delta of ticks, which may be negative, as LEB128 takes it. */
+static uint64_t zigzag(uint64_t d)
+{
+	return d << 1 ^ (uint64_t)((int64_t)d >> 63);
+}
+
 /* Slot `s` names its function with `op`, for all ticks or a span. */
 static void slot_span(struct slot *s, uint8_t op, uint64_t from,
 		      uint64_t until)
@@ -560,23 +566,26 @@ static __attribute__((noinline)) uint8_t span_op(struct slot *s,
 }
 
 /*
- * An entry's op: its slot's, or MCT_OP_NEW with the address after it
- * (then its name goes out too, if it never has).
+ * An entry's op the long way, written at `p` with what follows it;
+ * returns past them.  `s` is where the function's address hashes: the
+ * function is found from there, else it is new to the block
+ * (MCT_OP_NEW with its address after it; it takes a slot while there
+ * are slots, and its name goes out if it never has).  A slot whose name
+ * holds for a span of ticks gets its op from span_op.
  */
-static inline uint8_t *put_entry_op(uint8_t *p, uint64_t func,
-				   uint64_t ticks)
+static __attribute__((noinline)) uint8_t *put_entry_op(uint8_t *p,
+						       struct slot *s,
+						       uint64_t func,
+						       uint64_t ticks)
 {
-	size_t h = (size_t)((func * 0x9e3779b97f4a7c15ull) >> (64 - SLOT_BITS));
-	struct slot *s = &slots[h];
 	uint64_t from, until;
 
-	while (__builtin_expect(s->addr != func, 0)) {
+	while (s->addr != func) {
 		if (!s->addr)
 			goto new;
 		s = s + 1 < slots + (1 << SLOT_BITS) ? s + 1 : slots;
 	}
-	*p = __builtin_expect(s->op != 0, 1) ? (uint8_t)s->op
-					     : span_op(s, ticks);
+	*p = s->op ? (uint8_t)s->op : span_op(s, ticks);
 	return p + 1;
 new:
 	name_span((uintptr_t)func, ticks, &from, &until);
@@ -589,9 +598,15 @@ new:
 	return put_le64(p, func);
 }
 
-/* One MCT_EVENTS block of `n` ring events, into enc; its length. */
+/*
+ * One MCT_EVENTS block of `n` ring events, into enc; its length.  The
+ * loop is the writer's cost per event, so the common event, an exit or
+ * an entry of a function in its hashed slot with a delta of one byte,
+ * takes one path with no call: its op and delta go out as two bytes.
+ */
 static size_t encode_events(const struct mct_event *e, size_t n)
 {
+	const struct mct_event *end = e + n;
 	uint64_t prev = MCT_TICKS(e[0].word);
 	uint8_t *p = enc;
 
@@ -599,20 +614,32 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 	slots_used = 0;
 	p = put_le64(p, prev);
 	p = put_le64(p, (uint64_t)n);	/* count, then flags 0 */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t word = e[i].word, ticks = MCT_TICKS(word);
-		int64_t d = (int64_t)(ticks - prev);
-		uint64_t zz = (uint64_t)d << 1 ^ (uint64_t)(d >> 63);
+	for (; e < end; e++) {
+		uint64_t word = e->word, func = e->func;
+		uint64_t ticks = MCT_TICKS(word), d = ticks - prev;
+		uint8_t op;
 
-		if (MCT_KIND(word) == MCT_ENTRY)
-			p = put_entry_op(p, e[i].func, ticks);
-		else
-			*p++ = (uint8_t)mct_exit_tag(e[i].func);
-		if (__builtin_expect(zz < 0x80, 1))
-			*p++ = (uint8_t)zz;
-		else
-			p = put_leb(p, zz);
 		prev = ticks;
+		if (MCT_KIND(word) == MCT_ENTRY) {
+			struct slot *s = &slots[(func * 0x9e3779b97f4a7c15ull)
+						>> (64 - SLOT_BITS)];
+
+			if (__builtin_expect(s->addr != func || !s->op, 0)) {
+				p = put_entry_op(p, s, func, ticks);
+				p = put_leb(p, zigzag(d));
+				continue;
+			}
+			op = (uint8_t)s->op;
+		} else {
+			op = (uint8_t)mct_exit_tag(func);
+		}
+		p[0] = op;
+		if (__builtin_expect(d < 0x40, 1)) {	/* zigzag: d << 1 */
+			p[1] = (uint8_t)(d << 1);
+			p += 2;
+		} else {
+			p = put_leb(p + 1, zigzag(d));
+		}
 	}
 	return (size_t)(p - enc);
 }
