@@ -518,6 +518,28 @@ storm_build() {	# storm_build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 	$CC $3 ${5:-} -o "$sd/storm" "$sd/storm.o" "$sd/storm_funcs.o" \
 		"$4" -Wl,-T,lds/mcount.lds -lpthread
 }
+# The first use of sites after boot (lazy.c, with the storm's functions,
+# in the storm's first case): boot may keep the sites as runs and make
+# their records only then.
+if [ -z "${NO_STORM:-}" ]; then
+	for c in $(storm_cases); do
+		parse_case $c
+		d=$OUT/lazy/$c
+		if storm_build $d "$hooks" $pie "$LIB" "$extra" &&
+		   $CC $CFLAGS $cc_pie $extra -c $T/lazy.c -o $d/lazy.o &&
+		   $CC $pie $extra -o $d/lazy $d/lazy.o $d/storm_funcs.o "$LIB" \
+			-Wl,-T,lds/mcount.lds -lpthread; then
+			$RT_RUN $d/lazy > $d/out 2> $d/err
+			st=$?
+			grep -E '^(PASS|FAIL): ' $d/out | sed "s#^[A-Z]*: #&[$TAG $c lazy] #"
+			failures=$((failures + $(grep -c '^FAIL' $d/out)))
+			expect "[$TAG $c] first use after boot: exits 0" test $st = 0
+		else
+			fail "[$TAG $c] first use after boot: build"
+		fi
+		break
+	done
+fi
 if [ -n "${NO_STORM:-}" ]; then
 	echo "SKIP: [$TAG] toggle storm (NO_STORM)"
 else
