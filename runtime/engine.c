@@ -1455,7 +1455,8 @@ static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 /* ---- sites kept as runs ---------------------------------------------- */
 
 /* Whether `a` and `b` are alike in every field but addr. */
-static bool same_form(const struct rt_site *a, const struct rt_site *b)
+static inline bool same_form(const struct rt_site *a,
+			     const struct rt_site *b)
 {
 	return a->neutral == b->neutral && a->arch == b->arch &&
 	       a->at_off == b->at_off && a->len == b->len &&
@@ -1630,9 +1631,12 @@ static int boot_in_order(struct rt_image *img, const uintptr_t *tab,
 		s = img->sites ? &img->sites[live] : &one;
 		*s = (struct rt_site){ .addr = addr, .style = STYLE_UNKNOWN };
 		left = boot_site(s, &end);
-		if (!img->sites &&
-		    !(left ? boot_eager(img, live) :
-		      keep_lazily(img, s, live, 1)))
+		if (!img->sites && !left && img->nruns &&
+		    same_form(&img->runs[img->nruns - 1].form, s))
+			img->runs[img->nruns - 1].count++;	/* the usual case */
+		else if (!img->sites &&
+			 !(left ? boot_eager(img, live) :
+			   keep_lazily(img, s, live, 1)))
 			return MCOUNT_ENOMEM;
 		if (left && s == &one) {
 			img->sites[live] = one;
