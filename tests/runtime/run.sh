@@ -537,6 +537,21 @@ if [ -z "${NO_STORM:-}" ]; then
 		else
 			fail "[$TAG $c] first use after boot: build"
 		fi
+		# no storage at first use: native only (lazy_enomem.c says why)
+		if [ -n "${RT_RUN:-}" ]; then
+			echo "SKIP: [$TAG $c] first use with no storage: under $RT_RUN, RLIMIT_AS would bound the emulator"
+		elif hooked_cc "$hooks" $cc_pie $T/lazy_many.c $d/lazy_many.o "$extra" &&
+		   $CC $CFLAGS $cc_pie $extra -c $T/lazy_enomem.c -o $d/lazy_enomem.o &&
+		   $CC $pie $extra -o $d/lazy_enomem $d/lazy_enomem.o \
+			$d/lazy_many.o "$LIB" -Wl,-T,lds/mcount.lds; then
+			$d/lazy_enomem > $d/enomem.out 2> $d/enomem.err
+			st=$?
+			grep -E '^(PASS|FAIL): ' $d/enomem.out | sed "s#^[A-Z]*: #&[$TAG $c lazy_enomem] #"
+			failures=$((failures + $(grep -c '^FAIL' $d/enomem.out)))
+			expect "[$TAG $c] first use with no storage: exits 0" test $st = 0
+		else
+			fail "[$TAG $c] first use with no storage: build"
+		fi
 		break
 	done
 fi
