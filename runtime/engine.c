@@ -2273,8 +2273,9 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
  * A batch: every change between batch_begin() and batch_end() is made
  * visible to instruction fetch once, with one synchronisation of the
  * other threads' cores, under the patching lock taken here.  The traced
- * path takes no lock: it reads an image's site list, which never
- * changes while the image is published, and a site's func, which is
+ * path takes no lock: it reads an image's records, which never change
+ * while the image is published once made (before its funcs, which the
+ * traced path reads first: image_sites), and a site's func, which is
  * set before its call is written.
  */
 static int batch_begin(void)
