@@ -1452,6 +1452,82 @@ static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 #endif
 }
 
+/*
+ * The prepatched twin of boot_calls_now, for a boot that keeps its
+ * sites as runs (keep_lazily): a run of sites in their disabled form
+ * (`recordmcount --finalize --prepatch`), each matched byte for byte
+ * against the one boot_site last took whole (classify_disabled), every
+ * byte before the displacement equal and the displacement reaching the
+ * same trampoline, so that classify's answers are that site's, and
+ * nothing is written.  Backends as boot_calls_now's, with
+ * MC_RT_CALL_REL32.
+ */
+#if defined(MC_RT_CALL_REL32) && !defined(MC_RT_SITE_ARCH) && \
+	!defined(MC_RT_SITE_STYLE) && !defined(MC_RT_SITE_CALLER) && \
+	!defined(MC_RT_SITE_NEUTRAL)
+#define MC_RT_DISABLED_RUNS 1
+static struct {
+	bool ok;			/* the rest holds a run's first site */
+	uint8_t bytes[MC_MAX_SITE_LEN];	/* its bytes */
+	uintptr_t tramp;		/* where its displacement reaches */
+	struct rt_site form;		/* its record */
+} dis_run;
+
+/* Keep site `s`, just taken whole as a disabled form, as a run's first. */
+static void keep_disabled_run(const struct rt_site *s)
+{
+	const uint8_t *p = (const uint8_t *)s->addr;
+	size_t len = s->len;
+
+	dis_run.ok = s->found == FOUND_DISABLED && s->at_off == 0 &&
+		     len > 4 && len <= MC_MAX_SITE_LEN &&
+		     code_avail(s->addr) >= MC_MAX_SITE_LEN;
+	if (!dis_run.ok)
+		return;
+	mc_bytes_copy(dis_run.bytes, p, len);
+	dis_run.tramp = s->addr + len +
+			(uintptr_t)(intptr_t)(int32_t)rel32_at(p + len - 4);
+	dis_run.form = *s;
+}
+
+/*
+ * From tab[i] on (a table of live entries in order), each site that
+ * holds the run's disabled form, aimed at the same trampoline, with
+ * MC_MAX_SITE_LEN bytes readable from it (what classify would have
+ * read) and past the previous site's bytes (*end): counted as a NOP
+ * site, nothing written.  Returns the first entry it left to boot_site.
+ */
+static size_t boot_disabled_now(const uintptr_t *tab, size_t i, size_t n,
+				uintptr_t *end)
+{
+	const size_t len = dis_run.form.len;
+	const uintptr_t tramp = dis_run.tramp, lo = code_span.lo;
+	const uintptr_t top = code_span.hi - MC_MAX_SITE_LEN;
+	uintptr_t e = *end;
+	size_t from = i;
+
+	if (code_span.hi - code_span.lo < MC_MAX_SITE_LEN)
+		return i;
+	for (; i < n; i++) {
+		uintptr_t addr = tab[i];
+		const uint8_t *p = (const uint8_t *)addr;
+		unsigned j;
+
+		if (addr < e || addr < lo || addr > top)
+			break;
+		for (j = 0; j < len - 4 && p[j] == dis_run.bytes[j]; j++)
+			;
+		if (j < len - 4 ||
+		    !rel32_reaches(rel32_at(p + len - 4), addr, len, tramp))
+			break;
+		e = addr + len;
+	}
+	cur->counts.nops += i - from;
+	*end = e;
+	return i;
+}
+#endif
+
 /* ---- sites kept as runs ---------------------------------------------- */
 
 /* Whether `a` and `b` are alike in every field but addr. */
@@ -1625,6 +1701,19 @@ static int boot_in_order(struct rt_image *img, const uintptr_t *tab,
 			if (i == n)
 				break;
 		}
+#ifdef MC_RT_DISABLED_RUNS
+		if (dis_run.ok && !img->sites) {	/* step 1, site i is tab[i] */
+			size_t from = i;
+
+			i = boot_disabled_now(tab, i, n, &end);
+			if (i > from && !keep_lazily(img, &dis_run.form, from,
+						     i - from))
+				return MCOUNT_ENOMEM;
+			live += i - from;
+			if (i == n)
+				break;
+		}
+#endif
 		addr = tab[i * step];
 		if (is_cleared(addr))
 			continue;
@@ -1644,6 +1733,10 @@ static int boot_in_order(struct rt_image *img, const uintptr_t *tab,
 		}
 		*to_write += left;
 		*unknown += s->style == STYLE_UNKNOWN;
+#ifdef MC_RT_DISABLED_RUNS
+		if (!img->sites)
+			keep_disabled_run(s);
+#endif
 		live++;
 	}
 	img->nsites = live;
@@ -1781,6 +1874,9 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	opcode_facts.arch = NULL;
 	last_call.arch = NULL;
 	last_call.tramp = 0;	/* another image's stub is no hook here */
+#ifdef MC_RT_DISABLED_RUNS
+	dis_run.ok = false;
+#endif
 	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;

@@ -529,11 +529,20 @@ if [ -z "${NO_STORM:-}" ]; then
 		   $CC $CFLAGS $cc_pie $extra -c $T/lazy.c -o $d/lazy.o &&
 		   $CC $pie $extra -o $d/lazy $d/lazy.o $d/storm_funcs.o "$LIB" \
 			-Wl,-T,lds/mcount.lds -lpthread; then
-			$RT_RUN $d/lazy > $d/out 2> $d/err
-			st=$?
-			grep -E '^(PASS|FAIL): ' $d/out | sed "s#^[A-Z]*: #&[$TAG $c lazy] #"
-			failures=$((failures + $(grep -c '^FAIL' $d/out)))
-			expect "[$TAG $c] first use after boot: exits 0" test $st = 0
+			for v in lazy lazy-prepatch; do
+				if [ $v = lazy-prepatch ]; then
+					[ -n "${RT_PREPATCH:-}" ] &&
+					[ -x "${RECORDMCOUNT:-}" ] || break
+					cp $d/lazy $d/$v &&
+					$RECORDMCOUNT --finalize --prepatch $d/$v ||
+					{ fail "[$TAG $c] $v: --prepatch"; break; }
+				fi
+				$RT_RUN $d/$v > $d/$v.out 2> $d/$v.err
+				st=$?
+				grep -E '^(PASS|FAIL): ' $d/$v.out | sed "s#^[A-Z]*: #&[$TAG $c $v] #"
+				failures=$((failures + $(grep -c '^FAIL' $d/$v.out)))
+				expect "[$TAG $c] $v: first use after boot: exits 0" test $st = 0
+			done
 		else
 			fail "[$TAG $c] first use after boot: build"
 		fi
