@@ -47,8 +47,10 @@ enum found {
 };
 
 /*
- * 32 bytes on a 64-bit target: the boot pass fills one for every site,
- * so each byte here is 40 KB of memory touched at 40,000 sites.  What
+ * 32 bytes on a 64-bit target: one for every site, made by the boot
+ * pass or, where it kept the sites as runs (struct rt_run), by their
+ * first use; each byte here is 40 KB of memory touched at 40,000
+ * sites.  What
  * only an enabled site needs (its function's start) is in the image's
  * funcs, made when its first site is enabled.
  */
@@ -1391,10 +1393,11 @@ static inline bool run_call_form(uint8_t *form, const struct mc_arch *arch,
  * answers are its own, and whose bytes lie in the open window at least
  * MC_MAX_SITE_LEN before its end (so that the decoder sees what
  * classify would have).  Each such site is read, matched, written and
- * filled into sites[*live] in one step, in locals: the indirect calls
- * to the arch would otherwise make the compiler load every fact again
- * for each site.  Returns the first entry it left to boot_site.  Only
- * once such a call was written (last_call.tramp).
+ * filled into sites[*live] in one step (with `sites` NULL, not filled:
+ * the record they share, but for addr, is *form_of), in locals: the
+ * indirect calls to the arch would otherwise make the compiler load
+ * every fact again for each site.  Returns the first entry it left to
+ * boot_site.  Only once such a call was written (last_call.tramp).
  */
 static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 			     const uintptr_t *tab, size_t step, size_t i,
