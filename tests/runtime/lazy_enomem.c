@@ -57,7 +57,7 @@ int main(void)
 
 	check(mcount_boot() == MCOUNT_OK, "boot");
 	mcount_get_counts(&c);
-	check(c.sites >= 3000 && c.refused == 0, "3,000 sites, none refused");
+	check(c.sites >= 6000 && c.refused == 0, "6,000 sites, none refused");
 	mcount_set_callback(on_call);
 	if (getrlimit(RLIMIT_AS, &was) != 0 || address_space() == 0) {
 		check(0, "read the address space and its limit");
