@@ -47,8 +47,10 @@ enum found {
 };
 
 /*
- * 32 bytes on a 64-bit target: the boot pass fills one for every site,
- * so each byte here is 40 KB of memory touched at 40,000 sites.  What
+ * 32 bytes on a 64-bit target: one for every site, made by the boot
+ * pass or, where it kept the sites as runs (struct rt_run), by their
+ * first use; each byte here is 40 KB of memory touched at 40,000
+ * sites.  What
  * only an enabled site needs (its function's start) is in the image's
  * funcs, made when its first site is enabled.
  */
@@ -114,10 +116,36 @@ extern const char __ehdr_start[] __attribute__((weak)) MC_RT_HIDDEN;
 /* Trampolines a backend has: fentry, mcount (two on riscv64), pad. */
 #define MC_RT_MAX_THUNKS 4
 
+/*
+ * A run of consecutive sites whose records boot left alike but for
+ * their addresses, which are the table's own: how an image keeps its
+ * sites until they are first used (image_sites).  A program built one
+ * way throughout is one run, so a boot that enables nothing writes no
+ * record and touches no memory for them: on a machine that hands free
+ * memory back to its host, each 4 KiB first touched costs some 9 µs,
+ * and a 32-byte record a site is 313 of those at 40,000 sites.
+ */
+struct rt_run {
+	size_t count;		/* sites in it */
+	struct rt_site form;	/* every field of each but addr */
+};
+
+/* Runs an image keeps; one more, and boot writes its records after all. */
+#define MC_RT_RUNS 4
+
 struct rt_image {
 	uintptr_t lo, hi;	/* atomic: hi == 0 while the slot is free */
+	/*
+	 * atomic: every site's record, in address order; NULL while its
+	 * sites are kept as runs (image_sites makes it on first use)
+	 */
 	struct rt_site *sites;
 	size_t nsites;
+	bool used;		/* the slot holds an image */
+	/* runs[0, nruns) cover the sites, tab[i] the address of the i-th */
+	const uintptr_t *tab;
+	struct rt_run runs[MC_RT_RUNS];
+	unsigned nruns;
 	/*
 	 * atomic: funcs[i] is sites[i]'s function start, set when it is
 	 * enabled (0 before); NULL until a site of the image first is.
@@ -1313,6 +1341,19 @@ static bool table_in_order(const uintptr_t *tab, size_t n)
 }
 
 /*
+ * True if the table's entries rise strictly with none cleared: then
+ * site i is tab[i], and boot may keep the sites as runs (keep_lazily)
+ * rather than a record each.
+ */
+static bool table_lazy(const uintptr_t *tab, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_cleared(tab[i]) || (i && tab[i] <= tab[i - 1]))
+			return false;
+	return true;
+}
+
+/*
  * For boot_calls_now: whether the bytes at `addr` are a call of `len`
  * bytes to `target`, exactly as the run's first one decoded, and if so
  * its call to `tramp` in `form`.
@@ -1352,18 +1393,20 @@ static inline bool run_call_form(uint8_t *form, const struct mc_arch *arch,
  * answers are its own, and whose bytes lie in the open window at least
  * MC_MAX_SITE_LEN before its end (so that the decoder sees what
  * classify would have).  Each such site is read, matched, written and
- * filled into sites[*live] in one step, in locals: the indirect calls
- * to the arch would otherwise make the compiler load every fact again
- * for each site.  Returns the first entry it left to boot_site.  Only
- * once such a call was written (last_call.tramp).
+ * filled into sites[*live] in one step (with `sites` NULL, not filled:
+ * the record they share, but for addr, is *form_of), in locals: the
+ * indirect calls to the arch would otherwise make the compiler load
+ * every fact again for each site.  Returns the first entry it left to
+ * boot_site.  Only once such a call was written (last_call.tramp).
  */
 static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 			     const uintptr_t *tab, size_t step, size_t i,
-			     size_t n, uintptr_t *end)
+			     size_t n, uintptr_t *end, struct rt_site *form_of)
 {
 #if defined(MC_RT_SITE_ARCH) || defined(MC_RT_SITE_STYLE) || \
 	defined(MC_RT_SITE_CALLER) || defined(MC_RT_SITE_NEUTRAL)
 	(void)sites;
+	(void)form_of;
 	(void)live;
 	(void)tab;
 	(void)step;
@@ -1381,29 +1424,25 @@ static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 	const uintptr_t top = open_span.hi - MC_MAX_SITE_LEN;
 	size_t k = *live;
 
+	*form_of = (struct rt_site){
+		.neutral = neutral, .arch = arch, .len = len, .style = style,
+		.state = MCOUNT_SITE_NOP, .found = FOUND_WRITTEN,
+		.head = (int8_t)op, .head_len = 1 };
 	if (open_span.hi - open_span.lo < MC_MAX_SITE_LEN)
 		return i;
 	for (const uintptr_t *t = tab + i * step; i < n; i++, k++, t += step) {
 		uintptr_t addr = *t;
 		uint8_t form[MC_MAX_SITE_LEN];
-		struct rt_site *s = &sites[k];
 
 		if (addr < e || addr > top)
 			break;
 		if (!run_call_form(form, arch, addr, len, target, tramp))
 			break;
 		form[op] = test;
-		s->addr = addr;
-		s->neutral = neutral;
-		s->arch = arch;
-		s->at_off = 0;
-		s->len = len;
-		s->style = style;
-		s->state = MCOUNT_SITE_NOP;
-		s->caller = 0;
-		s->found = FOUND_WRITTEN;
-		s->head = (int8_t)op;
-		s->head_len = 1;
+		if (sites) {	/* else the run's form says it (keep_lazily) */
+			sites[k] = *form_of;
+			sites[k].addr = addr;
+		}
 		e = addr + len;
 		mc_bytes_copy((uint8_t *)addr, form, len);
 	}
@@ -1417,42 +1456,294 @@ static size_t boot_calls_now(struct rt_site *sites, size_t *live,
 }
 
 /*
+ * The prepatched twin of boot_calls_now, for a boot that keeps its
+ * sites as runs (keep_lazily): a run of sites in their disabled form
+ * (`recordmcount --finalize --prepatch`), each matched byte for byte
+ * against the one boot_site last took whole (classify_disabled), every
+ * byte before the displacement equal and the displacement reaching the
+ * same trampoline, so that classify's answers are that site's, and
+ * nothing is written.  Backends as boot_calls_now's, with
+ * MC_RT_CALL_REL32.
+ */
+#if defined(MC_RT_CALL_REL32) && !defined(MC_RT_SITE_ARCH) && \
+	!defined(MC_RT_SITE_STYLE) && !defined(MC_RT_SITE_CALLER) && \
+	!defined(MC_RT_SITE_NEUTRAL)
+#define MC_RT_DISABLED_RUNS 1
+static struct {
+	bool ok;			/* the rest holds a run's first site */
+	uint8_t bytes[MC_MAX_SITE_LEN];	/* its bytes */
+	uintptr_t tramp;		/* where its displacement reaches */
+	struct rt_site form;		/* its record */
+} dis_run;
+
+/* Keep site `s`, just taken whole as a disabled form, as a run's first. */
+static void keep_disabled_run(const struct rt_site *s)
+{
+	const uint8_t *p = (const uint8_t *)s->addr;
+	size_t len = s->len;
+
+	dis_run.ok = s->found == FOUND_DISABLED && s->at_off == 0 &&
+		     len > 4 && len <= MC_MAX_SITE_LEN &&
+		     code_avail(s->addr) >= MC_MAX_SITE_LEN;
+	if (!dis_run.ok)
+		return;
+	mc_bytes_copy(dis_run.bytes, p, len);
+	dis_run.tramp = s->addr + len +
+			(uintptr_t)(intptr_t)(int32_t)rel32_at(p + len - 4);
+	dis_run.form = *s;
+}
+
+/*
+ * From tab[i] on (a table of live entries in order), each site that
+ * holds the run's disabled form, aimed at the same trampoline, with
+ * MC_MAX_SITE_LEN bytes readable from it (what classify would have
+ * read) and past the previous site's bytes (*end): counted as a NOP
+ * site, nothing written.  Returns the first entry it left to boot_site.
+ */
+static size_t boot_disabled_now(const uintptr_t *tab, size_t i, size_t n,
+				uintptr_t *end)
+{
+	const size_t len = dis_run.form.len;
+	const uintptr_t tramp = dis_run.tramp, lo = code_span.lo;
+	const uintptr_t top = code_span.hi - MC_MAX_SITE_LEN;
+	uintptr_t e = *end;
+	size_t from = i;
+
+	if (code_span.hi - code_span.lo < MC_MAX_SITE_LEN)
+		return i;
+	for (; i < n; i++) {
+		uintptr_t addr = tab[i];
+		const uint8_t *p = (const uint8_t *)addr;
+		unsigned j;
+
+		if (addr < e || addr < lo || addr > top)
+			break;
+		for (j = 0; j < len - 4 && p[j] == dis_run.bytes[j]; j++)
+			;
+		if (j < len - 4 ||
+		    !rel32_reaches(rel32_at(p + len - 4), addr, len, tramp))
+			break;
+		e = addr + len;
+	}
+	cur->counts.nops += i - from;
+	*end = e;
+	return i;
+}
+#endif
+
+/* ---- sites kept as runs ---------------------------------------------- */
+
+/* Whether `a` and `b` are alike in every field but addr. */
+static inline bool same_form(const struct rt_site *a,
+			     const struct rt_site *b)
+{
+	return a->neutral == b->neutral && a->arch == b->arch &&
+	       a->at_off == b->at_off && a->len == b->len &&
+	       a->style == b->style && a->state == b->state &&
+	       a->caller == b->caller && a->found == b->found &&
+	       a->head == b->head && a->head_len == b->head_len;
+}
+
+/* Records [from, from + count) of `img`'s sites: `form` at each address. */
+static void fill_records(struct rt_site *sites, const struct rt_image *img,
+			 size_t from, size_t count, const struct rt_site *form)
+{
+	for (size_t i = from; i < from + count; i++) {
+		sites[i] = *form;
+		sites[i].addr = img->tab[i];
+	}
+}
+
+/*
+ * The records of `img`'s first `upto` sites, from its runs, in a new
+ * array of `cap`; NULL if the platform has no storage for it.
+ */
+static struct rt_site *records_of_runs(const struct rt_image *img,
+				       size_t upto, size_t cap)
+{
+	struct rt_site *sites = mc_plat_alloc(cap ? cap * sizeof(*sites) : 1);
+	size_t from = 0;
+
+	if (!sites)
+		return NULL;
+	for (unsigned r = 0; r < img->nruns && from < upto; r++) {
+		size_t count = img->runs[r].count;
+
+		if (count > upto - from)
+			count = upto - from;
+		fill_records(sites, img, from, count, &img->runs[r].form);
+		from += count;
+	}
+	return sites;
+}
+
+/*
+ * While an image boots: its sites as a record each from here on, the
+ * first `upto` made from its runs (a site the second pass must write,
+ * or more runs than it keeps).  False if out of storage.
+ */
+static bool boot_eager(struct rt_image *img, size_t upto)
+{
+	img->sites = records_of_runs(img, upto, img->counts.sites);
+	img->nruns = 0;
+	return img->sites != NULL;
+}
+
+/*
+ * While an image boots with runs: sites [from, from + count), each
+ * `form` at its own address, final (nothing left for the second pass).
+ * They extend the last run, start one, or, where no run is left, go
+ * into records (boot_eager).  False if out of storage.
+ */
+static bool keep_lazily(struct rt_image *img, const struct rt_site *form,
+			size_t from, size_t count)
+{
+	struct rt_run *last = img->nruns ? &img->runs[img->nruns - 1] : NULL;
+
+	if (last && same_form(&last->form, form)) {
+		last->count += count;
+		return true;
+	}
+	if (img->nruns < MC_RT_RUNS) {
+		last = &img->runs[img->nruns++];
+		last->form = *form;
+		last->count = count;
+		return true;
+	}
+	if (!boot_eager(img, from))
+		return false;
+	fill_records(img->sites, img, from, count, form);
+	return true;
+}
+
+/* Site `i` of `img`: its record, or one made in *tmp from its run. */
+static const struct rt_site *site_view(const struct rt_image *img, size_t i,
+				       struct rt_site *tmp)
+{
+	size_t in = i;
+
+	if (img->sites)
+		return &img->sites[i];
+	for (unsigned r = 0; r < img->nruns; r++) {
+		if (in < img->runs[r].count) {
+			*tmp = img->runs[r].form;
+			tmp->addr = img->tab[i];
+			return tmp;
+		}
+		in -= img->runs[r].count;
+	}
+	return NULL;	/* not reached: the runs cover the sites */
+}
+
+/*
+ * The first use of `img`'s sites that needs their records (a change of
+ * state, a search for a function, verification): made now from its
+ * runs, and published for the dispatcher before any site is enabled.
+ */
+static int image_sites(struct rt_image *img)
+{
+	struct rt_site *sites;
+
+	if (img->sites || !img->used)
+		return MCOUNT_OK;
+	sites = records_of_runs(img, img->nsites, img->nsites);
+	if (!sites)
+		return MCOUNT_ENOMEM;
+	__atomic_store_n(&img->sites, sites, __ATOMIC_RELEASE);
+	img->nruns = 0;
+	return MCOUNT_OK;
+}
+
+/* image_sites for every image: MCOUNT_OK, or the first error. */
+static int images_ready(void)
+{
+	for (size_t k = 0; k < nimages; k++) {
+		int err = image_sites(&images[k]);
+
+		if (err)
+			return err;
+	}
+	return MCOUNT_OK;
+}
+
+/*
  * The boot pass over the addresses tab[0], tab[step], ... tab[(n - 1) *
  * step], in order: each one classified and written as it is read, runs
- * of the usual site by boot_calls_now, any other by boot_site, into
- * img->sites from the first on.  Either a table in order
- * (table_in_order; step 1), whose cleared entries are skipped here, or
- * the sites load_table sorted (the addr of each; step the site's size
- * in words), each of which is filled again in its own place.  Fills
- * img->nsites; returns how many sites boot_site left for the second
- * pass, and counts in *unknown those whose style the calls decide.
+ * of the usual site by boot_calls_now, any other by boot_site.  Either
+ * a table in order (table_in_order; step 1), whose cleared entries are
+ * skipped here, or the sites load_table sorted (the addr of each; step
+ * the site's size in words), each of which is filled again in its own
+ * place.  With img->sites NULL (a table in order with no cleared entry:
+ * site i is tab[i]), the sites go into runs (keep_lazily) for as long
+ * as each is final after this pass; else into img->sites from the
+ * first on.  Fills img->nsites, counts in *to_write the sites boot_site
+ * left for the second pass and in *unknown those whose style the calls
+ * decide.  MCOUNT_ENOMEM if records were needed and there is no
+ * storage (every site written so far holds its disabled form).
  */
-static size_t boot_in_order(struct rt_image *img, const uintptr_t *tab,
-			    size_t step, size_t n, size_t *unknown)
+static int boot_in_order(struct rt_image *img, const uintptr_t *tab,
+			 size_t step, size_t n, size_t *to_write,
+			 size_t *unknown)
 {
-	struct rt_site *sites = img->sites;
 	uintptr_t end = 0;
-	size_t live = 0, to_write = 0;
+	size_t live = 0;
 
 	for (size_t i = 0; i < n; i++) {
+		struct rt_site one, *s;
 		uintptr_t addr;
+		bool left;
 
 		if (last_call.tramp) {
-			i = boot_calls_now(sites, &live, tab, step, i, n, &end);
+			size_t from = live;
+
+			i = boot_calls_now(img->sites, &live, tab, step, i, n,
+					   &end, &one);
+			if (!img->sites && live > from &&
+			    !keep_lazily(img, &one, from, live - from))
+				return MCOUNT_ENOMEM;
 			if (i == n)
 				break;
 		}
+#ifdef MC_RT_DISABLED_RUNS
+		if (dis_run.ok && !img->sites) {	/* step 1, site i is tab[i] */
+			size_t from = i;
+
+			i = boot_disabled_now(tab, i, n, &end);
+			if (i > from && !keep_lazily(img, &dis_run.form, from,
+						     i - from))
+				return MCOUNT_ENOMEM;
+			live += i - from;
+			if (i == n)
+				break;
+		}
+#endif
 		addr = tab[i * step];
 		if (is_cleared(addr))
 			continue;
-		sites[live] = (struct rt_site){
-			.addr = addr, .style = STYLE_UNKNOWN };
-		to_write += boot_site(&sites[live], &end);
-		*unknown += sites[live].style == STYLE_UNKNOWN;
+		s = img->sites ? &img->sites[live] : &one;
+		*s = (struct rt_site){ .addr = addr, .style = STYLE_UNKNOWN };
+		left = boot_site(s, &end);
+		if (!img->sites && !left && img->nruns &&
+		    same_form(&img->runs[img->nruns - 1].form, s))
+			img->runs[img->nruns - 1].count++;	/* the usual case */
+		else if (!img->sites &&
+			 !(left ? boot_eager(img, live) :
+			   keep_lazily(img, s, live, 1)))
+			return MCOUNT_ENOMEM;
+		if (left && s == &one) {
+			img->sites[live] = one;
+			s = &img->sites[live];
+		}
+		*to_write += left;
+		*unknown += s->style == STYLE_UNKNOWN;
+#ifdef MC_RT_DISABLED_RUNS
+		if (!img->sites)
+			keep_disabled_run(s);
+#endif
 		live++;
 	}
 	img->nsites = live;
-	return to_write;
+	return MCOUNT_OK;
 }
 
 /* ---- thunks ------------------------------------------------------------ */
@@ -1467,10 +1758,12 @@ static size_t boot_in_order(struct rt_image *img, const uintptr_t *tab,
 static void image_span(const struct rt_image *img, uintptr_t *lo,
 		       uintptr_t *hi)
 {
-	*lo = img->nsites ? img->sites[0].addr : 0;
+	struct rt_site tmp;
+
+	*lo = img->nsites ? site_view(img, 0, &tmp)->addr : 0;
 	*hi = 0;
 	for (size_t i = img->nsites; i-- > 0;) {
-		const struct rt_site *s = &img->sites[i];
+		const struct rt_site *s = site_view(img, i, &tmp);
 
 		if (s->addr + 2 * MC_MAX_SITE_LEN <= *hi)
 			break;
@@ -1568,36 +1861,47 @@ static void write_disabled_forms(struct rt_image *img)
  */
 static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 {
-	struct rt_site *sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
+	bool lazy = table_lazy(tab, n);
+	struct rt_site *sites = NULL;
 	size_t to_write = 0, unknown = 0;
+	int err = MCOUNT_OK;
 
-	if (!sites)
-		return MCOUNT_ENOMEM;
+	if (!lazy) {
+		sites = mc_plat_alloc(n ? n * sizeof(*sites) : 1);
+		if (!sites)
+			return MCOUNT_ENOMEM;
+	}
 	cur = img;
 	boot_pass = true;
 	form_facts.arch = NULL;
 	opcode_facts.arch = NULL;
 	last_call.arch = NULL;
 	last_call.tramp = 0;	/* another image's stub is no hook here */
+#ifdef MC_RT_DISABLED_RUNS
+	dis_run.ok = false;
+#endif
 	wrote_now = false;
 	expect_disabled = false;
 	img->sites = sites;
+	img->tab = tab;
+	img->nruns = 0;
 	deferred_flush.on = true;
 	deferred_flush.lo = deferred_flush.hi = 0;
-	if (table_in_order(tab, n)) {
-		to_write = boot_in_order(img, tab, 1, n, &unknown);
+	if (lazy || table_in_order(tab, n)) {
+		img->counts.sites = n;	/* what boot_eager makes room for */
+		err = boot_in_order(img, tab, 1, n, &to_write, &unknown);
 		img->counts.sites = img->nsites;
 	} else {
 		img->counts.sites = load_table(sites, tab, n);
-		to_write = boot_in_order(img, &sites[0].addr,
-					 sizeof(*sites) / sizeof(sites[0].addr),
-					 img->nsites, &unknown);
+		err = boot_in_order(img, &sites[0].addr,
+				    sizeof(*sites) / sizeof(sites[0].addr),
+				    img->nsites, &to_write, &unknown);
 	}
-	if (unknown)
-		guess_nop_styles(sites, img->nsites);
-	if (to_write)	/* else all written or as --prepatch left them */
+	if (!err && unknown)
+		guess_nop_styles(img->sites, img->nsites);
+	if (!err && to_write)	/* else all written or as --prepatch left them */
 		write_disabled_forms(img);
-	if (wrote_now) {	/* the span of every site holds what it wrote */
+	if (!err && wrote_now) {	/* the span of every site holds what it wrote */
 		uintptr_t lo, hi;
 
 		image_span(img, &lo, &hi);
@@ -1609,7 +1913,7 @@ static int image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 				     deferred_flush.hi - deferred_flush.lo);
 	text_close();
 	boot_pass = false;
-	return MCOUNT_OK;
+	return err;
 }
 
 /* Publish `img`'s bounds: from here on, dispatch may search its sites. */
@@ -1625,7 +1929,7 @@ static void image_publish(struct rt_image *img)
 static struct rt_image *image_by_handle(uintptr_t handle)
 {
 	for (size_t k = 0; k < nimages; k++)
-		if (images[k].sites && images[k].handle == handle)
+		if (images[k].used && images[k].handle == handle)
 			return &images[k];
 	return NULL;
 }
@@ -1640,7 +1944,7 @@ static void counts_clear(struct mcount_counts *c)
 static struct rt_image *free_slot(void)
 {
 	for (size_t k = 0; k < nimages; k++)
-		if (!images[k].sites)
+		if (!images[k].used)
 			return &images[k];
 	return nimages < MC_RT_MAX_IMAGES ? &images[nimages] : NULL;
 }
@@ -1670,8 +1974,14 @@ int mc_rt_image_add(const struct mc_rt_image_desc *d)
 		img->nstubs++;
 	}
 	err = image_boot(img, d->start, (size_t)(d->stop - d->start));
-	if (err)
+	if (err) {
+		if (img->sites && mc_plat_free)	/* made before it ran out */
+			mc_plat_free(img->sites,
+				     img->counts.sites * sizeof(*img->sites));
+		img->sites = NULL;
 		return err;
+	}
+	img->used = true;
 	image_publish(img);
 	if (img == &images[nimages])
 		__atomic_store_n(&nimages, nimages + 1, __ATOMIC_RELEASE);
@@ -1704,11 +2014,13 @@ void mc_rt_image_remove(uintptr_t handle)
 		return;
 	__atomic_store_n(&img->hi, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&img->lo, 0, __ATOMIC_RELEASE);
-	if (mc_plat_free)
+	if (mc_plat_free && img->sites)
 		mc_plat_free(img->sites, img->counts.sites * sizeof(*img->sites));
 	if (mc_plat_free && img->funcs)
 		mc_plat_free(img->funcs, img->nsites * sizeof(*img->funcs));
+	img->used = false;
 	img->sites = NULL;
+	img->nruns = 0;
 	img->funcs = NULL;
 	img->nsites = 0;
 	if (img->thunk && mc_plat_thunk_unmap)
@@ -1822,7 +2134,7 @@ void mcount_get_counts(struct mcount_counts *out)
 	for (size_t k = 0; k < nimages; k++) {
 		const struct mcount_counts *c = &images[k].counts;
 
-		if (!images[k].sites)
+		if (!images[k].used)
 			continue;
 		out->sites += c->sites;
 		out->patched += c->patched;
@@ -2060,8 +2372,9 @@ static int set_site(struct rt_site *s, bool on, uintptr_t start)
  * A batch: every change between batch_begin() and batch_end() is made
  * visible to instruction fetch once, with one synchronisation of the
  * other threads' cores, under the patching lock taken here.  The traced
- * path takes no lock: it reads an image's site list, which never
- * changes while the image is published, and a site's func, which is
+ * path takes no lock: it reads an image's records, which never change
+ * while the image is published once made (before its funcs, which the
+ * traced path reads first: image_sites), and a site's func, which is
  * set before its call is written.
  */
 static int batch_begin(void)
@@ -2100,8 +2413,9 @@ static int set_func(uintptr_t func, bool on)
 
 	if (r)
 		return r;
-	s = find_site(func, &start);
-	r = s ? set_site(s, on, start) : MCOUNT_ENOSITE;
+	r = images_ready();
+	s = r ? NULL : find_site(func, &start);
+	r = r ? r : s ? set_site(s, on, start) : MCOUNT_ENOSITE;
 	batch_end(r > 0);
 	return r < 0 ? r : MCOUNT_OK;
 }
@@ -2164,6 +2478,11 @@ int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 	r = batch_begin();
 	if (r)
 		return r;
+	r = images_ready();
+	if (r) {
+		batch_end(false);
+		return r;
+	}
 	for (size_t i = 0; i < n && !skip_missing; i++) {
 		if (!find_site(funcs[i], &start)) {
 			batch_end(false);
@@ -2214,6 +2533,11 @@ static int set_all(bool on)
 
 	if (r)
 		return r;
+	r = images_ready();
+	if (r) {
+		batch_end(false);
+		return r;
+	}
 	for (size_t k = 0; k < nimages && go; k++) {
 		struct rt_site *sites = images[k].sites;
 
@@ -2290,20 +2614,21 @@ static int verify_site(struct rt_site *s)
 
 int mcount_verify(void)
 {
-	int changed = 0;
+	int changed = 0, err;
 
 	mc_plat_lock();
 	if (!booted) {
 		mc_plat_unlock();
 		return MCOUNT_ENOTBOOTED;
 	}
-	for (size_t k = 0; k < nimages; k++) {
+	err = images_ready();
+	for (size_t k = 0; k < nimages && !err; k++) {
 		cur = &images[k];
 		for (size_t i = 0; cur->sites && i < cur->nsites; i++)
 			changed += verify_site(&cur->sites[i]);
 	}
 	mc_plat_unlock();
-	return changed;
+	return err ? err : changed;
 }
 
 /*
@@ -2335,9 +2660,13 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 {
 	mcount_callback_t cb = __atomic_load_n(&callback, __ATOMIC_ACQUIRE);
 	const struct rt_image *img = cb ? image_of(ret) : NULL;
-	size_t i = img ? lower_bound(img, ret) : 0;
+	/*
+	 * funcs first: it is made after the image's records
+	 * (image_sites), which lower_bound searches
+	 */
 	const uintptr_t *funcs = img ? __atomic_load_n(&img->funcs,
 						       __ATOMIC_ACQUIRE) : NULL;
+	size_t i = funcs ? lower_bound(img, ret) : 0;
 	uintptr_t func;
 
 	if (!cb || i == 0 || !funcs)
@@ -2434,7 +2763,10 @@ int mcount_site_get(size_t index, struct mcount_site_info *out)
 	mc_plat_lock();
 	for (size_t k = 0; k < nimages; k++) {
 		if (index < images[k].nsites) {
-			site_info(&images[k], &images[k].sites[index], out);
+			struct rt_site tmp;
+
+			site_info(&images[k], site_view(&images[k], index, &tmp),
+				  out);
 			err = MCOUNT_OK;
 			break;
 		}
@@ -2457,9 +2789,13 @@ size_t mc_rt_sites_copy(struct mcount_site_info *out, size_t cap)
 	mc_plat_lock();
 	for (size_t k = 0; k < nimages; k++)
 		for (size_t i = 0; i < images[k].nsites; i++, n++)
-			if (n < cap)
-				site_info(&images[k], &images[k].sites[i],
+			if (n < cap) {
+				struct rt_site tmp;
+
+				site_info(&images[k],
+					  site_view(&images[k], i, &tmp),
 					  &out[n]);
+			}
 	mc_plat_unlock();
 	return n;
 }

@@ -501,9 +501,10 @@ static char *map_block(size_t len, size_t *mapped)
 
 /*
  * Never freed but with an image (platform.h).  A large block is
- * mapped and populated at once (map_block): the boot pass writes every
- * byte of it in order, and faulting its zero pages in one at a time
- * was a tenth of the boot at 40,000 sites.
+ * mapped and populated at once (map_block): the engine writes every
+ * byte of its site records in order (at boot, or at their first use),
+ * and faulting their zero pages in one at a time was a tenth of the
+ * boot at 40,000 sites.
  */
 void *mc_plat_alloc(size_t bytes)
 {

@@ -7,7 +7,10 @@
 #    timed alone, median of 5 runs, as ns per site.  Then the same
 #    program after `recordmcount --finalize --prepatch` (its hooks in
 #    their disabled form from the file: boot only verifies them), the
-#    two run alternately.
+#    two run alternately.  Minor faults and private pages mapped during
+#    boot, the estimate for a fresh machine (CPU + those pages x 9.1 µs
+#    a 4 KiB page), and the first
+#    call after boot that needs every site's record (mcount_verify).
 # 2. The cost of an untraced hook: calls per second of a small function
 #    built without -pg, with -pg -mfentry after boot (the hook is a NOP),
 #    and before boot (the hook still calls the runtime's `ret` stub).
@@ -56,6 +59,19 @@ pre_written=$(awk '{ print $4 }' "$out/boot-pre.txt" | sort -n | tail -1)
 pre_ns=$(awk '{ print $10 }' "$out/boot-pre.txt" | median)
 pre_cpu_ns=$(awk '{ print $12 }' "$out/boot-pre.txt" | median)
 pre_faults=$(awk '{ print $14 }' "$out/boot-pre.txt" | median)
+use_cpu=$(awk '{ print $16 }' "$out/boot.txt" | median)
+use_faults=$(awk '{ print $18 }' "$out/boot.txt" | median)
+pages=$(awk '{ print $20 }' "$out/boot.txt" | median)
+pre_pages=$(awk '{ print $20 }' "$out/boot-pre.txt" | median)
+use_pages=$(awk '{ print $22 }' "$out/boot.txt" | median)
+# On a fresh machine (its free memory handed back to the host) each 4 KiB
+# touched first costs some 9.1 µs (bench/RESULTS.md, issue 30): the CPU
+# a site here plus, at that price, the private pages the boot mapped
+# (copies of text pages and new memory, 512 for a huge page: boot.c).
+fresh() { awk -v c="$1" -v f="$2" -v n="$sites" \
+	'BEGIN { printf "%.1f", c + f * 9100 / n }'; }
+fresh_ns=$(fresh "$cpu_ns" "$pages")
+pre_fresh_ns=$(fresh "$pre_cpu_ns" "$pre_pages")
 
 # 2. Untraced calls.
 gcc -O2 $here/hot.c -o "$out/hot-plain"
@@ -118,6 +134,9 @@ load average at the start: $load; at the end: $(cut -d" " -f1-3 /proc/loadavg); 
 | after --finalize --prepatch: sites written at boot | $pre_written |
 | after --finalize --prepatch: boot cost per site, wall / CPU (ns; target 25) | $pre_ns / $pre_cpu_ns |
 | after --finalize --prepatch: minor faults during mcount_boot() | $pre_faults |
+| private 4 KiB pages mapped during mcount_boot(): as linked / prepatched | $pages / $pre_pages |
+| fresh-machine estimate, CPU + those pages x 9.1 µs, per site: as linked / prepatched (ns; target 25) | $fresh_ns / $pre_fresh_ns |
+| first use of the records after boot (mcount_verify): CPU per site (ns) / minor faults / private pages | $use_cpu / $use_faults / $use_pages |
 | small function, no -pg (million calls/s) | $plain |
 | same, -pg -mfentry, hook a NOP after boot (million calls/s) | $nopped |
 | same, before boot: hook calls the runtime's stub (million calls/s) | $stub |

@@ -212,7 +212,7 @@ int mcount_for_each_site(int (*fn)(const struct mcount_site_info *site,
  * its neutral form, or the call to the trampoline when enabled.  A site
  * that does not is reported like a refusal at boot and is refused from
  * then on, never written again.  Returns how many sites changed, or
- * MCOUNT_ENOTBOOTED.
+ * MCOUNT_ENOTBOOTED, or MCOUNT_ENOMEM (below).
  */
 int mcount_verify(void);
 
@@ -224,7 +224,12 @@ void mcount_set_callback(mcount_callback_t cb);
  * when the platform knows them, otherwise within the arch's
  * max_entry_offset bytes after `func`.  The first site enabled in an
  * object takes storage for its functions' starts (a word a site; boot
- * does not make it): MCOUNT_ENOMEM if the platform has none.
+ * does not make it): MCOUNT_ENOMEM if the platform has none.  So may
+ * the first enable, disable or verify after boot (the batches too):
+ * where every site of a table in order was written or taken as it was
+ * found (x86's boot), boot keeps no record a site, and that first call
+ * makes them, a few dozen bytes a site; without storage it returns
+ * MCOUNT_ENOMEM and changes nothing.  Listing sites needs none.
  */
 int mcount_enable(unsigned long func);
 int mcount_disable(unsigned long func);

@@ -518,6 +518,52 @@ storm_build() {	# storm_build <dir> <hook flags> <-pie|-no-pie> <lib> [cflags]
 	$CC $3 ${5:-} -o "$sd/storm" "$sd/storm.o" "$sd/storm_funcs.o" \
 		"$4" -Wl,-T,lds/mcount.lds -lpthread
 }
+# The first use of sites after boot (lazy.c, with the storm's functions,
+# in the storm's first case): boot may keep the sites as runs and make
+# their records only then.
+if [ -z "${NO_STORM:-}" ]; then
+	for c in $(storm_cases); do
+		parse_case $c
+		d=$OUT/lazy/$c
+		if storm_build $d "$hooks" $pie "$LIB" "$extra" &&
+		   $CC $CFLAGS $cc_pie $extra -c $T/lazy.c -o $d/lazy.o &&
+		   $CC $pie $extra -o $d/lazy $d/lazy.o $d/storm_funcs.o "$LIB" \
+			-Wl,-T,lds/mcount.lds -lpthread; then
+			for v in lazy lazy-prepatch; do
+				if [ $v = lazy-prepatch ]; then
+					[ -n "${RT_PREPATCH:-}" ] &&
+					[ -x "${RECORDMCOUNT:-}" ] || break
+					cp $d/lazy $d/$v &&
+					$RECORDMCOUNT --finalize --prepatch $d/$v ||
+					{ fail "[$TAG $c] $v: --prepatch"; break; }
+				fi
+				$RT_RUN $d/$v > $d/$v.out 2> $d/$v.err
+				st=$?
+				grep -E '^(PASS|FAIL): ' $d/$v.out | sed "s#^[A-Z]*: #&[$TAG $c $v] #"
+				failures=$((failures + $(grep -c '^FAIL' $d/$v.out)))
+				expect "[$TAG $c] $v: first use after boot: exits 0" test $st = 0
+			done
+		else
+			fail "[$TAG $c] first use after boot: build"
+		fi
+		# no storage at first use: native only (lazy_enomem.c says why)
+		if [ -n "${RT_RUN:-}" ]; then
+			echo "SKIP: [$TAG $c] first use with no storage: under $RT_RUN, RLIMIT_AS would bound the emulator"
+		elif hooked_cc "$hooks" $cc_pie $T/lazy_many.c $d/lazy_many.o "$extra" &&
+		   $CC $CFLAGS $cc_pie $extra -c $T/lazy_enomem.c -o $d/lazy_enomem.o &&
+		   $CC $pie $extra -o $d/lazy_enomem $d/lazy_enomem.o \
+			$d/lazy_many.o "$LIB" -Wl,-T,lds/mcount.lds; then
+			$d/lazy_enomem > $d/enomem.out 2> $d/enomem.err
+			st=$?
+			grep -E '^(PASS|FAIL): ' $d/enomem.out | sed "s#^[A-Z]*: #&[$TAG $c lazy_enomem] #"
+			failures=$((failures + $(grep -c '^FAIL' $d/enomem.out)))
+			expect "[$TAG $c] first use with no storage: exits 0" test $st = 0
+		else
+			fail "[$TAG $c] first use with no storage: build"
+		fi
+		break
+	done
+fi
 if [ -n "${NO_STORM:-}" ]; then
 	echo "SKIP: [$TAG] toggle storm (NO_STORM)"
 else
