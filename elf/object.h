@@ -60,11 +60,17 @@ struct mc_section {
 	const GElf_Shdr *shdr;
 	const char *name;
 	struct mc_contents *buf;	/* replacement contents, or NULL */
-	struct mc_section *reloc;	/* the REL/RELA section that applies
+	/*
+	 * Links by index, 0 for none (section 0 is neither), read through
+	 * mc_reloc_section_of and mc_section_target: 8 bytes a section
+	 * where two pointers took 16, and an object of a section per
+	 * function has two million sections.
+	 */
+	uint32_t reloc;			/* the REL/RELA section that applies
 					   to this one (the first, by
-					   index), or NULL */
-	struct mc_section *target;	/* a REL/RELA section's: the one
-					   its sh_info names, or NULL */
+					   index) */
+	uint32_t target;		/* a REL/RELA section's: the one
+					   its sh_info names */
 };
 
 struct mc_symbol {
@@ -331,6 +337,10 @@ size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
 
 /* The relocation section that applies to section `target`, or NULL. */
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target);
+
+/* The section relocation section `rel` applies to, or NULL. */
+struct mc_section *mc_section_target(const struct mc_object *obj,
+				     const struct mc_section *rel);
 
 /*
  * Whether the section is the input's (not added in memory: those come

@@ -196,8 +196,10 @@ static bool table_while_scanning(const struct mc_object *obj,
 		const struct mc_section *sec = obj->sections[i];
 
 		if (sec->shdr->sh_type == SHT_RELA) {
-			if (sec->target &&
-			    (sec->target->shdr->sh_flags & SHF_EXECINSTR)) {
+			const struct mc_section *code =
+				mc_section_target(obj, sec);
+
+			if (code && (code->shdr->sh_flags & SHF_EXECINSTR)) {
 				tables++;
 				relocs += sec->shdr->sh_size /
 					  sizeof(Elf64_Rela);
