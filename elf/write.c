@@ -546,6 +546,19 @@ static bool is_pow2(uint64_t x)
 static bool convertible(const struct mc_object *obj, const struct plan *p,
 			const struct out_data *od);
 
+/*
+ * True for an input section the append writer may keep where it is
+ * unconverted (see struct plan): plan_section checks that every other
+ * section is convertible, and plan_append need not ask again.
+ */
+static bool may_stay_unconverted(const struct mc_object *obj,
+				 const struct plan *p,
+				 const struct mc_section *sec)
+{
+	return p->in_place && !sec->buf && mc_section_is_input(obj, sec) &&
+	       mc_renumber_how_of(obj, sec) == MC_AS_IT_IS;
+}
+
 /* The sh_entsize libelf writes for a section with header `sh`. */
 static uint64_t written_entsize(const struct plan *p, const GElf_Shdr *sh)
 {
@@ -616,10 +629,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
-	if (p->in_place && !sec->buf && mc_section_is_input(obj, sec) &&
-	    mc_renumber_how_of(obj, sec) == MC_AS_IT_IS)
-		return true;
-	return convertible(obj, p, od);
+	return may_stay_unconverted(obj, p, sec) || convertible(obj, p, od);
 }
 
 /* True if `od` can be written in the file's byte order by this writer. */
@@ -1142,8 +1152,15 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		}
 		struct out_data od;
 
-		if (!section_out_data(obj, p, sec, &od) ||
-		    !convertible(obj, p, &od))
+		/*
+		 * Moved, so written: convertible, which plan_section made
+		 * sure of unless it let the section stay as it is.  Not
+		 * asked again otherwise: a million relocation sections move
+		 * in an object of a section per function.
+		 */
+		if (may_stay_unconverted(obj, p, sec) &&
+		    (!section_out_data(obj, p, sec, &od) ||
+		     !convertible(obj, p, &od)))
 			return false;
 		if (cursor > p->limit - (align - 1))
 			return false;
