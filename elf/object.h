@@ -179,6 +179,12 @@ struct mc_object {
 	 * (elf/internal.h), not into a copy of the table.
 	 */
 	struct mc_added_names *added_names;
+	/*
+	 * Memory a caller is done with, given to the writer to plan in
+	 * (mc_object_give_scratch), or NULL; freed with the object.
+	 */
+	void *scratch;
+	size_t scratch_size;
 
 	char error[256];
 };
@@ -614,6 +620,15 @@ uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
  * obj->symbols stays in handles.
  */
 bool mc_object_write(struct mc_object *obj);
+
+/*
+ * Hand the model `size` bytes of malloc'd memory the caller no longer
+ * needs (NULL: none), for the writer to plan in before it allocates
+ * more: memory already touched costs no page faults again, where a
+ * block freed and another allocated can be fresh pages (glibc maps and
+ * unmaps large blocks).  The object frees it.
+ */
+void mc_object_give_scratch(struct mc_object *obj, void *mem, size_t size);
 
 /*
  * The same for a linked image, whose layout must not move: a copy of the

@@ -443,6 +443,8 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->spans);
 	mc_renumbering_free(obj);
 	mc_added_names_free(obj);
+	free(obj->scratch);
+	obj->scratch = NULL;
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)
