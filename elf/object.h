@@ -60,11 +60,17 @@ struct mc_section {
 	const GElf_Shdr *shdr;
 	const char *name;
 	struct mc_contents *buf;	/* replacement contents, or NULL */
-	struct mc_section *reloc;	/* the REL/RELA section that applies
+	/*
+	 * Links by index, 0 for none (section 0 is neither), read through
+	 * mc_reloc_section_of and mc_section_target: 8 bytes a section
+	 * where two pointers took 16, and an object of a section per
+	 * function has two million sections.
+	 */
+	uint32_t reloc;			/* the REL/RELA section that applies
 					   to this one (the first, by
-					   index), or NULL */
-	struct mc_section *target;	/* a REL/RELA section's: the one
-					   its sh_info names, or NULL */
+					   index) */
+	uint32_t target;		/* a REL/RELA section's: the one
+					   its sh_info names */
 };
 
 struct mc_symbol {
@@ -173,6 +179,12 @@ struct mc_object {
 	 * (elf/internal.h), not into a copy of the table.
 	 */
 	struct mc_added_names *added_names;
+	/*
+	 * Memory a caller is done with, given to the writer to plan in
+	 * (mc_object_give_scratch), or NULL; freed with the object.
+	 */
+	void *scratch;
+	size_t scratch_size;
 
 	char error[256];
 };
@@ -331,6 +343,10 @@ size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
 
 /* The relocation section that applies to section `target`, or NULL. */
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target);
+
+/* The section relocation section `rel` applies to, or NULL. */
+struct mc_section *mc_section_target(const struct mc_object *obj,
+				     const struct mc_section *rel);
 
 /*
  * Whether the section is the input's (not added in memory: those come
@@ -604,6 +620,15 @@ uint64_t mc_load_address(const struct mc_object *obj, const uint8_t *p);
  * obj->symbols stays in handles.
  */
 bool mc_object_write(struct mc_object *obj);
+
+/*
+ * Hand the model `size` bytes of malloc'd memory the caller no longer
+ * needs (NULL: none), for the writer to plan in before it allocates
+ * more: memory already touched costs no page faults again, where a
+ * block freed and another allocated can be fresh pages (glibc maps and
+ * unmaps large blocks).  The object frees it.
+ */
+void mc_object_give_scratch(struct mc_object *obj, void *mem, size_t size);
 
 /*
  * The same for a linked image, whose layout must not move: a copy of the

@@ -43,7 +43,16 @@ bool mc_elf_init(void)
 
 struct mc_section *mc_reloc_section_of(struct mc_object *obj, size_t target)
 {
-	return target < obj->n_sections ? obj->sections[target]->reloc : NULL;
+	uint32_t rel = target < obj->n_sections ? obj->sections[target]->reloc
+						: 0;
+
+	return rel ? obj->sections[rel] : NULL;
+}
+
+struct mc_section *mc_section_target(const struct mc_object *obj,
+				     const struct mc_section *rel)
+{
+	return rel->target ? obj->sections[rel->target] : NULL;
 }
 
 /*
@@ -434,6 +443,8 @@ void mc_object_close(struct mc_object *obj)
 	free(obj->spans);
 	mc_renumbering_free(obj);
 	mc_added_names_free(obj);
+	free(obj->scratch);
+	obj->scratch = NULL;
 	if (obj->elf)
 		elf_end(obj->elf);
 	if (obj->fd >= 0)

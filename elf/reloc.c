@@ -29,9 +29,9 @@ void mc_link_reloc_section(struct mc_object *obj,
 
 	if (!mc_is_reloc_section(rel) || t == 0 || t >= obj->n_sections)
 		return;
-	rel->target = obj->sections[t];
-	if (!rel->target->reloc)
-		rel->target->reloc = rel;
+	rel->target = (uint32_t)t;	/* < n_sections, which fits */
+	if (!obj->sections[t]->reloc)
+		obj->sections[t]->reloc = rel->index;
 }
 
 size_t mc_reloc_entry_size(const struct mc_object *obj, uint32_t sh_type)

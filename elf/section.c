@@ -33,29 +33,50 @@ Elf_Data *mc_section_data(const struct mc_object *obj,
  * of such a section only with a copy (sec->buf), and sh_offset and
  * sh_type never, so its header is the one libelf reads.
  */
+/*
+ * True if `size` bytes are a whole number of entries of `type` in this
+ * object's class, and `at` is aligned for the host's structure.  Each
+ * size a constant divisor, and each alignment a mask: a general
+ * division costs tens of cycles, and this is asked several times for
+ * each of a million relocation sections.
+ */
+static bool whole_aligned(bool is64, Elf_Type type, uint64_t size,
+			  const uint8_t *at)
+{
+	uintptr_t a = (uintptr_t)at;
+
+	switch (type) {
+	case ELF_T_RELA:
+		return is64 ? size % sizeof(Elf64_Rela) == 0 &&
+			      a % _Alignof(Elf64_Rela) == 0
+			    : size % sizeof(Elf32_Rela) == 0 &&
+			      a % _Alignof(Elf32_Rela) == 0;
+	case ELF_T_REL:
+		return is64 ? size % sizeof(Elf64_Rel) == 0 &&
+			      a % _Alignof(Elf64_Rel) == 0
+			    : size % sizeof(Elf32_Rel) == 0 &&
+			      a % _Alignof(Elf32_Rel) == 0;
+	default:
+		return true;	/* bytes */
+	}
+}
+
 bool mc_section_input_data(const struct mc_object *obj,
 			   const struct mc_section *sec,
 			   struct mc_input_data *in)
 {
 	const GElf_Shdr *sh = sec->shdr;
-	bool is64 = obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64;
-	size_t one, align;
 	Elf_Type type;
 
 	switch (sh->sh_type) {
 	case SHT_PROGBITS:
 		type = ELF_T_BYTE;
-		one = align = 1;
 		break;
 	case SHT_RELA:
 		type = ELF_T_RELA;
-		one = is64 ? sizeof(Elf64_Rela) : sizeof(Elf32_Rela);
-		align = is64 ? _Alignof(Elf64_Rela) : _Alignof(Elf32_Rela);
 		break;
 	case SHT_REL:
 		type = ELF_T_REL;
-		one = is64 ? sizeof(Elf64_Rel) : sizeof(Elf32_Rel);
-		align = is64 ? _Alignof(Elf64_Rel) : _Alignof(Elf32_Rel);
 		break;
 	default:
 		return false;
@@ -64,12 +85,12 @@ bool mc_section_input_data(const struct mc_object *obj,
 	    (sh->sh_flags & SHF_COMPRESSED) ||
 	    (type != ELF_T_BYTE && !mc_in_host_order(obj)) ||
 	    sh->sh_offset > obj->image_size ||
-	    sh->sh_size > obj->image_size - sh->sh_offset ||
-	    sh->sh_size % one != 0)
+	    sh->sh_size > obj->image_size - sh->sh_offset)
 		return false;
 	const uint8_t *p = obj->image + sh->sh_offset;
 
-	if ((uintptr_t)p % align != 0)
+	if (!whole_aligned(obj->ehdr.e_ident[EI_CLASS] == ELFCLASS64, type,
+			   sh->sh_size, p))
 		return false;
 	*in = (struct mc_input_data){ sh->sh_size ? p : NULL,
 				      (size_t)sh->sh_size, type };

@@ -546,6 +546,19 @@ static bool is_pow2(uint64_t x)
 static bool convertible(const struct mc_object *obj, const struct plan *p,
 			const struct out_data *od);
 
+/*
+ * True for an input section the append writer may keep where it is
+ * unconverted (see struct plan): plan_section checks that every other
+ * section is convertible, and plan_append need not ask again.
+ */
+static bool may_stay_unconverted(const struct mc_object *obj,
+				 const struct plan *p,
+				 const struct mc_section *sec)
+{
+	return p->in_place && !sec->buf && mc_section_is_input(obj, sec) &&
+	       mc_renumber_how_of(obj, sec) == MC_AS_IT_IS;
+}
+
 /* The sh_entsize libelf writes for a section with header `sh`. */
 static uint64_t written_entsize(const struct plan *p, const GElf_Shdr *sh)
 {
@@ -616,10 +629,7 @@ static bool plan_section(struct mc_object *obj, const struct plan *p,
 			 sh->sh_entsize > limit))
 		return false;
 	/* Converted to the file's byte order in whole entries. */
-	if (p->in_place && !sec->buf && mc_section_is_input(obj, sec) &&
-	    mc_renumber_how_of(obj, sec) == MC_AS_IT_IS)
-		return true;
-	return convertible(obj, p, od);
+	return may_stay_unconverted(obj, p, sec) || convertible(obj, p, od);
 }
 
 /* True if `od` can be written in the file's byte order by this writer. */
@@ -801,9 +811,34 @@ static GElf_Shdr planned_header(const struct mc_object *obj,
 	return sh;
 }
 
+void mc_object_give_scratch(struct mc_object *obj, void *mem, size_t size)
+{
+	free(obj->scratch);
+	obj->scratch = mem;
+	obj->scratch_size = mem ? size : 0;
+}
+
 /*
- * True: planned (free l->at); false: for libelf to lay out.  `in_place`:
- * for the append writer (see struct plan).
+ * The placements of n sections: in the scratch memory the caller gave
+ * when it is large enough (an object of a section per function frees a
+ * list of sites as large just before it writes), else allocated.
+ */
+static struct placed *placements_alloc(struct mc_object *obj, size_t n)
+{
+	if (obj->scratch && n <= obj->scratch_size / sizeof(struct placed))
+		return obj->scratch;
+	return malloc(n * sizeof(struct placed));
+}
+
+static void placements_free(struct mc_object *obj, struct placed *at)
+{
+	if (at != obj->scratch)
+		free(at);
+}
+
+/*
+ * True: planned (placements_free l->at); false: for libelf to lay
+ * out.  `in_place`: for the append writer (see struct plan).
  */
 static bool plan_layout(struct mc_object *obj, struct layout *l,
 			bool in_place)
@@ -834,20 +869,20 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 		return false;
 	p.image = (const uint8_t *)elf_rawfile(obj->elf, &p.image_size);
 
-	struct placed *at = malloc(n * sizeof(*at));
+	struct placed *at = placements_alloc(obj, n);
 	if (!at)
 		return false;
 	at[0] = placed_at(0, 0, 1);
 	for (size_t i = 1; i < n; i++) {
 		if (!plan_section(obj, &p, obj->sections[i], &cursor, &sh,
 				  &od)) {
-			free(at);
+			placements_free(obj, at);
 			return false;
 		}
 		bool nobits = sh.sh_type == SHT_NOBITS;
 
 		if (!nobits && !placeable(sh.sh_size)) {
-			free(at);
+			placements_free(obj, at);
 			return false;
 		}
 		at[i] = placed_at(sh.sh_offset, nobits ? 0 : sh.sh_size,
@@ -856,7 +891,7 @@ static bool plan_layout(struct mc_object *obj, struct layout *l,
 	if (cursor > p.limit - (word - 1) ||
 	    (cursor = (cursor + word - 1) & ~(word - 1),
 	     n > (p.limit - cursor) / shsize)) {
-		free(at);
+		placements_free(obj, at);
 		return false;
 	}
 	memcpy(eh.e_ident, ELFMAG, SELFMAG);
@@ -1010,12 +1045,12 @@ static int direct_object(struct mc_object *obj, int fd)
 	if (!plan_layout(obj, &l, false))
 		return -1;
 	if (!stream_open(&w, obj, fd)) {
-		free(l.at);
+		placements_free(obj, l.at);
 		return mc_fail(obj, "out of memory");
 	}
 	ok = stream_ehdr(&w, obj, &l.p, &l.eh) &&
 	     stream_layout(&w, obj, &l, NULL);
-	free(l.at);
+	placements_free(obj, l.at);
 	free(w.buf);
 	return ok;
 }
@@ -1142,8 +1177,15 @@ static bool plan_append(struct mc_object *obj, struct layout *l, bool *moved)
 		}
 		struct out_data od;
 
-		if (!section_out_data(obj, p, sec, &od) ||
-		    !convertible(obj, p, &od))
+		/*
+		 * Moved, so written: convertible, which plan_section made
+		 * sure of unless it let the section stay as it is.  Not
+		 * asked again otherwise: a million relocation sections move
+		 * in an object of a section per function.
+		 */
+		if (may_stay_unconverted(obj, p, sec) &&
+		    (!section_out_data(obj, p, sec, &od) ||
+		     !convertible(obj, p, &od)))
 			return false;
 		if (cursor > p->limit - (align - 1))
 			return false;
@@ -1290,7 +1332,7 @@ static int append_object(struct mc_object *obj, const char *target)
 	}
 out:
 	free(moved);
-	free(l.at);
+	placements_free(obj, l.at);
 	return done;
 }
 

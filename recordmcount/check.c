@@ -926,7 +926,7 @@ static void object_unsupported(struct check *c)
 		return;
 	for (size_t i = 1; i < obj->n_sections; i++) {
 		struct mc_section *rel = obj->sections[i];
-		struct mc_section *text = rel->target;
+		struct mc_section *text = mc_section_target(obj, rel);
 		size_t n = mc_is_reloc_section(rel) ? mc_reloc_count(rel) : 0;
 
 		if (!n || !text ||

@@ -477,8 +477,10 @@ int main(int argc, char **argv)
 	if (opt.jobs > 1 && !opt.dump && !opt.check && argc - optind > 1) {
 		failed = process_parallel(argv + optind, argc - optind, &opt);
 	} else {
-		for (int i = optind; i < argc; i++)
+		for (int i = optind; i < argc; i++) {
+			opt.last_file = i == argc - 1;
 			failed += process(argv[i], &opt) != 0;
+		}
 	}
 	/* Over many files, one line of totals when asked to say more. */
 	if (argc - optind > 1 && opt.verbosity >= 0 &&

@@ -26,6 +26,11 @@ struct mc_options {
 	enum mc_format format;
 	int verbosity;			/* -1 quiet, 0 normal, 1+ verbose */
 	unsigned jobs;
+	/*
+	 * Set by main for the last file of a run in this process: nothing
+	 * follows it, so its memory is left to the exit (mc_record_file).
+	 */
+	bool last_file;
 	const char **symbols;		/* --symbol, extra hook names */
 	size_t n_symbols;
 	const char **sections;		/* --section, extra traced globs */

@@ -289,7 +289,7 @@ static void sort_unique(struct mc_site_list *l)
 static struct mc_section *code_target(struct mc_object *obj,
 				      struct mc_section *rel)
 {
-	struct mc_section *t = rel->target;
+	struct mc_section *t = mc_section_target(obj, rel);
 
 	if (!t || !obj->symtab || rel->shdr->sh_link != obj->symtab->index ||
 	    !(t->shdr->sh_flags & SHF_EXECINSTR) ||

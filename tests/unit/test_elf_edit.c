@@ -421,9 +421,9 @@ START_TEST(add_table_section)
 	ck_assert_uint_eq(t->shdr->sh_entsize, addr);
 	ck_assert_uint_eq(t->shdr->sh_addralign, addr);
 	ck_assert_uint_eq(t->shdr->sh_size, 2 * addr);
-	struct mc_section *rel = t->reloc;
+	struct mc_section *rel = mc_reloc_section_of(&obj, t->index);
 	ck_assert_ptr_nonnull(rel);
-	ck_assert_ptr_eq(rel->target, t);
+	ck_assert_ptr_eq(mc_section_target(&obj, rel), t);
 	char *want = xasprintf("%s__test_table", prefix);
 	ck_assert_str_eq(rel->name, want);
 	free(want);
@@ -453,7 +453,7 @@ START_TEST(add_table_section)
 	want = xasprintf("%s%s", prefix, bare->name);
 	ck_assert_str_eq(empty->name, want);
 	free(want);
-	ck_assert_ptr_eq(bare->reloc, empty);
+	ck_assert_ptr_eq(mc_reloc_section_of(&obj, bare->index), empty);
 	ck_assert_uint_eq(empty->shdr->sh_flags, SHF_INFO_LINK);
 	ck_assert_uint_eq(mc_reloc_count(empty), 0);
 
@@ -483,11 +483,11 @@ START_TEST(section_handles_stable)
 	struct mc_section *symtab = obj.symtab;
 	size_t n0 = obj.n_sections;
 	ck_assert_ptr_nonnull(text);
-	ck_assert_ptr_nonnull(text->reloc);
-	ck_assert_ptr_eq(text->reloc->target, text);
-	ck_assert_ptr_eq(mc_reloc_section_of(&obj, text->index), text->reloc);
-	ck_assert_ptr_null(text->target);
-	struct mc_section *rel = text->reloc, *first = NULL;
+	struct mc_section *rel = mc_reloc_section_of(&obj, text->index);
+	struct mc_section *first = NULL;
+	ck_assert_ptr_nonnull(rel);
+	ck_assert_ptr_eq(mc_section_target(&obj, rel), text);
+	ck_assert_ptr_null(mc_section_target(&obj, text));
 
 	for (int i = 0; i < 200; i++) {
 		GElf_Shdr h = { .sh_type = SHT_PROGBITS, .sh_flags = SHF_ALLOC,
@@ -515,12 +515,12 @@ START_TEST(section_handles_stable)
 					      is64(_i) ? ELF_T_RELA
 						       : ELF_T_REL);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_ptr_eq(r->target, first);
-	ck_assert_ptr_eq(first->reloc, r);
+	ck_assert_ptr_eq(mc_section_target(&obj, r), first);
+	ck_assert_ptr_eq(mc_reloc_section_of(&obj, first->index), r);
 	ck_assert_uint_eq(obj.n_sections, n0 + 201);
 	ck_assert_ptr_eq(mc_section_by_name(&obj, ".text"), text);
 	ck_assert_ptr_eq(obj.symtab, symtab);
-	ck_assert_ptr_eq(text->reloc, rel);
+	ck_assert_ptr_eq(mc_reloc_section_of(&obj, text->index), rel);
 	ck_assert_ptr_eq(obj.sections[first->index], first);
 	ck_assert_str_eq(first->name, ".t0");
 	mc_object_close(&obj);

@@ -226,6 +226,83 @@ START_TEST(write_names_added_apart)
 END_TEST
 
 /*
+ * `o` with one byte of .text patched, written with `scratch_size` bytes
+ * of garbage given to the writer as scratch (0: none), and the file's
+ * bytes after.  With a hard link beside it, through the rewrite; else
+ * appended.
+ */
+static uint8_t *written_with_scratch(const char *dir, const char *o,
+				     size_t scratch_size, bool linked,
+				     size_t *n)
+{
+	char *copy = xasprintf("%s/s%zu%s.o", dir, scratch_size,
+			       linked ? "l" : "");
+	char *other = xasprintf("%s.other", copy);
+	struct mc_object obj;
+	static const uint8_t nop = 0x90;
+	size_t n_in;
+	uint8_t *in = read_all(o, &n_in);
+	FILE *f = fopen(copy, "wb");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(in, 1, n_in, f), n_in);
+	ck_assert_int_eq(fclose(f), 0);
+	if (linked)
+		ck_assert_int_eq(link(copy, other), 0);
+	open_ok(&obj, copy);
+	if (scratch_size) {
+		uint8_t *scratch = malloc(scratch_size);
+
+		ck_assert_ptr_nonnull(scratch);
+		memset(scratch, 0xa5, scratch_size);
+		mc_object_give_scratch(&obj, scratch, scratch_size);
+	}
+	ck_assert(mc_section_patch(&obj, mc_section_by_name(&obj, ".text"), 0,
+				   &nop, 1));
+	ck_assert_msg(mc_object_write(&obj), "%s", obj.error);
+	mc_object_close(&obj);
+	assert_readelf_clean(copy);
+	uint8_t *out = read_all(copy, n);
+
+	free(in);
+	free(other);
+	free(copy);
+	return out;
+}
+
+/*
+ * Memory given to the writer (mc_object_give_scratch) changes nothing
+ * written: too small to plan in (one placement's worth: allocated as
+ * before) or large enough and full of garbage, appended or rewritten,
+ * the file is byte for byte the one written without.
+ */
+START_TEST(write_in_scratch)
+{
+	char *dir = make_tmpdir();
+	char *o = compile(dir, "basic", "c", basic_flags[_i], basic_src);
+	static const size_t sizes[] = { 16, 1 << 16 };
+
+	for (int linked = 0; linked < 2; linked++) {
+		size_t n_plain, n;
+		uint8_t *plain = written_with_scratch(dir, o, 0, linked,
+						      &n_plain);
+
+		for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			uint8_t *out = written_with_scratch(dir, o, sizes[k],
+							    linked, &n);
+
+			ck_assert_uint_eq(n, n_plain);
+			ck_assert(memcmp(out, plain, n) == 0);
+			free(out);
+		}
+		free(plain);
+	}
+	free(o);
+	remove_tree(dir);
+}
+END_TEST
+
+/*
  * A second name (ccache's hard-link mode): the file is replaced by
  * rename, and the other name keeps the input, byte for byte.
  */
@@ -361,6 +438,7 @@ static Suite *write_suite(void)
 	tcase_add_loop_test(tc, write_appends_in_place, 0, 2);
 	tcase_add_test(tc, write_appends_huge_nobits);
 	tcase_add_loop_test(tc, write_names_added_apart, 0, 2);
+	tcase_add_loop_test(tc, write_in_scratch, 0, 2);
 	tcase_add_loop_test(tc, write_hard_linked_renames, 0, 2);
 	tcase_add_loop_test(tc, write_unchanged, 0, 2);
 	tcase_add_loop_test(tc, write_through_symlink, 0, 2);
