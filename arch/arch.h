@@ -93,6 +93,30 @@ struct mc_image {
 	void *ctx;
 };
 
+/* A linked call through a register loaded from the GOT (mc_arch.got_call). */
+enum mc_got_call {
+	MC_GOT_NONE,		/* no such call starts here */
+	MC_GOT_SLOT,		/* one, through the GOT slot it names */
+	MC_GOT_UNKNOWN,		/* one, through a slot its code does not
+				   say (a base register of unknown value) */
+};
+
+/*
+ * A GOT the loader fills without relocations (MIPS, its psABI): after
+ * `local_gotno` local entries (dynamic tag local_gotno_tag), entry
+ * local_gotno + k holds .dynsym symbol gotsym + k (gotsym_tag), up to
+ * the symbol symtabno - 1 (symtabno_tag); DT_PLTGOT is its address.
+ * Code reaches it from $gp, which is DT_PLTGOT + gp_bias in the primary
+ * GOT.  A link with more GOTs than that one (GNU ld's multi-GOT) puts
+ * them after it in the same section.
+ */
+struct mc_got_layout {
+	int64_t local_gotno_tag;
+	int64_t gotsym_tag;
+	int64_t symtabno_tag;
+	uint32_t gp_bias;
+};
+
 /* How an entry before its function's hook call is judged. */
 enum mc_early_entry {
 	MC_EARLY_UNJUDGED,	/* as any entry off its hook */
@@ -253,6 +277,23 @@ struct mc_arch {
 	enum mc_early_entry (*judge_early_entry)(
 		const struct mc_arch *arch, const struct mc_image *img,
 		uint64_t entry, uint64_t hook);
+	/*
+	 * --check of a linked image: a call through a register the code
+	 * loads from the GOT (MIPS PIC's `lw t9,off(gp)` ... `jalr t9`),
+	 * which no one instruction says.  got_call reads the function that
+	 * starts at `func` up to `at` through `img` and, when `at` loads
+	 * such a call's register, returns MC_GOT_SLOT with the slot's
+	 * address in *slot and the call's address in *call, or
+	 * MC_GOT_UNKNOWN with *call when the slot depends on a value it
+	 * cannot follow; `gp` is $gp where the function does not set it
+	 * (0: unknown).  got_layout: how the loader binds the GOT's
+	 * slots, NULL where dynamic relocations name them.
+	 */
+	enum mc_got_call (*got_call)(const struct mc_arch *arch,
+				     const struct mc_image *img,
+				     uint64_t func, uint64_t at, uint64_t gp,
+				     uint64_t *slot, uint64_t *call);
+	const struct mc_got_layout *got_layout;
 	/* Decode linked bytes at address `addr` (at most `avail` bytes). */
 	struct mc_site (*decode_site)(const struct mc_arch *arch,
 				      const uint8_t *p, size_t avail,

@@ -95,6 +95,14 @@ enum {
 	R_MIPS_HIGHER_ = 28,
 	R_MIPS_HIGHEST_ = 29,
 	R_MIPS_JALR_ = 37,
+
+	/* The dynamic tags that lay out the GOT (mc_got_layout). */
+	DT_MIPS_LOCAL_GOTNO_ = 0x7000000a,
+	DT_MIPS_SYMTABNO_ = 0x70000011,
+	DT_MIPS_GOTSYM_ = 0x70000013,
+	/* $gp points this far into the primary GOT: 16-bit signed offsets
+	   from it reach all of the GOT's first 64 KB. */
+	MIPS_GP_BIAS = 0x7ff0,
 };
 
 /*
@@ -439,6 +447,204 @@ static enum mc_early_entry new_judge_early(const struct mc_arch *arch,
 }
 
 /*
+ * Calls through the GOT, for --check of a linked PIC image.  A PIC
+ * call loads the callee's address into t9 from the GOT and calls it:
+ *
+ *   lui gp,%hi(_gp_disp); addiu gp,gp,%lo(_gp_disp); addu gp,gp,t9
+ *                            (o32: $gp from t9, the function's own
+ *                            address; n64: lui; daddu t9; daddiu)
+ *   ...
+ *   lw/ld t9,off(gp)         the slot: $gp + off
+ *   [move at,ra; addiu sp,sp,-8; move gp,s0]
+ *   jalr t9                  (or `bal`, when ld relaxed it)
+ *
+ * The base need not be gp: clang keeps $gp in another register (at,
+ * s0) until it sets gp, and -mxgot adds a %call_hi half to gp first.
+ * So the registers are followed from the function's entry, where t9
+ * holds its address, to the load: straight-line code only, every
+ * instruction this does not model making its destination unknown.  A
+ * function that never sets its base register uses the primary GOT's
+ * $gp (`gp`), which a multi-GOT link makes unknowable.
+ */
+struct mips_regs {
+	uint64_t v[32];
+	uint32_t known;			/* bit r: v[r] is register r's value */
+	uint32_t written;		/* bit r: the code set register r */
+};
+
+enum {
+	MIPS_REG_T9 = 25,
+	MIPS_REG_GP = 28,
+	MIPS_JALR_T9 = 0x0320f809,	/* jalr t9 (ra = return address) */
+	MIPS_WALK_MAX = 4096,		/* words followed from the entry */
+};
+
+static void reg_set(struct mips_regs *r, unsigned reg, bool known,
+		    uint64_t value, bool word)
+{
+	if (reg == 0)
+		return;				/* zero stays zero */
+	if (word)				/* 32-bit results, sign-extended */
+		value = (uint64_t)(int64_t)(int32_t)value;
+	r->v[reg] = value;
+	r->written |= 1u << reg;
+	r->known = known ? r->known | 1u << reg : r->known & ~(1u << reg);
+}
+
+static bool reg_known(const struct mips_regs *r, unsigned reg)
+{
+	return (r->known >> reg) & 1;
+}
+
+/* Does `w` end straight-line code: a branch or a jump? */
+static bool ends_straight_line(uint32_t w)
+{
+	uint32_t op = w >> 26, funct = w & 0x3f;
+
+	if (op == 0)			/* jr, jalr, syscall, break */
+		return funct == 0x08 || funct == 0x09 || funct == 0x0c ||
+		       funct == 0x0d;
+	if (op >= 0x10 && op <= 0x13)	/* COPz: bc1t/bc1f and kin */
+		return ((w >> 21) & 0x1f) == 0x08;
+	return op == 0x01 || (op >= 0x02 && op <= 0x07) ||	/* REGIMM, j,
+								   jal, beq.. */
+	       (op >= 0x14 && op <= 0x17);			/* beql.. */
+}
+
+/* Stores, cache and pref write no register (sc and scd do: rt). */
+static bool writes_no_register(uint32_t op)
+{
+	return (op >= 0x28 && op <= 0x2f) || op == 0x33 ||
+	       (op >= 0x39 && op <= 0x3b) || op == 0x3d || op == 0x3e ||
+	       op == 0x3f;
+}
+
+/* One instruction's effect on the registers followed. */
+static void reg_step(struct mips_regs *r, uint32_t w)
+{
+	uint32_t op = w >> 26, funct = w & 0x3f;
+	unsigned rs = (w >> 21) & 0x1f, rt = (w >> 16) & 0x1f;
+	unsigned rd = (w >> 11) & 0x1f;
+	uint64_t imm = (uint64_t)(int64_t)(int16_t)(w & 0xffff);
+	bool s_known = reg_known(r, rs), t_known = reg_known(r, rt);
+
+	switch (op) {
+	case 0x0f:				/* lui rt,imm */
+		reg_set(r, rt, true, imm << 16, true);
+		return;
+	case 0x09:				/* addiu rt,rs,imm */
+		reg_set(r, rt, s_known, r->v[rs] + imm, true);
+		return;
+	case 0x19:				/* daddiu rt,rs,imm */
+		reg_set(r, rt, s_known, r->v[rs] + imm, false);
+		return;
+	case 0x0d:				/* ori rt,rs,uimm */
+		reg_set(r, rt, s_known, r->v[rs] | (w & 0xffff), false);
+		return;
+	case 0x00:
+		if (funct == 0x21)		/* addu rd,rs,rt (move) */
+			reg_set(r, rd, s_known && t_known,
+				r->v[rs] + r->v[rt], true);
+		else if (funct == 0x2d)		/* daddu rd,rs,rt (move) */
+			reg_set(r, rd, s_known && t_known,
+				r->v[rs] + r->v[rt], false);
+		else if (funct == 0x25)		/* or rd,rs,rt (move) */
+			reg_set(r, rd, s_known && t_known,
+				r->v[rs] | r->v[rt], false);
+		else
+			reg_set(r, rd, false, 0, false);
+		return;
+	}
+	if (writes_no_register(op))
+		return;
+	/* Anything else may write rt or rd: both become unknown. */
+	reg_set(r, rt, false, 0, false);
+	reg_set(r, rd, false, 0, false);
+}
+
+/* `lw t9,off(base)` (32-bit) or `ld t9,off(base)` (64-bit). */
+static bool loads_t9(const struct mc_arch *arch, uint32_t w)
+{
+	uint32_t op = arch->elf_class == 64 ? 0x37 : 0x23;
+
+	return w >> 26 == op && ((w >> 16) & 0x1f) == MIPS_REG_T9;
+}
+
+/*
+ * The `jalr t9` within three instructions after the load at `at` (the
+ * gp restore, `move at,ra`, o32's `addiu sp,sp,-8` between them), with
+ * nothing between them that writes t9 or leaves straight-line code.
+ */
+static bool t9_called(const struct mc_arch *arch, const struct mc_image *img,
+		      uint64_t at, uint64_t *call)
+{
+	uint32_t w;
+
+	for (uint64_t a = at + 4; a <= at + 16; a += 4) {
+		if (!word_at(arch, img, a, &w))
+			return false;
+		if (w == MIPS_JALR_T9) {
+			*call = a;
+			return true;
+		}
+		struct mips_regs r = { .known = 0 };
+		reg_step(&r, w);
+		if (ends_straight_line(w) || (r.written & 1u << MIPS_REG_T9))
+			return false;
+	}
+	return false;
+}
+
+static enum mc_got_call mips_got_call(const struct mc_arch *arch,
+				      const struct mc_image *img,
+				      uint64_t func, uint64_t at, uint64_t gp,
+				      uint64_t *slot, uint64_t *call)
+{
+	struct mips_regs r = { .known = 1u | 1u << MIPS_REG_T9 };
+	uint64_t mask = arch->elf_class == 64 ? UINT64_MAX : 0xffffffffu;
+	bool branched = false;
+	uint32_t w, load;
+	unsigned base;
+
+	if ((at & 3) || (func & 3) || at < func ||
+	    !word_at(arch, img, at, &load) || !loads_t9(arch, load) ||
+	    !t9_called(arch, img, at, call))
+		return MC_GOT_NONE;
+	base = (load >> 21) & 0x1f;
+	*slot = (uint64_t)(int64_t)(int16_t)(load & 0xffff);
+	/* One GOT: $gp holds its _gp everywhere, restored after calls. */
+	if (base == MIPS_REG_GP && gp) {
+		*slot = (gp + *slot) & mask;
+		return MC_GOT_SLOT;
+	}
+	if ((at - func) / 4 > MIPS_WALK_MAX)
+		return MC_GOT_UNKNOWN;
+	r.v[MIPS_REG_T9] = func;
+	for (uint64_t a = func; a < at; a += 4) {
+		if (!word_at(arch, img, a, &w))
+			return MC_GOT_UNKNOWN;
+		branched |= ends_straight_line(w);
+		reg_step(&r, w);
+	}
+	if (reg_known(&r, base) && !branched) {
+		*slot = (r.v[base] + *slot) & mask;
+		return MC_GOT_SLOT;
+	}
+	/* A base the function never sets is its caller's data, no GOT. */
+	if (!(r.written & 1u << base) && base != MIPS_REG_GP &&
+	    base != MIPS_REG_T9 && !branched)
+		return MC_GOT_NONE;
+	return MC_GOT_UNKNOWN;
+}
+
+static const struct mc_got_layout mips_got_layout = {
+	.local_gotno_tag = DT_MIPS_LOCAL_GOTNO_,
+	.gotsym_tag = DT_MIPS_GOTSYM_,
+	.symtabno_tag = DT_MIPS_SYMTABNO_,
+	.gp_bias = MIPS_GP_BIAS,
+};
+
+/*
  * The PIC prologue (set up gp, save it) comes before the hook, so it
  * may sit further in than on other machines.
  */
@@ -458,7 +664,8 @@ static const struct mc_insn mips_pad_nops[] = {
 	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
 	.insn_step = 2,							\
 	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
-	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
+	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral, \
+	.got_call = mips_got_call, .got_layout = &mips_got_layout
 
 const struct mc_arch mc_arch_mips = {
 	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
@@ -505,7 +712,8 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.pad_nops = mips_pad_nops, .n_pad_nops = 1,			\
 	.insn_step = 2, .judge_early_entry = new_judge_early,		\
 	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
-	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral
+	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral, \
+	.got_call = mips_got_call, .got_layout = &mips_got_layout
 
 const struct mc_arch mc_arch_mips64 = {
 	.name = "mips64", MIPS64_COMMON, .endian = MC_BIG_ENDIAN,

@@ -338,6 +338,12 @@ const struct mc_symbol *mc_symbol_at(struct mc_object *obj,
 const char *mc_symbol_name_in(struct mc_object *obj,
 			      struct mc_section *symtab, size_t i);
 
+/*
+ * The value of dynamic tag `tag`: the first entry of a linked image's
+ * SHT_DYNAMIC section with that d_tag before DT_NULL; false if none.
+ */
+bool mc_dynamic_value(struct mc_object *obj, int64_t tag, uint64_t *value);
+
 /* Index of a symbol called `name`, or SIZE_MAX. */
 size_t mc_symbol_by_name(const struct mc_object *obj, const char *name);
 

@@ -741,3 +741,23 @@ const char *mc_symbol_name_in(struct mc_object *obj,
 		return NULL;
 	return elf_strptr(obj->elf, symtab->shdr->sh_link, sym.st_name);
 }
+
+bool mc_dynamic_value(struct mc_object *obj, int64_t tag, uint64_t *value)
+{
+	for (size_t i = 1; i < obj->n_sections; i++) {
+		const struct mc_section *s = obj->sections[i];
+		Elf_Data *d = s->shdr->sh_type == SHT_DYNAMIC ?
+			mc_section_data(obj, s) : NULL;
+		GElf_Dyn dyn;
+
+		for (int k = 0; d && gelf_getdyn(d, k, &dyn); k++) {
+			if (dyn.d_tag == DT_NULL)
+				break;
+			if (dyn.d_tag == tag) {
+				*value = dyn.d_un.d_val;
+				return true;
+			}
+		}
+	}
+	return false;
+}

@@ -109,6 +109,7 @@ struct check {
 	uint64_t got_base;	/* linked: what GOT-relative calls index
 				   from (i386 PIC's %ebx), or 0 */
 	bool hook_dynamic;	/* linked: the loader binds a hook */
+	const char *undecided_why;	/* the last undecided call's kind */
 	size_t *funcs;		/* linked: function symbols, by address */
 	size_t n_funcs;
 	uint64_t *labels;	/* linked: global and weak code symbols'
@@ -357,6 +358,11 @@ static const uint8_t *image_bytes_at(struct check *c, uint64_t addr,
 	return p && off + n <= size ? p + off : NULL;
 }
 
+static const uint8_t *image_read(void *ctx, uint64_t addr, size_t n)
+{
+	return image_bytes_at(ctx, addr, n);
+}
+
 /* The address-sized pointer stored at `where`, as the image holds it. */
 static bool pointer_at(struct check *c, uint64_t where, uint64_t *value)
 {
@@ -498,6 +504,35 @@ static bool decode_in_function(struct check *c,
 }
 
 /*
+ * A call through a register loaded from the GOT (mc_arch.got_call:
+ * MIPS PIC), at the load `off` bytes into the function: as a call
+ * through that slot (MC_SITE_CALL_INDIRECT) into *s, placed at the call
+ * instruction, *at.  $gp is the primary GOT's unless the image has more
+ * GOTs (then each function's own set-up says it).
+ */
+static enum mc_got_call got_call(struct check *c,
+				 const struct function_code *fc, uint64_t off,
+				 struct mc_site *s, uint64_t *at)
+{
+	const struct mc_arch *a = c->s->arch;
+	const struct mc_got *got = mc_survey_got(c->s);
+	struct mc_image img = { image_read, c };
+	uint64_t gp = got->start && got->primary_end == got->section_end ?
+		      got->gp : 0;
+	uint64_t slot, call;
+	enum mc_got_call g;
+
+	if (!a->got_call || is_call(s->kind))
+		return MC_GOT_NONE;
+	g = a->got_call(a, &img, fc->start, fc->start + off, gp, &slot, &call);
+	if (g == MC_GOT_NONE)
+		return g;
+	*at = call;
+	*s = (struct mc_site){ MC_SITE_CALL_INDIRECT, 4, slot };
+	return g;
+}
+
+/*
  * The first hook call in linked function f at an offset in [from, to]
  * (and below its size), or false; with `first_call`, the scan ends at
  * the first call of any kind.  A call at a global label inside the
@@ -516,20 +551,29 @@ static bool scan_hook(struct check *c, const struct mc_symbol *f,
 	for (uint64_t off = from; off <= to && off < f->sym.st_size;
 	     off += c->s->arch->insn_step) {
 		struct mc_site s;
+		uint64_t at = start + off;
 
 		if (!decode_in_function(c, &fc, off, &s))
 			break;
-		if (is_call(s.kind) &&
+		enum mc_got_call g = got_call(c, &fc, off, &s, &at);
+		if (g != MC_GOT_UNKNOWN && is_call(s.kind) &&
 		    (calls_hook(c, s.kind, s.target) ||
-		     site_bound_to_hook(c, s.kind, start + off)) &&
-		    !labelled_call(c, start, start + off)) {
-			*site = start + off;
+		     site_bound_to_hook(c, s.kind, at)) &&
+		    !labelled_call(c, start, at)) {
+			*site = at;
 			*len = s.len;
 			return true;
 		}
 		if (undecided && *undecided == UINT64_MAX &&
-		    plt_undecided(c, s.kind, s.target))
-			*undecided = start + off;
+		    (plt_undecided(c, s.kind, s.target) ||
+		     (g == MC_GOT_UNKNOWN && c->hook_dynamic))) {
+			*undecided = at;
+			c->undecided_why = g == MC_GOT_UNKNOWN ?
+				"call through a GOT slot --check cannot tell "
+				"(its base register's value)" :
+				"call through a PLT entry --check cannot "
+				"decode";
+		}
 		if (first_call && is_call(s.kind))
 			break;
 	}
@@ -694,9 +738,8 @@ static void linked_unrecorded(struct check *c)
 			if (maybe != UINT64_MAX && !function_has_entry(c, f)) {
 				undecided++;
 				problem(c, P_UNDECIDED, true, f->shndx, maybe,
-					SIZE_MAX, "call through a PLT entry "
-					"--check cannot decode: it may reach a "
-					"hook the table misses");
+					SIZE_MAX, "%s: it may reach a hook the "
+					"table misses", c->undecided_why);
 			}
 			continue;
 		}
@@ -718,7 +761,8 @@ static void linked_unrecorded(struct check *c)
 			"table %s", missing, missing == 1 ? "" : "s",
 			missing == 1 ? "s" : "", c->s->has_table ?
 			"is empty" : "is missing");
-	if (c->hook_dynamic && !mc_survey_follows_plt(c->s) && !undecided)
+	if (c->hook_dynamic && !mc_survey_follows_plt(c->s) &&
+	    !c->s->arch->got_call && !undecided)
 		problem(c, P_UNDECIDED, false, 0, 0, SIZE_MAX, "the dynamic "
 			"loader binds a hook, and --check cannot follow calls "
 			"through the PLT or GOT on %s: hooks the table misses "
@@ -1059,11 +1103,6 @@ static bool is_hook_verdict(struct check *c, const struct mc_verdict *v,
 	return calls_hook(c, v->kind, v->target_address) ||
 	       site_bound_to_hook(c, v->kind, site) ||
 	       into_undecoded_plt(c, v->kind, v->target_address);
-}
-
-static const uint8_t *image_read(void *ctx, uint64_t addr, size_t n)
-{
-	return image_bytes_at(ctx, addr, n);
 }
 
 /*

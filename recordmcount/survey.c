@@ -118,6 +118,71 @@ static int compare_bound(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/* The image's .dynsym, or NULL. */
+static struct mc_section *dynsym_section(const struct mc_object *obj)
+{
+	for (size_t i = 1; i < obj->n_sections; i++)
+		if (obj->sections[i]->shdr->sh_type == SHT_DYNSYM)
+			return obj->sections[i];
+	return NULL;
+}
+
+/* Where the GOT's global part starts, and which .dynsym entries it holds. */
+struct got_globals {
+	uint64_t first_slot;
+	size_t gotsym, symtabno;
+	struct mc_section *dynsym;
+};
+
+/*
+ * The got_layout's tags, held to the image: the global part's symbols
+ * exist in .dynsym, and the primary GOT lies inside one section.
+ */
+static bool got_globals(struct mc_survey *d, struct got_globals *g,
+			struct mc_got *got)
+{
+	const struct mc_got_layout *l = d->arch->got_layout;
+	struct mc_object *obj = d->obj;
+	struct mc_section *sec;
+	uint64_t start, local, gotsym, symtabno, n_syms, end;
+	size_t size = d->arch->addr_size;
+
+	if (!l || !mc_dynamic_value(obj, DT_PLTGOT, &start) ||
+	    !mc_dynamic_value(obj, l->local_gotno_tag, &local) ||
+	    !mc_dynamic_value(obj, l->gotsym_tag, &gotsym) ||
+	    !mc_dynamic_value(obj, l->symtabno_tag, &symtabno) ||
+	    !(g->dynsym = dynsym_section(obj)) ||
+	    !g->dynsym->shdr->sh_entsize ||
+	    !(sec = mc_section_at_address(obj, start)))
+		return false;
+	n_syms = g->dynsym->shdr->sh_size / g->dynsym->shdr->sh_entsize;
+	end = sec->shdr->sh_addr + sec->shdr->sh_size;
+	if (symtabno > n_syms || gotsym > symtabno ||
+	    local > (end - start) / size ||
+	    symtabno - gotsym > (end - start) / size - local)
+		return false;
+	g->first_slot = start + local * size;
+	g->gotsym = gotsym;
+	g->symtabno = symtabno;
+	*got = (struct mc_got){
+		.start = start,
+		.gp = start + l->gp_bias,
+		.primary_end = g->first_slot + (symtabno - gotsym) * size,
+		.section_end = end,
+	};
+	return true;
+}
+
+const struct mc_got *mc_survey_got(struct mc_survey *d)
+{
+	struct got_globals g;
+
+	if (!d->got_read && d->linked && !got_globals(d, &g, &d->got))
+		d->got = (struct mc_got){ 0 };
+	d->got_read = true;
+	return &d->got;
+}
+
 /*
  * Every dynamic relocation of the image that names a symbol (JUMP_SLOT,
  * GLOB_DAT, ...: .rela.plt, .rela.dyn, .rel.*), by the slot it fills.
@@ -126,6 +191,9 @@ static int compare_bound(const void *a, const void *b)
 static void read_bound(struct mc_survey *d)
 {
 	struct mc_object *obj = d->obj;
+	struct got_globals g = { 0 };
+	struct mc_got got;
+	bool globals = d->linked && got_globals(d, &g, &got);
 	size_t n = 0;
 
 	d->bound_read = true;
@@ -133,6 +201,8 @@ static void read_bound(struct mc_survey *d)
 		if (mc_is_reloc_section(obj->sections[i]) &&
 		    (obj->sections[i]->shdr->sh_flags & SHF_ALLOC))
 			n += mc_reloc_count(obj->sections[i]);
+	if (globals)
+		n += g.symtabno - g.gotsym;
 	d->bound = malloc((n + 1) * sizeof(*d->bound));
 	if (!d->bound) {
 		mc_fail(obj, "out of memory");
@@ -156,6 +226,15 @@ static void read_bound(struct mc_survey *d)
 				d->bound[d->n_bound++] = (struct mc_bound_slot){
 					r.offset, name };
 		}
+	}
+	/* The loader binds the GOT's global part by .dynsym's order. */
+	for (size_t k = g.gotsym; globals && k < g.symtabno; k++) {
+		const char *name = mc_symbol_name_in(obj, g.dynsym, k);
+
+		if (name && *name)
+			d->bound[d->n_bound++] = (struct mc_bound_slot){
+				g.first_slot + (k - g.gotsym) *
+					       d->arch->addr_size, name };
 	}
 	qsort(d->bound, d->n_bound, sizeof(*d->bound), compare_bound);
 }

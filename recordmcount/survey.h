@@ -42,6 +42,18 @@ struct mc_bound_slot {
 	const char *name;
 };
 
+/*
+ * A linked image's GOT as the architecture's got_layout lays it out
+ * (MIPS): where the primary GOT is, its $gp, and where the section that
+ * holds it ends (past the primary GOT: a multi-GOT link's other GOTs).
+ */
+struct mc_got {
+	uint64_t start;		/* DT_PLTGOT; 0: no such GOT */
+	uint64_t gp;		/* start + got_layout->gp_bias */
+	uint64_t primary_end;	/* past the primary GOT's last entry */
+	uint64_t section_end;	/* past the section that holds it */
+};
+
 struct mc_survey {
 	struct mc_object *obj;
 	const struct mc_arch *arch;
@@ -57,6 +69,8 @@ struct mc_survey {
 	struct mc_bound_slot *bound;	/* linked: by slot, read on first use */
 	size_t n_bound;
 	bool bound_read;
+	struct mc_got got;		/* linked, with a got_layout */
+	bool got_read;
 };
 
 /* What a site holds, in words, plus how many bytes make it up. */
@@ -201,6 +215,14 @@ bool mc_survey_relative(struct mc_survey *s, uint64_t where,
  */
 bool mc_survey_bound(struct mc_survey *s, const struct mc_bound_slot **slots,
 		     size_t *n);
+
+/*
+ * The image's GOT as its architecture's got_layout says (read on first
+ * use); got->start is 0 where there is none to read (no got_layout, no
+ * .dynamic, or tags that do not fit the image).  The GOT's global
+ * slots are among mc_survey_bound's, named by .dynsym's order.
+ */
+const struct mc_got *mc_survey_got(struct mc_survey *s);
 
 /* What a linked call's target is, as a PLT entry (mc_survey_plt_call). */
 enum mc_plt_call {
