@@ -571,16 +571,17 @@ static bool loads_t9(const struct mc_arch *arch, uint32_t w)
 }
 
 /*
- * The `jalr t9` within three instructions after the load at `at` (the
- * gp restore, `move at,ra`, o32's `addiu sp,sp,-8` between them), with
- * nothing between them that writes t9 or leaves straight-line code.
+ * The `jalr t9` in the three words after the load at `at` (clang puts
+ * `move gp,s0`, `move at,ra` or o32's `addiu sp,sp,-8` between them),
+ * with nothing between them that writes t9 or leaves straight-line
+ * code.
  */
 static bool t9_called(const struct mc_arch *arch, const struct mc_image *img,
 		      uint64_t at, uint64_t *call)
 {
 	uint32_t w;
 
-	for (uint64_t a = at + 4; a <= at + 16; a += 4) {
+	for (uint64_t a = at + 4; a <= at + 12; a += 4) {
 		if (!word_at(arch, img, a, &w))
 			return false;
 		if (w == MIPS_JALR_T9) {

@@ -266,6 +266,205 @@ START_TEST(decode_others)
 }
 END_TEST
 
+/* ---- calls through the GOT (got_call) ----------------------------- */
+
+/* Linked code for got_call: words at `base`, in one byte order. */
+struct code_image {
+	uint8_t bytes[64 * 4];
+	size_t n;
+	uint64_t base;
+};
+
+static const uint8_t *code_at(void *ctx, uint64_t addr, size_t n)
+{
+	const struct code_image *c = ctx;
+
+	return addr >= c->base && addr - c->base + n <= c->n ?
+		c->bytes + (addr - c->base) : NULL;
+}
+
+static struct mc_image load_code(struct code_image *c, uint64_t base,
+				 const uint32_t *w, size_t n, bool big)
+{
+	c->base = base;
+	c->n = put_words(c->bytes, w, n, big);
+	return (struct mc_image){ code_at, c };
+}
+
+/*
+ * GCC 12's o32 PIC -pg prologue of twice() in a shared object, at 0x350
+ * (mips-linux-gnu-objdump -d): readelf -A gives that image's canonical
+ * gp as 0x18500 and _mcount's global GOT entry as 0x10518, -32744(gp).
+ */
+static const uint32_t gcc_o32[] = {
+	0x3c1c0002,	/* lui gp,0x2 */
+	0x279c81b0,	/* addiu gp,gp,-32336 */
+	0x0399e021,	/* addu gp,gp,t9 */
+	0x27bdfff8,	/* addiu sp,sp,-8 */
+	0xafbc0000,	/* sw gp,0(sp) */
+	0x03e00825,	/* move at,ra */
+	0x27bdfff8,	/* addiu sp,sp,-8 */
+	0x8f998018,	/* lw t9,-32744(gp) */
+	0x0320f809,	/* jalr t9 */
+	0x00000000,	/* nop */
+};
+
+START_TEST(got_call_gp)
+{
+	const struct mc_arch *a = arch("mips");
+	struct code_image c;
+	struct mc_image img = load_code(&c, 0x350, gcc_o32, 10, true);
+	uint64_t slot = 0, call = 0;
+
+	/* $gp of the one GOT, as given */
+	ck_assert_int_eq(a->got_call(a, &img, 0x350, 0x36c, 0x18500, &slot,
+				     &call), MC_GOT_SLOT);
+	ck_assert_uint_eq(slot, 0x10518);
+	ck_assert_uint_eq(call, 0x370);
+	/* none given (more GOTs): the prologue's own, from t9 = 0x350 */
+	slot = call = 0;
+	ck_assert_int_eq(a->got_call(a, &img, 0x350, 0x36c, 0, &slot, &call),
+			 MC_GOT_SLOT);
+	ck_assert_uint_eq(slot, 0x10518);
+	ck_assert_uint_eq(call, 0x370);
+	/* not at the load: the lui, the jalr, a halfword off */
+	ck_assert_int_eq(a->got_call(a, &img, 0x350, 0x350, 0x18500, &slot,
+				     &call), MC_GOT_NONE);
+	ck_assert_int_eq(a->got_call(a, &img, 0x350, 0x370, 0x18500, &slot,
+				     &call), MC_GOT_NONE);
+	ck_assert_int_eq(a->got_call(a, &img, 0x350, 0x36e, 0x18500, &slot,
+				     &call), MC_GOT_NONE);
+	/* little endian: the same words, the same answer */
+	img = load_code(&c, 0x350, gcc_o32, 10, false);
+	a = arch("mipsel");
+	ck_assert_int_eq(a->got_call(a, &img, 0x350, 0x36c, 0, &slot, &call),
+			 MC_GOT_SLOT);
+	ck_assert_uint_eq(slot, 0x10518);
+}
+END_TEST
+
+START_TEST(got_call_other_base)
+{
+	/* clang -O0 o32: $gp built in at, at 0x300 */
+	static const uint32_t w[] = {
+		0x3c020002,	/* lui v0,0x2 */
+		0x24428290,	/* addiu v0,v0,-32112 */
+		0x00590821,	/* addu at,v0,t9 */
+		0x8c398018,	/* lw t9,-32744(at) */
+		0x03e00825,	/* move at,ra */
+		0x27bdfff8,	/* addiu sp,sp,-8 */
+		0x0320f809,	/* jalr t9 */
+	};
+	const struct mc_arch *a = arch("mips");
+	struct code_image c;
+	struct mc_image img = load_code(&c, 0x300, w, MC_COUNT(w), true);
+	uint64_t slot = 0, call = 0;
+
+	ck_assert_int_eq(a->got_call(a, &img, 0x300, 0x30c, 0x18000, &slot,
+				     &call), MC_GOT_SLOT);
+	ck_assert_uint_eq(slot, 0x300 + 0x20000 - 32112 - 32744);
+	ck_assert_uint_eq(call, 0x318);
+}
+END_TEST
+
+START_TEST(got_call_unknown)
+{
+	/* a pointer the caller passed: no GOT; after a branch: unknown */
+	static const uint32_t w[] = {
+		0x8c990008,	/* lw t9,8(a0) */
+		0x0320f809,	/* jalr t9 */
+		0x00000000,	/* nop */
+		0x3c020002,	/* lui v0,0x2 */
+		0x10800002,	/* beqz a0,. + 12 */
+		0x00590821,	/* addu at,v0,t9 (delay slot) */
+		0x8c398018,	/* lw t9,-32744(at) */
+		0x0320f809,	/* jalr t9 */
+		0x00000000,	/* nop */
+		0x8f998018,	/* lw t9,-32744(gp) */
+		0x3c190001,	/* lui t9,0x1: t9 is not the load's */
+		0x0320f809,	/* jalr t9 */
+		0x8f998018,	/* lw t9,-32744(gp) */
+		0x00000000,	/* nop */
+		0x00000000,	/* nop */
+		0x00000000,	/* nop */
+		0x0320f809,	/* jalr t9: too far */
+		0x8f998018,	/* lw t9,-32744(gp) */
+		0x0320f809,	/* jalr t9 */
+	};
+	const struct mc_arch *a = arch("mips");
+	struct code_image c;
+	struct mc_image img = load_code(&c, 0x1000, w, MC_COUNT(w), true);
+	uint64_t slot, call;
+
+	ck_assert_int_eq(a->got_call(a, &img, 0x1000, 0x1000, 0x9000, &slot,
+				     &call), MC_GOT_NONE);
+	ck_assert_int_eq(a->got_call(a, &img, 0x1000, 0x1018, 0x9000, &slot,
+				     &call), MC_GOT_UNKNOWN);
+	ck_assert_uint_eq(call, 0x101c);
+	/* $gp in a function that sets none, and no primary $gp given */
+	ck_assert_int_eq(a->got_call(a, &img, 0x1044, 0x1044, 0, &slot,
+				     &call), MC_GOT_UNKNOWN);
+	ck_assert_uint_eq(call, 0x1048);
+	ck_assert_int_eq(a->got_call(a, &img, 0x1044, 0x1044, 0x9000, &slot,
+				     &call), MC_GOT_SLOT);
+	ck_assert_uint_eq(slot, 0x9000 - 32744);
+	/* a jalr the load does not feed, or none near */
+	ck_assert_int_eq(a->got_call(a, &img, 0x1000, 0x1024, 0x9000, &slot,
+				     &call), MC_GOT_NONE);
+	ck_assert_int_eq(a->got_call(a, &img, 0x1000, 0x1030, 0x9000, &slot,
+				     &call), MC_GOT_NONE);
+}
+END_TEST
+
+START_TEST(got_call_n64)
+{
+	/* GCC 12's n64 prologue: ld, not lw; daddu/daddiu */
+	static const uint32_t w[] = {
+		0x67bdfff0,	/* daddiu sp,sp,-16 */
+		0xffbc0008,	/* sd gp,8(sp) */
+		0x3c1c0002,	/* lui gp,0x2 */
+		0x0399e02d,	/* daddu gp,gp,t9 */
+		0x679c81a0,	/* daddiu gp,gp,-32352 */
+		0x03e00825,	/* move at,ra */
+		0xdf998020,	/* ld t9,-32736(gp) */
+		0x0320f809,	/* jalr t9 */
+		0x8f998020,	/* lw t9,-32736(gp): not n64's load */
+		0x0320f809,	/* jalr t9 */
+	};
+	const struct mc_arch *a = arch("mips64el");
+	struct code_image c;
+	struct mc_image img = load_code(&c, 0x1200004e0, w, MC_COUNT(w),
+					false);
+	uint64_t slot = 0, call = 0;
+
+	ck_assert_int_eq(a->got_call(a, &img, 0x1200004e0, 0x1200004f8, 0,
+				     &slot, &call), MC_GOT_SLOT);
+	ck_assert_uint_eq(slot, 0x1200004e0 + 0x20000 - 32352 - 32736);
+	ck_assert_uint_eq(call, 0x1200004fc);
+	ck_assert_int_eq(a->got_call(a, &img, 0x1200004e0, 0x120000500,
+				     0x120018000, &slot, &call), MC_GOT_NONE);
+}
+END_TEST
+
+START_TEST(got_layout_facts)
+{
+	/* the MIPS psABI's dynamic tags, as <elf.h> spells them */
+	for (const char *const *n = (const char *const[]){
+		"mips", "mipsel", "mipsn32", "mipsn32el", "mips64",
+		"mips64el", NULL }; *n; n++) {
+		const struct mc_got_layout *l = arch(*n)->got_layout;
+
+		ck_assert_ptr_nonnull(l);
+		ck_assert_ptr_nonnull(arch(*n)->got_call);
+		ck_assert_int_eq(l->local_gotno_tag, DT_MIPS_LOCAL_GOTNO);
+		ck_assert_int_eq(l->gotsym_tag, DT_MIPS_GOTSYM);
+		ck_assert_int_eq(l->symtabno_tag, DT_MIPS_SYMTABNO);
+		ck_assert_uint_eq(l->gp_bias, 0x7ff0);
+	}
+	ck_assert_ptr_null(arch("x86_64")->got_layout);
+}
+END_TEST
+
 START_TEST(encode_nop)
 {
 	uint8_t buf[40];
@@ -374,6 +573,11 @@ static Suite *mips_suite(void)
 	tcase_add_test(tc, encode_nop);
 	tcase_add_loop_test(tc, encode_call_roundtrip, 0, 4);
 	tcase_add_test(tc, encode_call_objdump);
+	tcase_add_test(tc, got_call_gp);
+	tcase_add_test(tc, got_call_other_base);
+	tcase_add_test(tc, got_call_unknown);
+	tcase_add_test(tc, got_call_n64);
+	tcase_add_test(tc, got_layout_facts);
 	suite_add_tcase(s, tc);
 	return s;
 }
