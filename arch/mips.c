@@ -75,6 +75,11 @@
  * The table is what GCC writes for a pointer: R_MIPS_32 in .rel (o32,
  * addend in the slot) or .rela (n32), R_MIPS_64 in .rela (n64, second
  * and third types R_MIPS_NONE).
+ *
+ * Linked PIC code still calls through the GOT unless ld relaxed the
+ * jalr to `bal`, and no relocation names a GOT slot: the psABI's loader
+ * fills the global part of the GOT in .dynsym's order (got_layout), so
+ * --check finds the slot from $gp and the load's offset (got_call).
  */
 #include "arch.h"
 

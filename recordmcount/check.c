@@ -10,12 +10,15 @@
  *    mode finds).  In a linked image the relocations are gone, so each
  *    function symbol's first bytes (up to the architecture's
  *    max_entry_offset) are decoded for a call to a hook symbol's
- *    address, through a pointer slot that holds it, or through a PLT
- *    entry whose slot a dynamic relocation binds to a hook; a function
- *    with such a call and no table entry inside it is unrecorded.
- *    Where the loader binds a hook and such a call cannot be decided
- *    (a PLT entry of an unknown form, an architecture with no PLT
- *    decoder), the file is `undecided`, never quietly without hooks.
+ *    address, through a pointer slot that holds it, through a PLT
+ *    entry whose slot a dynamic relocation binds to a hook, or (MIPS
+ *    PIC, mc_arch.got_call) through a register loaded from a GOT slot
+ *    the loader binds by .dynsym's order; a function with such a call
+ *    and no table entry inside it is unrecorded.  Where the loader
+ *    binds a hook and such a call cannot be decided (a PLT entry of an
+ *    unknown form, a GOT load from a base it cannot follow, an
+ *    architecture with no PLT decoder), the file is `undecided`, never
+ *    quietly without hooks.
  *  - every entry lands inside a function (STT_FUNC value and size) on a
  *    hook call, its neutral form, or a pad;
  *  - no entry appears twice;
@@ -503,6 +506,14 @@ static bool decode_in_function(struct check *c,
 	return true;
 }
 
+/* Does the image hold more than its primary GOT (mc_survey_got)? */
+static bool several_gots(struct check *c)
+{
+	const struct mc_got *got = mc_survey_got(c->s);
+
+	return got->start && got->primary_end != got->section_end;
+}
+
 /*
  * A call through a register loaded from the GOT (mc_arch.got_call:
  * MIPS PIC), at the load `off` bytes into the function: as a call
@@ -517,8 +528,7 @@ static enum mc_got_call got_call(struct check *c,
 	const struct mc_arch *a = c->s->arch;
 	const struct mc_got *got = mc_survey_got(c->s);
 	struct mc_image img = { image_read, c };
-	uint64_t gp = got->start && got->primary_end == got->section_end ?
-		      got->gp : 0;
+	uint64_t gp = got->start && !several_gots(c) ? got->gp : 0;
 	uint64_t slot, call;
 	enum mc_got_call g;
 
@@ -568,11 +578,14 @@ static bool scan_hook(struct check *c, const struct mc_symbol *f,
 		    (plt_undecided(c, s.kind, s.target) ||
 		     (g == MC_GOT_UNKNOWN && c->hook_dynamic))) {
 			*undecided = at;
-			c->undecided_why = g == MC_GOT_UNKNOWN ?
-				"call through a GOT slot --check cannot tell "
-				"(its base register's value)" :
+			c->undecided_why = g != MC_GOT_UNKNOWN ?
 				"call through a PLT entry --check cannot "
-				"decode";
+				"decode" : several_gots(c) ?
+				"call through the GOT from a base register "
+				"--check cannot follow, in an image of several "
+				"GOTs (each with its own $gp)" :
+				"call through the GOT from a base register "
+				"--check cannot follow";
 		}
 		if (first_call && is_call(s.kind))
 			break;

@@ -3,7 +3,8 @@
 # defects on x86_64, aarch64, arm, ppc, riscv64, s390x and mips images
 # and objects (programs, modules, PIEs, shared objects), and clean images
 # (the demo, firmware), and hook calls through a PLT entry or call stub
-# (gcc and clang, GNU ld and lld, ten architectures);
+# (gcc and clang, GNU ld and lld, ten architectures) or, MIPS PIC,
+# through the GOT;
 # tests/check/test_check.py says what each case
 # proves and which tool is its oracle.
 CHECKGATE_SCRATCH := $(BUILD)/tests/check

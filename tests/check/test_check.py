@@ -78,9 +78,18 @@ the hook's entry (where objdump names none: arm lld's entries decoded
 from objdump -d -j .plt against readelf -r; sh4's GOT slots from the
 values objdump prints); recorded, clean, and --dump's entries are those
 calls (case_plt).
-plt/<toolchain>-undecided: mips (GOT calls no relocation names),
-ppc32's secure PLT (lld), lld's ppc64le --no-power10-stubs stubs, where
---check cannot follow them: `undecided`, exit 1 (case_plt_undecided).
+plt/<toolchain>-undecided: ppc32's secure PLT (lld), lld's ppc64le
+--no-power10-stubs stubs, where --check cannot follow them:
+`undecided`, exit 1 (case_plt_undecided).
+got/<toolchain>: MIPS PIC images (o32 both byte orders, n64; gcc,
+clang 14 and 16; -O2 and -O0; -shared with the hook undefined or
+defined, -pie and -no-pie against a library) whose hook calls load t9
+from the hook's GOT entry: readelf -A's entry and objdump -d's loads
+(or objdump -dr of an --emit-relocs twin) are the oracle; nothing
+recorded `no-table`, main.c alone unrecorded one `unrecorded` in main,
+recorded clean, 5 hooks each (case_got).  A multi-GOT link: calls
+through each GOT followed, and a call from a $gp the function does not
+set `undecided` (case_got_multi).
 """
 
 import json
@@ -1256,15 +1265,13 @@ def case_plt(tool, scratch, p):
 
 
 # Shared objects whose hook calls go through the loader in a form
-# --check has no decoder for: PIC's GOT calls (mips, sh4), ppc32's secure
+# --check has no decoder for: ppc32's secure
 # PLT (lld's; GNU ld links -pg code with the BSS PLT), lld's ppc64
 # --no-power10-stubs stub for PC-relative code (no load from the slot:
 # nothing says where it leads).
 PPC = "powerpc-linux-gnu"
 PPC64LE = "powerpc64le-linux-gnu"
 UNDECIDED_CASES = [
-    Plt("mips-gcc-bfd", "mips-linux-gnu", "mips-linux-gnu-gcc", "-pg",
-        ["mips-linux-gnu-gcc", "-shared"] + NOSTD),
     Plt("ppc-clang-lld", PPC, clang(PPC), "-pg",
         clang(PPC, "-shared -fuse-ld=lld").split() + NOSTD),
     Plt("ppc64le-clang-power10-oldstubs-lld", PPC64LE, clang(PPC64LE),
@@ -1305,6 +1312,262 @@ def case_plt_undecided(tool, scratch, p):
         check(rc == 1 and "undecided" in classes and
               (rec or classes == {"undecided"}), "recorded %s: exit %d, "
               "problems %s (%s)" % (rec, rc, classes, err.strip()))
+
+
+# -- MIPS PIC: hook calls through the GOT -----------------------------------
+
+class Got:
+    """One toolchain's MIPS PIC image whose hook calls load t9 from the
+    GOT (`lw/ld t9,off(gp)` ... `jalr t9`): the hook left undefined
+    (-shared), defined in the image but preemptible (-shared with
+    hooks.c), or in a library of its own (-pie, -no-pie).  `relocs`:
+    the loads' base is not always gp (clang's o32 code builds $gp in at
+    at -O0, and at -O2 loads from s0 before its `move gp,s0`), so the
+    oracle is objdump -dr of a twin link with --emit-relocs."""
+
+    def __init__(self, name, triplet, cc, link, opt="-O2", relocs=False):
+        self.name = name
+        self.triplet = triplet
+        self.cc = cc.split()
+        self.link = link            # "shared", "shared-def", "pie",
+        self.opt = opt              # "nopie"
+        self.relocs = relocs
+
+    def tool(self, t):
+        return "%s-%s" % (self.triplet, t)
+
+
+MIPS = "mips-linux-gnu"
+MIPSEL = "mipsel-linux-gnu"
+MIPS64EL = "mips64el-linux-gnuabi64"
+GOT_CASES = [
+    Got("mips-gcc-shared", MIPS, MIPS + "-gcc", "shared"),
+    Got("mips-gcc-shared-def", MIPS, MIPS + "-gcc", "shared-def"),
+    Got("mipsel-gcc-pie", MIPSEL, MIPSEL + "-gcc", "pie"),
+    Got("mipsel-clang16-nopie", MIPSEL, clang(MIPSEL).replace(
+        "clang ", "clang-16 "), "nopie", relocs=True),
+    Got("mips-clang14-O0-shared", MIPS, clang(MIPS), "shared", opt="-O0",
+        relocs=True),
+    Got("mips64el-gcc-shared", MIPS64EL, MIPS64EL + "-gcc", "shared"),
+    Got("mips64el-clang16-pie", MIPS64EL, clang(MIPS64EL).replace(
+        "clang ", "clang-16 "), "pie"),
+    Got("mips-gcc-multi-got", MIPS, MIPS + "-gcc", "multi"),
+]
+
+GOT_ENTRY = re.compile(r"^\s*([0-9a-f]+)\s+(-?\d+)\(gp\)\s+[0-9a-f]+\s+"
+                       r"[0-9a-f]+\s+\S+\s+\S+\s+(\S+)\s*$")
+T9_LOAD = re.compile(r"^\s*([0-9a-f]+):\s+(?:lw|ld)\s+t9,(-?\d+)\((\w+)\)")
+JALR_T9 = re.compile(r"^\s*([0-9a-f]+):\s+jalr\s+t9\s*$")
+HOOK_RELOC = re.compile(r"^\s*([0-9a-f]+): R_MIPS_(?:CALL16|GOT16)\s+"
+                        r"(?:%s)$" % "|".join(HOOK_NAMES))
+
+
+def got_hook_offsets(p, path):
+    """readelf -A: the gp-relative offsets ("Access") of the primary
+    GOT's global entries whose symbol is a hook."""
+    out, _ = must([p.tool("readelf"), "-A", path])
+    return {int(m.group(2)) for m in map(GOT_ENTRY.match, out.splitlines())
+            if m and m.group(3) in HOOK_NAMES}
+
+
+def got_hook_sites(p, path, relocs_of=None):
+    """The `jalr t9` objdump -d shows within three words after a t9 load
+    from a hook's GOT entry, in an nm function: the load is
+    `lw/ld t9,OFF(gp)` with readelf -A's offset for the hook or, with
+    relocs_of (a twin link with --emit-relocs), one objdump -dr shows an
+    R_MIPS_CALL16 or R_MIPS_GOT16 against the hook at."""
+    offsets = got_hook_offsets(p, path)
+    loads = None
+    if relocs_of:
+        out, _ = must([p.tool("objdump"), "-dr", relocs_of])
+        loads = {int(m.group(1), 16) for m in map(HOOK_RELOC.match,
+                                                  out.splitlines()) if m}
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    funcs = functions(p, path)
+    lines = out.splitlines()
+    sites = []
+    for i, line in enumerate(lines):
+        m = T9_LOAD.match(line)
+        if not m or not (int(m.group(1), 16) in loads if loads is not None
+                         else m.group(3) == "gp" and
+                         int(m.group(2)) in offsets):
+            continue
+        for after in lines[i + 1:i + 4]:
+            j = JALR_T9.match(after)
+            if j and in_function(funcs, int(j.group(1), 16)):
+                sites.append(int(j.group(1), 16))
+                break
+    return sorted(sites)
+
+
+def got_function(p, path, name):
+    """nm -S's extent of one function."""
+    return functions(p, path)[name]
+
+
+def case_got(tool, scratch, p):
+    """prog.c and main.c, -pg and PIC, linked so that every hook call
+    loads t9 from the hook's GOT entry (readelf -A names the entry and
+    its offset from gp; objdump -d shows the loads, got_hook_sites): the
+    oracle must show 5 (twice thrice strong_or_weak sum main).  Nothing
+    recorded: exit 1, one `no-table` at the lowest call, 5 hooks.
+    prog.c recorded and main.c not: exit 1, exactly one `unrecorded`, at
+    the call inside main (nm).  Everything recorded: clean, 5 hooks.
+    Before --check followed the GOT these were `undecided`, every entry
+    `corrupt-site`, or (the hook defined in the image) `ok, 0 hooks`."""
+    d = os.path.join(scratch, "got", p.name)
+    os.makedirs(d, exist_ok=True)
+    gcc = p.tool("gcc")
+    hooks = os.path.join(d, "hooks.o")
+    must([gcc, "-O2", "-fPIC", "-c", "-o", hooks,
+          os.path.join(HERE, "hooks.c")])
+    lib = os.path.join(d, "libhooks.so")
+    must([gcc, "-shared", "-nostdlib", "-o", lib, hooks])
+    pic = "-fPIE" if p.link in ("pie", "nopie") else "-fPIC"
+    flags = {"shared": ["-shared"], "shared-def": ["-shared", hooks],
+             "pie": ["-pie", "-Wl,-e,main", lib],
+             "nopie": ["-no-pie", "-Wl,-e,main", lib]}[p.link]
+
+    def build(name, recorded):
+        objs = []
+        for src in ("prog.c", "main.c"):
+            o = os.path.join(d, "%s-%s.o" % (name, src[:-2]))
+            must(p.cc + [p.opt, "-pg", pic, "-c", "-o", o,
+                         os.path.join(HERE, src)])
+            objs.append(o)
+        if recorded:
+            must([tool.path] + objs[:len(recorded)])
+        out = os.path.join(d, name)
+        must([gcc, "-nostdlib", "-o", out] + objs + flags)
+        twin = None
+        if p.relocs:
+            twin = out + "-relocs"
+            must([gcc, "-nostdlib", "-Wl,--emit-relocs", "-o", twin] +
+                 objs + flags)
+        return out, got_hook_sites(p, out, twin)
+
+    bare, sites = build("bare", ())
+    check(len(sites) == 5, "objdump/readelf -A: %d hook calls through the "
+          "GOT in functions, expected 5: %s" % (len(sites),
+                                                [hex(a) for a in sites]))
+    r = expect(tool, [bare], 1, [("no-table", min(sites), None)])
+    check(r["hooks"] == 5, "%d hooks, the oracle shows 5" % r["hooks"])
+    part, sites = build("part", ("prog",))
+    start, size = got_function(p, part, "main")
+    in_main = [a for a in sites if start <= a < start + size]
+    check(len(in_main) == 1, "oracle: %d hook calls in main" % len(in_main))
+    r = expect(tool, [part], 1, [("unrecorded", in_main[0], None)])
+    check(r["hooks"] == 5, "part: %d hooks, the oracle shows 5" % r["hooks"])
+    rec, sites = build("rec", ("prog", "main"))
+    check(len(sites) == 5, "recorded: the oracle shows %d" % len(sites))
+    r = expect(tool, [rec], 0, [])
+    check(r["hooks"] == 5, "recorded: %d hooks, the oracle shows 5" %
+          r["hooks"])
+
+
+def multi_got_asm(j, n):
+    """o32 assembly: big<j>, which loads n GOT entries of its own
+    (e<j>_<i>), and small<j>, whose hook call is GCC's -pg sequence.
+    Three of them need more than the 64 KB $gp reaches: GNU ld gives
+    some their own GOT."""
+    loads = "".join("\tlw $t2,%%call16(e%d_%d)($gp)\n" % (j, i)
+                    for i in range(n))
+    return ("\t.abicalls\n\t.text\n"
+            "\t.globl big{j}\n\t.ent big{j}\n\t.type big{j},@function\n"
+            "big{j}:\n\t.set noreorder\n\t.cpload $t9\n{loads}"
+            "\tjr $ra\n\tnop\n\t.end big{j}\n\t.size big{j},.-big{j}\n"
+            "\t.globl small{j}\n\t.ent small{j}\n"
+            "\t.type small{j},@function\nsmall{j}:\n\t.set noreorder\n"
+            "\t.set noat\n\t.cpload $t9\n\tmove $at,$ra\n"
+            "\taddiu $sp,$sp,-8\n\tlw $t9,%call16(_mcount)($gp)\n"
+            "\tjalr $t9\n\tnop\n\tjr $ra\n\tnop\n\t.set at\n"
+            "\t.end small{j}\n\t.size small{j},.-small{j}\n"
+            ).format(j=j, loads=loads)
+
+
+# leaf: calls the hook from the $gp its caller left, setting none.
+LEAF_ASM = """\t.abicalls
+\t.text
+\t.globl leaf
+\t.ent leaf
+\t.type leaf,@function
+leaf:
+\t.set noreorder
+\tlw $t9,%call16(_mcount)($gp)
+\tjalr $t9
+\tnop
+\tjr $ra
+\tnop
+\t.end leaf
+\t.size leaf,.-leaf
+"""
+
+
+def case_got_multi(tool, scratch, p):
+    """A multi-GOT shared object (GNU ld, o32): big0..2 need 18,000 GOT
+    entries, so ld gives some objects GOTs of their own, where _mcount's
+    entry carries an R_MIPS_REL32 (readelf -rW: the case must have one,
+    or it tests the primary GOT only).  small0..2 and prog.c's and
+    main.c's functions set their own $gp and call the hook; leaf calls
+    it from the $gp its caller left.  The oracle: objdump -dr of a twin
+    link with --emit-relocs (each hook's R_MIPS_CALL16 load and its jalr
+    t9), nm for the functions.  prog.c and main.c recorded: exit 1, 8
+    hooks, `unrecorded` at each small's call (one of them through a GOT
+    of its own) and `undecided` at leaf's (whose $gp may be any GOT's),
+    saying so.  Everything but leaf recorded: exactly that `undecided`."""
+    d = os.path.join(scratch, "got", p.name)
+    os.makedirs(d, exist_ok=True)
+    gcc = p.tool("gcc")
+    objs = []
+    for j in range(3):
+        src = os.path.join(d, "big%d.s" % j)
+        with open(src, "w") as f:
+            f.write(multi_got_asm(j, 6000))
+        objs.append(os.path.join(d, "big%d.o" % j))
+        must([gcc, "-c", "-o", objs[-1], src])
+    for src in ("prog.c", "main.c"):
+        objs.append(os.path.join(d, src[:-2] + ".o"))
+        must([gcc, "-O2", "-pg", "-fPIC", "-c", "-o", objs[-1],
+              os.path.join(HERE, src)])
+    leaf = os.path.join(d, "leaf.s")
+    with open(leaf, "w") as f:
+        f.write(LEAF_ASM)
+    must([gcc, "-c", "-o", leaf[:-2] + ".o", leaf])
+    objs.append(leaf[:-2] + ".o")
+
+    def link(name):
+        out = os.path.join(d, name)
+        must([gcc, "-shared", "-nostdlib", "-o", out] + objs)
+        must([gcc, "-shared", "-nostdlib", "-Wl,--emit-relocs", "-o",
+              out + "-relocs"] + objs)
+        return out, got_hook_sites(p, out, out + "-relocs")
+
+    must([tool.path] + objs[3:5])
+    part, sites = link("part")
+    out, _ = must([p.tool("readelf"), "-rW", part])
+    check(re.search(r"R_MIPS_REL32\s+0+\s+_mcount", out), "readelf -rW: "
+          "no secondary GOT entry for _mcount: not a multi-GOT link")
+    funcs = functions(p, part)
+    at = {f: [a for a in sites if funcs[f][0] <= a < sum(funcs[f])]
+          for f in ("leaf", "small0", "small1", "small2")}
+    check(len(sites) == 9 and all(len(v) == 1 for v in at.values()),
+          "oracle: %d hook calls, expected 9 (small0..2, leaf, prog.c's and "
+          "main.c's 5): %s" % (len(sites), [hex(a) for a in sites]))
+    msg = "several GOTs"
+    r = expect(tool, [part], 1, [("undecided", at["leaf"][0], None)] +
+               [("unrecorded", at["small%d" % j][0], None)
+                for j in range(3)])
+    check(r["hooks"] == 8, "part: %d hooks, the oracle shows 8 past leaf's"
+          % r["hooks"])
+    check(any(msg in q["message"] for q in r["problems"]),
+          "the undecided problem does not say %r" % msg)
+    must([tool.path] + objs[:3])
+    rec, sites = link("rec")
+    leaf_at = [a for a in sites if functions(p, rec)["leaf"][0] <= a <
+               sum(functions(p, rec)["leaf"])]
+    r = expect(tool, [rec], 1, [("undecided", leaf_at[0], None)])
+    check(r["hooks"] == 8, "recorded: %d hooks, the oracle shows 8 past "
+          "leaf's" % r["hooks"])
 
 
 # -- hooks the architecture cannot patch ----------------------------------
@@ -1568,6 +1831,13 @@ def main():
         else:
             log.line("SKIP: plt/%s-undecided: %s or %s not installed" %
                      (p.name, p.cc.split()[0], p.link[0]))
+    for p in GOT_CASES:
+        fn = case_got_multi if p.link == "multi" else case_got
+        if shutil.which(p.cc[0]) and shutil.which(p.tool("gcc")):
+            work.append(("got/" + p.name, fn, (tool, scratch, p)))
+        else:
+            log.line("SKIP: got/%s: %s or %s not installed" %
+                     (p.name, p.cc[0], p.tool("gcc")))
     for u in UNSUPPORTED_CASES:
         if shutil.which(u.cc[0]) and shutil.which(u.link[0]) and \
                 shutil.which(u.tool("objdump")):
