@@ -289,6 +289,14 @@ struct mc_arch {
 	 * (0: unknown).  got_layout: how the loader binds the GOT's
 	 * slots, NULL where dynamic relocations name them.
 	 */
+	/*
+	 * --check of a linked image: where a linker's stub at `addr` (at
+	 * most `avail` bytes at `p`) jumps, 0 if the bytes are no such
+	 * stub.  MIPS: ld's LA25 stub, through which non-PIC code calls a
+	 * PIC function (it sets t9 to the function's address first).
+	 */
+	uint64_t (*call_stub)(const struct mc_arch *arch, const uint8_t *p,
+			      size_t avail, uint64_t addr);
 	enum mc_got_call (*got_call)(const struct mc_arch *arch,
 				     const struct mc_image *img,
 				     uint64_t func, uint64_t at, uint64_t gp,

@@ -131,6 +131,9 @@ enum {
 	MIPS_JAL = 0x0c000000,		/* jal target26 */
 	MIPS_JAL_MASK = 0xfc000000,
 	MIPS_BAL = 0x04110000,		/* bal off16 (bgezal zero) */
+	MIPS_J = 0x08000000,		/* j target26 */
+	MIPS_LUI_T9 = 0x3c190000,	/* lui t9,imm16 */
+	MIPS_ADDIU_T9 = 0x27390000,	/* addiu t9,t9,imm16 */
 	MIPS_IMM_MASK = 0xffff0000,	/* keep the opcode and registers */
 	MIPS_LW_ANY_BASE_MASK = 0xfc1f0000,	/* opcode and rt, any base */
 };
@@ -643,6 +646,47 @@ static enum mc_got_call mips_got_call(const struct mc_arch *arch,
 	return MC_GOT_UNKNOWN;
 }
 
+/*
+ * ld's LA25 stub (the psABI's name for the t9 set-up a PIC function
+ * needs), which a non-PIC caller's `jal` reaches it through (ld names
+ * it .pic.<function>):
+ *
+ *   lui t9,%hi(f); j f; addiu t9,t9,%lo(f)
+ *
+ * or, placed right before f, `lui t9,%hi(f); addiu t9,t9,%lo(f)`,
+ * falling into it.  Either way t9 ends up f's address, which the jump
+ * (or the fall) must reach: the low 32 bits are compared, all that
+ * lui and addiu set (n64 links too write the 32-bit form).
+ */
+static uint64_t mips_call_stub(const struct mc_arch *arch, const uint8_t *p,
+			       size_t avail, uint64_t addr)
+{
+	uint32_t lui, next, last;
+	uint64_t t9, target;
+
+	if (avail < 12)
+		return 0;
+	lui = mc_get32(arch->endian, p);
+	next = mc_get32(arch->endian, p + 4);
+	last = mc_get32(arch->endian, p + 8);
+	if ((lui & MIPS_IMM_MASK) != MIPS_LUI_T9)
+		return 0;
+	t9 = ((uint64_t)(lui & 0xffff) << 16) +
+	     (uint64_t)(int64_t)(int16_t)(next & 0xffff);
+	if ((next & MIPS_IMM_MASK) == MIPS_ADDIU_T9)	/* falls into f */
+		target = addr + 8;
+	else if ((next & MIPS_JAL_MASK) == MIPS_J &&
+		 (last & MIPS_IMM_MASK) == MIPS_ADDIU_T9) {
+		t9 = ((uint64_t)(lui & 0xffff) << 16) +
+		     (uint64_t)(int64_t)(int16_t)(last & 0xffff);
+		target = ((addr + 8) & ~(uint64_t)0x0fffffff) |
+			 (uint64_t)(next & 0x03ffffff) << 2;
+	} else {
+		return 0;
+	}
+	return ((t9 ^ target) & 0xffffffffu) ? 0 : target;
+}
+
 static const struct mc_got_layout mips_got_layout = {
 	.local_gotno_tag = DT_MIPS_LOCAL_GOTNO_,
 	.gotsym_tag = DT_MIPS_GOTSYM_,
@@ -671,7 +715,8 @@ static const struct mc_insn mips_pad_nops[] = {
 	.insn_step = 2,							\
 	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral, \
-	.got_call = mips_got_call, .got_layout = &mips_got_layout
+	.got_call = mips_got_call, .got_layout = &mips_got_layout,	\
+	.call_stub = mips_call_stub
 
 const struct mc_arch mc_arch_mips = {
 	.name = "mips", MIPS32_COMMON, .endian = MC_BIG_ENDIAN,
@@ -719,7 +764,8 @@ const struct mc_arch mc_arch_mipsn32el = {
 	.insn_step = 2, .judge_early_entry = new_judge_early,		\
 	.decode_site = mips_decode_site, .encode_nop = mips_encode_nop,	\
 	.encode_call = mips_encode_call, .site_neutral = mips_site_neutral, \
-	.got_call = mips_got_call, .got_layout = &mips_got_layout
+	.got_call = mips_got_call, .got_layout = &mips_got_layout,	\
+	.call_stub = mips_call_stub
 
 const struct mc_arch mc_arch_mips64 = {
 	.name = "mips64", MIPS64_COMMON, .endian = MC_BIG_ENDIAN,

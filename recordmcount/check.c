@@ -10,7 +10,8 @@
  *    mode finds).  In a linked image the relocations are gone, so each
  *    function symbol's first bytes (up to the architecture's
  *    max_entry_offset) are decoded for a call to a hook symbol's
- *    address, through a pointer slot that holds it, through a PLT
+ *    address (or a linker's stub that jumps there: MIPS's LA25),
+ *    through a pointer slot that holds it, through a PLT
  *    entry whose slot a dynamic relocation binds to a hook, or (MIPS
  *    PIC, mc_arch.got_call) through a register loaded from a GOT slot
  *    the loader binds by .dynsym's order; a function with such a call
@@ -390,6 +391,15 @@ static bool plt_calls_hook(struct check *c, uint64_t target)
 	       name && hook_named(c, name);
 }
 
+/* A direct call into a linker's stub that jumps on to a hook. */
+static bool stub_calls_hook(struct check *c, uint64_t target)
+{
+	const struct mc_arch *a = c->s->arch;
+	const uint8_t *p = a->call_stub ? image_bytes_at(c, target, 12) : NULL;
+
+	return p && is_hook_addr(c, a->call_stub(a, p, 12, target));
+}
+
 /* A direct call into a PLT entry the architecture cannot decode. */
 static bool into_undecoded_plt(struct check *c, enum mc_site_kind kind,
 			       uint64_t target)
@@ -417,7 +427,8 @@ static bool calls_hook(struct check *c, enum mc_site_kind kind,
 	uint64_t p;
 
 	if (kind == MC_SITE_CALL)
-		return is_hook_addr(c, target) || plt_calls_hook(c, target);
+		return is_hook_addr(c, target) || plt_calls_hook(c, target) ||
+		       stub_calls_hook(c, target);
 	if (kind == MC_SITE_CALL_INDIRECT)
 		return is_hook_slot(c, target) ||
 		       (pointer_at(c, target, &p) && is_hook_addr(c, p));

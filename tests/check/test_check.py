@@ -89,7 +89,8 @@ from the hook's GOT entry: readelf -A's entry and objdump -d's loads
 recorded `no-table`, main.c alone unrecorded one `unrecorded` in main,
 recorded clean, 5 hooks each (case_got).  A multi-GOT link: calls
 through each GOT followed, and a call from a $gp the function does not
-set `undecided` (case_got_multi).
+set `undecided` (case_got_multi).  -mno-abicalls code linked -static
+with a PIC hook, through ld's LA25 stubs (case_la25).
 """
 
 import json
@@ -1352,6 +1353,9 @@ GOT_CASES = [
     Got("mips64el-clang16-pie", MIPS64EL, clang(MIPS64EL).replace(
         "clang ", "clang-16 "), "pie"),
     Got("mips-gcc-multi-got", MIPS, MIPS + "-gcc", "multi"),
+    Got("mips-gcc-la25", MIPS, MIPS + "-gcc", "la25"),
+    Got("mips64el-clang16-la25", MIPS64EL, clang(MIPS64EL).replace(
+        "clang ", "clang-16 "), "la25"),
 ]
 
 GOT_ENTRY = re.compile(r"^\s*([0-9a-f]+)\s+(-?\d+)\(gp\)\s+[0-9a-f]+\s+"
@@ -1463,6 +1467,61 @@ def case_got(tool, scratch, p):
     r = expect(tool, [rec], 0, [])
     check(r["hooks"] == 5, "recorded: %d hooks, the oracle shows 5" %
           r["hooks"])
+
+
+LA25_CALL = re.compile(r"^\s*([0-9a-f]+):\s+jal\s+([0-9a-f]+) <\.pic\.(\S+)>")
+LA25_JUMP = re.compile(r"^\s*[0-9a-f]+:\s+j\s+[0-9a-f]+ <(\S+)>")
+
+
+def la25_sites(p, path):
+    """objdump -d: every `jal .pic.<hook>` in an nm function whose stub
+    (ld's LA25 stub, as objdump -d prints it) jumps on to <hook>."""
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", path])
+    lines = out.splitlines()
+    stubs = {}
+    for i, line in enumerate(lines):
+        m = re.match(r"^([0-9a-f]+) <\.pic\.(\S+)>:$", line)
+        if m:
+            jumps = [LA25_JUMP.match(x) for x in lines[i + 1:i + 4]]
+            stubs[int(m.group(1), 16)] = [j.group(1) for j in jumps if j]
+    funcs = functions(p, path)
+    return sorted(int(m.group(1), 16) for m in map(LA25_CALL.match, lines)
+                  if m and m.group(3) in HOOK_NAMES and
+                  stubs.get(int(m.group(2), 16)) == [m.group(3)] and
+                  in_function(funcs, int(m.group(1), 16)))
+
+
+def case_la25(tool, scratch, p):
+    """prog.c and main.c built -pg -fno-pic -mno-abicalls and linked
+    -static with a PIC _mcount (hooks.c -fPIC): every `jal` reaches it
+    through ld's LA25 stub .pic._mcount (objdump -d: the jal to the stub,
+    the stub's `j _mcount`).  Unrecorded: one `no-table`, 5 hooks;
+    recorded: clean, 5 hooks.  Before --check followed the stub: `ok,
+    0 hooks` and, recorded, `corrupt-site` at every entry."""
+    d = os.path.join(scratch, "got", p.name)
+    os.makedirs(d, exist_ok=True)
+    gcc = p.tool("gcc")
+    hooks = os.path.join(d, "hooks.o")
+    must([gcc, "-O2", "-fPIC", "-c", "-o", hooks,
+          os.path.join(HERE, "hooks.c")])
+    for rec in (False, True):
+        objs = []
+        for src in ("prog.c", "main.c"):
+            o = os.path.join(d, "%s-%d.o" % (src[:-2], rec))
+            must(p.cc + [p.opt, "-pg", "-fno-pic", "-mno-abicalls", "-c",
+                         "-o", o, os.path.join(HERE, src)])
+            objs.append(o)
+        if rec:
+            must([tool.path] + objs)
+        out = os.path.join(d, "static-%d" % rec)
+        must([gcc, "-static", "-nostdlib", "-Wl,-e,main", "-o", out] +
+             objs + [hooks])
+        sites = la25_sites(p, out)
+        check(len(sites) == 5, "objdump: %d calls through .pic.<hook>, "
+              "expected 5: %s" % (len(sites), [hex(a) for a in sites]))
+        r = expect(tool, [out], 1 if not rec else 0,
+                   [] if rec else [("no-table", sites[0], None)])
+        check(r["hooks"] == 5, "%d hooks, objdump shows 5" % r["hooks"])
 
 
 def multi_got_asm(j, n):
@@ -1832,7 +1891,8 @@ def main():
             log.line("SKIP: plt/%s-undecided: %s or %s not installed" %
                      (p.name, p.cc.split()[0], p.link[0]))
     for p in GOT_CASES:
-        fn = case_got_multi if p.link == "multi" else case_got
+        fn = {"multi": case_got_multi, "la25": case_la25}.get(p.link,
+                                                              case_got)
         if shutil.which(p.cc[0]) and shutil.which(p.tool("gcc")):
             work.append(("got/" + p.name, fn, (tool, scratch, p)))
         else:

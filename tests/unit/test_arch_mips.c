@@ -446,6 +446,44 @@ START_TEST(got_call_n64)
 }
 END_TEST
 
+START_TEST(la25_stub)
+{
+	/* ld's .pic._mcount at 0x400150, as mips-linux-gnu-objdump -d
+	   showed it in a -mno-abicalls -static link: on to 0x4002b0 */
+	static const uint32_t jump[] = {
+		0x3c190040,	/* lui t9,0x40 */
+		0x081000ac,	/* j 0x4002b0 */
+		0x273902b0,	/* addiu t9,t9,688 */
+	};
+	static const uint32_t fall[] = {
+		0x3c190040,	/* lui t9,0x40 */
+		0x27390158,	/* addiu t9,t9,0x158: the next word's */
+		0x00000000,	/* (the function's first word) */
+	};
+	static const uint32_t wrong_t9[] = {
+		0x3c190040,	/* lui t9,0x40 */
+		0x081000ac,	/* j 0x4002b0 */
+		0x273902b4,	/* addiu t9,t9,692: not the target */
+	};
+	const struct mc_arch *a = arch("mips");
+	uint8_t code[12];
+
+	put_words(code, jump, 3, true);
+	ck_assert_uint_eq(a->call_stub(a, code, 12, 0x400150), 0x4002b0);
+	ck_assert_uint_eq(a->call_stub(a, code, 11, 0x400150), 0);
+	put_words(code, jump, 3, false);
+	ck_assert_uint_eq(arch("mipsel")->call_stub(arch("mipsel"), code, 12,
+						    0x400150), 0x4002b0);
+	put_words(code, fall, 3, true);
+	ck_assert_uint_eq(a->call_stub(a, code, 12, 0x400150), 0x400158);
+	ck_assert_uint_eq(a->call_stub(a, code, 12, 0x400154), 0);
+	put_words(code, wrong_t9, 3, true);
+	ck_assert_uint_eq(a->call_stub(a, code, 12, 0x400150), 0);
+	put_words(code, gcc_o32, 3, true);		/* a prologue */
+	ck_assert_uint_eq(a->call_stub(a, code, 12, 0x350), 0);
+}
+END_TEST
+
 START_TEST(got_layout_facts)
 {
 	/* the MIPS psABI's dynamic tags, as <elf.h> spells them */
@@ -578,6 +616,7 @@ static Suite *mips_suite(void)
 	tcase_add_test(tc, got_call_unknown);
 	tcase_add_test(tc, got_call_n64);
 	tcase_add_test(tc, got_layout_facts);
+	tcase_add_test(tc, la25_stub);
 	suite_add_tcase(s, tc);
 	return s;
 }
