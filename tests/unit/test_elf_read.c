@@ -332,6 +332,70 @@ START_TEST(relocs_match_readelf)
 }
 END_TEST
 
+/* ---- dynamic tags ------------------------------------------------- */
+
+/*
+ * A shared object's .dynamic against readelf -d: every tag readelf
+ * prints with a number, and one absent.  Native (host order), then
+ * big-endian o32 MIPS, whose GOT tags --check reads (where the cross
+ * compiler is installed).
+ */
+START_TEST(dynamic_matches_readelf)
+{
+	static const char *const cc[] = { "cc", "mips-linux-gnu-gcc" };
+	char *dir = make_tmpdir();
+	char *which = xasprintf("command -v %s || true", cc[_i]);
+	char *found = run(which, NULL, NULL);
+
+	free(which);
+	if (!file_nonempty_text(found)) {
+		free(found);
+		remove_tree(dir);
+		return;
+	}
+	free(found);
+	char *flags = xasprintf("%s -fPIC -O2", cc[_i]);
+	char *o = compile(dir, "basic", "c", flags, basic_src);
+	char *so = xasprintf("%s/basic.so", dir);
+	char *cmd = xasprintf("%s -shared -nostdlib -o '%s' '%s'", cc[_i], so,
+			      o);
+	free(run(cmd, NULL, NULL));
+	free(cmd);
+	cmd = xasprintf("readelf -dW '%s'", so);
+	char *out = run(cmd, NULL, NULL);
+	struct mc_object obj;
+	size_t seen = 0;
+
+	open_ok(&obj, so);
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long tag, value;
+		char name[64], val[64];
+		uint64_t mine;
+
+		if (sscanf(line, " 0x%llx (%63[^)]) %63s", &tag, name,
+			   val) != 3 || tag == DT_NULL ||
+		    (sscanf(val, "0x%llx", &value) != 1 &&
+		     sscanf(val, "%llu", &value) != 1))
+			continue;
+		ck_assert_msg(mc_dynamic_value(&obj, (int64_t)tag, &mine),
+			      "%s: no %s", so, name);
+		ck_assert_msg(mine == value, "%s: %s 0x%llx, readelf 0x%llx",
+			      so, name, (unsigned long long)mine, value);
+		seen++;
+	}
+	ck_assert_uint_ge(seen, 5);
+	uint64_t v = 0;
+	ck_assert(!mc_dynamic_value(&obj, 0x6fffff00, &v));
+	mc_object_close(&obj);
+	free(out);
+	free(cmd);
+	free(so);
+	free(o);
+	free(flags);
+	remove_tree(dir);
+}
+END_TEST
+
 static Suite *read_suite(void)
 {
 	Suite *s = suite_create("elf_read");
@@ -344,6 +408,7 @@ static Suite *read_suite(void)
 	tcase_add_loop_test(tc, section_bytes_match_libelf, 0, 2);
 	tcase_add_loop_test(tc, headers_are_libelfs_until_changed, 0, 2);
 	tcase_add_loop_test(tc, relocs_match_readelf, 0, 2);
+	tcase_add_loop_test(tc, dynamic_matches_readelf, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
