@@ -82,9 +82,10 @@ plt/<toolchain>-undecided: ppc32's secure PLT (lld), lld's ppc64le
 --no-power10-stubs stubs, where --check cannot follow them:
 `undecided`, exit 1 (case_plt_undecided).
 got/<toolchain>: MIPS PIC images (o32 both byte orders, n64; gcc,
-clang 14 and 16; -O2 and -O0; -shared with the hook undefined or
-defined, -pie and -no-pie against a library) whose hook calls load t9
-from the hook's GOT entry: readelf -A's entry and objdump -d's loads
+clang 14 and 16; -O2 and -O0; GNU ld and lld; -shared with the hook
+undefined or defined, -pie and -no-pie against a library) whose hook
+calls load t9 from the hook's GOT entry: readelf -A's entry and
+objdump -d's loads
 (or objdump -dr of an --emit-relocs twin) are the oracle; nothing
 recorded `no-table`, main.c alone unrecorded one `unrecorded` in main,
 recorded clean, 5 hooks each (case_got).  A multi-GOT link: calls
@@ -1321,18 +1322,25 @@ class Got:
     """One toolchain's MIPS PIC image whose hook calls load t9 from the
     GOT (`lw/ld t9,off(gp)` ... `jalr t9`): the hook left undefined
     (-shared), defined in the image but preemptible (-shared with
-    hooks.c), or in a library of its own (-pie, -no-pie).  `relocs`:
-    the loads' base is not always gp (clang's o32 code builds $gp in at
-    at -O0, and at -O2 loads from s0 before its `move gp,s0`), so the
+    hooks.c), or in a library of its own (-pie, -no-pie); GNU ld, or
+    lld (`lld`).  `relocs`: the loads' base is not always gp (clang's
+    o32 code builds $gp in at at -O0, and at -O2 loads from s0 before
+    its `move gp,s0`), or readelf -A cannot read the image, so the
     oracle is objdump -dr of a twin link with --emit-relocs."""
 
-    def __init__(self, name, triplet, cc, link, opt="-O2", relocs=False):
+    def __init__(self, name, triplet, cc, link, opt="-O2", relocs=False,
+                 lld=False):
         self.name = name
         self.triplet = triplet
         self.cc = cc.split()
         self.link = link            # "shared", "shared-def", "pie",
         self.opt = opt              # "nopie"
         self.relocs = relocs
+        # lld links through clang; it takes --per-section's tables (Plt)
+        self.ld = (clang(triplet, "-fuse-ld=lld").replace(
+            "clang ", "clang-16 ").split() if lld else
+            [self.tool("gcc")])
+        self.record = ["--per-section"] if lld else []
 
     def tool(self, t):
         return "%s-%s" % (self.triplet, t)
@@ -1352,6 +1360,11 @@ GOT_CASES = [
     Got("mips64el-gcc-shared", MIPS64EL, MIPS64EL + "-gcc", "shared"),
     Got("mips64el-clang16-pie", MIPS64EL, clang(MIPS64EL).replace(
         "clang ", "clang-16 "), "pie"),
+    Got("mips-clang16-shared-lld", MIPS, clang(MIPS).replace(
+        "clang ", "clang-16 "), "shared", lld=True, relocs=True),
+    # (binutils' readelf -A stops at lld 14's mips64el attributes)
+    Got("mips64el-gcc-pie-lld", MIPS64EL, MIPS64EL + "-gcc", "pie",
+        lld=True, relocs=True),
     Got("mips-gcc-multi-got", MIPS, MIPS + "-gcc", "multi"),
     Got("mips-gcc-la25", MIPS, MIPS + "-gcc", "la25"),
     Got("mips64el-clang16-la25", MIPS64EL, clang(MIPS64EL).replace(
@@ -1380,7 +1393,7 @@ def got_hook_sites(p, path, relocs_of=None):
     `lw/ld t9,OFF(gp)` with readelf -A's offset for the hook or, with
     relocs_of (a twin link with --emit-relocs), one objdump -dr shows an
     R_MIPS_CALL16 or R_MIPS_GOT16 against the hook at."""
-    offsets = got_hook_offsets(p, path)
+    offsets = got_hook_offsets(p, path) if not relocs_of else set()
     loads = None
     if relocs_of:
         out, _ = must([p.tool("objdump"), "-dr", relocs_of])
@@ -1426,7 +1439,7 @@ def case_got(tool, scratch, p):
     must([gcc, "-O2", "-fPIC", "-c", "-o", hooks,
           os.path.join(HERE, "hooks.c")])
     lib = os.path.join(d, "libhooks.so")
-    must([gcc, "-shared", "-nostdlib", "-o", lib, hooks])
+    must(p.ld + ["-shared", "-nostdlib", "-o", lib, hooks])
     pic = "-fPIE" if p.link in ("pie", "nopie") else "-fPIC"
     flags = {"shared": ["-shared"], "shared-def": ["-shared", hooks],
              "pie": ["-pie", "-Wl,-e,main", lib],
@@ -1440,13 +1453,13 @@ def case_got(tool, scratch, p):
                          os.path.join(HERE, src)])
             objs.append(o)
         if recorded:
-            must([tool.path] + objs[:len(recorded)])
+            must([tool.path] + p.record + objs[:len(recorded)])
         out = os.path.join(d, name)
-        must([gcc, "-nostdlib", "-o", out] + objs + flags)
+        must(p.ld + ["-nostdlib", "-o", out] + objs + flags)
         twin = None
         if p.relocs:
             twin = out + "-relocs"
-            must([gcc, "-nostdlib", "-Wl,--emit-relocs", "-o", twin] +
+            must(p.ld + ["-nostdlib", "-Wl,--emit-relocs", "-o", twin] +
                  objs + flags)
         return out, got_hook_sites(p, out, twin)
 
