@@ -522,7 +522,7 @@ static bool several_gots(struct check *c)
 {
 	const struct mc_got *got = mc_survey_got(c->s);
 
-	return got->start && got->primary_end != got->section_end;
+	return got->start && !got->gp;
 }
 
 /*
@@ -539,13 +539,13 @@ static enum mc_got_call got_call(struct check *c,
 	const struct mc_arch *a = c->s->arch;
 	const struct mc_got *got = mc_survey_got(c->s);
 	struct mc_image img = { image_read, c };
-	uint64_t gp = got->start && !several_gots(c) ? got->gp : 0;
 	uint64_t slot, call;
 	enum mc_got_call g;
 
 	if (!a->got_call || is_call(s->kind))
 		return MC_GOT_NONE;
-	g = a->got_call(a, &img, fc->start, fc->start + off, gp, &slot, &call);
+	g = a->got_call(a, &img, fc->start, fc->start + off, got->gp, &slot,
+			&call);
 	if (g == MC_GOT_NONE)
 		return g;
 	*at = call;

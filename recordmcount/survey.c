@@ -166,7 +166,7 @@ static bool got_globals(struct mc_survey *d, struct got_globals *g,
 	g->symtabno = symtabno;
 	*got = (struct mc_got){
 		.start = start,
-		.gp = start + l->gp_bias,
+		.gp = start + l->gp_bias,	/* 0 below if several GOTs */
 		.primary_end = g->first_slot + (symtabno - gotsym) * size,
 		.section_end = end,
 	};
@@ -179,6 +179,9 @@ const struct mc_got *mc_survey_got(struct mc_survey *d)
 
 	if (!d->got_read && d->linked && !got_globals(d, &g, &d->got))
 		d->got = (struct mc_got){ 0 };
+	/* Past the primary GOT, other GOTs: $gp differs by function. */
+	if (!d->got_read && d->got.primary_end != d->got.section_end)
+		d->got.gp = 0;
 	d->got_read = true;
 	return &d->got;
 }
@@ -739,6 +742,56 @@ static bool disabled_verdict(struct mc_survey *d, const uint8_t *p,
 	return true;
 }
 
+/* A linked image's bytes at an address, for the arch's mc_image. */
+static const uint8_t *survey_bytes_at(void *ctx, uint64_t addr, size_t n)
+{
+	struct mc_survey *d = ctx;
+	struct mc_section *sec = mc_section_at_address(d->obj, addr);
+	size_t size;
+	const uint8_t *p = sec ? mc_section_bytes(d->obj, sec, &size) : NULL;
+	uint64_t off = sec ? addr - sec->shdr->sh_addr : 0;
+
+	return p && off + n <= size ? p + off : NULL;
+}
+
+/*
+ * A call through a register loaded from the GOT (mc_arch.got_call:
+ * MIPS PIC), from the load at the entry or right after it, where the
+ * architecture records that call's site there (judge_early_entry: the
+ * load, or o32's `addiu sp,sp,-8` before it): a call through that slot.
+ */
+static bool got_call_verdict(struct mc_survey *d, const struct mc_entry *e,
+			     struct mc_verdict *v)
+{
+	const struct mc_arch *a = d->arch;
+	struct mc_image img = { survey_bytes_at, d };
+	const struct mc_symbol *f;
+	uint64_t slot, call, start;
+	int64_t off;
+
+	if (!d->linked || !a->got_call ||
+	    !(f = mc_survey_function(d, e->shndx, e->address, &off)) ||
+	    off < 0)
+		return false;
+	start = mc_code_address(a, f->sym.st_value);
+	if ((a->got_call(a, &img, start, e->address, mc_survey_got(d)->gp,
+			 &slot, &call) != MC_GOT_SLOT &&
+	     a->got_call(a, &img, start, e->address + 4, mc_survey_got(d)->gp,
+			 &slot, &call) != MC_GOT_SLOT) ||
+	    (a->judge_early_entry &&
+	     a->judge_early_entry(a, &img, e->address, call) !=
+	     MC_EARLY_SITE))
+		return false;
+	v->state = "call";
+	v->kind = MC_SITE_CALL_INDIRECT;
+	v->indirect = true;
+	v->has_target = true;
+	v->target_address = slot;
+	v->len = call + 4 - e->address;
+	name_target(d, v, e->address);
+	return true;
+}
+
 struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 {
 	struct mc_verdict v = { .state = "unknown", .len = 0 };
@@ -796,7 +849,8 @@ struct mc_verdict mc_survey_judge(struct mc_survey *d, const struct mc_entry *e)
 		break;
 	default:
 		if (disabled_verdict(d, code + e->offset, size - e->offset,
-				     decode_address(d, e), &v))
+				     decode_address(d, e), &v) ||
+		    got_call_verdict(d, e, &v))
 			break;
 		v.state = "unexpected";
 		pad_verdict(d, code + e->offset, size - e->offset, &v);

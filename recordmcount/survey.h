@@ -49,7 +49,8 @@ struct mc_bound_slot {
  */
 struct mc_got {
 	uint64_t start;		/* DT_PLTGOT; 0: no such GOT */
-	uint64_t gp;		/* start + got_layout->gp_bias */
+	uint64_t gp;		/* start + got_layout->gp_bias, $gp
+				   everywhere; 0 with several GOTs */
 	uint64_t primary_end;	/* past the primary GOT's last entry */
 	uint64_t section_end;	/* past the section that holds it */
 };

@@ -1380,10 +1380,11 @@ HOOK_RELOC = re.compile(r"^\s*([0-9a-f]+): R_MIPS_(?:CALL16|GOT16)\s+"
 
 
 def got_hook_offsets(p, path):
-    """readelf -A: the gp-relative offsets ("Access") of the primary
-    GOT's global entries whose symbol is a hook."""
+    """readelf -A: {gp-relative offset ("Access"): address} of the
+    primary GOT's global entries whose symbol is a hook."""
     out, _ = must([p.tool("readelf"), "-A", path])
-    return {int(m.group(2)) for m in map(GOT_ENTRY.match, out.splitlines())
+    return {int(m.group(2)): int(m.group(1), 16)
+            for m in map(GOT_ENTRY.match, out.splitlines())
             if m and m.group(3) in HOOK_NAMES}
 
 
@@ -1393,7 +1394,7 @@ def got_hook_sites(p, path, relocs_of=None):
     `lw/ld t9,OFF(gp)` with readelf -A's offset for the hook or, with
     relocs_of (a twin link with --emit-relocs), one objdump -dr shows an
     R_MIPS_CALL16 or R_MIPS_GOT16 against the hook at."""
-    offsets = got_hook_offsets(p, path) if not relocs_of else set()
+    offsets = got_hook_offsets(p, path) if not relocs_of else {}
     loads = None
     if relocs_of:
         out, _ = must([p.tool("objdump"), "-dr", relocs_of])
@@ -1429,7 +1430,11 @@ def case_got(tool, scratch, p):
     oracle must show 5 (twice thrice strong_or_weak sum main).  Nothing
     recorded: exit 1, one `no-table` at the lowest call, 5 hooks.
     prog.c recorded and main.c not: exit 1, exactly one `unrecorded`, at
-    the call inside main (nm).  Everything recorded: clean, 5 hooks.
+    the call inside main (nm).  Everything recorded: clean, 5 hooks,
+    and --dump says every entry is a call through readelf -A's GOT entry
+    for the hook (through a hook's slot where readelf -A cannot tell);
+    entry 1 moved to its function's start, or from o32's `addiu
+    sp,sp,-8` onto the load after it: `off-hook` there.
     Before --check followed the GOT these were `undecided`, every entry
     `corrupt-site`, or (the hook defined in the image) `ok, 0 hooks`."""
     d = os.path.join(scratch, "got", p.name)
@@ -1480,6 +1485,33 @@ def case_got(tool, scratch, p):
     r = expect(tool, [rec], 0, [])
     check(r["hooks"] == 5, "recorded: %d hooks, the oracle shows 5" %
           r["hooks"])
+    out, _ = must([tool.path, "--dump", "--format=json", rec])
+    entries = json.loads(out)["entries"]
+    slots = set(got_hook_offsets(p, rec).values()) if not p.relocs \
+        else None
+    check(len(entries) == 5 and all(
+        e["state"] == "call" and e["symbol"] in HOOK_NAMES and
+        e["indirect"] and (slots is None or e["target_address"] in slots)
+        for e in entries), "--dump: %s; readelf -A's hook entries %s" % (
+            [(e["state"], e["symbol"], e["target_address"])
+             for e in entries], slots))
+    # Seeded: entry 1 moved to its function's start (before the $gp
+    # set-up); and where the compiler records o32's `addiu sp,sp,-8`
+    # (objdump -d), onto the load after it, which is no site there.
+    # (Image reads __mcount_loc: not lld's --per-section table.)
+    if p.record:
+        return
+    img = Image(rec)
+    entry = img.get(1)
+    start = next(s for s, n in functions(p, rec).values()
+                 if s <= entry < s + n)
+    out, _ = must([p.tool("objdump"), "-d", "--no-show-raw-insn", rec])
+    at = re.search(r"^\s*%x:\s+(.*)$" % entry, out, re.M)
+    for moved in [start] + ([entry + 4] if at and re.match(
+            r"addiu\s+sp,sp,-8$", at.group(1)) else []):
+        img.put(1, moved)
+        img.write(rec + "-moved")
+        expect(tool, [rec + "-moved"], 1, [("off-hook", moved, 1)])
 
 
 LA25_CALL = re.compile(r"^\s*([0-9a-f]+):\s+jal\s+([0-9a-f]+) <\.pic\.(\S+)>")
