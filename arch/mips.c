@@ -687,6 +687,36 @@ static uint64_t mips_call_stub(const struct mc_arch *arch, const uint8_t *p,
 	return ((t9 ^ target) & 0xffffffffu) ? 0 : target;
 }
 
+/*
+ * GNU ld's PLT entry for the non-PIC o32 ABI (a dynamically linked
+ * -mno-abicalls executable calls a library's function with `jal f@plt`;
+ * R_MIPS_JUMP_SLOT in .rel.plt names the .got.plt slot):
+ *
+ *   lui t7,%hi(slot); lw t9,%lo(slot)(t7); jr t9; addiu t8,t7,%lo(slot)
+ *
+ * The slot's address, or 0 (the PLT's header, another form).
+ */
+static uint64_t mips_plt_slot(const struct mc_arch *arch, const uint8_t *p,
+			      size_t avail, uint64_t addr, uint64_t base)
+{
+	uint32_t w[4];
+
+	(void)addr;
+	(void)base;
+	if (avail < sizeof(w))
+		return 0;
+	for (unsigned i = 0; i < 4; i++)
+		w[i] = mc_get32(arch->endian, p + 4 * i);
+	if ((w[0] & MIPS_IMM_MASK) != 0x3c0f0000 ||	/* lui t7,hi */
+	    (w[1] & MIPS_IMM_MASK) != 0x8df90000 ||	/* lw t9,lo(t7) */
+	    w[2] != 0x03200008 ||			/* jr t9 */
+	    (w[3] & MIPS_IMM_MASK) != 0x25f80000 ||	/* addiu t8,t7,lo */
+	    (w[1] & 0xffff) != (w[3] & 0xffff))
+		return 0;
+	return (((uint64_t)(w[0] & 0xffff) << 16) +
+		(uint64_t)(int64_t)(int16_t)(w[1] & 0xffff)) & 0xffffffffu;
+}
+
 static const struct mc_got_layout mips_got_layout = {
 	.local_gotno_tag = DT_MIPS_LOCAL_GOTNO_,
 	.gotsym_tag = DT_MIPS_GOTSYM_,
@@ -724,6 +754,7 @@ const struct mc_arch mc_arch_mips = {
 	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.judge_early_entry = o32_judge_early,
+	.plt_slot = mips_plt_slot, .plt_read = 16, .plt_step = 4,
 	.forms = mips_o32_be_forms, .n_forms = N_FORMS(mips_o32_be_forms),
 };
 
@@ -733,6 +764,7 @@ const struct mc_arch mc_arch_mipsel = {
 	.n_reloc_names = MC_COUNT(mips_reloc_names),
 	.table_uses_rela = false, .accepts_flags = mips_is_o32,
 	.judge_early_entry = o32_judge_early,
+	.plt_slot = mips_plt_slot, .plt_read = 16, .plt_step = 4,
 	.forms = mips_o32_le_forms, .n_forms = N_FORMS(mips_o32_le_forms),
 };
 

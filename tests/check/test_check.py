@@ -91,7 +91,8 @@ recorded `no-table`, main.c alone unrecorded one `unrecorded` in main,
 recorded clean, 5 hooks each (case_got).  A multi-GOT link: calls
 through each GOT followed, and a call from a $gp the function does not
 set `undecided` (case_got_multi).  -mno-abicalls code linked -static
-with a PIC hook, through ld's LA25 stubs (case_la25).
+with a PIC hook, through ld's LA25 stubs (case_la25), and linked -no-pie
+against a library, through o32's non-PIC PLT (case_mips_plt).
 """
 
 import json
@@ -1341,6 +1342,7 @@ class Got:
             "clang ", "clang-16 ").split() if lld else
             [self.tool("gcc")])
         self.record = ["--per-section"] if lld else []
+        self.lead = None            # for plt_hook_sites
 
     def tool(self, t):
         return "%s-%s" % (self.triplet, t)
@@ -1367,6 +1369,9 @@ GOT_CASES = [
         lld=True, relocs=True),
     Got("mips-gcc-multi-got", MIPS, MIPS + "-gcc", "multi"),
     Got("mips-gcc-la25", MIPS, MIPS + "-gcc", "la25"),
+    Got("mips-gcc-plt", MIPS, MIPS + "-gcc", "plt"),
+    Got("mipsel-clang16-plt", MIPSEL, clang(MIPSEL).replace(
+        "clang ", "clang-16 "), "plt"),
     Got("mips64el-clang16-la25", MIPS64EL, clang(MIPS64EL).replace(
         "clang ", "clang-16 "), "la25"),
 ]
@@ -1567,6 +1572,52 @@ def case_la25(tool, scratch, p):
         r = expect(tool, [out], 1 if not rec else 0,
                    [] if rec else [("no-table", sites[0], None)])
         check(r["hooks"] == 5, "%d hooks, objdump shows 5" % r["hooks"])
+
+
+def case_mips_plt(tool, scratch, p):
+    """prog.c and main.c built -pg -fno-pic -mno-abicalls and linked
+    -no-pie against libhooks.so, with an abicalls start file (as crt1.o
+    is: ld then writes the non-PIC ABI's PLT): every hook call is `jal
+    _mcount@plt` (objdump -d, plt_hook_sites).  Unrecorded: one
+    `no-table`, 5 hooks; recorded: clean, 5 hooks, and --dump names
+    each entry a call to _mcount@plt.  Before --check decoded the
+    entries: `undecided` (and, with the GOT followed but not the PLT,
+    `ok, 0 hooks` once recorded)."""
+    d = os.path.join(scratch, "got", p.name)
+    os.makedirs(d, exist_ok=True)
+    gcc = p.tool("gcc")
+    hooks = os.path.join(d, "hooks.o")
+    must([gcc, "-O2", "-fPIC", "-c", "-o", hooks,
+          os.path.join(HERE, "hooks.c")])
+    lib = os.path.join(d, "libhooks.so")
+    must([gcc, "-shared", "-nostdlib", "-o", lib, hooks])
+    start = os.path.join(d, "start.c")
+    with open(start, "w") as f:
+        f.write("int main(void);\nvoid __start(void) { main(); for (;;) ; }\n")
+    must([gcc, "-O2", "-fno-pic", "-c", "-o", start[:-2] + ".o", start])
+    for rec in (False, True):
+        objs = []
+        for src in ("prog.c", "main.c"):
+            o = os.path.join(d, "%s-%d.o" % (src[:-2], rec))
+            must(p.cc + [p.opt, "-pg", "-fno-pic", "-mno-abicalls", "-c",
+                         "-o", o, os.path.join(HERE, src)])
+            objs.append(o)
+        if rec:
+            must([tool.path] + objs)
+        out = os.path.join(d, "plt-%d" % rec)
+        must([gcc, "-no-pie", "-nostdlib", "-o", out] + objs +
+             [start[:-2] + ".o", lib])
+        sites = plt_hook_sites(p, out)
+        check(len(sites) == 5, "objdump: %d calls to a hook's PLT entry, "
+              "expected 5: %s" % (len(sites), [hex(a) for a in sites]))
+        r = expect(tool, [out], 1 if not rec else 0,
+                   [] if rec else [("no-table", min(sites), None)])
+        check(r["hooks"] == 5, "%d hooks, objdump shows 5" % r["hooks"])
+    out, _ = must([tool.path, "--dump", "--format=json", out])
+    got = sorted((e["address"], e["state"], e["symbol"])
+                 for e in json.loads(out)["entries"])
+    want = sorted((a, "call", h) for a, h in sites.items())
+    check(got == want, "--dump: %s, objdump: %s" % (got, want))
 
 
 def multi_got_asm(j, n):
@@ -1936,8 +1987,8 @@ def main():
             log.line("SKIP: plt/%s-undecided: %s or %s not installed" %
                      (p.name, p.cc.split()[0], p.link[0]))
     for p in GOT_CASES:
-        fn = {"multi": case_got_multi, "la25": case_la25}.get(p.link,
-                                                              case_got)
+        fn = {"multi": case_got_multi, "la25": case_la25,
+              "plt": case_mips_plt}.get(p.link, case_got)
         if shutil.which(p.cc[0]) and shutil.which(p.tool("gcc")):
             work.append(("got/" + p.name, fn, (tool, scratch, p)))
         else:

@@ -484,6 +484,46 @@ START_TEST(la25_stub)
 }
 END_TEST
 
+START_TEST(plt_entry)
+{
+	/* GNU ld's _mcount@plt at 0x4009e0 of a -mno-abicalls -no-pie
+	   link (mips-linux-gnu-objdump -d); readelf -r: R_MIPS_JUMP_SLOT
+	   _mcount at 0x410a00 */
+	static const uint32_t entry[] = {
+		0x3c0f0041,	/* lui t7,0x41 */
+		0x8df90a00,	/* lw t9,2560(t7) */
+		0x03200008,	/* jr t9 */
+		0x25f80a00,	/* addiu t8,t7,2560 */
+	};
+	static const uint32_t header[] = {	/* the PLT's first words */
+		0x3c1c0041,	/* lui gp,0x41 */
+		0x8f9909f8,	/* lw t9,2552(gp) */
+		0x279c09f8,	/* addiu gp,gp,2552 */
+		0x031cc023,	/* subu t8,t8,gp */
+	};
+	static const uint32_t mixed[] = {
+		0x3c0f0041,	/* lui t7,0x41 */
+		0x8df90a00,	/* lw t9,2560(t7) */
+		0x03200008,	/* jr t9 */
+		0x25f80a04,	/* addiu t8,t7,2564: another slot */
+	};
+	uint8_t code[16];
+
+	for (int big = 0; big < 2; big++) {
+		const struct mc_arch *a = arch(big ? "mips" : "mipsel");
+
+		put_words(code, entry, 4, big);
+		ck_assert_uint_eq(mc_plt_slot(a, code, 16, 0x4009e0, 0),
+				  0x410a00);
+		ck_assert_uint_eq(mc_plt_slot(a, code, 15, 0x4009e0, 0), 0);
+		put_words(code, header, 4, big);
+		ck_assert_uint_eq(mc_plt_slot(a, code, 16, 0x4009c0, 0), 0);
+		put_words(code, mixed, 4, big);
+		ck_assert_uint_eq(mc_plt_slot(a, code, 16, 0x4009e0, 0), 0);
+	}
+}
+END_TEST
+
 START_TEST(got_layout_facts)
 {
 	/* the MIPS psABI's dynamic tags, as <elf.h> spells them */
@@ -617,6 +657,7 @@ static Suite *mips_suite(void)
 	tcase_add_test(tc, got_call_n64);
 	tcase_add_test(tc, got_layout_facts);
 	tcase_add_test(tc, la25_stub);
+	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 	return s;
 }
