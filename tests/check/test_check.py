@@ -83,10 +83,10 @@ plt/<toolchain>-undecided: ppc32's secure PLT (lld), lld's ppc64le
 `undecided`, exit 1 (case_plt_undecided).
 got/<toolchain>: MIPS PIC images (o32 both byte orders, n64; gcc,
 clang 14 and 16; -O2 and -O0; GNU ld and lld; -shared with the hook
-undefined or defined, -pie and -no-pie against a library) whose hook
-calls load t9 from the hook's GOT entry: readelf -A's entry and
-objdump -d's loads
-(or objdump -dr of an --emit-relocs twin) are the oracle; nothing
+undefined or defined, -pie and -no-pie against a library, its hook
+versioned too) whose hook calls load t9 from the hook's GOT entry:
+readelf -A's entry and objdump -d's loads (or objdump -dr of an
+--emit-relocs twin) are the oracle; nothing
 recorded `no-table`, main.c alone unrecorded one `unrecorded` in main,
 recorded clean, 5 hooks each (case_got).  A multi-GOT link: calls
 through each GOT followed, and a call from a $gp the function does not
@@ -1323,14 +1323,15 @@ class Got:
     """One toolchain's MIPS PIC image whose hook calls load t9 from the
     GOT (`lw/ld t9,off(gp)` ... `jalr t9`): the hook left undefined
     (-shared), defined in the image but preemptible (-shared with
-    hooks.c), or in a library of its own (-pie, -no-pie); GNU ld, or
-    lld (`lld`).  `relocs`: the loads' base is not always gp (clang's
+    hooks.c), or in a library of its own (-pie, -no-pie), whose symbols
+    may be versioned as glibc's are (`versioned`); GNU ld, or lld
+    (`lld`).  `relocs`: the loads' base is not always gp (clang's
     o32 code builds $gp in at at -O0, and at -O2 loads from s0 before
     its `move gp,s0`), or readelf -A cannot read the image, so the
     oracle is objdump -dr of a twin link with --emit-relocs."""
 
     def __init__(self, name, triplet, cc, link, opt="-O2", relocs=False,
-                 lld=False):
+                 lld=False, versioned=False):
         self.name = name
         self.triplet = triplet
         self.cc = cc.split()
@@ -1343,6 +1344,9 @@ class Got:
             [self.tool("gcc")])
         self.record = ["--per-section"] if lld else []
         self.lead = None            # for plt_hook_sites
+        # libhooks.so's symbols versioned (as glibc's _mcount is): the
+        # link's .symtab then names _mcount@HOOKS_1
+        self.versioned = versioned
 
     def tool(self, t):
         return "%s-%s" % (self.triplet, t)
@@ -1367,6 +1371,10 @@ GOT_CASES = [
     # (binutils' readelf -A stops at lld 14's mips64el attributes)
     Got("mips64el-gcc-pie-lld", MIPS64EL, MIPS64EL + "-gcc", "pie",
         lld=True, relocs=True),
+    Got("mips-gcc-pie-versioned", MIPS, MIPS + "-gcc", "pie",
+        versioned=True),
+    Got("mips64el-gcc-nopie-versioned", MIPS64EL, MIPS64EL + "-gcc",
+        "nopie", versioned=True),
     Got("mips-gcc-multi-got", MIPS, MIPS + "-gcc", "multi"),
     Got("mips-gcc-la25", MIPS, MIPS + "-gcc", "la25"),
     Got("mips-gcc-plt", MIPS, MIPS + "-gcc", "plt"),
@@ -1449,7 +1457,14 @@ def case_got(tool, scratch, p):
     must([gcc, "-O2", "-fPIC", "-c", "-o", hooks,
           os.path.join(HERE, "hooks.c")])
     lib = os.path.join(d, "libhooks.so")
-    must(p.ld + ["-shared", "-nostdlib", "-o", lib, hooks])
+    version = []
+    if p.versioned:
+        script = os.path.join(d, "hooks.map")
+        with open(script, "w") as f:
+            f.write("HOOKS_1 { global: %s; local: *; };\n" %
+                    "; ".join(HOOK_NAMES))
+        version = ["-Wl,--version-script=" + script]
+    must(p.ld + ["-shared", "-nostdlib", "-o", lib, hooks] + version)
     pic = "-fPIE" if p.link in ("pie", "nopie") else "-fPIC"
     flags = {"shared": ["-shared"], "shared-def": ["-shared", hooks],
              "pie": ["-pie", "-Wl,-e,main", lib],
@@ -1474,6 +1489,10 @@ def case_got(tool, scratch, p):
         return out, got_hook_sites(p, out, twin)
 
     bare, sites = build("bare", ())
+    if p.versioned:
+        out, _ = must([p.tool("nm"), bare])
+        check(re.search(r"\bU _mcount@HOOKS_1$", out, re.M),
+              "nm: no _mcount@HOOKS_1 in %s" % bare)
     check(len(sites) == 5, "objdump/readelf -A: %d hook calls through the "
           "GOT in functions, expected 5: %s" % (len(sites),
                                                 [hex(a) for a in sites]))
