@@ -118,13 +118,18 @@ static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
  *   mtctr r12
  *   bctr
  *
+ * PC-relative code (-mcpu=power10) calls through a stub that finds the
+ * slot from its own address, with `pld r12` or, up to 36 bytes long,
+ * with `mflr r12; bcl 20,31,.+4; mflr r11; ...` (arch/powerpc.c), and
+ * has no TOC restore after the call.
+ *
  * MC_RT_STUB_SLOT decodes one at a call's target and gives the slot, or
  * 0; the engine takes the call for a hook if the object's relocations
  * bind that slot to _mcount (hostsym.c).  `toc` is the object's TOC
  * pointer, which ld and lld both put 0x8000 bytes past the start of
- * its .got (MC_RT_GOT_SECTION, MC_RT_GOT_BIAS); a stub that reads
- * another slot (a second TOC of a huge object) simply matches none, and
- * its site is refused.
+ * its .got (MC_RT_GOT_SECTION, MC_RT_GOT_BIAS), or 0: only the TOC
+ * stub reads it.  A stub that reads another slot (a second TOC of a
+ * huge object) simply matches none, and its site is refused.
  *
  * Disabling such a site with a `nop` would leave the `ld r2,24(r1)`
  * reading a slot nobody wrote on that call.  So its neutral form is
@@ -137,16 +142,20 @@ static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
  * stub, which has no TOC-restore slot after it.
  */
 #define MC_RT_PPC_LD_R2_24	0xe8410018u	/* ld r2,24(r1) */
-#define MC_RT_STUB_READ		20		/* the five words above */
 
-/* arch/powerpc.c decodes the stub (mc_arch.plt_slot). */
+/*
+ * arch/powerpc.c decodes the stub (mc_arch.plt_slot) from as many bytes
+ * as its longest form takes (plt_read), or as the text holds.
+ */
 static inline uintptr_t mc_rt_ppc64le_stub_slot(uintptr_t target,
 						uintptr_t toc)
 {
-	if (!toc || mc_plat_mem_avail(target, true) < MC_RT_STUB_READ)
-		return 0;
+	size_t avail = mc_plat_mem_avail(target, true);
+
+	if (avail > MC_RT_ARCH->plt_read)
+		avail = MC_RT_ARCH->plt_read;
 	return (uintptr_t)mc_plt_slot(MC_RT_ARCH, (const uint8_t *)target,
-				      MC_RT_STUB_READ, target, toc);
+				      avail, target, toc);
 }
 #define MC_RT_STUB_SLOT(target, toc) mc_rt_ppc64le_stub_slot(target, toc)
 #define MC_RT_GOT_SECTION (MC_RT_ARCH->plt_base_section)

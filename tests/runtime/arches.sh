@@ -126,11 +126,14 @@ rt_arch_config() {
 		RT_OBJDUMP=powerpc64le-linux-gnu-objdump
 		RT_BFD="powerpc:common64 -EL"
 		RT_ARCH_SRC=arch/powerpc.c
+		# +p10: -mcpu=power10, under qemu's power10 CPU
 		RT_CASES="fentry-pie fentry-no-pie mcount-pie mcount-no-pie
-			  pad-pie+pad2 pad-no-pie+pad3m1"
-		# clang has no -mprofile-kernel, and no pads on ppc
+			  pad-pie+pad2 pad-no-pie+pad3m1 mcount-pie+p10
+			  fentry-no-pie+p10 pad-pie+pad2p10"
+		# clang has no -mprofile-kernel, and no pads on ppc; its
+		# -mcpu=power10 is PC-relative too
 		RT_CLANG_TARGET=powerpc64le-linux-gnu
-		RT_CLANG_CASES="mcount-pie mcount-no-pie"
+		RT_CLANG_CASES="mcount-pie mcount-no-pie mcount-no-pie+p10"
 		RT_CLANG_WHY="clang has no -mprofile-kernel"
 		RT_FENTRY_FLAGS="-pg -mprofile-kernel"
 		RT_HOOK_RE='bl +[0-9a-f]+ <_mcount>'
@@ -286,10 +289,15 @@ fx_static_ptr\+0x0>: 00 00 00 60 00 00 00 60: NOP pad before the TOC set-up"
 # (for compiling and linking the test program, not the library),
 # RT_VARIANT_BFD (objdump's -m for its raw bytes, if not RT_BFD), and
 # for the pad style RT_VARIANT_HOOKS (the fixture's hook flags) and
-# RT_VARIANT_NOP_LEN (bytes per pad NOP).  False for a variant the
-# architecture does not have.
+# RT_VARIANT_NOP_LEN (bytes per pad NOP), RT_VARIANT_RUN (the runner,
+# if not RT_RUN: a CPU qemu-user does not emulate by default) and
+# RT_VARIANT_INSN_RE (ERE of an `objdump -d` line the hooked object must
+# have: code only the variant's flags give) and RT_VARIANT_PAD_REFUSED
+# (RT_PAD_REFUSED for the variant, if it differs).  False for a variant
+# the architecture does not have.
 rt_variant() {
 	RT_VARIANT_CFLAGS= RT_VARIANT_BFD= RT_VARIANT_HOOKS= RT_VARIANT_NOP_LEN=
+	RT_VARIANT_RUN= RT_VARIANT_INSN_RE= RT_VARIANT_PAD_REFUSED=
 	case $1+$2 in
 	x86_64+pad5 | i386+pad5)
 		RT_VARIANT_HOOKS=-fpatchable-function-entry=5 RT_VARIANT_NOP_LEN=1
@@ -354,6 +362,22 @@ rt_variant() {
 	ppc64le+pad2)
 		# two nops, the 8 bytes of `mflr r0; bl`
 		RT_VARIANT_HOOKS=-fpatchable-function-entry=2 RT_VARIANT_NOP_LEN=4
+		;;
+	ppc64le+p10 | ppc64le+pad2p10)
+		# ELFv2 PC-relative code: `bl _mcount` (R_PPC64_REL24_NOTOC)
+		# with no TOC-restore slot, no TOC set-up, pld for globals,
+		# which qemu's default CPU (power9) takes for illegal
+		RT_VARIANT_CFLAGS=-mcpu=power10
+		RT_VARIANT_RUN="${RT_RUN:+$RT_RUN -cpu power10}"
+		# a prefixed instruction (fixture.c's pla of a static)
+		RT_VARIANT_INSN_RE='[[:space:]]p(la|ld|lwz|std|stw)[[:space:]]'
+		if [ $2 = pad2p10 ]; then
+			RT_VARIANT_HOOKS=-fpatchable-function-entry=2
+			RT_VARIANT_NOP_LEN=4
+			# no TOC set-up for GCC 12 to pad before: short_pad
+			# alone is refused
+			RT_VARIANT_PAD_REFUSED=$(echo "$RT_PAD_REFUSED" | head -1)
+		fi
 		;;
 	ppc64le+pad3m1)
 		# nop; <symbol>: nop x 2: the call goes at the entry

@@ -394,14 +394,14 @@ static int pad_of(unsigned long addr, const void *func)
  * and duplicate: bad.S's short_pad, and on ppc64le with GCC 12 (which
  * puts the pad before the global entry's TOC set-up, where calls through
  * the local entry never reach it) fx_static_ptr's, the one fixture
- * that needs the TOC.
+ * that needs the TOC; PC-relative code (power10) has no TOC set-up.
  */
 static int refused_pad(unsigned long addr)
 {
 	if (!pad_style)
 		return 0;
 #if defined(__powerpc64__) && _CALL_ELF == 2 && !defined(__clang__) && \
-	__GNUC__ < 13
+	__GNUC__ < 13 && !defined(__PCREL__)
 	if (pad_of(addr, (const void *)fx_static_ptr))
 		return 1;
 #endif

@@ -387,11 +387,13 @@ parse_case() {	# parse_case <case>
 	extra=
 	case $1 in *-gotcall) gotcall=1 extra=$RT_GOTCALL_CFLAGS ;; esac
 	RT_VARIANT_CFLAGS= RT_VARIANT_BFD= RT_VARIANT_HOOKS= RT_VARIANT_NOP_LEN=
+	RT_VARIANT_RUN= RT_VARIANT_INSN_RE= RT_VARIANT_PAD_REFUSED=
 	case $1 in *+*)
 		rt_variant "$RT_ARCH" "${1#*+}" ||
 			fail "[$1] no variant ${1#*+} in $T/arches.sh"
 		extra="$extra $RT_VARIANT_CFLAGS" ;;
 	esac
+	CASE_RUN=${RT_VARIANT_RUN:-$RT_RUN}
 	CASE_HOOK_RE=$RT_HOOK_RE CASE_LEAD_RE=${RT_HOOK_LEAD_RE:-}
 	CASE_HOOK_WHAT="call to the hook"
 	CASE_NEUTRAL_INSN_LEN=${RT_NEUTRAL_INSN_LEN:-}
@@ -406,7 +408,7 @@ parse_case() {	# parse_case <case>
 		CASE_HOOK_RE=$RT_PAD_RE CASE_LEAD_RE= CASE_HOOK_WHAT="pad NOP"
 		CASE_NEUTRAL_INSN_LEN=$RT_VARIANT_NOP_LEN
 		CASE_NEUTRAL_RE=${RT_PAD_NEUTRAL_RE:-$RT_NEUTRAL_RE}
-		CASE_REFUSED=${RT_PAD_REFUSED:-}
+		CASE_REFUSED=${RT_VARIANT_PAD_REFUSED:-${RT_PAD_REFUSED:-}}
 		CASE_VICTIM_WHY="(not a hook call, NOP or NOP pad|NOP pad too short|NOP pad of mixed NOP sizes)"
 	fi
 }
@@ -436,7 +438,7 @@ storm_cases() {
 	done
 }
 
-# $RT_RUN unquoted on purpose: a runner is a command and its options.
+# $CASE_RUN unquoted on purpose: a runner is a command and its options.
 for c in $RT_CASES; do
 	parse_case $c
 	d=$OUT/$c
@@ -444,8 +446,12 @@ for c in $RT_CASES; do
 		fail "[$d] build"
 		continue
 	fi
+	if [ -n "$RT_VARIANT_INSN_RE" ]; then
+		expect "[$d] objdump: fixture.o holds the variant's code" \
+			sh -c "$RT_OBJDUMP -d '$d/fixture.o' | grep -Eq '$RT_VARIANT_INSN_RE'"
+	fi
 	for mode in auto manual; do
-		run_case $d $mode $style $RT_RUN
+		run_case $d $mode $style $CASE_RUN
 		check_binary $d $mode $style $gotcall
 	done
 done
@@ -492,7 +498,7 @@ if [ -n "${RT_PREPATCH:-}" ] && [ -f "${RECORDMCOUNT:-}" ] &&
 		# the victim: its disabled form aimed at rt_dummy
 		CASE_VICTIM_WHY="not a hook call, NOP or NOP pad"
 		for mode in auto manual; do
-			RT_PREPATCHED=1 run_case $d $mode $style $RT_RUN
+			RT_PREPATCHED=1 run_case $d $mode $style $CASE_RUN
 			PREPATCHED=1 check_binary $d $mode $style
 		done
 	done
@@ -537,7 +543,7 @@ if [ -z "${NO_STORM:-}" ]; then
 					$RECORDMCOUNT --finalize --prepatch $d/$v ||
 					{ fail "[$TAG $c] $v: --prepatch"; break; }
 				fi
-				$RT_RUN $d/$v > $d/$v.out 2> $d/$v.err
+				$CASE_RUN $d/$v > $d/$v.out 2> $d/$v.err
 				st=$?
 				grep -E '^(PASS|FAIL): ' $d/$v.out | sed "s#^[A-Z]*: #&[$TAG $c $v] #"
 				failures=$((failures + $(grep -c '^FAIL' $d/$v.out)))
@@ -577,7 +583,7 @@ else
 		ok=0 why=
 		for r in $(seq $STORM_RUNS); do
 			STORM_SECONDS=$STORM_SECONDS timeout $STORM_LIMIT \
-				$RT_RUN $d/storm >$d/run$r.out 2>$d/run$r.err
+				$CASE_RUN $d/storm >$d/run$r.out 2>$d/run$r.err
 			rc=$?
 			if [ $rc -eq 0 ] && grep -q '^[0-9]* passed, 0 failed$' $d/run$r.out; then
 				ok=$((ok + 1))

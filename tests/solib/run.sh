@@ -30,6 +30,11 @@
 # CC and CXX default to that architecture's GCC and G++.  RT_CLANG=clang
 # (or clang-16): the objects are built by that clang and clang++ for the
 # architecture instead, against the same GCC-built libmcount.
+# RT_VARIANT=<name>: the objects built (and run) as the runtime suite's
+# case variant <name> (tests/runtime/arches.sh's rt_variant): ppc64le's
+# p10, PC-relative code calling _mcount through ld's notoc stubs, liba's
+# with a prefixed load (--power10-stubs), the others' finding their own
+# address with bcl (--no-power10-stubs).
 set -u
 T=tests/solib
 . tests/runtime/arches.sh
@@ -40,7 +45,12 @@ if ! rt_arch_config "$RT_ARCH"; then
 	echo "FAIL: [solib $RT_ARCH] no configuration in tests/runtime/arches.sh"
 	exit 1
 fi
-TAG="[solib $RT_ARCH${RT_CLANG:+ $RT_CLANG}]"
+RT_VARIANT_RUN= RT_VARIANT_CFLAGS=
+if [ -n "${RT_VARIANT:-}" ] && ! rt_variant "$RT_ARCH" "$RT_VARIANT"; then
+	echo "FAIL: [solib $RT_ARCH] no variant $RT_VARIANT in tests/runtime/arches.sh"
+	exit 1
+fi
+TAG="[solib $RT_ARCH${RT_VARIANT:++$RT_VARIANT}${RT_CLANG:+ $RT_CLANG}]"
 if [ -n "${RT_CLANG:-}" ]; then
 	cxx=$(echo "$RT_CLANG" | sed 's/^clang/clang++/')
 	CC="$RT_CLANG${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
@@ -54,7 +64,9 @@ LIB=${LIBMCOUNT:-build/libmcount.a}
 TOOL=${RECORDMCOUNT:-build/recordmcount}
 OBJDUMP=${OBJDUMP:-$RT_OBJDUMP}
 READELF=$(echo "$OBJDUMP" | sed 's/objdump$/readelf/')
-RUN=${RT_RUN:-}
+CC="$CC${RT_VARIANT_CFLAGS:+ $RT_VARIANT_CFLAGS}"
+CXX="$CXX${RT_VARIANT_CFLAGS:+ $RT_VARIANT_CFLAGS}"
+RUN=${RT_VARIANT_RUN:-${RT_RUN:-}}
 LOOPS=${LOOPS:-1000}
 # i386: GCC refuses -mfentry with -fpic, which a library needs; s390x:
 # clang's plain -pg calls mcount, not _mcount (tests/runtime/arches.sh).
@@ -93,8 +105,11 @@ compile() {
 # ppc64le: liba.so gets 80 KB of TOC (bigtoc.c, by the architecture's
 # GCC whichever compiler builds the rest), so that ld calls _mcount
 # there through its long stub; the other objects get the short one.
-BIGTOC=
+BIGTOC= STUBS_A= STUBS_B=
 [ "$RT_ARCH" = ppc64le ] && BIGTOC=$OUT/bigtoc.o
+if [ "$RT_ARCH+${RT_VARIANT:-}" = ppc64le+p10 ]; then
+	STUBS_A=-Wl,--power10-stubs STUBS_B=-Wl,--no-power10-stubs
+fi
 
 build() {
 	if [ -n "$BIGTOC" ]; then
@@ -104,9 +119,9 @@ build() {
 	compile CXX $T/libb.cc $OUT/libb.o &&
 	compile CC $T/libdyn.c $OUT/libdyn.o &&
 	compile CC $T/prog.c $OUT/prog.o -std=gnu11 &&
-	$CC -shared -o $OUT/liba.so $OUT/liba.o $BIGTOC &&
-	$CXX -shared -o $OUT/libb.so $OUT/libb.o &&
-	$CC -shared -o $OUT/libdyn.so $OUT/libdyn.o &&
+	$CC -shared $STUBS_A -o $OUT/liba.so $OUT/liba.o $BIGTOC &&
+	$CXX -shared $STUBS_B -o $OUT/libb.so $OUT/libb.o &&
+	$CC -shared $STUBS_B -o $OUT/libdyn.so $OUT/libdyn.o &&
 	cp "$SO" $OUT/ && ln -sf "$(basename "$SO")" $OUT/libmcount.so &&
 	$CC -pie -o $OUT/prog $OUT/prog.o -L$OUT -la -lb -lmcount \
 		-Wl,-rpath,$OUT -ldl -lpthread &&
@@ -137,7 +152,15 @@ if [ -n "$BIGTOC" ]; then
 		$OBJDUMP -d "$OUT/$1" | awk '/<[0-9a-f]+\.plt_call\._mcount.*>:$/ { s = 1; next }
 			s && /bctr/ { exit } s { print $6, $7 }'
 	}
-	if stub_of liba.so | grep -q '^addis r12,r2,' &&
+	if [ -n "$STUBS_A" ]; then
+		if stub_of liba.so | grep -q '^pld r12,' &&
+		   stub_of libb.so | grep -q '^bcl ' &&
+		   stub_of libdyn.so | grep -q '^bcl '; then
+			pass "ld's PC-relative stubs: pld in liba.so, bcl in libb.so and libdyn.so"
+		else
+			fail "ld's stub forms: liba.so $(stub_of liba.so | tr '\n' ';') libb.so $(stub_of libb.so | tr '\n' ';')"
+		fi
+	elif stub_of liba.so | grep -q '^addis r12,r2,' &&
 	   stub_of libb.so | grep -q '^ld r12,-\?[0-9]*(r2)$'; then
 		pass "ld's long stub (addis r12,r2) in liba.so, its short one in libb.so"
 	else

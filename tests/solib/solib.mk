@@ -31,6 +31,17 @@ solib_run = RT_ARCH=$(1) LIBMCOUNT=$(2)/libmcount.a \
 		LOOPS=$(SOLIB_QUICK_LOOPS) \
 		sh tests/solib/run.sh || status=1; fi;)
 
+# Case variants (tests/runtime/arches.sh's rt_variant) run once more,
+# with GCC and quick loops: ppc64le's power10 code, whose hooks call
+# _mcount through ld's PC-relative stubs.
+SOLIB_VARIANTS_ppc64le := p10
+# solib_variants <arch> <libdir> <extra variables>
+solib_variants = $(foreach v,$(SOLIB_VARIANTS_$(1)),\
+	RT_ARCH=$(1) RT_VARIANT=$(v) LIBMCOUNT=$(2)/libmcount.a \
+		LIBMCOUNT_SO=$(2)/$(RT_SONAME) RECORDMCOUNT=$(RECORDMCOUNT) \
+		OUT=$(BUILD)/tests/solib/$(1)+$(v) NO_VALGRIND=1 $(3) \
+		LOOPS=$(SOLIB_QUICK_LOOPS) sh tests/solib/run.sh || status=1;)
+
 SOLIB_RUN_CROSS = $(foreach a,$(RT_CROSS_ARCHES),\
 	if ! command -v $(RT_CC_$(a)) >/dev/null; then \
 		echo "SKIP: [solib $(a)] no $(RT_CC_$(a))"; \
@@ -38,6 +49,7 @@ SOLIB_RUN_CROSS = $(foreach a,$(RT_CROSS_ARCHES),\
 		$(BUILD)/$(a)/$(RT_SONAME) >/dev/null; then \
 		$(call solib_run,$(a),$(BUILD)/$(a),\
 			CC="$(RT_CC_$(a))" NO_VALGRIND=1 LOOPS=$(SOLIB_QUICK_LOOPS)) \
+		$(call solib_variants,$(a),$(BUILD)/$(a),CC="$(RT_CC_$(a))") \
 	else echo "FAIL: [solib $(a)] libmcount.a and $(RT_SONAME) build"; \
 		status=1; fi;)
 
@@ -45,6 +57,7 @@ check-solib: $(RECORDMCOUNT) $(LIBMCOUNT) $(LIBMCOUNT_SO)
 	@mkdir -p $(TEST_RESULTS)
 	@( status=0; \
 	  $(call solib_run,$(RT_HOST),$(BUILD),CC="$(CC)") \
+	  $(call solib_variants,$(RT_HOST),$(BUILD),CC="$(CC)") \
 	  $(SOLIB_RUN_CROSS) \
 	  exit $$status ) > $(BUILD)/solib.out 2>&1; status=$$?; \
 	cat $(BUILD)/solib.out; \

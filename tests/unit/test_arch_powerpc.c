@@ -724,6 +724,36 @@ START_TEST(plt_pcrel_stub)
 	memcpy(bad, bcl, sizeof(bcl));
 	memcpy(bad, mflr_r0, sizeof(mflr_r0));
 	ck_assert_uint_eq(mc_plt_slot(a, bad, 32, 0x3a0, 0), 0);
+	/* addi r12,r12,lo for the ld: an address, not a slot's contents */
+	memcpy(bad, bcl, sizeof(bcl));
+	bad[23] = 0x39;
+	ck_assert_uint_eq(mc_plt_slot(a, bad, 32, 0x3a0, 0), 0);
+}
+END_TEST
+
+/*
+ * The longest stub, the bcl form shared with a TOC caller, fits in the
+ * plt_read bytes the runtime hands the decoder (9 words, 36 bytes).
+ */
+START_TEST(plt_read_covers_stubs)
+{
+	const struct mc_arch *a = arch("ppc64le");
+	static const uint8_t stub[] = {
+		0x18, 0x00, 0x41, 0xf8,		/* std r2,24(r1) */
+		0xa6, 0x02, 0x88, 0x7d,		/* mflr r12 */
+		0x05, 0x00, 0x9f, 0x42,		/* bcl 20,31,.+4 */
+		0xa6, 0x02, 0x68, 0x7d,		/* mflr r11 */
+		0xa6, 0x03, 0x88, 0x7d,		/* mtlr r12 */
+		0x02, 0x00, 0x8b, 0x3d,		/* addis r12,r11,2 */
+		0x88, 0xfc, 0x8c, 0xe9,		/* ld r12,-888(r12) */
+		0xa6, 0x03, 0x89, 0x7d,		/* mtctr r12 */
+		0x20, 0x04, 0x80, 0x4e,		/* bctr */
+	};
+
+	ck_assert_uint_eq(a->plt_read, sizeof(stub));
+	ck_assert_uint_eq(mc_plt_slot(a, stub, a->plt_read, 0x39c, 0),
+			  0x20030);
+	ck_assert_uint_eq(mc_plt_slot(a, stub, a->plt_read - 1, 0x39c, 0), 0);
 }
 END_TEST
 
@@ -742,6 +772,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, companions);
 	tcase_add_test(tc, plt_entry);
 	tcase_add_test(tc, plt_pcrel_stub);
+	tcase_add_test(tc, plt_read_covers_stubs);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("forms");
