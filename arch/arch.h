@@ -394,6 +394,15 @@ struct mc_arch {
 	bool (*encode_thunk)(const struct mc_arch *arch, uint8_t *out,
 			     uint64_t target, bool pad);
 	/*
+	 * Where the call the runtime writes at a site of `len` bytes (a
+	 * pad's, with `pad`) reaches less far than call_reach: that
+	 * call's reach, either way (riscv64's relaxed 4-byte `jal`: 1 MiB,
+	 * where its 8-byte `auipc; jalr` reaches 2 GiB).  NULL where every
+	 * call reaches call_reach.
+	 */
+	uint64_t (*site_reach)(const struct mc_arch *arch, unsigned len,
+			       bool pad);
+	/*
 	 * A linked program or library calls a hook another object defines
 	 * through a PLT entry (or, ppc64, a call stub the linker puts in
 	 * the code) that jumps through a GOT slot; the slot's dynamic

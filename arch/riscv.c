@@ -354,6 +354,13 @@ static bool rv_encode_thunk(const struct mc_arch *arch, uint8_t *out,
 	return true;
 }
 
+/* A relaxed site's `jal` reaches 1 MiB; the 8-byte pairs 2 GiB. */
+static uint64_t rv_site_reach(const struct mc_arch *arch, unsigned len,
+			      bool pad)
+{
+	return len == 4 && !pad ? RV_JAL_RANGE : arch->call_reach;
+}
+
 /*
  * A PLT entry (GNU ld, lld): 16 bytes after a 32-byte header,
  *     auipc t3, %pcrel_hi(slot)
@@ -414,6 +421,7 @@ const struct mc_arch mc_arch_riscv64 = {
 	.thunk_len = 24,
 	.call_reach = 1ull << 31,
 	.encode_thunk = rv_encode_thunk,
+	.site_reach = rv_site_reach,
 	.plt_slot = rv_plt_slot,
 	.plt_read = 12,
 	.plt_step = 4,

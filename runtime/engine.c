@@ -1790,19 +1790,33 @@ static void want_thunk(struct rt_image *img, uint8_t *code, uintptr_t tramp,
 	img->thunk_to[img->nthunks++] = tramp;
 }
 
+/* How far the call the engine writes at `s` reaches, either way. */
+static uint64_t site_reach(const struct rt_site *s)
+{
+	const struct mc_arch *arch = s->arch;
+
+	return arch->site_reach ?
+	       arch->site_reach(arch, s->len, s->style == MCOUNT_STYLE_PAD) :
+	       arch->call_reach;
+}
+
 /*
  * At boot, once every site's trampoline is known: where a site's call
  * cannot reach its trampoline (a library mapped gigabytes from
  * libmcount.so), the platform maps a page of thunks as near the image's
  * code as it can (mc_plat_thunk_map), one per trampoline so far away,
- * and those sites call their thunk instead (encode_hook).  A platform
- * without that hook (firmware: one image, linked with the runtime) has
- * no thunks, and such a site stays MCOUNT_ERANGE.
+ * and those sites call their thunk instead (encode_hook).  The page is
+ * asked within the reach of the shortest of those calls (riscv64's
+ * relaxed `jal`: 1 MiB); where there is no room that near, within the
+ * longest, for the calls that reach so far.  A platform without that
+ * hook (firmware: one image, linked with the runtime) has no thunks,
+ * and such a site stays MCOUNT_ERANGE.
  */
 static void image_thunks(struct rt_image *img)
 {
 	uint8_t code[MC_RT_MAX_THUNKS * MC_MAX_THUNK_LEN];
 	uint8_t call[MC_MAX_SITE_LEN];
+	uint64_t reach = MC_RT_ARCH->call_reach, far = 0;
 	uintptr_t lo, hi;
 
 	img->thunk = 0;
@@ -1820,16 +1834,23 @@ static void image_thunks(struct rt_image *img)
 				  s->found == FOUND_WRITTEN ? 0 :
 				  trampoline(s);
 
-		if (tramp && s->arch && !encode_call_to(s, call, tramp))
+		if (tramp && s->arch && !encode_call_to(s, call, tramp)) {
+			uint64_t r = site_reach(s);
+
 			want_thunk(img, code, tramp,
 				   s->style == MCOUNT_STYLE_PAD);
+			reach = r < reach ? r : reach;
+			far = r > far ? r : far;
+		}
 	}
 	if (!img->nthunks)
 		return;
 	image_span(img, &lo, &hi);
 	img->thunk_size = img->nthunks * MC_RT_ARCH->thunk_len;
-	img->thunk = mc_plat_thunk_map(lo, hi, MC_RT_ARCH->call_reach, code,
-				       img->thunk_size);
+	img->thunk = mc_plat_thunk_map(lo, hi, reach, code, img->thunk_size);
+	if (!img->thunk && far > reach)
+		img->thunk = mc_plat_thunk_map(lo, hi, far, code,
+					       img->thunk_size);
 	if (!img->thunk)
 		img->nthunks = 0;
 }

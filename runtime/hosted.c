@@ -1256,6 +1256,65 @@ static void *map_page_at(uintptr_t want, size_t page)
 }
 
 /*
+ * The place for `len` bytes of thunks at the end of the image's own code
+ * segment (the one holding `lo`), in the rest of its last page, where
+ * nothing of the object lies: the loader maps that page whole, and no
+ * address in it past the segment's end means anything to the object.
+ * 8-byte aligned (thunks hold a target's address); 0 if there is no
+ * such room, or it is not within `reach` of every byte of [lo, hi).
+ */
+static uintptr_t code_tail(uintptr_t lo, uintptr_t hi, uint64_t reach,
+			   size_t len, size_t page,
+			   const ElfW(Phdr) **seg)
+{
+	const struct host_obj *o = mc_host_obj_of(lo);
+	const ElfW(Phdr) *ph = o ? obj_segment(o, lo) : NULL;
+	uintptr_t end, at, page_end;
+
+	if (!ph || !(ph->p_flags & PF_X))
+		return 0;
+	end = o->bias + ph->p_vaddr + ph->p_memsz;
+	at = (end + 7) & ~(uintptr_t)7;
+	page_end = (end + page - 1) & ~(uintptr_t)(page - 1);
+	if (at > page_end || page_end - at < len ||
+	    span_distance(lo, hi, at, len) >= reach)
+		return 0;
+	for (size_t i = 0; i < o->phnum; i++) {
+		const ElfW(Phdr) *q = &o->segs[i];
+		uintptr_t q_lo = o->bias + q->p_vaddr;
+
+		if (q != ph && q->p_type == PT_LOAD &&
+		    q_lo < page_end && q_lo + q->p_memsz > end)
+			return 0;
+	}
+	*seg = ph;
+	return at;
+}
+
+/*
+ * Thunks written at `at`, in the last page of the code segment `ph`:
+ * through the patching window where it holds the page (the boot pass
+ * opens the rest of the segment), else with the page made writable (and
+ * still executable, as the window's are) for the copy.
+ */
+static bool code_tail_write(uintptr_t at, const uint8_t *code, size_t len,
+			    size_t page, const ElfW(Phdr) *ph)
+{
+	uintptr_t pg = at & ~(uintptr_t)(page - 1);
+	bool open = pg >= window.lo && pg + page <= window.hi;
+
+	if (!open && mprotect((void *)pg, page,
+			      PROT_READ | PROT_WRITE | PROT_EXEC))
+		return false;
+	memcpy((void *)at, code, len);
+	if (!open && mprotect((void *)pg, page, segment_prot(ph)))
+		fprintf(stderr, "mcount: cannot restore protection of %#lx: "
+			"%s\n", (unsigned long)pg, strerror(errno));
+	__builtin___clear_cache((char *)at, (char *)at + len);
+	return true;
+}
+
+/*
  * A thunk page (platform.h): written while only readable and writable,
  * then made executable and read-only, never both writable and
  * executable.  Placed in the gap nearest the image that is free, never
@@ -1265,14 +1324,22 @@ static void *map_page_at(uintptr_t want, size_t page)
  * list leaves a mapping out (qemu-user 7.2 leaves out a PROT_NONE
  * mapping that borders unmapped space, as glibc's reserve for a
  * thread's heap does).  So a place found taken is not tried again, and
- * the next nearest is; after a few the page is not made (the sites stay
- * MCOUNT_ERANGE) rather than placed out of reach.
+ * the next nearest is; after a few the page is not made rather than
+ * placed out of reach.
+ *
+ * Where no page is free within reach (a library loaded between a
+ * thread's stack and the buffers another thread mapped right after it,
+ * with riscv64's 1 MiB `jal`), the thunks go at the end of the image's
+ * own code segment if its last page has room (code_tail); else there
+ * are none, and the sites stay MCOUNT_ERANGE.
  */
 uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi, uint64_t reach,
 			    const uint8_t *code, size_t len)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	struct gap_search g = { .lo = lo, .hi = hi, .len = page };
+	const ElfW(Phdr) *ph = NULL;
+	uintptr_t at;
 	void *p = NULL;
 
 	if (len > page)
@@ -1281,15 +1348,17 @@ uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi, uint64_t reach,
 		uintptr_t want = nearest_gap(&g, reach);
 
 		if (!want)
-			return 0;
+			break;
 		p = map_page_at(want, page);
 		if (p == MAP_FAILED)
 			return 0;
 		if (!p)
 			g.refused[g.nrefused++] = want;
 	}
-	if (!p)
-		return 0;
+	if (!p) {
+		at = code_tail(lo, hi, reach, len, page, &ph);
+		return at && code_tail_write(at, code, len, page, ph) ? at : 0;
+	}
 	memcpy(p, code, len);
 	if (mprotect(p, page, PROT_READ | PROT_EXEC)) {
 		munmap(p, page);
@@ -1304,6 +1373,9 @@ void mc_plat_thunk_unmap(uintptr_t addr, size_t len)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
 	(void)len;
+	/* thunks in an image's code segment (code_tail) go with it */
+	if (addr & (page - 1))
+		return;
 	munmap((void *)addr, page);
 }
 

@@ -120,10 +120,12 @@ MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
  * `len` bytes at `code` (thunks, which work at any 8-byte aligned
  * address), mapped executable and not writable as near to the image
  * whose sites span [lo, hi) as the platform can find room, and at most
- * `reach` bytes from any byte of that span, both ways; its address, or
- * 0 if there is no such room.  Called under the patching lock, at an
- * image's boot.  mc_plat_thunk_unmap gives it back, when the image is
- * removed and none of its sites is left.  Without them, a site whose
+ * `reach` bytes from any byte of that span, both ways (where no page
+ * is free that near, hosted.c uses room at the end of the image's own
+ * code segment, which is executable already); its address, or 0 if
+ * there is no such room.  Called under the patching lock, at
+ * an image's boot.  mc_plat_thunk_unmap gives it back, when the image
+ * is removed and none of its sites is left.  Without them, a site whose
  * call cannot reach the trampoline is MCOUNT_ERANGE.
  */
 MC_RT_HIDDEN uintptr_t mc_plat_thunk_map(uintptr_t lo, uintptr_t hi,

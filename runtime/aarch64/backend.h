@@ -5,8 +5,9 @@
  * Sites are decoded by arch/aarch64.c: every hook is one `bl _mcount`
  * (GCC has no -mfentry here, so the only style is mcount), neutralised
  * by `nop`.  Enabling writes `bl mc_rt_tramp_mcount`, which reaches
- * +-128 MiB: the runtime is linked into the program it patches, so the
- * trampoline is always that close (MCOUNT_ERANGE otherwise).
+ * +-128 MiB; an image farther from the trampoline (a library mapped
+ * far from libmcount.so) calls it through a thunk within that reach
+ * (engine.c's image_thunks), and a site with none is MCOUNT_ERANGE.
  *
  * One aligned 4-byte word changes per site.  B, BL and NOP are among
  * the instructions the architecture lets one thread rewrite while

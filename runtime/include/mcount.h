@@ -73,8 +73,9 @@
  * an enabled one's trampoline saves r2 as the stub did).  An object
  * mapped farther from the trampoline than its calls reach (a PIE
  * against libmcount.so on x86_64) calls it through a thunk page the
- * runtime maps near the object's code; a site
- * still out of reach (no room near the object, an s390x pad, or a
+ * runtime maps near the object's code (where no page is free within
+ * reach, in the rest of the last page of the object's code segment); a
+ * site still out of reach (no room near the object, an s390x pad, or a
  * freestanding build, which has no thunks) gets MCOUNT_ERANGE.
  *
  * fork: the child keeps the parent's sites and states and may toggle

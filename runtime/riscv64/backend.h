@@ -11,8 +11,13 @@
  *            writing the pair again with the trampoline's offset
  *            (+-2 GiB), neutralised by `nop; nop`
  *   4 bytes  jal ra, _mcount                 what ld relaxes the pair
- *            to (the default), enabled by `jal ra, tramp` (+-1 MiB:
- *            MCOUNT_ERANGE beyond), neutralised by one `nop`
+ *            to (the default), enabled by `jal ra, tramp` (+-1 MiB),
+ *            neutralised by one `nop`
+ *
+ * A trampoline out of a site's reach is called through a thunk near the
+ * image (engine.c's image_thunks), asked within the reach of the site's
+ * own form (arch/riscv.c's site_reach: 1 MiB for a `jal`); where there
+ * is none, the site is MCOUNT_ERANGE.
  *
  * Atomicity: the 8-byte pair is two instructions, and with the C
  * extension a site is only 2-byte aligned.  So boot puts every site in

@@ -21,7 +21,9 @@
 # libmcount.a (-Bsymbolic: each calls its own copy): the second
 # refuses; far/prog (names and toc again): the program mapped farther
 # from libmcount.so than a call reaches, its sites calling through a
-# thunk page; lock (libmcount.a): the list's lock lets a dlopen in past
+# thunk page; far/crowd: a dlopened library with no free page within
+# its calls' reach, its sites calling through thunks at the end of its
+# own code (crowd.c, libcrowd.c); lock (libmcount.a): the list's lock lets a dlopen in past
 # read holds that never all end at once, and a signal handler's lookup
 # past that waiting dlopen.
 #
@@ -90,6 +92,22 @@ arm|i386) FAR=0x10000000 ;;
 *) FAR=0x40000000 ;;
 esac
 
+# far/crowd: libcrowd.so, dlopened by a program linked with libmcount.a
+# at FAR, maps every page free within CROWD_REACH of its text before it
+# is booted: the reach of the backend's shortest call (riscv64's
+# relaxed `jal` 1 MiB, Thumb's `bl` 16 MiB, ppc64le's `bl` 32 MiB,
+# aarch64's `bl` 128 MiB, x86_64's call 2 GiB, s390x's `brasl` 4 GiB).
+# Its sites' thunks can then only go at the end of its own code.
+case $RT_ARCH in
+riscv64) CROWD_REACH=0x100000 ;;
+arm) CROWD_REACH=0x1000000 ;;
+ppc64le) CROWD_REACH=0x2000000 ;;
+aarch64) CROWD_REACH=0x8000000 ;;
+x86_64) CROWD_REACH=0x80000000 ;;
+s390x) CROWD_REACH=0x100000000 ;;
+*) CROWD_REACH= ;;
+esac
+
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 OUT=$(cd "$OUT" && pwd)
 SODIR=$(cd "$(dirname "$SO")" && pwd)
@@ -138,7 +156,12 @@ build() {
 	mkdir -p $OUT/far &&
 	compile CC $T/prog.c $OUT/far/prog.o "-std=gnu11 -fno-pic -fno-pie" &&
 	$CC -no-pie -Wl,-Ttext-segment=$FAR -o $OUT/far/prog $OUT/far/prog.o \
-		-L$OUT -la -lb -lmcount -Wl,-rpath,$OUT -ldl -lpthread
+		-L$OUT -la -lb -lmcount -Wl,-rpath,$OUT -ldl -lpthread &&
+	compile CC $T/libcrowd.c $OUT/libcrowd.o &&
+	$CC -shared -o $OUT/libcrowd.so $OUT/libcrowd.o &&
+	compile CC $T/crowd.c $OUT/far/crowd.o "-std=gnu11 -fno-pic -fno-pie" &&
+	$CC -no-pie -rdynamic -Wl,-Ttext-segment=$FAR -o $OUT/far/crowd \
+		$OUT/far/crowd.o "$LIB" -ldl -lpthread
 }
 if ! build > $OUT/build.log 2>&1; then
 	fail "build (see $OUT/build.log)"; sed 's/^/  /' $OUT/build.log | tail -20
@@ -234,6 +257,12 @@ check loop 0 $OUT/prog loop "$LOOPS"
 check fork 0 $OUT/prog fork
 check two 0 $OUT/two
 check lock 0 $OUT/lock $OUT/libdyn.so
+if [ -n "$CROWD_REACH" ]; then
+	export CROWD_REACH
+	check crowd 0 $OUT/far/crowd $OUT/libcrowd.so
+else
+	echo "SKIP: $TAG crowd: i386's calls reach every address (no thunks)"
+fi
 
 # valgrind (natively): leaks and bad reads over a few loads
 if [ -z "$RUN" ] && [ -z "${NO_VALGRIND:-}" ] && command -v valgrind >/dev/null; then

@@ -3,7 +3,8 @@
 # libraries linked at start-up (C and C++), one dlopened and dlclosed
 # 1,000 times under calling and toggling threads, every objdump hook a
 # reported site, fork and exec, two runtimes refused, a program mapped
-# out of its calls' reach (thunk pages); valgrind natively.
+# out of its calls' reach (thunk pages), a library with no free page in
+# its calls' reach (thunks at the end of its code); valgrind natively.
 #
 # On every backend where the runtime runs: the host natively, then each
 # of RT_CROSS_ARCHES whose compiler is installed under qemu-user (SKIP

@@ -26,8 +26,18 @@
  * the guest's newest mapping (riscv64: a library loaded last got its
  * thunk page 12 MiB away, out of its jal's reach, 6 runs in 100), so
  * the only gap in reach is above the last line.
+ *
+ * `thunkgap tail`: no free page at all within reach of code at the end
+ * of the program's own text (every one mapped here first, as a library
+ * loaded between a thread's stack and another thread's buffers has none
+ * within riscv64's 1 MiB `jal`: the trace suite's `loop`, 2 runs in 20
+ * or so).  Where the text segment's last page has room past its end
+ * (read from dl_iterate_phdr here), the thunks must go there, within
+ * reach, and run: they are `return 42` for the backend; where it has
+ * none, none may be made.
  */
 #define _GNU_SOURCE
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,6 +136,116 @@ static int top_case(uintptr_t page)
 	return 0;
 }
 
+/* `return 42`, where this program's function pointers can call it. */
+static const uint8_t ret42[] = {
+#if defined(__x86_64__) || defined(__i386__)
+	0xb8, 0x2a, 0x00, 0x00, 0x00,	/* mov $42, %eax */
+	0xc3,				/* ret */
+#elif defined(__aarch64__)
+	0x40, 0x05, 0x80, 0x52,		/* mov w0, #42 */
+	0xc0, 0x03, 0x5f, 0xd6,		/* ret */
+#elif defined(__arm__)
+	0x2a, 0x00, 0xa0, 0xe3,		/* mov r0, #42 (ARM state) */
+	0x1e, 0xff, 0x2f, 0xe1,		/* bx lr */
+#elif defined(__riscv)
+	0x13, 0x05, 0xa0, 0x02,		/* li a0, 42 */
+	0x67, 0x80, 0x00, 0x00,		/* ret */
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	0x2a, 0x00, 0x60, 0x38,		/* li r3, 42 */
+	0x20, 0x00, 0x80, 0x4e,		/* blr */
+#elif defined(__s390x__)
+	0xa7, 0x29, 0x00, 0x2a,		/* lghi %r2, 42 */
+	0x07, 0xfe,			/* br %r14 */
+#else
+#error "no `return 42` for this machine"
+#endif
+};
+
+/* The program's text segment, from its program headers. */
+struct text {
+	uintptr_t addr;		/* an address in it */
+	uintptr_t end;		/* the segment's end */
+	uintptr_t next;		/* the lowest other segment at or above end */
+};
+
+static int find_text(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct text *x = arg;
+	int found = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    x->addr >= lo && x->addr - lo < ph->p_memsz) {
+			x->end = lo + ph->p_memsz;
+			found = 1;
+		}
+	}
+	for (int i = 0; found && i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && lo >= x->end && lo < x->next)
+			x->next = lo;
+	}
+	return found;
+}
+
+/*
+ * `thunkgap tail`: the image is the last 256 bytes of the text segment;
+ * every page within REACH of it that is free is mapped first.  0 if the
+ * thunks went where they had to (or, without room, nowhere).
+ */
+static int tail_case(uintptr_t page)
+{
+	struct text x = { .addr = (uintptr_t)&find_text, .next = UINTPTR_MAX };
+	uintptr_t lo, hi, room_lo, room_hi, t, a;
+	unsigned filled = 0;
+
+	if (!dl_iterate_phdr(find_text, &x) || x.end < 256) {
+		printf("thunkgap: no text segment found\n");
+		return 1;
+	}
+	lo = x.end - 256;
+	hi = x.end;
+	room_lo = (x.end + 7) & ~(uintptr_t)7;
+	room_hi = (x.end + page - 1) & ~(page - 1);
+	if (x.next < room_hi)
+		room_hi = x.end;
+	for (a = (lo - REACH) & ~(page - 1); a < hi + REACH; a += page)
+		filled += map_at(a, page, PROT_READ, MAP_NORESERVE |
+				 MAP_FIXED_NOREPLACE) != 0;
+	t = mc_plat_thunk_map(lo, hi, REACH, ret42, sizeof(ret42));
+	printf("tail: text ends at %#lx, room %lu bytes, %u pages filled, "
+	       "thunks at %#lx\n", (unsigned long)x.end,
+	       (unsigned long)(room_hi > room_lo ? room_hi - room_lo : 0),
+	       filled, (unsigned long)t);
+	if (room_hi < room_lo || room_hi - room_lo < sizeof(ret42)) {
+		if (!t)
+			return 0;
+		printf("thunkgap: thunks made with no room for them\n");
+		return 1;
+	}
+	if (!t) {
+		printf("thunkgap: no thunks, with room at the text's end\n");
+		return 1;
+	}
+	if (t < room_lo || t + sizeof(ret42) > room_hi ||
+	    memcmp((const void *)t, ret42, sizeof(ret42))) {
+		printf("thunkgap: the thunks are not in the text's last page, "
+		       "past its end, or do not hold what was written\n");
+		return 1;
+	}
+	if (((int (*)(void))t)() != 42) {
+		printf("thunkgap: the thunks do not run as written\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const uint8_t code[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
@@ -140,6 +260,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "top"))
 		return top_case(page);
+	if (argc > 1 && !strcmp(argv[1], "tail"))
+		return tail_case(page);
 	if (!base || !map_at(base - MIB, MIB, PROT_READ, 0) ||
 	    !map_at(base, MIB, PROT_NONE, MAP_NORESERVE) ||
 	    mprotect((void *)base, page, PROT_READ | PROT_WRITE)) {

@@ -173,6 +173,32 @@ START_TEST(call_range)
 }
 END_TEST
 
+/*
+ * The reach the runtime asks a thunk page within, per site (the page's
+ * thunks start at least a page's length inside it): a relaxed `jal`
+ * reaches 1 MiB either way and not call_reach's 2 GiB, the pairs that.
+ */
+START_TEST(site_reach)
+{
+	const struct mc_arch *a = rv();
+	uint64_t jal = a->site_reach(a, 4, false), site = 0x80000000ull;
+	uint8_t b[8];
+
+	ck_assert_uint_eq(jal, 1 << 20);
+	ck_assert(mc_encode_call(a, b, 4, site, site + jal - 2));
+	ck_assert(mc_encode_call(a, b, 4, site, site - jal));
+	ck_assert(!mc_encode_call(a, b, 4, site, site + jal));
+	ck_assert(!mc_encode_call(a, b, 4, site, site + a->call_reach - 4096));
+	for (int pad = 0; pad < 2; pad++) {
+		uint64_t r = a->site_reach(a, 8, pad);
+
+		ck_assert_uint_eq(r, a->call_reach);
+		ck_assert(mc_encode_call(a, b, 8, site, site + r - 4096));
+		ck_assert(mc_encode_call(a, b, 8, site, site - r));
+	}
+}
+END_TEST
+
 /* The runtime's neutral form: as many `nop`s as the site is long. */
 START_TEST(site_neutral)
 {
@@ -374,6 +400,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(tc, jal_roundtrip, 0,
 			    sizeof(jals) / sizeof(jals[0]));
 	tcase_add_test(tc, call_range);
+	tcase_add_test(tc, site_reach);
 	tcase_add_test(tc, site_neutral);
 	tcase_add_test(tc, live_calls_as_assembled);
 	tcase_add_test(tc, live_forms_aligned);
