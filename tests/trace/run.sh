@@ -139,6 +139,16 @@ count_run() {	# count_run <name> <prog> <mode>
 		"$OUT/count.nm" $FUNCS
 }
 
+# Calls by caller among $FUNCS equal the counter's, which takes each
+# caller from the call's return address: after a longjmp, the frames it
+# left must be gone before the next call, which is the caller's child.
+edges_run() {	# edges_run <name> <prog> <mode>
+	record_raw "$1" "$2" "$3" &&
+	EDGES="$OUT/$1.edges" $RUN "$OUT/count" $3 >/dev/null &&
+	$PY $T/check.py edges "$OUT/$1.raw" "$OUT/$1.edges" \
+		"$OUT/count.nm" $FUNCS
+}
+
 variant() {	# variant <tag> <cc> <hooks> <pie flags>
 	tag=$1
 	[ "$2" != false ] || return 0
@@ -154,6 +164,8 @@ variant() {	# variant <tag> <cc> <hooks> <pie flags>
 		expect "[$tag] calls equal the counter's: $m" \
 			count_run "$tag-$m" $p $m
 	done
+	expect "[$tag] callers equal the counter's: longjmp" \
+		edges_run "$tag-edges" $p longjmp
 	expect "[$tag] compact events: decoded apart, as dumped, none longer than needed" \
 		compact_check $tag $p
 	expect "[$tag] recursion 10,000 deep" sh -c \
@@ -710,14 +722,20 @@ expect "a thunk page placed above the last mapping /proc/self/maps lists" \
 # The runtime calls the x86_64 entry hook saving no vector register, and
 # the return trampoline keeps only %rax and %rdx: in the library's own
 # code, nothing rec_entry or rec_exit can reach that returns may touch
-# another register, or call out but through rec_keeping_vectors.
+# another register, or call out but through rec_keeping_vectors.  The
+# same of the entries that take the trampolines over (entry.S), which
+# leave the rest to the trampolines' general-register paths
+# (mc_rt_tramp_*_gpr: they save the general argument registers and
+# call rec_entry, checked here).
 gpr_check() {
 	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
 	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
 	(cd "$OUT/ar" && ar x "$lib" hosted-rec.o) &&
 	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/hosted-rec.o" > "$OUT/rec.dis" &&
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
-		--calls rec_keeping_vectors --noreturn no_frame >/dev/null
+		rec_fentry rec_mcount \
+		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
+		mc_rt_tramp_mcount_gpr --noreturn no_frame >/dev/null
 }
 [ "$ARCH" != x86_64 ] ||
 	expect "[x86_64] the hooks leave vector registers alone" gpr_check
@@ -959,7 +977,7 @@ dl_asan() {
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S recorder/record.c \
 		 recorder/writer.c recorder/start.c recorder/wrap.c \
 		 recorder/libs.c recorder/$ARCH/return.S \
-		 $(ls recorder/$ARCH/frame.c 2>/dev/null); do
+		 $(ls recorder/$ARCH/frame.c recorder/$ARCH/entry.S 2>/dev/null); do
 		gcc -std=c11 -O1 -g -fPIC -funwind-tables $SAN \
 			-fno-tree-loop-distribute-patterns -Iruntime/include \
 			-c $f -o "$s/lib/$(basename $f).o" || return 1
