@@ -58,7 +58,8 @@ $(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS) recorder/recorder.mk
 	@mkdir -p $(@D)
 	$(RT_COMPILE) -funwind-tables
 
-$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
+$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S \
+		$$(wildcard recorder/$$*/entry.h)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

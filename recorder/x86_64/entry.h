@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * entry.h - the layout entry.S reads and writes: offsets into
- * struct rec_tls, rec_thread, rec_frame and mct_event (recorder.h,
- * format.h).  Included by entry.S for the numbers and by record.c,
+ * entry.h - the layout entry.S and return.S read and write: offsets
+ * into struct rec_tls, rec_thread, rec_frame and mct_event (recorder.h,
+ * format.h).  Included by the assembly for the numbers and by record.c,
  * which checks each against the structs at compile time, so that a
  * change to a struct that the assembly does not follow fails the build.
  */
@@ -35,6 +35,7 @@
 #define REC_E_SIZE_SHIFT	4	/* 16-byte events */
 #define REC_E_KIND_BITS		2	/* word = ticks << 2 | kind */
 #define REC_E_ENTRY		0	/* MCT_ENTRY */
+#define REC_E_EXIT		1	/* MCT_EXIT */
 
 #define REC_KEY_FROM_SLOT	8	/* key = slot + 8 (rec_arch_key) */
 
@@ -71,7 +72,8 @@ _Static_assert(sizeof(((struct rec_thread *)0)->depth) == 8 &&
 	       sizeof(((struct rec_thread *)0)->head) == 8 &&
 	       sizeof(((struct rec_thread *)0)->max_open) == 8,
 	       "64-bit counters");
-_Static_assert(MCT_ENTRY == REC_E_ENTRY, "MCT_ENTRY");
+_Static_assert(MCT_ENTRY == REC_E_ENTRY && MCT_EXIT == REC_E_EXIT,
+	       "the kinds");
 _Static_assert(MCT_TICKS((uint64_t)1 << REC_E_KIND_BITS) == 1,
 	       "the kind's bits");
 _Static_assert(-MC_RT_SLOT_FROM_SP == REC_KEY_FROM_SLOT,

@@ -30,9 +30,10 @@
 #     of a threaded process that starts a thread, as the recorder's does
 #   - a timer's signals every 50 us whose handler runs traced code,
 #     landing in the recorder too: the events still nest
-#   - vectors.c: floating-point and vector arguments, varargs and long
-#     double returns as untraced, in a thread's first traced call too;
-#     its calls equal the counter's
+#   - vectors.c: floating-point and vector arguments, varargs, long
+#     double returns and a struct returned in two general registers as
+#     untraced, in a thread's first traced call too; its calls equal
+#     the counter's
 # A variant the backend cannot record is expected to be refused at
 # start, with its reason.
 # Per backend: libraries opened and closed while recording (dlprog.c,
@@ -264,7 +265,7 @@ lost_run() {
 # vsum is a variadic leaf that keeps lr in its register, and clang's
 # fsum8 computes its result before the hook).
 vectors() {
-	expect "[$1] floating-point arguments and returns unchanged" \
+	expect "[$1] floating-point arguments and returns, two-register returns unchanged" \
 		vectors_check "$@"
 }
 vectors_check() {
@@ -279,7 +280,7 @@ vectors_check() {
 	"$MCT" dump --raw "$OUT/$1-vec.data" > "$OUT/$1-vec.raw" &&
 	COUNTS="$OUT/$1-vec.count" $RUN "$OUT/vcount-$1" >/dev/null &&
 	$PY $T/check.py counts "$OUT/$1-vec.raw" "$OUT/$1-vec.count" \
-		"$OUT/vcount-$1.nm" fsum8 vsum ldmul vectors_test main
+		"$OUT/vcount-$1.nm" fsum8 vsum ldmul pair vectors_test main
 }
 
 # The parent's file: top(2) and top(4); the child's: top(3) and what it
@@ -726,7 +727,8 @@ expect "a thunk page placed above the last mapping /proc/self/maps lists" \
 # same of the entries that take the trampolines over (entry.S), which
 # leave the rest to the trampolines' general-register paths
 # (mc_rt_tramp_*_gpr: they save the general argument registers and
-# call rec_entry, checked here).
+# call rec_entry, checked here), and of the return trampoline itself,
+# whose one jump through a register is to the real return address.
 gpr_check() {
 	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
 	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
@@ -735,7 +737,8 @@ gpr_check() {
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
 		rec_fentry rec_mcount \
 		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
-		mc_rt_tramp_mcount_gpr --noreturn no_frame >/dev/null
+		mc_rt_tramp_mcount_gpr --noreturn no_frame \
+		--returns rec_return_tramp >/dev/null
 }
 [ "$ARCH" != x86_64 ] ||
 	expect "[x86_64] the hooks leave vector registers alone" gpr_check
