@@ -29,8 +29,9 @@
 #include <unistd.h>
 
 #include "recorder.h"
-
-#define TLS __attribute__((tls_model("initial-exec")))
+#ifdef REC_FUSED_ENTRY
+#include "x86_64/entry.h"	/* its offsets, checked here */
+#endif
 
 #ifdef REC_GPR_ONLY
 const bool rec_gpr_only = true;
@@ -38,8 +39,7 @@ const bool rec_gpr_only = true;
 const bool rec_gpr_only = false;
 #endif
 
-static _Thread_local struct rec_thread *self TLS;
-static _Thread_local bool busy TLS;
+_Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
 
 struct rec_thread *rec_threads;
 static pthread_key_t gone_key;
@@ -55,7 +55,7 @@ static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 static inline void set_busy(bool on)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	busy = on;
+	rec_tls.busy = on;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -118,7 +118,7 @@ static struct rec_thread *thread_new(void)
 					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 		;
 	pthread_setspecific(gone_key, t);
-	self = t;
+	rec_tls.self = t;
 	return t;
 }
 
@@ -133,7 +133,7 @@ void rec_thread_gone(void *arg)
 	set_busy(true);
 	pop_below(t, UINTPTR_MAX, true, rec_ticks());
 	set_busy(false);
-	self = NULL;
+	rec_tls.self = NULL;
 	__atomic_store_n(&t->dead, true, __ATOMIC_RELEASE);
 }
 
@@ -228,9 +228,9 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 
 #ifdef REC_GPR_ONLY
 	/* libc may use the vector registers: the traced function's own */
-	t = self ? self : rec_keeping_vectors(thread_new);
+	t = rec_tls.self ? rec_tls.self : rec_keeping_vectors(thread_new);
 #else
-	t = self ? self : thread_new();
+	t = rec_tls.self ? rec_tls.self : thread_new();
 #endif
 	if (!t)
 		goto out;
@@ -293,13 +293,13 @@ out:
  */
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
-	struct rec_thread *t = self;
+	struct rec_thread *t = rec_tls.self;
 	uintptr_t *at = slot, key;
 	struct rec_frame *f;
 	size_t d;
 	bool copy;
 
-	if (__builtin_expect(busy || !__atomic_load_n(&rec_on,
+	if (__builtin_expect(rec_tls.busy || !__atomic_load_n(&rec_on,
 						     __ATOMIC_RELAXED), 0))
 		return;
 	set_busy(true);
@@ -400,8 +400,8 @@ static __attribute__((noinline)) uintptr_t exit_slow(struct rec_thread *t,
  */
 REC_NOTRACE uintptr_t rec_exit(uintptr_t sp)
 {
-	struct rec_thread *t = self;
-	bool was_busy = busy;
+	struct rec_thread *t = rec_tls.self;
+	bool was_busy = rec_tls.busy;
 	uint64_t now;
 	uintptr_t orig;
 
@@ -462,7 +462,7 @@ static void restore_copy(struct rec_thread *t, size_t i, uintptr_t lo)
  */
 REC_NOTRACE void rec_unwind_begin(void)
 {
-	struct rec_thread *t = self;
+	struct rec_thread *t = rec_tls.self;
 	uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
 
 	if (!t)
@@ -489,8 +489,8 @@ REC_NOTRACE void rec_unwind_begin(void)
  */
 REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 {
-	struct rec_thread *t = self;
-	bool was_busy = busy;
+	struct rec_thread *t = rec_tls.self;
+	bool was_busy = rec_tls.busy;
 
 	if (!t)
 		return;
@@ -519,8 +519,8 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
  */
 REC_NOTRACE void rec_unwind_all(void)
 {
-	struct rec_thread *t = self;
-	bool was_busy = busy;
+	struct rec_thread *t = rec_tls.self;
+	bool was_busy = rec_tls.busy;
 
 	if (!t)
 		return;
@@ -533,7 +533,7 @@ REC_NOTRACE void rec_unwind_all(void)
 /* Exit events for the calling thread's open frames, which stay hijacked. */
 REC_NOTRACE void rec_close_frames(void)
 {
-	struct rec_thread *t = self;
+	struct rec_thread *t = rec_tls.self;
 	uint64_t now = rec_ticks();
 
 	if (!t)
@@ -550,19 +550,20 @@ REC_NOTRACE void rec_close_frames(void)
  */
 REC_NOTRACE void rec_fork_child(void)
 {
+	struct rec_thread *me = rec_tls.self;
 	uint64_t now = rec_ticks();
 
 	for (struct rec_thread *t = rec_threads; t; t = t->next)
-		if (t != self) {
+		if (t != me) {
 			t->tail = t->tail_seen = t->head;
 			t->dead = true;
 		}
-	if (!self)
+	if (!me)
 		return;
-	self->tail = self->tail_seen = self->head;
-	memset(self->lost, 0, sizeof(self->lost));
-	memset(self->lost_written, 0, sizeof(self->lost_written));
-	self->tid = (uint32_t)syscall(SYS_gettid);
-	for (size_t i = 0; i < self->depth; i++)
-		emit(self, MCT_ENTRY, self->frames[i].func, now);
+	me->tail = me->tail_seen = me->head;
+	memset(me->lost, 0, sizeof(me->lost));
+	memset(me->lost_written, 0, sizeof(me->lost_written));
+	me->tid = (uint32_t)syscall(SYS_gettid);
+	for (size_t i = 0; i < me->depth; i++)
+		emit(me, MCT_ENTRY, me->frames[i].func, now);
 }

@@ -90,6 +90,19 @@ struct rec_thread {
 	bool unmapped;
 };
 
+/*
+ * The calling thread's own state, one initial-exec TLS block (record.c),
+ * so that <arch>/entry.S reaches both fields from one offset.  `busy`
+ * keeps a signal handler that runs traced code out of the recorder
+ * while the thread's state changes (record.c).
+ */
+struct rec_tls {
+	struct rec_thread *self;	/* NULL before its first call */
+	bool busy;
+};
+#define REC_TLS_MODEL __attribute__((tls_model("initial-exec")))
+REC_HIDDEN extern _Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
+
 /* The recording's settings, fixed at start (start.c). */
 struct rec_config {
 	const char *path;	/* MCOUNT_TRACE */
@@ -123,6 +136,21 @@ REC_HIDDEN uint64_t rec_phases_due(void);
 
 /* <arch>/return.S */
 REC_HIDDEN void rec_return_tramp(void);
+
+/*
+ * <arch>/entry.S, where there is one (REC_FUSED_ENTRY): rec_entry's
+ * common case in assembly, which the runtime's trampolines jump to
+ * before they save anything (mc_rt_set_entry_takeover); anything else
+ * goes on to rec_entry through the trampoline's general-register path.
+ * It reads struct rec_thread, rec_frame and rec_tls by the offsets of
+ * <arch>/entry.h, which record.c checks against these structs.  Taken
+ * only when record.c is built REC_GPR_ONLY (rec_gpr_only).
+ */
+#if defined(__x86_64__)
+#define REC_FUSED_ENTRY 1
+REC_HIDDEN void rec_fentry(void);
+REC_HIDDEN void rec_mcount(void);
+#endif
 
 /*
  * A frame's key: the stack pointer its function returns with, the value

@@ -20,17 +20,21 @@ REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
 	    runtime/include/mcount.h
 RT_HOSTED_MEMBER := hosted-rec.o
 
-# The recorder's objects of <arch>: its C files, its trampoline, and
-# recorder/<arch>/frame.c where it has one (aarch64, arm, riscv64).
+# The recorder's objects of <arch>: its C files, its trampoline,
+# recorder/<arch>/frame.c where it has one (aarch64, arm, riscv64), and
+# recorder/<arch>/entry.S where it has one (x86_64: rec_entry's common
+# case in assembly).
 rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 	   return.o \
-	   $(if $(wildcard recorder/$(1)/frame.c),frame.o sitekeys.o))
+	   $(if $(wildcard recorder/$(1)/frame.c),frame.o sitekeys.o) \
+	   $(if $(wildcard recorder/$(1)/entry.S),entry.o))
 
 # Where the runtime can call the entry hook without saving the vector
 # registers (MC_RT_GPR_SLOT_HOOK), record.c is built not to touch them.
 REC_GPR_ONLY_x86_64 := -mgeneral-regs-only -DREC_GPR_ONLY
 
-$(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS)
+$(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS) \
+		$$(wildcard recorder/$$*/entry.h)
 	@mkdir -p $(@D)
 	$(RT_COMPILE) $(REC_GPR_ONLY_$*)
 
@@ -54,7 +58,12 @@ $(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS) recorder/recorder.mk
 	@mkdir -p $(@D)
 	$(RT_COMPILE) -funwind-tables
 
-$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S
+$(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S \
+		$$(wildcard recorder/$$*/entry.h)
+	@mkdir -p $(@D)
+	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/rec-entry.o: recorder/%/entry.S recorder/%/entry.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 

@@ -535,6 +535,11 @@ __attribute__((constructor(102))) static void rec_start(void)
 			"trampolines on %s: nothing recorded\n", MC_RT_ARCH->name);
 		return;
 	}
+#ifdef REC_FUSED_ENTRY
+	/* rec_entry's common case without the trampoline's frame */
+	if (rec_gpr_only)
+		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
+#endif
 	/* while this is the only thread: sites without a live form too */
 	pick = (struct pick){ .only = getenv("MCOUNT_TRACE_FILTER"),
 			      .never = getenv("MCOUNT_TRACE_NOTRACE") };

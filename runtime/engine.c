@@ -183,6 +183,10 @@ static bool booted;
 static mcount_callback_t callback;
 static mc_rt_slot_hook_t slot_hook;
 mc_rt_slot_hook_t mc_rt_gpr_slot_hook;	/* atomic; read by trampolines */
+#ifdef MC_RT_ENTRY_TAKEOVER
+mc_rt_entry_t mc_rt_fentry_takeover;	/* atomic; read by trampolines */
+mc_rt_entry_t mc_rt_mcount_takeover;
+#endif
 
 /* ---- sorting, without libc --------------------------------------------- */
 
@@ -2702,6 +2706,7 @@ MC_RT_NOTRACE void mc_rt_dispatch(uintptr_t ret, uintptr_t caller)
 bool mc_rt_set_slot_hook(mc_rt_slot_hook_t hook)
 {
 #ifdef MC_RT_DISPATCH_SLOT
+	mc_rt_set_entry_takeover(NULL, NULL);
 	__atomic_store_n(&mc_rt_gpr_slot_hook, NULL, __ATOMIC_RELEASE);
 	__atomic_store_n(&slot_hook, hook, __ATOMIC_RELEASE);
 	return true;
@@ -2720,6 +2725,18 @@ bool mc_rt_set_gpr_slot_hook(mc_rt_slot_hook_t hook)
 	return true;
 #else
 	return mc_rt_set_slot_hook(hook);
+#endif
+}
+
+bool mc_rt_set_entry_takeover(mc_rt_entry_t of_fentry,
+			      mc_rt_entry_t of_mcount)
+{
+#ifdef MC_RT_ENTRY_TAKEOVER
+	__atomic_store_n(&mc_rt_fentry_takeover, of_fentry, __ATOMIC_RELEASE);
+	__atomic_store_n(&mc_rt_mcount_takeover, of_mcount, __ATOMIC_RELEASE);
+	return true;
+#else
+	return !of_fentry && !of_mcount;
 #endif
 }
 

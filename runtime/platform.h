@@ -354,4 +354,31 @@ MC_RT_HIDDEN void mc_rt_dispatch_slot(uintptr_t ret, uintptr_t *slot);
 MC_RT_HIDDEN bool mc_rt_set_gpr_slot_hook(mc_rt_slot_hook_t hook);
 MC_RT_HIDDEN extern mc_rt_slot_hook_t mc_rt_gpr_slot_hook;
 
+/*
+ * Taking over a trampoline's entry, for a client whose own code does
+ * the common case of its slot hook faster than a call can (the
+ * recorder's recorder/x86_64/entry.S).  A backend that defines
+ * MC_RT_ENTRY_TAKEOVER has trampolines that, when
+ * mc_rt_fentry_takeover (for mc_rt_tramp_fentry, and so pads) or
+ * mc_rt_mcount_takeover (mc_rt_tramp_mcount) is set, jump to it first
+ * thing, before they build a frame: the stack and every register as
+ * the site's call left them, but %r11, which holds the routine's
+ * address (so it begins with endbr64 under IBT).  The routine either
+ * returns into the function itself, having changed no register but
+ * %r11 and the flags, or jumps, with everything as it got it and a
+ * general-register slot hook in %r11, to mc_rt_tramp_fentry_gpr
+ * (mc_rt_tramp_mcount_gpr): the trampoline's own path that saves the
+ * general argument registers and calls that hook with the arguments
+ * mc_rt_gpr_slot_hook gets.  NULL gives a trampoline its own entry
+ * back; setting a slot hook (either kind) clears both.  Elsewhere
+ * mc_rt_set_entry_takeover is false unless both are NULL.
+ */
+typedef void (*mc_rt_entry_t)(void);
+MC_RT_HIDDEN bool mc_rt_set_entry_takeover(mc_rt_entry_t of_fentry,
+					   mc_rt_entry_t of_mcount);
+MC_RT_HIDDEN extern mc_rt_entry_t mc_rt_fentry_takeover;
+MC_RT_HIDDEN extern mc_rt_entry_t mc_rt_mcount_takeover;
+MC_RT_HIDDEN void mc_rt_tramp_fentry_gpr(void);
+MC_RT_HIDDEN void mc_rt_tramp_mcount_gpr(void);
+
 #endif

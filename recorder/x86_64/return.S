@@ -10,13 +10,21 @@
  * which returns from the same slot).
  *
  * On arrival only the return registers are live (SysV: %rax and %rdx,
- * %xmm0 and %xmm1, %st0 and %st1); %r11 is free for the jump.  Only
- * %rax and %rdx are saved: rec_exit is built with -mgeneral-regs-only
+ * %xmm0 and %xmm1, %st0 and %st1); the other registers a callee may
+ * clobber are free.  The common case, the top frame returning with its
+ * key, is rec_exit's done here, without a call: busy set (and put back
+ * as it was, since an exit may come while a signal handler's traced
+ * code runs in the recorder), the frame popped, the exit event written
+ * (rdtsc) and the real return address jumped to, %rax and %rdx kept
+ * in %r8 and %r9.  Anything else (no thread, frames left by longjmp,
+ * a function that popped its arguments) goes to rec_exit, with only
+ * %rax and %rdx saved: rec_exit is built with -mgeneral-regs-only
  * (recorder.mk, REC_GPR_ONLY), so no path of it that returns touches a
  * vector or x87 register (tests/trace/check.py's `gpr` check reads its
- * code to make sure).  The stack is aligned here for the call, not
- * assumed to be: a function that was tail-called or realigned its stack
- * may leave it either way.
+ * code and this one to make sure).  The stack is aligned there for the
+ * call, not assumed to be: a function that was tail-called or
+ * realigned its stack may leave it either way.  The offsets are
+ * entry.h's, checked by record.c.
  *
  * The trampoline has no frame the unwinder can use: an exception never
  * reaches it, since the recorder writes the real addresses back before
@@ -26,6 +34,8 @@
  * forced unwind of pthread_exit, ends at a hijacked frame as at the
  * outermost one.
  */
+#include "entry.h"
+
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
@@ -35,6 +45,44 @@
 	.cfi_undefined rip
 	nop		/* an unwinder looks up the FDE of our address - 1 */
 rec_return_tramp:
+	movq	%rax, %r8			/* the return value */
+	movq	%rdx, %r9
+	movq	rec_tls@gottpoff(%rip), %r11
+	movzbl	%fs:REC_TLS_BUSY(%r11), %r10d	/* as it was */
+	movb	$1, %fs:REC_TLS_BUSY(%r11)
+	movq	%fs:REC_TLS_SELF(%r11), %rsi	/* t */
+	testq	%rsi, %rsi
+	jz	1f
+	movq	REC_T_DEPTH(%rsi), %rcx
+	imulq	$REC_F_SIZE, %rcx, %rdi
+	addq	REC_T_FRAMES(%rsi), %rdi	/* the top frame is below */
+	cmpq	%rsp, REC_F_KEY - REC_F_SIZE(%rdi)
+	jne	1f				/* (depth 0: the guard's) */
+	decq	%rcx
+	movq	%rcx, REC_T_DEPTH(%rsi)
+	rdtsc
+	shlq	$32, %rdx
+	orq	%rdx, %rax
+	leaq	REC_E_EXIT(, %rax, 1 << REC_E_KIND_BITS), %rax
+	movq	REC_T_HEAD(%rsi), %rcx		/* the event at head */
+	movq	%rcx, %rdx
+	andq	REC_T_MASK(%rsi), %rdx
+	shlq	$REC_E_SIZE_SHIFT, %rdx
+	addq	REC_T_RING(%rsi), %rdx
+	movq	%rax, REC_E_WORD(%rdx)
+	movq	REC_F_FUNC - REC_F_SIZE(%rdi), %rax
+	movq	%rax, REC_E_FUNC(%rdx)
+	incq	%rcx
+	/* a plain store releases on x86: the writer sees the event first */
+	movq	%rcx, REC_T_HEAD(%rsi)
+	movq	REC_F_ORIG - REC_F_SIZE(%rdi), %rcx
+	movb	%r10b, %fs:REC_TLS_BUSY(%r11)
+	movq	%r8, %rax
+	movq	%r9, %rdx
+	jmp	*%rcx
+1:	movb	%r10b, %fs:REC_TLS_BUSY(%r11)
+	movq	%r8, %rax
+	movq	%r9, %rdx
 	pushq	%rbp
 	movq	%rsp, %rbp
 	andq	$-16, %rsp

@@ -35,6 +35,9 @@ void mcount(void);
 #define MC_RT_DISPATCH_SLOT 1
 #define MC_RT_GPR_SLOT_HOOK 1
 
+/* A client may take over either trampoline's entry (platform.h). */
+#define MC_RT_ENTRY_TAKEOVER 1
+
 /*
  * Another core may run code this one changed only after a
  * core-serialising instruction of its own (Intel SDM vol. 3, 8.1.3,

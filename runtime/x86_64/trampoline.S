@@ -24,6 +24,13 @@
  * dead at a hook (GCC itself loads the hook's address into %r11 for its
  * call under -mcmodel=large), so it holds the hook's address here.
  *
+ * Before either, a trampoline whose entry a client took over
+ * (mc_rt_fentry_takeover, mc_rt_mcount_takeover: platform.h) jumps
+ * there with nothing touched but %r11; the client's routine returns
+ * into the function itself, or comes back through
+ * mc_rt_tramp_fentry_gpr / mc_rt_tramp_mcount_gpr: the general-register
+ * path, calling the hook in %r11.
+ *
  * Stack on entry to the trampoline:
  *   fentry:  (%rsp) = return into the function (site + len)
  *            8(%rsp) = the function's own return address, in its caller
@@ -146,6 +153,9 @@ mcount:
 mc_rt_tramp_fentry:
 	.cfi_startproc
 	endbr64
+	movq	mc_rt_fentry_takeover(%rip), %r11
+	testq	%r11, %r11
+	jnz	2f
 	movq	mc_rt_gpr_slot_hook(%rip), %r11
 	testq	%r11, %r11
 	jnz	1f
@@ -154,6 +164,10 @@ mc_rt_tramp_fentry:
 	leaq	16(%rbp), %rsi		/* where its return address is */
 	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
+2:	jmp	*%r11
+	.globl	mc_rt_tramp_fentry_gpr
+	.hidden	mc_rt_tramp_fentry_gpr
+mc_rt_tramp_fentry_gpr:
 1:	SAVE_GPR_ARGS
 	movq	8(%rbp), %rdi
 	leaq	16(%rbp), %rsi
@@ -169,6 +183,9 @@ mc_rt_tramp_fentry:
 mc_rt_tramp_mcount:
 	.cfi_startproc
 	endbr64
+	movq	mc_rt_mcount_takeover(%rip), %r11
+	testq	%r11, %r11
+	jnz	2f
 	movq	mc_rt_gpr_slot_hook(%rip), %r11
 	testq	%r11, %r11
 	jnz	1f
@@ -178,6 +195,10 @@ mc_rt_tramp_mcount:
 	addq	$8, %rsi		/* where its return address is */
 	call	mc_rt_dispatch_slot
 	RESTORE_ARGS_RET
+2:	jmp	*%r11
+	.globl	mc_rt_tramp_mcount_gpr
+	.hidden	mc_rt_tramp_mcount_gpr
+mc_rt_tramp_mcount_gpr:
 1:	SAVE_GPR_ARGS
 	movq	8(%rbp), %rdi
 	movq	0(%rbp), %rsi

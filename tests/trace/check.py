@@ -14,6 +14,11 @@
   check.py named RAW COUNTS FUNC... the same, the counter naming each
                                    function itself (dlcounter.c: NAME COUNT)
   check.py depth RAW N             some call is N deep
+  check.py edges RAW EDGES NM FUNC... among the FUNCs, each function's
+                                   calls by caller in RAW equal the
+                                   counter's (counter.c's EDGES: the
+                                   caller is the function nm places
+                                   the call's return address in)
   check.py svg FILE                well-formed XML whose root is <svg>
   check.py uftrace RAW REPLAY      the same calls, with the same callers,
                                    as `uftrace replay -f none` shows
@@ -30,13 +35,15 @@
                                    one event more) or tag (its first
                                    exit names another function)
   check.py gpr DISASM ROOT... [--calls F...] [--noreturn F...]
-                                   in `objdump -dr` output, no function
+                [--returns F...]   in `objdump -dr` output, no function
                                    reached from the ROOTs names a vector,
                                    x87 or MMX register, jumps or calls
                                    through a register, or calls out of the
                                    object except to --calls (which keep
                                    the vector registers) and --noreturn
-                                   functions (not followed)
+                                   functions (not followed); a --returns
+                                   function (a ROOT too) may jump through
+                                   a register: its way back to its caller
   check.py lost DATA RAW COUNTS OUT REASON [N]
                                    every call the counter saw (COUNTS of
                                    -finstrument-functions, any function)
@@ -52,6 +59,7 @@
                                    lost_calls their sum over reasons
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
+import bisect
 import collections
 import json
 import re
@@ -161,6 +169,42 @@ def check_depth(raw, n):
         fail("deepest call %d, wanted %s" % (deepest, n))
 
 
+def check_edges(raw, edges_path, nm_path, *funcs):
+    syms = []
+    with open(nm_path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTW":
+                syms.append((int(parts[0], 16), parts[2]))
+    syms.sort()
+    starts = [a for a, _ in syms]
+    names = dict(syms)
+
+    def containing(addr):
+        i = bisect.bisect_right(starts, addr - 1) - 1
+        return syms[i][1] if i >= 0 else hex(addr)
+    want = collections.Counter()
+    with open(edges_path) as f:
+        for line in f:
+            fn, site, n = line.split()
+            a = int(fn, 16)     # (a Thumb function's has bit 0 set)
+            callee = names.get(a, names.get(a & ~1, fn))
+            # the site is a return address: the call is just before it
+            want[(containing(int(site, 16)), callee)] += int(n)
+    got = edges_ours(raw)
+    keep = set(funcs)
+    want = {e: n for e, n in want.items() if e[0] in keep and e[1] in keep}
+    got = {e: n for e, n in got.items() if e[0] in keep and e[1] in keep}
+    if want != got:
+        diff = sorted(set(want) | set(got))
+        fail("callers differ (caller, callee: recorded, counter): " +
+             "; ".join("%s, %s: %d, %d" % (e[0], e[1], got.get(e, 0),
+                                          want.get(e, 0))
+                       for e in diff if got.get(e) != want.get(e))[:600])
+    if not want:
+        fail("the counter saw no call among %s" % " ".join(funcs))
+
+
 def check_svg(path):
     doc = xml.dom.minidom.parse(path)
     if doc.documentElement.tagName != "svg":
@@ -247,14 +291,16 @@ VECTOR = re.compile(r"%(?:[xyz]mm\d|st\b|st\(|mm\d|k[0-7]\b)")
 
 
 def check_gpr(path, *args):
-    roots, calls, noreturn, into = [], set(), set(), None
+    roots, calls, noreturn, returns, into = [], set(), set(), set(), None
     for a in args:
-        if a in ("--calls", "--noreturn"):
-            into = calls if a == "--calls" else noreturn
+        if a in ("--calls", "--noreturn", "--returns"):
+            into = {"--calls": calls, "--noreturn": noreturn,
+                    "--returns": returns}[a]
         elif into is None:
             roots.append(a)
         else:
             into.add(a)
+    roots += sorted(returns)
     funcs = disassembly(path)
     seen, todo, bad = set(), list(roots), []
     while todo:
@@ -272,7 +318,8 @@ def check_gpr(path, *args):
             if not m:
                 continue
             if m.group(2).startswith("*"):
-                bad.append("%s: through a register: %s" % (f, insn))
+                if m.group(1) != "jmp" or f not in returns:
+                    bad.append("%s: through a register: %s" % (f, insn))
                 continue
             t = reloc
             if t is None:
@@ -498,7 +545,7 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"json": check_json, "counts": lambda r, c, n, *f: check_counts(
         r, c, n, f), "named": lambda r, c, *f: check_named(r, c, f),
-     "depth": check_depth, "svg": check_svg,
+     "depth": check_depth, "svg": check_svg, "edges": check_edges,
      "uftrace": check_uftrace, "gpr": check_gpr,
      "compact": check_compact, "damage": check_damage,
      "lost": check_lost, "lostjson": check_lost_json}[cmd](*args)

@@ -2,7 +2,10 @@
 /*
  * counter.c - the independent count: linked into prog built with
  * -finstrument-functions, it counts each function's entries and prints
- * "ADDRESS COUNT" lines to $COUNTS at exit (names come from nm).
+ * "ADDRESS COUNT" lines to $COUNTS at exit (names come from nm); and,
+ * when $EDGES names a file, each function's entries by the address it
+ * was called from, "ADDRESS SITE COUNT" lines there: the caller is the
+ * function the site is in, whatever a longjmp left behind.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,23 +14,63 @@
 #define NOTRACE __attribute__((no_instrument_function))
 
 static struct { void *fn; unsigned long n; } tab[N];
+static struct { void *fn, *site; unsigned long n; } edges[N];
 static __thread int in;
+
+NOTRACE static void count(void *fn)
+{
+	for (unsigned h = ((unsigned long)fn >> 4) % N;; h = (h + 1) % N) {
+		void *cur = __atomic_load_n(&tab[h].fn, __ATOMIC_ACQUIRE);
+
+		if (!cur && __atomic_compare_exchange_n(&tab[h].fn, &cur,
+			fn, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			cur = fn;
+		if (cur == fn) {
+			__atomic_add_fetch(&tab[h].n, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
+/*
+ * Keyed by the pair, under a lock: a site may call several functions
+ * (through a pointer), and the hooks run on several threads.  `in`
+ * keeps a signal handler's hook out while its thread holds the lock.
+ */
+static char edges_lock;
+static int want_edges;
+
+NOTRACE __attribute__((constructor)) static void want(void)
+{
+	want_edges = getenv("EDGES") != NULL;
+}
+
+NOTRACE static void count_edge(void *fn, void *site)
+{
+	unsigned h = ((unsigned long)site >> 2 ^ (unsigned long)fn >> 4) % N;
+
+	while (__atomic_test_and_set(&edges_lock, __ATOMIC_ACQUIRE))
+		;
+	for (;; h = (h + 1) % N) {
+		if (!edges[h].site) {
+			edges[h].fn = fn;
+			edges[h].site = site;
+		}
+		if (edges[h].site == site && edges[h].fn == fn) {
+			edges[h].n++;
+			break;
+		}
+	}
+	__atomic_clear(&edges_lock, __ATOMIC_RELEASE);
+}
 
 NOTRACE void __cyg_profile_func_enter(void *fn, void *site)
 {
-	(void)site;
-	if (in++ == 0)
-		for (unsigned h = ((unsigned long)fn >> 4) % N;; h = (h + 1) % N) {
-			void *cur = __atomic_load_n(&tab[h].fn, __ATOMIC_ACQUIRE);
-
-			if (!cur && __atomic_compare_exchange_n(&tab[h].fn, &cur,
-				fn, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-				cur = fn;
-			if (cur == fn) {
-				__atomic_add_fetch(&tab[h].n, 1, __ATOMIC_RELAXED);
-				break;
-			}
-		}
+	if (in++ == 0) {
+		count(fn);
+		if (want_edges)
+			count_edge(fn, site);
+	}
 	in--;
 }
 
@@ -42,10 +85,20 @@ NOTRACE __attribute__((destructor)) static void dump(void)
 	const char *path = getenv("COUNTS");
 	FILE *f = path ? fopen(path, "w") : NULL;
 
+	if (f) {
+		for (int i = 0; i < N; i++)
+			if (tab[i].fn)
+				fprintf(f, "%lx %lu\n", (unsigned long)tab[i].fn,
+					tab[i].n);
+		fclose(f);
+	}
+	path = getenv("EDGES");
+	f = path ? fopen(path, "w") : NULL;
 	if (!f)
 		return;
 	for (int i = 0; i < N; i++)
-		if (tab[i].fn)
-			fprintf(f, "%lx %lu\n", (unsigned long)tab[i].fn, tab[i].n);
+		if (edges[i].site)
+			fprintf(f, "%lx %lx %lu\n", (unsigned long)edges[i].fn,
+				(unsigned long)edges[i].site, edges[i].n);
 	fclose(f);
 }

@@ -30,9 +30,10 @@
 #     of a threaded process that starts a thread, as the recorder's does
 #   - a timer's signals every 50 us whose handler runs traced code,
 #     landing in the recorder too: the events still nest
-#   - vectors.c: floating-point and vector arguments, varargs and long
-#     double returns as untraced, in a thread's first traced call too;
-#     its calls equal the counter's
+#   - vectors.c: floating-point and vector arguments, varargs, long
+#     double returns and a struct returned in two general registers as
+#     untraced, in a thread's first traced call too; its calls equal
+#     the counter's
 # A variant the backend cannot record is expected to be refused at
 # start, with its reason.
 # Per backend: libraries opened and closed while recording (dlprog.c,
@@ -140,8 +141,18 @@ count_run() {	# count_run <name> <prog> <mode>
 		"$OUT/count.nm" $FUNCS
 }
 
+# Calls by caller among $FUNCS equal the counter's, which takes each
+# caller from the call's return address: after a longjmp, the frames it
+# left must be gone before the next call, which is the caller's child.
+edges_run() {	# edges_run <name> <prog> <mode>
+	record_raw "$1" "$2" "$3" &&
+	EDGES="$OUT/$1.edges" $RUN "$OUT/count" $3 >/dev/null &&
+	$PY $T/check.py edges "$OUT/$1.raw" "$OUT/$1.edges" \
+		"$OUT/count.nm" $FUNCS
+}
+
 # variant <tag> <cc> <hooks> <pie flags>; with VARIANT_SHORT set, the
-# checks of the hooks' code alone (JSON, counts, vectors), not those of
+# checks of the hooks' code alone (JSON, counts, callers, vectors), not those of
 # the recorder's buffers, signals and depth
 variant() {
 	tag=$1
@@ -158,6 +169,8 @@ variant() {
 		expect "[$tag] calls equal the counter's: $m" \
 			count_run "$tag-$m" $p $m
 	done
+	expect "[$tag] callers equal the counter's: longjmp" \
+		edges_run "$tag-edges" $p longjmp
 	if [ -n "${VARIANT_SHORT:-}" ]; then
 		vectors "$@"
 		return
@@ -260,7 +273,7 @@ lost_run() {
 # vsum is a variadic leaf that keeps lr in its register, and clang's
 # fsum8 computes its result before the hook).
 vectors() {
-	expect "[$1] floating-point arguments and returns unchanged" \
+	expect "[$1] floating-point arguments and returns, two-register returns unchanged" \
 		vectors_check "$@"
 }
 vectors_check() {
@@ -275,7 +288,7 @@ vectors_check() {
 	"$MCT" dump --raw "$OUT/$1-vec.data" > "$OUT/$1-vec.raw" &&
 	COUNTS="$OUT/$1-vec.count" $RUN "$OUT/vcount-$1" >/dev/null &&
 	$PY $T/check.py counts "$OUT/$1-vec.raw" "$OUT/$1-vec.count" \
-		"$OUT/vcount-$1.nm" fsum8 vsum ldmul vectors_test main
+		"$OUT/vcount-$1.nm" fsum8 vsum ldmul pair vectors_test main
 }
 
 # The parent's file: top(2) and top(4); the child's: top(3) and what it
@@ -746,14 +759,22 @@ expect "thunks at the end of the image's code where no page is free in reach" \
 # The runtime calls the x86_64 entry hook saving no vector register, and
 # the return trampoline keeps only %rax and %rdx: in the library's own
 # code, nothing rec_entry or rec_exit can reach that returns may touch
-# another register, or call out but through rec_keeping_vectors.
+# another register, or call out but through rec_keeping_vectors.  The
+# same of the entries that take the trampolines over (entry.S), which
+# leave the rest to the trampolines' general-register paths
+# (mc_rt_tramp_*_gpr: they save the general argument registers and
+# call rec_entry, checked here), and of the return trampoline itself,
+# whose one jump through a register is to the real return address.
 gpr_check() {
 	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
 	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
 	(cd "$OUT/ar" && ar x "$lib" hosted-rec.o) &&
 	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/hosted-rec.o" > "$OUT/rec.dis" &&
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
-		--calls rec_keeping_vectors --noreturn no_frame >/dev/null
+		rec_fentry rec_mcount \
+		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
+		mc_rt_tramp_mcount_gpr --noreturn no_frame \
+		--returns rec_return_tramp >/dev/null
 }
 [ "$ARCH" != x86_64 ] ||
 	expect "[x86_64] the hooks leave vector registers alone" gpr_check
@@ -995,7 +1016,7 @@ dl_asan() {
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S recorder/record.c \
 		 recorder/writer.c recorder/start.c recorder/wrap.c \
 		 recorder/libs.c recorder/$ARCH/return.S \
-		 $(ls recorder/$ARCH/frame.c 2>/dev/null); do
+		 $(ls recorder/$ARCH/frame.c recorder/$ARCH/entry.S 2>/dev/null); do
 		gcc -std=c11 -O1 -g -fPIC -funwind-tables $SAN \
 			-fno-tree-loop-distribute-patterns -Iruntime/include \
 			-c $f -o "$s/lib/$(basename $f).o" || return 1

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * vectors.c - floating-point arguments and returns through recorded
- * calls (tests/trace/run.sh's vectors_check): what it prints must be
- * what the untraced run prints.  A program of its own, so that a
+ * vectors.c - floating-point arguments and returns, and a return in two
+ * general registers, through recorded calls (tests/trace/run.sh's
+ * vectors_check): what it prints must be what the untraced run prints.  A program of its own, so that a
  * backend whose frame reader refuses one of these functions (32-bit
  * ARM's, for now) still records prog.c.
  */
@@ -42,6 +42,16 @@ NOINLINE double vsum(int n, ...)
 
 NOINLINE long double ldmul(long double a, long double b) { return a * b; }
 
+/*
+ * Returned in two general registers (x86_64's %rax and %rdx, aarch64's
+ * x0 and x1): the return trampoline must keep both.
+ */
+struct pair { long lo, hi; };
+NOINLINE struct pair pair(long x)
+{
+	return (struct pair){ x * 3 + 1, x * 5 + 2 };
+}
+
 static double fresult[3];
 
 /* Untraced: fsum8 is the thread's first traced call (its setup). */
@@ -67,6 +77,8 @@ NOINLINE void vectors_test(void)
 	printf("%.17g\n", fsum8(.1, .2, .3, .4, .5, .6, .7, .8, 9, 10));
 	printf("%.17g\n", vsum(8, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5));
 	printf("%.21Lg\n", ldmul(1.1L, 3.3L));
+	struct pair p = pair(7);
+	printf("%ld %ld\n", p.lo, p.hi);
 }
 
 int main(void)
