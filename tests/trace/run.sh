@@ -152,8 +152,8 @@ edges_run() {	# edges_run <name> <prog> <mode>
 }
 
 # variant <tag> <cc> <hooks> <pie flags>; with VARIANT_SHORT set, the
-# checks of the hooks' code alone (JSON, counts, callers, vectors), not those of
-# the recorder's buffers, signals and depth
+# checks of the hooks' code alone (JSON, counts, callers, vectors), not
+# those of the recorder's buffers, signals and depth
 variant() {
 	tag=$1
 	[ "$2" != false ] || return 0
