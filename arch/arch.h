@@ -108,13 +108,15 @@ enum mc_got_call {
  * the symbol symtabno - 1 (symtabno_tag); DT_PLTGOT is its address.
  * Code reaches it from $gp, which is DT_PLTGOT + gp_bias in the primary
  * GOT.  A link with more GOTs than that one (GNU ld's multi-GOT) puts
- * them after it in the same section.
+ * them after it in the same section.  insn_len: the width of the code's
+ * instructions, the call got_call finds among them.
  */
 struct mc_got_layout {
 	int64_t local_gotno_tag;
 	int64_t gotsym_tag;
 	int64_t symtabno_tag;
 	uint32_t gp_bias;
+	uint8_t insn_len;
 };
 
 /* How an entry before its function's hook call is judged. */

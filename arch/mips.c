@@ -722,6 +722,7 @@ static const struct mc_got_layout mips_got_layout = {
 	.gotsym_tag = DT_MIPS_GOTSYM_,
 	.symtabno_tag = DT_MIPS_SYMTABNO_,
 	.gp_bias = MIPS_GP_BIAS,
+	.insn_len = 4,
 };
 
 /*

@@ -549,7 +549,8 @@ static enum mc_got_call got_call(struct check *c,
 	if (g == MC_GOT_NONE)
 		return g;
 	*at = call;
-	*s = (struct mc_site){ MC_SITE_CALL_INDIRECT, 4, slot };
+	*s = (struct mc_site){ MC_SITE_CALL_INDIRECT,
+			       a->got_layout->insn_len, slot };
 	return g;
 }
 

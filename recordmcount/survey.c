@@ -767,6 +767,7 @@ static bool got_call_verdict(struct mc_survey *d, const struct mc_entry *e,
 	struct mc_image img = { survey_bytes_at, d };
 	const struct mc_symbol *f;
 	uint64_t slot, call, start;
+	unsigned step;
 	int64_t off;
 
 	if (!d->linked || !a->got_call ||
@@ -774,10 +775,11 @@ static bool got_call_verdict(struct mc_survey *d, const struct mc_entry *e,
 	    off < 0)
 		return false;
 	start = mc_code_address(a, f->sym.st_value);
+	step = a->got_layout->insn_len;
 	if ((a->got_call(a, &img, start, e->address, mc_survey_got(d)->gp,
 			 &slot, &call) != MC_GOT_SLOT &&
-	     a->got_call(a, &img, start, e->address + 4, mc_survey_got(d)->gp,
-			 &slot, &call) != MC_GOT_SLOT) ||
+	     a->got_call(a, &img, start, e->address + step,
+			 mc_survey_got(d)->gp, &slot, &call) != MC_GOT_SLOT) ||
 	    (a->judge_early_entry &&
 	     a->judge_early_entry(a, &img, e->address, call) !=
 	     MC_EARLY_SITE))
@@ -787,7 +789,7 @@ static bool got_call_verdict(struct mc_survey *d, const struct mc_entry *e,
 	v->indirect = true;
 	v->has_target = true;
 	v->target_address = slot;
-	v->len = call + 4 - e->address;
+	v->len = call + step - e->address;
 	name_target(d, v, e->address);
 	return true;
 }
