@@ -23,7 +23,10 @@
  *                only MCT_LOST reads alone
  *   MCT_CLOCK    two u64 pairs (ticks, ns): the clock's ticks at two
  *                instants and CLOCK_MONOTONIC then, in ns; timestamps
- *                convert linearly through them (the last block wins)
+ *                convert linearly through them.  Written early in the
+ *                recording, again as it goes and at its end, so a file
+ *                cut short keeps one: a reader uses the last whole one
+ *                for every event, those before it too
  *   MCT_NAME_AT  a name from a time on: u64 address, u64 ticks, u64
  *                base, then the name's bytes (bytes - 24); it names the
  *                events at that address from those ticks on (the load
@@ -32,6 +35,13 @@
  *                MCT_UNLOAD over it
  *   MCT_UNLOAD   three u64: lo, hi, ticks: the object mapped at [lo, hi)
  *                was unloaded then; names of addresses in it end there
+ *   MCT_INFO     what the recording is of, written once by each process
+ *                as it starts (tid: its pid): "key=value" strings, each
+ *                ended by a NUL; a reader ignores keys it does not know.
+ *                Keys: exe (the program's path), arg (one per argument,
+ *                argv[0] first, in order), pid, ppid, start_ns
+ *                (CLOCK_REALTIME, ns), start_ticks, build_id (hex),
+ *                sites (hooks the runtime knows), sites_enabled
  *
  * An MCT_NAME names its address from the start.  A library closed and
  * another (or the same) opened at its address give one address several
@@ -84,6 +94,7 @@ enum mct_block_kind {
 	MCT_NAME_AT = 5,
 	MCT_UNLOAD = 6,
 	MCT_LOST_WHY = 7,
+	MCT_INFO = 8,
 };
 
 /*
