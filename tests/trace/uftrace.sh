@@ -1,0 +1,163 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# uftrace.sh - mctrace's analyses (report, graph, replay, their filters,
+# info) against uftrace's on the same program: prog.c compiled once
+# with -pg, linked plain for `uftrace record` and, after recordmcount,
+# with libmcount for `mctrace record`.  ufcheck.py reads both tools'
+# text into the same facts and compares them; uftrace is the oracle.
+#
+#   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
+#   MCTRACE=build/mctrace OUT=build/tests/trace-uftrace sh tests/trace/uftrace.sh
+#
+# Modes of prog.c: basic (one thread), threads (6 threads, one ended by
+# pthread_exit), recurse 50.  The filters uftrace has (-F, -N, -D) are
+# checked against its own; those on tids and times against mctrace's
+# unfiltered `dump --raw`, filtered by ufcheck.py.
+set -u
+T=tests/trace
+OUT=${OUT:-build/tests/trace-uftrace}
+LIB=${LIBMCOUNT:-build/libmcount.a}
+TOOL=${RECORDMCOUNT:-build/recordmcount}
+MCT=${MCTRACE:-build/mctrace}
+PY=${PYTHON:-python3}
+CHECK="$PY $T/ufcheck.py"
+failures=0
+pass() { echo "PASS: trace: uftrace: $*"; }
+fail() { echo "FAIL: trace: uftrace: $*"; failures=$((failures + 1)); }
+expect() {	# expect <description> <command...>
+	what=$1
+	shift
+	if out=$("$@" 2>&1); then pass "$what"; else fail "$what: $(echo "$out" | head -3)"; fi
+}
+
+if ! command -v uftrace >/dev/null; then
+	echo "SKIP: trace: uftrace: no uftrace installed (Debian's uftrace)"
+	exit 0
+fi
+mkdir -p "$OUT"
+rm -rf "$OUT"/*.d "$OUT"/*.data "$OUT"/*.out
+
+UF="uftrace --no-pager"
+# uftrace's and mctrace's views of prog.c <mode...>: $OUT/uf-<tag>.d,
+# $OUT/mc-<tag>.data
+record() {	# record <tag> <mode...>
+	tag=$1
+	shift
+	uftrace record --no-libcall --no-event -d "$OUT/uf-$tag.d" \
+		"$OUT/uf" "$@" >/dev/null &&
+	"$MCT" record -o "$OUT/mc-$tag.data" -- "$OUT/mc" "$@" >/dev/null
+}
+
+gcc -std=gnu11 -O2 -g -fno-inline -pg -c $T/prog.c -o "$OUT/prog.o" &&
+gcc -o "$OUT/uf" "$OUT/prog.o" -lpthread &&
+cp "$OUT/prog.o" "$OUT/prog-mc.o" && $TOOL "$OUT/prog-mc.o" &&
+gcc -o "$OUT/mc" "$OUT/prog-mc.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread &&
+record basic basic && record threads threads && record recurse recurse 50
+if [ $? -ne 0 ]; then
+	fail "build and record prog.c under both"
+	exit 1
+fi
+
+# both tools' output of one command on one recording: $OUT/<cmd>-<tag>.uf,
+# .mc; extra options after --, the same for both
+both() {	# both <cmd> <tag> [options...]
+	cmd=$1 tag=$2
+	shift 2
+	$UF $cmd -d "$OUT/uf-$tag.d" "$@" > "$OUT/$cmd-$tag.uf" &&
+	"$MCT" $cmd "$@" "$OUT/mc-$tag.data" > "$OUT/$cmd-$tag.mc"
+}
+
+report_check() {	# report_check <tag> <sort key>
+	$UF report -d "$OUT/uf-$1.d" > "$OUT/report-$1.uf" &&
+	"$MCT" report -s $2 "$OUT/mc-$1.data" > "$OUT/report-$1.mc" &&
+	$CHECK report "$OUT/report-$1.uf" "$OUT/report-$1.mc" $2
+}
+for m in "basic total" "threads calls" "recurse self" "basic name"; do
+	set -- $m
+	expect "report -s $2 ($1): calls per function are uftrace's, in order" \
+		report_check $1 $2
+done
+
+# A recursive function's total: its outermost frames only, so never
+# more than its caller's.
+expect "report: a recursive function's total counted once per outermost frame" \
+	$CHECK within "$OUT/report-recurse.mc" recurse main
+
+graph_check() {	# graph_check <tag>
+	both graph $1 && $CHECK graph "$OUT/graph-$1.uf" "$OUT/graph-$1.mc"
+}
+for m in basic threads recurse; do
+	expect "graph ($m): the aggregated tree is uftrace's" graph_check $m
+done
+
+replay_check() {	# replay_check <tag>
+	both replay $1 && $CHECK replay "$OUT/replay-$1.uf" "$OUT/replay-$1.mc"
+}
+for m in basic threads; do
+	expect "replay ($m): each thread's calls in uftrace's order, by time" \
+		replay_check $m
+done
+
+threads_check() {
+	"$MCT" report --threads "$OUT/mc-threads.data" > "$OUT/threads.mc" &&
+	tids=$(ls "$OUT/uf-threads.d" | sed -n 's/^\([0-9]*\)\.dat$/\1/p') &&
+	for t in $tids; do
+		$UF report -d "$OUT/uf-threads.d" --tid $t > "$OUT/threads-$t.uf" ||
+			return 1
+	done &&
+	$CHECK threads "$OUT/threads.mc" $(for t in $tids; do
+		echo "$OUT/threads-$t.uf"; done)
+}
+expect "report --threads: each thread's calls are one of uftrace's --tid" \
+	threads_check
+
+diff_check() {
+	"$MCT" report --diff "$OUT/mc-recurse.data" "$OUT/mc-basic.data" \
+		> "$OUT/diff.mc" &&
+	$UF report -d "$OUT/uf-basic.d" > "$OUT/diff-a.uf" &&
+	$UF report -d "$OUT/uf-recurse.d" > "$OUT/diff-b.uf" &&
+	$CHECK diff "$OUT/diff.mc" "$OUT/diff-a.uf" "$OUT/diff-b.uf"
+}
+expect "report --diff: changes in calls are uftrace's two reports'" diff_check
+
+# Filters uftrace has too, with its glob matching: the same calls.
+filter_check() {	# filter_check <cmd> <tag> <uftrace options> -- <ours>
+	cmd=$1 tag=$2
+	shift 2
+	uo=
+	while [ "$1" != -- ]; do uo="$uo $1"; shift; done
+	shift
+	$UF $cmd -d "$OUT/uf-$tag.d" --match=glob $uo > "$OUT/f-$cmd.uf" &&
+	"$MCT" $cmd "$@" "$OUT/mc-$tag.data" > "$OUT/f-$cmd.mc" &&
+	$CHECK $cmd "$OUT/f-$cmd.uf" "$OUT/f-$cmd.mc"
+}
+expect "filters: replay -F 'mi*' --depth 2 is uftrace's" \
+	filter_check replay threads -F 'mi*' -D 2 -- -F 'mi*' --depth 2
+expect "filters: graph -N top -N 'exit*' is uftrace's" \
+	filter_check graph threads -N top -N 'exit*' -- -N top -N 'exit*'
+expect "filters: report -F recurse -N leaf is uftrace's" \
+	filter_check report recurse -F recurse -N leaf -- -F recurse -N leaf
+expect "filters: graph --depth 3 is uftrace's" \
+	filter_check graph threads -D 3 -- --depth 3
+
+# Filters on tids and times: the unfiltered raw events, filtered here.
+raw_check() {	# raw_check <how> <ufcheck arg> <mctrace options...>
+	how=$1 arg=$2
+	shift 2
+	"$MCT" dump --raw "$OUT/mc-threads.data" > "$OUT/all.raw" &&
+	"$MCT" dump --raw "$@" "$OUT/mc-threads.data" > "$OUT/f-$how.raw" &&
+	$CHECK rawfilter "$OUT/all.raw" "$OUT/f-$how.raw" $how "$arg"
+}
+"$MCT" dump --raw "$OUT/mc-threads.data" > "$OUT/all.raw"
+tid=$(awk 'NR == 1 { print $1 }' "$OUT/all.raw")
+# the middle third of the recording, in ns
+range=$(sort -n -k2 "$OUT/all.raw" | awk '{ t[NR] = $2 }
+	END { print t[int(NR / 3)] "~" t[int(2 * NR / 3)] }')
+expect "filters: --tid keeps that thread's calls alone" \
+	raw_check tid "$tid" --tid "$tid"
+expect "filters: --time-range keeps the calls started in it" \
+	raw_check range "$range" --time-range "$range"
+expect "filters: --min-time keeps the calls that long, at their depth" \
+	raw_check min 2000 --min-time 2us
+
+[ $failures -eq 0 ]
