@@ -13,6 +13,9 @@ uftrace is the oracle: nothing here was produced by mctrace.
   ufcheck.py graph UF MC         the aggregated trees' paths and counts
                                  equal (uftrace's root, the program, left
                                  out)
+  ufcheck.py graphfunc UF MC     `graph FUNC`: the paths to FUNC's calls
+                                 and their calls are uftrace's backtraces
+                                 and hits, FUNC's tree uftrace's
   ufcheck.py replay UF MC        per thread, the same calls in the same
                                  order at the same depths (threads matched
                                  whole, tids apart); MC's timestamps never
@@ -32,11 +35,18 @@ uftrace is the oracle: nothing here was produced by mctrace.
                                  tid), range (A~B in ns), min (ns)
   ufcheck.py info INFO KEY=VALUE...
                                  `mctrace info`'s lines: each KEY's value
-                                 (the text after "KEY:", stripped)
+                                 (the text after "KEY:", stripped); a
+                                 VALUE of @FILE: the calls in the uftrace
+                                 report FILE, @@FILE: twice that (events)
+  ufcheck.py infoblock IN OUT [KEY=VALUE...]
+                                 a copy of the trace IN without its
+                                 MCT_INFO blocks, then one of the strings
+                                 given (recorder/format.h), if any
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import collections
 import re
+import struct
 import sys
 
 
@@ -107,7 +117,7 @@ def check_within(mc, inner, outer):
 
 # ---- graph ----------------------------------------------------------------
 
-def uftrace_graph(path):
+def uftrace_graph(path, root=False):
     """{path tuple: calls} from `uftrace graph`, without its root.
 
     A node's column is that of its "(".  A line with "+-" is one of
@@ -132,7 +142,10 @@ def uftrace_graph(path):
                 while stack and stack[-1][0] >= col:
                     stack.pop()
             parent = stack[-1][1] if stack else None
-            path = (parent or ()) + (name,) if parent is not None else ()
+            if parent is None:
+                path = (name,) if root else ()
+            else:
+                path = parent + (name,)
             stack.append((col, path))
             if path:
                 tree[path] += calls
@@ -162,6 +175,55 @@ def mctrace_graph(path):
 
 def check_graph(uf, mc):
     compare("graph paths (calls)", mctrace_graph(mc), uftrace_graph(uf))
+
+
+def uftrace_backtraces(path):
+    """{path: hits} of `uftrace graph FUNC`'s backtraces."""
+    got, cur, hits = collections.Counter(), None, 0
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"^\s*backtrace #\d+: hit (\d+)", line)
+            if m:
+                cur, hits = [], int(m.group(1))
+                continue
+            m = re.match(r"^\s*\[\d+\] (\S+)", line)
+            if m and cur is not None:
+                cur.append(m.group(1))
+                continue
+            if cur:
+                got[tuple(cur)] += hits
+            cur = None
+    return got
+
+
+def mctrace_callers(path):
+    """{path: calls} of `mctrace graph FUNC`'s callers: TIME CALLS a > b."""
+    got = collections.Counter()
+    pat = re.compile(r"^\s*%s\s+(\d+)  (\S.* > .*|\S+)$" % TIME)
+    part = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# callers of"):
+                part = True
+            elif line.startswith("# calls of"):
+                part = False
+            m = pat.match(line.rstrip("\n"))
+            if part and m:
+                got[tuple(m.group(4).split(" > "))] += int(m.group(3))
+    return got
+
+
+def check_graphfunc(uf, mc):
+    """`graph FUNC`: the same callers' paths, then the same tree."""
+    compare("callers' paths (calls)", mctrace_callers(mc),
+            uftrace_backtraces(uf))
+    with open(mc) as f:
+        text = f.read()
+    tree = text[text.index("# calls of"):] if "# calls of" in text else ""
+    with open(mc + ".tree", "w") as f:
+        f.write(tree)
+    compare("graph paths from FUNC (calls)", mctrace_graph(mc + ".tree"),
+            uftrace_graph(uf, root=True))
 
 
 # ---- replay ---------------------------------------------------------------
@@ -332,8 +394,34 @@ def check_info(path, *pairs):
                 seen[k.strip().lstrip("#").strip()] = v.strip()
     for p in pairs:
         k, v = p.split("=", 1)
+        if v.startswith("@@"):
+            v = str(2 * sum(report_calls(v[2:]).values()))
+        elif v.startswith("@"):
+            v = str(sum(report_calls(v[1:]).values()))
         if seen.get(k) != v:
             fail("%s: %r, not %r" % (k, seen.get(k), v))
+
+
+MCT_INFO = 8
+
+
+def check_infoblock(src, dst, *strings):
+    """Blocks: u32 kind, u32 tid, u64 bytes, then the payload, after a
+    24-byte header (recorder/format.h)."""
+    with open(src, "rb") as f:
+        data = f.read()
+    out, at = [data[:24]], 24
+    pid = struct.unpack_from("<I", data, 8)[0]
+    while at + 16 <= len(data):
+        kind, _, size = struct.unpack_from("<IIQ", data, at)
+        if kind != MCT_INFO:
+            out.append(data[at:at + 16 + size])
+        at += 16 + size
+    if strings:
+        payload = b"".join(s.encode() + b"\0" for s in strings)
+        out.append(struct.pack("<IIQ", MCT_INFO, pid, len(payload)) + payload)
+    with open(dst, "wb") as f:
+        f.write(b"".join(out))
 
 
 def main():
@@ -342,7 +430,8 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"report": check_report, "graph": check_graph, "replay": check_replay,
      "threads": check_threads, "diff": check_diff, "within": check_within,
-     "rawfilter": check_rawfilter, "info": check_info}[cmd](*args)
+     "rawfilter": check_rawfilter, "info": check_info,
+     "infoblock": check_infoblock, "graphfunc": check_graphfunc}[cmd](*args)
 
 
 if __name__ == "__main__":

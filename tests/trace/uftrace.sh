@@ -90,6 +90,16 @@ for m in basic threads recurse; do
 	expect "graph ($m): the aggregated tree is uftrace's" graph_check $m
 done
 
+graphfunc_check() {	# graphfunc_check <tag> <func>
+	$UF graph -d "$OUT/uf-$1.d" $2 > "$OUT/graphfunc-$1.uf" &&
+	"$MCT" graph $2 "$OUT/mc-$1.data" > "$OUT/graphfunc-$1.mc" &&
+	$CHECK graphfunc "$OUT/graphfunc-$1.uf" "$OUT/graphfunc-$1.mc"
+}
+expect "graph mid (threads): its callers and callees are uftrace's" \
+	graphfunc_check threads mid
+expect "graph top (basic): its callers and callees are uftrace's" \
+	graphfunc_check basic top
+
 replay_check() {	# replay_check <tag>
 	both replay $1 && $CHECK replay "$OUT/replay-$1.uf" "$OUT/replay-$1.mc"
 }
@@ -159,5 +169,38 @@ expect "filters: --time-range keeps the calls started in it" \
 	raw_check range "$range" --time-range "$range"
 expect "filters: --min-time keeps the calls that long, at their depth" \
 	raw_check min 2000 --min-time 2us
+
+# info: the threads uftrace counts, the calls of its report, twice as
+# many events, the file's size; what the recorder's MCT_INFO says
+# (format.h), a block written here, and "not recorded" without one.
+info_check() {
+	d=$OUT/mc-threads.data
+	tasks=$($UF info -d "$OUT/uf-threads.d" |
+		sed -n 's/^# number of tasks *: *//p')
+	$UF report -d "$OUT/uf-threads.d" > "$OUT/info-report.uf" &&
+	"$MCT" info "$d" > "$OUT/info.mc" &&
+	$CHECK info "$OUT/info.mc" "threads=$tasks" \
+		"calls=@$OUT/info-report.uf" "events=@@$OUT/info-report.uf" \
+		"trace size=$(wc -c < "$d" | tr -d ' ') bytes" "calls lost=0" || return 1
+	$CHECK infoblock "$d" "$OUT/info-none.data" &&
+	"$MCT" info "$OUT/info-none.data" > "$OUT/info-none.mc" &&
+	$CHECK info "$OUT/info-none.mc" "program=not recorded" \
+		"command line=not recorded" "build id=not recorded" \
+		"start time=not recorded" || return 1
+	$CHECK infoblock "$d" "$OUT/info-one.data" exe=/bin/prog arg=prog \
+		"arg=two words" pid=77 start_ns=1700000000000000000 \
+		build_id=0123abcd &&
+	"$MCT" info "$OUT/info-one.data" > "$OUT/info-one.mc" &&
+	$CHECK info "$OUT/info-one.mc" "program=/bin/prog" \
+		"command line=prog two words" "build id=0123abcd" \
+		"start time=2023-11-14 22:13:20 UTC" "processes=1 (pid 77)" ||
+		return 1
+	grep -q '^# program *: not recorded' "$OUT/info.mc" && return 0
+	# the recorder's own block: the command run, the program's build id
+	id=$(readelf -n "$OUT/mc" | sed -n 's/.*Build ID: *//p')
+	$CHECK info "$OUT/info.mc" "command line=$OUT/mc threads" \
+		"build id=$id"
+}
+expect "info: threads, calls, events, size, and what MCT_INFO says" info_check
 
 [ $failures -eq 0 ]
