@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "filter.h"
 #include "output.h"
 
 static void flame_svg(const struct trace *t, FILE *f)
@@ -40,10 +41,14 @@ int dump_convert(const char *in, const char *out, const char *how,
 int cmd_dump(int argc, char **argv)
 {
 	const char *how = "--chrome", *out = "-";
-	int i;
+	struct filter flt = FILTER_INIT;
+	int i, r;
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (form_of(argv[i])) {
+		if ((r = filter_arg(&flt, argc, argv, &i)) != 0) {
+			if (r < 0)
+				return 2;
+		} else if (form_of(argv[i])) {
 			how = argv[i];
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
@@ -56,5 +61,8 @@ int cmd_dump(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	return dump_convert(i < argc ? argv[i] : DEFAULT_FILE, out, how, true);
+	r = out_file_filtered(i < argc ? argv[i] : DEFAULT_FILE, out,
+			      form_of(how)->write, true, &flt);
+	filter_free(&flt);
+	return r;
 }
