@@ -872,7 +872,7 @@ outputs_check() {
 	$PY $T/check.py svg "$OUT/flame.svg" &&
 	"$MCT" dump --folded "$d" | grep -q '^main;threads_test;top;mid;leaf [0-9]*$' &&
 	"$MCT" report "$d" | grep -q ' 1  threads_test$' &&
-	"$MCT" graph "$d" | grep -q '} /\* threads_test \*/' &&
+	"$MCT" replay "$d" | grep -q '} /\* threads_test \*/' &&
 	"$MCT" record -o "$OUT/filtered.json" -F 'mid' -F 'top' -N top \
 		--min-time 0ns -- "$OUT/prog-gcc-fentry" basic >/dev/null &&
 	$PY $T/check.py json "$OUT/filtered.json" 1 &&
