@@ -34,6 +34,7 @@ int cmd_report(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 /*
  * dump.c: read `in` and write it in the form `how` ("--chrome",

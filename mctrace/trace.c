@@ -351,10 +351,27 @@ static void lost_why(struct thread *th, const char *p, uint64_t n)
 	memcpy(th->lost_why, p, (n < MCT_LOST_WHYS ? n : MCT_LOST_WHYS) * 8);
 }
 
+/* An MCT_INFO block's NUL-ended strings, of process `pid`. */
+static void info_add(struct trace *t, size_t *cap, uint32_t pid,
+		     const char *p, size_t bytes)
+{
+	for (const char *end = p + bytes; p < end; p += strlen(p) + 1) {
+		if (!strchr(p, '='))
+			continue;	/* not key=value: nothing to show */
+		t->info = grow(t->info, cap, t->ninfo + 1, sizeof(*t->info));
+		t->info[t->ninfo].pid = pid;
+		t->info[t->ninfo].kv = strdup(p);
+		if (!t->info[t->ninfo++].kv) {
+			fprintf(stderr, "mctrace: out of memory\n");
+			exit(1);
+		}
+	}
+}
+
 static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
 		       size_t *nraw, uint64_t clk[4])
 {
-	size_t rcap = 0, tcap = 0, ncap = 0, ucap = 0;
+	size_t rcap = 0, tcap = 0, ncap = 0, ucap = 0, icap = 0;
 	struct mct_block b;
 
 	while (fread(&b, sizeof(b), 1, f) == 1) {
@@ -394,6 +411,8 @@ static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
 				fprintf(stderr, "mctrace: out of memory\n");
 				exit(1);
 			}
+		} else if (b.kind == MCT_INFO) {
+			info_add(t, &icap, b.tid, p, b.bytes);
 		} else if (b.kind == MCT_UNLOAD && b.bytes == 24) {
 			t->unloads = grow(t->unloads, &ucap, t->nunloads + 1,
 					  sizeof(*t->unloads));
@@ -475,6 +494,7 @@ int trace_read(const char *path, struct trace *t)
 			path);
 	names_settle(t, &fcap);
 	for (size_t i = 0; i < nraw; i++) {
+		t->events += raws[i].n;
 		for (size_t k = 0; k < t->nthreads; k++)
 			if (t->threads[k].tid == raws[i].tid)
 				build_calls(t, &t->threads[k], &raws[i], clk,
@@ -499,6 +519,9 @@ void trace_free(struct trace *t)
 	free(t->names);
 	free(t->unloads);
 	free(t->funcs);
+	for (size_t i = 0; i < t->ninfo; i++)
+		free(t->info[i].kv);
+	free(t->info);
 }
 
 const char *trace_name(const struct trace *t, uint64_t func)

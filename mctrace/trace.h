@@ -57,6 +57,10 @@ struct trace {
 	struct { uint64_t addr; const char *name; } *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
+	uint64_t events;	/* entries and exits read */
+	/* MCT_INFO's "key=value" strings, in the file's order, by process */
+	struct trace_info { uint32_t pid; char *kv; } *info;
+	size_t ninfo;
 };
 
 /* 0, or -1 after saying why on stderr. */
