@@ -233,6 +233,7 @@ static void build_calls(struct trace *t, struct thread *th,
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
+	t->events += r->n;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct mct_event *e = &r->ev[i];
 		uint64_t ticks = MCT_TICKS(e->word);
@@ -494,7 +495,6 @@ int trace_read(const char *path, struct trace *t)
 			path);
 	names_settle(t, &fcap);
 	for (size_t i = 0; i < nraw; i++) {
-		t->events += raws[i].n;
 		for (size_t k = 0; k < t->nthreads; k++)
 			if (t->threads[k].tid == raws[i].tid)
 				build_calls(t, &t->threads[k], &raws[i], clk,
