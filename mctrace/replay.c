@@ -124,7 +124,7 @@ void out_replay(const struct trace *t, FILE *f)
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
-	fprintf(f, "#   TIMESTAMP        DURATION      TID    FUNCTION\n");
+	fprintf(f, "#      TIMESTAMP    DURATION      TID    FUNCTION\n");
 	for (size_t k = 0; k < t->nthreads; k++) {
 		cur[k].th = &t->threads[k];
 		cur[k].open = malloc((t->threads[k].ncalls + 1) * sizeof(size_t));

@@ -265,6 +265,11 @@ int cmd_report(int argc, char **argv)
 			argv[optind + 1]);
 		return 2;
 	}
+	if (o.threads && o.other) {
+		fprintf(stderr, "mctrace: report: --threads and --diff: one "
+			"or the other\n");
+		return 2;
+	}
 	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &flt, &t))
 		return 1;
 	r = report_write(&o, &t, &flt);
