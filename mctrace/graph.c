@@ -6,6 +6,7 @@
  * FUNC (a glob): the paths that lead to it (its callers), then the tree
  * of what it calls, from its outermost calls.
  */
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,17 @@ static void print_callers(const struct trace *t, const struct tree *tr,
 			fprintf(f, "%s%s", trace_name(t, tr->node[path[len]].func),
 				len ? " > " : "\n");
 	}
+}
+
+/* Whether some call is of a function matching `glob`. */
+static bool called(const struct trace *t, const char *glob)
+{
+	for (size_t k = 0; k < t->nthreads; k++)
+		for (size_t i = 0; i < t->threads[k].ncalls; i++)
+			if (!fnmatch(glob, trace_name(t,
+					t->threads[k].calls[i].func), 0))
+				return true;
+	return false;
 }
 
 /* One tree of the threads (`th`, or all when NULL). */
@@ -150,6 +162,13 @@ int cmd_graph(int argc, char **argv)
 		return r;
 	if (filter_read(file, &flt, &t))
 		return 1;
+	if (func && !called(&t, func)) {
+		fprintf(stderr, "mctrace: graph: %s: no call of a function of "
+			"that name in %s%s\n", func, file,
+			filter_active(&flt) ? " (as filtered)" : "");
+		trace_free(&t);
+		return 1;
+	}
 	for (size_t k = 0; threads && k < t.nthreads; k++) {
 		fprintf(stdout, "# tid %u: %zu calls\n", t.threads[k].tid,
 			t.threads[k].ncalls);
