@@ -274,10 +274,33 @@ void filter_free(struct filter *f)
 	*f = (struct filter)FILTER_INIT;
 }
 
+/* A --tid the trace has no thread of: said, as a typo would be. */
+static bool tids_present(const char *path, const struct filter *f,
+			 const struct trace *t)
+{
+	for (size_t i = 0; i < f->ntids; i++) {
+		size_t k = 0;
+
+		while (k < t->nthreads && t->threads[k].tid != f->tids[i])
+			k++;
+		if (k == t->nthreads) {
+			fprintf(stderr, "mctrace: %s: --tid %u: no such thread "
+				"in the trace (mctrace info lists them)\n",
+				path, f->tids[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
 int filter_read(const char *path, const struct filter *f, struct trace *t)
 {
 	if (trace_read(path, t) != 0)
 		return -1;
+	if (!tids_present(path, f, t)) {
+		trace_free(t);
+		return -1;
+	}
 	filter_apply(t, f);
 	return 0;
 }

@@ -102,10 +102,8 @@ int out_file_filtered(const char *in, const char *out, out_writer *write,
 	FILE *f = stdout;
 	int err = 0;
 
-	if (trace_read(in, &t) != 0)
+	if ((flt ? filter_read(in, flt, &t) : trace_read(in, &t)) != 0)
 		return 1;
-	if (flt)
-		filter_apply(&t, flt);
 	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "mctrace: %s: %s\n", out, strerror(errno));
 		trace_free(&t);

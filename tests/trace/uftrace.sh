@@ -174,6 +174,32 @@ expect "filters: --time-range keeps the calls started in it" \
 expect "filters: --min-time keeps the calls that long, at their depth" \
 	raw_check min 2000 --min-time 2us
 
+# Bad read-time options and arguments: one line naming what is wrong,
+# and the exit status (1: the trace does not have it; 2: the command
+# line is wrong).
+refuse() {	# refuse <status> <text> <mctrace args...>
+	st=$1 text=$2
+	shift 2
+	"$MCT" "$@" >/dev/null 2>"$OUT/refuse.err"
+	got=$?
+	[ $got = $st ] && [ "$(wc -l < "$OUT/refuse.err")" = 1 ] &&
+		grep -q -- "$text" "$OUT/refuse.err" ||
+		{ echo "mctrace $*: exit $got, not $st: $(cat "$OUT/refuse.err")"
+		  return 1; }
+}
+refuse_check() {
+	d=$OUT/mc-basic.data
+	refuse 1 "--tid 1: no such thread" replay --tid 1 "$d" &&
+	refuse 1 "--tid 1: no such thread" dump --raw --tid 1 "$d" &&
+	refuse 1 "nosuch: no call" graph nosuch "$d" &&
+	refuse 2 "report: --bogus: unknown option" report --bogus "$d" &&
+	refuse 2 "-s size: not a sort key" report -s size "$d" &&
+	refuse 2 "--depth 0: not a depth" graph --depth 0 "$d" &&
+	refuse 2 "--time-range 5~1: not a time range" replay -r 5~1 "$d" &&
+	refuse 2 "--min-time 3furlongs: not a time" info -t 3furlongs "$d"
+}
+expect "read-time options refused with one line each" refuse_check
+
 # info: the threads uftrace counts, the calls of its report, twice as
 # many events, the file's size; what the recorder's MCT_INFO says
 # (format.h), a block written here, and "not recorded" without one.
