@@ -13,6 +13,9 @@ uftrace is the oracle: nothing here was produced by mctrace.
   ufcheck.py graph UF MC         the aggregated trees' paths and counts
                                  equal (uftrace's root, the program, left
                                  out)
+  ufcheck.py graphthreads MC UF...
+                                 `graph --threads`: each thread's tree is
+                                 one of the `uftrace graph --tid` UF...
   ufcheck.py graphfunc UF MC     `graph FUNC`: the paths to FUNC's calls
                                  and their calls are uftrace's backtraces
                                  and hits, FUNC's tree uftrace's
@@ -175,6 +178,22 @@ def mctrace_graph(path):
 
 def check_graph(uf, mc):
     compare("graph paths (calls)", mctrace_graph(mc), uftrace_graph(uf))
+
+
+def check_graphthreads(mc, *ufs):
+    """`graph --threads`: each "# tid N" part's tree is one of uftrace
+    graph --tid's (UF...), and every one is matched."""
+    with open(mc) as f:
+        parts = re.split(r"(?m)^# tid \d+.*$", f.read())[1:]
+    ours = []
+    for i, part in enumerate(parts):
+        with open("%s.%d" % (mc, i), "w") as f:
+            f.write(part)
+        ours.append(sorted(mctrace_graph("%s.%d" % (mc, i)).items()))
+    theirs = [sorted(uftrace_graph(u).items()) for u in ufs]
+    if sorted(ours) != sorted(theirs) or not ours:
+        fail("per-thread trees differ: mctrace %s; uftrace %s" % (
+            sorted(ours)[:3], sorted(theirs)[:3]))
 
 
 def uftrace_backtraces(path):
@@ -431,7 +450,8 @@ def main():
     {"report": check_report, "graph": check_graph, "replay": check_replay,
      "threads": check_threads, "diff": check_diff, "within": check_within,
      "rawfilter": check_rawfilter, "info": check_info,
-     "infoblock": check_infoblock, "graphfunc": check_graphfunc}[cmd](*args)
+     "infoblock": check_infoblock, "graphfunc": check_graphfunc,
+     "graphthreads": check_graphthreads}[cmd](*args)
 
 
 if __name__ == "__main__":

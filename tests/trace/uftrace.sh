@@ -94,6 +94,20 @@ for m in basic threads recurse; do
 	expect "graph ($m): the aggregated tree is uftrace's" graph_check $m
 done
 
+graphthreads_check() {
+	"$MCT" graph --threads "$OUT/mc-threads.data" > "$OUT/gthreads.mc" &&
+	for t in $(uf_tids); do
+		$UF graph -d "$OUT/uf-threads.d" --tid $t > "$OUT/gthreads-$t.uf" ||
+			return 1
+	done &&
+	$CHECK graphthreads "$OUT/gthreads.mc" $(for t in $(uf_tids); do
+		echo "$OUT/gthreads-$t.uf"; done)
+}
+# the tids of uftrace's threads recording (a data file each)
+uf_tids() { ls "$OUT/uf-threads.d" | sed -n 's/^\([0-9]*\)\.dat$/\1/p'; }
+expect "graph --threads: each thread's tree is one of uftrace graph --tid's" \
+	graphthreads_check
+
 graphfunc_check() {	# graphfunc_check <tag> <func>
 	$UF graph -d "$OUT/uf-$1.d" $2 > "$OUT/graphfunc-$1.uf" &&
 	"$MCT" graph $2 "$OUT/mc-$1.data" > "$OUT/graphfunc-$1.mc" &&
@@ -114,7 +128,7 @@ done
 
 threads_check() {
 	"$MCT" report --threads "$OUT/mc-threads.data" > "$OUT/threads.mc" &&
-	tids=$(ls "$OUT/uf-threads.d" | sed -n 's/^\([0-9]*\)\.dat$/\1/p') &&
+	tids=$(uf_tids) &&
 	for t in $tids; do
 		$UF report -d "$OUT/uf-threads.d" --tid $t > "$OUT/threads-$t.uf" ||
 			return 1
