@@ -17,40 +17,26 @@
 #include "filter.h"
 #include "output.h"
 
-/* The value of the first `key` in the trace's MCT_INFO, or NULL. */
-static const char *info_get(const struct trace *t, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (size_t i = 0; i < t->ninfo; i++)
-		if (!strncmp(t->info[i].kv, key, n) && t->info[i].kv[n] == '=')
-			return t->info[i].kv + n + 1;
-	return NULL;
-}
-
 static void line(FILE *f, const char *what, const char *value)
 {
 	fprintf(f, "# %-14s: %s\n", what, value ? value : "not recorded");
 }
 
-/* Every arg= of the first process, joined by spaces. */
+/* Every arg= of the recording process, joined by spaces. */
 static void print_cmdline(const struct trace *t, FILE *f)
 {
-	const char *sep = "";
-	uint32_t pid = t->ninfo ? t->info[0].pid : 0;
+	const char *arg;
+	size_t n = 0;
 
 	fprintf(f, "# %-14s: ", "command line");
-	for (size_t i = 0; i < t->ninfo; i++)
-		if (t->info[i].pid == pid && !strncmp(t->info[i].kv, "arg=", 4)) {
-			fprintf(f, "%s%s", sep, t->info[i].kv + 4);
-			sep = " ";
-		}
-	fputs(*sep ? "\n" : "not recorded\n", f);
+	while ((arg = trace_info(t, "arg", n)))
+		fprintf(f, "%s%s", n++ ? " " : "", arg);
+	fputs(n ? "\n" : "not recorded\n", f);
 }
 
 static void print_start(const struct trace *t, FILE *f)
 {
-	const char *ns = info_get(t, "start_ns");
+	const char *ns = trace_info(t, "start_ns", 0);
 	char when[64];
 	struct tm tm;
 	time_t s;
@@ -95,29 +81,38 @@ static void print_span(const struct trace *t, FILE *f)
 	fprintf(f, "# %-14s: %llu\n", "calls", (unsigned long long)calls);
 }
 
-/* The threads (tids), and the processes the MCT_INFO blocks name. */
+/* The threads (tids) and the process: a file holds one (format.h). */
 static void print_tasks(const struct trace *t, FILE *f)
 {
-	size_t procs = 0;
+	const char *pid = trace_info(t, "pid", 0);
+	const char *ppid = trace_info(t, "ppid", 0);
 
 	fprintf(f, "# %-14s: %zu\n", "threads", t->nthreads);
 	fprintf(f, "# %-14s:", "tids");
 	for (size_t k = 0; k < t->nthreads; k++)
 		fprintf(f, " %u", t->threads[k].tid);
 	fputc('\n', f);
-	for (size_t i = 0; i < t->ninfo; i++)
-		if (!strncmp(t->info[i].kv, "pid=", 4))
-			procs++;
-	fprintf(f, "# %-14s: ", "processes");
-	if (!procs) {
-		fprintf(f, "1 (pid %u)\n", t->pid);
-		return;
-	}
-	fprintf(f, "%zu (pid", procs);
-	for (size_t i = 0; i < t->ninfo; i++)
-		if (!strncmp(t->info[i].kv, "pid=", 4))
-			fprintf(f, " %s", t->info[i].kv + 4);
+	fprintf(f, "# %-14s: 1 (pid ", "processes");
+	if (pid)
+		fprintf(f, "%s", pid);
+	else
+		fprintf(f, "%u", t->pid);
+	if (ppid)
+		fprintf(f, ", parent %s", ppid);
 	fputs(")\n", f);
+}
+
+/* What the file held that could not be read. */
+static void print_unread(const struct trace *t, FILE *f)
+{
+	fprintf(f, "# %-14s: %zu\n", "blocks read", t->blocks);
+	if (t->cut_bytes)
+		fprintf(f, "# %-14s: %llu bytes at the end\n", "cut short",
+			(unsigned long long)t->cut_bytes);
+	if (t->damaged)
+		fprintf(f, "# %-14s: %zu stretches, %llu bytes skipped\n",
+			"damaged", t->damaged,
+			(unsigned long long)t->damaged_bytes);
 }
 
 static void out_info(const struct trace *t, const char *path, FILE *f)
@@ -125,9 +120,9 @@ static void out_info(const struct trace *t, const char *path, FILE *f)
 	uint64_t why[MCT_LOST_WHYS], lost = out_lost_calls(t, why);
 	struct stat st;
 
-	line(f, "program", info_get(t, "exe"));
+	line(f, "program", trace_info(t, "exe", 0));
 	print_cmdline(t, f);
-	line(f, "build id", info_get(t, "build_id"));
+	line(f, "build id", trace_info(t, "build_id", 0));
 	print_start(t, f);
 	print_span(t, f);
 	print_tasks(t, f);
@@ -136,6 +131,7 @@ static void out_info(const struct trace *t, const char *path, FILE *f)
 	if (stat(path, &st) == 0)
 		fprintf(f, "# %-14s: %lld bytes\n", "trace size",
 			(long long)st.st_size);
+	print_unread(t, f);
 }
 
 static void info_help(FILE *f)

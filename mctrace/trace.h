@@ -57,14 +57,36 @@ struct trace {
 	struct { uint64_t addr; const char *name; } *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
-	uint64_t events;	/* entries and exits read */
-	/* MCT_INFO's "key=value" strings, in the file's order, by process */
-	struct trace_info { uint32_t pid; char *kv; } *info;
-	size_t ninfo;
+	/*
+	 * The first MCT_INFO block's payload: "key=value" strings, each
+	 * ended by a NUL (trace_info); NULL when the file has none.
+	 */
+	char *info;
+	size_t info_bytes;
+	/* What the file held and what could not be read of it. */
+	size_t blocks;		/* whole blocks read */
+	uint64_t cut_bytes;	/* at the end, of a block cut short */
+	size_t damaged;		/* stretches of damaged blocks skipped */
+	uint64_t damaged_bytes;	/* in them */
+	uint64_t events;	/* entries and exits made calls */
 };
 
-/* 0, or -1 after saying why on stderr. */
+/* How to read a trace; all false (zero) is trace_read's way. */
+struct trace_opts {
+	bool no_events;		/* skip the events: no calls (quick) */
+};
+
+/*
+ * Read the trace at `path` into `t`: 0, or -1 after a one-line reason
+ * on stderr (no file, a directory, not a trace, another version).  A
+ * file cut short or with damaged blocks is read for every whole block,
+ * the loss said on stderr, and is 0.
+ */
 int trace_read(const char *path, struct trace *t);
+int trace_read_opts(const char *path, struct trace *t,
+		    const struct trace_opts *o);
+/* The value of the nth (from 0) `key` in the MCT_INFO block, or NULL. */
+const char *trace_info(const struct trace *t, const char *key, size_t nth);
 void trace_free(struct trace *t);
 /* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);
