@@ -2,7 +2,8 @@
 /*
  * info.c - mctrace info: what a trace is of (the recorder's MCT_INFO
  * blocks: program, command line, build id, start time) and what it
- * holds (duration, threads, processes, events, calls lost, size).
+ * holds (duration, events, threads, the process, calls lost, size, and
+ * what could not be read).
  * A fact the file does not hold is said to be "not recorded", never
  * guessed.
  */
@@ -139,8 +140,9 @@ static void info_help(FILE *f)
 	fprintf(f,
 "Usage: mctrace info [FILTERS] [FILE]\n"
 "What the trace is of (program, command line, build id, start time) and\n"
-"what it holds (duration, threads, processes, events, calls, calls lost,\n"
-"size); \"not recorded\" for what the file does not say.\n"
+"what it holds (duration, events, calls, threads, process, calls lost,\n"
+"size, blocks read, what was cut short or damaged); \"not recorded\" for\n"
+"what the file does not say.\n"
 "FILE is mctrace.data unless given.\n"
 FILTER_HELP);
 }
