@@ -41,6 +41,10 @@ uftrace is the oracle: nothing here was produced by mctrace.
                                  (the text after "KEY:", stripped); a
                                  VALUE of @FILE: the calls in the uftrace
                                  report FILE, @@FILE: twice that (events)
+  ufcheck.py infocut DATA OUT MCTRACE
+                                 DATA cut 8 bytes into its middle block's
+                                 header as OUT: MCTRACE info OUT says the
+                                 blocks before it were read, 8 bytes cut
   ufcheck.py infoblock IN OUT [KEY=VALUE...]
                                  a copy of the trace IN without its
                                  MCT_INFO blocks, then one of the strings
@@ -50,6 +54,7 @@ Exit 0 when it holds, else 1 with the reason on stdout.
 import collections
 import re
 import struct
+import subprocess
 import sys
 
 
@@ -443,6 +448,32 @@ def check_infoblock(src, dst, *strings):
         f.write(b"".join(out))
 
 
+def check_infocut(src, dst, info_out):
+    """Cut `src` 8 bytes into the header of its middle block: `mctrace
+    info` of the copy must say the blocks before it were read and 8
+    bytes cut short at the end."""
+    with open(src, "rb") as f:
+        data = f.read()
+    starts, at = [], 24
+    while at + 16 <= len(data):
+        starts.append(at)
+        at += 16 + struct.unpack_from("<IIQ", data, at)[2]
+    mid = len(starts) // 2
+    if mid < 1:
+        fail("%s: too few blocks to cut" % src)
+    with open(dst, "wb") as f:
+        f.write(data[:starts[mid] + 8])
+    out = subprocess.run([info_out, "info", dst], capture_output=True,
+                         text=True)
+    if out.returncode != 0:
+        fail("mctrace info %s: exit %d: %s" % (dst, out.returncode,
+                                               out.stderr.strip()))
+    with open(dst + ".info", "w") as f:
+        f.write(out.stdout)
+    check_info(dst + ".info", "blocks read=%d" % mid,
+               "cut short=8 bytes at the end")
+
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
@@ -451,7 +482,7 @@ def main():
      "threads": check_threads, "diff": check_diff, "within": check_within,
      "rawfilter": check_rawfilter, "info": check_info,
      "infoblock": check_infoblock, "graphfunc": check_graphfunc,
-     "graphthreads": check_graphthreads}[cmd](*args)
+     "graphthreads": check_graphthreads, "infocut": check_infocut}[cmd](*args)
 
 
 if __name__ == "__main__":

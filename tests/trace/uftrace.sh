@@ -216,7 +216,8 @@ expect "read-time options refused with one line each" refuse_check
 
 # info: the threads uftrace counts, the calls of its report, twice as
 # many events, the file's size; what the recorder's MCT_INFO says
-# (format.h), a block written here, and "not recorded" without one.
+# (format.h), a block written here, and "not recorded" without one; the
+# blocks read of a copy cut inside a block's header, and the bytes cut.
 info_check() {
 	d=$OUT/mc-threads.data
 	tasks=$($UF info -d "$OUT/uf-threads.d" |
@@ -239,6 +240,7 @@ info_check() {
 		"command line=prog two words" "build id=0123abcd" \
 		"start time=2023-11-14 22:13:20 UTC" "processes=1 (pid 77)" ||
 		return 1
+	$CHECK infocut "$d" "$OUT/info-cut.data" "$MCT" || return 1
 	grep -q '^# program *: not recorded' "$OUT/info.mc" && return 0
 	# the recorder's own block: the command run, the program's build id
 	id=$(readelf -n "$OUT/mc" | sed -n 's/.*Build ID: *//p')
