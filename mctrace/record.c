@@ -165,21 +165,45 @@ static void set_phases_env(const struct phase *ph, int n)
 	}
 }
 
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: mctrace record [OPTION]... [--] PROG [ARG]...\n"
+"Run PROG, linked with libmcount, and record its function calls.\n"
+"\n"
+"  -o, --output FILE   write the trace into FILE (default mctrace.data);\n"
+"                      a name ending in .json gets Chrome's trace-event JSON\n"
+"  -F GLOB             record only the functions GLOB matches (repeatable)\n"
+"  -N GLOB             never record those GLOB matches (repeatable; wins)\n"
+"      --at T          from T after the start, record the functions the -F\n"
+"                      and -N after it pick (repeatable, T increasing)\n"
+"      --depth N       record calls at most N recorded calls deep\n"
+"      --min-time T    leave out calls shorter than T when reading\n"
+"      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
+"  -h, --help          show this help and exit\n"
+"T takes a unit: ns, us, ms or s (ns when none).\n"
+"\n"
+"Exit status: PROG's (128 + N when signal N killed it); 1 when nothing\n"
+"could be recorded (the output, no runtime in PROG, no recorded site);\n"
+"126 or 127 when PROG cannot be run; 2 for a usage error.  See mctrace(1).\n");
+}
+
 /* --at T: a new phase from T on; 0, or 2 after saying why. */
 static int add_phase(struct record_opts *o, const char *arg)
 {
 	struct phase *ph = o->ph;
 
 	if (o->n_ph == MAX_PHASES) {
-		fprintf(stderr, "mctrace: at most %d --at\n", MAX_PHASES - 1);
-		return 2;
+		fprintf(stderr, "mctrace record: option '--at': at most %d\n",
+			MAX_PHASES - 1);
+		return cli_try("record");
 	}
 	ph[o->n_ph].at_ns = parse_time(arg);
 	if (ph[o->n_ph].at_ns < 0 ||
 	    ph[o->n_ph].at_ns < ph[o->n_ph - 1].at_ns) {
-		fprintf(stderr, "mctrace: --at %s: not a time, or "
-			"before the --at ahead of it\n", arg);
-		return 2;
+		fprintf(stderr, "mctrace record: option '--at %s': not a time, "
+			"or before the --at ahead of it\n", arg);
+		return cli_try("record");
 	}
 	o->n_ph++;
 	return 0;
@@ -200,7 +224,9 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 	struct phase *ph;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+F:N:o:h", opts, NULL)) != -1) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:F:N:o:h", opts, NULL)) != -1) {
 		ph = &o->ph[o->n_ph - 1];
 		switch (c) {
 		case 'F': ph->only = append(ph->only, optarg); break;
@@ -215,19 +241,19 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		case 'T':
 			o->min_time = parse_time(optarg);
 			if (o->min_time < 0) {
-				fprintf(stderr, "mctrace: --min-time %s: not a "
-					"time (10us, 1ms, ...)\n", optarg);
-				return 2;
+				fprintf(stderr, "mctrace record: option "
+					"'--min-time %s': not a time (10us, "
+					"1ms, ...)\n", optarg);
+				return cli_try("record");
 			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'h': record_usage(stdout); return 0;
+		default: return cli_bad_option("record", c, argv);
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "mctrace: record: no program to run\n");
-		usage(stderr);
-		return 2;
+		fprintf(stderr, "mctrace record: no program to run\n");
+		return cli_try("record");
 	}
 	o->prog = argv + optind;
 	return -1;
@@ -372,7 +398,7 @@ int cmd_record(int argc, char **argv)
 		return 1;
 	}
 	if (raw) {
-		if (dump_convert(raw, o.out, "--chrome", false) != 0)
+		if (dump_convert(raw, o.out, "chrome", false) != 0)
 			return 1;
 		unlink(raw);
 	}

@@ -70,7 +70,9 @@ void out_replay(const struct trace *t, FILE *f)
 int cmd_replay(int argc, char **argv)
 {
 	const char *file;
-	int err = cli_trace_arg(argc, argv, &file);
+	int status = cli_view_args(argc, argv, 
+		"Every call per thread, nested as ftrace's function_graph shows "
+		"it.", &file);
 
-	return err ? err : out_file(file, "-", out_replay, false);
+	return status >= 0 ? status : out_file(file, "-", out_replay, false);
 }

@@ -82,7 +82,8 @@ void out_report(const struct trace *t, FILE *f)
 int cmd_report(int argc, char **argv)
 {
 	const char *file;
-	int err = cli_trace_arg(argc, argv, &file);
+	int status = cli_view_args(argc, argv, 
+		"Calls, total and self time per function, by total time.", &file);
 
-	return err ? err : out_file(file, "-", out_report, false);
+	return status >= 0 ? status : out_file(file, "-", out_report, false);
 }
