@@ -25,8 +25,8 @@ void usage(FILE *f)
 "\n"
 "FILE is mctrace.data unless given.  'mctrace COMMAND --help' gives the\n"
 "command's options.\n"
-"  -h, --help       show this help and exit\n"
-"  -V, --version    show the version and exit\n"
+"  -h, --help         show this help and exit\n"
+"  -V, --version      show the version and exit\n"
 "See mctrace(1).\n");
 }
 
@@ -91,14 +91,16 @@ static void view_usage(FILE *f, const char *cmd, const char *what)
 "%s\n"
 "FILE is mctrace.data unless given.\n"
 "\n"
-"  -h, --help       show this help and exit\n"
-"See mctrace(1).\n", cmd, what);
+"%s"
+"  -h, --help         show this help and exit\n"
+"See mctrace(1).\n", cmd, what, CLI_NO_DEMANGLE_HELP);
 }
 
 int cli_view_args(int argc, char **argv, const char *what,
-		  const char **file)
+		  const char **file, struct trace_opts *ro)
 {
 	static const struct option opts[] = {
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -108,6 +110,10 @@ int cli_view_args(int argc, char **argv, const char *what,
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (c == 'M') {
+			ro->no_demangle = true;
+			continue;
+		}
 		if (c != 'h')
 			return cli_bad_option(cmd, c, argv);
 		view_usage(stdout, cmd, what);

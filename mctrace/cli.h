@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "trace.h"
+
 #define DEFAULT_FILE "mctrace.data"
 
 #ifndef MC_VERSION
@@ -31,11 +33,15 @@ long long parse_time(const char *s);
 bool ends_with(const char *s, const char *tail);
 /*
  * The command line of report, graph or replay, `what` its help's line:
- * its FILE (mctrace.data when none) into *file and -1 to go on, else
- * the exit status (after the help, or an error).
+ * its FILE (mctrace.data when none) into *file, how to read it into
+ * *ro, and -1 to go on; else the exit status (after the help, or an
+ * error).
  */
 int cli_view_args(int argc, char **argv, const char *what,
-		  const char **file);
+		  const char **file, struct trace_opts *ro);
+/* The help line of --no-demangle, which every command that reads takes. */
+#define CLI_NO_DEMANGLE_HELP \
+"      --no-demangle  show C++ names as the program's symbols have them\n"
 
 /* Each command: argv[0] is its name; the exit status. */
 int cmd_record(int argc, char **argv);
@@ -50,6 +56,6 @@ int cmd_dump(int argc, char **argv);
  * says the lost calls on stderr.  0, or 1 after saying why.
  */
 int dump_convert(const char *in, const char *out, const char *how,
-		 bool say_lost);
+		 bool say_lost, const struct trace_opts *ro);
 
 #endif

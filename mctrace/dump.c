@@ -21,7 +21,7 @@ static const struct form {
 	const char *help;
 } forms[] = {
 	{ "chrome", out_chrome, "Chrome's trace-event JSON (the default), "
-	  "for Perfetto\n                   or chrome://tracing" },
+	  "for Perfetto\n                     or chrome://tracing" },
 	{ "folded", out_folded, "folded stacks, for flame graph tools" },
 	{ "flame-svg", flame_svg, "an SVG flame graph" },
 	{ "raw", out_raw, "one line an event: tid, ns, E or X, depth, name" },
@@ -32,15 +32,16 @@ static const struct form {
 static void dump_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: mctrace dump [FORM] [-o OUT] [FILE]\n"
+"Usage: mctrace dump [FORM] [-o OUT] [--no-demangle] [FILE]\n"
 "Write the trace FILE (mctrace.data unless given) in another tool's form,\n"
 "into OUT (standard output unless given).  FORM is one of:\n");
 	for (size_t i = 0; i < NFORMS; i++)
-		fprintf(f, "  --%-14s %s\n", forms[i].option, forms[i].help);
+		fprintf(f, "  --%-16s %s\n", forms[i].option, forms[i].help);
 	fprintf(f,
 "\n"
-"  -o, --output OUT write into OUT\n"
-"  -h, --help       show this help and exit\n"
+"  -o, --output OUT   write into OUT\n"
+CLI_NO_DEMANGLE_HELP
+"  -h, --help         show this help and exit\n"
 "The calls not recorded are said on standard error.  See mctrace(1).\n");
 }
 
@@ -53,22 +54,24 @@ static const struct form *form_of(const char *option)
 }
 
 int dump_convert(const char *in, const char *out, const char *how,
-		 bool say_lost)
+		 bool say_lost, const struct trace_opts *ro)
 {
-	return out_file(in, out, form_of(how)->write, say_lost);
+	return out_file(in, out, form_of(how)->write, say_lost, ro);
 }
 
 int cmd_dump(int argc, char **argv)
 {
-	struct option opts[NFORMS + 3] = {
+	struct option opts[NFORMS + 4] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 	};
+	struct trace_opts ro = { 0 };
 	const char *how = forms[0].option, *out = "-";
 	int c;
 
 	for (size_t i = 0; i < NFORMS; i++)
-		opts[2 + i] = (struct option){ forms[i].option, no_argument,
+		opts[3 + i] = (struct option){ forms[i].option, no_argument,
 					       NULL, FORM_OPT + (int)i };
 	optind = 1;
 	opterr = 0;
@@ -77,6 +80,8 @@ int cmd_dump(int argc, char **argv)
 			how = forms[c - FORM_OPT].option;
 		} else if (c == 'o') {
 			out = optarg;
+		} else if (c == 'M') {
+			ro.no_demangle = true;
 		} else if (c == 'h') {
 			dump_usage(stdout);
 			return 0;
@@ -90,5 +95,5 @@ int cmd_dump(int argc, char **argv)
 		return cli_try("dump");
 	}
 	return dump_convert(optind < argc ? argv[optind] : DEFAULT_FILE, out,
-			    how, true);
+			    how, true, &ro);
 }

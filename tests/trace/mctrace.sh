@@ -120,6 +120,49 @@ else
 	fail "traces cut or damaged: $(cat "$OUT/cuts.out")"
 fi
 
+# C++ names, demangled in every output; the oracle is binutils' c++filt.
+# The raw dump is the one without --no-demangle, its names through
+# c++filt; no other output names a mangled symbol, and each names the
+# functions by their demangled names.
+demangled() {	# demangled <c++ compiler>
+	t=$OUT/throw-$1
+	build "throw-$1" $1 $T/throw.cc &&
+	"$MCT" record -o "$t.data" -- "$t" >/dev/null || return 1
+	"$MCT" dump --raw --no-demangle "$t.data" > "$t.mangled" &&
+	"$MCT" dump --raw "$t.data" > "$t.raw" || return 1
+	grep -q ' _Z7throweri$' "$t.mangled" ||
+		{ echo "no _Z7throweri with --no-demangle"; return 1; }
+	cut -d ' ' -f 5- "$t.mangled" | c++filt > "$t.names" &&
+	cut -d ' ' -f 1-4 "$t.mangled" | paste -d ' ' - "$t.names" > "$t.want" &&
+	cmp -s "$t.want" "$t.raw" ||
+		{ echo "raw: $(diff "$t.want" "$t.raw" | head -n 3)"; return 1; }
+	"$MCT" report "$t.data" > "$t.report" &&
+	"$MCT" graph "$t.data" > "$t.graph" &&
+	"$MCT" replay "$t.data" > "$t.replay" &&
+	"$MCT" dump --chrome "$t.data" > "$t.json" &&
+	"$MCT" dump --folded "$t.data" > "$t.folded" &&
+	"$MCT" dump --flame-svg "$t.data" > "$t.svg" || return 1
+	for f in report graph replay json folded svg; do
+		if grep -q '_Z[0-9NSZ]' "$t.$f"; then
+			echo "$f: $(grep -o '_Z[0-9NSZ][A-Za-z0-9_]*' "$t.$f" | head -n 1)"
+			return 1
+		fi
+		for name in 'thrower(int)' 'catcher(int)' 'leaf(int)' 'Guard::~Guard()'; do
+			grep -qF "$name" "$t.$f" || { echo "$f: no $name"; return 1; }
+		done
+	done
+	"$MCT" record -o "$t-rec.json" -- "$t" >/dev/null &&
+	grep -qF '"thrower(int)"' "$t-rec.json" && ! grep -q '_Z7' "$t-rec.json" ||
+		{ echo "record -o .json: names not demangled"; return 1; }
+}
+for cxx in g++ clang++; do
+	if out=$(demangled $cxx 2>&1); then
+		pass "$cxx: C++ names demangled as c++filt does, in every output"
+	else
+		fail "$cxx: C++ names: $out"
+	fi
+done
+
 # recording
 P=$OUT/prog
 touch "$OUT/ro.data" && chmod 444 "$OUT/ro.data"
