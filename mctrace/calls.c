@@ -11,6 +11,10 @@
  * (MCT_NAME from the start, MCT_NAME_AT from a library's load, both
  * ended by an MCT_UNLOAD over the address), and gets the function of
  * that address and name (trace.funcs).
+ *
+ * C++ names are demangled by the toolchain's own demangler, libstdc++'s
+ * __cxa_demangle (the Itanium C++ ABI's, which clang's code uses too),
+ * once per function, so that every output shows them alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +40,7 @@ static uint32_t func_add(struct trace *t, size_t *cap, uint64_t addr,
 	t->funcs = grow(t->funcs, cap, t->nfuncs + 1, sizeof(*t->funcs));
 	t->funcs[t->nfuncs].addr = addr;
 	t->funcs[t->nfuncs].name = name;
+	t->funcs[t->nfuncs].demangled = NULL;
 	return (uint32_t)t->nfuncs++;
 }
 
@@ -212,8 +217,31 @@ static void build_calls(struct trace *t, struct thread *th,
 	free(addr);
 }
 
+/*
+ * The C++ ABI's demangler, exported by libstdc++ with C linkage (cxxabi.h
+ * declares it for C++ only): a malloc'ed name, or NULL with *status < 0.
+ */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+		     int *status);
+
+/* Each function's name demangled, where it is a C++ one. */
+static void demangle_names(struct trace *t)
+{
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const char *name = t->funcs[i].name;
+		int status;
+
+		if (!name || strncmp(name, "_Z", 2))
+			continue;
+		t->funcs[i].demangled = __cxa_demangle(name, NULL, NULL,
+						       &status);
+		if (t->funcs[i].demangled)
+			t->funcs[i].name = t->funcs[i].demangled;
+	}
+}
+
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
-		 const uint64_t clk[4])
+		 const uint64_t clk[4], bool demangle)
 {
 	struct unnamed u = { 0 };
 	size_t fcap = 0;
@@ -226,4 +254,6 @@ void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
 					    &fcap, &u);
 	free(u.addr);
 	free(u.func);
+	if (demangle)
+		demangle_names(t);
 }

@@ -13,9 +13,9 @@
 /*
  * Fill t->funcs from t->names and t->unloads, and each thread of `t`
  * with the calls of its events in `raws` (ticks to ns through `clk`,
- * an MCT_CLOCK's two pairs).
+ * an MCT_CLOCK's two pairs); C++ names demangled if `demangle`.
  */
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
-		 const uint64_t clk[4]);
+		 const uint64_t clk[4], bool demangle);
 
 #endif

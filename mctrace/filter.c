@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,9 +79,12 @@ static int parse_range(struct filter *f, const char *arg)
 	return 0;
 }
 
-static int bad(const char *opt, const char *arg, const char *what)
+static int bad(const struct filter *f, const char *opt, const char *arg,
+	       const char *what)
 {
-	fprintf(stderr, "mctrace: %s %s: %s\n", opt, arg, what);
+	fprintf(stderr, "mctrace %s: option '%s %s': %s\n", f->cmd, opt, arg,
+		what);
+	cli_try(f->cmd);
 	return -1;
 }
 
@@ -102,73 +104,28 @@ int filter_option(struct filter *f, int opt, const char *arg)
 		errno = 0;
 		v = strtoll(arg, &end, 10);
 		if (errno || *end || end == arg || v < 1)
-			return bad("--depth", arg, "not a depth (1 or more)");
+			return bad(f, "--depth", arg,
+				   "not a depth (1 or more)");
 		f->depth = (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
 		return 1;
 	case FILTER_TID:
 		if (parse_tids(f, arg))
-			return bad("--tid", arg, "not a list of tids (12,34)");
+			return bad(f, "--tid", arg,
+				   "not a list of tids (12,34)");
 		return 1;
 	case 'r':
 		if (parse_range(f, arg))
-			return bad("--time-range", arg, "not a time range (1ms~2ms, 5us~, ~1s)");
+			return bad(f, "--time-range", arg,
+				   "not a time range (1ms~2ms, 5us~, ~1s)");
 		return 1;
 	case 't':
 		if ((v = parse_time(arg)) < 0)
-			return bad("--min-time", arg, "not a time (10us, 1ms, ...)");
+			return bad(f, "--min-time", arg,
+				   "not a time (10us, 1ms, ...)");
 		f->min_time = (uint64_t)v;
 		return 1;
 	}
 	return 0;
-}
-
-/* The filters' options, for a command that reads its own argv (dump). */
-static const struct {
-	char short_name;
-	const char *long_name;
-	int code;
-} names[] = {
-	{ 'F', "filter", 'F' }, { 'N', "notrace", 'N' }, { 'D', "depth", 'D' },
-	{ 0, "tid", FILTER_TID }, { 'r', "time-range", 'r' },
-	{ 't', "min-time", 't' }, { 0, "time-filter", 't' },
-};
-
-int filter_arg(struct filter *f, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *val = NULL;
-
-	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
-		size_t n = strlen(names[k].long_name);
-
-		if (a[0] == '-' && a[1] && a[1] == names[k].short_name)
-			val = a[2] ? a + 2 : NULL;
-		else if (!strncmp(a, "--", 2) &&
-			 !strncmp(a + 2, names[k].long_name, n) &&
-			 (a[n + 2] == '=' || !a[n + 2]))
-			val = a[n + 2] ? a + n + 3 : NULL;
-		else
-			continue;
-		if (!val && *i + 1 >= argc) {
-			fprintf(stderr, "mctrace: %s: needs a value\n", a);
-			return -1;
-		}
-		return filter_option(f, names[k].code,
-				     val ? val : argv[++*i]) < 0 ? -1 : 1;
-	}
-	return 0;
-}
-
-int filter_bad_option(const char *cmd, int argc, char **argv)
-{
-	const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-	char name[3] = { '-', (char)optopt, '\0' };
-
-	/* a short one may sit in a cluster (-Tx) or have its value glued */
-	if (strncmp(opt, "--", 2) && optopt > ' ' && optopt < 0x7f)
-		opt = name;
-	fprintf(stderr, "mctrace %s: %s: unknown option, or its value "
-		"missing (mctrace %s --help)\n", cmd, opt, cmd);
-	return 2;
 }
 
 static bool any_match(const char **globs, size_t n, const char *name)
@@ -271,7 +228,7 @@ void filter_free(struct filter *f)
 	free(f->only);
 	free(f->never);
 	free(f->tids);
-	*f = (struct filter)FILTER_INIT;
+	*f = (struct filter)FILTER_INIT(f->cmd);
 }
 
 /* A --tid the trace has no thread of: said, as a typo would be. */
@@ -293,14 +250,18 @@ static bool tids_present(const char *path, const struct filter *f,
 	return true;
 }
 
-int filter_read(const char *path, const struct filter *f, struct trace *t)
+int filter_read(const char *path, const struct trace_opts *ro,
+		const struct filter *f, struct trace *t)
 {
-	if (trace_read(path, t) != 0)
+	static const struct trace_opts plain;
+
+	if (trace_read_opts(path, t, ro ? ro : &plain) != 0)
 		return -1;
-	if (!tids_present(path, f, t)) {
+	if (f && !tids_present(path, f, t)) {
 		trace_free(t);
 		return -1;
 	}
-	filter_apply(t, f);
+	if (f)
+		filter_apply(t, f);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "trace.h"
 
 struct filter {
+	const char *cmd;		/* the command, for its errors */
 	const char **only, **never;	/* -F, -N globs */
 	size_t nonly, nnever;
 	uint32_t depth;			/* --depth; UINT32_MAX: none */
@@ -23,7 +24,8 @@ struct filter {
 	uint64_t min_time;		/* --min-time, ns */
 };
 
-#define FILTER_INIT { .depth = UINT32_MAX, .to = UINT64_MAX }
+#define FILTER_INIT(command) \
+	{ .cmd = command, .depth = UINT32_MAX, .to = UINT64_MAX }
 
 /* getopt codes of the filters' options: their short ones, and --tid's. */
 #define FILTER_TID 0x1f1d
@@ -36,6 +38,7 @@ struct filter {
 	{ "time-range", required_argument, NULL, 'r' }, \
 	{ "min-time", required_argument, NULL, 't' }, \
 	{ "time-filter", required_argument, NULL, 't' }
+#define NFILTER_OPTS 7		/* FILTER_LONGOPTS' options */
 /* The same, for a command's --help. */
 #define FILTER_HELP \
 "Filters (read time; every reading command):\n" \
@@ -49,24 +52,18 @@ struct filter {
 
 /*
  * Take a filter's option `opt` (a getopt code) with its argument: 1 if
- * it was one, 0 if not, -1 after a one-line error naming it.
+ * it was one, 0 if not, -1 after an error naming it and the help.
  */
 int filter_option(struct filter *f, int opt, const char *arg);
-/*
- * The same for a command reading its own argv: argv[*i] (and its value
- * after it, *i moved on to it) if it is a filter's option.
- */
-int filter_arg(struct filter *f, int argc, char **argv, int *i);
-/*
- * After getopt_long (opterr 0) gave '?': a one-line error naming the
- * option of command `cmd`; the exit status, 2.
- */
-int filter_bad_option(const char *cmd, int argc, char **argv);
 bool filter_active(const struct filter *f);
 /* Leave in `t` only the calls `f` keeps, at the depth of kept callers. */
 void filter_apply(struct trace *t, const struct filter *f);
 void filter_free(struct filter *f);
-/* trace_read, then filter_apply: 0, or -1 after saying why. */
-int filter_read(const char *path, const struct filter *f, struct trace *t);
+/*
+ * trace_read_opts (`ro` NULL: the defaults), then filter_apply (`f`
+ * NULL: none): 0, or -1 after saying why (a --tid the trace lacks too).
+ */
+int filter_read(const char *path, const struct trace_opts *ro,
+		const struct filter *f, struct trace *t);
 
 #endif

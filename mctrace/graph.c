@@ -106,6 +106,7 @@ static void graph_help(FILE *f)
 "              of what it calls.  One argument is FILE if such a file\n"
 "              exists, else FUNC.\n"
 "FILE is mctrace.data unless given.\n"
+CLI_NO_DEMANGLE_HELP
 FILTER_HELP);
 }
 
@@ -118,9 +119,9 @@ static int graph_args(int argc, char **argv, const char **func,
 	*func = NULL;
 	*file = DEFAULT_FILE;
 	if (argc - optind > 2) {
-		fprintf(stderr, "mctrace: graph: %s: one FUNC and one FILE "
-			"at most\n", argv[optind + 2]);
-		return 2;
+		fprintf(stderr, "mctrace graph: one FUNC and one FILE only: "
+			"'%s' is one too many\n", argv[optind + 2]);
+		return cli_try("graph");
 	}
 	if (argc - optind == 2) {
 		*func = argv[optind];
@@ -139,31 +140,36 @@ int cmd_graph(int argc, char **argv)
 	static const struct option opts[] = {
 		FILTER_LONGOPTS,
 		{ "threads", no_argument, NULL, 'T' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct filter flt = FILTER_INIT;
+	struct filter flt = FILTER_INIT("graph");
+	struct trace_opts ro = { 0 };
 	bool threads = false;
 	const char *func, *file;
 	struct trace t;
 	int c, r;
 
+	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS "h", opts,
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
 				NULL)) != -1) {
 		if (c == 'T')
 			threads = true;
+		else if (c == 'M')
+			ro.no_demangle = true;
 		else if (c == 'h')
 			return graph_help(stdout), 0;
 		else if ((r = filter_option(&flt, c, optarg)) <= 0)
-			return r ? 2 : filter_bad_option("graph", argc, argv);
+			return r ? 2 : cli_bad_option("graph", c, argv);
 	}
 	if ((r = graph_args(argc, argv, &func, &file)))
 		return r;
-	if (filter_read(file, &flt, &t))
+	if (filter_read(file, &ro, &flt, &t))
 		return 1;
 	if (func && !called(&t, func)) {
-		fprintf(stderr, "mctrace: graph: %s: no call of a function of "
+		fprintf(stderr, "mctrace graph: %s: no call of a function of "
 			"that name in %s%s\n", func, file,
 			filter_active(&flt) ? " (as filtered)" : "");
 		trace_free(&t);

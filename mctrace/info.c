@@ -144,6 +144,7 @@ static void info_help(FILE *f)
 "size, blocks read, what was cut short or damaged); \"not recorded\" for\n"
 "what the file does not say.\n"
 "FILE is mctrace.data unless given.\n"
+CLI_NO_DEMANGLE_HELP
 FILTER_HELP);
 }
 
@@ -151,29 +152,34 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_LONGOPTS,
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct filter flt = FILTER_INIT;
+	struct filter flt = FILTER_INIT("info");
+	struct trace_opts ro = { 0 };
 	const char *file;
 	struct trace t;
 	int c, r;
 
+	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS "h", opts,
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return info_help(stdout), 0;
-		if ((r = filter_option(&flt, c, optarg)) <= 0)
-			return r ? 2 : filter_bad_option("info", argc, argv);
+		if (c == 'M')
+			ro.no_demangle = true;
+		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+			return r ? 2 : cli_bad_option("info", c, argv);
 	}
 	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace: info: %s: one FILE at most\n",
-			argv[optind + 1]);
-		return 2;
+		fprintf(stderr, "mctrace info: one FILE only: '%s' is one "
+			"too many\n", argv[optind + 1]);
+		return cli_try("info");
 	}
 	file = optind < argc ? argv[optind] : DEFAULT_FILE;
-	if (filter_read(file, &flt, &t))
+	if (filter_read(file, &ro, &flt, &t))
 		return 1;
 	out_info(&t, file, stdout);
 	trace_free(&t);

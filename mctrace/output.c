@@ -90,19 +90,20 @@ void out_lost_footer(const struct trace *t, FILE *f)
 
 
 int out_file(const char *in, const char *out, out_writer *write,
-	     bool say_lost)
+	     bool say_lost, const struct trace_opts *ro)
 {
-	return out_file_filtered(in, out, write, say_lost, NULL);
+	return out_file_filtered(in, out, write, say_lost, ro, NULL);
 }
 
 int out_file_filtered(const char *in, const char *out, out_writer *write,
-		      bool say_lost, const struct filter *flt)
+		      bool say_lost, const struct trace_opts *ro,
+		      const struct filter *flt)
 {
 	struct trace t;
 	FILE *f = stdout;
 	int err = 0;
 
-	if ((flt ? filter_read(in, flt, &t) : trace_read(in, &t)) != 0)
+	if (filter_read(in, ro, flt, &t) != 0)
 		return 1;
 	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "mctrace: %s: %s\n", out, strerror(errno));

@@ -159,6 +159,7 @@ static void replay_help(FILE *f)
 "the function nested by depth (one line for a call with no callee; one\n"
 "at its entry and one at its exit for a call with callees).\n"
 "FILE is mctrace.data unless given.\n"
+CLI_NO_DEMANGLE_HELP
 FILTER_HELP);
 }
 
@@ -166,27 +167,32 @@ int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_LONGOPTS,
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct filter flt = FILTER_INIT;
+	struct filter flt = FILTER_INIT("replay");
+	struct trace_opts ro = { 0 };
 	struct trace t;
 	int c, r;
 
+	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS "h", opts,
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return replay_help(stdout), 0;
-		if ((r = filter_option(&flt, c, optarg)) <= 0)
-			return r ? 2 : filter_bad_option("replay", argc, argv);
+		if (c == 'M')
+			ro.no_demangle = true;
+		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+			return r ? 2 : cli_bad_option("replay", c, argv);
 	}
 	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace: replay: %s: one FILE at most\n",
-			argv[optind + 1]);
-		return 2;
+		fprintf(stderr, "mctrace replay: one FILE only: '%s' is one "
+			"too many\n", argv[optind + 1]);
+		return cli_try("replay");
 	}
-	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &flt, &t))
+	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &ro, &flt, &t))
 		return 1;
 	out_replay(&t, stdout);
 	trace_free(&t);

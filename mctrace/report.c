@@ -182,6 +182,7 @@ static void report_help(FILE *f)
 "      --diff OTHER each function's figures in FILE and their change in\n"
 "                   OTHER (another trace, filtered alike), by name\n"
 "FILE is mctrace.data unless given.\n"
+CLI_NO_DEMANGLE_HELP
 FILTER_HELP);
 }
 
@@ -197,9 +198,9 @@ static int report_option(struct report_opts *o, int c, const char *arg)
 	if (c == 's') {
 		o->key = stat_key_of(arg);
 		if (o->key < 0) {
-			fprintf(stderr, "mctrace: report -s %s: not a sort key "
-				"(total, self, calls, name)\n", arg);
-			return 2;
+			fprintf(stderr, "mctrace report: option '-s %s': not a "
+				"sort key (total, self, calls, name)\n", arg);
+			return cli_try("report");
 		}
 	} else if (c == 'T') {
 		o->threads = true;
@@ -210,12 +211,12 @@ static int report_option(struct report_opts *o, int c, const char *arg)
 }
 
 static int report_write(const struct report_opts *o, struct trace *t,
-			const struct filter *flt)
+			const struct trace_opts *ro, const struct filter *flt)
 {
 	struct trace other;
 
 	if (o->other) {
-		if (filter_read(o->other, flt, &other))
+		if (filter_read(o->other, ro, flt, &other))
 			return 1;
 		print_diff(t, &other, (enum stat_key)o->key, stdout);
 		out_lost_footer(t, stdout);
@@ -240,39 +241,44 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "threads", no_argument, NULL, 'T' },
 		{ "diff", required_argument, NULL, 'd' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_opts o = { STAT_TOTAL, false, NULL };
-	struct filter flt = FILTER_INIT;
+	struct filter flt = FILTER_INIT("report");
+	struct trace_opts ro = { 0 };
 	struct trace t;
 	int c, r;
 
+	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, FILTER_SHORTOPTS "s:h", opts,
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "s:h", opts,
 				NULL)) != -1) {
 		if (c == 'h')
 			return report_help(stdout), 0;
-		if (c == 's' || c == 'T' || c == 'd') {
+		if (c == 'M') {
+			ro.no_demangle = true;
+		} else if (c == 's' || c == 'T' || c == 'd') {
 			if ((r = report_option(&o, c, optarg)))
 				return r;
 		} else if ((r = filter_option(&flt, c, optarg)) <= 0) {
-			return r ? 2 : filter_bad_option("report", argc, argv);
+			return r ? 2 : cli_bad_option("report", c, argv);
 		}
 	}
 	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace: report: %s: one FILE at most\n",
-			argv[optind + 1]);
-		return 2;
+		fprintf(stderr, "mctrace report: one FILE only: '%s' is one "
+			"too many\n", argv[optind + 1]);
+		return cli_try("report");
 	}
 	if (o.threads && o.other) {
-		fprintf(stderr, "mctrace: report: --threads and --diff: one "
+		fprintf(stderr, "mctrace report: --threads and --diff: one "
 			"or the other\n");
-		return 2;
+		return cli_try("report");
 	}
-	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &flt, &t))
+	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &ro, &flt, &t))
 		return 1;
-	r = report_write(&o, &t, &flt);
+	r = report_write(&o, &t, &ro, &flt);
 	trace_free(&t);
 	filter_free(&flt);
 	return r ? r : out_done(stdout, "stdout");

@@ -441,7 +441,7 @@ int trace_read_opts(const char *path, struct trace *t,
 	if (head < 0)
 		return -1;
 	say_losses(&rd);
-	calls_build(t, rd.raws, rd.nraw, rd.clk);
+	calls_build(t, rd.raws, rd.nraw, rd.clk, !o->no_demangle);
 	for (size_t i = 0; i < rd.nraw; i++)
 		free(rd.raws[i].ev);
 	free(rd.raws);
@@ -482,6 +482,8 @@ void trace_free(struct trace *t)
 	free(t->threads);
 	free(t->names);
 	free(t->unloads);
+	for (size_t i = 0; i < t->nfuncs; i++)
+		free(t->funcs[i].demangled);
 	free(t->funcs);
 	free(t->info);
 }

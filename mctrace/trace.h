@@ -52,9 +52,15 @@ struct trace {
 	 * called (NULL: none known), one entry per pair, so that the
 	 * functions of two libraries opened in turn at one address are two;
 	 * a library opened while recording is one function per name and
-	 * offset in it, wherever each of its loads was.
+	 * offset in it, wherever each of its loads was.  A C++ name is
+	 * demangled unless trace_opts.no_demangle: `name` is then
+	 * `demangled`, which the trace owns.
 	 */
-	struct { uint64_t addr; const char *name; } *funcs;
+	struct {
+		uint64_t addr;
+		const char *name;
+		char *demangled;
+	} *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
 	/*
@@ -74,6 +80,7 @@ struct trace {
 /* How to read a trace; all false (zero) is trace_read's way. */
 struct trace_opts {
 	bool no_events;		/* skip the events: no calls (quick) */
+	bool no_demangle;	/* C++ names as the file has them */
 };
 
 /*
