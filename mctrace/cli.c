@@ -87,47 +87,4 @@ bool ends_with(const char *s, const char *tail)
 	return a >= b && !strcmp(s + a - b, tail);
 }
 
-/* The help of report, graph and replay, whose usage is one shape. */
-static void view_usage(FILE *f, const char *cmd, const char *what)
-{
-	fprintf(f,
-"Usage: mctrace %s [OPTION]... [FILE]\n"
-"%s\n"
-"FILE is mctrace.data unless given.\n"
-"\n"
-"%s"
-"  -h, --help         show this help and exit\n"
-"See mctrace(1).\n", cmd, what, CLI_NO_DEMANGLE_HELP);
-}
 
-int cli_view_args(int argc, char **argv, const char *what,
-		  const char **file, struct trace_opts *ro)
-{
-	static const struct option opts[] = {
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = argv[0];
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		if (c == 'M') {
-			ro->no_demangle = true;
-			continue;
-		}
-		if (c != 'h')
-			return cli_bad_option(cmd, c, argv);
-		view_usage(stdout, cmd, what);
-		return 0;
-	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace %s: one FILE only: '%s' is one too "
-			"many\n", cmd, argv[optind + 1]);
-		return cli_try(cmd);
-	}
-	*file = optind < argc ? argv[optind] : DEFAULT_FILE;
-	return -1;
-}

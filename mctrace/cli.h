@@ -31,14 +31,6 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* "10us" and the like, in ns; -1 if it is not a time. */
 long long parse_time(const char *s);
 bool ends_with(const char *s, const char *tail);
-/*
- * The command line of report, graph or replay, `what` its help's line:
- * its FILE (mctrace.data when none) into *file, how to read it into
- * *ro, and -1 to go on; else the exit status (after the help, or an
- * error).
- */
-int cli_view_args(int argc, char **argv, const char *what,
-		  const char **file, struct trace_opts *ro);
 /* The help line of --no-demangle, which every command that reads takes. */
 #define CLI_NO_DEMANGLE_HELP \
 "      --no-demangle  show C++ names as the program's symbols have them\n"
