@@ -86,5 +86,3 @@ bool ends_with(const char *s, const char *tail)
 
 	return a >= b && !strcmp(s + a - b, tail);
 }
-
-
