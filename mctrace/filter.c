@@ -152,22 +152,39 @@ struct open_call {
 	bool kept, only, never;
 };
 
+/* Which globs each function's name matches: one fnmatch a function. */
+enum { MATCH_ONLY = 1, MATCH_NEVER = 2 };
+
+static uint8_t *match_funcs(const struct trace *t, const struct filter *f)
+{
+	uint8_t *m = calloc(t->nfuncs + 1, 1);
+
+	if (!m) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const char *name = trace_name(t, i);
+
+		m[i] = (any_match(f->only, f->nonly, name) ? MATCH_ONLY : 0) |
+		       (any_match(f->never, f->nnever, name) ? MATCH_NEVER : 0);
+	}
+	return m;
+}
+
 /* Whether the filter keeps call `c`, whose open callers are `up`. */
-static bool keep_call(const struct trace *t, const struct filter *f,
+static bool keep_call(const struct filter *f, const uint8_t *match,
 		      const struct call *c, struct open_call *me,
 		      const struct open_call *up)
 {
-	const char *name = trace_name(t, c->func);
-
-	me->never = (up && up->never) ||
-		    any_match(f->never, f->nnever, name);
+	me->never = (up && up->never) || (match[c->func] & MATCH_NEVER);
 	me->only = !f->nonly || (up && up->only) ||
-		   any_match(f->only, f->nonly, name);
+		   (match[c->func] & MATCH_ONLY);
 	return me->only && !me->never && c->start >= f->from &&
 	       c->start <= f->to && c->end - c->start >= f->min_time;
 }
 
-static void filter_thread(const struct trace *t, const struct filter *f,
+static void filter_thread(const struct filter *f, const uint8_t *match,
 			  struct thread *th)
 {
 	struct open_call *stack = malloc((th->ncalls + 1) * sizeof(*stack));
@@ -185,7 +202,8 @@ static void filter_thread(const struct trace *t, const struct filter *f,
 			kept -= stack[--n].kept;
 		me = &stack[n];
 		me->depth = c.depth;
-		me->kept = keep_call(t, f, &c, me, n ? &stack[n - 1] : NULL) &&
+		me->kept = keep_call(f, match, &c, me,
+				     n ? &stack[n - 1] : NULL) &&
 			   kept < f->depth;
 		if (me->kept) {
 			c.depth = (uint32_t)kept;
@@ -207,9 +225,11 @@ bool filter_active(const struct filter *f)
 void filter_apply(struct trace *t, const struct filter *f)
 {
 	size_t out = 0;
+	uint8_t *match;
 
 	if (!filter_active(f))
 		return;
+	match = match_funcs(t, f);
 	for (size_t k = 0; k < t->nthreads; k++) {
 		struct thread *th = &t->threads[k];
 
@@ -217,10 +237,11 @@ void filter_apply(struct trace *t, const struct filter *f)
 			free(th->calls);
 			continue;
 		}
-		filter_thread(t, f, th);
+		filter_thread(f, match, th);
 		t->threads[out++] = *th;
 	}
 	t->nthreads = out;
+	free(match);
 }
 
 void filter_free(struct filter *f)
