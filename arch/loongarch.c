@@ -49,7 +49,9 @@
  * As on RISC-V, anchor_at_site relocates every entry against a local
  * label at its own site, which such a linker moves with the code.
  *
- * The table: R_LARCH_64 in RELA, R_LARCH_RELATIVE in a PIE.
+ * The table: R_LARCH_64 in RELA, R_LARCH_RELATIVE in a PIE.  Only LA64
+ * has an entry: an LA32 object (ELFCLASS32, which clang 16 also writes)
+ * is refused as an unsupported machine.
  *
  * What stays untested here: Debian 12 has no LoongArch GCC or binutils,
  * and its lld (16) cannot link LoongArch, so GCC's objects and linked
