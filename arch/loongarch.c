@@ -27,8 +27,8 @@
  *     pcalau12i $ra, 0    R_LARCH_PCALA_HI20 mcount   (-mcmodel=medium)
  *     jirl   $ra, $ra, 0  R_LARCH_PCALA_LO12 mcount
  *
- * clang calls `mcount`; GCC's -pg and the kernel's tool call
- * `_mcount`: both are hook symbols.  The site is the instruction the
+ * clang calls `mcount`; GCC's -pg calls `_mcount`, the one the kernel
+ * defines and its recordmcount looks for: both are hook symbols.  The site is the instruction the
  * first relocation is on (the `bl`, or the `pcalau12i`: field_offset
  * 0); R_LARCH_PCALA_LO12 on the `jirl` is its companion.  --nop writes
  * one NOP per instruction of the site and voids both relocations.
