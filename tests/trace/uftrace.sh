@@ -223,7 +223,7 @@ refuse_check() {
 	refuse 2 "^mctrace report: --threads and --diff: one or the other" \
 		report --threads --diff "$d" "$d"
 }
-expect "read-time options refused with one line each" refuse_check
+expect "read-time options refused, each named on its first line" refuse_check
 
 # info: the threads uftrace counts, the calls of its report, twice as
 # many events, the file's size; what the recorder's MCT_INFO says
