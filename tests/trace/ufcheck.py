@@ -3,7 +3,8 @@
 """ufcheck.py - mctrace's analyses against uftrace's (tests/trace/uftrace.sh).
 
 Each tool's text is read by a small parser of its own here, into the
-same plain facts (calls per function, the aggregated tree's paths and
+same plain facts (C++ names as uftrace shows them by default: without
+their parameter lists) (calls per function, the aggregated tree's paths and
 counts, each thread's calls in order), and the facts are compared.
 uftrace is the oracle: nothing here was produced by mctrace.
 
@@ -90,6 +91,28 @@ def report_calls(path):
     return calls
 
 
+def simple(name):
+    """A C++ name as uftrace's default ("simple") demangling shows it:
+    without its parameter list (and a trailing const)."""
+    name = re.sub(r"\s+const$", "", name)
+    if not name.endswith(")"):
+        return name
+    depth = 0
+    for i in range(len(name) - 1, -1, -1):
+        depth += {")": 1, "(": -1}.get(name[i], 0)
+        if depth == 0:
+            return name[:i] if i else name
+    return name
+
+
+def simple_keys(counts):
+    """The same counts, keyed by names (or paths of them) made simple."""
+    out = collections.Counter()
+    for k, v in counts.items():
+        out[tuple(map(simple, k)) if isinstance(k, tuple) else simple(k)] += v
+    return out
+
+
 def compare(what, ours, theirs):
     if ours != theirs:
         keys = sorted(set(ours) | set(theirs), key=str)
@@ -101,7 +124,8 @@ def compare(what, ours, theirs):
 
 
 def check_report(uf, mc, key=None):
-    compare("calls per function", report_calls(mc), report_calls(uf))
+    compare("calls per function", simple_keys(report_calls(mc)),
+            report_calls(uf))
     if key is None:
         return
     rows = report_rows(mc)
@@ -182,7 +206,8 @@ def mctrace_graph(path):
 
 
 def check_graph(uf, mc):
-    compare("graph paths (calls)", mctrace_graph(mc), uftrace_graph(uf))
+    compare("graph paths (calls)", simple_keys(mctrace_graph(mc)),
+            uftrace_graph(uf))
 
 
 def check_graphthreads(mc, *ufs):
@@ -273,7 +298,7 @@ def replay_threads(path, ours):
                 times.append(float(ts[0]))
             e = re.match(r"^(.+)\(\)( \{|;)$", text)
             if e:
-                threads[tid].append((depth, e.group(1)))
+                threads[tid].append((depth, simple(e.group(1))))
             elif not re.match(r"^\} /\* .+ \*/$", text):
                 fail("%s: not a call: %s" % (path, line.strip()))
     return threads, times

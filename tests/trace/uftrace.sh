@@ -126,6 +126,27 @@ for m in basic threads; do
 		replay_check $m
 done
 
+# A C++ program whose exceptions unwind through recorded frames
+# (throw.cc), built the same way with g++: its tree, its calls in order
+# and per function are uftrace's (names without their parameter lists,
+# as uftrace shows them).
+cxx_check() {
+	g++ -O2 -g -fno-inline -pg -c $T/throw.cc -o "$OUT/throw.o" &&
+	g++ -o "$OUT/throw-uf" "$OUT/throw.o" &&
+	cp "$OUT/throw.o" "$OUT/throw-mc.o" && $TOOL "$OUT/throw-mc.o" &&
+	g++ -o "$OUT/throw-mc" "$OUT/throw-mc.o" "$LIB" \
+		-Wl,-T,lds/mcount.lds -lpthread &&
+	uftrace record --no-libcall --no-event -d "$OUT/uf-cxx.d" \
+		"$OUT/throw-uf" >/dev/null &&
+	"$MCT" record -o "$OUT/mc-cxx.data" -- "$OUT/throw-mc" >/dev/null &&
+	for cmd in graph replay report; do
+		both $cmd cxx &&
+		$CHECK $cmd "$OUT/$cmd-cxx.uf" "$OUT/$cmd-cxx.mc" || return 1
+	done
+}
+expect "C++ exceptions through recorded frames: graph, replay, report are uftrace's" \
+	cxx_check
+
 threads_check() {
 	"$MCT" report --threads "$OUT/mc-threads.data" > "$OUT/threads.mc" &&
 	tids=$(uf_tids) &&
