@@ -10,7 +10,7 @@
 
 MCTRACE := $(BUILD)/mctrace
 MCTRACE_SRCS := mctrace/main.c mctrace/trace.c mctrace/output.c \
-	mctrace/flame.c
+	mctrace/flame.c mctrace/pb.c mctrace/perfetto.c mctrace/pfconv.c
 MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 all: $(MCTRACE)

@@ -1,0 +1,112 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# perfetto.sh - mctrace's Perfetto traces (mctrace/perfetto.c), decoded
+# by protoc against our own statement of the format's fields
+# (perfetto.proto) and held by perfetto.py to the format's rules and to
+# the -finstrument-functions counter (counter.c) of the same source:
+# slices per function and their nesting equal its counts and callers.
+#
+#   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
+#   MCTRACE=build/mctrace OUT=build/tests/trace sh tests/trace/perfetto.sh
+#
+# Run by run.sh on the host; prints PASS/FAIL lines as it does, and
+# exits non-zero on a failure.
+#   - record -o X.pftrace, 6 threads: a sequence and a track each, and
+#     no temporary file left beside it
+#   - dump --perfetto of an own-format trace, to a file and to stdout
+#   - failures: a directory for the output, a file not a trace; a line
+#     and a non-zero exit each
+set -u
+T=tests/trace
+OUT=${OUT:-build/tests/trace}/perfetto
+LIB=${LIBMCOUNT:-build/libmcount.a}
+TOOL=${RECORDMCOUNT:-build/recordmcount}
+MCT=${MCTRACE:-build/mctrace}
+PY=${PYTHON:-python3}
+failures=0
+pass() { echo "PASS: trace: $*"; }
+fail() { echo "FAIL: trace: $*"; failures=$((failures + 1)); }
+expect() {	# expect <description> <command...>
+	what=$1
+	shift
+	if out=$("$@" 2>&1); then pass "$what"; else fail "$what: $out"; fi
+}
+FUNCS="leaf mid top triple recurse worker exiter threads_test main"
+HOOKS=-pg
+[ "$(uname -m)" = x86_64 ] && HOOKS="-pg -mfentry"
+
+rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
+# prog.c recorded, and counted by counter.c (not a PIE: nm's addresses
+# are the run's)
+build() {
+	gcc -std=gnu11 -O2 -g -fno-inline $HOOKS -fPIE -c $T/prog.c \
+		-o "$OUT/prog.o" &&
+	$TOOL "$OUT/prog.o" &&
+	gcc -pie -o "$OUT/prog" "$OUT/prog.o" "$LIB" -Wl,-T,lds/mcount.lds \
+		-lpthread &&
+	gcc -std=gnu11 -O2 -g -fno-inline -finstrument-functions -fno-pie \
+		-c $T/prog.c -o "$OUT/count.o" &&
+	gcc -O2 -fno-pie -c $T/counter.c -o "$OUT/counter.o" &&
+	gcc -no-pie -o "$OUT/count" "$OUT/count.o" "$OUT/counter.o" \
+		-lpthread &&
+	nm "$OUT/count" > "$OUT/count.nm"
+}
+if ! build; then
+	echo "FAIL: trace: Perfetto: build of prog.c"
+	exit 1
+fi
+
+# held <trace> <mode> <min threads>: decoded, the format's rules hold
+# and the slices are the counter's of the same mode
+held() {
+	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		< "$1" > "$1.txt" || return 1
+	COUNTS="$OUT/$2.count" EDGES="$OUT/$2.edges" "$OUT/count" $2 \
+		> /dev/null &&
+	$PY $T/perfetto.py "$1.txt" "$OUT/$2.count" "$OUT/$2.edges" \
+		"$OUT/count.nm" $3 $FUNCS
+}
+
+record_check() {
+	"$MCT" record -o "$OUT/rec.pftrace" -- "$OUT/prog" threads \
+		> /dev/null || return 1
+	left=$(ls "$OUT" | grep '^rec\.' | grep -vx 'rec\.pftrace')
+	[ -z "$left" ] || { echo "left beside it: $left"; return 1; }
+	held "$OUT/rec.pftrace" threads 6
+}
+expect "Perfetto: record -o X.pftrace, 6 threads: slices are the counter's calls, nested as its callers" \
+	record_check
+
+dump_check() {
+	"$MCT" record -o "$OUT/basic.data" -- "$OUT/prog" basic > /dev/null &&
+	"$MCT" dump --perfetto -o "$OUT/basic.pftrace" "$OUT/basic.data" &&
+	held "$OUT/basic.pftrace" basic 1 &&
+	"$MCT" dump --perfetto "$OUT/basic.data" > "$OUT/stdout.pftrace" &&
+	cmp "$OUT/basic.pftrace" "$OUT/stdout.pftrace"
+}
+expect "Perfetto: dump --perfetto, to a file and to stdout: slices are the counter's" \
+	dump_check
+
+# fails <what> <command...>: a non-zero exit and one line on stderr
+fails() {
+	what=$1
+	shift
+	if "$@" > /dev/null 2> "$OUT/err"; then
+		echo "$what: exit 0"
+		return 1
+	fi
+	[ "$(wc -l < "$OUT/err")" = 1 ] ||
+		{ echo "$what: not one line: $(cat "$OUT/err")"; return 1; }
+}
+failures_check() {
+	mkdir -p "$OUT/dir.pftrace" &&
+	fails "record into a directory" \
+		"$MCT" record -o "$OUT/dir.pftrace" -- "$OUT/prog" basic &&
+	fails "dump into a directory" \
+		"$MCT" dump --perfetto -o "$OUT/dir.pftrace" "$OUT/basic.data" &&
+	fails "dump of a file not a trace" \
+		"$MCT" dump --perfetto -o "$OUT/x.pftrace" $T/perfetto.proto
+}
+expect "Perfetto: failures exit non-zero with one line" failures_check
+
+[ $failures -eq 0 ]
