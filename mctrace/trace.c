@@ -9,6 +9,14 @@
  * block.  A block of events that does not decode whole makes the file
  * refused: its events cannot be placed, and the trace would be wrong.
  *
+ * The file is read in two passes: the first reads every block but the
+ * events (names, unloads, lost calls, clocks: small), skipping events
+ * by their blocks' sizes; the second decodes one block of events at a
+ * time into a sink (struct trace_sink), each block standing alone
+ * (format.h), so that only each thread's open calls are carried from
+ * one to the next.  trace_read's sink keeps the calls in memory;
+ * Perfetto's conversion (pfconv.c) writes them out as they come.
+ *
  * A call is named by the name its address had at its entry's ticks
  * (MCT_NAME from the start, MCT_NAME_AT from a library's load, both
  * ended by an MCT_UNLOAD over the address), and gets the function of
@@ -18,6 +26,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../recorder/format.h"
 #include "trace.h"
@@ -52,17 +61,6 @@ static struct thread *thread_of(struct trace *t, uint32_t tid, size_t *cap)
 	t->threads = grow(t->threads, cap, t->nthreads + 1, sizeof(*t->threads));
 	t->threads[t->nthreads] = (struct thread){ .tid = tid };
 	return &t->threads[t->nthreads++];
-}
-
-static struct raw *raw_of(struct raw **v, size_t *n, size_t *cap,
-			  uint32_t tid)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].tid == tid)
-			return &(*v)[i];
-	*v = grow(*v, cap, *n + 1, sizeof(**v));
-	(*v)[*n] = (struct raw){ .tid = tid };
-	return &(*v)[(*n)++];
 }
 
 static int by_addr_from(const void *a, const void *b)
@@ -218,52 +216,80 @@ static uint32_t func_of(struct trace *t, size_t *fcap, struct unnamed *u,
 	return unnamed_func(t, fcap, u, addr);
 }
 
-/* Turn one thread's events into calls. */
-static void build_calls(struct trace *t, struct thread *th,
-			const struct raw *r, const uint64_t clk[4],
-			size_t *fcap, struct unnamed *u)
+/*
+ * A thread's place in the walk, from block to block: the addresses of
+ * its open calls (their exits' tags are checked against them), and the
+ * time of its last event (times never go back within a thread).
+ */
+struct walk_thread {
+	uint64_t *addr;
+	size_t depth, cap;
+	uint64_t last;
+};
+
+/* The walk over a file's events (trace_stream). */
+struct walk {
+	struct trace *t;
+	const struct trace_sink *sink;
+	struct walk_thread *th;		/* one per t->threads */
+	uint64_t clk[4];		/* the last whole MCT_CLOCK */
+	double ratio;			/* ns per tick */
+	size_t fcap;
+	struct unnamed u;
+	struct raw block;		/* one block's events */
+	char *payload;			/* one block's bytes */
+	size_t pcap, tcap, ncap, ucap;
+};
+
+static uint64_t ns_of(const struct walk *w, struct walk_thread *wt,
+		      uint64_t ticks)
 {
-	double ratio = clk[2] > clk[0] ?
-		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0;
-	size_t *stack = malloc((r->n + 1) * sizeof(*stack)), depth = 0;
-	uint64_t *addr = malloc((r->n + 1) * sizeof(*addr));	/* of each */
-	uint64_t last = 0;
+	uint64_t ns = ticks > w->clk[0] ?
+		(uint64_t)((double)(ticks - w->clk[0]) * w->ratio) : 0;
 
-	if (!stack || !addr) {
-		fprintf(stderr, "mctrace: out of memory\n");
-		exit(1);
-	}
-	for (size_t i = 0; i < r->n; i++) {
-		const struct mct_event *e = &r->ev[i];
-		uint64_t ticks = MCT_TICKS(e->word);
-		uint64_t ns = ticks > clk[0] ?
-			(uint64_t)((double)(ticks - clk[0]) * ratio) : 0;
+	if (ns < wt->last)
+		ns = wt->last;
+	return wt->last = ns;
+}
 
-		if (ns < last)
-			ns = last;
-		last = ns;
+/* One block's events of thread `k`, as calls begun and ended. */
+static void walk_events(struct walk *w, size_t k)
+{
+	struct walk_thread *wt = &w->th[k];
+	const struct trace_sink *s = w->sink;
+
+	for (size_t i = 0; i < w->block.n; i++) {
+		const struct mct_event *e = &w->block.ev[i];
+		uint64_t ticks = MCT_TICKS(e->word), ns = ns_of(w, wt, ticks);
+
 		if (MCT_KIND(e->word) == MCT_ENTRY) {
-			th->calls = grow(th->calls, &th->cap, th->ncalls + 1,
-					 sizeof(*th->calls));
-			th->calls[th->ncalls] = (struct call){
-				.func = func_of(t, fcap, u, e->func, ticks),
-				.start = ns, .end = ns,
-				.depth = (uint32_t)depth, .open = true };
-			addr[depth] = e->func;
-			stack[depth++] = th->ncalls++;
-		} else if (depth && mct_exit_tag(addr[depth - 1]) == e->func) {
-			struct call *c = &th->calls[stack[--depth]];
-
-			c->end = ns;
-			c->open = false;
+			wt->addr = grow(wt->addr, &wt->cap, wt->depth + 1,
+					sizeof(*wt->addr));
+			wt->addr[wt->depth++] = e->func;
+			s->begin(s->ctx, k, ns, func_of(w->t, &w->fcap, &w->u,
+							e->func, ticks));
+		} else if (wt->depth &&
+			   mct_exit_tag(wt->addr[wt->depth - 1]) == e->func) {
+			wt->depth--;
+			s->end(s->ctx, k, ns, true);
 		} else {
-			t->bad_exits++;
+			w->t->bad_exits++;
 		}
 	}
-	while (depth)
-		th->calls[stack[--depth]].end = last;
-	free(stack);
-	free(addr);
+}
+
+/* Calls still open at the end of the file end at their thread's last event. */
+static void walk_end(struct walk *w)
+{
+	for (size_t k = 0; k < w->t->nthreads; k++) {
+		struct walk_thread *wt = &w->th[k];
+
+		while (wt->depth) {
+			wt->depth--;
+			w->sink->end(w->sink->ctx, k, wt->last, false);
+		}
+		free(wt->addr);
+	}
 }
 
 static uint64_t get_le64(const uint8_t *p)
@@ -351,97 +377,133 @@ static void lost_why(struct thread *th, const char *p, uint64_t n)
 	memcpy(th->lost_why, p, (n < MCT_LOST_WHYS ? n : MCT_LOST_WHYS) * 8);
 }
 
-static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
-		       size_t *nraw, uint64_t clk[4])
+/* A block that is not events: a name, an unload, lost calls, the clock. */
+static void read_meta(struct walk *w, const struct mct_block *b, char *p)
 {
-	size_t rcap = 0, tcap = 0, ncap = 0, ucap = 0;
+	struct trace *t = w->t;
+
+	if ((b->kind == MCT_NAME && b->bytes >= 8) ||
+	    (b->kind == MCT_NAME_AT && b->bytes >= 24)) {
+		struct trace_name *n;
+		size_t at = b->kind == MCT_NAME ? 8 : 24;
+
+		t->names = grow(t->names, &w->ncap, t->nnames + 1,
+				sizeof(*t->names));
+		n = &t->names[t->nnames++];
+		memset(n, 0, sizeof(*n));
+		memcpy(&n->addr, p, 8);
+		if (b->kind == MCT_NAME_AT) {
+			memcpy(&n->from, p + 8, 8);
+			memcpy(&n->base, p + 16, 8);
+		}
+		n->name = strdup(p + at);
+		if (!n->name) {
+			fprintf(stderr, "mctrace: out of memory\n");
+			exit(1);
+		}
+	} else if (b->kind == MCT_UNLOAD && b->bytes == 24) {
+		t->unloads = grow(t->unloads, &w->ucap, t->nunloads + 1,
+				  sizeof(*t->unloads));
+		memcpy(&t->unloads[t->nunloads++], p, 24);
+	} else if (b->kind == MCT_LOST && b->bytes == 8) {
+		memcpy(&thread_of(t, b->tid, &w->tcap)->lost, p, 8);
+	} else if (b->kind == MCT_LOST_WHY && b->bytes % 8 == 0) {
+		lost_why(thread_of(t, b->tid, &w->tcap), p, b->bytes / 8);
+	} else if (b->kind == MCT_CLOCK && b->bytes == 32) {
+		uint64_t c[4];
+
+		memcpy(c, p, 32);
+		if (c[2] > c[0] || !w->clk[0])
+			memcpy(w->clk, c, 32);
+	}
+}
+
+/* A block's payload, into w->payload; false if the file ends first. */
+static bool read_payload(struct walk *w, FILE *f, const struct mct_block *b)
+{
+	w->payload = grow(w->payload, &w->pcap, b->bytes + 1, 1);
+	if (fread(w->payload, 1, b->bytes, f) != b->bytes)
+		return false;
+	w->payload[b->bytes] = '\0';
+	return true;
+}
+
+/*
+ * The first pass: every block but the events, whose payloads are
+ * skipped (their threads noted).  `whole` becomes the end of the last
+ * whole block: -1 if the file is cut short before its end.
+ */
+static int read_heads(struct walk *w, FILE *f, off_t size, off_t *whole)
+{
 	struct mct_block b;
 
+	*whole = ftello(f);
 	while (fread(&b, sizeof(b), 1, f) == 1) {
-		char *p;
-
-		if (b.bytes > ((uint64_t)1 << 34))
-			return -1;
-		p = malloc(b.bytes + 1);
-		if (!p || fread(p, 1, b.bytes, f) != b.bytes) {
-			free(p);
+		if (b.bytes > (uint64_t)(size - *whole - sizeof(b)))
 			return -1;	/* cut short: what came before stands */
-		}
-		p[b.bytes] = '\0';
 		if (b.kind == MCT_EVENTS) {
-			struct raw *r = raw_of(raws, nraw, &rcap, b.tid);
-
-			if (!decode_events(r, (const uint8_t *)p, b.bytes)) {
-				free(p);
-				return -2;
-			}
-		} else if ((b.kind == MCT_NAME && b.bytes >= 8) ||
-			   (b.kind == MCT_NAME_AT && b.bytes >= 24)) {
-			struct trace_name *n;
-			size_t at = b.kind == MCT_NAME ? 8 : 24;
-
-			t->names = grow(t->names, &ncap, t->nnames + 1,
-					sizeof(*t->names));
-			n = &t->names[t->nnames++];
-			memset(n, 0, sizeof(*n));
-			memcpy(&n->addr, p, 8);
-			if (b.kind == MCT_NAME_AT) {
-				memcpy(&n->from, p + 8, 8);
-				memcpy(&n->base, p + 16, 8);
-			}
-			n->name = strdup(p + at);
-			if (!n->name) {
-				fprintf(stderr, "mctrace: out of memory\n");
-				exit(1);
-			}
-		} else if (b.kind == MCT_UNLOAD && b.bytes == 24) {
-			t->unloads = grow(t->unloads, &ucap, t->nunloads + 1,
-					  sizeof(*t->unloads));
-			memcpy(&t->unloads[t->nunloads++], p, 24);
-		} else if (b.kind == MCT_LOST && b.bytes == 8) {
-			memcpy(&thread_of(t, b.tid, &tcap)->lost, p, 8);
-		} else if (b.kind == MCT_LOST_WHY && b.bytes % 8 == 0) {
-			lost_why(thread_of(t, b.tid, &tcap), p, b.bytes / 8);
-		} else if (b.kind == MCT_CLOCK && b.bytes == 32) {
-			uint64_t c[4];
-
-			memcpy(c, p, 32);
-			if (c[2] > c[0])
-				memcpy(clk, c, 32);
-			else if (!clk[0])
-				memcpy(clk, c, 32);
+			thread_of(w->t, b.tid, &w->tcap);
+			if (fseeko(f, (off_t)b.bytes, SEEK_CUR) != 0)
+				return -1;
+		} else if (!read_payload(w, f, &b)) {
+			return -1;
+		} else {
+			read_meta(w, &b, w->payload);
 		}
-		free(p);
+		*whole = ftello(f);
 	}
-	for (size_t i = 0; i < *nraw; i++)
-		thread_of(t, (*raws)[i].tid, &tcap);
+	return *whole == size ? 0 : -1;
+}
+
+static size_t thread_index(const struct trace *t, uint32_t tid)
+{
+	size_t k = 0;
+
+	while (k < t->nthreads && t->threads[k].tid != tid)
+		k++;
+	return k;
+}
+
+/*
+ * The second pass: the events, a block at a time, into the sink; -2 if
+ * a block does not decode.
+ */
+static int walk_blocks(struct walk *w, FILE *f, off_t whole)
+{
+	struct mct_block b;
+
+	if (fseeko(f, sizeof(struct mct_header), SEEK_SET) != 0)
+		return -1;
+	while (ftello(f) < whole && fread(&b, sizeof(b), 1, f) == 1) {
+		if (b.kind != MCT_EVENTS) {
+			if (fseeko(f, (off_t)b.bytes, SEEK_CUR) != 0)
+				return -1;
+			continue;
+		}
+		if (!read_payload(w, f, &b))
+			return -1;
+		w->block.n = 0;
+		if (!decode_events(&w->block, (const uint8_t *)w->payload,
+				   b.bytes))
+			return -2;
+		walk_events(w, thread_index(w->t, b.tid));
+	}
+	walk_end(w);
 	return 0;
 }
 
-int trace_read(const char *path, struct trace *t)
+/* The header of `f`; 0, or -1 after saying why it is not a trace. */
+static int read_header(FILE *f, const char *path, struct trace *t)
 {
-	FILE *f = fopen(path, "rb");
 	struct mct_header h;
-	struct raw *raws = NULL;
-	size_t nraw = 0, fcap = 0;
-	uint64_t clk[4] = { 0, 0, 0, 0 };
-	int err;
-	bool got;
-	struct unnamed u = { 0 };
+	bool got = fread(&h, sizeof(h), 1, f) == 1;
 
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	got = fread(&h, sizeof(h), 1, f) == 1;
 	if (got && memcmp(h.magic, MCT_MAGIC, MCT_MAGIC_STEM) == 0 &&
 	    memcmp(h.magic, MCT_MAGIC, 8) != 0) {
 		fprintf(stderr, "mctrace: %s: trace format version %.1s; this "
 			"mctrace reads version %d only (read it with the mctrace "
 			"that recorded it, or record it again)\n", path,
 			&h.magic[MCT_MAGIC_STEM], MCT_VERSION);
-		fclose(f);
 		return -1;
 	}
 	if (!got || memcmp(h.magic, MCT_MAGIC, 8) != 0) {
@@ -449,41 +511,133 @@ int trace_read(const char *path, struct trace *t)
 			"format%s\n", path, path[0] && strstr(path, ".json") ?
 			" (a JSON trace is for Perfetto or chrome://tracing)" :
 			"");
-		fclose(f);
 		return -1;
 	}
 	t->pid = h.pid;
 	t->min_time = h.min_time_ns;
-	err = read_blocks(f, t, &raws, &nraw, clk);
-	fclose(f);
-	if (err == -2) {
+	return 0;
+}
+
+/* The first pass, and what follows from it: names settled, the clock. */
+static int walk_start(struct walk *w, FILE *f, const char *path,
+		      off_t *whole)
+{
+	struct stat st;
+
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "mctrace: %s: not a regular file\n", path);
+		return -1;
+	}
+	if (read_header(f, path, w->t) != 0)
+		return -1;
+	if (read_heads(w, f, st.st_size, whole) != 0)
+		fprintf(stderr, "mctrace: %s: cut short; reading what is "
+			"whole\n", path);
+	if (w->clk[2] <= w->clk[0] && w->t->nthreads)
+		fprintf(stderr, "mctrace: %s: no clock calibration (the "
+			"program ended abruptly?): times are in raw ticks\n",
+			path);
+	w->ratio = w->clk[2] > w->clk[0] ? (double)(w->clk[3] - w->clk[1]) /
+		(double)(w->clk[2] - w->clk[0]) : 1.0;
+	w->t->clock_ns = w->clk[2] > w->clk[0] ? w->clk[1] : 0;
+	names_settle(w->t, &w->fcap);
+	w->th = calloc(w->t->nthreads + 1, sizeof(*w->th));
+	if (!w->th) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	return 0;
+}
+
+int trace_stream(const char *path, struct trace *t,
+		 const struct trace_sink *sink)
+{
+	FILE *f = fopen(path, "rb");
+	struct walk w = { .t = t, .sink = sink };
+	off_t whole;
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (!f) {
+		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	err = walk_start(&w, f, path, &whole);
+	if (!err && sink->start)
+		err = sink->start(sink->ctx, t);
+	if (!err)
+		err = walk_blocks(&w, f, whole);
+	if (err == -1 && ferror(f))
+		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
+	else if (err == -2)
 		fprintf(stderr, "mctrace: %s: a block of events does not "
 			"decode: the trace is damaged\n", path);
-		for (size_t i = 0; i < nraw; i++)
-			free(raws[i].ev);
-		free(raws);
+	fclose(f);
+	free(w.th);
+	free(w.payload);
+	free(w.block.ev);
+	free(w.u.addr);
+	free(w.u.func);
+	return err ? -1 : 0;
+}
+
+/* The loader's sink: calls in memory, each thread's open ones stacked. */
+struct load {
+	struct trace *t;
+	struct { size_t *call, depth, cap; } *open;
+};
+
+static int load_start(void *ctx, const struct trace *t)
+{
+	struct load *l = ctx;
+
+	l->open = calloc(t->nthreads + 1, sizeof(*l->open));
+	if (!l->open) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	return 0;
+}
+
+static void load_begin(void *ctx, size_t k, uint64_t ns, uint32_t func)
+{
+	struct load *l = ctx;
+	struct thread *th = &l->t->threads[k];
+
+	th->calls = grow(th->calls, &th->cap, th->ncalls + 1,
+			 sizeof(*th->calls));
+	th->calls[th->ncalls] = (struct call){ .func = func, .start = ns,
+		.end = ns, .depth = (uint32_t)l->open[k].depth, .open = true };
+	l->open[k].call = grow(l->open[k].call, &l->open[k].cap,
+			       l->open[k].depth + 1, sizeof(size_t));
+	l->open[k].call[l->open[k].depth++] = th->ncalls++;
+}
+
+static void load_end(void *ctx, size_t k, uint64_t ns, bool exited)
+{
+	struct load *l = ctx;
+	struct call *c = &l->t->threads[k].calls[
+		l->open[k].call[--l->open[k].depth]];
+
+	c->end = ns;
+	c->open = !exited;
+}
+
+int trace_read(const char *path, struct trace *t)
+{
+	struct load l = { .t = t };
+	struct trace_sink sink = { .ctx = &l, .start = load_start,
+				   .begin = load_begin, .end = load_end };
+	int err = trace_stream(path, t, &sink);
+
+	for (size_t k = 0; l.open && k < t->nthreads; k++)
+		free(l.open[k].call);
+	free(l.open);
+	if (err) {
 		trace_free(t);
 		memset(t, 0, sizeof(*t));
 		return -1;
 	}
-	if (err)
-		fprintf(stderr, "mctrace: %s: cut short; reading what is "
-			"whole\n", path);
-	if (clk[2] <= clk[0] && nraw)
-		fprintf(stderr, "mctrace: %s: no clock calibration (the "
-			"program ended abruptly?): times are in raw ticks\n",
-			path);
-	names_settle(t, &fcap);
-	for (size_t i = 0; i < nraw; i++) {
-		for (size_t k = 0; k < t->nthreads; k++)
-			if (t->threads[k].tid == raws[i].tid)
-				build_calls(t, &t->threads[k], &raws[i], clk,
-					    &fcap, &u);
-		free(raws[i].ev);
-	}
-	free(raws);
-	free(u.addr);
-	free(u.func);
 	if (t->min_time)
 		trace_min_time(t, t->min_time);
 	return 0;

@@ -57,10 +57,34 @@ struct trace {
 	struct { uint64_t addr; const char *name; } *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
+	uint64_t clock_ns;	/* CLOCK_MONOTONIC at ns 0 (0: unknown) */
+};
+
+/*
+ * What a trace read as a stream (trace_stream) goes into: `start` once
+ * the trace's names, threads and lost calls are known (0, or -1 after
+ * saying why, which ends the reading); then each call's beginning, in
+ * the order of the file, of the thread t->threads[k], and its end:
+ * `exited` false for the calls still open at the end of the file,
+ * ended at their thread's last event.
+ */
+struct trace_sink {
+	void *ctx;
+	int (*start)(void *ctx, const struct trace *t);
+	void (*begin)(void *ctx, size_t k, uint64_t ns, uint32_t func);
+	void (*end)(void *ctx, size_t k, uint64_t ns, bool exited);
 };
 
 /* 0, or -1 after saying why on stderr. */
 int trace_read(const char *path, struct trace *t);
+/*
+ * Read `path` into `sink` a block of events at a time, in memory that
+ * does not grow with the file: `t` gets what trace_read does but the
+ * calls.  0, or -1 after saying why on stderr; `t` is to be freed
+ * (trace_free) either way.
+ */
+int trace_stream(const char *path, struct trace *t,
+		 const struct trace_sink *sink);
 void trace_free(struct trace *t);
 /* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);
