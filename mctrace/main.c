@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perfetto.h"
 #include "trace.h"
 
 #ifndef MC_VERSION
@@ -229,9 +230,9 @@ static int cmd_record(int argc, char **argv)
 		return 2;
 	}
 	/* JSON with a time filter: record our own form, then convert */
-	if (min_time && ends_with(out, ".json")) {
-		raw = malloc(strlen(out) + 8);
-		sprintf(raw, "%s.data", out);
+	if ((min_time && ends_with(out, ".json")) || ends_with(out, ".pftrace")) {
+		raw = malloc(strlen(out) + 32);
+		sprintf(raw, "%s.%d.data", out, (int)getpid());
 	}
 	if (start_trace(raw ? raw : out) != 0)
 		return 1;
@@ -259,9 +260,13 @@ static int cmd_record(int argc, char **argv)
 			return 1;
 		}
 	if (raw) {
-		if (convert(raw, out, "--chrome", false) != 0)
-			return 1;
+		int err = ends_with(out, ".pftrace") ?
+			perfetto_convert(raw, out, false) :
+			convert(raw, out, "--chrome", false);
+
 		unlink(raw);
+		if (err)
+			return 1;
 	}
 	if (WIFSIGNALED(status)) {
 		fprintf(stderr, "mctrace: %s: killed by signal %d\n",
@@ -283,6 +288,8 @@ static int convert(const char *in, const char *out, const char *how,
 	FILE *f = stdout;
 	int err = 0;
 
+	if (!strcmp(how, "--perfetto"))
+		return perfetto_convert(in, out, dump);
 	if (trace_read(in, &t) != 0)
 		return 1;
 	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {
@@ -323,7 +330,8 @@ static int cmd_dump(int argc, char **argv)
 
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "--chrome") || !strcmp(argv[i], "--folded") ||
-		    !strcmp(argv[i], "--flame-svg") || !strcmp(argv[i], "--raw")) {
+		    !strcmp(argv[i], "--flame-svg") || !strcmp(argv[i], "--raw") ||
+		    !strcmp(argv[i], "--perfetto")) {
 			how = argv[i];
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];

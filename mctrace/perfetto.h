@@ -10,6 +10,7 @@
 #ifndef MCTRACE_PERFETTO_H
 #define MCTRACE_PERFETTO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -36,8 +37,11 @@ void pf_end(struct pf *w, uint32_t tid, uint64_t ns);
 /* Write what is left; 0, or -1 if some write failed (ferror). */
 int pf_close(struct pf *w);
 
-struct trace;
-/* A read trace's calls, written into `f` (pfconv.c): 0, or -1. */
-int out_perfetto(const struct trace *t, FILE *f);
+/*
+ * The trace `in` converted into `out` ("-": stdout) as a stream
+ * (pfconv.c); `say_lost` says the lost calls on stderr.  0, or 1 after
+ * saying why (no `out` left behind).
+ */
+int perfetto_convert(const char *in, const char *out, bool say_lost);
 
 #endif

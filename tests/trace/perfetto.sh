@@ -14,6 +14,8 @@
 #   - record -o X.pftrace, 6 threads: a sequence and a track each, and
 #     no temporary file left beside it
 #   - dump --perfetto of an own-format trace, to a file and to stdout
+#   - the conversion's memory does not grow with the trace: 20 times
+#     the events, under 2 MB more at its peak (ru_maxrss)
 #   - failures: a directory for the output, a file not a trace; a line
 #     and a non-zero exit each
 set -u
@@ -86,6 +88,30 @@ dump_check() {
 }
 expect "Perfetto: dump --perfetto, to a file and to stdout: slices are the counter's" \
 	dump_check
+
+# The hot loop's 120,000 and 2,400,000 events (rings that lose none),
+# each converted: the larger's peak RSS within 2 MB of the smaller's.
+maxrss() {	# the peak RSS (KB) of a command run to its end
+	$PY -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
+}
+bounded_check() {
+	for n in 20000 400000; do
+		MCOUNT_TRACE="$OUT/hot$n.data" MCOUNT_TRACE_BUFSIZE=1048576 \
+			"$OUT/prog" hot $n > /dev/null &&
+		"$MCT" report "$OUT/hot$n.data" | grep -q " $n  mid\$" ||
+			{ echo "hot $n: not recorded whole"; return 1; }
+	done
+	small=$(maxrss "$MCT" dump --perfetto -o "$OUT/hot.pftrace" \
+		"$OUT/hot20000.data") &&
+	large=$(maxrss "$MCT" dump --perfetto -o "$OUT/hot.pftrace" \
+		"$OUT/hot400000.data") || return 1
+	[ $((large - small)) -lt 2048 ] ||
+		{ echo "peak RSS $small KB, then $large KB"; return 1; }
+}
+expect "Perfetto: converted in bounded memory (20 times the events, under 2 MB more)" \
+	bounded_check
 
 # fails <what> <command...>: a non-zero exit and one line on stderr
 fails() {
