@@ -19,10 +19,8 @@ enum { PB_VARINT = 0, PB_LEN = 2 };
 /* The most bytes a varint of 64 bits takes. */
 #define PB_VARINT_MAX 10
 
-static void reserve(struct pb *b, size_t more)
+static void grow(struct pb *b, size_t more)
 {
-	if (b->n + more <= b->cap)
-		return;
 	b->cap = b->cap ? b->cap * 2 : 256;
 	if (b->cap < b->n + more)
 		b->cap = b->n + more;
@@ -31,6 +29,13 @@ static void reserve(struct pb *b, size_t more)
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
+}
+
+/* Room for `more` bytes: the common case, inline, with no call. */
+static inline void reserve(struct pb *b, size_t more)
+{
+	if (b->n + more > b->cap)
+		grow(b, more);
 }
 
 static size_t varint_at(uint8_t *p, uint64_t v)
