@@ -37,10 +37,12 @@ static void usage(FILE *f)
 "                      -- PROG [ARGS...]\n"
 "       mctrace report [FILE]       calls, total and self time per function\n"
 "       mctrace graph [FILE]        every call, nested, per thread (or replay)\n"
-"       mctrace dump [--chrome | --folded | --flame-svg | --raw] [-o OUT] [FILE]\n"
+"       mctrace dump [--chrome | --perfetto | --folded | --flame-svg | --raw]\n"
+"                    [-o OUT] [FILE]\n"
 "       mctrace --help | --version\n"
 "FILE is mctrace.data unless given; record -o NAME.json writes Chrome's\n"
-"trace-event JSON instead, for Perfetto or chrome://tracing.\n"
+"trace-event JSON instead, for Perfetto or chrome://tracing, and\n"
+"-o NAME.pftrace Perfetto's protobuf trace (as dump --perfetto).\n"
 "T takes a unit: ns, us, ms or s (ns when none).  --at T: from T after the\n"
 "start, the functions recorded become those the -F and -N after it pick.\n");
 }
