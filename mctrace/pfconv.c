@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "perfetto.h"
@@ -37,6 +38,7 @@ struct pf_open_calls {
 struct pfconv {
 	const struct trace *t;
 	const char *out;	/* "-": stdout */
+	bool regular;		/* out is a regular file (not /dev/null) */
 	struct pf *w;
 	FILE *f;
 	uint64_t min_time;
@@ -97,11 +99,13 @@ static int start(void *ctx, const struct trace *t)
 {
 	struct pfconv *c = ctx;
 	struct pf_process proc = { .pid = t->pid };
+	struct stat st;
 
 	if (strcmp(c->out, "-") && !(c->f = fopen(c->out, "wb"))) {
 		fprintf(stderr, "mctrace: %s: %s\n", c->out, strerror(errno));
 		return -1;
 	}
+	c->regular = fstat(fileno(c->f), &st) == 0 && S_ISREG(st.st_mode);
 	c->t = t;
 	c->min_time = t->min_time;
 	c->origin = t->clock_ns;
@@ -149,7 +153,7 @@ int perfetto_convert(const char *in, const char *out, bool say_lost)
 		err = 1;
 	}
 	/* no half-written trace left to be opened as if whole */
-	if (err && c.f && c.f != stdout)
+	if (err && c.f && c.f != stdout && c.regular)
 		unlink(out);
 	trace_free(&t);
 	return err;
