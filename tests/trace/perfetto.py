@@ -5,6 +5,7 @@
 and to the -finstrument-functions counter (tests/trace/perfetto.sh).
 
   perfetto.py DECODED COUNTS EDGES NM MIN_THREADS FUNC...
+  perfetto.py raw DECODED RAW
 
 The format: no field outside perfetto.proto (protoc prints those by
 number); every packet on a sequence; a sequence's state cleared before
@@ -14,7 +15,10 @@ every END closes a BEGIN and nothing is left open, and time never goes
 back; at least MIN_THREADS thread tracks.  The calls: among the FUNCs,
 BEGINs per function equal the counter's COUNTS and each function's
 BEGINs by the slice it nests in equal the counter's EDGES (caller by
-return address), counter.c's files named through nm.
+return address), counter.c's files named through nm.  With `raw`: the
+format's rules, and each thread's slices begin and end as `mctrace dump
+--raw` (RAW) has its calls enter and exit, in the same order, with the
+same names, at the same times but for one offset (the clock's origin).
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import codecs
@@ -127,6 +131,7 @@ def slices(packets, threads):
     stacks = collections.defaultdict(list)
     last = {}
     calls, edges = collections.Counter(), collections.Counter()
+    order = collections.defaultdict(list)
     for p in packets:
         seq = sequence_step(seqs, p)
         for ev in p.get("track_event", []):
@@ -143,16 +148,40 @@ def slices(packets, threads):
                 calls[name] += 1
                 edges[(st[-1] if st else "", name)] += 1
                 st.append(name)
+                order[track].append(("E", name, ts))
             elif kind == "TYPE_SLICE_END":
                 if not st:
                     check.fail("an END with no BEGIN on track %d" % track)
-                st.pop()
+                order[track].append(("X", st.pop(), ts))
             else:
                 check.fail("an event of type %s" % kind)
     open_ = {t: s for t, s in stacks.items() if s}
     if open_:
         check.fail("slices never ended: %r" % open_)
-    return calls, edges
+    return calls, edges, order
+
+
+def same_as_raw(decoded, raw):
+    packets = parse(decoded)
+    threads = tracks(packets)
+    order = slices(packets, threads)[2]
+    ours = {int(threads[t][1]): v for t, v in order.items()}
+    theirs = collections.defaultdict(list)
+    with open(raw) as f:
+        for line in f:
+            tid, ts, kind, depth, name = line.split(None, 4)
+            theirs[int(tid)].append((kind, name.strip(), int(ts)))
+    if not theirs:
+        check.fail("no call in %s" % raw)
+    offsets = set()
+    for tid in set(ours) | set(theirs):
+        a, b = ours.get(tid, []), theirs.get(tid, [])
+        if [e[:2] for e in a] != [e[:2] for e in b]:
+            check.fail("thread %d: slices %r, dump --raw %r" %
+                       (tid, a[:6], b[:6]))
+        offsets |= {x[2] - y[2] for x, y in zip(a, b)}
+    if len(offsets) != 1:
+        check.fail("times differ by %d offsets" % len(offsets))
 
 
 def main(decoded, counts, edges_path, nm, min_threads, *funcs):
@@ -161,7 +190,7 @@ def main(decoded, counts, edges_path, nm, min_threads, *funcs):
     if len(threads) < int(min_threads):
         check.fail("%d thread tracks, wanted %s" % (len(threads),
                                                    min_threads))
-    calls, edges = slices(packets, threads)
+    calls, edges, _ = slices(packets, threads)
     want = check.counter_counts(counts, nm)
     bad = ["%s: %d slices, counter %d" % (fn, calls[fn], want[fn])
            for fn in funcs if calls[fn] != want[fn]]
@@ -181,6 +210,9 @@ def main(decoded, counts, edges_path, nm, min_threads, *funcs):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 7:
+    if len(sys.argv) == 4 and sys.argv[1] == "raw":
+        same_as_raw(*sys.argv[2:])
+    elif len(sys.argv) < 7:
         check.fail(__doc__)
-    main(*sys.argv[1:])
+    else:
+        main(*sys.argv[1:])

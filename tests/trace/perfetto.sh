@@ -14,6 +14,7 @@
 #   - record -o X.pftrace, 6 threads: a sequence and a track each, and
 #     no temporary file left beside it
 #   - dump --perfetto of an own-format trace, to a file and to stdout
+#   - with --min-time, the same calls as dump --raw, at the same times
 #   - the conversion's memory does not grow with the trace: 20 times
 #     the events, under 2 MB more at its peak (ru_maxrss)
 #   - failures: a directory for the output, a file not a trace; a line
@@ -88,6 +89,23 @@ dump_check() {
 }
 expect "Perfetto: dump --perfetto, to a file and to stdout: slices are the counter's" \
 	dump_check
+
+# --min-time: the calls shorter left out as the other outputs leave
+# them out (Perfetto's held back until long enough, as it streams):
+# each thread's slices are dump --raw's calls, in order, at its times.
+min_time_check() {
+	"$MCT" record --min-time 20us -o "$OUT/mt.data" -- "$OUT/prog" threads \
+		> /dev/null &&
+	"$MCT" dump --raw "$OUT/mt.data" > "$OUT/mt.raw" &&
+	grep -q ' main$' "$OUT/mt.raw" && ! grep -q ' leaf$' "$OUT/mt.raw" ||
+		{ echo "--min-time 20us: main gone or leaf kept"; return 1; }
+	"$MCT" dump --perfetto -o "$OUT/mt.pftrace" "$OUT/mt.data" &&
+	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		< "$OUT/mt.pftrace" > "$OUT/mt.txt" &&
+	$PY $T/perfetto.py raw "$OUT/mt.txt" "$OUT/mt.raw"
+}
+expect "Perfetto: --min-time leaves out the calls dump --raw leaves out" \
+	min_time_check
 
 # The hot loop's 120,000 and 2,400,000 events (rings that lose none),
 # each converted: the larger's peak RSS within 2 MB of the smaller's.
