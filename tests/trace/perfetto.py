@@ -6,6 +6,7 @@ and to the -finstrument-functions counter (tests/trace/perfetto.sh).
 
   perfetto.py DECODED COUNTS EDGES NM MIN_THREADS FUNC...
   perfetto.py raw DECODED RAW
+  perfetto.py wire DECODED
 
 The format: no field outside perfetto.proto (protoc prints those by
 number); every packet on a sequence; a sequence's state cleared before
@@ -19,6 +20,7 @@ return address), counter.c's files named through nm.  With `raw`: the
 format's rules, and each thread's slices begin and end as `mctrace dump
 --raw` (RAW) has its calls enter and exit, in the same order, with the
 same names, at the same times but for one offset (the clock's origin).
+With `wire`: pbcheck.c's packets, decoded, hold its values and lengths.
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import codecs
@@ -184,6 +186,24 @@ def same_as_raw(decoded, raw):
         check.fail("times differ by %d offsets" % len(offsets))
 
 
+def wire(decoded):
+    lengths = [0, 1, 127, 128, 300, 16383, 16384, 20000]
+    values = [0, 1, 127, 128, 16384, 1 << 32, 1 << 63, (1 << 64) - 1]
+    packets = parse(decoded)
+    if len(packets) != len(lengths):
+        check.fail("%d packets, not %d" % (len(packets), len(lengths)))
+    for i, p in enumerate(packets):
+        d = p["track_descriptor"][0]
+        name = chr(ord("a") + i) * lengths[i]
+        proc = d["process"][0]
+        got = (int(one(d, "uuid")), one(d, "name"), int(one(proc, "pid")),
+               proc["cmdline"])
+        if got != (values[i], name, i, [name, "x"]):
+            check.fail("packet %d: uuid %s, a name of %d, pid %s, "
+                       "cmdline of %r" % (i, got[0], len(got[1]), got[2],
+                                          [len(c) for c in got[3]]))
+
+
 def main(decoded, counts, edges_path, nm, min_threads, *funcs):
     packets = parse(decoded)
     threads = tracks(packets)
@@ -212,6 +232,8 @@ def main(decoded, counts, edges_path, nm, min_threads, *funcs):
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "raw":
         same_as_raw(*sys.argv[2:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "wire":
+        wire(sys.argv[2])
     elif len(sys.argv) < 7:
         check.fail(__doc__)
     else:

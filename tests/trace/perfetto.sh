@@ -11,6 +11,8 @@
 #
 # Run by run.sh on the host; prints PASS/FAIL lines as it does, and
 # exits non-zero on a failure.
+#   - the protobuf writer (pb.c) alone: lengths and values that take
+#     1, 2 and 3 varint bytes, nested (pbcheck.c)
 #   - record -o X.pftrace, 6 threads: a sequence and a track each, and
 #     no temporary file left beside it
 #   - dump --perfetto of an own-format trace, to a file and to stdout
@@ -58,6 +60,18 @@ if ! build; then
 	echo "FAIL: trace: Perfetto: build of prog.c"
 	exit 1
 fi
+
+# The writer alone: lengths and values across a varint's 1, 2 and 3
+# bytes, nested, as protoc reads them.
+wire_check() {
+	gcc -std=c11 -O2 -o "$OUT/pbcheck" $T/pbcheck.c mctrace/pb.c &&
+	"$OUT/pbcheck" > "$OUT/pbcheck.pb" &&
+	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		< "$OUT/pbcheck.pb" > "$OUT/pbcheck.txt" &&
+	$PY $T/perfetto.py wire "$OUT/pbcheck.txt"
+}
+expect "Perfetto: the protobuf writer's lengths and varints, 1 to 3 bytes, nested" \
+	wire_check
 
 # held <trace> <mode> <min threads>: decoded, the format's rules hold
 # and the slices are the counter's of the same mode
