@@ -9,8 +9,11 @@
 #   make install          also installs mctrace and man/mctrace.1
 
 MCTRACE := $(BUILD)/mctrace
-MCTRACE_SRCS := mctrace/main.c mctrace/trace.c mctrace/output.c \
-	mctrace/flame.c mctrace/pb.c mctrace/perfetto.c mctrace/pfconv.c
+MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
+	mctrace/report.c mctrace/graph.c mctrace/replay.c mctrace/dump.c \
+	mctrace/raw.c mctrace/chrome.c mctrace/folded.c mctrace/flame.c \
+	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
+	mctrace/output.c mctrace/trace.c
 MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 all: $(MCTRACE)

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "perfetto.h"
 #include "trace.h"
 

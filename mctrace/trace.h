@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * trace.h - a recorded trace, read into calls (mctrace/trace.c), and the
- * outputs made from it (output.c, flame.c).
+ * trace.h - a recorded trace, read into calls (mctrace/trace.c): the one
+ * reader every command and output shares.
  */
 #ifndef MCTRACE_TRACE_H
 #define MCTRACE_TRACE_H
@@ -90,17 +90,5 @@ void trace_free(struct trace *t);
 const char *trace_name(const struct trace *t, uint64_t func);
 /* Leave out calls (and what they called) shorter than `ns`. */
 void trace_min_time(struct trace *t, uint64_t ns);
-
-/*
- * The calls not recorded, in sum and by reason, as one line after
- * `prefix`; nothing if none were lost.
- */
-void out_lost(const struct trace *t, FILE *f, const char *prefix);
-void out_report(const struct trace *t, FILE *f);
-void out_graph(const struct trace *t, FILE *f);
-void out_raw(const struct trace *t, FILE *f);
-void out_chrome(const struct trace *t, FILE *f);
-void out_folded(const struct trace *t, FILE *f);
-void out_flame_svg(const struct trace *t, FILE *f, const char *title);
 
 #endif
