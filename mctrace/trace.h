@@ -57,6 +57,17 @@ struct trace {
 	struct { uint64_t addr; const char *name; } *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
+	/*
+	 * The first MCT_INFO block's payload: "key=value" strings, each
+	 * ended by a NUL (trace_info); NULL when the file has none.
+	 */
+	char *info;
+	size_t info_bytes;
+	/* What the file held and what could not be read of it. */
+	size_t blocks;		/* whole blocks read */
+	uint64_t cut_bytes;	/* at the end, of a block cut short */
+	size_t damaged;		/* stretches of damaged blocks skipped */
+	uint64_t damaged_bytes;	/* in them */
 	uint64_t clock_ns;	/* CLOCK_MONOTONIC at ns 0 (0: unknown) */
 };
 
@@ -75,16 +86,30 @@ struct trace_sink {
 	void (*end)(void *ctx, size_t k, uint64_t ns, bool exited);
 };
 
-/* 0, or -1 after saying why on stderr. */
+/* How to read a trace; all false (zero) is trace_read's way. */
+struct trace_opts {
+	bool no_events;		/* skip the events: no calls (quick) */
+};
+
+/*
+ * Read the trace at `path` into `t`: 0, or -1 after a one-line reason
+ * on stderr (no file, a directory, not a trace, another version).  A
+ * file cut short or with damaged blocks is read for every whole block,
+ * the loss said on stderr, and is 0.
+ */
 int trace_read(const char *path, struct trace *t);
+int trace_read_opts(const char *path, struct trace *t,
+		    const struct trace_opts *o);
 /*
  * Read `path` into `sink` a block of events at a time, in memory that
- * does not grow with the file: `t` gets what trace_read does but the
- * calls.  0, or -1 after saying why on stderr; `t` is to be freed
- * (trace_free) either way.
+ * does not grow with the file (but for a pipe, read whole): `t` gets
+ * what trace_read gives but the calls.  0, or -1 after saying why on
+ * stderr; `t` is to be freed (trace_free) either way.
  */
 int trace_stream(const char *path, struct trace *t,
 		 const struct trace_sink *sink);
+/* The value of the nth (from 0) `key` in the MCT_INFO block, or NULL. */
+const char *trace_info(const struct trace *t, const char *key, size_t nth);
 void trace_free(struct trace *t);
 /* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);

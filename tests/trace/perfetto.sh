@@ -17,6 +17,8 @@
 #     no temporary file left beside it
 #   - dump --perfetto of an own-format trace, to a file and to stdout
 #   - with --min-time, the same calls as dump --raw, at the same times
+#   - a trace cut at half and one damaged: the same losses said and the
+#     same calls as dump --raw
 #   - the conversion's memory does not grow with the trace: 20 times
 #     the events, under 2 MB more at its peak (ru_maxrss)
 #   - failures: a directory for the output, a file not a trace; a line
@@ -120,6 +122,29 @@ min_time_check() {
 }
 expect "Perfetto: --min-time leaves out the calls dump --raw leaves out" \
 	min_time_check
+
+# A trace cut at half, and one with a block of events damaged (it
+# claims an event more): read with the same blocks lost as dump --raw
+# says (its lines on stderr), and each thread's slices its calls.
+losses_check() {
+	d=$OUT/threads.data
+	"$MCT" record -o "$d" -- "$OUT/prog" threads > /dev/null &&
+	head -c $(($(wc -c < "$d") / 2)) "$d" > "$OUT/half.data" &&
+	$PY $T/check.py damage "$d" "$OUT/count.data" count || return 1
+	for f in half count; do
+		"$MCT" dump --raw "$OUT/$f.data" > "$OUT/$f.raw" \
+			2> "$OUT/$f.raw.err" &&
+		"$MCT" dump --perfetto -o "$OUT/$f.pftrace" "$OUT/$f.data" \
+			2> "$OUT/$f.err" &&
+		grep -q . "$OUT/$f.err" && cmp "$OUT/$f.raw.err" "$OUT/$f.err" &&
+		protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+			< "$OUT/$f.pftrace" > "$OUT/$f.txt" &&
+		$PY $T/perfetto.py raw "$OUT/$f.txt" "$OUT/$f.raw" ||
+			{ echo "$f: $(cat "$OUT/$f.err")"; return 1; }
+	done
+}
+expect "Perfetto: a trace cut at half, and one damaged: the losses and calls dump --raw has" \
+	losses_check
 
 # The hot loop's 120,000 and 2,400,000 events (rings that lose none),
 # each converted: the larger's peak RSS within 2 MB of the smaller's.

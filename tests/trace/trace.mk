@@ -31,3 +31,15 @@ check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) $(BUILD)/armscan \
 # some ARM objects (a survey tool: armscan.c says how to read it)
 $(BUILD)/armscan: tests/trace/armscan.c $(BUILD)/obj/arch/arm.o
 	$(CC) $(ALL_CFLAGS) $(ELF_CFLAGS) -o $@ $^ $(ELF_LIBS)
+
+# check-mctrace: mctrace's messages and exit statuses, on the host only
+check-mctrace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE)
+	@RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) \
+		MCTRACE=$(MCTRACE) OUT=$(BUILD)/tests/mctrace \
+		sh tests/trace/mctrace.sh > $(BUILD)/mctrace.out 2>&1; \
+	status=$$?; cat $(BUILD)/mctrace.out; \
+	mkdir -p $(TEST_RESULTS); \
+	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/mctrace.out >> $(TEST_RESULTS)/mctrace.log; \
+	exit $$status
+
+.PHONY: check-mctrace
