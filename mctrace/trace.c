@@ -304,10 +304,10 @@ static size_t skip_damage(struct reader *rd, size_t pos, size_t next)
 
 /*
  * A stream's walks give back the mapped pages behind `pos` (they stay
- * in the page cache), a few MiB at a time, so that the file does not
+ * in the page cache), a MiB at a time, so that the file does not
  * count in the reader's memory however long it is.
  */
-#define RELEASE_STEP ((size_t)4 << 20)
+#define RELEASE_STEP ((size_t)1 << 20)
 
 static void release_behind(struct reader *rd, size_t pos)
 {
