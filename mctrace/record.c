@@ -2,6 +2,13 @@
 /*
  * record.c - mctrace record: run a program with the recorder's settings
  * in its environment (recorder/start.c reads them) and wait for it.
+ *
+ * Never silent: the output is checked before the program starts (a
+ * directory, a read-only file, a folder that cannot take it are each
+ * refused), exec's failure comes back through a pipe closed on exec, and
+ * a program that recorded nothing (no runtime in it, or no recorded
+ * site in its objects) fails after it ran.  Else record exits with the
+ * program's status.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,10 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "trace.h"
 
 /* `list` with `glob` appended, comma-separated. */
 static char *append(char *list, const char *glob)
@@ -51,13 +61,54 @@ static int start_trace(const char *path)
 		path = abs;
 	}
 	if (unlink(path) != 0 && errno != ENOENT) {
-		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "mctrace: %s: cannot replace: %s\n", path,
+			strerror(errno));
 		free(abs);
 		return -1;
 	}
 	setenv("MCOUNT_TRACE", path, 1);
 	setenv("MCOUNT_TRACE_ROOT", "", 1);
 	free(abs);
+	return 0;
+}
+
+/*
+ * An output the recording may write: 0, or 1 after saying why not.  An
+ * existing file is replaced only if it may be written (its mode, not
+ * root's access(), says so, as recordmcount judges its objects); a new
+ * one is created and removed again, to learn now what the recorder
+ * would meet later.
+ */
+static int check_output(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0) {
+		const char *why = S_ISDIR(st.st_mode) ? "a directory, not a "
+			"file to write the trace in" : !S_ISREG(st.st_mode) ?
+			"not a regular file: left as it is" : NULL;
+
+		if (!why && !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
+			fprintf(stderr, "mctrace: %s: read-only file (mode %04o): "
+				"left as it is; make it writable or remove it\n",
+				path, (unsigned)(st.st_mode & 07777));
+			return 1;
+		}
+		if (!why && access(path, W_OK) != 0)
+			why = "not writable: left as it is";
+		if (why)
+			fprintf(stderr, "mctrace: %s: %s\n", path, why);
+		return why ? 1 : 0;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "mctrace: %s: cannot create: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	close(fd);
+	unlink(path);
 	return 0;
 }
 
@@ -199,34 +250,109 @@ static int set_record_env(const struct record_opts *o, const char *path)
 	return 0;
 }
 
-/* Run PROG and wait for it: its wait status, or -1 after saying why. */
-static int run_program(char **prog)
+/* exec's errno from the child, or 0 when the pipe closed on exec. */
+static int exec_error(int fd)
 {
-	int status;
-	pid_t pid = fork();
+	int err = 0;
+	ssize_t n;
 
-	if (pid < 0) {
-		perror("mctrace: fork");
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
+}
+
+/*
+ * Run PROG and wait for it: its wait status; -1 after saying why it
+ * could not be run, with exec's errno in *exec_err (0: fork or wait).
+ */
+static int run_program(char **prog, int *exec_err)
+{
+	int status, fds[2];
+	pid_t pid;
+
+	*exec_err = 0;
+	if (pipe2(fds, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		perror("mctrace: cannot start the program");
 		return -1;
 	}
 	if (pid == 0) {
+		close(fds[0]);
 		execvp(prog[0], prog);
-		fprintf(stderr, "mctrace: %s: %s\n", prog[0], strerror(errno));
+		status = errno;
+		/* the parent learns why; if it cannot, 126 says "not run" */
+		if (write(fds[1], &status, sizeof(status)) != sizeof(status))
+			_exit(126);
 		_exit(127);
 	}
+	close(fds[1]);
+	*exec_err = exec_error(fds[0]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			perror("mctrace: waitpid");
 			return -1;
 		}
-	return status;
+	if (!*exec_err)
+		return status;
+	fprintf(stderr, "mctrace: %s: cannot run: %s\n", prog[0],
+		strerror(*exec_err));
+	return -1;
+}
+
+/*
+ * Whether the program recorded: 0, or 1 after saying why nothing was.
+ * The first process to record creates `path`, so no file means no
+ * recorder ran; its MCT_INFO block says how many sites it knew.
+ */
+static int check_recorded(const char *path, const char *prog)
+{
+	static const struct trace_opts quick = { .no_events = true };
+	struct trace t;
+	const char *sites;
+	int err = 0;
+
+	if (access(path, F_OK) != 0) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: it ran without "
+			"libmcount's recorder (link it with libmcount.a or "
+			"libmcount.so; see mctrace(1))\n", prog);
+		return 1;
+	}
+	if (ends_with(path, ".json"))
+		return 0;
+	if (trace_read_opts(path, &t, &quick) != 0)
+		return 1;
+	sites = trace_info(&t, "sites", 0);
+	if (sites && strtoull(sites, NULL, 10) == 0) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: none of its "
+			"objects has recorded sites (run recordmcount on them "
+			"before linking)\n", prog);
+		err = 1;
+	} else if (!t.info && !t.blocks) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: %s holds no "
+			"block\n", prog, path);
+		err = 1;
+	}
+	trace_free(&t);
+	return err;
+}
+
+/* The status of a program that ran, as record's own. */
+static int program_status(int status, const char *prog)
+{
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "mctrace: %s: killed by signal %d\n", prog,
+			WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
 }
 
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .n_ph = 1, .out = DEFAULT_FILE };
 	char *raw = NULL;
-	int status = parse_record(argc, argv, &o);
+	int status = parse_record(argc, argv, &o), exec_err;
 
 	if (status >= 0)
 		return status;
@@ -239,21 +365,21 @@ int cmd_record(int argc, char **argv)
 		raw = malloc(strlen(o.out) + 8);
 		sprintf(raw, "%s.data", o.out);
 	}
-	if (set_record_env(&o, raw ? raw : o.out) != 0)
+	if (check_output(o.out) || (raw && check_output(raw)) ||
+	    set_record_env(&o, raw ? raw : o.out) != 0)
 		return 1;
-	status = run_program(o.prog);
+	status = run_program(o.prog, &exec_err);
 	if (status < 0)
+		return !exec_err ? 1 : exec_err == ENOENT ? 127 : 126;
+	if (check_recorded(raw ? raw : o.out, o.prog[0]) != 0) {
+		program_status(status, o.prog[0]);
 		return 1;
+	}
 	if (raw) {
 		if (dump_convert(raw, o.out, ends_with(o.out, ".pftrace") ?
 				 "--perfetto" : "--chrome", false) != 0)
 			return 1;
 		unlink(raw);
 	}
-	if (WIFSIGNALED(status)) {
-		fprintf(stderr, "mctrace: %s: killed by signal %d\n",
-			o.prog[0], WTERMSIG(status));
-		return 128 + WTERMSIG(status);
-	}
-	return WEXITSTATUS(status);
+	return program_status(status, o.prog[0]);
 }
