@@ -93,13 +93,38 @@ static void end(void *ctx, size_t k, uint64_t ns, bool exited)
 }
 
 /*
+ * The process as the trace's MCT_INFO gives it: its program and
+ * arguments (pid alone when the trace has none); `args` is to be freed.
+ */
+static struct pf_process process_of(const struct trace *t, const char ***args)
+{
+	struct pf_process proc = { .pid = t->pid,
+				   .name = trace_info(t, "exe", 0) };
+	size_t n = 0;
+
+	while (trace_info(t, "arg", n))
+		n++;
+	*args = malloc((n + 1) * sizeof(**args));
+	if (!*args) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < n; i++)
+		(*args)[i] = trace_info(t, "arg", i);
+	proc.cmdline = *args;
+	proc.ncmdline = n;
+	return proc;
+}
+
+/*
  * After the reader's first pass, which found the file whole enough: the
  * output, the process, room for the threads.  0, or -1 after saying why.
  */
 static int start(void *ctx, const struct trace *t)
 {
 	struct pfconv *c = ctx;
-	struct pf_process proc = { .pid = t->pid };
+	struct pf_process proc;
+	const char **args;
 	struct stat st;
 
 	if (strcmp(c->out, "-") && !(c->f = fopen(c->out, "wb"))) {
@@ -115,7 +140,9 @@ static int start(void *ctx, const struct trace *t)
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
+	proc = process_of(t, &args);
 	c->w = pf_open(c->f, &proc);
+	free(args);
 	return 0;
 }
 

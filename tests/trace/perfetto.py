@@ -7,6 +7,7 @@ and to the -finstrument-functions counter (tests/trace/perfetto.sh).
   perfetto.py DECODED COUNTS EDGES NM MIN_THREADS FUNC...
   perfetto.py raw DECODED RAW
   perfetto.py wire DECODED
+  perfetto.py process DECODED NAME ARG...
 
 The format: no field outside perfetto.proto (protoc prints those by
 number); every packet on a sequence; a sequence's state cleared before
@@ -21,6 +22,8 @@ format's rules, and each thread's slices begin and end as `mctrace dump
 --raw` (RAW) has its calls enter and exit, in the same order, with the
 same names, at the same times but for one offset (the clock's origin).
 With `wire`: pbcheck.c's packets, decoded, hold its values and lengths.
+With `process`: the one process track is named NAME, its command line
+the ARGs.
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import codecs
@@ -204,6 +207,16 @@ def wire(decoded):
                                           [len(c) for c in got[3]]))
 
 
+def process(decoded, name, *args):
+    procs = [d["process"][0] for p in parse(decoded)
+             for d in p.get("track_descriptor", []) if "process" in d]
+    if len(procs) != 1:
+        check.fail("%d process tracks" % len(procs))
+    got = (one(procs[0], "process_name"), procs[0].get("cmdline", []))
+    if got != (name, list(args)):
+        check.fail("process %r, wanted %r" % (got, (name, list(args))))
+
+
 def main(decoded, counts, edges_path, nm, min_threads, *funcs):
     packets = parse(decoded)
     threads = tracks(packets)
@@ -234,6 +247,8 @@ if __name__ == "__main__":
         same_as_raw(*sys.argv[2:])
     elif len(sys.argv) == 3 and sys.argv[1] == "wire":
         wire(sys.argv[2])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "process":
+        process(*sys.argv[2:])
     elif len(sys.argv) < 7:
         check.fail(__doc__)
     else:

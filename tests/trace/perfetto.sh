@@ -17,6 +17,7 @@
 #     no temporary file left beside it
 #   - dump --perfetto of an own-format trace, to a file and to stdout
 #   - with --min-time, the same calls as dump --raw, at the same times
+#   - the process's name and command line from an MCT_INFO block
 #   - a trace cut at half and one damaged: the same losses said and the
 #     same calls as dump --raw
 #   - the conversion's memory does not grow with the trace: 20 times
@@ -145,6 +146,22 @@ losses_check() {
 }
 expect "Perfetto: a trace cut at half, and one damaged: the losses and calls dump --raw has" \
 	losses_check
+
+# The process track takes its name and command line from the trace's
+# MCT_INFO block (format.h), here one appended to a trace by hand.
+process_check() {
+	cp "$OUT/basic.data" "$OUT/info.data" &&
+	$PY -c 'import struct, sys
+info = b"exe=/opt/app\0arg=app\0arg=--in\0arg=a b\0"
+with open(sys.argv[1], "ab") as f:
+    f.write(struct.pack("<IIQ", 8, 1, len(info)) + info)' "$OUT/info.data" &&
+	"$MCT" dump --perfetto -o "$OUT/info.pftrace" "$OUT/info.data" &&
+	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		< "$OUT/info.pftrace" > "$OUT/info.txt" &&
+	$PY $T/perfetto.py process "$OUT/info.txt" /opt/app app --in "a b"
+}
+expect "Perfetto: the process named by the trace's MCT_INFO, with its arguments" \
+	process_check
 
 # The hot loop's 120,000 and 2,400,000 events (rings that lose none),
 # each converted: the larger's peak RSS within 2 MB of the smaller's.
