@@ -15,6 +15,10 @@
  * (MCT_NAME from the start, MCT_NAME_AT from a library's load, both
  * ended by an MCT_UNLOAD over the address), and gets the function of
  * that address and name (trace.funcs).
+ *
+ * C++ names are demangled by the toolchain's own demangler, libstdc++'s
+ * __cxa_demangle (the Itanium C++ ABI's, which clang's code uses too),
+ * once per function, so that every output shows them alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,7 @@ static uint32_t func_add(struct trace *t, size_t *cap, uint64_t addr,
 	t->funcs = grow(t->funcs, cap, t->nfuncs + 1, sizeof(*t->funcs));
 	t->funcs[t->nfuncs].addr = addr;
 	t->funcs[t->nfuncs].name = name;
+	t->funcs[t->nfuncs].demangled = NULL;
 	return (uint32_t)t->nfuncs++;
 }
 
@@ -193,7 +198,31 @@ struct calls_walk {
 	struct unnamed u;
 };
 
+/*
+ * The C++ ABI's demangler, exported by libstdc++ with C linkage (cxxabi.h
+ * declares it for C++ only): a malloc'ed name, or NULL with *status < 0.
+ */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
+		     int *status);
+
+/* Each function's name demangled, where it is a C++ one. */
+static void demangle_names(struct trace *t)
+{
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const char *name = t->funcs[i].name;
+		int status;
+
+		if (!name || strncmp(name, "_Z", 2))
+			continue;
+		t->funcs[i].demangled = __cxa_demangle(name, NULL, NULL,
+						       &status);
+		if (t->funcs[i].demangled)
+			t->funcs[i].name = t->funcs[i].demangled;
+	}
+}
+
 struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
+				    bool demangle,
 				    const struct trace_sink *sink)
 {
 	struct calls_walk *w = xmalloc(sizeof(*w));
@@ -203,6 +232,8 @@ struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
 		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0 };
 	t->clock_ns = clk[2] > clk[0] ? clk[1] : 0;
 	names_settle(t, &w->fcap);
+	if (demangle)	/* the functions of no name, found later, need none */
+		demangle_names(t);
 	w->th = xmalloc((t->nthreads + 1) * sizeof(*w->th));
 	memset(w->th, 0, (t->nthreads + 1) * sizeof(*w->th));
 	return w;
@@ -292,12 +323,12 @@ static void load_end(void *ctx, size_t k, uint64_t ns, bool exited)
 }
 
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
-		 const uint64_t clk[4])
+		 const uint64_t clk[4], bool demangle)
 {
 	struct load l = { .t = t };
 	struct trace_sink sink = { .ctx = &l, .begin = load_begin,
 				   .end = load_end };
-	struct calls_walk *w = calls_walk_start(t, clk, &sink);
+	struct calls_walk *w = calls_walk_start(t, clk, demangle, &sink);
 
 	l.open = xmalloc((t->nthreads + 1) * sizeof(*l.open));
 	memset(l.open, 0, (t->nthreads + 1) * sizeof(*l.open));

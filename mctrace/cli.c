@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cli.c - what mctrace's commands share of their command lines: the
- * usage, times with units.
+ * overall usage, option errors, times with units, the FILE argument.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +13,48 @@
 void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: mctrace record [-F GLOB]... [-N GLOB]... [--at T [-F GLOB]... [-N GLOB]...]...\n"
-"                      [--depth N] [--min-time T] [--bufsize EVENTS] [-o FILE]\n"
-"                      -- PROG [ARGS...]\n"
-"       mctrace report [FILE]       calls, total and self time per function\n"
-"       mctrace graph [FILE]        every call, nested, per thread (or replay)\n"
-"       mctrace dump [--chrome | --perfetto | --folded | --flame-svg | --raw]\n"
-"                    [-o OUT] [FILE]\n"
-"       mctrace --help | --version\n"
-"FILE is mctrace.data unless given; record -o NAME.json writes Chrome's\n"
-"trace-event JSON instead, for Perfetto or chrome://tracing, and\n"
-"-o NAME.pftrace Perfetto's protobuf trace (as dump --perfetto).\n"
-"T takes a unit: ns, us, ms or s (ns when none).  --at T: from T after the\n"
-"start, the functions recorded become those the -F and -N after it pick.\n");
+"Usage: mctrace COMMAND [OPTION]... [ARG]...\n"
+"Record the function calls of a program linked with libmcount, and show them.\n"
+"\n"
+"  record [OPTION]... [--] PROG [ARG]...   run PROG and record its calls\n"
+"  report [OPTION]... [FILE]     calls, total and self time per function\n"
+"  graph [OPTION]... [FILE]      every call, nested, per thread (as replay)\n"
+"  replay [OPTION]... [FILE]     every call, nested, per thread\n"
+"  dump [--chrome | --perfetto | --folded | --flame-svg | --raw]\n"
+"       [-o OUT] [FILE]\n"
+"                                the trace in another tool's form\n"
+"\n"
+"FILE is mctrace.data unless given.  'mctrace COMMAND --help' gives the\n"
+"command's options.\n"
+"  -h, --help         show this help and exit\n"
+"  -V, --version      show the version and exit\n"
+"See mctrace(1).\n");
+}
+
+int cli_try(const char *cmd)
+{
+	fprintf(stderr, "Try 'mctrace%s%s --help'.\n", *cmd ? " " : "", cmd);
+	return 2;
+}
+
+int cli_bad_option(const char *cmd, int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+	char dash[3] = { '-', (char)optopt, '\0' };
+	bool is_long = !strncmp(arg, "--", 2);
+
+	if (c == ':')
+		fprintf(stderr, "mctrace %s: option '%s' needs a value\n", cmd,
+			is_long ? arg : dash);
+	else if (!is_long && optopt)
+		fprintf(stderr, "mctrace %s: unknown option '%s'\n", cmd, dash);
+	else if (optopt)	/* a long option of ours, given a value */
+		fprintf(stderr, "mctrace %s: option '%.*s' takes no value\n",
+			cmd, (int)strcspn(arg, "="), arg);
+	else
+		fprintf(stderr, "mctrace %s: unknown option '%.*s'\n", cmd,
+			(int)strcspn(arg, "="), arg);
+	return cli_try(cmd);
 }
 
 long long parse_time(const char *s)
@@ -54,12 +84,47 @@ bool ends_with(const char *s, const char *tail)
 	return a >= b && !strcmp(s + a - b, tail);
 }
 
-int cli_trace_arg(int argc, char **argv, const char **file)
+/* The help of report, graph and replay, whose usage is one shape. */
+static void view_usage(FILE *f, const char *cmd, const char *what)
 {
-	if (argc > 2) {
-		usage(stderr);
-		return 2;
+	fprintf(f,
+"Usage: mctrace %s [OPTION]... [FILE]\n"
+"%s\n"
+"FILE is mctrace.data unless given.\n"
+"\n"
+"%s"
+"  -h, --help         show this help and exit\n"
+"See mctrace(1).\n", cmd, what, CLI_NO_DEMANGLE_HELP);
+}
+
+int cli_view_args(int argc, char **argv, const char *what,
+		  const char **file, struct trace_opts *ro)
+{
+	static const struct option opts[] = {
+		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmd = argv[0];
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
+		if (c == 'M') {
+			ro->no_demangle = true;
+			continue;
+		}
+		if (c != 'h')
+			return cli_bad_option(cmd, c, argv);
+		view_usage(stdout, cmd, what);
+		return 0;
 	}
-	*file = argc > 1 ? argv[1] : DEFAULT_FILE;
-	return 0;
+	if (argc - optind > 1) {
+		fprintf(stderr, "mctrace %s: one FILE only: '%s' is one too "
+			"many\n", cmd, argv[optind + 1]);
+		return cli_try(cmd);
+	}
+	*file = optind < argc ? argv[optind] : DEFAULT_FILE;
+	return -1;
 }

@@ -2,8 +2,10 @@
 /*
  * dump.c - mctrace dump: a trace in another tool's form, picked by an
  * option (chrome.c, folded.c, flame.c, raw.c, and pfconv.c, which reads
- * the trace as a stream rather than whole).
+ * the trace as a stream rather than whole).  A form is one line of
+ * `forms`; its option is made from it.
  */
+#include <getopt.h>
 #include <string.h>
 
 #include "cli.h"
@@ -17,53 +19,93 @@ static void flame_svg(const struct trace *t, FILE *f)
 
 /* A form written from the whole trace (write), or as it is read (stream). */
 static const struct form {
-	const char *option;
+	const char *option;	/* without its "--" */
 	out_writer *write;
-	int (*stream)(const char *in, const char *out, bool say_lost);
+	int (*stream)(const char *in, const char *out, bool say_lost,
+		      const struct trace_opts *ro);
+	const char *help;
 } forms[] = {
-	{ "--chrome", out_chrome, NULL },
-	{ "--perfetto", NULL, perfetto_convert },
-	{ "--folded", out_folded, NULL },
-	{ "--flame-svg", flame_svg, NULL },
-	{ "--raw", out_raw, NULL },
+	{ "chrome", out_chrome, NULL, "Chrome's trace-event JSON (the "
+	  "default), for Perfetto\n                     or chrome://tracing" },
+	{ "perfetto", NULL, perfetto_convert, "Perfetto's protobuf trace, "
+	  "written as it is read" },
+	{ "folded", out_folded, NULL, "folded stacks, for flame graph tools" },
+	{ "flame-svg", flame_svg, NULL, "an SVG flame graph" },
+	{ "raw", out_raw, NULL,
+	  "one line an event: tid, ns, E or X, depth, name" },
 };
+#define NFORMS (sizeof(forms) / sizeof(forms[0]))
+#define FORM_OPT 256	/* getopt's value of forms[0]'s option */
+
+static void dump_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: mctrace dump [FORM] [-o OUT] [--no-demangle] [FILE]\n"
+"Write the trace FILE (mctrace.data unless given) in another tool's form,\n"
+"into OUT (standard output unless given).  FORM is one of:\n");
+	for (size_t i = 0; i < NFORMS; i++)
+		fprintf(f, "  --%-16s %s\n", forms[i].option, forms[i].help);
+	fprintf(f,
+"\n"
+"  -o, --output OUT   write into OUT\n"
+CLI_NO_DEMANGLE_HELP
+"  -h, --help         show this help and exit\n"
+"The calls not recorded are said on standard error.  See mctrace(1).\n");
+}
 
 static const struct form *form_of(const char *option)
 {
-	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++)
+	for (size_t i = 0; i < NFORMS; i++)
 		if (!strcmp(option, forms[i].option))
 			return &forms[i];
 	return NULL;
 }
 
 int dump_convert(const char *in, const char *out, const char *how,
-		 bool say_lost)
+		 bool say_lost, const struct trace_opts *ro)
 {
 	const struct form *form = form_of(how);
 
 	if (form->stream)
-		return form->stream(in, out, say_lost);
-	return out_file(in, out, form->write, say_lost);
+		return form->stream(in, out, say_lost, ro);
+	return out_file(in, out, form->write, say_lost, ro);
 }
 
 int cmd_dump(int argc, char **argv)
 {
-	const char *how = "--chrome", *out = "-";
-	int i;
+	struct option opts[NFORMS + 4] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "no-demangle", no_argument, NULL, 'M' },
+	};
+	struct trace_opts ro = { 0 };
+	const char *how = forms[0].option, *out = "-";
+	int c;
 
-	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (form_of(argv[i])) {
-			how = argv[i];
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			out = argv[++i];
+	for (size_t i = 0; i < NFORMS; i++)
+		opts[3 + i] = (struct option){ forms[i].option, no_argument,
+					       NULL, FORM_OPT + (int)i };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:h", opts, NULL)) != -1) {
+		if (c >= FORM_OPT && c < FORM_OPT + (int)NFORMS) {
+			how = forms[c - FORM_OPT].option;
+		} else if (c == 'o') {
+			out = optarg;
+		} else if (c == 'M') {
+			ro.no_demangle = true;
+		} else if (c == 'h') {
+			dump_usage(stdout);
+			return 0;
 		} else {
-			usage(stderr);
-			return 2;
+			return cli_bad_option("dump", c, argv);
 		}
 	}
-	if (i + 1 < argc) {
-		usage(stderr);
-		return 2;
+	if (argc - optind > 1) {
+		fprintf(stderr, "mctrace dump: one FILE only: '%s' is one too "
+			"many\n", argv[optind + 1]);
+		return cli_try("dump");
 	}
-	return dump_convert(i < argc ? argv[i] : DEFAULT_FILE, out, how, true);
+	return dump_convert(optind < argc ? argv[optind] : DEFAULT_FILE, out,
+			    how, true, &ro);
 }

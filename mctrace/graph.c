@@ -8,8 +8,11 @@
 
 int cmd_graph(int argc, char **argv)
 {
+	struct trace_opts ro = { 0 };
 	const char *file;
-	int err = cli_trace_arg(argc, argv, &file);
+	int status = cli_view_args(argc, argv, 
+		"Every call per thread, nested as ftrace's function_graph shows "
+		"it (as replay).", &file, &ro);
 
-	return err ? err : out_file(file, "-", out_replay, false);
+	return status >= 0 ? status : out_file(file, "-", out_replay, false, &ro);
 }

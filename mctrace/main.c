@@ -6,6 +6,7 @@
  *   mctrace record [options] [-o FILE] -- PROG [ARGS...]
  *   mctrace report|graph|replay [FILE]
  *   mctrace dump [--chrome|--folded|--flame-svg|--raw] [-o OUT] [FILE]
+ *   mctrace --help | -h | --version | -V
  *
  * record runs PROG with MCOUNT_TRACE and the filters in its environment
  * (recorder/start.c reads them); the program must be linked with
@@ -37,13 +38,18 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(cmd, "--version")) {
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
 		printf("mctrace %s\n", MC_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(cmd, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	usage(stderr);
-	return 2;
+	if (!*cmd)
+		fprintf(stderr, "mctrace: no command given\n");
+	else if (cmd[0] == '-')
+		fprintf(stderr, "mctrace: unknown option '%s'\n", cmd);
+	else
+		fprintf(stderr, "mctrace: unknown command '%s'\n", cmd);
+	return cli_try("");
 }

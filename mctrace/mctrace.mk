@@ -19,8 +19,9 @@ MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 all: $(MCTRACE)
 
+# -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c)
 $(MCTRACE): $(MCTRACE_OBJS)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lstdc++
 
 install: install-mctrace
 install-mctrace: $(MCTRACE)

@@ -89,13 +89,13 @@ void out_lost_footer(const struct trace *t, FILE *f)
 
 
 int out_file(const char *in, const char *out, out_writer *write,
-	     bool say_lost)
+	     bool say_lost, const struct trace_opts *ro)
 {
 	struct trace t;
 	FILE *f = stdout;
 	int err = 0;
 
-	if (trace_read(in, &t) != 0)
+	if (trace_read_opts(in, &t, ro) != 0)
 		return 1;
 	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "mctrace: %s: %s\n", out, strerror(errno));

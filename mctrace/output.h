@@ -20,10 +20,10 @@ typedef void out_writer(const struct trace *t, FILE *f);
  * Read the trace `in` and write it with `write` into `out` ("-":
  * stdout); `say_lost` says the lost calls on stderr (the report and the
  * replay show them; the dumps' forms have no room for them but Chrome's
- * otherData).  0, or 1 after saying why.
+ * otherData); `ro` says how to read.  0, or 1 after saying why.
  */
 int out_file(const char *in, const char *out, out_writer *write,
-	     bool say_lost);
+	     bool say_lost, const struct trace_opts *ro);
 
 /* A duration in a fixed width of 11, in the unit that suits it. */
 void out_time(FILE *f, uint64_t ns);

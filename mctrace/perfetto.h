@@ -37,11 +37,13 @@ void pf_end(struct pf *w, uint32_t tid, uint64_t ns);
 /* Write what is left; 0, or -1 if some write failed (ferror). */
 int pf_close(struct pf *w);
 
+struct trace_opts;
 /*
- * The trace `in` converted into `out` ("-": stdout) as a stream
- * (pfconv.c); `say_lost` says the lost calls on stderr.  0, or 1 after
- * saying why (no `out` left behind).
+ * The trace `in`, read as `ro` says (trace.h), converted into `out`
+ * ("-": stdout) as a stream (pfconv.c); `say_lost` says the lost calls
+ * on stderr.  0, or 1 after saying why (no `out` left behind).
  */
-int perfetto_convert(const char *in, const char *out, bool say_lost);
+int perfetto_convert(const char *in, const char *out, bool say_lost,
+		     const struct trace_opts *ro);
 
 #endif

@@ -162,13 +162,14 @@ static int finish(struct pfconv *c)
 	return err ? -1 : 0;
 }
 
-int perfetto_convert(const char *in, const char *out, bool say_lost)
+int perfetto_convert(const char *in, const char *out, bool say_lost,
+		     const struct trace_opts *ro)
 {
 	struct pfconv c = { .out = out, .f = strcmp(out, "-") ? NULL : stdout };
 	struct trace_sink sink = { .ctx = &c, .start = start,
 				   .begin = begin, .end = end };
 	struct trace t;
-	int err = trace_stream(in, &t, &sink) != 0;
+	int err = trace_stream(in, &t, ro, &sink) != 0;
 
 	if (!err && say_lost) {
 		char prefix[4200];

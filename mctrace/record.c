@@ -11,6 +11,7 @@
  * program's status.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -129,6 +130,7 @@ struct record_opts {
 	int n_ph;
 	const char *out, *depth, *bufsize;
 	long long min_time;
+	struct trace_opts ro;	/* how to read it, for JSON and Perfetto's */
 	char **prog;		/* PROG and its arguments */
 };
 
@@ -165,21 +167,48 @@ static void set_phases_env(const struct phase *ph, int n)
 	}
 }
 
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: mctrace record [OPTION]... [--] PROG [ARG]...\n"
+"Run PROG, linked with libmcount, and record its function calls.\n"
+"\n"
+"  -o, --output FILE   write the trace into FILE (default mctrace.data);\n"
+"                      a name ending in .json gets Chrome's trace-event JSON,\n"
+"                      one ending in .pftrace Perfetto's protobuf trace\n"
+"  -F GLOB             record only the functions GLOB matches (repeatable)\n"
+"  -N GLOB             never record those GLOB matches (repeatable; wins)\n"
+"      --at T          from T after the start, record the functions the -F\n"
+"                      and -N after it pick (repeatable, T increasing)\n"
+"      --depth N       record calls at most N recorded calls deep\n"
+"      --min-time T    leave out calls shorter than T when reading\n"
+"      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
+"      --no-demangle   keep C++ names as the symbols have them (JSON,\n"
+"                      Perfetto's)\n"
+"  -h, --help          show this help and exit\n"
+"T takes a unit: ns, us, ms or s (ns when none).\n"
+"\n"
+"Exit status: PROG's (128 + N when signal N killed it); 1 when nothing\n"
+"could be recorded (the output, no runtime in PROG, no recorded site);\n"
+"126 or 127 when PROG cannot be run; 2 for a usage error.  See mctrace(1).\n");
+}
+
 /* --at T: a new phase from T on; 0, or 2 after saying why. */
 static int add_phase(struct record_opts *o, const char *arg)
 {
 	struct phase *ph = o->ph;
 
 	if (o->n_ph == MAX_PHASES) {
-		fprintf(stderr, "mctrace: at most %d --at\n", MAX_PHASES - 1);
-		return 2;
+		fprintf(stderr, "mctrace record: option '--at': at most %d\n",
+			MAX_PHASES - 1);
+		return cli_try("record");
 	}
 	ph[o->n_ph].at_ns = parse_time(arg);
 	if (ph[o->n_ph].at_ns < 0 ||
 	    ph[o->n_ph].at_ns < ph[o->n_ph - 1].at_ns) {
-		fprintf(stderr, "mctrace: --at %s: not a time, or "
-			"before the --at ahead of it\n", arg);
-		return 2;
+		fprintf(stderr, "mctrace record: option '--at %s': not a time, "
+			"or before the --at ahead of it\n", arg);
+		return cli_try("record");
 	}
 	o->n_ph++;
 	return 0;
@@ -194,13 +223,16 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "min-time", required_argument, NULL, 'T' },
 		{ "bufsize", required_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "no-demangle", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct phase *ph;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+F:N:o:h", opts, NULL)) != -1) {
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:F:N:o:h", opts, NULL)) != -1) {
 		ph = &o->ph[o->n_ph - 1];
 		switch (c) {
 		case 'F': ph->only = append(ph->only, optarg); break;
@@ -215,19 +247,20 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		case 'T':
 			o->min_time = parse_time(optarg);
 			if (o->min_time < 0) {
-				fprintf(stderr, "mctrace: --min-time %s: not a "
-					"time (10us, 1ms, ...)\n", optarg);
-				return 2;
+				fprintf(stderr, "mctrace record: option "
+					"'--min-time %s': not a time (10us, "
+					"1ms, ...)\n", optarg);
+				return cli_try("record");
 			}
 			break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'M': o->ro.no_demangle = true; break;
+		case 'h': record_usage(stdout); return 0;
+		default: return cli_bad_option("record", c, argv);
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "mctrace: record: no program to run\n");
-		usage(stderr);
-		return 2;
+		fprintf(stderr, "mctrace record: no program to run\n");
+		return cli_try("record");
 	}
 	o->prog = argv + optind;
 	return -1;
@@ -337,6 +370,82 @@ static int check_recorded(const char *path, const char *prog)
 	return err;
 }
 
+/*
+ * The form an output is converted to, by its name's ending (JSON's or
+ * Perfetto's), and that ending; NULL for mctrace's own form.
+ */
+static const char *form_of_output(const char *out)
+{
+	return ends_with(out, ".json") ? "chrome" :
+	       ends_with(out, ".pftrace") ? "perfetto" : NULL;
+}
+
+static const char *ending_of(const char *form)
+{
+	return !strcmp(form, "chrome") ? ".json" : ".pftrace";
+}
+
+/*
+ * `name` from the directory of `raw`: a file of the recording when it
+ * is `raw` or RAW.SUFFIX (another process's, recorder/start.c): its
+ * converted file's name (OUT, or STEM.SUFFIX.ENDING, OUT being
+ * STEM.ENDING), else NULL.
+ */
+static char *converted_name(const char *raw, const char *name,
+			    const char *out, const char *ending)
+{
+	const char *base = strrchr(raw, '/') ? strrchr(raw, '/') + 1 : raw;
+	size_t n = strlen(base), stem = strlen(out) - strlen(ending);
+	char *conv;
+
+	if (strncmp(name, base, n) || (name[n] && name[n] != '.'))
+		return NULL;
+	conv = malloc(strlen(out) + strlen(name + n) + 1);
+	if (conv)
+		sprintf(conv, "%.*s%s%s", (int)stem, out, name + n, ending);
+	return conv;
+}
+
+/*
+ * A recording into JSON or Perfetto's format is made in mctrace's own
+ * form, into `raw`, so that it reads as every other output does (C++
+ * names demangled, --min-time): each process's file converted, then
+ * removed (kept if its conversion fails).
+ */
+static int convert_each(const char *raw, const char *out,
+			const struct trace_opts *ro)
+{
+	const char *slash = strrchr(raw, '/'), *form = form_of_output(out);
+	char dir[4096], path[8192];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - raw) + 1 : 0,
+		 raw);
+	d = opendir(*dir ? dir : ".");
+	if (!d) {
+		fprintf(stderr, "mctrace: %s: %s\n", *dir ? dir : ".",
+			strerror(errno));
+		return 1;
+	}
+	while ((e = readdir(d))) {
+		char *conv = converted_name(raw, e->d_name, out,
+					    ending_of(form));
+
+		if (!conv)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", dir, e->d_name);
+		if (dump_convert(path, conv, form, false, ro) == 0)
+			unlink(path);
+		else
+			err = 1;
+		free(conv);
+	}
+	closedir(d);
+	return err;
+}
+
 /* The status of a program that ran, as record's own. */
 static int program_status(int status, const char *prog)
 {
@@ -356,13 +465,11 @@ int cmd_record(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	/*
-	 * Perfetto's format, or JSON with a time filter: record our own
-	 * form, then convert
-	 */
-	if ((o.min_time && ends_with(o.out, ".json")) ||
-	    ends_with(o.out, ".pftrace")) {
+	/* JSON and Perfetto's: recorded in our own form, then converted */
+	if (form_of_output(o.out)) {
 		raw = malloc(strlen(o.out) + 8);
+		if (!raw)
+			return 1;
 		sprintf(raw, "%s.data", o.out);
 	}
 	if (check_output(o.out) || (raw && check_output(raw)) ||
@@ -375,11 +482,7 @@ int cmd_record(int argc, char **argv)
 		program_status(status, o.prog[0]);
 		return 1;
 	}
-	if (raw) {
-		if (dump_convert(raw, o.out, ends_with(o.out, ".pftrace") ?
-				 "--perfetto" : "--chrome", false) != 0)
-			return 1;
-		unlink(raw);
-	}
+	if (raw && convert_each(raw, o.out, &o.ro) != 0)
+		return 1;
 	return program_status(status, o.prog[0]);
 }

@@ -81,8 +81,10 @@ void out_report(const struct trace *t, FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
+	struct trace_opts ro = { 0 };
 	const char *file;
-	int err = cli_trace_arg(argc, argv, &file);
+	int status = cli_view_args(argc, argv, 
+		"Calls, total and self time per function, by total time.", &file, &ro);
 
-	return err ? err : out_file(file, "-", out_report, false);
+	return status >= 0 ? status : out_file(file, "-", out_report, false, &ro);
 }

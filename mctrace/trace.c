@@ -503,7 +503,7 @@ int trace_read_opts(const char *path, struct trace *t,
 	if (head < 0)
 		return -1;
 	say_losses(&rd);
-	calls_build(t, rd.raws, rd.nraw, rd.clk);
+	calls_build(t, rd.raws, rd.nraw, rd.clk, !o->no_demangle);
 	for (size_t i = 0; i < rd.nraw; i++)
 		free(rd.raws[i].ev);
 	free(rd.raws);
@@ -525,9 +525,10 @@ static void walk_again(struct reader *rd)
 }
 
 int trace_stream(const char *path, struct trace *t,
-		 const struct trace_sink *sink)
+		 const struct trace_opts *o, const struct trace_sink *sink)
 {
-	struct reader rd = { .path = path, .t = t, .events = EVENTS_CHECK };
+	struct reader rd = { .path = path, .t = t,
+		.events = o->no_events ? EVENTS_SKIP : EVENTS_CHECK };
 	int head, err = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -537,9 +538,9 @@ int trace_stream(const char *path, struct trace *t,
 	if (head == 0)
 		read_blocks(&rd);
 	if (head >= 0) {
-		rd.walk = calls_walk_start(t, rd.clk, sink);
+		rd.walk = calls_walk_start(t, rd.clk, !o->no_demangle, sink);
 		err = sink->start ? sink->start(sink->ctx, t) : 0;
-		if (!err && head == 0)
+		if (!err && head == 0 && !o->no_events)
 			walk_again(&rd);
 		calls_walk_end(rd.walk);
 	}
@@ -583,6 +584,8 @@ void trace_free(struct trace *t)
 	free(t->threads);
 	free(t->names);
 	free(t->unloads);
+	for (size_t i = 0; i < t->nfuncs; i++)
+		free(t->funcs[i].demangled);
 	free(t->funcs);
 	free(t->info);
 }

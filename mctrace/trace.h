@@ -52,9 +52,15 @@ struct trace {
 	 * called (NULL: none known), one entry per pair, so that the
 	 * functions of two libraries opened in turn at one address are two;
 	 * a library opened while recording is one function per name and
-	 * offset in it, wherever each of its loads was.
+	 * offset in it, wherever each of its loads was.  A C++ name is
+	 * demangled unless trace_opts.no_demangle: `name` is then
+	 * `demangled`, which the trace owns.
 	 */
-	struct { uint64_t addr; const char *name; } *funcs;
+	struct {
+		uint64_t addr;
+		const char *name;
+		char *demangled;
+	} *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
 	/*
@@ -89,6 +95,7 @@ struct trace_sink {
 /* How to read a trace; all false (zero) is trace_read's way. */
 struct trace_opts {
 	bool no_events;		/* skip the events: no calls (quick) */
+	bool no_demangle;	/* C++ names as the file has them */
 };
 
 /*
@@ -103,11 +110,12 @@ int trace_read_opts(const char *path, struct trace *t,
 /*
  * Read `path` into `sink` a block of events at a time, in memory that
  * does not grow with the file (but for a pipe, read whole): `t` gets
- * what trace_read gives but the calls.  0, or -1 after saying why on
+ * what trace_read_opts gives but the calls (o->no_events: no calls to
+ * the sink either).  0, or -1 after saying why on
  * stderr; `t` is to be freed (trace_free) either way.
  */
 int trace_stream(const char *path, struct trace *t,
-		 const struct trace_sink *sink);
+		 const struct trace_opts *o, const struct trace_sink *sink);
 /* The value of the nth (from 0) `key` in the MCT_INFO block, or NULL. */
 const char *trace_info(const struct trace *t, const char *key, size_t nth);
 void trace_free(struct trace *t);

@@ -26,14 +26,21 @@ fail() { echo "FAIL: mctrace: $*"; failures=$((failures + 1)); }
 
 # row <status> <ERE> <description> <command...>: the command exits with
 # <status> and its stderr is one line that matches <ERE> (none if the
-# ERE is empty)
+# ERE is empty); with status 2 (a usage error), then "Try 'mctrace CMD
+# --help'."
 row() {
 	want=$1 re=$2 what=$3
 	shift 3
-	"$@" > "$OUT/row.out" 2> "$OUT/row.err"
+	"$@" > "$OUT/row.out" 2> "$OUT/row.all"
 	got=$?
 	lines=1
 	[ -n "$re" ] || lines=0 re=.
+	cp "$OUT/row.all" "$OUT/row.err"
+	if [ "$want" = 2 ]; then
+		sed '$d' "$OUT/row.all" > "$OUT/row.err"
+		tail -n 1 "$OUT/row.all" | grep -Eq "^Try 'mctrace( ${2:-})? --help'\.$" ||
+			{ fail "$what: no Try line: $(cat "$OUT/row.all")"; return; }
+	fi
 	if [ "$got" != "$want" ]; then
 		fail "$what: exit $got, not $want: $(head -3 "$OUT/row.err")"
 	elif [ "$(wc -l < "$OUT/row.err")" != $lines ] ||
@@ -57,6 +64,41 @@ if ! build prog gcc $T/prog.c -std=gnu11 ||
 	exit 1
 fi
 
+# the command line
+for cmd in record report graph replay dump; do
+	for h in --help -h; do
+		if "$MCT" $cmd $h > "$OUT/help.out" 2> "$OUT/help.err" &&
+		   head -n 1 "$OUT/help.out" | grep -q "^Usage: mctrace $cmd " &&
+		   [ ! -s "$OUT/help.err" ]; then
+			pass "mctrace $cmd $h"
+		else
+			fail "mctrace $cmd $h: $(head -n 2 "$OUT/help.out" "$OUT/help.err")"
+		fi
+	done
+done
+for v in -V --version; do
+	if [ "$("$MCT" $v)" = "mctrace $(sed -n 's/^VERSION *:\{0,1\}= *//p' Makefile)" ]; then
+		pass "mctrace $v"
+	else
+		fail "mctrace $v: $("$MCT" $v 2>&1 | head -n 2)"
+	fi
+done
+row 2 "^mctrace: no command given$" "no command" "$MCT"
+row 2 "^mctrace: unknown command 'frob'$" "an unknown command" "$MCT" frob
+row 2 "^mctrace report: unknown option '--bogus'$" "an unknown long option" \
+	"$MCT" report --bogus "$OUT/prog.data"
+row 2 "^mctrace record: unknown option '-x'$" "an unknown short option" \
+	"$MCT" record -x -- "$OUT/prog"
+row 2 "^mctrace record: option '-o' needs a value$" "an option with no value" \
+	"$MCT" record -o
+row 2 "^mctrace dump: option '--raw' takes no value$" "an option given a value" \
+	"$MCT" dump --raw=1 "$OUT/prog.data"
+row 2 "^mctrace record: option '--min-time 3parsecs': not a time" \
+	"an option's value that is wrong" "$MCT" record --min-time 3parsecs -- "$OUT/prog"
+row 2 "^mctrace replay: one FILE only: 'b' is one too many$" "two files" \
+	"$MCT" replay a b
+row 2 "^mctrace record: no program to run$" "record with no program" "$MCT" record
+
 # reading
 mkdir -p "$OUT/dir.data"
 printf 'hello, world\n' > "$OUT/text.data"
@@ -77,6 +119,52 @@ if $PY $T/check.py cuts "$OUT/prog.data" "$MCT" "$OUT" > "$OUT/cuts.out"; then
 else
 	fail "traces cut or damaged: $(cat "$OUT/cuts.out")"
 fi
+
+# C++ names, demangled in every output; the oracle is binutils' c++filt.
+# The raw dump is the one without --no-demangle, its names through
+# c++filt; no other output names a mangled symbol, and each names the
+# functions by their demangled names.
+demangled() {	# demangled <c++ compiler>
+	t=$OUT/throw-$1
+	build "throw-$1" $1 $T/throw.cc &&
+	"$MCT" record -o "$t.data" -- "$t" >/dev/null || return 1
+	"$MCT" dump --raw --no-demangle "$t.data" > "$t.mangled" &&
+	"$MCT" dump --raw "$t.data" > "$t.raw" || return 1
+	grep -q ' _Z7throweri$' "$t.mangled" ||
+		{ echo "no _Z7throweri with --no-demangle"; return 1; }
+	cut -d ' ' -f 5- "$t.mangled" | c++filt > "$t.names" &&
+	cut -d ' ' -f 1-4 "$t.mangled" | paste -d ' ' - "$t.names" > "$t.want" &&
+	cmp -s "$t.want" "$t.raw" ||
+		{ echo "raw: $(diff "$t.want" "$t.raw" | head -n 3)"; return 1; }
+	"$MCT" report "$t.data" > "$t.report" &&
+	"$MCT" graph "$t.data" > "$t.graph" &&
+	"$MCT" replay "$t.data" > "$t.replay" &&
+	"$MCT" dump --chrome "$t.data" > "$t.json" &&
+	"$MCT" dump --folded "$t.data" > "$t.folded" &&
+	"$MCT" dump --flame-svg "$t.data" > "$t.svg" &&
+	"$MCT" dump --perfetto "$t.data" |
+		protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		> "$t.pftrace.txt" || return 1
+	for f in report graph replay json folded svg pftrace.txt; do
+		if grep -q '_Z[0-9NSZ]' "$t.$f"; then
+			echo "$f: $(grep -o '_Z[0-9NSZ][A-Za-z0-9_]*' "$t.$f" | head -n 1)"
+			return 1
+		fi
+		for name in 'thrower(int)' 'catcher(int)' 'leaf(int)' 'Guard::~Guard()'; do
+			grep -qF "$name" "$t.$f" || { echo "$f: no $name"; return 1; }
+		done
+	done
+	"$MCT" record -o "$t-rec.json" -- "$t" >/dev/null &&
+	grep -qF '"thrower(int)"' "$t-rec.json" && ! grep -q '_Z7' "$t-rec.json" ||
+		{ echo "record -o .json: names not demangled"; return 1; }
+}
+for cxx in g++ clang++; do
+	if out=$(demangled $cxx 2>&1); then
+		pass "$cxx: C++ names demangled as c++filt does, in every output"
+	else
+		fail "$cxx: C++ names: $out"
+	fi
+done
 
 # recording
 P=$OUT/prog

@@ -333,7 +333,7 @@ frames_check() {
 	build "$t" "$2" "$3" "$4" $T/frames.c -Wl,-u,mcount_boot &&
 	counted "$2" $T/frames.c "$t-count" || return 1
 	"$MCT" record -o "$OUT/$t.data" -- $RUN "$OUT/$t" >/dev/null &&
-	"$MCT" dump --raw "$OUT/$t.data" > "$OUT/$t.raw" &&
+	"$MCT" dump --raw --no-demangle "$OUT/$t.data" > "$OUT/$t.raw" &&
 	COUNTS="$OUT/$t.count" $RUN "$OUT/$t-count" >/dev/null &&
 	$PY $T/check.py counts "$OUT/$t.raw" "$OUT/$t.count" \
 		"$OUT/$t-count.nm" small big huge dyn stacked main &&
@@ -377,7 +377,7 @@ cxx_check() {	# cxx_check <tag> <c++> <hook flags> <c compiler>
 	[ "$want" = "$got" ] || { echo "output '$got', untraced '$want'"; return 1; }
 	$PY $T/check.py json "$OUT/$t.json" 1 || return 1
 	"$MCT" record -o "$OUT/$t.data" -- $RUN "$OUT/$t" >/dev/null &&
-	"$MCT" dump --raw "$OUT/$t.data" > "$OUT/$t.raw" &&
+	"$MCT" dump --raw --no-demangle "$OUT/$t.data" > "$OUT/$t.raw" &&
 	COUNTS="$OUT/$t.count" $RUN "$OUT/$t-count" >/dev/null &&
 	$PY $T/check.py counts "$OUT/$t.raw" "$OUT/$t.count" \
 		"$OUT/$t-count.nm" _Z4leafi _Z7throweri _Z7catcheri \
