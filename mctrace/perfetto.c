@@ -23,8 +23,9 @@
  *     packet's interned_data.
  *
  * Timestamps carry no clock id: Perfetto takes them on its default
- * clock (BOOTTIME).  Only the tracks, not the clock, relate threads to
- * one another, and all of them get the same times.
+ * clock, BOOTTIME.  pfconv.c gives it the recording's CLOCK_MONOTONIC,
+ * which runs as BOOTTIME does while the machine is not suspended; a
+ * trace of ours has no other clock to be set against.
  */
 #include <stdbool.h>
 #include <stdlib.h>
