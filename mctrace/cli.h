@@ -45,7 +45,7 @@ int cmd_info(int argc, char **argv);
 
 /*
  * dump.c: read `in` and write it in the form `how` (dump's option for
- * it without "--": "chrome", ...) into `out` ("-": stdout); `say_lost`
+ * it without "--": "chrome", "perfetto", ...) into `out` ("-": stdout); `say_lost`
  * says the lost calls on stderr.  0, or 1 after saying why.
  */
 int dump_convert(const char *in, const char *out, const char *how,
