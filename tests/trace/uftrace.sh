@@ -242,7 +242,9 @@ refuse_check() {
 	refuse 2 "^mctrace report: one FILE only: 'b' is one too many" \
 		report a b &&
 	refuse 2 "^mctrace report: --threads and --diff: one or the other" \
-		report --threads --diff "$d" "$d"
+		report --threads --diff "$d" "$d" &&
+	refuse 2 "^mctrace dump: --perfetto is written as the trace is read" \
+		dump --perfetto -F main -o "$OUT/refused.pftrace" "$d"
 }
 expect "read-time options refused, each named on its first line" refuse_check
 
