@@ -43,7 +43,8 @@ qemu-system-arm qemu-system-misc"
 # clang 14 and 16 are the second compiler family of every suite; clang
 # with libclang-rt builds the libFuzzer targets (fuzz/).  llvm-16's
 # llvm-mc, llvm-objdump and llvm-readelf are LoongArch's oracles (Debian
-# 12 has no LoongArch binutils; LLVM 14's tools lack the target).  check-hosts
+# 12 has no LoongArch binutils; LLVM 14's tools lack the target), and
+# lld-16's ld.lld-16 -r makes its relocatable modules for --finalize.  check-hosts
 # builds the tool statically for s390x and i386 with the s390x and i686
 # cross compilers and their C libraries (both below) and runs it under
 # qemu-user; the hosts' libelf, zlib and Check are unpacked from Debian's
@@ -61,7 +62,7 @@ qemu-system-arm qemu-system-misc"
 # dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source
 # (tests/zlib/fetch.sh downloads it with apt-get into a cache of its
 # own, outside the tree; nothing is installed).
-check="$firmware git g++ check clang clang-16 llvm-16 libclang-rt-14-dev lld mold googletest
+check="$firmware git g++ check clang clang-16 llvm-16 lld-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc icecc iproute2
 gcc-arm-linux-gnueabihf
