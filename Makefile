@@ -25,10 +25,12 @@
 # on).  Building (make, make install, make demo, make firmware) never
 # runs dpkg or apt-get.  Once per top-level make: sub-makes inherit
 # MC_DEPS_DONE.  check-kernel needs only the build group here: kernel/
-# asks for the kernel's own list of the architecture it builds.
+# asks for the kernel's own list of the architecture it builds;
+# check-deb the deb group (dpkg-buildpackage, debhelper, lintian).
 deps_group = $(strip \
-	$(if $(filter-out check-kernel% check-fresh,$(filter check check-% bench bench-% fuzz fuzz-%,$(1))),check) \
+	$(if $(filter-out check-kernel% check-fresh check-deb,$(filter check check-% bench bench-% fuzz fuzz-%,$(1))),check) \
 	$(if $(filter check-fresh,$(1)),fresh) \
+	$(if $(filter check-deb,$(1)),deb) \
 	$(if $(filter check-kernel%,$(1)),build))
 ifndef MC_DEPS_DONE
 ifneq ($(call deps_group,$(MAKECMDGOALS)),)

@@ -19,6 +19,8 @@
 #   check     every test suite of make check (and check-tool,
 #             check-valgrind, bench)
 #   fresh     make check-fresh: a pristine Debian root to run it in
+#   deb       make check-deb: build the Debian packages (debian/) and
+#             check them with lintian
 # The kernel scripts pass their own list (kernel/lib.sh).
 #
 #   scripts/deps.sh --list [GROUP|PACKAGE]...  prints the packages, one a
@@ -76,6 +78,11 @@ g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
 
 fresh="debootstrap git"
 
+# dpkg-buildpackage (dpkg-dev) runs debian/rules under fakeroot, with
+# debhelper's dh; git clones HEAD for a clean build; lintian checks the
+# packages.
+deb="$build git dpkg-dev debhelper fakeroot lintian"
+
 list=0
 if [ "${1:-}" = --list ]; then
 	list=1
@@ -89,6 +96,7 @@ for arg; do
 	firmware) packages="$packages $firmware" ;;
 	check) packages="$packages $check" ;;
 	fresh) packages="$packages $fresh" ;;
+	deb) packages="$packages $deb" ;;
 	*) packages="$packages $arg" ;;
 	esac
 done

@@ -31,6 +31,8 @@
 #   check-mctrace  mctrace's messages and exit statuses on bad input
 #   check-zlib     Debian's zlib built through recordmcount-cc, its own
 #                  tests run traced whole and recorded
+#   check-deb      the Debian packages (debian/) built, checked by
+#                  lintian, installed, used (not in check: minutes)
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
@@ -67,6 +69,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/build/build.mk
 -include tests/trace/trace.mk
 -include tests/zlib/zlib.mk
+-include tests/deb/deb.mk
 
 # Every suite appends "PASS: name" / "FAIL: name: why" lines to
 # $(TEST_RESULTS)/<suite>.log; summary.sh prints the totals.

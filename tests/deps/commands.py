@@ -341,7 +341,7 @@ def deps_list(*groups):
 def project_packages():
     """Every package the project installs anywhere: deps.sh's groups and
     the kernel harness's lists."""
-    lists = deps_list("build", "firmware", "check", "fresh")
+    lists = deps_list("build", "firmware", "check", "fresh", "deb")
     arches = subprocess.run(
         ["sh", "-c", '. ./kernel/lib.sh && echo "$KERNEL_ALL_ARCHS"'],
         cwd=TOP, capture_output=True, text=True, check=True).stdout.split()
