@@ -3,6 +3,8 @@
 # tests/deb/run.sh - make check-deb: the Debian packages (debian/), built
 # from a clean clone of HEAD, checked by lintian, installed, and used.
 #
+#   deb/copyright  debian/copyright gives every file the license of its
+#                  SPDX line (tests/deb/copyright.py)
 #   deb/build      dpkg-buildpackage -us -uc -b in a clone of HEAD in a
 #                  temporary folder (the tree is never written to) makes
 #                  recordmcount, mctrace, libmcount0 and libmcount-dev
@@ -19,7 +21,7 @@
 #
 # The throwaway root is this machine's own root under an overlay (a
 # tmpfs takes every write; unmounted and gone on any exit), chrooted
-# into with PATH=/usr/bin:/bin: dpkg -i checks the packages'
+# into with no /usr/local on PATH: dpkg -i checks the packages'
 # dependencies against a real Debian system, and nothing the project
 # built or installed elsewhere (build/, /usr/local) is on any path.  A
 # pristine debootstrap root (scripts/fresh.sh) would need a compiler,
@@ -62,6 +64,7 @@ if [ ! -f "$work/src/debian/control" ]; then
 	fail deb/build "no debian/control in HEAD ($(git -C "$top" rev-parse --short HEAD))"
 	exit 1
 fi
+python3 "$work/src/tests/deb/copyright.py" | tee -a "$log"
 if ! (cd "$work/src" && dpkg-buildpackage -us -uc -b -j2) >"$work/build.log" 2>&1; then
 	fail deb/build "dpkg-buildpackage failed: $(tail_of "$work/build.log")"
 	exit 1
@@ -106,7 +109,7 @@ cp "$work/src/examples/callback/trace.c" "$root/tmp/app/"
 # in_root COMMAND: a shell command in the root, nothing of the tree on
 # PATH.
 in_root() {
-	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/bin:/bin \
+	chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 PATH=/usr/sbin:/usr/bin:/sbin:/bin \
 		/bin/sh -c "$1"
 }
 
