@@ -77,6 +77,9 @@ void out_lost(const struct trace *t, FILE *f, const char *prefix)
 	else if (told < lost)
 		fprintf(f, "%s%llu another reason", sep,
 			(unsigned long long)(lost - told));
+	/* the one loss an option cures: rings the writer could not empty */
+	if (why[MCT_LOST_RING])
+		fputs(" (record with a larger --bufsize to keep them)", f);
 	fputc('\n', f);
 }
 

@@ -186,6 +186,19 @@ row 3 "" "record: the program's own status" \
 	"$MCT" record -o "$OUT/x.data" -- sh -c "'$P' basic >/dev/null; exit 3"
 row 143 "sh: killed by signal 15$" "record: a program killed, 128 + its signal" \
 	"$MCT" record -o "$OUT/x.data" -- sh -c "'$P' basic >/dev/null; kill \$\$"
+# calls lost because a ring was full: the report and dump say which
+# option keeps them
+"$MCT" record --bufsize 1024 -o "$OUT/lost.data" -- "$P" hot 300000 \
+	>/dev/null 2>&1
+if ! "$MCT" report "$OUT/lost.data" 2>&1 | grep -q 'buffers full'; then
+	echo "SKIP: mctrace: lost calls: a ring of 1,024 events kept 600,000 calls"
+elif "$MCT" report "$OUT/lost.data" | grep -q '^# .*buffers full.*--bufsize' &&
+     "$MCT" dump --raw "$OUT/lost.data" 2>&1 >/dev/null |
+	grep -q 'buffers full.*--bufsize'; then
+	pass "lost calls: report and dump name --bufsize"
+else
+	fail "lost calls: no --bufsize hint: $("$MCT" report "$OUT/lost.data" | grep '^#')"
+fi
 # a program whose objects have no recorded site (MCT_INFO's sites=0):
 # the runtime and recorder linked whole, as nothing calls them
 has_info() {
