@@ -174,6 +174,11 @@ row 1 "no/dir/x.data: cannot create: No such file or directory$" \
 	"$MCT" record -o "$OUT/no/dir/x.data" -- "$P" basic
 row 1 "ro.data: read-only file \(mode 0444\): left as it is" \
 	"record over a read-only file" "$MCT" record -o "$OUT/ro.data" -- "$P" basic
+for form in --chrome --perfetto --raw; do
+	row 1 "ro.data: read-only file \\(mode 0444\\): left as it is" \
+		"dump $form over a read-only file" \
+		"$MCT" dump $form -o "$OUT/ro.data" "$OUT/prog.data"
+done
 row 1 "dir.data: a directory, not a file to write the trace in$" \
 	"record into a directory" "$MCT" record -o "$OUT/dir.data" -- "$P" basic
 row 1 "/bin/true: nothing recorded: it ran without libmcount's recorder" \
