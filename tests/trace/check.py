@@ -557,6 +557,11 @@ def check_cut(mct, data, n, work):
              % (n - whole, err))
     if n == whole and lost:
         fail("whole blocks, yet stderr says %s" % lost)
+    clocks = [struct.unpack("<4Q", p) for _, kind, _, p in blocks(data[:n])
+              if kind == 4]
+    if any(c[2] > c[0] for c in clocks) and \
+            any("no clock calibration" in line for line in err):
+        fail("a whole MCT_CLOCK kept, yet stderr says %s" % err)
     if entries(data[:n]):
         check_compact(cut, cut + ".raw")
     elif open(cut + ".raw").read():
