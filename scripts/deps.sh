@@ -56,6 +56,8 @@ qemu-system-arm qemu-system-misc"
 # time's 10 ms steps, too coarse for a per-call figure).  The
 # cross g++ compilers: check-solib's C++ library on each backend (and
 # clang++ --target finds their libstdc++ headers).
+# chromium: check-trace opens mctrace's flame graph in it, headless, and
+# reads back what the graph's script did.
 # dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source
 # (tests/zlib/fetch.sh downloads it with apt-get into a cache of its
 # own, outside the tree; nothing is installed).
@@ -69,7 +71,7 @@ gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace linux-perf
 dpkg-dev g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
-g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
+g++-powerpc64le-linux-gnu g++-s390x-linux-gnu chromium"
 
 fresh="debootstrap git"
 
