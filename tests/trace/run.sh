@@ -896,19 +896,21 @@ flame_check() {
 expect "mctrace's flame graph: each frame's title, calls as the counter's, nesting, its script" \
 	flame_check
 
-# Its script run by a browser: opened at #zoom=mid&s=^l (chromium
-# headless, no network), the DOM after load shows mid's subtree over the
-# width, leaf's frames coloured, and the share of time --folded gives.
+# Its script run by a browser: opened at #zoom=mid&s=^(worker|top|mid)$
+# (chromium headless, no network), the DOM after load shows mid's
+# subtree over the width, those functions' frames coloured, and the
+# share of time --folded gives (each ns once: they nest in each other).
 flame_script_check() {
+	at='#zoom=mid&s=%5E%28worker%7Ctop%7Cmid%29%24'	# (URI-encoded)
 	timeout 20 chromium --headless --no-sandbox --disable-gpu \
 		--disable-background-networking --no-first-run \
 		--user-data-dir="$OUT/chromium" \
-		--dump-dom "file://$(cd "$OUT" && pwd)/flame.svg#zoom=mid&s=%5El" \
+		--dump-dom "file://$(cd "$OUT" && pwd)/flame.svg$at" \
 		> "$OUT/flame.dom" 2>"$OUT/chromium.err" &&
 	"$MCT" dump --folded -o "$OUT/flame.folded" \
 		"$OUT/gcc-fentry-threads.data" &&
 	$PY $T/check.py flamedom "$OUT/flame.dom" "$OUT/flame.folded" \
-		mid '^l'
+		mid '^(worker|top|mid)$'
 }
 if command -v chromium >/dev/null; then
 	expect "the flame graph's script, in chromium: zoom, search, matched share" \
