@@ -96,7 +96,8 @@ static void build(const struct trace *t)
 
 			tree.v[node].total += c->end - c->start;
 			tree.v[node].calls++;
-			if (c->depth == 0) {	/* the root's: outermost calls */
+			/* the root's calls: the outermost ones */
+			if (c->depth == 0) {
 				tree.v[0].total += c->end - c->start;
 				tree.v[0].calls++;
 			}
@@ -177,7 +178,8 @@ static void frame_title(FILE *f, const struct node *n, const char *name)
 
 	fprintf(f, "<title>");
 	xml_text(f, name, 4096);
-	fprintf(f, "\n%" PRIu64 " call%s, ", n->calls, n->calls == 1 ? "" : "s");
+	fprintf(f, "\n%" PRIu64 " call%s, ", n->calls,
+		n->calls == 1 ? "" : "s");
 	put_us(f, n->total);
 	fprintf(f, ", %.2f%%</title>", 100.0 * (double)n->total / (double)all);
 }

@@ -45,7 +45,8 @@
 		var us = /([0-9.]+) us/.exec(figures);
 
 		return {
-			g: g, rect: rect, text: g.getElementsByTagName("text")[0],
+			g: g, rect: rect,
+			text: g.getElementsByTagName("text")[0],
 			name: title.slice(0, cut), figures: figures,
 			ns: us ? Math.round(parseFloat(us[1]) * 1000) : 0,
 			x: parseFloat(rect.getAttribute("x")),
@@ -61,7 +62,9 @@
 
 		if (fits < 3)
 			return "";
-		return name.length <= fits ? name : name.slice(0, fits - 2) + "..";
+		if (name.length <= fits)
+			return name;
+		return name.slice(0, fits - 2) + "..";
 	}
 
 	function place(f, x, w) {
@@ -87,7 +90,8 @@
 			if (f.y > base.y && within(base, f))
 				place(f, root.x, root.w);	/* a caller */
 			else if (f.y <= base.y && within(f, base))
-				place(f, root.x + (f.x - base.x) * scale, f.w * scale);
+				place(f, root.x + (f.x - base.x) * scale,
+				      f.w * scale);
 			else
 				f.g.setAttribute("display", "none");
 		});
@@ -133,6 +137,7 @@
 	function search(q) {
 		var match = q ? matcher(q) : null;
 		var hits = [];
+		var share;
 
 		query = q || null;
 		frames.forEach(function (f) {
@@ -143,8 +148,9 @@
 				hits.push(f);
 		});
 		byId("search").textContent = query ? "Clear search" : "Search";
-		byId("matched").textContent = query ? "Matched: " +
-			(100 * coveredNs(hits) / (root.ns || 1)).toFixed(2) + "%" : "";
+		share = 100 * coveredNs(hits) / (root.ns || 1);
+		byId("matched").textContent =
+			query ? "Matched: " + share.toFixed(2) + "%" : "";
 	}
 
 	function askSearch() {
@@ -164,7 +170,8 @@
 			zoom(f === root ? null : f);
 		});
 		f.g.addEventListener("mouseover", function () {
-			byId("details").textContent = f.name + " (" + f.figures + ")";
+			byId("details").textContent =
+				f.name + " (" + f.figures + ")";
 		});
 		f.g.addEventListener("mouseout", function () {
 			byId("details").textContent = " ";
@@ -174,7 +181,8 @@
 	function onKey(e) {
 		if (e.key === "Escape") {
 			zoom(null);
-		} else if (e.key === "/" || (e.ctrlKey || e.metaKey) && e.key === "f") {
+		} else if (e.key === "/" ||
+			   (e.ctrlKey || e.metaKey) && e.key === "f") {
 			e.preventDefault();
 			askSearch();
 		}
@@ -182,7 +190,9 @@
 
 	/* #zoom=NAME&s=QUERY, each part optional, each URI-encoded */
 	function fromAddress() {
-		window.location.hash.slice(1).split("&").forEach(function (part) {
+		var parts = window.location.hash.slice(1).split("&");
+
+		parts.forEach(function (part) {
 			var eq = part.indexOf("=");
 			var key = part.slice(0, eq);
 			var value = decodeURIComponent(part.slice(eq + 1));
@@ -192,7 +202,8 @@
 				return;
 			if (key === "zoom") {
 				frames.forEach(function (f) {
-					if (f.name === value && (!widest || f.w > widest.w))
+					if (f.name === value &&
+					    (!widest || f.w > widest.w))
 						widest = f;
 				});
 				if (widest)
