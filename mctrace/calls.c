@@ -5,7 +5,11 @@
  * Events are matched per thread with a stack: an entry opens a call, an
  * exit closes the innermost open one, whose function must have the
  * exit's tag (a mismatch is counted, never trusted).  Timestamps are the
- * clock's ticks, converted to ns through one MCT_CLOCK block.
+ * clock's ticks, converted to ns through one MCT_CLOCK block.  The walk
+ * goes a block of events at a time (calls_walk_*), carrying only each
+ * thread's open calls from one to the next, into a sink: the loader's
+ * keeps the calls (calls_build); a stream's writes them out as they
+ * come (trace_stream).
  *
  * A call is named by the name its address had at its entry's ticks
  * (MCT_NAME from the start, MCT_NAME_AT from a library's load, both
@@ -172,49 +176,27 @@ static uint32_t func_of(struct trace *t, size_t *fcap, struct unnamed *u,
 	return unnamed_func(t, fcap, u, addr);
 }
 
-/* Turn one thread's events into calls. */
-static void build_calls(struct trace *t, struct thread *th,
-			const struct raw *r, const uint64_t clk[4],
-			size_t *fcap, struct unnamed *u)
-{
-	double ratio = clk[2] > clk[0] ?
-		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0;
-	size_t *stack = xmalloc((r->n + 1) * sizeof(*stack)), depth = 0;
-	uint64_t *addr = xmalloc((r->n + 1) * sizeof(*addr));	/* of each */
-	uint64_t last = 0;
+/*
+ * A thread's place in the walk, from block to block: the addresses of
+ * its open calls (their exits' tags are checked against them), and the
+ * time of its last event (times never go back within a thread).
+ */
+struct walk_thread {
+	uint64_t *addr;
+	size_t depth, cap;
+	uint64_t last;
+};
 
-	for (size_t i = 0; i < r->n; i++) {
-		const struct mct_event *e = &r->ev[i];
-		uint64_t ticks = MCT_TICKS(e->word);
-		uint64_t ns = ticks > clk[0] ?
-			(uint64_t)((double)(ticks - clk[0]) * ratio) : 0;
-
-		if (ns < last)
-			ns = last;
-		last = ns;
-		if (MCT_KIND(e->word) == MCT_ENTRY) {
-			th->calls = grow(th->calls, &th->cap, th->ncalls + 1,
-					 sizeof(*th->calls));
-			th->calls[th->ncalls] = (struct call){
-				.func = func_of(t, fcap, u, e->func, ticks),
-				.start = ns, .end = ns,
-				.depth = (uint32_t)depth, .open = true };
-			addr[depth] = e->func;
-			stack[depth++] = th->ncalls++;
-		} else if (depth && mct_exit_tag(addr[depth - 1]) == e->func) {
-			struct call *c = &th->calls[stack[--depth]];
-
-			c->end = ns;
-			c->open = false;
-		} else {
-			t->bad_exits++;
-		}
-	}
-	while (depth)
-		th->calls[stack[--depth]].end = last;
-	free(stack);
-	free(addr);
-}
+struct calls_walk {
+	struct trace *t;
+	const struct trace_sink *sink;
+	struct walk_thread *th;		/* one per t->threads at the start */
+	size_t nthreads;
+	uint64_t ticks0;		/* the clock's first instant */
+	double ratio;			/* ns per tick */
+	size_t fcap;
+	struct unnamed u;
+};
 
 /*
  * The C++ ABI's demangler, exported by libstdc++ with C linkage (cxxabi.h
@@ -239,20 +221,124 @@ static void demangle_names(struct trace *t)
 	}
 }
 
+struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
+				    bool demangle,
+				    const struct trace_sink *sink)
+{
+	struct calls_walk *w = xmalloc(sizeof(*w));
+
+	*w = (struct calls_walk){ .t = t, .sink = sink, .ticks0 = clk[0],
+		.nthreads = t->nthreads, .ratio = clk[2] > clk[0] ?
+		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0 };
+	t->clock_ns = clk[2] > clk[0] ? clk[1] : 0;
+	names_settle(t, &w->fcap);
+	if (demangle)	/* the functions of no name, found later, need none */
+		demangle_names(t);
+	w->th = xmalloc((t->nthreads + 1) * sizeof(*w->th));
+	memset(w->th, 0, (t->nthreads + 1) * sizeof(*w->th));
+	return w;
+}
+
+static uint64_t ns_of(const struct calls_walk *w, struct walk_thread *wt,
+		      uint64_t ticks)
+{
+	uint64_t ns = ticks > w->ticks0 ?
+		(uint64_t)((double)(ticks - w->ticks0) * w->ratio) : 0;
+
+	if (ns < wt->last)
+		ns = wt->last;
+	return wt->last = ns;
+}
+
+void calls_walk_events(struct calls_walk *w, size_t k, const struct raw *r)
+{
+	struct walk_thread *wt = &w->th[k];
+	const struct trace_sink *s = w->sink;
+
+	w->t->events += r->n;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct mct_event *e = &r->ev[i];
+		uint64_t ticks = MCT_TICKS(e->word), ns = ns_of(w, wt, ticks);
+
+		if (MCT_KIND(e->word) == MCT_ENTRY) {
+			wt->addr = grow(wt->addr, &wt->cap, wt->depth + 1,
+					sizeof(*wt->addr));
+			wt->addr[wt->depth++] = e->func;
+			s->begin(s->ctx, k, ns, func_of(w->t, &w->fcap, &w->u,
+							e->func, ticks));
+		} else if (wt->depth &&
+			   mct_exit_tag(wt->addr[wt->depth - 1]) == e->func) {
+			wt->depth--;
+			s->end(s->ctx, k, ns, true);
+		} else {
+			w->t->bad_exits++;
+		}
+	}
+}
+
+void calls_walk_end(struct calls_walk *w)
+{
+	for (size_t k = 0; k < w->nthreads; k++) {
+		struct walk_thread *wt = &w->th[k];
+
+		while (wt->depth) {
+			wt->depth--;
+			w->sink->end(w->sink->ctx, k, wt->last, false);
+		}
+		free(wt->addr);
+	}
+	free(w->th);
+	free(w->u.addr);
+	free(w->u.func);
+	free(w);
+}
+
+/* The loader's sink: the calls in memory, each thread's open ones stacked. */
+struct load {
+	struct trace *t;
+	struct { size_t *call, depth, cap; } *open;
+};
+
+static void load_begin(void *ctx, size_t k, uint64_t ns, uint32_t func)
+{
+	struct load *l = ctx;
+	struct thread *th = &l->t->threads[k];
+
+	th->calls = grow(th->calls, &th->cap, th->ncalls + 1,
+			 sizeof(*th->calls));
+	th->calls[th->ncalls] = (struct call){ .func = func, .start = ns,
+		.end = ns, .depth = (uint32_t)l->open[k].depth, .open = true };
+	l->open[k].call = grow(l->open[k].call, &l->open[k].cap,
+			       l->open[k].depth + 1, sizeof(size_t));
+	l->open[k].call[l->open[k].depth++] = th->ncalls++;
+}
+
+static void load_end(void *ctx, size_t k, uint64_t ns, bool exited)
+{
+	struct load *l = ctx;
+	struct call *c = &l->t->threads[k].calls[
+		l->open[k].call[--l->open[k].depth]];
+
+	c->end = ns;
+	c->open = !exited;
+}
+
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
 		 const uint64_t clk[4], bool demangle)
 {
-	struct unnamed u = { 0 };
-	size_t fcap = 0;
+	struct load l = { .t = t };
+	struct trace_sink sink = { .ctx = &l, .begin = load_begin,
+				   .end = load_end };
+	struct calls_walk *w = calls_walk_start(t, clk, demangle, &sink);
 
-	names_settle(t, &fcap);
+	l.open = xmalloc((t->nthreads + 1) * sizeof(*l.open));
+	memset(l.open, 0, (t->nthreads + 1) * sizeof(*l.open));
 	for (size_t i = 0; i < nraw; i++)
 		for (size_t k = 0; k < t->nthreads; k++)
 			if (t->threads[k].tid == raws[i].tid)
-				build_calls(t, &t->threads[k], &raws[i], clk,
-					    &fcap, &u);
-	free(u.addr);
-	free(u.func);
-	if (demangle)
-		demangle_names(t);
+				calls_walk_events(w, k, &raws[i]);
+	calls_walk_end(w);
+	for (size_t k = 0; k < t->nthreads; k++)
+		free(l.open[k].call);
+	free(l.open);
 }

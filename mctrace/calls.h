@@ -18,4 +18,18 @@
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
 		 const uint64_t clk[4], bool demangle);
 
+/*
+ * The same walk into another sink, a block of events at a time: start
+ * settles the names (demangled if `demangle`) and takes the threads t
+ * has now; then each block's
+ * events of thread t->threads[k], in the file's order; end ends the
+ * calls still open at their thread's last event, and frees the walk.
+ */
+struct calls_walk;
+struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
+				    bool demangle,
+				    const struct trace_sink *sink);
+void calls_walk_events(struct calls_walk *w, size_t k, const struct raw *r);
+void calls_walk_end(struct calls_walk *w);
+
 #endif

@@ -18,10 +18,15 @@ void usage(FILE *f)
 "\n"
 "  record [OPTION]... [--] PROG [ARG]...   run PROG and record its calls\n"
 "  report [OPTION]... [FILE]     calls, total and self time per function\n"
-"  graph [OPTION]... [FILE]      every call, nested, per thread (as replay)\n"
-"  replay [OPTION]... [FILE]     every call, nested, per thread\n"
-"  dump [--chrome | --folded | --flame-svg | --raw] [-o OUT] [FILE]\n"
+"  graph [OPTION]... [FUNC] [FILE]  the aggregated call tree (FUNC: its\n"
+"                                callers and callees)\n"
+"  replay [OPTION]... [FILE]     every call, threads interleaved by time\n"
+"  info [OPTION]... [FILE]       what the trace is of and what it holds\n"
+"  dump [--chrome | --perfetto | --folded | --flame-svg | --raw]\n"
+"       [-o OUT] [FILE]\n"
 "                                the trace in another tool's form\n"
+"The commands that read a trace take the filters -F, -N, --depth, --tid,\n"
+"--time-range and --min-time.\n"
 "\n"
 "FILE is mctrace.data unless given.  'mctrace COMMAND --help' gives the\n"
 "command's options.\n"
@@ -81,49 +86,4 @@ bool ends_with(const char *s, const char *tail)
 	size_t a = strlen(s), b = strlen(tail);
 
 	return a >= b && !strcmp(s + a - b, tail);
-}
-
-/* The help of report, graph and replay, whose usage is one shape. */
-static void view_usage(FILE *f, const char *cmd, const char *what)
-{
-	fprintf(f,
-"Usage: mctrace %s [OPTION]... [FILE]\n"
-"%s\n"
-"FILE is mctrace.data unless given.\n"
-"\n"
-"%s"
-"  -h, --help         show this help and exit\n"
-"See mctrace(1).\n", cmd, what, CLI_NO_DEMANGLE_HELP);
-}
-
-int cli_view_args(int argc, char **argv, const char *what,
-		  const char **file, struct trace_opts *ro)
-{
-	static const struct option opts[] = {
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmd = argv[0];
-	int c;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:h", opts, NULL)) != -1) {
-		if (c == 'M') {
-			ro->no_demangle = true;
-			continue;
-		}
-		if (c != 'h')
-			return cli_bad_option(cmd, c, argv);
-		view_usage(stdout, cmd, what);
-		return 0;
-	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace %s: one FILE only: '%s' is one too "
-			"many\n", cmd, argv[optind + 1]);
-		return cli_try(cmd);
-	}
-	*file = optind < argc ? argv[optind] : DEFAULT_FILE;
-	return -1;
 }

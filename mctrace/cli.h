@@ -31,14 +31,6 @@ int cli_bad_option(const char *cmd, int c, char **argv);
 /* "10us" and the like, in ns; -1 if it is not a time. */
 long long parse_time(const char *s);
 bool ends_with(const char *s, const char *tail);
-/*
- * The command line of report, graph or replay, `what` its help's line:
- * its FILE (mctrace.data when none) into *file, how to read it into
- * *ro, and -1 to go on; else the exit status (after the help, or an
- * error).
- */
-int cli_view_args(int argc, char **argv, const char *what,
-		  const char **file, struct trace_opts *ro);
 /* The help line of --no-demangle, which every command that reads takes. */
 #define CLI_NO_DEMANGLE_HELP \
 "      --no-demangle  show C++ names as the program's symbols have them\n"
@@ -49,10 +41,11 @@ int cmd_report(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
 
 /*
  * dump.c: read `in` and write it in the form `how` (dump's option for
- * it without "--": "chrome", ...) into `out` ("-": stdout); `say_lost`
+ * it without "--": "chrome", "perfetto", ...) into `out` ("-": stdout); `say_lost`
  * says the lost calls on stderr.  0, or 1 after saying why.
  */
 int dump_convert(const char *in, const char *out, const char *how,

@@ -28,6 +28,7 @@ static const struct command {
 	{ "graph", cmd_graph },
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
+	{ "info", cmd_info },
 };
 
 int main(int argc, char **argv)

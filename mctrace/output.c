@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filter.h"
 #include "output.h"
 
 uint64_t out_self_time(const struct thread *th, size_t i)
@@ -91,11 +92,18 @@ void out_lost_footer(const struct trace *t, FILE *f)
 int out_file(const char *in, const char *out, out_writer *write,
 	     bool say_lost, const struct trace_opts *ro)
 {
+	return out_file_filtered(in, out, write, say_lost, ro, NULL);
+}
+
+int out_file_filtered(const char *in, const char *out, out_writer *write,
+		      bool say_lost, const struct trace_opts *ro,
+		      const struct filter *flt)
+{
 	struct trace t;
 	FILE *f = stdout;
 	int err = 0;
 
-	if (trace_read_opts(in, &t, ro) != 0)
+	if (filter_read(in, ro, flt, &t) != 0)
 		return 1;
 	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {
 		fprintf(stderr, "mctrace: %s: %s\n", out, strerror(errno));
@@ -115,4 +123,13 @@ int out_file(const char *in, const char *out, out_writer *write,
 	}
 	trace_free(&t);
 	return err;
+}
+
+int out_done(FILE *f, const char *name)
+{
+	if (fflush(f) != 0 || ferror(f)) {
+		fprintf(stderr, "mctrace: %s: write error\n", name);
+		return 1;
+	}
+	return 0;
 }

@@ -25,6 +25,13 @@ typedef void out_writer(const struct trace *t, FILE *f);
 int out_file(const char *in, const char *out, out_writer *write,
 	     bool say_lost, const struct trace_opts *ro);
 
+/* 0 when everything written to `f` went out, else 1 after saying so. */
+int out_done(FILE *f, const char *name);
+struct filter;
+/* The same, with the trace filtered by `flt` (NULL: none) first. */
+int out_file_filtered(const char *in, const char *out, out_writer *write,
+		      bool say_lost, const struct trace_opts *ro,
+		      const struct filter *flt);
 /* A duration in a fixed width of 11, in the unit that suits it. */
 void out_time(FILE *f, uint64_t ns);
 /* Self time: the call's time minus that of the calls it made directly. */
@@ -39,8 +46,7 @@ void out_lost(const struct trace *t, FILE *f, const char *prefix);
 /* The lost calls and unmatched exits, as "# " comment lines. */
 void out_lost_footer(const struct trace *t, FILE *f);
 
-void out_report(const struct trace *t, FILE *f);
-/* Every call, nested, per thread: ftrace's function_graph. */
+/* Every call, the threads interleaved by time (replay.c). */
 void out_replay(const struct trace *t, FILE *f);
 void out_raw(const struct trace *t, FILE *f);
 void out_chrome(const struct trace *t, FILE *f);

@@ -130,7 +130,7 @@ struct record_opts {
 	int n_ph;
 	const char *out, *depth, *bufsize;
 	long long min_time;
-	struct trace_opts ro;	/* how to read it, for JSON */
+	struct trace_opts ro;	/* how to read it, for JSON and Perfetto's */
 	char **prog;		/* PROG and its arguments */
 };
 
@@ -174,7 +174,8 @@ static void record_usage(FILE *f)
 "Run PROG, linked with libmcount, and record its function calls.\n"
 "\n"
 "  -o, --output FILE   write the trace into FILE (default mctrace.data);\n"
-"                      a name ending in .json gets Chrome's trace-event JSON\n"
+"                      a name ending in .json gets Chrome's trace-event JSON,\n"
+"                      one ending in .pftrace Perfetto's protobuf trace\n"
 "  -F GLOB             record only the functions GLOB matches (repeatable)\n"
 "  -N GLOB             never record those GLOB matches (repeatable; wins)\n"
 "      --at T          from T after the start, record the functions the -F\n"
@@ -182,7 +183,8 @@ static void record_usage(FILE *f)
 "      --depth N       record calls at most N recorded calls deep\n"
 "      --min-time T    leave out calls shorter than T when reading\n"
 "      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
-"      --no-demangle   keep C++ names as the symbols have them (JSON)\n"
+"      --no-demangle   keep C++ names as the symbols have them (JSON,\n"
+"                      Perfetto's)\n"
 "  -h, --help          show this help and exit\n"
 "T takes a unit: ns, us, ms or s (ns when none).\n"
 "\n"
@@ -369,33 +371,51 @@ static int check_recorded(const char *path, const char *prog)
 }
 
 /*
- * `name` from the directory of `raw`: a file of the recording when it
- * is `raw` or RAW.SUFFIX (another process's, recorder/start.c): its
- * JSON's name (OUT, or STEM.SUFFIX.json), else NULL.
+ * The form an output is converted to, by its name's ending (JSON's or
+ * Perfetto's), and that ending; NULL for mctrace's own form.
  */
-static char *json_name(const char *raw, const char *name, const char *out)
+static const char *form_of_output(const char *out)
 {
-	const char *base = strrchr(raw, '/') ? strrchr(raw, '/') + 1 : raw;
-	size_t n = strlen(base), stem = strlen(out) - 5;
-	char *json;
+	return ends_with(out, ".json") ? "chrome" :
+	       ends_with(out, ".pftrace") ? "perfetto" : NULL;
+}
 
-	if (strncmp(name, base, n) || (name[n] && name[n] != '.'))
-		return NULL;
-	json = malloc(strlen(out) + strlen(name + n) + 1);
-	if (json)
-		sprintf(json, "%.*s%s.json", (int)stem, out, name + n);
-	return json;
+static const char *ending_of(const char *form)
+{
+	return !strcmp(form, "chrome") ? ".json" : ".pftrace";
 }
 
 /*
- * A recording into JSON is made in mctrace's own form, into `raw`, so
- * that it reads as every other output does (C++ names demangled,
- * --min-time): each process's file converted, then removed.
+ * `name` from the directory of `raw`: a file of the recording when it
+ * is `raw` or RAW.SUFFIX (another process's, recorder/start.c): its
+ * converted file's name (OUT, or STEM.SUFFIX.ENDING, OUT being
+ * STEM.ENDING), else NULL.
  */
-static int convert_to_json(const char *raw, const char *out,
-			   const struct trace_opts *ro)
+static char *converted_name(const char *raw, const char *name,
+			    const char *out, const char *ending)
 {
-	const char *slash = strrchr(raw, '/');
+	const char *base = strrchr(raw, '/') ? strrchr(raw, '/') + 1 : raw;
+	size_t n = strlen(base), stem = strlen(out) - strlen(ending);
+	char *conv;
+
+	if (strncmp(name, base, n) || (name[n] && name[n] != '.'))
+		return NULL;
+	conv = malloc(strlen(out) + strlen(name + n) + 1);
+	if (conv)
+		sprintf(conv, "%.*s%s%s", (int)stem, out, name + n, ending);
+	return conv;
+}
+
+/*
+ * A recording into JSON or Perfetto's format is made in mctrace's own
+ * form, into `raw`, so that it reads as every other output does (C++
+ * names demangled, --min-time): each process's file converted, then
+ * removed (kept if its conversion fails).
+ */
+static int convert_each(const char *raw, const char *out,
+			const struct trace_opts *ro)
+{
+	const char *slash = strrchr(raw, '/'), *form = form_of_output(out);
 	char dir[4096], path[8192];
 	struct dirent *e;
 	DIR *d;
@@ -410,16 +430,17 @@ static int convert_to_json(const char *raw, const char *out,
 		return 1;
 	}
 	while ((e = readdir(d))) {
-		char *json = json_name(raw, e->d_name, out);
+		char *conv = converted_name(raw, e->d_name, out,
+					    ending_of(form));
 
-		if (!json)
+		if (!conv)
 			continue;
 		snprintf(path, sizeof(path), "%s%s", dir, e->d_name);
-		if (dump_convert(path, json, "chrome", false, ro) == 0)
+		if (dump_convert(path, conv, form, false, ro) == 0)
 			unlink(path);
 		else
 			err = 1;
-		free(json);
+		free(conv);
 	}
 	closedir(d);
 	return err;
@@ -444,8 +465,8 @@ int cmd_record(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	/* JSON: recorded in our own form, then converted */
-	if (ends_with(o.out, ".json")) {
+	/* JSON and Perfetto's: recorded in our own form, then converted */
+	if (form_of_output(o.out)) {
 		raw = malloc(strlen(o.out) + 8);
 		if (!raw)
 			return 1;
@@ -461,7 +482,7 @@ int cmd_record(int argc, char **argv)
 		program_status(status, o.prog[0]);
 		return 1;
 	}
-	if (raw && convert_to_json(raw, o.out, &o.ro) != 0)
+	if (raw && convert_each(raw, o.out, &o.ro) != 0)
 		return 1;
 	return program_status(status, o.prog[0]);
 }

@@ -15,7 +15,14 @@
  *     another such header, the end of the file, or a last block cut
  *     short.  Blocks stand alone (format.h), so what follows is right.
  * Times come from the last whole MCT_CLOCK, which the recorder writes
- * as it goes.  A file that is not a trace, a directory, another version
+ * as it goes.
+ *
+ * A trace read as a stream (trace_stream) is walked twice, with the
+ * same blocks taken and skipped each time: first every block but the
+ * events is taken (the events decoded only to check them), then the
+ * events are decoded a block at a time and walked into calls
+ * (calls.c), the rest checked again and left.  The mapped file's
+ * pages behind the walk are given back as it goes.  A file that is not a trace, a directory, another version
  * of the format, is refused with its reason.
  */
 #define _GNU_SOURCE
@@ -34,9 +41,17 @@
 #define BLOCK_BYTES sizeof(struct mct_block)
 #define TID_LIMIT 4194304u	/* Linux's PID_MAX_LIMIT */
 
+/* What the walk over the blocks does with the events. */
+enum events_way {
+	EVENTS_KEEP,		/* decoded into raws, for calls_build */
+	EVENTS_SKIP,		/* not even decoded (trace_opts.no_events) */
+	EVENTS_CHECK,		/* decoded to check them, then dropped */
+	EVENTS_WALK,		/* decoded and walked, the rest left */
+};
+
 struct reader {
 	const char *path;
-	const struct trace_opts *o;
+	enum events_way events;
 	struct trace *t;
 	const uint8_t *data;
 	size_t size;
@@ -45,6 +60,9 @@ struct reader {
 	size_t nraw, rcap, tcap, ncap, ucap;
 	uint64_t clk[4];	/* the last MCT_CLOCK with two instants */
 	struct raw scratch;	/* events decoded only to check a block */
+	bool saw_events;	/* decoded some */
+	struct calls_walk *walk;	/* EVENTS_WALK's */
+	size_t released;	/* the mapped bytes given back before this */
 };
 
 /* A block's header, and where its payload starts. */
@@ -186,13 +204,34 @@ static void add_name(struct reader *rd, const struct block *b)
 	n->name[b->bytes - at] = '\0';
 }
 
+/* One block's events, decoded and walked into calls (EVENTS_WALK). */
+static bool walk_events(struct reader *rd, const struct block *b)
+{
+	size_t k;
+
+	rd->scratch.n = 0;
+	if (!decode_events(&rd->scratch, b->p, b->bytes))
+		return false;
+	k = (size_t)(thread_of(rd, b->tid) - rd->t->threads);
+	if (rd->walk)
+		calls_walk_events(rd->walk, k, &rd->scratch);
+	return true;
+}
+
 static bool add_events(struct reader *rd, const struct block *b)
 {
 	size_t before = rd->nraw;
 	struct raw *r;
 
-	if (rd->o->no_events)
+	if (rd->events == EVENTS_SKIP)
 		return true;
+	rd->saw_events = true;
+	if (rd->events == EVENTS_WALK)
+		return walk_events(rd, b);
+	if (rd->events == EVENTS_CHECK) {
+		thread_of(rd, b->tid);
+		return block_valid(rd, b);
+	}
 	r = raw_of(rd, b->tid);
 	if (decode_events(r, b->p, b->bytes))
 		return true;
@@ -233,6 +272,8 @@ static bool take_block(struct reader *rd, const struct block *b)
 		return add_events(rd, b);
 	if (!block_valid(rd, b))
 		return false;
+	if (rd->events == EVENTS_WALK)
+		return true;	/* taken by the first walk */
 	if (b->kind == MCT_NAME || b->kind == MCT_NAME_AT) {
 		add_name(rd, b);
 	} else if (b->kind == MCT_UNLOAD) {
@@ -261,6 +302,25 @@ static size_t skip_damage(struct reader *rd, size_t pos, size_t next)
 	return next;
 }
 
+/*
+ * A stream's walks give back the mapped pages behind `pos` (they stay
+ * in the page cache), a MiB at a time, so that the file does not
+ * count in the reader's memory however long it is.
+ */
+#define RELEASE_STEP ((size_t)1 << 20)
+
+static void release_behind(struct reader *rd, size_t pos)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), to = pos / page * page;
+
+	if (!rd->mapped || rd->events < EVENTS_CHECK ||
+	    to - rd->released < RELEASE_STEP)
+		return;
+	madvise((void *)(rd->data + rd->released), to - rd->released,
+		MADV_DONTNEED);
+	rd->released = to;
+}
+
 static void read_blocks(struct reader *rd)
 {
 	size_t pos = HEADER_BYTES;
@@ -269,6 +329,7 @@ static void read_blocks(struct reader *rd)
 		size_t left = rd->size - pos, next;
 		struct block b;
 
+		release_behind(rd, pos);
 		if (left < BLOCK_BYTES) {
 			rd->t->cut_bytes = left;
 			break;
@@ -419,7 +480,7 @@ static void say_losses(const struct reader *rd)
 			"skipped (%llu bytes); %zu whole blocks read\n", p,
 			t->damaged, t->damaged > 1 ? "es" : "",
 			(unsigned long long)t->damaged_bytes, t->blocks);
-	if (rd->clk[2] <= rd->clk[0] && rd->nraw)
+	if (rd->clk[2] <= rd->clk[0] && rd->saw_events)
 		fprintf(stderr, "mctrace: %s: no clock calibration (the "
 			"program ended abruptly?): times are in raw ticks\n", p);
 }
@@ -427,7 +488,8 @@ static void say_losses(const struct reader *rd)
 int trace_read_opts(const char *path, struct trace *t,
 		    const struct trace_opts *o)
 {
-	struct reader rd = { .path = path, .o = o, .t = t };
+	struct reader rd = { .path = path, .t = t,
+		.events = o->no_events ? EVENTS_SKIP : EVENTS_KEEP };
 	int head;
 
 	memset(t, 0, sizeof(*t));
@@ -447,6 +509,46 @@ int trace_read_opts(const char *path, struct trace *t,
 	free(rd.raws);
 	if (t->min_time)
 		trace_min_time(t, t->min_time);
+	return 0;
+}
+
+/* The second walk: counts of what was read made again, by it. */
+static void walk_again(struct reader *rd)
+{
+	rd->t->blocks = rd->t->damaged = 0;
+	rd->t->cut_bytes = rd->t->damaged_bytes = 0;
+	rd->events = EVENTS_WALK;
+	if (rd->mapped)
+		madvise((void *)rd->data, rd->released, MADV_DONTNEED);
+	rd->released = 0;
+	read_blocks(rd);
+}
+
+int trace_stream(const char *path, struct trace *t,
+		 const struct trace_opts *o, const struct trace_sink *sink)
+{
+	struct reader rd = { .path = path, .t = t,
+		.events = o->no_events ? EVENTS_SKIP : EVENTS_CHECK };
+	int head, err = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (load_file(&rd) != 0)
+		return -1;
+	head = read_header(&rd);
+	if (head == 0)
+		read_blocks(&rd);
+	if (head >= 0) {
+		rd.walk = calls_walk_start(t, rd.clk, !o->no_demangle, sink);
+		err = sink->start ? sink->start(sink->ctx, t) : 0;
+		if (!err && head == 0 && !o->no_events)
+			walk_again(&rd);
+		calls_walk_end(rd.walk);
+	}
+	unload_file(&rd);
+	free(rd.scratch.ev);
+	if (head < 0 || err)
+		return -1;
+	say_losses(&rd);
 	return 0;
 }
 

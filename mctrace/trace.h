@@ -74,6 +74,23 @@ struct trace {
 	uint64_t cut_bytes;	/* at the end, of a block cut short */
 	size_t damaged;		/* stretches of damaged blocks skipped */
 	uint64_t damaged_bytes;	/* in them */
+	uint64_t events;	/* entries and exits made calls */
+	uint64_t clock_ns;	/* CLOCK_MONOTONIC at ns 0 (0: unknown) */
+};
+
+/*
+ * What a trace read as a stream (trace_stream) goes into: `start` once
+ * the trace's names, threads and lost calls are known (0, or -1 after
+ * saying why, which ends the reading); then each call's beginning, in
+ * the order of the file, of the thread t->threads[k], and its end:
+ * `exited` false for the calls still open at the end of the file,
+ * ended at their thread's last event.
+ */
+struct trace_sink {
+	void *ctx;
+	int (*start)(void *ctx, const struct trace *t);
+	void (*begin)(void *ctx, size_t k, uint64_t ns, uint32_t func);
+	void (*end)(void *ctx, size_t k, uint64_t ns, bool exited);
 };
 
 /* How to read a trace; all false (zero) is trace_read's way. */
@@ -91,6 +108,15 @@ struct trace_opts {
 int trace_read(const char *path, struct trace *t);
 int trace_read_opts(const char *path, struct trace *t,
 		    const struct trace_opts *o);
+/*
+ * Read `path` into `sink` a block of events at a time, in memory that
+ * does not grow with the file (but for a pipe, read whole): `t` gets
+ * what trace_read_opts gives but the calls (o->no_events: no calls to
+ * the sink either).  0, or -1 after saying why on
+ * stderr; `t` is to be freed (trace_free) either way.
+ */
+int trace_stream(const char *path, struct trace *t,
+		 const struct trace_opts *o, const struct trace_sink *sink);
 /* The value of the nth (from 0) `key` in the MCT_INFO block, or NULL. */
 const char *trace_info(const struct trace *t, const char *key, size_t nth);
 void trace_free(struct trace *t);

@@ -160,6 +160,7 @@ def raw_calls(path):
 
 
 def counter_counts(counts_path, nm_path):
+    """{function: calls} of counter.c's COUNTS, named through nm"""
     names = {}
     with open(nm_path) as f:
         for line in f:
@@ -210,7 +211,8 @@ def check_depth(raw, n):
         fail("deepest call %d, wanted %s" % (deepest, n))
 
 
-def check_edges(raw, edges_path, nm_path, *funcs):
+def counter_edges(edges_path, nm_path):
+    """{(caller, callee): calls} of counter.c's EDGES, named through nm"""
     syms = []
     with open(nm_path) as f:
         for line in f:
@@ -232,6 +234,11 @@ def check_edges(raw, edges_path, nm_path, *funcs):
             callee = names.get(a, names.get(a & ~1, fn))
             # the site is a return address: the call is just before it
             want[(containing(int(site, 16)), callee)] += int(n)
+    return want
+
+
+def check_edges(raw, edges_path, nm_path, *funcs):
+    want = counter_edges(edges_path, nm_path)
     got = edges_ours(raw)
     keep = set(funcs)
     want = {e: n for e, n in want.items() if e[0] in keep and e[1] in keep}

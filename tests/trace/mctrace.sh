@@ -141,8 +141,11 @@ demangled() {	# demangled <c++ compiler>
 	"$MCT" replay "$t.data" > "$t.replay" &&
 	"$MCT" dump --chrome "$t.data" > "$t.json" &&
 	"$MCT" dump --folded "$t.data" > "$t.folded" &&
-	"$MCT" dump --flame-svg "$t.data" > "$t.svg" || return 1
-	for f in report graph replay json folded svg; do
+	"$MCT" dump --flame-svg "$t.data" > "$t.svg" &&
+	"$MCT" dump --perfetto "$t.data" |
+		protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		> "$t.pftrace.txt" || return 1
+	for f in report graph replay json folded svg pftrace.txt; do
 		if grep -q '_Z[0-9NSZ]' "$t.$f"; then
 			echo "$f: $(grep -o '_Z[0-9NSZ][A-Za-z0-9_]*' "$t.$f" | head -n 1)"
 			return 1

@@ -57,7 +57,8 @@
 # mctrace's own JSON, folded output and SVG; files of another format
 # version refused, with a damaged block read around it; MCOUNT_TRACE_STATS's count
 # of events drained is the file's; uftrace record of the same source
-# gives the same call graph (if installed).
+# gives the same call graph (if installed); Perfetto traces, decoded by
+# protoc, hold to the counter's calls and nesting (perfetto.sh).
 set -u
 T=tests/trace
 OUT=${OUT:-build/tests/trace}
@@ -872,7 +873,7 @@ outputs_check() {
 	$PY $T/check.py svg "$OUT/outputs.svg" &&
 	"$MCT" dump --folded "$d" | grep -q '^main;threads_test;top;mid;leaf [0-9]*$' &&
 	"$MCT" report "$d" | grep -q ' 1  threads_test$' &&
-	"$MCT" graph "$d" | grep -q '} /\* threads_test \*/' &&
+	"$MCT" replay "$d" | grep -q '} /\* threads_test \*/' &&
 	"$MCT" record -o "$OUT/filtered.json" -F 'mid' -F 'top' -N top \
 		--min-time 0ns -- "$OUT/prog-gcc-fentry" basic >/dev/null &&
 	$PY $T/check.py json "$OUT/filtered.json" 1 &&
@@ -1049,6 +1050,10 @@ if command -v uftrace >/dev/null; then
 else
 	echo "SKIP: trace: uftrace comparison: no uftrace"
 fi
+
+# Perfetto's format, decoded by protoc (tests/trace/perfetto.sh)
+RECORDMCOUNT=$TOOL LIBMCOUNT=$LIB MCTRACE=$MCT OUT=$OUT PYTHON=$PY \
+	sh $T/perfetto.sh || failures=$((failures + 1))
 
 # The threads' dlopen/dlclose loop with the runtime, the recorder, the
 # program and its libraries built with ASan+UBSan (the recorder built
