@@ -47,12 +47,11 @@ enum found {
 };
 
 /*
- * 32 bytes on a 64-bit target: one for every site, made by the boot
- * pass or, where it kept the sites as runs (struct rt_run), by their
- * first use; each byte here is 40 KB of memory touched at 40,000
- * sites.  What
- * only an enabled site needs (its function's start) is in the image's
- * funcs, made when its first site is enabled.
+ * One for every site, made by the boot pass or, where it kept the sites
+ * as runs (struct rt_run), by their first use: kept small, since each
+ * byte here is a byte more of memory touched per site.  What only an
+ * enabled site needs (its function's start) is in the image's funcs,
+ * made when its first site is enabled.
  */
 struct rt_site {
 	uintptr_t addr;		/* the table's entry */
@@ -122,8 +121,7 @@ extern const char __ehdr_start[] __attribute__((weak)) MC_RT_HIDDEN;
  * sites until they are first used (image_sites).  A program built one
  * way throughout is one run, so a boot that enables nothing writes no
  * record and touches no memory for them: on a machine that hands free
- * memory back to its host, each 4 KiB first touched costs some 9 µs,
- * and a 32-byte record a site is 313 of those at 40,000 sites.
+ * memory back to its host, every page first touched is costly.
  */
 struct rt_run {
 	size_t count;		/* sites in it */
@@ -226,7 +224,7 @@ static bool sites_sorted(const struct rt_site *v, size_t n)
  * Heapsort: O(n log n), no recursion, no scratch memory.  Skipped when
  * the table is in order already, as recordmcount --finalize (or a
  * linker that keeps link order) leaves it: the check is one pass, the
- * sort was half of the whole boot.
+ * sort a large share of the whole boot.
  */
 static void sort_sites(struct rt_site *v, size_t n)
 {
@@ -254,6 +252,20 @@ MC_RT_NOTRACE static size_t lower_bound(const struct rt_image *img,
 }
 
 /* ---- classifying a site at boot ---------------------------------------- */
+
+static size_t code_room(uintptr_t addr)
+{
+	return mc_plat_mem_avail(addr, true);
+}
+
+static bool code_func_start(uintptr_t addr, uintptr_t *start)
+{
+	size_t size;
+
+	return mc_plat_func_bounds(addr, start, &size);
+}
+
+const struct mc_rt_code mc_rt_site_code = { code_room, code_func_start };
 
 #ifdef MC_RT_PAD_TRAMP
 #define PADS_PATCHABLE 1
@@ -287,7 +299,7 @@ static const char *hook_style(uintptr_t target, uint8_t *style)
 	 * Last (it reads the target's code): a linker stub in the image's
 	 * text that jumps through a slot bound to a stub (ppc64le's)
 	 */
-	uintptr_t slot = MC_RT_STUB_SLOT(target, cur->got);
+	uintptr_t slot = MC_RT_STUB_SLOT(&mc_rt_site_code, target, cur->got);
 
 	for (unsigned i = 0; slot && i < cur->nstubs; i++) {
 		if (slot == cur->stub[i]) {
@@ -336,7 +348,7 @@ static const char *got_slot_style(uint64_t offset, uint8_t *style)
 static const struct mc_arch *site_arch(uintptr_t addr)
 {
 #ifdef MC_RT_SITE_ARCH
-	return MC_RT_SITE_ARCH(addr);
+	return MC_RT_SITE_ARCH(&mc_rt_site_code, addr);
 #else
 	(void)addr;
 	return MC_RT_ARCH;
@@ -373,7 +385,7 @@ static bool is_entry(uintptr_t addr)
 	    (start & ~(uintptr_t)MC_RT_ISA_BITS) == addr)
 		return true;
 #ifdef MC_RT_LOCAL_ENTRY
-	return MC_RT_LOCAL_ENTRY(addr);	/* ppc64le's second entry point */
+	return MC_RT_LOCAL_ENTRY(&mc_rt_site_code, addr);	/* ppc64le's second entry point */
 #else
 	return false;
 #endif
@@ -445,7 +457,8 @@ static const char *find_pad_slot(const struct mc_arch *arch, uintptr_t addr,
 #ifdef MC_RT_PAD_REFUSE
 	/* what follows the pad may say no call there can work (ppc64le) */
 	{
-		const char *refused = MC_RT_PAD_REFUSE(addr + off);
+		const char *refused = MC_RT_PAD_REFUSE(&mc_rt_site_code,
+						   addr + off);
 
 		if (refused)
 			return refused;
@@ -637,7 +650,7 @@ static void keep_call(const struct mc_arch *arch, const struct mc_site *d,
 static const char *classify_place(struct rt_site *s, bool call)
 {
 #ifdef MC_RT_SITE_STYLE
-	s->style = MC_RT_SITE_STYLE(s->addr, s->style);
+	s->style = MC_RT_SITE_STYLE(&mc_rt_site_code, s->addr, s->style);
 #endif
 #ifdef MC_RT_SITE_CALLER
 	/*
@@ -647,7 +660,8 @@ static const char *classify_place(struct rt_site *s, bool call)
 	 * turns into the trampoline to call; else why the code before the
 	 * hook does not say, and the site is refused.
 	 */
-	const char *why = MC_RT_SITE_CALLER(site_at(s), &s->caller);
+	const char *why = MC_RT_SITE_CALLER(&mc_rt_site_code, site_at(s),
+					    &s->caller);
 
 	if (why)
 		return why;
@@ -661,7 +675,8 @@ static const char *classify_place(struct rt_site *s, bool call)
 	 * a linker stub, which the disabled form branches over): NULL with
 	 * s->neutral kept or replaced; else why no neutral form is safe.
 	 */
-	return MC_RT_SITE_NEUTRAL(site_at(s), call, &s->neutral);
+	return MC_RT_SITE_NEUTRAL(&mc_rt_site_code, site_at(s), call,
+				  &s->neutral);
 #else
 	(void)call;
 	return NULL;
@@ -2052,11 +2067,6 @@ void mc_rt_image_remove(uintptr_t handle)
 		mc_plat_thunk_unmap(img->thunk, img->thunk_size);
 	img->thunk = 0;
 	img->nthunks = 0;
-}
-
-bool mc_rt_image_known(uintptr_t handle)
-{
-	return image_by_handle(handle) != NULL;
 }
 
 /*

@@ -465,11 +465,11 @@ static void populate(char *p, size_t len)
 }
 
 /*
- * `len` bytes in a mapping of their own, populated.  From 1 MiB on
- * (about 20,000 sites) in transparent huge pages where the kernel gives
- * them (THP "always" or "madvise"): aligned to one, asked for with
- * MADV_HUGEPAGE, and rounded up to whole ones, so that 40,000 sites
- * cost one fault instead of 469.  Elsewhere the same call takes the
+ * `len` bytes in a mapping of their own, populated.  From 1 MiB on in
+ * transparent huge pages where the kernel gives them (THP "always" or
+ * "madvise"): aligned to one, asked for with MADV_HUGEPAGE, and rounded
+ * up to whole ones, so that a large program's sites cost one fault
+ * rather than one a small page.  Elsewhere the same call takes the
  * small pages' faults in one go.
  */
 static char *map_block(size_t len, size_t *mapped)
@@ -503,8 +503,8 @@ static char *map_block(size_t len, size_t *mapped)
  * Never freed but with an image (platform.h).  A large block is
  * mapped and populated at once (map_block): the engine writes every
  * byte of its site records in order (at boot, or at their first use),
- * and faulting their zero pages in one at a time was a tenth of the
- * boot at 40,000 sites.
+ * and faulting their zero pages in one at a time was a large share of
+ * the boot of a large program.
  */
 void *mc_plat_alloc(size_t bytes)
 {

@@ -66,22 +66,23 @@ const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n);
 /* ARM's push {lr} is the longer: 4 bytes. */
 #define MC_RT_ARM_PRELUDE 4
 
-static inline const struct mc_arch *mc_rt_arm_site_arch(uintptr_t addr)
+static inline const struct mc_arch *
+mc_rt_arm_site_arch(const struct mc_rt_code *code, uintptr_t addr)
 {
 	size_t n = MC_RT_ARM_PRELUDE;
 	const struct mc_arch *a;
 
 	/* a site at the very start of the code has no push before it */
-	if (addr < n || mc_plat_mem_avail(addr - n, true) < n)
+	if (addr < n || code->room(addr - n) < n)
 		n = 0;
 	a = mc_arch_arm_site_isa((const uint8_t *)(addr - n), n);
 	if (a)
 		return a;
 	/* No push: a pad, if NOPs are there. */
-	n = mc_plat_mem_avail(addr, true);
+	n = code->room(addr);
 	return mc_arch_arm_pad_isa((const uint8_t *)addr, n < 4 ? n : 4);
 }
-#define MC_RT_SITE_ARCH(addr) mc_rt_arm_site_arch(addr)
+#define MC_RT_SITE_ARCH(code, addr) mc_rt_arm_site_arch(code, addr)
 
 /*
  * A shared library's `bl __gnu_mcount_nc` goes through its PLT, whose

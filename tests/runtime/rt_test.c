@@ -50,7 +50,7 @@ static const struct mc_arch *arch_at(unsigned long addr)
 		return start & 1 ? &mc_arch_thumb2 : &mc_arch_arm;
 #endif
 #ifdef MC_RT_SITE_ARCH
-	return MC_RT_SITE_ARCH(addr);
+	return MC_RT_SITE_ARCH(&mc_rt_site_code, addr);
 #else
 	(void)addr;
 	return ARCH;
