@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * platform.h - what the portable engine (engine.c) asks of its platform
+ * platform.h - what the portable engine (core/) asks of its platform
  * and of its architecture's trampoline file.  Private to runtime/.
  *
  * hosted.c implements the hooks for a Linux process; a firmware build
@@ -353,7 +353,7 @@ MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);
 MC_RT_HIDDEN int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 				bool skip_missing);
 
-/* Every site's info at one instant (engine.c); returns their number. */
+/* Every site's info at one instant (core/list.c); returns their number. */
 struct mcount_site_info;
 MC_RT_HIDDEN size_t mc_rt_sites_copy(struct mcount_site_info *out,
 				     size_t cap);

@@ -7,7 +7,7 @@
  * by `nop`.  Enabling writes `bl mc_rt_tramp_mcount`, which reaches
  * +-128 MiB; an image farther from the trampoline (a library mapped
  * far from libmcount.so) calls it through a thunk within that reach
- * (engine.c's image_thunks), and a site with none is MCOUNT_ERANGE.
+ * (core/image.c's mc_rt_image_thunks), and a site with none is MCOUNT_ERANGE.
  *
  * One aligned 4-byte word changes per site.  B, BL and NOP are among
  * the instructions the architecture lets one thread rewrite while

@@ -26,8 +26,8 @@
  * at the site, Thumb's B <-> `mov ip, lr` in the halfword before it.
  * The trampoline takes the function's return address from ip.  The
  * `bl` reaches +-32 MiB from ARM code and +-16 MiB from Thumb-2 (`blx`
- * when the states differ); beyond, a thunk within 16 MiB (engine.c's
- * image_thunks, in ARM state), and MCOUNT_ERANGE where there is none.
+ * when the states differ); beyond, a thunk within 16 MiB (core/image.c's
+ * mc_rt_image_thunks, in ARM state), and MCOUNT_ERANGE where there is none.
  *
  * A -fpatchable-function-entry pad has no push before it: its first
  * instruction tells the state (mc_arch_arm_pad_isa), a NOP as the

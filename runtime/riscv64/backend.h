@@ -15,7 +15,7 @@
  *            neutralised by one `nop`
  *
  * A trampoline out of a site's reach is called through a thunk near the
- * image (engine.c's image_thunks), asked within the reach of the site's
+ * image (core/image.c's mc_rt_image_thunks), asked within the reach of the site's
  * own form (arch/riscv.c's site_reach: 1 MiB for a `jal`); where there
  * is none, the site is MCOUNT_ERANGE.
  *

@@ -472,7 +472,7 @@ static int holds_call(const struct mcount_site_info *s, const uint8_t *p,
 }
 
 /*
- * A disabled site in its live form (runtime/engine.c): enabling it
+ * A disabled site in its live form (runtime/core/forms.c): enabling it
  * changes only bytes inside one naturally aligned word of at most 8
  * bytes (4 on a 32-bit machine), from up to 8 bytes before the site (an
  * ARM push) to its end; enabled, the site holds a call; disabled

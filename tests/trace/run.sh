@@ -1012,7 +1012,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 dl_asan() {
 	s=$OUT/dl-asan
 	mkdir -p "$s/lib" &&
-	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
+	for f in runtime/core/*.c runtime/hosted.c runtime/hostsym.c \
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S recorder/record.c \
 		 recorder/writer.c recorder/start.c recorder/wrap.c \
 		 recorder/libs.c recorder/$ARCH/return.S \
