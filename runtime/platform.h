@@ -3,7 +3,7 @@
  * platform.h - what the portable engine (core/) asks of its platform
  * and of its architecture's trampoline file.  Private to runtime/.
  *
- * hosted.c implements the hooks for a Linux process; a firmware build
+ * linux/ implements the hooks for a Linux process; a firmware build
  * supplies its own (a static array for storage, its console for reports,
  * its cache maintenance routine).  The engine calls no other function.
  */
@@ -103,7 +103,7 @@ MC_RT_HIDDEN void mc_plat_leave(void);
 /*
  * Optional (weak: a platform may leave them out).
  *
- * mc_plat_images: the platform knows of several objects (hosted.c: the
+ * mc_plat_images: the platform knows of several objects (linux/: the
  * program and its shared libraries, dl_iterate_phdr) and adds each
  * with a table through mc_rt_image_add(), itself included.  Called by
  * boot under the patching lock; 0 or a negative MCOUNT_E* code.
@@ -121,7 +121,7 @@ MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
  * address), mapped executable and not writable as near to the image
  * whose sites span [lo, hi) as the platform can find room, and at most
  * `reach` bytes from any byte of that span, both ways (where no page
- * is free that near, hosted.c uses room at the end of the image's own
+ * is free that near, linux/mem.c uses room at the end of the image's own
  * code segment, which is executable already); its address, or 0 if
  * there is no such room.  Called under the patching lock, at
  * an image's boot.  mc_plat_thunk_unmap gives it back, when the image

@@ -62,9 +62,12 @@ endif
 # which file does what).
 RT_CORE := site text forms table boot runs image toggle dispatch list
 RT_CORE_SRCS := $(RT_CORE:%=runtime/core/%.c)
-RT_CSRCS := $(RT_CORE_SRCS) runtime/hosted.c runtime/hostsym.c
-RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/hosted.h \
-	   runtime/core/core.h \
+# linux/: the platform layer of a Linux process (runtime/linux/linux.h).
+RT_LINUX := objects elffile symbols mem names loader
+RT_LINUX_SRCS := $(RT_LINUX:%=runtime/linux/%.c)
+RT_CSRCS := $(RT_CORE_SRCS) $(RT_LINUX_SRCS)
+RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/client.h \
+	   runtime/core/core.h runtime/linux/linux.h \
 	   $(wildcard runtime/*/backend.h) arch/arch.h arch/search.h
 RT_OBJROOT := $(BUILD)/obj/runtime
 
@@ -78,10 +81,13 @@ RT_CFLAGS = -std=c11 $(WARN) $(filter-out $(RT_NOHOOK),$(CFLAGS)) -fPIC \
 	    -fno-tree-loop-distribute-patterns -Iruntime/include
 
 # The objects of <arch>'s library; $* is the arch in the rules below.
-# RT_HOSTED_MEMBER (recorder/recorder.mk) stands in for hosted.o when
-# another room folds its objects into the platform layer's member.
+# The platform layer is one member, linux.o (its files linked together
+# with -r), so that a program that boots pulls all of it, the
+# constructor and the dlopen wrappers included, as it pulls nothing of
+# it otherwise.  RT_PLATFORM_MEMBER (recorder/recorder.mk) stands in for
+# linux.o when another room folds its objects into that member.
 rt_objs = $(addprefix $(RT_OBJROOT)/$(1)/,$(RT_CORE:%=core-%.o) \
-	  $(or $(RT_HOSTED_MEMBER),hosted.o) hostsym.o trampoline.o arch.o)
+	  $(or $(RT_PLATFORM_MEMBER),linux.o) trampoline.o arch.o)
 RT_COMPILE = $(RT_CC_$*) $(RT_CFLAGS) $(if $(filter $*,$(RT_HOST)),,-Werror) \
 	     -c $< -o $@
 
@@ -95,13 +101,13 @@ $$(RT_OBJROOT)/%/core-$(1).o: runtime/core/$(1).c $$(RT_HDRS)
 endef
 $(foreach f,$(RT_CORE),$(eval $(call rt_core_rule,$(f))))
 
-$(RT_OBJROOT)/%/hosted.o: runtime/hosted.c $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
-
-$(RT_OBJROOT)/%/hostsym.o: runtime/hostsym.c $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
+# linux/<file>.c to $(RT_OBJROOT)/<arch>/linux-<file>.o
+define rt_linux_rule
+$$(RT_OBJROOT)/%/linux-$(1).o: runtime/linux/$(1).c $$(RT_HDRS)
+	@mkdir -p $$(@D)
+	$$(RT_COMPILE)
+endef
+$(foreach f,$(RT_LINUX),$(eval $(call rt_linux_rule,$(f))))
 
 $(RT_OBJROOT)/%/trampoline.o: runtime/%/trampoline.S
 	@mkdir -p $(@D)
@@ -113,6 +119,10 @@ $(RT_OBJROOT)/%/trampoline.o: runtime/%/trampoline.S
 $(RT_OBJROOT)/%/arch.o: $$(RT_ARCH_SRC_$$*) arch/arch.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/linux.o: \
+		$$(addprefix $(RT_OBJROOT)/$$*/linux-,$$(addsuffix .o,$$(RT_LINUX)))
+	$(RT_CC_$*) -r -nostdlib -o $@ $^
 
 $(LIBMCOUNT): $$(RT_OBJS)
 	rm -f $@
@@ -142,7 +152,8 @@ $(BUILD)/%/libmcount.a: $$(call rt_objs,$$*)
 	$(AR) rcs $@ $^
 
 # Built through pattern rules, so make would delete them as intermediates.
-.SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rt_objs,$(a)))
+.SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rt_objs,$(a)) \
+	$(RT_LINUX:%=$(RT_OBJROOT)/$(a)/linux-%.o) $(RT_OBJROOT)/$(a)/linux.o)
 
 runtime-cross:
 	@test -n "$(RT_ARCH)" || { echo "usage: make runtime-cross RT_ARCH=<$(RT_CROSS_ARCHES)> [CROSS_CC=cc]"; exit 2; }

@@ -17,7 +17,7 @@
  * the engine's live toggle does (one 32-bit atomic store).
  *
  * Cache maintenance after a write is the platform's job
- * (mc_plat_flush_icache): hosted.c uses __builtin___clear_cache, which
+ * (mc_plat_flush_icache): linux/mem.c uses __builtin___clear_cache, which
  * libgcc implements with the sequence below.  A firmware platform may
  * call mc_rt_a64_sync_icache() from its own mc_plat_flush_icache.
  */

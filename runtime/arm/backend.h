@@ -34,7 +34,7 @@
  * compiler left it.  Its live form is the hook's: `mov ip, lr` and the
  * call, in its first 8 (ARM) or 6 (Thumb-2) bytes.
  *
- * Cache: hosted.c's __builtin___clear_cache is libgcc's __clear_cache,
+ * Cache: linux/mem.c's __builtin___clear_cache is libgcc's __clear_cache,
  * the Linux cacheflush system call.  A firmware platform supplies its
  * own mc_plat_flush_icache (clean D-cache to PoU, invalidate I-cache,
  * DSB, ISB).

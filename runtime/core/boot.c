@@ -21,8 +21,9 @@ static void know_opcode(struct boot_pass *bp, const struct mc_arch *arch,
 	bp->opcode_facts.now = arch->live_store_max && arch->live_opcode &&
 			   !arch->live_prelude;
 	if (bp->opcode_facts.now)
-		bp->opcode_facts.op = (uint8_t)arch->live_opcode(arch, len, false,
-							     &bp->opcode_facts.test);
+		bp->opcode_facts.op =
+			(uint8_t)arch->live_opcode(arch, len, false,
+						   &bp->opcode_facts.test);
 }
 
 /*
@@ -227,6 +228,7 @@ static void guess_nop_styles(struct rt_site *sites, size_t nsites)
 			sites[i].style = style;
 }
 
+#ifndef MC_RT_SITE_HOOKS
 /*
  * For boot_calls_now: whether the bytes at `addr` are a call of `len`
  * bytes to `target`, exactly as the run's first one decoded, and if so
@@ -260,6 +262,7 @@ static inline bool run_call_form(const struct boot_pass *bp, uint8_t *form,
 	return d.kind == MC_SITE_CALL && d.target == target && d.len == len &&
 	       mc_encode_call(arch, form, len, addr, tramp);
 }
+#endif
 
 /*
  * boot_site for a run of the usual site, where the backend asks nothing
@@ -517,7 +520,8 @@ static void pass_start(struct boot_pass *bp, struct rt_image *img)
 	bp->form_facts.arch = NULL;
 	bp->opcode_facts.arch = NULL;
 	bp->last_call.arch = NULL;
-	bp->last_call.tramp = 0;	/* another image's stub is no hook here */
+	/* another image's stub is no hook here */
+	bp->last_call.tramp = 0;
 #ifdef MC_RT_CALL_REL32
 	bp->rel32_run.ok = false;
 #endif
@@ -572,7 +576,8 @@ int mc_rt_image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 		guess_nop_styles(img->sites, img->nsites);
 	if (!err && to_write)	/* else all written or as --prepatch left them */
 		write_disabled_forms(img);
-	if (!err && bp.wrote_now) {	/* the span of every site holds what it wrote */
+	/* the span of every site holds what the pass wrote */
+	if (!err && bp.wrote_now) {
 		uintptr_t lo, hi;
 
 		mc_rt_image_span(img, &lo, &hi);

@@ -295,17 +295,17 @@ struct boot_pass {
 	 * that shape, once per run (keep_rel32_run).
 	 */
 	struct {
-		bool ok;			/* the rest holds a run's first call */
+		bool ok;	/* the rest holds a run's first call */
 		uint8_t call[MC_MAX_SITE_LEN];	/* its bytes as found */
-		uint8_t form[MC_MAX_SITE_LEN];	/* its disabled form, as written */
+		uint8_t form[MC_MAX_SITE_LEN];	/* its disabled form */
 	} rel32_run;
 #endif
 #ifdef MC_RT_DISABLED_RUNS
 	/* The site a run of prepatched sites is matched against. */
 	struct {
-		bool ok;			/* the rest holds a run's first site */
+		bool ok;	/* the rest holds a run's first site */
 		uint8_t bytes[MC_MAX_SITE_LEN];	/* its bytes */
-		uintptr_t tramp;		/* where its displacement reaches */
+		uintptr_t tramp;	/* where its displacement reaches */
 		struct rt_site form;		/* its record */
 	} dis_run;
 #endif
@@ -342,7 +342,7 @@ struct text_window {
 		bool on;
 		uintptr_t lo, hi;
 	} flush;
-	/* An image's boot pass is running (image_boot): it may open whole spans. */
+	/* An image's boot pass is running: it may open whole spans. */
 	bool whole;
 	/*
 	 * The platform's last answers, so that the boot pass asks once per

@@ -33,8 +33,8 @@ MC_RT_NOTRACE static const struct rt_image *image_of(uintptr_t ret)
 		uintptr_t hi = __atomic_load_n(&mc_rt_images[k].hi,
 					       __ATOMIC_ACQUIRE);
 
-		if (ret <= hi &&
-		    ret > __atomic_load_n(&mc_rt_images[k].lo, __ATOMIC_RELAXED))
+		if (ret <= hi && ret > __atomic_load_n(&mc_rt_images[k].lo,
+						       __ATOMIC_RELAXED))
 			return &mc_rt_images[k];
 	}
 	return NULL;

@@ -49,7 +49,8 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start,
 	}
 	code = lo & ~(uintptr_t)MC_RT_ISA_BITS;
 	for (size_t k = 0; k < mc_rt_nimages; k++) {
-		struct rt_site *s = find_site_in(&mc_rt_images[k], code, code + size);
+		struct rt_site *s = find_site_in(&mc_rt_images[k], code,
+						 code + size);
 
 		if (s) {
 			*img = &mc_rt_images[k];

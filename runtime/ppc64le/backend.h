@@ -94,8 +94,8 @@ static inline bool mc_rt_ppc64le_local_entry(const struct mc_rt_code *code,
 #define MC_RT_LOCAL_ENTRY(code, addr) mc_rt_ppc64le_local_entry(code, addr)
 
 /* The pad's NOPs end at `end` (or run on past the engine's window). */
-static inline const char *mc_rt_ppc64le_pad_refuse(const struct mc_rt_code *code,
-						    uintptr_t end)
+static inline const char *
+mc_rt_ppc64le_pad_refuse(const struct mc_rt_code *code, uintptr_t end)
 {
 	for (unsigned i = 0; i < 64 && code->room(end) >= 4 &&
 	     mc_arch_ppc64le_is_nop((const uint8_t *)end); i++)
@@ -129,7 +129,7 @@ static inline const char *mc_rt_ppc64le_pad_refuse(const struct mc_rt_code *code
  *
  * MC_RT_STUB_SLOT decodes one at a call's target and gives the slot, or
  * 0; the engine takes the call for a hook if the object's relocations
- * bind that slot to _mcount (hostsym.c).  `toc` is the object's TOC
+ * bind that slot to _mcount (linux/elffile.c).  `toc` is the object's TOC
  * pointer, which ld and lld both put 0x8000 bytes past the start of
  * its .got (MC_RT_GOT_SECTION, MC_RT_GOT_BIAS), or 0: only the TOC
  * stub reads it.  A stub that reads another slot (a second TOC of a

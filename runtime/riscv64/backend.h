@@ -15,9 +15,9 @@
  *            neutralised by one `nop`
  *
  * A trampoline out of a site's reach is called through a thunk near the
- * image (core/image.c's mc_rt_image_thunks), asked within the reach of the site's
- * own form (arch/riscv.c's site_reach: 1 MiB for a `jal`); where there
- * is none, the site is MCOUNT_ERANGE.
+ * image (core/image.c's mc_rt_image_thunks), asked within the reach of
+ * the site's own form (arch/riscv.c's site_reach: 1 MiB for a `jal`);
+ * where there is none, the site is MCOUNT_ERANGE.
  *
  * Atomicity: the 8-byte pair is two instructions, and with the C
  * extension a site is only 2-byte aligned.  So boot puts every site in
@@ -29,7 +29,7 @@
  *
  * Cache: after writing code a hart must execute `fence.i` before it
  * fetches that code, and `fence.i` only orders the hart executing it.
- * hosted.c's __builtin___clear_cache calls glibc's
+ * linux/mem.c's __builtin___clear_cache calls glibc's
  * __riscv_flush_icache, the riscv_flush_icache system call, which
  * covers every hart this process may run on; the engine makes it once
  * per batch of toggles.  Until then another hart may run the old
@@ -105,7 +105,8 @@ static inline const char *mc_rt_rv_site_caller(const struct mc_rt_code *code,
 	return "neither `mv a0, ra` before the hook nor ra saved at "
 	       "-8(s0): cannot tell where its caller is";
 }
-#define MC_RT_SITE_CALLER(code, at, caller) mc_rt_rv_site_caller(code, at, caller)
+#define MC_RT_SITE_CALLER(code, at, caller) \
+	mc_rt_rv_site_caller(code, at, caller)
 
 /* This hart's instruction fetch sees every store it made before. */
 static inline void mc_rt_rv_sync_icache(void)

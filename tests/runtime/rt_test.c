@@ -29,7 +29,7 @@
 #define ARCH MC_RT_ARCH
 
 #ifdef __arm__
-#include "../../runtime/hosted.h"
+#include "../../runtime/linux/linux.h"
 
 extern const struct mc_arch mc_arch_thumb2;
 #endif

@@ -625,7 +625,7 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 	d=$OUT/asan
 	mkdir -p $d/lib
 	ok=1
-	for f in runtime/core/*.c runtime/hosted.c runtime/hostsym.c \
+	for f in runtime/core/*.c runtime/linux/*.c \
 		 $RT_ARCH_SRC runtime/$RT_ARCH/trampoline.S; do
 		$CC $CFLAGS $SAN -fPIC -fno-tree-loop-distribute-patterns \
 			-c $f -o $d/lib/$(basename $f).o || ok=0
