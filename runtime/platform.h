@@ -101,18 +101,11 @@ MC_RT_HIDDEN bool mc_plat_enter(void);
 MC_RT_HIDDEN void mc_plat_leave(void);
 
 /*
- * Optional (weak: a platform may leave them out).
- *
- * mc_plat_images: the platform knows of several objects (linux/: the
- * program and its shared libraries, dl_iterate_phdr) and adds each
- * with a table through mc_rt_image_add(), itself included.  Called by
- * boot under the patching lock; 0 or a negative MCOUNT_E* code.
- * Without it, boot's one image is the script's table or mc_plat_table's.
- *
- * mc_plat_free: give back what mc_plat_alloc gave (`bytes` as asked);
- * used when an image is removed.  Without it, that storage is kept.
+ * Optional (weak: a platform may leave it out): give back what
+ * mc_plat_alloc gave (`bytes` as asked); used when an image is removed.
+ * Without it, that storage is kept.  mc_plat_images, below, is
+ * optional too.
  */
-MC_RT_HIDDEN int mc_plat_images(void) __attribute__((weak));
 MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
 
 /*
@@ -184,6 +177,29 @@ MC_RT_HIDDEN void mc_rt_image_remove(uintptr_t handle);
  */
 MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
 				  const uintptr_t **stop);
+
+/*
+ * The engine's registry of images, handed down to mc_plat_images: a
+ * platform calls the engine back through it, never by name, so that
+ * calls go one way between the two (the engine calls the platform).
+ */
+struct mc_rt_engine {
+	int (*image_add)(const struct mc_rt_image_desc *d);
+	void (*image_remove)(uintptr_t handle);
+	bool (*own_table)(const uintptr_t **start, const uintptr_t **stop);
+};
+
+/*
+ * Optional (weak): the platform knows of several objects (linux/: the
+ * program and its shared libraries, dl_iterate_phdr) and adds each with
+ * a table through engine->image_add, itself included; it may keep
+ * `engine` (static storage) to add and remove objects loaded and
+ * unloaded later.  Called by boot under the patching lock; 0 or a
+ * negative MCOUNT_E* code.  Without it, boot's one image is the
+ * script's table or mc_plat_table's.
+ */
+MC_RT_HIDDEN int mc_plat_images(const struct mc_rt_engine *engine)
+	__attribute__((weak));
 
 /* ---- the architecture -------------------------------------------------- */
 

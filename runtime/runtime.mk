@@ -60,14 +60,15 @@ endif
 
 # core/: the portable runtime, freestanding (runtime/core/core.h says
 # which file does what).
-RT_CORE := site text forms table boot runs image toggle dispatch list
+RT_CORE := site text forms table boot runs thunks image toggle dispatch \
+	   list errors
 RT_CORE_SRCS := $(RT_CORE:%=runtime/core/%.c)
 # linux/: the platform layer of a Linux process (runtime/linux/linux.h).
-RT_LINUX := objects elffile symbols mem names loader
+RT_LINUX := elffile objects symbols mem names loader autoboot
 RT_LINUX_SRCS := $(RT_LINUX:%=runtime/linux/%.c)
 RT_CSRCS := $(RT_CORE_SRCS) $(RT_LINUX_SRCS)
 RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/client.h \
-	   runtime/core/core.h runtime/linux/linux.h \
+	   runtime/core/core.h runtime/core/window.h runtime/linux/linux.h \
 	   $(wildcard runtime/*/backend.h) arch/arch.h arch/search.h
 RT_OBJROOT := $(BUILD)/obj/runtime
 

@@ -11,12 +11,15 @@
  * comes from the backend platform.h selects (runtime/<arch>/backend.h).
  *
  * The files, by role: site.c classifies a site's bytes; text.c keeps
- * the write window and the flush of written code; forms.c makes a
- * site's live forms; table.c reads the __mcount_loc table; boot.c is
- * the boot pass over an image; runs.c keeps an image's sites as runs
- * until their first use; image.c is the registry of images and their
- * thunks; toggle.c enables, disables and verifies; dispatch.c is the
- * traced path; list.c lists sites and counts.
+ * the write window and the flush of written code (window.h); forms.c
+ * makes a site's live forms; table.c reads the __mcount_loc table;
+ * boot.c is the boot pass over an image; runs.c keeps an image's sites
+ * as runs until their first use; thunks.c makes an image's thunk page;
+ * image.c is the registry of images and boots them; toggle.c enables,
+ * disables and verifies; dispatch.c is the traced path; list.c lists
+ * sites and counts; errors.c says what an error code means.  Calls go
+ * one way between them, and from core/ to the platform only (which
+ * calls back through struct mc_rt_engine).
  */
 #ifndef MC_RT_CORE_H
 #define MC_RT_CORE_H
@@ -24,6 +27,7 @@
 #include <mcount.h>
 
 #include "../platform.h"
+#include "window.h"
 #include "../../arch/search.h"
 
 #define STYLE_UNKNOWN 0xff	/* a NOP site, until guess_nop_styles() */
@@ -324,57 +328,14 @@ MC_RT_HIDDEN void mc_rt_refuse(struct rt_image *img, struct rt_site *s,
 			       uintptr_t where, const uint8_t *p, size_t n,
 			       const char *why);
 
-/* ---- the text window (text.c) ------------------------------------------ */
-
-/*
- * The state of writing code, shared by the boot pass and the toggles
- * (one at a time: both hold the patching lock).
- */
-struct text_window {
-	/*
-	 * Code written and not yet made visible to instruction fetch:
-	 * [lo, hi), while `on` (a boot pass, a batch of toggles).  Nothing
-	 * runs the patched code until mcount_boot() returns (the engine
-	 * and the platform are not traced), so one flush of the whole span
-	 * at the end serves every site.
-	 */
-	struct {
-		bool on;
-		uintptr_t lo, hi;
-	} flush;
-	/* An image's boot pass is running: it may open whole spans. */
-	bool whole;
-	/*
-	 * The platform's last answers, so that the boot pass asks once per
-	 * mapping rather than once per site (the table is sorted, so its
-	 * sites come in runs inside one text segment): code readable in
-	 * [code.lo, code.hi), and writable in [open.lo, open.hi) until
-	 * mc_rt_text_close().  Both are forgotten when the window closes.
-	 */
-	struct {
-		uintptr_t lo, hi;
-	} code, open;
-};
-MC_RT_HIDDEN extern struct text_window mc_rt_text;
-
-/* code_avail's answer when addr is outside the last one. */
-MC_RT_HIDDEN size_t mc_rt_code_avail_far(uintptr_t addr);
-/* Close the platform's window and forget its answers. */
-MC_RT_HIDDEN void mc_rt_text_close(void);
-/* text_open's answer when [addr, addr + len) is not open yet. */
-MC_RT_HIDDEN bool mc_rt_text_open_more(uintptr_t addr, size_t len, bool rest);
-/* note_written's answer where `addr` is not near the span so far. */
-MC_RT_HIDDEN void mc_rt_note_written_far(uintptr_t addr, size_t len);
-/* Start gathering written code into one flush, and flush it all. */
-MC_RT_HIDDEN void mc_rt_flush_begin(void);
-MC_RT_HIDDEN void mc_rt_flush_end(void);
+/* ---- the text window (window.h, text.c) -------------------------------- */
 
 /* mc_plat_mem_avail(addr, true), from the last answer when it covers addr. */
 static inline size_t code_avail(uintptr_t addr)
 {
-	if (addr >= mc_rt_text.code.lo && addr < mc_rt_text.code.hi)
-		return mc_rt_text.code.hi - addr;
-	return mc_rt_code_avail_far(addr);
+	size_t n = window_code_avail(&mc_rt_text, addr);
+
+	return n ? n : mc_rt_code_avail_far(addr);
 }
 
 /*
@@ -390,15 +351,6 @@ static inline bool text_open(uintptr_t addr, size_t len, bool rest)
 		return true;
 	return mc_rt_text_open_more(addr, len, rest);
 }
-
-/*
- * Writes farther than this from the span gathered so far start a span
- * of their own, the old one flushed first: a batch across objects (the
- * program's sites and a library's, gigabytes apart) must not make the
- * platform clean every cache line in between (on aarch64, a `dc cvau`
- * per 64 bytes of the gap).
- */
-#define FLUSH_GAP ((uintptr_t)64 * 1024)
 
 /*
  * Code just written at [addr, addr + len): flush now, or with the
@@ -510,7 +462,12 @@ MC_RT_HIDDEN bool mc_rt_keep_lazily(struct rt_image *img,
 MC_RT_HIDDEN const struct rt_site *mc_rt_site_view(const struct rt_image *img,
 						   size_t i,
 						   struct rt_site *tmp);
-MC_RT_HIDDEN int mc_rt_images_ready(void);
+/*
+ * The first use of `img`'s sites that needs their records (a change of
+ * state, a search for a function, verification): made now from its
+ * runs, and published for the dispatcher before any site is enabled.
+ */
+MC_RT_HIDDEN int mc_rt_image_sites(struct rt_image *img);
 
 /* ---- boot and images (boot.c, image.c) --------------------------------- */
 
@@ -523,7 +480,7 @@ MC_RT_HIDDEN int mc_rt_image_boot(struct rt_image *img, const uintptr_t *tab,
 /* Where the image's sites lie: from the first one's bytes to the last's end. */
 MC_RT_HIDDEN void mc_rt_image_span(const struct rt_image *img, uintptr_t *lo,
 				   uintptr_t *hi);
-/* The thunk page `img`'s far sites need, if any (image.c). */
+/* The thunk page `img`'s far sites need, if any (thunks.c). */
 MC_RT_HIDDEN void mc_rt_image_thunks(struct rt_image *img);
 MC_RT_HIDDEN void mc_rt_counts_clear(struct mcount_counts *c);
 

@@ -104,7 +104,7 @@ const struct rt_site *mc_rt_site_view(const struct rt_image *img, size_t i,
  * state, a search for a function, verification): made now from its
  * runs, and published for the dispatcher before any site is enabled.
  */
-static int image_sites(struct rt_image *img)
+int mc_rt_image_sites(struct rt_image *img)
 {
 	struct rt_site *sites;
 
@@ -115,17 +115,5 @@ static int image_sites(struct rt_image *img)
 		return MCOUNT_ENOMEM;
 	__atomic_store_n(&img->sites, sites, __ATOMIC_RELEASE);
 	img->nruns = 0;
-	return MCOUNT_OK;
-}
-
-/* image_sites for every image: MCOUNT_OK, or the first error. */
-int mc_rt_images_ready(void)
-{
-	for (size_t k = 0; k < mc_rt_nimages; k++) {
-		int err = image_sites(&mc_rt_images[k]);
-
-		if (err)
-			return err;
-	}
 	return MCOUNT_OK;
 }

@@ -6,7 +6,8 @@
  * written and not yet flushed to instruction fetch (core.h has the
  * inline fast paths: text_open, note_written, write_code).
  */
-#include "core.h"
+#include "../platform.h"
+#include "window.h"
 
 struct text_window mc_rt_text;
 
@@ -28,8 +29,10 @@ void mc_rt_text_close(void)
 
 bool mc_rt_text_open_more(uintptr_t addr, size_t len, bool rest)
 {
-	size_t n = code_avail(addr);
+	size_t n = window_code_avail(&mc_rt_text, addr);
 
+	if (!n)
+		n = mc_rt_code_avail_far(addr);
 	if (n < len || mc_plat_text_open(addr, rest ? n : len) != 0)
 		return false;
 	mc_rt_text.open.lo = addr;

@@ -6,6 +6,18 @@
  */
 #include "core.h"
 
+/* mc_rt_image_sites for every image: MCOUNT_OK, or the first error. */
+static int images_ready(void)
+{
+	for (size_t k = 0; k < mc_rt_nimages; k++) {
+		int err = mc_rt_image_sites(&mc_rt_images[k]);
+
+		if (err)
+			return err;
+	}
+	return MCOUNT_OK;
+}
+
 /*
  * The site of the function whose bytes are [code, hi) in `img`: the
  * first one inside them, or a pad that starts before them.
@@ -250,7 +262,7 @@ static int set_func(uintptr_t func, bool on)
 
 	if (r)
 		return r;
-	r = mc_rt_images_ready();
+	r = images_ready();
 	s = r ? NULL : find_site(func, &start, &img);
 	r = r ? r : s ? set_site(img, s, on, start) : MCOUNT_ENOSITE;
 	batch_end(r > 0);
@@ -316,7 +328,7 @@ int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 	r = batch_begin();
 	if (r)
 		return r;
-	r = mc_rt_images_ready();
+	r = images_ready();
 	if (r) {
 		batch_end(false);
 		return r;
@@ -371,7 +383,7 @@ static int set_all(bool on)
 
 	if (r)
 		return r;
-	r = mc_rt_images_ready();
+	r = images_ready();
 	if (r) {
 		batch_end(false);
 		return r;
@@ -455,7 +467,7 @@ int mcount_verify(void)
 		mc_plat_unlock();
 		return MCOUNT_ENOTBOOTED;
 	}
-	err = mc_rt_images_ready();
+	err = images_ready();
 	for (size_t k = 0; k < mc_rt_nimages && !err; k++) {
 		struct rt_image *img = &mc_rt_images[k];
 

@@ -10,9 +10,11 @@
  * and answers by address; mem.c holds the text window (mprotect),
  * membarrier, allocation and thunk pages; names.c is the by-name and
  * glob API over the engine; loader.c keeps the list in step with the
- * loader (dl_iterate_phdr, dlopen, dlclose), and has the patching lock,
- * fork and the constructor that boots.  Each file calls only those
- * before it.
+ * loader (dl_iterate_phdr, dlopen, dlclose), and has the patching lock
+ * and fork; autoboot.c is the constructor that boots.  Each file calls
+ * only those before it, and of core/ only names.c and autoboot.c call
+ * anything by name (the others call back through struct mc_rt_engine),
+ * so that no call goes round in a circle.
  */
 #ifndef MC_RT_LINUX_H
 #define MC_RT_LINUX_H
@@ -27,6 +29,9 @@
 #define MC_HOST_MAX_OBJS 256
 
 struct host_syms;		/* symbols.c: one object's function symbols */
+
+/* A program header of a loaded object. */
+typedef ElfW(Phdr) host_phdr;
 
 /*
  * One loaded object, as dl_iterate_phdr showed it.  Entries are added
@@ -74,14 +79,14 @@ MC_RT_HIDDEN void mc_host_objs_fork(void);
 /* The object one of whose PT_LOAD segments holds `addr`, or NULL. */
 MC_RT_HIDDEN struct host_obj *mc_host_obj_of(uintptr_t addr);
 /* The PT_LOAD segment of `o` holding `addr`, or NULL. */
-MC_RT_HIDDEN const ElfW(Phdr) *mc_host_obj_segment(const struct host_obj *o,
-						   uintptr_t addr);
+MC_RT_HIDDEN const host_phdr *mc_host_obj_segment(const struct host_obj *o,
+						  uintptr_t addr);
 /*
  * The PT_LOAD segment holding `addr`, and its object's bias, or NULL
  * (the last answer kept, for the boot pass's sorted questions).
  */
-MC_RT_HIDDEN const ElfW(Phdr) *mc_host_segment_of(uintptr_t addr,
-						  uintptr_t *bias);
+MC_RT_HIDDEN const host_phdr *mc_host_segment_of(uintptr_t addr,
+						 uintptr_t *bias);
 
 /* The entry for an object at `phdr`, or NULL. */
 MC_RT_HIDDEN struct host_obj *mc_host_obj_by_phdr(const ElfW(Phdr) *phdr);
@@ -100,6 +105,8 @@ MC_RT_HIDDEN int mc_host_obj_add_image(struct host_obj *o);
  * to carry its note): asked once, at boot.  Owned: it booted as such.
  */
 MC_RT_HIDDEN bool mc_host_first_runtime(void);
+/* The engine's registry, which objects are added to and removed from. */
+MC_RT_HIDDEN void mc_host_set_engine(const struct mc_rt_engine *e);
 MC_RT_HIDDEN void mc_host_set_owned(void);
 MC_RT_HIDDEN bool mc_host_owned(void);
 /* The image hooks' `settled`, if set. */

@@ -162,7 +162,7 @@ static void reconcile(void)
 	seen_subs = c[1];
 }
 
-int mc_plat_images(void)
+int mc_plat_images(const struct mc_rt_engine *engine)
 {
 	unsigned long long c[2] = { 0, 0 };
 	int err;
@@ -170,6 +170,7 @@ int mc_plat_images(void)
 	if (!mc_host_first_runtime())
 		return MCOUNT_EOTHER;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	mc_host_set_engine(engine);
 	dl_iterate_phdr(loader_counts, c);
 	err = rescan();
 	seen_adds = c[0];
@@ -339,32 +340,4 @@ MC_RT_NOTRACE bool mc_plat_enter(void)
 MC_RT_NOTRACE void mc_plat_leave(void)
 {
 	in_callback = false;
-}
-
-/* A program may define this (non-zero) to boot by itself. */
-extern const int mcount_no_autoboot __attribute__((weak));
-
-static bool autoboot_wanted(void)
-{
-	const char *env = getenv("MCOUNT_NO_AUTOBOOT");
-
-	if (&mcount_no_autoboot && mcount_no_autoboot)
-		return false;
-	return !env || !*env || strcmp(env, "0") == 0;
-}
-
-/*
- * Priority 101, the earliest a program may use: user constructors run
- * after boot, so their hooks are already NOPs.
- */
-__attribute__((constructor(101))) static void autoboot(void)
-{
-	int err;
-
-	if (!autoboot_wanted())
-		return;
-	mc_host_sync_register();
-	err = mcount_boot();
-	if (err)
-		fprintf(stderr, "mcount: boot: %s\n", mcount_strerror(err));
 }

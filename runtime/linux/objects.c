@@ -170,8 +170,7 @@ static bool segment_holds(uintptr_t bias, const ElfW(Phdr) *ph,
 	return ph->p_type == PT_LOAD && addr >= lo && addr - lo < ph->p_memsz;
 }
 
-const ElfW(Phdr) *mc_host_obj_segment(const struct host_obj *o,
-				    uintptr_t addr)
+const host_phdr *mc_host_obj_segment(const struct host_obj *o, uintptr_t addr)
 {
 	for (size_t i = 0; i < o->phnum; i++)
 		if (segment_holds(o->bias, &o->segs[i], addr))
@@ -196,7 +195,7 @@ struct host_obj *mc_host_obj_of(uintptr_t addr)
 static const ElfW(Phdr) *last_seg;
 static uintptr_t last_bias;
 
-const ElfW(Phdr) *mc_host_segment_of(uintptr_t addr, uintptr_t *bias)
+const host_phdr *mc_host_segment_of(uintptr_t addr, uintptr_t *bias)
 {
 	const struct host_obj *o;
 
@@ -447,6 +446,12 @@ struct host_obj *mc_host_obj_new(const struct dl_phdr_info *info)
 
 static struct mc_host_image_hooks image_hooks;
 static bool owner;	/* this copy booted as the process's runtime */
+static const struct mc_rt_engine *engine;	/* the engine's registry */
+
+void mc_host_set_engine(const struct mc_rt_engine *e)
+{
+	engine = e;
+}
 
 void mc_host_set_owned(void)
 {
@@ -484,7 +489,7 @@ void mc_host_set_image_hooks(const struct mc_host_image_hooks *h)
 void mc_host_obj_free(struct host_obj *o)
 {
 	if (o->image) {
-		mc_rt_image_remove((uintptr_t)o->phdr);
+		engine->image_remove((uintptr_t)o->phdr);
 		if (image_hooks.removed)
 			image_hooks.removed(o);
 	}
@@ -536,7 +541,7 @@ int mc_host_obj_add_image(struct host_obj *o)
 	int found, err;
 
 	found = mc_host_obj_segment(o, (uintptr_t)&rt_note) &&
-		mc_rt_own_table(&d.start, &d.stop) ? 1 :
+		engine->own_table(&d.start, &d.stop) ? 1 :
 		obj_table(o, &d.start, &d.stop);
 	if (found <= 0)
 		return found;
@@ -546,7 +551,7 @@ int mc_host_obj_add_image(struct host_obj *o)
 	d.got = obj_stub_base(o);
 #endif
 	mc_host_plt_stubs(o, &d);
-	err = mc_rt_image_add(&d);
+	err = engine->image_add(&d);
 	if (err) {
 		fprintf(stderr, "mcount: %s: %s\n", o->name,
 			mcount_strerror(err));
