@@ -24,9 +24,9 @@
 static pthread_mutex_t patch_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 static void reconcile(void);
-static void fork_prepare(void);
-static void fork_parent(void);
-static void fork_child(void);
+static void fork_lock_patching(void);
+static void fork_unlock_patching(void);
+static void fork_afresh_child(void);
 
 void mc_plat_lock(void)
 {
@@ -169,7 +169,8 @@ int mc_plat_images(const struct mc_rt_engine *engine)
 
 	if (!mc_host_first_runtime())
 		return MCOUNT_EOTHER;
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	pthread_atfork(fork_lock_patching, fork_unlock_patching,
+		       fork_afresh_child);
 	mc_host_set_engine(engine);
 	dl_iterate_phdr(loader_counts, c);
 	err = rescan();
@@ -300,12 +301,12 @@ int dlclose(void *handle)
  * space, which the child gets anew).  exec boots afresh: the new
  * program runs its own constructor.
  */
-static void fork_prepare(void)
+static void fork_lock_patching(void)
 {
 	pthread_mutex_lock(&patch_lock);
 }
 
-static void fork_parent(void)
+static void fork_unlock_patching(void)
 {
 	pthread_mutex_unlock(&patch_lock);
 }
@@ -317,7 +318,7 @@ static void fork_parent(void)
  * hold the patching lock too, and a symbol load under way is published
  * only when done).
  */
-static void fork_child(void)
+static void fork_afresh_child(void)
 {
 	static const pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
