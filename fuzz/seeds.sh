@@ -41,9 +41,12 @@ seed() {
 		"$TOOL" -q -n "$WORK/$n-n.o" 2>/dev/null &&
 			cp "$WORK/$n-n.o" "$OUT/record/$n-n.o"
 		# arch seed: index, length, site, target, r_offset, then code.
+		# LoongArch: no binutils in Debian 12, LLVM 16's objcopy
 		"${cc%gcc}objcopy" -O binary -j .text "$o" "$WORK/$n.text" \
 			2>/dev/null || objcopy -O binary -j .text "$o" \
-			"$WORK/$n.text" 2>/dev/null || continue
+			"$WORK/$n.text" 2>/dev/null || llvm-objcopy-16 \
+			-O binary -j .text "$o" "$WORK/$n.text" 2>/dev/null ||
+			continue
 		{ printf "\\$(printf %03o "$arch")\\005"
 		  head -c 24 /dev/zero
 		  head -c 256 "$WORK/$n.text"; } > "$OUT/arch/$n.bin"
@@ -75,6 +78,8 @@ seed mips64el-linux-gnuabi64-gcc 13 -pg -mabi=n32
 seed sparc64-linux-gnu-gcc 16 -pg
 seed sh4-linux-gnu-gcc 17 -pg
 seed clang 0 -pg -mfentry
+seed clang-16 19 --target=loongarch64-linux-gnu -pg
+seed clang-16 19 --target=loongarch64-linux-gnu -pg -mcmodel=medium
 
 # Linked images for --dump: a program and a shared object.
 if gcc -O2 -pg -mfentry -c -o "$WORK/b.o" "$FX/basic.c" &&

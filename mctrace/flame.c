@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "output.h"
 
 #define WIDTH 1200.0
 #define ROW 16

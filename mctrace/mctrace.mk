@@ -9,14 +9,19 @@
 #   make install          also installs mctrace and man/mctrace.1
 
 MCTRACE := $(BUILD)/mctrace
-MCTRACE_SRCS := mctrace/main.c mctrace/trace.c mctrace/output.c \
-	mctrace/flame.c
+MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
+	mctrace/report.c mctrace/graph.c mctrace/replay.c mctrace/dump.c \
+	mctrace/raw.c mctrace/chrome.c mctrace/folded.c mctrace/flame.c \
+	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
+	mctrace/output.c mctrace/trace.c mctrace/calls.c mctrace/events.c \
+	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c
 MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o)
 
 all: $(MCTRACE)
 
+# -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c)
 $(MCTRACE): $(MCTRACE_OBJS)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lstdc++
 
 install: install-mctrace
 install-mctrace: $(MCTRACE)

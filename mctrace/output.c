@@ -1,44 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * output.c - what mctrace prints from a trace: the report, the function
- * graph, raw events, Chrome's trace-event JSON, folded stacks.
+ * output.c - what mctrace's outputs share: reading a trace into a file
+ * of one form, times as people read them, self time, the lost calls.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace.h"
+#include "filter.h"
+#include "output.h"
 
-/* ---- report -------------------------------------------------------------- */
-
-struct stat {
-	uint64_t func, calls, total, self;
-};
-
-static int by_total(const void *a, const void *b)
-{
-	const struct stat *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? 1 : -1;
-	return (x->func > y->func) - (x->func < y->func);
-}
-
-static int by_func(const void *a, const void *b)
-{
-	const struct stat *x = a, *y = b;
-
-	return (x->func > y->func) - (x->func < y->func);
-}
-
-static struct stat *stat_of(struct stat *v, size_t n, uint64_t func)
-{
-	struct stat key = { .func = func };
-
-	return bsearch(&key, v, n, sizeof(*v), by_func);
-}
-
-/* Self time: the call's time minus that of the calls it made directly. */
-static uint64_t self_time(const struct thread *th, size_t i)
+uint64_t out_self_time(const struct thread *th, size_t i)
 {
 	const struct call *c = &th->calls[i];
 	uint64_t self = c->end - c->start;
@@ -53,7 +25,7 @@ static uint64_t self_time(const struct thread *th, size_t i)
 	return self;
 }
 
-static void print_time(FILE *f, uint64_t ns)
+void out_time(FILE *f, uint64_t ns)
 {
 	if (ns < 10000)
 		fprintf(f, "%8llu ns", (unsigned long long)ns);
@@ -65,8 +37,7 @@ static void print_time(FILE *f, uint64_t ns)
 		fprintf(f, "%8.3f  s", ns / 1e9);
 }
 
-/* Every thread's lost calls by reason; their sum (MCT_LOST's). */
-static uint64_t lost_calls(const struct trace *t, uint64_t why[MCT_LOST_WHYS])
+uint64_t out_lost_calls(const struct trace *t, uint64_t why[MCT_LOST_WHYS])
 {
 	uint64_t lost = 0;
 
@@ -87,7 +58,7 @@ static uint64_t lost_calls(const struct trace *t, uint64_t why[MCT_LOST_WHYS])
 
 void out_lost(const struct trace *t, FILE *f, const char *prefix)
 {
-	uint64_t why[MCT_LOST_WHYS], lost = lost_calls(t, why), told = 0;
+	uint64_t why[MCT_LOST_WHYS], lost = out_lost_calls(t, why), told = 0;
 	const char *sep = ": ";
 
 	if (!lost)
@@ -110,226 +81,55 @@ void out_lost(const struct trace *t, FILE *f, const char *prefix)
 	fputc('\n', f);
 }
 
-static void print_lost(const struct trace *t, FILE *f)
+void out_lost_footer(const struct trace *t, FILE *f)
 {
 	out_lost(t, f, "# ");
 	if (t->bad_exits)
 		fprintf(f, "# %zu exits that matched no entry\n", t->bad_exits);
 }
 
-void out_report(const struct trace *t, FILE *f)
+
+int out_file(const char *in, const char *out, out_writer *write,
+	     bool say_lost, const struct trace_opts *ro)
 {
-	struct stat *v = NULL;
-	size_t n = 0, cap = 0;
-
-	for (size_t k = 0; k < t->nthreads; k++)
-		cap += t->threads[k].ncalls;
-	v = calloc(cap ? cap : 1, sizeof(*v));
-	for (size_t k = 0; k < t->nthreads; k++)
-		for (size_t i = 0; i < t->threads[k].ncalls; i++)
-			v[n++].func = t->threads[k].calls[i].func;
-	qsort(v, n, sizeof(*v), by_func);
-	cap = n;
-	n = 0;
-	for (size_t i = 0; i < cap; i++)
-		if (!n || v[n - 1].func != v[i].func)
-			v[n++] = (struct stat){ .func = v[i].func };
-	for (size_t k = 0; k < t->nthreads; k++) {
-		const struct thread *th = &t->threads[k];
-
-		for (size_t i = 0; i < th->ncalls; i++) {
-			struct stat *s = stat_of(v, n, th->calls[i].func);
-
-			s->calls++;
-			s->total += th->calls[i].end - th->calls[i].start;
-			s->self += self_time(th, i);
-		}
-	}
-	qsort(v, n, sizeof(*v), by_total);
-	fprintf(f, "  Total time    Self time       Calls  Function\n");
-	fprintf(f, "  ==========  ===========  ==========  ====================\n");
-	for (size_t i = 0; i < n; i++) {
-		fprintf(f, " ");
-		print_time(f, v[i].total);
-		fprintf(f, "  ");
-		print_time(f, v[i].self);
-		fprintf(f, "  %10llu  %s\n", (unsigned long long)v[i].calls,
-			trace_name(t, v[i].func));
-	}
-	print_lost(t, f);
-	free(v);
+	return out_file_filtered(in, out, write, say_lost, ro, NULL);
 }
 
-/* ---- function graph ---------------------------------------------------- */
-
-static void indent(FILE *f, uint32_t depth)
+int out_file_filtered(const char *in, const char *out, out_writer *write,
+		      bool say_lost, const struct trace_opts *ro,
+		      const struct filter *flt)
 {
-	for (uint32_t i = 0; i <= depth; i++)
-		fputs("  ", f);
+	struct trace t;
+	FILE *f = stdout;
+	int err = 0;
+
+	if (filter_read(in, ro, flt, &t) != 0)
+		return 1;
+	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {
+		fprintf(stderr, "mctrace: %s: %s\n", out, strerror(errno));
+		trace_free(&t);
+		return 1;
+	}
+	if (say_lost) {
+		char prefix[4200];
+
+		snprintf(prefix, sizeof(prefix), "mctrace: %s: ", in);
+		out_lost(&t, stderr, prefix);
+	}
+	write(&t, f);
+	if (ferror(f) || (f != stdout && fclose(f) != 0)) {
+		fprintf(stderr, "mctrace: %s: write error\n", out);
+		err = 1;
+	}
+	trace_free(&t);
+	return err;
 }
 
-/*
- * ftrace's function_graph: a call with no recorded callee is one line
- * with its time; one with callees opens a brace, and its time is on the
- * line that closes it.
- */
-void out_graph(const struct trace *t, FILE *f)
+int out_done(FILE *f, const char *name)
 {
-	for (size_t k = 0; k < t->nthreads; k++) {
-		const struct thread *th = &t->threads[k];
-		size_t *open = malloc((th->ncalls + 1) * sizeof(*open)), n = 0;
-
-		fprintf(f, "# pid %u, tid %u: %zu calls\n", t->pid, th->tid,
-			th->ncalls);
-		fprintf(f, "#   DURATION    |  FUNCTION\n");
-		for (size_t i = 0; i <= th->ncalls; i++) {
-			uint32_t depth = i < th->ncalls ? th->calls[i].depth : 0;
-
-			while (n && th->calls[open[n - 1]].depth >= depth) {
-				const struct call *c = &th->calls[open[--n]];
-
-				fputs(" ", f);
-				print_time(f, c->end - c->start);
-				fputs(" |", f);
-				indent(f, c->depth);
-				fprintf(f, "} /* %s */\n", trace_name(t, c->func));
-				if (i == th->ncalls && !n)
-					break;
-			}
-			if (i == th->ncalls)
-				break;
-			const struct call *c = &th->calls[i];
-			bool leaf = i + 1 == th->ncalls ||
-				    th->calls[i + 1].depth <= c->depth;
-
-			if (leaf) {
-				fputs(" ", f);
-				print_time(f, c->end - c->start);
-				fputs(" |", f);
-			} else {
-				fputs("             |", f);
-				open[n++] = i;
-			}
-			indent(f, c->depth);
-			fprintf(f, "%s()%s\n", trace_name(t, c->func),
-				leaf ? ";" : " {");
-		}
-		free(open);
-		fputs("\n", f);
+	if (fflush(f) != 0 || ferror(f)) {
+		fprintf(stderr, "mctrace: %s: write error\n", name);
+		return 1;
 	}
-	print_lost(t, f);
-}
-
-/*
- * One line an event, in each thread's order: tid, ns, E (entry) or X
- * (exit), depth, name.  For tests and scripts.
- */
-void out_raw(const struct trace *t, FILE *f)
-{
-	for (size_t k = 0; k < t->nthreads; k++) {
-		const struct thread *th = &t->threads[k];
-		size_t *open = malloc((th->ncalls + 1) * sizeof(*open)), n = 0;
-
-		for (size_t i = 0; i <= th->ncalls; i++) {
-			uint32_t depth = i < th->ncalls ? th->calls[i].depth : 0;
-
-			while (n && (i == th->ncalls ||
-				     th->calls[open[n - 1]].depth >= depth)) {
-				const struct call *c = &th->calls[open[--n]];
-
-				fprintf(f, "%u %llu X %u %s\n", th->tid,
-					(unsigned long long)c->end, c->depth,
-					trace_name(t, c->func));
-			}
-			if (i == th->ncalls)
-				break;
-			fprintf(f, "%u %llu E %u %s\n", th->tid,
-				(unsigned long long)th->calls[i].start,
-				th->calls[i].depth,
-				trace_name(t, th->calls[i].func));
-			open[n++] = i;
-		}
-		free(open);
-	}
-}
-
-/* ---- Chrome trace-event JSON --------------------------------------------- */
-
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-/* Complete ("X") events, ts and dur in microseconds. */
-void out_chrome(const struct trace *t, FILE *f)
-{
-	uint64_t why[MCT_LOST_WHYS], lost = lost_calls(t, why);
-	bool first = true;
-
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
-	for (size_t k = 0; k < t->nthreads; k++) {
-		const struct thread *th = &t->threads[k];
-
-		for (size_t i = 0; i < th->ncalls; i++) {
-			const struct call *c = &th->calls[i];
-			uint64_t d = c->end - c->start;
-
-			fprintf(f, "%s{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
-				"\"ts\":%llu.%03u,\"dur\":%llu.%03u,\"name\":",
-				first ? "" : ",\n", t->pid, th->tid,
-				(unsigned long long)(c->start / 1000),
-				(unsigned)(c->start % 1000),
-				(unsigned long long)(d / 1000),
-				(unsigned)(d % 1000));
-			json_string(f, trace_name(t, c->func));
-			fputc('}', f);
-			first = false;
-		}
-	}
-	fprintf(f, "%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":"
-		"\"process_name\",\"args\":{\"name\":\"pid %u\"}}\n],\n"
-		"\"otherData\":{\"lost_calls\":\"%llu\"", first ? "" : ",\n",
-		t->pid, t->pid, (unsigned long long)lost);
-	for (unsigned r = 0; r < MCT_LOST_WHYS; r++)
-		fprintf(f, ",\"%s\":\"%llu\"", mct_lost_why_key(r),
-			(unsigned long long)why[r]);
-	fprintf(f, "}}\n");
-}
-
-/* ---- folded stacks ------------------------------------------------------- */
-
-/*
- * Brendan Gregg's folded format: one line a call, its stack joined by
- * ';', then its self time in ns (flamegraph.pl and speedscope read it;
- * lines of one stack add up).
- */
-void out_folded(const struct trace *t, FILE *f)
-{
-	for (size_t k = 0; k < t->nthreads; k++) {
-		const struct thread *th = &t->threads[k];
-		size_t *path = malloc((th->ncalls + 1) * sizeof(*path));
-
-		for (size_t i = 0; i < th->ncalls; i++) {
-			const struct call *c = &th->calls[i];
-
-			path[c->depth] = i;
-			for (uint32_t d = 0; d <= c->depth; d++)
-				fprintf(f, "%s%s", d ? ";" : "",
-					trace_name(t, th->calls[path[d]].func));
-			fprintf(f, " %llu\n",
-				(unsigned long long)self_time(th, i));
-		}
-		free(path);
-	}
+	return 0;
 }

@@ -1,492 +1,578 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * trace.c - read the recorder's file (recorder/format.h) into calls.
+ * trace.c - read the recorder's file (recorder/format.h): its blocks,
+ * walked in order, then made calls (calls.c).
  *
- * Events are matched per thread with a stack: an entry opens a call, an
- * exit closes the innermost open one, whose function must have the
- * exit's tag (a mismatch is counted, never trusted).  Timestamps are the
- * clock's ticks, converted to ns through the file's last MCT_CLOCK
- * block.  A block of events that does not decode whole makes the file
- * refused: its events cannot be placed, and the trace would be wrong.
+ * A file is read for every whole block in it, whatever happened to the
+ * rest, and what could not be read is said on stderr in one line:
+ *   - cut short (a recording killed, a disk full, a copy stopped): the
+ *     last block is incomplete, its bytes are lost, all before it stands;
+ *   - damaged (a header or a block of events that does not decode): the
+ *     block is skipped, and the reader finds the next block by trying
+ *     each later byte for a header that is whole and sane (a kind it
+ *     knows, a tid within Linux's limit, a size its kind allows and that
+ *     fits in the file, a payload that decodes) and that is followed by
+ *     another such header, the end of the file, or a last block cut
+ *     short.  Blocks stand alone (format.h), so what follows is right.
+ * Times come from the last whole MCT_CLOCK, which the recorder writes
+ * as it goes.
  *
- * A call is named by the name its address had at its entry's ticks
- * (MCT_NAME from the start, MCT_NAME_AT from a library's load, both
- * ended by an MCT_UNLOAD over the address), and gets the function of
- * that address and name (trace.funcs).
+ * A trace read as a stream (trace_stream) is walked twice, with the
+ * same blocks taken and skipped each time: first every block but the
+ * events is taken (the events decoded only to check them), then the
+ * events are decoded a block at a time and walked into calls
+ * (calls.c), the rest checked again and left.  The mapped file's
+ * pages behind the walk are given back as it goes.  A file that is not a trace, a directory, another version
+ * of the format, is refused with its reason.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "../recorder/format.h"
+#include "calls.h"
 #include "trace.h"
 
-/* An exit's `func` is its tag (format.h) until build_calls matches it. */
-struct raw {
-	uint32_t tid;
-	struct mct_event *ev;
-	size_t n, cap;
+#define HEADER_BYTES sizeof(struct mct_header)
+#define BLOCK_BYTES sizeof(struct mct_block)
+#define TID_LIMIT 4194304u	/* Linux's PID_MAX_LIMIT */
+
+/* What the walk over the blocks does with the events. */
+enum events_way {
+	EVENTS_KEEP,		/* decoded into raws, for calls_build */
+	EVENTS_SKIP,		/* not even decoded (trace_opts.no_events) */
+	EVENTS_CHECK,		/* decoded to check them, then dropped */
+	EVENTS_WALK,		/* decoded and walked, the rest left */
 };
 
-static void *grow(void *v, size_t *cap, size_t need, size_t size)
+struct reader {
+	const char *path;
+	enum events_way events;
+	struct trace *t;
+	const uint8_t *data;
+	size_t size;
+	bool mapped;		/* data is mmap'ed, not malloc'ed */
+	struct raw *raws;	/* the events, by thread */
+	size_t nraw, rcap, tcap, ncap, ucap;
+	uint64_t clk[4];	/* the last MCT_CLOCK with two instants */
+	struct raw scratch;	/* events decoded only to check a block */
+	bool saw_events;	/* decoded some */
+	struct calls_walk *walk;	/* EVENTS_WALK's */
+	size_t released;	/* the mapped bytes given back before this */
+};
+
+/* A block's header, and where its payload starts. */
+struct block {
+	uint32_t kind, tid;
+	uint64_t bytes;
+	const uint8_t *p;
+};
+
+static void block_at(const struct reader *rd, size_t pos, struct block *b)
 {
-	if (need <= *cap)
-		return v;
-	*cap = *cap ? *cap * 2 : 64;
-	if (*cap < need)
-		*cap = need;
-	v = realloc(v, *cap * size);
-	if (!v) {
-		fprintf(stderr, "mctrace: out of memory\n");
-		exit(1);
-	}
-	return v;
+	const uint8_t *h = rd->data + pos;
+
+	b->kind = get_le32(h);
+	b->tid = get_le32(h + 4);
+	b->bytes = get_le64(h + 8);
+	b->p = h + BLOCK_BYTES;
 }
 
-static struct thread *thread_of(struct trace *t, uint32_t tid, size_t *cap)
+static struct thread *thread_of(struct reader *rd, uint32_t tid)
 {
+	struct trace *t = rd->t;
+
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].tid == tid)
 			return &t->threads[i];
-	t->threads = grow(t->threads, cap, t->nthreads + 1, sizeof(*t->threads));
+	t->threads = grow(t->threads, &rd->tcap, t->nthreads + 1,
+			  sizeof(*t->threads));
 	t->threads[t->nthreads] = (struct thread){ .tid = tid };
 	return &t->threads[t->nthreads++];
 }
 
-static struct raw *raw_of(struct raw **v, size_t *n, size_t *cap,
-			  uint32_t tid)
+static struct raw *raw_of(struct reader *rd, uint32_t tid)
 {
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].tid == tid)
-			return &(*v)[i];
-	*v = grow(*v, cap, *n + 1, sizeof(**v));
-	(*v)[*n] = (struct raw){ .tid = tid };
-	return &(*v)[(*n)++];
+	for (size_t i = 0; i < rd->nraw; i++)
+		if (rd->raws[i].tid == tid)
+			return &rd->raws[i];
+	rd->raws = grow(rd->raws, &rd->rcap, rd->nraw + 1, sizeof(*rd->raws));
+	rd->raws[rd->nraw] = (struct raw){ .tid = tid };
+	return &rd->raws[rd->nraw++];
 }
 
-static int by_addr_from(const void *a, const void *b)
+/* Whether a block of `kind` may be `bytes` long (format.h). */
+static bool size_fits_kind(uint32_t kind, uint64_t bytes)
 {
-	const struct trace_name *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr > y->addr ? 1 : -1;
-	if (x->from != y->from)
-		return x->from > y->from ? 1 : -1;
-	/* a library's name copied at its close wins over the lazy one */
-	return (x->base > y->base) - (x->base < y->base);
-}
-
-static uint32_t func_add(struct trace *t, size_t *cap, uint64_t addr,
-			 const char *name)
-{
-	t->funcs = grow(t->funcs, cap, t->nfuncs + 1, sizeof(*t->funcs));
-	t->funcs[t->nfuncs].addr = addr;
-	t->funcs[t->nfuncs].name = name;
-	return (uint32_t)t->nfuncs++;
-}
-
-static int by_name_offset(const void *a, const void *b)
-{
-	const struct trace_name *x = *(struct trace_name *const *)a;
-	const struct trace_name *y = *(struct trace_name *const *)b;
-	uint64_t ox = x->addr - x->base, oy = y->addr - y->base;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : (ox > oy) - (ox < oy);
-}
-
-/* The ends of the names: the first unload over each after its start. */
-static void names_end(struct trace *t)
-{
-	for (size_t i = 0; i < t->nnames; i++) {
-		struct trace_name *n = &t->names[i];
-
-		n->until = UINT64_MAX;
-		for (size_t u = 0; u < t->nunloads; u++)
-			if (n->addr >= t->unloads[u].lo &&
-			    n->addr < t->unloads[u].hi &&
-			    t->unloads[u].at > n->from &&
-			    t->unloads[u].at < n->until)
-				n->until = t->unloads[u].at;
+	switch (kind) {
+	case MCT_EVENTS: return bytes >= sizeof(struct mct_events);
+	case MCT_NAME: return bytes >= 8;
+	case MCT_NAME_AT: return bytes >= 24;
+	case MCT_LOST: return bytes == 8;
+	case MCT_CLOCK: return bytes == 32;
+	case MCT_UNLOAD: return bytes == 24;
+	case MCT_LOST_WHY: return bytes % 8 == 0;
+	case MCT_INFO: return true;
+	default: return kind > MCT_INFO;	/* newer: skipped by its size */
 	}
+}
+
+/* A name's bytes (format.h: no NUL in them). */
+static bool name_fits(const uint8_t *p, uint64_t bytes)
+{
+	return !memchr(p, 0, bytes);
+}
+
+/* Whether a block's payload is one of its kind, without keeping it. */
+static bool block_valid(struct reader *rd, const struct block *b)
+{
+	switch (b->kind) {
+	case MCT_EVENTS:
+		rd->scratch.n = 0;
+		return decode_events(&rd->scratch, b->p, b->bytes);
+	case MCT_NAME: return name_fits(b->p + 8, b->bytes - 8);
+	case MCT_NAME_AT: return name_fits(b->p + 24, b->bytes - 24);
+	case MCT_INFO: return !b->bytes || !b->p[b->bytes - 1];
+	default: return size_fits_kind(b->kind, b->bytes);
+	}
+}
+
+/* A header a recorder could have written at `pos`, its size aside. */
+static bool header_sane(const struct reader *rd, size_t pos, struct block *b)
+{
+	if (rd->size - pos < BLOCK_BYTES)
+		return false;
+	block_at(rd, pos, b);
+	return b->kind >= MCT_EVENTS && b->kind <= MCT_INFO &&
+	       b->tid <= TID_LIMIT && size_fits_kind(b->kind, b->bytes);
 }
 
 /*
- * Sort the names, end them, and give each (address, name) a function;
- * the names of libraries opened while recording are one function per
- * (name, offset in the library).
+ * Where blocks start again after damage at `from` - 1: the first later
+ * offset with a whole, sane, valid block followed by another sane
+ * header, the end, or a last block cut short; rd->size if none.
  */
-static void names_settle(struct trace *t, size_t *fcap)
+static size_t resync(struct reader *rd, size_t from)
 {
-	struct trace_name **lib = malloc((t->nnames + 1) * sizeof(*lib));
-	size_t nlib = 0;
+	for (size_t q = from; q + BLOCK_BYTES <= rd->size; q++) {
+		struct block b, next;
+		size_t end;
 
-	if (!lib) {
-		fprintf(stderr, "mctrace: out of memory\n");
-		exit(1);
+		if (rd->data[q] < MCT_EVENTS || rd->data[q] > MCT_INFO ||
+		    !header_sane(rd, q, &b) ||
+		    b.bytes > rd->size - q - BLOCK_BYTES)
+			continue;
+		end = q + BLOCK_BYTES + b.bytes;
+		if ((end == rd->size || rd->size - end < BLOCK_BYTES ||
+		     header_sane(rd, end, &next)) && block_valid(rd, &b))
+			return q;
 	}
-	if (t->nnames)	/* qsort may not be given NULL */
-		qsort(t->names, t->nnames, sizeof(*t->names), by_addr_from);
-	names_end(t);
-	for (size_t i = 0; i < t->nnames; i++) {
-		struct trace_name *n = &t->names[i];
-
-		if (n->base)
-			lib[nlib++] = n;
-		else if (i && n[-1].addr == n->addr && !n[-1].base &&
-			 !strcmp(n[-1].name, n->name))
-			n->func = n[-1].func;
-		else
-			n->func = func_add(t, fcap, n->addr,
-					   n->name[0] ? n->name : NULL);
-	}
-	qsort(lib, nlib, sizeof(*lib), by_name_offset);
-	for (size_t i = 0; i < nlib; i++)
-		lib[i]->func = i && !by_name_offset(&lib[i - 1], &lib[i]) ?
-			lib[i - 1]->func :
-			func_add(t, fcap, lib[i]->addr,
-				 lib[i]->name[0] ? lib[i]->name : NULL);
-	free(lib);
-}
-
-/* Functions of addresses no name is in force for, by address. */
-struct unnamed {
-	uint64_t *addr;		/* open addressing; 0 is empty */
-	uint32_t *func;
-	size_t cap, n;
-};
-
-static uint32_t unnamed_func(struct trace *t, size_t *fcap,
-			     struct unnamed *u, uint64_t addr)
-{
-	size_t h;
-
-	if (2 * (u->n + 1) > u->cap) {
-		struct unnamed v = { .cap = u->cap ? 2 * u->cap : 256 };
-
-		v.addr = calloc(v.cap, sizeof(*v.addr));
-		v.func = calloc(v.cap, sizeof(*v.func));
-		if (!v.addr || !v.func) {
-			fprintf(stderr, "mctrace: out of memory\n");
-			exit(1);
-		}
-		for (size_t i = 0; i < u->cap; i++) {
-			if (!u->addr[i])
-				continue;
-			for (h = (u->addr[i] >> 2) & (v.cap - 1); v.addr[h];
-			     h = (h + 1) & (v.cap - 1))
-				;
-			v.addr[h] = u->addr[i];
-			v.func[h] = u->func[i];
-		}
-		v.n = u->n;
-		free(u->addr);
-		free(u->func);
-		*u = v;
-	}
-	for (h = (addr >> 2) & (u->cap - 1); u->addr[h] && u->addr[h] != addr;
-	     h = (h + 1) & (u->cap - 1))
-		;
-	if (!u->addr[h]) {
-		u->addr[h] = addr;
-		u->func[h] = func_add(t, fcap, addr, NULL);
-		u->n++;
-	}
-	return u->func[h];
-}
-
-/* The function of a call entered at `addr` at `ticks`. */
-static uint32_t func_of(struct trace *t, size_t *fcap, struct unnamed *u,
-			uint64_t addr, uint64_t ticks)
-{
-	size_t lo = 0, hi = t->nnames;
-
-	/* the last name of addr from at or before ticks */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct trace_name *n = &t->names[mid];
-
-		if (n->addr < addr || (n->addr == addr && n->from <= ticks))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo && t->names[lo - 1].addr == addr &&
-	    ticks < t->names[lo - 1].until)
-		return t->names[lo - 1].func;
-	return unnamed_func(t, fcap, u, addr);
-}
-
-/* Turn one thread's events into calls. */
-static void build_calls(struct trace *t, struct thread *th,
-			const struct raw *r, const uint64_t clk[4],
-			size_t *fcap, struct unnamed *u)
-{
-	double ratio = clk[2] > clk[0] ?
-		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0;
-	size_t *stack = malloc((r->n + 1) * sizeof(*stack)), depth = 0;
-	uint64_t *addr = malloc((r->n + 1) * sizeof(*addr));	/* of each */
-	uint64_t last = 0;
-
-	if (!stack || !addr) {
-		fprintf(stderr, "mctrace: out of memory\n");
-		exit(1);
-	}
-	for (size_t i = 0; i < r->n; i++) {
-		const struct mct_event *e = &r->ev[i];
-		uint64_t ticks = MCT_TICKS(e->word);
-		uint64_t ns = ticks > clk[0] ?
-			(uint64_t)((double)(ticks - clk[0]) * ratio) : 0;
-
-		if (ns < last)
-			ns = last;
-		last = ns;
-		if (MCT_KIND(e->word) == MCT_ENTRY) {
-			th->calls = grow(th->calls, &th->cap, th->ncalls + 1,
-					 sizeof(*th->calls));
-			th->calls[th->ncalls] = (struct call){
-				.func = func_of(t, fcap, u, e->func, ticks),
-				.start = ns, .end = ns,
-				.depth = (uint32_t)depth, .open = true };
-			addr[depth] = e->func;
-			stack[depth++] = th->ncalls++;
-		} else if (depth && mct_exit_tag(addr[depth - 1]) == e->func) {
-			struct call *c = &th->calls[stack[--depth]];
-
-			c->end = ns;
-			c->open = false;
-		} else {
-			t->bad_exits++;
-		}
-	}
-	while (depth)
-		th->calls[stack[--depth]].end = last;
-	free(stack);
-	free(addr);
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)p[i] << 8 * i;
-	return v;
-}
-
-/* A LEB128 of at most 64 bits at *p, before `end`; false if there is none. */
-static bool get_leb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	*v = 0;
-	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
-		uint8_t b = *(*p)++;
-
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Append an MCT_EVENTS block's events to `r`; false if it does not
- * decode to exactly the count it gives.
- */
-static bool decode_events(struct raw *r, const uint8_t *p, size_t bytes)
-{
-	const uint8_t *end = p + bytes;
-	uint64_t slot[MCT_SLOTS], ticks, count;
-	unsigned named = 0;
-
-	if (bytes < sizeof(struct mct_events))
-		return false;
-	ticks = get_le64(p);
-	count = get_le64(p + 8);
-	if (count >> 32 || count > bytes)	/* flags 0; an event is a byte */
-		return false;
-	p += sizeof(struct mct_events);
-	r->ev = grow(r->ev, &r->cap, r->n + count, sizeof(*r->ev));
-	for (uint64_t i = 0; i < count; i++) {
-		struct mct_event *e = &r->ev[r->n + i];
-		unsigned op;
-		uint64_t zz;
-
-		if (p >= end)
-			return false;
-		op = *p++;
-		if (op < MCT_OP_EXIT_END) {
-			e->func = op;
-		} else if (op == MCT_OP_NEW) {
-			if (end - p < 8)
-				return false;
-			e->func = get_le64(p);
-			p += 8;
-			if (named < MCT_SLOTS)
-				slot[named++] = e->func;
-		} else if (op - MCT_OP_SLOT0 < named) {
-			e->func = slot[op - MCT_OP_SLOT0];
-		} else {
-			return false;	/* a slot the block has not named */
-		}
-		if (!get_leb(&p, end, &zz))
-			return false;
-		ticks += zz & 1 ? ~(zz >> 1) : zz >> 1;
-		e->word = (ticks & (UINT64_MAX >> 2)) << 2 |
-			  (op < MCT_OP_EXIT_END ? MCT_EXIT : MCT_ENTRY);
-	}
-	if (p != end)
-		return false;
-	r->n += count;
-	return true;
+	return rd->size;
 }
 
 /*
  * An MCT_LOST_WHY block's `n` counts; those of reasons this reader does
  * not know stay in the MCT_LOST sum only (out_lost: another reason).
  */
-static void lost_why(struct thread *th, const char *p, uint64_t n)
+static void lost_why(struct thread *th, const uint8_t *p, uint64_t n)
 {
 	memset(th->lost_why, 0, sizeof(th->lost_why));
 	memcpy(th->lost_why, p, (n < MCT_LOST_WHYS ? n : MCT_LOST_WHYS) * 8);
 }
 
-static int read_blocks(FILE *f, struct trace *t, struct raw **raws,
-		       size_t *nraw, uint64_t clk[4])
+
+static void add_name(struct reader *rd, const struct block *b)
 {
-	size_t rcap = 0, tcap = 0, ncap = 0, ucap = 0;
-	struct mct_block b;
+	struct trace *t = rd->t;
+	struct trace_name *n;
+	size_t at = b->kind == MCT_NAME ? 8 : 24;
 
-	while (fread(&b, sizeof(b), 1, f) == 1) {
-		char *p;
-
-		if (b.bytes > ((uint64_t)1 << 34))
-			return -1;
-		p = malloc(b.bytes + 1);
-		if (!p || fread(p, 1, b.bytes, f) != b.bytes) {
-			free(p);
-			return -1;	/* cut short: what came before stands */
-		}
-		p[b.bytes] = '\0';
-		if (b.kind == MCT_EVENTS) {
-			struct raw *r = raw_of(raws, nraw, &rcap, b.tid);
-
-			if (!decode_events(r, (const uint8_t *)p, b.bytes)) {
-				free(p);
-				return -2;
-			}
-		} else if ((b.kind == MCT_NAME && b.bytes >= 8) ||
-			   (b.kind == MCT_NAME_AT && b.bytes >= 24)) {
-			struct trace_name *n;
-			size_t at = b.kind == MCT_NAME ? 8 : 24;
-
-			t->names = grow(t->names, &ncap, t->nnames + 1,
-					sizeof(*t->names));
-			n = &t->names[t->nnames++];
-			memset(n, 0, sizeof(*n));
-			memcpy(&n->addr, p, 8);
-			if (b.kind == MCT_NAME_AT) {
-				memcpy(&n->from, p + 8, 8);
-				memcpy(&n->base, p + 16, 8);
-			}
-			n->name = strdup(p + at);
-			if (!n->name) {
-				fprintf(stderr, "mctrace: out of memory\n");
-				exit(1);
-			}
-		} else if (b.kind == MCT_UNLOAD && b.bytes == 24) {
-			t->unloads = grow(t->unloads, &ucap, t->nunloads + 1,
-					  sizeof(*t->unloads));
-			memcpy(&t->unloads[t->nunloads++], p, 24);
-		} else if (b.kind == MCT_LOST && b.bytes == 8) {
-			memcpy(&thread_of(t, b.tid, &tcap)->lost, p, 8);
-		} else if (b.kind == MCT_LOST_WHY && b.bytes % 8 == 0) {
-			lost_why(thread_of(t, b.tid, &tcap), p, b.bytes / 8);
-		} else if (b.kind == MCT_CLOCK && b.bytes == 32) {
-			uint64_t c[4];
-
-			memcpy(c, p, 32);
-			if (c[2] > c[0])
-				memcpy(clk, c, 32);
-			else if (!clk[0])
-				memcpy(clk, c, 32);
-		}
-		free(p);
+	t->names = grow(t->names, &rd->ncap, t->nnames + 1, sizeof(*t->names));
+	n = &t->names[t->nnames++];
+	memset(n, 0, sizeof(*n));
+	n->addr = get_le64(b->p);
+	if (b->kind == MCT_NAME_AT) {
+		n->from = get_le64(b->p + 8);
+		n->base = get_le64(b->p + 16);
 	}
-	for (size_t i = 0; i < *nraw; i++)
-		thread_of(t, (*raws)[i].tid, &tcap);
+	n->name = xmalloc(b->bytes - at + 1);
+	memcpy(n->name, b->p + at, b->bytes - at);
+	n->name[b->bytes - at] = '\0';
+}
+
+/* One block's events, decoded and walked into calls (EVENTS_WALK). */
+static bool walk_events(struct reader *rd, const struct block *b)
+{
+	size_t k;
+
+	rd->scratch.n = 0;
+	if (!decode_events(&rd->scratch, b->p, b->bytes))
+		return false;
+	k = (size_t)(thread_of(rd, b->tid) - rd->t->threads);
+	if (rd->walk)
+		calls_walk_events(rd->walk, k, &rd->scratch);
+	return true;
+}
+
+static bool add_events(struct reader *rd, const struct block *b)
+{
+	size_t before = rd->nraw;
+	struct raw *r;
+
+	if (rd->events == EVENTS_SKIP)
+		return true;
+	rd->saw_events = true;
+	if (rd->events == EVENTS_WALK)
+		return walk_events(rd, b);
+	if (rd->events == EVENTS_CHECK) {
+		thread_of(rd, b->tid);
+		return block_valid(rd, b);
+	}
+	r = raw_of(rd, b->tid);
+	if (decode_events(r, b->p, b->bytes))
+		return true;
+	if (rd->nraw > before) {	/* the thread's first: none */
+		free(r->ev);
+		rd->nraw--;
+	}
+	return false;
+}
+
+static void add_info(struct reader *rd, const struct block *b)
+{
+	if (rd->t->info)
+		return;		/* the first process's */
+	rd->t->info = xmalloc(b->bytes);
+	memcpy(rd->t->info, b->p, b->bytes);
+	rd->t->info_bytes = b->bytes;
+}
+
+static void add_clock(struct reader *rd, const struct block *b)
+{
+	uint64_t c[4];
+
+	for (int i = 0; i < 4; i++)
+		c[i] = get_le64(b->p + 8 * i);
+	if (c[2] > c[0] || !rd->clk[0])
+		memcpy(rd->clk, c, sizeof(c));
+}
+
+/* Take in a whole block; false if it is damaged (nothing taken). */
+static bool take_block(struct reader *rd, const struct block *b)
+{
+	struct trace *t = rd->t;
+
+	if (!size_fits_kind(b->kind, b->bytes))
+		return false;
+	if (b->kind == MCT_EVENTS)
+		return add_events(rd, b);
+	if (!block_valid(rd, b))
+		return false;
+	if (rd->events == EVENTS_WALK)
+		return true;	/* taken by the first walk */
+	if (b->kind == MCT_NAME || b->kind == MCT_NAME_AT) {
+		add_name(rd, b);
+	} else if (b->kind == MCT_UNLOAD) {
+		t->unloads = grow(t->unloads, &rd->ucap, t->nunloads + 1,
+				  sizeof(*t->unloads));
+		t->unloads[t->nunloads].lo = get_le64(b->p);
+		t->unloads[t->nunloads].hi = get_le64(b->p + 8);
+		t->unloads[t->nunloads++].at = get_le64(b->p + 16);
+	} else if (b->kind == MCT_LOST) {
+		thread_of(rd, b->tid)->lost = get_le64(b->p);
+	} else if (b->kind == MCT_LOST_WHY) {
+		lost_why(thread_of(rd, b->tid), b->p, b->bytes / 8);
+	} else if (b->kind == MCT_CLOCK) {
+		add_clock(rd, b);
+	} else if (b->kind == MCT_INFO) {
+		add_info(rd, b);
+	}
+	return true;
+}
+
+/* Damage from `pos` to `next`, skipped: where reading goes on. */
+static size_t skip_damage(struct reader *rd, size_t pos, size_t next)
+{
+	rd->t->damaged++;
+	rd->t->damaged_bytes += next - pos;
+	return next;
+}
+
+/*
+ * A stream's walks give back the mapped pages behind `pos` (they stay
+ * in the page cache), a MiB at a time, so that the file does not
+ * count in the reader's memory however long it is.
+ */
+#define RELEASE_STEP ((size_t)1 << 20)
+
+static void release_behind(struct reader *rd, size_t pos)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), to = pos / page * page;
+
+	if (!rd->mapped || rd->events < EVENTS_CHECK ||
+	    to - rd->released < RELEASE_STEP)
+		return;
+	madvise((void *)(rd->data + rd->released), to - rd->released,
+		MADV_DONTNEED);
+	rd->released = to;
+}
+
+static void read_blocks(struct reader *rd)
+{
+	size_t pos = HEADER_BYTES;
+
+	while (pos < rd->size) {
+		size_t left = rd->size - pos, next;
+		struct block b;
+
+		release_behind(rd, pos);
+		if (left < BLOCK_BYTES) {
+			rd->t->cut_bytes = left;
+			break;
+		}
+		block_at(rd, pos, &b);
+		if (b.bytes > left - BLOCK_BYTES) {
+			/* cut short, or a damaged size: blocks after it? */
+			next = resync(rd, pos + 1);
+			if (next == rd->size) {
+				rd->t->cut_bytes = left;
+				break;
+			}
+			pos = skip_damage(rd, pos, next);
+		} else if (!take_block(rd, &b)) {
+			pos = skip_damage(rd, pos, resync(rd, pos + 1));
+		} else {
+			rd->t->blocks++;
+			pos += BLOCK_BYTES + b.bytes;
+		}
+	}
+	for (size_t i = 0; i < rd->nraw; i++)
+		thread_of(rd, rd->raws[i].tid);
+}
+
+static bool ends_with_json(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 5 && !strcmp(path + n - 5, ".json");
+}
+
+/* A file that is no regular one (a pipe): read whole into memory. */
+static int read_stream(struct reader *rd, int fd)
+{
+	size_t cap = 0, n = 0;
+	uint8_t *buf = NULL;
+	ssize_t got;
+
+	do {
+		buf = grow(buf, &cap, n + 65536, 1);
+		got = read(fd, buf + n, cap - n);
+		if (got > 0)
+			n += (size_t)got;
+	} while (got > 0 || (got < 0 && errno == EINTR));
+	if (got < 0) {
+		fprintf(stderr, "mctrace: %s: %s\n", rd->path, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	rd->data = buf;
+	rd->size = n;
+	return 0;
+}
+
+/* The file's bytes into rd->data; 0, or -1 after saying why. */
+static int load_file(struct reader *rd)
+{
+	struct stat st;
+	int fd = open(rd->path, O_RDONLY | O_CLOEXEC), err = 0;
+	void *map;
+
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, "mctrace: %s: %s\n", rd->path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "mctrace: %s: a directory, not a trace\n",
+			rd->path);
+		err = -1;
+	} else if (!S_ISREG(st.st_mode)) {
+		err = read_stream(rd, fd);
+	} else if (st.st_size > 0) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			   fd, 0);
+		if (map == MAP_FAILED) {
+			err = read_stream(rd, fd);
+		} else {
+			rd->data = map;
+			rd->size = (size_t)st.st_size;
+			rd->mapped = true;
+		}
+	}
+	close(fd);
+	return err;
+}
+
+static void unload_file(struct reader *rd)
+{
+	if (rd->mapped)
+		munmap((void *)rd->data, rd->size);
+	else
+		free((void *)rd->data);
+	rd->data = NULL;
+}
+
+/*
+ * The file's header: 0 to read its blocks, 1 when it is cut short
+ * within the header (nothing to read), -1 after saying why it is no
+ * trace this reader reads.
+ */
+static int read_header(struct reader *rd)
+{
+	size_t stem = MCT_MAGIC_STEM, n = rd->size < 8 ? rd->size : 8;
+
+	if (rd->size > stem && !memcmp(rd->data, MCT_MAGIC, stem) &&
+	    rd->data[stem] != (uint8_t)MCT_MAGIC[stem]) {
+		fprintf(stderr, "mctrace: %s: trace format version %c; this "
+			"mctrace reads version %d only (read it with the mctrace "
+			"that recorded it, or record it again)\n", rd->path,
+			rd->data[stem], MCT_VERSION);
+		return -1;
+	}
+	if (!rd->size || memcmp(rd->data, MCT_MAGIC, n) != 0) {
+		fprintf(stderr, "mctrace: %s: %s\n", rd->path, !rd->size ?
+			"empty: not a trace (recording stopped as it began?)" :
+			ends_with_json(rd->path) ? "not a trace of mctrace's own "
+			"format (a JSON trace is for Perfetto or chrome://tracing)" :
+			"not a trace of mctrace's own format");
+		return -1;
+	}
+	if (rd->size < HEADER_BYTES) {
+		rd->t->cut_bytes = rd->size;
+		return 1;
+	}
+	rd->t->pid = get_le32(rd->data + 8);
+	rd->t->min_time = get_le64(rd->data + 16);
+	return 0;
+}
+
+/* What could not be read, one line each on stderr. */
+static void say_losses(const struct reader *rd)
+{
+	const struct trace *t = rd->t;
+	const char *p = rd->path;
+
+	if (t->cut_bytes && rd->size < HEADER_BYTES)
+		fprintf(stderr, "mctrace: %s: cut short in its header (%llu "
+			"bytes): no block to read\n", p,
+			(unsigned long long)t->cut_bytes);
+	else if (t->cut_bytes)
+		fprintf(stderr, "mctrace: %s: cut short: 1 block lost (the "
+			"last %llu bytes); %zu whole blocks read\n", p,
+			(unsigned long long)t->cut_bytes, t->blocks);
+	if (t->damaged)
+		fprintf(stderr, "mctrace: %s: damaged: %zu stretch%s of blocks "
+			"skipped (%llu bytes); %zu whole blocks read\n", p,
+			t->damaged, t->damaged > 1 ? "es" : "",
+			(unsigned long long)t->damaged_bytes, t->blocks);
+	if (rd->clk[2] <= rd->clk[0] && rd->saw_events)
+		fprintf(stderr, "mctrace: %s: no clock calibration (the "
+			"program ended abruptly?): times are in raw ticks\n", p);
+}
+
+int trace_read_opts(const char *path, struct trace *t,
+		    const struct trace_opts *o)
+{
+	struct reader rd = { .path = path, .t = t,
+		.events = o->no_events ? EVENTS_SKIP : EVENTS_KEEP };
+	int head;
+
+	memset(t, 0, sizeof(*t));
+	if (load_file(&rd) != 0)
+		return -1;
+	head = read_header(&rd);
+	if (head == 0)
+		read_blocks(&rd);
+	unload_file(&rd);
+	free(rd.scratch.ev);
+	if (head < 0)
+		return -1;
+	say_losses(&rd);
+	calls_build(t, rd.raws, rd.nraw, rd.clk, !o->no_demangle);
+	for (size_t i = 0; i < rd.nraw; i++)
+		free(rd.raws[i].ev);
+	free(rd.raws);
+	if (t->min_time)
+		trace_min_time(t, t->min_time);
+	return 0;
+}
+
+/* The second walk: counts of what was read made again, by it. */
+static void walk_again(struct reader *rd)
+{
+	rd->t->blocks = rd->t->damaged = 0;
+	rd->t->cut_bytes = rd->t->damaged_bytes = 0;
+	rd->events = EVENTS_WALK;
+	if (rd->mapped)
+		madvise((void *)rd->data, rd->released, MADV_DONTNEED);
+	rd->released = 0;
+	read_blocks(rd);
+}
+
+int trace_stream(const char *path, struct trace *t,
+		 const struct trace_opts *o, const struct trace_sink *sink)
+{
+	struct reader rd = { .path = path, .t = t,
+		.events = o->no_events ? EVENTS_SKIP : EVENTS_CHECK };
+	int head, err = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (load_file(&rd) != 0)
+		return -1;
+	head = read_header(&rd);
+	if (head == 0)
+		read_blocks(&rd);
+	if (head >= 0) {
+		rd.walk = calls_walk_start(t, rd.clk, !o->no_demangle, sink);
+		err = sink->start ? sink->start(sink->ctx, t) : 0;
+		if (!err && head == 0 && !o->no_events)
+			walk_again(&rd);
+		calls_walk_end(rd.walk);
+	}
+	unload_file(&rd);
+	free(rd.scratch.ev);
+	if (head < 0 || err)
+		return -1;
+	say_losses(&rd);
 	return 0;
 }
 
 int trace_read(const char *path, struct trace *t)
 {
-	FILE *f = fopen(path, "rb");
-	struct mct_header h;
-	struct raw *raws = NULL;
-	size_t nraw = 0, fcap = 0;
-	uint64_t clk[4] = { 0, 0, 0, 0 };
-	int err;
-	bool got;
-	struct unnamed u = { 0 };
+	static const struct trace_opts defaults;
 
-	memset(t, 0, sizeof(*t));
-	if (!f) {
-		fprintf(stderr, "mctrace: %s: %s\n", path, strerror(errno));
-		return -1;
+	return trace_read_opts(path, t, &defaults);
+}
+
+const char *trace_info(const struct trace *t, const char *key, size_t nth)
+{
+	size_t klen = strlen(key);
+
+	for (size_t at = 0; at < t->info_bytes;) {
+		const char *s = t->info + at;
+		size_t len = strnlen(s, t->info_bytes - at);
+
+		if (len > klen && !strncmp(s, key, klen) && s[klen] == '=' &&
+		    len < t->info_bytes - at && !nth--)
+			return s + klen + 1;
+		at += len + 1;
 	}
-	got = fread(&h, sizeof(h), 1, f) == 1;
-	if (got && memcmp(h.magic, MCT_MAGIC, MCT_MAGIC_STEM) == 0 &&
-	    memcmp(h.magic, MCT_MAGIC, 8) != 0) {
-		fprintf(stderr, "mctrace: %s: trace format version %.1s; this "
-			"mctrace reads version %d only (read it with the mctrace "
-			"that recorded it, or record it again)\n", path,
-			&h.magic[MCT_MAGIC_STEM], MCT_VERSION);
-		fclose(f);
-		return -1;
-	}
-	if (!got || memcmp(h.magic, MCT_MAGIC, 8) != 0) {
-		fprintf(stderr, "mctrace: %s: not a trace of mctrace's own "
-			"format%s\n", path, path[0] && strstr(path, ".json") ?
-			" (a JSON trace is for Perfetto or chrome://tracing)" :
-			"");
-		fclose(f);
-		return -1;
-	}
-	t->pid = h.pid;
-	t->min_time = h.min_time_ns;
-	err = read_blocks(f, t, &raws, &nraw, clk);
-	fclose(f);
-	if (err == -2) {
-		fprintf(stderr, "mctrace: %s: a block of events does not "
-			"decode: the trace is damaged\n", path);
-		for (size_t i = 0; i < nraw; i++)
-			free(raws[i].ev);
-		free(raws);
-		trace_free(t);
-		memset(t, 0, sizeof(*t));
-		return -1;
-	}
-	if (err)
-		fprintf(stderr, "mctrace: %s: cut short; reading what is "
-			"whole\n", path);
-	if (clk[2] <= clk[0] && nraw)
-		fprintf(stderr, "mctrace: %s: no clock calibration (the "
-			"program ended abruptly?): times are in raw ticks\n",
-			path);
-	names_settle(t, &fcap);
-	for (size_t i = 0; i < nraw; i++) {
-		for (size_t k = 0; k < t->nthreads; k++)
-			if (t->threads[k].tid == raws[i].tid)
-				build_calls(t, &t->threads[k], &raws[i], clk,
-					    &fcap, &u);
-		free(raws[i].ev);
-	}
-	free(raws);
-	free(u.addr);
-	free(u.func);
-	if (t->min_time)
-		trace_min_time(t, t->min_time);
-	return 0;
+	return NULL;
 }
 
 void trace_free(struct trace *t)
@@ -498,7 +584,10 @@ void trace_free(struct trace *t)
 	free(t->threads);
 	free(t->names);
 	free(t->unloads);
+	for (size_t i = 0; i < t->nfuncs; i++)
+		free(t->funcs[i].demangled);
 	free(t->funcs);
+	free(t->info);
 }
 
 const char *trace_name(const struct trace *t, uint64_t func)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * trace.h - a recorded trace, read into calls (mctrace/trace.c), and the
- * outputs made from it (output.c, flame.c).
+ * trace.h - a recorded trace, read into calls (mctrace/trace.c): the one
+ * reader every command and output shares.
  */
 #ifndef MCTRACE_TRACE_H
 #define MCTRACE_TRACE_H
@@ -52,31 +52,77 @@ struct trace {
 	 * called (NULL: none known), one entry per pair, so that the
 	 * functions of two libraries opened in turn at one address are two;
 	 * a library opened while recording is one function per name and
-	 * offset in it, wherever each of its loads was.
+	 * offset in it, wherever each of its loads was.  A C++ name is
+	 * demangled unless trace_opts.no_demangle: `name` is then
+	 * `demangled`, which the trace owns.
 	 */
-	struct { uint64_t addr; const char *name; } *funcs;
+	struct {
+		uint64_t addr;
+		const char *name;
+		char *demangled;
+	} *funcs;
 	size_t nfuncs;
 	size_t bad_exits;	/* exits that matched no entry */
+	/*
+	 * The first MCT_INFO block's payload: "key=value" strings, each
+	 * ended by a NUL (trace_info); NULL when the file has none.
+	 */
+	char *info;
+	size_t info_bytes;
+	/* What the file held and what could not be read of it. */
+	size_t blocks;		/* whole blocks read */
+	uint64_t cut_bytes;	/* at the end, of a block cut short */
+	size_t damaged;		/* stretches of damaged blocks skipped */
+	uint64_t damaged_bytes;	/* in them */
+	uint64_t events;	/* entries and exits made calls */
+	uint64_t clock_ns;	/* CLOCK_MONOTONIC at ns 0 (0: unknown) */
 };
 
-/* 0, or -1 after saying why on stderr. */
+/*
+ * What a trace read as a stream (trace_stream) goes into: `start` once
+ * the trace's names, threads and lost calls are known (0, or -1 after
+ * saying why, which ends the reading); then each call's beginning, in
+ * the order of the file, of the thread t->threads[k], and its end:
+ * `exited` false for the calls still open at the end of the file,
+ * ended at their thread's last event.
+ */
+struct trace_sink {
+	void *ctx;
+	int (*start)(void *ctx, const struct trace *t);
+	void (*begin)(void *ctx, size_t k, uint64_t ns, uint32_t func);
+	void (*end)(void *ctx, size_t k, uint64_t ns, bool exited);
+};
+
+/* How to read a trace; all false (zero) is trace_read's way. */
+struct trace_opts {
+	bool no_events;		/* skip the events: no calls (quick) */
+	bool no_demangle;	/* C++ names as the file has them */
+};
+
+/*
+ * Read the trace at `path` into `t`: 0, or -1 after a one-line reason
+ * on stderr (no file, a directory, not a trace, another version).  A
+ * file cut short or with damaged blocks is read for every whole block,
+ * the loss said on stderr, and is 0.
+ */
 int trace_read(const char *path, struct trace *t);
+int trace_read_opts(const char *path, struct trace *t,
+		    const struct trace_opts *o);
+/*
+ * Read `path` into `sink` a block of events at a time, in memory that
+ * does not grow with the file (but for a pipe, read whole): `t` gets
+ * what trace_read_opts gives but the calls (o->no_events: no calls to
+ * the sink either).  0, or -1 after saying why on
+ * stderr; `t` is to be freed (trace_free) either way.
+ */
+int trace_stream(const char *path, struct trace *t,
+		 const struct trace_opts *o, const struct trace_sink *sink);
+/* The value of the nth (from 0) `key` in the MCT_INFO block, or NULL. */
+const char *trace_info(const struct trace *t, const char *key, size_t nth);
 void trace_free(struct trace *t);
 /* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);
 /* Leave out calls (and what they called) shorter than `ns`. */
 void trace_min_time(struct trace *t, uint64_t ns);
-
-/*
- * The calls not recorded, in sum and by reason, as one line after
- * `prefix`; nothing if none were lost.
- */
-void out_lost(const struct trace *t, FILE *f, const char *prefix);
-void out_report(const struct trace *t, FILE *f);
-void out_graph(const struct trace *t, FILE *f);
-void out_raw(const struct trace *t, FILE *f);
-void out_chrome(const struct trace *t, FILE *f);
-void out_folded(const struct trace *t, FILE *f);
-void out_flame_svg(const struct trace *t, FILE *f, const char *title);
 
 #endif

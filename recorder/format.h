@@ -9,6 +9,12 @@
  * blocks, each opened by a struct mct_block.  A reader skips blocks of
  * kinds it does not know, by `bytes`, and refuses a file whose magic
  * names another version (MCT_VERSION): its events would not decode.
+ * A file may end in the middle of a block (a recording killed): every
+ * whole block before it stands.  A damaged block (a kind of 0, a size
+ * past the end, events that do not decode) is skipped: mctrace finds
+ * the next block at the first later byte that starts a whole, sane
+ * block (a known kind, a tid within Linux's pid limit, a size its kind
+ * allows) followed by another sane header or the end (mctrace/trace.c).
  *
  *   MCT_EVENTS   events of thread `tid`, in its order, compact (below)
  *   MCT_NAME     one function name: u64 address, then the name's bytes

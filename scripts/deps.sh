@@ -41,7 +41,10 @@ qemu-system-arm qemu-system-misc"
 # network namespace the daemons run in).  The kernel
 # harness check (check-harness) asks for the kernel's own list itself.
 # clang 14 and 16 are the second compiler family of every suite; clang
-# with libclang-rt builds the libFuzzer targets (fuzz/).  check-hosts
+# with libclang-rt builds the libFuzzer targets (fuzz/).  llvm-16's
+# llvm-mc, llvm-objdump and llvm-readelf are LoongArch's oracles (Debian
+# 12 has no LoongArch binutils; LLVM 14's tools lack the target), and
+# lld-16's ld.lld-16 -r makes its relocatable modules for --finalize.  check-hosts
 # builds the tool statically for s390x and i386 with the s390x and i686
 # cross compilers and their C libraries (both below) and runs it under
 # qemu-user; the hosts' libelf, zlib and Check are unpacked from Debian's
@@ -54,10 +57,12 @@ qemu-system-arm qemu-system-misc"
 # time's 10 ms steps, too coarse for a per-call figure).  The
 # cross g++ compilers: check-solib's C++ library on each backend (and
 # clang++ --target finds their libstdc++ headers).
+# protobuf-compiler: check-trace decodes mctrace's Perfetto traces with
+# protoc against our own statement of their fields.
 # dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source
 # (tests/zlib/fetch.sh downloads it with apt-get into a cache of its
 # own, outside the tree; nothing is installed).
-check="$firmware git g++ check clang clang-16 libclang-rt-14-dev lld mold googletest
+check="$firmware git g++ check clang clang-16 llvm-16 lld-16 libclang-rt-14-dev lld mold googletest
 gcc-i686-linux-gnu g++-i686-linux-gnu libc6-dev-i386-cross libc6-i386
 valgrind xxd cmake meson ninja-build ccache distcc icecc iproute2
 gcc-arm-linux-gnueabihf
@@ -66,7 +71,7 @@ gcc-s390x-linux-gnu gcc-mips-linux-gnu gcc-mips64el-linux-gnuabi64
 gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace linux-perf
-dpkg-dev g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
+dpkg-dev protobuf-compiler g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
 g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
 
 fresh="debootstrap git"

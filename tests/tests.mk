@@ -28,13 +28,14 @@
 #   check-build    make and make install with no dpkg-query or apt-get;
 #                  the hints for a missing libelf or pkg-config
 #   check-trace    programs recorded by the recorder, read by mctrace
+#   check-mctrace  mctrace's messages and exit statuses on bad input
 #   check-zlib     Debian's zlib built through recordmcount-cc, its own
 #                  tests run traced whole and recorded
 
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
 	check-fault check-fuzz check-link check-deps check-solib check-solib-storm \
-	check-hygiene check-build check-trace check-zlib
+	check-hygiene check-build check-trace check-mctrace check-zlib
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).

@@ -60,7 +60,9 @@
 # callgrind where the machine has none), steady where time is not; one
 # long run of $BENCH_TRACE_BIG_LOOPS loops (10^8 events by default)
 # recorded with 2^20-event rings, its max RSS against the same run not
-# recording, and its trace's size (deleted after); and what one
+# recording, and its trace's size, then that trace converted to
+# Perfetto's format: CPU per event, max RSS, size (both deleted after);
+# and what one
 # timestamp costs here (clock.c).  Prints Markdown tables with the load;
 # work files in $BENCH_OUT, among them rounds.txt, every run's figures
 # (`awk -v calls=C -f bench/trace/median.awk -f bench/trace/rounds.awk
@@ -241,7 +243,16 @@ while True:
 print(events, sum(lost.values()))
 EOP
 )
-rm -f "$out/big.data"
+# the same trace converted to Perfetto's format, streamed: CPU per event,
+# peak RSS (bounded whatever the trace's length), bytes per event
+pf_load=$(load)
+/usr/bin/time -f '%U %S %M' -o "$out/pf.time" \
+	"$mct" dump --perfetto -o "$out/big.pftrace" "$out/big.data" 2>/dev/null
+pf_size=$(stat -c %s "$out/big.pftrace")
+pf_cpu=$(awk -v e="${big_events% *}" '{ printf "%.1f", ($1 + $2) * 1e9 / e }' \
+	"$out/pf.time")
+pf_rss=$(awk '{ print $3 }' "$out/pf.time")
+rm -f "$out/big.data" "$out/big.pftrace"
 
 rounds_table=$(awk -v calls="$calls" -v clock="$clock" \
 	-v machine="$(nproc) CPUs, load $load_before before, $load_after after" \
@@ -261,6 +272,7 @@ cat <<EOT
 | long run: events written / calls lost | ${big_events% *} / ${big_events#* } |
 | long run: trace file (MB) | $((big_size / 1000000)) |
 | long run: max RSS not recording / recording, 2^20-event rings of 16 MiB (KB) | $rss_big_plain / $rss_big |
+| long run to Perfetto (dump --perfetto, load $pf_load): CPU ns per event / max RSS (KB) / bytes per event | $pf_cpu / $pf_rss / $(awk -v s="$pf_size" -v e="${big_events% *}" 'BEGIN { printf "%.1f", s / e }') |
 EOT
 "$out/clock" | sed "s/^| one timestamp: \([^|]*\)|/| one timestamp: \1(load $(load)) |/"
 echo

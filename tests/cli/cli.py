@@ -1448,7 +1448,19 @@ NOT_A_CALL_ARCHES = (
     ("s390x-linux-gnu", "_mcount"), ("mips-linux-gnu", "_mcount"),
     ("mips64el-linux-gnuabi64", "_mcount"),
     ("sparc64-linux-gnu", "_mcount"), ("sh4-linux-gnu", "mcount"),
+    ("loongarch64-linux-gnu", "mcount"),
 )
+# Where Debian has no GCC and binutils for the machine: the compiler and
+# readelf instead of <triplet>-gcc and <triplet>-readelf.
+NOT_A_CALL_TOOLS = {
+    "loongarch64-linux-gnu": (["clang-16", "--target=loongarch64-linux-gnu"],
+                              "llvm-readelf-16"),
+}
+
+
+def not_a_call_tools(triplet):
+    return NOT_A_CALL_TOOLS.get(triplet, (["%s-gcc" % triplet],
+                                          "%s-readelf" % triplet))
 NOT_A_CALL_RE = re.compile(r"warning: \.text\+0x([0-9a-f]+): reference to "
                            r"(\S+) \(([^)]*)\) is not a call")
 
@@ -1464,8 +1476,9 @@ def not_a_call_names_relocation_on(triplet, hook, pic):
         f.write("extern void %s(void);\n"
                 "void *hook_address(void) { return (void *)%s; }\n"
                 "void tail(void) { %s(); }\n" % (hook, hook, hook))
-    must(["%s-gcc" % triplet, "-O2", pic, "-c", src, "-o", obj])
-    out, _ = must(["%s-readelf" % triplet, "-rW", obj])
+    compiler, readelf = not_a_call_tools(triplet)
+    must(compiler + ["-O2", pic, "-c", src, "-o", obj])
+    out, _ = must([readelf, "-rW", obj])
     want, in_text = {}, False
     for line in out.splitlines():
         if line.startswith("Relocation section"):
@@ -1736,11 +1749,12 @@ def main():
                 continue
             name = "cli/not-a-call/names-relocation/%s%s" % (
                 triplet.split("-")[0], pic)
-            if shutil.which("%s-gcc" % triplet):
+            compiler = not_a_call_tools(triplet)[0][0]
+            if shutil.which(compiler):
                 cases.append((name, lambda t=triplet, h=hook, p=pic:
                               not_a_call_names_relocation_on(t, h, p)))
             else:
-                log.skip(name, "no %s-gcc" % triplet)
+                log.skip(name, "no %s" % compiler)
     for arch in sorted(UNSUPPORTED_CLANG):
         cases.append(("cli/strict/unsupported-clang-hook/%s" % arch,
                       lambda arch=arch: unsupported_clang_hooks(arch)))

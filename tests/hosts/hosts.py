@@ -83,7 +83,8 @@ MODES = [
 ]
 ALL_MODES = tuple(m[0] for m in MODES)
 HOSTS_32BIT = ("i386",)
-CROSS_MODULES = ("test_arm", "test_ppc_s390", "test_mips_sparc_sh")
+CROSS_MODULES = ("test_arm", "test_ppc_s390", "test_mips_sparc_sh",
+                 "test_loongarch")
 # The kernel builds make check-kernel (x86_64, arm, arm64; clang for
 # x86_64 and arm) and make check-kernel-all (every architecture of
 # kernel/lib.sh) leave in the cache; each one found is a group, and
@@ -168,14 +169,14 @@ def cross_cases(tool, scratch):
         arches = [v for v in vars(mod).values()
                   if isinstance(v, common.Arch)]
         for a in arches:
-            if not shutil.which(a.tool("gcc")):
+            if not a.no_gcc and not shutil.which(a.tool("gcc")):
                 continue
             opt = a.opts[-1]
             cases += [common.Case(a, fs, opt, fx, tool, os.path.join(
                 scratch, "cross")) for fs in a.flag_sets
                 for fx in a.fixtures]
             for c in common.CLANGS:
-                if shutil.which(c):
+                if c in a.clangs and shutil.which(c):
                     cases += [common.Case(a, fs, "-O2", fx, tool,
                                           os.path.join(scratch, "cross"), c)
                               for fs in a.clang_flag_sets

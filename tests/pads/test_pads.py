@@ -43,6 +43,16 @@ in $TEST_RESULTS/pads.log):
   findnops/...               -mnop-mcount: --find-nops == GCC's own
                              -mrecord-mcount table; without it the object
                              is left alone
+  loongarch64/<N>,<M>-clang-16-as, loongarch64/corrupt
+                             no LoongArch compiler here writes pads:
+                             assembly in GCC's shape, assembled by
+                             clang-16; the pads the symbols place (M NOPs
+                             before each) == the assembler's list ==
+                             our entries; llvm-objdump shows N NOPs at
+                             each and the code unchanged; gone, pieces,
+                             tools (LLVM 16's), --check clean (no
+                             runtime judges the pads), --keep-patchable;
+                             a corrupted pad warned about as above
   <arch>/runtime-agrees[-clang[-16]]
                              fixtures/pads/fit.c (ten pad shapes) recorded,
                              linked with the architecture's libmcount.a and
@@ -1018,6 +1028,160 @@ def runtime_agreement(have, tool, scratch, log):
                                 scratch), cases)
 
 
+# -- LoongArch: pads as GCC writes them, assembled by clang-16 ----------
+#
+# Debian 12 has no LoongArch GCC, and clang 16 refuses
+# -fpatchable-function-entry for the target (its backend has no pads
+# there), so the objects come from assembly in the shape GCC's generic
+# pad output has: M `nop`s behind a local label, the function's symbol,
+# N - M more, and the label's address in __patchable_function_entries
+# (SHF_LINK_ORDER, linked to the function's section; in its COMDAT group
+# for an inline one).  clang-16's integrated assembler makes the object;
+# llvm-readelf-16 and llvm-objdump-16 are the oracles.  Nothing links
+# (lld 16 cannot link LoongArch).  No runtime patches LoongArch pads, so
+# no pad is too short and --check judges none unusable.
+
+class LlvmLoongArch:
+    """What Obj and tools_quiet ask of an architecture, from LLVM 16."""
+    name = "loongarch64"
+    TOOLS = {"readelf": "llvm-readelf-16", "objdump": "llvm-objdump-16",
+             "ld": "ld.lld-16"}
+
+    def tool(self, name):
+        return self.TOOLS[name]
+
+
+LA = LlvmLoongArch()
+LA_NMS = ((2, 0), (5, 0), (3, 1), (8, 0), (4, 2))
+LA_NOP = "00 00 40 03"
+# (name, section line or None for .text, COMDAT group or None)
+LA_FUNCS = (("pad_global", None, None), ("pad_static", None, None),
+            ("pad_named", '.section .text.pad_named,"ax",@progbits', None),
+            ("pad_inline", '.section .text.pad_inline,"axG",@progbits,'
+             'pad_inline,comdat', "pad_inline"))
+
+
+def la_pads_asm(n, m):
+    out = []
+    for k, (name, section, group) in enumerate(LA_FUNCS):
+        out += [section or ".text",
+                ".local %s" % name if name == "pad_static" else
+                ".weak %s" % name if group else ".globl %s" % name,
+                ".type %s, @function" % name, ".p2align 2",
+                ".LPFE%d:" % k] + ["nop"] * m + ["%s:" % name] + \
+            ["nop"] * (n - m) + ["addi.w $a0, $a0, %d" % (k + 1), "ret",
+                                 ".size %s, .-%s" % (name, name)]
+        flags = ('"aGwo",@progbits,%s,comdat,%s' % (group, name) if group
+                 else '"awo",@progbits,%s' % name)
+        out += [".section __patchable_function_entries,%s" % flags,
+                ".p2align 3", ".8byte .LPFE%d" % k]
+    return "\n".join("\t" + x if not x.endswith(":") else x
+                     for x in out) + "\n"
+
+
+def la_assemble(d, n, m, name="in"):
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, name + ".s")
+    with open(src, "w") as f:
+        f.write(la_pads_asm(n, m))
+    obj = os.path.join(d, name + ".o")
+    must(["clang-16", "--target=loongarch64-linux-gnu", "-c", "-o", obj,
+          src])
+    return obj
+
+
+def la_pad_words(path):
+    """{(section, offset): the instruction bytes llvm-objdump -d shows}."""
+    out, _ = must(["llvm-objdump-16", "-d", path])
+    words, sec = {}, None
+    for line in out.splitlines():
+        m = re.match(r"^Disassembly of section (.*):$", line)
+        if m:
+            sec = m.group(1)
+            continue
+        m = re.match(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{2} ){4})", line)
+        if m and sec:
+            words[(sec, int(m.group(1), 16))] = m.group(2).strip()
+    return words
+
+
+def la_case(tool, scratch, n, m):
+    d = os.path.join(scratch, "loongarch64", "%d_%d" % (n, m))
+    src = la_assemble(d, n, m)
+    inp = Obj(LA, src)
+    pads = inp.entry_set("__patchable_function_entries")
+    # The symbols say where the pads are: M NOPs before each function.
+    want = set()
+    for i, nm in inp.sym_names.items():
+        if nm in [f[0] for f in LA_FUNCS]:
+            value, shndx = inp.syms[i]
+            want.add((inp.secs[shndx]["name"], value - 4 * m))
+    compare(pads, want, "symbols")
+    words = la_pad_words(src)
+    for sec, off in pads:
+        got = [words.get((sec, off + 4 * i)) for i in range(n)]
+        check(got == [LA_NOP] * n, "%s+%#x: %s, not %d nops" %
+              (sec, off, got, n))
+    out = os.path.join(d, "out.o")
+    shutil.copyfile(src, out)
+    tool_ok(tool, [out])
+    rec = Obj(LA, out)
+    compare(rec.entry_set("__mcount_loc"), pads, "assembler")
+    check(not rec.named("__patchable_function_entries"),
+          "__patchable_function_entries still there")
+    check_pieces(rec)
+    check(la_pad_words(out) == words, "the code changed")
+    tools_quiet(LA, out, os.path.join(d, "r.o"))
+    rc, so, se = run([tool, "--check", "--format=json", out])
+    doc = json.loads(so)
+    check(rc == 0 and not doc["problems"], "--check: exit %d: %s" %
+          (rc, (so + se).strip()[:300]))
+    keep = os.path.join(d, "keep.o")
+    shutil.copyfile(src, keep)
+    age(keep)
+    before = snapshot(keep)
+    tool_ok(tool, ["--keep-patchable", keep])
+    check(snapshot(keep) == before, "--keep-patchable changed a pad-only "
+          "object")
+
+
+def la_corrupt(tool, scratch):
+    """One pad's first NOP overwritten: one warning naming it and its
+    bytes; --strict fails the file and leaves it as it was."""
+    d = os.path.join(scratch, "loongarch64", "corrupt")
+    src = la_assemble(d, 2, 0)
+    obj = Obj(LA, src)
+    pads = obj.entry_set("__patchable_function_entries")
+    i = [k for k, v in obj.sym_names.items() if v == "pad_global"][0]
+    value, shndx = obj.syms[i]
+    sec = obj.secs[shndx]
+    check((sec["name"], value) in pads, "no pad at pad_global")
+    bad = os.path.join(d, "bad.o")
+    data = bytearray(obj.data)
+    data[sec["offset"] + value:sec["offset"] + value + 4] = b"\xff" * 4
+    with open(bad, "wb") as f:
+        f.write(bytes(data))
+    before = snapshot(bad)
+    rc, _o, err = run([tool, "--strict", bad])
+    check(rc == 1 and snapshot(bad) == before, "--strict: exit %d (want "
+          "1), file %s" % (rc, "kept" if snapshot(bad) == before else
+                           "changed"))
+    err = tool_ok(tool, [bad], expect_quiet=False)
+    lines = [x for x in err.splitlines() if x.strip()]
+    where = "%s+%#x" % (sec["name"], value)
+    check(len(lines) == 1 and where in lines[0] and "warning" in lines[0]
+          and "ff ff ff ff" in lines[0],
+          "expected one warning naming %s with its bytes, got: %s" %
+          (where, lines))
+
+
+def loongarch_pads(tool, scratch, log):
+    for n, m in LA_NMS:
+        log.case("loongarch64/%d,%d-clang-16-as" % (n, m), la_case, tool,
+                 scratch, n, m)
+    log.case("loongarch64/corrupt", la_corrupt, tool, scratch)
+
+
 def main():
     tool, scratch, results = scratch_arg()
     log = Log(os.path.join(results, "pads.log"))
@@ -1045,6 +1209,7 @@ def main():
     cxx_tests(tool, scratch, log)
     mixed_tests(tool, scratch, log)
     runtime_agreement(have, tool, scratch, log)
+    loongarch_pads(tool, scratch, log)
     return finish_scratch(log, scratch)
 
 

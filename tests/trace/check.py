@@ -34,6 +34,15 @@
                                    count (the first event block claims
                                    one event more) or tag (its first
                                    exit names another function)
+  check.py cuts DATA MCTRACE WORK  DATA cut at 8 bytes, at half, 8 bytes
+                                   short and at every block's end, and
+                                   with one block of events damaged (its
+                                   kind, its size, an event): MCTRACE
+                                   dump --raw reads each with exit 0,
+                                   says the bytes lost or the damage in
+                                   one line on stderr, and shows the
+                                   calls of every whole block, decoded
+                                   here (with times, cut: as compact)
   check.py gpr DISASM ROOT... [--calls F...] [--noreturn F...]
                 [--returns F...]   in `objdump -dr` output, no function
                                    reached from the ROOTs names a vector,
@@ -68,8 +77,11 @@ import sys
 import xml.dom.minidom
 
 
+CONTEXT = []     # what is being checked, said before a failure's reason
+
+
 def fail(why):
-    print(why)
+    print(" ".join(CONTEXT + [why]))
     sys.exit(1)
 
 
@@ -123,7 +135,8 @@ def raw_calls(path):
     return counts
 
 
-def check_counts(raw, counts_path, nm_path, funcs):
+def counter_counts(counts_path, nm_path):
+    """{function: calls} of counter.c's COUNTS, named through nm"""
     names = {}
     with open(nm_path) as f:
         for line in f:
@@ -136,6 +149,11 @@ def check_counts(raw, counts_path, nm_path, funcs):
             addr, n = line.split()
             a = int(addr, 16)   # (a Thumb function's has bit 0 set)
             want[names.get(a, names.get(a & ~1, addr))] += int(n)
+    return want
+
+
+def check_counts(raw, counts_path, nm_path, funcs):
+    want = counter_counts(counts_path, nm_path)
     got = raw_calls(raw)
     bad = ["%s: recorded %d, counter %d" % (fn, got[fn], want[fn])
            for fn in funcs if got[fn] != want[fn]]
@@ -169,7 +187,8 @@ def check_depth(raw, n):
         fail("deepest call %d, wanted %s" % (deepest, n))
 
 
-def check_edges(raw, edges_path, nm_path, *funcs):
+def counter_edges(edges_path, nm_path):
+    """{(caller, callee): calls} of counter.c's EDGES, named through nm"""
     syms = []
     with open(nm_path) as f:
         for line in f:
@@ -191,6 +210,11 @@ def check_edges(raw, edges_path, nm_path, *funcs):
             callee = names.get(a, names.get(a & ~1, fn))
             # the site is a return address: the call is just before it
             want[(containing(int(site, 16)), callee)] += int(n)
+    return want
+
+
+def check_edges(raw, edges_path, nm_path, *funcs):
+    want = counter_edges(edges_path, nm_path)
     got = edges_ours(raw)
     keep = set(funcs)
     want = {e: n for e, n in want.items() if e[0] in keep and e[1] in keep}
@@ -486,6 +510,105 @@ def check_damage(path, out, how):
         f.write(data)
 
 
+def block_ends(data):
+    """the offset after the header, then after each whole block"""
+    return [24] + [at + len(p) for at, _, _, p in blocks(data)]
+
+
+def entries(data, skip=None):
+    """entries per function name in DATA's whole blocks (all but the
+    block whose payload starts at SKIP); unnamed ones as 0x<address>"""
+    names, counts = {}, collections.Counter()
+    for at, kind, _, p in blocks(data):
+        if kind == 2 and at != skip:
+            names[struct.unpack_from("<Q", p)[0]] = p[8:].decode()
+    for at, kind, _, p in blocks(data):
+        if kind == 1 and at != skip:
+            counts.update(f for k, _, f in decode(p) if k == "E")
+    return collections.Counter({names.get(a) or "0x%x" % a: n
+                                for a, n in counts.items()})
+
+
+def read_with(mct, path, raw):
+    """mctrace dump --raw PATH > RAW: (exit status, stderr lines)"""
+    import subprocess
+    with open(raw, "w") as out:
+        r = subprocess.run([mct, "dump", "--raw", path], stdout=out,
+                           stderr=subprocess.PIPE, text=True)
+    return r.returncode, r.stderr.splitlines()
+
+
+def check_cut(mct, data, n, work):
+    """DATA cut to N bytes: read with exit 0, its whole blocks' events
+    (times and names too) as decoded here, and the bytes lost said in
+    one line"""
+    cut = "%s/cut-%d.data" % (work, n)
+    with open(cut, "wb") as f:
+        f.write(data[:n])
+    CONTEXT[:] = ["cut at %d of %d bytes:" % (n, len(data))]
+    rc, err = read_with(mct, cut, cut + ".raw")
+    whole = max(e for e in block_ends(data[:n]) if e <= n) if n >= 24 else 0
+    lost = [line for line in err if "cut short" in line]
+    if rc != 0:
+        fail("exit %d: %s" % (rc, err))
+    if n > whole and (len(lost) != 1 or ("%d bytes" % (n - whole))
+                      not in lost[0]):
+        fail("stderr does not say the %d bytes lost in one line: %s"
+             % (n - whole, err))
+    if n == whole and lost:
+        fail("whole blocks, yet stderr says %s" % lost)
+    if entries(data[:n]):
+        check_compact(cut, cut + ".raw")
+    elif open(cut + ".raw").read():
+        fail("no whole block of events, but the dump shows calls")
+
+
+def damage_block(data, how):
+    """DATA with its middle MCT_EVENTS block damaged: (copy, the
+    block's payload offset)"""
+    evs = [at for at, kind, _, _ in blocks(data) if kind == 1]
+    if len(evs) < 3:
+        fail("under 3 event blocks to damage one among")
+    at, out = evs[len(evs) // 2], bytearray(data)
+    if how == "kind":
+        struct.pack_into("<I", out, at - 16, 0)
+    elif how == "size":
+        struct.pack_into("<Q", out, at - 8, 1 << 40)
+    else:           # events: a slot no event has named, first
+        out[at + 16] = 0xff
+    return bytes(out), at
+
+
+def check_damaged(mct, data, how, work):
+    """a block damaged (HOW: kind, size, events) is skipped and said in
+    one line, exit 0, and every other block's calls are read"""
+    bad, skip = damage_block(data, how)
+    path = "%s/damaged-%s.data" % (work, how)
+    with open(path, "wb") as f:
+        f.write(bad)
+    CONTEXT[:] = ["a damaged %s:" % how]
+    rc, err = read_with(mct, path, path + ".raw")
+    said = [line for line in err if "damaged" in line]
+    if rc != 0 or len(said) != 1 or "1 stretch" not in said[0]:
+        fail("exit %d, stderr %s" % (rc, err))
+    want, got = entries(data, skip), raw_calls(path + ".raw")
+    if want != got:
+        fail("calls %s, not %s" % (sorted(got.items()),
+                                   sorted(want.items())))
+
+
+def check_cuts(data_path, mct, work):
+    """check_cut at 8 bytes, half, 8 bytes short of the end and every
+    block's end; check_damaged each way"""
+    with open(data_path, "rb") as f:
+        data = f.read()
+    for n in sorted(set([8, len(data) // 2, len(data) - 8] +
+                        block_ends(data))):
+        check_cut(mct, data, n, work)
+    for how in ("kind", "size", "events"):
+        check_damaged(mct, data, how, work)
+
+
 # recorder/format.h's enum mct_lost_why, in order, as readers name them
 LOST_WHY = ["buffers full", "shadow stack full", "return address not found",
             "on another stack"]
@@ -548,7 +671,8 @@ def main():
      "depth": check_depth, "svg": check_svg, "edges": check_edges,
      "uftrace": check_uftrace, "gpr": check_gpr,
      "compact": check_compact, "damage": check_damage,
-     "lost": check_lost, "lostjson": check_lost_json}[cmd](*args)
+     "lost": check_lost, "lostjson": check_lost_json,
+     "cuts": check_cuts}[cmd](*args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * chrome.c - dump --chrome: Chrome's trace-event JSON, for Perfetto
+ * and chrome://tracing.
+ */
+#include <stdbool.h>
+
+#include "output.h"
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Complete ("X") events, ts and dur in microseconds. */
+void out_chrome(const struct trace *t, FILE *f)
+{
+	uint64_t why[MCT_LOST_WHYS], lost = out_lost_calls(t, why);
+	bool first = true;
+
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	for (size_t k = 0; k < t->nthreads; k++) {
+		const struct thread *th = &t->threads[k];
+
+		for (size_t i = 0; i < th->ncalls; i++) {
+			const struct call *c = &th->calls[i];
+			uint64_t d = c->end - c->start;
+
+			fprintf(f, "%s{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
+				"\"ts\":%llu.%03u,\"dur\":%llu.%03u,\"name\":",
+				first ? "" : ",\n", t->pid, th->tid,
+				(unsigned long long)(c->start / 1000),
+				(unsigned)(c->start % 1000),
+				(unsigned long long)(d / 1000),
+				(unsigned)(d % 1000));
+			json_string(f, trace_name(t, c->func));
+			fputc('}', f);
+			first = false;
+		}
+	}
+	fprintf(f, "%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":"
+		"\"process_name\",\"args\":{\"name\":\"pid %u\"}}\n],\n"
+		"\"otherData\":{\"lost_calls\":\"%llu\"", first ? "" : ",\n",
+		t->pid, t->pid, (unsigned long long)lost);
+	for (unsigned r = 0; r < MCT_LOST_WHYS; r++)
+		fprintf(f, ",\"%s\":\"%llu\"", mct_lost_why_key(r),
+			(unsigned long long)why[r]);
+	fprintf(f, "}}\n");
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cli.h - mctrace's commands, one a file (record.c, report.c, graph.c,
+ * replay.c, dump.c), and the option helpers they share (cli.c).
+ * main.c picks the command; each reads the trace through trace.h and
+ * writes through output.h.
+ */
+#ifndef MCTRACE_CLI_H
+#define MCTRACE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "trace.h"
+
+#define DEFAULT_FILE "mctrace.data"
+
+#ifndef MC_VERSION
+#define MC_VERSION "0"
+#endif
+
+/* mctrace's own usage: the commands. */
+void usage(FILE *f);
+/* "Try 'mctrace CMD --help'." on stderr; 2, the status of a usage error. */
+int cli_try(const char *cmd);
+/*
+ * After getopt_long (opterr 0, optstring starting "+:") returned `c`,
+ * '?' or ':': one line naming the option, the hint; 2.
+ */
+int cli_bad_option(const char *cmd, int c, char **argv);
+/* "10us" and the like, in ns; -1 if it is not a time. */
+long long parse_time(const char *s);
+bool ends_with(const char *s, const char *tail);
+/* The help line of --no-demangle, which every command that reads takes. */
+#define CLI_NO_DEMANGLE_HELP \
+"      --no-demangle  show C++ names as the program's symbols have them\n"
+
+/* Each command: argv[0] is its name; the exit status. */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+
+/*
+ * dump.c: read `in` and write it in the form `how` (dump's option for
+ * it without "--": "chrome", "perfetto", ...) into `out` ("-": stdout); `say_lost`
+ * says the lost calls on stderr.  0, or 1 after saying why.
+ */
+int dump_convert(const char *in, const char *out, const char *how,
+		 bool say_lost, const struct trace_opts *ro);
+
+#endif

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * filter.c - the read-time filters every reading command takes, as one
+ * pass over the loaded trace: the commands then see only the calls
+ * kept, each at the depth of its kept callers.
+ *
+ *   -F GLOB    the calls of matching functions, and all they call
+ *   -N GLOB    not matching functions, nor anything they call
+ *   --depth N  N levels, counted from the outermost call kept
+ *   --tid T,.. those threads only
+ *   --time-range A~B   calls that started between A and B after the
+ *                      recording began (either end may be left out)
+ *   --min-time T       calls that took at least T
+ *
+ * uftrace's habits: with -F, depth counts from the matching call, so
+ * `-F mid --depth 1` shows mid's calls alone; -N wins over -F.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter.h"
+
+static const char **push(const char **v, size_t *n, const char *s)
+{
+	v = realloc(v, (*n + 1) * sizeof(*v));
+	if (!v) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	v[(*n)++] = s;
+	return v;
+}
+
+static int parse_tids(struct filter *f, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || end == p || v > UINT32_MAX ||
+		    (*end && *end != ','))
+			return -1;
+		f->tids = realloc(f->tids, (f->ntids + 1) * sizeof(*f->tids));
+		if (!f->tids)
+			return -1;
+		f->tids[f->ntids++] = (uint32_t)v;
+		p = *end ? end + 1 : end;
+	}
+	return f->ntids ? 0 : -1;
+}
+
+/* "A~B", "A~", "~B": a time each, ns when no unit. */
+static int parse_range(struct filter *f, const char *arg)
+{
+	const char *tilde = strchr(arg, '~');
+	char lo[64];
+	long long a = 0, b = -1;
+
+	if (!tilde || (size_t)(tilde - arg) >= sizeof(lo))
+		return -1;
+	memcpy(lo, arg, (size_t)(tilde - arg));
+	lo[tilde - arg] = '\0';
+	if (lo[0] && (a = parse_time(lo)) < 0)
+		return -1;
+	if (tilde[1] && (b = parse_time(tilde + 1)) < 0)
+		return -1;
+	if (b >= 0 && b < a)
+		return -1;
+	f->from = (uint64_t)a;
+	f->to = b < 0 ? UINT64_MAX : (uint64_t)b;
+	return 0;
+}
+
+static int bad(const struct filter *f, const char *opt, const char *arg,
+	       const char *what)
+{
+	fprintf(stderr, "mctrace %s: option '%s %s': %s\n", f->cmd, opt, arg,
+		what);
+	cli_try(f->cmd);
+	return -1;
+}
+
+int filter_option(struct filter *f, int opt, const char *arg)
+{
+	long long v;
+	char *end;
+
+	switch (opt) {
+	case 'F':
+		f->only = push(f->only, &f->nonly, arg);
+		return 1;
+	case 'N':
+		f->never = push(f->never, &f->nnever, arg);
+		return 1;
+	case 'D':
+		errno = 0;
+		v = strtoll(arg, &end, 10);
+		if (errno || *end || end == arg || v < 1)
+			return bad(f, "--depth", arg,
+				   "not a depth (1 or more)");
+		f->depth = (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
+		return 1;
+	case FILTER_TID:
+		if (parse_tids(f, arg))
+			return bad(f, "--tid", arg,
+				   "not a list of tids (12,34)");
+		return 1;
+	case 'r':
+		if (parse_range(f, arg))
+			return bad(f, "--time-range", arg,
+				   "not a time range (1ms~2ms, 5us~, ~1s)");
+		return 1;
+	case 't':
+		if ((v = parse_time(arg)) < 0)
+			return bad(f, "--min-time", arg,
+				   "not a time (10us, 1ms, ...)");
+		f->min_time = (uint64_t)v;
+		return 1;
+	}
+	return 0;
+}
+
+static bool any_match(const char **globs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(globs[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+static bool tid_wanted(const struct filter *f, uint32_t tid)
+{
+	if (!f->ntids)
+		return true;
+	for (size_t i = 0; i < f->ntids; i++)
+		if (f->tids[i] == tid)
+			return true;
+	return false;
+}
+
+/* What the filter knows of an open caller while its callees are read. */
+struct open_call {
+	uint32_t depth;		/* as recorded */
+	bool kept, only, never;
+};
+
+/* Which globs each function's name matches: one fnmatch a function. */
+enum { MATCH_ONLY = 1, MATCH_NEVER = 2 };
+
+static uint8_t *match_funcs(const struct trace *t, const struct filter *f)
+{
+	uint8_t *m = calloc(t->nfuncs + 1, 1);
+
+	if (!m) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		const char *name = trace_name(t, i);
+
+		m[i] = (any_match(f->only, f->nonly, name) ? MATCH_ONLY : 0) |
+		       (any_match(f->never, f->nnever, name) ? MATCH_NEVER : 0);
+	}
+	return m;
+}
+
+/* Whether the filter keeps call `c`, whose open callers are `up`. */
+static bool keep_call(const struct filter *f, const uint8_t *match,
+		      const struct call *c, struct open_call *me,
+		      const struct open_call *up)
+{
+	me->never = (up && up->never) || (match[c->func] & MATCH_NEVER);
+	me->only = !f->nonly || (up && up->only) ||
+		   (match[c->func] & MATCH_ONLY);
+	return me->only && !me->never && c->start >= f->from &&
+	       c->start <= f->to && c->end - c->start >= f->min_time;
+}
+
+static void filter_thread(const struct filter *f, const uint8_t *match,
+			  struct thread *th)
+{
+	struct open_call *stack = malloc((th->ncalls + 1) * sizeof(*stack));
+	size_t n = 0, kept = 0, out = 0;
+
+	if (!stack) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	for (size_t i = 0; i < th->ncalls; i++) {
+		struct call c = th->calls[i];
+		struct open_call *me;
+
+		while (n && stack[n - 1].depth >= c.depth)
+			kept -= stack[--n].kept;
+		me = &stack[n];
+		me->depth = c.depth;
+		me->kept = keep_call(f, match, &c, me,
+				     n ? &stack[n - 1] : NULL) &&
+			   kept < f->depth;
+		if (me->kept) {
+			c.depth = (uint32_t)kept;
+			th->calls[out++] = c;
+		}
+		kept += me->kept;
+		n++;
+	}
+	th->ncalls = out;
+	free(stack);
+}
+
+bool filter_active(const struct filter *f)
+{
+	return f->nonly || f->nnever || f->depth != UINT32_MAX || f->ntids ||
+	       f->from || f->to != UINT64_MAX || f->min_time;
+}
+
+void filter_apply(struct trace *t, const struct filter *f)
+{
+	size_t out = 0;
+	uint8_t *match;
+
+	if (!filter_active(f))
+		return;
+	match = match_funcs(t, f);
+	for (size_t k = 0; k < t->nthreads; k++) {
+		struct thread *th = &t->threads[k];
+
+		if (!tid_wanted(f, th->tid)) {
+			free(th->calls);
+			continue;
+		}
+		filter_thread(f, match, th);
+		t->threads[out++] = *th;
+	}
+	t->nthreads = out;
+	free(match);
+}
+
+void filter_free(struct filter *f)
+{
+	free(f->only);
+	free(f->never);
+	free(f->tids);
+	*f = (struct filter)FILTER_INIT(f->cmd);
+}
+
+/* A --tid the trace has no thread of: said, as a typo would be. */
+static bool tids_present(const char *path, const struct filter *f,
+			 const struct trace *t)
+{
+	for (size_t i = 0; i < f->ntids; i++) {
+		size_t k = 0;
+
+		while (k < t->nthreads && t->threads[k].tid != f->tids[i])
+			k++;
+		if (k == t->nthreads) {
+			fprintf(stderr, "mctrace: %s: --tid %u: no such thread "
+				"in the trace (mctrace info lists them)\n",
+				path, f->tids[i]);
+			return false;
+		}
+	}
+	return true;
+}
+
+int filter_read(const char *path, const struct trace_opts *ro,
+		const struct filter *f, struct trace *t)
+{
+	static const struct trace_opts plain;
+
+	if (trace_read_opts(path, t, ro ? ro : &plain) != 0)
+		return -1;
+	if (f && !tids_present(path, f, t)) {
+		trace_free(t);
+		return -1;
+	}
+	if (f)
+		filter_apply(t, f);
+	return 0;
+}

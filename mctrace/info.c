@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * info.c - mctrace info: what a trace is of (the recorder's MCT_INFO
+ * blocks: program, command line, build id, start time) and what it
+ * holds (duration, events, threads, the process, calls lost, size, and
+ * what could not be read).
+ * A fact the file does not hold is said to be "not recorded", never
+ * guessed.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "output.h"
+
+static void line(FILE *f, const char *what, const char *value)
+{
+	fprintf(f, "# %-14s: %s\n", what, value ? value : "not recorded");
+}
+
+/* Every arg= of the recording process, joined by spaces. */
+static void print_cmdline(const struct trace *t, FILE *f)
+{
+	const char *arg;
+	size_t n = 0;
+
+	fprintf(f, "# %-14s: ", "command line");
+	while ((arg = trace_info(t, "arg", n)))
+		fprintf(f, "%s%s", n++ ? " " : "", arg);
+	fputs(n ? "\n" : "not recorded\n", f);
+}
+
+static void print_start(const struct trace *t, FILE *f)
+{
+	const char *ns = trace_info(t, "start_ns", 0);
+	char when[64];
+	struct tm tm;
+	time_t s;
+
+	if (!ns) {
+		line(f, "start time", NULL);
+		return;
+	}
+	s = (time_t)(strtoull(ns, NULL, 10) / 1000000000);
+	if (!gmtime_r(&s, &tm) ||
+	    !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm)) {
+		line(f, "start time", ns);
+		return;
+	}
+	line(f, "start time", when);
+}
+
+/* First entry to last exit, over the threads; the calls, the events. */
+static void print_span(const struct trace *t, FILE *f)
+{
+	uint64_t first = UINT64_MAX, last = 0, calls = 0;
+
+	for (size_t k = 0; k < t->nthreads; k++) {
+		const struct thread *th = &t->threads[k];
+
+		for (size_t i = 0; i < th->ncalls; i++) {
+			if (th->calls[i].start < first)
+				first = th->calls[i].start;
+			if (th->calls[i].end > last)
+				last = th->calls[i].end;
+		}
+		calls += th->ncalls;
+	}
+	fprintf(f, "# %-14s: ", "duration");
+	if (calls) {
+		out_time(f, last - first);
+		fputs(" (first call to last return)\n", f);
+	} else {
+		fputs("no calls\n", f);
+	}
+	fprintf(f, "# %-14s: %llu\n", "events", (unsigned long long)t->events);
+	fprintf(f, "# %-14s: %llu\n", "calls", (unsigned long long)calls);
+}
+
+/* The threads (tids) and the process: a file holds one (format.h). */
+static void print_tasks(const struct trace *t, FILE *f)
+{
+	const char *pid = trace_info(t, "pid", 0);
+	const char *ppid = trace_info(t, "ppid", 0);
+
+	fprintf(f, "# %-14s: %zu\n", "threads", t->nthreads);
+	fprintf(f, "# %-14s:", "tids");
+	for (size_t k = 0; k < t->nthreads; k++)
+		fprintf(f, " %u", t->threads[k].tid);
+	fputc('\n', f);
+	fprintf(f, "# %-14s: 1 (pid ", "processes");
+	if (pid)
+		fprintf(f, "%s", pid);
+	else
+		fprintf(f, "%u", t->pid);
+	if (ppid)
+		fprintf(f, ", parent %s", ppid);
+	fputs(")\n", f);
+}
+
+/* What the file held that could not be read. */
+static void print_unread(const struct trace *t, FILE *f)
+{
+	fprintf(f, "# %-14s: %zu\n", "blocks read", t->blocks);
+	if (t->cut_bytes)
+		fprintf(f, "# %-14s: %llu bytes at the end\n", "cut short",
+			(unsigned long long)t->cut_bytes);
+	if (t->damaged)
+		fprintf(f, "# %-14s: %zu stretches, %llu bytes skipped\n",
+			"damaged", t->damaged,
+			(unsigned long long)t->damaged_bytes);
+}
+
+static void out_info(const struct trace *t, const char *path, FILE *f)
+{
+	uint64_t why[MCT_LOST_WHYS], lost = out_lost_calls(t, why);
+	struct stat st;
+
+	line(f, "program", trace_info(t, "exe", 0));
+	print_cmdline(t, f);
+	line(f, "build id", trace_info(t, "build_id", 0));
+	print_start(t, f);
+	print_span(t, f);
+	print_tasks(t, f);
+	fprintf(f, "# %-14s: %llu\n", "calls lost", (unsigned long long)lost);
+	out_lost(t, f, "#   ");
+	if (stat(path, &st) == 0)
+		fprintf(f, "# %-14s: %lld bytes\n", "trace size",
+			(long long)st.st_size);
+	print_unread(t, f);
+}
+
+static void info_help(FILE *f)
+{
+	fprintf(f,
+"Usage: mctrace info [FILTERS] [FILE]\n"
+"What the trace is of (program, command line, build id, start time) and\n"
+"what it holds (duration, events, calls, threads, process, calls lost,\n"
+"size, blocks read, what was cut short or damaged); \"not recorded\" for\n"
+"what the file does not say.\n"
+"FILE is mctrace.data unless given.\n"
+CLI_NO_DEMANGLE_HELP
+FILTER_HELP);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_LONGOPTS,
+		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct filter flt = FILTER_INIT("info");
+	struct trace_opts ro = { 0 };
+	const char *file;
+	struct trace t;
+	int c, r;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
+				NULL)) != -1) {
+		if (c == 'h')
+			return info_help(stdout), 0;
+		if (c == 'M')
+			ro.no_demangle = true;
+		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+			return r ? 2 : cli_bad_option("info", c, argv);
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "mctrace info: one FILE only: '%s' is one "
+			"too many\n", argv[optind + 1]);
+		return cli_try("info");
+	}
+	file = optind < argc ? argv[optind] : DEFAULT_FILE;
+	if (filter_read(file, &ro, &flt, &t))
+		return 1;
+	out_info(&t, file, stdout);
+	trace_free(&t);
+	filter_free(&flt);
+	return out_done(stdout, "stdout");
+}

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * record.c - mctrace record: run a program with the recorder's settings
+ * in its environment (recorder/start.c reads them) and wait for it.
+ *
+ * Never silent: the output is checked before the program starts (a
+ * directory, a read-only file, a folder that cannot take it are each
+ * refused), exec's failure comes back through a pipe closed on exec, and
+ * a program that recorded nothing (no runtime in it, or no recorded
+ * site in its objects) fails after it ran.  Else record exits with the
+ * program's status.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "trace.h"
+
+/* `list` with `glob` appended, comma-separated. */
+static char *append(char *list, const char *glob)
+{
+	size_t n = list ? strlen(list) + 1 : 0;
+	char *s = realloc(list, n + strlen(glob) + 1);
+
+	if (!s)
+		exit(1);
+	if (n)
+		s[n - 1] = ',';
+	strcpy(s + n, glob);
+	return s;
+}
+
+/*
+ * The environment that makes every process PROG starts record into
+ * `path`: absolute, since PROG may start them in other folders (make
+ * -C), and `path` removed first, with MCOUNT_TRACE_ROOT set and empty,
+ * so that the first of them to create it writes it and every other one,
+ * a sibling in a pipeline too, writes PATH.PID (recorder/start.c).
+ */
+static int start_trace(const char *path)
+{
+	char cwd[4096], *abs = NULL;
+
+	if (path[0] != '/') {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			perror("mctrace: getcwd");
+			return -1;
+		}
+		abs = malloc(strlen(cwd) + strlen(path) + 2);
+		if (!abs)
+			return -1;
+		sprintf(abs, "%s/%s", cwd, path);
+		path = abs;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		fprintf(stderr, "mctrace: %s: cannot replace: %s\n", path,
+			strerror(errno));
+		free(abs);
+		return -1;
+	}
+	setenv("MCOUNT_TRACE", path, 1);
+	setenv("MCOUNT_TRACE_ROOT", "", 1);
+	free(abs);
+	return 0;
+}
+
+/*
+ * An output the recording may write: 0, or 1 after saying why not.  An
+ * existing file is replaced only if it may be written (its mode, not
+ * root's access(), says so, as recordmcount judges its objects); a new
+ * one is created and removed again, to learn now what the recorder
+ * would meet later.
+ */
+static int check_output(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st) == 0) {
+		const char *why = S_ISDIR(st.st_mode) ? "a directory, not a "
+			"file to write the trace in" : !S_ISREG(st.st_mode) ?
+			"not a regular file: left as it is" : NULL;
+
+		if (!why && !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
+			fprintf(stderr, "mctrace: %s: read-only file (mode %04o): "
+				"left as it is; make it writable or remove it\n",
+				path, (unsigned)(st.st_mode & 07777));
+			return 1;
+		}
+		if (!why && access(path, W_OK) != 0)
+			why = "not writable: left as it is";
+		if (why)
+			fprintf(stderr, "mctrace: %s: %s\n", path, why);
+		return why ? 1 : 0;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "mctrace: %s: cannot create: %s\n", path,
+			strerror(errno));
+		return 1;
+	}
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+/*
+ * The filters: the set at start (phase 0) and those --at T brings in
+ * (phases 1..), handed to the recorder as MCOUNT_TRACE_FILTER<k>,
+ * MCOUNT_TRACE_NOTRACE<k> and MCOUNT_TRACE_AT<k> (recorder/start.c).
+ */
+#define MAX_PHASES 9
+struct phase {
+	char *only, *never;
+	long long at_ns;
+};
+
+/* What the command line asks of record. */
+struct record_opts {
+	struct phase ph[MAX_PHASES];
+	int n_ph;
+	const char *out, *depth, *bufsize;
+	long long min_time;
+	struct trace_opts ro;	/* how to read it, for JSON and Perfetto's */
+	char **prog;		/* PROG and its arguments */
+};
+
+static void set_phase_env(const struct phase *ph, int k)
+{
+	char name[40], val[32];
+
+	if (k == 0) {
+		if (ph->only)
+			setenv("MCOUNT_TRACE_FILTER", ph->only, 1);
+		if (ph->never)
+			setenv("MCOUNT_TRACE_NOTRACE", ph->never, 1);
+		return;
+	}
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+	snprintf(val, sizeof(val), "%lld", ph->at_ns);
+	setenv(name, val, 1);
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
+	setenv(name, ph->only ? ph->only : "", 1);
+	snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
+	setenv(name, ph->never ? ph->never : "", 1);
+}
+
+static void set_phases_env(const struct phase *ph, int n)
+{
+	char name[40];
+
+	for (int k = 0; k < n; k++)
+		set_phase_env(&ph[k], k);
+	/* none left over from the caller's environment */
+	for (int k = n; k < MAX_PHASES; k++) {
+		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
+		unsetenv(name);
+	}
+}
+
+static void record_usage(FILE *f)
+{
+	fprintf(f,
+"Usage: mctrace record [OPTION]... [--] PROG [ARG]...\n"
+"Run PROG, linked with libmcount, and record its function calls.\n"
+"\n"
+"  -o, --output FILE   write the trace into FILE (default mctrace.data);\n"
+"                      a name ending in .json gets Chrome's trace-event JSON,\n"
+"                      one ending in .pftrace Perfetto's protobuf trace\n"
+"  -F GLOB             record only the functions GLOB matches (repeatable)\n"
+"  -N GLOB             never record those GLOB matches (repeatable; wins)\n"
+"      --at T          from T after the start, record the functions the -F\n"
+"                      and -N after it pick (repeatable, T increasing)\n"
+"      --depth N       record calls at most N recorded calls deep\n"
+"      --min-time T    leave out calls shorter than T when reading\n"
+"      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
+"      --no-demangle   keep C++ names as the symbols have them (JSON,\n"
+"                      Perfetto's)\n"
+"  -h, --help          show this help and exit\n"
+"T takes a unit: ns, us, ms or s (ns when none).\n"
+"\n"
+"Exit status: PROG's (128 + N when signal N killed it); 1 when nothing\n"
+"could be recorded (the output, no runtime in PROG, no recorded site);\n"
+"126 or 127 when PROG cannot be run; 2 for a usage error.  See mctrace(1).\n");
+}
+
+/* --at T: a new phase from T on; 0, or 2 after saying why. */
+static int add_phase(struct record_opts *o, const char *arg)
+{
+	struct phase *ph = o->ph;
+
+	if (o->n_ph == MAX_PHASES) {
+		fprintf(stderr, "mctrace record: option '--at': at most %d\n",
+			MAX_PHASES - 1);
+		return cli_try("record");
+	}
+	ph[o->n_ph].at_ns = parse_time(arg);
+	if (ph[o->n_ph].at_ns < 0 ||
+	    ph[o->n_ph].at_ns < ph[o->n_ph - 1].at_ns) {
+		fprintf(stderr, "mctrace record: option '--at %s': not a time, "
+			"or before the --at ahead of it\n", arg);
+		return cli_try("record");
+	}
+	o->n_ph++;
+	return 0;
+}
+
+/* Fill `o` from the command line: -1 to go on, else the exit status. */
+static int parse_record(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option opts[] = {
+		{ "at", required_argument, NULL, 'A' },
+		{ "depth", required_argument, NULL, 'D' },
+		{ "min-time", required_argument, NULL, 'T' },
+		{ "bufsize", required_argument, NULL, 'B' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct phase *ph;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:F:N:o:h", opts, NULL)) != -1) {
+		ph = &o->ph[o->n_ph - 1];
+		switch (c) {
+		case 'F': ph->only = append(ph->only, optarg); break;
+		case 'N': ph->never = append(ph->never, optarg); break;
+		case 'A':
+			if (add_phase(o, optarg))
+				return 2;
+			break;
+		case 'o': o->out = optarg; break;
+		case 'D': o->depth = optarg; break;
+		case 'B': o->bufsize = optarg; break;
+		case 'T':
+			o->min_time = parse_time(optarg);
+			if (o->min_time < 0) {
+				fprintf(stderr, "mctrace record: option "
+					"'--min-time %s': not a time (10us, "
+					"1ms, ...)\n", optarg);
+				return cli_try("record");
+			}
+			break;
+		case 'M': o->ro.no_demangle = true; break;
+		case 'h': record_usage(stdout); return 0;
+		default: return cli_bad_option("record", c, argv);
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "mctrace record: no program to run\n");
+		return cli_try("record");
+	}
+	o->prog = argv + optind;
+	return -1;
+}
+
+/* The recorder's settings, in the environment PROG will inherit. */
+static int set_record_env(const struct record_opts *o, const char *path)
+{
+	char buf[32];
+
+	if (start_trace(path) != 0)
+		return -1;
+	set_phases_env(o->ph, o->n_ph);
+	if (o->depth)
+		setenv("MCOUNT_TRACE_DEPTH", o->depth, 1);
+	if (o->bufsize)
+		setenv("MCOUNT_TRACE_BUFSIZE", o->bufsize, 1);
+	snprintf(buf, sizeof(buf), "%lld", o->min_time);
+	setenv("MCOUNT_TRACE_MIN_TIME", buf, 1);
+	return 0;
+}
+
+/* exec's errno from the child, or 0 when the pipe closed on exec. */
+static int exec_error(int fd)
+{
+	int err = 0;
+	ssize_t n;
+
+	do
+		n = read(fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n == sizeof(err) ? err : 0;
+}
+
+/*
+ * Run PROG and wait for it: its wait status; -1 after saying why it
+ * could not be run, with exec's errno in *exec_err (0: fork or wait).
+ */
+static int run_program(char **prog, int *exec_err)
+{
+	int status, fds[2];
+	pid_t pid;
+
+	*exec_err = 0;
+	if (pipe2(fds, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		perror("mctrace: cannot start the program");
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		execvp(prog[0], prog);
+		status = errno;
+		/* the parent learns why; if it cannot, 126 says "not run" */
+		if (write(fds[1], &status, sizeof(status)) != sizeof(status))
+			_exit(126);
+		_exit(127);
+	}
+	close(fds[1]);
+	*exec_err = exec_error(fds[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			perror("mctrace: waitpid");
+			return -1;
+		}
+	if (!*exec_err)
+		return status;
+	fprintf(stderr, "mctrace: %s: cannot run: %s\n", prog[0],
+		strerror(*exec_err));
+	return -1;
+}
+
+/*
+ * Whether the program recorded: 0, or 1 after saying why nothing was.
+ * The first process to record creates `path`, so no file means no
+ * recorder ran; its MCT_INFO block says how many sites it knew.
+ */
+static int check_recorded(const char *path, const char *prog)
+{
+	static const struct trace_opts quick = { .no_events = true };
+	struct trace t;
+	const char *sites;
+	int err = 0;
+
+	if (access(path, F_OK) != 0) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: it ran without "
+			"libmcount's recorder (link it with libmcount.a or "
+			"libmcount.so; see mctrace(1))\n", prog);
+		return 1;
+	}
+	if (ends_with(path, ".json"))
+		return 0;
+	if (trace_read_opts(path, &t, &quick) != 0)
+		return 1;
+	sites = trace_info(&t, "sites", 0);
+	if (sites && strtoull(sites, NULL, 10) == 0) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: none of its "
+			"objects has recorded sites (run recordmcount on them "
+			"before linking)\n", prog);
+		err = 1;
+	} else if (!t.info && !t.blocks) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: %s holds no "
+			"block\n", prog, path);
+		err = 1;
+	}
+	trace_free(&t);
+	return err;
+}
+
+/*
+ * The form an output is converted to, by its name's ending (JSON's or
+ * Perfetto's), and that ending; NULL for mctrace's own form.
+ */
+static const char *form_of_output(const char *out)
+{
+	return ends_with(out, ".json") ? "chrome" :
+	       ends_with(out, ".pftrace") ? "perfetto" : NULL;
+}
+
+static const char *ending_of(const char *form)
+{
+	return !strcmp(form, "chrome") ? ".json" : ".pftrace";
+}
+
+/*
+ * `name` from the directory of `raw`: a file of the recording when it
+ * is `raw` or RAW.SUFFIX (another process's, recorder/start.c): its
+ * converted file's name (OUT, or STEM.SUFFIX.ENDING, OUT being
+ * STEM.ENDING), else NULL.
+ */
+static char *converted_name(const char *raw, const char *name,
+			    const char *out, const char *ending)
+{
+	const char *base = strrchr(raw, '/') ? strrchr(raw, '/') + 1 : raw;
+	size_t n = strlen(base), stem = strlen(out) - strlen(ending);
+	char *conv;
+
+	if (strncmp(name, base, n) || (name[n] && name[n] != '.'))
+		return NULL;
+	conv = malloc(strlen(out) + strlen(name + n) + 1);
+	if (conv)
+		sprintf(conv, "%.*s%s%s", (int)stem, out, name + n, ending);
+	return conv;
+}
+
+/*
+ * A recording into JSON or Perfetto's format is made in mctrace's own
+ * form, into `raw`, so that it reads as every other output does (C++
+ * names demangled, --min-time): each process's file converted, then
+ * removed (kept if its conversion fails).
+ */
+static int convert_each(const char *raw, const char *out,
+			const struct trace_opts *ro)
+{
+	const char *slash = strrchr(raw, '/'), *form = form_of_output(out);
+	char dir[4096], path[8192];
+	struct dirent *e;
+	DIR *d;
+	int err = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - raw) + 1 : 0,
+		 raw);
+	d = opendir(*dir ? dir : ".");
+	if (!d) {
+		fprintf(stderr, "mctrace: %s: %s\n", *dir ? dir : ".",
+			strerror(errno));
+		return 1;
+	}
+	while ((e = readdir(d))) {
+		char *conv = converted_name(raw, e->d_name, out,
+					    ending_of(form));
+
+		if (!conv)
+			continue;
+		snprintf(path, sizeof(path), "%s%s", dir, e->d_name);
+		if (dump_convert(path, conv, form, false, ro) == 0)
+			unlink(path);
+		else
+			err = 1;
+		free(conv);
+	}
+	closedir(d);
+	return err;
+}
+
+/* The status of a program that ran, as record's own. */
+static int program_status(int status, const char *prog)
+{
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, "mctrace: %s: killed by signal %d\n", prog,
+			WTERMSIG(status));
+		return 128 + WTERMSIG(status);
+	}
+	return WEXITSTATUS(status);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { .n_ph = 1, .out = DEFAULT_FILE };
+	char *raw = NULL;
+	int status = parse_record(argc, argv, &o), exec_err;
+
+	if (status >= 0)
+		return status;
+	/* JSON and Perfetto's: recorded in our own form, then converted */
+	if (form_of_output(o.out)) {
+		raw = malloc(strlen(o.out) + 8);
+		if (!raw)
+			return 1;
+		sprintf(raw, "%s.data", o.out);
+	}
+	if (check_output(o.out) || (raw && check_output(raw)) ||
+	    set_record_env(&o, raw ? raw : o.out) != 0)
+		return 1;
+	status = run_program(o.prog, &exec_err);
+	if (status < 0)
+		return !exec_err ? 1 : exec_err == ENOENT ? 127 : 126;
+	if (check_recorded(raw ? raw : o.out, o.prog[0]) != 0) {
+		program_status(status, o.prog[0]);
+		return 1;
+	}
+	if (raw && convert_each(raw, o.out, &o.ro) != 0)
+		return 1;
+	return program_status(status, o.prog[0]);
+}

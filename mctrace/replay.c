@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * replay.c - `mctrace replay`: every call, in the order the threads made
+ * them, interleaved by time, as uftrace replay shows them: the time of
+ * the line's event (from the recording's start), the call's duration,
+ * its thread, and the function nested by depth.  A call with no
+ * recorded callee is one line; one with callees opens a brace at its
+ * entry and closes it, with its duration, at its exit.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "filter.h"
+#include "output.h"
+
+/* Where one thread's lines are: its next call, and the calls open. */
+struct cursor {
+	const struct thread *th;
+	size_t next;		/* index of the next call to enter */
+	size_t *open, nopen;	/* indices of the calls entered, not left */
+	uint64_t at;		/* the time of its next line */
+	bool leaving;		/* which is the exit of the innermost open */
+};
+
+/* The time of the cursor's next line; false when it has none. */
+static bool cursor_next(struct cursor *c)
+{
+	const struct thread *th = c->th;
+
+	if (c->nopen && (c->next == th->ncalls ||
+			 th->calls[c->open[c->nopen - 1]].depth >=
+			 th->calls[c->next].depth)) {
+		c->at = th->calls[c->open[c->nopen - 1]].end;
+		c->leaving = true;
+		return true;
+	}
+	if (c->next == th->ncalls)
+		return false;
+	c->at = th->calls[c->next].start;
+	c->leaving = false;
+	return true;
+}
+
+static bool is_leaf(const struct thread *th, size_t i)
+{
+	return i + 1 == th->ncalls || th->calls[i + 1].depth <= th->calls[i].depth;
+}
+
+static void print_head(FILE *f, uint64_t at, const uint64_t *dur,
+		       uint32_t tid, uint32_t depth)
+{
+	fprintf(f, "%6llu.%09llu ", (unsigned long long)(at / 1000000000),
+		(unsigned long long)(at % 1000000000));
+	if (dur)
+		out_time(f, *dur);
+	else
+		fputs("           ", f);
+	fprintf(f, " [%6u] | ", tid);
+	for (uint32_t i = 0; i < depth; i++)
+		fputs("  ", f);
+}
+
+/* Print the cursor's next line and step past it. */
+static void cursor_print(const struct trace *t, struct cursor *c, FILE *f)
+{
+	const struct thread *th = c->th;
+
+	if (c->leaving) {
+		const struct call *k = &th->calls[c->open[--c->nopen]];
+		uint64_t d = k->end - k->start;
+
+		print_head(f, k->end, &d, th->tid, k->depth);
+		fprintf(f, "} /* %s */\n", trace_name(t, k->func));
+		return;
+	}
+	const struct call *k = &th->calls[c->next];
+	uint64_t d = k->end - k->start;
+
+	if (is_leaf(th, c->next)) {
+		print_head(f, k->start, &d, th->tid, k->depth);
+		fprintf(f, "%s();\n", trace_name(t, k->func));
+	} else {
+		print_head(f, k->start, NULL, th->tid, k->depth);
+		fprintf(f, "%s() {\n", trace_name(t, k->func));
+		c->open[c->nopen++] = c->next;
+	}
+	c->next++;
+}
+
+/* A min-heap of cursors by the time of their next line, then thread. */
+static bool before(const struct cursor *a, const struct cursor *b)
+{
+	return a->at != b->at ? a->at < b->at : a->th < b->th;
+}
+
+static void sift_down(struct cursor **h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		struct cursor *x = h[i];
+
+		h[i] = h[m];
+		h[m] = x;
+		i = m;
+	}
+}
+
+void out_replay(const struct trace *t, FILE *f)
+{
+	struct cursor *cur = calloc(t->nthreads + 1, sizeof(*cur));
+	struct cursor **heap = calloc(t->nthreads + 1, sizeof(*heap));
+	size_t n = 0;
+
+	if (!cur || !heap) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	fprintf(f, "#      TIMESTAMP    DURATION      TID    FUNCTION\n");
+	for (size_t k = 0; k < t->nthreads; k++) {
+		cur[k].th = &t->threads[k];
+		cur[k].open = malloc((t->threads[k].ncalls + 1) * sizeof(size_t));
+		if (!cur[k].open) {
+			fprintf(stderr, "mctrace: out of memory\n");
+			exit(1);
+		}
+		if (cursor_next(&cur[k]))
+			heap[n++] = &cur[k];
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(heap, n, i);
+	while (n) {
+		cursor_print(t, heap[0], f);
+		if (!cursor_next(heap[0]))
+			heap[0] = heap[--n];
+		sift_down(heap, n, 0);
+	}
+	for (size_t k = 0; k < t->nthreads; k++)
+		free(cur[k].open);
+	free(cur);
+	free(heap);
+	out_lost_footer(t, f);
+}
+
+static void replay_help(FILE *f)
+{
+	fprintf(f,
+"Usage: mctrace replay [FILTERS] [FILE]\n"
+"Every call, threads interleaved by time: the time of the line's event\n"
+"(seconds from the recording's start), the call's duration, its thread,\n"
+"the function nested by depth (one line for a call with no callee; one\n"
+"at its entry and one at its exit for a call with callees).\n"
+"FILE is mctrace.data unless given.\n"
+CLI_NO_DEMANGLE_HELP
+FILTER_HELP);
+}
+
+int cmd_replay(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		FILTER_LONGOPTS,
+		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct filter flt = FILTER_INIT("replay");
+	struct trace_opts ro = { 0 };
+	struct trace t;
+	int c, r;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
+				NULL)) != -1) {
+		if (c == 'h')
+			return replay_help(stdout), 0;
+		if (c == 'M')
+			ro.no_demangle = true;
+		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+			return r ? 2 : cli_bad_option("replay", c, argv);
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "mctrace replay: one FILE only: '%s' is one "
+			"too many\n", argv[optind + 1]);
+		return cli_try("replay");
+	}
+	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &ro, &flt, &t))
+		return 1;
+	out_replay(&t, stdout);
+	trace_free(&t);
+	filter_free(&flt);
+	return out_done(stdout, "stdout");
+}

@@ -1,0 +1,212 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# mctrace.sh - check-mctrace: what mctrace says when things go wrong,
+# on the host, in seconds.
+#
+#   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
+#   MCTRACE=build/mctrace OUT=build/tests/mctrace sh tests/trace/mctrace.sh
+#
+# A table of bad inputs and failures, each with its exit status and the
+# one line it must say on stderr.  A trace cut at 8 bytes, at half, 8
+# bytes short and at every block's end, and with one block damaged
+# three ways: read with exit 0, the loss said in one line, and every
+# whole block's calls as check.py decodes them itself (check.py cuts).
+set -u
+T=tests/trace
+OUT=${OUT:-build/tests/mctrace}
+LIB=${LIBMCOUNT:-build/libmcount.a}
+TOOL=${RECORDMCOUNT:-build/recordmcount}
+MCT=${MCTRACE:-build/mctrace}
+PY=${PYTHON:-python3}
+failures=0
+rm -rf "$OUT" && mkdir -p "$OUT"
+
+pass() { echo "PASS: mctrace: $*"; }
+fail() { echo "FAIL: mctrace: $*"; failures=$((failures + 1)); }
+
+# row <status> <ERE> <description> <command...>: the command exits with
+# <status> and its stderr is one line that matches <ERE> (none if the
+# ERE is empty); with status 2 (a usage error), then "Try 'mctrace CMD
+# --help'."
+row() {
+	want=$1 re=$2 what=$3
+	shift 3
+	"$@" > "$OUT/row.out" 2> "$OUT/row.all"
+	got=$?
+	lines=1
+	[ -n "$re" ] || lines=0 re=.
+	cp "$OUT/row.all" "$OUT/row.err"
+	if [ "$want" = 2 ]; then
+		sed '$d' "$OUT/row.all" > "$OUT/row.err"
+		tail -n 1 "$OUT/row.all" | grep -Eq "^Try 'mctrace( ${2:-})? --help'\.$" ||
+			{ fail "$what: no Try line: $(cat "$OUT/row.all")"; return; }
+	fi
+	if [ "$got" != "$want" ]; then
+		fail "$what: exit $got, not $want: $(head -3 "$OUT/row.err")"
+	elif [ "$(wc -l < "$OUT/row.err")" != $lines ] ||
+	     { [ $lines = 1 ] && ! grep -Eq -- "$re" "$OUT/row.err"; }; then
+		fail "$what: stderr is not one line matching /$re/: $(head -3 "$OUT/row.err")"
+	else
+		pass "$what (exit $want)"
+	fi
+}
+
+# build <name> <cc> <src> [flags]: $OUT/<name>, recorded, with libmcount
+build() {
+	$2 -O2 -g -fno-inline -pg -mfentry ${4:-} -c "$3" -o "$OUT/$1.o" &&
+	$TOOL "$OUT/$1.o" &&
+	$2 -o "$OUT/$1" "$OUT/$1.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
+}
+
+if ! build prog gcc $T/prog.c -std=gnu11 ||
+   ! "$MCT" record -o "$OUT/prog.data" -- "$OUT/prog" threads >/dev/null; then
+	fail "prog.c built and recorded"
+	exit 1
+fi
+
+# the command line
+for cmd in record report graph replay dump; do
+	for h in --help -h; do
+		if "$MCT" $cmd $h > "$OUT/help.out" 2> "$OUT/help.err" &&
+		   head -n 1 "$OUT/help.out" | grep -q "^Usage: mctrace $cmd " &&
+		   [ ! -s "$OUT/help.err" ]; then
+			pass "mctrace $cmd $h"
+		else
+			fail "mctrace $cmd $h: $(head -n 2 "$OUT/help.out" "$OUT/help.err")"
+		fi
+	done
+done
+for v in -V --version; do
+	if [ "$("$MCT" $v)" = "mctrace $(sed -n 's/^VERSION *:\{0,1\}= *//p' Makefile)" ]; then
+		pass "mctrace $v"
+	else
+		fail "mctrace $v: $("$MCT" $v 2>&1 | head -n 2)"
+	fi
+done
+row 2 "^mctrace: no command given$" "no command" "$MCT"
+row 2 "^mctrace: unknown command 'frob'$" "an unknown command" "$MCT" frob
+row 2 "^mctrace report: unknown option '--bogus'$" "an unknown long option" \
+	"$MCT" report --bogus "$OUT/prog.data"
+row 2 "^mctrace record: unknown option '-x'$" "an unknown short option" \
+	"$MCT" record -x -- "$OUT/prog"
+row 2 "^mctrace record: option '-o' needs a value$" "an option with no value" \
+	"$MCT" record -o
+row 2 "^mctrace dump: option '--raw' takes no value$" "an option given a value" \
+	"$MCT" dump --raw=1 "$OUT/prog.data"
+row 2 "^mctrace record: option '--min-time 3parsecs': not a time" \
+	"an option's value that is wrong" "$MCT" record --min-time 3parsecs -- "$OUT/prog"
+row 2 "^mctrace replay: one FILE only: 'b' is one too many$" "two files" \
+	"$MCT" replay a b
+row 2 "^mctrace record: no program to run$" "record with no program" "$MCT" record
+
+# reading
+mkdir -p "$OUT/dir.data"
+printf 'hello, world\n' > "$OUT/text.data"
+: > "$OUT/empty.data"
+head -c 8 "$OUT/prog.data" > "$OUT/head8.data"
+row 1 "dir.data: a directory, not a trace$" "report of a directory" \
+	"$MCT" report "$OUT/dir.data"
+row 1 "text.data: not a trace of mctrace's own format$" \
+	"report of a file that is not a trace" "$MCT" report "$OUT/text.data"
+row 1 "empty.data: empty: not a trace" "report of an empty file" \
+	"$MCT" report "$OUT/empty.data"
+row 1 "nothing.data: No such file or directory$" "report of no file" \
+	"$MCT" report "$OUT/nothing.data"
+row 0 "head8.data: cut short in its header \(8 bytes\)" \
+	"report of a trace cut to 8 bytes" "$MCT" report "$OUT/head8.data"
+if $PY $T/check.py cuts "$OUT/prog.data" "$MCT" "$OUT" > "$OUT/cuts.out"; then
+	pass "traces cut at 8 bytes, half, 8 short, every block's end, or damaged: every whole block read, exit 0"
+else
+	fail "traces cut or damaged: $(cat "$OUT/cuts.out")"
+fi
+
+# C++ names, demangled in every output; the oracle is binutils' c++filt.
+# The raw dump is the one without --no-demangle, its names through
+# c++filt; no other output names a mangled symbol, and each names the
+# functions by their demangled names.
+demangled() {	# demangled <c++ compiler>
+	t=$OUT/throw-$1
+	build "throw-$1" $1 $T/throw.cc &&
+	"$MCT" record -o "$t.data" -- "$t" >/dev/null || return 1
+	"$MCT" dump --raw --no-demangle "$t.data" > "$t.mangled" &&
+	"$MCT" dump --raw "$t.data" > "$t.raw" || return 1
+	grep -q ' _Z7throweri$' "$t.mangled" ||
+		{ echo "no _Z7throweri with --no-demangle"; return 1; }
+	cut -d ' ' -f 5- "$t.mangled" | c++filt > "$t.names" &&
+	cut -d ' ' -f 1-4 "$t.mangled" | paste -d ' ' - "$t.names" > "$t.want" &&
+	cmp -s "$t.want" "$t.raw" ||
+		{ echo "raw: $(diff "$t.want" "$t.raw" | head -n 3)"; return 1; }
+	"$MCT" report "$t.data" > "$t.report" &&
+	"$MCT" graph "$t.data" > "$t.graph" &&
+	"$MCT" replay "$t.data" > "$t.replay" &&
+	"$MCT" dump --chrome "$t.data" > "$t.json" &&
+	"$MCT" dump --folded "$t.data" > "$t.folded" &&
+	"$MCT" dump --flame-svg "$t.data" > "$t.svg" &&
+	"$MCT" dump --perfetto "$t.data" |
+		protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		> "$t.pftrace.txt" || return 1
+	for f in report graph replay json folded svg pftrace.txt; do
+		if grep -q '_Z[0-9NSZ]' "$t.$f"; then
+			echo "$f: $(grep -o '_Z[0-9NSZ][A-Za-z0-9_]*' "$t.$f" | head -n 1)"
+			return 1
+		fi
+		for name in 'thrower(int)' 'catcher(int)' 'leaf(int)' 'Guard::~Guard()'; do
+			grep -qF "$name" "$t.$f" || { echo "$f: no $name"; return 1; }
+		done
+	done
+	"$MCT" record -o "$t-rec.json" -- "$t" >/dev/null &&
+	grep -qF '"thrower(int)"' "$t-rec.json" && ! grep -q '_Z7' "$t-rec.json" ||
+		{ echo "record -o .json: names not demangled"; return 1; }
+}
+for cxx in g++ clang++; do
+	if out=$(demangled $cxx 2>&1); then
+		pass "$cxx: C++ names demangled as c++filt does, in every output"
+	else
+		fail "$cxx: C++ names: $out"
+	fi
+done
+
+# recording
+P=$OUT/prog
+touch "$OUT/ro.data" && chmod 444 "$OUT/ro.data"
+row 1 "no/dir/x.data: cannot create: No such file or directory$" \
+	"record into a folder that does not exist" \
+	"$MCT" record -o "$OUT/no/dir/x.data" -- "$P" basic
+row 1 "ro.data: read-only file \(mode 0444\): left as it is" \
+	"record over a read-only file" "$MCT" record -o "$OUT/ro.data" -- "$P" basic
+row 1 "dir.data: a directory, not a file to write the trace in$" \
+	"record into a directory" "$MCT" record -o "$OUT/dir.data" -- "$P" basic
+row 1 "/bin/true: nothing recorded: it ran without libmcount's recorder" \
+	"record a program with no runtime" \
+	"$MCT" record -o "$OUT/true.data" -- /bin/true
+row 127 "nothing-here: cannot run: No such file or directory$" \
+	"record a program that does not exist" \
+	"$MCT" record -o "$OUT/x.data" -- "$OUT/nothing-here"
+row 126 "text.data: cannot run: Permission denied$" \
+	"record a file that cannot run" \
+	"$MCT" record -o "$OUT/x.data" -- "$OUT/text.data"
+row 3 "" "record: the program's own status" \
+	"$MCT" record -o "$OUT/x.data" -- sh -c "'$P' basic >/dev/null; exit 3"
+row 143 "sh: killed by signal 15$" "record: a program killed, 128 + its signal" \
+	"$MCT" record -o "$OUT/x.data" -- sh -c "'$P' basic >/dev/null; kill \$\$"
+# a program whose objects have no recorded site (MCT_INFO's sites=0):
+# the runtime and recorder linked whole, as nothing calls them
+has_info() {
+	$PY -c 'import sys; sys.path.insert(0, sys.argv[1]); import check
+sys.exit(not any(k == 8 for _, k, _, _ in check.blocks(open(sys.argv[2], "rb").read())))' $T "$1"
+}
+if ! has_info "$OUT/prog.data"; then
+	echo "SKIP: mctrace: a program with no recorded site: this recorder writes no MCT_INFO"
+elif gcc -O2 -o "$OUT/nosites" -x c - -x none -Wl,--whole-archive "$LIB" \
+		-Wl,--no-whole-archive -Wl,-T,lds/mcount.lds -lpthread -ldl <<-EOF2
+	int main(void) { return 0; }
+	EOF2
+then
+	row 1 "nosites: nothing recorded: none of its objects has recorded sites" \
+		"record a program with no recorded site" \
+		"$MCT" record -o "$OUT/nosites.data" -- "$OUT/nosites"
+else
+	fail "a program with no recorded site: not built"
+fi
+
+[ $failures -eq 0 ]
