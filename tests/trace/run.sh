@@ -769,8 +769,8 @@ expect "thunks at the end of the image's code where no page is free in reach" \
 gpr_check() {
 	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
 	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
-	(cd "$OUT/ar" && ar x "$lib" hosted-rec.o) &&
-	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/hosted-rec.o" > "$OUT/rec.dis" &&
+	(cd "$OUT/ar" && ar x "$lib" linux-rec.o) &&
+	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/linux-rec.o" > "$OUT/rec.dis" &&
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
 		rec_fentry rec_mcount \
 		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
@@ -1063,7 +1063,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 dl_asan() {
 	s=$OUT/dl-asan
 	mkdir -p "$s/lib" &&
-	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
+	for f in runtime/core/*.c runtime/linux/*.c \
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S recorder/record.c \
 		 recorder/writer.c recorder/start.c recorder/wrap.c \
 		 recorder/libs.c recorder/$ARCH/return.S \
