@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sections.h - the names of the table of sites: one for the tool
- * (recordmcount/table.h), the runtime (runtime/hosted.c finds a table
- * by name) and the scripts.  Under arch/ because both the tool and the
- * runtime stand on arch/, and nothing here needs more than the
+ * (recordmcount/table.h), the runtime (runtime/linux/objects.c finds
+ * a table by name) and the scripts.  Under arch/ because both the tool
+ * and the runtime stand on arch/, and nothing here needs more than the
  * preprocessor.  The linker scripts (lds/) and the kernel oracle
  * (kernel/elfsites.py) write the names themselves; check-unit checks
  * that they agree with these (tests/unit/agree.sh).

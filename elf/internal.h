@@ -84,7 +84,10 @@ static inline unsigned mc_host_byte_order(void)
 }
 
 /* The file's byte order is this host's: libelf's data is its bytes. */
-bool mc_in_host_order(const struct mc_object *obj);
+static inline bool mc_in_host_order(const struct mc_object *obj)
+{
+	return obj->ehdr.e_ident[EI_DATA] == mc_host_byte_order();
+}
 
 /* r_info (as gelf gives it) to a relocation's fields. */
 void mc_info_decode(const struct mc_object *obj, GElf_Xword info,

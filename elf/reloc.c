@@ -63,11 +63,6 @@ static bool is_big_endian(const struct mc_object *obj)
 	return obj->ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
 }
 
-bool mc_in_host_order(const struct mc_object *obj)
-{
-	return obj->ehdr.e_ident[EI_DATA] == mc_host_byte_order();
-}
-
 void mc_info_decode(const struct mc_object *obj, GElf_Xword info,
 			struct mc_reloc *r)
 {

@@ -21,10 +21,10 @@ Elf_Data *mc_section_data(const struct mc_object *obj,
 }
 
 /*
- * libelf's first elf_getdata of a section costs about 200 instructions
- * and reads its 208-byte Elf_Scn, cold in an object of a million
- * sections; the answer, for a section libelf holds as the file's own
- * bytes, is the bytes at sh_offset.  Read directly only where libelf
+ * libelf's first elf_getdata of a section reads its Elf_Scn, cold in an
+ * object of many sections (bench/RESULTS.md has the cost); the answer,
+ * for a section libelf holds as the file's own bytes, is the bytes at
+ * sh_offset.  Read directly only where libelf
  * would give those very bytes in place: an input section with no copy
  * (so no change libelf was told of), uncompressed, inside the file,
  * whole entries, and relocations only in the host's byte order and at
@@ -37,8 +37,8 @@ Elf_Data *mc_section_data(const struct mc_object *obj,
  * True if `size` bytes are a whole number of entries of `type` in this
  * object's class, and `at` is aligned for the host's structure.  Each
  * size a constant divisor, and each alignment a mask: a general
- * division costs tens of cycles, and this is asked several times for
- * each of a million relocation sections.
+ * division is slow, and this is asked several times for each
+ * relocation section of an object that may have very many.
  */
 static bool whole_aligned(bool is64, Elf_Type type, uint64_t size,
 			  const uint8_t *at)

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * flame.c - a flame graph as SVG, drawn from the calls themselves: each
- * box a function in one stack, as wide as the time spent in it (summed
- * over its calls from that stack), its callers below it.  No script, no
- * package: plain SVG 1.1 any browser shows, with a tooltip per box.
+ * box (a frame) a function in one stack, as wide as the time spent in it
+ * (summed over its calls from that stack), its callers below it.
+ *
+ * One file, nothing fetched: plain SVG 1.1 with a tooltip per frame (its
+ * <title>: the name, then a line of calls, time and share of the whole),
+ * and a small script of our own (flame.js, embedded as flame_js[] by
+ * mctrace.mk) that adds a details line, click to zoom and search.
+ * Without the script (an <img>, a viewer that runs none) the picture and
+ * its tooltips are all there.  The script reads the frames back from
+ * what is written here: each a <g class="f"> of title, rect and text, in
+ * preorder from the root ("all"), a child's rect within its parent's.
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,12 +21,18 @@
 
 #define WIDTH 1200.0
 #define ROW 16
-#define TOP 40
+#define TOP 40		/* the title and the controls */
+#define BOTTOM 30	/* the details line */
 #define PAD 10.0
+#define CHAR_WIDTH 7.2	/* of 12px monospace, to fit labels; flame.js's too */
+
+/* flame.js, with a NUL at its end (made by mctrace.mk) */
+extern const char flame_js[];
 
 struct node {
 	uint64_t func;
-	uint64_t total;
+	uint64_t total;		/* ns */
+	uint64_t calls;
 	size_t child, sibling;	/* indexes; 0: none (node 0 is the root) */
 };
 
@@ -70,14 +85,22 @@ static void build(const struct trace *t)
 		const struct thread *th = &t->threads[k];
 		size_t *at = malloc((th->ncalls + 2) * sizeof(*at));
 
+		if (!at) {
+			fprintf(stderr, "mctrace: out of memory\n");
+			exit(1);
+		}
 		at[0] = 0;
 		for (size_t i = 0; i < th->ncalls; i++) {
 			const struct call *c = &th->calls[i];
 			size_t node = child_of(at[c->depth], c->func);
 
 			tree.v[node].total += c->end - c->start;
-			if (c->depth == 0)
+			tree.v[node].calls++;
+			/* the root's calls: the outermost ones */
+			if (c->depth == 0) {
 				tree.v[0].total += c->end - c->start;
+				tree.v[0].calls++;
+			}
 			at[c->depth + 1] = node;
 			if (c->depth + 1 > tree.depth)
 				tree.depth = c->depth + 1;
@@ -118,58 +141,129 @@ static void colour(const char *name, unsigned *r, unsigned *g, unsigned *b)
 	*b = 40 + (h >> 16) % 40;
 }
 
-static void draw(const struct trace *t, FILE *f, size_t node, double x,
-		 uint32_t depth, double scale, double height)
+/* ns as microseconds with all their digits: no rounding to undo */
+static void put_us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03" PRIu64 " us", ns / 1000, ns % 1000);
+}
+
+/* A position in hundredths of a pixel, as pixels. */
+static void put_px(FILE *f, const char *attr, long long hundredths)
+{
+	fprintf(f, " %s=\"%lld.%02lld\"", attr, hundredths / 100,
+		hundredths % 100);
+}
+
+/*
+ * The edges of the frame `ns_before` into the whole and `ns` wide, in
+ * hundredths of a pixel: rounded from the ns edges, which nest, so that
+ * a child's rect is within its parent's exactly, and widths add up.
+ */
+static void edges(uint64_t ns_before, uint64_t ns, long long *left,
+		  long long *right)
+{
+	double per_ns = 100.0 * (WIDTH - 2 * PAD) /
+		(double)(tree.v[0].total ? tree.v[0].total : 1);
+
+	/* (rounded to nearest: both are positive) */
+	*left = (long long)(100.0 * PAD + (double)ns_before * per_ns + 0.5);
+	*right = (long long)(100.0 * PAD + (double)(ns_before + ns) * per_ns +
+			     0.5);
+}
+
+/* The tooltip: the name, then a line of figures (flame.js reads both). */
+static void frame_title(FILE *f, const struct node *n, const char *name)
+{
+	uint64_t all = tree.v[0].total ? tree.v[0].total : 1;
+
+	fprintf(f, "<title>");
+	xml_text(f, name, 4096);
+	fprintf(f, "\n%" PRIu64 " call%s, ", n->calls,
+		n->calls == 1 ? "" : "s");
+	put_us(f, n->total);
+	fprintf(f, ", %.2f%%</title>", 100.0 * (double)n->total / (double)all);
+}
+
+static void frame(const struct trace *t, FILE *f, size_t node,
+		  uint64_t ns_before, double y)
 {
 	const struct node *n = &tree.v[node];
-	double w = (double)n->total * scale;
-	double y = height - (depth + 1) * ROW - PAD;
 	const char *name = node ? trace_name(t, n->func) : "all";
+	long long left, right;
+	double w;
 	unsigned r, g, b;
+
+	edges(ns_before, n->total, &left, &right);
+	w = (double)(right - left) / 100;
+	colour(name, &r, &g, &b);
+	fprintf(f, "<g class=\"f\">");
+	frame_title(f, n, name);
+	fprintf(f, "<rect");
+	put_px(f, "x", left);
+	fprintf(f, " y=\"%.0f\"", y);
+	put_px(f, "width", right - left);
+	fprintf(f, " height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>"
+		"<text x=\"%.2f\" y=\"%.0f\">", ROW - 1, r, g, b,
+		(double)left / 100 + 3, y + ROW - 4);
+	/* at least 3 characters, or no label (flame.js: the same rule) */
+	if (w - 6 >= 3 * CHAR_WIDTH)
+		xml_text(f, name, (size_t)((w - 6) / CHAR_WIDTH));
+	fprintf(f, "</text></g>\n");
+}
+
+/* The frame `node` and those above it, `ns_before` into the whole. */
+static void draw(const struct trace *t, FILE *f, size_t node,
+		 uint64_t ns_before, uint32_t depth, double height)
+{
+	const struct node *n = &tree.v[node];
 
 	if (node && !n->total)
 		return;
-	colour(name, &r, &g, &b);
-	fprintf(f, "<g><title>");
-	xml_text(f, name, 4096);
-	fprintf(f, " (%.3f us, %.2f%%)</title><rect x=\"%.1f\" y=\"%.1f\" "
-		"width=\"%.1f\" height=\"%d\" fill=\"rgb(%u,%u,%u)\" rx=\"2\"/>",
-		n->total / 1e3, 100.0 * n->total /
-		(tree.v[0].total ? tree.v[0].total : 1), x, y, w, ROW - 1,
-		r, g, b);
-	if (w > 24) {
-		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + ROW - 4);
-		xml_text(f, name, (size_t)(w / 7));
-		fprintf(f, "</text>");
-	}
-	fprintf(f, "</g>\n");
+	frame(t, f, node, ns_before, height - BOTTOM - (depth + 1) * ROW);
 	for (size_t c = n->child; c; c = tree.v[c].sibling) {
-		draw(t, f, c, x, depth + 1, scale, height);
-		x += (double)tree.v[c].total * scale;
+		draw(t, f, c, ns_before, depth + 1, height);
+		ns_before += tree.v[c].total;
 	}
 }
 
-void out_flame_svg(const struct trace *t, FILE *f, const char *title)
+/* The title, the controls flame.js works, its details line. */
+static void header(FILE *f, const char *title, double height)
 {
-	double height, scale;
-
-	build(t);
-	height = TOP + (tree.depth + 1) * ROW + 2 * PAD;
-	scale = tree.v[0].total ? (WIDTH - 2 * PAD) / tree.v[0].total : 0;
 	fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" "
 		"viewBox=\"0 0 %.0f %.0f\" xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
 		"fill=\"#f8f8f0\"/>\n<style>text { font-family: monospace; "
-		"font-size: 12px; fill: #000; }</style>\n"
+		"font-size: 12px; fill: #000; }\n"
+		".f { cursor: pointer; } .f:hover rect { stroke: #000; "
+		"stroke-width: 0.5; }\n"
+		".ctl { cursor: pointer; fill: #236; }</style>\n"
 		"<text x=\"%.0f\" y=\"24\" text-anchor=\"middle\" "
 		"style=\"font-size:16px\">", WIDTH, height, WIDTH, height,
 		WIDTH / 2);
 	xml_text(f, title, 200);
-	fprintf(f, "</text>\n");
+	fprintf(f, "</text>\n"
+		"<text id=\"reset\" class=\"ctl\" x=\"%.0f\" y=\"24\" "
+		"display=\"none\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"ctl\" x=\"%.0f\" y=\"24\" "
+		"text-anchor=\"end\">Search</text>\n"
+		"<text id=\"details\" x=\"%.0f\" y=\"%.0f\"> </text>\n"
+		"<text id=\"matched\" x=\"%.0f\" y=\"%.0f\" "
+		"text-anchor=\"end\"></text>\n", PAD, WIDTH - PAD, PAD,
+		height - 10, WIDTH - PAD, height - 10);
+}
+
+void out_flame_svg(const struct trace *t, FILE *f, const char *title)
+{
+	double height;
+
+	build(t);
+	height = TOP + (tree.depth + 1) * ROW + BOTTOM;
+	header(f, title, height);
 	if (tree.v[0].total)
-		draw(t, f, 0, PAD, 0, scale, height);
-	fprintf(f, "</svg>\n");
+		draw(t, f, 0, 0, 0, height);
+	fprintf(f, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]>"
+		"</script>\n</svg>\n", flame_js);
 	free(tree.v);
 	tree.v = NULL;
 	tree.cap = 0;

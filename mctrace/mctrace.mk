@@ -15,13 +15,29 @@ MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
 	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
 	mctrace/output.c mctrace/trace.c mctrace/calls.c mctrace/events.c \
 	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c
-MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o)
+MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o) \
+	$(BUILD)/obj/mctrace/flame-js.o
 
 all: $(MCTRACE)
 
 # -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c)
 $(MCTRACE): $(MCTRACE_OBJS)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lstdc++
+
+# The flame graph's script (mctrace/flame.js) as flame_js[], a C array
+# of its bytes and a NUL, which flame.c writes into every SVG.  od and
+# sed, not xxd: building needs no more than the build group.
+$(BUILD)/gen/mctrace/flame-js.c: mctrace/flame.js
+	@mkdir -p $(dir $@)
+	{ echo '/* made from mctrace/flame.js by mctrace/mctrace.mk */'; \
+	  echo 'extern const char flame_js[];'; \
+	  echo 'const char flame_js[] = {'; \
+	  od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	  echo '0 };'; } > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/mctrace/flame-js.o: $(BUILD)/gen/mctrace/flame-js.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 install: install-mctrace
 install-mctrace: $(MCTRACE)

@@ -6,6 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "filter.h"
 #include "output.h"
@@ -78,6 +80,9 @@ void out_lost(const struct trace *t, FILE *f, const char *prefix)
 	else if (told < lost)
 		fprintf(f, "%s%llu another reason", sep,
 			(unsigned long long)(lost - told));
+	/* the one loss an option cures: rings the writer could not empty */
+	if (why[MCT_LOST_RING])
+		fputs(" (record with a larger --bufsize to keep them)", f);
 	fputc('\n', f);
 }
 
@@ -88,6 +93,30 @@ void out_lost_footer(const struct trace *t, FILE *f)
 		fprintf(f, "# %zu exits that matched no entry\n", t->bad_exits);
 }
 
+/*
+ * Its mode, not root's access(), says whether a file may be written:
+ * one with no write bit is one its owner asked to keep, as recordmcount
+ * judges its objects.
+ */
+int out_refuse_read_only(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	if (!(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
+		fprintf(stderr, "mctrace: %s: read-only file (mode %04o): left "
+			"as it is; make it writable or remove it\n", path,
+			(unsigned)(st.st_mode & 07777));
+		return 1;
+	}
+	if (access(path, W_OK) != 0) {
+		fprintf(stderr, "mctrace: %s: not writable: left as it is\n",
+			path);
+		return 1;
+	}
+	return 0;
+}
 
 int out_file(const char *in, const char *out, out_writer *write,
 	     bool say_lost, const struct trace_opts *ro)
@@ -103,6 +132,8 @@ int out_file_filtered(const char *in, const char *out, out_writer *write,
 	FILE *f = stdout;
 	int err = 0;
 
+	if (strcmp(out, "-") && out_refuse_read_only(out))
+		return 1;
 	if (filter_read(in, ro, flt, &t) != 0)
 		return 1;
 	if (strcmp(out, "-") && !(f = fopen(out, "w"))) {

@@ -32,6 +32,12 @@ struct filter;
 int out_file_filtered(const char *in, const char *out, out_writer *write,
 		      bool say_lost, const struct trace_opts *ro,
 		      const struct filter *flt);
+/*
+ * 1 after saying why, when `path` is an existing regular file that may
+ * not be written (no write bit, or not ours to write); else 0.
+ */
+int out_refuse_read_only(const char *path);
+
 /* A duration in a fixed width of 11, in the unit that suits it. */
 void out_time(FILE *f, uint64_t ns);
 /* Self time: the call's time minus that of the calls it made directly. */

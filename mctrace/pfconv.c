@@ -127,6 +127,8 @@ static int start(void *ctx, const struct trace *t)
 	const char **args;
 	struct stat st;
 
+	if (strcmp(c->out, "-") && out_refuse_read_only(c->out))
+		return -1;
 	if (strcmp(c->out, "-") && !(c->f = fopen(c->out, "wb"))) {
 		fprintf(stderr, "mctrace: %s: %s\n", c->out, strerror(errno));
 		return -1;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output.h"
 #include "trace.h"
 
 /* `list` with `glob` appended, comma-separated. */
@@ -75,10 +76,9 @@ static int start_trace(const char *path)
 
 /*
  * An output the recording may write: 0, or 1 after saying why not.  An
- * existing file is replaced only if it may be written (its mode, not
- * root's access(), says so, as recordmcount judges its objects); a new
- * one is created and removed again, to learn now what the recorder
- * would meet later.
+ * existing file is replaced only if it is a regular one that may be
+ * written (out_refuse_read_only); a new one is created and removed
+ * again, to learn now what the recorder would meet later.
  */
 static int check_output(const char *path)
 {
@@ -90,17 +90,9 @@ static int check_output(const char *path)
 			"file to write the trace in" : !S_ISREG(st.st_mode) ?
 			"not a regular file: left as it is" : NULL;
 
-		if (!why && !(st.st_mode & (S_IWUSR | S_IWGRP | S_IWOTH))) {
-			fprintf(stderr, "mctrace: %s: read-only file (mode %04o): "
-				"left as it is; make it writable or remove it\n",
-				path, (unsigned)(st.st_mode & 07777));
-			return 1;
-		}
-		if (!why && access(path, W_OK) != 0)
-			why = "not writable: left as it is";
 		if (why)
 			fprintf(stderr, "mctrace: %s: %s\n", path, why);
-		return why ? 1 : 0;
+		return why ? 1 : out_refuse_read_only(path);
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (fd < 0) {

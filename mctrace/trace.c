@@ -153,8 +153,8 @@ static bool header_sane(const struct reader *rd, size_t pos, struct block *b)
 
 /*
  * Where blocks start again after damage at `from` - 1: the first later
- * offset with a whole, sane, valid block followed by another sane
- * header, the end, or a last block cut short; rd->size if none.
+ * offset with a whole, sane, valid block followed by the end or another
+ * sane header (of a last block cut short too); rd->size if none.
  */
 static size_t resync(struct reader *rd, size_t from)
 {
@@ -167,8 +167,8 @@ static size_t resync(struct reader *rd, size_t from)
 		    b.bytes > rd->size - q - BLOCK_BYTES)
 			continue;
 		end = q + BLOCK_BYTES + b.bytes;
-		if ((end == rd->size || rd->size - end < BLOCK_BYTES ||
-		     header_sane(rd, end, &next)) && block_valid(rd, &b))
+		if ((end == rd->size || header_sane(rd, end, &next)) &&
+		    block_valid(rd, &b))
 			return q;
 	}
 	return rd->size;

@@ -14,7 +14,7 @@
  * names copied at the close, as loaded from the start.
  *
  * The runtime tells of loads and unloads through its image hooks
- * (runtime/hosted.h), under its patching lock: nothing here takes
+ * (runtime/client.h), under its patching lock: nothing here takes
  * another lock under `lock`, which is taken last.
  *
  * A load's names are needed until the writer has written every event
@@ -37,7 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../runtime/hosted.h"
+#include "../runtime/client.h"
 #include "recorder.h"
 
 struct sym {

@@ -27,7 +27,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "../runtime/platform.h"
+#include "../runtime/client.h"
 #include "format.h"
 
 #define REC_HIDDEN __attribute__((visibility("hidden")))

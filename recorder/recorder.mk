@@ -10,15 +10,15 @@
 # A program pulls an archive member only for a symbol it needs, and no
 # runtime file names the recorder (the arrows point from recorder/ to
 # runtime/).  So the recorder's objects are linked together with the
-# platform layer (hosted.o, which every program that boots pulls) into
-# one relocatable object, the archive's `hosted-rec.o`: runtime.mk puts
-# RT_HOSTED_MEMBER in the archive in place of hosted.o.
+# platform layer (linux.o, which every program that boots pulls) into
+# one relocatable object, the archive's `linux-rec.o`: runtime.mk puts
+# RT_PLATFORM_MEMBER in the archive in place of linux.o.
 
 REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
 	     recorder/wrap.c recorder/libs.c
-REC_HDRS := recorder/recorder.h recorder/format.h runtime/platform.h \
-	    runtime/include/mcount.h
-RT_HOSTED_MEMBER := hosted-rec.o
+REC_HDRS := recorder/recorder.h recorder/format.h runtime/client.h \
+	    runtime/platform.h runtime/include/mcount.h
+RT_PLATFORM_MEMBER := linux-rec.o
 
 # The recorder's objects of <arch>: its C files, its trampoline,
 # recorder/<arch>/frame.c where it has one (aarch64, arm, riscv64), and
@@ -75,8 +75,8 @@ $(RT_OBJROOT)/%/rec-sitekeys.o: recorder/sitekeys.c $(REC_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(RT_OBJROOT)/%/hosted-rec.o: $(RT_OBJROOT)/%/hosted.o $$(call rec_objs,$$*)
+$(RT_OBJROOT)/%/linux-rec.o: $(RT_OBJROOT)/%/linux.o $$(call rec_objs,$$*)
 	$(RT_CC_$*) -r -nostdlib -o $@ $^
 
 .SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rec_objs,$(a)) \
-	$(RT_OBJROOT)/$(a)/hosted-rec.o)
+	$(RT_OBJROOT)/$(a)/linux-rec.o)

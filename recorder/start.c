@@ -46,7 +46,7 @@
 
 #include <mcount.h>
 
-#include "../runtime/platform.h"
+#include "../runtime/client.h"
 #include "recorder.h"
 
 struct rec_config rec_cfg;

@@ -37,8 +37,7 @@
 
 #include <mcount.h>
 
-#include "../runtime/platform.h"
-#include "../runtime/hosted.h"
+#include "../runtime/client.h"
 #include "recorder.h"
 
 #define OUT_SIZE (64 * 1024)

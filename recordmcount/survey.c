@@ -516,7 +516,7 @@ static size_t output_tables(const struct mc_object *obj, const char *name)
 /*
  * A linked image: the script's range, or else the output section the
  * linker made of the pieces, as the runtime finds it by name
- * (runtime/hosted.c), which refuses a program holding both forms, or
+ * (runtime/linux/objects.c), which refuses a program holding both forms, or
  * one form in two sections (mold splits a name by flags).
  */
 static bool read_entries(struct mc_survey *d)

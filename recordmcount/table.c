@@ -24,7 +24,7 @@
  * changes no byte.  Each of the four linkers then keeps a piece exactly
  * when it keeps the code.  Without __start_/__stop_, a program linked
  * with no script finds the table by its output section's name
- * (runtime/hosted.c).  The per-object form keeps the kernel's name,
+ * (runtime/linux/objects.c).  The per-object form keeps the kernel's name,
  * which its vmlinux.lds gathers.
  */
 const char *mc_table_name(bool per_section)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * platform.h - what the portable engine (engine.c) asks of its platform
+ * platform.h - what the portable engine (core/) asks of its platform
  * and of its architecture's trampoline file.  Private to runtime/.
  *
- * hosted.c implements the hooks for a Linux process; a firmware build
+ * linux/ implements the hooks for a Linux process; a firmware build
  * supplies its own (a static array for storage, its console for reports,
  * its cache maintenance routine).  The engine calls no other function.
  */
@@ -101,18 +101,11 @@ MC_RT_HIDDEN bool mc_plat_enter(void);
 MC_RT_HIDDEN void mc_plat_leave(void);
 
 /*
- * Optional (weak: a platform may leave them out).
- *
- * mc_plat_images: the platform knows of several objects (hosted.c: the
- * program and its shared libraries, dl_iterate_phdr) and adds each
- * with a table through mc_rt_image_add(), itself included.  Called by
- * boot under the patching lock; 0 or a negative MCOUNT_E* code.
- * Without it, boot's one image is the script's table or mc_plat_table's.
- *
- * mc_plat_free: give back what mc_plat_alloc gave (`bytes` as asked);
- * used when an image is removed.  Without it, that storage is kept.
+ * Optional (weak: a platform may leave it out): give back what
+ * mc_plat_alloc gave (`bytes` as asked); used when an image is removed.
+ * Without it, that storage is kept.  mc_plat_images, below, is
+ * optional too.
  */
-MC_RT_HIDDEN int mc_plat_images(void) __attribute__((weak));
 MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
 
 /*
@@ -121,7 +114,7 @@ MC_RT_HIDDEN void mc_plat_free(void *p, size_t bytes) __attribute__((weak));
  * address), mapped executable and not writable as near to the image
  * whose sites span [lo, hi) as the platform can find room, and at most
  * `reach` bytes from any byte of that span, both ways (where no page
- * is free that near, hosted.c uses room at the end of the image's own
+ * is free that near, linux/mem.c uses room at the end of the image's own
  * code segment, which is executable already); its address, or 0 if
  * there is no such room.  Called under the patching lock, at
  * an image's boot.  mc_plat_thunk_unmap gives it back, when the image
@@ -172,11 +165,10 @@ struct mc_rt_image_desc {
  * the object's code yet (it is being loaded); MCOUNT_OK also when the
  * handle is known already, MCOUNT_ETOOMANY past the engine's slots.
  * Remove: forget it, before or after its text is unmapped (nothing of
- * the object is read).  Known: an image of that handle is in use.
+ * the object is read).
  */
 MC_RT_HIDDEN int mc_rt_image_add(const struct mc_rt_image_desc *d);
 MC_RT_HIDDEN void mc_rt_image_remove(uintptr_t handle);
-MC_RT_HIDDEN bool mc_rt_image_known(uintptr_t handle);
 
 /*
  * The table a linker script gathered between __start_mcount_loc and
@@ -186,7 +178,49 @@ MC_RT_HIDDEN bool mc_rt_image_known(uintptr_t handle);
 MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
 				  const uintptr_t **stop);
 
+/*
+ * The engine's registry of images, handed down to mc_plat_images: a
+ * platform calls the engine back through it, never by name, so that
+ * calls go one way between the two (the engine calls the platform).
+ */
+struct mc_rt_engine {
+	int (*image_add)(const struct mc_rt_image_desc *d);
+	void (*image_remove)(uintptr_t handle);
+	bool (*own_table)(const uintptr_t **start, const uintptr_t **stop);
+};
+
+/*
+ * Optional (weak): the platform knows of several objects (linux/: the
+ * program and its shared libraries, dl_iterate_phdr) and adds each with
+ * a table through engine->image_add, itself included; it may keep
+ * `engine` (static storage) to add and remove objects loaded and
+ * unloaded later.  Called by boot under the patching lock; 0 or a
+ * negative MCOUNT_E* code.  Without it, boot's one image is the
+ * script's table or mc_plat_table's.
+ */
+MC_RT_HIDDEN int mc_plat_images(const struct mc_rt_engine *engine)
+	__attribute__((weak));
+
 /* ---- the architecture -------------------------------------------------- */
+
+/*
+ * What the engine tells a backend's hooks about the code around a site,
+ * passed down to every hook that reads beyond the site's own bytes, so
+ * that a backend calls nothing of the platform's itself:
+ *   room(addr)              bytes of code readable from addr on, up to
+ *                           the end of its mapping; 0 when not ours
+ *                           (the platform's mc_plat_mem_avail)
+ *   func_start(addr, start) true, with *start, where the platform's
+ *                           symbols put a function around addr
+ *                           (mc_plat_func_bounds)
+ */
+struct mc_rt_code {
+	size_t (*room)(uintptr_t addr);
+	bool (*func_start)(uintptr_t addr, uintptr_t *start);
+};
+
+/* The engine's answers, which it passes to the hooks below. */
+MC_RT_HIDDEN extern const struct mc_rt_code mc_rt_site_code;
 
 /*
  * The backend for the compiler's target: runtime/<arch>/backend.h names
@@ -206,12 +240,12 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *                        the fentry one (x86), else mc_rt_tramp_pad
  *   MC_RT_HAVE_GOT_BASE  1 if trampoline.S defines mc_rt_got_base(),
  *                        so that MC_SITE_CALL_GOT sites can be checked
- *   MC_RT_SITE_STYLE(addr, style)   optional, where both styles call
+ *   MC_RT_SITE_STYLE(code, addr, style) optional, where both styles call
  *                        the same stub (ppc64le's _mcount): the style
  *                        of the accepted site at addr, from the code
  *                        around it; `style` is the one its call target
  *                        gave, or 0xff (not known) for a neutral site
- *   MC_RT_SITE_ARCH(addr) optional, where a table address does not say
+ *   MC_RT_SITE_ARCH(code, addr) optional, where a table address does not say
  *                        which instruction set the site is in (ARM and
  *                        Thumb-2): the arch/ entry that reads it, from
  *                        the code before it; NULL when that fits none
@@ -219,14 +253,14 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *                        instruction set rather than a byte (ARM's bit
  *                        0 of a Thumb function): masked wherever a
  *                        function's address is compared with its code
- *   MC_RT_LOCAL_ENTRY(addr) optional, true where `addr` is an entry
+ *   MC_RT_LOCAL_ENTRY(code, addr) optional, true where `addr` is an entry
  *                        point no symbol starts at (ppc64le's local
  *                        entry, past the TOC set-up): a pad there is
  *                        a function's pad
  *   MC_RT_LIVE_SYNC_CORE 1 where other cores must execute a
  *                        core-serialising instruction before they may
  *                        run code another core changed (x86)
- *   MC_RT_PAD_REFUSE(end) optional: why a pad whose NOPs end at `end`
+ *   MC_RT_PAD_REFUSE(code, end) optional: why a pad whose NOPs end at `end`
  *                        cannot be patched (ppc64le: a TOC set-up
  *                        follows, which local calls skip), or NULL
  *   MC_RT_PLT_ARCH 1     optional, where a shared object's hook calls
@@ -237,7 +271,7 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *                        from it); with MC_RT_PLT_ALIAS 1, the Thumb
  *                        stub before an entry (ARM) is another way
  *                        into it
- *   MC_RT_STUB_SLOT(target, got) optional, where a shared object's hook
+ *   MC_RT_STUB_SLOT(code, target, got) optional, where a shared object's hook
  *                        calls a linker stub in its text rather than a
  *                        PLT section (ppc64le): the slot the stub at a
  *                        call's `target` jumps through (the arch's
@@ -246,12 +280,40 @@ MC_RT_HIDDEN bool mc_rt_own_table(const uintptr_t **start,
  *   MC_RT_GOT_SECTION, MC_RT_GOT_BIAS optional: the section whose start
  *                        plus the bias is a shared object's `got` for
  *                        MC_RT_STUB_SLOT (ppc64le's TOC pointer)
- *   MC_RT_SITE_NEUTRAL(at, call, neutral) optional: where the code after
+ *   MC_RT_SITE_NEUTRAL(code, at, call, neutral) optional: where the code after
  *                        a hook may need other neutral bytes (ppc64le:
  *                        `b +8` over a TOC restore), NULL with *neutral
  *                        kept or replaced; else why the site (a call,
  *                        or a NOP if !call) cannot be disabled safely.
  *                        A hook's disabled live form is then *neutral.
+ *   MC_RT_SITE_CALLER(code, at, caller) optional, where the trampoline
+ *                        must be told how a hook passes its caller
+ *                        (riscv64: in a0, or in the frame): NULL with a
+ *                        byte of the backend's in *caller, kept with the
+ *                        site; else why the code before the hook at `at`
+ *                        does not say, and the site is refused
+ *   MC_RT_MCOUNT_TRAMP(caller) optional, with MC_RT_SITE_CALLER: the
+ *                        trampoline an mcount-style site whose byte is
+ *                        `caller` calls, instead of mc_rt_tramp_mcount
+ *   MC_RT_CALL_REL32 1   optional, where a direct call's last four bytes
+ *                        are its target's displacement from its end,
+ *                        little-endian, and its other bytes do not
+ *                        depend on where it is (x86): the boot pass then
+ *                        matches and re-aims runs of such calls without
+ *                        the arch's decoder and encoder
+ *   MC_RT_DISPATCH_SLOT 1 the trampolines call mc_rt_dispatch_slot, with
+ *                        the slot of the function's return address
+ *                        (below: MC_RT_SLOT_FROM_SP, MC_RT_CFA_FROM_SP)
+ *   MC_RT_SLOT_CALLER(addr) optional: the caller's address from the word
+ *                        in that slot, where it is not the word itself
+ *                        (aarch64: its pointer authentication code
+ *                        stripped)
+ *   MC_RT_GPR_SLOT_HOOK 1, MC_RT_ENTRY_TAKEOVER 1 optional: the
+ *                        trampolines' two fast ways into a slot hook
+ *                        (below)
+ *
+ * Every hook given `code` reads memory only where code->room says it
+ * may, and asks the platform nothing but through `code`.
  */
 #if defined(__x86_64__)
 #include "x86_64/backend.h"
@@ -307,7 +369,7 @@ MC_RT_HIDDEN uintptr_t mc_rt_got_base(void);
 MC_RT_HIDDEN int mc_rt_set_many(const uintptr_t *funcs, size_t n, bool on,
 				bool skip_missing);
 
-/* Every site's info at one instant (engine.c); returns their number. */
+/* Every site's info at one instant (core/list.c); returns their number. */
 struct mcount_site_info;
 MC_RT_HIDDEN size_t mc_rt_sites_copy(struct mcount_site_info *out,
 				     size_t cap);

@@ -14,7 +14,7 @@
 #                              host, then every RT_CROSS_ARCHES whose
 #                              compiler is installed (SKIP otherwise),
 #                              each with GCC, clang and clang-16
-#   make check-runtime-freestanding   engine + arch/ with no libc, for
+#   make check-runtime-freestanding   core/ + arch/ with no libc, for
 #                              the host and each installed cross target
 #
 # A backend (see runtime/platform.h) is runtime/<arch>/backend.h and
@@ -58,8 +58,17 @@ ifdef CROSS_CC
 RT_CC_$(RT_ARCH) := $(CROSS_CC)
 endif
 
-RT_CSRCS := runtime/engine.c runtime/hosted.c runtime/hostsym.c
-RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/hosted.h \
+# core/: the portable runtime, freestanding (runtime/core/core.h says
+# which file does what).
+RT_CORE := site text forms table boot runs thunks image toggle dispatch \
+	   list errors
+RT_CORE_SRCS := $(RT_CORE:%=runtime/core/%.c)
+# linux/: the platform layer of a Linux process (runtime/linux/linux.h).
+RT_LINUX := elffile objects symbols mem names loader autoboot
+RT_LINUX_SRCS := $(RT_LINUX:%=runtime/linux/%.c)
+RT_CSRCS := $(RT_CORE_SRCS) $(RT_LINUX_SRCS)
+RT_HDRS := runtime/include/mcount.h runtime/platform.h runtime/client.h \
+	   runtime/core/core.h runtime/core/window.h runtime/linux/linux.h \
 	   $(wildcard runtime/*/backend.h) arch/arch.h arch/search.h
 RT_OBJROOT := $(BUILD)/obj/runtime
 
@@ -73,27 +82,33 @@ RT_CFLAGS = -std=c11 $(WARN) $(filter-out $(RT_NOHOOK),$(CFLAGS)) -fPIC \
 	    -fno-tree-loop-distribute-patterns -Iruntime/include
 
 # The objects of <arch>'s library; $* is the arch in the rules below.
-# RT_HOSTED_MEMBER (recorder/recorder.mk) stands in for hosted.o when
-# another room folds its objects into the platform layer's member.
-rt_objs = $(addprefix $(RT_OBJROOT)/$(1)/,$(patsubst hosted.o,$(or \
-	  $(RT_HOSTED_MEMBER),hosted.o),$(notdir $(RT_CSRCS:.c=.o))) \
-	  trampoline.o arch.o)
+# The platform layer is one member, linux.o (its files linked together
+# with -r), so that a program that boots pulls all of it, the
+# constructor and the dlopen wrappers included, as it pulls nothing of
+# it otherwise.  RT_PLATFORM_MEMBER (recorder/recorder.mk) stands in for
+# linux.o when another room folds its objects into that member.
+rt_objs = $(addprefix $(RT_OBJROOT)/$(1)/,$(RT_CORE:%=core-%.o) \
+	  $(or $(RT_PLATFORM_MEMBER),linux.o) trampoline.o arch.o)
 RT_COMPILE = $(RT_CC_$*) $(RT_CFLAGS) $(if $(filter $*,$(RT_HOST)),,-Werror) \
 	     -c $< -o $@
 
 RT_OBJS = $(call rt_objs,$(RT_HOST))
 
-$(RT_OBJROOT)/%/engine.o: runtime/engine.c $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
+# core/<file>.c to $(RT_OBJROOT)/<arch>/core-<file>.o
+define rt_core_rule
+$$(RT_OBJROOT)/%/core-$(1).o: runtime/core/$(1).c $$(RT_HDRS)
+	@mkdir -p $$(@D)
+	$$(RT_COMPILE)
+endef
+$(foreach f,$(RT_CORE),$(eval $(call rt_core_rule,$(f))))
 
-$(RT_OBJROOT)/%/hosted.o: runtime/hosted.c $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
-
-$(RT_OBJROOT)/%/hostsym.o: runtime/hostsym.c $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
+# linux/<file>.c to $(RT_OBJROOT)/<arch>/linux-<file>.o
+define rt_linux_rule
+$$(RT_OBJROOT)/%/linux-$(1).o: runtime/linux/$(1).c $$(RT_HDRS)
+	@mkdir -p $$(@D)
+	$$(RT_COMPILE)
+endef
+$(foreach f,$(RT_LINUX),$(eval $(call rt_linux_rule,$(f))))
 
 $(RT_OBJROOT)/%/trampoline.o: runtime/%/trampoline.S
 	@mkdir -p $(@D)
@@ -105,6 +120,10 @@ $(RT_OBJROOT)/%/trampoline.o: runtime/%/trampoline.S
 $(RT_OBJROOT)/%/arch.o: $$(RT_ARCH_SRC_$$*) arch/arch.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
+
+$(RT_OBJROOT)/%/linux.o: \
+		$$(addprefix $(RT_OBJROOT)/$$*/linux-,$$(addsuffix .o,$$(RT_LINUX)))
+	$(RT_CC_$*) -r -nostdlib -o $@ $^
 
 $(LIBMCOUNT): $$(RT_OBJS)
 	rm -f $@
@@ -134,15 +153,16 @@ $(BUILD)/%/libmcount.a: $$(call rt_objs,$$*)
 	$(AR) rcs $@ $^
 
 # Built through pattern rules, so make would delete them as intermediates.
-.SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rt_objs,$(a)))
+.SECONDARY: $(foreach a,$(RT_BACKENDS),$(call rt_objs,$(a)) \
+	$(RT_LINUX:%=$(RT_OBJROOT)/$(a)/linux-%.o) $(RT_OBJROOT)/$(a)/linux.o)
 
 runtime-cross:
 	@test -n "$(RT_ARCH)" || { echo "usage: make runtime-cross RT_ARCH=<$(RT_CROSS_ARCHES)> [CROSS_CC=cc]"; exit 2; }
 	@$(MAKE) --no-print-directory $(BUILD)/$(RT_ARCH)/libmcount.a
 
-# The engine and its arch/ file must build with no libc at all: compile
-# them freestanding and fail if they reference anything the platform
-# layer and trampoline do not define.  The host compiles every arch/
+# core/ and its arch/ file must build with no libc at all: compile
+# them freestanding, alone, and fail if they reference anything the
+# platform layer and trampoline do not define.  The host compiles every arch/
 # file; each installed cross target its own, with -Werror.  (.TOC. is
 # ppc64 ELFv2's TOC base, made by the linker like _GLOBAL_OFFSET_TABLE_;
 # __ehdr_start, weak, is the linker's too: where a PIE's cleared table
@@ -162,19 +182,19 @@ define rt_freestanding
 	bad=$$(nm -u $$d/*.o | awk 'NF == 2 { print $$2 }' | \
 		sort -u | grep -vxE '$(RT_FREE_RE)'); \
 	if [ -n "$$bad" ]; then \
-		echo "FAIL: [$(1)] freestanding engine needs: $$bad"; exit 1; \
-	else echo "PASS: [$(1)] engine and arch/ build freestanding, no libc"; fi
+		echo "FAIL: [$(1)] freestanding core/ needs: $$bad"; exit 1; \
+	else echo "PASS: [$(1)] core/ and arch/ build freestanding, no libc"; fi
 endef
 
-check-runtime-freestanding: runtime/engine.c $(ARCH_SRCS) $(RT_HDRS)
-	$(call rt_freestanding,$(RT_HOST),$(CC),runtime/engine.c $(ARCH_SRCS),)
+check-runtime-freestanding: $(RT_CORE_SRCS) $(ARCH_SRCS) $(RT_HDRS)
+	$(call rt_freestanding,$(RT_HOST),$(CC),$(RT_CORE_SRCS) $(ARCH_SRCS),)
 	@$(foreach a,$(RT_CROSS_ARCHES),\
 	if command -v $(RT_CC_$(a)) >/dev/null; then \
 		$(MAKE) --no-print-directory rt-free-$(a) || exit 1; \
 	else echo "SKIP: [$(a)] freestanding: no $(RT_CC_$(a))"; fi;)
 
-rt-free-%: runtime/engine.c $(RT_HDRS)
-	$(call rt_freestanding,$*,$(RT_CC_$*),runtime/engine.c $(RT_ARCH_SRC_$*),-Werror)
+rt-free-%: $(RT_CORE_SRCS) $(RT_HDRS)
+	$(call rt_freestanding,$*,$(RT_CC_$*),$(RT_CORE_SRCS) $(RT_ARCH_SRC_$*),-Werror)
 
 space := $(subst ,, )
 

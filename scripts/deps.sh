@@ -59,6 +59,8 @@ qemu-system-arm qemu-system-misc"
 # time's 10 ms steps, too coarse for a per-call figure).  The
 # cross g++ compilers: check-solib's C++ library on each backend (and
 # clang++ --target finds their libstdc++ headers).
+# chromium: check-trace opens mctrace's flame graph in it, headless, and
+# reads back what the graph's script did.
 # protobuf-compiler: check-trace decodes mctrace's Perfetto traces with
 # protoc against our own statement of their fields.
 # dpkg-dev: check-zlib unpacks Debian's zlib source with dpkg-source
@@ -74,7 +76,7 @@ gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 libc6-dev-arm64-cross libc6-dev-armhf-cross libc6-dev-riscv64-cross
 libc6-dev-ppc64el-cross libc6-dev-s390x-cross qemu-user uftrace linux-perf
 dpkg-dev protobuf-compiler g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
-g++-powerpc64le-linux-gnu g++-s390x-linux-gnu"
+g++-powerpc64le-linux-gnu g++-s390x-linux-gnu chromium"
 
 fresh="debootstrap git"
 

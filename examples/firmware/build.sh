@@ -9,7 +9,7 @@
 #
 #  1. The firmware's own code (main.c, work.c) is compiled with hooks,
 #     and recordmcount adds each object's __mcount_loc table.
-#  2. The runtime (engine, arch/ table, the backend's trampoline), the
+#  2. The runtime (core/, arch/ table, the backend's trampoline), the
 #     platform layer and the board are compiled without hooks.
 #  3. The image is linked twice with the board's linker script: first
 #     with an empty symbol table, then with the table mksyms.sh makes
@@ -66,14 +66,18 @@ for f in $HOOKED; do
 	run "$REC" $REC_FLAGS "$OUT/$f.o"
 done
 
-compile runtime/engine.c engine
+CORE=
+for f in runtime/core/*.c; do
+	compile $f core-$(basename $f .c)
+	CORE="$CORE core-$(basename $f .c)"
+done
 compile $FW_ARCH_SRC arch
 compile runtime/$B/trampoline.S trampoline
 compile $D/platform.c platform
 compile $D/mem.c mem
 compile $D/$B/board.c board
 compile $D/$B/start.S start
-OBJS="start $HOOKED engine arch trampoline platform mem board"
+OBJS="start $HOOKED $CORE arch trampoline platform mem board"
 OBJS=$(for o in $OBJS; do printf '%s ' "$OUT/$o.o"; done)
 
 sh $D/mksyms.sh - > "$OUT/syms0.c"

@@ -7,7 +7,7 @@
  * by `nop`.  Enabling writes `bl mc_rt_tramp_mcount`, which reaches
  * +-128 MiB; an image farther from the trampoline (a library mapped
  * far from libmcount.so) calls it through a thunk within that reach
- * (engine.c's image_thunks), and a site with none is MCOUNT_ERANGE.
+ * (core/image.c's mc_rt_image_thunks), and a site with none is MCOUNT_ERANGE.
  *
  * One aligned 4-byte word changes per site.  B, BL and NOP are among
  * the instructions the architecture lets one thread rewrite while
@@ -17,7 +17,7 @@
  * the engine's live toggle does (one 32-bit atomic store).
  *
  * Cache maintenance after a write is the platform's job
- * (mc_plat_flush_icache): hosted.c uses __builtin___clear_cache, which
+ * (mc_plat_flush_icache): linux/mem.c uses __builtin___clear_cache, which
  * libgcc implements with the sequence below.  A firmware platform may
  * call mc_rt_a64_sync_icache() from its own mc_plat_flush_icache.
  */

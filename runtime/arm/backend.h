@@ -26,15 +26,15 @@
  * at the site, Thumb's B <-> `mov ip, lr` in the halfword before it.
  * The trampoline takes the function's return address from ip.  The
  * `bl` reaches +-32 MiB from ARM code and +-16 MiB from Thumb-2 (`blx`
- * when the states differ); beyond, a thunk within 16 MiB (engine.c's
- * image_thunks, in ARM state), and MCOUNT_ERANGE where there is none.
+ * when the states differ); beyond, a thunk within 16 MiB (core/image.c's
+ * mc_rt_image_thunks, in ARM state), and MCOUNT_ERANGE where there is none.
  *
  * A -fpatchable-function-entry pad has no push before it: its first
  * instruction tells the state (mc_arch_arm_pad_isa), a NOP as the
  * compiler left it.  Its live form is the hook's: `mov ip, lr` and the
  * call, in its first 8 (ARM) or 6 (Thumb-2) bytes.
  *
- * Cache: hosted.c's __builtin___clear_cache is libgcc's __clear_cache,
+ * Cache: linux/mem.c's __builtin___clear_cache is libgcc's __clear_cache,
  * the Linux cacheflush system call.  A firmware platform supplies its
  * own mc_plat_flush_icache (clean D-cache to PoU, invalidate I-cache,
  * DSB, ISB).
@@ -66,22 +66,23 @@ const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n);
 /* ARM's push {lr} is the longer: 4 bytes. */
 #define MC_RT_ARM_PRELUDE 4
 
-static inline const struct mc_arch *mc_rt_arm_site_arch(uintptr_t addr)
+static inline const struct mc_arch *
+mc_rt_arm_site_arch(const struct mc_rt_code *code, uintptr_t addr)
 {
 	size_t n = MC_RT_ARM_PRELUDE;
 	const struct mc_arch *a;
 
 	/* a site at the very start of the code has no push before it */
-	if (addr < n || mc_plat_mem_avail(addr - n, true) < n)
+	if (addr < n || code->room(addr - n) < n)
 		n = 0;
 	a = mc_arch_arm_site_isa((const uint8_t *)(addr - n), n);
 	if (a)
 		return a;
 	/* No push: a pad, if NOPs are there. */
-	n = mc_plat_mem_avail(addr, true);
+	n = code->room(addr);
 	return mc_arch_arm_pad_isa((const uint8_t *)addr, n < 4 ? n : 4);
 }
-#define MC_RT_SITE_ARCH(addr) mc_rt_arm_site_arch(addr)
+#define MC_RT_SITE_ARCH(code, addr) mc_rt_arm_site_arch(code, addr)
 
 /*
  * A shared library's `bl __gnu_mcount_nc` goes through its PLT, whose

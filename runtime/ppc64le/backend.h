@@ -35,15 +35,17 @@ void _mcount(void);
 #define MC_RT_PPC_MFLR_R0 0x7c0802a6u	/* mflr r0 (mfspr r0,8) */
 
 /* -mprofile-kernel ("fentry") if `mflr r0` is the word before `addr`. */
-static inline uint8_t mc_rt_ppc64le_site_style(uintptr_t addr, uint8_t style)
+static inline uint8_t mc_rt_ppc64le_site_style(const struct mc_rt_code *code,
+					       uintptr_t addr, uint8_t style)
 {
 	(void)style;
-	if (addr < 4 || mc_plat_mem_avail(addr - 4, true) < 8)
+	if (addr < 4 || code->room(addr - 4) < 8)
 		return MCOUNT_STYLE_MCOUNT;
 	return mc_get_le32((const uint8_t *)(addr - 4)) == MC_RT_PPC_MFLR_R0 ?
 		MCOUNT_STYLE_FENTRY : MCOUNT_STYLE_MCOUNT;
 }
-#define MC_RT_SITE_STYLE(addr, style) mc_rt_ppc64le_site_style(addr, style)
+#define MC_RT_SITE_STYLE(code, addr, style) \
+	mc_rt_ppc64le_site_style(code, addr, style)
 
 /*
  * -fpatchable-function-entry pads (GCC's `nop`s) are enabled with
@@ -73,34 +75,36 @@ static inline uint8_t mc_rt_ppc64le_site_style(uintptr_t addr, uint8_t style)
 #define MC_RT_SLOT_FROM_SP MC_ABI_PPC64_LR_SAVE
 
 /* A TOC set-up (arch/powerpc.c) in mapped code at `a`. */
-static inline bool mc_rt_ppc64le_toc_setup(uintptr_t a)
+static inline bool mc_rt_ppc64le_toc_setup(const struct mc_rt_code *code,
+					   uintptr_t a)
 {
-	return mc_plat_mem_avail(a, true) >= 8 &&
+	return code->room(a) >= 8 &&
 	       mc_arch_ppc64le_is_toc_setup((const uint8_t *)a);
 }
 
 /* True if `addr` is a local entry point: a TOC set-up at a symbol ends there. */
-static inline bool mc_rt_ppc64le_local_entry(uintptr_t addr)
+static inline bool mc_rt_ppc64le_local_entry(const struct mc_rt_code *code,
+					     uintptr_t addr)
 {
 	uintptr_t start;
-	size_t size;
 
-	return addr >= 8 && mc_plat_func_bounds(addr - 8, &start, &size) &&
-	       start == addr - 8 && mc_rt_ppc64le_toc_setup(addr - 8);
+	return addr >= 8 && code->func_start(addr - 8, &start) &&
+	       start == addr - 8 && mc_rt_ppc64le_toc_setup(code, addr - 8);
 }
-#define MC_RT_LOCAL_ENTRY(addr) mc_rt_ppc64le_local_entry(addr)
+#define MC_RT_LOCAL_ENTRY(code, addr) mc_rt_ppc64le_local_entry(code, addr)
 
 /* The pad's NOPs end at `end` (or run on past the engine's window). */
-static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
+static inline const char *
+mc_rt_ppc64le_pad_refuse(const struct mc_rt_code *code, uintptr_t end)
 {
-	for (unsigned i = 0; i < 64 && mc_plat_mem_avail(end, true) >= 4 &&
+	for (unsigned i = 0; i < 64 && code->room(end) >= 4 &&
 	     mc_arch_ppc64le_is_nop((const uint8_t *)end); i++)
 		end += 4;
-	return mc_rt_ppc64le_toc_setup(end) ?
+	return mc_rt_ppc64le_toc_setup(code, end) ?
 		"NOP pad before the TOC set-up, which calls through the "
 		"local entry skip (GCC 12's layout)" : NULL;
 }
-#define MC_RT_PAD_REFUSE(end) mc_rt_ppc64le_pad_refuse(end)
+#define MC_RT_PAD_REFUSE(code, end) mc_rt_ppc64le_pad_refuse(code, end)
 
 /*
  * Shared objects.  A `bl _mcount` in a shared library (or in a program
@@ -125,7 +129,7 @@ static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
  *
  * MC_RT_STUB_SLOT decodes one at a call's target and gives the slot, or
  * 0; the engine takes the call for a hook if the object's relocations
- * bind that slot to _mcount (hostsym.c).  `toc` is the object's TOC
+ * bind that slot to _mcount (linux/elffile.c).  `toc` is the object's TOC
  * pointer, which ld and lld both put 0x8000 bytes past the start of
  * its .got (MC_RT_GOT_SECTION, MC_RT_GOT_BIAS), or 0: only the TOC
  * stub reads it.  A stub that reads another slot (a second TOC of a
@@ -147,17 +151,18 @@ static inline const char *mc_rt_ppc64le_pad_refuse(uintptr_t end)
  * arch/powerpc.c decodes the stub (mc_arch.plt_slot) from as many bytes
  * as its longest form takes (plt_read), or as the text holds.
  */
-static inline uintptr_t mc_rt_ppc64le_stub_slot(uintptr_t target,
-						uintptr_t toc)
+static inline uintptr_t mc_rt_ppc64le_stub_slot(const struct mc_rt_code *code,
+						uintptr_t target, uintptr_t toc)
 {
-	size_t avail = mc_plat_mem_avail(target, true);
+	size_t avail = code->room(target);
 
 	if (avail > MC_RT_ARCH->plt_read)
 		avail = MC_RT_ARCH->plt_read;
 	return (uintptr_t)mc_plt_slot(MC_RT_ARCH, (const uint8_t *)target,
 				      avail, target, toc);
 }
-#define MC_RT_STUB_SLOT(target, toc) mc_rt_ppc64le_stub_slot(target, toc)
+#define MC_RT_STUB_SLOT(code, target, toc) \
+	mc_rt_ppc64le_stub_slot(code, target, toc)
 #define MC_RT_GOT_SECTION (MC_RT_ARCH->plt_base_section)
 #define MC_RT_GOT_BIAS (MC_RT_ARCH->plt_base_bias)
 
@@ -171,10 +176,11 @@ static const uint8_t mc_rt_ppc64le_skip_restore[4] = {
  * where a TOC restore follows a call; NULL, or why the site cannot be
  * left safely: a `nop` there already leaves the load unfed.
  */
-static inline const char *mc_rt_ppc64le_site_neutral(uintptr_t at, bool call,
-						     const uint8_t **neutral)
+static inline const char *
+mc_rt_ppc64le_site_neutral(const struct mc_rt_code *code, uintptr_t at,
+			   bool call, const uint8_t **neutral)
 {
-	if (mc_plat_mem_avail(at, true) < 8 ||
+	if (code->room(at) < 8 ||
 	    mc_get_le32((const uint8_t *)(at + 4)) != MC_RT_PPC_LD_R2_24)
 		return NULL;
 	if (!call)
@@ -183,7 +189,7 @@ static inline const char *mc_rt_ppc64le_site_neutral(uintptr_t at, bool call,
 	*neutral = mc_rt_ppc64le_skip_restore;
 	return NULL;
 }
-#define MC_RT_SITE_NEUTRAL(at, call, neutral) \
-	mc_rt_ppc64le_site_neutral(at, call, neutral)
+#define MC_RT_SITE_NEUTRAL(code, at, call, neutral) \
+	mc_rt_ppc64le_site_neutral(code, at, call, neutral)
 
 #endif

@@ -15,9 +15,9 @@
  *            neutralised by one `nop`
  *
  * A trampoline out of a site's reach is called through a thunk near the
- * image (engine.c's image_thunks), asked within the reach of the site's
- * own form (arch/riscv.c's site_reach: 1 MiB for a `jal`); where there
- * is none, the site is MCOUNT_ERANGE.
+ * image (core/image.c's mc_rt_image_thunks), asked within the reach of
+ * the site's own form (arch/riscv.c's site_reach: 1 MiB for a `jal`);
+ * where there is none, the site is MCOUNT_ERANGE.
  *
  * Atomicity: the 8-byte pair is two instructions, and with the C
  * extension a site is only 2-byte aligned.  So boot puts every site in
@@ -29,7 +29,7 @@
  *
  * Cache: after writing code a hart must execute `fence.i` before it
  * fetches that code, and `fence.i` only orders the hart executing it.
- * hosted.c's __builtin___clear_cache calls glibc's
+ * linux/mem.c's __builtin___clear_cache calls glibc's
  * __riscv_flush_icache, the riscv_flush_icache system call, which
  * covers every hart this process may run on; the engine makes it once
  * per batch of toggles.  Until then another hart may run the old
@@ -68,7 +68,8 @@ void _mcount(void);
  * The trampoline cannot tell the two apart (GCC keeps no frame pointer,
  * and its `mv a0, ra` need not be next to the call), so the engine asks
  * at boot, per site, what the code from the function's entry (its
- * symbol: the platform's mc_plat_func_bounds) to the hook does:
+ * symbol, as the engine passes it down: struct mc_rt_code) to the hook
+ * does:
  * mc_arch_riscv64_caller (arch/riscv.c) answers MC_RV_CALLER_A0
  * when a0 holds the entry's ra at the hook, MC_RV_CALLER_FP when
  * -8(s0) does.  The site's trampoline follows: mc_rt_tramp_mcount takes
@@ -85,16 +86,16 @@ MC_RT_HIDDEN void mc_rt_tramp_mcount_fp(void);
 /* Bytes from a function's entry to its hook that are read, at most. */
 #define MC_RT_RV_MAX_PROLOGUE 512
 
-static inline const char *mc_rt_rv_site_caller(uintptr_t at, uint8_t *caller)
+static inline const char *mc_rt_rv_site_caller(const struct mc_rt_code *code,
+					       uintptr_t at, uint8_t *caller)
 {
 	uintptr_t start;
-	size_t size;
 
-	if (!mc_plat_func_bounds(at, &start, &size) || start > at)
+	if (!code->func_start(at, &start) || start > at)
 		return "no symbol for its function: cannot tell where the "
 		       "hook's caller is (a0 or -8(s0))";
 	if (at - start > MC_RT_RV_MAX_PROLOGUE ||
-	    mc_plat_mem_avail(start, true) < at - start)
+	    code->room(start) < at - start)
 		return "hook too far from its function's entry: cannot tell "
 		       "where its caller is";
 	*caller = (uint8_t)mc_arch_riscv64_caller((const uint8_t *)start,
@@ -104,7 +105,8 @@ static inline const char *mc_rt_rv_site_caller(uintptr_t at, uint8_t *caller)
 	return "neither `mv a0, ra` before the hook nor ra saved at "
 	       "-8(s0): cannot tell where its caller is";
 }
-#define MC_RT_SITE_CALLER mc_rt_rv_site_caller
+#define MC_RT_SITE_CALLER(code, at, caller) \
+	mc_rt_rv_site_caller(code, at, caller)
 
 /* This hart's instruction fetch sees every store it made before. */
 static inline void mc_rt_rv_sync_icache(void)

@@ -55,7 +55,7 @@ void mcount(void);
  * A direct hook call, and the call to a trampoline that enables it, is
  * its opcode bytes (and any prefix) then a 32-bit little-endian
  * displacement from its end: boot matches and re-aims a run of them
- * without the decoder (engine.c, rel32_run).
+ * without the decoder (core/boot.c, rel32_run).
  */
 #define MC_RT_CALL_REL32 1
 

@@ -32,7 +32,7 @@ __attribute__((noinline)) static int a_local(int x)
 volatile int sink;
 
 /*
- * What the runtime reads (runtime/engine.c): the script's bounds
+ * What the runtime reads (runtime/core/image.c): the script's bounds
  * (PROVIDE_HIDDEN in lds/mcount-section*.lds, so defined only when
  * referenced).  A plain symbol of the script's: it keeps no piece alive
  * under --gc-sections.

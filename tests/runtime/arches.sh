@@ -72,7 +72,7 @@ rt_arch_config() {
 		RT_GOTCALL_RE='call +\*0x[0-9a-f]+\(%rip\)'
 		# GCC's pads are one-byte NOPs, clang's multi-byte ones
 		RT_PAD_RE='[[:space:]](nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw)( .*)?$'
-		# live form (runtime/engine.c): `test $rel32,%eax` <-> `call`
+		# live form (runtime/core/forms.c): `test $rel32,%eax` <-> `call`
 		RT_NEUTRAL_RE='^(nop[wl]?|xchg +%ax,%ax|(data16 )*cs nopw|(addr(16|32) )?test +\$0x[0-9a-f]+,%eax)'
 		# clang: one -pg -mfentry and one -pg case, and its
 		# multi-byte NOP pads (one NOP the call fills, one it takes

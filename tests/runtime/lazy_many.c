@@ -3,7 +3,7 @@
  * lazy_many.c - 6,000 small hooked functions for lazy_enomem.c: enough
  * sites that their records (32 bytes each on a 64-bit target, 20 on a
  * 32-bit one) are a block the runtime maps rather than takes from the
- * heap (hosted.c: from 64 KiB).  Each returns
+ * heap (linux/mem.c: from 64 KiB).  Each returns
  * a value of its own, so that none is folded into another.
  */
 #define MANY_FN(a, b, c)						\

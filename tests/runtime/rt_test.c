@@ -29,7 +29,7 @@
 #define ARCH MC_RT_ARCH
 
 #ifdef __arm__
-#include "../../runtime/hosted.h"
+#include "../../runtime/linux/linux.h"
 
 extern const struct mc_arch mc_arch_thumb2;
 #endif
@@ -50,7 +50,7 @@ static const struct mc_arch *arch_at(unsigned long addr)
 		return start & 1 ? &mc_arch_thumb2 : &mc_arch_arm;
 #endif
 #ifdef MC_RT_SITE_ARCH
-	return MC_RT_SITE_ARCH(addr);
+	return MC_RT_SITE_ARCH(&mc_rt_site_code, addr);
 #else
 	(void)addr;
 	return ARCH;
@@ -472,7 +472,7 @@ static int holds_call(const struct mcount_site_info *s, const uint8_t *p,
 }
 
 /*
- * A disabled site in its live form (runtime/engine.c): enabling it
+ * A disabled site in its live form (runtime/core/forms.c): enabling it
  * changes only bytes inside one naturally aligned word of at most 8
  * bytes (4 on a 32-bit machine), from up to 8 bytes before the site (an
  * ARM push) to its end; enabled, the site holds a call; disabled

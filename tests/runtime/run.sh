@@ -623,13 +623,19 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 	$CC $SAN -x c - -o $OUT/san-probe 2>/dev/null &&
    timeout 60 $RT_SAN_RUN $RT_RUN $OUT/san-probe; then
 	d=$OUT/asan
-	mkdir -p $d/lib
+	rm -rf $d/lib $d/linux
+	mkdir -p $d/lib $d/linux
 	ok=1
-	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
+	for f in runtime/core/*.c runtime/linux/*.c \
 		 $RT_ARCH_SRC runtime/$RT_ARCH/trampoline.S; do
+		o=$d/lib/$(basename $f).o
+		case $f in runtime/linux/*) o=$d/linux/$(basename $f).o;; esac
 		$CC $CFLAGS $SAN -fPIC -fno-tree-loop-distribute-patterns \
-			-c $f -o $d/lib/$(basename $f).o || ok=0
+			-c $f -o $o || ok=0
 	done
+	# the platform layer one member, as runtime.mk makes it: a program
+	# that boots pulls all of it, the constructor included
+	$CC -r -nostdlib -o $d/lib/linux.o $d/linux/*.o || ok=0
 	rm -f $d/libmcount-san.a
 	ar rcs $d/libmcount-san.a $d/lib/*.o || ok=0
 	for c in $(main_cases); do

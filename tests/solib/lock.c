@@ -3,7 +3,7 @@
  * lock.c - the runtime's lock on its list of loaded objects, which name
  * lookups (mcount_func_name, any thread) hold to read and dlopen and
  * dlclose hold to write.  Linked with libmcount.a, for the lock's own
- * hidden calls (runtime/hosted.h).
+ * hidden calls (runtime/linux/linux.h).
  *
  * writer-first: this thread holds the list without a gap, each new
  *   hold taken before the last one ends (try_read, never waiting), up
@@ -32,7 +32,7 @@
 
 #include <mcount.h>
 
-/* runtime/hosted.h's, hidden in libmcount.a */
+/* runtime/linux/linux.h's, hidden in libmcount.a */
 bool mc_host_objs_read(void);
 bool mc_host_objs_try_read(void);
 void mc_host_objs_done(void);

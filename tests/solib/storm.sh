@@ -122,7 +122,7 @@ names "$OUT/names" "$SODIR" "names asked while a library is opened and closed" 2
 san_lib() {
 	l=$OUT/asan/lib
 	mkdir -p "$l" &&
-	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
+	for f in runtime/core/*.c runtime/linux/*.c \
 		 arch/x86.c runtime/x86_64/trampoline.S; do
 		$CC $CFLAGS $SAN -fno-tree-loop-distribute-patterns \
 			-c $f -o "$l/$(basename $f).o" || return 1

@@ -20,6 +20,29 @@
                                    caller is the function nm places
                                    the call's return address in)
   check.py svg FILE                well-formed XML whose root is <svg>
+  check.py flame SVG COUNTS NM FUNC...
+                                   mctrace's flame graph: well-formed XML
+                                   (xml.etree), a frame of the root's
+                                   width, each frame's <title> its name
+                                   and a line of its calls, time and
+                                   share; per name, the frames' calls sum
+                                   to the -finstrument-functions
+                                   counter's (as counts); each rect lies
+                                   within its parent's (the last frame a
+                                   row below), its children's widths add
+                                   up to no more; and a script is there
+  check.py flamedom DOM FOLDED ZOOM QUERY
+                                   the SVG as chromium's --dump-dom shows
+                                   it, opened at #zoom=ZOOM&s=QUERY: the
+                                   widest ZOOM frame fills the root's
+                                   width, what shows is it, its callers
+                                   (full width) and the frames above it
+                                   (scaled, within it), the rest hidden;
+                                   the frames matching QUERY (a regex)
+                                   and only those are coloured; and the
+                                   matched share is the FOLDED stacks'
+                                   (`mctrace dump --folded`): the self
+                                   time of every stack with a match
   check.py uftrace RAW REPLAY      the same calls, with the same callers,
                                    as `uftrace replay -f none` shows
   check.py compact DATA RAW MAX_BYTES
@@ -75,6 +98,7 @@ import re
 import struct
 import sys
 import xml.dom.minidom
+import xml.etree.ElementTree
 
 
 CONTEXT = []     # what is being checked, said before a failure's reason
@@ -235,6 +259,113 @@ def check_svg(path):
         fail("root element is %s" % doc.documentElement.tagName)
     if not doc.getElementsByTagName("rect"):
         fail("no boxes drawn")
+
+
+SVG = "{http://www.w3.org/2000/svg}"
+FLAME_FIGURES = re.compile(r"^(\d+) calls?, (\d+\.\d{3}) us, (\d+\.\d\d)%$")
+MATCH_FILL = "rgb(190,70,230)"
+
+
+def flame_frames(path):
+    """Frames in document order: name, calls, x, width, y, fill, shown."""
+    try:
+        doc = xml.etree.ElementTree.parse(path).getroot()
+    except xml.etree.ElementTree.ParseError as e:
+        fail("%s: not well-formed: %s" % (path, e))
+    frames = []
+    for g in doc.iter(SVG + "g"):
+        if g.get("class") != "f":
+            continue
+        title = g.find(SVG + "title").text or ""
+        name, _, figures = title.rpartition("\n")
+        m = FLAME_FIGURES.match(figures)
+        if not name or not m:
+            fail("frame title %r: not a name, then calls, us, %%" % title)
+        rect = g.find(SVG + "rect")
+        frames.append(dict(name=name, calls=int(m.group(1)),
+                           x=float(rect.get("x")), w=float(rect.get("width")),
+                           y=float(rect.get("y")), fill=rect.get("fill"),
+                           shown=g.get("display") != "none"))
+    if not frames:
+        fail("%s: no frames" % path)
+    return doc, frames
+
+
+def within(inner, outer):
+    return (inner["x"] >= outer["x"] - 1e-6 and
+            inner["x"] + inner["w"] <= outer["x"] + outer["w"] + 1e-6)
+
+
+def check_flame(path, counts_path, nm_path, *funcs):
+    doc, frames = flame_frames(path)
+    scripts = [s for s in doc.iter(SVG + "script") if (s.text or "").strip()]
+    if len(scripts) != 1:
+        fail("%d scripts, not 1" % len(scripts))
+    root = frames[0]
+    if root["name"] != "all" or any(f["y"] >= root["y"] for f in frames[1:]):
+        fail("the first frame is not the root on the bottom row")
+    # rows from the bottom; in preorder, a frame's parent is the last
+    # frame seen a row below it
+    rows = sorted({f["y"] for f in frames}, reverse=True)
+    last, children_w = {}, collections.Counter()
+    for i, f in enumerate(frames):
+        depth = rows.index(f["y"])
+        if i:
+            parent = last.get(depth - 1)
+            if parent is None:
+                fail("%s: no parent a row below it" % f["name"])
+            if not within(f, parent):
+                fail("%s at x %g, %g wide, outside its parent %s (%g, %g)" %
+                     (f["name"], f["x"], f["w"], parent["name"], parent["x"],
+                      parent["w"]))
+            children_w[id(parent)] += f["w"]
+            if children_w[id(parent)] > parent["w"] + 1e-6:
+                fail("the children of %s are wider than it" % parent["name"])
+        last[depth] = f
+    got = collections.Counter()
+    for f in frames[1:]:
+        got[f["name"]] += f["calls"]
+    want = counter_counts(counts_path, nm_path)
+    bad = ["%s: %d calls in frames, counter %d" % (fn, got[fn], want[fn])
+           for fn in funcs if got[fn] != want[fn]]
+    if bad:
+        fail("; ".join(bad))
+    if not any(want[fn] for fn in funcs):
+        fail("the counter saw none of %s" % " ".join(funcs))
+
+
+def check_flame_dom(path, folded_path, zoom, query):
+    doc, frames = flame_frames(path)
+    root = frames[0]
+    z = max((f for f in frames if f["name"] == zoom), key=lambda f: f["w"])
+    if abs(z["w"] - root["w"]) > 0.02 or abs(z["x"] - root["x"]) > 0.02:
+        fail("%s zoomed into: at x %g, %g wide, not the root's %g, %g" %
+             (zoom, z["x"], z["w"], root["x"], root["w"]))
+    shown = [f for f in frames if f["shown"]]
+    for f in shown:
+        caller = f["y"] > z["y"] and abs(f["w"] - root["w"]) < 0.02
+        if not caller and not (f["y"] <= z["y"] and within(f, z)):
+            fail("%s shown, neither a caller of %s nor within it" %
+                 (f["name"], zoom))
+    if len(shown) == len(frames):
+        fail("no frame hidden when zoomed into %s" % zoom)
+    matches = re.compile(query).search
+    for f in frames[1:]:
+        if (f["fill"] == MATCH_FILL) != bool(matches(f["name"])):
+            fail("%s: fill %s, matches %r: %s" % (f["name"], f["fill"],
+                 query, bool(matches(f["name"]))))
+    matched = total = 0
+    with open(folded_path) as fold:
+        for line in fold:
+            stack, ns = line.rsplit(None, 1)
+            total += int(ns)
+            if any(matches(name) for name in stack.split(";")):
+                matched += int(ns)
+    said = [t.text for t in doc.iter(SVG + "text") if t.get("id") == "matched"]
+    m = re.match(r"^Matched: (\d+\.\d\d)%$", said[0] or "") if said else None
+    if not m or abs(float(m.group(1)) - 100.0 * matched / total) > 0.02:
+        fail("the script says %r; the folded stacks, %.2f%%" %
+             (said, 100.0 * matched / total))
 
 
 def edges_ours(raw):
@@ -557,6 +688,11 @@ def check_cut(mct, data, n, work):
              % (n - whole, err))
     if n == whole and lost:
         fail("whole blocks, yet stderr says %s" % lost)
+    clocks = [struct.unpack("<4Q", p) for _, kind, _, p in blocks(data[:n])
+              if kind == 4]
+    if any(c[2] > c[0] for c in clocks) and \
+            any("no clock calibration" in line for line in err):
+        fail("a whole MCT_CLOCK kept, yet stderr says %s" % err)
     if entries(data[:n]):
         check_compact(cut, cut + ".raw")
     elif open(cut + ".raw").read():
@@ -669,6 +805,7 @@ def main():
     {"json": check_json, "counts": lambda r, c, n, *f: check_counts(
         r, c, n, f), "named": lambda r, c, *f: check_named(r, c, f),
      "depth": check_depth, "svg": check_svg, "edges": check_edges,
+     "flame": check_flame, "flamedom": check_flame_dom,
      "uftrace": check_uftrace, "gpr": check_gpr,
      "compact": check_compact, "damage": check_damage,
      "lost": check_lost, "lostjson": check_lost_json,

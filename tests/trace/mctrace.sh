@@ -174,6 +174,11 @@ row 1 "no/dir/x.data: cannot create: No such file or directory$" \
 	"$MCT" record -o "$OUT/no/dir/x.data" -- "$P" basic
 row 1 "ro.data: read-only file \(mode 0444\): left as it is" \
 	"record over a read-only file" "$MCT" record -o "$OUT/ro.data" -- "$P" basic
+for form in --chrome --perfetto --raw; do
+	row 1 "ro.data: read-only file \\(mode 0444\\): left as it is" \
+		"dump $form over a read-only file" \
+		"$MCT" dump $form -o "$OUT/ro.data" "$OUT/prog.data"
+done
 row 1 "dir.data: a directory, not a file to write the trace in$" \
 	"record into a directory" "$MCT" record -o "$OUT/dir.data" -- "$P" basic
 row 1 "/bin/true: nothing recorded: it ran without libmcount's recorder" \
@@ -189,6 +194,24 @@ row 3 "" "record: the program's own status" \
 	"$MCT" record -o "$OUT/x.data" -- sh -c "'$P' basic >/dev/null; exit 3"
 row 143 "sh: killed by signal 15$" "record: a program killed, 128 + its signal" \
 	"$MCT" record -o "$OUT/x.data" -- sh -c "'$P' basic >/dev/null; kill \$\$"
+# calls lost because a ring was full: the report and dump say which
+# option keeps them.  prog.data with a thread's MCT_LOST (5) and
+# MCT_LOST_WHY (5 buffers full) blocks appended, as a recorder that
+# drops calls writes them (recorder/format.h)
+$PY - "$OUT/prog.data" "$OUT/lost.data" <<'EOF2'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+data += struct.pack("<IIQQ", 3, 1, 8, 5)
+data += struct.pack("<IIQ4Q", 7, 1, 32, 5, 0, 0, 0)
+open(sys.argv[2], "wb").write(data)
+EOF2
+if "$MCT" report "$OUT/lost.data" | grep -q '^# 5 calls not recorded: 5 buffers full.*--bufsize' &&
+   "$MCT" dump --raw "$OUT/lost.data" 2>&1 >/dev/null |
+	grep -q ': 5 calls not recorded: 5 buffers full.*--bufsize'; then
+	pass "lost calls: report and dump name --bufsize"
+else
+	fail "lost calls: no --bufsize hint: $("$MCT" report "$OUT/lost.data" | grep '^#')"
+fi
 # a program whose objects have no recorded site (MCT_INFO's sites=0):
 # the runtime and recorder linked whole, as nothing calls them
 has_info() {

@@ -769,8 +769,8 @@ expect "thunks at the end of the image's code where no page is free in reach" \
 gpr_check() {
 	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
 	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
-	(cd "$OUT/ar" && ar x "$lib" hosted-rec.o) &&
-	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/hosted-rec.o" > "$OUT/rec.dis" &&
+	(cd "$OUT/ar" && ar x "$lib" linux-rec.o) &&
+	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/linux-rec.o" > "$OUT/rec.dis" &&
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
 		rec_fentry rec_mcount \
 		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
@@ -869,8 +869,8 @@ outputs_check() {
 	d=$OUT/gcc-fentry-threads.data
 	"$MCT" dump --chrome -o "$OUT/conv.json" "$d" &&
 	$PY $T/check.py json "$OUT/conv.json" 6 &&
-	"$MCT" dump --flame-svg -o "$OUT/flame.svg" "$d" &&
-	$PY $T/check.py svg "$OUT/flame.svg" &&
+	"$MCT" dump --flame-svg -o "$OUT/outputs.svg" "$d" &&
+	$PY $T/check.py svg "$OUT/outputs.svg" &&
 	"$MCT" dump --folded "$d" | grep -q '^main;threads_test;top;mid;leaf [0-9]*$' &&
 	"$MCT" report "$d" | grep -q ' 1  threads_test$' &&
 	"$MCT" replay "$d" | grep -q '} /\* threads_test \*/' &&
@@ -882,6 +882,43 @@ outputs_check() {
 }
 expect "mctrace's JSON, folded stacks, SVG, report, graph, filters" \
 	outputs_check
+
+# The flame graph of the 6 threads: titles, calls, nesting, a script;
+# the calls by name are the counter's (a build of its own: count.nm is
+# the last variant's, which need not be gcc's).
+flame_check() {
+	counted gcc "" flame-count &&
+	COUNTS="$OUT/flame.count" "$OUT/flame-count" threads >/dev/null &&
+	"$MCT" dump --flame-svg -o "$OUT/flame.svg" \
+		"$OUT/gcc-fentry-threads.data" &&
+	$PY $T/check.py flame "$OUT/flame.svg" "$OUT/flame.count" \
+		"$OUT/flame-count.nm" $FUNCS
+}
+expect "mctrace's flame graph: each frame's title, calls as the counter's, nesting, its script" \
+	flame_check
+
+# Its script run by a browser: opened at #zoom=mid&s=^(worker|top|mid)$
+# (chromium headless, no network), the DOM after load shows mid's
+# subtree over the width, those functions' frames coloured, and the
+# share of time --folded gives (each ns once: they nest in each other).
+flame_script_check() {
+	at='#zoom=mid&s=%5E%28worker%7Ctop%7Cmid%29%24'	# (URI-encoded)
+	timeout 20 chromium --headless --no-sandbox --disable-gpu \
+		--disable-background-networking --no-first-run \
+		--user-data-dir="$OUT/chromium" \
+		--dump-dom "file://$(cd "$OUT" && pwd)/flame.svg$at" \
+		> "$OUT/flame.dom" 2>"$OUT/chromium.err" &&
+	"$MCT" dump --folded -o "$OUT/flame.folded" \
+		"$OUT/gcc-fentry-threads.data" &&
+	$PY $T/check.py flamedom "$OUT/flame.dom" "$OUT/flame.folded" \
+		mid '^(worker|top|mid)$'
+}
+if command -v chromium >/dev/null; then
+	expect "the flame graph's script, in chromium: zoom, search, matched share" \
+		flame_script_check
+else
+	echo "SKIP: trace: the flame graph's script in a browser: no chromium"
+fi
 
 # MCOUNT_TRACE_STATS: the writer's own count of the events it drained
 # is the file's (3N + 2 calls, an entry and an exit each: rings that
@@ -966,7 +1003,14 @@ readme_svg_check() {
 		  return 1; }
 	done
 }
-boxes() { sed -n 's/.*<title>\([^ ]*\) (.*<rect x="[^"]*" y="\([^"]*\)".*/\2 \1/p' "$1" | sort; }
+# boxes SVG: "Y NAME" a frame, sorted (a title's name ends its line)
+boxes() {
+	awk '/^<g class="f"><title>/ { sub(/^<g class="f"><title>/, "")
+			name = $0; next }
+		name != "" && match($0, / y="[^"]*"/) {
+			print substr($0, RSTART + 4, RLENGTH - 5), name; name = "" }' \
+		"$1" | sort
+}
 expect "the README's flame graph, drawn again" readme_svg_check
 
 if $live_ok; then
@@ -1019,7 +1063,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 dl_asan() {
 	s=$OUT/dl-asan
 	mkdir -p "$s/lib" &&
-	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
+	for f in runtime/core/*.c runtime/linux/*.c \
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S recorder/record.c \
 		 recorder/writer.c recorder/start.c recorder/wrap.c \
 		 recorder/libs.c recorder/$ARCH/return.S \

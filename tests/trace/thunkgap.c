@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * thunkgap.c - a thunk page (runtime/hosted.c, mc_plat_thunk_map) for
+ * thunkgap.c - a thunk page (runtime/linux/mem.c, mc_plat_thunk_map) for
  * an image whose nearest gap, as /proc/self/maps shows it, is taken by
  * a mapping the list leaves out.  qemu-user 7.2 leaves out a PROT_NONE
  * mapping that borders unmapped space: glibc's 1 MiB reserve for a
