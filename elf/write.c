@@ -1436,14 +1436,28 @@ static void set_pending(const char *tmp)
 	}
 }
 
+/*
+ * Called from a signal handler: write(2) alone, no stdio.  The input kept
+ * bytes we appended, so the user must hear it was not left as it was.
+ */
+static void say_input_not_restored(void)
+{
+	static const char msg[] = "recordmcount: interrupted while appending"
+				  " to the input; it could not be cut back to"
+				  " its size\n";
+	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+	(void)n;
+}
+
 void mc_remove_pending_output(void)
 {
 	int fd = append_fd;
 
 	if (pending)
 		unlink(pending_path);
-	if (fd >= 0)
-		(void)ftruncate(fd, append_size);
+	if (fd >= 0 && ftruncate(fd, append_size) != 0)
+		say_input_not_restored();
 }
 
 /* Write through a symbolic link to the file it names, as ld does. */
