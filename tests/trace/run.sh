@@ -244,7 +244,7 @@ alarm_check() {
 # message, `mctrace report`, `mctrace dump` (stderr, and Chrome's
 # otherData) and the recorder's own JSON each give every count with its
 # reason.  A ring of 1,024 events cannot keep 600,000 calls (buffers
-# full); a ring of 4,096 has a shadow stack of 2,047 frames (start.c),
+# full); a ring of 4,096 has a shadow stack of 2,047 frames (config.c),
 # less than recursion 3,000 deep; a handler on a sigaltstack makes 20
 # calls there.
 lost_run() {
@@ -1013,9 +1013,8 @@ dl_asan() {
 	s=$OUT/dl-asan
 	mkdir -p "$s/lib" &&
 	for f in runtime/engine.c runtime/hosted.c runtime/hostsym.c \
-		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S recorder/record.c \
-		 recorder/writer.c recorder/start.c recorder/wrap.c \
-		 recorder/libs.c recorder/$ARCH/return.S \
+		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S \
+		 $(ls recorder/*.c | grep -v sitekeys) recorder/$ARCH/return.S \
 		 $(ls recorder/$ARCH/frame.c recorder/$ARCH/entry.S 2>/dev/null); do
 		gcc -std=c11 -O1 -g -fPIC -funwind-tables $SAN \
 			-fno-tree-loop-distribute-patterns -Iruntime/include \
