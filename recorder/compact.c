@@ -72,6 +72,12 @@ void rec_compact_lost(struct rec_thread *t)
 	put_block(MCT_LOST, t->tid, &sum, 1);
 }
 
+void rec_compact_info(uint32_t pid, const char *info, size_t len)
+{
+	put_block_head(MCT_INFO, pid, len);
+	rec_out_put(info, len);
+}
+
 /* ---- names ------------------------------------------------------------- */
 
 static void put_name(uintptr_t addr, const char *name)

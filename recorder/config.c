@@ -44,10 +44,11 @@ void rec_config_read(const char *path)
 	rec_cfg.path = path;
 	rec_cfg.json = len > 5 && strcmp(path + len - 5, ".json") == 0;
 	rec_cfg.ring_events = pow2;
-	rec_cfg.max_frames = 16384;
+	rec_cfg.max_frames = REC_MAX_FRAMES;
 	if (rec_cfg.max_frames > pow2 / 2 - 1)
 		rec_cfg.max_frames = pow2 / 2 - 1;
 	rec_cfg.depth = rec_env_size("MCOUNT_TRACE_DEPTH", 0);
 	rec_cfg.min_time_ns = rec_env_size("MCOUNT_TRACE_MIN_TIME", 0);
 	rec_cfg.stats = rec_env_size("MCOUNT_TRACE_STATS", 0) != 0;
+	rec_cfg.nowait = rec_env_size("MCOUNT_TRACE_NOWAIT", 0) != 0;
 }

@@ -130,6 +130,33 @@ static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 	}
 }
 
+#ifdef REC_GPR_ONLY
+/* rec_ring_wait in rec_keeping_vectors' shape: it calls into libc */
+static struct rec_thread *wait_room_keeping(void)
+{
+	struct rec_thread *t = rec_tls.self;
+
+	return rec_ring_wait(t, t->depth + 2) ? t : NULL;
+}
+#endif
+
+/*
+ * The ring is full: whether the writer made room for the entry.  Not
+ * in the writer thread (a traced function it calls, a program's own
+ * malloc): it would wait for itself.
+ */
+static bool wait_room(struct rec_thread *t)
+{
+	if (rec_tls.writer)
+		return false;
+#ifdef REC_GPR_ONLY
+	(void)t;
+	return rec_keeping_vectors(wait_room_keeping) != NULL;
+#else
+	return rec_ring_wait(t, t->depth + 2);
+#endif
+}
+
 /*
  * rec_entry when the common case does not hold: the thread's first
  * call, another stack, a frame rec_arch_key cannot place, a tail call,
@@ -183,7 +210,7 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 		goto out;
 	}
 	rec_ring_mind_mark(t, t->depth + 2);
-	if (rec_ring_room(t, t->depth + 2) < t->depth + 2) {
+	if (rec_ring_room(t, t->depth + 2) < t->depth + 2 && !wait_room(t)) {
 		t->lost[MCT_LOST_RING]++;
 		goto out;
 	}
@@ -481,6 +508,7 @@ REC_NOTRACE void rec_fork_child(void)
 	me->tail = me->tail_seen = me->head;
 	memset(me->lost, 0, sizeof(me->lost));
 	memset(me->lost_written, 0, sizeof(me->lost_written));
+	me->stuck_tail = UINT64_MAX;
 	me->tid = (uint32_t)syscall(SYS_gettid);
 	for (size_t i = 0; i < me->depth; i++)
 		rec_ring_emit(me, MCT_ENTRY, me->frames[i].func, now);

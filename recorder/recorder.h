@@ -89,6 +89,8 @@ struct rec_thread {
 	uint32_t tid;
 	bool dead;		/* thread gone: drain, then unmap */
 	struct rec_thread *next;
+	uint64_t stuck_tail;	/* `tail` when a wait for room gave up
+				   (rec_ring_wait); UINT64_MAX: none */
 	/* the writer's */
 	uint64_t tail __attribute__((aligned(64)));	/* next event read */
 	uint64_t lost_written[MCT_LOST_WHYS];	/* `lost` as last written */
@@ -107,9 +109,13 @@ struct rec_thread {
 struct rec_tls {
 	struct rec_thread *self;	/* NULL before its first call */
 	bool busy;
+	bool writer;	/* the writer thread: it never waits for room */
 };
 #define REC_TLS_MODEL __attribute__((tls_model("initial-exec")))
 REC_HIDDEN extern _Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
+
+/* The shadow stack's frames, unless half the ring is fewer. */
+#define REC_MAX_FRAMES 16384
 
 /* The recording's settings, fixed at start (config.c). */
 struct rec_config {
@@ -121,6 +127,8 @@ struct rec_config {
 	uint64_t min_time_ns;	/* stored in the header for readers */
 	bool stats;		/* MCOUNT_TRACE_STATS: the writer's cost at
 				   the end, on stderr */
+	bool nowait;		/* MCOUNT_TRACE_NOWAIT: a full ring loses
+				   the call at once (rec_ring_wait) */
 };
 
 REC_HIDDEN extern struct rec_config rec_cfg;
@@ -143,6 +151,11 @@ REC_HIDDEN void rec_thread_unmap(struct rec_thread *t);
 REC_HIDDEN void rec_writer_nudge(void);
 REC_HIDDEN extern uint32_t rec_writer_nudged;
 REC_HIDDEN bool rec_writer_nap(uint64_t ns);
+/*
+ * Thread `t`'s ring has no room for `need` events: wait for the writer
+ * to make it.  False, the call to be lost, if it does not (ring.c).
+ */
+REC_HIDDEN bool rec_ring_wait(struct rec_thread *t, uint64_t need);
 
 /* record.c */
 REC_HIDDEN void rec_entry(uintptr_t func, uintptr_t *slot);
@@ -371,6 +384,14 @@ REC_HIDDEN void rec_compact_lost(struct rec_thread *t);
 REC_HIDDEN void rec_compact_events(uint32_t tid, const struct mct_event *e,
 				   size_t n);
 REC_HIDDEN void rec_compact_forget(void);
+REC_HIDDEN void rec_compact_info(uint32_t pid, const char *info,
+				 size_t len);
+
+/*
+ * info.c: the MCT_INFO strings of this process (format.h), `start_ticks`
+ * its recording's first ticks; malloc'd, *len bytes, NULL if none.
+ */
+REC_HIDDEN char *rec_info(uint64_t start_ticks, size_t *len);
 
 /* json.c: Chrome's trace-event JSON */
 REC_HIDDEN void rec_json_start(uint32_t pid);

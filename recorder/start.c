@@ -13,6 +13,10 @@
  *   MCOUNT_TRACE_MIN_TIME=NS   readers leave out shorter calls
  *   MCOUNT_TRACE_BUFSIZE=N     events per thread's ring (rounded up to a
  *                              power of two; default 65536, 16 B each)
+ *   MCOUNT_TRACE_NOWAIT=1      a thread whose ring is full loses the
+ *                              call (counted: buffers full) instead of
+ *                              waiting for the writer to drain it
+ *                              (ring.c)
  *   MCOUNT_TRACE_STATS=1       at the end, the writer thread's CPU time,
  *                              passes and events on stderr (the bench
  *                              tells the traced threads' share apart),

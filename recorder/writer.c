@@ -153,6 +153,29 @@ static void release_names(void)
 	rec_names_release(w.passes, rec_json_names_in);
 }
 
+/* The first MCT_CLOCK's instants this far apart at least; then this often. */
+#define CLOCK_FIRST_NS 1000000u
+#define CLOCK_EVERY_NS 1000000000u
+
+/*
+ * Whether an MCT_CLOCK is due (format.h), so that a trace cut short at
+ * any byte keeps one: the first once the start and the last pass are
+ * CLOCK_FIRST_NS apart, then whenever the span since the start has
+ * doubled (each sharper than the one before), and at least every
+ * CLOCK_EVERY_NS.  The one the start writes has two equal instants: it
+ * converts nothing.
+ */
+static bool clock_due(void)
+{
+	uint64_t span = w.clock.ns1 - w.clock.ns0;
+	uint64_t had = w.clock_written - w.clock.ns0;
+
+	if (span < CLOCK_FIRST_NS)
+		return false;
+	return span >= 2 * had || w.clock.ns1 - w.clock_written >=
+				  CLOCK_EVERY_NS;
+}
+
 /* Drain every ring; the most events one of them held. */
 static uint64_t pass(void)
 {
@@ -174,7 +197,7 @@ static uint64_t pass(void)
 		w.fullest = fullest;
 	release_names();
 	rec_libs_unloads(put_unload, w.passes);
-	if (all && w.clock.ns1 - w.clock_written > 10000000u)
+	if (clock_due())
 		put_clock();
 	rec_out_flush();
 	w.busy_passes += all != 0;
@@ -239,6 +262,7 @@ static void *writer_main(void *arg)
 	uint64_t last = now_ns();
 
 	(void)arg;
+	rec_tls.writer = true;
 	while (!__atomic_load_n(&w.stop, __ATOMIC_ACQUIRE)) {
 		uint64_t fullest, ns, phase;
 
@@ -296,6 +320,38 @@ static void say_lost(uint64_t lost, const uint64_t why[MCT_LOST_WHYS])
 }
 
 /*
+ * What would have kept the calls an option can keep: a larger ring for
+ * buffers full (and for a shadow stack that half the ring held short),
+ * or a thread that waits for room (ring.c).
+ */
+static void say_remedy(const uint64_t why[MCT_LOST_WHYS])
+{
+	if (why[MCT_LOST_RING])
+		fprintf(stderr, "mcount: trace: buffers full: %sa larger ring "
+			"keeps them (mctrace record --bufsize EVENTS, or "
+			"MCOUNT_TRACE_BUFSIZE; now %zu)\n",
+			rec_cfg.nowait ? "waiting for room (MCOUNT_TRACE_NOWAIT "
+					 "unset) or " : "",
+			rec_cfg.ring_events);
+	if (why[MCT_LOST_SHADOW] && rec_cfg.max_frames < REC_MAX_FRAMES)
+		fprintf(stderr, "mcount: trace: shadow stack full: a larger "
+			"ring holds a deeper one (mctrace record --bufsize "
+			"EVENTS, or MCOUNT_TRACE_BUFSIZE; now %zu frames)\n",
+			rec_cfg.max_frames);
+}
+
+/* What the recording is of (info.c), in the recorder's own form. */
+static void put_info(void)
+{
+	size_t len = 0;
+	char *info = rec_info(w.clock.t0, &len);
+
+	if (info)
+		rec_compact_info(w.pid, info, len);
+	free(info);
+}
+
+/*
  * MCOUNT_TRACE_TEST_NAP=NS, for tests: the writer sleeps NS after every
  * pass, whatever it guessed, as one kept off its CPU would, so that only
  * a ring's mark wakes it in time.  0 (unset): its own guess.
@@ -332,6 +388,7 @@ int rec_writer_start(const char *path, bool truncate)
 		rec_json_start(w.pid);
 	} else {
 		rec_compact_header(w.pid);
+		put_info();
 		put_clock();
 	}
 	/* the program's signals are the program's: none for the writer */
@@ -388,6 +445,7 @@ void rec_writer_stop(void)
 	pthread_mutex_lock(&w.lock);
 	lost = sum_lost(why);
 	say_lost(lost, why);
+	say_remedy(why);
 	if (w.json) {
 		rec_json_end(lost, why);
 	} else {
