@@ -388,6 +388,17 @@ bool rec_filters_enable(size_t *failed)
 	return true;
 }
 
+/*
+ * The sites are enabled and the writer is about to start: the sets are
+ * timed from now, so that none falls due before the time the trace
+ * shows for it (its times start at the writer's start, which enabling
+ * the sites may put well after rec_filters_read).
+ */
+void rec_filters_started(void)
+{
+	start_ns = mono_ns();
+}
+
 /* In the child of fork: the lock as new (another thread may have held it). */
 void rec_filters_fork_child(void)
 {

@@ -174,6 +174,7 @@ REC_HIDDEN void rec_finish(void);
 /* filters.c */
 REC_HIDDEN void rec_filters_read(void);
 REC_HIDDEN bool rec_filters_enable(size_t *failed);
+REC_HIDDEN void rec_filters_started(void);
 REC_HIDDEN void rec_filters_fork_child(void);
 /*
  * From the writer thread, never a traced one: the sets now due.  The ns

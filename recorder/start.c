@@ -157,7 +157,10 @@ __attribute__((constructor(102))) static void rec_start(void)
 	if (rec_gpr_only)
 		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
 #endif
-	if (!rec_filters_enable(&failed) || open_first() != 0)
+	if (!rec_filters_enable(&failed))
+		return;
+	rec_filters_started();	/* before the writer reads the time */
+	if (open_first() != 0)
 		return;
 	rec_libs_start(rec_libs_settle);
 	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
