@@ -76,7 +76,7 @@
  *
  * Each block starts from an absolute time and its own slots, so a block
  * stands alone: a block lost or cut short cannot move or rename the
- * events of the next.  A hot loop costs about 3 bytes an event.
+ * events of the next.
  */
 #ifndef MCT_FORMAT_H
 #define MCT_FORMAT_H

@@ -202,17 +202,21 @@ static void removed(struct host_obj *obj)
 	pthread_mutex_unlock(&lock);
 }
 
+/* filters.c's, passed in: the filters are above the libraries */
+static void (*settle)(bool wait);
+
 static void settled(void)
 {
-	rec_libs_settle(true);
+	settle(true);
 }
 
-void rec_libs_start(void)
+void rec_libs_start(void (*settle_sites)(bool wait))
 {
 	static const struct mc_host_image_hooks hooks = {
 		.added = added, .removed = removed, .settled = settled,
 	};
 
+	settle = settle_sites;
 	mc_host_set_image_hooks(&hooks);
 }
 

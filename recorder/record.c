@@ -24,11 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "recorder.h"
+#include "ring.h"
 #ifdef REC_FUSED_ENTRY
 #include "x86_64/entry.h"	/* its offsets, checked here */
 #endif
@@ -41,7 +41,6 @@ const bool rec_gpr_only = false;
 
 _Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
 
-struct rec_thread *rec_threads;
 static pthread_key_t gone_key;
 
 static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
@@ -57,14 +56,6 @@ static inline void set_busy(bool on)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	rec_tls.busy = on;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-static void *map(size_t bytes)
-{
-	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
 }
 
 /* The bounds of the calling thread's stack; all of memory if unknown. */
@@ -88,35 +79,15 @@ static void stack_bounds(struct rec_thread *t)
 /* The calling thread's state, made and registered on its first call. */
 static struct rec_thread *thread_new(void)
 {
-	struct rec_thread *t = map(sizeof(*t));
+	struct rec_thread *t = rec_thread_alloc();
 
 	if (!t)
 		return NULL;
-	t->ring = map(rec_cfg.ring_events * sizeof(*t->ring));
-	t->frames = map(REC_FRAMES_BYTES(rec_cfg.max_frames));
-	t->fixes = map(2 * rec_cfg.max_frames * sizeof(*t->fixes));
-	if (!t->ring || !t->frames || !t->fixes) {
-		if (t->ring)
-			munmap(t->ring, rec_cfg.ring_events * sizeof(*t->ring));
-		if (t->frames)
-			munmap(t->frames, REC_FRAMES_BYTES(rec_cfg.max_frames));
-		munmap(t, sizeof(*t));
-		return NULL;
-	}
-	/* the guard below the first frame (recorder.h) */
-	t->frames->key = UINTPTR_MAX;
-	t->frames++;
-	t->mask = rec_cfg.ring_events - 1;
-	t->mark = rec_cfg.ring_events / 2;
-	t->max_frames = rec_cfg.max_frames;
 	t->max_open = rec_cfg.depth && rec_cfg.depth < t->max_frames ?
 		      rec_cfg.depth : t->max_frames;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	stack_bounds(t);
-	t->next = __atomic_load_n(&rec_threads, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&rec_threads, &t->next, t, true,
-					    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
+	rec_thread_publish(t);
 	pthread_setspecific(gone_key, t);
 	rec_tls.self = t;
 	return t;
@@ -142,59 +113,6 @@ int rec_init_threads(void)
 	return pthread_key_create(&gone_key, rec_thread_gone);
 }
 
-/* Free events in the ring, from `tail` only when the last look is short. */
-static uint64_t ring_room(struct rec_thread *t, uint64_t need)
-{
-	uint64_t room = t->mask + 1 - (t->head - t->tail_seen);
-
-	if (room >= need)
-		return room;
-	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
-	return t->mask + 1 - (t->head - t->tail_seen);
-}
-
-#ifdef REC_GPR_ONLY
-/* rec_writer_nudge in rec_keeping_vectors' shape: libc's syscall() */
-static struct rec_thread *nudge(void)
-{
-	rec_writer_nudge();
-	return NULL;
-}
-#endif
-
-/*
- * The writer sleeps on a guess of how fast the rings fill, which a
- * thread that starts calling at full speed after a quiet spell (or a
- * writer kept off its CPU) proves wrong: a ring past half full with
- * `need` more events wakes it.  `tail` is read again when the events
- * since the last look reach the mark, so the fast path needs no more
- * than its compare with the room it last saw.
- */
-static void mind_mark(struct rec_thread *t, uint64_t need)
-{
-	if (t->head - t->tail_seen + need <= t->mark)
-		return;
-	t->tail_seen = __atomic_load_n(&t->tail, __ATOMIC_ACQUIRE);
-	if (t->head - t->tail_seen + need <= t->mark ||
-	    __atomic_load_n(&rec_writer_nudged, __ATOMIC_RELAXED))
-		return;
-#ifdef REC_GPR_ONLY
-	rec_keeping_vectors(nudge);
-#else
-	rec_writer_nudge();
-#endif
-}
-
-static void emit(struct rec_thread *t, unsigned kind, uintptr_t func,
-		 uint64_t ticks)
-{
-	struct mct_event *e = &t->ring[t->head & t->mask];
-
-	e->word = ticks << 2 | kind;
-	e->func = func;
-	__atomic_store_n(&t->head, t->head + 1, __ATOMIC_RELEASE);
-}
-
 /*
  * Pop the frames whose key is below `key` (or at it, when `at_too`),
  * each with an exit event at `ticks`.
@@ -207,9 +125,36 @@ static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 
 		if (f->key > key || (f->key == key && !at_too))
 			break;
-		emit(t, MCT_EXIT, f->func, ticks);
+		rec_ring_emit(t, MCT_EXIT, f->func, ticks);
 		t->depth--;
 	}
+}
+
+#ifdef REC_GPR_ONLY
+/* rec_ring_wait in rec_keeping_vectors' shape: it calls into libc */
+static struct rec_thread *wait_room_keeping(void)
+{
+	struct rec_thread *t = rec_tls.self;
+
+	return rec_ring_wait(t, t->depth + 2) ? t : NULL;
+}
+#endif
+
+/*
+ * The ring is full: whether the writer made room for the entry.  Not
+ * in the writer thread (a traced function it calls, a program's own
+ * malloc): it would wait for itself.
+ */
+static bool wait_room(struct rec_thread *t)
+{
+	if (rec_tls.writer)
+		return false;
+#ifdef REC_GPR_ONLY
+	(void)t;
+	return rec_keeping_vectors(wait_room_keeping) != NULL;
+#else
+	return rec_ring_wait(t, t->depth + 2);
+#endif
 }
 
 /*
@@ -264,15 +209,15 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 		t->lost[MCT_LOST_SHADOW]++;
 		goto out;
 	}
-	mind_mark(t, t->depth + 2);
-	if (ring_room(t, t->depth + 2) < t->depth + 2) {
+	rec_ring_mind_mark(t, t->depth + 2);
+	if (rec_ring_room(t, t->depth + 2) < t->depth + 2 && !wait_room(t)) {
 		t->lost[MCT_LOST_RING]++;
 		goto out;
 	}
 	t->frames[t->depth++] = (struct rec_frame){
 		.key = key, .slot = slot, .orig = ret, .func = func,
 		.copy = copy };
-	emit(t, MCT_ENTRY, func, now);
+	rec_ring_emit(t, MCT_ENTRY, func, now);
 	*slot = (uintptr_t)&rec_return_tramp;
 out:
 	set_busy(false);
@@ -286,10 +231,10 @@ out:
  * that this stays a leaf that saves no registers where rec_arch_key is
  * inline (all but REC_ARCH_SITES): the thread is known, the slot is on
  * its stack and holds a real return address, the frame has a key below
- * the top frame's, and the ring, up to its mark (mind_mark), has room
- * for the entry, its exit and the exits of every open frame (one
- * compare with the room last seen).  Anything else goes to entry_slow,
- * from the slot it was given.
+ * the top frame's, and the ring, up to its mark (rec_ring_mind_mark),
+ * has room for the entry, its exit and the exits of every open frame
+ * (one compare with the room last seen).  Anything else goes to
+ * entry_slow, from the slot it was given.
  */
 REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 {
@@ -326,7 +271,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	f->restored = false;
 	f->copy = copy;
 	t->depth = d + 1;
-	emit(t, MCT_ENTRY, func, rec_ticks());
+	rec_ring_emit(t, MCT_ENTRY, func, rec_ticks());
 	*at = (uintptr_t)&rec_return_tramp;
 	set_busy(false);
 	return;
@@ -346,7 +291,7 @@ static inline uintptr_t pop_top(struct rec_thread *t, uint64_t now)
 {
 	struct rec_frame *f = &t->frames[--t->depth];
 
-	emit(t, MCT_EXIT, f->func, now);
+	rec_ring_emit(t, MCT_EXIT, f->func, now);
 	return f->orig;
 }
 
@@ -539,8 +484,8 @@ REC_NOTRACE void rec_close_frames(void)
 	if (!t)
 		return;
 	for (size_t i = t->depth; i-- > 0;)
-		if (ring_room(t, 1))
-			emit(t, MCT_EXIT, t->frames[i].func, now);
+		if (rec_ring_room(t, 1))
+			rec_ring_emit(t, MCT_EXIT, t->frames[i].func, now);
 }
 
 /*
@@ -563,7 +508,8 @@ REC_NOTRACE void rec_fork_child(void)
 	me->tail = me->tail_seen = me->head;
 	memset(me->lost, 0, sizeof(me->lost));
 	memset(me->lost_written, 0, sizeof(me->lost_written));
+	me->stuck_tail = UINT64_MAX;
 	me->tid = (uint32_t)syscall(SYS_gettid);
 	for (size_t i = 0; i < me->depth; i++)
-		emit(me, MCT_ENTRY, me->frames[i].func, now);
+		rec_ring_emit(me, MCT_ENTRY, me->frames[i].func, now);
 }

@@ -9,7 +9,15 @@
  * the return trampoline (recorder/<arch>/return.S), keeping the real one
  * on the thread's shadow stack; the trampoline calls rec_exit, which
  * writes the exit event and gives the real address back.  A writer
- * thread (writer.c) drains every ring into the file.
+ * thread (writer.c) drains every ring (ring.c) into the file.
+ *
+ * The files, each calling only files listed after it: wrap.c (the
+ * library functions wrapped), start.c (start, end, fork), writer.c (the
+ * writer thread), compact.c and json.c (the two forms the writer
+ * writes), names.c (the functions' names), record.c (the traced
+ * thread's side), filters.c (which functions are enabled), libs.c
+ * (libraries loaded while recording), out.c (the file), ring.c and
+ * ring.h (the threads' rings), config.c (the settings).
  *
  * A ring has one producer, its thread, and one consumer, the writer:
  * `head` is written only by the thread, `tail` only by the writer, each
@@ -81,6 +89,8 @@ struct rec_thread {
 	uint32_t tid;
 	bool dead;		/* thread gone: drain, then unmap */
 	struct rec_thread *next;
+	uint64_t stuck_tail;	/* `tail` when a wait for room gave up
+				   (rec_ring_wait); UINT64_MAX: none */
 	/* the writer's */
 	uint64_t tail __attribute__((aligned(64)));	/* next event read */
 	uint64_t lost_written[MCT_LOST_WHYS];	/* `lost` as last written */
@@ -99,11 +109,15 @@ struct rec_thread {
 struct rec_tls {
 	struct rec_thread *self;	/* NULL before its first call */
 	bool busy;
+	bool writer;	/* the writer thread: it never waits for room */
 };
 #define REC_TLS_MODEL __attribute__((tls_model("initial-exec")))
 REC_HIDDEN extern _Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
 
-/* The recording's settings, fixed at start (start.c). */
+/* The shadow stack's frames, unless half the ring is fewer. */
+#define REC_MAX_FRAMES 16384
+
+/* The recording's settings, fixed at start (config.c). */
 struct rec_config {
 	const char *path;	/* MCOUNT_TRACE */
 	bool json;		/* path ends in .json */
@@ -113,11 +127,35 @@ struct rec_config {
 	uint64_t min_time_ns;	/* stored in the header for readers */
 	bool stats;		/* MCOUNT_TRACE_STATS: the writer's cost at
 				   the end, on stderr */
+	bool nowait;		/* MCOUNT_TRACE_NOWAIT: a full ring loses
+				   the call at once (rec_ring_wait) */
 };
 
 REC_HIDDEN extern struct rec_config rec_cfg;
 REC_HIDDEN extern bool rec_on;
-REC_HIDDEN extern struct rec_thread *rec_threads;
+
+/* config.c */
+/* The number in environment variable `name`; `dflt` if unset or bad. */
+REC_HIDDEN size_t rec_env_size(const char *name, size_t dflt);
+/* rec_cfg from the environment, recording into `path`. */
+REC_HIDDEN void rec_config_read(const char *path);
+
+/* ring.c: the threads' rings (their inline side: ring.h) */
+REC_HIDDEN extern struct rec_thread *rec_threads;	/* newest first */
+/* A thread's ring, shadow stack and fixes, sized by rec_cfg; NULL. */
+REC_HIDDEN struct rec_thread *rec_thread_alloc(void);
+/* `t` put on rec_threads, where the writer finds it. */
+REC_HIDDEN void rec_thread_publish(struct rec_thread *t);
+/* The writer, once a dead thread's ring is drained: its memory freed. */
+REC_HIDDEN void rec_thread_unmap(struct rec_thread *t);
+REC_HIDDEN void rec_writer_nudge(void);
+REC_HIDDEN extern uint32_t rec_writer_nudged;
+REC_HIDDEN bool rec_writer_nap(uint64_t ns);
+/*
+ * Thread `t`'s ring has no room for `need` events: wait for the writer
+ * to make it.  False, the call to be lost, if it does not (ring.c).
+ */
+REC_HIDDEN bool rec_ring_wait(struct rec_thread *t, uint64_t need);
 
 /* record.c */
 REC_HIDDEN void rec_entry(uintptr_t func, uintptr_t *slot);
@@ -132,7 +170,22 @@ REC_HIDDEN int rec_init_threads(void);
 
 /* start.c */
 REC_HIDDEN void rec_finish(void);
+
+/* filters.c */
+REC_HIDDEN void rec_filters_read(void);
+REC_HIDDEN bool rec_filters_enable(size_t *failed);
+REC_HIDDEN void rec_filters_started(void);
+REC_HIDDEN void rec_filters_fork_child(void);
+/*
+ * From the writer thread, never a traced one: the sets now due.  The ns
+ * until the next one is, UINT64_MAX when none is left.
+ */
 REC_HIDDEN uint64_t rec_phases_due(void);
+/*
+ * The sites of loads not yet set, set to the filters in force; if
+ * !wait, only when no other thread is doing so.
+ */
+REC_HIDDEN void rec_libs_settle(bool wait);
 
 /* <arch>/return.S */
 REC_HIDDEN void rec_return_tramp(void);
@@ -225,8 +278,6 @@ static inline uint64_t rec_ticks(void)
 /* writer.c */
 REC_HIDDEN int rec_writer_start(const char *path, bool truncate);
 REC_HIDDEN void rec_writer_stop(void);
-REC_HIDDEN void rec_writer_nudge(void);
-REC_HIDDEN extern uint32_t rec_writer_nudged;
 REC_HIDDEN void rec_writer_fork_prepare(void);
 REC_HIDDEN void rec_writer_fork_parent(void);
 REC_HIDDEN void rec_writer_fork_child(void);
@@ -237,7 +288,8 @@ struct rec_lib_name {
 	uint64_t from, until;	/* the ticks the answer holds for */
 	uintptr_t base;		/* where the library was mapped from */
 };
-REC_HIDDEN void rec_libs_start(void);
+/* `settle` (filters.c's rec_libs_settle) runs after the loader's work */
+REC_HIDDEN void rec_libs_start(void (*settle)(bool wait));
 REC_HIDDEN unsigned rec_libs_generation(void);
 /*
  * What named `addr` at `ticks`: 1 and *out from the load that was there,
@@ -261,10 +313,96 @@ REC_HIDDEN unsigned rec_libs_release(unsigned pass,
 				     bool (*in_use)(const char *lo,
 						    const char *hi));
 REC_HIDDEN void rec_libs_fork_child(void);
+
 /*
- * start.c: the sites of loads not yet set, set to the filters in force;
- * if !wait, only when no other thread is doing so.
+ * out.c: the trace file and its buffer.  The file's words are
+ * little-endian (format.h): a big-endian recorder swaps them on the way
+ * out, the traced threads never do.
  */
-REC_HIDDEN void rec_libs_settle(bool wait);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static inline uint32_t rec_le32(uint32_t v) { return __builtin_bswap32(v); }
+static inline uint64_t rec_le64(uint64_t v) { return __builtin_bswap64(v); }
+#else
+static inline uint32_t rec_le32(uint32_t v) { return v; }
+static inline uint64_t rec_le64(uint64_t v) { return v; }
+#endif
+/* `path` truncated, or created new when !truncate: its fd, or -1. */
+REC_HIDDEN int rec_out_open(const char *path, bool truncate);
+REC_HIDDEN bool rec_out_is_open(void);
+REC_HIDDEN void rec_out_put(const void *p, size_t n);
+REC_HIDDEN void rec_out_words(const uint64_t *v, size_t n);
+REC_HIDDEN void rec_out_text(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+REC_HIDDEN void rec_out_flush(void);
+REC_HIDDEN void rec_out_close(void);	/* flushed */
+REC_HIDDEN void rec_out_drop(void);	/* not flushed */
+
+/*
+ * Events encoded as one block (and given back to the thread) at a time:
+ * the ring's room comes back in steps of 64 KiB, not of a whole backlog
+ * (which lost calls at load, the ring staying full meanwhile).
+ */
+#define REC_BLOCK_EVENTS (64 * 1024 / sizeof(struct mct_event))
+#define REC_SEEN_BITS 10	/* the writer's caches of names, by hash */
+
+/*
+ * names.c: the name of the function at an address.  rec_name_of: false
+ * if it cannot be kept (no memory); *fresh the first time.
+ */
+REC_HIDDEN bool rec_name_of(uintptr_t addr, const char **name, bool *fresh);
+/* What names an address of a library opened or closed while recording. */
+struct rec_name_at {
+	bool lib;		/* such an address; else rec_name_of's */
+	bool fresh;		/* a name (from this load) not given before */
+	const char *name;	/* NULL: unnamed */
+	uint64_t from, until;	/* the ticks it holds for (0, 0: unknown) */
+	uintptr_t base;		/* where the library was mapped from */
+};
+REC_HIDDEN void rec_lib_name_of(uintptr_t addr, uint64_t ticks,
+				struct rec_name_at *at);
+/* The name of the function at `addr` for an event at `ticks`. */
+REC_HIDDEN const char *rec_name_at(uintptr_t addr, uint64_t ticks);
+/* A library came or went since the last call: true, caches cleared. */
+REC_HIDDEN bool rec_names_check(void);
+/* rec_libs_release, and the caches of names it freed cleared. */
+REC_HIDDEN void rec_names_release(unsigned pass,
+				  bool (*in_use)(const char *lo,
+						 const char *hi));
+REC_HIDDEN void rec_names_fork_child(void);
+
+/* The clock's ticks and CLOCK_MONOTONIC's ns at two instants. */
+struct rec_clock {
+	uint64_t t0, ns0;	/* at the start */
+	uint64_t t1, ns1;	/* at the last pass */
+};
+
+/* compact.c: the recorder's own format */
+REC_HIDDEN void rec_compact_header(uint32_t pid);
+REC_HIDDEN void rec_compact_clock(const struct rec_clock *c);
+REC_HIDDEN void rec_compact_unload(uintptr_t lo, uintptr_t hi,
+				   uint64_t ticks);
+REC_HIDDEN void rec_compact_lost(struct rec_thread *t);
+REC_HIDDEN void rec_compact_events(uint32_t tid, const struct mct_event *e,
+				   size_t n);
+REC_HIDDEN void rec_compact_forget(void);
+REC_HIDDEN void rec_compact_info(uint32_t pid, const char *info,
+				 size_t len);
+
+/*
+ * info.c: the MCT_INFO strings of this process (format.h), `start_ticks`
+ * its recording's first ticks; malloc'd, *len bytes, NULL if none.
+ */
+REC_HIDDEN char *rec_info(uint64_t start_ticks, size_t *len);
+
+/* json.c: Chrome's trace-event JSON */
+REC_HIDDEN void rec_json_start(uint32_t pid);
+REC_HIDDEN void rec_json_events(struct rec_thread *t,
+				const struct mct_event *e, size_t n,
+				const struct rec_clock *c);
+REC_HIDDEN void rec_json_end(uint64_t lost,
+			     const uint64_t why[MCT_LOST_WHYS]);
+REC_HIDDEN bool rec_json_names_in(const char *lo, const char *hi);
+REC_HIDDEN void rec_json_thread_gone(struct rec_thread *t);
+REC_HIDDEN void rec_json_fork_child(void);
 
 #endif

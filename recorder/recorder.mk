@@ -14,8 +14,11 @@
 # one relocatable object, the archive's `linux-rec.o`: runtime.mk puts
 # RT_PLATFORM_MEMBER in the archive in place of linux.o.
 
-REC_CSRCS := recorder/record.c recorder/writer.c recorder/start.c \
-	     recorder/wrap.c recorder/libs.c
+REC_CSRCS := recorder/record.c recorder/ring.c recorder/config.c \
+	     recorder/writer.c recorder/out.c recorder/compact.c \
+	     recorder/json.c recorder/names.c recorder/info.c \
+	     recorder/start.c \
+	     recorder/filters.c recorder/wrap.c recorder/libs.c
 REC_HDRS := recorder/recorder.h recorder/format.h runtime/client.h \
 	    runtime/platform.h runtime/include/mcount.h
 RT_PLATFORM_MEMBER := linux-rec.o
@@ -33,22 +36,22 @@ rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 # registers (MC_RT_GPR_SLOT_HOOK), record.c is built not to touch them.
 REC_GPR_ONLY_x86_64 := -mgeneral-regs-only -DREC_GPR_ONLY
 
-$(RT_OBJROOT)/%/rec-record.o: recorder/record.c $(REC_HDRS) \
+$(RT_OBJROOT)/%/rec-record.o: recorder/record.c recorder/ring.h $(REC_HDRS) \
 		$$(wildcard recorder/$$*/entry.h)
 	@mkdir -p $(@D)
 	$(RT_COMPILE) $(REC_GPR_ONLY_$*)
 
-$(RT_OBJROOT)/%/rec-writer.o: recorder/writer.c $(REC_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
-
-$(RT_OBJROOT)/%/rec-start.o: recorder/start.c $(REC_HDRS) $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
-
-$(RT_OBJROOT)/%/rec-libs.o: recorder/libs.c $(REC_HDRS) $(RT_HDRS)
-	@mkdir -p $(@D)
-	$(RT_COMPILE)
+# The plain C files: rec_c_rule NAME [MORE PREREQUISITES]; those that
+# use the runtime's own headers depend on them too.
+define rec_c_rule
+$$(RT_OBJROOT)/%/rec-$(1).o: recorder/$(1).c $$(REC_HDRS) $(2)
+	@mkdir -p $$(@D)
+	$$(RT_COMPILE)
+endef
+$(foreach f,writer ring config out compact json, \
+	$(eval $(call rec_c_rule,$(f))))
+$(foreach f,start filters libs names info, \
+	$(eval $(call rec_c_rule,$(f),$$(RT_HDRS))))
 
 # The unwinder steps through wrap.c's frames (its wrappers of the
 # unwinder's entry points call the real ones): they need unwind tables

@@ -6,7 +6,7 @@
  * address (the `func` rec_entry gets).
  *
  * An open-addressing hash table, filled under one lock at a time
- * (recording's start, then the filters' lock of start.c: sets applied
+ * (recording's start, then the filters' lock of filters.c: sets applied
  * while the program runs, libraries opened while recording) and read
  * without one on the traced path.  It starts with room for twice the
  * sites there are and doubles when half full: the larger copy is

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * start.c - starting and ending a recording: the environment's
- * settings, which functions to enable, the trace file of each process,
- * fork.
+ * start.c - starting and ending a recording: the trace file of each
+ * process, fork, and the order of the steps; the environment's
+ * settings are read by config.c, the filters by filters.c.
  *
  *   MCOUNT_TRACE=FILE          record into FILE (Chrome JSON if it ends
  *                              in .json, else the recorder's own format)
@@ -13,6 +13,10 @@
  *   MCOUNT_TRACE_MIN_TIME=NS   readers leave out shorter calls
  *   MCOUNT_TRACE_BUFSIZE=N     events per thread's ring (rounded up to a
  *                              power of two; default 65536, 16 B each)
+ *   MCOUNT_TRACE_NOWAIT=1      a thread whose ring is full loses the
+ *                              call (counted: buffers full) instead of
+ *                              waiting for the writer to drain it
+ *                              (ring.c)
  *   MCOUNT_TRACE_STATS=1       at the end, the writer thread's CPU time,
  *                              passes and events on stderr (the bench
  *                              tells the traced threads' share apart),
@@ -37,7 +41,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,392 +52,8 @@
 #include "../runtime/client.h"
 #include "recorder.h"
 
-struct rec_config rec_cfg;
-bool rec_on;
 static bool started;
 static char *base_path;
-
-/* The filters' later sets (MCOUNT_TRACE_AT<k>), applied by the writer. */
-#define REC_PHASES 8
-static struct phase {
-	uint64_t at_ns;		/* after start_ns */
-	const char *only, *never;
-} phases[REC_PHASES];
-static int n_phases, next_phase;
-static uint64_t start_ns;	/* CLOCK_MONOTONIC: a forked child keeps it */
-
-static size_t env_size(const char *name, size_t dflt)
-{
-	const char *v = getenv(name);
-	char *end;
-	unsigned long long n;
-
-	if (!v || !*v)
-		return dflt;
-	errno = 0;
-	n = strtoull(v, &end, 10);
-	if (errno || *end) {
-		fprintf(stderr, "mcount: trace: %s=%s is not a number; "
-			"using %zu\n", name, v, dflt);
-		return dflt;
-	}
-	return (size_t)n;
-}
-
-/* True if `name` matches one of the comma-separated globs. */
-static bool matches(const char *globs, const char *name)
-{
-	char buf[256];
-
-	while (*globs) {
-		size_t n = strcspn(globs, ",");
-
-		if (n && n < sizeof(buf)) {
-			memcpy(buf, globs, n);
-			buf[n] = '\0';
-			if (fnmatch(buf, name, 0) == 0)
-				return true;
-		}
-		globs += n + (globs[n] == ',');
-	}
-	return false;
-}
-
-struct pick {
-	const char *only, *never;
-	uintptr_t lo, hi;		/* only sites in [lo, hi) (hi 0: all) */
-	size_t enabled, failed;
-	size_t unfit;			/* sites the backend cannot record */
-	const char *unfit_name, *unfit_why;
-	/* a later set: the functions to turn on and off, in two batches */
-	unsigned long *on, *off;
-	size_t n_on, n_off;
-};
-
-/* Whether the filters of `p` pick the function `name` (NULL: unknown). */
-static bool picked(const struct pick *p, const char *name)
-{
-	if (p->only && (!name || !matches(p->only, name)))
-		return false;
-	return !(p->never && name && matches(p->never, name));
-}
-
-/* True if recording wants site `s` enabled; its function's name in *name. */
-static bool wanted(const struct pick *p, const struct mcount_site_info *s,
-		   const char **name, unsigned long *off)
-{
-	*off = 0;
-	*name = mcount_func_name(s->at, off);
-	if (s->state == MCOUNT_SITE_REFUSED)
-		return false;
-	return picked(p, *name);
-}
-
-static int enable_one(const struct mcount_site_info *s, void *arg)
-{
-	struct pick *p = arg;
-	unsigned long off;
-	const char *name;
-
-	if (!wanted(p, s, &name, &off))
-		return 0;
-	if (mcount_enable(name ? s->at - off : s->at) == MCOUNT_OK)
-		p->enabled++;
-	else
-		p->failed++;
-	return 0;
-}
-
-#ifdef REC_ARCH_SITES
-/*
- * The backend reads every site first (rec_arch_site), wanted or not, so
- * that one the program enables itself later (mcount_enable*) is
- * followed too; only a wanted one it cannot read stops the recording.
- */
-static int check_one(const struct mcount_site_info *s, void *arg)
-{
-	struct pick *p = arg;
-	unsigned long off;
-	const char *name, *why;
-	bool want = wanted(p, s, &name, &off);
-
-	if (s->state == MCOUNT_SITE_REFUSED)
-		return 0;
-	why = rec_arch_site(s, name ? s->at - off : 0);
-	if (why && want && !p->unfit++) {
-		p->unfit_name = name ? name : "a function with no symbol";
-		p->unfit_why = why;
-	}
-	return 0;
-}
-#endif
-
-/*
- * False, having said why, if the backend cannot record some function
- * the recording wants: then nothing is recorded, rather than a trace
- * that is wrong or silently short.
- */
-static bool sites_fit(struct pick *p)
-{
-#ifdef REC_ARCH_SITES
-	mcount_for_each_site(check_one, p);
-	if (p->unfit) {
-		fprintf(stderr, "mcount: trace: cannot record %s on %s: %s "
-			"(%zu such functions; leave them out with "
-			"MCOUNT_TRACE_NOTRACE or mctrace -N): nothing "
-			"recorded\n", p->unfit_name, MC_RT_ARCH->name,
-			p->unfit_why, p->unfit);
-		return false;
-	}
-#else
-	(void)p;
-#endif
-	return true;
-}
-
-/* Sort a site into the batch it needs to be in the state `p` picks. */
-static void sort_one(const struct mcount_site_info *s, struct pick *p)
-{
-	unsigned long off = 0, func;
-	const char *name;
-	bool want;
-
-	if (p->hi && (s->at < p->lo || s->at >= p->hi))
-		return;	/* (before the name: most sites are elsewhere) */
-	name = mcount_func_name(s->at, &off);
-	func = name ? s->at - off : s->at;
-	want = picked(p, name);
-#ifdef REC_ARCH_SITES
-	/*
-	 * A library opened while recording: every site read now, so that
-	 * the program may enable its functions itself and have them
-	 * recorded (the backend follows only the sites it read).
-	 */
-	if (p->hi && !want && s->state != MCOUNT_SITE_REFUSED)
-		(void)rec_arch_site(s, name ? func : 0);
-#endif
-	if (s->state == MCOUNT_SITE_REFUSED ||
-	    want == (s->state == MCOUNT_SITE_ENABLED))
-		return;
-#ifdef REC_ARCH_SITES
-	if (want && rec_arch_site(s, name ? func : 0)) {
-		p->unfit++;	/* never enabled: its trace would be wrong */
-		return;
-	}
-#endif
-	if (want)
-		p->on[p->n_on++] = func;
-	else
-		p->off[p->n_off++] = func;
-}
-
-/*
- * Every site as it is now, in *n; NULL if out of memory.  One copy by
- * the engine, under its lock, not mcount_for_each_site: that walks by
- * index, and a library another thread loads or unloads meanwhile
- * shifts the indices, so the walk skips sites (a new library's site
- * skipped stays disabled: its calls missed, and nothing says so).
- */
-static struct mcount_site_info *sites_now(size_t *n)
-{
-	size_t cap = mcount_site_count() + 16;
-	struct mcount_site_info *v;
-
-	for (;;) {
-		v = malloc(cap * sizeof(*v));
-		if (!v)
-			return NULL;
-		*n = mc_rt_sites_copy(v, cap);
-		if (*n <= cap)
-			return v;
-		free(v);
-		cap = *n + 16;
-	}
-}
-
-/* Sort every site into p's batches.  Returns 0, or -1 if out of memory. */
-static int sort_sites(struct pick *p)
-{
-	size_t n = 0;
-	struct mcount_site_info *v = sites_now(&n);
-
-	free(p->on);
-	free(p->off);
-	p->n_on = p->n_off = p->unfit = 0;
-	p->on = calloc(n + 1, sizeof(*p->on));
-	p->off = calloc(n + 1, sizeof(*p->off));
-	if (!v || !p->on || !p->off) {
-		free(v);
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		sort_one(&v[i], p);
-	free(v);
-	return 0;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void read_phases(void)
-{
-	uint64_t last = 0;
-	char name[32];
-
-	start_ns = mono_ns();
-	for (int k = 1; k <= REC_PHASES; k++) {
-		struct phase *ph = &phases[n_phases];
-
-		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
-		if (!getenv(name))
-			break;
-		ph->at_ns = env_size(name, 0);
-		if (ph->at_ns < last) {
-			fprintf(stderr, "mcount: trace: %s: times must increase; "
-				"it and the later ones are ignored\n", name);
-			break;
-		}
-		last = ph->at_ns;
-		snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
-		ph->only = getenv(name);
-		if (ph->only && !*ph->only)
-			ph->only = NULL;
-		snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
-		ph->never = getenv(name);
-		n_phases++;
-	}
-}
-
-/*
- * The filters in force: those of the start, then of each set as it is
- * applied.  The lock is held while a set or a library's sites are
- * being applied, so that a library loaded meanwhile gets the filters
- * the others end up with.  Taken before the runtime's patching lock.
- */
-static pthread_mutex_t filter_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *active_only, *active_never;
-
-/*
- * Make the enabled functions of the sites `p` covers those it picks:
- * two batches, each one synchronisation of the other cores, while the
- * program runs.  A call already recorded keeps its exit; one that began
- * before its function was enabled is not recorded at all.  `what` names
- * the filters in messages.  With filter_lock held.
- */
-static void apply_pick(struct pick *p, const char *what)
-{
-	int on, off, tries = 0;
-
-	/*
-	 * The patching lock held from the copy of the sites to the end of
-	 * the batches: no library loaded or unloaded through our dlopen
-	 * and dlclose in between.  One the loader loaded or unloaded
-	 * behind them is caught as the batch locks (MCOUNT_ENOSITE, a
-	 * function gone): then again.
-	 */
-	mc_plat_lock();
-	do {
-		if (sort_sites(p) != 0) {
-			mc_plat_unlock();
-			fprintf(stderr, "mcount: trace: no memory for %s\n",
-				what);
-			goto out;
-		}
-		on = p->n_on ? mcount_enable_many(p->on, p->n_on) : 0;
-		off = p->n_off ? mcount_disable_many(p->off, p->n_off) : 0;
-	} while ((on == MCOUNT_ENOSITE || off == MCOUNT_ENOSITE) &&
-		 ++tries < 8);
-	mc_plat_unlock();
-	if (on < 0 || off < 0)
-		fprintf(stderr, "mcount: trace: %s: %s\n", what,
-			mcount_strerror(on < 0 ? on : off));
-	if (p->unfit)
-		fprintf(stderr, "mcount: trace: %s: %zu functions %s cannot "
-			"record left out\n", what, p->unfit, MC_RT_ARCH->name);
-out:
-	free(p->on);
-	free(p->off);
-}
-
-static void apply_phase(const struct phase *ph)
-{
-	struct pick p = { .only = ph->only, .never = ph->never };
-	char what[64];
-
-	snprintf(what, sizeof(what), "the filters at %llu ns",
-		 (unsigned long long)ph->at_ns);
-	pthread_mutex_lock(&filter_lock);
-	active_only = ph->only;
-	active_never = ph->never;
-	apply_pick(&p, what);
-	pthread_mutex_unlock(&filter_lock);
-}
-
-/*
- * From the writer thread, never a traced one: the sets now due.  The ns
- * until the next one is, UINT64_MAX when none is left.
- */
-uint64_t rec_phases_due(void)
-{
-	uint64_t now = 0;
-
-	while (next_phase < n_phases &&
-	       (now = mono_ns() - start_ns) >= phases[next_phase].at_ns)
-		apply_phase(&phases[next_phase++]);
-	return next_phase < n_phases ? phases[next_phase].at_ns - now
-				     : UINT64_MAX;
-}
-
-/*
- * A library opened while recording: its sites (all disabled) set to the
- * filters in force, before the dlopen that loaded it returns (the
- * runtime's image hooks, libs.c), or by the writer for a library loaded
- * another way.
- */
-void rec_libs_settle(bool wait)
-{
-	struct pick p;
-	uintptr_t lo, hi;
-
-	if (!__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE))
-		return;
-	if (!wait) {
-		if (pthread_mutex_trylock(&filter_lock))
-			return;
-	} else {
-		pthread_mutex_lock(&filter_lock);
-	}
-	while (rec_lib_unset(&lo, &hi)) {
-		p = (struct pick){ .only = active_only, .never = active_never,
-				   .lo = lo, .hi = hi };
-		apply_pick(&p, "the filters on a library opened while "
-			   "recording");
-	}
-	pthread_mutex_unlock(&filter_lock);
-}
-
-static void read_config(const char *path)
-{
-	size_t ring = env_size("MCOUNT_TRACE_BUFSIZE", 65536), pow2 = 1024;
-	size_t len = strlen(path);
-
-	while (pow2 < ring && pow2 < ((size_t)1 << 30))
-		pow2 <<= 1;
-	rec_cfg.path = path;
-	rec_cfg.json = len > 5 && strcmp(path + len - 5, ".json") == 0;
-	rec_cfg.ring_events = pow2;
-	rec_cfg.max_frames = 16384;
-	if (rec_cfg.max_frames > pow2 / 2 - 1)
-		rec_cfg.max_frames = pow2 / 2 - 1;
-	rec_cfg.depth = env_size("MCOUNT_TRACE_DEPTH", 0);
-	rec_cfg.min_time_ns = env_size("MCOUNT_TRACE_MIN_TIME", 0);
-	rec_cfg.stats = env_size("MCOUNT_TRACE_STATS", 0) != 0;
-}
 
 /*
  * The trace of a process other than the first: FILE.PID, or for JSON
@@ -463,21 +82,19 @@ static int open_other(void)
 	return -1;
 }
 
-static void fork_prepare(void)
+static void start_fork_prepare(void)
 {
 	rec_writer_fork_prepare();
 }
 
-static void fork_parent(void)
+static void start_fork_parent(void)
 {
 	rec_writer_fork_parent();
 }
 
-static void fork_child(void)
+static void start_fork_child(void)
 {
-	static const pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-
-	filter_lock = fresh;
+	rec_filters_fork_child();
 	rec_libs_fork_child();
 	rec_writer_fork_child();
 	rec_fork_child();
@@ -492,7 +109,7 @@ static void fork_child(void)
  * recipes) that inherited nothing from one another: FILE goes to the
  * first to create it, and every other one writes FILE.PID.
  */
-static int open_trace(void)
+static int open_first(void)
 {
 	const char *root = getenv("MCOUNT_TRACE_ROOT");
 	char pid[32];
@@ -514,7 +131,7 @@ static int open_trace(void)
 __attribute__((constructor(102))) static void rec_start(void)
 {
 	const char *path = getenv("MCOUNT_TRACE");
-	struct pick pick;
+	size_t failed = 0;
 
 	if (!path || !*path)
 		return;
@@ -526,8 +143,8 @@ __attribute__((constructor(102))) static void rec_start(void)
 	base_path = strdup(path);
 	if (!base_path)
 		return;
-	read_config(base_path);
-	read_phases();
+	rec_config_read(base_path);
+	rec_filters_read();
 	if (rec_init_threads() != 0 ||
 	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
 			   : mc_rt_set_slot_hook(rec_entry))) {
@@ -540,25 +157,18 @@ __attribute__((constructor(102))) static void rec_start(void)
 	if (rec_gpr_only)
 		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
 #endif
-	/* while this is the only thread: sites without a live form too */
-	pick = (struct pick){ .only = getenv("MCOUNT_TRACE_FILTER"),
-			      .never = getenv("MCOUNT_TRACE_NOTRACE") };
-	if (pick.only && !*pick.only)
-		pick.only = NULL;
-	if (!sites_fit(&pick))
+	if (!rec_filters_enable(&failed))
 		return;
-	mcount_for_each_site(enable_one, &pick);
-	if (open_trace() != 0)
+	rec_filters_started();	/* before the writer reads the time */
+	if (open_first() != 0)
 		return;
-	active_only = pick.only;
-	active_never = pick.never;
-	rec_libs_start();
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	rec_libs_start(rec_libs_settle);
+	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
 	started = true;
 	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);
-	if (pick.failed)
+	if (failed)
 		fprintf(stderr, "mcount: trace: %zu functions could not be "
-			"enabled\n", pick.failed);
+			"enabled\n", failed);
 }
 
 /*

@@ -31,7 +31,7 @@ profile() {
 part() {
 	awk '{
 		f = $2; fn = f; sub(/.*:/, "", fn)
-		if (f ~ /(format|recorder)\.h:/ && fn !~ /^(rec_entry|entry_slow|rec_exit|exit_slow|pop_below)$/)
+		if (f ~ /(format|recorder|ring)\.h:/ && fn !~ /^(rec_entry|entry_slow|rec_exit|exit_slow|pop_below)$/)
 			f = "writer.c:" fn
 		if (f ~ /trampoline\.S:/)		p = "1 runtime trampoline (mc_rt_tramp_fentry)"
 		else if (fn == "mc_rt_dispatch_slot")	p = "2 dispatch (mc_rt_dispatch_slot)"
@@ -39,7 +39,7 @@ part() {
 		else if (f ~ /return\.S:/)		p = "4 return trampoline (rec_return_tramp)"
 		else if (fn ~ /^(rec_exit|exit_slow)$/)	p = "5 rec_exit: shadow stack pop, ring write, rdtsc"
 		else if (fn == "pop_below")		p = "6 pop_below (frames left by longjmp)"
-		else if (f ~ /writer\.c:|memcpy|memmove|:writev?$/) p = "7 writer thread (names, copy, write)"
+		else if (f ~ /(writer|compact|names|out|json|ring)\.c:|memcpy|memmove|:writev?$/) p = "7 writer thread (names, copy, write)"
 		else if (fn ~ /^(leaf|mid|top)$/)	p = "8 the program (top, mid, leaf)"
 		else					p = "9 other"
 		print $1, p

@@ -28,7 +28,7 @@
  * else), and the two offsets kept per site (recorder/sitekeys.c),
  * found again by the return address into the function that the
  * trampoline reports.  A wanted function whose prologue cannot be read
- * makes recording refuse at start, naming it (start.c).
+ * makes recording refuse at start, naming it (filters.c).
  */
 #define _GNU_SOURCE
 #include <stdint.h>

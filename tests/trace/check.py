@@ -66,6 +66,12 @@
                                    one line on stderr, and shows the
                                    calls of every whole block, decoded
                                    here (with times, cut: as compact)
+  check.py nolost DATA ERR REPORT COUNTS NM FUNC...
+                                   no call lost: DATA's MCT_LOST and
+                                   MCT_LOST_WHY blocks all zero, the
+                                   recorder's stderr ERR silent on it,
+                                   and `mctrace report` REPORT's calls of
+                                   each FUNC the counter's
   check.py gpr DISASM ROOT... [--calls F...] [--noreturn F...]
                 [--returns F...]   in `objdump -dr` output, no function
                                    reached from the ROOTs names a vector,
@@ -798,6 +804,42 @@ def check_lost(data_path, raw, counts_path, out_path, reason, n=None):
              (out_path, sum(lost), ", ".join(missing)))
 
 
+def check_nolost(data_path, err_path, report, counts_path, nm_path, *funcs):
+    with open(data_path, "rb") as f:
+        data = f.read()
+    lost = {}
+    for _, kind, tid, p in blocks(data):
+        if kind in (3, 7):              # MCT_LOST, MCT_LOST_WHY
+            lost[kind, tid] = struct.unpack("<%dQ" % (len(p) // 8), p)
+    if any(sum(v) for v in lost.values()):
+        fail("%s: calls lost, by thread and reason: %s" % (data_path, lost))
+    with open(err_path) as f:
+        err = f.read()
+    if "not recorded" in err:
+        fail("%s: %s" % (err_path, err.strip()))
+    names = {}
+    with open(nm_path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "tTW":
+                names[int(parts[0], 16)] = parts[2]
+    want = collections.Counter()
+    with open(counts_path) as f:
+        for line in f:
+            addr, n = line.split()
+            want[names.get(int(addr, 16), addr)] += int(n)
+    got = collections.Counter()
+    with open(report) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[-2].isdigit():
+                got[parts[-1]] += int(parts[-2])
+    bad = ["%s: recorded %d, counter %d" % (fn, got[fn], want[fn])
+           for fn in funcs if got[fn] != want[fn] or not want[fn]]
+    if bad:
+        fail("; ".join(bad))
+
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
@@ -809,7 +851,7 @@ def main():
      "uftrace": check_uftrace, "gpr": check_gpr,
      "compact": check_compact, "damage": check_damage,
      "lost": check_lost, "lostjson": check_lost_json,
-     "cuts": check_cuts}[cmd](*args)
+     "cuts": check_cuts, "nolost": check_nolost}[cmd](*args)
 
 
 if __name__ == "__main__":
