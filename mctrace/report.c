@@ -17,7 +17,7 @@
 static void print_stats(const struct trace *t, const struct thread *th,
 			enum stat_key key, FILE *f)
 {
-	struct fstat *v;
+	struct func_stat *v;
 	size_t n = stats_of(t, th, &v);
 
 	stats_sort(t, v, n, key);
@@ -50,7 +50,7 @@ static int by_name(const void *a, const void *b)
 static struct change *changes_add(struct change *v, size_t *n,
 				  const struct trace *t, int s)
 {
-	struct fstat *st;
+	struct func_stat *st;
 	size_t m = stats_of(t, NULL, &st);
 
 	v = realloc(v, (*n + m + 1) * sizeof(*v));

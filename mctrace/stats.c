@@ -29,7 +29,7 @@ struct frame {
 	uint32_t depth;
 };
 
-static void add_thread(const struct thread *th, struct fstat *v,
+static void add_thread(const struct thread *th, struct func_stat *v,
 		       uint32_t *open, struct frame *stack)
 {
 	size_t n = 0;
@@ -58,9 +58,9 @@ static void add_thread(const struct thread *th, struct fstat *v,
 }
 
 size_t stats_of(const struct trace *t, const struct thread *th,
-		struct fstat **out)
+		struct func_stat **out)
 {
-	struct fstat *v = must(calloc(t->nfuncs + 1, sizeof(*v)));
+	struct func_stat *v = must(calloc(t->nfuncs + 1, sizeof(*v)));
 	uint32_t *open = must(calloc(t->nfuncs + 1, sizeof(*open)));
 	size_t most = 0, n = 0;
 
@@ -94,7 +94,7 @@ static int cmp_u64_down(uint64_t a, uint64_t b)
 
 static int by_key(const void *a, const void *b)
 {
-	const struct fstat *x = a, *y = b;
+	const struct func_stat *x = a, *y = b;
 	int c = 0;
 
 	if (sort_key == STAT_TOTAL)
@@ -113,7 +113,7 @@ static int by_key(const void *a, const void *b)
 	return c ? c : (x->func > y->func) - (x->func < y->func);
 }
 
-void stats_sort(const struct trace *t, struct fstat *v, size_t n,
+void stats_sort(const struct trace *t, struct func_stat *v, size_t n,
 		enum stat_key key)
 {
 	sort_trace = t;

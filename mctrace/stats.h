@@ -11,7 +11,7 @@
 
 #include "trace.h"
 
-struct fstat {
+struct func_stat {
 	uint64_t func;		/* of trace.funcs */
 	uint64_t calls;
 	uint64_t total;		/* ns, of its outermost frames only */
@@ -27,9 +27,9 @@ enum stat_key { STAT_TOTAL, STAT_SELF, STAT_CALLS, STAT_NAME };
  * counts every frame's own.
  */
 size_t stats_of(const struct trace *t, const struct thread *th,
-		struct fstat **out);
+		struct func_stat **out);
 /* Sort by `key`: times and calls most first, names alphabetically. */
-void stats_sort(const struct trace *t, struct fstat *v, size_t n,
+void stats_sort(const struct trace *t, struct func_stat *v, size_t n,
 		enum stat_key key);
 /* The key a name gives (uftrace's call and func too); -1 if none. */
 int stat_key_of(const char *name);
