@@ -61,6 +61,17 @@ int cli_bad_option(const char *cmd, int c, char **argv)
 	return cli_try(cmd);
 }
 
+int cli_file_arg(const char *cmd, int argc, char **argv, const char **file)
+{
+	if (argc - optind > 1) {
+		fprintf(stderr, "mctrace %s: one FILE only: '%s' is one too "
+			"many\n", cmd, argv[optind + 1]);
+		return cli_try(cmd);
+	}
+	*file = optind < argc ? argv[optind] : DEFAULT_FILE;
+	return 0;
+}
+
 long long parse_time(const char *s)
 {
 	char *end;

@@ -28,6 +28,11 @@ int cli_try(const char *cmd);
  * '?' or ':': one line naming the option, the hint; 2.
  */
 int cli_bad_option(const char *cmd, int c, char **argv);
+/*
+ * The one FILE operand left after the options (DEFAULT_FILE if none) in
+ * *file, and 0; a second one is a usage error: one line, the hint, 2.
+ */
+int cli_file_arg(const char *cmd, int argc, char **argv, const char **file);
 /* "10us" and the like, in ns; -1 if it is not a time. */
 long long parse_time(const char *s);
 bool ends_with(const char *s, const char *tail);

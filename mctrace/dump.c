@@ -106,6 +106,7 @@ int cmd_dump(int argc, char **argv)
 	struct trace_opts ro = { 0 };
 	struct filter flt = FILTER_INIT("dump");
 	const char *how = forms[0].option, *out = "-";
+	const char *file;
 	int c, r;
 
 	for (size_t i = 0; i < NFORMS; i++)
@@ -128,12 +129,7 @@ int cmd_dump(int argc, char **argv)
 			return r ? 2 : cli_bad_option("dump", c, argv);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace dump: one FILE only: '%s' is one too "
-			"many\n", argv[optind + 1]);
-		return cli_try("dump");
-	}
-	return dump_filtered(form_of(how),
-			     optind < argc ? argv[optind] : DEFAULT_FILE, out,
-			     &ro, &flt);
+	if ((r = cli_file_arg("dump", argc, argv, &file)))
+		return r;
+	return dump_filtered(form_of(how), file, out, &ro, &flt);
 }

@@ -173,12 +173,8 @@ int cmd_info(int argc, char **argv)
 		else if ((r = filter_option(&flt, c, optarg)) <= 0)
 			return r ? 2 : cli_bad_option("info", c, argv);
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace info: one FILE only: '%s' is one "
-			"too many\n", argv[optind + 1]);
-		return cli_try("info");
-	}
-	file = optind < argc ? argv[optind] : DEFAULT_FILE;
+	if ((r = cli_file_arg("info", argc, argv, &file)))
+		return r;
 	if (filter_read(file, &ro, &flt, &t))
 		return 1;
 	out_info(&t, file, stdout);

@@ -173,6 +173,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct filter flt = FILTER_INIT("replay");
 	struct trace_opts ro = { 0 };
+	const char *file;
 	struct trace t;
 	int c, r;
 
@@ -187,12 +188,9 @@ int cmd_replay(int argc, char **argv)
 		else if ((r = filter_option(&flt, c, optarg)) <= 0)
 			return r ? 2 : cli_bad_option("replay", c, argv);
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace replay: one FILE only: '%s' is one "
-			"too many\n", argv[optind + 1]);
-		return cli_try("replay");
-	}
-	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &ro, &flt, &t))
+	if ((r = cli_file_arg("replay", argc, argv, &file)))
+		return r;
+	if (filter_read(file, &ro, &flt, &t))
 		return 1;
 	out_replay(&t, stdout);
 	trace_free(&t);

@@ -249,6 +249,7 @@ int cmd_report(int argc, char **argv)
 	struct filter flt = FILTER_INIT("report");
 	struct trace_opts ro = { 0 };
 	struct trace t;
+	const char *file;
 	int c, r;
 
 	optind = 1;
@@ -266,17 +267,14 @@ int cmd_report(int argc, char **argv)
 			return r ? 2 : cli_bad_option("report", c, argv);
 		}
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "mctrace report: one FILE only: '%s' is one "
-			"too many\n", argv[optind + 1]);
-		return cli_try("report");
-	}
+	if ((r = cli_file_arg("report", argc, argv, &file)))
+		return r;
 	if (o.threads && o.other) {
 		fprintf(stderr, "mctrace report: --threads and --diff: one "
 			"or the other\n");
 		return cli_try("report");
 	}
-	if (filter_read(optind < argc ? argv[optind] : DEFAULT_FILE, &ro, &flt, &t))
+	if (filter_read(file, &ro, &flt, &t))
 		return 1;
 	r = report_write(&o, &t, &ro, &flt);
 	trace_free(&t);
