@@ -161,6 +161,16 @@ static int note_func(struct rt_image *img, const struct rt_site *s,
 	return MCOUNT_OK;
 }
 
+/* `s` is now on or off: its state and the image's count say so. */
+static void mark_site(struct rt_image *img, struct rt_site *s, bool on)
+{
+	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
+	if (on)
+		img->counts.enabled++;
+	else
+		img->counts.enabled--;
+}
+
 /*
  * A site without a live form, rewritten whole with plain stores: only
  * while no other thread can be running it (mc_plat_quiescent).
@@ -181,11 +191,7 @@ static int set_site_quiescent(struct rt_image *img, struct rt_site *s, bool on,
 	err = write_code(site_at(s), on ? call : s->neutral, s->len);
 	if (err)
 		return err;
-	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
-	if (on)
-		img->counts.enabled++;
-	else
-		img->counts.enabled--;
+	mark_site(img, s, on);
 	return 1;
 }
 
@@ -212,11 +218,7 @@ static int set_site(struct rt_image *img, struct rt_site *s, bool on,
 	err = store_head(img, s, on);
 	if (err)
 		return err;
-	s->state = on ? MCOUNT_SITE_ENABLED : MCOUNT_SITE_NOP;
-	if (on)
-		img->counts.enabled++;
-	else
-		img->counts.enabled--;
+	mark_site(img, s, on);
 	return 1;
 }
 
