@@ -817,17 +817,7 @@ def check_nolost(data_path, err_path, report, counts_path, nm_path, *funcs):
         err = f.read()
     if "not recorded" in err:
         fail("%s: %s" % (err_path, err.strip()))
-    names = {}
-    with open(nm_path) as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) == 3 and parts[1] in "tTW":
-                names[int(parts[0], 16)] = parts[2]
-    want = collections.Counter()
-    with open(counts_path) as f:
-        for line in f:
-            addr, n = line.split()
-            want[names.get(int(addr, 16), addr)] += int(n)
+    want = counter_counts(counts_path, nm_path)
     got = collections.Counter()
     with open(report) as f:
         for line in f:
