@@ -38,10 +38,10 @@ static int by_addr_from(const void *a, const void *b)
 	return (x->base > y->base) - (x->base < y->base);
 }
 
-static uint32_t func_add(struct trace *t, size_t *cap, uint64_t addr,
-			 const char *name)
+static uint32_t func_add(struct trace *t, uint64_t addr, const char *name)
 {
-	t->funcs = grow(t->funcs, cap, t->nfuncs + 1, sizeof(*t->funcs));
+	t->funcs = grow(t->funcs, &t->funcs_cap, t->nfuncs + 1,
+			sizeof(*t->funcs));
 	t->funcs[t->nfuncs].addr = addr;
 	t->funcs[t->nfuncs].name = name;
 	t->funcs[t->nfuncs].demangled = NULL;
@@ -79,7 +79,7 @@ static void names_end(struct trace *t)
  * the names of libraries opened while recording are one function per
  * (name, offset in the library).
  */
-static void names_settle(struct trace *t, size_t *fcap)
+static void names_settle(struct trace *t)
 {
 	struct trace_name **lib = xmalloc((t->nnames + 1) * sizeof(*lib));
 	size_t nlib = 0;
@@ -96,14 +96,14 @@ static void names_settle(struct trace *t, size_t *fcap)
 			 !strcmp(n[-1].name, n->name))
 			n->func = n[-1].func;
 		else
-			n->func = func_add(t, fcap, n->addr,
+			n->func = func_add(t, n->addr,
 					   n->name[0] ? n->name : NULL);
 	}
 	qsort(lib, nlib, sizeof(*lib), by_name_offset);
 	for (size_t i = 0; i < nlib; i++)
 		lib[i]->func = i && !by_name_offset(&lib[i - 1], &lib[i]) ?
 			lib[i - 1]->func :
-			func_add(t, fcap, lib[i]->addr,
+			func_add(t, lib[i]->addr,
 				 lib[i]->name[0] ? lib[i]->name : NULL);
 	free(lib);
 }
@@ -115,8 +115,8 @@ struct unnamed {
 	size_t cap, n;
 };
 
-static uint32_t unnamed_func(struct trace *t, size_t *fcap,
-			     struct unnamed *u, uint64_t addr)
+static uint32_t unnamed_func(struct trace *t, struct unnamed *u,
+			     uint64_t addr)
 {
 	size_t h;
 
@@ -148,15 +148,15 @@ static uint32_t unnamed_func(struct trace *t, size_t *fcap,
 		;
 	if (!u->addr[h]) {
 		u->addr[h] = addr;
-		u->func[h] = func_add(t, fcap, addr, NULL);
+		u->func[h] = func_add(t, addr, NULL);
 		u->n++;
 	}
 	return u->func[h];
 }
 
 /* The function of a call entered at `addr` at `ticks`. */
-static uint32_t func_of(struct trace *t, size_t *fcap, struct unnamed *u,
-			uint64_t addr, uint64_t ticks)
+static uint32_t func_of(struct trace *t, struct unnamed *u, uint64_t addr,
+			uint64_t ticks)
 {
 	size_t lo = 0, hi = t->nnames;
 
@@ -173,7 +173,7 @@ static uint32_t func_of(struct trace *t, size_t *fcap, struct unnamed *u,
 	if (lo && t->names[lo - 1].addr == addr &&
 	    ticks < t->names[lo - 1].until)
 		return t->names[lo - 1].func;
-	return unnamed_func(t, fcap, u, addr);
+	return unnamed_func(t, u, addr);
 }
 
 /*
@@ -194,7 +194,6 @@ struct calls_walk {
 	size_t nthreads;
 	uint64_t ticks0;		/* the clock's first instant */
 	double ratio;			/* ns per tick */
-	size_t fcap;
 	struct unnamed u;
 };
 
@@ -231,7 +230,7 @@ struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
 		.nthreads = t->nthreads, .ratio = clk[2] > clk[0] ?
 		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0 };
 	t->clock_ns = clk[2] > clk[0] ? clk[1] : 0;
-	names_settle(t, &w->fcap);
+	names_settle(t);
 	if (demangle)	/* the functions of no name, found later, need none */
 		demangle_names(t);
 	w->th = xmalloc((t->nthreads + 1) * sizeof(*w->th));
@@ -264,8 +263,8 @@ void calls_walk_events(struct calls_walk *w, size_t k, const struct raw *r)
 			wt->addr = grow(wt->addr, &wt->cap, wt->depth + 1,
 					sizeof(*wt->addr));
 			wt->addr[wt->depth++] = e->func;
-			s->begin(s->ctx, k, ns, func_of(w->t, &w->fcap, &w->u,
-							e->func, ticks));
+			s->begin(s->ctx, k, ns, func_of(w->t, &w->u, e->func,
+							ticks));
 		} else if (wt->depth &&
 			   mct_exit_tag(wt->addr[wt->depth - 1]) == e->func) {
 			wt->depth--;

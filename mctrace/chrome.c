@@ -39,7 +39,7 @@ void out_chrome(const struct trace *t, FILE *f)
 
 			fprintf(f, "%s{\"ph\":\"X\",\"pid\":%u,\"tid\":%u,"
 				"\"ts\":%llu.%03u,\"dur\":%llu.%03u,\"name\":",
-				first ? "" : ",\n", t->pid, th->tid,
+				first ? "" : ",\n", th->pid, th->tid,
 				(unsigned long long)(c->start / 1000),
 				(unsigned)(c->start % 1000),
 				(unsigned long long)(d / 1000),
@@ -49,10 +49,16 @@ void out_chrome(const struct trace *t, FILE *f)
 			first = false;
 		}
 	}
-	fprintf(f, "%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":"
-		"\"process_name\",\"args\":{\"name\":\"pid %u\"}}\n],\n"
-		"\"otherData\":{\"lost_calls\":\"%llu\"", first ? "" : ",\n",
-		t->pid, t->pid, (unsigned long long)lost);
+	for (size_t i = 0; i < t->nprocs || (!i && !t->nprocs); i++) {
+		uint32_t pid = t->nprocs ? t->procs[i].pid : t->pid;
+
+		fprintf(f, "%s{\"ph\":\"M\",\"pid\":%u,\"tid\":0,\"name\":"
+			"\"process_name\",\"args\":{\"name\":\"pid %u\"}}",
+			first ? "" : ",\n", pid, pid);
+		first = false;
+	}
+	fprintf(f, "\n],\n\"otherData\":{\"lost_calls\":\"%llu\"",
+		(unsigned long long)lost);
 	for (unsigned r = 0; r < MCT_LOST_WHYS; r++)
 		fprintf(f, ",\"%s\":\"%llu\"", mct_lost_why_key(r),
 			(unsigned long long)why[r]);

@@ -26,7 +26,7 @@ void usage(FILE *f)
 "       [-o OUT] [FILE]\n"
 "                                the trace in another tool's form\n"
 "The commands that read a trace take the filters -F, -N, --depth, --tid,\n"
-"--time-range and --min-time.\n"
+"--pid, --time-range and --min-time.\n"
 "\n"
 "FILE is mctrace.data unless given.  'mctrace COMMAND --help' gives the\n"
 "command's options.\n"

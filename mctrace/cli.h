@@ -56,4 +56,11 @@ int cmd_info(int argc, char **argv);
 int dump_convert(const char *in, const char *out, const char *how,
 		 bool say_lost, const struct trace_opts *ro);
 
+/*
+ * fold.c: the files of the recording's other processes that started at
+ * or after `since_ns` (CLOCK_REALTIME) appended to the trace `path`,
+ * one MCT_PROCESS block each, and removed.  0, or 1 after saying why.
+ */
+int fold_processes(const char *path, uint64_t since_ns);
+
 #endif

@@ -8,6 +8,7 @@
  *   -N GLOB    not matching functions, nor anything they call
  *   --depth N  N levels, counted from the outermost call kept
  *   --tid T,.. those threads only
+ *   --pid P,.. those processes' threads only
  *   --time-range A~B   calls that started between A and B after the
  *                      recording began (either end may be left out)
  *   --min-time T       calls that took at least T
@@ -35,26 +36,27 @@ static const char **push(const char **v, size_t *n, const char *s)
 	return v;
 }
 
-static int parse_tids(struct filter *f, const char *arg)
+/* "12,34": ids appended to v[*n]; -1 if it is not such a list. */
+static int parse_ids(uint32_t **v, size_t *n, const char *arg)
 {
 	const char *p = arg;
 
 	while (*p) {
 		char *end;
-		unsigned long v;
+		unsigned long id;
 
 		errno = 0;
-		v = strtoul(p, &end, 10);
-		if (errno || end == p || v > UINT32_MAX ||
+		id = strtoul(p, &end, 10);
+		if (errno || end == p || id > UINT32_MAX ||
 		    (*end && *end != ','))
 			return -1;
-		f->tids = realloc(f->tids, (f->ntids + 1) * sizeof(*f->tids));
-		if (!f->tids)
+		*v = realloc(*v, (*n + 1) * sizeof(**v));
+		if (!*v)
 			return -1;
-		f->tids[f->ntids++] = (uint32_t)v;
+		(*v)[(*n)++] = (uint32_t)id;
 		p = *end ? end + 1 : end;
 	}
-	return f->ntids ? 0 : -1;
+	return *n ? 0 : -1;
 }
 
 /* "A~B", "A~", "~B": a time each, ns when no unit. */
@@ -109,9 +111,14 @@ int filter_option(struct filter *f, int opt, const char *arg)
 		f->depth = (uint32_t)(v > UINT32_MAX ? UINT32_MAX : v);
 		return 1;
 	case FILTER_TID:
-		if (parse_tids(f, arg))
+		if (parse_ids(&f->tids, &f->ntids, arg))
 			return bad(f, "--tid", arg,
 				   "not a list of tids (12,34)");
+		return 1;
+	case FILTER_PID:
+		if (parse_ids(&f->pids, &f->npids, arg))
+			return bad(f, "--pid", arg,
+				   "not a list of pids (12,34)");
 		return 1;
 	case 'r':
 		if (parse_range(f, arg))
@@ -136,14 +143,20 @@ static bool any_match(const char **globs, size_t n, const char *name)
 	return false;
 }
 
-static bool tid_wanted(const struct filter *f, uint32_t tid)
+static bool id_in(const uint32_t *ids, size_t n, uint32_t id)
 {
-	if (!f->ntids)
+	if (!n)
 		return true;
-	for (size_t i = 0; i < f->ntids; i++)
-		if (f->tids[i] == tid)
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
 			return true;
 	return false;
+}
+
+static bool thread_wanted(const struct filter *f, const struct thread *th)
+{
+	return id_in(f->tids, f->ntids, th->tid) &&
+	       id_in(f->pids, f->npids, th->pid);
 }
 
 /* What the filter knows of an open caller while its callees are read. */
@@ -219,6 +232,7 @@ static void filter_thread(const struct filter *f, const uint8_t *match,
 bool filter_active(const struct filter *f)
 {
 	return f->nonly || f->nnever || f->depth != UINT32_MAX || f->ntids ||
+	       f->npids ||
 	       f->from || f->to != UINT64_MAX || f->min_time;
 }
 
@@ -233,7 +247,7 @@ void filter_apply(struct trace *t, const struct filter *f)
 	for (size_t k = 0; k < t->nthreads; k++) {
 		struct thread *th = &t->threads[k];
 
-		if (!tid_wanted(f, th->tid)) {
+		if (!thread_wanted(f, th)) {
 			free(th->calls);
 			continue;
 		}
@@ -249,22 +263,28 @@ void filter_free(struct filter *f)
 	free(f->only);
 	free(f->never);
 	free(f->tids);
+	free(f->pids);
 	*f = (struct filter)FILTER_INIT(f->cmd);
 }
 
-/* A --tid the trace has no thread of: said, as a typo would be. */
-static bool tids_present(const char *path, const struct filter *f,
-			 const struct trace *t)
+/*
+ * A --tid (`pids` false) or --pid the trace has no thread of: said, as
+ * a typo would be.
+ */
+static bool ids_present(const char *path, const uint32_t *ids, size_t n,
+			const struct trace *t, bool pids)
 {
-	for (size_t i = 0; i < f->ntids; i++) {
+	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 
-		while (k < t->nthreads && t->threads[k].tid != f->tids[i])
+		while (k < t->nthreads && (pids ? t->threads[k].pid :
+					   t->threads[k].tid) != ids[i])
 			k++;
 		if (k == t->nthreads) {
-			fprintf(stderr, "mctrace: %s: --tid %u: no such thread "
-				"in the trace (mctrace info lists them)\n",
-				path, f->tids[i]);
+			fprintf(stderr, "mctrace: %s: --%s %u: no such %s in "
+				"the trace (mctrace info lists them)\n", path,
+				pids ? "pid" : "tid", ids[i],
+				pids ? "process" : "thread");
 			return false;
 		}
 	}
@@ -278,7 +298,8 @@ int filter_read(const char *path, const struct trace_opts *ro,
 
 	if (trace_read_opts(path, t, ro ? ro : &plain) != 0)
 		return -1;
-	if (f && !tids_present(path, f, t)) {
+	if (f && (!ids_present(path, f->tids, f->ntids, t, false) ||
+		  !ids_present(path, f->pids, f->npids, t, true))) {
 		trace_free(t);
 		return -1;
 	}

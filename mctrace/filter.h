@@ -20,6 +20,8 @@ struct filter {
 	uint32_t depth;			/* --depth; UINT32_MAX: none */
 	uint32_t *tids;			/* --tid */
 	size_t ntids;
+	uint32_t *pids;			/* --pid */
+	size_t npids;
 	uint64_t from, to;		/* --time-range, ns from the start */
 	uint64_t min_time;		/* --min-time, ns */
 };
@@ -27,18 +29,23 @@ struct filter {
 #define FILTER_INIT(command) \
 	{ .cmd = command, .depth = UINT32_MAX, .to = UINT64_MAX }
 
-/* getopt codes of the filters' options: their short ones, and --tid's. */
+/*
+ * getopt codes of the filters' options: their short ones, and --tid's
+ * and --pid's.
+ */
 #define FILTER_TID 0x1f1d
+#define FILTER_PID 0x1f1e
 #define FILTER_SHORTOPTS "F:N:D:r:t:"
 #define FILTER_LONGOPTS \
 	{ "filter", required_argument, NULL, 'F' }, \
 	{ "notrace", required_argument, NULL, 'N' }, \
 	{ "depth", required_argument, NULL, 'D' }, \
 	{ "tid", required_argument, NULL, FILTER_TID }, \
+	{ "pid", required_argument, NULL, FILTER_PID }, \
 	{ "time-range", required_argument, NULL, 'r' }, \
 	{ "min-time", required_argument, NULL, 't' }, \
 	{ "time-filter", required_argument, NULL, 't' }
-#define NFILTER_OPTS 7		/* FILTER_LONGOPTS' options */
+#define NFILTER_OPTS 8		/* FILTER_LONGOPTS' options */
 /* The same, for a command's --help. */
 #define FILTER_HELP \
 "Filters (read time; every reading command):\n" \
@@ -46,6 +53,7 @@ struct filter {
 "  -N, --notrace GLOB     not matching functions, nor what they call\n" \
 "  -D, --depth N          N levels (from the -F match, with -F)\n" \
 "      --tid TID[,TID]    these threads only\n" \
+"      --pid PID[,PID]    these processes' threads only\n" \
 "  -r, --time-range A~B   calls started from A to B after the start\n" \
 "  -t, --min-time T       calls that took T or longer\n" \
 "  T, A and B take a unit: ns (the default), us, ms or s.\n"

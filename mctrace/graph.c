@@ -101,7 +101,7 @@ static void graph_help(FILE *f)
 "Usage: mctrace graph [--threads] [FILTERS] [FUNC] [FILE]\n"
 "The aggregated call tree: each distinct call path once, with its calls\n"
 "and their total time (uftrace graph's), every thread's together.\n"
-"  --threads   one tree a thread\n"
+"  --threads   one tree a thread (under its process, with several)\n"
 "  FUNC        a glob: the paths to its calls (callers), then the tree\n"
 "              of what it calls.  One argument is FILE if such a file\n"
 "              exists, else FUNC.\n"
@@ -176,8 +176,7 @@ int cmd_graph(int argc, char **argv)
 		return 1;
 	}
 	for (size_t k = 0; threads && k < t.nthreads; k++) {
-		fprintf(stdout, "# tid %u: %zu calls\n", t.threads[k].tid,
-			t.threads[k].ncalls);
+		out_thread_head(&t, k, stdout);
 		graph_of(&t, &t.threads[k], func, stdout);
 	}
 	if (!threads)

@@ -2,8 +2,8 @@
 /*
  * info.c - mctrace info: what a trace is of (the recorder's MCT_INFO
  * blocks: program, command line, build id, start time) and what it
- * holds (duration, events, threads, the process, calls lost, size, and
- * what could not be read).
+ * holds (duration, events, threads, the processes, calls lost, size,
+ * and what could not be read).
  * A fact the file does not hold is said to be "not recorded", never
  * guessed.
  */
@@ -23,16 +23,21 @@ static void line(FILE *f, const char *what, const char *value)
 	fprintf(f, "# %-14s: %s\n", what, value ? value : "not recorded");
 }
 
-/* Every arg= of the recording process, joined by spaces. */
-static void print_cmdline(const struct trace *t, FILE *f)
+/* Every arg= of process `proc`, joined by spaces; false if none. */
+static bool put_args(const struct trace *t, size_t proc, FILE *f)
 {
 	const char *arg;
 	size_t n = 0;
 
-	fprintf(f, "# %-14s: ", "command line");
-	while ((arg = trace_info(t, "arg", n)))
+	while ((arg = trace_proc_info(t, proc, "arg", n)))
 		fprintf(f, "%s%s", n++ ? " " : "", arg);
-	fputs(n ? "\n" : "not recorded\n", f);
+	return n;
+}
+
+static void print_cmdline(const struct trace *t, FILE *f)
+{
+	fprintf(f, "# %-14s: ", "command line");
+	fputs(put_args(t, 0, f) ? "\n" : "not recorded\n", f);
 }
 
 static void print_start(const struct trace *t, FILE *f)
@@ -82,25 +87,62 @@ static void print_span(const struct trace *t, FILE *f)
 	fprintf(f, "# %-14s: %llu\n", "calls", (unsigned long long)calls);
 }
 
-/* The threads (tids) and the process: a file holds one (format.h). */
+/* Process `i`: its pid and parent's, then `more`. */
+static void print_pid(const struct trace *t, size_t i, FILE *f,
+		      const char *more)
+{
+	const char *pid = trace_proc_info(t, i, "pid", 0);
+	const char *ppid = trace_proc_info(t, i, "ppid", 0);
+
+	fputs("pid ", f);
+	if (pid)
+		fprintf(f, "%s", pid);
+	else
+		fprintf(f, "%u", i < t->nprocs ? t->procs[i].pid : t->pid);
+	if (ppid)
+		fprintf(f, ", parent %s", ppid);
+	fputs(more, f);
+}
+
+/*
+ * One line a process after the first (a recording of a process tree,
+ * format.h's MCT_PROCESS): pid, parent, threads, calls, command line.
+ */
+static void print_procs(const struct trace *t, FILE *f)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		size_t threads = 0, calls = 0;
+
+		for (size_t k = 0; k < t->nthreads; k++)
+			if (t->threads[k].proc == i) {
+				threads++;
+				calls += t->threads[k].ncalls;
+			}
+		fprintf(f, "#   %-12s: ", i ? "other" : "first");
+		print_pid(t, i, f, "; ");
+		fprintf(f, "%zu thread%s, %zu calls: ", threads,
+			threads == 1 ? "" : "s", calls);
+		if (!put_args(t, i, f))
+			fputs("command line not recorded", f);
+		fputc('\n', f);
+	}
+}
+
+/* The threads (tids) and the processes. */
 static void print_tasks(const struct trace *t, FILE *f)
 {
-	const char *pid = trace_info(t, "pid", 0);
-	const char *ppid = trace_info(t, "ppid", 0);
-
 	fprintf(f, "# %-14s: %zu\n", "threads", t->nthreads);
 	fprintf(f, "# %-14s:", "tids");
 	for (size_t k = 0; k < t->nthreads; k++)
 		fprintf(f, " %u", t->threads[k].tid);
 	fputc('\n', f);
-	fprintf(f, "# %-14s: 1 (pid ", "processes");
-	if (pid)
-		fprintf(f, "%s", pid);
-	else
-		fprintf(f, "%u", t->pid);
-	if (ppid)
-		fprintf(f, ", parent %s", ppid);
-	fputs(")\n", f);
+	if (t->nprocs > 1) {
+		fprintf(f, "# %-14s: %zu\n", "processes", t->nprocs);
+		print_procs(t, f);
+		return;
+	}
+	fprintf(f, "# %-14s: 1 (", "processes");
+	print_pid(t, 0, f, ")\n");
 }
 
 /* What the file held that could not be read. */
@@ -140,9 +182,10 @@ static void info_help(FILE *f)
 	fprintf(f,
 "Usage: mctrace info [FILTERS] [FILE]\n"
 "What the trace is of (program, command line, build id, start time) and\n"
-"what it holds (duration, events, calls, threads, process, calls lost,\n"
-"size, blocks read, what was cut short or damaged); \"not recorded\" for\n"
-"what the file does not say.\n"
+"what it holds (duration, events, calls, threads, processes (one line\n"
+"each, when the program started others), calls lost, size, blocks read,\n"
+"what was cut short or damaged); \"not recorded\" for what the file does\n"
+"not say.\n"
 "FILE is mctrace.data unless given.\n"
 CLI_NO_DEMANGLE_HELP
 FILTER_HELP);

@@ -13,7 +13,8 @@ MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
 	mctrace/report.c mctrace/graph.c mctrace/replay.c mctrace/dump.c \
 	mctrace/raw.c mctrace/chrome.c mctrace/folded.c mctrace/flame.c \
 	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
-	mctrace/output.c mctrace/trace.c mctrace/calls.c mctrace/events.c \
+	mctrace/output.c mctrace/trace.c mctrace/procs.c mctrace/calls.c \
+	mctrace/events.c mctrace/fold.c \
 	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c
 MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o) \
 	$(BUILD)/obj/mctrace/flame-js.o

@@ -93,6 +93,26 @@ void out_lost_footer(const struct trace *t, FILE *f)
 		fprintf(f, "# %zu exits that matched no entry\n", t->bad_exits);
 }
 
+void out_thread_head(const struct trace *t, size_t k, FILE *f)
+{
+	const struct thread *th = &t->threads[k];
+	const char *arg;
+
+	if (t->nprocs < 2) {
+		fprintf(f, "# tid %u: %zu calls\n", th->tid, th->ncalls);
+		return;
+	}
+	if (!k || t->threads[k - 1].proc != th->proc) {
+		fprintf(f, "# process %u:", th->pid);
+		for (size_t n = 0;
+		     (arg = trace_proc_info(t, th->proc, "arg", n)); n++)
+			fprintf(f, " %s", arg);
+		fputc('\n', f);
+	}
+	fprintf(f, "# pid %u tid %u: %zu calls\n", th->pid, th->tid,
+		th->ncalls);
+}
+
 /*
  * Its mode, not root's access(), says whether a file may be written:
  * one with no write bit is one its owner asked to keep, as recordmcount

@@ -51,6 +51,12 @@ uint64_t out_lost_calls(const struct trace *t, uint64_t why[MCT_LOST_WHYS]);
 void out_lost(const struct trace *t, FILE *f, const char *prefix);
 /* The lost calls and unmatched exits, as "# " comment lines. */
 void out_lost_footer(const struct trace *t, FILE *f);
+/*
+ * The "# " line over thread k's table (report, graph --threads): its
+ * tid and calls; in a trace of several processes, its pid too, after a
+ * line naming its process above its process's first thread.
+ */
+void out_thread_head(const struct trace *t, size_t k, FILE *f);
 
 /* Every call, the threads interleaved by time (replay.c). */
 void out_replay(const struct trace *t, FILE *f);

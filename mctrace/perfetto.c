@@ -10,8 +10,8 @@
  * to decode what we write.
  *
  * The layout:
- *   - a packet describing the process's track (TrackDescriptor with a
- *     ProcessDescriptor: pid, name, command line);
+ *   - a packet per process describing its track (TrackDescriptor with a
+ *     ProcessDescriptor: pid, name, command line), all on one sequence;
  *   - per thread, its own packet sequence (trusted_packet_sequence_id).
  *     Its first packet clears the sequence's incremental state, sets
  *     the sequence's defaults (its events go on the thread's track) and
@@ -76,12 +76,13 @@ enum { INCREMENTAL_STATE_CLEARED = 1, NEEDS_INCREMENTAL_STATE = 2 };
 
 /* Packets are gathered in the buffer and written by the FLUSH_AT bytes. */
 #define FLUSH_AT 65536
-/* The process's packet sequence; threads' are after it. */
+/* The processes' packet sequence; threads' are after it. */
 #define PROCESS_SEQUENCE 1
 
 struct pf_thread {
-	uint32_t tid, sequence;
-	uint64_t uuid;
+	uint32_t pid, tid, sequence;
+	uint64_t uuid, process_uuid;
+	bool started;		/* its sequence's first packet written */
 	uint64_t *interned;	/* a bit per func: named on this sequence */
 	size_t nwords;
 };
@@ -89,10 +90,10 @@ struct pf_thread {
 struct pf {
 	FILE *f;
 	struct pb buf;
-	uint32_t pid;
-	uint64_t process_uuid;
+	uint64_t process_uuid;	/* the last process's */
+	size_t nprocesses;
 	struct pf_thread *threads;
-	size_t nthreads, cap, last;
+	size_t nthreads, cap;
 	bool failed;
 };
 
@@ -112,23 +113,24 @@ static void flush(struct pf *w)
 	w->buf.n = 0;
 }
 
-/*
- * Track uuids need only be unique in the trace: the process's has the
- * top bit set, a thread's is its pid and tid, never both 0.
- */
-static uint64_t thread_uuid(uint32_t pid, uint32_t tid)
-{
-	return (uint64_t)pid << 32 | tid;
-}
-
-struct pf *pf_open(FILE *f, const struct pf_process *proc)
+struct pf *pf_open(FILE *f)
 {
 	struct pf *w = must(calloc(1, sizeof(*w)));
-	size_t packet, track, process;
 
 	w->f = f;
-	w->pid = proc->pid;
-	w->process_uuid = (uint64_t)1 << 63 | proc->pid;
+	return w;
+}
+
+/*
+ * Track uuids need only be unique in the trace: a process's has the top
+ * bit set and its place among them (two images of one pid, before and
+ * after an exec, are two), a thread's is its place plus one.
+ */
+void pf_process(struct pf *w, const struct pf_process *proc)
+{
+	size_t packet, track, process;
+
+	w->process_uuid = (uint64_t)1 << 63 | w->nprocesses++;
 	packet = pb_open(&w->buf, TRACE_PACKET);
 	pb_varint(&w->buf, PACKET_SEQUENCE_ID, PROCESS_SEQUENCE);
 	track = pb_open(&w->buf, PACKET_TRACK_DESCRIPTOR);
@@ -142,7 +144,19 @@ struct pf *pf_open(FILE *f, const struct pf_process *proc)
 	pb_close(&w->buf, process);
 	pb_close(&w->buf, track);
 	pb_close(&w->buf, packet);
-	return w;
+}
+
+void pf_thread(struct pf *w, uint32_t pid, uint32_t tid)
+{
+	if (w->nthreads == w->cap) {
+		w->cap = w->cap ? 2 * w->cap : 16;
+		w->threads = must(realloc(w->threads,
+					  w->cap * sizeof(*w->threads)));
+	}
+	w->threads[w->nthreads] = (struct pf_thread){ .pid = pid, .tid = tid,
+		.uuid = w->nthreads + 1, .process_uuid = w->process_uuid,
+		.sequence = PROCESS_SEQUENCE + 1 + (uint32_t)w->nthreads };
+	w->nthreads++;
 }
 
 /* The first packet of a thread's sequence: its state, defaults, track. */
@@ -160,36 +174,24 @@ static void thread_start(struct pf *w, const struct pf_thread *th)
 	pb_close(&w->buf, defaults);
 	track = pb_open(&w->buf, PACKET_TRACK_DESCRIPTOR);
 	pb_varint(&w->buf, TRACK_UUID, th->uuid);
-	pb_varint(&w->buf, TRACK_PARENT_UUID, w->process_uuid);
+	pb_varint(&w->buf, TRACK_PARENT_UUID, th->process_uuid);
 	thread = pb_open(&w->buf, TRACK_THREAD);
-	pb_varint(&w->buf, THREAD_PID, w->pid);
+	pb_varint(&w->buf, THREAD_PID, th->pid);
 	pb_varint(&w->buf, THREAD_TID, th->tid);
 	pb_close(&w->buf, thread);
 	pb_close(&w->buf, track);
 	pb_close(&w->buf, packet);
 }
 
-/* The thread `tid`'s state, its sequence started the first time. */
-static struct pf_thread *thread_of(struct pf *w, uint32_t tid)
+/* Thread `k`'s state, its sequence started the first time. */
+static struct pf_thread *thread_of(struct pf *w, size_t k)
 {
-	struct pf_thread *th;
+	struct pf_thread *th = &w->threads[k];
 
-	/* a block of events is one thread's: the last is the likely one */
-	if (w->last < w->nthreads && w->threads[w->last].tid == tid)
-		return &w->threads[w->last];
-	for (w->last = 0; w->last < w->nthreads; w->last++)
-		if (w->threads[w->last].tid == tid)
-			return &w->threads[w->last];
-	if (w->nthreads == w->cap) {
-		w->cap = w->cap ? 2 * w->cap : 16;
-		w->threads = must(realloc(w->threads,
-					  w->cap * sizeof(*w->threads)));
+	if (!th->started) {
+		thread_start(w, th);
+		th->started = true;
 	}
-	th = &w->threads[w->nthreads++];
-	*th = (struct pf_thread){
-		.tid = tid, .uuid = thread_uuid(w->pid, tid),
-		.sequence = PROCESS_SEQUENCE + (uint32_t)w->nthreads };
-	thread_start(w, th);
 	return th;
 }
 
@@ -234,10 +236,10 @@ static void event_done(struct pf *w, size_t packet)
 		flush(w);
 }
 
-void pf_begin(struct pf *w, uint32_t tid, uint64_t ns, uint32_t func,
+void pf_begin(struct pf *w, size_t k, uint64_t ns, uint32_t func,
 	      const char *name)
 {
-	struct pf_thread *th = thread_of(w, tid);
+	struct pf_thread *th = thread_of(w, k);
 	size_t packet = event_packet(w, th, ns), event;
 
 	if (!interned(th, func)) {
@@ -256,9 +258,9 @@ void pf_begin(struct pf *w, uint32_t tid, uint64_t ns, uint32_t func,
 	event_done(w, packet);
 }
 
-void pf_end(struct pf *w, uint32_t tid, uint64_t ns)
+void pf_end(struct pf *w, size_t k, uint64_t ns)
 {
-	struct pf_thread *th = thread_of(w, tid);
+	struct pf_thread *th = thread_of(w, k);
 	size_t packet = event_packet(w, th, ns), event;
 
 	event = pb_open(&w->buf, PACKET_TRACK_EVENT);

@@ -3,7 +3,7 @@
  * perfetto.h - Perfetto's protobuf trace, written as a stream of calls'
  * beginnings and ends (perfetto.c).
  *
- * One process track; one thread track, and one packet sequence, per
+ * One track per process; one thread track, and one packet sequence, per
  * thread, made as its first event comes; function names interned per
  * sequence, each the first time its sequence uses it.
  */
@@ -23,17 +23,21 @@ struct pf_process {
 
 struct pf;
 
-/* A writer into `f`, which stays the caller's; it writes the process. */
-struct pf *pf_open(FILE *f, const struct pf_process *proc);
+/* A writer into `f`, which stays the caller's. */
+struct pf *pf_open(FILE *f);
+/* A process's track written; the threads given next are its. */
+void pf_process(struct pf *w, const struct pf_process *proc);
+/* The next thread (k = 0, 1, ... in the order given) of process `pid`. */
+void pf_thread(struct pf *w, uint32_t pid, uint32_t tid);
 /*
  * A call of function `func` (a small number: its iid is func + 1),
- * named `name`, begins on thread `tid` at `ns`; the innermost call
- * begun on `tid` and not ended ends at `ns`.  Times in ns, on
- * Perfetto's default clock, never going back on one thread.
+ * named `name`, begins on thread k at `ns`; the innermost call begun
+ * on k and not ended ends at `ns`.  Times in ns, on Perfetto's default
+ * clock, never going back on one thread.
  */
-void pf_begin(struct pf *w, uint32_t tid, uint64_t ns, uint32_t func,
+void pf_begin(struct pf *w, size_t k, uint64_t ns, uint32_t func,
 	      const char *name);
-void pf_end(struct pf *w, uint32_t tid, uint64_t ns);
+void pf_end(struct pf *w, size_t k, uint64_t ns);
 /* Write what is left; 0, or -1 if some write failed (ferror). */
 int pf_close(struct pf *w);
 

@@ -55,7 +55,7 @@ static void show_old(struct pfconv *c, size_t k, uint64_t ns)
 	while (o->shown < o->n && ns - o->call[o->shown].start >= c->min_time) {
 		const struct held *h = &o->call[o->shown++];
 
-		pf_begin(c->w, c->t->threads[k].tid, c->origin + h->start,
+		pf_begin(c->w, k, c->origin + h->start,
 			 h->func, trace_name(c->t, h->func));
 	}
 }
@@ -86,45 +86,64 @@ static void end(void *ctx, size_t k, uint64_t ns, bool exited)
 	(void)exited;	/* an open call ends where its thread's events do */
 	show_old(c, k, ns);
 	if (o->shown == o->n)
-		pf_end(c->w, c->t->threads[k].tid, c->origin + ns);
+		pf_end(c->w, k, c->origin + ns);
 	o->n--;
 	if (o->shown > o->n)
 		o->shown = o->n;
 }
 
 /*
- * The process as the trace's MCT_INFO gives it: its program and
- * arguments (pid alone when the trace has none); `args` is to be freed.
+ * Process t->procs[i] as its MCT_INFO gives it: its program and
+ * arguments (pid alone when it has none); `args` is to be freed.
  */
-static struct pf_process process_of(const struct trace *t, const char ***args)
+static struct pf_process process_of(const struct trace *t, size_t i,
+				     const char ***args)
 {
-	struct pf_process proc = { .pid = t->pid,
-				   .name = trace_info(t, "exe", 0) };
+	struct pf_process proc = { .pid = t->procs[i].pid,
+				   .name = trace_proc_info(t, i, "exe", 0) };
 	size_t n = 0;
 
-	while (trace_info(t, "arg", n))
+	while (trace_proc_info(t, i, "arg", n))
 		n++;
 	*args = malloc((n + 1) * sizeof(**args));
 	if (!*args) {
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
-	for (size_t i = 0; i < n; i++)
-		(*args)[i] = trace_info(t, "arg", i);
+	for (size_t a = 0; a < n; a++)
+		(*args)[a] = trace_proc_info(t, i, "arg", a);
 	proc.cmdline = *args;
 	proc.ncmdline = n;
 	return proc;
 }
 
 /*
+ * Each process's track, then its threads (t->threads holds a process's
+ * threads together, in the order of the processes).
+ */
+static void processes(struct pf *w, const struct trace *t)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const char **args;
+		struct pf_process proc = process_of(t, i, &args);
+
+		pf_process(w, &proc);
+		free(args);
+		for (; k < t->nthreads && t->threads[k].proc == i; k++)
+			pf_thread(w, t->threads[k].pid, t->threads[k].tid);
+	}
+}
+
+/*
  * After the reader's first pass, which found the file whole enough: the
- * output, the process, room for the threads.  0, or -1 after saying why.
+ * output, the processes, room for the threads.  0, or -1 after saying
+ * why.
  */
 static int start(void *ctx, const struct trace *t)
 {
 	struct pfconv *c = ctx;
-	struct pf_process proc;
-	const char **args;
 	struct stat st;
 
 	if (strcmp(c->out, "-") && out_refuse_read_only(c->out))
@@ -142,9 +161,8 @@ static int start(void *ctx, const struct trace *t)
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
-	proc = process_of(t, &args);
-	c->w = pf_open(c->f, &proc);
-	free(args);
+	c->w = pf_open(c->f);
+	processes(c->w, t);
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -438,6 +439,14 @@ static int convert_each(const char *raw, const char *out,
 	return err;
 }
 
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* The status of a program that ran, as record's own. */
 static int program_status(int status, const char *prog)
 {
@@ -454,6 +463,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = { .n_ph = 1, .out = DEFAULT_FILE };
 	char *raw = NULL;
 	int status = parse_record(argc, argv, &o), exec_err;
+	uint64_t since;
 
 	if (status >= 0)
 		return status;
@@ -467,6 +477,7 @@ int cmd_record(int argc, char **argv)
 	if (check_output(o.out) || (raw && check_output(raw)) ||
 	    set_record_env(&o, raw ? raw : o.out) != 0)
 		return 1;
+	since = realtime_ns();
 	status = run_program(o.prog, &exec_err);
 	if (status < 0)
 		return !exec_err ? 1 : exec_err == ENOENT ? 127 : 126;
@@ -474,7 +485,8 @@ int cmd_record(int argc, char **argv)
 		program_status(status, o.prog[0]);
 		return 1;
 	}
-	if (raw && convert_each(raw, o.out, &o.ro) != 0)
+	if (fold_processes(raw ? raw : o.out, since) != 0 ||
+	    (raw && convert_each(raw, o.out, &o.ro) != 0))
 		return 1;
 	return program_status(status, o.prog[0]);
 }

@@ -3,7 +3,8 @@
  * replay.c - `mctrace replay`: every call, in the order the threads made
  * them, interleaved by time, as uftrace replay shows them: the time of
  * the line's event (from the recording's start), the call's duration,
- * its thread, and the function nested by depth.  A call with no
+ * its thread (pid/tid in a trace of several processes), and the
+ * function nested by depth.  A call with no
  * recorded callee is one line; one with callees opens a brace at its
  * entry and closes it, with its duration, at its exit.
  */
@@ -22,6 +23,7 @@ struct cursor {
 	size_t *open, nopen;	/* indices of the calls entered, not left */
 	uint64_t at;		/* the time of its next line */
 	bool leaving;		/* which is the exit of the innermost open */
+	bool pids;		/* the trace has several processes */
 };
 
 /* The time of the cursor's next line; false when it has none. */
@@ -49,7 +51,7 @@ static bool is_leaf(const struct thread *th, size_t i)
 }
 
 static void print_head(FILE *f, uint64_t at, const uint64_t *dur,
-		       uint32_t tid, uint32_t depth)
+		       const struct cursor *c, uint32_t depth)
 {
 	fprintf(f, "%6llu.%09llu ", (unsigned long long)(at / 1000000000),
 		(unsigned long long)(at % 1000000000));
@@ -57,7 +59,10 @@ static void print_head(FILE *f, uint64_t at, const uint64_t *dur,
 		out_time(f, *dur);
 	else
 		fputs("           ", f);
-	fprintf(f, " [%6u] | ", tid);
+	if (c->pids)
+		fprintf(f, " [%6u/%6u] | ", c->th->pid, c->th->tid);
+	else
+		fprintf(f, " [%6u] | ", c->th->tid);
 	for (uint32_t i = 0; i < depth; i++)
 		fputs("  ", f);
 }
@@ -71,7 +76,7 @@ static void cursor_print(const struct trace *t, struct cursor *c, FILE *f)
 		const struct call *k = &th->calls[c->open[--c->nopen]];
 		uint64_t d = k->end - k->start;
 
-		print_head(f, k->end, &d, th->tid, k->depth);
+		print_head(f, k->end, &d, c, k->depth);
 		fprintf(f, "} /* %s */\n", trace_name(t, k->func));
 		return;
 	}
@@ -79,10 +84,10 @@ static void cursor_print(const struct trace *t, struct cursor *c, FILE *f)
 	uint64_t d = k->end - k->start;
 
 	if (is_leaf(th, c->next)) {
-		print_head(f, k->start, &d, th->tid, k->depth);
+		print_head(f, k->start, &d, c, k->depth);
 		fprintf(f, "%s();\n", trace_name(t, k->func));
 	} else {
-		print_head(f, k->start, NULL, th->tid, k->depth);
+		print_head(f, k->start, NULL, c, k->depth);
 		fprintf(f, "%s() {\n", trace_name(t, k->func));
 		c->open[c->nopen++] = c->next;
 	}
@@ -124,9 +129,12 @@ void out_replay(const struct trace *t, FILE *f)
 		fprintf(stderr, "mctrace: out of memory\n");
 		exit(1);
 	}
-	fprintf(f, "#      TIMESTAMP    DURATION      TID    FUNCTION\n");
+	fprintf(f, t->nprocs > 1 ?
+		"#      TIMESTAMP    DURATION     PID/TID       FUNCTION\n" :
+		"#      TIMESTAMP    DURATION      TID    FUNCTION\n");
 	for (size_t k = 0; k < t->nthreads; k++) {
 		cur[k].th = &t->threads[k];
+		cur[k].pids = t->nprocs > 1;
 		cur[k].open = malloc((t->threads[k].ncalls + 1) * sizeof(size_t));
 		if (!cur[k].open) {
 			fprintf(stderr, "mctrace: out of memory\n");
@@ -155,9 +163,10 @@ static void replay_help(FILE *f)
 	fprintf(f,
 "Usage: mctrace replay [FILTERS] [FILE]\n"
 "Every call, threads interleaved by time: the time of the line's event\n"
-"(seconds from the recording's start), the call's duration, its thread,\n"
-"the function nested by depth (one line for a call with no callee; one\n"
-"at its entry and one at its exit for a call with callees).\n"
+"(seconds from the recording's start), the call's duration, its thread\n"
+"(PID/TID when the trace holds several processes), the function nested\n"
+"by depth (one line for a call with no callee; one at its entry and one\n"
+"at its exit for a call with callees).\n"
 "FILE is mctrace.data unless given.\n"
 CLI_NO_DEMANGLE_HELP
 FILTER_HELP);

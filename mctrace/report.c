@@ -178,7 +178,7 @@ static void report_help(FILE *f)
 "Calls, total and self time per function.  A recursive function's total\n"
 "counts each outermost frame once.\n"
 "  -s, --sort KEY   total (the default), self, calls (or call), name (or func)\n"
-"      --threads    one table a thread\n"
+"      --threads    one table a thread (under its process)\n"
 "      --diff OTHER each function's figures in FILE and their change in\n"
 "                   OTHER (another trace, filtered alike), by name\n"
 "FILE is mctrace.data unless given.\n"
@@ -224,8 +224,7 @@ static int report_write(const struct report_opts *o, struct trace *t,
 		return 0;
 	}
 	for (size_t k = 0; o->threads && k < t->nthreads; k++) {
-		printf("# tid %u: %zu calls\n", t->threads[k].tid,
-		       t->threads[k].ncalls);
+		out_thread_head(t, k, stdout);
 		print_stats(t, &t->threads[k], (enum stat_key)o->key, stdout);
 	}
 	if (!o->threads)

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "calls.h"
+#include "procs.h"
 #include "trace.h"
 
 #define HEADER_BYTES sizeof(struct mct_header)
@@ -57,12 +58,16 @@ struct reader {
 	size_t size;
 	bool mapped;		/* data is mmap'ed, not malloc'ed */
 	struct raw *raws;	/* the events, by thread */
-	size_t nraw, rcap, tcap, ncap, ucap;
+	size_t nraw, rcap, ncap, ucap;
 	uint64_t clk[4];	/* the last MCT_CLOCK with two instants */
 	struct raw scratch;	/* events decoded only to check a block */
 	bool saw_events;	/* decoded some */
 	struct calls_walk *walk;	/* EVENTS_WALK's */
 	size_t released;	/* the mapped bytes given back before this */
+	bool child;		/* an MCT_PROCESS's payload: nests none */
+	/* the MCT_PROCESS blocks' payloads (the first's only) */
+	struct kid { const uint8_t *p; uint64_t bytes; uint32_t pid; } *kids;
+	size_t nkids, kcap;
 };
 
 /* A block's header, and where its payload starts. */
@@ -89,7 +94,7 @@ static struct thread *thread_of(struct reader *rd, uint32_t tid)
 	for (size_t i = 0; i < t->nthreads; i++)
 		if (t->threads[i].tid == tid)
 			return &t->threads[i];
-	t->threads = grow(t->threads, &rd->tcap, t->nthreads + 1,
+	t->threads = grow(t->threads, &t->threads_cap, t->nthreads + 1,
 			  sizeof(*t->threads));
 	t->threads[t->nthreads] = (struct thread){ .tid = tid };
 	return &t->threads[t->nthreads++];
@@ -117,7 +122,8 @@ static bool size_fits_kind(uint32_t kind, uint64_t bytes)
 	case MCT_UNLOAD: return bytes == 24;
 	case MCT_LOST_WHY: return bytes % 8 == 0;
 	case MCT_INFO: return true;
-	default: return kind > MCT_INFO;	/* newer: skipped by its size */
+	case MCT_PROCESS: return bytes >= 8;
+	default: return kind >= MCT_BLOCK_KINDS; /* newer: skipped by size */
 	}
 }
 
@@ -137,6 +143,7 @@ static bool block_valid(struct reader *rd, const struct block *b)
 	case MCT_NAME: return name_fits(b->p + 8, b->bytes - 8);
 	case MCT_NAME_AT: return name_fits(b->p + 24, b->bytes - 24);
 	case MCT_INFO: return !b->bytes || !b->p[b->bytes - 1];
+	case MCT_PROCESS: return !memcmp(b->p, MCT_MAGIC, 8);
 	default: return size_fits_kind(b->kind, b->bytes);
 	}
 }
@@ -147,7 +154,7 @@ static bool header_sane(const struct reader *rd, size_t pos, struct block *b)
 	if (rd->size - pos < BLOCK_BYTES)
 		return false;
 	block_at(rd, pos, b);
-	return b->kind >= MCT_EVENTS && b->kind <= MCT_INFO &&
+	return b->kind >= MCT_EVENTS && b->kind < MCT_BLOCK_KINDS &&
 	       b->tid <= TID_LIMIT && size_fits_kind(b->kind, b->bytes);
 }
 
@@ -162,7 +169,7 @@ static size_t resync(struct reader *rd, size_t from)
 		struct block b, next;
 		size_t end;
 
-		if (rd->data[q] < MCT_EVENTS || rd->data[q] > MCT_INFO ||
+		if (rd->data[q] < MCT_EVENTS || rd->data[q] >= MCT_BLOCK_KINDS ||
 		    !header_sane(rd, q, &b) ||
 		    b.bytes > rd->size - q - BLOCK_BYTES)
 			continue;
@@ -251,6 +258,34 @@ static void add_info(struct reader *rd, const struct block *b)
 	rd->t->info_bytes = b->bytes;
 }
 
+/* An MCT_PROCESS's payload, `bytes` of it, to read once the file is. */
+static void add_kid(struct reader *rd, const struct block *b, uint64_t bytes)
+{
+	if (rd->child)
+		return;
+	rd->kids = grow(rd->kids, &rd->kcap, rd->nkids + 1, sizeof(*rd->kids));
+	rd->kids[rd->nkids++] = (struct kid){ b->p, bytes, b->tid };
+}
+
+/*
+ * A last block cut short that is an MCT_PROCESS whole enough to show
+ * its magic: its process is read as a trace cut short (true).  Not
+ * looked through for blocks after it, which would be its process's
+ * taken for the first's.
+ */
+static bool cut_kid(struct reader *rd, const struct block *b, size_t left)
+{
+	struct block h;
+
+	if (rd->child || b->kind != MCT_PROCESS ||
+	    !header_sane(rd, (size_t)(b->p - BLOCK_BYTES - rd->data), &h) ||
+	    left - BLOCK_BYTES < 8 || memcmp(b->p, MCT_MAGIC, 8))
+		return false;
+	if (rd->events != EVENTS_WALK)
+		add_kid(rd, b, left - BLOCK_BYTES);
+	return true;
+}
+
 static void add_clock(struct reader *rd, const struct block *b)
 {
 	uint64_t c[4];
@@ -290,6 +325,8 @@ static bool take_block(struct reader *rd, const struct block *b)
 		add_clock(rd, b);
 	} else if (b->kind == MCT_INFO) {
 		add_info(rd, b);
+	} else if (b->kind == MCT_PROCESS) {
+		add_kid(rd, b, b->bytes);
 	}
 	return true;
 }
@@ -336,6 +373,8 @@ static void read_blocks(struct reader *rd)
 		}
 		block_at(rd, pos, &b);
 		if (b.bytes > left - BLOCK_BYTES) {
+			if (cut_kid(rd, &b, left))
+				break;
 			/* cut short, or a damaged size: blocks after it? */
 			next = resync(rd, pos + 1);
 			if (next == rd->size) {
@@ -485,6 +524,64 @@ static void say_losses(const struct reader *rd)
 			"program ended abruptly?): times are in raw ticks\n", p);
 }
 
+static void free_raws(struct reader *rd)
+{
+	for (size_t i = 0; i < rd->nraw; i++)
+		free(rd->raws[i].ev);
+	free(rd->raws);
+	free(rd->scratch.ev);
+	rd->raws = NULL;
+	rd->scratch.ev = NULL;
+	rd->nraw = 0;
+}
+
+/*
+ * MCT_PROCESS `k` of `rd`'s file opened as a trace of its own, into
+ * `sub`, and its blocks walked as rd's were: 0, or -1 after saying why
+ * it is no trace.  sub->path and sub->t are malloc'ed.
+ */
+static int kid_open(const struct reader *rd, const struct kid *k,
+		    struct reader *sub)
+{
+	size_t n = strlen(rd->path) + 32;
+	char *label = xmalloc(n);
+	struct trace *own = xmalloc(sizeof(*own));
+	int head;
+
+	snprintf(label, n, "%s, process %u", rd->path, k->pid);
+	memset(own, 0, sizeof(*own));
+	*sub = (struct reader){ .path = label, .t = own, .child = true,
+		.events = rd->events, .data = k->p, .size = k->bytes };
+	head = read_header(sub);
+	if (head < 0) {
+		free(own);
+		free(label);
+		return -1;
+	}
+	if (head == 0)
+		read_blocks(sub);
+	if (!own->pid)	/* its header cut short */
+		own->pid = k->pid;
+	return 0;
+}
+
+/* Every MCT_PROCESS's process read, with its calls, into rd's trace. */
+static void read_kids(struct reader *rd, const struct trace_opts *o)
+{
+	for (size_t i = 0; i < rd->nkids; i++) {
+		struct reader sub;
+
+		if (kid_open(rd, &rd->kids[i], &sub) != 0)
+			continue;
+		say_losses(&sub);
+		calls_build(sub.t, sub.raws, sub.nraw, sub.clk,
+			    !o->no_demangle);
+		free_raws(&sub);
+		procs_add(rd->t, sub.t, sub.t->pid);
+		free((char *)sub.path);
+	}
+}
+
 int trace_read_opts(const char *path, struct trace *t,
 		    const struct trace_opts *o)
 {
@@ -498,15 +595,20 @@ int trace_read_opts(const char *path, struct trace *t,
 	head = read_header(&rd);
 	if (head == 0)
 		read_blocks(&rd);
-	unload_file(&rd);
-	free(rd.scratch.ev);
-	if (head < 0)
+	if (head < 0) {
+		unload_file(&rd);
+		free_raws(&rd);
 		return -1;
+	}
 	say_losses(&rd);
 	calls_build(t, rd.raws, rd.nraw, rd.clk, !o->no_demangle);
-	for (size_t i = 0; i < rd.nraw; i++)
-		free(rd.raws[i].ev);
-	free(rd.raws);
+	free_raws(&rd);
+	procs_first(t);
+	read_kids(&rd, o);
+	procs_align(t);
+	procs_count(t);
+	unload_file(&rd);
+	free(rd.kids);
 	if (t->min_time)
 		trace_min_time(t, t->min_time);
 	return 0;
@@ -524,12 +626,70 @@ static void walk_again(struct reader *rd)
 	read_blocks(rd);
 }
 
+/*
+ * A stream's processes: rd's trace and each MCT_PROCESS's, first
+ * walked (rd's already), their walks started into `sink` through
+ * ps[i], which moves them to the whole trace.  How many of them.
+ */
+static size_t stream_procs(struct reader *rd, struct reader *subs,
+			   struct procs_sink *ps, const struct trace_opts *o,
+			   const struct trace_sink *sink)
+{
+	struct trace *t = rd->t;
+	size_t n = 1;
+
+	/* a trace of one process needs no moving: its walk feeds `sink` */
+	rd->walk = calls_walk_start(t, rd->clk, !o->no_demangle,
+				    rd->nkids ? &ps[0].sink : sink);
+	procs_first(t);
+	procs_sink_init(&ps[0], t, 0, sink);
+	for (size_t i = 0; i < rd->nkids; i++) {
+		struct reader *sub = &subs[n];
+
+		if (kid_open(rd, &rd->kids[i], sub) != 0)
+			continue;
+		sub->walk = calls_walk_start(sub->t, sub->clk, !o->no_demangle,
+					     &ps[n].sink);
+		procs_add(t, sub->t, sub->t->pid);
+		procs_sink_init(&ps[n++], t, t->nprocs - 1, sink);
+	}
+	procs_align(t);
+	return n;
+}
+
+/* The processes' second walks, the calls into the sink. */
+static void stream_walk(struct reader *rd, struct reader *subs, size_t n)
+{
+	walk_again(rd);
+	for (size_t i = 1; i < n; i++)
+		walk_again(&subs[i]);
+}
+
+static void stream_end(struct reader *rd, struct reader *subs, size_t n,
+		       bool say)
+{
+	calls_walk_end(rd->walk);
+	if (say)
+		say_losses(rd);
+	for (size_t i = 1; i < n; i++) {
+		calls_walk_end(subs[i].walk);
+		if (say)
+			say_losses(&subs[i]);
+		free_raws(&subs[i]);
+		free((char *)subs[i].path);
+	}
+	procs_count(rd->t);
+}
+
 int trace_stream(const char *path, struct trace *t,
 		 const struct trace_opts *o, const struct trace_sink *sink)
 {
 	struct reader rd = { .path = path, .t = t,
 		.events = o->no_events ? EVENTS_SKIP : EVENTS_CHECK };
+	struct reader *subs = NULL;
+	struct procs_sink *ps = NULL;
 	int head, err = 0;
+	size_t n;
 
 	memset(t, 0, sizeof(*t));
 	if (load_file(&rd) != 0)
@@ -538,18 +698,20 @@ int trace_stream(const char *path, struct trace *t,
 	if (head == 0)
 		read_blocks(&rd);
 	if (head >= 0) {
-		rd.walk = calls_walk_start(t, rd.clk, !o->no_demangle, sink);
+		subs = xmalloc((rd.nkids + 1) * sizeof(*subs));
+		ps = xmalloc((rd.nkids + 1) * sizeof(*ps));
+		n = stream_procs(&rd, subs, ps, o, sink);
 		err = sink->start ? sink->start(sink->ctx, t) : 0;
 		if (!err && head == 0 && !o->no_events)
-			walk_again(&rd);
-		calls_walk_end(rd.walk);
+			stream_walk(&rd, subs, n);
+		stream_end(&rd, subs, n, !err);
 	}
 	unload_file(&rd);
-	free(rd.scratch.ev);
-	if (head < 0 || err)
-		return -1;
-	say_losses(&rd);
-	return 0;
+	free_raws(&rd);
+	free(rd.kids);
+	free(subs);
+	free(ps);
+	return head < 0 || err ? -1 : 0;
 }
 
 int trace_read(const char *path, struct trace *t)
@@ -559,20 +721,35 @@ int trace_read(const char *path, struct trace *t)
 	return trace_read_opts(path, t, &defaults);
 }
 
-const char *trace_info(const struct trace *t, const char *key, size_t nth)
+static const char *info_value(const char *info, size_t bytes,
+			      const char *key, size_t nth)
 {
 	size_t klen = strlen(key);
 
-	for (size_t at = 0; at < t->info_bytes;) {
-		const char *s = t->info + at;
-		size_t len = strnlen(s, t->info_bytes - at);
+	for (size_t at = 0; at < bytes;) {
+		const char *s = info + at;
+		size_t len = strnlen(s, bytes - at);
 
 		if (len > klen && !strncmp(s, key, klen) && s[klen] == '=' &&
-		    len < t->info_bytes - at && !nth--)
+		    len < bytes - at && !nth--)
 			return s + klen + 1;
 		at += len + 1;
 	}
 	return NULL;
+}
+
+const char *trace_info(const struct trace *t, const char *key, size_t nth)
+{
+	return info_value(t->info, t->info_bytes, key, nth);
+}
+
+const char *trace_proc_info(const struct trace *t, size_t proc,
+			    const char *key, size_t nth)
+{
+	if (proc >= t->nprocs)
+		return NULL;
+	return info_value(t->procs[proc].info, t->procs[proc].info_bytes, key,
+			  nth);
 }
 
 void trace_free(struct trace *t)
@@ -588,6 +765,14 @@ void trace_free(struct trace *t)
 		free(t->funcs[i].demangled);
 	free(t->funcs);
 	free(t->info);
+	for (size_t i = 0; i < t->nprocs; i++) {
+		if (t->procs[i].own) {
+			trace_free(t->procs[i].own);
+			free(t->procs[i].own);
+		}
+		free(t->procs[i].func_map);
+	}
+	free(t->procs);
 }
 
 const char *trace_name(const struct trace *t, uint64_t func)

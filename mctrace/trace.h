@@ -23,17 +23,37 @@ struct call {
 
 struct thread {
 	uint32_t tid;
+	uint32_t pid;		/* of its process */
+	uint32_t proc;		/* its process: an index of trace.procs */
 	uint64_t lost;		/* calls not recorded (MCT_LOST) */
 	uint64_t lost_why[MCT_LOST_WHYS];	/* of them, by reason */
 	struct call *calls;
 	size_t ncalls, cap;
 };
 
-struct trace {
+/*
+ * A process of the recording: the first one (the file's own blocks),
+ * then those of its MCT_PROCESS blocks (format.h), each read as a trace
+ * of its own (`own`: its names and functions, which the whole trace's
+ * funcs point into) whose threads and calls went to the whole trace.
+ */
+struct trace_proc {
 	uint32_t pid;
+	const char *info;	/* its MCT_INFO payload (trace_info) */
+	size_t info_bytes;
+	struct trace *own;	/* NULL for the first */
+	uint64_t clock_ns;	/* its CLOCK_MONOTONIC at its ns 0 */
+	uint64_t shift;		/* ns its times moved, to the common start */
+	size_t first_thread;	/* where its threads went in the whole */
+	uint32_t *func_map;	/* own's funcs to the whole trace's */
+	size_t nmapped, map_cap;
+};
+
+struct trace {
+	uint32_t pid;		/* the first process's */
 	uint64_t min_time;	/* from the file: calls shorter are left out */
 	struct thread *threads;
-	size_t nthreads;
+	size_t nthreads, threads_cap;
 	/*
 	 * The file's names, by address then time: each names its address
 	 * for the entries from `from` to `until` (ticks; format.h); `base`
@@ -61,7 +81,7 @@ struct trace {
 		const char *name;
 		char *demangled;
 	} *funcs;
-	size_t nfuncs;
+	size_t nfuncs, funcs_cap;
 	size_t bad_exits;	/* exits that matched no entry */
 	/*
 	 * The first MCT_INFO block's payload: "key=value" strings, each
@@ -76,6 +96,9 @@ struct trace {
 	uint64_t damaged_bytes;	/* in them */
 	uint64_t events;	/* entries and exits made calls */
 	uint64_t clock_ns;	/* CLOCK_MONOTONIC at ns 0 (0: unknown) */
+	/* Its processes, the first one's first (procs.c). */
+	struct trace_proc *procs;
+	size_t nprocs;
 };
 
 /*
@@ -119,6 +142,9 @@ int trace_stream(const char *path, struct trace *t,
 		 const struct trace_opts *o, const struct trace_sink *sink);
 /* The value of the nth (from 0) `key` in the MCT_INFO block, or NULL. */
 const char *trace_info(const struct trace *t, const char *key, size_t nth);
+/* The same of process t->procs[proc]. */
+const char *trace_proc_info(const struct trace *t, size_t proc,
+			    const char *key, size_t nth);
 void trace_free(struct trace *t);
 /* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);

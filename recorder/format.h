@@ -48,6 +48,17 @@
  *                argv[0] first, in order), pid, ppid, start_ns
  *                (CLOCK_REALTIME, ns), start_ticks, build_id (hex),
  *                sites (hooks the runtime knows), sites_enabled
+ *   MCT_PROCESS  another process of the same recording (tid: its pid):
+ *                its whole trace, a header and blocks as it wrote them
+ *                to FILE.PID (recorder/start.c), which `mctrace record`
+ *                appends to FILE once the program has ended, so that a
+ *                process tree is one file.  A reader reads the payload
+ *                as a trace of its own (its own names, addresses and
+ *                clock: a child from exec has another program's) and
+ *                gives its threads that pid; a payload cut short reads
+ *                as a trace cut short.  One level only: an MCT_PROCESS
+ *                inside one is skipped.  A reader that does not know
+ *                the kind skips it and reads the first process alone
  *
  * An MCT_NAME names its address from the start.  A library closed and
  * another (or the same) opened at its address give one address several
@@ -101,6 +112,8 @@ enum mct_block_kind {
 	MCT_UNLOAD = 6,
 	MCT_LOST_WHY = 7,
 	MCT_INFO = 8,
+	MCT_PROCESS = 9,
+	MCT_BLOCK_KINDS		/* one past the last kind this version has */
 };
 
 /*

@@ -5,6 +5,10 @@
  * reported once; what follows is dropped, so a full disk never blocks
  * the program.  Only the writer thread (or the exiting one, once the
  * writer has stopped) puts.
+ *
+ * The file is locked (flock) while it is open, so that `mctrace
+ * record`, folding the other processes' files into the first one's
+ * (mctrace/fold.c), leaves those of processes still recording.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -32,6 +37,8 @@ int rec_out_open(const char *path, bool truncate)
 		    (truncate ? O_TRUNC : O_EXCL);
 
 	out.fd = open(path, flags, 0644);
+	if (out.fd >= 0)
+		flock(out.fd, LOCK_EX | LOCK_NB);	/* only a sign */
 	out.failed = false;
 	out.used = 0;
 	return out.fd;

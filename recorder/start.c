@@ -33,7 +33,10 @@
  * starts (exec) that record too write FILE.PID (FILE.PID.N if taken),
  * told apart by MCOUNT_TRACE_ROOT, which the first one sets.  Set and
  * empty (mctrace record), it asks for FILE to be created new: the
- * first process to create it writes it, others FILE.PID.
+ * first process to create it writes it, others FILE.PID, which mctrace
+ * record appends to FILE once the program has ended (format.h's
+ * MCT_PROCESS): each process writes its own file as it goes, with no
+ * lock or offset shared with another on the recording's path.
  *
  * The recorder starts from a constructor that runs right after the
  * runtime's boot (priority 102; boot is 101) and ends in a destructor

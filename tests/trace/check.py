@@ -66,6 +66,16 @@
                                    one line on stderr, and shows the
                                    calls of every whole block, decoded
                                    here (with times, cut: as compact)
+  check.py proccuts DATA MCTRACE WORK
+                                   DATA, a trace of two processes (the
+                                   second an MCT_PROCESS block), whole
+                                   and cut in that block's header, in
+                                   its payload's middle and 8 bytes
+                                   short: MCTRACE reads each with exit 0,
+                                   says a loss in one line if cut, and
+                                   shows per process (--pid) the calls
+                                   of that process's whole blocks,
+                                   decoded here
   check.py nolost DATA ERR REPORT COUNTS NM FUNC...
                                    no call lost: DATA's MCT_LOST and
                                    MCT_LOST_WHY blocks all zero, the
@@ -751,6 +761,58 @@ def check_cuts(data_path, mct, work):
         check_damaged(mct, data, how, work)
 
 
+MCT_PROCESS = 9
+
+
+def pid_calls(mct, path, pid, raw):
+    """calls per name of process PID in PATH (mctrace dump --raw
+    --pid), none if the trace has no such process"""
+    import subprocess
+    with open(raw, "w") as out:
+        r = subprocess.run([mct, "dump", "--raw", "--pid", str(pid), path],
+                           stdout=out, stderr=subprocess.PIPE, text=True)
+    if r.returncode and "no such process" in r.stderr:
+        return collections.Counter()
+    if r.returncode:
+        fail("dump --raw --pid %d: exit %d: %s" % (pid, r.returncode,
+                                                   r.stderr))
+    return raw_calls(raw)
+
+
+def check_proccuts(data_path, mct, work):
+    data = open(data_path, "rb").read()
+    kids = [(at, tid, p) for at, kind, tid, p in blocks(data)
+            if kind == MCT_PROCESS]
+    if len(kids) != 1:
+        fail("%d MCT_PROCESS blocks, not 1" % len(kids))
+    at, kid, payload = kids[0]
+    first = struct.unpack_from("<I", data, 8)[0]
+    want_first = entries(data)
+    if not want_first or not entries(payload):
+        fail("a process with no calls: nothing to compare")
+    for n in (len(data), at - 8, at + len(payload) // 2, len(data) - 8):
+        cut = "%s/proccut-%d.data" % (work, n)
+        with open(cut, "wb") as f:
+            f.write(data[:n])
+        CONTEXT[:] = ["cut at %d of %d bytes (process block at %d):"
+                      % (n, len(data), at)]
+        rc, err = read_with(mct, cut, cut + ".raw")
+        lost = [line for line in err if "cut short" in line]
+        if rc != 0 or len(lost) != (n < len(data)):
+            fail("exit %d, stderr %s" % (rc, err))
+        if lost and n > at and "process %d" % kid not in lost[0]:
+            fail("the loss not said of process %d: %s" % (kid, lost))
+        got = pid_calls(mct, cut, first, cut + ".first")
+        if got != want_first:
+            fail("first process: calls %s, not %s"
+                 % (sorted(got.items()), sorted(want_first.items())))
+        want = entries(payload[:max(0, n - at)]) if n - at >= 24 else {}
+        got = pid_calls(mct, cut, kid, cut + ".kid")
+        if got != want:
+            fail("process %d: calls %s, not %s" % (
+                kid, sorted(got.items()), sorted(want.items())))
+
+
 # recorder/format.h's enum mct_lost_why, in order, as readers name them
 LOST_WHY = ["buffers full", "shadow stack full", "return address not found",
             "on another stack"]
@@ -841,7 +903,8 @@ def main():
      "uftrace": check_uftrace, "gpr": check_gpr,
      "compact": check_compact, "damage": check_damage,
      "lost": check_lost, "lostjson": check_lost_json,
-     "cuts": check_cuts, "nolost": check_nolost}[cmd](*args)
+     "cuts": check_cuts, "nolost": check_nolost,
+     "proccuts": check_proccuts}[cmd](*args)
 
 
 if __name__ == "__main__":

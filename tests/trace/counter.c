@@ -5,10 +5,16 @@
  * "ADDRESS COUNT" lines to $COUNTS at exit (names come from nm); and,
  * when $EDGES names a file, each function's entries by the address it
  * was called from, "ADDRESS SITE COUNT" lines there: the caller is the
- * function the site is in, whatever a longjmp left behind.
+ * function the site is in, whatever a longjmp left behind.  A child by
+ * fork counts its own calls from the fork on, into $COUNTS.PID (and
+ * $EDGES.PID): one count per process, as a trace of a process tree
+ * holds them.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #define N 4096
 #define NOTRACE __attribute__((no_instrument_function))
@@ -39,10 +45,35 @@ NOTRACE static void count(void *fn)
  */
 static char edges_lock;
 static int want_edges;
+static pid_t forked;	/* this process's pid, if a child by fork */
+
+/* The child's counts start at the fork, as its trace does. */
+NOTRACE static void fork_child(void)
+{
+	memset(tab, 0, sizeof(tab));
+	memset(edges, 0, sizeof(edges));
+	forked = getpid();
+}
 
 NOTRACE __attribute__((constructor)) static void want(void)
 {
 	want_edges = getenv("EDGES") != NULL;
+	pthread_atfork(NULL, NULL, fork_child);
+}
+
+/* $NAME, or $NAME.PID in a child by fork; NULL if NAME is unset. */
+NOTRACE static FILE *open_out(const char *name)
+{
+	const char *path = getenv(name);
+	char buf[4096];
+
+	if (!path)
+		return NULL;
+	if (forked) {
+		snprintf(buf, sizeof(buf), "%s.%ld", path, (long)forked);
+		path = buf;
+	}
+	return fopen(path, "w");
 }
 
 NOTRACE static void count_edge(void *fn, void *site)
@@ -82,8 +113,7 @@ NOTRACE void __cyg_profile_func_exit(void *fn, void *site)
 
 NOTRACE __attribute__((destructor)) static void dump(void)
 {
-	const char *path = getenv("COUNTS");
-	FILE *f = path ? fopen(path, "w") : NULL;
+	FILE *f = open_out("COUNTS");
 
 	if (f) {
 		for (int i = 0; i < N; i++)
@@ -92,8 +122,7 @@ NOTRACE __attribute__((destructor)) static void dump(void)
 					tab[i].n);
 		fclose(f);
 	}
-	path = getenv("EDGES");
-	f = path ? fopen(path, "w") : NULL;
+	f = open_out("EDGES");
 	if (!f)
 		return;
 	for (int i = 0; i < N; i++)

@@ -8,6 +8,7 @@ and to the -finstrument-functions counter (tests/trace/perfetto.sh).
   perfetto.py raw DECODED RAW
   perfetto.py wire DECODED
   perfetto.py process DECODED NAME ARG...
+  perfetto.py procs DECODED NM COUNTS FUNCS [COUNTS FUNCS]...
 
 The format: no field outside perfetto.proto (protoc prints those by
 number); every packet on a sequence; a sequence's state cleared before
@@ -23,7 +24,10 @@ format's rules, and each thread's slices begin and end as `mctrace dump
 same names, at the same times but for one offset (the clock's origin).
 With `wire`: pbcheck.c's packets, decoded, hold its values and lengths.
 With `process`: the one process track is named NAME, its command line
-the ARGs.
+the ARGs.  With `procs`: one process track per COUNTS, in their order,
+each thread track under the process track of its own pid, and the
+slices of each process's threads per function (of FUNCS, a comma-
+separated list) the counts of its counter file COUNTS.
 Exit 0 when it holds, else 1 with the reason on stdout.
 """
 import codecs
@@ -217,6 +221,33 @@ def process(decoded, name, *args):
         check.fail("process %r, wanted %r" % (got, (name, list(args))))
 
 
+def procs(decoded, nm, *pairs):
+    packets = parse(decoded)
+    threads = tracks(packets)
+    order = slices(packets, threads)[2]
+    pids = [(int(one(d, "uuid")), one(d["process"][0], "pid"))
+            for p in packets for d in p.get("track_descriptor", [])
+            if "process" in d]
+    if len(pids) != len(pairs) // 2:
+        check.fail("%d process tracks, not %d" % (len(pids),
+                                                  len(pairs) // 2))
+    got = collections.defaultdict(collections.Counter)
+    for uuid, (pid, tid, parent) in threads.items():
+        i = [u for u, _ in pids].index(parent)
+        if pids[i][1] != pid:
+            check.fail("thread %s of pid %s under process %s's track"
+                       % (tid, pid, pids[i][1]))
+        got[i].update(name for kind, name, _ in order[uuid] if kind == "E")
+    for i in range(len(pids)):
+        want = check.counter_counts(pairs[2 * i], nm)
+        funcs = pairs[2 * i + 1].split(",")
+        bad = ["%s: %d slices, counter %d" % (fn, got[i][fn], want[fn])
+               for fn in funcs if got[i][fn] != want[fn]]
+        if bad or not any(want[fn] for fn in funcs):
+            check.fail("process %s: %s" % (pids[i][1], "; ".join(bad) or
+                                           "the counter saw none"))
+
+
 def main(decoded, counts, edges_path, nm, min_threads, *funcs):
     packets = parse(decoded)
     threads = tracks(packets)
@@ -249,6 +280,8 @@ if __name__ == "__main__":
         wire(sys.argv[2])
     elif len(sys.argv) >= 4 and sys.argv[1] == "process":
         process(*sys.argv[2:])
+    elif len(sys.argv) >= 6 and sys.argv[1] == "procs":
+        procs(*sys.argv[2:])
     elif len(sys.argv) < 7:
         check.fail(__doc__)
     else:

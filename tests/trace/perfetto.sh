@@ -18,6 +18,8 @@
 #   - dump --perfetto of an own-format trace, to a file and to stdout
 #   - with --min-time, the same calls as dump --raw, at the same times
 #   - the process's name and command line from an MCT_INFO block
+#   - a fork recorded: one process track each, slices per process the
+#     counter's
 #   - a trace cut at half and one damaged: the same losses said and the
 #     same calls as dump --raw
 #   - the conversion's memory does not grow with the trace: 20 times
@@ -147,14 +149,38 @@ losses_check() {
 expect "Perfetto: a trace cut at half, and one damaged: the losses and calls dump --raw has" \
 	losses_check
 
+# A process tree (fork) recorded into X.pftrace: a process track each,
+# the parent's first, each thread under its own; each process's slices
+# the counter's calls in that process (the child's from the fork on).
+tree_check() {
+	rm -f "$OUT/fork.count"* &&
+	"$MCT" record -o "$OUT/fork.pftrace" -- "$OUT/prog" fork > /dev/null &&
+	COUNTS="$OUT/fork.count" "$OUT/count" fork > /dev/null &&
+	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		< "$OUT/fork.pftrace" > "$OUT/fork.txt" &&
+	$PY $T/perfetto.py procs "$OUT/fork.txt" "$OUT/count.nm" \
+		"$OUT/fork.count" main,fork_test,top,mid,leaf \
+		"$(ls "$OUT/fork.count".*)" top,mid,leaf
+}
+expect "Perfetto: record -o X.pftrace of a fork: a track per process, each one's slices the counter's" \
+	tree_check
+
 # The process track takes its name and command line from the trace's
-# MCT_INFO block (format.h), here one appended to a trace by hand.
+# MCT_INFO block (format.h), here one put by hand in place of the
+# recorder's (a reader takes a process's first).
 process_check() {
-	cp "$OUT/basic.data" "$OUT/info.data" &&
 	$PY -c 'import struct, sys
+data = open(sys.argv[1], "rb").read()
+out, at = data[:24], 24
+while at + 16 <= len(data):
+    kind, tid, n = struct.unpack_from("<IIQ", data, at)
+    if kind != 8:
+        out += data[at:at + 16 + n]
+    at += 16 + n
 info = b"exe=/opt/app\0arg=app\0arg=--in\0arg=a b\0"
-with open(sys.argv[1], "ab") as f:
-    f.write(struct.pack("<IIQ", 8, 1, len(info)) + info)' "$OUT/info.data" &&
+with open(sys.argv[2], "wb") as f:
+    f.write(out + struct.pack("<IIQ", 8, 1, len(info)) + info)' \
+		"$OUT/basic.data" "$OUT/info.data" &&
 	"$MCT" dump --perfetto -o "$OUT/info.pftrace" "$OUT/info.data" &&
 	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
 		< "$OUT/info.pftrace" > "$OUT/info.txt" &&
