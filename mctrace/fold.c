@@ -51,6 +51,9 @@ static bool is_other_name(const char *name, const char *base)
 	return true;
 }
 
+/* An MCT_INFO this long is no recorder's (its arguments are in it). */
+#define INFO_MAX ((uint64_t)1 << 24)
+
 /*
  * The pid and start of the trace open at `fd`, from its header and
  * first block (the recorder's MCT_INFO); false if it has none.
@@ -58,27 +61,30 @@ static bool is_other_name(const char *name, const char *base)
 static bool read_start(int fd, struct other *o)
 {
 	uint8_t head[sizeof(struct mct_header) + sizeof(struct mct_block)];
-	char info[4096];
 	uint64_t bytes;
+	char *info;
 	ssize_t n;
+	bool found = false;
 
 	if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
 	    memcmp(head, MCT_MAGIC, 8) ||
-	    get_le32(head + sizeof(struct mct_header)) != MCT_INFO)
+	    get_le32(head + sizeof(struct mct_header)) != MCT_INFO ||
+	    (bytes = get_le64(head + sizeof(head) - 8)) > INFO_MAX)
 		return false;
 	o->pid = get_le32(head + 8);
-	bytes = get_le64(head + sizeof(head) - 8);
-	n = pread(fd, info, bytes < sizeof(info) ? bytes : sizeof(info) - 1,
-		  (off_t)sizeof(head));
-	if (n <= 0)
-		return false;
-	info[n] = '\0';
-	for (char *s = info; s < info + n; s += strlen(s) + 1)
-		if (!strncmp(s, "start_ns=", 9)) {
-			o->start_ns = strtoull(s + 9, NULL, 10);
-			return true;
-		}
-	return false;
+	info = xmalloc(bytes + 1);
+	n = pread(fd, info, bytes, (off_t)sizeof(head));
+	if (n > 0) {
+		info[n] = '\0';
+		for (char *s = info; s < info + n && !found;
+		     s += strlen(s) + 1)
+			if (!strncmp(s, "start_ns=", 9)) {
+				o->start_ns = strtoull(s + 9, NULL, 10);
+				found = true;
+			}
+	}
+	free(info);
+	return found;
 }
 
 /*
@@ -93,7 +99,11 @@ static bool take_other(const char *path, uint64_t since, struct other *o)
 
 	if (fd < 0)
 		return false;
-	ok = read_start(fd, o) && o->start_ns >= since;
+	ok = read_start(fd, o);
+	if (!ok)
+		fprintf(stderr, "mctrace: %s: no recording's start in it (cut "
+			"short, or not a trace): left apart\n", path);
+	ok = ok && o->start_ns >= since;
 	if (ok && flock(fd, LOCK_SH | LOCK_NB) != 0) {
 		fprintf(stderr, "mctrace: %s: still being recorded (a process "
 			"that outlived the program): left apart\n", path);
