@@ -75,7 +75,7 @@ if ! rt_arch_config "$ARCH"; then
 	exit 1
 fi
 # a program that hangs fails its test instead of stopping the suite
-RUN="timeout 120${RT_RUN:+ $RT_RUN}"
+RUN="timeout -k 10 120${RT_RUN:+ $RT_RUN}"
 QEMU=$RT_RUN
 GCC=$RT_CC_DEFAULT
 GXX=$(echo "$GCC" | sed 's/gcc$/g++/')
@@ -549,7 +549,7 @@ on_variant() {
 		return
 	fi
 	ov_run=$RUN
-	[ -z "$RT_VARIANT_RUN" ] || RUN="timeout 120 $RT_VARIANT_RUN"
+	[ -z "$RT_VARIANT_RUN" ] || RUN="timeout -k 10 120 $RT_VARIANT_RUN"
 	"$@"
 	RUN=$ov_run
 }
