@@ -582,7 +582,17 @@ if [ -z "${NO_STORM:-}" ]; then
 		break
 	done
 fi
-if [ -n "${NO_STORM:-}" ]; then
+# x86 under qemu-user: its translator reads an instruction byte by byte
+# and is not serialized by membarrier, so it can read one across the
+# writes of a cross-modification that hardware never sees torn; the
+# storm then fails the same way with the runtime of 9a98a61.  Natively
+# only, as the storm of every x86 build elsewhere runs.
+case $RT_ARCH in
+i386) [ -z "${RT_RUN:-}" ] || NO_STORM_WHY="under $RT_RUN, qemu's translator can read an x86 instruction torn by another thread's patch (natively only)" ;;
+esac
+if [ -n "${NO_STORM_WHY:-}" ]; then
+	echo "SKIP: [$TAG] toggle storm: $NO_STORM_WHY"
+elif [ -n "${NO_STORM:-}" ]; then
 	echo "SKIP: [$TAG] toggle storm (NO_STORM)"
 else
 	for c in $(storm_cases); do
