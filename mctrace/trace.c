@@ -63,7 +63,11 @@ struct reader {
 	struct raw scratch;	/* events decoded only to check a block */
 	bool saw_events;	/* decoded some */
 	struct calls_walk *walk;	/* EVENTS_WALK's */
-	size_t released;	/* the mapped bytes given back before this */
+	bool in_map;		/* data is in a mapped file (a process's
+				   payload in the first's) */
+	uintptr_t map_lo;	/* the page data starts in */
+	uintptr_t released;	/* the mapped pages from map_lo given back
+				   before this address */
 	bool child;		/* an MCT_PROCESS's payload: nests none */
 	/* the MCT_PROCESS blocks' payloads (the first's only) */
 	struct kid { const uint8_t *p; uint64_t bytes; uint32_t pid; } *kids;
@@ -346,16 +350,30 @@ static size_t skip_damage(struct reader *rd, size_t pos, size_t next)
  */
 #define RELEASE_STEP ((size_t)1 << 20)
 
+static uintptr_t page_of(const void *p)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	return (uintptr_t)p / page * page;
+}
+
 static void release_behind(struct reader *rd, size_t pos)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), to = pos / page * page;
+	uintptr_t to = page_of(rd->data + pos);
 
-	if (!rd->mapped || rd->events < EVENTS_CHECK ||
-	    to - rd->released < RELEASE_STEP)
+	if (!rd->in_map || rd->events < EVENTS_CHECK ||
+	    to < rd->released + RELEASE_STEP)
 		return;
-	madvise((void *)(rd->data + rd->released), to - rd->released,
-		MADV_DONTNEED);
+	madvise((void *)rd->released, to - rd->released, MADV_DONTNEED);
 	rd->released = to;
+}
+
+/* Reading from `data`, in the file mapped (in_map) or not. */
+static void reader_at(struct reader *rd, const uint8_t *data, bool in_map)
+{
+	rd->data = data;
+	rd->in_map = in_map;
+	rd->map_lo = rd->released = page_of(data);
 }
 
 static void read_blocks(struct reader *rd)
@@ -448,7 +466,7 @@ static int load_file(struct reader *rd)
 		if (map == MAP_FAILED) {
 			err = read_stream(rd, fd);
 		} else {
-			rd->data = map;
+			reader_at(rd, map, true);
 			rd->size = (size_t)st.st_size;
 			rd->mapped = true;
 		}
@@ -551,7 +569,8 @@ static int kid_open(const struct reader *rd, const struct kid *k,
 	snprintf(label, n, "%s, process %u", rd->path, k->pid);
 	memset(own, 0, sizeof(*own));
 	*sub = (struct reader){ .path = label, .t = own, .child = true,
-		.events = rd->events, .data = k->p, .size = k->bytes };
+		.events = rd->events, .size = k->bytes };
+	reader_at(sub, k->p, rd->in_map);
 	head = read_header(sub);
 	if (head < 0) {
 		free(own);
@@ -620,9 +639,10 @@ static void walk_again(struct reader *rd)
 	rd->t->blocks = rd->t->damaged = 0;
 	rd->t->cut_bytes = rd->t->damaged_bytes = 0;
 	rd->events = EVENTS_WALK;
-	if (rd->mapped)
-		madvise((void *)rd->data, rd->released, MADV_DONTNEED);
-	rd->released = 0;
+	if (rd->in_map)
+		madvise((void *)rd->map_lo, rd->released - rd->map_lo,
+			MADV_DONTNEED);
+	rd->released = rd->map_lo;
 	read_blocks(rd);
 }
 

@@ -23,7 +23,8 @@
 #   - a trace cut at half and one damaged: the same losses said and the
 #     same calls as dump --raw
 #   - the conversion's memory does not grow with the trace: 20 times
-#     the events, under 2 MB more at its peak (ru_maxrss)
+#     the events, under 2 MB more at its peak (ru_maxrss), in the first
+#     process or in a second
 #   - failures: a directory for the output, a file not a trace; a line
 #     and a non-zero exit each
 set -u
@@ -212,6 +213,29 @@ bounded_check() {
 }
 expect "Perfetto: converted in bounded memory (20 times the events, under 2 MB more)" \
 	bounded_check
+
+# The same with the events in the trace's second process (an
+# MCT_PROCESS block, read from the first's mapping: its pages given
+# back as its walk goes too), 100 times the events (24 MB of trace).
+tree_bounded_check() {
+	for n in 20000 2000000; do
+		d=$OUT/tree$n.data
+		"$MCT" record --bufsize 1048576 -o "$d" -- \
+			sh -c "'$OUT/prog' basic; '$OUT/prog' hot $n" > /dev/null &&
+		pid=$("$MCT" info "$d" |
+			sed -n 's/^#   other *: pid \([0-9]*\),.*/\1/p') &&
+		"$MCT" report --pid "$pid" "$d" | grep -q " $n  mid\$" ||
+			{ echo "hot $n: not recorded whole"; return 1; }
+	done
+	small=$(maxrss "$MCT" dump --perfetto -o "$OUT/tree.pftrace" \
+		"$OUT/tree20000.data") &&
+	large=$(maxrss "$MCT" dump --perfetto -o "$OUT/tree.pftrace" \
+		"$OUT/tree2000000.data") || return 1
+	[ $((large - small)) -lt 2048 ] ||
+		{ echo "peak RSS $small KB, then $large KB"; return 1; }
+}
+expect "Perfetto: a second process's events converted in bounded memory too" \
+	tree_bounded_check
 
 # fails <what> <command...>: a non-zero exit and one line on stderr
 fails() {
