@@ -98,6 +98,7 @@ struct rec_thread {
 	const char **json_names;	/* the names of its open JSON calls */
 	size_t json_depth, json_cap;
 	bool unmapped;
+	bool populated;		/* the ring's pages made (rec_ring_populate) */
 };
 
 /*
@@ -144,6 +145,7 @@ REC_HIDDEN void rec_config_read(const char *path);
 REC_HIDDEN extern struct rec_thread *rec_threads;	/* newest first */
 /* A thread's ring, shadow stack and fixes, sized by rec_cfg; NULL. */
 REC_HIDDEN struct rec_thread *rec_thread_alloc(void);
+REC_HIDDEN void rec_ring_populate(struct rec_thread *t);
 /* `t` put on rec_threads, where the writer finds it. */
 REC_HIDDEN void rec_thread_publish(struct rec_thread *t);
 /* The writer, once a dead thread's ring is drained: its memory freed. */

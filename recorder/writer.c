@@ -118,6 +118,8 @@ static uint64_t drain(struct rec_thread *t)
 	tail = t->tail;
 	size = t->mask + 1;
 	n = head - tail;
+	if (!t->populated && head >= size / 16)
+		rec_ring_populate(t);
 	while (tail != head) {
 		uint64_t at = tail & t->mask;
 		uint64_t k = head - tail < size - at ? head - tail : size - at;
