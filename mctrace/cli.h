@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "trace.h"
 
@@ -47,6 +48,13 @@ int cmd_graph(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+
+/*
+ * attach.c: record the running process `pid` for `duration_ns` (0:
+ * until SIGINT or SIGTERM, or its exit) with the recorder's settings
+ * `config` (recorder/attach.h), and detach.  0, or 1 having said why.
+ */
+int attach_record(pid_t pid, long long duration_ns, const char *config);
 
 /*
  * dump.c: read `in` and write it in the form `how` (dump's option for

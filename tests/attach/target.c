@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * target.c - the process tests/attach/attach.sh attaches to: four
+ * threads serving "requests" until SIGTERM, each request calling
+ * helper() twice and leaf() once per helper, so that any window of a
+ * trace holds twice as many helper calls as requests (within the calls
+ * in flight at its edges).  At the end it checks its own sums, which a
+ * site left broken by an attach would upset, and exits 0 only if they
+ * hold.  It prints its pid and "ready" once every thread runs.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#define THREADS 4
+
+static volatile sig_atomic_t stop;
+static unsigned long served[THREADS], leaves[THREADS];
+
+__attribute__((noinline)) unsigned long leaf(unsigned long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) unsigned long helper(int t, unsigned long x)
+{
+	leaves[t]++;
+	return leaf(x) ^ x;
+}
+
+__attribute__((noinline)) unsigned long request(int t, unsigned long x)
+{
+	unsigned long r = helper(t, x) + helper(t, x + 1);
+
+	served[t]++;
+	return r;
+}
+
+static void *serve(void *arg)
+{
+	int t = (int)(long)arg;
+	unsigned long acc = 0;
+
+	while (!stop) {
+		acc += request(t, served[t]);
+		if (served[t] % 64 == 0)
+			usleep(100);
+	}
+	return (void *)acc;
+}
+
+static void on_term(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+int main(void)
+{
+	pthread_t th[THREADS];
+	int bad = 0;
+
+	signal(SIGTERM, on_term);
+	for (long t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, serve, (void *)t);
+	printf("%ld ready\n", (long)getpid());
+	fflush(stdout);
+	for (int t = 0; t < THREADS; t++) {
+		pthread_join(th[t], NULL);
+		bad |= leaves[t] != 2 * served[t];
+	}
+	printf("%s\n", bad ? "sums wrong" : "sums right");
+	return bad;
+}
