@@ -372,8 +372,17 @@ int rec_writer_start(const char *path, bool truncate)
 	sigset_t all, old;
 	int err;
 
+	static bool before;
+
 	if (rec_out_open(path, truncate) < 0)
 		return -1;
+	/* a file after another (attach.c): every name is new to it */
+	if (before) {
+		rec_names_fork_child();
+		rec_compact_forget();
+		rec_json_fork_child();
+	}
+	before = true;
 	w.json = rec_cfg.json;
 	w.stop = false;
 	w.busy_passes = w.events = w.thread_cpu_ns = 0;
