@@ -452,7 +452,12 @@ int attach_record(pid_t pid, long long duration_ns, const char *config)
 	struct attach a = { .pid = pid, .th = { .pid = pid } };
 	int err;
 
-	if (!REMOTE_ARCH_OK || check_target(pid))
+	if (!REMOTE_ARCH_OK) {
+		fail(pid, "attach is not supported on this architecture "
+		     "(x86_64 only)");
+		return 1;
+	}
+	if (check_target(pid))
 		return 1;
 	if (pt_stop(&a.th, 0) != 0) {
 		say_no_ptrace(pid, errno);

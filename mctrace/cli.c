@@ -17,6 +17,8 @@ void usage(FILE *f)
 "Record the function calls of a program linked with libmcount, and show them.\n"
 "\n"
 "  record [OPTION]... [--] PROG [ARG]...   run PROG and record its calls\n"
+"  record -p PID [--duration T] [OPTION]...  attach to a running process,\n"
+"                                record its calls, leave it as it was\n"
 "  report [OPTION]... [FILE]     calls, total and self time per function\n"
 "  graph [OPTION]... [FUNC] [FILE]  the aggregated call tree (FUNC: its\n"
 "                                callers and callees)\n"

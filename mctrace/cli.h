@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cli.h - mctrace's commands, one a file (record.c, report.c, graph.c,
- * replay.c, dump.c), and the option helpers they share (cli.c).
+ * replay.c, dump.c; record -p's attach in attach.c, over ptrace.c and
+ * procmaps.c), and the option helpers they share (cli.c).
  * main.c picks the command; each reads the trace through trace.h and
  * writes through output.h.
  */

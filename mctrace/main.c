@@ -4,13 +4,15 @@
  * and show them.
  *
  *   mctrace record [options] [-o FILE] -- PROG [ARGS...]
+ *   mctrace record -p PID [--duration T] [options] [-o FILE]
  *   mctrace report|graph|replay [FILE]
  *   mctrace dump [--chrome|--folded|--flame-svg|--raw] [-o OUT] [FILE]
  *   mctrace --help | -h | --version | -V
  *
  * record runs PROG with MCOUNT_TRACE and the filters in its environment
  * (recorder/start.c reads them); the program must be linked with
- * libmcount.  The rest read the recorder's own format (default FILE:
+ * libmcount; with -p it attaches to a running process instead
+ * (attach.c).  The rest read the recorder's own format (default FILE:
  * mctrace.data).  Each command is a file of its own (cli.h); this one
  * only picks it.  See man/mctrace.1.
  */

@@ -290,7 +290,8 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	}
 	for (int k = 0; k < nargs; k++)
 		a[k + (str != NULL)] = args[k];
-	a[0] = str ? str_at : a[0];
+	if (str)
+		a[0] = str_at;
 	r = saved;
 	remote_set_call(&r, fn, sp, a, nargs + (str != NULL));
 	if (set_regs(tid, &r) != 0) {

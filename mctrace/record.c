@@ -207,7 +207,8 @@ static void record_usage(FILE *f)
 "\n"
 "Exit status: PROG's (128 + N when signal N killed it); 1 when nothing\n"
 "could be recorded (the output, no runtime in PROG, no recorded site);\n"
-"126 or 127 when PROG cannot be run; 2 for a usage error.  See mctrace(1).\n");
+"126 or 127 when PROG cannot be run; with -p, 0, or 1 when the attach was\n"
+"refused or failed; 2 for a usage error.  See mctrace(1).\n");
 }
 
 /* --at T: a new phase from T on; 0, or 2 after saying why. */
@@ -271,6 +272,24 @@ static int attach_operands(struct record_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* What follows the options: PROG, or with -p nothing; -1, or 2. */
+static int operands(struct record_opts *o, int argc, char **argv)
+{
+	if (o->pid)
+		return attach_operands(o, argc, argv);
+	if (o->duration) {
+		fprintf(stderr, "mctrace record: option '--duration' needs "
+			"'-p PID'\n");
+		return cli_try("record");
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "mctrace record: no program to run\n");
+		return cli_try("record");
+	}
+	o->prog = argv + optind;
+	return -1;
+}
+
 /* Fill `o` from the command line: -1 to go on, else the exit status. */
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
@@ -322,19 +341,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		default: return cli_bad_option("record", c, argv);
 		}
 	}
-	if (o->pid)
-		return attach_operands(o, argc, argv);
-	if (o->duration) {
-		fprintf(stderr, "mctrace record: option '--duration' needs "
-			"'-p PID'\n");
-		return cli_try("record");
-	}
-	if (optind >= argc) {
-		fprintf(stderr, "mctrace record: no program to run\n");
-		return cli_try("record");
-	}
-	o->prog = argv + optind;
-	return -1;
+	return operands(o, argc, argv);
 }
 
 /* The recorder's settings, in the environment PROG will inherit. */

@@ -27,6 +27,7 @@
 #ifndef MCTRACE_REMOTE_ARCH_H
 #define MCTRACE_REMOTE_ARCH_H
 
+#include <stdint.h>
 #include <sys/user.h>
 
 #if defined(__x86_64__)
@@ -71,6 +72,32 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 	r->rsp = sp;
 	r->rax = 0;
 	r->orig_rax = (unsigned long long)-1;
+}
+#else
+/* No attach on this machine: attach.c refuses before any of these runs. */
+#define REMOTE_ARCH_OK 0
+#define REMOTE_EM EM_NONE
+#define REMOTE_RED_ZONE 0
+#define REMOTE_STACK_ALIGN 16
+#define REMOTE_NOP 0
+#define REMOTE_MAX_ARGS 6
+
+typedef struct { uintptr_t pc, sp, result; } remote_regs;
+
+static inline uintptr_t remote_pc(const remote_regs *r) { return r->pc; }
+static inline uintptr_t remote_sp(const remote_regs *r) { return r->sp; }
+static inline uintptr_t remote_result(const remote_regs *r)
+{
+	return r->result;
+}
+
+static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
+				   const uintptr_t *args, int nargs)
+{
+	(void)args;
+	(void)nargs;
+	r->pc = fn;
+	r->sp = sp;
 }
 #endif
 

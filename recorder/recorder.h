@@ -12,7 +12,8 @@
  * thread (writer.c) drains every ring (ring.c) into the file.
  *
  * The files, each calling only files listed after it: wrap.c (the
- * library functions wrapped), start.c (start, end, fork), writer.c (the
+ * library functions wrapped), attach.c (mctrace record -p's entry
+ * points, attach.h), start.c (start, end, fork), writer.c (the
  * writer thread), compact.c and json.c (the two forms the writer
  * writes), names.c (the functions' names), record.c (the traced
  * thread's side), filters.c (which functions are enabled), libs.c
