@@ -234,22 +234,31 @@ static void free_text(struct attach *a)
 
 /* ---- the recorder in the process --------------------------------------- */
 
-/* The recorder's entry points where the process has them mapped. */
-static void find_entry(struct attach *a, const struct pm_maps *maps)
+/*
+ * The function `sym` of the recorder where the process has it: in its
+ * program (linked with libmcount.a), else in its libmcount.so; 0.
+ */
+static uintptr_t entry_of(pid_t pid, const struct pm_maps *maps,
+			  const char *sym)
 {
 	char exe[64], path[4096];
 	const struct pm_map *lib = pm_find(maps, "libmcount.so");
 	ssize_t n;
+	uintptr_t fn = 0;
 
-	snprintf(exe, sizeof(exe), "/proc/%ld/exe", (long)a->pid);
+	snprintf(exe, sizeof(exe), "/proc/%ld/exe", (long)pid);
 	n = readlink(exe, path, sizeof(path) - 1);
-	path[n > 0 ? n : 0] = '\0';
-	a->start_fn = n > 0 ? pm_symbol(maps, path, MC_ATTACH_START_SYM) : 0;
-	a->stop_fn = n > 0 ? pm_symbol(maps, path, MC_ATTACH_STOP_SYM) : 0;
-	if (a->start_fn && a->stop_fn)
-		return;
-	a->start_fn = lib ? pm_symbol(maps, lib->path, MC_ATTACH_START_SYM) : 0;
-	a->stop_fn = lib ? pm_symbol(maps, lib->path, MC_ATTACH_STOP_SYM) : 0;
+	if (n > 0) {
+		path[n] = '\0';
+		fn = pm_symbol(maps, path, sym);
+	}
+	return fn ? fn : lib ? pm_symbol(maps, lib->path, sym) : 0;
+}
+
+static void find_entry(struct attach *a, const struct pm_maps *maps)
+{
+	a->start_fn = entry_of(a->pid, maps, MC_ATTACH_START_SYM);
+	a->stop_fn = entry_of(a->pid, maps, MC_ATTACH_STOP_SYM);
 }
 
 /*
@@ -293,7 +302,8 @@ static int load_recorder(struct attach *a, struct pm_maps *maps)
 		     "cannot be loaded into it");
 		return 1;
 	}
-	if (pt_call(&a->th, 0, dlopen_fn, lib, &flags, 1, &handle) != 0)
+	if (pt_call(&a->th, pt_pick(&a->th), dlopen_fn, lib, &flags, 1,
+		    &handle) != 0)
 		return 1;
 	if (!handle) {
 		fprintf(stderr, "mctrace: process %ld: its dlopen could not "
@@ -354,7 +364,8 @@ static int start_held(struct attach *a, const char *config)
 	if (step_out_all(a) != 0)
 		fail(a->pid, "cannot step a thread out of a pad");
 	else if ((a->start_fn && a->stop_fn) || !load_recorder(a, &maps))
-		err = pt_call(&a->th, 0, a->start_fn, config, NULL, 0, &code);
+		err = pt_call(&a->th, pt_pick(&a->th), a->start_fn, config,
+			      NULL, 0, &code);
 	pm_free(&maps);
 	if (!err && (int)code != MC_ATTACH_OK) {
 		fail(a->pid, start_error((int)code));
@@ -479,5 +490,33 @@ int attach_record(pid_t pid, long long duration_ns, const char *config)
 	}
 	free_text(&a);
 	pt_free(&a.th);
+	return err;
+}
+
+int attach_call(pid_t pid, const char *sym, const char *str, uintptr_t *ret)
+{
+	struct pt_threads th = { .pid = pid };
+	struct pm_maps maps;
+	uintptr_t fn;
+	int err = 1;
+
+	if (!REMOTE_ARCH_OK || check_target(pid))
+		return 1;
+	if (pm_read(pid, &maps) != 0) {
+		fail(pid, "cannot read its mappings");
+		return 1;
+	}
+	fn = entry_of(pid, &maps, sym);
+	pm_free(&maps);
+	if (!fn) {
+		fail(pid, "no libmcount in it (mctrace record -p loads one)");
+		return 1;
+	}
+	if (pt_stop(&th, 0) != 0)
+		say_no_ptrace(pid, errno);
+	else
+		err = pt_call(&th, pt_pick(&th), fn, str, NULL, 0, ret);
+	pt_detach_all(&th);
+	pt_free(&th);
 	return err;
 }

@@ -19,6 +19,8 @@ void usage(FILE *f)
 "  record [OPTION]... [--] PROG [ARG]...   run PROG and record its calls\n"
 "  record -p PID [--duration T] [OPTION]...  attach to a running process,\n"
 "                                record its calls, leave it as it was\n"
+"  list -p PID                   a running process's sites and their state\n"
+"  live -p PID enable|disable GLOB  change what its recording records\n"
 "  report [OPTION]... [FILE]     calls, total and self time per function\n"
 "  graph [OPTION]... [FUNC] [FILE]  the aggregated call tree (FUNC: its\n"
 "                                callers and callees)\n"

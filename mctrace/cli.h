@@ -10,6 +10,7 @@
 #define MCTRACE_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
@@ -49,6 +50,8 @@ int cmd_graph(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_live(int argc, char **argv);
 
 /*
  * attach.c: record the running process `pid` for `duration_ns` (0:
@@ -56,6 +59,12 @@ int cmd_info(int argc, char **argv);
  * `config` (recorder/attach.h), and detach.  0, or 1 having said why.
  */
 int attach_record(pid_t pid, long long duration_ns, const char *config);
+/*
+ * attach.c: call the recorder's function `sym` (recorder/attach.h) in
+ * the running process `pid` with the string `str`, every thread held
+ * meanwhile: 0 with its return value in *ret, or 1 having said why.
+ */
+int attach_call(pid_t pid, const char *sym, const char *str, uintptr_t *ret);
 
 /*
  * dump.c: read `in` and write it in the form `how` (dump's option for

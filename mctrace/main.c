@@ -5,6 +5,8 @@
  *
  *   mctrace record [options] [-o FILE] -- PROG [ARGS...]
  *   mctrace record -p PID [--duration T] [options] [-o FILE]
+ *   mctrace list -p PID
+ *   mctrace live -p PID enable|disable GLOB
  *   mctrace report|graph|replay [FILE]
  *   mctrace dump [--chrome|--folded|--flame-svg|--raw] [-o OUT] [FILE]
  *   mctrace --help | -h | --version | -V
@@ -31,6 +33,8 @@ static const struct command {
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "info", cmd_info },
+	{ "list", cmd_list },
+	{ "live", cmd_live },
 };
 
 int main(int argc, char **argv)

@@ -15,7 +15,8 @@ MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
 	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
 	mctrace/output.c mctrace/trace.c mctrace/calls.c mctrace/events.c \
 	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c \
-	mctrace/attach.c mctrace/ptrace.c mctrace/procmaps.c
+	mctrace/attach.c mctrace/ptrace.c mctrace/procmaps.c \
+	mctrace/live.c
 MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o) \
 	$(BUILD)/obj/mctrace/flame-js.o
 

@@ -308,18 +308,48 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	return err;
 }
 
+/* The system call thread `tid` is stopped in, -1 if none (or unknown). */
+static long in_syscall(pid_t pid, pid_t tid)
+{
+	char path[96];
+	long nr = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/syscall", (long)pid,
+		 (long)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
+size_t pt_pick(const struct pt_threads *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		long nr = in_syscall(p->pid, p->tid[i]);
+
+		if (nr >= 0 && nr != REMOTE_SYS_FUTEX)
+			return i;
+	}
+	return 0;
+}
+
 int pt_step_out_of_nops(struct pt_threads *p, size_t i)
 {
 	pid_t tid = p->tid[i];
 
 	for (int steps = 0; steps < 64; steps++) {
-		unsigned char before;
+		unsigned char b[2];
 		remote_regs r;
 		int sig;
 
+		/* inside: a NOP before and at pc; each step runs a NOP only */
 		if (get_regs(tid, &r) != 0 ||
-		    pt_read(p->pid, remote_pc(&r) - 1, &before, 1) != 0 ||
-		    before != REMOTE_NOP)
+		    pt_read(p->pid, remote_pc(&r) - 1, b, 2) != 0 ||
+		    b[0] != REMOTE_NOP || b[1] != REMOTE_NOP)
 			return 0;
 		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0 ||
 		    wait_stop(tid, &sig) != 0)

@@ -46,7 +46,18 @@ int pt_write(pid_t pid, uintptr_t addr, const void *buf, size_t len);
 int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	    const uintptr_t *args, int nargs, uintptr_t *ret);
 
-/* Step thread `i` out of a run of single-byte NOPs it is inside of. */
+/*
+ * The held thread best suited to run a call: one stopped in a system
+ * call other than a lock's wait, which holds no lock of the C library
+ * (malloc's, the loader's) that the call could need; else the first.
+ */
+size_t pt_pick(const struct pt_threads *p);
+
+/*
+ * Step thread `i` out of a run of single-byte NOPs (a pad) it stopped
+ * inside of, to its end, so that the pad may be rewritten as one
+ * instruction: 0, or -1.
+ */
 int pt_step_out_of_nops(struct pt_threads *p, size_t i);
 
 #endif

@@ -37,6 +37,7 @@
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_NOP 0x90		/* nop: a -fpatchable-function-entry pad's */
 #define REMOTE_MAX_ARGS 6
+#define REMOTE_SYS_FUTEX 202	/* a thread waiting on a lock in it */
 
 typedef struct user_regs_struct remote_regs;
 
@@ -81,6 +82,7 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_NOP 0
 #define REMOTE_MAX_ARGS 6
+#define REMOTE_SYS_FUTEX -1
 
 typedef struct { uintptr_t pc, sp, result; } remote_regs;
 

@@ -11,6 +11,10 @@
  * starts the recording as MCOUNT_TRACE does at start-up, with the
  * attach's settings in place of the environment.
  *
+ * List and live only read the sites, or change them as the program's
+ * own mcount_enable_glob would (the recorder then records what is
+ * enabled), one thread stopped for the call while the others run.
+ *
  * Stop ends the recording: sites disabled, the writer stopped, the file
  * closed.  libmcount.so stays loaded: a thread inside a function it
  * recorded returns through the recorder's return trampoline, and the
@@ -18,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <string.h>
 
 #include <mcount.h>
 
@@ -25,9 +30,11 @@
 #include "attach.h"
 #include "recorder.h"
 
-/* These two are called by name, from outside (mctrace), never here. */
+/* These are called by name, from outside (mctrace), never here. */
 int mcount_attach_start(const char *config);
 int mcount_attach_stop(void);
+int mcount_attach_list(const char *path);
+int mcount_attach_live(const char *spec);
 
 static bool attached, reboot_due;
 
@@ -84,4 +91,38 @@ int mcount_attach_stop(void)
 	attached = false;
 	reboot_due = true;
 	return MC_ATTACH_OK;
+}
+
+static int list_one(const struct mcount_site_info *s, void *arg)
+{
+	static const char *const states[] = { "disabled", "enabled",
+					      "refused" };
+	const char *name = mcount_func_name(s->at, NULL);
+
+	fprintf(arg, "%s %#lx %s %s\n", states[s->state], s->addr,
+		name ? name : "?", s->object ? s->object : "-");
+	return 0;
+}
+
+int mcount_attach_list(const char *path)
+{
+	FILE *f;
+	int err;
+
+	if (!mcount_booted())
+		return MC_ATTACH_EBOOT;
+	f = fopen(path, "we");
+	if (!f)
+		return MC_ATTACH_EFILE;
+	mcount_for_each_site(list_one, f);
+	err = ferror(f);
+	return fclose(f) || err ? MC_ATTACH_EFILE : MC_ATTACH_OK;
+}
+
+int mcount_attach_live(const char *spec)
+{
+	if (!__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE))
+		return MC_ATTACH_LIVE_IDLE;
+	return spec[0] == '+' ? mcount_enable_glob(spec + 1) :
+	       mcount_disable_glob(spec + 1);
 }

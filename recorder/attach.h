@@ -15,6 +15,16 @@
  *   int mcount_attach_start(const char *config);
  *   int mcount_attach_stop(void);
  *
+ * mctrace list -p and live -p call these the same way, on one thread:
+ *
+ *   int mcount_attach_list(const char *path);
+ *	every site, one "STATE ADDRESS FUNCTION OBJECT" line each, into
+ *	the file `path`, which mctrace made: MC_ATTACH_OK or an error
+ *   int mcount_attach_live(const char *spec);
+ *	"+GLOB" enables, "-GLOB" disables, the functions GLOB matches, for
+ *	the recording in progress: how many (>= 0), a negative MCOUNT_E*
+ *	code, or MC_ATTACH_LIVE_IDLE when nothing records
+ *
  * `config` is "NAME=VALUE" lines, each ended by '\n', with the
  * variables MCOUNT_TRACE* that recorder/start.c lists: while attached
  * the recorder reads these instead of the environment.
@@ -24,6 +34,8 @@
 
 #define MC_ATTACH_START_SYM "mcount_attach_start"
 #define MC_ATTACH_STOP_SYM "mcount_attach_stop"
+#define MC_ATTACH_LIST_SYM "mcount_attach_list"
+#define MC_ATTACH_LIVE_SYM "mcount_attach_live"
 
 enum mc_attach_status {
 	MC_ATTACH_OK = 0,
@@ -36,6 +48,9 @@ enum mc_attach_status {
 				   no slot hook on this backend) */
 	MC_ATTACH_ENOMEM = 6,
 	MC_ATTACH_EIDLE = 7,	/* stop with no attach started */
+	MC_ATTACH_EFILE = 8,	/* list: the file could not be written */
 };
+
+#define MC_ATTACH_LIVE_IDLE (-1000)
 
 #endif

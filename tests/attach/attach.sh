@@ -14,7 +14,8 @@
 # the same file descriptors, no thread stopped; in each trace, helper
 # called twice per request and leaf once per helper, within the calls
 # in flight at the window's edges.  At the end the target's own sums
-# hold and it exits 0.  Then the refusals, each with its message, a
+# hold and it exits 0.  list -p and live -p: a recording that records
+# nothing until live enables one function.  Then the refusals, each with its message, a
 # non-zero exit and the target left running as it was: not ours (as
 # nobody, when run as root), no sites, another tracer, a recorder
 # already recording, static.  x86_64 only; SKIP where ptrace is
@@ -139,6 +140,46 @@ cycles() {
 
 cycles pads
 cycles hooks
+
+# list -p and live -p against a recording in progress that records
+# nothing (-N '*') until live enables helper: then only helper, as
+# list -p shows, and only helper in the trace
+live_case() {
+	start pads
+	if "$MCTRACE" list -p "$pid" > "$OUT/list0" 2>&1 ||
+	   ! grep -q "no libmcount" "$OUT/list0"; then
+		fail "list -p before any attach: $(head -1 "$OUT/list0")"
+	fi
+	"$MCTRACE" record -p "$pid" --duration 1500ms -N '*' \
+		-o "$OUT/live.data" > "$OUT/live.log" 2>&1 &
+	rec=$!
+	for _ in $(seq 100); do
+		"$MCTRACE" list -p "$pid" > "$OUT/list1" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$MCTRACE" live -p "$pid" enable helper > "$OUT/live1" 2>&1
+	"$MCTRACE" list -p "$pid" > "$OUT/list2" 2>&1
+	wait $rec
+	"$MCTRACE" report "$OUT/live.data" > "$OUT/live.report"
+	"$MCTRACE" live -p "$pid" enable helper > "$OUT/live2" 2>&1
+	live2=$?
+	if grep -q "^1 functions enabled" "$OUT/live1" &&
+	   ! grep -q "^enabled" "$OUT/list1" &&
+	   [ "$(grep -c "^enabled" "$OUT/list2")" = 1 ] &&
+	   grep -q "^enabled 0x[0-9a-f]* helper " "$OUT/list2" &&
+	   [ "$(calls "$OUT/live.report" helper)" -gt 0 ] &&
+	   [ -z "$(calls "$OUT/live.report" request)" ] &&
+	   [ -z "$(calls "$OUT/live.report" leaf)" ] &&
+	   [ $live2 -ne 0 ] && grep -q "nothing records" "$OUT/live2"; then
+		pass "list -p and live -p: helper enabled alone, recorded alone"
+	else
+		fail "list -p and live -p: $(cat "$OUT/live1" "$OUT/live2" | tr '\n' ' ')"
+	fi
+	kill -TERM "$pid"
+	wait "$pid"
+}
+
+live_case
 
 # refuse NAME WHAT PATTERN [RUNNER...]: record -p fails, saying PATTERN
 # in one line, and the target runs on, its text as it was
