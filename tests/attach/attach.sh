@@ -15,7 +15,8 @@
 # called twice per request and leaf once per helper, within the calls
 # in flight at the window's edges.  At the end the target's own sums
 # hold and it exits 0.  list -p and live -p: a recording that records
-# nothing until live enables one function.  Then the refusals, each with its message, a
+# nothing until live enables one function.  A target that exits while
+# recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
 # non-zero exit and the target left running as it was: not ours (as
 # nobody, when run as root), no sites, another tracer, a recorder
 # already recording, static.  x86_64 only; SKIP where ptrace is
@@ -180,6 +181,34 @@ live_case() {
 }
 
 live_case
+
+# The target exits during the recording (SIGTERM, its own clean end):
+# its recorder finishes the file, record -p says so and exits 0.
+exit_case() {
+	start pads
+	"$MCTRACE" record -p "$pid" --duration 20s -o "$OUT/exit.data" \
+		> "$OUT/exit.log" 2>&1 &
+	rec=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	wait $rec
+	rstatus=$?
+	"$MCTRACE" report "$OUT/exit.data" > "$OUT/exit.report" 2>&1
+	req=$(calls "$OUT/exit.report" request)
+	help=$(calls "$OUT/exit.report" helper)
+	if [ $rstatus -eq 0 ] && [ $status -eq 0 ] &&
+	   grep -q "exited during the recording" "$OUT/exit.log" &&
+	   grep -q "sums right" "$OUT/pads.out" &&
+	   [ "${req:-0}" -gt 0 ] && within "${help:-0}" $((2 * req)); then
+		pass "the target exits while recorded: its trace whole, record -p 0"
+	else
+		fail "target's exit while recorded: record $rstatus, target $status, request $req helper $help: $(tail -1 "$OUT/exit.log")"
+	fi
+}
+
+exit_case
 
 # refuse NAME WHAT PATTERN [RUNNER...]: record -p fails, saying PATTERN
 # in one line, and the target runs on, its text as it was
