@@ -14,7 +14,8 @@
 # the same file descriptors, no thread stopped; in each trace, helper
 # called twice per request and leaf once per helper, within the calls
 # in flight at the window's edges.  At the end the target's own sums
-# hold and it exits 0.  list -p and live -p: a recording that records
+# hold and it exits 0.  Then 5 cycles on the pads target while a thread
+# of it forks all along.  list -p and live -p: a recording that records
 # nothing until live enables one function.  A target that exits while
 # recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
 # non-zero exit and the target left running as it was: not ours (as
@@ -72,7 +73,8 @@ start() {
 	name=$1
 	shift
 	rm -f "$OUT/$name.out"
-	"$@" "$OUT/$name" > "$OUT/$name.out" 2>"$OUT/$name.err" &
+	"$@" "$OUT/$name" ${TARGET_ARGS:-} > "$OUT/$name.out" \
+		2>"$OUT/$name.err" &
 	for _ in $(seq 100); do
 		grep -q ready "$OUT/$name.out" 2>/dev/null && break
 		sleep 0.05
@@ -119,28 +121,33 @@ one_cycle() {
 	fi
 }
 
-# cycles NAME: CYCLES cycles against target NAME, then its own end
+# cycles NAME [N]: N (CYCLES) cycles against target NAME (run with
+# TARGET_ARGS), then its own end
 cycles() {
+	n=${2:-$CYCLES} what="$1${TARGET_ARGS:+ $TARGET_ARGS}"
 	start "$1"
 	$PROC text "$pid" > "$OUT/$1.text"
 	fds=$($PROC fds "$pid")
-	k=1 ok=1
-	while [ $k -le "$CYCLES" ] && one_cycle "$1" $k; do
+	k=1
+	while [ $k -le "$n" ] && one_cycle "$1" $k; do
 		k=$((k + 1))
 	done
-	[ $k -gt "$CYCLES" ] && pass "$1: $CYCLES cycles: counts 2:1:1, text as before, same fds, no thread stopped"
+	[ $k -gt "$n" ] && pass "$what: $n cycles: counts 2:1:1, text as before, same fds, no thread stopped"
 	kill -TERM "$pid"
 	wait "$pid"
 	status=$?
 	if [ $status -eq 0 ] && grep -q "sums right" "$OUT/$1.out"; then
-		pass "$1: its own sums right, exit 0"
+		pass "$what: its own sums right, exit 0"
 	else
-		fail "$1: exit $status, $(tail -1 "$OUT/$1.out")"
+		fail "$what: exit $status, $(tail -1 "$OUT/$1.out")"
 	fi
 }
 
 cycles pads
 cycles hooks
+# a thread forking all along: each child records on into a file of its
+# own (FILE.PID) until its _exit; the parent as above
+TARGET_ARGS=fork cycles pads 5
 
 # list -p and live -p against a recording in progress that records
 # nothing (-N '*') until live enables helper: then only helper, as

@@ -6,11 +6,17 @@
  * trace holds twice as many helper calls as requests (within the calls
  * in flight at its edges).  At the end it checks its own sums, which a
  * site left broken by an attach would upset, and exits 0 only if they
- * hold.  It prints its pid and "ready" once every thread runs.
+ * hold.  It prints its pid and "ready" once every thread runs.  With
+ * the argument "fork", a fifth thread forks all along, each child
+ * serving one request and leaving with _exit.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define THREADS 4
@@ -51,26 +57,48 @@ static void *serve(void *arg)
 	return (void *)acc;
 }
 
+static void *forker(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		pid_t child = fork();
+
+		if (child == 0) {
+			request(0, 1);
+			_exit(0);
+		}
+		if (child > 0)
+			waitpid(child, NULL, 0);
+		usleep(2000);
+	}
+	return NULL;
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	pthread_t th[THREADS];
+	pthread_t th[THREADS], fk;
+	bool forks = argc > 1 && !strcmp(argv[1], "fork");
 	int bad = 0;
 
 	signal(SIGTERM, on_term);
 	for (long t = 0; t < THREADS; t++)
 		pthread_create(&th[t], NULL, serve, (void *)t);
+	if (forks)
+		pthread_create(&fk, NULL, forker, NULL);
 	printf("%ld ready\n", (long)getpid());
 	fflush(stdout);
 	for (int t = 0; t < THREADS; t++) {
 		pthread_join(th[t], NULL);
 		bad |= leaves[t] != 2 * served[t];
 	}
+	if (forks)
+		pthread_join(fk, NULL);
 	printf("%s\n", bad ? "sums wrong" : "sums right");
 	return bad;
 }
