@@ -65,20 +65,26 @@ static void fail(pid_t pid, const char *why)
 
 /* ---- refusals before anything is touched ------------------------------- */
 
-/* The pid of the process tracing `pid`, 0 if none, -1 if unknown. */
-static long tracer_of(pid_t pid)
+/*
+ * From /proc/PID/status: the pid of the process tracing `pid` (0 if
+ * none, -1 if unknown), and in *state its state's letter.
+ */
+static long tracer_of(pid_t pid, char *state)
 {
 	char path[64], *line = NULL;
 	size_t len = 0;
 	long tracer = -1;
 	FILE *f;
 
+	*state = '?';
 	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return -1;
 	while (getline(&line, &len, f) > 0)
-		if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
+		if (sscanf(line, "State: %c", state) == 1)
+			continue;
+		else if (sscanf(line, "TracerPid: %ld", &tracer) == 1)
 			break;
 	free(line);
 	fclose(f);
@@ -87,7 +93,7 @@ static long tracer_of(pid_t pid)
 
 static int check_target(pid_t pid)
 {
-	char exe[64], why[128];
+	char exe[64], why[128], state;
 	long tracer;
 	int em;
 
@@ -107,11 +113,16 @@ static int check_target(pid_t pid)
 		fail(pid, why);
 		return 1;
 	}
-	tracer = tracer_of(pid);
+	tracer = tracer_of(pid, &state);
 	if (tracer > 0) {
 		snprintf(why, sizeof(why), "already traced by process %ld",
 			 tracer);
 		fail(pid, why);
+		return 1;
+	}
+	/* a call in it would run it: it would not be as it was */
+	if (state == 'T') {
+		fail(pid, "stopped (SIGSTOP, job control): continue it first");
 		return 1;
 	}
 	return 0;

@@ -219,6 +219,25 @@ static uintptr_t call_stack(pid_t pid, uintptr_t sp, const char *str,
 }
 
 /*
+ * The call did not return: the thread stopped again wherever it is, so
+ * that its registers can be put back (pt_call) rather than left to run
+ * our call's frame; -1 having said so.  A call stuck on a lock keeps it
+ * (the process may hang on it later): said too.
+ */
+static int call_timeout(pid_t tid)
+{
+	int sig = 0;
+
+	fprintf(stderr, "mctrace: thread %ld: the call did not return in %d "
+		"s (a lock another thread holds?); its registers are put "
+		"back, a lock it took may stay taken\n", (long)tid,
+		CALL_TIMEOUT_MS / 1000);
+	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) == 0)
+		wait_stop(tid, &sig);
+	return -1;
+}
+
+/*
  * Run thread `tid` until the call returns to address 0: 0, or -1 having
  * said why.  Signals the process gets meanwhile are kept in *pending,
  * for the detach.
@@ -238,13 +257,8 @@ static int run_call(pid_t tid, int *pending)
 		if (w <= 0) {
 			struct timespec ms = { 0, 1000000 };
 
-			if (++waited > CALL_TIMEOUT_MS) {
-				fprintf(stderr, "mctrace: thread %ld: the call "
-					"did not return in %d s (a lock "
-					"another thread holds?)\n", (long)tid,
-					CALL_TIMEOUT_MS / 1000);
-				return -1;
-			}
+			if (++waited > CALL_TIMEOUT_MS)
+				return call_timeout(tid);
 			nanosleep(&ms, NULL);
 			continue;
 		}

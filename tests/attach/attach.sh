@@ -20,7 +20,8 @@
 # recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
 # non-zero exit and the target left running as it was: not ours (as
 # nobody, when run as root), no sites, another tracer, a recorder
-# already recording, static.  x86_64 only; SKIP where ptrace is
+# already recording, static; and one stopped by job control, left
+# stopped.  x86_64 only; SKIP where ptrace is
 # forbidden (Yama's ptrace_scope 3, no CAP_SYS_PTRACE in a container).
 set -u
 T=tests/attach
@@ -245,6 +246,22 @@ refusal() {
 
 refusal plain "no sites" "no sites"
 refusal static "static" "static"
+
+# stopped by job control: refused, and still stopped after
+start pads
+kill -STOP "$pid"
+"$MCTRACE" record -p "$pid" --duration 50ms -o "$OUT/refused.data" \
+	> "$OUT/refuse.log" 2>&1
+status=$?
+if [ $status -ne 0 ] && grep -q "stopped (SIGSTOP" "$OUT/refuse.log" &&
+   ! $PROC running "$pid" > /dev/null; then
+	pass "refused, stopped: $(cat "$OUT/refuse.log")"
+else
+	fail "stopped: exit $status: $(head -1 "$OUT/refuse.log")"
+fi
+kill -CONT "$pid"
+kill -TERM "$pid"
+wait "$pid"
 
 start pads
 $PROC text "$pid" > "$OUT/pads.text"
