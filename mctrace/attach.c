@@ -125,6 +125,12 @@ static int check_target(pid_t pid)
 		fail(pid, "stopped (SIGSTOP, job control): continue it first");
 		return 1;
 	}
+	/* its /proc/PID/mem and maps went with its main thread */
+	if (state == 'Z') {
+		fail(pid, "its main thread has exited (pthread_exit): not "
+		     "supported");
+		return 1;
+	}
 	return 0;
 }
 
@@ -360,7 +366,10 @@ static int step_out_all(struct attach *a)
 	return 0;
 }
 
-/* Steps 2 to 4 with every thread held: 0, or 1 having said why. */
+/*
+ * Steps 2 to 4 with every thread held: 0, 1 having said why, or 2 when
+ * a call did not return (its thread's registers put back).
+ */
 static int start_held(struct attach *a, const char *config)
 {
 	struct pm_maps maps;
@@ -372,11 +381,14 @@ static int start_held(struct attach *a, const char *config)
 		return 1;
 	}
 	find_entry(a, &maps);
+	errno = 0;
 	if (step_out_all(a) != 0)
 		fail(a->pid, "cannot step a thread out of a pad");
 	else if ((a->start_fn && a->stop_fn) || !load_recorder(a, &maps))
 		err = pt_call(&a->th, pt_pick(&a->th), a->start_fn, config,
 			      NULL, 0, &code);
+	if (err && errno == ETIMEDOUT)
+		err = 2;
 	pm_free(&maps);
 	if (!err && (int)code != MC_ATTACH_OK) {
 		fail(a->pid, start_error((int)code));
@@ -447,16 +459,20 @@ static int finish(struct attach *a)
 	long restored;
 	int err;
 
-	if (pt_stop(&a->th, a->pid) != 0 && pt_stop(&a->th, 0) != 0) {
+	/* not the writer: the stop call waits for it to finish the file */
+	if (pt_stop_one(&a->th, MC_ATTACH_WRITER_NAME) != 0) {
 		say_no_ptrace(a->pid, errno);
 		return 1;
 	}
 	err = pt_call(&a->th, 0, a->stop_fn, NULL, NULL, 0, &code);
+	if (err && errno == ETIMEDOUT)
+		fail(a->pid, "the recorder's stop did not return (a lock "
+		     "held?): it may still record");
 	if (!err && (int)code != MC_ATTACH_OK) {
 		fail(a->pid, "its recorder was not recording at the end");
 		err = 1;
 	}
-	if (pt_stop(&a->th, 0) != 0) {
+	if (pt_stop(&a->th) != 0) {
 		say_no_ptrace(a->pid, errno);
 		pt_detach_all(&a->th);
 		return 1;
@@ -467,6 +483,38 @@ static int finish(struct attach *a)
 		fprintf(stderr, "mctrace: process %ld: detached, %ld text "
 			"bytes put back as they were\n", (long)a->pid, restored);
 	return err || restored < 0;
+}
+
+/*
+ * Steps 2 to 4, tried again (up to 3 times) when a call did not
+ * return: a thread we held may have held a lock it needed (one stopped
+ * inside fork, say), and let go it releases it.  0, or 1 having said
+ * why, every thread let go but on success.
+ */
+static int start_tries(struct attach *a, const char *config)
+{
+	for (int tries = 0; tries < 3; tries++) {
+		struct timespec nap = { 0, 20000000 };
+		int err;
+
+		if (pt_stop(&a->th) != 0) {
+			say_no_ptrace(a->pid, errno);
+			pt_detach_all(&a->th);
+			return 1;
+		}
+		err = start_held(a, config);
+		if (!err)
+			return 0;
+		restore_text(a);
+		free_text(a);
+		pt_detach_all(&a->th);
+		if (err == 1)
+			return 1;
+		nanosleep(&nap, NULL);
+	}
+	fail(a->pid, "a call in it did not return, 3 times (a lock held?); "
+	     "its threads' registers were put back");
+	return 1;
 }
 
 int attach_record(pid_t pid, long long duration_ns, const char *config)
@@ -481,17 +529,8 @@ int attach_record(pid_t pid, long long duration_ns, const char *config)
 	}
 	if (check_target(pid))
 		return 1;
-	if (pt_stop(&a.th, 0) != 0) {
-		say_no_ptrace(pid, errno);
-		pt_detach_all(&a.th);
-		pt_free(&a.th);
-		return 1;
-	}
-	err = start_held(&a, config);
-	if (err) {
-		restore_text(&a);
-		pt_detach_all(&a.th);
-	} else {
+	err = start_tries(&a, config);
+	if (!err) {
 		pt_detach_all(&a.th);
 		if (wait_window(pid, duration_ns))
 			fprintf(stderr, "mctrace: process %ld exited during the "
@@ -523,10 +562,11 @@ int attach_call(pid_t pid, const char *sym, const char *str, uintptr_t *ret)
 		fail(pid, "no libmcount in it (mctrace record -p loads one)");
 		return 1;
 	}
-	if (pt_stop(&th, 0) != 0)
+	if (pt_stop(&th) != 0)
 		say_no_ptrace(pid, errno);
-	else
-		err = pt_call(&th, pt_pick(&th), fn, str, NULL, 0, ret);
+	else if ((err = pt_call(&th, pt_pick(&th), fn, str, NULL, 0, ret)) &&
+		 errno == ETIMEDOUT)
+		fail(pid, "the call did not return (a lock held?)");
 	pt_detach_all(&th);
 	pt_free(&th);
 	return err;

@@ -30,7 +30,7 @@
 #include "remote_arch.h"
 
 /* How long a call in the process may take before we give up on it. */
-#define CALL_TIMEOUT_MS 10000
+#define CALL_TIMEOUT_MS 4000
 
 static bool held(const struct pt_threads *p, pid_t tid)
 {
@@ -82,13 +82,33 @@ static int wait_stop(pid_t tid, int *sig)
 	}
 }
 
+/* Whether thread `tid` has exited, its entry kept (a leader, 'Z'). */
+static bool zombie(pid_t pid, pid_t tid)
+{
+	char path[96], stat[512];
+	const char *end;
+	ssize_t n;
+	int err = errno, fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/stat", (long)pid,
+		 (long)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, stat, sizeof(stat) - 1);
+	if (fd >= 0)
+		close(fd);
+	stat[n > 0 ? n : 0] = '\0';
+	end = strrchr(stat, ')');
+	errno = err;
+	return end && end[1] == ' ' && end[2] == 'Z';
+}
+
 /* Seize and stop `tid`: 0, 1 if it is gone, -1 with errno. */
 static int stop_thread(struct pt_threads *p, pid_t tid)
 {
 	int sig = 0, r;
 
 	if (ptrace(PTRACE_SEIZE, tid, 0, 0) != 0)
-		return errno == ESRCH ? 1 : -1;
+		return errno == ESRCH || zombie(p->pid, tid) ? 1 : -1;
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) != 0 && errno != ESRCH)
 		return -1;
 	r = wait_stop(tid, &sig);
@@ -129,16 +149,58 @@ static int stop_pass(struct pt_threads *p)
 	return added;
 }
 
-int pt_stop(struct pt_threads *p, pid_t only)
+int pt_stop(struct pt_threads *p)
 {
 	int r;
 
-	if (only)
-		return held(p, only) ? 0 : stop_thread(p, only) < 0 ? -1 : 0;
 	do
 		r = stop_pass(p);
 	while (r > 0);
 	return r < 0 ? -1 : 0;
+}
+
+/* Whether thread `tid`'s name (comm) is `name`. */
+static bool named(pid_t pid, pid_t tid, const char *name)
+{
+	char path[96], comm[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/comm", (long)pid,
+		 (long)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	comm[strcspn(comm, "\n")] = '\0';
+	return !strcmp(comm, name);
+}
+
+int pt_stop_one(struct pt_threads *p, const char *avoid)
+{
+	char dir[64];
+	struct dirent *e;
+	int r = stop_thread(p, p->pid);
+	DIR *d;
+
+	if (r <= 0)
+		return r;
+	snprintf(dir, sizeof(dir), "/proc/%ld/task", (long)p->pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	r = 1;
+	while (r > 0 && (e = readdir(d))) {
+		pid_t tid = (pid_t)atol(e->d_name);
+
+		if (tid > 0 && !named(p->pid, tid, avoid))
+			r = stop_thread(p, tid);
+	}
+	closedir(d);
+	if (r > 0)
+		errno = ESRCH;
+	return r ? -1 : 0;
 }
 
 void pt_detach_all(struct pt_threads *p)
@@ -221,19 +283,15 @@ static uintptr_t call_stack(pid_t pid, uintptr_t sp, const char *str,
 /*
  * The call did not return: the thread stopped again wherever it is, so
  * that its registers can be put back (pt_call) rather than left to run
- * our call's frame; -1 having said so.  A call stuck on a lock keeps it
- * (the process may hang on it later): said too.
+ * our call's frame; -1 with errno ETIMEDOUT, for the caller to say.
  */
 static int call_timeout(pid_t tid)
 {
 	int sig = 0;
 
-	fprintf(stderr, "mctrace: thread %ld: the call did not return in %d "
-		"s (a lock another thread holds?); its registers are put "
-		"back, a lock it took may stay taken\n", (long)tid,
-		CALL_TIMEOUT_MS / 1000);
 	if (ptrace(PTRACE_INTERRUPT, tid, 0, 0) == 0)
 		wait_stop(tid, &sig);
+	errno = ETIMEDOUT;
 	return -1;
 }
 
@@ -312,14 +370,15 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 		perror("mctrace: cannot set a thread's registers");
 		return -1;
 	}
-	err = run_call(tid, &p->sig[i]);
+	err = run_call(tid, &p->sig[i]) ? errno : 0;
 	if (!err && get_regs(tid, &r) == 0)
 		*ret = remote_result(&r);
 	if (set_regs(tid, &saved) != 0) {
 		perror("mctrace: cannot put a thread's registers back");
 		return -1;
 	}
-	return err;
+	errno = err;
+	return err ? -1 : 0;
 }
 
 /* The system call thread `tid` is stopped in, -1 if none (or unknown). */

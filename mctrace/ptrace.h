@@ -22,12 +22,16 @@ struct pt_threads {
 };
 
 /*
- * Stop every thread of `p->pid` (those started meanwhile too), or only
- * thread `only` when it is not 0.  0, or -1 having said why (an
- * error's errno is kept: EPERM when not allowed), the threads stopped
- * so far left stopped: pt_detach_all lets them go.
+ * Stop every thread of `p->pid` (those started meanwhile too): 0, or -1
+ * with errno (EPERM when not allowed), the threads stopped so far left
+ * stopped: pt_detach_all lets them go.
  */
-int pt_stop(struct pt_threads *p, pid_t only);
+int pt_stop(struct pt_threads *p);
+/*
+ * Stop one thread: the main one, or if it is gone the first whose name
+ * is not `avoid`.  0, or -1 with errno.
+ */
+int pt_stop_one(struct pt_threads *p, const char *avoid);
 /* Let every held thread run again, giving back the signal it stopped on. */
 void pt_detach_all(struct pt_threads *p);
 void pt_free(struct pt_threads *p);
@@ -41,7 +45,9 @@ int pt_write(pid_t pid, uintptr_t addr, const void *buf, size_t len);
  * NULL) copied on its stack and its address as the first argument:
  * the function's return value in *ret, and the thread back where it
  * was, as if nothing happened (an interrupted system call restarts).
- * 0, or -1 having said why.
+ * 0, or -1 having said why, but for a call that did not return in a
+ * few seconds (a lock held by a thread kept stopped?): errno ETIMEDOUT,
+ * the thread's registers put back, nothing said.
  */
 int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	    const uintptr_t *args, int nargs, uintptr_t *ret);

@@ -36,6 +36,8 @@
 #define MC_ATTACH_STOP_SYM "mcount_attach_stop"
 #define MC_ATTACH_LIST_SYM "mcount_attach_list"
 #define MC_ATTACH_LIVE_SYM "mcount_attach_live"
+/* The recorder's writer thread's name (comm), which stop must not stop. */
+#define MC_ATTACH_WRITER_NAME "mcount-writer"
 
 enum mc_attach_status {
 	MC_ATTACH_OK = 0,

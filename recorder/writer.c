@@ -26,6 +26,7 @@
 #include <mcount.h>
 
 #include "../runtime/client.h"
+#include "attach.h"
 #include "recorder.h"
 
 static struct {
@@ -410,6 +411,8 @@ int rec_writer_start(const char *path, bool truncate)
 		errno = err;
 		return -1;
 	}
+	/* told apart from the program's own (mctrace record -p's stop) */
+	pthread_setname_np(w.thread, MC_ATTACH_WRITER_NAME);
 	return 0;
 }
 

@@ -20,8 +20,8 @@
 # recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
 # non-zero exit and the target left running as it was: not ours (as
 # nobody, when run as root), no sites, another tracer, a recorder
-# already recording, static; and one stopped by job control, left
-# stopped.  x86_64 only; SKIP where ptrace is
+# already recording, static, its main thread gone; and one stopped by
+# job control, left stopped.  x86_64 only; SKIP where ptrace is
 # forbidden (Yama's ptrace_scope 3, no CAP_SYS_PTRACE in a container).
 set -u
 T=tests/attach
@@ -246,6 +246,20 @@ refusal() {
 
 refusal plain "no sites" "no sites"
 refusal static "static" "static"
+
+# its main thread gone (pthread_exit): refused, running on
+TARGET_ARGS=mainexit start pads
+"$MCTRACE" record -p "$pid" --duration 50ms -o "$OUT/refused.data" \
+	> "$OUT/refuse.log" 2>&1
+status=$?
+if [ $status -ne 0 ] && grep -q "main thread has exited" "$OUT/refuse.log" &&
+   [ "$(wc -l < "$OUT/refuse.log")" -eq 1 ] && kill -0 "$pid"; then
+	pass "refused, main thread gone: $(cat "$OUT/refuse.log")"
+else
+	fail "main thread gone: exit $status: $(head -1 "$OUT/refuse.log")"
+fi
+kill -TERM "$pid"
+wait "$pid"
 
 # stopped by job control: refused, and still stopped after
 start pads

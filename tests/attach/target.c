@@ -8,7 +8,8 @@
  * site left broken by an attach would upset, and exits 0 only if they
  * hold.  It prints its pid and "ready" once every thread runs.  With
  * the argument "fork", a fifth thread forks all along, each child
- * serving one request and leaving with _exit.
+ * serving one request and leaving with _exit; with "mainexit", the main
+ * thread leaves (pthread_exit) once the others run.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -80,19 +81,15 @@ static void on_term(int sig)
 	stop = 1;
 }
 
-int main(int argc, char **argv)
+static pthread_t th[THREADS], fk;
+static bool forks;
+
+/* Join the threads, check the sums, exit with the verdict. */
+static void *finish(void *arg)
 {
-	pthread_t th[THREADS], fk;
-	bool forks = argc > 1 && !strcmp(argv[1], "fork");
 	int bad = 0;
 
-	signal(SIGTERM, on_term);
-	for (long t = 0; t < THREADS; t++)
-		pthread_create(&th[t], NULL, serve, (void *)t);
-	if (forks)
-		pthread_create(&fk, NULL, forker, NULL);
-	printf("%ld ready\n", (long)getpid());
-	fflush(stdout);
+	(void)arg;
 	for (int t = 0; t < THREADS; t++) {
 		pthread_join(th[t], NULL);
 		bad |= leaves[t] != 2 * served[t];
@@ -100,5 +97,26 @@ int main(int argc, char **argv)
 	if (forks)
 		pthread_join(fk, NULL);
 	printf("%s\n", bad ? "sums wrong" : "sums right");
-	return bad;
+	fflush(stdout);
+	exit(bad);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	pthread_t fin;
+
+	forks = !strcmp(mode, "fork");
+	signal(SIGTERM, on_term);
+	for (long t = 0; t < THREADS; t++)
+		pthread_create(&th[t], NULL, serve, (void *)t);
+	if (forks)
+		pthread_create(&fk, NULL, forker, NULL);
+	printf("%ld ready\n", (long)getpid());
+	fflush(stdout);
+	if (strcmp(mode, "mainexit"))
+		finish(NULL);
+	/* the main thread leaves; another one ends the process */
+	pthread_create(&fin, NULL, finish, NULL);
+	pthread_exit(NULL);
 }
