@@ -1123,7 +1123,7 @@ RECORDMCOUNT=$TOOL LIBMCOUNT=$LIB MCTRACE=$MCT OUT=$OUT PYTHON=$PY \
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 dl_asan() {
 	s=$OUT/dl-asan
-	mkdir -p "$s/lib" &&
+	rm -rf "$s" && mkdir -p "$s/lib" &&
 	for f in runtime/core/*.c runtime/linux/*.c \
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S \
 		 $(ls recorder/*.c | grep -v sitekeys) recorder/$ARCH/return.S \
