@@ -234,11 +234,12 @@ void rec_filters_read(void)
 	char name[32];
 
 	start_ns = mono_ns();
+	n_phases = next_phase = 0;	/* an attach reads them again */
 	for (int k = 1; k <= REC_PHASES; k++) {
 		struct phase *ph = &phases[n_phases];
 
 		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
-		if (!getenv(name))
+		if (!rec_getenv(name))
 			break;
 		ph->at_ns = rec_env_size(name, 0);
 		if (ph->at_ns < last) {
@@ -248,11 +249,11 @@ void rec_filters_read(void)
 		}
 		last = ph->at_ns;
 		snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
-		ph->only = getenv(name);
+		ph->only = rec_getenv(name);
 		if (ph->only && !*ph->only)
 			ph->only = NULL;
 		snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
-		ph->never = getenv(name);
+		ph->never = rec_getenv(name);
 		n_phases++;
 	}
 }
@@ -374,8 +375,8 @@ void rec_libs_settle(bool wait)
  */
 bool rec_filters_enable(size_t *failed)
 {
-	struct pick pick = { .only = getenv("MCOUNT_TRACE_FILTER"),
-			     .never = getenv("MCOUNT_TRACE_NOTRACE") };
+	struct pick pick = { .only = rec_getenv("MCOUNT_TRACE_FILTER"),
+			     .never = rec_getenv("MCOUNT_TRACE_NOTRACE") };
 
 	if (pick.only && !*pick.only)
 		pick.only = NULL;

@@ -12,7 +12,8 @@
  * thread (writer.c) drains every ring (ring.c) into the file.
  *
  * The files, each calling only files listed after it: wrap.c (the
- * library functions wrapped), start.c (start, end, fork), writer.c (the
+ * library functions wrapped), attach.c (mctrace record -p's entry
+ * points, attach.h), start.c (start, end, fork), writer.c (the
  * writer thread), compact.c and json.c (the two forms the writer
  * writes), names.c (the functions' names), record.c (the traced
  * thread's side), filters.c (which functions are enabled), libs.c
@@ -136,6 +137,14 @@ REC_HIDDEN extern struct rec_config rec_cfg;
 REC_HIDDEN extern bool rec_on;
 
 /* config.c */
+/*
+ * From now on the settings are read from `lines` ("NAME=VALUE\n"...,
+ * an attach's, recorder/attach.h), not from the environment.  False if
+ * there is no memory for a copy.
+ */
+REC_HIDDEN bool rec_config_set(const char *lines);
+/* Setting `name`: the attach's, or else the environment's; NULL if unset. */
+REC_HIDDEN const char *rec_getenv(const char *name);
 /* The number in environment variable `name`; `dflt` if unset or bad. */
 REC_HIDDEN size_t rec_env_size(const char *name, size_t dflt);
 /* rec_cfg from the environment, recording into `path`. */
@@ -172,6 +181,13 @@ REC_HIDDEN int rec_init_threads(void);
 
 /* start.c */
 REC_HIDDEN void rec_finish(void);
+/*
+ * Start recording into `path`, which `open_trace` opens (with the
+ * writer, rec_writer_start): 0, or -1 having said why on stderr.
+ */
+REC_HIDDEN int rec_begin(const char *path, int (*open_trace)(void));
+/* The trace's path, as rec_begin was given it. */
+REC_HIDDEN const char *rec_base_path(void);
 
 /* filters.c */
 REC_HIDDEN void rec_filters_read(void);
