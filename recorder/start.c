@@ -173,9 +173,9 @@ int rec_begin(const char *path, int (*open_trace)(void))
 #endif
 	if (!rec_filters_enable(&failed))
 		return -1;
-	rec_filters_started();	/* before the writer reads the time */
 	if (open_trace() != 0)
 		return -1;
+	rec_filters_started();	/* after the writer read the time */
 	rec_libs_start(rec_libs_settle);
 	started = true;
 	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);
