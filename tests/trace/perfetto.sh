@@ -167,25 +167,16 @@ expect "Perfetto: record -o X.pftrace of a fork: a track per process, each one's
 	tree_check
 
 # The process track takes its name and command line from the trace's
-# MCT_INFO block (format.h), here one put by hand in place of the
-# recorder's (a reader takes a process's first).
+# MCT_INFO block (format.h), which the recorder writes first: the
+# program's own path and the arguments this test ran it with.
 process_check() {
-	$PY -c 'import struct, sys
-data = open(sys.argv[1], "rb").read()
-out, at = data[:24], 24
-while at + 16 <= len(data):
-    kind, tid, n = struct.unpack_from("<IIQ", data, at)
-    if kind != 8:
-        out += data[at:at + 16 + n]
-    at += 16 + n
-info = b"exe=/opt/app\0arg=app\0arg=--in\0arg=a b\0"
-with open(sys.argv[2], "wb") as f:
-    f.write(out + struct.pack("<IIQ", 8, 1, len(info)) + info)' \
-		"$OUT/basic.data" "$OUT/info.data" &&
+	"$MCT" record -o "$OUT/info.data" -- "$OUT/prog" basic "a b" \
+		> /dev/null &&
 	"$MCT" dump --perfetto -o "$OUT/info.pftrace" "$OUT/info.data" &&
 	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
 		< "$OUT/info.pftrace" > "$OUT/info.txt" &&
-	$PY $T/perfetto.py process "$OUT/info.txt" /opt/app app --in "a b"
+	$PY $T/perfetto.py process "$OUT/info.txt" "$(readlink -f "$OUT/prog")" \
+		"$OUT/prog" basic "a b"
 }
 expect "Perfetto: the process named by the trace's MCT_INFO, with its arguments" \
 	process_check

@@ -1150,18 +1150,20 @@ RECORDMCOUNT=$TOOL LIBMCOUNT=$LIB MCTRACE=$MCT OUT=$OUT PYTHON=$PY \
 # The threads' dlopen/dlclose loop with the runtime, the recorder, the
 # program and its libraries built with ASan+UBSan (the recorder built
 # for the slot hook that keeps vector registers: instrumented code may
-# use them); the counts by name as in the plain build's.
+# use them); the counts by name as in the plain build's.  Each object
+# is named by its path: runtime/linux/names.c and recorder/names.c are
+# two files.
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 dl_asan() {
 	s=$OUT/dl-asan
-	mkdir -p "$s/lib" &&
+	rm -rf "$s" && mkdir -p "$s/lib" &&
 	for f in runtime/core/*.c runtime/linux/*.c \
 		 $RT_ARCH_SRC runtime/$ARCH/trampoline.S \
 		 $(ls recorder/*.c | grep -v sitekeys) recorder/$ARCH/return.S \
 		 $(ls recorder/$ARCH/frame.c recorder/$ARCH/entry.S 2>/dev/null); do
 		gcc -std=c11 -O1 -g -fPIC -funwind-tables $SAN \
 			-fno-tree-loop-distribute-patterns -Iruntime/include \
-			-c $f -o "$s/lib/$(basename $f).o" || return 1
+			-c $f -o "$s/lib/$(echo $f | tr / _).o" || return 1
 	done &&
 	[ ! -e recorder/$ARCH/frame.c ] ||
 		gcc -std=c11 -O1 -g -fPIC $SAN -Iruntime/include \
