@@ -533,6 +533,10 @@ boot)
 	# A fragment of the compiler's own where its options differ
 	# (ppc64le-clang.config), instead of the architecture's.
 	[ ! -f "$(dirname "$0")/../kernel/$KARCH$CC_SUFFIX.config" ] || FRAGMENTS="$KARCH$CC_SUFFIX.config"
+	# And one of the series's own where an option differs between
+	# series (riscv64-6.12.config: the board's option was renamed).
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
+		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"
 	TARGETS=$(basename "$IMAGE") ;;
 debug)
 	KBUILD=$WORK/debug/build
