@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cli.h - mctrace's commands, one a file (record.c, report.c, graph.c,
- * replay.c, dump.c), and the option helpers they share (cli.c).
+ * replay.c, dump.c; record -p's attach in attach.c, over ptrace.c and
+ * procmaps.c), and the option helpers they share (cli.c).
  * main.c picks the command; each reads the trace through trace.h and
  * writes through output.h.
  */
@@ -9,7 +10,9 @@
 #define MCTRACE_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "trace.h"
 
@@ -47,6 +50,21 @@ int cmd_graph(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_live(int argc, char **argv);
+
+/*
+ * attach.c: record the running process `pid` for `duration_ns` (0:
+ * until SIGINT or SIGTERM, or its exit) with the recorder's settings
+ * `config` (recorder/attach.h), and detach.  0, or 1 having said why.
+ */
+int attach_record(pid_t pid, long long duration_ns, const char *config);
+/*
+ * attach.c: call the recorder's function `sym` (recorder/attach.h) in
+ * the running process `pid` with the string `str`, every thread held
+ * meanwhile: 0 with its return value in *ret, or 1 having said why.
+ */
+int attach_call(pid_t pid, const char *sym, const char *str, uintptr_t *ret);
 
 /*
  * dump.c: read `in` and write it in the form `how` (dump's option for

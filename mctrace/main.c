@@ -4,13 +4,17 @@
  * and show them.
  *
  *   mctrace record [options] [-o FILE] -- PROG [ARGS...]
+ *   mctrace record -p PID [--duration T] [options] [-o FILE]
+ *   mctrace list -p PID
+ *   mctrace live -p PID enable|disable GLOB
  *   mctrace report|graph|replay [FILE]
  *   mctrace dump [--chrome|--folded|--flame-svg|--raw] [-o OUT] [FILE]
  *   mctrace --help | -h | --version | -V
  *
  * record runs PROG with MCOUNT_TRACE and the filters in its environment
  * (recorder/start.c reads them); the program must be linked with
- * libmcount.  The rest read the recorder's own format (default FILE:
+ * libmcount; with -p it attaches to a running process instead
+ * (attach.c).  The rest read the recorder's own format (default FILE:
  * mctrace.data).  Each command is a file of its own (cli.h); this one
  * only picks it.  See man/mctrace.1.
  */
@@ -29,6 +33,8 @@ static const struct command {
 	{ "replay", cmd_replay },
 	{ "dump", cmd_dump },
 	{ "info", cmd_info },
+	{ "list", cmd_list },
+	{ "live", cmd_live },
 };
 
 int main(int argc, char **argv)

@@ -14,15 +14,18 @@ MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
 	mctrace/raw.c mctrace/chrome.c mctrace/folded.c mctrace/flame.c \
 	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
 	mctrace/output.c mctrace/trace.c mctrace/calls.c mctrace/events.c \
-	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c
+	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c \
+	mctrace/attach.c mctrace/ptrace.c mctrace/procmaps.c \
+	mctrace/live.c
 MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o) \
 	$(BUILD)/obj/mctrace/flame-js.o
 
 all: $(MCTRACE)
 
-# -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c)
+# -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c);
+# -lelf: the symbols of a process's objects, for record -p (procmaps.c)
 $(MCTRACE): $(MCTRACE_OBJS)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lstdc++
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lelf -lstdc++
 
 # The flame graph's script (mctrace/flame.js) as flame_js[], a C array
 # of its bytes and a NUL, which flame.c writes into every SVG.  od and

@@ -40,35 +40,52 @@ static char *append(char *list, const char *glob)
 	return s;
 }
 
+/* `path` made absolute (malloc'd), or NULL having said why. */
+static char *absolute(const char *path)
+{
+	char cwd[4096] = "", *abs;
+
+	if (path[0] != '/' && !getcwd(cwd, sizeof(cwd))) {
+		perror("mctrace: getcwd");
+		return NULL;
+	}
+	abs = malloc(strlen(cwd) + strlen(path) + 2);
+	if (abs)
+		sprintf(abs, "%s%s%s", cwd, *cwd ? "/" : "", path);
+	return abs;
+}
+
+/*
+ * The trace file `path` removed, to be made anew: its absolute name
+ * (malloc'd; PROG may start processes in other folders, make -C), or
+ * NULL having said why.
+ */
+static char *fresh_trace(const char *path)
+{
+	char *abs = absolute(path);
+
+	if (abs && unlink(abs) != 0 && errno != ENOENT) {
+		fprintf(stderr, "mctrace: %s: cannot replace: %s\n", abs,
+			strerror(errno));
+		free(abs);
+		return NULL;
+	}
+	return abs;
+}
+
 /*
  * The environment that makes every process PROG starts record into
- * `path`: absolute, since PROG may start them in other folders (make
- * -C), and `path` removed first, with MCOUNT_TRACE_ROOT set and empty,
- * so that the first of them to create it writes it and every other one,
- * a sibling in a pipeline too, writes PATH.PID (recorder/start.c).
+ * `path`, removed first, with MCOUNT_TRACE_ROOT set and empty, so that
+ * the first of them to create it writes it and every other one, a
+ * sibling in a pipeline too, writes PATH.PID (recorder/start.c).
  */
 static int start_trace(const char *path)
 {
-	char cwd[4096], *abs = NULL;
+	char *abs = fresh_trace(path);
 
-	if (path[0] != '/') {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			perror("mctrace: getcwd");
-			return -1;
-		}
-		abs = malloc(strlen(cwd) + strlen(path) + 2);
-		if (!abs)
-			return -1;
-		sprintf(abs, "%s/%s", cwd, path);
-		path = abs;
-	}
-	if (unlink(path) != 0 && errno != ENOENT) {
-		fprintf(stderr, "mctrace: %s: cannot replace: %s\n", path,
-			strerror(errno));
-		free(abs);
+	if (!abs)
 		return -1;
-	}
-	setenv("MCOUNT_TRACE", path, 1);
+	setenv("MCOUNT_TRACE", abs, 1);
 	setenv("MCOUNT_TRACE_ROOT", "", 1);
 	free(abs);
 	return 0;
@@ -122,6 +139,8 @@ struct record_opts {
 	int n_ph;
 	const char *out, *depth, *bufsize;
 	long long min_time;
+	pid_t pid;		/* -p: attach to it instead of running PROG */
+	long long duration;	/* --duration, with -p; 0: until SIGINT */
 	struct trace_opts ro;	/* how to read it, for JSON and Perfetto's */
 	char **prog;		/* PROG and its arguments */
 };
@@ -163,8 +182,14 @@ static void record_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: mctrace record [OPTION]... [--] PROG [ARG]...\n"
-"Run PROG, linked with libmcount, and record its function calls.\n"
+"  or:  mctrace record -p PID [--duration T] [OPTION]...\n"
+"Run PROG, linked with libmcount, and record its function calls; or\n"
+"attach to the running process PID, record, and leave it as it was.\n"
 "\n"
+"  -p, --pid PID       attach to process PID (x86_64): load libmcount into\n"
+"                      it if it has none, record until T, SIGINT or its\n"
+"                      exit, then restore its text byte for byte\n"
+"      --duration T    with -p: record for T, then detach\n"
 "  -o, --output FILE   write the trace into FILE (default mctrace.data);\n"
 "                      a name ending in .json gets Chrome's trace-event JSON,\n"
 "                      one ending in .pftrace Perfetto's protobuf trace\n"
@@ -182,7 +207,8 @@ static void record_usage(FILE *f)
 "\n"
 "Exit status: PROG's (128 + N when signal N killed it); 1 when nothing\n"
 "could be recorded (the output, no runtime in PROG, no recorded site);\n"
-"126 or 127 when PROG cannot be run; 2 for a usage error.  See mctrace(1).\n");
+"126 or 127 when PROG cannot be run; with -p, 0, or 1 when the attach was\n"
+"refused or failed; 2 for a usage error.  See mctrace(1).\n");
 }
 
 /* --at T: a new phase from T on; 0, or 2 after saying why. */
@@ -206,6 +232,64 @@ static int add_phase(struct record_opts *o, const char *arg)
 	return 0;
 }
 
+/* -p PID and --duration T: 0, or 2 after saying why. */
+static int attach_option(struct record_opts *o, int c, const char *arg)
+{
+	char *end;
+	long pid;
+
+	if (c == 'U') {
+		o->duration = parse_time(arg);
+		if (o->duration > 0)
+			return 0;
+		fprintf(stderr, "mctrace record: option '--duration %s': not "
+			"a time above 0 (10s, 500ms, ...)\n", arg);
+		return cli_try("record");
+	}
+	errno = 0;
+	pid = strtol(arg, &end, 10);
+	if (!errno && !*end && pid > 0 && pid == (pid_t)pid) {
+		o->pid = (pid_t)pid;
+		return 0;
+	}
+	fprintf(stderr, "mctrace record: option '-p %s': not a process id\n",
+		arg);
+	return cli_try("record");
+}
+
+/* With -p: no PROG, and none of the options that only a start takes. */
+static int attach_operands(struct record_opts *o, int argc, char **argv)
+{
+	if (optind < argc) {
+		fprintf(stderr, "mctrace record: '-p' attaches to a running "
+			"process: no PROG ('%s')\n", argv[optind]);
+		return cli_try("record");
+	}
+	if (o->n_ph > 1) {
+		fprintf(stderr, "mctrace record: '--at' is not for '-p'\n");
+		return cli_try("record");
+	}
+	return -1;
+}
+
+/* What follows the options: PROG, or with -p nothing; -1, or 2. */
+static int operands(struct record_opts *o, int argc, char **argv)
+{
+	if (o->pid)
+		return attach_operands(o, argc, argv);
+	if (o->duration) {
+		fprintf(stderr, "mctrace record: option '--duration' needs "
+			"'-p PID'\n");
+		return cli_try("record");
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "mctrace record: no program to run\n");
+		return cli_try("record");
+	}
+	o->prog = argv + optind;
+	return -1;
+}
+
 /* Fill `o` from the command line: -1 to go on, else the exit status. */
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
@@ -216,6 +300,8 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "bufsize", required_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-demangle", no_argument, NULL, 'M' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -224,7 +310,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:F:N:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:F:N:o:p:h", opts, NULL)) != -1) {
 		ph = &o->ph[o->n_ph - 1];
 		switch (c) {
 		case 'F': ph->only = append(ph->only, optarg); break;
@@ -246,16 +332,16 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'M': o->ro.no_demangle = true; break;
+		case 'p':
+		case 'U':
+			if (attach_option(o, c, optarg))
+				return 2;
+			break;
 		case 'h': record_usage(stdout); return 0;
 		default: return cli_bad_option("record", c, argv);
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "mctrace record: no program to run\n");
-		return cli_try("record");
-	}
-	o->prog = argv + optind;
-	return -1;
+	return operands(o, argc, argv);
 }
 
 /* The recorder's settings, in the environment PROG will inherit. */
@@ -449,6 +535,50 @@ static int program_status(int status, const char *prog)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * The recorder's settings for an attach: the MCOUNT_TRACE* variables
+ * set_record_env put in our environment (and any the caller had, as a
+ * program started by record inherits them), one "NAME=VALUE" a line
+ * (recorder/attach.h).  malloc'd, or NULL.
+ */
+static char *attach_config(void)
+{
+	extern char **environ;
+	size_t len = 1;
+	char *cfg;
+
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, "MCOUNT_TRACE", 12))
+			len += strlen(*e) + 1;
+	cfg = malloc(len);
+	if (!cfg)
+		return NULL;
+	*cfg = '\0';
+	for (char **e = environ; *e; e++)
+		if (!strncmp(*e, "MCOUNT_TRACE", 12) && !strchr(*e, '\n'))
+			strcat(strcat(cfg, *e), "\n");
+	return cfg;
+}
+
+/* record -p: attach, record, detach, and convert as for a program. */
+static int record_attached(const struct record_opts *o, char *raw)
+{
+	char *cfg = attach_config(), name[64];
+	int err;
+
+	if (!cfg)
+		return 1;
+	err = attach_record(o->pid, o->duration, cfg);
+	free(cfg);
+	snprintf(name, sizeof(name), "process %ld", (long)o->pid);
+	if (!err)
+		err = check_recorded(raw ? raw : o->out, name);
+	if (!err && raw)
+		err = convert_each(raw, o->out, &o->ro);
+	free(raw);
+	return err;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o = { .n_ph = 1, .out = DEFAULT_FILE };
@@ -467,6 +597,8 @@ int cmd_record(int argc, char **argv)
 	if (check_output(o.out) || (raw && check_output(raw)) ||
 	    set_record_env(&o, raw ? raw : o.out) != 0)
 		return 1;
+	if (o.pid)
+		return record_attached(&o, raw);
 	status = run_program(o.prog, &exec_err);
 	if (status < 0)
 		return !exec_err ? 1 : exec_err == ENOENT ? 127 : 126;

@@ -16,9 +16,45 @@
 struct rec_config rec_cfg;
 bool rec_on;
 
+/*
+ * An attach's settings (rec_config_set): "NAME=VALUE" strings one after
+ * another, the last followed by an empty one; NULL: the environment.
+ * The copy of an earlier attach is kept, not freed: the filters may
+ * still point into it until the next start replaces them.
+ */
+static char *attach_env;
+
+bool rec_config_set(const char *lines)
+{
+	size_t len = strlen(lines);
+	char *copy = malloc(len + 2);
+
+	if (!copy)
+		return false;
+	memcpy(copy, lines, len + 1);
+	copy[len + 1] = '\0';
+	for (char *p = copy; *p; p++)
+		if (*p == '\n')
+			*p = '\0';
+	attach_env = copy;
+	return true;
+}
+
+const char *rec_getenv(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!attach_env)
+		return getenv(name);
+	for (const char *p = attach_env; *p; p += strlen(p) + 1)
+		if (!strncmp(p, name, n) && p[n] == '=')
+			return p + n + 1;
+	return NULL;
+}
+
 size_t rec_env_size(const char *name, size_t dflt)
 {
-	const char *v = getenv(name);
+	const char *v = rec_getenv(name);
 	char *end;
 	unsigned long long n;
 

@@ -26,7 +26,9 @@ static struct phase {
 	const char *only, *never;
 } phases[REC_PHASES];
 static int n_phases, next_phase;
-static uint64_t start_ns;	/* CLOCK_MONOTONIC: a forked child keeps it */
+/* CLOCK_MONOTONIC, 0 until the trace's clock has started; a forked
+ * child keeps it.  The writer thread reads it. */
+static uint64_t start_ns;
 
 /* True if `name` matches one of the comma-separated globs. */
 static bool matches(const char *globs, const char *name)
@@ -233,12 +235,13 @@ void rec_filters_read(void)
 	uint64_t last = 0;
 	char name[32];
 
-	start_ns = mono_ns();
+	__atomic_store_n(&start_ns, 0, __ATOMIC_RELEASE);
+	n_phases = next_phase = 0;	/* an attach reads them again */
 	for (int k = 1; k <= REC_PHASES; k++) {
 		struct phase *ph = &phases[n_phases];
 
 		snprintf(name, sizeof(name), "MCOUNT_TRACE_AT%d", k);
-		if (!getenv(name))
+		if (!rec_getenv(name))
 			break;
 		ph->at_ns = rec_env_size(name, 0);
 		if (ph->at_ns < last) {
@@ -248,11 +251,11 @@ void rec_filters_read(void)
 		}
 		last = ph->at_ns;
 		snprintf(name, sizeof(name), "MCOUNT_TRACE_FILTER%d", k);
-		ph->only = getenv(name);
+		ph->only = rec_getenv(name);
 		if (ph->only && !*ph->only)
 			ph->only = NULL;
 		snprintf(name, sizeof(name), "MCOUNT_TRACE_NOTRACE%d", k);
-		ph->never = getenv(name);
+		ph->never = rec_getenv(name);
 		n_phases++;
 	}
 }
@@ -328,10 +331,12 @@ static void apply_phase(const struct phase *ph)
  */
 uint64_t rec_phases_due(void)
 {
-	uint64_t now = 0;
+	uint64_t now = 0, start = __atomic_load_n(&start_ns, __ATOMIC_ACQUIRE);
 
+	if (!start)	/* not started yet: ask again soon */
+		return next_phase < n_phases ? 1000000 : UINT64_MAX;
 	while (next_phase < n_phases &&
-	       (now = mono_ns() - start_ns) >= phases[next_phase].at_ns)
+	       (now = mono_ns() - start) >= phases[next_phase].at_ns)
 		apply_phase(&phases[next_phase++]);
 	return next_phase < n_phases ? phases[next_phase].at_ns - now
 				     : UINT64_MAX;
@@ -374,8 +379,8 @@ void rec_libs_settle(bool wait)
  */
 bool rec_filters_enable(size_t *failed)
 {
-	struct pick pick = { .only = getenv("MCOUNT_TRACE_FILTER"),
-			     .never = getenv("MCOUNT_TRACE_NOTRACE") };
+	struct pick pick = { .only = rec_getenv("MCOUNT_TRACE_FILTER"),
+			     .never = rec_getenv("MCOUNT_TRACE_NOTRACE") };
 
 	if (pick.only && !*pick.only)
 		pick.only = NULL;
@@ -389,14 +394,14 @@ bool rec_filters_enable(size_t *failed)
 }
 
 /*
- * The sites are enabled and the writer is about to start: the sets are
- * timed from now, so that none falls due before the time the trace
- * shows for it (its times start at the writer's start, which enabling
- * the sites may put well after rec_filters_read).
+ * The writer has started, its clock read: the sets are timed from now,
+ * after the trace's time zero, so that none falls due before the time
+ * the trace shows for it (enabling the sites and opening the file may
+ * take long after rec_filters_read).
  */
 void rec_filters_started(void)
 {
-	start_ns = mono_ns();
+	__atomic_store_n(&start_ns, mono_ns(), __ATOMIC_RELEASE);
 }
 
 /* In the child of fork: the lock as new (another thread may have held it). */

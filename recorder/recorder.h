@@ -12,7 +12,8 @@
  * thread (writer.c) drains every ring (ring.c) into the file.
  *
  * The files, each calling only files listed after it: wrap.c (the
- * library functions wrapped), start.c (start, end, fork), writer.c (the
+ * library functions wrapped), attach.c (mctrace record -p's entry
+ * points, attach.h), start.c (start, end, fork), writer.c (the
  * writer thread), compact.c and json.c (the two forms the writer
  * writes), names.c (the functions' names), record.c (the traced
  * thread's side), filters.c (which functions are enabled), libs.c
@@ -98,6 +99,7 @@ struct rec_thread {
 	const char **json_names;	/* the names of its open JSON calls */
 	size_t json_depth, json_cap;
 	bool unmapped;
+	bool populated;		/* the ring's pages made (rec_ring_populate) */
 };
 
 /*
@@ -135,6 +137,14 @@ REC_HIDDEN extern struct rec_config rec_cfg;
 REC_HIDDEN extern bool rec_on;
 
 /* config.c */
+/*
+ * From now on the settings are read from `lines` ("NAME=VALUE\n"...,
+ * an attach's, recorder/attach.h), not from the environment.  False if
+ * there is no memory for a copy.
+ */
+REC_HIDDEN bool rec_config_set(const char *lines);
+/* Setting `name`: the attach's, or else the environment's; NULL if unset. */
+REC_HIDDEN const char *rec_getenv(const char *name);
 /* The number in environment variable `name`; `dflt` if unset or bad. */
 REC_HIDDEN size_t rec_env_size(const char *name, size_t dflt);
 /* rec_cfg from the environment, recording into `path`. */
@@ -144,6 +154,7 @@ REC_HIDDEN void rec_config_read(const char *path);
 REC_HIDDEN extern struct rec_thread *rec_threads;	/* newest first */
 /* A thread's ring, shadow stack and fixes, sized by rec_cfg; NULL. */
 REC_HIDDEN struct rec_thread *rec_thread_alloc(void);
+REC_HIDDEN void rec_ring_populate(struct rec_thread *t);
 /* `t` put on rec_threads, where the writer finds it. */
 REC_HIDDEN void rec_thread_publish(struct rec_thread *t);
 /* The writer, once a dead thread's ring is drained: its memory freed. */
@@ -170,6 +181,13 @@ REC_HIDDEN int rec_init_threads(void);
 
 /* start.c */
 REC_HIDDEN void rec_finish(void);
+/*
+ * Start recording into `path`, which `open_trace` opens (with the
+ * writer, rec_writer_start): 0, or -1 having said why on stderr.
+ */
+REC_HIDDEN int rec_begin(const char *path, int (*open_trace)(void));
+/* The trace's path, as rec_begin was given it. */
+REC_HIDDEN const char *rec_base_path(void);
 
 /* filters.c */
 REC_HIDDEN void rec_filters_read(void);

@@ -17,9 +17,10 @@
 REC_CSRCS := recorder/record.c recorder/ring.c recorder/config.c \
 	     recorder/writer.c recorder/out.c recorder/compact.c \
 	     recorder/json.c recorder/names.c recorder/info.c \
-	     recorder/start.c \
+	     recorder/start.c recorder/attach.c \
 	     recorder/filters.c recorder/wrap.c recorder/libs.c
-REC_HDRS := recorder/recorder.h recorder/format.h runtime/client.h \
+REC_HDRS := recorder/recorder.h recorder/format.h recorder/attach.h \
+	    runtime/client.h \
 	    runtime/platform.h runtime/include/mcount.h
 RT_PLATFORM_MEMBER := linux-rec.o
 
@@ -50,7 +51,7 @@ $$(RT_OBJROOT)/%/rec-$(1).o: recorder/$(1).c $$(REC_HDRS) $(2)
 endef
 $(foreach f,writer ring config out compact json, \
 	$(eval $(call rec_c_rule,$(f))))
-$(foreach f,start filters libs names info, \
+$(foreach f,start attach filters libs names info, \
 	$(eval $(call rec_c_rule,$(f),$$(RT_HDRS))))
 
 # The unwinder steps through wrap.c's frames (its wrappers of the

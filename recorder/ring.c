@@ -59,6 +59,26 @@ struct rec_thread *rec_thread_alloc(void)
 	return t;
 }
 
+/*
+ * The writer's, once thread `t` has written a sixteenth of its ring: the
+ * rest of the ring's pages made in one call, rather than by a fault at
+ * the thread's first write to each.  A fault costs the traced thread
+ * several times what a page made in bulk costs (bench/RESULTS.md,
+ * 6 December 2026), and a thread that writes that much goes round its
+ * whole ring soon; one that records a few calls keeps only the pages
+ * it wrote.  The thread may be writing meanwhile: a page it already
+ * has stays as it is.  Without MADV_POPULATE_WRITE (Linux before 5.14)
+ * the pages come by faults, as before.
+ */
+void rec_ring_populate(struct rec_thread *t)
+{
+	t->populated = true;
+#ifdef MADV_POPULATE_WRITE
+	(void)madvise(t->ring, (t->mask + 1) * sizeof(*t->ring),
+		      MADV_POPULATE_WRITE);
+#endif
+}
+
 void rec_thread_publish(struct rec_thread *t)
 {
 	t->next = __atomic_load_n(&rec_threads, __ATOMIC_RELAXED);

@@ -98,7 +98,8 @@ static void start_fork_child(void)
 	rec_libs_fork_child();
 	rec_writer_fork_child();
 	rec_fork_child();
-	if (open_other() != 0)
+	/* an attach's recording may have ended before this fork */
+	if (__atomic_load_n(&rec_on, __ATOMIC_ACQUIRE) && open_other() != 0)
 		__atomic_store_n(&rec_on, false, __ATOMIC_RELEASE);
 }
 
@@ -128,10 +129,65 @@ static int open_first(void)
 	return 0;
 }
 
+/* What a start does once in a process, however many starts it has. */
+static int start_once(void)
+{
+	static bool done;
+
+	if (done)
+		return 0;
+	if (rec_init_threads() != 0)
+		return -1;
+	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
+	done = true;
+	return 0;
+}
+
+const char *rec_base_path(void)
+{
+	return base_path;
+}
+
+int rec_begin(const char *path, int (*open_trace)(void))
+{
+	char *copy = strdup(path);
+	size_t failed = 0;
+
+	if (!copy)
+		return -1;
+	free(base_path);
+	base_path = copy;
+	rec_config_read(base_path);
+	rec_filters_read();
+	if (start_once() != 0 ||
+	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
+			   : mc_rt_set_slot_hook(rec_entry))) {
+		fprintf(stderr, "mcount: trace: the runtime has no slot "
+			"trampolines on %s: nothing recorded\n", MC_RT_ARCH->name);
+		return -1;
+	}
+#ifdef REC_FUSED_ENTRY
+	/* rec_entry's common case without the trampoline's frame */
+	if (rec_gpr_only)
+		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
+#endif
+	if (!rec_filters_enable(&failed))
+		return -1;
+	if (open_trace() != 0)
+		return -1;
+	rec_filters_started();	/* after the writer read the time */
+	rec_libs_start(rec_libs_settle);
+	started = true;
+	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);
+	if (failed)
+		fprintf(stderr, "mcount: trace: %zu functions could not be "
+			"enabled\n", failed);
+	return 0;
+}
+
 __attribute__((constructor(102))) static void rec_start(void)
 {
 	const char *path = getenv("MCOUNT_TRACE");
-	size_t failed = 0;
 
 	if (!path || !*path)
 		return;
@@ -140,35 +196,7 @@ __attribute__((constructor(102))) static void rec_start(void)
 			"(MCOUNT_NO_AUTOBOOT?): nothing recorded\n");
 		return;
 	}
-	base_path = strdup(path);
-	if (!base_path)
-		return;
-	rec_config_read(base_path);
-	rec_filters_read();
-	if (rec_init_threads() != 0 ||
-	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
-			   : mc_rt_set_slot_hook(rec_entry))) {
-		fprintf(stderr, "mcount: trace: the runtime has no slot "
-			"trampolines on %s: nothing recorded\n", MC_RT_ARCH->name);
-		return;
-	}
-#ifdef REC_FUSED_ENTRY
-	/* rec_entry's common case without the trampoline's frame */
-	if (rec_gpr_only)
-		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
-#endif
-	if (!rec_filters_enable(&failed))
-		return;
-	rec_filters_started();	/* before the writer reads the time */
-	if (open_first() != 0)
-		return;
-	rec_libs_start(rec_libs_settle);
-	pthread_atfork(start_fork_prepare, start_fork_parent, start_fork_child);
-	started = true;
-	__atomic_store_n(&rec_on, true, __ATOMIC_RELEASE);
-	if (failed)
-		fprintf(stderr, "mcount: trace: %zu functions could not be "
-			"enabled\n", failed);
+	rec_begin(path, open_first);
 }
 
 /*

@@ -26,6 +26,7 @@
 #include <mcount.h>
 
 #include "../runtime/client.h"
+#include "attach.h"
 #include "recorder.h"
 
 static struct {
@@ -118,6 +119,8 @@ static uint64_t drain(struct rec_thread *t)
 	tail = t->tail;
 	size = t->mask + 1;
 	n = head - tail;
+	if (!t->populated && head >= size / 16)
+		rec_ring_populate(t);
 	while (tail != head) {
 		uint64_t at = tail & t->mask;
 		uint64_t k = head - tail < size - at ? head - tail : size - at;
@@ -372,8 +375,17 @@ int rec_writer_start(const char *path, bool truncate)
 	sigset_t all, old;
 	int err;
 
+	static bool before;
+
 	if (rec_out_open(path, truncate) < 0)
 		return -1;
+	/* a file after another (attach.c): every name is new to it */
+	if (before) {
+		rec_names_fork_child();
+		rec_compact_forget();
+		rec_json_fork_child();
+	}
+	before = true;
 	w.json = rec_cfg.json;
 	w.stop = false;
 	w.busy_passes = w.events = w.thread_cpu_ns = 0;
@@ -401,6 +413,8 @@ int rec_writer_start(const char *path, bool truncate)
 		errno = err;
 		return -1;
 	}
+	/* told apart from the program's own (mctrace record -p's stop) */
+	pthread_setname_np(w.thread, MC_ATTACH_WRITER_NAME);
 	return 0;
 }
 

@@ -13,6 +13,8 @@
  *   mc_rt_set_slot_hook, mc_rt_set_gpr_slot_hook, mc_rt_set_entry_takeover,
  *   mc_rt_tramp_fentry_gpr, mc_rt_tramp_mcount_gpr   the slot hook
  *   mc_rt_sites_copy                 every site's info at one instant
+ *   mc_rt_images_reboot              every image booted afresh, after an
+ *                                    attach put its text back
  * and below, the loaded objects of a Linux process (runtime/linux/).
  */
 #ifndef MC_RT_CLIENT_H

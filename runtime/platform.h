@@ -171,6 +171,17 @@ MC_RT_HIDDEN int mc_rt_image_add(const struct mc_rt_image_desc *d);
 MC_RT_HIDDEN void mc_rt_image_remove(uintptr_t handle);
 
 /*
+ * Classify every image's sites afresh from its table and put each in
+ * its disabled form with plain stores, as the first boot did: for the
+ * end of an attach (recorder/attach.c), after which the sites hold the
+ * bytes they had before the runtime was loaded, whatever the engine
+ * wrote since.  Only while no other thread runs (all stopped by a
+ * tracer).  Thunk pages are kept.  MCOUNT_OK, or the first error (its
+ * image then left out, as a failed boot leaves one).
+ */
+MC_RT_HIDDEN int mc_rt_images_reboot(void);
+
+/*
  * The table a linker script gathered between __start_mcount_loc and
  * __stop_mcount_loc in the object the engine is linked into (they are
  * hidden, so only the engine sees them); false if none or empty.

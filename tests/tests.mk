@@ -30,6 +30,8 @@
 #                  demo installs the build group, plain make nothing
 #   check-trace    programs recorded by the recorder, read by mctrace
 #   check-mctrace  mctrace's messages and exit statuses on bad input
+#   check-attach   mctrace record -p: attach, record, detach cycles on
+#                  running processes, their text restored; refusals
 #   check-zlib     Debian's zlib built through recordmcount-cc, its own
 #                  tests run traced whole and recorded
 #   check-deb      the Debian packages (debian/) built, checked by
@@ -38,7 +40,8 @@
 CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-pads check-firmware check-harness check-integrate check-check \
 	check-fault check-fuzz check-link check-deps check-solib check-solib-storm \
-	check-hygiene check-build check-trace check-mctrace check-zlib
+	check-hygiene check-build check-trace check-mctrace check-attach \
+	check-zlib
 
 # The suites that run our tool itself, for the sanitizer build
 # (check-runtime already builds and runs its own ASan+UBSan variants).
@@ -69,6 +72,7 @@ VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 -include tests/hygiene/hygiene.mk
 -include tests/build/build.mk
 -include tests/trace/trace.mk
+-include tests/attach/attach.mk
 -include tests/zlib/zlib.mk
 -include tests/deb/deb.mk
 

@@ -560,6 +560,7 @@ int mc_rt_image_boot(struct rt_image *img, const uintptr_t *tab, size_t n)
 	mc_rt_text.whole = true;
 	img->sites = sites;
 	img->tab = tab;
+	img->ntab = n;
 	img->nruns = 0;
 	mc_rt_flush_begin();
 	if (lazy || mc_rt_table_in_order(tab, n)) {

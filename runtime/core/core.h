@@ -147,6 +147,7 @@ struct rt_image {
 	bool used;		/* the slot holds an image */
 	/* runs[0, nruns) cover the sites, tab[i] the address of the i-th */
 	const uintptr_t *tab;
+	size_t ntab;		/* entries in tab, as boot was given them */
 	struct rt_run runs[MC_RT_RUNS];
 	unsigned nruns;
 	/*

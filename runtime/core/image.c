@@ -93,6 +93,22 @@ int mc_rt_image_add(const struct mc_rt_image_desc *d)
 	return MCOUNT_OK;
 }
 
+/* Free what `img`'s boot made, as mc_rt_image_remove does, but its page. */
+static void image_forget_sites(struct rt_image *img)
+{
+	__atomic_store_n(&img->hi, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&img->lo, 0, __ATOMIC_RELEASE);
+	if (mc_plat_free && img->sites)
+		mc_plat_free(img->sites, img->counts.sites * sizeof(*img->sites));
+	if (mc_plat_free && img->funcs)
+		mc_plat_free(img->funcs, img->nsites * sizeof(*img->funcs));
+	img->sites = NULL;
+	img->funcs = NULL;
+	img->nruns = 0;
+	img->nsites = 0;
+	mc_rt_counts_clear(&img->counts);
+}
+
 /*
  * The object is being unloaded (dlclose).  By the program's own
  * contract no thread runs an object's code while it is unloaded, so no
@@ -117,21 +133,38 @@ void mc_rt_image_remove(uintptr_t handle)
 
 	if (!img)
 		return;
-	__atomic_store_n(&img->hi, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&img->lo, 0, __ATOMIC_RELEASE);
-	if (mc_plat_free && img->sites)
-		mc_plat_free(img->sites, img->counts.sites * sizeof(*img->sites));
-	if (mc_plat_free && img->funcs)
-		mc_plat_free(img->funcs, img->nsites * sizeof(*img->funcs));
+	image_forget_sites(img);
 	img->used = false;
-	img->sites = NULL;
-	img->nruns = 0;
-	img->funcs = NULL;
-	img->nsites = 0;
 	if (img->thunk && mc_plat_thunk_unmap)
 		mc_plat_thunk_unmap(img->thunk, img->thunk_size);
 	img->thunk = 0;
 	img->nthunks = 0;
+}
+
+int mc_rt_images_reboot(void)
+{
+	int first = MCOUNT_OK;
+
+	mc_plat_lock();
+	for (size_t k = 0; k < mc_rt_nimages; k++) {
+		struct rt_image *img = &mc_rt_images[k];
+		int err;
+
+		if (!img->used)
+			continue;
+		image_forget_sites(img);
+		err = mc_rt_image_boot(img, img->tab, img->ntab);
+		if (!err) {
+			image_publish(img);
+			continue;
+		}
+		image_forget_sites(img);
+		img->used = false;
+		if (first == MCOUNT_OK)
+			first = err;
+	}
+	mc_plat_unlock();
+	return first;
 }
 
 /*

@@ -79,7 +79,12 @@ void mc_rt_image_thunks(struct rt_image *img)
 	uint64_t reach = MC_RT_ARCH->call_reach, far = 0;
 	uintptr_t lo, hi;
 
-	img->thunk = 0;
+	/*
+	 * Booted again (mc_rt_images_reboot): the page and what each of its
+	 * thunks jumps to still stand, and a thread may be in it.
+	 */
+	if (img->thunk)
+		return;
 	img->nthunks = 0;
 	if (!mc_plat_thunk_map || !MC_RT_ARCH->thunk_len)
 		return;

@@ -50,7 +50,8 @@
  * callback; a call already past the site may still report once.
  *
  * Shared libraries (hosted).  Every loaded object whose file has a
- * table is patched: the program and the libraries linked at start-up at
+ * table (or, built with pads and not recorded, the compiler's
+ * __patchable_function_entries) is patched: the program and the libraries linked at start-up at
  * boot, a library opened later by dlopen before dlopen returns (libmcount
  * wraps dlopen and dlclose; its constructors still run with the hooks
  * calling the stubs), and a dlclosed one is forgotten before its text

@@ -260,6 +260,29 @@ size_t mc_plat_mem_avail(uintptr_t addr, bool code)
 static const char *const table_names[] = { MC_TABLE_SECTION_LINKED,
 					   MC_TABLE_SECTION };
 
+/*
+ * The table of an object built with -fpatchable-function-entry and not
+ * recorded: the compiler's own list of its pads, which the linker
+ * gathers into one allocated section (relocated like ours in a PIE).
+ * Read only when the object has no table of ours.
+ */
+static int pads_table(const struct host_obj *obj, const uintptr_t **start,
+		      const uintptr_t **stop)
+{
+	uintptr_t addr = 0;
+	size_t size = 0;
+
+	if (mc_host_section(obj, "__patchable_function_entries", &addr,
+			    &size) != 1 || !size)
+		return 0;
+	if (size % sizeof(uintptr_t) || addr % sizeof(uintptr_t) ||
+	    mc_plat_mem_avail(addr, false) < size)
+		return 0;
+	*start = (const uintptr_t *)addr;
+	*stop = (const uintptr_t *)(addr + size);
+	return 1;
+}
+
 /* 1 with `obj`'s table, 0 if it has none, -1 if refused (and said why). */
 static int obj_table(const struct host_obj *obj, const uintptr_t **start,
 		     const uintptr_t **stop)
@@ -291,7 +314,7 @@ static int obj_table(const struct host_obj *obj, const uintptr_t **start,
 	}
 	k = size[0] ? 0 : 1;
 	if (!size[k])
-		return 0;
+		return pads_table(obj, start, stop);
 	if (size[k] % sizeof(uintptr_t) || addr[k] % sizeof(uintptr_t) ||
 	    mc_plat_mem_avail(addr[k], false) < size[k]) {
 		fprintf(stderr, "mcount: %s's %s (%#lx, %zu bytes) is not a "

@@ -106,7 +106,11 @@ def all_configs(opts=("-O0", "-O2", "-O2 -ffunction-sections")):
 # answers ENOEXEC.  There, i386 programs run under qemu-user like every
 # other foreign target, with the i686 cross toolchain's libraries.
 I386_LOADER = "/usr/i686-linux-gnu/lib/ld-linux.so.2"
-I386_QEMU = ["qemu-i386", "-L", "/usr/i686-linux-gnu"]
+# The libraries too (-E): the cross loader would otherwise take this
+# host's ld.so.cache to libc6-i386's libc, another glibc build
+# (tests/runtime/arches.sh says what then goes wrong).
+I386_QEMU = ["qemu-i386", "-L", "/usr/i686-linux-gnu",
+             "-E", "LD_LIBRARY_PATH=/usr/i686-linux-gnu/lib"]
 _i386_native = None
 
 

@@ -92,8 +92,14 @@ rt_arch_config() {
 		RT_SAN_RUN="env LD_LIBRARY_PATH=/usr/i686-linux-gnu/lib"
 		# (ASan's runtime hangs at start under qemu-i386: no sanitizer
 		# run there.)
+		# Its loader and its libraries both from the cross toolchain:
+		# -L gives the loader, which also reads this host's
+		# ld.so.cache, and that names libc6-i386's /lib32 libc, a
+		# build whose private layout the loader does not share
+		# (pthread_create then walks a list forever); LD_LIBRARY_PATH
+		# comes before the cache.
 		if ! /usr/i686-linux-gnu/lib/ld-linux.so.2 --help >/dev/null 2>&1; then
-			RT_RUN="qemu-i386 -L /usr/i686-linux-gnu"
+			RT_RUN="qemu-i386 -L /usr/i686-linux-gnu -E LD_LIBRARY_PATH=/usr/i686-linux-gnu/lib"
 			RT_SAN_RUN=-
 		fi
 		RT_OBJDUMP=i686-linux-gnu-objdump

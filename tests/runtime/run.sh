@@ -75,6 +75,18 @@ else
 	RECORD_FLAG=-mrecord-mcount
 fi
 
+# Every program run is bounded: a runner that hangs (qemu-user has, on
+# hosts it was not built for) must end in a FAIL line, not stop the suite.
+RT_LIMIT=${RT_LIMIT:-600}
+BOUND="timeout -k 10 $RT_LIMIT"
+# bounded_status <status>: the reason a bounded run failed, in words.
+bounded_status() {
+	case $1 in
+	124|137) echo "did not finish within $RT_LIMIT s (stopped)" ;;
+	*) echo "exit status $1" ;;
+	esac
+}
+
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 expect() {	# expect <description> <command...>
@@ -302,13 +314,13 @@ run_case() {	# run_case <dir> <auto|manual> <style> [runner...]
 	rtag="[$rd $rmode${1:+ under $1}]"
 	out="$rd/$rmode.out" err="$rd/$rmode.err"
 	if [ $rmode = manual ]; then
-		MCOUNT_NO_AUTOBOOT=1 "$@" "$rd/rt_test" $rmode $rstyle >"$out" 2>"$err"
+		MCOUNT_NO_AUTOBOOT=1 $BOUND "$@" "$rd/rt_test" $rmode $rstyle >"$out" 2>"$err"
 	else
-		"$@" "$rd/rt_test" $rmode $rstyle >"$out" 2>"$err"
+		$BOUND "$@" "$rd/rt_test" $rmode $rstyle >"$out" 2>"$err"
 	fi
 	rc=$?
 	grep -E '^(PASS|FAIL)' "$out" | sed "s|^\([A-Z]*\): |\1: $rtag |"
-	[ $rc -eq 0 ] || { fail "$rtag rt_test exit status $rc"; cat "$err"; }
+	[ $rc -eq 0 ] || { fail "$rtag rt_test $(bounded_status $rc)"; cat "$err"; }
 	grep -q '^FAIL' "$out" && failures=$((failures + 1))
 	return 0
 }
@@ -467,7 +479,7 @@ if [ -f $T/inorder-$RT_ARCH.S ]; then
 	   $CC $CFLAGS -fPIE -c $T/inorder.c -o $d/inorder.o &&
 	   $CC -pie -o $d/inorder $d/inorder.o $d/inorder-s.o "$LIB" \
 		-Wl,-T,lds/mcount.lds; then
-		$RT_RUN $d/inorder > $d/out 2> $d/err
+		$BOUND $RT_RUN $d/inorder > $d/out 2> $d/err
 		st=$?
 		grep -E '^(PASS|FAIL): ' $d/out | sed "s#^[A-Z]*: #&[$d] #"
 		failures=$((failures + $(grep -c '^FAIL' $d/out)))
@@ -543,11 +555,11 @@ if [ -z "${NO_STORM:-}" ]; then
 					$RECORDMCOUNT --finalize --prepatch $d/$v ||
 					{ fail "[$TAG $c] $v: --prepatch"; break; }
 				fi
-				$CASE_RUN $d/$v > $d/$v.out 2> $d/$v.err
+				$BOUND $CASE_RUN $d/$v > $d/$v.out 2> $d/$v.err
 				st=$?
 				grep -E '^(PASS|FAIL): ' $d/$v.out | sed "s#^[A-Z]*: #&[$TAG $c $v] #"
 				failures=$((failures + $(grep -c '^FAIL' $d/$v.out)))
-				expect "[$TAG $c] $v: first use after boot: exits 0" test $st = 0
+				expect "[$TAG $c] $v: first use after boot: exits 0$([ $st = 0 ] || echo " ($(bounded_status $st))")" test $st = 0
 			done
 		else
 			fail "[$TAG $c] first use after boot: build"
@@ -559,7 +571,7 @@ if [ -z "${NO_STORM:-}" ]; then
 		   $CC $CFLAGS $cc_pie $extra -c $T/lazy_enomem.c -o $d/lazy_enomem.o &&
 		   $CC $pie $extra -o $d/lazy_enomem $d/lazy_enomem.o \
 			$d/lazy_many.o "$LIB" -Wl,-T,lds/mcount.lds; then
-			$d/lazy_enomem > $d/enomem.out 2> $d/enomem.err
+			$BOUND $d/lazy_enomem > $d/enomem.out 2> $d/enomem.err
 			st=$?
 			grep -E '^(PASS|FAIL): ' $d/enomem.out | sed "s#^[A-Z]*: #&[$TAG $c lazy_enomem] #"
 			failures=$((failures + $(grep -c '^FAIL' $d/enomem.out)))
@@ -570,7 +582,17 @@ if [ -z "${NO_STORM:-}" ]; then
 		break
 	done
 fi
-if [ -n "${NO_STORM:-}" ]; then
+# x86 under qemu-user: its translator reads an instruction byte by byte
+# and is not serialized by membarrier, so it can read one across the
+# writes of a cross-modification that hardware never sees torn; the
+# storm then fails the same way with the runtime of 9a98a61.  Natively
+# only, as the storm of every x86 build elsewhere runs.
+case $RT_ARCH in
+i386) [ -z "${RT_RUN:-}" ] || NO_STORM_WHY="under $RT_RUN, qemu's translator can read an x86 instruction torn by another thread's patch (natively only)" ;;
+esac
+if [ -n "${NO_STORM_WHY:-}" ]; then
+	echo "SKIP: [$TAG] toggle storm: $NO_STORM_WHY"
+elif [ -n "${NO_STORM:-}" ]; then
 	echo "SKIP: [$TAG] toggle storm (NO_STORM)"
 else
 	for c in $(storm_cases); do
@@ -582,7 +604,7 @@ else
 		fi
 		ok=0 why=
 		for r in $(seq $STORM_RUNS); do
-			STORM_SECONDS=$STORM_SECONDS timeout $STORM_LIMIT \
+			STORM_SECONDS=$STORM_SECONDS timeout -k 10 $STORM_LIMIT \
 				$CASE_RUN $d/storm >$d/run$r.out 2>$d/run$r.err
 			rc=$?
 			if [ $rc -eq 0 ] && grep -q '^[0-9]* passed, 0 failed$' $d/run$r.out; then
@@ -610,7 +632,7 @@ san_threads_work() {
 			'static void *w(void *a) { return a; }' \
 			'int main(void) { pthread_t t; return pthread_create(&t, 0, w, 0) || pthread_join(t, 0); }' |
 			$CC $SAN -x c - -o $OUT/san-thread-probe -lpthread 2>/dev/null &&
-		timeout 20 $RT_SAN_RUN $RT_RUN $OUT/san-thread-probe &&
+		timeout -k 5 20 $RT_SAN_RUN $RT_RUN $OUT/san-thread-probe &&
 			SAN_THREADS=yes
 	fi
 	[ $SAN_THREADS = yes ]
@@ -621,7 +643,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
 if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
    echo 'int main(void){return 0;}' |
 	$CC $SAN -x c - -o $OUT/san-probe 2>/dev/null &&
-   timeout 60 $RT_SAN_RUN $RT_RUN $OUT/san-probe; then
+   timeout -k 5 60 $RT_SAN_RUN $RT_RUN $OUT/san-probe; then
 	d=$OUT/asan
 	rm -rf $d/lib $d/linux
 	mkdir -p $d/lib $d/linux
@@ -654,7 +676,7 @@ if [ -z "${NO_SANITIZE:-}" ] && [ "$RT_SAN_RUN" != - ] &&
 			echo "SKIP: [$TAG $c] toggle storm under ASan+UBSan: this target's ASan cannot start a thread here (pthread_create never returns in a probe)"
 		elif [ $ok = 1 ] && [ -z "${NO_STORM:-}" ] &&
 		   storm_build $d/storm-$style "$hooks" $pie $d/libmcount-san.a "$SAN $extra"; then
-			if STORM_SECONDS=$STORM_SECONDS timeout $STORM_LIMIT $RT_SAN_RUN $RT_RUN \
+			if STORM_SECONDS=$STORM_SECONDS timeout -k 10 $STORM_LIMIT $RT_SAN_RUN $RT_RUN \
 				$d/storm-$style/storm >$d/storm-$style/out 2>&1 &&
 			   grep -q '^[0-9]* passed, 0 failed$' $d/storm-$style/out; then
 				pass "[$TAG $c] toggle storm under ASan+UBSan"

@@ -192,7 +192,8 @@ if [ -n "$BIGTOC" ]; then
 fi
 
 # The program's own lines, with the runner in front.
-run() { SOLIB_RUNNER="$RUN" $RUN "$@"; }
+# Bounded: a runner that hangs ends in a FAIL line (exit 124).
+run() { SOLIB_RUNNER="$RUN" timeout -k 10 600 $RUN "$@"; }
 
 # i386's `call *mcount@GOT(%ebx)`, as objdump prints it: the
 # displacement of mcount's GOT slot (readelf -r) from .got.plt, where

@@ -148,17 +148,16 @@ expect "Perfetto: a trace cut at half, and one damaged: the losses and calls dum
 	losses_check
 
 # The process track takes its name and command line from the trace's
-# MCT_INFO block (format.h), here one appended to a trace by hand.
+# MCT_INFO block (format.h), which the recorder writes first: the
+# program's own path and the arguments this test ran it with.
 process_check() {
-	cp "$OUT/basic.data" "$OUT/info.data" &&
-	$PY -c 'import struct, sys
-info = b"exe=/opt/app\0arg=app\0arg=--in\0arg=a b\0"
-with open(sys.argv[1], "ab") as f:
-    f.write(struct.pack("<IIQ", 8, 1, len(info)) + info)' "$OUT/info.data" &&
+	"$MCT" record -o "$OUT/info.data" -- "$OUT/prog" basic "a b" \
+		> /dev/null &&
 	"$MCT" dump --perfetto -o "$OUT/info.pftrace" "$OUT/info.data" &&
 	protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
 		< "$OUT/info.pftrace" > "$OUT/info.txt" &&
-	$PY $T/perfetto.py process "$OUT/info.txt" /opt/app app --in "a b"
+	$PY $T/perfetto.py process "$OUT/info.txt" "$(readlink -f "$OUT/prog")" \
+		"$OUT/prog" basic "a b"
 }
 expect "Perfetto: the process named by the trace's MCT_INFO, with its arguments" \
 	process_check

@@ -1,0 +1,312 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# attach.sh - mctrace record -p against running processes (issue 40).
+#
+#   MCTRACE=build/mctrace LIBMCOUNT=build/libmcount.a \
+#   RECORDMCOUNT=build/recordmcount OUT=build/tests/attach \
+#   CYCLES=20 sh tests/attach/attach.sh
+#
+# Two 4-thread targets (target.c): one built with pads alone and no
+# libmcount (mctrace loads libmcount.so into it), one built -pg -mfentry,
+# recorded and linked with libmcount.a.  Each gets CYCLES attach, record,
+# detach cycles; after each, from outside (proc.py, nothing of
+# mctrace's): every executable mapping's bytes as before the first,
+# the same file descriptors, no thread stopped; in each trace, helper
+# called twice per request and leaf once per helper, within the calls
+# in flight at the window's edges.  At the end the target's own sums
+# hold and it exits 0.  Then 5 cycles on the pads target while a thread
+# of it forks all along.  list -p and live -p: a recording that records
+# nothing until live enables one function.  A target that exits while
+# recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
+# non-zero exit and the target left running as it was: not ours (as
+# nobody, when run as root), no sites, another tracer, a recorder
+# already recording, static, its main thread gone; and one stopped by
+# job control, left stopped.  x86_64 only; SKIP where ptrace is
+# forbidden (Yama's ptrace_scope 3, no CAP_SYS_PTRACE in a container).
+set -u
+T=tests/attach
+OUT=${OUT:-build/tests/attach}
+CYCLES=${CYCLES:-20}
+TAG="[attach]"
+# the system python: a version manager's shim in PATH may take seconds to start
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+PROC="$PY $T/proc.py"
+fails=0
+
+pass() { echo "PASS: $TAG $1"; }
+fail() { echo "FAIL: $TAG $1"; fails=$((fails + 1)); }
+
+if [ "$(uname -m)" != x86_64 ]; then
+	echo "SKIP: $TAG attach runs on x86_64 only (not $(uname -m))"
+	exit 0
+fi
+if [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" = 3 ]; then
+	echo "SKIP: $TAG Yama's ptrace_scope is 3: no process may be traced"
+	exit 0
+fi
+if ! $PROC probe; then
+	echo "SKIP: $TAG ptrace refused here (no CAP_SYS_PTRACE?)"
+	exit 0
+fi
+
+rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
+CC=${CC:-gcc}
+LIBDIR=$(dirname "$LIBMCOUNT")
+build() {
+	$CC -O2 -pthread -fpatchable-function-entry=5 -o "$OUT/pads" \
+		$T/target.c &&
+	$CC -O2 -pthread -o "$OUT/plain" $T/target.c &&
+	$CC -O2 -pthread -static -fpatchable-function-entry=5 \
+		-o "$OUT/static" $T/target.c &&
+	$CC -O2 -pg -mfentry -c -o "$OUT/hooks.o" $T/target.c &&
+	$RECORDMCOUNT "$OUT/hooks.o" &&
+	$CC -pthread -o "$OUT/hooks" "$OUT/hooks.o" -Wl,-T,lds/mcount.lds \
+		"$LIBMCOUNT"
+}
+if ! build > "$OUT/build.log" 2>&1; then
+	fail "cannot build the targets: $(tail -1 "$OUT/build.log")"
+	exit 1
+fi
+
+# start NAME [RUNNER...]: the target running, its pid in $pid
+start() {
+	name=$1
+	shift
+	rm -f "$OUT/$name.out"
+	"$@" "$OUT/$name" ${TARGET_ARGS:-} > "$OUT/$name.out" \
+		2>"$OUT/$name.err" &
+	for _ in $(seq 100); do
+		grep -q ready "$OUT/$name.out" 2>/dev/null && break
+		sleep 0.05
+	done
+	pid=$(grep ready "$OUT/$name.out" | cut -d' ' -f1)
+}
+
+# calls REPORT FUNC: FUNC's calls in the trace's report
+calls() {
+	awk -v f="$2" '$NF == f { print $(NF - 1) }' "$1"
+}
+
+# within A B: |A - B| <= 8, the calls two threads each may have in
+# flight at each edge of the window
+within() {
+	d=$(($1 - $2))
+	[ "$d" -le 8 ] && [ "$d" -ge -8 ]
+}
+
+# one_cycle NAME K: attach, record 50 ms, detach, check; 0 if all held
+one_cycle() {
+	trace="$OUT/$1-$2.data"
+	if ! "$MCTRACE" record -p "$pid" --duration 50ms -o "$trace" \
+			> "$OUT/$1-$2.log" 2>&1; then
+		fail "$1 cycle $2: record -p failed: $(tail -1 "$OUT/$1-$2.log")"
+		return 1
+	fi
+	"$MCTRACE" report "$trace" > "$trace.report"
+	req=$(calls "$trace.report" request)
+	help=$(calls "$trace.report" helper)
+	leaf=$(calls "$trace.report" leaf)
+	if [ -z "$req" ] || [ "$req" -eq 0 ] ||
+	   ! within "${help:-0}" $((2 * req)) || ! within "${leaf:-0}" "$help"; then
+		fail "$1 cycle $2: calls request $req helper $help leaf $leaf"
+		return 1
+	fi
+	if ! $PROC same "$pid" "$OUT/$1.text" > "$OUT/$1-$2.same"; then
+		fail "$1 cycle $2: $(head -1 "$OUT/$1-$2.same")"
+		return 1
+	fi
+	if [ "$($PROC fds "$pid")" != "$fds" ] || ! $PROC running "$pid"; then
+		fail "$1 cycle $2: fds $($PROC fds "$pid") (were $fds), or a thread stopped"
+		return 1
+	fi
+}
+
+# cycles NAME [N]: N (CYCLES) cycles against target NAME (run with
+# TARGET_ARGS), then its own end
+cycles() {
+	n=${2:-$CYCLES} what="$1${TARGET_ARGS:+ $TARGET_ARGS}"
+	start "$1"
+	$PROC text "$pid" > "$OUT/$1.text"
+	fds=$($PROC fds "$pid")
+	k=1
+	while [ $k -le "$n" ] && one_cycle "$1" $k; do
+		k=$((k + 1))
+	done
+	[ $k -gt "$n" ] && pass "$what: $n cycles: counts 2:1:1, text as before, same fds, no thread stopped"
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	if [ $status -eq 0 ] && grep -q "sums right" "$OUT/$1.out"; then
+		pass "$what: its own sums right, exit 0"
+	else
+		fail "$what: exit $status, $(tail -1 "$OUT/$1.out")"
+	fi
+}
+
+cycles pads
+cycles hooks
+# a thread forking all along: each child records on into a file of its
+# own (FILE.PID) until its _exit; the parent as above
+TARGET_ARGS=fork cycles pads 5
+
+# list -p and live -p against a recording in progress that records
+# nothing (-N '*') until live enables helper: then only helper, as
+# list -p shows, and only helper in the trace
+live_case() {
+	start pads
+	if "$MCTRACE" list -p "$pid" > "$OUT/list0" 2>&1 ||
+	   ! grep -q "no libmcount" "$OUT/list0"; then
+		fail "list -p before any attach: $(head -1 "$OUT/list0")"
+	fi
+	"$MCTRACE" record -p "$pid" --duration 1500ms -N '*' \
+		-o "$OUT/live.data" > "$OUT/live.log" 2>&1 &
+	rec=$!
+	for _ in $(seq 100); do
+		"$MCTRACE" list -p "$pid" > "$OUT/list1" 2>/dev/null && break
+		sleep 0.05
+	done
+	"$MCTRACE" live -p "$pid" enable helper > "$OUT/live1" 2>&1
+	"$MCTRACE" list -p "$pid" > "$OUT/list2" 2>&1
+	wait $rec
+	"$MCTRACE" report "$OUT/live.data" > "$OUT/live.report"
+	"$MCTRACE" live -p "$pid" enable helper > "$OUT/live2" 2>&1
+	live2=$?
+	if grep -q "^1 functions enabled" "$OUT/live1" &&
+	   ! grep -q "^enabled" "$OUT/list1" &&
+	   [ "$(grep -c "^enabled" "$OUT/list2")" = 1 ] &&
+	   grep -q "^enabled 0x[0-9a-f]* helper " "$OUT/list2" &&
+	   [ "$(calls "$OUT/live.report" helper)" -gt 0 ] &&
+	   [ -z "$(calls "$OUT/live.report" request)" ] &&
+	   [ -z "$(calls "$OUT/live.report" leaf)" ] &&
+	   [ $live2 -ne 0 ] && grep -q "nothing records" "$OUT/live2"; then
+		pass "list -p and live -p: helper enabled alone, recorded alone"
+	else
+		fail "list -p and live -p: $(cat "$OUT/live1" "$OUT/live2" | tr '\n' ' ')"
+	fi
+	kill -TERM "$pid"
+	wait "$pid"
+}
+
+live_case
+
+# The target exits during the recording (SIGTERM, its own clean end):
+# its recorder finishes the file, record -p says so and exits 0.
+exit_case() {
+	start pads
+	"$MCTRACE" record -p "$pid" --duration 20s -o "$OUT/exit.data" \
+		> "$OUT/exit.log" 2>&1 &
+	rec=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	status=$?
+	wait $rec
+	rstatus=$?
+	"$MCTRACE" report "$OUT/exit.data" > "$OUT/exit.report" 2>&1
+	req=$(calls "$OUT/exit.report" request)
+	help=$(calls "$OUT/exit.report" helper)
+	if [ $rstatus -eq 0 ] && [ $status -eq 0 ] &&
+	   grep -q "exited during the recording" "$OUT/exit.log" &&
+	   grep -q "sums right" "$OUT/pads.out" &&
+	   [ "${req:-0}" -gt 0 ] && within "${help:-0}" $((2 * req)); then
+		pass "the target exits while recorded: its trace whole, record -p 0"
+	else
+		fail "target's exit while recorded: record $rstatus, target $status, request $req helper $help: $(tail -1 "$OUT/exit.log")"
+	fi
+}
+
+exit_case
+
+# refuse NAME WHAT PATTERN [RUNNER...]: record -p fails, saying PATTERN
+# in one line, and the target runs on, its text as it was
+refuse() {
+	name=$1 what=$2 pattern=$3
+	shift 3
+	${RUNNER:-} "$MCTRACE" record -p "$pid" --duration 50ms \
+		-o "${REFUSED:-$OUT/refused.data}" > "$OUT/refuse.log" 2>&1
+	status=$?
+	if [ $status -ne 0 ] && [ "$(wc -l < "$OUT/refuse.log")" -eq 1 ] &&
+	   grep -q "$pattern" "$OUT/refuse.log" && kill -0 "$pid" &&
+	   $PROC running "$pid" && $PROC same "$pid" "$OUT/$name.text" > /dev/null; then
+		pass "refused, $what: $(cat "$OUT/refuse.log")"
+	else
+		fail "$what: exit $status: $(head -2 "$OUT/refuse.log")"
+	fi
+}
+
+# refusal NAME WHAT PATTERN: start NAME, refuse, stop it
+refusal() {
+	start "$1"
+	$PROC text "$pid" > "$OUT/$1.text"
+	refuse "$@"
+	kill -TERM "$pid"
+	wait "$pid"
+}
+
+refusal plain "no sites" "no sites"
+refusal static "static" "static"
+
+# its main thread gone (pthread_exit): refused, running on
+TARGET_ARGS=mainexit start pads
+"$MCTRACE" record -p "$pid" --duration 50ms -o "$OUT/refused.data" \
+	> "$OUT/refuse.log" 2>&1
+status=$?
+if [ $status -ne 0 ] && grep -q "main thread has exited" "$OUT/refuse.log" &&
+   [ "$(wc -l < "$OUT/refuse.log")" -eq 1 ] && kill -0 "$pid"; then
+	pass "refused, main thread gone: $(cat "$OUT/refuse.log")"
+else
+	fail "main thread gone: exit $status: $(head -1 "$OUT/refuse.log")"
+fi
+kill -TERM "$pid"
+wait "$pid"
+
+# stopped by job control: refused, and still stopped after
+start pads
+kill -STOP "$pid"
+"$MCTRACE" record -p "$pid" --duration 50ms -o "$OUT/refused.data" \
+	> "$OUT/refuse.log" 2>&1
+status=$?
+if [ $status -ne 0 ] && grep -q "stopped (SIGSTOP" "$OUT/refuse.log" &&
+   ! $PROC running "$pid" > /dev/null; then
+	pass "refused, stopped: $(cat "$OUT/refuse.log")"
+else
+	fail "stopped: exit $status: $(head -1 "$OUT/refuse.log")"
+fi
+kill -CONT "$pid"
+kill -TERM "$pid"
+wait "$pid"
+
+start pads
+$PROC text "$pid" > "$OUT/pads.text"
+$PROC seize "$pid" 3 > "$OUT/seize.out" &
+seizer=$!
+for _ in $(seq 100); do
+	grep -q seized "$OUT/seize.out" && break
+	sleep 0.05
+done
+refuse pads "another tracer" "already traced by process"
+wait $seizer
+kill -TERM "$pid"
+wait "$pid"
+
+start hooks "$MCTRACE" record -o "$OUT/recording.data" --
+pid=$(grep ready "$OUT/hooks.out" | cut -d' ' -f1)
+$PROC text "$pid" > "$OUT/hooks.text"
+refuse hooks "a recorder already recording" "its recorder records"
+kill -TERM "$pid"
+wait
+
+if [ "$(id -u)" = 0 ]; then
+	start pads
+	$PROC text "$pid" > "$OUT/pads.text"
+	mkdir -p "$OUT/nobody" && chmod 1777 "$OUT/nobody"
+	RUNNER="$PROC asuser nobody" REFUSED="$OUT/nobody/refused.data" \
+		refuse pads "not ours" "not ours"
+	kill -TERM "$pid"
+	wait "$pid"
+else
+	echo "SKIP: $TAG not ours: needs root, to attach as nobody"
+fi
+echo "SKIP: $TAG another architecture: no process of another one runs natively here (under qemu-user it is qemu's, an x86_64 one)"
+[ $fails -eq 0 ]
