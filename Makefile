@@ -7,7 +7,8 @@
 #                     zlib (found by pkg-config) are all it needs
 #   make deps         install the Debian packages make check needs (root)
 #   make check        every test (installs missing Debian packages as root)
-#   make demo         the bundled example, end to end
+#   make demo         the bundled example, end to end (installs the
+#                     build group's Debian packages first as root)
 #   make check-fresh  make demo and make check in a pristine Debian 12
 #                     root (scripts/fresh.sh; root only)
 #   make install      PREFIX=/usr/local DESTDIR= (integrate/integrate.mk)
@@ -17,13 +18,14 @@
 # taken for up to date).  CI adds WERROR=-Werror; SANITIZE=1 builds with ASan+UBSan into
 # build/asan so both builds can live side by side.
 
-# Packages are installed only when asked: make deps, and the test and
+# Packages are installed only when asked: make deps, make demo (the
+# first command on a fresh machine: the build group) and the test and
 # benchmark targets (check, check-*, bench*, fuzz*), which ask
 # scripts/deps.sh for their Debian packages before anything else (as
 # root it installs what is missing and says so; else it prints the
 # apt-get line and stops; with no dpkg it names the packages and goes
-# on).  Building (make, make install, make demo, make firmware) never
-# runs dpkg or apt-get.  Once per top-level make: sub-makes inherit
+# on).  Building (make, make install, make firmware) never runs dpkg
+# or apt-get.  Once per top-level make: sub-makes inherit
 # MC_DEPS_DONE.  check-kernel needs only the build group here: kernel/
 # asks for the kernel's own list of the architecture it builds;
 # check-deb the deb group (dpkg-buildpackage, debhelper, lintian).
@@ -31,6 +33,7 @@ deps_group = $(strip \
 	$(if $(filter-out check-kernel% check-fresh check-deb,$(filter check check-% bench bench-% fuzz fuzz-%,$(1))),check) \
 	$(if $(filter check-fresh,$(1)),fresh) \
 	$(if $(filter check-deb,$(1)),deb) \
+	$(if $(filter demo,$(1)),demo) \
 	$(if $(filter check-kernel%,$(1)),build))
 ifndef MC_DEPS_DONE
 ifneq ($(call deps_group,$(MAKECMDGOALS)),)

@@ -86,6 +86,12 @@ if [ ! -f "$KBUILD/scripts/.recordmcount.cmd" ]; then
 		die "$KBUILD/scripts/recordmcount is not the kernel's binary"
 	mkdir -p "$(dirname "$KERNEL_TOOL")"
 	cp "$KBUILD/scripts/recordmcount" "$KERNEL_TOOL"
+	# scripts/sorttable too, where the configuration builds it
+	# (BUILDTIME_TABLE_SORT): install_sorttable_wrapper below.
+	rm -f "$KERNEL_SORTTABLE"
+	if head -c4 "$KBUILD/scripts/sorttable" 2>/dev/null | grep -q ELF; then
+		cp "$KBUILD/scripts/sorttable" "$KERNEL_SORTTABLE"
+	fi
 fi
 install_wrapper() {
 	wrapper=$KBUILD/scripts/recordmcount
@@ -139,7 +145,37 @@ if [ "$MC_KERNEL_VARIANT" = boot ] && [ -n "$WEAK_ONLY" ]; then
 	rm -f "$KBUILD/$WEAK_ONLY"
 fi
 
+# link-vmlinux.sh runs scripts/sorttable on the linked vmlinux in
+# place, before our --finalize (finalize_vmlinux): it sorts the exception
+# tables and, where the architecture sorts __mcount_loc at build time
+# (BUILDTIME_MCOUNT_SORT), that table too, and 6.12's also zeroes the
+# entries of overridden __weak bodies.  Its wrapper keeps the linker's
+# vmlinux (vmlinux.linked: the gate's input) and the kernel's sorted one
+# (vmlinux.sorttable: what check.sh compares our --finalize with), then
+# leaves vmlinux as Kbuild would.  Written only when it changes: a
+# newer scripts/sorttable would relink vmlinux.
+install_sorttable_wrapper() {
+	[ -f "$KERNEL_SORTTABLE" ] || return 0
+	new=$KBUILD/scripts/.mc-sorttable-wrapper
+	cat >"$new" <<WRAP
+#!/bin/sh
+# Written by recordmcount's kernel/build.sh: keep the linker's vmlinux
+# and the kernel's sorted one for the comparison with our --finalize.
+for f; do image=\$f; done
+cp -p "\$image" "$WORK/vmlinux.linked" &&
+	"$KERNEL_SORTTABLE" "\$@" &&
+	cp -p "\$image" "$WORK/vmlinux.sorttable"
+WRAP
+	chmod +x "$new"
+	if cmp -s "$new" "$KBUILD/scripts/sorttable"; then
+		rm -f "$new"
+	else
+		mv "$new" "$KBUILD/scripts/sorttable"
+	fi
+}
+
 install_wrapper
+install_sorttable_wrapper
 echo "$tool_id" >"$KBUILD/.mc-tool-id"
 
 # --- the kernel ----------------------------------------------------
@@ -152,17 +188,25 @@ kbuild() {
 }
 
 # --finalize on vmlinux between the link and the boot image, where
-# Linux 6.15's scripts/sorttable does its part: sorted, and the entries
-# of overridden __weak bodies zeroed, so that ftrace skips them instead
-# of listing __ftrace_invalid_address___N.  The linker's own vmlinux is
-# kept as vmlinux.raw for check.sh's gate; a vmlinux already finalized
-# (no relink since) is left alone.
+# 6.12's scripts/sorttable does its part (on x86, arm and arm64): sorted,
+# and the entries of overridden __weak bodies zeroed, so that ftrace
+# skips them instead of listing __ftrace_invalid_address___N.  The
+# linker's own vmlinux (before sorttable, which the wrapper above kept)
+# is vmlinux.raw for check.sh's gate; a vmlinux already finalized (no
+# relink since) is left alone.
 finalize_vmlinux() {
 	vmlinux=$KBUILD/vmlinux
 	done_id=$(cat "$KBUILD/.mc-finalized" 2>/dev/null || true)
 	now_id=$(sha256sum "$vmlinux" | cut -c1-16)
 	[ "$done_id" = "$now_id" ] && return 0
-	cp -p "$vmlinux" "$WORK/vmlinux.raw"
+	if [ -f "$KERNEL_SORTTABLE" ]; then
+		[ -f "$WORK/vmlinux.linked" ] ||
+			die "scripts/sorttable's wrapper kept no vmlinux.linked"
+		mv "$WORK/vmlinux.linked" "$WORK/vmlinux.raw"
+	else
+		rm -f "$WORK/vmlinux.sorttable"
+		cp -p "$vmlinux" "$WORK/vmlinux.raw"
+	fi
 	"$tool" --finalize "$vmlinux" >>"$log" 2>&1 ||
 		die "recordmcount --finalize failed on $vmlinux, see $log"
 	sha256sum "$vmlinux" | cut -c1-16 >"$KBUILD/.mc-finalized"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # kernel/check.sh TOOL - the whole kernel test for one architecture,
 # $MC_KERNEL_ARCH (lib.sh: x86_64, the default, or one of KERNEL_ALL_ARCHS):
-# build a real 6.1 kernel with TOOL as scripts/recordmcount, check that
+# build a real kernel (lib.sh's KERNEL_SERIES: 6.12 or 6.1) with TOOL as
+# scripts/recordmcount, check that
 # Kbuild ran it on every traced object, reproduce the kernel tool's
 # failure on a section left with weak symbols only (where it has one),
 # boot the kernel with ftrace, and compare TOOL's tables with the kernel
@@ -67,7 +68,7 @@ fi
 # modpost's NAME.mod.c, compiled by scripts/Makefile.modfinal); each
 # is checked to hold no hook call.
 traced=$WORK/traced-objects.txt
-find "$KBUILD" -name '.*.o.cmd' -exec grep -l -e "^cmd_.* $FTRACE_CFLAGS " {} + |
+find "$KBUILD" -name '.*.o.cmd' -exec grep -l -E "^(saved)?cmd_.* $FTRACE_CFLAGS " {} + |
 	sed -e "s|^$KBUILD/||" -e 's|\(.*\)/\.\(.*\)\.cmd$|\1/\2|' -e 's|^\.\(.*\)\.cmd$|\1|' |
 	sort >"$WORK/ftrace-flag-objects.txt"
 untraced_rules=$(grep -x -e scripts/mod/empty.o -e .vmlinux.export.o -e '.*\.mod\.o' \
@@ -244,6 +245,38 @@ if "$tool" --finalize "$gate/vmlinux" && cmp -s "$gate/vmlinux" "$KBUILD/vmlinux
 	pass "$name-finalize-idempotent"
 else
 	fail "$name-finalize-idempotent" "a second --finalize changed vmlinux"
+fi
+
+# --- the kernel's sorttable and our --finalize zero the same entries --
+# Where the architecture sorts __mcount_loc at build time
+# (BUILDTIME_MCOUNT_SORT: x86, arm, arm64), 6.12's scripts/sorttable
+# also zeroes the entries that lie in no function, as --finalize does.
+# build.sh's wrapper kept its output (vmlinux.sorttable); ours is
+# --finalize on the linker's vmlinux; the two tables must be the same,
+# word for word (sortagree.py).
+sorttable_check() {
+	cp "$raw" "$gate/vmlinux.ours"
+	"$tool" --finalize "$gate/vmlinux.ours" >/dev/null 2>&1 ||
+		{ fail "$name-sorttable-zeroes-as-finalize" "--finalize failed on a copy of $raw"; return; }
+	"$tool" --dump --format=json "$gate/vmlinux.ours" >"$gate/dump-ours.json"
+	"$tool" --dump --format=json "$WORK/vmlinux.sorttable" >"$gate/dump-sorttable.json"
+	rm -f "$gate/vmlinux.ours"
+	if python3 "$MC_TOP/kernel/sortagree.py" "$gate/dump.json" "$gate/dump-ours.json" \
+		"$gate/dump-sorttable.json" >"$gate/sortagree.txt" 2>&1; then
+		pass "$name-sorttable-zeroes-as-finalize"
+	else
+		fail "$name-sorttable-zeroes-as-finalize" "$(head -n 4 "$gate/sortagree.txt" | tr '\n' ' ')"
+	fi
+	sed 's/^/    /' "$gate/sortagree.txt"
+}
+if [ -z "$SORTTABLE_ZEROES" ]; then
+	:
+elif ! grep -q '^CONFIG_BUILDTIME_MCOUNT_SORT=y$' "$KBUILD/.config"; then
+	result "SKIP: $name-sorttable-zeroes-as-finalize: $KARCH does not sort __mcount_loc at build time (no BUILDTIME_MCOUNT_SORT): the kernel's sorttable leaves it alone"
+elif [ ! -f "$WORK/vmlinux.sorttable" ]; then
+	fail "$name-sorttable-zeroes-as-finalize" "no $WORK/vmlinux.sorttable: build.sh's sorttable wrapper did not run"
+else
+	sorttable_check
 fi
 
 # --- the out-of-tree module, finalized by build.sh, loaded by boot.sh --

@@ -56,7 +56,7 @@ fi
 # --- our wrapper saw every object compiled with the ftrace flags ----
 # (check.sh's check, without the objects of rules that never run
 # recordmcount: they are listed, not checked for hook calls.)
-find "$KBUILD" -name '.*.o.cmd' -exec grep -l -e "^cmd_.* $FTRACE_CFLAGS " {} + |
+find "$KBUILD" -name '.*.o.cmd' -exec grep -l -E "^(saved)?cmd_.* $FTRACE_CFLAGS " {} + |
 	sed -e "s|^$KBUILD/||" -e 's|\(.*\)/\.\(.*\)\.cmd$|\1/\2|' -e 's|^\.\(.*\)\.cmd$|\1|' |
 	grep -v -x -e scripts/mod/empty.o -e .vmlinux.export.o -e '.*\.mod\.o' |
 	sort >"$dir/traced-objects.txt" || true

@@ -4,7 +4,8 @@
 #   check-kernel  for each of $(KERNEL_ARCHS), with each of
 #                 $(KERNEL_COMPILERS) (gcc; clang is LLVM=1, on the
 #                 architectures of KERNEL_CLANG_ARCHS): build Debian's
-#                 linux-source-6.1 (tinyconfig + ftrace) with our tool as
+#                 linux-source-$(KERNEL_SERIES) (6.12 by default, 6.1
+#                 too; tinyconfig + ftrace) with our tool as
 #                 scripts/recordmcount, boot it in QEMU with ftrace on,
 #                 and compare every object's table with the kernel's own
 #                 recordmcount (kernel/README.md); fails if any check of
@@ -21,7 +22,9 @@
 #                 that holds, kernel/README.md)
 #
 # KERNEL_ARCHS="..." (or KERNEL_ARCHES, the issue's spelling) picks the
-# architectures of either target, KERNEL_COMPILERS the compilers.
+# architectures of either target, KERNEL_COMPILERS the compilers,
+# KERNEL_SERIES the kernel (6.12 or 6.1: kernel/lib.sh; each series
+# builds in a folder of its own in the cache).
 #   bench         time ours against the kernel's tool and cp over the
 #                 objects those builds captured, the GCC ones
 #                 ($MC_KERNEL_CC=clang: the clang ones) (bench/RESULTS.md)

@@ -5,9 +5,11 @@
 # between runs:
 #
 #   $MC_KERNEL_CACHE            default ${XDG_CACHE_HOME:-$HOME/.cache}/recordmcount
-#     src/linux-source-6.1/     the extracted Debian source, patched (prepare.sh),
+#     src/linux-source-SERIES/  the extracted Debian source, patched (prepare.sh),
 #                               shared by every architecture
-#     ARCH/ (ARCH-clang/ for clang, below):
+#     ARCH/ (ARCH-clang/ for clang, below), 6.1's; a later series's are
+#     under linux-SERIES/ (linux-6.12/x86_64/), so that switching
+#     KERNEL_SERIES rebuilds neither:
 #     ARCH/build/               the O= tree of the tinyconfig+ftrace kernel
 #     ARCH/capture/             every object as Kbuild handed it to
 #                               scripts/recordmcount, before any change
@@ -42,7 +44,23 @@
 
 # shellcheck shell=sh disable=SC2034
 MC_KERNEL_CACHE=${MC_KERNEL_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/recordmcount}
-KERNEL_SERIES=6.1
+# KERNEL_SERIES: the Debian linux-source-SERIES package built: 6.12
+# (the LTS distributions ship now; Debian 12 has it from
+# bookworm-security, no backports needed) or 6.1.
+KERNEL_SERIES=${KERNEL_SERIES:-6.12}
+# SORTTABLE_ZEROES: "yes" where the series's scripts/sorttable zeroes
+# the __mcount_loc entries that lie in no function (6.12.118 does; 6.1
+# only sorts): check.sh compares its table with our --finalize's.
+# FTRACE_SKIPS_ZEROED: "yes" where ftrace's boot line "allocating N
+# entries" leaves out the zeroed entries it skipped (6.12.118's
+# ftrace_process_locs; 6.1 counts them): boot.sh's prediction.
+case $KERNEL_SERIES in
+6.1) SERIES_DIR='' SORTTABLE_ZEROES='' FTRACE_SKIPS_ZEROED='' ;;
+6.12) SERIES_DIR=linux-$KERNEL_SERIES/ SORTTABLE_ZEROES=yes FTRACE_SKIPS_ZEROED=yes ;;
+*)
+	echo "kernel: KERNEL_SERIES is 6.12 or 6.1" >&2
+	exit 2 ;;
+esac
 KERNEL_TARBALL=/usr/src/linux-source-$KERNEL_SERIES.tar.xz
 KERNEL_SRC=$MC_KERNEL_CACHE/src/linux-source-$KERNEL_SERIES
 KARCH=${MC_KERNEL_ARCH:-x86_64}
@@ -500,7 +518,7 @@ clang)
 	echo "kernel: MC_KERNEL_CC is gcc or clang" >&2
 	exit 2 ;;
 esac
-WORK=$MC_KERNEL_CACHE/$KARCH$CC_SUFFIX
+WORK=$MC_KERNEL_CACHE/$SERIES_DIR$KARCH$CC_SUFFIX
 # The prefix of every PASS/FAIL name: kernel-x86_64, kernel-arm-clang, ...
 NAME=kernel-$KARCH$CC_SUFFIX
 MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-boot}
@@ -515,6 +533,10 @@ boot)
 	# A fragment of the compiler's own where its options differ
 	# (ppc64le-clang.config), instead of the architecture's.
 	[ ! -f "$(dirname "$0")/../kernel/$KARCH$CC_SUFFIX.config" ] || FRAGMENTS="$KARCH$CC_SUFFIX.config"
+	# And one of the series's own where an option differs between
+	# series (riscv64-6.12.config: the board's option was renamed).
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
+		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"
 	TARGETS=$(basename "$IMAGE") ;;
 debug)
 	KBUILD=$WORK/debug/build
@@ -538,6 +560,9 @@ defconfig|defconfig-ibt)
 	exit 2 ;;
 esac
 KERNEL_TOOL=$WORK/kernel-recordmcount
+# The kernel's scripts/sorttable, where the configuration builds one
+# (build.sh puts a wrapper in its place).
+KERNEL_SORTTABLE=$WORK/kernel-sorttable
 BOOT=$WORK/boot
 JOBS=${JOBS:-$(nproc)}
 

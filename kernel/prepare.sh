@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# kernel/prepare.sh - extract Debian's linux-source-6.1 into the cache
+# kernel/prepare.sh - extract Debian's linux-source-SERIES (lib.sh's
+# KERNEL_SERIES: 6.12 or 6.1) into the cache
 # (once per package version) and make its Kconfig pick recordmcount.
 #
 # Why the edit: on x86 with GCC >= 5, kernel/trace/Kconfig turns on
@@ -30,6 +31,11 @@
 # "depends on MC_NEVER_DEFINED" keeps both arm64 builds possible from
 # the one shared source.
 #
+# From 6.2 on, arm64's patchable-entry path hangs on
+# DYNAMIC_FTRACE_WITH_ARGS, not WITH_REGS: on 6.12 the same option also
+# keeps WITH_ARGS off (a third line), and the -pg path of
+# entry-ftrace.S ("bl _mcount") is what is left, as in 6.1.
+#
 # A third, for s390 and sh: they do not select HAVE_C_RECORDMCOUNT, so
 # Kbuild would run scripts/recordmcount.pl (perl over objdump's output)
 # instead of the program scripts/recordmcount our wrapper replaces.  A
@@ -38,6 +44,8 @@
 # nothing else changes.  (On s390 6.1 itself never runs either: GCC's
 # -mrecord-mcount -mnop-mcount writes the table, which the first edit
 # turns off.)
+#
+# A fourth, on 6.12, for riscv: edit_riscv_kconfig says why.
 #
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
@@ -63,6 +71,22 @@ edit_kconfig() {
 		done
 	fi
 	[ "$(grep -c MC_NEVER_DEFINED "$kconfig")" -eq 2 ] || die "Kconfig edit failed"
+	# From 6.2 arm64 takes the patchable-entry path through
+	# DYNAMIC_FTRACE_WITH_ARGS instead (arch/arm64/Kconfig selects
+	# FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY if it is on): the same
+	# option keeps that one off too.  6.1 is left as it was, so that its
+	# build trees do not see a changed Kconfig.
+	no_regs_lines=2
+	if [ "$KERNEL_SERIES" != 6.1 ]; then
+		no_regs_lines=3
+		if ! grep -q 'depends on !MC_NO_FTRACE_WITH_REGS # .*WITH_ARGS' "$kconfig"; then
+			grep -q '^config DYNAMIC_FTRACE_WITH_ARGS$' "$kconfig" ||
+				die "$kconfig has no DYNAMIC_FTRACE_WITH_ARGS"
+			sed -i '/^config DYNAMIC_FTRACE_WITH_ARGS$/a\
+	depends on !MC_NO_FTRACE_WITH_REGS # recordmcount test (arm64 -pg build, WITH_ARGS)' \
+				"$kconfig"
+		fi
+	fi
 	if ! grep -q '^config MC_NO_FTRACE_WITH_REGS$' "$kconfig"; then
 		grep -q '^config DYNAMIC_FTRACE_WITH_REGS$' "$kconfig" ||
 			die "$kconfig has no DYNAMIC_FTRACE_WITH_REGS"
@@ -79,7 +103,8 @@ a\
 	depends on !MC_NO_FTRACE_WITH_REGS # recordmcount test (arm64 -pg build)
 }' "$kconfig"
 	fi
-	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$kconfig")" -eq 2 ] || die "Kconfig edit (MC_NO_FTRACE_WITH_REGS) failed"
+	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$kconfig")" -eq "$no_regs_lines" ] ||
+		die "Kconfig edit (MC_NO_FTRACE_WITH_REGS) failed"
 	if ! grep -q '^config MC_C_RECORDMCOUNT$' "$kconfig"; then
 		grep -q '^config HAVE_C_RECORDMCOUNT$' "$kconfig" ||
 			die "$kconfig has no HAVE_C_RECORDMCOUNT"
@@ -94,6 +119,44 @@ config MC_C_RECORDMCOUNT\
 ' "$kconfig"
 	fi
 	[ "$(grep -c MC_C_RECORDMCOUNT "$kconfig")" -eq 1 ] || die "Kconfig edit (MC_C_RECORDMCOUNT) failed"
+	edit_arm64_kconfig
+	edit_riscv_kconfig
+}
+
+# On 6.12 arm64's headers need HAVE_DYNAMIC_FTRACE_WITH_ARGS off as well
+# as DYNAMIC_FTRACE_WITH_ARGS: with the first on and the second off,
+# asm/ftrace.h defines no arch_ftrace_get_regs() and linux/ftrace.h
+# provides none either (asm-offsets.c stops there).  arm64 selects it
+# when the compiler takes -fpatchable-function-entry, so
+# MC_NO_FTRACE_WITH_REGS makes Kconfig take GCC and clang for compilers
+# that do not: the configuration upstream builds with -pg for them.
+edit_arm64_kconfig() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	a64=$KERNEL_SRC/arch/arm64/Kconfig
+	if ! grep -q MC_NO_FTRACE_WITH_REGS "$a64"; then
+		for opt in GCC_SUPPORTS_DYNAMIC_FTRACE_WITH_ARGS CLANG_SUPPORTS_DYNAMIC_FTRACE_WITH_ARGS; do
+			grep -q "^config $opt\$" "$a64" || die "$a64 has no $opt"
+			sed -i "/^config $opt\$/a\\
+	depends on !MC_NO_FTRACE_WITH_REGS # recordmcount test (arm64 -pg build)" "$a64"
+		done
+	fi
+	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$a64")" -eq 2 ] || die "Kconfig edit of $a64 failed"
+}
+
+# From 6.6 riscv selects FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY with
+# DYNAMIC_FTRACE: the linker gathers the compiler's own tables and
+# Kbuild runs no recordmcount.  Where MC_C_RECORDMCOUNT is on
+# (riscv64.config) the select is dropped, and recordmcount moves the
+# pads into __mcount_loc, as on 6.1, which never selected it.
+edit_riscv_kconfig() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	rv=$KERNEL_SRC/arch/riscv/Kconfig
+	select='select FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY if DYNAMIC_FTRACE'
+	if ! grep -q MC_C_RECORDMCOUNT "$rv"; then
+		grep -q "^	$select\$" "$rv" || die "$rv has no \"$select\""
+		sed -i "s/^	$select\$/	$select \&\& !MC_C_RECORDMCOUNT # recordmcount test/" "$rv"
+	fi
+	[ "$(grep -c MC_C_RECORDMCOUNT "$rv")" -eq 1 ] || die "Kconfig edit of $rv failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then

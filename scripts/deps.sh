@@ -6,10 +6,10 @@
 # missing packages and fail.  With no dpkg-query (not Debian), name the
 # packages and succeed.
 #
-# make deps and every test and benchmark target ask for their group
-# before they build anything (the top of the Makefile), so each works as
-# the first command on a fresh Debian 12 machine; building (make, make
-# install, make demo) never asks: it needs the build group only.
+# make deps, make demo and every test and benchmark target ask for their
+# group before they build anything (the top of the Makefile), so each
+# works as the first command on a fresh Debian 12 machine; building
+# (make, make install) never asks: it needs the build group only.
 # Arguments are group names (below) or Debian package names; none means
 # "check".
 #

@@ -9,10 +9,10 @@
 # packages that were already there (it happened: xxd and QEMU's option
 # ROMs).  The root is made by debootstrap --variant=minbase with git,
 # make and ca-certificates only, and nothing the project installed:
-# every package a test target needs, it must install itself; before a
-# build target (make demo) runs the README's first step, the install of
-# the build group (scripts/deps.sh build), since building installs
-# nothing.
+# every package a target needs, it must install itself: make demo the
+# build group, make check the rest.  Before a plain build target (make,
+# make install, make firmware), which installs nothing, the run installs
+# the build group (scripts/deps.sh build), as its reader would.
 #
 # The pristine root is made once and kept in the cache (outside the
 # tree); every run works on a copy of it, which is removed afterwards,
@@ -113,13 +113,13 @@ done
 # --- the targets, as root in the new system ----------------------------
 steps=""
 for t; do
-	# Building installs nothing by itself: before make demo (or make,
-	# make install), the README's own first step, its apt-get line
-	# for a compiler, libelf and zlib (the build group).
+	# Building installs nothing by itself: before make (make install,
+	# make firmware), the build group, a compiler, libelf and zlib.
+	# make demo and make check install their own: nothing before them.
 	case $t in
-	demo|all|install|firmware)
+	all|install|firmware)
 		case $steps in *deps.sh*) ;; *)
-			steps="$steps && echo '=== scripts/deps.sh build (the README: apt-get install gcc make pkg-config libelf-dev zlib1g-dev)' && scripts/deps.sh build" ;;
+			steps="$steps && echo '=== scripts/deps.sh build' && scripts/deps.sh build" ;;
 		esac ;;
 	esac
 	steps="$steps && echo '=== make $t' && make ${FRESH_MAKEFLAGS:-} $t"

@@ -26,7 +26,8 @@
 #                  file that .gitignore ignores; subjects of <= 72 chars;
 #                  no include circle, no include pointing up
 #   check-build    make and make install with no dpkg-query or apt-get;
-#                  the hints for a missing libelf or pkg-config
+#                  the hints for a missing libelf or pkg-config; make
+#                  demo installs the build group, plain make nothing
 #   check-trace    programs recorded by the recorder, read by mctrace
 #   check-mctrace  mctrace's messages and exit statuses on bad input
 #   check-attach   mctrace record -p: attach, record, detach cycles on

@@ -40,7 +40,7 @@ bin_with() {
 # What make, make install and the compiler driver call (awk, grep and id
 # too, so that the old Makefile's deps.sh fails only for want of dpkg).
 BUILD_TOOLS="make sh cc gcc as ld ar pkg-config mkdir cp chmod rm sed cmp
-echo cat install rmdir awk grep id ln"
+echo cat install rmdir awk grep id ln od mv"
 
 # topmake PATH ARGS...: a top-level make of this tree with only PATH.
 topmake() {

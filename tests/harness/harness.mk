@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # check-harness: the kernel test harness (kernel/) on an empty cache,
 # stopped once the kernel is configured (tests/harness/run.sh).  About
-# a minute: most of it is extracting linux-source-6.1.
+# a minute: most of it is extracting linux-source-6.12
+# (KERNEL_SERIES=6.1: 6.1's).
 .PHONY: check-harness
 check-harness: $(RECORDMCOUNT)
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/harness.log

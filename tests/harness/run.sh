@@ -26,7 +26,15 @@ status=0
 MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_CC=gcc MC_KERNEL_STOP=configured \
 	TEST_RESULTS= "$top/kernel/check.sh" "$tool" >"$out" 2>&1 || status=$?
 
-work=$cache/x86_64
+# kernel/lib.sh's series (6.12 by default; KERNEL_SERIES=6.1 too) and
+# where it keeps that series's x86_64 build and source; 6.12's Kconfig
+# carries a third MC_NO_FTRACE_WITH_REGS line (prepare.sh: WITH_ARGS).
+series=${KERNEL_SERIES:-6.12}
+case $series in
+6.1) work=$cache/x86_64 no_regs_lines=2 ;;
+*) work=$cache/linux-$series/x86_64 no_regs_lines=3 ;;
+esac
+src=$cache/src/linux-source-$series
 if [ "$status" -eq 0 ] && grep -q '^PASS: kernel-x86_64-configured-tool-kept$' "$out"; then
 	pass harness-empty-cache-check-sh
 else
@@ -38,9 +46,9 @@ if cmp -s "$tool" "$work/recordmcount-under-test"; then
 else
 	fail harness-empty-cache-tool-survives-prepare "$work/recordmcount-under-test missing or different"
 fi
-if [ -f "$cache/src/linux-source-6.1/.mc-extracted" ] &&
-	[ "$(grep -c MC_NEVER_DEFINED "$cache/src/linux-source-6.1/kernel/trace/Kconfig")" -eq 2 ] &&
-	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$cache/src/linux-source-6.1/kernel/trace/Kconfig")" -eq 2 ]; then
+if [ -f "$src/.mc-extracted" ] &&
+	[ "$(grep -c MC_NEVER_DEFINED "$src/kernel/trace/Kconfig")" -eq 2 ] &&
+	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$src/kernel/trace/Kconfig")" -eq "$no_regs_lines" ]; then
 	pass harness-empty-cache-source-extracted-and-patched
 else
 	fail harness-empty-cache-source-extracted-and-patched "no patched source in $cache/src"
