@@ -29,7 +29,9 @@ The corpus, made here from the other suites' own definitions:
                 architecture
   kernel/ARCH   every object Kbuild handed to recordmcount when
                 check-kernel or check-kernel-all built Linux
-                (MC_KERNEL_CACHE/ARCH/capture, every architecture and
+                (MC_KERNEL_CACHE/ARCH/capture for 6.1,
+                MC_KERNEL_CACHE/linux-SERIES/ARCH/capture for later
+                series: kernel/SERIES/ARCH, every architecture and
                 compiler found there); a SKIP line for each build of
                 check-kernel's default set that is not there
 Every file of a group is run in one command per mode (the tool takes
@@ -241,17 +243,28 @@ def kernel_groups(scratch, log):
         os.path.join(os.environ.get("HOME", "/tmp"), ".cache"),
         "recordmcount")
     groups = []
-    found = {os.path.basename(os.path.dirname(c)) for c in
-             glob.glob(os.path.join(cache, "*", "capture"))}
-    for arch in sorted(found | set(KERNEL_ARCHES)):
-        cap = os.path.join(cache, arch, "capture")
+    # A series' captures: MC_KERNEL_CACHE/ARCH/capture (6.1) and
+    # MC_KERNEL_CACHE/linux-SERIES/ARCH/capture (kernel/lib.sh).
+    caps = {}
+    for c in glob.glob(os.path.join(cache, "*", "capture")):
+        caps[os.path.basename(os.path.dirname(c))] = c
+    for c in glob.glob(os.path.join(cache, "linux-*", "*", "capture")):
+        arch_dir = os.path.dirname(c)
+        series = os.path.basename(os.path.dirname(arch_dir))[len("linux-"):]
+        caps["%s/%s" % (series, os.path.basename(arch_dir))] = c
+    for arch in KERNEL_ARCHES:
+        if not any(k == arch or k.endswith("/" + arch) for k in caps):
+            log.skip("hosts/kernel/%s" % arch, "no captured kernel objects "
+                     "in %s (make check-kernel makes them)" % cache)
+    for name in sorted(caps):
+        cap = caps[name]
         objs = sorted(glob.glob(os.path.join(cap, "**", "*.o"),
                                 recursive=True))
         if not objs:
-            log.skip("hosts/kernel/%s" % arch, "no captured kernel objects "
+            log.skip("hosts/kernel/%s" % name, "no captured kernel objects "
                      "in %s (make check-kernel makes them)" % cap)
             continue
-        g = Group("kernel/" + arch, scratch)
+        g = Group("kernel/" + name, scratch)
         for o in objs:
             g.add(o, os.path.relpath(o, cap).replace("/", "__"))
         groups.append(g)
