@@ -195,6 +195,15 @@ maxrss() {	# the peak RSS (KB) of a command run to its end
 subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)
 print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$@"
 }
+# rss_bounded <small trace> <large trace>: converting the larger takes
+# under 2 MB more peak RSS than the smaller
+rss_bounded() {
+	small=$(maxrss "$MCT" dump --perfetto -o "$OUT/rss.pftrace" "$1") &&
+	large=$(maxrss "$MCT" dump --perfetto -o "$OUT/rss.pftrace" "$2") ||
+		return 1
+	[ $((large - small)) -lt 2048 ] ||
+		{ echo "peak RSS $small KB, then $large KB"; return 1; }
+}
 bounded_check() {
 	for n in 20000 400000; do
 		MCOUNT_TRACE="$OUT/hot$n.data" MCOUNT_TRACE_BUFSIZE=1048576 \
@@ -202,12 +211,7 @@ bounded_check() {
 		"$MCT" report "$OUT/hot$n.data" | grep -q " $n  mid\$" ||
 			{ echo "hot $n: not recorded whole"; return 1; }
 	done
-	small=$(maxrss "$MCT" dump --perfetto -o "$OUT/hot.pftrace" \
-		"$OUT/hot20000.data") &&
-	large=$(maxrss "$MCT" dump --perfetto -o "$OUT/hot.pftrace" \
-		"$OUT/hot400000.data") || return 1
-	[ $((large - small)) -lt 2048 ] ||
-		{ echo "peak RSS $small KB, then $large KB"; return 1; }
+	rss_bounded "$OUT/hot20000.data" "$OUT/hot400000.data"
 }
 expect "Perfetto: converted in bounded memory (20 times the events, under 2 MB more)" \
 	bounded_check
@@ -225,12 +229,7 @@ tree_bounded_check() {
 		"$MCT" report --pid "$pid" "$d" | grep -q " $n  mid\$" ||
 			{ echo "hot $n: not recorded whole"; return 1; }
 	done
-	small=$(maxrss "$MCT" dump --perfetto -o "$OUT/tree.pftrace" \
-		"$OUT/tree20000.data") &&
-	large=$(maxrss "$MCT" dump --perfetto -o "$OUT/tree.pftrace" \
-		"$OUT/tree2000000.data") || return 1
-	[ $((large - small)) -lt 2048 ] ||
-		{ echo "peak RSS $small KB, then $large KB"; return 1; }
+	rss_bounded "$OUT/tree20000.data" "$OUT/tree2000000.data"
 }
 expect "Perfetto: a second process's events converted in bounded memory too" \
 	tree_bounded_check
