@@ -300,9 +300,13 @@ wait
 if [ "$(id -u)" = 0 ]; then
 	start pads
 	$PROC text "$pid" > "$OUT/pads.text"
-	mkdir -p "$OUT/nobody" && chmod 1777 "$OUT/nobody"
-	RUNNER="$PROC asuser nobody" REFUSED="$OUT/nobody/refused.data" \
+	# nobody may not reach the tree (a checkout under /root, as in
+	# CI's pristine root): its output goes to a directory of its own.
+	nobody_dir=$(mktemp -d /tmp/mctrace-attach.XXXXXX) &&
+		chmod 1777 "$nobody_dir"
+	RUNNER="$PROC asuser nobody" REFUSED="$nobody_dir/refused.data" \
 		refuse pads "not ours" "not ours"
+	rm -rf "$nobody_dir"
 	kill -TERM "$pid"
 	wait "$pid"
 else

@@ -17,9 +17,12 @@ static volatile int done;
 
 static void on_signal(int sig) { (void)sig; }
 
-/* Out of line, so that the address is computed anew each time (within
- * one function the compiler may take it once: it is constant there). */
-static __attribute__((noipa)) void *where(void) { return &mine; }
+/* Called through a volatile pointer, so that the address is computed
+ * anew each time with any compiler (within one function, or once
+ * inlined, it may be taken once: it is constant there; clang ignores
+ * GCC's noipa and so hid the bug). */
+static __attribute__((noinline)) void *where_is_mine(void) { return &mine; }
+static void *(*volatile where)(void) = where_is_mine;
 
 static void *other(void *arg)
 {
