@@ -84,7 +84,7 @@ export TEST_RESULTS
 check: deps
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
 	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory -k $(CHECK_SUITES); \
+	@sh tests/suites.sh "$(MAKE)" $(CHECK_SUITES); \
 	status=$$?; tests/summary.sh $(TEST_RESULTS) || status=1; exit $$status
 
 # `make SANITIZE=1 check-tool`: the tool's suites in the ASan+UBSan build.
