@@ -317,6 +317,56 @@ static size_t returned_frame(const struct rec_thread *t, uintptr_t sp)
 }
 
 /*
+ * The live thread whose stack holds `sp`, other than `t`, with a frame
+ * that returned there; NULL if none.  Records are never freed (only
+ * their rings and frames are unmapped, once dead), so the list can be
+ * walked from any thread; the one running on that stack is alive, and
+ * is the only one that changes its frames.
+ */
+static struct rec_thread *owner_of_stack(const struct rec_thread *t,
+					 uintptr_t sp, size_t *frame)
+{
+	struct rec_thread *u = __atomic_load_n(&rec_threads, __ATOMIC_ACQUIRE);
+
+	for (; u; u = u->next) {
+		if (u == t || __atomic_load_n(&u->dead, __ATOMIC_ACQUIRE) ||
+		    sp < u->stack_lo || sp > u->stack_hi)
+			continue;
+		*frame = returned_frame(u, sp);
+		if (*frame < u->depth)
+			return u;
+	}
+	return NULL;
+}
+
+/*
+ * A thread's thread-local state is not its own: its hijacked return
+ * has no frame in the record its TLS names, but its frame is in the
+ * record of the thread whose stack it runs on.  An emulator can do this
+ * (qemu-i386 7.2 reloads another thread's TLS after a signal handler,
+ * tests/trace/tlsprobe.c).  The return is taken from that frame, so the
+ * program goes on; said once, since the thread's later calls are not
+ * recorded (its entries land on a record whose stack is not theirs,
+ * and are counted lost there).
+ */
+static struct rec_thread *lost_own_state(struct rec_thread *t, uintptr_t sp,
+					 size_t *frame)
+{
+	static bool said;
+	struct rec_thread *own = owner_of_stack(t, sp, frame);
+
+	if (!own)
+		no_frame(sp);
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
+		fprintf(stderr, "mcount: trace: thread %u returned with "
+			"another thread's thread-local state (its TLS "
+			"changed under it: an emulator's bug?): its frames "
+			"are found by its stack, its later calls are not "
+			"recorded\n", (unsigned)own->tid);
+	return own;
+}
+
+/*
  * rec_exit when the top frame did not return with its key: frames left
  * by longjmp end now, or the function popped its arguments.
  */
@@ -327,8 +377,9 @@ static __attribute__((noinline)) uintptr_t exit_slow(struct rec_thread *t,
 	uintptr_t orig;
 	size_t i;
 
-	if (!t || (i = returned_frame(t, sp)) == t->depth)
-		no_frame(sp);
+	if (!t || sp < t->stack_lo || sp > t->stack_hi ||
+	    (i = returned_frame(t, sp)) == t->depth)
+		t = lost_own_state(t, sp, &i);
 	pop_below(t, t->frames[i].key, false, now);
 	orig = pop_top(t, now);
 	set_busy(was_busy);

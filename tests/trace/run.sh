@@ -154,6 +154,18 @@ count_run() {	# count_run <name> <prog> <mode>
 		"$OUT/count.nm" $FUNCS
 }
 
+# Where the emulator gives a thread another's TLS after a signal handler
+# (SIGNALS_WHY): the program still runs to its end with its own status
+# (its hijacked returns are found by their stack), and stderr says so
+# once and counts the calls not recorded.
+lost_tls_run() {	# lost_tls_run <name> <prog>
+	"$MCT" record -o "$OUT/$1.data" -- $RUN "$OUT/$2" signal \
+		>/dev/null 2>"$OUT/$1.err" &&
+	[ "$(grep -c "another thread's thread-local state" "$OUT/$1.err")" = 1 ] &&
+	grep -q 'calls not recorded' "$OUT/$1.err" &&
+	"$MCT" info "$OUT/$1.data" >/dev/null
+}
+
 # Calls by caller among $FUNCS equal the counter's, which takes each
 # caller from the call's return address: after a longjmp, the frames it
 # left must be gone before the next call, which is the caller's child.
@@ -181,6 +193,8 @@ variant() {
 	for m in basic threads longjmp signal; do
 		if [ $m = signal ] && [ -n "$SIGNALS_WHY" ]; then
 			echo "SKIP: trace: $TAG[$tag] calls equal the counter's: signal: $SIGNALS_WHY"
+			expect "[$tag] a thread's TLS lost: the program goes on, the loss said" \
+				lost_tls_run "$tag-lost-tls" $p
 			continue
 		fi
 		expect "[$tag] calls equal the counter's: $m" \
