@@ -107,7 +107,7 @@
 	movq	%rdx, REC_F_ORIG(%r11)
 	movq	SAVED(%rsp), %rax		/* func */
 	movq	%rax, REC_F_FUNC(%r11)
-	movw	$0, REC_F_FLAGS(%r11)		/* !restored, !copy */
+	movl	$0, REC_F_FLAGS(%r11)		/* !restored, !copy, !value */
 	incq	REC_T_DEPTH(%rsi)
 	leaq	rec_return_tramp(%rip), %rdx
 	movq	%rdx, (%rcx)			/* *slot = rec_return_tramp */
@@ -149,5 +149,25 @@
 	.text
 	FUSED_ENTRY	rec_fentry, SAVED+8(%rsp), mc_rt_tramp_fentry_gpr
 	FUSED_ENTRY	rec_mcount, 8(%rbp), mc_rt_tramp_mcount_gpr
+
+/*
+ * rec_entry_args(func, slot): the slot hook while values are captured
+ * (args.c), which the trampolines' general-register paths call with the
+ * argument registers saved at the bottom of their frame, just above our
+ * return address: %rdi %rsi %rdx %rcx %r8 %r9, the psABI's order
+ * (runtime/x86_64/trampoline.S, SAVE_GPR_ARGS).  rec_entry_regs gets
+ * where they are.
+ */
+	.globl	rec_entry_args
+	.hidden	rec_entry_args
+	.type	rec_entry_args, @function
+	.p2align 4
+rec_entry_args:
+	.cfi_startproc
+	endbr64
+	leaq	8(%rsp), %rdx
+	jmp	rec_entry_regs
+	.cfi_endproc
+	.size	rec_entry_args, . - rec_entry_args
 
 	.section .note.GNU-stack, "", @progbits
