@@ -59,6 +59,13 @@ static char *append_spec(char *specs, const char *spec, char opt)
 	     p += *p == ',')
 		if (strncmp(p, want, strlen(want)))
 			break;
+	if (p && !strncmp(p, "fparg", 5)) {
+		fprintf(stderr, "mctrace record: option '-%c %s': "
+			"floating-point arguments are not captured (integers "
+			"and pointers only)\n", opt, spec);
+		free(specs);
+		return NULL;
+	}
 	if (!at || at == spec || !at[1] || *p) {
 		fprintf(stderr, "mctrace record: option '-%c %s': not "
 			"FUNC@%s\n", opt, spec, opt == 'A' ?

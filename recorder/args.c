@@ -11,8 +11,9 @@
  *                                    none), as uftrace's -A and -R
  *
  * A glob picks a function as -F's do, by its symbol, or for a C++ one
- * by its demangled name, whole or up to its parameters (the program's
- * own libstdc++ demangles, when it has one).  Only the integer argument
+ * by its demangled name, whole or up to its parameters (libstdc++'s
+ * __cxa_demangle demangles: the program's, or loaded for a glob with
+ * `::` in a program linked without it).  Only the integer argument
  * registers are read (arch/'s table of the psABI): arguments passed on
  * the stack, floating-point ones and structs are refused by name.
  *
@@ -234,12 +235,25 @@ unsigned rec_args_ret_events(const struct rec_args *w)
 	return 1 + (w->ret.fmt == 's' ? (REC_STR_MAX + 7) / 8 : 0);
 }
 
-/* What `add` captures, added to *to (a later retval replaces one). */
+/*
+ * What `add` captures, added to *to in the order the specs give them,
+ * as uftrace shows them (a later spec of an argument, or of the return
+ * value, replaces one).
+ */
 static void merge(struct rec_args *to, const struct rec_args *add)
 {
-	for (unsigned i = 0; i < add->nargs && to->nargs < MCT_DATA_MAX_ARGS;
-	     i++)
-		to->arg[to->nargs++] = add->arg[i];
+	for (unsigned i = 0; i < add->nargs; i++) {
+		struct rec_arg a = add->arg[i];
+		unsigned k = 0;
+
+		while (k < to->nargs && to->arg[k].which != a.which)
+			k++;
+		if (k == MCT_DATA_MAX_ARGS)
+			break;
+		to->arg[k] = a;
+		if (k == to->nargs)
+			to->nargs++;
+	}
 	if (add->has_ret) {
 		to->ret = add->ret;
 		to->has_ret = true;
@@ -268,6 +282,25 @@ static bool picks(const char *glob, const char *name, demangler_t demangle)
 	}
 	free(d);
 	return yes;
+}
+
+/*
+ * The toolchain's demangler, libstdc++'s, when a glob names a C++
+ * function (its `::`): the program's own, or else the library loaded
+ * for it (a C++ program that needs no libstdc++ is linked without it).
+ * NULL if there is none: C++ names are then matched as symbols only.
+ */
+static demangler_t demangler(const struct spec *sp, size_t n)
+{
+	void *d = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *lib;
+	size_t k = 0;
+
+	while (k < n && !strstr(sp[k].glob, "::"))
+		k++;
+	if (d || k == n)
+		return (demangler_t)d;
+	lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	return lib ? (demangler_t)dlsym(lib, "__cxa_demangle") : NULL;
 }
 
 struct bind {
@@ -320,7 +353,7 @@ static bool bind_sites(const struct spec *sp, size_t n)
 	struct bind b = { .specs = sp, .n = n };
 	size_t size = 16;
 
-	b.demangle = (demangler_t)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+	b.demangle = demangler(sp, n);
 	b.matched = calloc(n, sizeof(*b.matched));
 	if (!b.matched)
 		return false;
