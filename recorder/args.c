@@ -258,7 +258,8 @@ static void merge(struct rec_args *to, const struct rec_args *add)
 		to->ret = add->ret;
 		to->has_ret = true;
 	}
-	to->events = entry_events(to);
+	to->events = entry_events(to) +
+		     (to->has_ret ? rec_args_ret_events(to) : 0);
 }
 
 typedef char *(*demangler_t)(const char *, char *, size_t *, int *);

@@ -186,6 +186,16 @@ static bool wait_room(struct rec_thread *t, uint64_t need)
 #endif
 }
 
+/* Room in the ring for `need` events, waited for; else a call lost. */
+static bool room_for(struct rec_thread *t, uint64_t need)
+{
+	rec_ring_mind_mark(t, need);
+	if (rec_ring_room(t, need) >= need || wait_room(t, need))
+		return true;
+	t->lost[MCT_LOST_RING]++;
+	return false;
+}
+
 /*
  * rec_entry when the common case does not hold: the thread's first
  * call, another stack, a frame rec_arch_key cannot place, a tail call,
@@ -201,8 +211,8 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 {
 	struct rec_thread *t;
 	uintptr_t ret, key;
-	uint64_t now, need;
-	bool copy, value = w && w->has_ret;
+	uint64_t now;
+	bool copy;
 
 #ifdef REC_GPR_ONLY
 	/* libc may use the vector registers: the traced function's own */
@@ -242,16 +252,11 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 		t->lost[MCT_LOST_SHADOW]++;
 		goto out;
 	}
-	need = t->depth + 2 + (w ? w->events : 0) +
-	       (value ? rec_args_ret_events(w) : 0);
-	rec_ring_mind_mark(t, need);
-	if (rec_ring_room(t, need) < need && !wait_room(t, need)) {
-		t->lost[MCT_LOST_RING]++;
+	if (!room_for(t, t->depth + 2 + (w ? w->events : 0)))
 		goto out;
-	}
 	t->frames[t->depth++] = (struct rec_frame){
 		.key = key, .slot = slot, .orig = ret, .func = func,
-		.copy = copy, .value = value };
+		.copy = copy, .value = w && w->has_ret };
 	rec_ring_emit(t, MCT_ENTRY, func, now);
 	if (w)
 		rec_args_put(t, w, regs);

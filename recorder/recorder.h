@@ -197,7 +197,7 @@ struct rec_args {
 	unsigned nargs;
 	struct rec_arg ret;
 	bool has_ret;
-	unsigned events;	/* ring events its arguments take at most */
+	unsigned events;	/* ring events its values take at most */
 };
 /* This backend captures (its hooks hand the recorder the registers). */
 REC_HIDDEN extern const bool rec_args_capture;
