@@ -18,11 +18,14 @@
  * the stack, floating-point ones and structs are refused by name.
  *
  * Only the functions picked pay: their sites are put in a table at the
- * start, and a recording that captures anything enters every call
- * through the trampoline's general-register path (recorder.h,
- * rec_entry_args), which looks the call up there; a recording that
- * captures nothing keeps the fused entry, untouched.  A function whose
- * return value is captured returns through rec_return_value_tramp.
+ * start, and their calls go through the trampoline's general-register
+ * path (recorder.h, rec_entry_args), which finds the registers it
+ * saved and the function in the table.  The fused entry of a recording
+ * that captures values (x86_64's rec_fentry_args) tells them from the
+ * others by a byte of rec_args_map, and takes the others itself; a
+ * recording that captures nothing keeps the plain fused entry,
+ * untouched.  A function whose return value is captured returns
+ * through rec_return_value_tramp.
  *
  * A string argument is copied at entry, at most REC_STR_MAX bytes, with
  * process_vm_readv on the process itself, which fails on memory that is
@@ -313,6 +316,22 @@ struct bind {
 	size_t sites;
 };
 
+#ifdef REC_FUSED_ENTRY
+#include "x86_64/entry.h"
+
+uint8_t rec_args_map[REC_ARGS_MAP_MASK + 1];
+
+static void map_put(uintptr_t ret)
+{
+	rec_args_map[(ret >> REC_ARGS_MAP_SHIFT) & REC_ARGS_MAP_MASK] = 1;
+}
+#else
+static void map_put(uintptr_t ret)
+{
+	(void)ret;
+}
+#endif
+
 static void table_put(uintptr_t ret, struct rec_args *a)
 {
 	size_t i = (ret * 0x9e3779b97f4a7c15ull >> 20) & table_mask;
@@ -320,6 +339,7 @@ static void table_put(uintptr_t ret, struct rec_args *a)
 	while (table[i].ret && table[i].ret != ret)
 		i = (i + 1) & table_mask;
 	table[i] = (struct site_args){ ret, a };
+	map_put(ret);
 }
 
 static int bind_one(const struct mcount_site_info *s, void *arg)

@@ -316,23 +316,23 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 		uint64_t ticks = MCT_TICKS(word), d = ticks - prev;
 		uint8_t op;
 
-		if (__builtin_expect(MCT_KIND(word) == MCT_DATA, 0)) {
-			put_data(e, (size_t)(e - start) - ndata / 2);
-			continue;
-		}
-		prev = ticks;
 		if (MCT_KIND(word) == MCT_ENTRY) {
 			struct slot *s = &slots[(func * 0x9e3779b97f4a7c15ull)
 						>> (64 - SLOT_BITS)];
 
+			prev = ticks;
 			if (__builtin_expect(s->addr != func || !s->op, 0)) {
 				p = put_entry_op(p, s, func, ticks);
 				p = put_leb(p, zigzag(d));
 				continue;
 			}
 			op = (uint8_t)s->op;
-		} else {
+		} else if (__builtin_expect(MCT_KIND(word) == MCT_EXIT, 1)) {
+			prev = ticks;
 			op = (uint8_t)mct_exit_tag(func);
+		} else {	/* a value, which has no ticks */
+			put_data(e, (size_t)(e - start) - ndata / 2);
+			continue;
 		}
 		p[0] = op;
 		if (__builtin_expect(d < 0x40, 1)) {	/* zigzag: d << 1 */

@@ -264,10 +264,15 @@ REC_HIDDEN void rec_mcount(void);
  * finds the argument registers the trampoline saved and passes them to
  * rec_entry_regs (<arch>/entry.S), and the return trampoline of a
  * function whose return value is captured, which passes it to
- * rec_exit_value (<arch>/return.S).
+ * rec_exit_value (<arch>/return.S).  On x86_64 the fused entries keep
+ * the other functions' calls (rec_fentry_args, rec_mcount_args), which
+ * tell the functions captured by a byte of rec_args_map.
  */
 #if defined(__x86_64__)
 #define REC_ARGS_CAPTURE 1
+REC_HIDDEN void rec_fentry_args(void);
+REC_HIDDEN void rec_mcount_args(void);
+REC_HIDDEN extern uint8_t rec_args_map[];
 REC_HIDDEN void rec_entry_args(uintptr_t func, uintptr_t *slot);
 REC_HIDDEN void rec_return_value_tramp(void);
 REC_HIDDEN void rec_entry_regs(uintptr_t func, uintptr_t *slot,

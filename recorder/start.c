@@ -155,8 +155,9 @@ const char *rec_base_path(void)
 
 /*
  * The runtime's hooks: rec_entry, or rec_entry_args while values are
- * captured (args.c), which needs the trampoline's saved registers: then
- * no call takes the fused entry, which saves none.
+ * captured (args.c), which needs the trampoline's saved registers; and
+ * the fused entries, which save none, where there are: the ones that
+ * leave the functions captured to rec_entry_args when there are some.
  */
 static bool set_hooks(void)
 {
@@ -173,6 +174,8 @@ static bool set_hooks(void)
 	/* rec_entry's common case without the trampoline's frame */
 	if (rec_gpr_only && hook == rec_entry)
 		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
+	else if (rec_gpr_only)
+		mc_rt_set_entry_takeover(rec_fentry_args, rec_mcount_args);
 #endif
 	return true;
 }

@@ -40,6 +40,13 @@
 
 #define REC_KEY_FROM_SLOT	8	/* key = slot + 8 (rec_arch_key) */
 
+/*
+ * rec_args_map (args.c): a byte per function whose values are captured,
+ * at (its return address >> SHIFT) & MASK.
+ */
+#define REC_ARGS_MAP_SHIFT	4
+#define REC_ARGS_MAP_MASK	0xffff
+
 #ifndef __ASSEMBLER__
 #define REC_AT(s, f, off) \
 	_Static_assert(offsetof(struct s, f) == (off), \

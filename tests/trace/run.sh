@@ -835,7 +835,8 @@ gpr_check() {
 	(cd "$OUT/ar" && ar x "$lib" linux-rec.o) &&
 	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/linux-rec.o" > "$OUT/rec.dis" &&
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
-		rec_fentry rec_mcount rec_entry_args \
+		rec_fentry rec_mcount rec_fentry_args rec_mcount_args \
+		rec_entry_args \
 		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
 		mc_rt_tramp_mcount_gpr --noreturn no_frame \
 		--returns rec_return_tramp rec_return_value_tramp >/dev/null
