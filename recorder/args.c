@@ -33,11 +33,15 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <mcount.h>
 
@@ -57,6 +61,13 @@
  */
 #if defined(__x86_64__)
 const bool rec_args_capture = true;
+
+/* Both hooks run before the body: the argument registers are intact. */
+static const char *args_lost_at(const struct mcount_site_info *s)
+{
+	(void)s;
+	return NULL;
+}
 
 /* The trampoline saved %rdi %rsi %rdx %rcx %r8 %r9: the psABI's order. */
 static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
@@ -81,8 +92,79 @@ static long read_self(void *to, const void *from, size_t n)
 			 : "rcx", "r11", "memory");
 	return ret;
 }
+#elif defined(__aarch64__)
+const bool rec_args_capture = true;
+
+/*
+ * GCC's -pg hook runs after the prologue, which may already have moved
+ * the arguments (and passes x30 in x0): only a pad, at the entry, sees
+ * them.  A return value is seen from every hook.
+ */
+static const char *args_lost_at(const struct mcount_site_info *s)
+{
+	return s->style == MCOUNT_STYLE_PAD ? NULL :
+		"its -pg hook runs after its prologue may have moved the "
+		"arguments (build it with -fpatchable-function-entry=2; "
+		"-R works either way)";
+}
+
+/* The trampoline saved x0-x7 in order: AAPCS64's argument registers. */
+static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
+{
+	return regs[n - 1];
+}
+
+/*
+ * Where process_vm_readv is missing (qemu-user has none), a pipe of the
+ * process's: the kernel copies what write() is given and fails on
+ * memory that is not readable.  One copy at a time through it.
+ */
+static int copy_pipe[2] = { -1, -1 };
+static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long read_by_pipe(void *to, const void *from, size_t n)
+{
+	long got;
+
+	pthread_mutex_lock(&copy_lock);
+	if (copy_pipe[0] < 0 && pipe2(copy_pipe, O_CLOEXEC) != 0)
+		copy_pipe[0] = -1;
+	got = copy_pipe[0] < 0 ? -1 : write(copy_pipe[1], from, n);
+	if (got > 0)
+		got = read(copy_pipe[0], to, (size_t)got);
+	pthread_mutex_unlock(&copy_lock);
+	return got;
+}
+
+/*
+ * The trampoline saved every argument register, vectors too, before
+ * the hook: libc may be called.  errno is the program's: kept.  A
+ * string that ends near the end of its mapping is read again up to
+ * there where the whole is refused.
+ */
+static long read_self(void *to, const void *from, size_t n)
+{
+	struct iovec local = { to, n }, remote = { (void *)from, n };
+	size_t page = 4096 - ((uintptr_t)from & 4095);
+	int err = errno;
+	long got = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+
+	if (got < 0 && errno == ENOSYS) {
+		got = read_by_pipe(to, from, n);
+		if (got < 0 && page < n)
+			got = read_by_pipe(to, from, page);
+	}
+	errno = err;
+	return got;
+}
 #else
 const bool rec_args_capture = false;
+
+static const char *args_lost_at(const struct mcount_site_info *s)
+{
+	(void)s;
+	return NULL;
+}
 
 static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 {
@@ -314,6 +396,7 @@ struct bind {
 	size_t *matched;	/* per spec: functions it picked */
 	bool count_only;
 	size_t sites;
+	bool refused;		/* a function's arguments cannot be read */
 };
 
 #ifdef REC_FUSED_ENTRY
@@ -360,6 +443,11 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 		}
 	if (!any)
 		return 0;
+	if (w.nargs && args_lost_at(s) && b->count_only) {
+		fprintf(stderr, "mcount: trace: -A: %s: %s\n", name,
+			args_lost_at(s));
+		b->refused = true;
+	}
 	if (!b->count_only) {
 		specs[b->sites] = w;
 		table_put(s->at + s->len, &specs[b->sites]);
@@ -380,6 +468,10 @@ static bool bind_sites(const struct spec *sp, size_t n)
 		return false;
 	b.count_only = true;
 	mcount_for_each_site(bind_one, &b);
+	if (b.refused) {
+		free(b.matched);
+		return false;
+	}
 	while (size < 2 * b.sites)
 		size *= 2;
 	specs = calloc(b.sites + 1, sizeof(*specs));

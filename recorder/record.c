@@ -343,6 +343,25 @@ REC_NOTRACE void rec_entry_regs(uintptr_t func, uintptr_t *slot,
 	entry_slow(func, slot, w, regs);
 }
 
+#ifdef __aarch64__
+/*
+ * From rec_entry_args: `fp` is x29 there, the trampoline's frame record
+ * or the one of mc_rt_dispatch_slot below it, which leads to it.  The
+ * trampoline's is the one whose x30 is `func`, with x0-x7 above it
+ * (runtime/aarch64/trampoline.S); without it, no values.
+ */
+REC_NOTRACE void rec_entry_frame(uintptr_t func, uintptr_t *slot,
+				 const uintptr_t *fp)
+{
+	for (int i = 0; i < 2 && fp; i++, fp = (const uintptr_t *)fp[0])
+		if (fp[1] == func) {
+			rec_entry_regs(func, slot, fp + 2);
+			return;
+		}
+	rec_entry(func, slot);
+}
+#endif
+
 /*
  * From rec_return_value_tramp: a function whose return value is
  * captured returned `value` to stack pointer `sp`.  Its value goes

@@ -203,7 +203,11 @@ struct rec_args {
 REC_HIDDEN extern const bool rec_args_capture;
 /* Some function's values are captured: the recording enters by args. */
 REC_HIDDEN extern bool rec_args_on;
-/* The settings read and the sites picked: false, having said why. */
+/*
+ * The settings read and the sites picked: false, having said why (a
+ * spec the machine cannot capture, or a function whose hook does not
+ * see its arguments).
+ */
 REC_HIDDEN bool rec_args_start(void);
 /* What the function whose hook returns to `ret` captures, or NULL. */
 REC_HIDDEN const struct rec_args *rec_args_of(uintptr_t ret);
@@ -273,6 +277,16 @@ REC_HIDDEN void rec_mcount(void);
 REC_HIDDEN void rec_fentry_args(void);
 REC_HIDDEN void rec_mcount_args(void);
 REC_HIDDEN extern uint8_t rec_args_map[];
+#elif defined(__aarch64__)
+/*
+ * The trampolines keep a frame record: rec_entry_args passes x29 to
+ * rec_entry_frame, which finds theirs, the registers above it.
+ */
+#define REC_ARGS_CAPTURE 1
+REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
+				const uintptr_t *fp);
+#endif
+#ifdef REC_ARGS_CAPTURE
 REC_HIDDEN void rec_entry_args(uintptr_t func, uintptr_t *slot);
 REC_HIDDEN void rec_return_value_tramp(void);
 REC_HIDDEN void rec_entry_regs(uintptr_t func, uintptr_t *slot,

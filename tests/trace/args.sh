@@ -15,8 +15,9 @@
 #     perfetto.proto) carry the values replay shows;
 #   - specs the machine cannot capture are refused with their reason:
 #     an argument on the stack, a floating-point one, a wrong item.
-# On a backend that does not capture (all but x86_64), -A is refused
-# with a one-line reason and a non-zero exit, never a trace of garbage.
+# On a backend that does not capture (all but x86_64 and aarch64), -A
+# is refused with a one-line reason and a non-zero exit, never a trace
+# of garbage.
 #
 #   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
 #   MCTRACE=build/mctrace OUT=build/tests/trace-args sh tests/trace/args.sh
@@ -38,8 +39,11 @@ fi
 RUN="timeout -k 10 120${RT_RUN:+ $RT_RUN}"
 GCC=$RT_CC_DEFAULT
 GXX=$(echo "$GCC" | sed 's/gcc$/g++/')
+# the hook forms that see the arguments (aarch64's -pg runs after the
+# prologue: refused, below)
 HOOK=-pg
 [ "$ARCH" = x86_64 ] && HOOK="-pg -mfentry"
+[ "$ARCH" = aarch64 ] && HOOK="-fpatchable-function-entry=2"
 TAG=
 [ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
 failures=0
@@ -54,12 +58,15 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.data* "$OUT"/*.out "$OUT"/*.rep "$OUT"/*.err
 
 # build <name> <compiler> <source>: $OUT/<name> (recorded) and, with
-# the same object unrecorded, $OUT/<name>-plain for uftrace
+# the same object unrecorded, $OUT/<name>-plain for uftrace.  A pad
+# calls no hook symbol that would pull libmcount.a's runtime in: the
+# boot is asked for by name.
 build() {
 	$2 -O2 -g -fno-inline $HOOK -c "$3" -o "$OUT/$1.o" &&
 	$2 -o "$OUT/$1-plain" "$OUT/$1.o" &&
 	$TOOL "$OUT/$1.o" &&
-	$2 -o "$OUT/$1" "$OUT/$1.o" "$LIB" -Wl,-T,lds/mcount.lds -lpthread
+	$2 -o "$OUT/$1" "$OUT/$1.o" -Wl,-u,mcount_boot "$LIB" \
+		-Wl,-T,lds/mcount.lds -lpthread
 }
 if ! build args "$GCC" $T/args.c || ! build argscc "$GXX" $T/argscc.cc; then
 	fail "build args.c and argscc.cc"
@@ -91,7 +98,14 @@ capture() {
 	"$MCT" replay "$OUT/$name.data" > "$OUT/$name.rep"
 }
 
-if [ "$ARCH" != x86_64 ]; then
+# the backends that capture, and how many integer arguments their ABI
+# passes in registers (arch/'s table)
+case $ARCH in
+x86_64) NREGS=6 ;;
+aarch64) NREGS=8 ;;
+*) NREGS= ;;
+esac
+if [ -z "$NREGS" ]; then
 	refused() {
 		"$MCT" record -o "$OUT/refused.data" -A add@arg1 -- \
 			$RUN "$OUT/args" > /dev/null 2> "$OUT/refused.err"
@@ -176,10 +190,22 @@ refused() {
 	[ ! -s "$OUT/refused.data" ] || { echo "a trace was written"; return 1; }
 }
 expect "an argument on the stack is refused by name" \
-	refused "arg7 is passed on the stack on x86_64" -A "six@arg7"
+	refused "arg$((NREGS + 1)) is passed on the stack on $ARCH" \
+	-A "six@arg$((NREGS + 1))"
 expect "a floating-point argument is refused" \
 	refused "floating-point arguments are not captured" -A "six@fparg1"
 expect "a bad format is refused" refused "format" -A "six@arg1/q"
 expect "-R takes retval only" refused "not FUNC@retval" -R "six@arg1"
+if [ "$ARCH" = aarch64 ]; then
+	late_hook() {
+		$GCC -O2 -fno-inline -pg -c $T/args.c -o "$OUT/args-pg.o" &&
+		$TOOL "$OUT/args-pg.o" &&
+		$GCC -o "$OUT/args" "$OUT/args-pg.o" "$LIB" \
+			-Wl,-T,lds/mcount.lds -lpthread &&
+		refused "add: its -pg hook runs after its prologue" -A add@arg1
+	}
+	expect "a -pg function's arguments are refused (its prologue ran)" \
+		late_hook
+fi
 
 [ $failures -eq 0 ]
