@@ -54,13 +54,16 @@
 
 /*
  * The backends that capture: the ABI's nth integer argument in the
- * registers their entry hook saved (recorder.h, rec_entry_args), and a
- * copy of our own memory that fails instead of faulting.  Both run on
- * the traced path before the function does, where no libc call may
- * touch a vector register: the system call is made here.
+ * registers their entry hook saved (recorder.h, rec_entry_args), where
+ * a hook sees them (args_lost_at: why not), and a copy of our own
+ * memory that fails instead of faulting (read_self).  Those that
+ * capture return values alone (REC_VALUE_CAPTURE) refuse argN.  On
+ * x86_64 this runs where no libc call may touch a vector register
+ * (REC_GPR_ONLY): the system calls are made here; elsewhere the
+ * trampolines saved them all, and libc is called.
  */
 #if defined(__x86_64__)
-const bool rec_args_capture = true;
+const bool rec_values_capture = true, rec_args_capture = true;
 
 /* Both hooks run before the body: the argument registers are intact. */
 static const char *args_lost_at(const struct mcount_site_info *s)
@@ -93,7 +96,7 @@ static long read_self(void *to, const void *from, size_t n)
 	return ret;
 }
 #elif defined(__aarch64__)
-const bool rec_args_capture = true;
+const bool rec_values_capture = true, rec_args_capture = true;
 
 /*
  * GCC's -pg hook runs after the prologue, which may already have moved
@@ -114,6 +117,29 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 	return regs[n - 1];
 }
 
+#else
+#ifdef REC_VALUE_CAPTURE
+const bool rec_values_capture = true;
+#else
+const bool rec_values_capture = false;
+#endif
+const bool rec_args_capture = false;
+
+static const char *args_lost_at(const struct mcount_site_info *s)
+{
+	(void)s;
+	return NULL;
+}
+
+static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
+{
+	(void)regs;
+	(void)n;
+	return 0;
+}
+#endif
+
+#ifndef __x86_64__
 /*
  * Where process_vm_readv is missing (qemu-user has none), a pipe of the
  * process's: the kernel copies what write() is given and fails on
@@ -156,29 +182,6 @@ static long read_self(void *to, const void *from, size_t n)
 	}
 	errno = err;
 	return got;
-}
-#else
-const bool rec_args_capture = false;
-
-static const char *args_lost_at(const struct mcount_site_info *s)
-{
-	(void)s;
-	return NULL;
-}
-
-static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
-{
-	(void)regs;
-	(void)n;
-	return 0;
-}
-
-static long read_self(void *to, const void *from, size_t n)
-{
-	(void)to;
-	(void)from;
-	(void)n;
-	return -1;
 }
 #endif
 
@@ -265,6 +268,11 @@ static bool parse_item(const char *spec, const char *item, size_t n,
 	if (!parse_format(end, &a))
 		return bad_spec(spec, "a format is not one of /d /i /u /x /p "
 				"/c /s with 8 16 32 64");
+	if (!rec_args_capture && k <= arch->n_int_arg_regs) {
+		snprintf(msg, sizeof(msg), "arguments are not captured on %s "
+			 "yet (-R's return value is)", arch->name);
+		return bad_spec(spec, msg);
+	}
 	if (k > arch->n_int_arg_regs || k > MCT_DATA_MAX_ARGS) {
 		snprintf(msg, sizeof(msg), "arg%lu is passed on the stack on "
 			 "%s (%u integer arguments in registers), which is "
@@ -503,7 +511,7 @@ bool rec_args_start(void)
 
 	if (!v || !*v)
 		return true;
-	if (!rec_args_capture) {
+	if (!rec_values_capture) {
 		fprintf(stderr, "mcount: trace: -A/-R: arguments and return "
 			"values are not captured on %s yet: nothing "
 			"recorded\n", MC_RT_ARCH->name);

@@ -47,7 +47,7 @@ _Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
  */
 static inline bool is_tramp(uintptr_t addr)
 {
-#ifdef REC_ARGS_CAPTURE
+#ifdef REC_VALUE_CAPTURE
 	if (addr == (uintptr_t)&rec_return_value_tramp)
 		return true;
 #endif
@@ -57,7 +57,7 @@ static inline bool is_tramp(uintptr_t addr)
 /* The trampoline frame `f`'s slot led to. */
 static inline uintptr_t tramp_of(const struct rec_frame *f)
 {
-#ifdef REC_ARGS_CAPTURE
+#ifdef REC_VALUE_CAPTURE
 	if (f->value)
 		return (uintptr_t)&rec_return_value_tramp;
 #else
@@ -322,7 +322,7 @@ slow:
 	entry_slow(func, slot, NULL, NULL);
 }
 
-#ifdef REC_ARGS_CAPTURE
+#ifdef REC_VALUE_CAPTURE
 /*
  * The slot hook while some function's values are captured
  * (rec_entry_args passes the argument registers the trampoline saved):
@@ -342,6 +342,14 @@ REC_NOTRACE void rec_entry_regs(uintptr_t func, uintptr_t *slot,
 	set_busy(true);
 	entry_slow(func, slot, w, regs);
 }
+
+#ifndef REC_ARGS_CAPTURE
+/* Where the hooks hand no registers over: return values alone. */
+REC_NOTRACE void rec_entry_args(uintptr_t func, uintptr_t *slot)
+{
+	rec_entry_regs(func, slot, NULL);
+}
+#endif
 
 #ifdef __aarch64__
 /*

@@ -199,8 +199,11 @@ struct rec_args {
 	bool has_ret;
 	unsigned events;	/* ring events its values take at most */
 };
-/* This backend captures (its hooks hand the recorder the registers). */
-REC_HIDDEN extern const bool rec_args_capture;
+/*
+ * This backend captures return values (REC_VALUE_CAPTURE), and the
+ * arguments too (REC_ARGS_CAPTURE: its hooks hand the registers over).
+ */
+REC_HIDDEN extern const bool rec_values_capture, rec_args_capture;
 /* Some function's values are captured: the recording enters by args. */
 REC_HIDDEN extern bool rec_args_on;
 /*
@@ -286,7 +289,18 @@ REC_HIDDEN extern uint8_t rec_args_map[];
 REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
 				const uintptr_t *fp);
 #endif
+/*
+ * Backends whose return trampoline has a twin that keeps the value
+ * (rec_return_value_tramp), but whose hooks do not hand the argument
+ * registers over: -R alone.  Their rec_entry_args is record.c's.
+ */
+#if defined(__riscv) || defined(__i386__)
+#define REC_VALUE_CAPTURE 1
+#endif
 #ifdef REC_ARGS_CAPTURE
+#define REC_VALUE_CAPTURE 1
+#endif
+#ifdef REC_VALUE_CAPTURE
 REC_HIDDEN void rec_entry_args(uintptr_t func, uintptr_t *slot);
 REC_HIDDEN void rec_return_value_tramp(void);
 REC_HIDDEN void rec_entry_regs(uintptr_t func, uintptr_t *slot,

@@ -163,7 +163,7 @@ static bool set_hooks(void)
 {
 	mc_rt_slot_hook_t hook = rec_entry;
 
-#ifdef REC_ARGS_CAPTURE
+#ifdef REC_VALUE_CAPTURE
 	if (rec_args_on)
 		hook = rec_entry_args;
 #endif
