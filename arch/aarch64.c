@@ -264,7 +264,14 @@ static uint64_t a64_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 	       (ldr >> 10 & 0xfff) * 8;
 }
 
+static const char *const aarch64_int_arg_regs[] = {
+	"x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7",
+};
+
 const struct mc_arch mc_arch_aarch64 = {
+	.int_arg_regs = aarch64_int_arg_regs,
+	.n_int_arg_regs = 8,
+	.int_ret_reg = "x0",
 	.name = "aarch64",
 	.reloc_names = a64_reloc_names,
 	.n_reloc_names = MC_COUNT(a64_reloc_names),

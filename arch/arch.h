@@ -438,6 +438,16 @@ struct mc_arch {
 	bool plt_bss;
 	uint8_t plt_read;
 	uint8_t plt_step;
+	/*
+	 * The psABI's calling convention, for mctrace record -A/-R (the
+	 * recorder's argument capture): the registers that pass the first
+	 * integer and pointer arguments, in argument order (none: the ABI
+	 * passes them on the stack), and the one that returns an integer.
+	 * Facts of the ABI, whether or not a recorder backend reads them.
+	 */
+	const char *const *int_arg_regs;
+	uint8_t n_int_arg_regs;
+	const char *int_ret_reg;
 };
 
 /* The GOT slot a PLT entry or call stub at `addr` jumps through, or 0. */

@@ -695,7 +695,14 @@ static uint64_t arm_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 
 #define ARM_PLT .plt_slot = arm_plt_slot, .plt_read = 20, .plt_step = 4
 
+static const char *const arm_int_arg_regs[] = {
+	"r0", "r1", "r2", "r3",
+};
+
 const struct mc_arch mc_arch_arm = {
+	.int_arg_regs = arm_int_arg_regs,
+	.n_int_arg_regs = 4,
+	.int_ret_reg = "r0",
 	.name = "arm",
 	.reloc_names = arm_reloc_names,
 	.n_reloc_names = MC_COUNT(arm_reloc_names),
@@ -714,6 +721,9 @@ const struct mc_arch mc_arch_arm = {
 };
 
 const struct mc_arch mc_arch_thumb2 = {
+	.int_arg_regs = arm_int_arg_regs,
+	.n_int_arg_regs = 4,
+	.int_ret_reg = "r0",
 	.name = "thumb2",
 	.reloc_names = arm_reloc_names,
 	.n_reloc_names = MC_COUNT(arm_reloc_names),

@@ -554,7 +554,14 @@ static bool ppc64_uses_descriptors(const struct mc_arch *arch,
 	.plt_base_bias = 0x8000, .plt_in_code = true, .plt_read = 36,	\
 	.plt_step = 4
 
+static const char *const ppc64le_int_arg_regs[] = {
+	"r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10",
+};
+
 const struct mc_arch mc_arch_ppc64le = {
+	.int_arg_regs = ppc64le_int_arg_regs,
+	.n_int_arg_regs = 8,
+	.int_ret_reg = "r3",
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
 	.reloc_names = ppc64_reloc_names,
 	.n_reloc_names = MC_COUNT(ppc64_reloc_names),

@@ -388,7 +388,14 @@ static uint64_t rv_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 	       (uint64_t)mc_sign_extend(ld >> 20, 12);
 }
 
+static const char *const riscv64_int_arg_regs[] = {
+	"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
+};
+
 const struct mc_arch mc_arch_riscv64 = {
+	.int_arg_regs = riscv64_int_arg_regs,
+	.n_int_arg_regs = 8,
+	.int_ret_reg = "a0",
 	.name = "riscv64",
 	.reloc_names = rv_reloc_names,
 	.n_reloc_names = MC_COUNT(rv_reloc_names),

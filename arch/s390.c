@@ -413,7 +413,14 @@ static uint64_t s390_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 	return addr + (uint64_t)mc_sign_extend(mc_get_be32(p + 2), 32) * 2;
 }
 
+static const char *const s390x_int_arg_regs[] = {
+	"r2", "r3", "r4", "r5", "r6",
+};
+
 const struct mc_arch mc_arch_s390x = {
+	.int_arg_regs = s390x_int_arg_regs,
+	.n_int_arg_regs = 5,
+	.int_ret_reg = "r2",
 	.name = "s390x",
 	.reloc_names = s390_reloc_names,
 	.n_reloc_names = MC_COUNT(s390_reloc_names),

@@ -493,7 +493,14 @@ static uint64_t i386_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 	return 0;
 }
 
+static const char *const x86_64_int_arg_regs[] = {
+	"rdi", "rsi", "rdx", "rcx", "r8", "r9",
+};
+
 const struct mc_arch mc_arch_x86_64 = {
+	.int_arg_regs = x86_64_int_arg_regs,
+	.n_int_arg_regs = 6,
+	.int_ret_reg = "rax",
 	.name = "x86_64",
 	.reloc_names = x86_64_reloc_names,
 	.n_reloc_names = sizeof(x86_64_reloc_names) / sizeof(x86_64_reloc_names[0]),
@@ -525,6 +532,8 @@ const struct mc_arch mc_arch_x86_64 = {
 };
 
 const struct mc_arch mc_arch_i386 = {
+	/* cdecl: every argument on the stack, none in a register */
+	.int_ret_reg = "eax",
 	.name = "i386",
 	.reloc_names = i386_reloc_names,
 	.n_reloc_names = sizeof(i386_reloc_names) / sizeof(i386_reloc_names[0]),

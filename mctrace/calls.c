@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "calls.h"
+#include "values.h"
 
 static int by_addr_from(const void *a, const void *b)
 {
@@ -185,6 +186,7 @@ struct walk_thread {
 	uint64_t *addr;
 	size_t depth, cap;
 	uint64_t last;
+	struct value_text value;	/* one being made (values.h) */
 };
 
 struct calls_walk {
@@ -249,6 +251,16 @@ static uint64_t ns_of(const struct calls_walk *w, struct walk_thread *wt,
 	return wt->last = ns;
 }
 
+/* Thread k's value just made, to its innermost open call, if any. */
+static void value_out(struct calls_walk *w, size_t k)
+{
+	const struct walk_thread *wt = &w->th[k];
+
+	if (wt->depth && w->sink->value)
+		w->sink->value(w->sink->ctx, k, wt->value.which,
+			       wt->value.text);
+}
+
 void calls_walk_events(struct calls_walk *w, size_t k, const struct raw *r)
 {
 	struct walk_thread *wt = &w->th[k];
@@ -257,8 +269,17 @@ void calls_walk_events(struct calls_walk *w, size_t k, const struct raw *r)
 	w->t->events += r->n;
 	for (size_t i = 0; i < r->n; i++) {
 		const struct mct_event *e = &r->ev[i];
-		uint64_t ticks = MCT_TICKS(e->word), ns = ns_of(w, wt, ticks);
+		uint64_t ticks = MCT_TICKS(e->word), ns;
 
+		if (MCT_KIND(e->word) == MCT_DATA) {
+			w->t->events--;
+			if (value_feed(&wt->value, e))
+				value_out(w, k);
+			continue;
+		}
+		if (value_end(&wt->value))
+			value_out(w, k);
+		ns = ns_of(w, wt, ticks);
 		if (MCT_KIND(e->word) == MCT_ENTRY) {
 			wt->addr = grow(wt->addr, &wt->cap, wt->depth + 1,
 					sizeof(*wt->addr));
@@ -280,11 +301,14 @@ void calls_walk_end(struct calls_walk *w)
 	for (size_t k = 0; k < w->nthreads; k++) {
 		struct walk_thread *wt = &w->th[k];
 
+		if (value_end(&wt->value))
+			value_out(w, k);
 		while (wt->depth) {
 			wt->depth--;
 			w->sink->end(w->sink->ctx, k, wt->last, false);
 		}
 		free(wt->addr);
+		value_free(&wt->value);
 	}
 	free(w->th);
 	free(w->u.addr);
@@ -322,12 +346,42 @@ static void load_end(void *ctx, size_t k, uint64_t ns, bool exited)
 	c->open = !exited;
 }
 
+/* A value of the innermost open call, at the end of its list. */
+static void load_value(void *ctx, size_t k, unsigned which, const char *text)
+{
+	struct load *l = ctx;
+	struct thread *th = &l->t->threads[k];
+	uint32_t *link = &th->calls[l->open[k].call[l->open[k].depth - 1]]
+		.values;
+	size_t n = strlen(text) + 1;
+
+	while (*link)
+		link = &th->values[*link - 1].next;
+	th->values = grow(th->values, &th->vcap, th->nvalues + 1,
+			  sizeof(*th->values));
+	th->values[th->nvalues] = (struct call_value){
+		.text = memcpy(xmalloc(n), text, n), .which = (uint8_t)which };
+	*link = (uint32_t)++th->nvalues;
+}
+
+const struct call_value *call_values(const struct thread *th,
+				     const struct call *c)
+{
+	return c->values ? &th->values[c->values - 1] : NULL;
+}
+
+const struct call_value *call_value_next(const struct thread *th,
+					 const struct call_value *v)
+{
+	return v->next ? &th->values[v->next - 1] : NULL;
+}
+
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
 		 const uint64_t clk[4], bool demangle)
 {
 	struct load l = { .t = t };
 	struct trace_sink sink = { .ctx = &l, .begin = load_begin,
-				   .end = load_end };
+				   .end = load_end, .value = load_value };
 	struct calls_walk *w = calls_walk_start(t, clk, demangle, &sink);
 
 	l.open = xmalloc((t->nthreads + 1) * sizeof(*l.open));

@@ -23,6 +23,26 @@ static void json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * The values call `c` captured (-A/-R), as its args: "arg1", ...,
+ * "retval", each the text replay shows.
+ */
+static void json_args(FILE *f, const struct thread *th, const struct call *c)
+{
+	const char *sep = ",\"args\":{";
+
+	for (const struct call_value *v = call_values(th, c); v;
+	     v = call_value_next(th, v), sep = ",") {
+		if (v->which)
+			fprintf(f, "%s\"arg%u\":", sep, v->which);
+		else
+			fprintf(f, "%s\"retval\":", sep);
+		json_string(f, v->text);
+	}
+	if (c->values)
+		fputc('}', f);
+}
+
 /* Complete ("X") events, ts and dur in microseconds. */
 void out_chrome(const struct trace *t, FILE *f)
 {
@@ -45,6 +65,7 @@ void out_chrome(const struct trace *t, FILE *f)
 				(unsigned long long)(d / 1000),
 				(unsigned)(d % 1000));
 			json_string(f, trace_name(t, c->func));
+			json_args(f, th, c);
 			fputc('}', f);
 			first = false;
 		}

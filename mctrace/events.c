@@ -111,3 +111,56 @@ bool decode_events(struct raw *r, const uint8_t *p, size_t bytes)
 	return true;
 }
 
+/*
+ * An MCT_ARGS block's items (format.h) checked: whole items, in the
+ * order of their places, none past the `count` events it names.
+ */
+bool args_valid(const uint8_t *p, uint64_t bytes)
+{
+	uint32_t count, last = 0;
+
+	if (bytes < 16 || bytes % 16)
+		return false;
+	count = get_le32(p + 8);
+	for (uint64_t at = 16; at < bytes; at += 16) {
+		uint32_t place = get_le32(p + at);
+
+		if (place < last || place > count ||
+		    (get_le32(p + at + 4) & 3) != MCT_DATA)
+			return false;
+		last = place;
+	}
+	return true;
+}
+
+/*
+ * The values of a valid MCT_ARGS block (`p`, `bytes`) put among the
+ * events of its MCT_EVENTS block, r->ev[from, r->n), as MCT_DATA
+ * events: false, `r` as it was, if that block is not the one it names.
+ */
+bool insert_args(struct raw *r, size_t from, uint64_t ticks,
+		 const uint8_t *p, uint64_t bytes)
+{
+	size_t items = (size_t)(bytes - 16) / 16, n = r->n - from;
+	struct mct_event *ev;
+
+	if (get_le64(p) != ticks || get_le32(p + 8) != n)
+		return false;
+	r->ev = grow(r->ev, &r->cap, r->n + items, sizeof(*r->ev));
+	ev = r->ev + from;
+	/* from the back: each event moves up by the items before it */
+	for (size_t i = items, e = n; i > 0; i--) {
+		const uint8_t *it = p + 16 * i;
+		uint32_t place = get_le32(it);
+
+		while (e > place) {
+			e--;
+			ev[e + i] = ev[e];
+		}
+		ev[e + i - 1] = (struct mct_event){ .word = get_le32(it + 4),
+						    .func = get_le64(it + 8) };
+	}
+	r->n += items;
+	return true;
+}
+

@@ -34,5 +34,14 @@ uint32_t get_le32(const uint8_t *p);
  * was, if the block does not decode to exactly the count it gives.
  */
 bool decode_events(struct raw *r, const uint8_t *p, size_t bytes);
+/* An MCT_ARGS payload's shape (format.h). */
+bool args_valid(const uint8_t *p, uint64_t bytes);
+/*
+ * A valid MCT_ARGS payload's values put among r->ev[from, r->n), the
+ * events of the block whose first ticks are `ticks`, as MCT_DATA
+ * events; false if that block is not the one the payload names.
+ */
+bool insert_args(struct raw *r, size_t from, uint64_t ticks,
+		 const uint8_t *p, uint64_t bytes);
 
 #endif

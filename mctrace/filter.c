@@ -248,7 +248,7 @@ void filter_apply(struct trace *t, const struct filter *f)
 		struct thread *th = &t->threads[k];
 
 		if (!thread_wanted(f, th)) {
-			free(th->calls);
+			thread_free(th);
 			continue;
 		}
 		filter_thread(f, match, th);

@@ -20,7 +20,9 @@
  *     needing that state: a TrackEvent SLICE_BEGIN or SLICE_END, at its
  *     timestamp.  A BEGIN names its function by an interned id; the
  *     first BEGIN of a function on a sequence carries the name in the
- *     packet's interned_data.
+ *     packet's interned_data.  An END carries the values its call
+ *     captured (-A/-R), if any, as debug annotations (a name and a
+ *     string value each), which Perfetto adds to the slice's args.
  *
  * Timestamps carry no clock id: Perfetto takes them on its default
  * clock, BOOTTIME.  pfconv.c gives it the recording's CLOCK_MONOTONIC,
@@ -64,6 +66,10 @@ enum {
 
 	EVENT_NAME_IID = 10,			/* TrackEvent */
 	EVENT_TYPE = 9,
+	EVENT_DEBUG_ANNOTATIONS = 4,
+
+	ANNOTATION_NAME = 10,			/* DebugAnnotation */
+	ANNOTATION_STRING_VALUE = 6,
 
 	INTERNED_EVENT_NAMES = 2,		/* InternedData */
 
@@ -258,15 +264,28 @@ void pf_begin(struct pf *w, size_t k, uint64_t ns, uint32_t func,
 	event_done(w, packet);
 }
 
-void pf_end(struct pf *w, size_t k, uint64_t ns)
+void pf_end_values(struct pf *w, size_t k, uint64_t ns,
+		   const char *const *nv, size_t n)
 {
 	struct pf_thread *th = thread_of(w, k);
 	size_t packet = event_packet(w, th, ns), event;
 
 	event = pb_open(&w->buf, PACKET_TRACK_EVENT);
 	pb_varint(&w->buf, EVENT_TYPE, SLICE_END);
+	for (size_t i = 0; i < n; i++) {
+		size_t a = pb_open(&w->buf, EVENT_DEBUG_ANNOTATIONS);
+
+		pb_string(&w->buf, ANNOTATION_NAME, nv[2 * i]);
+		pb_string(&w->buf, ANNOTATION_STRING_VALUE, nv[2 * i + 1]);
+		pb_close(&w->buf, a);
+	}
 	pb_close(&w->buf, event);
 	event_done(w, packet);
+}
+
+void pf_end(struct pf *w, size_t k, uint64_t ns)
+{
+	pf_end_values(w, k, ns, NULL, 0);
 }
 
 int pf_close(struct pf *w)

@@ -38,6 +38,13 @@ void pf_thread(struct pf *w, uint32_t pid, uint32_t tid);
 void pf_begin(struct pf *w, size_t k, uint64_t ns, uint32_t func,
 	      const char *name);
 void pf_end(struct pf *w, size_t k, uint64_t ns);
+/*
+ * pf_end with the values the call captured (mctrace record -A/-R) as
+ * the slice's debug annotations, `n` pairs of name and text in `nv`
+ * (Perfetto merges an end event's annotations into its slice's args).
+ */
+void pf_end_values(struct pf *w, size_t k, uint64_t ns,
+		   const char *const *nv, size_t n);
 /* Write what is left; 0, or -1 if some write failed (ferror). */
 int pf_close(struct pf *w);
 

@@ -28,6 +28,8 @@
 struct held {
 	uint64_t start;
 	uint32_t func;
+	char **values;		/* name, text, ... of what it captured */
+	size_t nvalues, vcap;	/* names and texts, two a value */
 };
 
 /* A thread's open calls; the first `shown` of them have begun. */
@@ -78,15 +80,57 @@ static void begin(void *ctx, size_t k, uint64_t ns, uint32_t func)
 	show_old(c, k, ns);
 }
 
+static char *copy(const char *s)
+{
+	char *d = strdup(s);
+
+	if (!d) {
+		fprintf(stderr, "mctrace: out of memory\n");
+		exit(1);
+	}
+	return d;
+}
+
+/* A value of the innermost open call, held until its end. */
+static void value(void *ctx, size_t k, unsigned which, const char *text)
+{
+	struct pfconv *c = ctx;
+	struct held *h = &c->threads[k].call[c->threads[k].n - 1];
+	char name[16];
+
+	if (h->nvalues + 2 > h->vcap) {
+		h->vcap = h->vcap ? 2 * h->vcap : 8;
+		h->values = realloc(h->values, h->vcap * sizeof(*h->values));
+		if (!h->values) {
+			fprintf(stderr, "mctrace: out of memory\n");
+			exit(1);
+		}
+	}
+	if (which)
+		snprintf(name, sizeof(name), "arg%u", which);
+	h->values[h->nvalues++] = copy(which ? name : "retval");
+	h->values[h->nvalues++] = copy(text);
+}
+
+static void held_free(struct held *h)
+{
+	for (size_t i = 0; i < h->nvalues; i++)
+		free(h->values[i]);
+	free(h->values);
+}
+
 static void end(void *ctx, size_t k, uint64_t ns, bool exited)
 {
 	struct pfconv *c = ctx;
 	struct pf_open_calls *o = &c->threads[k];
+	struct held *h = &o->call[o->n - 1];
 
 	(void)exited;	/* an open call ends where its thread's events do */
 	show_old(c, k, ns);
 	if (o->shown == o->n)
-		pf_end(c->w, k, c->origin + ns);
+		pf_end_values(c->w, k, c->origin + ns,
+			      (const char *const *)h->values, h->nvalues / 2);
+	held_free(h);
 	o->n--;
 	if (o->shown > o->n)
 		o->shown = o->n;
@@ -172,8 +216,11 @@ static int finish(struct pfconv *c)
 	int err = c->w && pf_close(c->w) != 0;
 
 	if (c->t)
-		for (size_t k = 0; k < c->t->nthreads; k++)
+		for (size_t k = 0; k < c->t->nthreads; k++) {
+			for (size_t i = 0; i < c->threads[k].n; i++)
+				held_free(&c->threads[k].call[i]);
 			free(c->threads[k].call);
+		}
 	free(c->threads);
 	if (c->f && c->f != stdout && fclose(c->f) != 0)
 		err = 1;
@@ -187,7 +234,8 @@ int perfetto_convert(const char *in, const char *out, bool say_lost,
 {
 	struct pfconv c = { .out = out, .f = strcmp(out, "-") ? NULL : stdout };
 	struct trace_sink sink = { .ctx = &c, .start = start,
-				   .begin = begin, .end = end };
+				   .begin = begin, .end = end,
+				   .value = value };
 	struct trace t;
 	int err = trace_stream(in, &t, ro, &sink) != 0;
 

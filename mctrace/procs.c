@@ -88,6 +88,8 @@ void procs_add(struct trace *t, struct trace *own, uint32_t pid)
 						      th->calls[i].func);
 		own->threads[k].calls = NULL;
 		own->threads[k].ncalls = own->threads[k].cap = 0;
+		own->threads[k].values = NULL;	/* moved with the calls */
+		own->threads[k].nvalues = own->threads[k].vcap = 0;
 	}
 }
 
@@ -145,9 +147,19 @@ static void sink_end(void *ctx, size_t k, uint64_t ns, bool exited)
 	s->to->end(s->to->ctx, p->first_thread + k, ns + p->shift, exited);
 }
 
+static void sink_value(void *ctx, size_t k, unsigned which, const char *text)
+{
+	struct procs_sink *s = ctx;
+	const struct trace_proc *p = &s->t->procs[s->proc];
+
+	if (s->to->value)
+		s->to->value(s->to->ctx, p->first_thread + k, which, text);
+}
+
 void procs_sink_init(struct procs_sink *s, struct trace *t, size_t proc,
 		     const struct trace_sink *to)
 {
 	*s = (struct procs_sink){ .t = t, .proc = proc, .to = to,
-		.sink = { .ctx = s, .begin = sink_begin, .end = sink_end } };
+		.sink = { .ctx = s, .begin = sink_begin, .end = sink_end,
+			  .value = sink_value } };
 }

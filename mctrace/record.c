@@ -41,6 +41,47 @@ static char *append(char *list, const char *glob)
 	return s;
 }
 
+/*
+ * -A SPEC and -R SPEC (FUNC@ITEM,...): `specs` with `spec` appended,
+ * ';'-separated, as MCOUNT_TRACE_ARGS takes them (recorder/args.c,
+ * which checks each item against the machine's ABI); NULL having said
+ * why if an item is not one of the option's (argN for -A, retval for
+ * -R).
+ */
+static char *append_spec(char *specs, const char *spec, char opt)
+{
+	const char *at = strchr(spec, '@'), *p;
+	const char *want = opt == 'A' ? "arg" : "retval";
+	size_t n = specs ? strlen(specs) + 1 : 0;
+	char *s;
+
+	for (p = at ? at + 1 : NULL; p && *p; p += strcspn(p, ","),
+	     p += *p == ',')
+		if (strncmp(p, want, strlen(want)))
+			break;
+	if (p && !strncmp(p, "fparg", 5)) {
+		fprintf(stderr, "mctrace record: option '-%c %s': "
+			"floating-point arguments are not captured (integers "
+			"and pointers only)\n", opt, spec);
+		free(specs);
+		return NULL;
+	}
+	if (!at || at == spec || !at[1] || *p) {
+		fprintf(stderr, "mctrace record: option '-%c %s': not "
+			"FUNC@%s\n", opt, spec, opt == 'A' ?
+			"arg1[/FORMAT],arg2..." : "retval[/FORMAT]");
+		free(specs);
+		return NULL;
+	}
+	s = realloc(specs, n + strlen(spec) + 1);
+	if (!s)
+		exit(1);
+	if (n)
+		s[n - 1] = ';';
+	strcpy(s + n, spec);
+	return s;
+}
+
 /* `path` made absolute (malloc'd), or NULL having said why. */
 static char *absolute(const char *path)
 {
@@ -139,6 +180,7 @@ struct record_opts {
 	struct phase ph[MAX_PHASES];
 	int n_ph;
 	const char *out, *depth, *bufsize;
+	char *args;		/* -A and -R: MCOUNT_TRACE_ARGS */
 	long long min_time;
 	pid_t pid;		/* -p: attach to it instead of running PROG */
 	long long duration;	/* --duration, with -p; 0: until SIGINT */
@@ -198,6 +240,16 @@ static void record_usage(FILE *f)
 "  -N GLOB             never record those GLOB matches (repeatable; wins)\n"
 "      --at T          from T after the start, record the functions the -F\n"
 "                      and -N after it pick (repeatable, T increasing)\n"
+"  -A, --argument FUNC@arg1[/F],arg2...  record these integer arguments of\n"
+"                      the functions FUNC (a glob, as -F's) matches, from\n"
+"                      the ABI's argument registers (repeatable)\n"
+"  -R, --retval FUNC@retval[/F]  record their return value (repeatable)\n"
+"                      F: d (default) i u x p c s, then 8 16 32 or 64 bits\n"
+"                      (64 when none): as uftrace's -A and -R; s reads a\n"
+"                      string (64 bytes at most; a bad pointer is shown as\n"
+"                      such); x86_64 and aarch64 (whose -pg hooks: -R\n"
+"                      only), -R alone on riscv64 and i386; stack and\n"
+"                      floating-point arguments are not read\n"
 "      --depth N       record calls at most N recorded calls deep\n"
 "      --min-time T    leave out calls shorter than T when reading\n"
 "      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
@@ -295,7 +347,9 @@ static int operands(struct record_opts *o, int argc, char **argv)
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
 	static const struct option opts[] = {
-		{ "at", required_argument, NULL, 'A' },
+		{ "at", required_argument, NULL, 'a' },
+		{ "argument", required_argument, NULL, 'A' },
+		{ "retval", required_argument, NULL, 'R' },
 		{ "depth", required_argument, NULL, 'D' },
 		{ "min-time", required_argument, NULL, 'T' },
 		{ "bufsize", required_argument, NULL, 'B' },
@@ -311,12 +365,19 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:F:N:o:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:F:N:A:R:o:p:h", opts,
+				NULL)) != -1) {
 		ph = &o->ph[o->n_ph - 1];
 		switch (c) {
 		case 'F': ph->only = append(ph->only, optarg); break;
 		case 'N': ph->never = append(ph->never, optarg); break;
 		case 'A':
+		case 'R':
+			o->args = append_spec(o->args, optarg, (char)c);
+			if (!o->args)
+				return cli_try("record");
+			break;
+		case 'a':
 			if (add_phase(o, optarg))
 				return 2;
 			break;
@@ -357,6 +418,8 @@ static int set_record_env(const struct record_opts *o, const char *path)
 		setenv("MCOUNT_TRACE_DEPTH", o->depth, 1);
 	if (o->bufsize)
 		setenv("MCOUNT_TRACE_BUFSIZE", o->bufsize, 1);
+	if (o->args)
+		setenv("MCOUNT_TRACE_ARGS", o->args, 1);
 	snprintf(buf, sizeof(buf), "%lld", o->min_time);
 	setenv("MCOUNT_TRACE_MIN_TIME", buf, 1);
 	return 0;

@@ -67,6 +67,36 @@ static void print_head(FILE *f, uint64_t at, const uint64_t *dur,
 		fputs("  ", f);
 }
 
+/*
+ * A call's arguments captured (-A), as uftrace shows them:
+ * func(1, "abc"); nothing between the parentheses if none.
+ */
+static void print_args(FILE *f, const struct thread *th, const struct call *k)
+{
+	bool first = true;
+
+	for (const struct call_value *v = call_values(th, k); v;
+	     v = call_value_next(th, v)) {
+		if (!v->which)
+			continue;
+		fprintf(f, "%s%s", first ? "" : ", ", v->text);
+		first = false;
+	}
+}
+
+/* Its return value captured (-R): " = 42", or nothing (false). */
+static bool print_retval(FILE *f, const struct thread *th,
+			 const struct call *k)
+{
+	for (const struct call_value *v = call_values(th, k); v;
+	     v = call_value_next(th, v))
+		if (!v->which) {
+			fprintf(f, " = %s", v->text);
+			return true;
+		}
+	return false;
+}
+
 /* Print the cursor's next line and step past it. */
 static void cursor_print(const struct trace *t, struct cursor *c, FILE *f)
 {
@@ -77,18 +107,24 @@ static void cursor_print(const struct trace *t, struct cursor *c, FILE *f)
 		uint64_t d = k->end - k->start;
 
 		print_head(f, k->end, &d, c, k->depth);
-		fprintf(f, "} /* %s */\n", trace_name(t, k->func));
+		fputs("}", f);
+		fprintf(f, "%s /* %s */\n", print_retval(f, th, k) ? ";" : "",
+			trace_name(t, k->func));
 		return;
 	}
 	const struct call *k = &th->calls[c->next];
 	uint64_t d = k->end - k->start;
 
+	print_head(f, k->start, is_leaf(th, c->next) ? &d : NULL, c,
+		   k->depth);
+	fprintf(f, "%s(", trace_name(t, k->func));
+	print_args(f, th, k);
 	if (is_leaf(th, c->next)) {
-		print_head(f, k->start, &d, c, k->depth);
-		fprintf(f, "%s();\n", trace_name(t, k->func));
+		fputs(")", f);
+		print_retval(f, th, k);
+		fputs(";\n", f);
 	} else {
-		print_head(f, k->start, NULL, c, k->depth);
-		fprintf(f, "%s() {\n", trace_name(t, k->func));
+		fputs(") {\n", f);
 		c->open[c->nopen++] = c->next;
 	}
 	c->next++;

@@ -69,6 +69,8 @@ struct reader {
 	uintptr_t released;	/* the mapped pages from map_lo given back
 				   before this address */
 	bool child;		/* an MCT_PROCESS's payload: nests none */
+	/* an MCT_ARGS, for the MCT_EVENTS block that comes next */
+	struct { const uint8_t *p; uint64_t bytes; uint32_t tid; } args;
 	/* the MCT_PROCESS blocks' payloads (the first's only) */
 	struct kid { const uint8_t *p; uint64_t bytes; uint32_t pid; } *kids;
 	size_t nkids, kcap;
@@ -127,6 +129,7 @@ static bool size_fits_kind(uint32_t kind, uint64_t bytes)
 	case MCT_LOST_WHY: return bytes % 8 == 0;
 	case MCT_INFO: return true;
 	case MCT_PROCESS: return bytes >= 8;
+	case MCT_ARGS: return bytes >= 16 && bytes % 16 == 0;
 	default: return kind >= MCT_BLOCK_KINDS; /* newer: skipped by size */
 	}
 }
@@ -148,6 +151,7 @@ static bool block_valid(struct reader *rd, const struct block *b)
 	case MCT_NAME_AT: return name_fits(b->p + 24, b->bytes - 24);
 	case MCT_INFO: return !b->bytes || !b->p[b->bytes - 1];
 	case MCT_PROCESS: return !memcmp(b->p, MCT_MAGIC, 8);
+	case MCT_ARGS: return args_valid(b->p, b->bytes);
 	default: return size_fits_kind(b->kind, b->bytes);
 	}
 }
@@ -215,6 +219,19 @@ static void add_name(struct reader *rd, const struct block *b)
 	n->name[b->bytes - at] = '\0';
 }
 
+/*
+ * The values of the MCT_ARGS block just before, if it names this
+ * events block (decoded into r->ev[from, r->n)): put among them.
+ */
+static void take_args(struct reader *rd, const struct block *b,
+		      struct raw *r, size_t from)
+{
+	if (rd->args.p && rd->args.tid == b->tid)
+		insert_args(r, from, get_le64(b->p), rd->args.p,
+			    rd->args.bytes);
+	rd->args.p = NULL;
+}
+
 /* One block's events, decoded and walked into calls (EVENTS_WALK). */
 static bool walk_events(struct reader *rd, const struct block *b)
 {
@@ -223,6 +240,7 @@ static bool walk_events(struct reader *rd, const struct block *b)
 	rd->scratch.n = 0;
 	if (!decode_events(&rd->scratch, b->p, b->bytes))
 		return false;
+	take_args(rd, b, &rd->scratch, 0);
 	k = (size_t)(thread_of(rd, b->tid) - rd->t->threads);
 	if (rd->walk)
 		calls_walk_events(rd->walk, k, &rd->scratch);
@@ -231,7 +249,7 @@ static bool walk_events(struct reader *rd, const struct block *b)
 
 static bool add_events(struct reader *rd, const struct block *b)
 {
-	size_t before = rd->nraw;
+	size_t before = rd->nraw, from;
 	struct raw *r;
 
 	if (rd->events == EVENTS_SKIP)
@@ -244,8 +262,11 @@ static bool add_events(struct reader *rd, const struct block *b)
 		return block_valid(rd, b);
 	}
 	r = raw_of(rd, b->tid);
-	if (decode_events(r, b->p, b->bytes))
+	from = r->n;
+	if (decode_events(r, b->p, b->bytes)) {
+		take_args(rd, b, r, from);
 		return true;
+	}
 	if (rd->nraw > before) {	/* the thread's first: none */
 		free(r->ev);
 		rd->nraw--;
@@ -309,8 +330,15 @@ static bool take_block(struct reader *rd, const struct block *b)
 		return false;
 	if (b->kind == MCT_EVENTS)
 		return add_events(rd, b);
+	rd->args.p = NULL;	/* an MCT_ARGS names the block right after */
 	if (!block_valid(rd, b))
 		return false;
+	if (b->kind == MCT_ARGS) {
+		rd->args.p = b->p;
+		rd->args.bytes = b->bytes;
+		rd->args.tid = b->tid;
+		return true;
+	}
 	if (rd->events == EVENTS_WALK)
 		return true;	/* taken by the first walk */
 	if (b->kind == MCT_NAME || b->kind == MCT_NAME_AT) {
@@ -380,6 +408,7 @@ static void read_blocks(struct reader *rd)
 {
 	size_t pos = HEADER_BYTES;
 
+	rd->args.p = NULL;
 	while (pos < rd->size) {
 		size_t left = rd->size - pos, next;
 		struct block b;
@@ -772,10 +801,18 @@ const char *trace_proc_info(const struct trace *t, size_t proc,
 			  nth);
 }
 
+void thread_free(struct thread *th)
+{
+	free(th->calls);
+	for (size_t v = 0; v < th->nvalues; v++)
+		free(th->values[v].text);
+	free(th->values);
+}
+
 void trace_free(struct trace *t)
 {
 	for (size_t i = 0; i < t->nthreads; i++)
-		free(t->threads[i].calls);
+		thread_free(&t->threads[i]);
 	for (size_t i = 0; i < t->nnames; i++)
 		free(t->names[i].name);
 	free(t->threads);

@@ -15,7 +15,9 @@
 
 /* One call, in the order calls started within its thread. */
 struct call {
-	uint64_t func;		/* its function: an index of trace.funcs */
+	uint32_t func;		/* its function: an index of trace.funcs */
+	uint32_t values;	/* its first value captured (-A/-R) + 1 in
+				   its thread's values; 0: none */
 	uint64_t start, end;	/* ns since the recording began */
 	uint32_t depth;		/* 0 for a thread's outermost calls */
 	bool open;		/* no exit recorded: ended at the last event */
@@ -29,6 +31,19 @@ struct thread {
 	uint64_t lost_why[MCT_LOST_WHYS];	/* of them, by reason */
 	struct call *calls;
 	size_t ncalls, cap;
+	/* the values its calls captured (mctrace record -A/-R) */
+	struct call_value *values;
+	size_t nvalues, vcap;
+};
+
+/*
+ * A value a call captured, as text (values.c): its arguments in the
+ * order they were recorded, then its return value.
+ */
+struct call_value {
+	char *text;
+	uint32_t next;		/* the call's next value + 1; 0: none */
+	uint8_t which;		/* 0: its return value; n: its nth argument */
 };
 
 /*
@@ -114,6 +129,12 @@ struct trace_sink {
 	int (*start)(void *ctx, const struct trace *t);
 	void (*begin)(void *ctx, size_t k, uint64_t ns, uint32_t func);
 	void (*end)(void *ctx, size_t k, uint64_t ns, bool exited);
+	/*
+	 * Optional: a value the innermost open call of thread k captured
+	 * (-A/-R), after its beginning (its arguments) or before its end
+	 * (its return value, `which` 0); `text` until the next call.
+	 */
+	void (*value)(void *ctx, size_t k, unsigned which, const char *text);
 };
 
 /* How to read a trace; all false (zero) is trace_read's way. */
@@ -146,6 +167,13 @@ const char *trace_info(const struct trace *t, const char *key, size_t nth);
 const char *trace_proc_info(const struct trace *t, size_t proc,
 			    const char *key, size_t nth);
 void trace_free(struct trace *t);
+/* A thread's calls and values freed (the thread itself is the trace's). */
+void thread_free(struct thread *th);
+/* The first value call `c` of thread `th` captured, or NULL; the next. */
+const struct call_value *call_values(const struct thread *th,
+				     const struct call *c);
+const struct call_value *call_value_next(const struct thread *th,
+					 const struct call_value *v);
 /* A call's function's name, or its address in hex (a static buffer). */
 const char *trace_name(const struct trace *t, uint64_t func);
 /* Leave out calls (and what they called) shorter than `ns`. */

@@ -272,14 +272,43 @@ new:
  * an entry of a function in its hashed slot with a delta of one byte,
  * takes one path with no call: its op and delta go out as two bytes.
  */
+/*
+ * The values captured among a block's events (format.h's MCT_ARGS):
+ * two words of head, then two a value.
+ */
+static uint64_t data[2 + 2 * BLOCK_EVENTS];
+static size_t ndata;
+
+/*
+ * A value among the events (MCT_DATA): into data[], at the place of the
+ * `done` events before it.  Out of the common path: only the functions
+ * whose values are captured have them.
+ */
+static __attribute__((noinline)) void put_data(const struct mct_event *e,
+					       size_t done)
+{
+	data[2 + ndata++] = (uint64_t)done | (e->word & 0xffffffffu) << 32;
+	data[2 + ndata++] = e->func;
+}
+
+/* The ticks of the first entry or exit of e[0, n), or 0. */
+static uint64_t first_ticks(const struct mct_event *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (MCT_KIND(e[i].word) != MCT_DATA)
+			return MCT_TICKS(e[i].word);
+	return 0;
+}
+
 static size_t encode_events(const struct mct_event *e, size_t n)
 {
-	const struct mct_event *end = e + n;
-	uint64_t prev = MCT_TICKS(e[0].word);
+	const struct mct_event *start = e, *end = e + n;
+	uint64_t prev = first_ticks(e, n);
 	uint8_t *p = enc;
 
 	memset(slots, 0, sizeof(slots));
 	slots_used = 0;
+	ndata = 0;
 	p = put_le64(p, prev);
 	p = put_le64(p, (uint64_t)n);	/* count, then flags 0 */
 	for (; e < end; e++) {
@@ -287,19 +316,23 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 		uint64_t ticks = MCT_TICKS(word), d = ticks - prev;
 		uint8_t op;
 
-		prev = ticks;
 		if (MCT_KIND(word) == MCT_ENTRY) {
 			struct slot *s = &slots[(func * 0x9e3779b97f4a7c15ull)
 						>> (64 - SLOT_BITS)];
 
+			prev = ticks;
 			if (__builtin_expect(s->addr != func || !s->op, 0)) {
 				p = put_entry_op(p, s, func, ticks);
 				p = put_leb(p, zigzag(d));
 				continue;
 			}
 			op = (uint8_t)s->op;
-		} else {
+		} else if (__builtin_expect(MCT_KIND(word) == MCT_EXIT, 1)) {
+			prev = ticks;
 			op = (uint8_t)mct_exit_tag(func);
+		} else {	/* a value, which has no ticks */
+			put_data(e, (size_t)(e - start) - ndata / 2);
+			continue;
 		}
 		p[0] = op;
 		if (__builtin_expect(d < 0x40, 1)) {	/* zigzag: d << 1 */
@@ -309,14 +342,30 @@ static size_t encode_events(const struct mct_event *e, size_t n)
 			p = put_leb(p + 1, zigzag(d));
 		}
 	}
+	if (ndata)	/* the count of entries and exits alone */
+		put_le64(enc + 8, (uint64_t)n - ndata / 2);
 	return (size_t)(p - enc);
 }
 
+/* The `ticks` of the block in enc (its first word, little-endian). */
+static uint64_t enc_first_ticks(void)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)enc[i] << 8 * i;
+	return v;
+}
 
 void rec_compact_events(uint32_t tid, const struct mct_event *e, size_t n)
 {
 	size_t len = encode_events(e, n);
 
+	if (ndata) {	/* before its events block, which it names */
+		data[0] = enc_first_ticks();
+		data[1] = (uint64_t)n - ndata / 2;
+		put_block(MCT_ARGS, tid, data, 2 + ndata);
+	}
 	put_block_head(MCT_EVENTS, tid, len);
 	rec_out_put(enc, len);
 }

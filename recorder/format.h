@@ -59,6 +59,18 @@
  *                as a trace cut short.  One level only: an MCT_PROCESS
  *                inside one is skipped.  A reader that does not know
  *                the kind skips it and reads the first process alone
+ *   MCT_ARGS     the values captured (mctrace record -A/-R) among the
+ *                events of the MCT_EVENTS block of thread `tid` that
+ *                comes next: u64 that block's `ticks`, u32 its `count`,
+ *                u32 0, then items of 16 bytes: u32 `at` (how many of
+ *                the block's events come before it), u32 the item's
+ *                word (MCT_DATA_*, below), u64 its value.  An item
+ *                belongs to the innermost call open at its place: an
+ *                argument follows its call's entry, a return value
+ *                precedes its exit.  A reader that does not know the
+ *                kind skips it and shows the calls without values; one
+ *                whose next MCT_EVENTS block is not the one it names
+ *                (damaged, lost) drops it
  *
  * An MCT_NAME names its address from the start.  A library closed and
  * another (or the same) opened at its address give one address several
@@ -101,6 +113,7 @@
 enum mct_kind {
 	MCT_ENTRY = 0,
 	MCT_EXIT = 1,
+	MCT_DATA = 2,		/* a value captured: MCT_ARGS's items */
 };
 
 enum mct_block_kind {
@@ -113,6 +126,7 @@ enum mct_block_kind {
 	MCT_LOST_WHY = 7,
 	MCT_INFO = 8,
 	MCT_PROCESS = 9,
+	MCT_ARGS = 10,
 	MCT_BLOCK_KINDS		/* one past the last kind this version has */
 };
 
@@ -199,5 +213,36 @@ struct mct_event {
 
 #define MCT_TICKS(w) ((w) >> 2)
 #define MCT_KIND(w) ((unsigned)((w) & 3))
+
+/*
+ * An MCT_DATA event (in the ring, and an MCT_ARGS item's word): no
+ * ticks, but what the value is.  Bits 0-1 the kind; bit 2 set: the
+ * next bytes of the string the last item began (`func` holds up to 8
+ * of them, MCT_DATA_LEN of them); else a value: bits 3-6 which (0 the
+ * return value, n the nth argument), bits 8-15 its format as mctrace
+ * record -A takes it ('d' signed, 'u' unsigned, 'x' hex, 'p' pointer,
+ * 'c' character, 's' string), bits 16-23 its bits (8, 16, 32, 64: the
+ * low ones of the register count); for a string, `func` is the
+ * pointer, bits 16-23 an enum mct_str and bits 24-31 the bytes of it
+ * that follow, in items of their own.
+ */
+#define MCT_DATA_MORE 4u
+#define MCT_DATA_WORD(which, fmt, bits, len) \
+	((uint64_t)MCT_DATA | (uint64_t)(which) << 3 | \
+	 (uint64_t)(uint8_t)(fmt) << 8 | (uint64_t)(bits) << 16 | \
+	 (uint64_t)(len) << 24)
+#define MCT_DATA_WHICH(w) ((unsigned)((w) >> 3) & 15)
+#define MCT_DATA_FMT(w) ((char)((w) >> 8))
+#define MCT_DATA_BITS(w) ((unsigned)((w) >> 16) & 255)
+#define MCT_DATA_LEN(w) ((unsigned)((w) >> 24) & 255)
+#define MCT_DATA_MAX_ARGS 15	/* `which` has 4 bits */
+
+/* What a string argument's pointer led to. */
+enum mct_str {
+	MCT_STR_OK,		/* a string, whole: its bytes follow */
+	MCT_STR_NULL,		/* a null pointer */
+	MCT_STR_BAD,		/* a pointer to no readable memory */
+	MCT_STR_CUT,		/* longer than the bytes that follow */
+};
 
 #endif

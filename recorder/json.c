@@ -104,7 +104,8 @@ void rec_json_events(struct rec_thread *t, const struct mct_event *e,
 		     size_t n, const struct rec_clock *c)
 {
 	for (size_t i = 0; i < n; i++)
-		put_json_event(t, &e[i], c);
+		if (MCT_KIND(e[i].word) != MCT_DATA)	/* values: not here */
+			put_json_event(t, &e[i], c);
 }
 
 /*

@@ -41,6 +41,31 @@ const bool rec_gpr_only = false;
 
 _Thread_local struct rec_tls rec_tls REC_TLS_MODEL;
 
+/*
+ * Our return trampolines: the plain one, and where values are captured
+ * the one of a function whose return value is (rec_exit_value).
+ */
+static inline bool is_tramp(uintptr_t addr)
+{
+#ifdef REC_VALUE_CAPTURE
+	if (addr == (uintptr_t)&rec_return_value_tramp)
+		return true;
+#endif
+	return addr == (uintptr_t)&rec_return_tramp;
+}
+
+/* The trampoline frame `f`'s slot led to. */
+static inline uintptr_t tramp_of(const struct rec_frame *f)
+{
+#ifdef REC_VALUE_CAPTURE
+	if (f->value)
+		return (uintptr_t)&rec_return_value_tramp;
+#else
+	(void)f;
+#endif
+	return (uintptr_t)&rec_return_tramp;
+}
+
 static pthread_key_t gone_key;
 
 static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
@@ -131,40 +156,58 @@ static void pop_below(struct rec_thread *t, uintptr_t key, bool at_too,
 }
 
 #ifdef REC_GPR_ONLY
+/* The room wait_room waits for, where wait_room_keeping reads it. */
+static _Thread_local uint64_t room_needed REC_TLS_MODEL;
+
 /* rec_ring_wait in rec_keeping_vectors' shape: it calls into libc */
 static struct rec_thread *wait_room_keeping(void)
 {
 	struct rec_thread *t = rec_tls.self;
 
-	return rec_ring_wait(t, t->depth + 2) ? t : NULL;
+	return rec_ring_wait(t, room_needed) ? t : NULL;
 }
 #endif
 
 /*
- * The ring is full: whether the writer made room for the entry.  Not
- * in the writer thread (a traced function it calls, a program's own
- * malloc): it would wait for itself.
+ * The ring is full: whether the writer made room for the entry (`need`
+ * events).  Not in the writer thread (a traced function it calls, a
+ * program's own malloc): it would wait for itself.
  */
-static bool wait_room(struct rec_thread *t)
+static bool wait_room(struct rec_thread *t, uint64_t need)
 {
 	if (rec_tls.writer)
 		return false;
 #ifdef REC_GPR_ONLY
 	(void)t;
+	room_needed = need;
 	return rec_keeping_vectors(wait_room_keeping) != NULL;
 #else
-	return rec_ring_wait(t, t->depth + 2);
+	return rec_ring_wait(t, need);
 #endif
+}
+
+/* Room in the ring for `need` events, waited for; else a call lost. */
+static bool room_for(struct rec_thread *t, uint64_t need)
+{
+	rec_ring_mind_mark(t, need);
+	if (rec_ring_room(t, need) >= need || wait_room(t, need))
+		return true;
+	t->lost[MCT_LOST_RING]++;
+	return false;
 }
 
 /*
  * rec_entry when the common case does not hold: the thread's first
  * call, another stack, a frame rec_arch_key cannot place, a tail call,
- * frames left by longjmp, the depth limit, a full ring or shadow stack.
+ * frames left by longjmp, the depth limit, a full ring or shadow stack;
+ * and every call of a function whose values are captured (`w`, their
+ * registers in `regs`), whose events must fit with its entry's.
  * Called busy; leaves not busy.
  */
 static __attribute__((noinline)) void entry_slow(uintptr_t func,
-						 uintptr_t *slot)
+						 uintptr_t *slot,
+						 const struct rec_args *w,
+						 const uintptr_t *regs)
 {
 	struct rec_thread *t;
 	uintptr_t ret, key;
@@ -190,7 +233,7 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 	}
 	now = rec_ticks();
 	ret = *slot;
-	if (ret != (uintptr_t)&rec_return_tramp) {
+	if (!is_tramp(ret)) {
 		/* a frame at this key is gone too (longjmp, then a call) */
 		pop_below(t, key, true, now);
 	} else {
@@ -209,16 +252,15 @@ static __attribute__((noinline)) void entry_slow(uintptr_t func,
 		t->lost[MCT_LOST_SHADOW]++;
 		goto out;
 	}
-	rec_ring_mind_mark(t, t->depth + 2);
-	if (rec_ring_room(t, t->depth + 2) < t->depth + 2 && !wait_room(t)) {
-		t->lost[MCT_LOST_RING]++;
+	if (!room_for(t, t->depth + 2 + (w ? w->events : 0)))
 		goto out;
-	}
 	t->frames[t->depth++] = (struct rec_frame){
 		.key = key, .slot = slot, .orig = ret, .func = func,
-		.copy = copy };
+		.copy = copy, .value = w && w->has_ret };
 	rec_ring_emit(t, MCT_ENTRY, func, now);
-	*slot = (uintptr_t)&rec_return_tramp;
+	if (w)
+		rec_args_put(t, w, regs);
+	*slot = tramp_of(&t->frames[t->depth - 1]);
 out:
 	set_busy(false);
 }
@@ -262,7 +304,7 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 #endif
 	f = &t->frames[d];
 	if (__builtin_expect(f[-1].key <= key ||	/* the guard's: never */
-			     *at == (uintptr_t)&rec_return_tramp, 0))
+			     is_tramp(*at), 0))
 		goto slow;
 	f->key = key;
 	f->slot = at;
@@ -270,14 +312,88 @@ REC_NOTRACE void rec_entry(uintptr_t func, uintptr_t *slot)
 	f->func = func;
 	f->restored = false;
 	f->copy = copy;
+	f->value = false;
 	t->depth = d + 1;
 	rec_ring_emit(t, MCT_ENTRY, func, rec_ticks());
 	*at = (uintptr_t)&rec_return_tramp;
 	set_busy(false);
 	return;
 slow:
-	entry_slow(func, slot);
+	entry_slow(func, slot, NULL, NULL);
 }
+
+#ifdef REC_VALUE_CAPTURE
+/*
+ * The slot hook while some function's values are captured
+ * (rec_entry_args passes the argument registers the trampoline saved):
+ * the functions picked take entry_slow with them, the others rec_entry.
+ */
+REC_NOTRACE void rec_entry_regs(uintptr_t func, uintptr_t *slot,
+				const uintptr_t *regs)
+{
+	const struct rec_args *w = rec_args_of(func);
+
+	if (!w) {
+		rec_entry(func, slot);
+		return;
+	}
+	if (rec_tls.busy || !__atomic_load_n(&rec_on, __ATOMIC_RELAXED))
+		return;
+	set_busy(true);
+	entry_slow(func, slot, w, regs);
+}
+
+#ifndef REC_ARGS_CAPTURE
+/* Where the hooks hand no registers over: return values alone. */
+REC_NOTRACE void rec_entry_args(uintptr_t func, uintptr_t *slot)
+{
+	rec_entry_regs(func, slot, NULL);
+}
+#endif
+
+#ifdef __aarch64__
+/*
+ * From rec_entry_args: `fp` is x29 there, the trampoline's frame record
+ * or the one of mc_rt_dispatch_slot below it, which leads to it.  The
+ * trampoline's is the one whose x30 is `func`, with x0-x7 above it
+ * (runtime/aarch64/trampoline.S); without it, no values.
+ */
+REC_NOTRACE void rec_entry_frame(uintptr_t func, uintptr_t *slot,
+				 const uintptr_t *fp)
+{
+	for (int i = 0; i < 2 && fp; i++, fp = (const uintptr_t *)fp[0])
+		if (fp[1] == func) {
+			rec_entry_regs(func, slot, fp + 2);
+			return;
+		}
+	rec_entry(func, slot);
+}
+#endif
+
+/*
+ * From rec_return_value_tramp: a function whose return value is
+ * captured returned `value` to stack pointer `sp`.  Its value goes
+ * before its exit while the ring has room for it and every open
+ * frame's exit (else it is left out); then rec_exit.
+ */
+REC_NOTRACE uintptr_t rec_exit_value(uintptr_t sp, uintptr_t value)
+{
+	struct rec_thread *t = rec_tls.self;
+	bool was_busy = rec_tls.busy;
+	const struct rec_args *w;
+	struct rec_frame *f;
+
+	if (t && t->depth && (f = &t->frames[t->depth - 1])->key == sp &&
+	    f->value && (w = rec_args_of(f->func)) && w->has_ret) {
+		set_busy(true);
+		if (rec_ring_room(t, t->depth + rec_args_ret_events(w)) >=
+		    t->depth + rec_args_ret_events(w))
+			rec_args_put_ret(t, w, value);
+		set_busy(was_busy);
+	}
+	return rec_exit(sp);
+}
+#endif
 
 static __attribute__((noreturn, noinline)) void no_frame(uintptr_t sp)
 {
@@ -443,7 +559,7 @@ static void restore_copy(struct rec_thread *t, size_t i, uintptr_t lo)
 				     t->frames[i + 1].key : lo);
 
 	for (; (uintptr_t)w < t->frames[i].key; w++) {
-		if (*w != (uintptr_t)&rec_return_tramp)
+		if (!is_tramp(*w))
 			continue;
 		if (t->nfixes < 2 * t->max_frames)
 			t->fixes[t->nfixes++] = (struct rec_fix){ w, orig };
@@ -471,7 +587,7 @@ REC_NOTRACE void rec_unwind_begin(void)
 		if (f->copy) {
 			restore_copy(t, i, lo);
 			f->restored = true;
-		} else if (*f->slot == (uintptr_t)&rec_return_tramp) {
+		} else if (is_tramp(*f->slot)) {
 			*f->slot = real_orig(t, i);
 			f->restored = true;
 		}
@@ -496,7 +612,7 @@ REC_NOTRACE void rec_unwind_caught(uintptr_t sp)
 		struct rec_frame *f = &t->frames[i];
 
 		if (f->restored && !f->copy && *f->slot == real_orig(t, i))
-			*f->slot = (uintptr_t)&rec_return_tramp;
+			*f->slot = tramp_of(f);
 		f->restored = false;
 	}
 	for (size_t k = 0; k < t->nfixes; k++) {

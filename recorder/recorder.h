@@ -16,7 +16,8 @@
  * points, attach.h), start.c (start, end, fork), writer.c (the
  * writer thread), compact.c and json.c (the two forms the writer
  * writes), names.c (the functions' names), record.c (the traced
- * thread's side), filters.c (which functions are enabled), libs.c
+ * thread's side), args.c (the arguments and return values captured),
+ * filters.c (which functions are enabled), libs.c
  * (libraries loaded while recording), out.c (the file), ring.c and
  * ring.h (the threads' rings), config.c (the settings).
  *
@@ -51,6 +52,7 @@ struct rec_frame {
 	bool restored;		/* orig written back (an unwind is on) */
 	bool copy;		/* `slot` holds a copy the function does not
 				   return through (rec_arch_key) */
+	bool value;		/* returns through rec_return_value_tramp */
 };
 
 /* The bytes of a shadow stack of `n` frames, with its guard. */
@@ -179,6 +181,46 @@ REC_HIDDEN void rec_fork_child(void);
 REC_HIDDEN void rec_close_frames(void);
 REC_HIDDEN int rec_init_threads(void);
 
+/*
+ * args.c: the values captured (MCOUNT_TRACE_ARGS, mctrace record -A/-R).
+ * A function's: its arguments, by their place in the ABI's integer
+ * argument registers (`which`, from 1), and its return value, each in
+ * a format (format.h's MCT_DATA).
+ */
+struct rec_arg {
+	uint8_t which;
+	char fmt;		/* d u x p c s */
+	uint8_t bits;		/* 8 16 32 64 */
+};
+struct rec_args {
+	struct rec_arg arg[MCT_DATA_MAX_ARGS];
+	unsigned nargs;
+	struct rec_arg ret;
+	bool has_ret;
+	unsigned events;	/* ring events its values take at most */
+};
+/*
+ * This backend captures return values (REC_VALUE_CAPTURE), and the
+ * arguments too (REC_ARGS_CAPTURE: its hooks hand the registers over).
+ */
+REC_HIDDEN extern const bool rec_values_capture, rec_args_capture;
+/* Some function's values are captured: the recording enters by args. */
+REC_HIDDEN extern bool rec_args_on;
+/*
+ * The settings read and the sites picked: false, having said why (a
+ * spec the machine cannot capture, or a function whose hook does not
+ * see its arguments).
+ */
+REC_HIDDEN bool rec_args_start(void);
+/* What the function whose hook returns to `ret` captures, or NULL. */
+REC_HIDDEN const struct rec_args *rec_args_of(uintptr_t ret);
+REC_HIDDEN unsigned rec_args_ret_events(const struct rec_args *w);
+/* Its argument events, from `regs` as the backend's hook saved them. */
+REC_HIDDEN void rec_args_put(struct rec_thread *t, const struct rec_args *w,
+			     const uintptr_t *regs);
+REC_HIDDEN void rec_args_put_ret(struct rec_thread *t,
+				 const struct rec_args *w, uintptr_t value);
+
 /* start.c */
 REC_HIDDEN void rec_finish(void);
 /*
@@ -221,6 +263,49 @@ REC_HIDDEN void rec_return_tramp(void);
 #define REC_FUSED_ENTRY 1
 REC_HIDDEN void rec_fentry(void);
 REC_HIDDEN void rec_mcount(void);
+#endif
+
+/*
+ * Where the backend captures values (rec_args_capture): the slot hook
+ * set in place of rec_entry when some function's are captured, which
+ * finds the argument registers the trampoline saved and passes them to
+ * rec_entry_regs (<arch>/entry.S), and the return trampoline of a
+ * function whose return value is captured, which passes it to
+ * rec_exit_value (<arch>/return.S).  On x86_64 the fused entries keep
+ * the other functions' calls (rec_fentry_args, rec_mcount_args), which
+ * tell the functions captured by a byte of rec_args_map.
+ */
+#if defined(__x86_64__)
+#define REC_ARGS_CAPTURE 1
+REC_HIDDEN void rec_fentry_args(void);
+REC_HIDDEN void rec_mcount_args(void);
+REC_HIDDEN extern uint8_t rec_args_map[];
+#elif defined(__aarch64__)
+/*
+ * The trampolines keep a frame record: rec_entry_args passes x29 to
+ * rec_entry_frame, which finds theirs, the registers above it.
+ */
+#define REC_ARGS_CAPTURE 1
+REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
+				const uintptr_t *fp);
+#endif
+/*
+ * Backends whose return trampoline has a twin that keeps the value
+ * (rec_return_value_tramp), but whose hooks do not hand the argument
+ * registers over: -R alone.  Their rec_entry_args is record.c's.
+ */
+#if defined(__riscv) || defined(__i386__)
+#define REC_VALUE_CAPTURE 1
+#endif
+#ifdef REC_ARGS_CAPTURE
+#define REC_VALUE_CAPTURE 1
+#endif
+#ifdef REC_VALUE_CAPTURE
+REC_HIDDEN void rec_entry_args(uintptr_t func, uintptr_t *slot);
+REC_HIDDEN void rec_return_value_tramp(void);
+REC_HIDDEN void rec_entry_regs(uintptr_t func, uintptr_t *slot,
+			       const uintptr_t *regs);
+REC_HIDDEN uintptr_t rec_exit_value(uintptr_t sp, uintptr_t value);
 #endif
 
 /*

@@ -14,7 +14,7 @@
 # one relocatable object, the archive's `linux-rec.o`: runtime.mk puts
 # RT_PLATFORM_MEMBER in the archive in place of linux.o.
 
-REC_CSRCS := recorder/record.c recorder/ring.c recorder/config.c \
+REC_CSRCS := recorder/record.c recorder/args.c recorder/ring.c recorder/config.c \
 	     recorder/writer.c recorder/out.c recorder/compact.c \
 	     recorder/json.c recorder/names.c recorder/info.c \
 	     recorder/start.c recorder/attach.c \
@@ -39,6 +39,12 @@ REC_GPR_ONLY_x86_64 := -mgeneral-regs-only -DREC_GPR_ONLY
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c recorder/ring.h $(REC_HDRS) \
 		$$(wildcard recorder/$$*/entry.h)
+	@mkdir -p $(@D)
+	$(RT_COMPILE) $(REC_GPR_ONLY_$*)
+
+# args.c runs on the same path, before the traced function does.
+$(RT_OBJROOT)/%/rec-args.o: recorder/args.c recorder/ring.h $(REC_HDRS) \
+		$(RT_HDRS)
 	@mkdir -p $(@D)
 	$(RT_COMPILE) $(REC_GPR_ONLY_$*)
 

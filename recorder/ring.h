@@ -54,6 +54,17 @@ static inline void rec_ring_mind_mark(struct rec_thread *t, uint64_t need)
 #endif
 }
 
+/* An event of another kind than an entry or exit (MCT_DATA's). */
+static inline void rec_ring_put(struct rec_thread *t, uint64_t word,
+				uint64_t value)
+{
+	struct mct_event *e = &t->ring[t->head & t->mask];
+
+	e->word = word;
+	e->func = value;
+	__atomic_store_n(&t->head, t->head + 1, __ATOMIC_RELEASE);
+}
+
 static inline void rec_ring_emit(struct rec_thread *t, unsigned kind,
 				 uintptr_t func, uint64_t ticks)
 {

@@ -23,6 +23,8 @@
  *                              and how full the rings got (writer.c)
  *   MCOUNT_TRACE_TEST_NAP=NS   for tests: the writer naps NS after each
  *                              pass whatever it guessed (writer.c)
+ *   MCOUNT_TRACE_ARGS=SPECS    arguments and return values captured
+ *                              (mctrace -A, -R): args.c
  *   MCOUNT_TRACE_AT<k>=NS      k = 1..8, times increasing (mctrace --at):
  *   MCOUNT_TRACE_FILTER<k>,    NS after the recording began, the
  *   MCOUNT_TRACE_NOTRACE<k>    functions enabled become those these
@@ -151,6 +153,33 @@ const char *rec_base_path(void)
 	return base_path;
 }
 
+/*
+ * The runtime's hooks: rec_entry, or rec_entry_args while values are
+ * captured (args.c), which needs the trampoline's saved registers; and
+ * the fused entries, which save none, where there are: the ones that
+ * leave the functions captured to rec_entry_args when there are some.
+ */
+static bool set_hooks(void)
+{
+	mc_rt_slot_hook_t hook = rec_entry;
+
+#ifdef REC_VALUE_CAPTURE
+	if (rec_args_on)
+		hook = rec_entry_args;
+#endif
+	if (!(rec_gpr_only ? mc_rt_set_gpr_slot_hook(hook)
+			   : mc_rt_set_slot_hook(hook)))
+		return false;
+#ifdef REC_FUSED_ENTRY
+	/* rec_entry's common case without the trampoline's frame */
+	if (rec_gpr_only && hook == rec_entry)
+		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
+	else if (rec_gpr_only)
+		mc_rt_set_entry_takeover(rec_fentry_args, rec_mcount_args);
+#endif
+	return true;
+}
+
 int rec_begin(const char *path, int (*open_trace)(void))
 {
 	char *copy = strdup(path);
@@ -162,18 +191,13 @@ int rec_begin(const char *path, int (*open_trace)(void))
 	base_path = copy;
 	rec_config_read(base_path);
 	rec_filters_read();
-	if (start_once() != 0 ||
-	    !(rec_gpr_only ? mc_rt_set_gpr_slot_hook(rec_entry)
-			   : mc_rt_set_slot_hook(rec_entry))) {
+	if (!rec_args_start())
+		return -1;
+	if (start_once() != 0 || !set_hooks()) {
 		fprintf(stderr, "mcount: trace: the runtime has no slot "
 			"trampolines on %s: nothing recorded\n", MC_RT_ARCH->name);
 		return -1;
 	}
-#ifdef REC_FUSED_ENTRY
-	/* rec_entry's common case without the trampoline's frame */
-	if (rec_gpr_only)
-		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
-#endif
 	if (!rec_filters_enable(&failed))
 		return -1;
 	if (open_trace() != 0)

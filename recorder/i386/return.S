@@ -52,5 +52,37 @@ rec_return_tramp:
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
 
+/*
+ * The return trampoline of a function whose return value is captured
+ * (args.c): the same frame, and rec_exit_value(sp, %eax), which writes
+ * the value and the exit and gives back the real return address.
+ */
+	.globl	rec_return_value_tramp
+	.hidden	rec_return_value_tramp
+	.hidden	rec_exit_value
+	.type	rec_return_value_tramp, @function
+	.p2align 4
+	.cfi_startproc
+	.cfi_undefined eip
+	nop		/* an unwinder looks up the FDE of our address - 1 */
+rec_return_value_tramp:
+	pushl	%ebp
+	movl	%esp, %ebp
+	pushl	%eax			/* -4(%ebp) */
+	pushl	%edx			/* -8(%ebp) */
+	andl	$-16, %esp
+	subl	$8, %esp
+	pushl	%eax			/* the value */
+	leal	4(%ebp), %eax		/* the stack pointer after the ret */
+	pushl	%eax
+	call	rec_exit_value
+	movl	%eax, %ecx		/* where the function returns to */
+	movl	-8(%ebp), %edx
+	movl	-4(%ebp), %eax
+	movl	%ebp, %esp
+	popl	%ebp
+	jmp	*%ecx
+	.cfi_endproc
+	.size	rec_return_value_tramp, . - rec_return_value_tramp
 
 	.section .note.GNU-stack, "", @progbits

@@ -69,5 +69,43 @@ rec_return_tramp:
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
 
+/*
+ * The return trampoline of a function whose return value is captured
+ * (args.c): the same frame, and rec_exit_value(sp, a0), which writes the
+ * value and the exit and gives back the real return address.
+ */
+	.globl	rec_return_value_tramp
+	.hidden	rec_return_value_tramp
+	.hidden	rec_exit_value
+	.type	rec_return_value_tramp, @function
+	.p2align 2
+	.cfi_startproc
+	.cfi_undefined ra
+	.option	push
+	.option	norvc
+	nop		/* an unwinder looks up the FDE of our address - 1 */
+	.option	pop
+rec_return_value_tramp:
+	addi	sp, sp, -FRAME
+	sd	a0, 0(sp)
+	sd	a1, 8(sp)
+#if HAVE_FP
+	FSAVE	fa0, 16(sp)
+	FSAVE	fa1, 24(sp)
+#endif
+	mv	a1, a0			/* the value */
+	addi	a0, sp, FRAME		/* the stack pointer after the ret */
+	call	rec_exit_value
+	mv	t1, a0			/* where the function returns to */
+#if HAVE_FP
+	FLOAD	fa0, 16(sp)
+	FLOAD	fa1, 24(sp)
+#endif
+	ld	a0, 0(sp)
+	ld	a1, 8(sp)
+	addi	sp, sp, FRAME
+	jr	t1
+	.cfi_endproc
+	.size	rec_return_value_tramp, . - rec_return_value_tramp
 
 	.section .note.GNU-stack, "", @progbits

@@ -55,11 +55,15 @@
 .endm
 
 /*
- * FUSED_ENTRY name, slot, gpr: the entry `name`, whose function's return
- * address is at `slot` once SAVED bytes are pushed, falling back to the
- * trampoline path `gpr`.
+ * FUSED_ENTRY name, slot, gpr, hook, args: the entry `name`, whose
+ * function's return address is at `slot` once SAVED bytes are pushed,
+ * falling back to the trampoline path `gpr`, which calls `hook`.  With
+ * `args` (a recording that captures values, recorder/args.c), a
+ * function whose mark is set in rec_args_map goes that way at once, to
+ * rec_entry_args: a byte read by its return address, which names it
+ * (another that shares its byte only goes the longer way).
  */
-.macro	FUSED_ENTRY name, slot, gpr
+.macro	FUSED_ENTRY name, slot, gpr, hook=rec_entry, args=0
 	.globl	\name
 	.hidden	\name
 	.type	\name, @function
@@ -77,6 +81,14 @@
 	SAVE_REG	%rcx
 	SAVE_REG	%rdx
 	SAVE_REG	%rsi
+	.if \args
+	movq	SAVED(%rsp), %rax		/* func */
+	shrq	$REC_ARGS_MAP_SHIFT, %rax
+	andl	$REC_ARGS_MAP_MASK, %eax
+	leaq	rec_args_map(%rip), %rcx
+	cmpb	$0, (%rcx,%rax)
+	jne	3f				/* its values are captured */
+	.endif
 	movq	%fs:REC_TLS_SELF(%r11), %rsi	/* t */
 	leaq	\slot, %rcx			/* slot */
 	testq	%rsi, %rsi
@@ -107,7 +119,7 @@
 	movq	%rdx, REC_F_ORIG(%r11)
 	movq	SAVED(%rsp), %rax		/* func */
 	movq	%rax, REC_F_FUNC(%r11)
-	movw	$0, REC_F_FLAGS(%r11)		/* !restored, !copy */
+	movl	$0, REC_F_FLAGS(%r11)		/* !restored, !copy, !value */
 	incq	REC_T_DEPTH(%rsi)
 	leaq	rec_return_tramp(%rip), %rdx
 	movq	%rdx, (%rcx)			/* *slot = rec_return_tramp */
@@ -140,7 +152,7 @@
 	LOAD_REG	%rax
 	movq	rec_tls@gottpoff(%rip), %r11
 	movb	$0, %fs:REC_TLS_BUSY(%r11)
-	leaq	rec_entry(%rip), %r11
+	leaq	\hook(%rip), %r11
 	jmp	\gpr
 	.cfi_endproc
 	.size	\name, . - \name
@@ -149,5 +161,31 @@
 	.text
 	FUSED_ENTRY	rec_fentry, SAVED+8(%rsp), mc_rt_tramp_fentry_gpr
 	FUSED_ENTRY	rec_mcount, 8(%rbp), mc_rt_tramp_mcount_gpr
+	FUSED_ENTRY	rec_fentry_args, SAVED+8(%rsp), \
+			mc_rt_tramp_fentry_gpr, rec_entry_args, 1
+	FUSED_ENTRY	rec_mcount_args, 8(%rbp), \
+			mc_rt_tramp_mcount_gpr, rec_entry_args, 1
+
+/*
+ * rec_entry_args(func, slot): the slot hook while values are captured
+ * (args.c), which the fused entries' *_args leave the functions marked
+ * to, and the others they cannot take; the trampolines' general-register
+ * paths call it with the
+ * argument registers saved at the bottom of their frame, just above our
+ * return address: %rdi %rsi %rdx %rcx %r8 %r9, the psABI's order
+ * (runtime/x86_64/trampoline.S, SAVE_GPR_ARGS).  rec_entry_regs gets
+ * where they are.
+ */
+	.globl	rec_entry_args
+	.hidden	rec_entry_args
+	.type	rec_entry_args, @function
+	.p2align 4
+rec_entry_args:
+	.cfi_startproc
+	endbr64
+	leaq	8(%rsp), %rdx
+	jmp	rec_entry_regs
+	.cfi_endproc
+	.size	rec_entry_args, . - rec_entry_args
 
 	.section .note.GNU-stack, "", @progbits

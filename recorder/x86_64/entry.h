@@ -27,7 +27,8 @@
 #define REC_F_SLOT		8
 #define REC_F_ORIG		16
 #define REC_F_FUNC		24
-#define REC_F_FLAGS		32	/* restored, then copy: one 16-bit store */
+#define REC_F_FLAGS		32	/* restored, copy, value: one 32-bit
+					   store clears them (and padding) */
 #define REC_F_SIZE		40
 
 #define REC_E_WORD		0
@@ -38,6 +39,13 @@
 #define REC_E_EXIT		1	/* MCT_EXIT */
 
 #define REC_KEY_FROM_SLOT	8	/* key = slot + 8 (rec_arch_key) */
+
+/*
+ * rec_args_map (args.c): a byte per function whose values are captured,
+ * at (its return address >> SHIFT) & MASK.
+ */
+#define REC_ARGS_MAP_SHIFT	4
+#define REC_ARGS_MAP_MASK	0xffff
 
 #ifndef __ASSEMBLER__
 #define REC_AT(s, f, off) \
@@ -62,6 +70,7 @@ REC_AT(rec_frame, orig, REC_F_ORIG);
 REC_AT(rec_frame, func, REC_F_FUNC);
 REC_AT(rec_frame, restored, REC_F_FLAGS);
 REC_AT(rec_frame, copy, REC_F_FLAGS + 1);
+REC_AT(rec_frame, value, REC_F_FLAGS + 2);
 REC_AT(mct_event, word, REC_E_WORD);
 REC_AT(mct_event, func, REC_E_FUNC);
 _Static_assert(sizeof(struct rec_frame) == REC_F_SIZE, "rec_frame's size");

@@ -100,6 +100,38 @@ rec_return_tramp:
 	.size	rec_return_tramp, . - rec_return_tramp
 
 /*
+ * The return trampoline of a function whose return value is captured
+ * (args.c): rec_exit_value(sp, %rax) writes the value and the exit and
+ * gives back the real return address, %rax and %rdx kept as
+ * rec_return_tramp's own slow path keeps them.  Its CFI is the same.
+ */
+	.text
+	.globl	rec_return_value_tramp
+	.hidden	rec_return_value_tramp
+	.type	rec_return_value_tramp, @function
+	.p2align 4
+	.cfi_startproc
+	.cfi_undefined rip
+	nop		/* an unwinder looks up the FDE of our address - 1 */
+rec_return_value_tramp:
+	pushq	%rbp
+	movq	%rsp, %rbp
+	andq	$-16, %rsp
+	pushq	%rax
+	pushq	%rdx
+	leaq	8(%rbp), %rdi		/* the stack pointer after the ret */
+	movq	%rax, %rsi		/* the value */
+	call	rec_exit_value
+	movq	%rax, %r11		/* where the function returns to */
+	popq	%rdx
+	popq	%rax
+	movq	%rbp, %rsp
+	popq	%rbp
+	jmp	*%r11
+	.cfi_endproc
+	.size	rec_return_value_tramp, . - rec_return_value_tramp
+
+/*
  * struct rec_thread *rec_keeping_vectors(struct rec_thread *(*fn)(void)):
  * fn(), with the vector argument registers (%xmm0-7, their low 128
  * bits, as the runtime's full trampolines keep them) as they were.

@@ -839,18 +839,21 @@ expect "thunks at the end of the image's code where no page is free in reach" \
 # same of the entries that take the trampolines over (entry.S), which
 # leave the rest to the trampolines' general-register paths
 # (mc_rt_tramp_*_gpr: they save the general argument registers and
-# call rec_entry, checked here), and of the return trampoline itself,
-# whose one jump through a register is to the real return address.
+# call rec_entry, checked here), of the entry that captures arguments
+# (rec_entry_args, -A) and of the return trampolines themselves (the
+# plain one and -R's), whose one jump through a register is to the
+# real return address.
 gpr_check() {
 	rm -rf "$OUT/ar" && mkdir -p "$OUT/ar" &&
 	lib=$(cd "$(dirname "$LIB")" && pwd)/$(basename "$LIB") &&
 	(cd "$OUT/ar" && ar x "$lib" linux-rec.o) &&
 	$RT_OBJDUMP -dr --no-show-raw-insn "$OUT/ar/linux-rec.o" > "$OUT/rec.dis" &&
 	$PY $T/check.py gpr "$OUT/rec.dis" rec_entry rec_exit \
-		rec_fentry rec_mcount \
+		rec_fentry rec_mcount rec_fentry_args rec_mcount_args \
+		rec_entry_args \
 		--calls rec_keeping_vectors mc_rt_tramp_fentry_gpr \
 		mc_rt_tramp_mcount_gpr --noreturn no_frame \
-		--returns rec_return_tramp >/dev/null
+		--returns rec_return_tramp rec_return_value_tramp >/dev/null
 }
 [ "$ARCH" != x86_64 ] ||
 	expect "[x86_64] the hooks leave vector registers alone" gpr_check

@@ -18,10 +18,17 @@ check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) $(BUILD)/armscan \
 	  RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
 		OUT=$(BUILD)/tests/trace-uftrace sh tests/trace/uftrace.sh || \
 		status=1; \
+	  RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
+		OUT=$(BUILD)/tests/trace-args sh tests/trace/args.sh || \
+		status=1; \
 	  $(foreach a,$(TRACE_CROSS),\
 		TRACE_ARCH=$(a) RECORDMCOUNT=$(RECORDMCOUNT) \
 		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a MCTRACE=$(MCTRACE) \
-		OUT=$(BUILD)/tests/trace-$(a) sh tests/trace/run.sh || status=1;) \
+		OUT=$(BUILD)/tests/trace-$(a) sh tests/trace/run.sh || status=1; \
+		TRACE_ARCH=$(a) RECORDMCOUNT=$(RECORDMCOUNT) \
+		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a MCTRACE=$(MCTRACE) \
+		OUT=$(BUILD)/tests/trace-args-$(a) sh tests/trace/args.sh || \
+		status=1;) \
 	  exit $$status ) > $(BUILD)/trace.out 2>&1; status=$$?; \
 	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/trace.out; \
 	[ $$status -eq 0 ] || grep -vE '^(PASS|SKIP)' $(BUILD)/trace.out | head -40; \

@@ -1,0 +1,233 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# args.sh - mctrace record -A/-R: the arguments and return values it
+# captures, per call, against oracles that do not share its code
+# (argcheck.py compares):
+#   - the programs' own printf of what each call was given and returns
+#     (args.c: negative, unsigned, hex, six register arguments, strings
+#     with escapes, a string longer than the bound, a null and an
+#     unmapped string pointer, a recursive function, a returned
+#     string; argscc.cc: C++ functions picked by demangled globs, a
+#     method's `this`);
+#   - uftrace record -A/-R of the same source with the same specs (the
+#     host, if uftrace is installed): the same values, call by call;
+#   - the Chrome JSON and the Perfetto trace (decoded by protoc with
+#     perfetto.proto) carry the values replay shows;
+#   - specs the machine cannot capture are refused with their reason:
+#     an argument on the stack, a floating-point one, a wrong item.
+# On a backend that does not capture arguments (all but x86_64 and
+# aarch64), -A is refused with a one-line reason and a non-zero exit,
+# never a trace of garbage; riscv64 and i386 capture return values
+# (checked against the program's lines), the others refuse -R too.
+#
+#   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
+#   MCTRACE=build/mctrace OUT=build/tests/trace-args sh tests/trace/args.sh
+#   TRACE_ARCH=aarch64 LIBMCOUNT=build/aarch64/libmcount.a ... args.sh
+set -u
+T=tests/trace
+OUT=${OUT:-build/tests/trace-args}
+LIB=${LIBMCOUNT:-build/libmcount.a}
+TOOL=${RECORDMCOUNT:-build/recordmcount}
+MCT=${MCTRACE:-build/mctrace}
+PY=${PYTHON:-python3}
+. tests/runtime/arches.sh
+HOST=$(uname -m | sed 's/^i[3-6]86$/i386/')
+ARCH=${TRACE_ARCH:-$HOST}
+if ! rt_arch_config "$ARCH"; then
+	echo "FAIL: trace: args: [$ARCH] no configuration in tests/runtime/arches.sh"
+	exit 1
+fi
+RUN="timeout -k 10 120${RT_RUN:+ $RT_RUN}"
+GCC=$RT_CC_DEFAULT
+GXX=$(echo "$GCC" | sed 's/gcc$/g++/')
+# the hook forms that see the arguments (aarch64's -pg runs after the
+# prologue: refused, below)
+HOOK=-pg
+[ "$ARCH" = x86_64 ] && HOOK="-pg -mfentry"
+[ "$ARCH" = aarch64 ] && HOOK="-fpatchable-function-entry=2"
+TAG=
+[ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
+failures=0
+pass() { echo "PASS: trace: args: $TAG$*"; }
+fail() { echo "FAIL: trace: args: $TAG$*"; failures=$((failures + 1)); }
+expect() {	# expect <description> <command...>
+	what=$1
+	shift
+	if out=$("$@" 2>&1); then pass "$what"; else fail "$what: $out"; fi
+}
+mkdir -p "$OUT"
+rm -f "$OUT"/*.data* "$OUT"/*.out "$OUT"/*.rep "$OUT"/*.err
+
+# build <name> <compiler> <source>: $OUT/<name> (recorded) and, with
+# the same object unrecorded, $OUT/<name>-plain for uftrace.  A pad
+# calls no hook symbol that would pull libmcount.a's runtime in: the
+# boot is asked for by name.
+build() {
+	$2 -O2 -g -fno-inline $HOOK -c "$3" -o "$OUT/$1.o" &&
+	$2 -o "$OUT/$1-plain" "$OUT/$1.o" &&
+	$TOOL "$OUT/$1.o" &&
+	$2 -o "$OUT/$1" "$OUT/$1.o" -Wl,-u,mcount_boot "$LIB" \
+		-Wl,-T,lds/mcount.lds -lpthread
+}
+if ! build args "$GCC" $T/args.c || ! build argscc "$GXX" $T/argscc.cc; then
+	fail "build args.c and argscc.cc"
+	exit 1
+fi
+
+C_SPECS="-A add@arg1/i32,arg2/i32 -R add@retval/i32
+	-A six@arg1,arg2,arg3,arg4,arg5,arg6 -R six@retval
+	-A mask@arg1/x32,arg2/u -R mask@retval/x32
+	-A say@arg1/s,arg2/i32 -R say@retval/i32
+	-A fact@arg1/i32 -R fact@retval/i32 -A pick@arg1/i32 -R pick@retval/s"
+# uftrace's patterns are regular expressions, found anywhere in a name:
+# names alone read the same as our globs
+CC_SPECS="-A shapes::area@arg2/i32,arg1/i32 -R shapes::area@retval/i32
+	-A shapes::square@arg1 -R shapes::square@retval
+	-A shapes::Box::scaled@arg2/i32 -R shapes::Box::scaled@retval/i32"
+# ours alone: globs over demangled names, and a method's `this`
+CC_GLOBS="-A shapes::a*@arg1/i32,arg2/i32 -R shapes::[as]*@retval/i32
+	-A shapes::sq*@arg1 -A shapes::Box::*@arg1/p,arg2/i32
+	-R *::scaled@retval/i32"
+
+# capture <name> <specs> [args...]: $OUT/<name>.out (the program's
+# lines), .data, .rep (replay), .err
+capture() {
+	name=$1 specs=$2
+	shift 2
+	"$MCT" record -o "$OUT/$name.data" $specs -- $RUN "$OUT/$name" "$@" \
+		> "$OUT/$name.out" 2> "$OUT/$name.err" &&
+	"$MCT" replay "$OUT/$name.data" > "$OUT/$name.rep"
+}
+
+# the backends that capture, and how many integer arguments their ABI
+# passes in registers (arch/'s table); those that capture return values
+# alone, and why they refuse arguments
+case $ARCH in
+x86_64) NREGS=6 ;;
+aarch64) NREGS=8 ;;
+riscv64) RET_ONLY="arguments are not captured on riscv64 yet" ;;
+i386) RET_ONLY="arg1 is passed on the stack on i386" ;;
+esac
+if [ -z "${NREGS:-}" ]; then
+	# refused_a <message> <option...>: record says why, exits non-zero
+	refused_a() {
+		msg=$1
+		shift
+		"$MCT" record -o "$OUT/refused.data" "$@" -- \
+			$RUN "$OUT/args" > /dev/null 2> "$OUT/refused.err"
+		st=$?
+		[ $st -ne 0 ] || { echo "exit 0"; return 1; }
+		grep -q "$msg" "$OUT/refused.err" ||
+			{ head -3 "$OUT/refused.err"; return 1; }
+	}
+	expect "-A refused with its reason, exit non-zero" refused_a \
+		"${RET_ONLY:-not captured on $ARCH}" -A add@arg1
+	if [ -n "${RET_ONLY:-}" ]; then
+		# -R alone: the program's lines without their arguments
+		rets() {
+			capture args "-R add@retval/i32 -R six@retval
+				-R mask@retval/x32 -R say@retval/i32
+				-R fact@retval/i32 -R pick@retval/s" bad &&
+			sed 's/^\([a-z]*\)(.*) = /\1() = /' "$OUT/args.out" \
+				> "$OUT/args.rets" &&
+			$PY $T/argcheck.py printf "$OUT/args.rets" \
+				"$OUT/args.rep"
+		}
+		expect "-R: each call's return value is the program's own" rets
+	else
+		expect "-R refused too" refused_a "not captured on $ARCH" \
+			-R add@retval
+	fi
+	[ $failures -eq 0 ]
+	exit
+fi
+
+# checked <what> <name> <specs> [args...]: recorded, then each call's
+# values compared with the program's own lines
+checked() {
+	what=$1
+	shift
+	if capture "$@"; then
+		expect "$what" $PY $T/argcheck.py printf "$OUT/$1.out" \
+			"$OUT/$1.rep"
+	else
+		fail "$what: record: $(head -3 "$OUT/$1.err")"
+	fi
+}
+checked "C: each call's values are the program's own (printf)" \
+	args "$C_SPECS" bad
+checked "C++: demangled globs; a method's this and arguments (printf)" \
+	argscc "$CC_GLOBS"
+
+# both <name> <specs>: uftrace's recording and ours of <name>
+uftrace_both() {
+	uftrace record --no-libcall --no-event -d "$OUT/$1.uf.d" $2 \
+		"$OUT/$1-plain" > /dev/null &&
+	uftrace replay --no-pager -d "$OUT/$1.uf.d" > "$OUT/$1.uf" &&
+	capture "$1" "$2" &&
+	$PY $T/argcheck.py uftrace "$OUT/$1.uf" "$OUT/$1.rep"
+}
+if [ "$ARCH" != "$HOST" ] || ! command -v uftrace > /dev/null; then
+	echo "SKIP: trace: args: ${TAG}uftrace: not installed, or not this machine's"
+else
+	expect "C: the values uftrace records, call by call" \
+		uftrace_both args "$C_SPECS"
+	expect "C++: the values uftrace records, call by call" \
+		uftrace_both argscc "$CC_SPECS"
+fi
+
+# The other views carry what replay shows: JSON args, Perfetto's
+# debug annotations (decoded by protoc against our own .proto).
+views() {
+	capture args "$C_SPECS" &&
+	"$MCT" dump --chrome -o "$OUT/args.json" "$OUT/args.data" &&
+	grep -q '"name":"say","args":{"arg1":"\\"hello\\"","arg2":"1","retval":"5"}' \
+		"$OUT/args.json" &&
+	grep -q '"name":"fact","args":{"arg1":"1","retval":"1"}' \
+		"$OUT/args.json" &&
+	"$MCT" dump --perfetto -o "$OUT/args.pftrace" "$OUT/args.data" &&
+	protoc --decode=Trace -I $T $T/perfetto.proto \
+		< "$OUT/args.pftrace" > "$OUT/args.pf.txt" &&
+	tr -d ' \n' < "$OUT/args.pf.txt" | grep -q \
+		'debug_annotations{string_value:"-2147483647"name:"arg1"}debug_annotations{string_value:"-1"name:"arg2"}debug_annotations{string_value:"-2147483648"name:"retval"}type:TYPE_SLICE_END'
+}
+if command -v protoc > /dev/null; then
+	expect "Chrome JSON args and Perfetto annotations hold the values" views
+else
+	echo "SKIP: trace: args: ${TAG}views: no protoc (Debian's protobuf-compiler)"
+fi
+
+# refused <what> <message> <option...>: record exits non-zero, saying
+# <message>, and writes no trace
+refused() {
+	msg=$1
+	shift
+	rm -f "$OUT/refused.data"
+	if "$MCT" record -o "$OUT/refused.data" "$@" -- $RUN "$OUT/args" \
+		> /dev/null 2> "$OUT/refused.err"; then
+		echo "exit 0"
+		return 1
+	fi
+	grep -q "$msg" "$OUT/refused.err" || { cat "$OUT/refused.err"; return 1; }
+	[ ! -s "$OUT/refused.data" ] || { echo "a trace was written"; return 1; }
+}
+expect "an argument on the stack is refused by name" \
+	refused "arg$((NREGS + 1)) is passed on the stack on $ARCH" \
+	-A "six@arg$((NREGS + 1))"
+expect "a floating-point argument is refused" \
+	refused "floating-point arguments are not captured" -A "six@fparg1"
+expect "a bad format is refused" refused "format" -A "six@arg1/q"
+expect "-R takes retval only" refused "not FUNC@retval" -R "six@arg1"
+if [ "$ARCH" = aarch64 ]; then
+	late_hook() {
+		$GCC -O2 -fno-inline -pg -c $T/args.c -o "$OUT/args-pg.o" &&
+		$TOOL "$OUT/args-pg.o" &&
+		$GCC -o "$OUT/args" "$OUT/args-pg.o" "$LIB" \
+			-Wl,-T,lds/mcount.lds -lpthread &&
+		refused "add: its -pg hook runs after its prologue" -A add@arg1
+	}
+	expect "a -pg function's arguments are refused (its prologue ran)" \
+		late_hook
+fi
+
+[ $failures -eq 0 ]
