@@ -82,6 +82,12 @@ MC_RT_HIDDEN bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start,
  */
 MC_RT_HIDDEN void mc_plat_lock(void);
 MC_RT_HIDDEN void mc_plat_unlock(void);
+/*
+ * The patching lock as mc_plat_lock takes it if no other thread holds
+ * it; false at once if one does.  For an attach, made while every
+ * thread is held stopped: the holder cannot let go until they run.
+ */
+MC_RT_HIDDEN bool mc_plat_trylock(void);
 
 /*
  * Before a live change: true if, once the new code is written and its
