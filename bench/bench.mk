@@ -2,11 +2,13 @@
 # Benchmarks of `make bench` besides the kernel corpora (bench/bench.sh):
 # bench-scale, below, and the runtime (bench/runtime/run.sh):
 # boot-time patching cost per site over a program of 100000 functions,
-# and calls per second of a small function with and without its hook.
+# calls per second of a small function with and without its hook, live
+# toggles (alone and under contention), and `mctrace record -p`'s attach
+# and detach against the number of sites.
 .PHONY: bench-runtime
-bench-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
+bench-runtime: $(RECORDMCOUNT) $(LIBMCOUNT) $(LIBMCOUNT_SO) $(MCTRACE)
 	@BENCH_OUT=$(BUILD)/bench/runtime sh bench/runtime/run.sh \
-		$(RECORDMCOUNT) $(LIBMCOUNT) $(BENCH_FUNCTIONS)
+		$(RECORDMCOUNT) $(LIBMCOUNT) $(BENCH_FUNCTIONS) $(MCTRACE)
 
 BENCH_FUNCTIONS ?= 100000
 bench: bench-runtime bench-scale bench-trace bench-vmlinux

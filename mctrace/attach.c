@@ -56,6 +56,8 @@ struct attach {
 	struct text_copy *text;
 	size_t ntext;
 	uintptr_t start_fn, stop_fn;
+	/* when the threads were last stopped; how long the attach held them */
+	long long stopped_ns, held_ns;
 };
 
 static void fail(pid_t pid, const char *why)
@@ -367,8 +369,31 @@ static int step_out_all(struct attach *a)
 }
 
 /*
- * Steps 2 to 4 with every thread held: 0, 1 having said why, or 2 when
- * a call did not return (its thread's registers put back).
+ * Whether a held thread is inside the dynamic loader's code: a dlopen
+ * or dlclose half done, which holds the loader's lock that our dlopen
+ * of libmcount.so and the runtime's walks of the loaded objects take.
+ * Waiting for it would wait for ever, and a call given up half done
+ * may leave a lock of its own held: better let the threads run and
+ * stop them again.
+ */
+static bool in_loader(const struct attach *a, const struct pm_maps *maps)
+{
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct pm_map *m = &maps->m[i];
+		const char *base = strrchr(m->path, '/');
+
+		if (m->perms[2] == 'x' && base && !strncmp(base + 1, "ld-", 3) &&
+		    pt_any_pc_in(&a->th, m->lo, m->hi))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Steps 2 to 4 with every thread held: 0, 1 having said why, 2 when a
+ * call did not return (its thread's registers put back), or 3 when a
+ * held thread was in the loader, or the start found the patching lock
+ * held by one (nothing done).
  */
 static int start_held(struct attach *a, const char *config)
 {
@@ -382,6 +407,10 @@ static int start_held(struct attach *a, const char *config)
 	}
 	find_entry(a, &maps);
 	errno = 0;
+	if (in_loader(a, &maps)) {
+		pm_free(&maps);
+		return 3;
+	}
 	if (step_out_all(a) != 0)
 		fail(a->pid, "cannot step a thread out of a pad");
 	else if ((a->start_fn && a->stop_fn) || !load_recorder(a, &maps))
@@ -390,6 +419,8 @@ static int start_held(struct attach *a, const char *config)
 	if (err && errno == ETIMEDOUT)
 		err = 2;
 	pm_free(&maps);
+	if (!err && (int)code == MC_ATTACH_EAGAIN)
+		return 3;
 	if (!err && (int)code != MC_ATTACH_OK) {
 		fail(a->pid, start_error((int)code));
 		err = 1;
@@ -455,6 +486,7 @@ static bool wait_window(pid_t pid, long long ns)
  */
 static int finish(struct attach *a)
 {
+	long long t0 = mono_ns();
 	uintptr_t code = 0;
 	long restored;
 	int err;
@@ -481,22 +513,36 @@ static int finish(struct attach *a)
 	pt_detach_all(&a->th);
 	if (restored >= 0)
 		fprintf(stderr, "mctrace: process %ld: detached, %ld text "
-			"bytes put back as they were\n", (long)a->pid, restored);
+			"bytes put back as they were (threads held %.1f ms at "
+			"the attach; the detach took %.1f ms)\n", (long)a->pid,
+			restored, a->held_ns / 1e6, (mono_ns() - t0) / 1e6);
 	return err || restored < 0;
 }
 
 /*
+ * How many times the threads are stopped again when one of them was in
+ * the loader or held the patching lock (a thread looping in dlopen is
+ * there most of the time), a millisecond of running between.
+ */
+#define BUSY_TRIES 500
+
+/*
  * Steps 2 to 4, tried again (up to 3 times) when a call did not
  * return: a thread we held may have held a lock it needed (one stopped
- * inside fork, say), and let go it releases it.  0, or 1 having said
- * why, every thread let go but on success.
+ * inside fork, say), and let go it releases it; and again (up to
+ * BUSY_TRIES times) when a held thread was in the loader or held the
+ * patching lock.  0, or 1 having said why, every thread let go but on
+ * success.
  */
 static int start_tries(struct attach *a, const char *config)
 {
-	for (int tries = 0; tries < 3; tries++) {
+	int timeouts = 0, busy = 0;
+
+	while (timeouts < 3 && busy < BUSY_TRIES) {
 		struct timespec nap = { 0, 20000000 };
 		int err;
 
+		a->stopped_ns = mono_ns();
 		if (pt_stop(&a->th) != 0) {
 			say_no_ptrace(a->pid, errno);
 			pt_detach_all(&a->th);
@@ -510,10 +556,16 @@ static int start_tries(struct attach *a, const char *config)
 		pt_detach_all(&a->th);
 		if (err == 1)
 			return 1;
+		if (err == 3)
+			nap.tv_nsec = 1000000;
+		busy += err == 3;
+		timeouts += err == 2;
 		nanosleep(&nap, NULL);
 	}
-	fail(a->pid, "a call in it did not return, 3 times (a lock held?); "
-	     "its threads' registers were put back");
+	fail(a->pid, timeouts == 3 ? "a call in it did not return, 3 times "
+	     "(a lock held?); its threads' registers were put back" :
+	     "a thread of it was in the loader or held libmcount's "
+	     "patching lock each time it was stopped");
 	return 1;
 }
 
@@ -532,6 +584,7 @@ int attach_record(pid_t pid, long long duration_ns, const char *config)
 	err = start_tries(&a, config);
 	if (!err) {
 		pt_detach_all(&a.th);
+		a.held_ns = mono_ns() - a.stopped_ns;
 		if (wait_window(pid, duration_ns))
 			fprintf(stderr, "mctrace: process %ld exited during the "
 				"recording\n", (long)pid);

@@ -410,6 +410,18 @@ size_t pt_pick(const struct pt_threads *p)
 	return 0;
 }
 
+bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		remote_regs r;
+
+		if (get_regs(p->tid[i], &r) == 0 && remote_pc(&r) >= lo &&
+		    remote_pc(&r) < hi)
+			return true;
+	}
+	return false;
+}
+
 int pt_step_out_of_nops(struct pt_threads *p, size_t i)
 {
 	pid_t tid = p->tid[i];

@@ -58,6 +58,8 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
  * (malloc's, the loader's) that the call could need; else the first.
  */
 size_t pt_pick(const struct pt_threads *p);
+/* Whether a held thread is stopped with its pc in [lo, hi). */
+bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi);
 
 /*
  * Step thread `i` out of a run of single-byte NOPs (a pad) it stopped

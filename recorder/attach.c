@@ -62,7 +62,7 @@ static int attach_boot(void)
 	return c.enabled ? MC_ATTACH_EENABLED : MC_ATTACH_OK;
 }
 
-int mcount_attach_start(const char *config)
+static int start_locked(const char *config)
 {
 	const char *path;
 	int err;
@@ -79,6 +79,25 @@ int mcount_attach_start(const char *config)
 		return MC_ATTACH_ESTART;
 	attached = true;
 	return MC_ATTACH_OK;
+}
+
+/*
+ * Called with every other thread held stopped: one of them may hold
+ * the patching lock (a program linked with libmcount.a, in its dlopen),
+ * and waiting for it would wait for ever.  So the lock is only tried,
+ * before anything changes; mctrace lets the threads run a moment and
+ * calls again.  Held across the whole start (it is recursive), so that
+ * no held thread can take it half way either.
+ */
+int mcount_attach_start(const char *config)
+{
+	int err;
+
+	if (!mc_plat_trylock())
+		return MC_ATTACH_EAGAIN;
+	err = start_locked(config);
+	mc_plat_unlock();
+	return err;
 }
 
 int mcount_attach_stop(void)

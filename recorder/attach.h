@@ -51,6 +51,9 @@ enum mc_attach_status {
 	MC_ATTACH_ENOMEM = 6,
 	MC_ATTACH_EIDLE = 7,	/* stop with no attach started */
 	MC_ATTACH_EFILE = 8,	/* list: the file could not be written */
+	MC_ATTACH_EAGAIN = 9,	/* start: a thread held stopped holds the
+				   patching lock (inside libmcount's dlopen,
+				   say): nothing done; let them run, try again */
 };
 
 #define MC_ATTACH_LIVE_IDLE (-1000)

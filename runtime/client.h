@@ -10,6 +10,7 @@
  *   MC_RT_ARCH, MC_RT_SLOT_FROM_SP, MC_RT_CFA_FROM_SP  the machine
  *   mc_plat_lock, mc_plat_unlock     the patching lock, to change sites
  *                                    as one step with its own state
+ *   mc_plat_trylock                  the same lock, if nobody holds it
  *   mc_rt_set_slot_hook, mc_rt_set_gpr_slot_hook, mc_rt_set_entry_takeover,
  *   mc_rt_tramp_fentry_gpr, mc_rt_tramp_mcount_gpr   the slot hook
  *   mc_rt_sites_copy                 every site's info at one instant

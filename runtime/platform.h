@@ -46,6 +46,15 @@ MC_RT_HIDDEN size_t mc_plat_mem_avail(uintptr_t addr, bool code);
 MC_RT_HIDDEN int mc_plat_text_open(uintptr_t addr, size_t len);
 MC_RT_HIDDEN void mc_plat_text_close(void);
 
+/*
+ * Store one byte of code at `addr` without making any page writable
+ * (Linux: through /proc/self/mem), for a live toggle that changes only
+ * its opcode.  False if the platform has no such path, or it failed:
+ * the engine then opens a window.  What it holds for the batch (a
+ * descriptor) goes at mc_plat_text_close().
+ */
+MC_RT_HIDDEN bool mc_plat_text_poke(uintptr_t addr, uint8_t byte);
+
 /* Make freshly written code visible to instruction fetch. */
 MC_RT_HIDDEN void mc_plat_flush_icache(uintptr_t addr, size_t len);
 
@@ -73,6 +82,12 @@ MC_RT_HIDDEN bool mc_plat_func_bounds(uintptr_t addr, uintptr_t *start,
  */
 MC_RT_HIDDEN void mc_plat_lock(void);
 MC_RT_HIDDEN void mc_plat_unlock(void);
+/*
+ * The patching lock as mc_plat_lock takes it if no other thread holds
+ * it; false at once if one does.  For an attach, made while every
+ * thread is held stopped: the holder cannot let go until they run.
+ */
+MC_RT_HIDDEN bool mc_plat_trylock(void);
 
 /*
  * Before a live change: true if, once the new code is written and its

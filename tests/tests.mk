@@ -44,9 +44,10 @@ CHECK_SUITES := check-unit check-oracle check-cli check-runtime check-cross \
 	check-zlib
 
 # The suites that run our tool itself, for the sanitizer build
-# (check-runtime already builds and runs its own ASan+UBSan variants).
+# (check-runtime already builds and runs its own ASan+UBSan variants);
+# check-attach runs mctrace's attach and detach (a few cycles there).
 TOOL_SUITES := check-unit check-oracle check-cli check-cross check-pads \
-	check-check
+	check-check check-attach
 
 # Under valgrind: every tool run costs valgrind's start-up, so the suites
 # with the most distinct cases and the fewest repeats.

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# run.sh RECORDMCOUNT LIBMCOUNT [FUNCTIONS] - runtime benchmarks.
+# run.sh RECORDMCOUNT LIBMCOUNT [FUNCTIONS] [MCTRACE] - runtime benchmarks.
 #
 # 1. Boot-time patching cost: a program of FUNCTIONS (default 100000)
 #    small -pg -mfentry functions, recorded with our tool; mcount_boot()
@@ -17,11 +17,14 @@
 # 3. The build gate: `recordmcount --check` and `--finalize` on the boot
 #    program of 1.
 # 4. Live patching's latency (toggle.c): see 2b below.
+# 5. With MCTRACE: `mctrace record -p`'s attach and detach against the
+#    number of sites (attach.sh): see 2c below.
 # Prints a Markdown table, with the machine's load when it started.  Work files go to $BENCH_OUT.
 set -eu
 tool=$1
 lib=$2
 n=${3:-100000}
+mctrace=${4:-}
 out=${BENCH_OUT:-build/bench/runtime}
 here=bench/runtime
 parts=4
@@ -93,11 +96,12 @@ for r in 1 2 3; do "$out/hotab"; done > "$out/hotab.txt"
 ab_ratio=$(awk '{ print $6 }' "$out/hotab.txt" | median)
 
 # 2b. Live patching (toggle.c, with the boot program's functions): one
-# function enabled and disabled 2,000 times (µs per toggle, wall and
-# this thread's CPU), then 10,000 functions in one batch each way (µs
-# per function); alone, and with a second thread calling hooked code
-# (each toggle's membarrier then has another core to reach).  Median of
-# 5 runs of each.
+# function enabled and disabled 2,000 times (each toggle's wall time,
+# their median; this thread's CPU per toggle; its context switches per
+# toggle, voluntary and not), then 10,000 functions in one batch each
+# way (µs per function); alone, and with a second thread calling hooked
+# code (each toggle's membarrier then has another core to reach).
+# Median of 5 runs of each.
 gcc -O2 -Iruntime/include -c $here/toggle.c -o "$out/toggle.o"
 gcc -o "$out/toggle" "$out/toggle.o" "$out"/funcs*.o "$lib" \
 	-Wl,-T,lds/mcount.lds -lpthread
@@ -109,8 +113,19 @@ field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) 
 	"$out/toggle$1.txt" | median; }
 tog_wall=$(field 0 single_us) tog_cpu=$(field 0 single_cpu_us)
 tog_busy=$(field 1 single_us) tog_busy_cpu=$(field 1 single_cpu_us)
+tog_busy_p90=$(field 1 single_p90_us)
+tog_busy_csw="$(field 1 vcsw) / $(field 1 ivcsw)"
 batch_on=$(field 0 enable_us_per_fn) batch_off=$(field 0 disable_us_per_fn)
 batch_busy=$(field 1 enable_us_per_fn)
+
+# 2c. mctrace record -p against targets of 100, 1,000 and 10,000 sites
+# (attach.sh): threads held at the attach, the detach, and the whole
+# run less its 200 ms window, medians of 5 (ms).
+attach_rows=
+if [ -n "$mctrace" ]; then
+	attach_rows=$(sh $here/attach.sh "$mctrace" "$out/attach" |
+		awk '{ printf "| mctrace record -p, %d sites: threads held at the attach / the detach / whole run less the window (ms) | %s / %s / %s |\n", $1, $2, $3, $4 }')
+fi
 
 # 3. The build gate on the boot program: --check, median of 5, and
 # --finalize of a copy (ms of wall time).
@@ -142,10 +157,12 @@ load average at the start: $load; at the end: $(cut -d" " -f1-3 /proc/loadavg); 
 | same, before boot: hook calls the runtime's stub (million calls/s) | $stub |
 | NOP'd hook vs no -pg | $(awk -v a="$nopped" -v b="$plain" 'BEGIN { printf "%.2fx", a / b }') |
 | disabled live form vs a NOP in its place, calls/s, median of 3 x 11 interleaved rounds | ${ab_ratio}x |
-| one toggle, alone: wall / this thread's CPU (µs; target 20) | $tog_wall / $tog_cpu |
-| one toggle, another thread running hooked code: wall / CPU (µs) | $tog_busy / $tog_busy_cpu |
+| one toggle, alone: median wall / this thread's CPU (µs; target 20) | $tog_wall / $tog_cpu |
+| one toggle, another thread running hooked code: median wall / 90th percentile / CPU (µs; target 10) | $tog_busy / $tog_busy_p90 / $tog_busy_cpu |
+| same: context switches per toggle, voluntary / involuntary | $tog_busy_csw |
 | batch of 10,000: enable / disable, per function (µs; target 1) | $batch_on / $batch_off |
 | batch of 10,000 enabled, another thread running (µs per function) | $batch_busy |
 | recordmcount --check of the boot program, median of 5 (ms) | $check_ms |
 | recordmcount --finalize of the boot program (ms) | $finalize_ms |
+${attach_rows}
 EOT

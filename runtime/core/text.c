@@ -64,8 +64,26 @@ void mc_rt_note_written_far(uintptr_t addr, size_t len)
 		mc_rt_text.flush.hi = addr + len;
 }
 
+/*
+ * A toggle's usual batch is one site: its store through the platform's
+ * poke costs a system call or two, where a window costs two protection
+ * changes, each flushing the page from every core's TLB.  A large
+ * batch writes many sites a page: past the first few, the window's
+ * plain stores are cheaper.
+ */
+#define POKE_MAX 16
+
+bool mc_rt_text_poke(uintptr_t addr, uint8_t byte)
+{
+	if (mc_rt_text.pokes >= POKE_MAX || !mc_plat_text_poke(addr, byte))
+		return false;
+	mc_rt_text.pokes++;
+	return true;
+}
+
 void mc_rt_flush_begin(void)
 {
+	mc_rt_text.pokes = 0;
 	mc_rt_text.flush.on = true;
 	mc_rt_text.flush.lo = mc_rt_text.flush.hi = 0;
 }

@@ -78,6 +78,8 @@ static struct rt_site *find_site(uintptr_t func, uintptr_t *start,
  * inside the word, the code around them as it is, in one store of the
  * word's own size and alignment, which the CPU makes whole.  Another
  * thread running the site fetches the old instruction or the new one.
+ * A head of one byte may go through the platform's poke instead: one
+ * byte is whole whichever way it is copied.
  */
 static int store_head(const struct rt_image *img, struct rt_site *s,
 		      bool on)
@@ -103,6 +105,10 @@ static int store_head(const struct rt_image *img, struct rt_site *s,
 	for (unsigned i = 0; i < s->head_len; i++)
 		if (at + i >= span && at + i < span + pre + s->len)
 			word.b[i] = form[at + i - span];
+	if (s->head_len == 1 && mc_rt_text_poke(at, word.b[0])) {
+		note_written(at, 1);
+		return MCOUNT_OK;
+	}
 	if (!text_open(at, s->head_len, false))
 		return MCOUNT_EPROTECT;
 	switch (s->head_len) {

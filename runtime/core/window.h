@@ -31,6 +31,8 @@ struct text_window {
 	} flush;
 	/* An image's boot pass is running: it may open whole spans. */
 	bool whole;
+	/* One-byte stores made through the platform's poke this batch. */
+	unsigned pokes;
 	/*
 	 * The platform's last answers, so that the boot pass asks once per
 	 * mapping rather than once per site (the table is sorted, so its
@@ -62,6 +64,11 @@ MC_RT_HIDDEN void mc_rt_text_close(void);
 MC_RT_HIDDEN bool mc_rt_text_open_more(uintptr_t addr, size_t len, bool rest);
 /* note_written's answer where `addr` is not near the span so far. */
 MC_RT_HIDDEN void mc_rt_note_written_far(uintptr_t addr, size_t len);
+/*
+ * Store one byte of live code through the platform's poke, which leaves
+ * no page writable; false when the batch should open a window instead.
+ */
+MC_RT_HIDDEN bool mc_rt_text_poke(uintptr_t addr, uint8_t byte);
 /* Start gathering written code into one flush, and flush it all. */
 MC_RT_HIDDEN void mc_rt_flush_begin(void);
 MC_RT_HIDDEN void mc_rt_flush_end(void);

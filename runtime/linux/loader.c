@@ -34,6 +34,14 @@ void mc_plat_lock(void)
 	reconcile();
 }
 
+bool mc_plat_trylock(void)
+{
+	if (pthread_mutex_trylock(&patch_lock) != 0)
+		return false;
+	reconcile();
+	return true;
+}
+
 void mc_plat_unlock(void)
 {
 	pthread_mutex_unlock(&patch_lock);

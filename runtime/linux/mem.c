@@ -33,8 +33,11 @@ static int segment_prot(const ElfW(Phdr) *ph)
 	       (ph->p_flags & PF_X ? PROT_EXEC : 0);
 }
 
+static void poke_close(void);
+
 void mc_plat_text_close(void)
 {
+	poke_close();
 	if (window.lo == window.hi)
 		return;
 	if (mprotect((void *)window.lo, window.hi - window.lo, window.prot))
@@ -100,6 +103,90 @@ int mc_plat_text_open(uintptr_t addr, size_t len)
 	window.hi = hi;
 	window.prot = segment_prot(ph);
 	return 0;
+}
+
+/*
+ * A live toggle's one-byte store written through /proc/self/mem, which
+ * writes the page where it is (a copy first if it still is the file's):
+ * no page table entry changes, so no TLB is flushed and no window is
+ * writable at any moment.  An mprotect pair flushes the page from the
+ * TLB of every core running the process, and where that is a
+ * hypervisor's call it is most of a toggle's cost (bench/RESULTS.md).
+ * The descriptor is opened for a batch and closed at its end
+ * (mc_plat_text_close): none is left in a process the runtime was
+ * attached to, none passes a fork to write the parent, and none can be
+ * closed under us by a program that closes descriptors it does not know.
+ */
+static int poke_fd = -1;
+static int poke_works;		/* 0: not tried yet; 1 yes; -1 no */
+
+static void poke_close(void)
+{
+	if (poke_fd >= 0)
+		close(poke_fd);
+	poke_fd = -1;
+}
+
+static bool poke_open(void)
+{
+	if (poke_fd < 0)
+		poke_fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	return poke_fd >= 0;
+}
+
+static bool poke_byte(uintptr_t addr, uint8_t byte)
+{
+	return poke_open() &&
+	       pwrite64(poke_fd, &byte, 1, (off64_t)addr) == 1;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+/*
+ * Does a byte written through /proc/self/mem reach this process's
+ * instruction fetch?  Not under a user-mode emulator: qemu-user hands
+ * the file of its own process, where the guest's addresses may be
+ * others, and it keeps its translation of code it did not see written.
+ * So: a page of our own code run, its bytes read back through the
+ * file (the same addresses?), one byte written (`mov $1` becomes
+ * `mov $2`) and the code run again.
+ */
+static bool poke_reaches_fetch(void)
+{
+	static const uint8_t ret_one[] = { 0xb8, 1, 0, 0, 0, 0xc3 };
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t seen[sizeof(ret_one)];
+	int (*code)(void);
+	bool ok;
+
+	if (p == MAP_FAILED)
+		return false;
+	memcpy(p, ret_one, sizeof(ret_one));
+	code = (int (*)(void))(uintptr_t)p;
+	ok = mprotect(p, page, PROT_READ | PROT_EXEC) == 0 && code() == 1 &&
+	     poke_open() &&
+	     pread64(poke_fd, seen, sizeof(seen), (off64_t)(uintptr_t)p) ==
+		(ssize_t)sizeof(seen) &&
+	     memcmp(seen, ret_one, sizeof(seen)) == 0 &&
+	     poke_byte((uintptr_t)p + 1, 2);
+	ok = ok && code() == 2;
+	munmap(p, page);
+	return ok;
+}
+#else
+/* Only x86's heads are one byte (an opcode); elsewhere a window serves. */
+static bool poke_reaches_fetch(void)
+{
+	return false;
+}
+#endif
+
+bool mc_plat_text_poke(uintptr_t addr, uint8_t byte)
+{
+	if (!poke_works)
+		poke_works = poke_reaches_fetch() ? 1 : -1;
+	return poke_works > 0 && poke_byte(addr, byte);
 }
 
 /*

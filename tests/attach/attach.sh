@@ -15,7 +15,11 @@
 # called twice per request and leaf once per helper, within the calls
 # in flight at the window's edges.  At the end the target's own sums
 # hold and it exits 0.  Then 5 cycles on the pads target while a thread
-# of it forks all along.  list -p and live -p: a recording that records
+# of it forks all along, and on each target while a thread of it opens
+# and closes a library (dlib.c, built with pads) all along: its sites
+# traced while loaded in the hooks target, none left enabled after
+# (its entries' bytes), the rest as above.  list -p and live -p: a
+# recording that records
 # nothing until live enables one function.  A target that exits while
 # recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
 # non-zero exit and the target left running as it was: not ours (as
@@ -56,6 +60,8 @@ LIBDIR=$(dirname "$LIBMCOUNT")
 build() {
 	$CC -O2 -pthread -fpatchable-function-entry=5 -o "$OUT/pads" \
 		$T/target.c &&
+	$CC -O2 -fPIC -shared -fpatchable-function-entry=5 \
+		-o "$OUT/libdl.so" $T/dlib.c &&
 	$CC -O2 -pthread -o "$OUT/plain" $T/target.c &&
 	$CC -O2 -pthread -static -fpatchable-function-entry=5 \
 		-o "$OUT/static" $T/target.c &&
@@ -95,6 +101,38 @@ within() {
 	[ "$d" -le 8 ] && [ "$d" -ge -8 ]
 }
 
+# dl_check NAME K REPORT: the library of a "dlopen" target: its sites
+# traced while loaded (the hooks target: its dlopen is libmcount's) in
+# calls 2:1, and none of its entries a call after the detach
+dl_check() {
+	dreq=$(calls "$3" dl_request)
+	dleaf=$(calls "$3" dl_leaf)
+	if [ "$1" = hooks ] && { [ "${dreq:-0}" -eq 0 ] ||
+	   ! within "${dleaf:-0}" $((2 * dreq)); }; then
+		fail "$1 dlopen cycle $2: calls dl_request $dreq dl_leaf $dleaf"
+		return 1
+	fi
+	[ -n "$dreq" ] && dl_traced=$((dl_traced + 1))
+	$PROC entries "$pid" "$DL" dl_request dl_leaf > "$OUT/$1-$2.entries"
+	if grep -q " e8$" "$OUT/$1-$2.entries"; then
+		fail "$1 dlopen cycle $2: a call left at $(grep " e8$" \
+			"$OUT/$1-$2.entries" | tr '\n' ' ')"
+		return 1
+	fi
+}
+
+# settled_fds: the target's descriptors, as $fds counts them, asked
+# again for a moment if they differ: a thread loading a library has it
+# open, and the runtime /proc/self/maps, while they load; a leak stays
+settled_fds() {
+	for _ in 1 2 3 4 5; do
+		n=$($PROC fds "$pid" ${DL:-})
+		[ "$n" = "$fds" ] && break
+		sleep 0.02
+	done
+	echo "$n"
+}
+
 # one_cycle NAME K: attach, record 50 ms, detach, check; 0 if all held
 one_cycle() {
 	trace="$OUT/$1-$2.data"
@@ -112,12 +150,16 @@ one_cycle() {
 		fail "$1 cycle $2: calls request $req helper $help leaf $leaf"
 		return 1
 	fi
-	if ! $PROC same "$pid" "$OUT/$1.text" > "$OUT/$1-$2.same"; then
+	if [ -n "${DL:-}" ] && ! dl_check "$1" "$2" "$trace.report"; then
+		return 1
+	fi
+	if ! $PROC same "$pid" "$OUT/$1.text" ${DL:-} > "$OUT/$1-$2.same"; then
 		fail "$1 cycle $2: $(head -1 "$OUT/$1-$2.same")"
 		return 1
 	fi
-	if [ "$($PROC fds "$pid")" != "$fds" ] || ! $PROC running "$pid"; then
-		fail "$1 cycle $2: fds $($PROC fds "$pid") (were $fds), or a thread stopped"
+	now_fds=$(settled_fds)
+	if [ "$now_fds" != "$fds" ] || ! $PROC running "$pid"; then
+		fail "$1 cycle $2: fds $now_fds (were $fds), or a thread stopped"
 		return 1
 	fi
 }
@@ -127,8 +169,8 @@ one_cycle() {
 cycles() {
 	n=${2:-$CYCLES} what="$1${TARGET_ARGS:+ $TARGET_ARGS}"
 	start "$1"
-	$PROC text "$pid" > "$OUT/$1.text"
-	fds=$($PROC fds "$pid")
+	$PROC text "$pid" ${DL:-} > "$OUT/$1.text"
+	fds=$($PROC fds "$pid" ${DL:-})
 	k=1
 	while [ $k -le "$n" ] && one_cycle "$1" $k; do
 		k=$((k + 1))
@@ -148,7 +190,25 @@ cycles pads
 cycles hooks
 # a thread forking all along: each child records on into a file of its
 # own (FILE.PID) until its _exit; the parent as above
-TARGET_ARGS=fork cycles pads 5
+# the busy targets: 5 cycles, or CYCLES if fewer (the sanitizer build)
+busy=$((CYCLES < 5 ? CYCLES : 5))
+TARGET_ARGS=fork cycles pads $busy
+# a thread opening and closing a library all along: in the hooks
+# target, whose dlopen is libmcount's, the library's sites are traced
+# while it is loaded.  The pads target's dlopen was bound to the C
+# library's before libmcount.so came: a library it loads while attached
+# stays as it was, untraced (the runtime says so on its stderr once).
+DL=$OUT/libdl.so
+dl_traced=0
+TARGET_ARGS="dlopen $DL" cycles hooks $busy
+dl_traced=0
+TARGET_ARGS="dlopen $DL" cycles pads $busy
+if [ $dl_traced -eq 0 ]; then
+	echo "SKIP: $TAG pads dlopen: a library the target loads while attached is not traced (its dlopen is not libmcount's)"
+else
+	fail "pads dlopen: the library traced in $dl_traced cycles: update this test"
+fi
+DL=
 
 # list -p and live -p against a recording in progress that records
 # nothing (-N '*') until live enables helper: then only helper, as

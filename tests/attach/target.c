@@ -9,8 +9,11 @@
  * hold.  It prints its pid and "ready" once every thread runs.  With
  * the argument "fork", a fifth thread forks all along, each child
  * serving one request and leaving with _exit; with "mainexit", the main
- * thread leaves (pthread_exit) once the others run.
+ * thread leaves (pthread_exit) once the others run; with "dlopen LIB",
+ * a fifth thread opens the library LIB (dlib.c), makes DL_CALLS calls of
+ * its dl_request, checks each answer and closes it again, all along.
  */
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <signal.h>
@@ -75,13 +78,53 @@ static void *forker(void *arg)
 	return NULL;
 }
 
+#define DL_CALLS 32
+
+static const char *dl_path;
+static unsigned long dl_loads;
+static bool dl_bad;
+
+/*
+ * One load of the library: DL_CALLS requests, each answer checked
+ * against dlib.c's arithmetic; false if it failed to load or answered
+ * wrong.
+ */
+static bool dl_round(unsigned long x)
+{
+	void *h = dlopen(dl_path, RTLD_NOW | RTLD_LOCAL);
+	unsigned long (*req)(unsigned long);
+	bool ok;
+
+	if (!h) {
+		fprintf(stderr, "target: %s\n", dlerror());
+		return false;
+	}
+	*(void **)&req = dlsym(h, "dl_request");
+	ok = req != NULL;
+	for (unsigned i = 0; ok && i < DL_CALLS; i++)
+		ok = req(x + i) == 10 * (x + i) + 9;
+	dlclose(h);
+	return ok;
+}
+
+static void *opener(void *arg)
+{
+	(void)arg;
+	while (!stop && !dl_bad) {
+		dl_bad = !dl_round(dl_loads);
+		dl_loads++;
+		usleep(500);
+	}
+	return NULL;
+}
+
 static void on_term(int sig)
 {
 	(void)sig;
 	stop = 1;
 }
 
-static pthread_t th[THREADS], fk;
+static pthread_t th[THREADS], fk, dl;
 static bool forks;
 
 /* Join the threads, check the sums, exit with the verdict. */
@@ -96,6 +139,10 @@ static void *finish(void *arg)
 	}
 	if (forks)
 		pthread_join(fk, NULL);
+	if (dl_path) {
+		pthread_join(dl, NULL);
+		bad |= dl_bad || !dl_loads;
+	}
 	printf("%s\n", bad ? "sums wrong" : "sums right");
 	fflush(stdout);
 	exit(bad);
@@ -107,11 +154,14 @@ int main(int argc, char **argv)
 	pthread_t fin;
 
 	forks = !strcmp(mode, "fork");
+	dl_path = !strcmp(mode, "dlopen") && argc > 2 ? argv[2] : NULL;
 	signal(SIGTERM, on_term);
 	for (long t = 0; t < THREADS; t++)
 		pthread_create(&th[t], NULL, serve, (void *)t);
 	if (forks)
 		pthread_create(&fk, NULL, forker, NULL);
+	if (dl_path)
+		pthread_create(&dl, NULL, opener, NULL);
 	printf("%ld ready\n", (long)getpid());
 	fflush(stdout);
 	if (strcmp(mode, "mainexit"))
