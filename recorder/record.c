@@ -465,6 +465,18 @@ static struct rec_thread *owner_of_stack(const struct rec_thread *t,
  * recorded (its entries land on a record whose stack is not theirs,
  * and are counted lost there).
  */
+static uint32_t lost_state_tid;
+
+/* In rec_keeping_vectors' shape: fprintf may use any register. */
+static struct rec_thread *say_lost_state(void)
+{
+	fprintf(stderr, "mcount: trace: thread %u returned with another "
+		"thread's thread-local state (its TLS changed under it: an "
+		"emulator's bug?): its frames are found by its stack, its "
+		"later calls are not recorded\n", (unsigned)lost_state_tid);
+	return NULL;
+}
+
 static struct rec_thread *lost_own_state(struct rec_thread *t, uintptr_t sp,
 					 size_t *frame)
 {
@@ -473,12 +485,14 @@ static struct rec_thread *lost_own_state(struct rec_thread *t, uintptr_t sp,
 
 	if (!own)
 		no_frame(sp);
-	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED))
-		fprintf(stderr, "mcount: trace: thread %u returned with "
-			"another thread's thread-local state (its TLS "
-			"changed under it: an emulator's bug?): its frames "
-			"are found by its stack, its later calls are not "
-			"recorded\n", (unsigned)own->tid);
+	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
+		lost_state_tid = own->tid;
+#ifdef REC_GPR_ONLY
+		(void)rec_keeping_vectors(say_lost_state);
+#else
+		(void)say_lost_state();
+#endif
+	}
 	return own;
 }
 
