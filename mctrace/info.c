@@ -152,6 +152,9 @@ static void print_unread(const struct trace *t, FILE *f)
 	if (t->cut_bytes)
 		fprintf(f, "# %-14s: %llu bytes at the end\n", "cut short",
 			(unsigned long long)t->cut_bytes);
+	if (t->missing_bytes)
+		fprintf(f, "# %-14s: %llu bytes past the file's end\n",
+			"missing", (unsigned long long)t->missing_bytes);
 	if (t->damaged)
 		fprintf(f, "# %-14s: %zu stretches, %llu bytes skipped\n",
 			"damaged", t->damaged,

@@ -123,6 +123,7 @@ void procs_count(struct trace *t)
 
 		t->blocks += o->blocks;
 		t->cut_bytes += o->cut_bytes;
+		t->missing_bytes += o->missing_bytes;
 		t->damaged += o->damaged;
 		t->damaged_bytes += o->damaged_bytes;
 		t->events += o->events;

@@ -72,7 +72,11 @@ struct reader {
 	/* an MCT_ARGS, for the MCT_EVENTS block that comes next */
 	struct { const uint8_t *p; uint64_t bytes; uint32_t tid; } args;
 	/* the MCT_PROCESS blocks' payloads (the first's only) */
-	struct kid { const uint8_t *p; uint64_t bytes; uint32_t pid; } *kids;
+	struct kid {
+		const uint8_t *p;
+		uint64_t bytes, missing;	/* in the file; past its end */
+		uint32_t pid;
+	} *kids;
 	size_t nkids, kcap;
 };
 
@@ -289,7 +293,8 @@ static void add_kid(struct reader *rd, const struct block *b, uint64_t bytes)
 	if (rd->child)
 		return;
 	rd->kids = grow(rd->kids, &rd->kcap, rd->nkids + 1, sizeof(*rd->kids));
-	rd->kids[rd->nkids++] = (struct kid){ b->p, bytes, b->tid };
+	rd->kids[rd->nkids++] = (struct kid){ b->p, bytes, b->bytes - bytes,
+					      b->tid };
 }
 
 /*
@@ -561,6 +566,11 @@ static void say_losses(const struct reader *rd)
 		fprintf(stderr, "mctrace: %s: cut short: 1 block lost (the "
 			"last %llu bytes); %zu whole blocks read\n", p,
 			(unsigned long long)t->cut_bytes, t->blocks);
+	else if (t->missing_bytes)
+		fprintf(stderr, "mctrace: %s: cut short between two of its "
+			"blocks: %llu bytes past the file's end lost; %zu "
+			"whole blocks read\n", p,
+			(unsigned long long)t->missing_bytes, t->blocks);
 	if (t->damaged)
 		fprintf(stderr, "mctrace: %s: damaged: %zu stretch%s of blocks "
 			"skipped (%llu bytes); %zu whole blocks read\n", p,
@@ -610,6 +620,8 @@ static int kid_open(const struct reader *rd, const struct kid *k,
 		read_blocks(sub);
 	if (!own->pid)	/* its header cut short */
 		own->pid = k->pid;
+	/* cut at one of its own blocks' ends: read whole, yet not all */
+	own->missing_bytes = k->missing;
 	return 0;
 }
 

@@ -107,6 +107,8 @@ struct trace {
 	/* What the file held and what could not be read of it. */
 	size_t blocks;		/* whole blocks read */
 	uint64_t cut_bytes;	/* at the end, of a block cut short */
+	uint64_t missing_bytes;	/* an MCT_PROCESS cut short: the bytes its
+				   block gives past the file's end */
 	size_t damaged;		/* stretches of damaged blocks skipped */
 	uint64_t damaged_bytes;	/* in them */
 	uint64_t events;	/* entries and exits made calls */

@@ -790,7 +790,11 @@ def check_proccuts(data_path, mct, work):
     want_first = entries(data)
     if not want_first or not entries(payload):
         fail("a process with no calls: nothing to compare")
-    for n in (len(data), at - 8, at + len(payload) // 2, len(data) - 8):
+    # ... and where one of its own blocks ends: every block read is whole,
+    # and yet the process's block is not (its size says so)
+    inner = [off + len(p) for off, _, _, p in blocks(payload)]
+    for n in (len(data), at - 8, at + len(payload) // 2, len(data) - 8,
+              at + inner[len(inner) // 2]):
         cut = "%s/proccut-%d.data" % (work, n)
         with open(cut, "wb") as f:
             f.write(data[:n])
