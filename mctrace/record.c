@@ -248,7 +248,7 @@ static void record_usage(FILE *f)
 "                      (64 when none): as uftrace's -A and -R; s reads a\n"
 "                      string (64 bytes at most; a bad pointer is shown as\n"
 "                      such); x86_64 and aarch64 (whose -pg hooks: -R\n"
-"                      only), -R alone on riscv64 and i386; stack and\n"
+"                      only), -R alone on the other backends; stack and\n"
 "                      floating-point arguments are not read\n"
 "      --depth N       record calls at most N recorded calls deep\n"
 "      --min-time T    leave out calls shorter than T when reading\n"
@@ -328,6 +328,12 @@ static int attach_operands(struct record_opts *o, int argc, char **argv)
 /* What follows the options: PROG, or with -p nothing; -1, or 2. */
 static int operands(struct record_opts *o, int argc, char **argv)
 {
+	if (o->pid && o->args) {
+		fprintf(stderr, "mctrace record: options '-A' and '-R' are not "
+			"taken with '-p PID' yet: record the program from its "
+			"start\n");
+		return cli_try("record");
+	}
 	if (o->pid)
 		return attach_operands(o, argc, argv);
 	if (o->duration) {

@@ -405,6 +405,7 @@ struct bind {
 	bool count_only;
 	size_t sites;
 	bool refused;		/* a function's arguments cannot be read */
+	size_t keys;		/* the table's entries for the sites */
 };
 
 #ifdef REC_FUSED_ENTRY
@@ -433,6 +434,23 @@ static void table_put(uintptr_t ret, struct rec_args *a)
 	map_put(ret);
 }
 
+/*
+ * Site `s` in the table, by the return address of its hook's call,
+ * which names its calls (recorder.h): right after the bytes the engine
+ * rewrites (s->len from s->at) for most forms, but inside them for a
+ * few (s390x's -pg block returns before its last instruction), so
+ * every instruction boundary in them is a key; none of them is another
+ * function's.
+ */
+static void put_site(const struct mcount_site_info *s, struct rec_args *a)
+{
+	unsigned step = MC_RT_ARCH->insn_step ? MC_RT_ARCH->insn_step : 1;
+
+	for (unsigned k = step; k < s->len; k += step)
+		table_put(s->at + k, a);
+	table_put(s->at + s->len, a);
+}
+
 static int bind_one(const struct mcount_site_info *s, void *arg)
 {
 	struct bind *b = arg;
@@ -458,9 +476,10 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 	}
 	if (!b->count_only) {
 		specs[b->sites] = w;
-		table_put(s->at + s->len, &specs[b->sites]);
+		put_site(s, &specs[b->sites]);
 	}
 	b->sites++;
+	b->keys += s->len + 1;
 	return 0;
 }
 
@@ -480,7 +499,7 @@ static bool bind_sites(const struct spec *sp, size_t n)
 		free(b.matched);
 		return false;
 	}
-	while (size < 2 * b.sites)
+	while (size < 2 * b.keys)
 		size *= 2;
 	specs = calloc(b.sites + 1, sizeof(*specs));
 	table = calloc(size, sizeof(*table));
@@ -511,6 +530,12 @@ bool rec_args_start(void)
 
 	if (!v || !*v)
 		return true;
+	if (rec_cfg.json) {
+		fprintf(stderr, "mcount: trace: -A/-R: the values go in the "
+			"recorder's own format, not its JSON (mctrace record "
+			"-o FILE.json converts it): nothing recorded\n");
+		return false;
+	}
 	if (!rec_values_capture) {
 		fprintf(stderr, "mcount: trace: -A/-R: arguments and return "
 			"values are not captured on %s yet: nothing "
