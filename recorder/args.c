@@ -143,9 +143,11 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 /*
  * Where process_vm_readv is missing (qemu-user has none), a pipe of the
  * process's: the kernel copies what write() is given and fails on
- * memory that is not readable.  One copy at a time through it.
+ * memory that is not readable.  One copy at a time through it; a child
+ * of fork makes its own, not to mix its bytes with its parent's.
  */
 static int copy_pipe[2] = { -1, -1 };
+static pid_t copy_pid;
 static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long read_by_pipe(void *to, const void *from, size_t n)
@@ -153,8 +155,14 @@ static long read_by_pipe(void *to, const void *from, size_t n)
 	long got;
 
 	pthread_mutex_lock(&copy_lock);
+	if (copy_pipe[0] >= 0 && copy_pid != getpid()) {
+		close(copy_pipe[0]);
+		close(copy_pipe[1]);
+		copy_pipe[0] = -1;
+	}
 	if (copy_pipe[0] < 0 && pipe2(copy_pipe, O_CLOEXEC) != 0)
 		copy_pipe[0] = -1;
+	copy_pid = getpid();
 	got = copy_pipe[0] < 0 ? -1 : write(copy_pipe[1], from, n);
 	if (got > 0)
 		got = read(copy_pipe[0], to, (size_t)got);
