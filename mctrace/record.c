@@ -349,6 +349,17 @@ static int operands(struct record_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* --min-time T: 0, or 2 after saying why. */
+static int min_time_option(struct record_opts *o, const char *arg)
+{
+	o->min_time = parse_time(arg);
+	if (o->min_time >= 0)
+		return 0;
+	fprintf(stderr, "mctrace record: option '--min-time %s': not a time "
+		"(10us, 1ms, ...)\n", arg);
+	return cli_try("record");
+}
+
 /* Fill `o` from the command line: -1 to go on, else the exit status. */
 static int parse_record(int argc, char **argv, struct record_opts *o)
 {
@@ -391,13 +402,8 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		case 'D': o->depth = optarg; break;
 		case 'B': o->bufsize = optarg; break;
 		case 'T':
-			o->min_time = parse_time(optarg);
-			if (o->min_time < 0) {
-				fprintf(stderr, "mctrace record: option "
-					"'--min-time %s': not a time (10us, "
-					"1ms, ...)\n", optarg);
-				return cli_try("record");
-			}
+			if (min_time_option(o, optarg))
+				return 2;
 			break;
 		case 'M': o->ro.no_demangle = true; break;
 		case 'p':
