@@ -490,15 +490,22 @@ static int run_program(char **prog, int *exec_err)
 /*
  * Whether the program recorded: 0, or 1 after saying why nothing was.
  * The first process to record creates `path`, so no file means no
- * recorder ran; its MCT_INFO block says how many sites it knew.
+ * recorder ran, or (`args`: -A/-R given) one refused them, having said
+ * why; its MCT_INFO block says how many sites it knew.
  */
-static int check_recorded(const char *path, const char *prog)
+static int check_recorded(const char *path, const char *prog, bool args)
 {
 	static const struct trace_opts quick = { .no_events = true };
 	struct trace t;
 	const char *sites;
 	int err = 0;
 
+	if (access(path, F_OK) != 0 && args) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: its recorder "
+			"refused -A/-R (why, above), or it ran without one "
+			"(see mctrace(1))\n", prog);
+		return 1;
+	}
 	if (access(path, F_OK) != 0) {
 		fprintf(stderr, "mctrace: %s: nothing recorded: it ran without "
 			"libmcount's recorder (link it with libmcount.a or "
@@ -656,7 +663,7 @@ static int record_attached(const struct record_opts *o, char *raw)
 	free(cfg);
 	snprintf(name, sizeof(name), "process %ld", (long)o->pid);
 	if (!err)
-		err = check_recorded(raw ? raw : o->out, name);
+		err = check_recorded(raw ? raw : o->out, name, false);
 	if (!err && raw)
 		err = convert_each(raw, o->out, &o->ro);
 	free(raw);
@@ -688,7 +695,7 @@ int cmd_record(int argc, char **argv)
 	status = run_program(o.prog, &exec_err);
 	if (status < 0)
 		return !exec_err ? 1 : exec_err == ENOENT ? 127 : 126;
-	if (check_recorded(raw ? raw : o.out, o.prog[0]) != 0) {
+	if (check_recorded(raw ? raw : o.out, o.prog[0], o.args) != 0) {
 		program_status(status, o.prog[0]);
 		return 1;
 	}
