@@ -248,7 +248,7 @@ static void record_usage(FILE *f)
 "                      (64 when none): as uftrace's -A and -R; s reads a\n"
 "                      string (64 bytes at most; a bad pointer is shown as\n"
 "                      such); x86_64 and aarch64 (whose -pg hooks: -R\n"
-"                      only), -R alone on riscv64 and i386; stack and\n"
+"                      only), -R alone on the other backends; stack and\n"
 "                      floating-point arguments are not read\n"
 "      --depth N       record calls at most N recorded calls deep\n"
 "      --min-time T    leave out calls shorter than T when reading\n"
@@ -328,6 +328,12 @@ static int attach_operands(struct record_opts *o, int argc, char **argv)
 /* What follows the options: PROG, or with -p nothing; -1, or 2. */
 static int operands(struct record_opts *o, int argc, char **argv)
 {
+	if (o->pid && o->args) {
+		fprintf(stderr, "mctrace record: options '-A' and '-R' are not "
+			"taken with '-p PID' yet: record the program from its "
+			"start\n");
+		return cli_try("record");
+	}
 	if (o->pid)
 		return attach_operands(o, argc, argv);
 	if (o->duration) {
@@ -341,6 +347,17 @@ static int operands(struct record_opts *o, int argc, char **argv)
 	}
 	o->prog = argv + optind;
 	return -1;
+}
+
+/* --min-time T: 0, or 2 after saying why. */
+static int min_time_option(struct record_opts *o, const char *arg)
+{
+	o->min_time = parse_time(arg);
+	if (o->min_time >= 0)
+		return 0;
+	fprintf(stderr, "mctrace record: option '--min-time %s': not a time "
+		"(10us, 1ms, ...)\n", arg);
+	return cli_try("record");
 }
 
 /* Fill `o` from the command line: -1 to go on, else the exit status. */
@@ -385,13 +402,8 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		case 'D': o->depth = optarg; break;
 		case 'B': o->bufsize = optarg; break;
 		case 'T':
-			o->min_time = parse_time(optarg);
-			if (o->min_time < 0) {
-				fprintf(stderr, "mctrace record: option "
-					"'--min-time %s': not a time (10us, "
-					"1ms, ...)\n", optarg);
-				return cli_try("record");
-			}
+			if (min_time_option(o, optarg))
+				return 2;
 			break;
 		case 'M': o->ro.no_demangle = true; break;
 		case 'p':
@@ -478,15 +490,22 @@ static int run_program(char **prog, int *exec_err)
 /*
  * Whether the program recorded: 0, or 1 after saying why nothing was.
  * The first process to record creates `path`, so no file means no
- * recorder ran; its MCT_INFO block says how many sites it knew.
+ * recorder ran, or (`args`: -A/-R given) one refused them, having said
+ * why; its MCT_INFO block says how many sites it knew.
  */
-static int check_recorded(const char *path, const char *prog)
+static int check_recorded(const char *path, const char *prog, bool args)
 {
 	static const struct trace_opts quick = { .no_events = true };
 	struct trace t;
 	const char *sites;
 	int err = 0;
 
+	if (access(path, F_OK) != 0 && args) {
+		fprintf(stderr, "mctrace: %s: nothing recorded: its recorder "
+			"refused -A/-R (why, above), or it ran without one "
+			"(see mctrace(1))\n", prog);
+		return 1;
+	}
 	if (access(path, F_OK) != 0) {
 		fprintf(stderr, "mctrace: %s: nothing recorded: it ran without "
 			"libmcount's recorder (link it with libmcount.a or "
@@ -644,7 +663,7 @@ static int record_attached(const struct record_opts *o, char *raw)
 	free(cfg);
 	snprintf(name, sizeof(name), "process %ld", (long)o->pid);
 	if (!err)
-		err = check_recorded(raw ? raw : o->out, name);
+		err = check_recorded(raw ? raw : o->out, name, false);
 	if (!err && raw)
 		err = convert_each(raw, o->out, &o->ro);
 	free(raw);
@@ -676,7 +695,7 @@ int cmd_record(int argc, char **argv)
 	status = run_program(o.prog, &exec_err);
 	if (status < 0)
 		return !exec_err ? 1 : exec_err == ENOENT ? 127 : 126;
-	if (check_recorded(raw ? raw : o.out, o.prog[0]) != 0) {
+	if (check_recorded(raw ? raw : o.out, o.prog[0], o.args) != 0) {
 		program_status(status, o.prog[0]);
 		return 1;
 	}

@@ -143,9 +143,11 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 /*
  * Where process_vm_readv is missing (qemu-user has none), a pipe of the
  * process's: the kernel copies what write() is given and fails on
- * memory that is not readable.  One copy at a time through it.
+ * memory that is not readable.  One copy at a time through it; a child
+ * of fork makes its own, not to mix its bytes with its parent's.
  */
 static int copy_pipe[2] = { -1, -1 };
+static pid_t copy_pid;
 static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static long read_by_pipe(void *to, const void *from, size_t n)
@@ -153,8 +155,14 @@ static long read_by_pipe(void *to, const void *from, size_t n)
 	long got;
 
 	pthread_mutex_lock(&copy_lock);
+	if (copy_pipe[0] >= 0 && copy_pid != getpid()) {
+		close(copy_pipe[0]);
+		close(copy_pipe[1]);
+		copy_pipe[0] = -1;
+	}
 	if (copy_pipe[0] < 0 && pipe2(copy_pipe, O_CLOEXEC) != 0)
 		copy_pipe[0] = -1;
+	copy_pid = getpid();
 	got = copy_pipe[0] < 0 ? -1 : write(copy_pipe[1], from, n);
 	if (got > 0)
 		got = read(copy_pipe[0], to, (size_t)got);
@@ -405,6 +413,7 @@ struct bind {
 	bool count_only;
 	size_t sites;
 	bool refused;		/* a function's arguments cannot be read */
+	size_t keys;		/* the table's entries for the sites */
 };
 
 #ifdef REC_FUSED_ENTRY
@@ -433,6 +442,23 @@ static void table_put(uintptr_t ret, struct rec_args *a)
 	map_put(ret);
 }
 
+/*
+ * Site `s` in the table, by the return address of its hook's call,
+ * which names its calls (recorder.h): right after the bytes the engine
+ * rewrites (s->len from s->at) for most forms, but inside them for a
+ * few (s390x's -pg block returns before its last instruction), so
+ * every instruction boundary in them is a key; none of them is another
+ * function's.
+ */
+static void put_site(const struct mcount_site_info *s, struct rec_args *a)
+{
+	unsigned step = MC_RT_ARCH->insn_step ? MC_RT_ARCH->insn_step : 1;
+
+	for (unsigned k = step; k < s->len; k += step)
+		table_put(s->at + k, a);
+	table_put(s->at + s->len, a);
+}
+
 static int bind_one(const struct mcount_site_info *s, void *arg)
 {
 	struct bind *b = arg;
@@ -458,9 +484,10 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 	}
 	if (!b->count_only) {
 		specs[b->sites] = w;
-		table_put(s->at + s->len, &specs[b->sites]);
+		put_site(s, &specs[b->sites]);
 	}
 	b->sites++;
+	b->keys += s->len + 1;
 	return 0;
 }
 
@@ -480,7 +507,7 @@ static bool bind_sites(const struct spec *sp, size_t n)
 		free(b.matched);
 		return false;
 	}
-	while (size < 2 * b.sites)
+	while (size < 2 * b.keys)
 		size *= 2;
 	specs = calloc(b.sites + 1, sizeof(*specs));
 	table = calloc(size, sizeof(*table));
@@ -511,6 +538,12 @@ bool rec_args_start(void)
 
 	if (!v || !*v)
 		return true;
+	if (rec_cfg.json) {
+		fprintf(stderr, "mcount: trace: -A/-R: the values go in the "
+			"recorder's own format, not its JSON (mctrace record "
+			"-o FILE.json converts it): nothing recorded\n");
+		return false;
+	}
 	if (!rec_values_capture) {
 		fprintf(stderr, "mcount: trace: -A/-R: arguments and return "
 			"values are not captured on %s yet: nothing "

@@ -294,7 +294,8 @@ REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
  * (rec_return_value_tramp), but whose hooks do not hand the argument
  * registers over: -R alone.  Their rec_entry_args is record.c's.
  */
-#if defined(__riscv) || defined(__i386__)
+#if defined(__riscv) || defined(__i386__) || defined(__arm__) || \
+	defined(__powerpc64__) || defined(__s390x__)
 #define REC_VALUE_CAPTURE 1
 #endif
 #ifdef REC_ARGS_CAPTURE

@@ -61,4 +61,35 @@ rec_return_tramp:
 	.size	rec_return_tramp, . - rec_return_tramp
 
 
+/*
+ * The return trampoline of a function whose return value is captured
+ * (args.c): the same frame, and rec_exit_value(sp, value), which writes
+ * the value and the exit and gives back the real return address.
+ */
+	.globl	rec_return_value_tramp
+	.hidden	rec_return_value_tramp
+	FUNC(rec_return_value_tramp)
+	.p2align 2
+	.fnstart
+	.cantunwind
+	nop
+rec_return_value_tramp:
+	push	{r0, r1, r2, r3}
+	mov	r1, r0			/* the value */
+#ifdef __ARM_FP
+	vpush	{d0-d7}
+	add	r0, sp, #80		/* the stack pointer after the return */
+#else
+	add	r0, sp, #16
+#endif
+	bl	rec_exit_value
+	mov	ip, r0			/* where the function returns to */
+#ifdef __ARM_FP
+	vpop	{d0-d7}
+#endif
+	pop	{r0, r1, r2, r3}
+	bx	ip
+	.fnend
+	.size	rec_return_value_tramp, . - rec_return_value_tramp
+
 	.section .note.GNU-stack, "", %progbits

@@ -57,4 +57,37 @@ rec_return_tramp:
 	.size	rec_return_tramp, . - rec_return_tramp
 
 
+/*
+ * The return trampoline of a function whose return value is captured
+ * (args.c): the same frame, and rec_exit_value(sp, value), which writes
+ * the value and the exit and gives back the real return address.
+ */
+	.globl	rec_return_value_tramp
+	.hidden	rec_return_value_tramp
+	.type	rec_return_value_tramp, @function
+	.p2align 3
+	.cfi_startproc
+	.cfi_undefined %r14
+	nopr	%r7		/* an unwinder looks up the FDE of our address - 1 */
+rec_return_value_tramp:
+	aghi	%r15, -FRAME
+	stmg	%r2, %r3, FR_GPR(%r15)
+	std	%f0, FR_FPR + 0(%r15)
+	std	%f2, FR_FPR + 8(%r15)
+	std	%f4, FR_FPR + 16(%r15)
+	std	%f6, FR_FPR + 24(%r15)
+	lgr	%r3, %r2		/* the value */
+	la	%r2, FRAME(%r15)	/* the stack pointer after the return */
+	brasl	%r14, rec_exit_value
+	lgr	%r1, %r2		/* where the function returns to */
+	ld	%f0, FR_FPR + 0(%r15)
+	ld	%f2, FR_FPR + 8(%r15)
+	ld	%f4, FR_FPR + 16(%r15)
+	ld	%f6, FR_FPR + 24(%r15)
+	lmg	%r2, %r3, FR_GPR(%r15)
+	aghi	%r15, FRAME
+	br	%r1
+	.cfi_endproc
+	.size	rec_return_value_tramp, . - rec_return_value_tramp
+
 	.section .note.GNU-stack, "", @progbits
