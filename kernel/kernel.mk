@@ -64,6 +64,17 @@ check-kernel: $(RECORDMCOUNT)
 check-kernel-all: $(RECORDMCOUNT)
 	$(call check_kernel_archs,$(KERNEL_ALL_ARCHS),$(KERNEL_ALL_CLANG_ARCHS))
 
+# check-kernel-builds: kernel/check.sh for each ARCH:COMPILER of
+# $(KERNEL_BUILDS), exactly those builds (CI's second kernel stage: the
+# builds its first, budget-sized one leaves out, .ci/run).
+.PHONY: check-kernel-builds
+KERNEL_BUILDS ?= arm:gcc x86_64:clang arm:clang
+check-kernel-builds: $(RECORDMCOUNT)
+	@status=0; for build in $(KERNEL_BUILDS); do \
+		MC_KERNEL_ARCH=$${build%%:*} MC_KERNEL_CC=$${build#*:} \
+			kernel/check.sh $(RECORDMCOUNT) || status=1; \
+	done; exit $$status
+
 bench: $(RECORDMCOUNT)
 	@status=0; for arch in $(KERNEL_ARCHS); do \
 		MC_KERNEL_ARCH=$$arch bench/bench.sh $(RECORDMCOUNT) || status=1; \
