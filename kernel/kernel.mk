@@ -101,3 +101,17 @@ check-kernel-defconfig: $(RECORDMCOUNT)
 			done; \
 		done; \
 	done; exit $$status
+
+# check-kernel-ftracetest: kernel/ftracetest.sh for each of
+# $(KERNEL_FTRACETEST_ARCHS) (x86_64): the kernel's own ftrace selftests
+# (00basic and ftrace) in our kernel and in a reference whose table the
+# compiler writes (-mrecord-mcount), both booted under QEMU with Debian's
+# busybox-static as the userland; every test that passes on the
+# reference must pass on ours.  Two kernel builds per architecture, not
+# in CI's kernel stage (kernel/README.md, "ftrace selftests").
+.PHONY: check-kernel-ftracetest
+KERNEL_FTRACETEST_ARCHS ?= x86_64
+check-kernel-ftracetest: $(RECORDMCOUNT)
+	@status=0; for arch in $(KERNEL_FTRACETEST_ARCHS); do \
+		MC_KERNEL_ARCH=$$arch kernel/ftracetest.sh $(RECORDMCOUNT) || status=1; \
+	done; exit $$status
