@@ -9,8 +9,9 @@
 #                 scripts/recordmcount, boot it in QEMU with ftrace on,
 #                 and compare every object's table with the kernel's own
 #                 recordmcount (kernel/README.md); fails if any check of
-#                 any build failed.  KERNEL_ARCHS is what CI runs
-#                 (x86_64 arm arm64).
+#                 any build failed.  CI runs it for x86_64, arm,
+#                 arm64 and riscv64 with GCC, then the clang builds
+#                 through check-kernel-builds (.ci/run).
 #   check-kernel-all  the same for every architecture kernel/lib.sh
 #                 knows (KERNEL_ALL_ARCHS there: i386, ppc64le, ... too),
 #                 and clang for those of KERNEL_ALL_CLANG_ARCHS (arm64,
