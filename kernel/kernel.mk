@@ -10,8 +10,7 @@
 #                 and compare every object's table with the kernel's own
 #                 recordmcount (kernel/README.md); fails if any check of
 #                 any build failed.  CI runs it for x86_64, arm,
-#                 arm64 and riscv64 with GCC, then the clang builds
-#                 through check-kernel-builds (.ci/run).
+#                 arm64 and riscv64 with GCC (.ci/run).
 #   check-kernel-all  the same for every architecture kernel/lib.sh
 #                 knows (KERNEL_ALL_ARCHS there: i386, ppc64le, ... too),
 #                 and clang for those of KERNEL_ALL_CLANG_ARCHS (arm64,
@@ -66,8 +65,8 @@ check-kernel-all: $(RECORDMCOUNT)
 	$(call check_kernel_archs,$(KERNEL_ALL_ARCHS),$(KERNEL_ALL_CLANG_ARCHS))
 
 # check-kernel-builds: kernel/check.sh for each ARCH:COMPILER of
-# $(KERNEL_BUILDS), exactly those builds (CI's second kernel stage: the
-# builds its first, budget-sized one leaves out, .ci/run).
+# $(KERNEL_BUILDS), exactly those builds (for a CI stage of the builds
+# its first, budget-sized kernel stage leaves out: .ci/run).
 .PHONY: check-kernel-builds
 KERNEL_BUILDS ?= arm:gcc x86_64:clang arm:clang
 check-kernel-builds: $(RECORDMCOUNT)
