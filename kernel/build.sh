@@ -55,12 +55,17 @@ if [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" != "$config_id" ]; then
 	echo "$config_id" >"$KBUILD/.mc-config-id"
 	note "kernel: configured in $(elapsed "$start")"
 fi
-# Every line of the fragments must have survived olddefconfig.
+# Every line of the fragments must have survived olddefconfig; where two
+# fragments set a symbol (the ftrace selftests' reference,
+# ARCH-ftracetest-ref.config), the later line, as in the merge.
 config_state() {
 	"$KERNEL_SRC/scripts/config" --file "$KBUILD/.config" --keep-case --state "$1"
 }
 # shellcheck disable=SC2086
-bad=$(cat $fragments | while read -r line; do
+bad=$(cat $fragments | grep -E '^(CONFIG_[A-Za-z0-9_]+=y|# CONFIG_[A-Za-z0-9_]+ is not set)$' |
+	awk '{ sym = $1 == "#" ? $2 : substr($1, 1, index($1, "=") - 1); last[sym] = $0; order[NR] = sym }
+	END { for (i = 1; i <= NR; i++) if (!(order[i] in seen)) { seen[order[i]] = 1; print last[order[i]] } }' |
+	while read -r line; do
 	case "$line" in
 	CONFIG_*=y)
 		sym=${line%%=*}; sym=${sym#CONFIG_}
@@ -75,6 +80,17 @@ done)
 [ -z "$bad" ] || die "config options that did not take: $(echo "$bad" | tr '\n' ' ')(see $KBUILD/.config)"
 if [ "${MC_KERNEL_STOP:-}" = configured ]; then
 	note "kernel: stopping after configuration (MC_KERNEL_STOP=configured)"
+	exit 0
+fi
+# The ftrace selftests' reference (ftracetest-ref): the compiler writes
+# the table, Kbuild builds and runs no recordmcount, and nothing of ours
+# takes part: no wrapper, no --finalize.
+if [ "$MC_KERNEL_VARIANT" = ftracetest-ref ]; then
+	start=$(now)
+	note "kernel: building the reference $TARGETS with -j$JOBS (log: $log)"
+	# shellcheck disable=SC2086
+	kmake -j"$JOBS" $TARGETS >>"$log" 2>&1 || { tail -n 30 "$log" >&2; die "kernel build failed, see $log"; }
+	note "kernel: built in $(elapsed "$start")"
 	exit 0
 fi
 
@@ -234,7 +250,8 @@ build_module() {
 
 start=$(now)
 note "kernel: building $TARGETS with -j$JOBS (log: $log)"
-if [ "$MC_KERNEL_VARIANT" = boot ]; then
+case $MC_KERNEL_VARIANT in
+boot)
 	# "modules" too (the tree has none of its own): it writes what an
 	# out-of-tree module builds against, Module.symvers and
 	# scripts/module.lds.
@@ -244,11 +261,11 @@ if [ "$MC_KERNEL_VARIANT" = boot ]; then
 	kbuild $TARGETS
 	[ "$(sha256sum "$KBUILD/vmlinux" | cut -c1-16)" = "$(cat "$KBUILD/.mc-finalized")" ] ||
 		die "Kbuild linked vmlinux again after --finalize"
-	build_module
-else
+	build_module ;;
+*)
 	# shellcheck disable=SC2086
-	kbuild $TARGETS
-fi
+	kbuild $TARGETS ;;
+esac
 note "kernel: built in $(elapsed "$start")"
 head -c2 "$KBUILD/scripts/recordmcount" | grep -q '#!' ||
 	die "Kbuild rebuilt scripts/recordmcount over our wrapper"

@@ -9,8 +9,8 @@
 #                 scripts/recordmcount, boot it in QEMU with ftrace on,
 #                 and compare every object's table with the kernel's own
 #                 recordmcount (kernel/README.md); fails if any check of
-#                 any build failed.  KERNEL_ARCHS is what CI runs
-#                 (x86_64 arm arm64).
+#                 any build failed.  CI runs it for x86_64, arm,
+#                 arm64 and riscv64 with GCC (.ci/run).
 #   check-kernel-all  the same for every architecture kernel/lib.sh
 #                 knows (KERNEL_ALL_ARCHS there: i386, ppc64le, ... too),
 #                 and clang for those of KERNEL_ALL_CLANG_ARCHS (arm64,
@@ -64,6 +64,17 @@ check-kernel: $(RECORDMCOUNT)
 check-kernel-all: $(RECORDMCOUNT)
 	$(call check_kernel_archs,$(KERNEL_ALL_ARCHS),$(KERNEL_ALL_CLANG_ARCHS))
 
+# check-kernel-builds: kernel/check.sh for each ARCH:COMPILER of
+# $(KERNEL_BUILDS), exactly those builds (for a CI stage of the builds
+# its first, budget-sized kernel stage leaves out: .ci/run).
+.PHONY: check-kernel-builds
+KERNEL_BUILDS ?= arm:gcc x86_64:clang arm:clang
+check-kernel-builds: $(RECORDMCOUNT)
+	@status=0; for build in $(KERNEL_BUILDS); do \
+		MC_KERNEL_ARCH=$${build%%:*} MC_KERNEL_CC=$${build#*:} \
+			kernel/check.sh $(RECORDMCOUNT) || status=1; \
+	done; exit $$status
+
 bench: $(RECORDMCOUNT)
 	@status=0; for arch in $(KERNEL_ARCHS); do \
 		MC_KERNEL_ARCH=$$arch bench/bench.sh $(RECORDMCOUNT) || status=1; \
@@ -89,4 +100,18 @@ check-kernel-defconfig: $(RECORDMCOUNT)
 					kernel/defconfig.sh $(RECORDMCOUNT) || status=1; \
 			done; \
 		done; \
+	done; exit $$status
+
+# check-kernel-ftracetest: kernel/ftracetest.sh for each of
+# $(KERNEL_FTRACETEST_ARCHS) (x86_64): the kernel's own ftrace selftests
+# (00basic and ftrace) in our kernel and in a reference whose table the
+# compiler writes (-mrecord-mcount), both booted under QEMU with Debian's
+# busybox-static as the userland; every test that passes on the
+# reference must pass on ours.  Two kernel builds per architecture, not
+# in CI's kernel stage (kernel/README.md, "ftrace selftests").
+.PHONY: check-kernel-ftracetest
+KERNEL_FTRACETEST_ARCHS ?= x86_64
+check-kernel-ftracetest: $(RECORDMCOUNT)
+	@status=0; for arch in $(KERNEL_FTRACETEST_ARCHS); do \
+		MC_KERNEL_ARCH=$$arch kernel/ftracetest.sh $(RECORDMCOUNT) || status=1; \
 	done; exit $$status

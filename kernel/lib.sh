@@ -555,8 +555,21 @@ defconfig|defconfig-ibt)
 	FRAGMENTS="defconfig.config"
 	[ "$MC_KERNEL_VARIANT" = defconfig ] || FRAGMENTS="$FRAGMENTS $MC_KERNEL_VARIANT.config"
 	TARGETS="vmlinux modules" ;;
+ftracetest-ref)
+	# The reference kernel of the ftrace selftests (ftracetest.sh), whose
+	# table the compiler writes as upstream builds it: the boot build's
+	# fragments, then ARCH-ftracetest-ref.config (-mrecord-mcount on
+	# x86_64; the later line of a symbol wins, in the merge and in
+	# build.sh's check).  Ours is the boot build itself.
+	KBUILD=$WORK/$MC_KERNEL_VARIANT/build
+	CAPTURE=$WORK/$MC_KERNEL_VARIANT/capture
+	FRAGMENTS="$KARCH.config"
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
+		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"
+	FRAGMENTS="$FRAGMENTS $KARCH-ftracetest-ref.config"
+	TARGETS=$(basename "$IMAGE") ;;
 *)
-	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig or defconfig-ibt" >&2
+	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig, defconfig-ibt or ftracetest-ref" >&2
 	exit 2 ;;
 esac
 KERNEL_TOOL=$WORK/kernel-recordmcount
@@ -570,6 +583,8 @@ JOBS=${JOBS:-$(nproc)}
 KERNEL_PACKAGES="linux-source-$KERNEL_SERIES $QEMU_PACKAGE $TARGET_PACKAGES $CC_PACKAGES
 make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio xz-utils
 python3 time binutils"
+# The ftrace selftests' userland (ftracetest.sh): Debian's static busybox.
+[ -z "${MC_FTRACETEST:-}" ] || KERNEL_PACKAGES="$KERNEL_PACKAGES busybox-static"
 
 # The repository root (this file's folder's parent).
 MC_TOP=$(cd "$(dirname "$0")/.." && pwd)

@@ -71,6 +71,7 @@ edit_kconfig() {
 		done
 	fi
 	[ "$(grep -c MC_NEVER_DEFINED "$kconfig")" -eq 2 ] || die "Kconfig edit failed"
+	edit_reference_kconfig
 	# From 6.2 arm64 takes the patchable-entry path through
 	# DYNAMIC_FTRACE_WITH_ARGS instead (arch/arm64/Kconfig selects
 	# FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY if it is on): the same
@@ -121,6 +122,31 @@ config MC_C_RECORDMCOUNT\
 	[ "$(grep -c MC_C_RECORDMCOUNT "$kconfig")" -eq 1 ] || die "Kconfig edit (MC_C_RECORDMCOUNT) failed"
 	edit_arm64_kconfig
 	edit_riscv_kconfig
+}
+
+# On 6.12 the ftrace selftests compare our kernel with one whose table
+# the compiler wrote (ftracetest.sh): on x86 that is -mrecord-mcount,
+# which the first edit turns off in the one shared source.  A prompted
+# option, MC_COMPILER_TABLE (default n), gives both of that edit's
+# entries back their upstream meaning where it is on (the reference
+# build's fragment, x86_64-ftracetest-ref.config); everywhere else
+# nothing changes.  6.1 is left as it was.
+edit_reference_kconfig() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	if ! grep -q '^config MC_COMPILER_TABLE$' "$kconfig"; then
+		sed -i -e 's/^	depends on MC_NEVER_DEFINED # recordmcount test: use scripts\/recordmcount$/	depends on MC_NEVER_DEFINED || MC_COMPILER_TABLE # recordmcount test: use scripts\/recordmcount/' \
+			-e '/^config FTRACE_MCOUNT_USE_CC$/i\
+config MC_COMPILER_TABLE\
+	bool "recordmcount test: the reference build, whose table the compiler writes"\
+	help\
+	  Added by the recordmcount project'"'"'s kernel/prepare.sh: lets\
+	  FTRACE_MCOUNT_USE_CC and _OBJTOOL be chosen as upstream does, for\
+	  the reference kernel of the ftrace selftests.\
+' "$kconfig"
+	fi
+	[ "$(grep -c 'MC_NEVER_DEFINED || MC_COMPILER_TABLE' "$kconfig")" -eq 2 ] &&
+		[ "$(grep -c '^config MC_COMPILER_TABLE$' "$kconfig")" -eq 1 ] ||
+		die "Kconfig edit (MC_COMPILER_TABLE) failed"
 }
 
 # On 6.12 arm64's headers need HAVE_DYNAMIC_FTRACE_WITH_ARGS off as well
