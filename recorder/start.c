@@ -171,7 +171,7 @@ int rec_begin(const char *path, int (*open_trace)(void))
 	}
 #ifdef REC_FUSED_ENTRY
 	/* rec_entry's common case without the trampoline's frame */
-	if (rec_gpr_only)
+	if (rec_gpr_only || !REC_FUSED_NEEDS_GPR)
 		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
 #endif
 	if (!rec_filters_enable(&failed))
