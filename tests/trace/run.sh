@@ -109,8 +109,8 @@ expect() {	# expect <description> <command...>
 	if out=$("$@" 2>&1); then pass "$what"; else fail "$what: $out"; fi
 }
 
-FUNCS="leaf mid top triple recurse jumper jump_test handler signal_test
-	worker exiter threads_test main"
+FUNCS="leaf mid top triple recurse jumper jump_back jump_test handler
+	signal_test worker exiter threads_test main"
 
 # build <name> <cc> <hook flags> <pie> [src [ldflags]]: $OUT/<name>,
 # recorded
@@ -198,6 +198,12 @@ variant() {
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- $RUN '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
+	# (dump --raw counts depth from 0, main's)
+	expect "[$tag] record --depth 5: recursion 10,000 deep, 5 deep recorded" \
+		sh -c "'$MCT' record --depth 5 -o '$OUT/$tag-d5.data' -- \
+			$RUN '$OUT/$p' recurse >/dev/null &&
+		 '$MCT' dump --raw '$OUT/$tag-d5.data' > '$OUT/$tag-d5.raw' &&
+		 $PY $T/check.py depth '$OUT/$tag-d5.raw' 4 most"
 	if [ -n "$SIGNALS_WHY" ]; then
 		echo "SKIP: trace: $TAG[$tag] signals every 50 us running traced code: $SIGNALS_WHY"
 	else
