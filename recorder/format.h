@@ -66,7 +66,9 @@
  * call's entry.  A reader that knows only MCT_NAME skips the others and
  * shows those functions by address, never by a wrong name.
  *
- * Ticks are rec_ticks()'s (rdtsc on x86), converted through MCT_CLOCK.
+ * Ticks are rec_ticks()'s (rdtsc on x86, CNTVCT_EL0 on aarch64, rdtime
+ * on riscv64, CLOCK_MONOTONIC's ns elsewhere), converted through
+ * MCT_CLOCK.
  * A function is named by a run-time address inside it, the same for all
  * its events (the return address of its hook), and the address of its
  * MCT_NAME block.

@@ -217,14 +217,15 @@ REC_HIDDEN void rec_return_tramp(void);
  * <arch>/entry.h, which record.c checks against these structs.  Taken
  * on x86_64 only when record.c is built REC_GPR_ONLY (rec_gpr_only).
  */
-#if defined(__x86_64__) || defined(__aarch64__)
+#if defined(__x86_64__) || defined(__aarch64__) || \
+	(defined(__riscv) && __riscv_xlen == 64)
 #define REC_FUSED_ENTRY 1
 REC_HIDDEN void rec_fentry(void);	/* the fentry's or the pad's */
 REC_HIDDEN void rec_mcount(void);
 #endif
 /*
  * x86_64's entries fall back to the trampolines' general-register path,
- * which calls rec_entry built REC_GPR_ONLY; aarch64's to the
+ * which calls rec_entry built REC_GPR_ONLY; the others' to the
  * trampolines' own, which saves the vector registers too.
  */
 #if defined(__x86_64__)
@@ -303,9 +304,9 @@ struct rec_thread;
 REC_HIDDEN struct rec_thread *rec_keeping_vectors(struct rec_thread *(*fn)(void));
 
 /*
- * The timestamp counter: rdtsc on x86, CNTVCT_EL0 on aarch64 (read as
- * its entry.S reads it: the same clock on every path), else
- * CLOCK_MONOTONIC's ns.
+ * The timestamp counter: rdtsc on x86, CNTVCT_EL0 on aarch64, the time
+ * CSR on riscv64 (read as their entry.S reads it: the same clock on
+ * every path), else CLOCK_MONOTONIC's ns.
  */
 static inline uint64_t rec_ticks(void)
 {
@@ -316,6 +317,11 @@ static inline uint64_t rec_ticks(void)
 
 	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(ticks) : :
 			 "memory");
+	return ticks;
+#elif defined(__riscv) && __riscv_xlen == 64
+	uint64_t ticks;
+
+	__asm__ volatile("rdtime %0" : "=r"(ticks));
 	return ticks;
 #else
 	struct timespec ts;

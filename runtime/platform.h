@@ -444,9 +444,10 @@ MC_RT_HIDDEN extern mc_rt_slot_hook_t mc_rt_gpr_slot_hook;
  * general argument registers and calls that hook with the arguments
  * mc_rt_gpr_slot_hook gets.  Another backend's trampoline.S says which
  * register holds the routine's address, which it may change, and where
- * it goes back to (aarch64: the trampoline's body past the test, which
- * calls the slot hook as it would have).  NULL gives a trampoline its
- * own entry back; setting a slot hook (either kind) clears both.
+ * it goes back to (aarch64, riscv64: the trampoline's body past the
+ * test, which calls the slot hook as it would have).  NULL gives a
+ * trampoline its own entry back; setting a slot hook (either kind)
+ * clears both.
  * Elsewhere mc_rt_set_entry_takeover is false unless both are NULL.
  */
 typedef void (*mc_rt_entry_t)(void);

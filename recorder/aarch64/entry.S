@@ -7,7 +7,7 @@
  * (`br x16`) before they build a frame or save a register
  * (runtime/aarch64/trampoline.S, mc_rt_set_entry_takeover): rec_mcount
  * and rec_fentry (the pad's) do rec_entry's common case (record.c) in
- * place of the trampoline's frame, its eighteen saved registers, the
+ * place of the trampoline's frame, the registers it saves, the
  * call through mc_rt_dispatch_slot and rec_entry's own prologue.  They
  * use only x9-x17 (x10-x17 in the pad's, whose x9 is the function's
  * return address), which are dead at both hooks (trampoline.S), and
