@@ -266,6 +266,11 @@ static uint64_t a64_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 
 const struct mc_arch mc_arch_aarch64 = {
 	.name = "aarch64",
+	/*
+	 * The generic timer's virtual count, which Linux lets EL0 read and
+	 * its vDSO's clock_gettime reads: the same resolution, no call.
+	 */
+	.trace_clock = "cntvct_el0",
 	.reloc_names = a64_reloc_names,
 	.n_reloc_names = MC_COUNT(a64_reloc_names),
 	.e_machine = EM_AARCH64_,

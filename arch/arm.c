@@ -697,6 +697,11 @@ static uint64_t arm_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 
 const struct mc_arch mc_arch_arm = {
 	.name = "arm",
+	/*
+	 * None: the generic timer is optional before ARMv7VE (and Linux may
+	 * keep user space from it), so clock_gettime.
+	 */
+	.trace_clock = NULL,
 	.reloc_names = arm_reloc_names,
 	.n_reloc_names = MC_COUNT(arm_reloc_names),
 	ARM_COMMON,

@@ -390,6 +390,8 @@ static uint64_t rv_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 
 const struct mc_arch mc_arch_riscv64 = {
 	.name = "riscv64",
+	/* the time CSR, which the vDSO's clock_gettime reads too */
+	.trace_clock = "rdtime",
 	.reloc_names = rv_reloc_names,
 	.n_reloc_names = MC_COUNT(rv_reloc_names),
 	.e_machine = EM_RISCV_,

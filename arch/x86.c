@@ -495,6 +495,8 @@ static uint64_t i386_plt_slot(const struct mc_arch *arch, const uint8_t *p,
 
 const struct mc_arch mc_arch_x86_64 = {
 	.name = "x86_64",
+	/* the TSC: constant-rate where Linux keeps it as a clock */
+	.trace_clock = "rdtsc",
 	.reloc_names = x86_64_reloc_names,
 	.n_reloc_names = sizeof(x86_64_reloc_names) / sizeof(x86_64_reloc_names[0]),
 	.e_machine = EM_X86_64_,
@@ -526,6 +528,7 @@ const struct mc_arch mc_arch_x86_64 = {
 
 const struct mc_arch mc_arch_i386 = {
 	.name = "i386",
+	.trace_clock = "rdtsc",
 	.reloc_names = i386_reloc_names,
 	.n_reloc_names = sizeof(i386_reloc_names) / sizeof(i386_reloc_names[0]),
 	.e_machine = EM_386_,

@@ -46,7 +46,8 @@
  *                ended by a NUL; a reader ignores keys it does not know.
  *                Keys: exe (the program's path), arg (one per argument,
  *                argv[0] first, in order), pid, ppid, start_ns
- *                (CLOCK_REALTIME, ns), start_ticks, build_id (hex),
+ *                (CLOCK_REALTIME, ns), start_ticks, clock (what ticks
+ *                count: arch/'s trace_clock), build_id (hex),
  *                sites (hooks the runtime knows), sites_enabled
  *   MCT_PROCESS  another process of the same recording (tid: its pid):
  *                its whole trace, a header and blocks as it wrote them

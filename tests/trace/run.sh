@@ -164,6 +164,21 @@ edges_run() {	# edges_run <name> <prog> <mode>
 		"$OUT/count.nm" $FUNCS
 }
 
+# The counter the recorder reads its times from, as `mctrace info`
+# names it (the recorder's MCT_INFO): the CPU's own where user space
+# reads it in one instruction and the recorder has its entry in assembly.
+case $ARCH in
+x86_64|i386) CLOCK=rdtsc ;;
+aarch64) CLOCK=cntvct_el0 ;;
+riscv64) CLOCK=rdtime ;;
+*) CLOCK=CLOCK_MONOTONIC ;;
+esac
+clock_check() {	# clock_check <name>: of $OUT/<name>.data
+	"$MCT" info "$OUT/$1.data" > "$OUT/$1.info" &&
+	grep -qx "# clock *: $CLOCK" "$OUT/$1.info" ||
+		{ grep clock "$OUT/$1.info"; return 1; }
+}
+
 # variant <tag> <cc> <hooks> <pie flags>; with VARIANT_SHORT set, the
 # checks of the hooks' code alone (JSON, counts, callers, vectors), not
 # those of the recorder's buffers, signals and depth
@@ -188,6 +203,7 @@ variant() {
 	done
 	expect "[$tag] callers equal the counter's: longjmp" \
 		edges_run "$tag-edges" $p longjmp
+	expect "[$tag] info names the clock: $CLOCK" clock_check "$tag-basic"
 	if [ -n "${VARIANT_SHORT:-}" ]; then
 		vectors "$@"
 		return
