@@ -148,6 +148,14 @@ struct mc_reloc_name {
 
 struct mc_arch {
 	const char *name;		/* "x86_64", "i386", ... */
+	/*
+	 * What the recorder's timestamps read on this architecture
+	 * (recorder.h's rec_ticks, and its entries and exits in assembly):
+	 * a counter of the CPU's that user space reads in one instruction,
+	 * named as the trace's MCT_INFO names it (`clock`), the table
+	 * saying why it is that one; NULL: clock_gettime(CLOCK_MONOTONIC).
+	 */
+	const char *trace_clock;
 	const struct mc_reloc_name *reloc_names;	/* may be NULL */
 	unsigned n_reloc_names;
 	uint16_t e_machine;

@@ -704,6 +704,11 @@ const struct mc_arch mc_arch_arm = {
 	.n_int_arg_regs = 4,
 	.int_ret_reg = "r0",
 	.name = "arm",
+	/*
+	 * None: the generic timer is optional before ARMv7VE (and Linux may
+	 * keep user space from it), so clock_gettime.
+	 */
+	.trace_clock = NULL,
 	.reloc_names = arm_reloc_names,
 	.n_reloc_names = MC_COUNT(arm_reloc_names),
 	ARM_COMMON,

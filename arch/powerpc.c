@@ -563,6 +563,9 @@ const struct mc_arch mc_arch_ppc64le = {
 	.n_int_arg_regs = 8,
 	.int_ret_reg = "r3",
 	.name = "ppc64le", PPC64_COMMON, PPC_LE_CODE,
+	/* the timebase (mftb) would do, once the recorder has an entry in
+	   assembly here; till then clock_gettime */
+	.trace_clock = NULL,
 	.reloc_names = ppc64_reloc_names,
 	.n_reloc_names = MC_COUNT(ppc64_reloc_names),
 	.live_store_max = 4,	/* one instruction word */

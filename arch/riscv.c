@@ -397,6 +397,8 @@ const struct mc_arch mc_arch_riscv64 = {
 	.n_int_arg_regs = 8,
 	.int_ret_reg = "a0",
 	.name = "riscv64",
+	/* the time CSR, which the vDSO's clock_gettime reads too */
+	.trace_clock = "rdtime",
 	.reloc_names = rv_reloc_names,
 	.n_reloc_names = MC_COUNT(rv_reloc_names),
 	.e_machine = EM_RISCV_,

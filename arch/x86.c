@@ -502,6 +502,8 @@ const struct mc_arch mc_arch_x86_64 = {
 	.n_int_arg_regs = 6,
 	.int_ret_reg = "rax",
 	.name = "x86_64",
+	/* the TSC: constant-rate where Linux keeps it as a clock */
+	.trace_clock = "rdtsc",
 	.reloc_names = x86_64_reloc_names,
 	.n_reloc_names = sizeof(x86_64_reloc_names) / sizeof(x86_64_reloc_names[0]),
 	.e_machine = EM_X86_64_,
@@ -535,6 +537,7 @@ const struct mc_arch mc_arch_i386 = {
 	/* cdecl: every argument on the stack, none in a register */
 	.int_ret_reg = "eax",
 	.name = "i386",
+	.trace_clock = "rdtsc",
 	.reloc_names = i386_reloc_names,
 	.n_reloc_names = sizeof(i386_reloc_names) / sizeof(i386_reloc_names[0]),
 	.e_machine = EM_386_,

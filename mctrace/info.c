@@ -170,6 +170,7 @@ static void out_info(const struct trace *t, const char *path, FILE *f)
 	print_cmdline(t, f);
 	line(f, "build id", trace_info(t, "build_id", 0));
 	print_start(t, f);
+	line(f, "clock", trace_info(t, "clock", 0));
 	print_span(t, f);
 	print_tasks(t, f);
 	fprintf(f, "# %-14s: %llu\n", "calls lost", (unsigned long long)lost);
@@ -184,11 +185,11 @@ static void info_help(FILE *f)
 {
 	fprintf(f,
 "Usage: mctrace info [FILTERS] [FILE]\n"
-"What the trace is of (program, command line, build id, start time) and\n"
-"what it holds (duration, events, calls, threads, processes (one line\n"
-"each, when the program started others), calls lost, size, blocks read,\n"
-"what was cut short or damaged); \"not recorded\" for what the file does\n"
-"not say.\n"
+"What the trace is of (program, command line, build id, start time, the\n"
+"counter its times were read from) and what it holds (duration, events,\n"
+"calls, threads, processes (one line each, when the program started\n"
+"others), calls lost, size, blocks read, what was cut short or damaged);\n"
+"\"not recorded\" for what the file does not say.\n"
 "FILE is mctrace.data unless given.\n"
 CLI_NO_DEMANGLE_HELP
 FILTER_HELP);

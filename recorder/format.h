@@ -46,7 +46,8 @@
  *                ended by a NUL; a reader ignores keys it does not know.
  *                Keys: exe (the program's path), arg (one per argument,
  *                argv[0] first, in order), pid, ppid, start_ns
- *                (CLOCK_REALTIME, ns), start_ticks, build_id (hex),
+ *                (CLOCK_REALTIME, ns), start_ticks, clock (what ticks
+ *                count: arch/'s trace_clock), build_id (hex),
  *                sites (hooks the runtime knows), sites_enabled
  *   MCT_PROCESS  another process of the same recording (tid: its pid):
  *                its whole trace, a header and blocks as it wrote them
@@ -78,7 +79,9 @@
  * call's entry.  A reader that knows only MCT_NAME skips the others and
  * shows those functions by address, never by a wrong name.
  *
- * Ticks are rec_ticks()'s (rdtsc on x86), converted through MCT_CLOCK.
+ * Ticks are rec_ticks()'s (rdtsc on x86, CNTVCT_EL0 on aarch64, rdtime
+ * on riscv64, CLOCK_MONOTONIC's ns elsewhere), converted through
+ * MCT_CLOCK.
  * A function is named by a run-time address inside it, the same for all
  * its events (the return address of its hook), and the address of its
  * MCT_NAME block.

@@ -146,6 +146,8 @@ char *rec_info(uint64_t start_ticks, size_t *len)
 	struct timespec ts;
 	char hex[129] = "";
 	size_t enabled = 0;
+	const char *clock = MC_RT_ARCH->trace_clock ?
+			    MC_RT_ARCH->trace_clock : "CLOCK_MONOTONIC";
 
 	add_exe(&in);
 	add_args(&in);
@@ -155,6 +157,7 @@ char *rec_info(uint64_t start_ticks, size_t *len)
 		add_u64(&in, "start_ns", (uint64_t)ts.tv_sec * 1000000000u +
 					 (uint64_t)ts.tv_nsec);
 	add_u64(&in, "start_ticks", start_ticks);
+	add(&in, "clock", clock, strlen(clock));
 	dl_iterate_phdr(program_build_id, hex);
 	if (*hex)
 		add(&in, "build_id", hex, strlen(hex));

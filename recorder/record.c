@@ -29,8 +29,12 @@
 
 #include "recorder.h"
 #include "ring.h"
-#ifdef REC_FUSED_ENTRY
+#if defined(__x86_64__)
 #include "x86_64/entry.h"	/* its offsets, checked here */
+#elif defined(__aarch64__)
+#include "aarch64/entry.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+#include "riscv64/entry.h"
 #endif
 
 #ifdef REC_GPR_ONLY

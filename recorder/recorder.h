@@ -257,12 +257,23 @@ REC_HIDDEN void rec_return_tramp(void);
  * goes on to rec_entry through the trampoline's general-register path.
  * It reads struct rec_thread, rec_frame and rec_tls by the offsets of
  * <arch>/entry.h, which record.c checks against these structs.  Taken
- * only when record.c is built REC_GPR_ONLY (rec_gpr_only).
+ * on x86_64 only when record.c is built REC_GPR_ONLY (rec_gpr_only).
+ */
+#if defined(__x86_64__) || defined(__aarch64__) || \
+	(defined(__riscv) && __riscv_xlen == 64)
+#define REC_FUSED_ENTRY 1
+REC_HIDDEN void rec_fentry(void);	/* the fentry's or the pad's */
+REC_HIDDEN void rec_mcount(void);
+#endif
+/*
+ * x86_64's entries fall back to the trampolines' general-register path,
+ * which calls rec_entry built REC_GPR_ONLY; the others' to the
+ * trampolines' own, which saves the vector registers too.
  */
 #if defined(__x86_64__)
-#define REC_FUSED_ENTRY 1
-REC_HIDDEN void rec_fentry(void);
-REC_HIDDEN void rec_mcount(void);
+#define REC_FUSED_NEEDS_GPR 1
+#else
+#define REC_FUSED_NEEDS_GPR 0
 #endif
 
 /*
@@ -342,6 +353,18 @@ struct rec_site_key {
 	int64_t slot_off, key_off;
 	unsigned form;
 };
+/*
+ * sitekeys.c's table, open addressing: `ret`'s entry is the first of
+ * v[(ret >> 1) * REC_SITE_HASH + i & mask], i = 0, 1, ..., whose ret is
+ * `ret` (found) or 0 (none).  Read by <arch>/entry.S too.
+ */
+struct rec_site_table {
+	size_t mask;		/* entries - 1, a power of two */
+	size_t used;
+	struct rec_site_key v[];
+};
+#define REC_SITE_HASH 0x9e3779b97f4a7c15u
+REC_HIDDEN extern struct rec_site_table *rec_site_keys;
 REC_HIDDEN bool rec_site_key_put(const struct rec_site_key *k);
 REC_HIDDEN const struct rec_site_key *rec_site_key_get(uintptr_t ret);
 #else
@@ -366,11 +389,26 @@ REC_HIDDEN extern const bool rec_gpr_only;
 struct rec_thread;
 REC_HIDDEN struct rec_thread *rec_keeping_vectors(struct rec_thread *(*fn)(void));
 
-/* The timestamp counter: rdtsc on x86, else CLOCK_MONOTONIC's ns. */
+/*
+ * The timestamp counter: rdtsc on x86, CNTVCT_EL0 on aarch64, the time
+ * CSR on riscv64 (read as their entry.S reads it: the same clock on
+ * every path), else CLOCK_MONOTONIC's ns.
+ */
 static inline uint64_t rec_ticks(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	return __builtin_ia32_rdtsc();
+#elif defined(__aarch64__)
+	uint64_t ticks;
+
+	__asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(ticks) : :
+			 "memory");
+	return ticks;
+#elif defined(__riscv) && __riscv_xlen == 64
+	uint64_t ticks;
+
+	__asm__ volatile("rdtime %0" : "=r"(ticks));
+	return ticks;
 #else
 	struct timespec ts;
 

@@ -23,19 +23,15 @@
 
 #include "recorder.h"
 
-struct table {
-	size_t mask;		/* entries - 1, a power of two */
-	size_t used;
-	struct rec_site_key v[];
-};
+/* atomic: readers load it once (so does <arch>/entry.S) */
+struct rec_site_table *rec_site_keys;
 
-static struct table *keys;	/* atomic: readers load it once */
-
-static struct table *table_new(size_t n)
+static struct rec_site_table *table_new(size_t n)
 {
-	struct table *t = mmap(NULL, sizeof(*t) + n * sizeof(t->v[0]),
-			       PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct rec_site_table *t;
+
+	t = mmap(NULL, sizeof(*t) + n * sizeof(t->v[0]),
+		 PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (t == MAP_FAILED)
 		return NULL;
@@ -44,9 +40,10 @@ static struct table *table_new(size_t n)
 }
 
 /* The entry of `ret`, or the free one where it would go. */
-static struct rec_site_key *keys_find(struct table *t, uintptr_t ret)
+static struct rec_site_key *keys_find(struct rec_site_table *t,
+				      uintptr_t ret)
 {
-	for (size_t h = (ret >> 1) * (size_t)0x9e3779b97f4a7c15u;; h++) {
+	for (size_t h = (ret >> 1) * (size_t)REC_SITE_HASH;; h++) {
 		struct rec_site_key *e = &t->v[h & t->mask];
 
 		if (e->ret == ret || e->ret == 0)
@@ -54,10 +51,10 @@ static struct rec_site_key *keys_find(struct table *t, uintptr_t ret)
 	}
 }
 
-/* A table with room for `more` entries more: `keys`, or a larger copy. */
-static struct table *keys_room(size_t more)
+/* A table with room for `more` entries more: the one, or a larger copy. */
+static struct rec_site_table *keys_room(size_t more)
 {
-	struct table *t = keys, *n;
+	struct rec_site_table *t = rec_site_keys, *n;
 	size_t size = 64;
 
 	if (t && 2 * (t->used + more) <= t->mask + 1)
@@ -73,13 +70,13 @@ static struct table *keys_room(size_t more)
 			*keys_find(n, t->v[i].ret) = t->v[i];
 			n->used++;
 		}
-	__atomic_store_n(&keys, n, __ATOMIC_RELEASE);
+	__atomic_store_n(&rec_site_keys, n, __ATOMIC_RELEASE);
 	return n;
 }
 
 bool rec_site_key_put(const struct rec_site_key *k)
 {
-	struct table *t = keys_room(1);
+	struct rec_site_table *t = keys_room(1);
 	struct rec_site_key *e;
 
 	if (!t)
@@ -93,7 +90,8 @@ bool rec_site_key_put(const struct rec_site_key *k)
 
 const struct rec_site_key *rec_site_key_get(uintptr_t ret)
 {
-	struct table *t = __atomic_load_n(&keys, __ATOMIC_ACQUIRE);
+	struct rec_site_table *t = __atomic_load_n(&rec_site_keys,
+						   __ATOMIC_ACQUIRE);
 	const struct rec_site_key *e = t ? keys_find(t, ret) : NULL;
 
 	return e && e->ret == ret ? e : NULL;

@@ -171,11 +171,17 @@ static bool set_hooks(void)
 			   : mc_rt_set_slot_hook(hook)))
 		return false;
 #ifdef REC_FUSED_ENTRY
-	/* rec_entry's common case without the trampoline's frame */
-	if (rec_gpr_only && hook == rec_entry)
+	/*
+	 * rec_entry's common case without the trampoline's frame; while
+	 * values are captured, only x86_64's fused entries tell the
+	 * functions captured (the others' go through the trampolines).
+	 */
+	if ((rec_gpr_only || !REC_FUSED_NEEDS_GPR) && hook == rec_entry)
 		mc_rt_set_entry_takeover(rec_fentry, rec_mcount);
+#if REC_FUSED_NEEDS_GPR
 	else if (rec_gpr_only)
 		mc_rt_set_entry_takeover(rec_fentry_args, rec_mcount_args);
+#endif
 #endif
 	return true;
 }

@@ -445,21 +445,25 @@ MC_RT_HIDDEN extern mc_rt_slot_hook_t mc_rt_gpr_slot_hook;
 /*
  * Taking over a trampoline's entry, for a client whose own code does
  * the common case of its slot hook faster than a call can (the
- * recorder's recorder/x86_64/entry.S).  A backend that defines
+ * recorder's recorder/<arch>/entry.S).  A backend that defines
  * MC_RT_ENTRY_TAKEOVER has trampolines that, when
  * mc_rt_fentry_takeover (for mc_rt_tramp_fentry, and so pads) or
  * mc_rt_mcount_takeover (mc_rt_tramp_mcount) is set, jump to it first
- * thing, before they build a frame: the stack and every register as
- * the site's call left them, but %r11, which holds the routine's
- * address (so it begins with endbr64 under IBT).  The routine either
- * returns into the function itself, having changed no register but
- * %r11 and the flags, or jumps, with everything as it got it and a
+ * thing, before they build a frame.  On x86_64: the stack and every
+ * register as the site's call left them, but %r11, which holds the
+ * routine's address (so it begins with endbr64 under IBT).  The routine
+ * either returns into the function itself, having changed no register
+ * but %r11 and the flags, or jumps, with everything as it got it and a
  * general-register slot hook in %r11, to mc_rt_tramp_fentry_gpr
  * (mc_rt_tramp_mcount_gpr): the trampoline's own path that saves the
  * general argument registers and calls that hook with the arguments
- * mc_rt_gpr_slot_hook gets.  NULL gives a trampoline its own entry
- * back; setting a slot hook (either kind) clears both.  Elsewhere
- * mc_rt_set_entry_takeover is false unless both are NULL.
+ * mc_rt_gpr_slot_hook gets.  Another backend's trampoline.S says which
+ * register holds the routine's address, which it may change, and where
+ * it goes back to (aarch64, riscv64: the trampoline's body past the
+ * test, which calls the slot hook as it would have).  NULL gives a
+ * trampoline its own entry back; setting a slot hook (either kind)
+ * clears both.
+ * Elsewhere mc_rt_set_entry_takeover is false unless both are NULL.
  */
 typedef void (*mc_rt_entry_t)(void);
 MC_RT_HIDDEN bool mc_rt_set_entry_takeover(mc_rt_entry_t of_fentry,

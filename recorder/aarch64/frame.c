@@ -36,11 +36,13 @@
 
 #include "../../arch/arch.h"
 #include "../recorder.h"
+#include "entry.h"
 
 #define A64_HWCAP_PACA	(1ul << 30)
 #define MAX_PROLOGUE	64		/* instructions read, at most */
 
 enum site_form { FORM_PAD = 1, FORM_MCOUNT };
+_Static_assert(FORM_PAD == REC_S_FORM_PAD, "entry.S's test of a pad");
 
 /* The distance from the frame record's x30 to the key, or a reason. */
 static const char *read_prologue(uintptr_t start, uintptr_t hook,

@@ -13,7 +13,18 @@
  * On arrival the return registers are live: x0-x7 (x0/x1 for 128-bit
  * and small structs; a homogeneous aggregate of up to four in v0-v3) and
  * q0-q7, so all of them are kept around the C call; x29 is the caller's
- * frame pointer again and is kept by the frame record.  The branch back
+ * frame pointer again and is kept by the frame record; x9-x17 are free.
+ *
+ * The common case, the top frame returning with its key, is rec_exit's
+ * done here with x9-x17 alone, without a call or a frame: busy set (and
+ * put back as it was, since an exit may come while a signal handler's
+ * traced code runs in the recorder), the frame popped, the exit event
+ * written (CNTVCT_EL0, as entry.S) and the real return address branched
+ * to.  Anything else (no thread, frames left by longjmp) goes to
+ * rec_exit as before, busy put back first.  The offsets are entry.h's,
+ * checked by record.c.
+ *
+ * The branch back
  * is `ret x16`: a return is no indirect branch for BTI, so the caller's
  * return point needs no landing pad; x16 is the intra-procedure-call
  * scratch register a caller never expects kept.
@@ -27,6 +38,8 @@
  *   [sp, #16]   x0 ... x7
  *   [sp, #80]   q0 ... q7
  */
+#include "entry.h"
+
 #ifdef __ARM_FP
 #define FRAME	208
 #else
@@ -43,6 +56,43 @@
 	.cfi_undefined x30
 	nop		/* an unwinder looks up the FDE of our address - 4 */
 rec_return_tramp:
+	mrs	x10, tpidr_el0			/* &rec_tls */
+	adrp	x11, :gottprel:rec_tls
+	ldr	x11, [x11, #:gottprel_lo12:rec_tls]
+	add	x10, x10, x11
+	ldrb	w9, [x10, #REC_TLS_BUSY]	/* as it was */
+	mov	w11, #1
+	strb	w11, [x10, #REC_TLS_BUSY]
+	ldr	x11, [x10, #REC_TLS_SELF]	/* t */
+	cbz	x11, 1f
+	ldr	x12, [x11, #REC_T_DEPTH]
+	ldr	x13, [x11, #REC_T_FRAMES]
+	mov	x14, #REC_F_SIZE
+	madd	x13, x12, x14, x13		/* the top frame is below */
+	ldur	x14, [x13, #REC_F_KEY - REC_F_SIZE]
+	mov	x15, sp
+	cmp	x14, x15
+	b.ne	1f				/* (depth 0: the guard's) */
+	sub	x12, x12, #1
+	str	x12, [x11, #REC_T_DEPTH]
+	ldr	x12, [x11, #REC_T_HEAD]		/* the event at head */
+	ldr	x14, [x11, #REC_T_MASK]
+	ldr	x15, [x11, #REC_T_RING]
+	and	x14, x12, x14
+	add	x15, x15, x14, lsl #REC_E_SIZE_SHIFT
+	isb					/* (entry.S says why) */
+	mrs	x14, cntvct_el0
+	lsl	x14, x14, #REC_E_KIND_BITS
+	orr	x14, x14, #REC_E_EXIT
+	ldur	x16, [x13, #REC_F_FUNC - REC_F_SIZE]
+	stp	x14, x16, [x15, #REC_E_WORD]
+	add	x12, x12, #1
+	add	x14, x11, #REC_T_HEAD
+	stlr	x12, [x14]		/* the writer sees the event first */
+	ldur	x16, [x13, #REC_F_ORIG - REC_F_SIZE]
+	strb	w9, [x10, #REC_TLS_BUSY]
+	ret	x16
+1:	strb	w9, [x10, #REC_TLS_BUSY]
 	stp	x29, x30, [sp, #-FRAME]!
 	mov	x29, sp
 	stp	x0, x1, [sp, #16]

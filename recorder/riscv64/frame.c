@@ -34,10 +34,12 @@
 
 #include "../../arch/arch.h"
 #include "../recorder.h"
+#include "entry.h"
 
 #define MAX_PROLOGUE	512		/* bytes read, at most */
 
 enum site_form { FORM_COPY = 1, FORM_A0 };
+_Static_assert(FORM_COPY == REC_S_FORM_COPY, "entry.S's test of a copy");
 
 /* A -pg site's form, read from its function's code up to the hook. */
 static const char *read_mcount(uintptr_t start, uintptr_t hook,

@@ -15,12 +15,23 @@
  * are kept around the C call.  t1 is free for the jump (a temporary no
  * caller expects kept; t0 may be the static chain or a pad's link).
  *
+ * The common case, the top frame returning with its key, is rec_exit's
+ * done here with t0-t6 and a2 (no return register), without a call or
+ * a frame: busy set (and put back as it was, since an exit may come
+ * while a signal handler's traced code runs in the recorder), the frame
+ * popped, the exit event written (rdtime, as entry.S) and the real
+ * return address jumped to.  Anything else (no thread, frames left by
+ * longjmp) goes to rec_exit as before, busy put back first.  The
+ * offsets are entry.h's, checked by record.c.
+ *
  * The trampoline has no frame an unwinder can step through: its CFI
  * says the return address is undefined, and covers the instruction
  * before it (see recorder/x86_64/return.S).
  *
  * Frame (16-byte aligned): 0(sp) a0, 8(sp) a1, 16(sp) fa0, 24(sp) fa1.
  */
+#include "entry.h"
+
 #if defined(__riscv_flen) && __riscv_flen >= 32
 #define HAVE_FP	1
 #if __riscv_flen == 64
@@ -48,6 +59,41 @@
 	nop		/* an unwinder looks up the FDE of our address - 1 */
 	.option	pop
 rec_return_tramp:
+	la.tls.ie	t2, rec_tls		/* &rec_tls */
+	add	t2, t2, tp
+	lbu	t0, REC_TLS_BUSY(t2)		/* as it was */
+	li	t3, 1
+	sb	t3, REC_TLS_BUSY(t2)
+	ld	t3, REC_TLS_SELF(t2)		/* t */
+	beqz	t3, 1f
+	ld	t4, REC_T_DEPTH(t3)
+	ld	t5, REC_T_FRAMES(t3)
+	li	t6, REC_F_SIZE
+	mul	t6, t4, t6
+	add	t5, t5, t6			/* the top frame is below */
+	ld	t6, REC_F_KEY - REC_F_SIZE(t5)
+	bne	t6, sp, 1f			/* (depth 0: the guard's) */
+	addi	t4, t4, -1
+	sd	t4, REC_T_DEPTH(t3)
+	ld	t4, REC_T_HEAD(t3)		/* the event at head */
+	ld	t6, REC_T_MASK(t3)
+	and	t6, t4, t6
+	slli	t6, t6, REC_E_SIZE_SHIFT
+	ld	a2, REC_T_RING(t3)
+	add	t6, a2, t6
+	rdtime	a2				/* (entry.S says why) */
+	slli	a2, a2, REC_E_KIND_BITS
+	ori	a2, a2, REC_E_EXIT
+	sd	a2, REC_E_WORD(t6)
+	ld	a2, REC_F_FUNC - REC_F_SIZE(t5)
+	sd	a2, REC_E_FUNC(t6)
+	addi	t4, t4, 1
+	fence	rw, w			/* the writer sees the event first */
+	sd	t4, REC_T_HEAD(t3)
+	ld	t1, REC_F_ORIG - REC_F_SIZE(t5)
+	sb	t0, REC_TLS_BUSY(t2)
+	jr	t1
+1:	sb	t0, REC_TLS_BUSY(t2)
 	addi	sp, sp, -FRAME
 	sd	a0, 0(sp)
 	sd	a1, 8(sp)

@@ -48,6 +48,16 @@ void _mcount(void);
  * without pointer authentication).
  */
 #define MC_RT_DISPATCH_SLOT 1
+
+/*
+ * A client may take over either trampoline's entry (platform.h); its
+ * routine goes back to the trampoline's own body past the test
+ * (trampoline.S says which registers it may change).
+ */
+#define MC_RT_ENTRY_TAKEOVER 1
+MC_RT_HIDDEN void mc_rt_tramp_mcount_body(void);
+MC_RT_HIDDEN void mc_rt_tramp_pad_body(void);
+
 static inline uintptr_t mc_rt_a64_strip_pac(uintptr_t addr)
 {
 	uintptr_t out;

@@ -36,6 +36,20 @@
  * Every entry starts with `bti c` (hint #34, a NOP without BTI), since a
  * linker veneer reaches a far target with `br x16`.
  *
+ * A client may take either trampoline over (platform.h,
+ * MC_RT_ENTRY_TAKEOVER): mc_rt_mcount_takeover for this one,
+ * mc_rt_fentry_takeover for the pad's (aarch64 has no -mfentry; the pad
+ * takes its place).  When set, the trampoline branches to it first
+ * thing, with x16 holding its address (`br x16`: it begins with
+ * `bti c`) and everything else as the site's `bl` left it.  It returns
+ * into the function itself, or branches back, with everything as it got
+ * it but x9-x17 (x10-x17 for the pad, whose x9 is the function's
+ * return address), to the trampoline's own body past that test:
+ * mc_rt_tramp_mcount_body, mc_rt_tramp_pad_body.  x9-x17 are dead at
+ * both hooks: the -pg hook is an ordinary call to both compilers, and a
+ * pad runs before the function has set any register but x9; the body
+ * below calls C, which may change them anyway.
+ *
  * Frame (sp 16-byte aligned throughout):
  *   [sp, #0]    x29, x30
  *   [sp, #16]   x0 ... x8 (x8 at #80)
@@ -118,6 +132,13 @@ _mcount:
 mc_rt_tramp_mcount:
 	.cfi_startproc
 	hint	#34			/* bti c */
+	adrp	x16, mc_rt_mcount_takeover
+	ldr	x16, [x16, #:lo12:mc_rt_mcount_takeover]
+	cbz	x16, mc_rt_tramp_mcount_body
+	br	x16
+	.globl	mc_rt_tramp_mcount_body
+	.hidden	mc_rt_tramp_mcount_body
+mc_rt_tramp_mcount_body:
 	push_frame
 	str	x8, [sp, #80]
 	save_args
@@ -160,6 +181,13 @@ mc_rt_tramp_mcount:
 mc_rt_tramp_pad:
 	.cfi_startproc
 	hint	#34			/* bti c */
+	adrp	x16, mc_rt_fentry_takeover
+	ldr	x16, [x16, #:lo12:mc_rt_fentry_takeover]
+	cbz	x16, mc_rt_tramp_pad_body
+	br	x16
+	.globl	mc_rt_tramp_pad_body
+	.hidden	mc_rt_tramp_pad_body
+mc_rt_tramp_pad_body:
 	push_frame PAD_FRAME
 	str	x8, [sp, #80]
 	str	x9, [sp, #PAD_FRAME-8]	/* the function's return address */

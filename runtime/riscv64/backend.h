@@ -61,6 +61,12 @@ void _mcount(void);
 #define MC_RT_DISPATCH_SLOT 1
 
 /*
+ * A client may take over their entries (platform.h); trampoline.S says
+ * how the routine goes back to the trampoline's body.
+ */
+#define MC_RT_ENTRY_TAKEOVER 1
+
+/*
  * Where an mcount hook's caller is.  GCC passes it in a0 (`mv a0, ra`,
  * which its scheduler may put several instructions before the call);
  * clang passes nothing, and a0 still holds the first argument, but it

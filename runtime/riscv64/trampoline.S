@@ -30,6 +30,17 @@
  * slot.  Which one a site calls the engine decides at boot from the code
  * before the hook (runtime/riscv64/backend.h, MC_RT_SITE_CALLER).
  *
+ * A client may take any of them over (platform.h, MC_RT_ENTRY_TAKEOVER):
+ * mc_rt_mcount_takeover for both -pg trampolines, mc_rt_fentry_takeover
+ * for the pad's.  When set, the trampoline jumps to it first thing with
+ * `jalr t1, 0(t1)`, everything else as the site's call left it: t1 then
+ * holds the address of the trampoline's body past the test, which the
+ * routine either goes back to (`jr t1`) with everything as it got it
+ * but t2-t6 (and t0, for -pg), or returns into the function itself as
+ * the trampoline would.  t0-t6 are dead at the -pg hook (an ordinary
+ * call), and at a pad but t0 (its link); the body calls C, which may
+ * change them anyway.
+ *
  * Frame (sp stays 16-byte aligned, as the psABI requires at calls):
  *   0(sp)       ra
  *   8(sp)       a0 ... a7
@@ -126,6 +137,17 @@ _mcount:
 	.size	_mcount, . - _mcount
 
 /*
+ * The test of a takeover (above): the routine in `var`, if set, called
+ * with t1 := the instruction after this.
+ */
+	.macro	takeover var
+	ld	t1, \var
+	beqz	t1, 1f
+	jalr	t1, 0(t1)
+1:
+	.endm
+
+/*
  * mcount_tramp NAME, INSN: an mcount trampoline that takes the slot of
  * the function's return address into a1 with INSN, once a0-a7 are saved.
  */
@@ -136,6 +158,7 @@ _mcount:
 	.p2align 2
 \name:
 	.cfi_startproc
+	takeover mc_rt_mcount_takeover
 	push_frame FRAME
 	save_args
 	\insn
@@ -186,6 +209,7 @@ _mcount:
 	.p2align 2
 mc_rt_tramp_pad:
 	.cfi_startproc
+	takeover mc_rt_fentry_takeover
 	push_frame FRAME+16
 	sd	t0, FRAME(sp)
 	sd	ra, FRAME+8(sp)

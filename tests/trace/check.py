@@ -13,7 +13,7 @@
                                    addresses named through `nm`)
   check.py named RAW COUNTS FUNC... the same, the counter naming each
                                    function itself (dlcounter.c: NAME COUNT)
-  check.py depth RAW N             some call is N deep
+  check.py depth RAW N [most]      some call is N deep (and none deeper)
   check.py edges RAW EDGES NM FUNC... among the FUNCs, each function's
                                    calls by caller in RAW equal the
                                    counter's (counter.c's EDGES: the
@@ -218,12 +218,12 @@ def check_named(raw, counts_path, funcs):
         fail("the counter missed some of %s" % " ".join(funcs))
 
 
-def check_depth(raw, n):
+def check_depth(raw, n, how="least"):
     deepest = 0
     with open(raw) as f:
         for line in f:
             deepest = max(deepest, int(line.split()[3]))
-    if deepest < int(n):
+    if deepest < int(n) or (how == "most" and deepest > int(n)):
         fail("deepest call %d, wanted %s" % (deepest, n))
 
 

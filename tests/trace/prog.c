@@ -61,11 +61,23 @@ NOINLINE int recurse(int n)
 
 static jmp_buf env;
 NOINLINE void jumper(int n) { if (n == 0) longjmp(env, 1); jumper(n - 1); leaf(n); }
+/*
+ * Returns as soon as the jump lands, with no call between: its return
+ * finds the frames the jump left above its own, which end with it.
+ */
+NOINLINE int jump_back(void)
+{
+	if (!setjmp(env))
+		jumper(2);
+	return 1;
+}
+
 NOINLINE void jump_test(void)
 {
 	for (int i = 0; i < 5; i++)
 		if (!setjmp(env))
 			jumper(3);
+	jump_back();
 	mid(1);
 }
 

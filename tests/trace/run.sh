@@ -109,8 +109,8 @@ expect() {	# expect <description> <command...>
 	if out=$("$@" 2>&1); then pass "$what"; else fail "$what: $out"; fi
 }
 
-FUNCS="leaf mid top triple recurse jumper jump_test handler signal_test
-	worker exiter threads_test main"
+FUNCS="leaf mid top triple recurse jumper jump_back jump_test handler
+	signal_test worker exiter threads_test main"
 
 # build <name> <cc> <hook flags> <pie> [src [ldflags]]: $OUT/<name>,
 # recorded
@@ -176,6 +176,21 @@ edges_run() {	# edges_run <name> <prog> <mode>
 		"$OUT/count.nm" $FUNCS
 }
 
+# The counter the recorder reads its times from, as `mctrace info`
+# names it (the recorder's MCT_INFO): the CPU's own where user space
+# reads it in one instruction and the recorder has its entry in assembly.
+case $ARCH in
+x86_64|i386) CLOCK=rdtsc ;;
+aarch64) CLOCK=cntvct_el0 ;;
+riscv64) CLOCK=rdtime ;;
+*) CLOCK=CLOCK_MONOTONIC ;;
+esac
+clock_check() {	# clock_check <name>: of $OUT/<name>.data
+	"$MCT" info "$OUT/$1.data" > "$OUT/$1.info" &&
+	grep -qx "# clock *: $CLOCK" "$OUT/$1.info" ||
+		{ grep clock "$OUT/$1.info"; return 1; }
+}
+
 # variant <tag> <cc> <hooks> <pie flags>; with VARIANT_SHORT set, the
 # checks of the hooks' code alone (JSON, counts, callers, vectors), not
 # those of the recorder's buffers, signals and depth
@@ -202,6 +217,7 @@ variant() {
 	done
 	expect "[$tag] callers equal the counter's: longjmp" \
 		edges_run "$tag-edges" $p longjmp
+	expect "[$tag] info names the clock: $CLOCK" clock_check "$tag-basic"
 	if [ -n "${VARIANT_SHORT:-}" ]; then
 		vectors "$@"
 		return
@@ -212,6 +228,12 @@ variant() {
 		"'$MCT' record -o '$OUT/$tag-rec.data' -- $RUN '$OUT/$p' recurse >/dev/null &&
 		 '$MCT' dump --raw '$OUT/$tag-rec.data' > '$OUT/$tag-rec.raw' &&
 		 $PY $T/check.py depth '$OUT/$tag-rec.raw' 10000"
+	# (dump --raw counts depth from 0, main's)
+	expect "[$tag] record --depth 5: recursion 10,000 deep, 5 deep recorded" \
+		sh -c "'$MCT' record --depth 5 -o '$OUT/$tag-d5.data' -- \
+			$RUN '$OUT/$p' recurse >/dev/null &&
+		 '$MCT' dump --raw '$OUT/$tag-d5.data' > '$OUT/$tag-d5.raw' &&
+		 $PY $T/check.py depth '$OUT/$tag-d5.raw' 4 most"
 	if [ -n "$SIGNALS_WHY" ]; then
 		echo "SKIP: trace: $TAG[$tag] signals every 50 us running traced code: $SIGNALS_WHY"
 	else
