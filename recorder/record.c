@@ -484,12 +484,12 @@ static struct rec_thread *say_lost_state(void)
 static struct rec_thread *lost_own_state(struct rec_thread *t, uintptr_t sp,
 					 size_t *frame)
 {
-	static bool said;
+	static int said;	/* an int: riscv64 has no 1-byte swap */
 	struct rec_thread *own = owner_of_stack(t, sp, frame);
 
 	if (!own)
 		no_frame(sp);
-	if (!__atomic_exchange_n(&said, true, __ATOMIC_RELAXED)) {
+	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
 		lost_state_tid = own->tid;
 #ifdef REC_GPR_ONLY
 		(void)rec_keeping_vectors(say_lost_state);
