@@ -20,7 +20,8 @@
  * Only the functions picked pay: their sites are put in a table at the
  * start, and their calls go through the trampoline's general-register
  * path (recorder.h, rec_entry_args), which finds the registers it
- * saved and the function in the table.  The fused entry of a recording
+ * saved (by its frame record on aarch64, from the slot it passed where
+ * REC_ARGS_FROM_SLOT) and the function in the table.  The fused entry of a recording
  * that captures values (x86_64's rec_fentry_args) tells them from the
  * others by a byte of rec_args_map, and takes the others itself; a
  * recording that captures nothing keeps the plain fused entry,
@@ -66,9 +67,11 @@
 const bool rec_values_capture = true, rec_args_capture = true;
 
 /* Both hooks run before the body: the argument registers are intact. */
-static const char *args_lost_at(const struct mcount_site_info *s)
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
 {
 	(void)s;
+	(void)start;
 	return NULL;
 }
 
@@ -103,8 +106,10 @@ const bool rec_values_capture = true, rec_args_capture = true;
  * the arguments (and passes x30 in x0): only a pad, at the entry, sees
  * them.  A return value is seen from every hook.
  */
-static const char *args_lost_at(const struct mcount_site_info *s)
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
 {
+	(void)start;
 	return s->style == MCOUNT_STYLE_PAD ? NULL :
 		"its -pg hook runs after its prologue may have moved the "
 		"arguments (build it with -fpatchable-function-entry=2; "
@@ -112,6 +117,21 @@ static const char *args_lost_at(const struct mcount_site_info *s)
 }
 
 /* The trampoline saved x0-x7 in order: AAPCS64's argument registers. */
+static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
+{
+	return regs[n - 1];
+}
+
+#elif defined(REC_ARGS_FROM_SLOT)
+const bool rec_values_capture = true, rec_args_capture = true;
+
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
+{
+	return rec_arch_args_lost(s, start);
+}
+
+/* rec_arch_args's area: the argument registers in the psABI's order. */
 static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 {
 	return regs[n - 1];
@@ -125,9 +145,11 @@ const bool rec_values_capture = false;
 #endif
 const bool rec_args_capture = false;
 
-static const char *args_lost_at(const struct mcount_site_info *s)
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
 {
 	(void)s;
+	(void)start;
 	return NULL;
 }
 
@@ -465,6 +487,7 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 	unsigned long off;
 	const char *name = mcount_func_name(s->at, &off);
 	struct rec_args w = { 0 };
+	const char *why;
 	bool any = false;
 
 	if (!name || s->state == MCOUNT_SITE_REFUSED)
@@ -477,9 +500,9 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 		}
 	if (!any)
 		return 0;
-	if (w.nargs && args_lost_at(s) && b->count_only) {
-		fprintf(stderr, "mcount: trace: -A: %s: %s\n", name,
-			args_lost_at(s));
+	if (w.nargs && b->count_only &&
+	    (why = args_lost_at(s, off <= s->at ? s->at - off : 0))) {
+		fprintf(stderr, "mcount: trace: -A: %s: %s\n", name, why);
 		b->refused = true;
 	}
 	if (!b->count_only) {

@@ -355,6 +355,25 @@ REC_NOTRACE void rec_entry_args(uintptr_t func, uintptr_t *slot)
 }
 #endif
 
+#ifdef REC_ARGS_FROM_SLOT
+/*
+ * Where the save area lies a known way from the slot (rec_arch_args):
+ * found for the functions captured only.  A site whose area cannot be
+ * found (none is, if recording started) gets no values rather than
+ * another frame's.
+ */
+REC_NOTRACE void rec_entry_args(uintptr_t func, uintptr_t *slot)
+{
+	const uintptr_t *regs;
+
+	if (!rec_args_of(func) || !(regs = rec_arch_args(func, slot))) {
+		rec_entry(func, slot);
+		return;
+	}
+	rec_entry_regs(func, slot, regs);
+}
+#endif
+
 #ifdef __aarch64__
 /*
  * From rec_entry_args: `fp` is x29 there, the trampoline's frame record

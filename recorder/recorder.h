@@ -299,13 +299,28 @@ REC_HIDDEN extern uint8_t rec_args_map[];
 #define REC_ARGS_CAPTURE 1
 REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
 				const uintptr_t *fp);
+#elif defined(__riscv)
+/*
+ * The trampoline's save area lies a way from the slot it passed that
+ * each site's form fixes: rec_arch_args (<arch>/frame.c, or args.c
+ * where every site's is the same) finds it, for record.c's
+ * rec_entry_args; NULL where it cannot.  rec_arch_args_lost: why a
+ * site's cannot be read (the function at `start`), or NULL.
+ */
+#define REC_ARGS_CAPTURE 1
+#define REC_ARGS_FROM_SLOT 1
+struct mcount_site_info;
+REC_HIDDEN const uintptr_t *rec_arch_args(uintptr_t func,
+					  const uintptr_t *slot);
+REC_HIDDEN const char *rec_arch_args_lost(const struct mcount_site_info *s,
+					  uintptr_t start);
 #endif
 /*
  * Backends whose return trampoline has a twin that keeps the value
  * (rec_return_value_tramp), but whose hooks do not hand the argument
  * registers over: -R alone.  Their rec_entry_args is record.c's.
  */
-#if defined(__riscv) || defined(__i386__) || defined(__arm__) || \
+#if defined(__i386__) || defined(__arm__) || \
 	defined(__powerpc64__) || defined(__s390x__)
 #define REC_VALUE_CAPTURE 1
 #endif
@@ -352,6 +367,7 @@ struct rec_site_key {
 	uintptr_t ret;		/* the hook's return address; 0: free */
 	int64_t slot_off, key_off;
 	unsigned form;
+	int32_t args_off;	/* where captured arguments are (riscv64) */
 };
 /*
  * sitekeys.c's table, open addressing: `ret`'s entry is the first of

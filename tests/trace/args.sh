@@ -16,8 +16,11 @@
 #   - specs the machine cannot capture are refused with their reason:
 #     an argument on the stack, a floating-point one, a wrong item; so
 #     are -A with -p and the recorder's own JSON (MCOUNT_TRACE=x.json).
-# On a backend that does not capture arguments (all but x86_64 and
-# aarch64), -A is refused with a one-line reason and a non-zero exit,
+# Every hook kind and compiler whose arguments a backend reads (KINDS)
+# is checked against the printf oracle; GCC's -pg, where its hook runs
+# after the prologue (LATE), is refused by name.
+# On a backend that does not capture arguments (all but x86_64,
+# aarch64 and riscv64), -A is refused with a one-line reason and a non-zero exit,
 # never a trace of garbage; they capture return values (checked
 # against the program's lines).
 #
@@ -46,6 +49,22 @@ GXX=$(echo "$GCC" | sed 's/gcc$/g++/')
 HOOK=-pg
 [ "$ARCH" = x86_64 ] && HOOK="-pg -mfentry"
 [ "$ARCH" = aarch64 ] && HOOK="-fpatchable-function-entry=2"
+[ "$ARCH" = riscv64 ] && HOOK="-fpatchable-function-entry=8"
+CLANG="clang${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
+# KINDS: the backend's other hook kinds and compilers whose arguments
+# are read too, a line each: tag|compiler|hook flags.  LATE: where
+# GCC's -pg hook runs after the prologue may have moved the arguments,
+# the reason record gives for refusing them.
+KINDS= LATE=
+case $ARCH in
+aarch64)
+	LATE="its -pg hook runs after its prologue" ;;
+riscv64)
+	KINDS="clang-pg|$CLANG|-pg
+clang-pad|$CLANG|-fpatchable-function-entry=8
+gcc-pad4g|$GCC|-fpatchable-function-entry=4 -march=rv64g"
+	LATE="its -pg hook (GCC's) comes after .mv a0, ra." ;;
+esac
 TAG=
 [ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
 failures=0
@@ -59,12 +78,12 @@ expect() {	# expect <description> <command...>
 mkdir -p "$OUT"
 rm -f "$OUT"/*.data* "$OUT"/*.out "$OUT"/*.rep "$OUT"/*.err
 
-# build <name> <compiler> <source>: $OUT/<name> (recorded) and, with
-# the same object unrecorded, $OUT/<name>-plain for uftrace.  A pad
-# calls no hook symbol that would pull libmcount.a's runtime in: the
-# boot is asked for by name.
+# build <name> <compiler> <source> [hook flags]: $OUT/<name> (recorded)
+# and, with the same object unrecorded, $OUT/<name>-plain for uftrace.
+# A pad calls no hook symbol that would pull libmcount.a's runtime in:
+# the boot is asked for by name.
 build() {
-	$2 -O2 -g -fno-inline $HOOK -c "$3" -o "$OUT/$1.o" &&
+	$2 -O2 -g -fno-inline ${4:-$HOOK} -c "$3" -o "$OUT/$1.o" &&
 	$2 -o "$OUT/$1-plain" "$OUT/$1.o" &&
 	$TOOL "$OUT/$1.o" &&
 	$2 -o "$OUT/$1" "$OUT/$1.o" -Wl,-u,mcount_boot "$LIB" \
@@ -105,7 +124,7 @@ capture() {
 # alone, and why they refuse arguments
 case $ARCH in
 x86_64) NREGS=6 ;;
-aarch64) NREGS=8 ;;
+aarch64|riscv64) NREGS=8 ;;
 i386) RET_ONLY="arg1 is passed on the stack on i386" ;;
 *) RET_ONLY="arguments are not captured on [a-z0-9]* yet" ;;
 esac
@@ -153,6 +172,18 @@ checked "C: each call's values are the program's own (printf)" \
 	args "$C_SPECS" bad
 checked "C++: demangled globs; a method's this and arguments (printf)" \
 	argscc "$CC_GLOBS"
+# every other hook kind and compiler: the same values
+echo "$KINDS" | while IFS='|' read -r tag cc flags; do
+	[ -n "$tag" ] || continue
+	if build "args-$tag" "$cc" $T/args.c "$flags"; then
+		checked "[$tag] C: each call's values are the program's own" \
+			"args-$tag" "$C_SPECS" bad
+	else
+		fail "[$tag] build args.c"
+	fi
+	echo "failures=$failures" > "$OUT/kinds.st"
+done
+[ -z "$KINDS" ] || . "$OUT/kinds.st"
 
 # both <name> <specs>: uftrace's recording and ours of <name>
 uftrace_both() {
@@ -229,13 +260,13 @@ json_refused() {
 	[ ! -e "$OUT/direct.json" ] || { echo "a JSON was written"; return 1; }
 }
 expect "the recorder's own JSON refuses values, saying so" json_refused
-if [ "$ARCH" = aarch64 ]; then
+if [ -n "$LATE" ]; then
 	late_hook() {
 		$GCC -O2 -fno-inline -pg -c $T/args.c -o "$OUT/args-pg.o" &&
 		$TOOL "$OUT/args-pg.o" &&
 		$GCC -o "$OUT/args" "$OUT/args-pg.o" "$LIB" \
 			-Wl,-T,lds/mcount.lds -lpthread &&
-		refused "add: its -pg hook runs after its prologue" -A add@arg1
+		refused "add: $LATE" -A add@arg1
 	}
 	expect "a -pg function's arguments are refused (its prologue ran)" \
 		late_hook
