@@ -651,6 +651,12 @@ bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
  */
 const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
 				 uint32_t *taken, uint32_t *lr_at);
+/*
+ * ... and the registers that code writes (bit n: rn), for a recorder of
+ * arguments: r0-r3 written before the hook may have lost them.
+ */
+const char *mc_arch_arm_prologue_writes(const uint8_t *code, size_t len,
+					bool thumb, uint32_t *written);
 
 /*
  * aarch64 -pg: where the frame record (x29, x30) is at the hook, from

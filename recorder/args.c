@@ -7,8 +7,9 @@
  *   MCOUNT_TRACE_ARGS=SPEC;SPEC...   each GLOB@ITEM,ITEM..., an ITEM
  *                                    argN or retval, then optionally /F
  *                                    with F one of d i u x p c s and a
- *                                    size in bits (8 16 32 64; 64 if
- *                                    none), as uftrace's -A and -R
+ *                                    size in bits (8 16 32 64; the
+ *                                    register's if none), as uftrace's
+ *                                    -A and -R
  *
  * A glob picks a function as -F's do, by its symbol, or for a C++ one
  * by its demangled name, whole or up to its parameters (libstdc++'s
@@ -137,6 +138,15 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 	return regs[n - 1];
 }
 
+#ifdef MC_RT_ARGS_FROM_SLOT
+/* Every site's the same way from its slot (runtime/<arch>/backend.h). */
+const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
+{
+	(void)func;
+	return slot + MC_RT_ARGS_FROM_SLOT;
+}
+#endif
+
 #else
 #ifdef REC_VALUE_CAPTURE
 const bool rec_values_capture = true;
@@ -245,7 +255,7 @@ static bool parse_format(const char *p, struct rec_arg *a)
 	unsigned long bits;
 
 	a->fmt = 'd';
-	a->bits = 64;
+	a->bits = 8 * sizeof(uintptr_t);	/* the whole register */
 	if (!*p)
 		return true;
 	if (*p != '/' || !p[1] || !strchr(formats, p[1]))
