@@ -641,6 +641,8 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 /* ... and where the entry's ra is saved, for a recorder of exits */
 bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
 			     int64_t *slot, int64_t *entry_sp);
+/* ... and whether it writes none of a0-a7, for a recorder of arguments */
+bool mc_arch_riscv64_args_kept(const uint8_t *code, size_t len);
 
 /*
  * arm -pg: from the `len` bytes of code between a function's entry and

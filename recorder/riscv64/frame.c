@@ -33,7 +33,8 @@
  * pad's frame is a fixed way below the slot; the frame-pointer form's
  * slot is -8(s0), the entry's sp, and the hook's sp is the frame's size
  * below that, which the prologue says.  GCC's -pg hook comes after
- * `mv a0, ra`, a0 lost: its sites are refused (rec_arch_args_lost).
+ * `mv a0, ra`, a0 lost, and a prologue may write a0-a7 before clang's:
+ * such sites are refused (rec_arch_args_lost).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -59,13 +60,14 @@ _Static_assert(FORM_COPY == REC_S_FORM_COPY, "entry.S's test of a copy");
  * The saved a0 of a frame-pointer form's trampoline, in bytes from the
  * slot -8(s0), s0 the entry's sp: the hook's sp is the frame's size
  * below it and the trampoline's frame MC_RT_RV_FRAME below that.  0 if
- * the prologue does not say the frame's size.
+ * the prologue does not say the frame's size, or writes a0-a7.
  */
 static int32_t fp_form_args(const uint8_t *code, size_t len)
 {
 	int64_t slot, entry_sp;
 
-	if (!mc_arch_riscv64_ra_slot(code, len, &slot, &entry_sp) ||
+	if (!mc_arch_riscv64_args_kept(code, len) ||
+	    !mc_arch_riscv64_ra_slot(code, len, &slot, &entry_sp) ||
 	    entry_sp < 0 || entry_sp > MAX_FRAME)
 		return 0;
 	return (int32_t)(8 - entry_sp - MC_RT_RV_FRAME + MC_RT_RV_ARGS_AT);
@@ -169,8 +171,8 @@ const char *rec_arch_args_lost(const struct mcount_site_info *s,
 		       "lost the first argument (build it with "
 		       "-fpatchable-function-entry=4, or with clang; -R works "
 		       "either way)";
-	return k.args_off ? NULL : "its prologue does not say its frame's "
-				   "size";
+	return k.args_off ? NULL : "its prologue writes a0-a7 before its -pg "
+				   "hook, or does not say its frame's size";
 }
 
 /* The trampoline's saved a0 of the site returning to `func`, or NULL. */
