@@ -627,6 +627,12 @@ bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
  */
 bool mc_arch_ppc64le_is_toc_setup(const uint8_t *p);
 bool mc_arch_ppc64le_is_nop(const uint8_t *p);
+/*
+ * ppc64le -pg: whether the `len` bytes of code from a function's entry
+ * to its hook write none of r3-r10 (the arguments still there), for a
+ * recorder of arguments; false where the code cannot be read.
+ */
+bool mc_arch_ppc64le_args_kept(const uint8_t *code, size_t len);
 
 /*
  * riscv64 -pg: where the caller is at a hook, from the `len` bytes of

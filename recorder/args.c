@@ -138,6 +138,49 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 	return regs[n - 1];
 }
 
+#if defined(__powerpc64__)
+#include "../runtime/ppc64le/frame.h"
+
+/*
+ * The trampoline's frame is found by the back chain, from ours: the
+ * -pg form's slot is in the caller's frame, which says nothing of the
+ * trampoline's.  It is the one whose back chain is MC_RT_PPC_FRAME
+ * above it and whose saved LR is `func`, within the frames of
+ * mc_rt_dispatch_slot and this path (each may or may not make one).
+ */
+const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
+{
+	const uintptr_t *sp = __builtin_frame_address(0);
+
+	(void)slot;
+	for (int i = 0; i < 4 && sp; i++, sp = (const uintptr_t *)sp[0])
+		if (sp[0] == (uintptr_t)sp + MC_RT_PPC_FRAME &&
+		    sp[MC_RT_PPC_FR_LR / 8] == func)
+			return sp + MC_RT_PPC_FR_GPR / 8 + 3;	/* r3 */
+	return NULL;
+}
+
+/*
+ * A -mprofile-kernel hook and a pad run before the prologue; a -pg
+ * hook after it, where the compilers schedule some of the body (GCC:
+ * the arguments moved to saved registers, a sum of them): refused if
+ * that code may write an argument register (arch/powerpc.c reads it).
+ */
+#define PPC_PROLOGUE_MAX 1024
+const char *rec_arch_args_lost(const struct mcount_site_info *s,
+			       uintptr_t start)
+{
+	if (s->style != MCOUNT_STYLE_MCOUNT)
+		return NULL;
+	if (!start || s->at < start || s->at - start > PPC_PROLOGUE_MAX ||
+	    !mc_arch_ppc64le_args_kept((const uint8_t *)start, s->at - start))
+		return "its prologue may write r3-r10 before its -pg hook "
+		       "(build it with -pg -mprofile-kernel; -R works either "
+		       "way)";
+	return NULL;
+}
+#endif
+
 #ifdef MC_RT_ARGS_FROM_SLOT
 /* Every site's the same way from its slot (runtime/<arch>/backend.h). */
 const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)

@@ -50,6 +50,7 @@ HOOK=-pg
 [ "$ARCH" = x86_64 ] && HOOK="-pg -mfentry"
 [ "$ARCH" = aarch64 ] && HOOK="-fpatchable-function-entry=2"
 [ "$ARCH" = riscv64 ] && HOOK="-fpatchable-function-entry=8"
+[ "$ARCH" = ppc64le ] && HOOK="-pg -mprofile-kernel"
 CLANG="clang${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
 # KINDS: the backend's other hook kinds and compilers whose arguments
 # are read too, a line each: tag|compiler|hook flags|functions whose
@@ -72,6 +73,15 @@ gcc-pad3|$GCC|-fpatchable-function-entry=3
 gcc-pad2arm|$GCC|-fpatchable-function-entry=2 -marm
 clang-pg|$CLANG|-pg|add|pick"
 	LOST_WHY="its prologue writes r0-r3 before its -pg hook" ;;
+ppc64le)
+	# GCC 12 puts a pad before the TOC set-up, which the runtime
+	# refuses: pads in PC-relative code (power10, which qemu runs
+	# with -cpu power10, as it runs the others)
+	RUN="$RUN -cpu power10"
+	KINDS="gcc-pad2p10|$GCC|-fpatchable-function-entry=2 -mcpu=power10
+gcc-pg|$GCC|-pg
+gcc-pg-p10|$GCC|-pg -mcpu=power10
+clang-pg|$CLANG|-pg" ;;
 esac
 TAG=
 [ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
@@ -87,12 +97,13 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.data* "$OUT"/*.out "$OUT"/*.rep "$OUT"/*.err
 
 # build <name> <compiler> <source> [hook flags]: $OUT/<name> (recorded)
-# and, with the same object unrecorded, $OUT/<name>-plain for uftrace.
+# and, with the same object unrecorded, $OUT/<name>-plain for uftrace
+# (on the host only: ppc64le's -mprofile-kernel links only to ours).
 # A pad calls no hook symbol that would pull libmcount.a's runtime in:
 # the boot is asked for by name.
 build() {
 	$2 -O2 -g -fno-inline ${4:-$HOOK} -c "$3" -o "$OUT/$1.o" &&
-	$2 -o "$OUT/$1-plain" "$OUT/$1.o" &&
+	{ [ "$ARCH" != "$HOST" ] || $2 -o "$OUT/$1-plain" "$OUT/$1.o"; } &&
 	$TOOL "$OUT/$1.o" &&
 	$2 -o "$OUT/$1" "$OUT/$1.o" -Wl,-u,mcount_boot "$LIB" \
 		-Wl,-T,lds/mcount.lds -lpthread
@@ -142,7 +153,7 @@ capture() {
 # alone, and why they refuse arguments
 case $ARCH in
 x86_64) NREGS=6 ;;
-aarch64|riscv64) NREGS=8 ;;
+aarch64|riscv64|ppc64le) NREGS=8 ;;
 arm) NREGS=4 ;;
 i386) RET_ONLY="arg1 is passed on the stack on i386" ;;
 *) RET_ONLY="arguments are not captured on [a-z0-9]* yet" ;;
