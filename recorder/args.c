@@ -190,6 +190,20 @@ const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
 }
 #endif
 
+#if defined(__s390x__)
+/*
+ * Every s390x hook runs before the prologue: -pg -mfentry's and a pad
+ * at the entry, -pg's block (stg %r14; brasl; lg) first thing too.
+ */
+const char *rec_arch_args_lost(const struct mcount_site_info *s,
+			       uintptr_t start)
+{
+	(void)s;
+	(void)start;
+	return NULL;
+}
+#endif
+
 #else
 #ifdef REC_VALUE_CAPTURE
 const bool rec_values_capture = true;

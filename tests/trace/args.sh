@@ -51,6 +51,7 @@ HOOK=-pg
 [ "$ARCH" = aarch64 ] && HOOK="-fpatchable-function-entry=2"
 [ "$ARCH" = riscv64 ] && HOOK="-fpatchable-function-entry=8"
 [ "$ARCH" = ppc64le ] && HOOK="-pg -mprofile-kernel"
+[ "$ARCH" = s390x ] && HOOK="-pg -mfentry"
 CLANG="clang${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
 # KINDS: the backend's other hook kinds and compilers whose arguments
 # are read too, a line each: tag|compiler|hook flags|functions whose
@@ -82,6 +83,10 @@ ppc64le)
 gcc-pg|$GCC|-pg
 gcc-pg-p10|$GCC|-pg -mcpu=power10
 clang-pg|$CLANG|-pg" ;;
+s390x)
+	KINDS="gcc-pg|$GCC|-pg
+gcc-pad3|$GCC|-fpatchable-function-entry=3
+clang-fentry|$CLANG|-pg -mfentry" ;;
 esac
 TAG=
 [ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
@@ -155,6 +160,7 @@ case $ARCH in
 x86_64) NREGS=6 ;;
 aarch64|riscv64|ppc64le) NREGS=8 ;;
 arm) NREGS=4 ;;
+s390x) NREGS=5 ;;
 i386) RET_ONLY="arg1 is passed on the stack on i386" ;;
 *) RET_ONLY="arguments are not captured on [a-z0-9]* yet" ;;
 esac
