@@ -449,12 +449,15 @@ struct mc_arch {
 	/*
 	 * The psABI's calling convention, for mctrace record -A/-R (the
 	 * recorder's argument capture): the registers that pass the first
-	 * integer and pointer arguments, in argument order (none: the ABI
-	 * passes them on the stack), and the one that returns an integer.
-	 * Facts of the ABI, whether or not a recorder backend reads them.
+	 * integer and pointer arguments, in argument order, and the one
+	 * that returns an integer.  Where the ABI passes them all on the
+	 * stack (int_args_on_stack: i386's cdecl), the stack words above
+	 * the return address that are read in their place.  Facts of the
+	 * ABI, whether or not a recorder backend reads them.
 	 */
 	const char *const *int_arg_regs;
 	uint8_t n_int_arg_regs;
+	bool int_args_on_stack;
 	const char *int_ret_reg;
 };
 

@@ -58,8 +58,8 @@
  * The backends that capture: the ABI's nth integer argument in the
  * registers their entry hook saved (recorder.h, rec_entry_args), where
  * a hook sees them (args_lost_at: why not), and a copy of our own
- * memory that fails instead of faulting (read_self).  Those that
- * capture return values alone (REC_VALUE_CAPTURE) refuse argN.  On
+ * memory that fails instead of faulting (read_self): every backend
+ * with a runtime (a new one without them refuses -A/-R).  On
  * x86_64 this runs where no libc call may touch a vector register
  * (REC_GPR_ONLY): the system calls are made here; elsewhere the
  * trampolines saved them all, and libc is called.
@@ -190,10 +190,12 @@ const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
 }
 #endif
 
-#if defined(__s390x__)
+#if defined(__s390x__) || defined(__i386__)
 /*
  * Every s390x hook runs before the prologue: -pg -mfentry's and a pad
  * at the entry, -pg's block (stg %r14; brasl; lg) first thing too.
+ * i386's arguments are in the caller's frame, which no prologue
+ * writes.
  */
 const char *rec_arch_args_lost(const struct mcount_site_info *s,
 			       uintptr_t start)
@@ -205,12 +207,7 @@ const char *rec_arch_args_lost(const struct mcount_site_info *s,
 #endif
 
 #else
-#ifdef REC_VALUE_CAPTURE
-const bool rec_values_capture = true;
-#else
-const bool rec_values_capture = false;
-#endif
-const bool rec_args_capture = false;
+const bool rec_values_capture = false, rec_args_capture = false;
 
 static const char *args_lost_at(const struct mcount_site_info *s,
 				uintptr_t start)
@@ -368,6 +365,13 @@ static bool parse_item(const char *spec, const char *item, size_t n,
 	if (!rec_args_capture && k <= arch->n_int_arg_regs) {
 		snprintf(msg, sizeof(msg), "arguments are not captured on %s "
 			 "yet (-R's return value is)", arch->name);
+		return bad_spec(spec, msg);
+	}
+	if (arch->int_args_on_stack &&
+	    (k > arch->n_int_arg_regs || k > MCT_DATA_MAX_ARGS)) {
+		snprintf(msg, sizeof(msg), "arg%lu is past the %u stack words "
+			 "read on %s (its ABI passes every argument on the "
+			 "stack)", k, arch->n_int_arg_regs, arch->name);
 		return bad_spec(spec, msg);
 	}
 	if (k > arch->n_int_arg_regs || k > MCT_DATA_MAX_ARGS) {

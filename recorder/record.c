@@ -347,14 +347,6 @@ REC_NOTRACE void rec_entry_regs(uintptr_t func, uintptr_t *slot,
 	entry_slow(func, slot, w, regs);
 }
 
-#ifndef REC_ARGS_CAPTURE
-/* Where the hooks hand no registers over: return values alone. */
-REC_NOTRACE void rec_entry_args(uintptr_t func, uintptr_t *slot)
-{
-	rec_entry_regs(func, slot, NULL);
-}
-#endif
-
 #ifdef REC_ARGS_FROM_SLOT
 /*
  * Where the save area lies a known way from the slot (rec_arch_args):

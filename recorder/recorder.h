@@ -300,7 +300,7 @@ REC_HIDDEN extern uint8_t rec_args_map[];
 REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
 				const uintptr_t *fp);
 #elif defined(__riscv) || defined(__arm__) || defined(__powerpc64__) || \
-	defined(__s390x__)
+	defined(__s390x__) || defined(__i386__)
 /*
  * The trampoline's save area lies a way from the slot it passed that
  * each site's form fixes: rec_arch_args (<arch>/frame.c, or args.c
@@ -315,14 +315,6 @@ REC_HIDDEN const uintptr_t *rec_arch_args(uintptr_t func,
 					  const uintptr_t *slot);
 REC_HIDDEN const char *rec_arch_args_lost(const struct mcount_site_info *s,
 					  uintptr_t start);
-#endif
-/*
- * Backends whose return trampoline has a twin that keeps the value
- * (rec_return_value_tramp), but whose hooks do not hand the argument
- * registers over: -R alone.  Their rec_entry_args is record.c's.
- */
-#if defined(__i386__)
-#define REC_VALUE_CAPTURE 1
 #endif
 #ifdef REC_ARGS_CAPTURE
 #define REC_VALUE_CAPTURE 1
