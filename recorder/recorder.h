@@ -302,11 +302,16 @@ REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
 #elif defined(__riscv) || defined(__arm__) || defined(__powerpc64__) || \
 	defined(__s390x__) || defined(__i386__)
 /*
- * The trampoline's save area lies a way from the slot it passed that
- * each site's form fixes: rec_arch_args (<arch>/frame.c, or args.c
- * where every site's is the same) finds it, for record.c's
- * rec_entry_args; NULL where it cannot.  rec_arch_args_lost: why a
- * site's cannot be read (the function at `start`), or NULL.
+ * The others: record.c's rec_entry_args asks rec_arch_args for the
+ * saved arguments of a function captured, from the slot the trampoline
+ * passed (NULL: none; the frame is then recorded without values).
+ * Where they are is the backend's (<arch>/frame.c where sites differ,
+ * else args.c): a fixed way from the slot on arm, s390x and i386
+ * (runtime/<arch>/backend.h's MC_RT_ARGS_FROM_SLOT; i386's are the
+ * caller's stack words), by each site's form on riscv64, up the back
+ * chain on ppc64le.  rec_arch_args_lost: why a site's cannot be read
+ * (the function at `start`: its prologue may have written them before
+ * the hook), or NULL; asked at start, so that -A refuses by name.
  */
 #define REC_ARGS_CAPTURE 1
 #define REC_ARGS_FROM_SLOT 1
