@@ -146,14 +146,15 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
  * -pg form's slot is in the caller's frame, which says nothing of the
  * trampoline's.  It is the one whose back chain is MC_RT_PPC_FRAME
  * above it and whose saved LR is `func`, within the frames of
- * mc_rt_dispatch_slot and this path (each may or may not make one).
+ * mc_rt_dispatch_slot and this path (each may or may not make one:
+ * four at -O0, with a margin).
  */
 const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
 {
 	const uintptr_t *sp = __builtin_frame_address(0);
 
 	(void)slot;
-	for (int i = 0; i < 4 && sp; i++, sp = (const uintptr_t *)sp[0])
+	for (int i = 0; i < 6 && sp; i++, sp = (const uintptr_t *)sp[0])
 		if (sp[0] == (uintptr_t)sp + MC_RT_PPC_FRAME &&
 		    sp[MC_RT_PPC_FR_LR / 8] == func)
 			return sp + MC_RT_PPC_FR_GPR / 8 + 3;	/* r3 */
