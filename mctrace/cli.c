@@ -76,6 +76,32 @@ int cli_file_arg(const char *cmd, int argc, char **argv, const char **file)
 	return 0;
 }
 
+int cli_demangle_option(const char *cmd, int c, const char *arg,
+			struct trace_opts *ro)
+{
+	static const char *const how[] = {
+		[TRACE_DEMANGLE_SIMPLE] = "simple",
+		[TRACE_DEMANGLE_FULL] = "full",
+		[TRACE_DEMANGLE_NO] = "no",
+	};
+
+	if (c == 'M') {
+		ro->demangle = TRACE_DEMANGLE_NO;
+		return 1;
+	}
+	if (c != CLI_DEMANGLE)
+		return 0;
+	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++)
+		if (!strcmp(arg, how[i])) {
+			ro->demangle = (enum trace_demangle)i;
+			return 1;
+		}
+	fprintf(stderr, "mctrace %s: --demangle=%s: not simple, full or no\n",
+		cmd, arg);
+	cli_try(cmd);
+	return -1;
+}
+
 long long parse_time(const char *s)
 {
 	char *end;

@@ -199,7 +199,7 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_LONGOPTS,
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -215,9 +215,10 @@ int cmd_info(int argc, char **argv)
 				NULL)) != -1) {
 		if (c == 'h')
 			return info_help(stdout), 0;
-		if (c == 'M')
-			ro.no_demangle = true;
-		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+		if ((r = cli_demangle_option("info", c, optarg, &ro))) {
+			if (r < 0)
+				return 2;
+		} else if ((r = filter_option(&flt, c, optarg)) <= 0)
 			return r ? 2 : cli_bad_option("info", c, argv);
 	}
 	if ((r = cli_file_arg("info", argc, argv, &file)))

@@ -14,7 +14,7 @@ MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
 	mctrace/raw.c mctrace/chrome.c mctrace/folded.c mctrace/flame.c \
 	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
 	mctrace/output.c mctrace/trace.c mctrace/procs.c mctrace/calls.c \
-	mctrace/events.c mctrace/values.c mctrace/fold.c \
+	mctrace/events.c mctrace/values.c mctrace/fold.c mctrace/demangle.c \
 	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c \
 	mctrace/attach.c mctrace/ptrace.c mctrace/procmaps.c \
 	mctrace/live.c

@@ -212,7 +212,7 @@ int cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		FILTER_LONGOPTS,
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -228,9 +228,10 @@ int cmd_replay(int argc, char **argv)
 				NULL)) != -1) {
 		if (c == 'h')
 			return replay_help(stdout), 0;
-		if (c == 'M')
-			ro.no_demangle = true;
-		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+		if ((r = cli_demangle_option("replay", c, optarg, &ro))) {
+			if (r < 0)
+				return 2;
+		} else if ((r = filter_option(&flt, c, optarg)) <= 0)
 			return r ? 2 : cli_bad_option("replay", c, argv);
 	}
 	if ((r = cli_file_arg("replay", argc, argv, &file)))
