@@ -302,8 +302,10 @@ struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
 static uint64_t ns_of(const struct calls_walk *w, struct walk_thread *wt,
 		      uint64_t ticks)
 {
-	uint64_t ns = ticks > w->ticks0 ?
-		(uint64_t)((double)(ticks - w->ticks0) * w->ratio) : 0;
+	double at = ticks > w->ticks0 ?
+		(double)(ticks - w->ticks0) * w->ratio : 0;
+	/* a made-up clock's ratio can take ticks past 64 bits of ns */
+	uint64_t ns = at < 0x1p64 ? (uint64_t)at : UINT64_MAX;
 
 	if (ns < wt->last)
 		ns = wt->last;

@@ -322,7 +322,8 @@ static void add_clock(struct reader *rd, const struct block *b)
 
 	for (int i = 0; i < 4; i++)
 		c[i] = get_le64(b->p + 8 * i);
-	if (c[2] > c[0] || !rd->clk[0])
+	/* two instants whose ns go back calibrate nothing */
+	if ((c[2] > c[0] && c[3] >= c[1]) || !rd->clk[0])
 		memcpy(rd->clk, c, sizeof(c));
 }
 
