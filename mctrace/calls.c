@@ -19,15 +19,15 @@
  * C++ names are demangled by the toolchain's own demangler, libstdc++'s
  * __cxa_demangle (the Itanium C++ ABI's, which clang's code uses too),
  * once per function, so that every output shows them alike; by default
- * cut to the name alone (demangle.c), and then one function a name, as
- * uftrace counts them.
+ * cut to the name alone (recorder/demangle.c, as the recorder's filters
+ * match them), and then one function a name, as uftrace counts them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calls.h"
-#include "demangle.h"
+#include "../recorder/demangle.h"
 #include "values.h"
 
 static int by_addr_from(const void *a, const void *b)
@@ -217,7 +217,7 @@ static char *demangled(const char *name, enum trace_demangle how)
 
 	if (!full || how == TRACE_DEMANGLE_FULL)
 		return full;
-	simple = demangle_simple(full);
+	simple = rec_demangle_simple(full);
 	free(full);
 	return simple;
 }

@@ -177,6 +177,60 @@ demangled() {	# demangled <c++ compiler>
 	grep -qF '"thrower"' "$t-rec.json" && ! grep -q '_Z7' "$t-rec.json" ||
 		{ echo "record -o .json: names not demangled"; return 1; }
 }
+# Record-time filters pick C++ functions by the names mctrace shows
+# (names.cc): the rows of a recording with -F GLOB are those of a whole
+# recording whose names match GLOB (Python's fnmatch, the oracle), with
+# their counts; -N leaves its matches out; a glob that picks nothing is
+# said on stderr, and the program's status is kept.
+picked_rows() {	# picked_rows <whole report> <glob> [!]: rows matching, or not
+	$PY - "$1" "$2" "${3:-}" <<'PYEOF'
+import fnmatch, re, sys
+rows = []
+for line in open(sys.argv[1]).read().splitlines()[2:]:
+    m = re.match(r"^\s*\S+\s+\S+\s+\S+\s+\S+\s+(\d+)\s+(.+)$", line)
+    if m:
+        hit = fnmatch.fnmatchcase(m.group(2), sys.argv[2])
+        if hit != (sys.argv[3] == "!"):
+            rows.append("%s %s" % (m.group(1), m.group(2)))
+print("\n".join(sorted(rows)))
+PYEOF
+}
+cxxfilters() {	# cxxfilters <c++ compiler>
+	t=$OUT/names-$1
+	build "names-$1" $1 $T/names.cc -std=gnu++17 &&
+	"$MCT" record -o "$t.data" -- "$t" 10 >/dev/null &&
+	"$MCT" report "$t.data" > "$t.whole" || return 1
+	for g in 'geo::*' twice 'Money::operator*' 'std::vector::*'; do
+		"$MCT" record -F "$g" -o "$t-f.data" -- "$t" 10 >/dev/null \
+			2>"$t-f.err" &&
+		"$MCT" report "$t-f.data" > "$t-f.report" || return 1
+		picked_rows "$t.whole" "$g" > "$t-f.want" &&
+		picked_rows "$t-f.report" '*' > "$t-f.got" || return 1
+		[ -s "$t-f.want" ] && cmp -s "$t-f.want" "$t-f.got" ||
+			{ echo "-F '$g': $(diff "$t-f.want" "$t-f.got" | head -n 4)"; return 1; }
+		! [ -s "$t-f.err" ] || { echo "-F '$g': $(cat "$t-f.err")"; return 1; }
+	done
+	"$MCT" record -N 'std::*' -o "$t-n.data" -- "$t" 10 >/dev/null &&
+	"$MCT" report "$t-n.data" > "$t-n.report" &&
+	picked_rows "$t.whole" 'std::*' ! > "$t-n.want" &&
+	picked_rows "$t-n.report" '*' > "$t-n.got" &&
+	cmp -s "$t-n.want" "$t-n.got" ||
+		{ echo "-N 'std::*': $(diff "$t-n.want" "$t-n.got" | head -n 4)"; return 1; }
+	"$MCT" record -F twice -F 'geo::Trapezoid::*' -o "$t-t.data" -- \
+		"$t" 10 >/dev/null 2>"$t-t.err" ||
+		{ echo "a glob that picks nothing: exit $?"; return 1; }
+	[ "$(wc -l < "$t-t.err")" = 1 ] &&
+		grep -q "filter 'geo::Trapezoid::\*' .*picks no function" "$t-t.err" ||
+		{ echo "a glob that picks nothing: $(cat "$t-t.err")"; return 1; }
+}
+for cxx in g++ clang++; do
+	if out=$(cxxfilters $cxx 2>&1); then
+		pass "$cxx: record -F/-N pick C++ functions by the names report shows; a glob that picks none is said"
+	else
+		fail "$cxx: record -F/-N on C++ names: $out"
+	fi
+done
+
 for cxx in g++ clang++; do
 	if out=$(demangled $cxx 2>&1); then
 		pass "$cxx: C++ names demangled as c++filt does (--demangle=full), and the name alone by default, in every output"

