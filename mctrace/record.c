@@ -253,8 +253,9 @@ static void record_usage(FILE *f)
 "      --depth N       record calls at most N recorded calls deep\n"
 "      --min-time T    leave out calls shorter than T when reading\n"
 "      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
-"      --no-demangle   keep C++ names as the symbols have them (JSON,\n"
-"                      Perfetto's)\n"
+"      --demangle=HOW  C++ names in the JSON or Perfetto trace: simple\n"
+"                      (the name alone: the default), full or no\n"
+"      --no-demangle   the same as --demangle=no\n"
 "  -h, --help          show this help and exit\n"
 "T takes a unit: ns, us, ms or s (ns when none).\n"
 "\n"
@@ -371,7 +372,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "min-time", required_argument, NULL, 'T' },
 		{ "bufsize", required_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -405,7 +406,11 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			if (min_time_option(o, optarg))
 				return 2;
 			break;
-		case 'M': o->ro.no_demangle = true; break;
+		case 'M':
+		case CLI_DEMANGLE:
+			if (cli_demangle_option("record", c, optarg, &o->ro) < 0)
+				return 2;
+			break;
 		case 'p':
 		case 'U':
 			if (attach_option(o, c, optarg))
