@@ -70,7 +70,8 @@ arm)
 	KINDS="gcc-pg-arm|$GCC|-pg -marm
 gcc-pad3|$GCC|-fpatchable-function-entry=3
 gcc-pad2arm|$GCC|-fpatchable-function-entry=2 -marm
-clang-pg|$CLANG|-pg|add|pick"
+clang-pg|$CLANG|-pg|add|pick
+clang-pg-arm|$CLANG|-pg -marm|pick"
 	LOST_WHY="its prologue writes r0-r3 before its -pg hook" ;;
 ppc64le)
 	# GCC 12 puts a pad before the TOC set-up, which the runtime
@@ -80,7 +81,8 @@ ppc64le)
 	KINDS="gcc-pad2p10|$GCC|-fpatchable-function-entry=2 -mcpu=power10
 gcc-pg|$GCC|-pg
 gcc-pg-p10|$GCC|-pg -mcpu=power10
-clang-pg|$CLANG|-pg" ;;
+clang-pg|$CLANG|-pg
+clang-pg-p10|$CLANG|-pg -mcpu=power10" ;;
 s390x)
 	KINDS="gcc-pg|$GCC|-pg
 gcc-pad3|$GCC|-fpatchable-function-entry=3
