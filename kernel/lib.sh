@@ -555,6 +555,18 @@ defconfig|defconfig-ibt)
 	FRAGMENTS="defconfig.config"
 	[ "$MC_KERNEL_VARIANT" = defconfig ] || FRAGMENTS="$FRAGMENTS $MC_KERNEL_VARIANT.config"
 	TARGETS="vmlinux modules" ;;
+attach)
+	# The kernel the attach test boots (tests/attach/vm.sh): the boot
+	# build's fragments, then attach.config (futexes and membarrier for
+	# the targets and the runtime), in a tree of its own, so that the
+	# boot test's kernel stays tinyconfig's.
+	KBUILD=$WORK/attach/build
+	CAPTURE=$WORK/attach/capture
+	FRAGMENTS="$KARCH.config"
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
+		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"
+	FRAGMENTS="$FRAGMENTS attach.config"
+	TARGETS=$(basename "$IMAGE") ;;
 ftracetest-ref)
 	# The reference kernel of the ftrace selftests (ftracetest.sh), whose
 	# table the compiler writes as upstream builds it: the boot build's
@@ -569,7 +581,7 @@ ftracetest-ref)
 	FRAGMENTS="$FRAGMENTS $KARCH-ftracetest-ref.config"
 	TARGETS=$(basename "$IMAGE") ;;
 *)
-	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig, defconfig-ibt or ftracetest-ref" >&2
+	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig, defconfig-ibt, ftracetest-ref or attach" >&2
 	exit 2 ;;
 esac
 KERNEL_TOOL=$WORK/kernel-recordmcount
