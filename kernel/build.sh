@@ -178,9 +178,9 @@ install_sorttable_wrapper() {
 # Written by recordmcount's kernel/build.sh: keep the linker's vmlinux
 # and the kernel's sorted one for the comparison with our --finalize.
 for f; do image=\$f; done
-cp -p "\$image" "$WORK/vmlinux.linked" &&
+cp -p "\$image" "$KEPT/vmlinux.linked" &&
 	"$KERNEL_SORTTABLE" "\$@" &&
-	cp -p "\$image" "$WORK/vmlinux.sorttable"
+	cp -p "\$image" "$KEPT/vmlinux.sorttable"
 WRAP
 	chmod +x "$new"
 	if cmp -s "$new" "$KBUILD/scripts/sorttable"; then
@@ -216,17 +216,17 @@ finalize_vmlinux() {
 	now_id=$(sha256sum "$vmlinux" | cut -c1-16)
 	[ "$done_id" = "$now_id" ] && return 0
 	if [ -f "$KERNEL_SORTTABLE" ]; then
-		[ -f "$WORK/vmlinux.linked" ] ||
+		[ -f "$KEPT/vmlinux.linked" ] ||
 			die "scripts/sorttable's wrapper kept no vmlinux.linked"
-		mv "$WORK/vmlinux.linked" "$WORK/vmlinux.raw"
+		mv "$KEPT/vmlinux.linked" "$KEPT/vmlinux.raw"
 	else
-		rm -f "$WORK/vmlinux.sorttable"
-		cp -p "$vmlinux" "$WORK/vmlinux.raw"
+		rm -f "$KEPT/vmlinux.sorttable"
+		cp -p "$vmlinux" "$KEPT/vmlinux.raw"
 	fi
 	"$tool" --finalize "$vmlinux" >>"$log" 2>&1 ||
 		die "recordmcount --finalize failed on $vmlinux, see $log"
 	sha256sum "$vmlinux" | cut -c1-16 >"$KBUILD/.mc-finalized"
-	note "kernel: vmlinux finalized (the linker's copy: $WORK/vmlinux.raw)"
+	note "kernel: vmlinux finalized (the linker's copy: $KEPT/vmlinux.raw)"
 }
 
 # The out-of-tree module (kernel/module/), built the way a user builds

@@ -522,6 +522,10 @@ WORK=$MC_KERNEL_CACHE/$SERIES_DIR$KARCH$CC_SUFFIX
 # The prefix of every PASS/FAIL name: kernel-x86_64, kernel-arm-clang, ...
 NAME=kernel-$KARCH$CC_SUFFIX
 MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-boot}
+# KEPT: where build.sh keeps the linker's vmlinux and the kernel's
+# sorted one (vmlinux.raw, vmlinux.sorttable: check.sh's inputs), $WORK
+# but for a variant that must not overwrite the boot build's (attach).
+KEPT=$WORK
 # BASE_CONFIG: the make target build.sh configures with before merging
 # FRAGMENTS.
 BASE_CONFIG=tinyconfig
@@ -562,6 +566,7 @@ attach)
 	# boot test's kernel stays tinyconfig's.
 	KBUILD=$WORK/attach/build
 	CAPTURE=$WORK/attach/capture
+	KEPT=$WORK/attach
 	FRAGMENTS="$KARCH.config"
 	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
 		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"

@@ -43,7 +43,7 @@ check-attach-long:
 # the VM's /init is tests/attach/vminit.c.  Not in `make check`: a cold
 # run builds a kernel per machine.  ATTACH_VM_CYCLES: cycles a target.
 ATTACH_VM_ARCHES ?= aarch64 riscv64
-ATTACH_VM_CYCLES ?= 5
+ATTACH_VM_CYCLES ?= 20
 
 # mctrace for the VM: static, with the C library alone (no libelf:
 # Debian 12 has none for riscv64).

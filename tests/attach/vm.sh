@@ -5,7 +5,7 @@
 # qemu-user (make check-attach-vm, tests/attach/attach.mk):
 #
 #   RECORDMCOUNT=build/recordmcount VM_MCTRACE=build/attach-vm/ARCH/mctrace \
-#   VM_LIBDIR=build/ARCH OUT=build/tests/attach-vm/ARCH CYCLES=5 \
+#   VM_LIBDIR=build/ARCH OUT=build/tests/attach-vm/ARCH CYCLES=20 \
 #   sh tests/attach/vm.sh ARCH
 #
 # 1. The kernel: kernel/build.sh with MC_KERNEL_VARIANT=attach (the
@@ -23,7 +23,7 @@ set -u
 arch=${1:?usage: vm.sh aarch64|riscv64|x86_64}
 T=tests/attach
 OUT=${OUT:-build/tests/attach-vm/$arch}
-CYCLES=${CYCLES:-5}
+CYCLES=${CYCLES:-20}
 TAG="[attach-vm $arch]"
 fails=0
 pass() { echo "PASS: $TAG $1"; }

@@ -5,7 +5,7 @@
  * run inside a booted kernel, where ptrace works (it does not under
  * qemu-user).  No shell, no python there: this program is the test.
  *
- *   - CYCLES (attach_cycles= on the kernel's command line, 5 if none)
+ *   - CYCLES (attach_cycles= on the kernel's command line, 20 if none)
  *     `mctrace record -p` cycles against /t/pads (target.c built with
  *     pads alone: mctrace loads /lib/libmcount.so.0 into it) and
  *     /t/hooks (built -pg, recorded, linked with libmcount.a), four
@@ -312,6 +312,9 @@ static bool within(long a, long b)
 	return a - b <= 8 && b - a <= 8;
 }
 
+/* The last window's counts and record -p's last line, for the PASS. */
+static char last[512];
+
 /* Attach, record 50 ms, detach, check: true if all held. */
 static bool one_cycle(struct target *t, int k, const struct text *was)
 {
@@ -329,8 +332,8 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 	snprintf(report, sizeof(report), "/tmp/%s-%d.report", t->name, k);
 	status = run(rec, log);
 	if (status != 0) {
-		verdict("FAIL", "%s cycle %d: record -p exit %d: %s", t->name,
-			k, status, first_line(log, line, sizeof(line)));
+		verdict("FAIL", "%s cycle %d: record -p status %#x: %s",
+			t->name, k, status, first_line(log, line, sizeof(line)));
 		return false;
 	}
 	run(rep, report);
@@ -349,6 +352,8 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 		return false;
 	}
 	unlink(data);
+	snprintf(last, sizeof(last), "request %ld helper %ld leaf %ld; %s", req,
+		 help, leaf, first_line(log, line, sizeof(line)));
 	return true;
 }
 
@@ -369,7 +374,7 @@ static void cycles(const char *name, int n)
 		k++;
 	if (k > n)
 		verdict("PASS", "%s: %d cycles: counts 2:1:1, text as before, "
-			"no thread stopped", name, n);
+			"no thread stopped (last: %s)", name, n, last);
 	if (stop(&t))
 		verdict("PASS", "%s: its own sums right, exit 0", name);
 	else
@@ -401,7 +406,7 @@ static void refuse(struct target *t, const char *what, const char *pattern)
 	    running(t->pid) && !text_differs(t->pid, &was))
 		verdict("PASS", "refused, %s: %s", what, line);
 	else
-		verdict("FAIL", "%s: exit %d: %s", what, status, line);
+		verdict("FAIL", "%s: status %#x: %s", what, status, line);
 	text_free(&was);
 }
 
@@ -445,7 +450,7 @@ static void refusal_traced(void)
 int main(void)
 {
 	const char *env = getenv("attach_cycles");
-	int n = env ? atoi(env) : 5;
+	int n = env ? atoi(env) : 20;
 	struct utsname u;
 
 	setenv("LD_LIBRARY_PATH", "/lib", 1);
@@ -456,8 +461,8 @@ int main(void)
 	snprintf(tag, sizeof(tag), "[attach-vm %s]", u.machine);
 	printf("attach-vm: start\n");
 	fflush(stdout);
-	cycles("pads", n > 0 ? n : 5);
-	cycles("hooks", n > 0 ? n : 5);
+	cycles("pads", n > 0 ? n : 20);
+	cycles("hooks", n > 0 ? n : 20);
 	refusal("plain", "no sites", "no sites");
 	refusal("static", "static", "static");
 	refusal_traced();
