@@ -346,21 +346,55 @@ static int run_call(pid_t tid, int *pending)
 	}
 }
 
+/*
+ * What a thread had before our call, all put back after it: its
+ * registers, the system call it was in, and its floating-point and
+ * vector registers (remote_arch.h's REMOTE_FP_NOTE), which the called
+ * code may use (a string function of the loader's) while the thread
+ * was stopped anywhere, live values in them.
+ */
+struct thread_state {
+	remote_regs regs;
+	long nr;
+	size_t fp_len;	/* 0: the kernel gave none to keep */
+	unsigned char fp[REMOTE_FP_MAX];
+};
+
+static int save_state(pid_t tid, struct thread_state *s)
+{
+	struct iovec io = { s->fp, sizeof(s->fp) };
+
+	if (get_regs(tid, &s->regs) || remote_syscall_get(tid, &s->nr))
+		return -1;
+	s->fp_len = ptrace(PTRACE_GETREGSET, tid, (void *)REMOTE_FP_NOTE,
+			   &io) == 0 ? io.iov_len : 0;
+	return 0;
+}
+
+static int restore_state(pid_t tid, struct thread_state *s)
+{
+	struct iovec io = { s->fp, s->fp_len };
+
+	if (s->fp_len &&
+	    ptrace(PTRACE_SETREGSET, tid, (void *)REMOTE_FP_NOTE, &io) != 0)
+		return -1;
+	return remote_syscall_set(tid, s->nr) || set_regs(tid, &s->regs);
+}
+
 int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	    const uintptr_t *args, int nargs, uintptr_t *ret)
 {
 	pid_t tid = p->tid[i];
 	uintptr_t a[REMOTE_MAX_ARGS], str_at, sp;
-	remote_regs saved, r;
-	long saved_nr;
+	struct thread_state saved;
+	remote_regs r;
 	int err;
 
-	if (nargs > REMOTE_MAX_ARGS - (str != NULL) || get_regs(tid, &saved) ||
-	    remote_syscall_get(tid, &saved_nr)) {
+	if (nargs > REMOTE_MAX_ARGS - (str != NULL) || save_state(tid, &saved)) {
 		perror("mctrace: cannot read a thread's registers");
 		return -1;
 	}
-	sp = call_stack(p->pid, remote_sp(&saved), str, &str_at);
+	sp = call_stack(p->pid, remote_sp(&saved.regs), str, &str_at);
 	if (!sp) {
 		perror("mctrace: cannot write on a thread's stack");
 		return -1;
@@ -369,7 +403,7 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 		a[k + (str != NULL)] = args[k];
 	if (str)
 		a[0] = str_at;
-	r = saved;
+	r = saved.regs;
 	remote_set_call(&r, fn, sp, a, nargs + (str != NULL));
 	if (remote_syscall_set(tid, -1) != 0 || set_regs(tid, &r) != 0) {
 		perror("mctrace: cannot set a thread's registers");
@@ -378,8 +412,7 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	err = run_call(tid, &p->sig[i]) ? errno : 0;
 	if (!err && get_regs(tid, &r) == 0)
 		*ret = remote_result(&r);
-	if (remote_syscall_set(tid, saved_nr) != 0 ||
-	    set_regs(tid, &saved) != 0) {
+	if (restore_state(tid, &saved) != 0) {
 		perror("mctrace: cannot put a thread's registers back");
 		return -1;
 	}

@@ -9,7 +9,9 @@
  * machine (attach.c refuses another), so these are the host's.
  *
  * Common to every backend: the registers are read and written whole
- * with PTRACE_GETREGSET / PTRACE_SETREGSET NT_PRSTATUS.  The call
+ * with PTRACE_GETREGSET / PTRACE_SETREGSET NT_PRSTATUS, and the
+ * floating-point and vector ones with REMOTE_FP_NOTE, kept and put
+ * back around the call.  The call
  * returns to address 0, which faults: the thread stops with SIGSEGV at
  * pc 0, which the tracer takes and never delivers.  Nothing is written
  * in the process's text for it (no breakpoint to put and remove).
@@ -63,6 +65,8 @@ struct remote_nop {
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_RET_ON_STACK 1
 #define REMOTE_MAX_ARGS 6
+/* x87, SSE and AVX state whole (XSAVE's area), not only FXSAVE's */
+#define REMOTE_FP_NOTE NT_X86_XSTATE
 static const struct remote_nop remote_nops[] = { { 1, { 0x90 } } };
 
 typedef struct user_regs_struct remote_regs;
@@ -142,6 +146,8 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_RET_ON_STACK 0
 #define REMOTE_MAX_ARGS 8
+/* v0-v31, fpsr and fpcr */
+#define REMOTE_FP_NOTE NT_PRFPREG
 static const struct remote_nop remote_nops[] = {
 	{ 4, { 0x1f, 0x20, 0x03, 0xd5 } },
 };
@@ -224,6 +230,8 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_RET_ON_STACK 0
 #define REMOTE_MAX_ARGS 8
+/* f0-f31 and fcsr (the D extension's) */
+#define REMOTE_FP_NOTE NT_PRFPREG
 static const struct remote_nop remote_nops[] = {
 	{ 2, { 0x01, 0x00 } },
 	{ 4, { 0x13, 0x00, 0x00, 0x00 } },
@@ -289,6 +297,7 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_RET_ON_STACK 0
 #define REMOTE_MAX_ARGS 6
+#define REMOTE_FP_NOTE NT_PRFPREG
 static const struct remote_nop remote_nops[] = { { 0, { 0 } } };
 
 typedef struct { uintptr_t pc, sp, result; } remote_regs;
@@ -324,6 +333,12 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 	return 0;
 }
 #endif
+
+/*
+ * Room for the REMOTE_FP_NOTE regset: x86_64's XSAVE area is the
+ * largest (AVX-512 and AMX make it some 11 KB).
+ */
+#define REMOTE_FP_MAX 16384
 
 /* The system call a thread waits on a lock in (pt_pick avoids it). */
 #ifdef SYS_futex

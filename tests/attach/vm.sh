@@ -118,15 +118,19 @@ if [ -n "${VM_NO_BOOT:-}" ]; then
 	exit 0
 fi
 
+# Two CPUs where the kernel has SMP (arm64): the threads then run on
+# both while the runtime patches, as membarrier's SYNC_CORE is for.
+smp=1
+! grep -q '^CONFIG_SMP=y' "$KBUILD/.config" || smp=2
 start=$(date +%s)
 # shellcheck disable=SC2086 # $QEMU is the program and its machine options
-timeout "$BOOT_TIMEOUT" $QEMU -nographic -no-reboot -m 512M \
+timeout "$BOOT_TIMEOUT" $QEMU -nographic -no-reboot -m 512M -smp $smp \
 	-kernel "$KBUILD/$IMAGE" -initrd "$OUT/initramfs.cpio" \
 	-append "console=$CONSOLE panic=-1 attach_cycles=$CYCLES" \
 	< /dev/null > "$OUT/serial.raw" 2>&1
 status=$?
 tr -d '\r' < "$OUT/serial.raw" > "$OUT/serial.log"
-echo "$TAG QEMU ended after $(($(date +%s) - start)) s (status $status), log: $OUT/serial.log"
+echo "$TAG QEMU ($smp CPU) ended after $(($(date +%s) - start)) s (status $status), log: $OUT/serial.log"
 grep -E '^(PASS|FAIL|SKIP): ' "$OUT/serial.log"
 fails=$(grep -c '^FAIL: ' "$OUT/serial.log")
 if ! grep -q '^attach-vm: done' "$OUT/serial.log"; then
