@@ -62,6 +62,12 @@ command -v "$qemu" > /dev/null || skip "no $qemu"
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 # VM_NO_BOOT=1: the userland alone, in $OUT/root (to try vminit in a
 # chroot of the host's machine, x86_64)
+# the kernel harness's packages (kernel/lib.sh's list), as check.sh asks
+# shellcheck disable=SC2086 # one argument per package
+if [ -z "${VM_NO_BOOT:-}" ] && ! scripts/deps.sh $KERNEL_PACKAGES > "$OUT/deps.log" 2>&1; then
+	fail "the kernel harness's packages are missing: $(tail -1 "$OUT/deps.log")"
+	exit 1
+fi
 if [ -z "${VM_NO_BOOT:-}" ] &&
    ! kernel/build.sh "$RECORDMCOUNT" > "$OUT/kernel.log" 2>&1; then
 	fail "the attach kernel did not build: $(tail -1 "$OUT/kernel.log")"
