@@ -449,12 +449,15 @@ struct mc_arch {
 	/*
 	 * The psABI's calling convention, for mctrace record -A/-R (the
 	 * recorder's argument capture): the registers that pass the first
-	 * integer and pointer arguments, in argument order (none: the ABI
-	 * passes them on the stack), and the one that returns an integer.
-	 * Facts of the ABI, whether or not a recorder backend reads them.
+	 * integer and pointer arguments, in argument order, and the one
+	 * that returns an integer.  Where the ABI passes them all on the
+	 * stack (int_args_on_stack: i386's cdecl), the stack words above
+	 * the return address that are read in their place.  Facts of the
+	 * ABI, whether or not a recorder backend reads them.
 	 */
 	const char *const *int_arg_regs;
 	uint8_t n_int_arg_regs;
+	bool int_args_on_stack;
 	const char *int_ret_reg;
 };
 
@@ -627,6 +630,12 @@ bool mc_is_hook_symbol(const struct mc_arch *arch, const char *name);
  */
 bool mc_arch_ppc64le_is_toc_setup(const uint8_t *p);
 bool mc_arch_ppc64le_is_nop(const uint8_t *p);
+/*
+ * ppc64le -pg: whether the `len` bytes of code from a function's entry
+ * to its hook write none of r3-r10 (the arguments still there), for a
+ * recorder of arguments; false where the code cannot be read.
+ */
+bool mc_arch_ppc64le_args_kept(const uint8_t *code, size_t len);
 
 /*
  * riscv64 -pg: where the caller is at a hook, from the `len` bytes of
@@ -641,6 +650,8 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len);
 /* ... and where the entry's ra is saved, for a recorder of exits */
 bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
 			     int64_t *slot, int64_t *entry_sp);
+/* ... and whether it writes none of a0-a7, for a recorder of arguments */
+bool mc_arch_riscv64_args_kept(const uint8_t *code, size_t len);
 
 /*
  * arm -pg: from the `len` bytes of code between a function's entry and
@@ -651,6 +662,12 @@ bool mc_arch_riscv64_ra_slot(const uint8_t *code, size_t len,
  */
 const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
 				 uint32_t *taken, uint32_t *lr_at);
+/*
+ * ... and the registers that code writes (bit n: rn), for a recorder of
+ * arguments: r0-r3 written before the hook may have lost them.
+ */
+const char *mc_arch_arm_prologue_writes(const uint8_t *code, size_t len,
+					bool thumb, uint32_t *written);
 
 /*
  * aarch64 -pg: where the frame record (x29, x30) is at the hook, from

@@ -774,6 +774,7 @@ struct arm_prologue {
 	uint32_t taken;		/* bytes taken off sp */
 	uint32_t lr_at;		/* lr saved this far below the entry's sp */
 	const char *why;	/* set: not readable */
+	uint32_t written;	/* bit n: rn written */
 };
 
 #define ARM_SP 13
@@ -803,6 +804,7 @@ static void arm_push(struct arm_prologue *p, unsigned n, bool lr)
 /* An instruction writing `rd`: not sp or pc, nor lr while lr is live. */
 static void arm_writes(struct arm_prologue *p, unsigned rd)
 {
+	p->written |= (uint32_t)1 << (rd & 15);
 	if (rd == ARM_SP || rd == ARM_PC || (rd == ARM_LR && !p->lr_at))
 		p->why = ARM_UNREAD;
 }
@@ -825,6 +827,8 @@ static void arm_block(struct arm_prologue *p, unsigned rn, uint32_t list,
 		p->why = ARM_UNREAD;
 	else if (load && list >> ARM_LR & 1)
 		arm_writes(p, ARM_LR);
+	if (load)
+		p->written |= list & 0xffff;
 	else if (list >> ARM_LR & 1)
 		p->why = ARM_UNREAD;	/* lr stored where it is not followed */
 }
@@ -852,6 +856,37 @@ static uint32_t thm_expand_imm(uint32_t imm12)
 }
 
 /* A 16-bit Thumb instruction of a prologue. */
+/*
+ * The low registers a 16-bit Thumb instruction of those classes writes
+ * (bit n: rn): its rd in bits 2-0 or 10-8, an ldm's list and base.
+ */
+static uint32_t thm_low_writes(uint16_t h)
+{
+	uint32_t lo = 1u << (h & 7), hi = 1u << (h >> 8 & 7);
+	bool load = h >> 11 & 1;
+
+	if (h < 0x2000)				/* shifts, add/sub */
+		return lo;
+	if (h < 0x4000)				/* mov/cmp/add/sub #imm8 */
+		return (h >> 11 & 3) == 1 ? 0 : hi;
+	if (h < 0x4400) {			/* data processing */
+		unsigned op = h >> 6 & 15;
+
+		return op == 8 || op == 10 || op == 11 ? 0 : lo;
+	}
+	if (h < 0x5000)				/* ldr rd, [pc, #imm] */
+		return hi;
+	if (h < 0x6000)				/* register offset */
+		return (h >> 9 & 7) >= 3 ? lo : 0;
+	if (h < 0x9000)				/* ldr/str(b/h) #imm */
+		return load ? lo : 0;
+	if (h < 0xa000)				/* sp-relative */
+		return load ? hi : 0;
+	if (h < 0xb000)				/* add rd, pc/sp, #imm */
+		return hi;
+	return hi | (load ? (h & 0xffu) : 0);	/* stm/ldm rn!, {list} */
+}
+
 static void thm_prologue16(struct arm_prologue *p, uint16_t h)
 {
 	if ((h & 0xfe00) == 0xb400) {			/* push {rlist[, lr]} */
@@ -864,8 +899,9 @@ static void thm_prologue16(struct arm_prologue *p, uint16_t h)
 		arm_reads(p, h >> 3 & 15);
 	} else if (h < 0x4400 || (h >= 0x4800 && h < 0xb000) ||
 		   (h >= 0xc000 && h < 0xd000)) {
-		;	/* low-register arithmetic, loads and stores (ldm/stm
-			   too), add rd, sp/pc: none writes sp or branches */
+		/* low-register arithmetic, loads and stores (ldm/stm
+		   too), add rd, sp/pc: none writes sp or branches */
+		p->written |= thm_low_writes(h);
 	} else {
 		p->why = ARM_UNREAD;
 	}
@@ -1156,32 +1192,51 @@ static void arm_prologue32(struct arm_prologue *p, uint32_t w)
 		p->why = ARM_UNREAD;
 }
 
-const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
-				 uint32_t *taken, uint32_t *lr_at)
+/* The prologue in the `len` bytes at `code`, read into *p. */
+static void arm_read_prologue(const uint8_t *code, size_t len, bool thumb,
+			      struct arm_prologue *p)
 {
-	struct arm_prologue p = { 0, 0, NULL };
 	size_t i = 0;
 
-	while (i + 2 <= len && !p.why) {
+	*p = (struct arm_prologue){ 0, 0, NULL, 0 };
+	while (i + 2 <= len && !p->why) {
 		uint16_t h1 = mc_get_le16(code + i);
 
 		if (!thumb && i + 4 <= len) {
-			arm_prologue32(&p, mc_get_le32(code + i));
+			arm_prologue32(p, mc_get_le32(code + i));
 			i += 4;
 		} else if (!thumb) {
 			break;
 		} else if (h1 >> 11 < 0x1d) {
-			thm_prologue16(&p, h1);
+			thm_prologue16(p, h1);
 			i += 2;
 		} else if (i + 4 <= len) {
-			thm_prologue32(&p, h1, mc_get_le16(code + i + 2));
+			thm_prologue32(p, h1, mc_get_le16(code + i + 2));
 			i += 4;
 		} else {
 			break;
 		}
 	}
-	if (!p.why && i != len)
-		p.why = "its prologue does not end where its hook starts";
+	if (!p->why && i != len)
+		p->why = "its prologue does not end where its hook starts";
+}
+
+const char *mc_arch_arm_prologue_writes(const uint8_t *code, size_t len,
+					bool thumb, uint32_t *written)
+{
+	struct arm_prologue p;
+
+	arm_read_prologue(code, len, thumb, &p);
+	*written = p.written;
+	return p.why;
+}
+
+const char *mc_arch_arm_prologue(const uint8_t *code, size_t len, bool thumb,
+				 uint32_t *taken, uint32_t *lr_at)
+{
+	struct arm_prologue p;
+
+	arm_read_prologue(code, len, thumb, &p);
 	*taken = p.taken;
 	*lr_at = p.lr_at;
 	return p.why;

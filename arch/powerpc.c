@@ -616,3 +616,93 @@ bool mc_arch_ppc64le_is_nop(const uint8_t *p)
 {
 	return mc_get_le32(p) == PPC_NOP;
 }
+
+/*
+ * Which general registers a ppc64le instruction of a -pg prologue
+ * writes, for a recorder of arguments (bit n: rn); ~0 for one this
+ * reader does not know, or a branch (not a straight run to the hook).
+ * D-form loads and arithmetic write RT; logical and rotate forms RA;
+ * stores nothing but RA in their update forms.  Where unsure, both RT
+ * and RA count as written: a refusal, never a wrong register.
+ */
+static bool ppc_in(uint32_t xo, const uint16_t *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (xo == list[i])
+			return true;
+	return false;
+}
+
+/* Opcode 31's X and XO forms. */
+static uint32_t ppc_x31_writes(uint32_t w, uint32_t rt, uint32_t ra)
+{
+	static const uint16_t to_rt[] = {	/* mfcr, mfmsr, mfspr, mftb */
+		19, 83, 339, 371 };
+	static const uint16_t arith[] = {	/* XO form, 9 bits: RT */
+		8, 10, 40, 73, 75, 104, 136, 138, 200, 202, 232, 233, 234,
+		235, 266, 457, 459, 489, 491 };
+	static const uint16_t logical[] = {	/* write RA alone */
+		24, 26, 27, 28, 58, 60, 122, 124, 284, 316, 378, 412, 444,
+		476, 506, 508, 536, 538, 539, 570, 792, 794, 824, 922, 954,
+		986 };
+	static const uint16_t stores[] = {	/* write nothing */
+		135, 140, 144, 149, 150, 151, 167, 199, 214, 215, 231, 396,
+		407, 467, 487, 598, 652, 660, 662, 663, 716, 727, 908, 918,
+		972, 983 };
+	static const uint16_t updates[] = {	/* write RA alone */
+		181, 183, 247, 439, 695, 759 };
+	uint32_t xo = w >> 1 & 0x3ff;
+
+	if ((w >> 2 & 0x1ff) == 413 || (w >> 2 & 0x1ff) == 445)
+		return ra;			/* sradi, extswsli */
+	if (ppc_in(xo, to_rt, MC_COUNT(to_rt)) ||
+	    ppc_in(xo & 0x1ff, arith, MC_COUNT(arith)))
+		return rt;
+	if (ppc_in(xo, logical, MC_COUNT(logical)) ||
+	    ppc_in(xo, updates, MC_COUNT(updates)))
+		return ra;
+	return ppc_in(xo, stores, MC_COUNT(stores)) ? 0 : rt | ra;
+}
+
+static uint32_t ppc_writes(uint32_t w)
+{
+	unsigned op = w >> 26;
+	uint32_t rt = 1u << (w >> 21 & 31), ra = 1u << (w >> 16 & 31);
+	bool update = op & 1;
+
+	if (op == 31)
+		return ppc_x31_writes(w, rt, ra);
+	if (op == 2 || op == 3 || op == 10 || op == 11 || op == 59 ||
+	    op == 61 || op == 63)
+		return 0;	/* traps, compares, floating point, stores */
+	if ((op >= 36 && op <= 39) || op == 44 || op == 45 ||
+	    (op >= 52 && op <= 55))
+		return update ? ra : 0;			/* stores */
+	if (op == 62)
+		return (w & 3) == 1 ? ra : 0;		/* std, stdu */
+	if (op == 47)
+		return 0;				/* stmw */
+	if (op == 46)
+		return ~0u << (w >> 21 & 31);		/* lmw rt..r31 */
+	if (op >= 48 && op <= 51)
+		return update ? ra : 0;		/* floating-point loads */
+	if (op >= 20 && op <= 30 && op != 22)
+		return ra;		/* rotates, ori ... andis. */
+	if (op == 7 || op == 8 || op == 12 || op == 13 || op == 14 ||
+	    op == 15 || (op >= 32 && op <= 35) || op == 40 || op == 41 ||
+	    op == 42 || op == 43 || op == 58)
+		return rt | (((op >= 32 && update) || (op == 58 &&
+				(w & 3) == 1)) ? ra : 0);  /* arithmetic, loads */
+	return ~0u;
+}
+
+bool mc_arch_ppc64le_args_kept(const uint8_t *code, size_t len)
+{
+	uint32_t written = 0;
+
+	if (len % 4)
+		return false;
+	for (size_t i = 0; i < len; i += 4)
+		written |= ppc_writes(mc_get_le32(code + i));
+	return !(written & 0x7f8u);		/* r3 .. r10 */
+}

@@ -649,6 +649,7 @@ struct rv_prologue {
 	uint32_t has_ra;	/* registers holding the entry's ra */
 	uint32_t known;		/* registers holding a constant ... */
 	int64_t value[32];	/* ... which is this */
+	uint32_t written;	/* registers written (bit n: xn) */
 };
 
 /*
@@ -713,6 +714,7 @@ static bool rv_read_prologue(const uint8_t *code, size_t len,
 	p->s0_ok = p->slot_ok = false;
 	p->has_ra = 1u << RV_RA;
 	p->known = 0;
+	p->written = 0;
 	while (off < len) {
 		struct rv_effect e;
 
@@ -724,6 +726,8 @@ static bool rv_read_prologue(const uint8_t *code, size_t len,
 			return false;
 		if (e.len == 0)
 			return false;
+		if (e.rd > 0)
+			p->written |= 1u << e.rd;
 		if (rv_constant(code + off, len - off, e.len, p)) {
 			p->has_ra &= ~(e.rd > 0 ? 1u << e.rd : 0);
 			if (e.rd == RV_S0)
@@ -787,6 +791,15 @@ enum mc_rv_caller mc_arch_riscv64_caller(const uint8_t *code, size_t len)
 	if (p.s0_ok && p.slot_ok && p.slot == p.s0 - 8)
 		return MC_RV_CALLER_FP;
 	return MC_RV_CALLER_UNKNOWN;
+}
+
+/* a0-a7 as the entry had them at the hook: no write to them before. */
+bool mc_arch_riscv64_args_kept(const uint8_t *code, size_t len)
+{
+	struct rv_prologue p;
+
+	return rv_read_prologue(code, len, &p) &&
+	       !(p.written & 0xffu << RV_A0);
 }
 
 /*

@@ -497,6 +497,15 @@ static const char *const x86_64_int_arg_regs[] = {
 	"rdi", "rsi", "rdx", "rcx", "r8", "r9",
 };
 
+/*
+ * cdecl passes every argument on the stack: its "registers" are the
+ * caller's words just above the return address, named by their place
+ * from %esp at the entry; the first six are read, as on x86_64.
+ */
+static const char *const i386_int_arg_regs[] = {
+	"4(%esp)", "8(%esp)", "12(%esp)", "16(%esp)", "20(%esp)", "24(%esp)",
+};
+
 const struct mc_arch mc_arch_x86_64 = {
 	.int_arg_regs = x86_64_int_arg_regs,
 	.n_int_arg_regs = 6,
@@ -534,7 +543,9 @@ const struct mc_arch mc_arch_x86_64 = {
 };
 
 const struct mc_arch mc_arch_i386 = {
-	/* cdecl: every argument on the stack, none in a register */
+	.int_arg_regs = i386_int_arg_regs,
+	.n_int_arg_regs = 6,
+	.int_args_on_stack = true,
 	.int_ret_reg = "eax",
 	.name = "i386",
 	.trace_clock = "rdtsc",

@@ -12,11 +12,12 @@
 # Targets: record (the record path on one object), dump (--dump of an
 # object or linked image, text and JSON), check (--check, then
 # --finalize, of the same), arch (the arch/ decoders and encoders on
-# any bytes).
+# any bytes), trace (mctrace reading a trace file: its loader and every
+# form of dump).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_DIR := $(BUILD)/fuzz
-FUZZ_TARGETS := record dump check arch
+FUZZ_TARGETS := record dump check arch trace
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -std=c11 -g -O1 -Wall -Wextra $(WERROR) $(FUZZ_SAN) \
 	-fsanitize=fuzzer-no-link -DMC_VERSION='"$(VERSION)"'
@@ -33,11 +34,20 @@ $(FUZZ_DIR)/obj/%.o: %.c
 $(FUZZ_DIR)/%: $(FUZZ_DIR)/obj/fuzz/%.o $(FUZZ_LIB_OBJS)
 	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(ELF_LIBS)
 
+# mctrace's reader, but its main; the flame graph's script is data, taken
+# from the plain build.
+FUZZ_MCT_OBJS := $(patsubst %.c,$(FUZZ_DIR)/obj/%.o,\
+	$(filter-out mctrace/main.c,$(MCTRACE_SRCS))) \
+	$(BUILD)/obj/mctrace/flame-js.o
+$(FUZZ_DIR)/trace: $(FUZZ_DIR)/obj/fuzz/trace.o $(FUZZ_MCT_OBJS) \
+		$(FUZZ_LIB_OBJS)
+	$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $^ $(ELF_LIBS) -lstdc++
+
 .PRECIOUS: $(FUZZ_DIR)/obj/fuzz/%.o
 
-$(FUZZ_DIR)/seeds.stamp: fuzz/seeds.sh $(RECORDMCOUNT)
+$(FUZZ_DIR)/seeds.stamp: fuzz/seeds.sh $(RECORDMCOUNT) $(MCTRACE) $(LIBMCOUNT)
 	@rm -rf $(FUZZ_DIR)/seeds
-	@fuzz/seeds.sh $(RECORDMCOUNT) $(FUZZ_DIR)/seeds
+	@fuzz/seeds.sh $(RECORDMCOUNT) $(FUZZ_DIR)/seeds $(MCTRACE) $(LIBMCOUNT)
 	@touch $@
 
 .PHONY: fuzz fuzz-smoke fuzz-build check-fuzz
@@ -53,4 +63,4 @@ check-fuzz: $(FUZZ_BINS) $(FUZZ_DIR)/seeds.stamp
 	@mkdir -p $(TEST_RESULTS) && rm -f $(TEST_RESULTS)/fuzz.log
 	@fuzz/replay.sh $(FUZZ_DIR) $(TEST_RESULTS)/fuzz.log $(FUZZ_TARGETS)
 
--include $(FUZZ_LIB_OBJS:.o=.d) $(patsubst %,$(FUZZ_DIR)/obj/fuzz/%.d,$(FUZZ_TARGETS))
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_MCT_OBJS:.o=.d) $(patsubst %,$(FUZZ_DIR)/obj/fuzz/%.d,$(FUZZ_TARGETS))

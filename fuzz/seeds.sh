@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# seeds.sh TOOL OUT-DIR - seed corpora for the fuzz targets, generated at
+# seeds.sh TOOL OUT-DIR [MCTRACE LIBMCOUNT] - seed corpora for the fuzz
+# targets, generated at
 # fuzz time (never committed): small objects of every architecture the
 # tool knows, compiled from our fixtures with the flags that make each
 # kind of hook (mcount, __fentry__, -mrecord-mcount tables, patchable
@@ -11,10 +12,14 @@
 #   OUT/check   the same as OUT/dump
 #   OUT/arch    code bytes from each object's .text, behind the header
 #               the arch target reads (arch index, length, addresses)
+#   OUT/trace   traces mctrace recorded of a program linked with
+#               LIBMCOUNT, whole and cut short (with MCTRACE LIBMCOUNT)
 # A compiler that is missing is skipped with a line on stderr.
 set -u
 TOOL=$1
 OUT=$2
+MCTRACE=${3:-}
+LIBMCOUNT=${4:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 FX=$TOP/fixtures
 WORK=$OUT/work
@@ -93,8 +98,22 @@ if gcc -O2 -pg -mfentry -c -o "$WORK/b.o" "$FX/basic.c" &&
 fi
 gcc -shared -fPIC -O2 -pg -mfentry -o "$OUT/dump/lib.so" "$FX/basic.c" \
 	2>/dev/null || echo "seeds.sh: SKIP shared object" >&2
+# Traces: a recording of basic.c's calls, and copies of it cut short at
+# its half and 8 bytes before its end.
+mkdir -p "$OUT/trace"
+if [ -n "$MCTRACE" ] && [ -f "$WORK/b.o" ] && [ -f "$WORK/m.o" ] &&
+   gcc -o "$WORK/traced" "$WORK/b.o" "$WORK/m.o" "$LIBMCOUNT" \
+	-Wl,-T,"$TOP/lds/mcount.lds" -lpthread 2>/dev/null &&
+   "$MCTRACE" record -o "$OUT/trace/basic.data" -- "$WORK/traced" \
+	>/dev/null 2>&1; then
+	size=$(wc -c < "$OUT/trace/basic.data")
+	head -c $((size / 2)) "$OUT/trace/basic.data" > "$OUT/trace/half.data"
+	head -c $((size - 8)) "$OUT/trace/basic.data" > "$OUT/trace/cut8.data"
+else
+	echo "seeds.sh: SKIP traces (no mctrace given, or the program)" >&2
+fi
 rm -rf "$WORK"
 # --check and --finalize read what --dump reads.
 mkdir -p "$OUT/check"
 cp "$OUT/dump/"* "$OUT/check/"
-echo "seeds: $(ls "$OUT/record" | wc -l) record, $(ls "$OUT/dump" | wc -l) dump, $(ls "$OUT/check" | wc -l) check, $(ls "$OUT/arch" | wc -l) arch"
+echo "seeds: $(ls "$OUT/record" | wc -l) record, $(ls "$OUT/dump" | wc -l) dump, $(ls "$OUT/check" | wc -l) check, $(ls "$OUT/arch" | wc -l) arch, $(ls "$OUT/trace" | wc -l) trace"

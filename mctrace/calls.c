@@ -18,13 +18,16 @@
  *
  * C++ names are demangled by the toolchain's own demangler, libstdc++'s
  * __cxa_demangle (the Itanium C++ ABI's, which clang's code uses too),
- * once per function, so that every output shows them alike.
+ * once per function, so that every output shows them alike; by default
+ * cut to the name alone (recorder/demangle.c, as the recorder's filters
+ * match them), and then one function a name, as uftrace counts them.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calls.h"
+#include "../recorder/demangle.h"
 #include "values.h"
 
 static int by_addr_from(const void *a, const void *b)
@@ -206,24 +209,80 @@ struct calls_walk {
 char *__cxa_demangle(const char *mangled, char *buf, size_t *len,
 		     int *status);
 
-/* Each function's name demangled, where it is a C++ one. */
-static void demangle_names(struct trace *t)
+/* A C++ function's name as `how` shows it: malloc'ed, or NULL. */
+static char *demangled(const char *name, enum trace_demangle how)
 {
+	int status;
+	char *full = __cxa_demangle(name, NULL, NULL, &status), *simple;
+
+	if (!full || how == TRACE_DEMANGLE_FULL)
+		return full;
+	simple = rec_demangle_simple(full);
+	free(full);
+	return simple;
+}
+
+struct named {
+	const char *name;
+	uint32_t func;
+};
+
+static int by_name_then_func(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->func > y->func) - (x->func < y->func);
+}
+
+/*
+ * Shown by name alone, a template's instances and a function's
+ * overloads are one name: one function, the first of them, whose
+ * figures are the sum, as uftrace's are.  Only C++ names are merged: two
+ * C functions of one name (static ones, in two objects) stay two.
+ */
+static void merge_same_names(struct trace *t)
+{
+	struct named *cxx = xmalloc((t->nfuncs + 1) * sizeof(*cxx));
+	uint32_t *same = xmalloc((t->nfuncs + 1) * sizeof(*same));
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nfuncs; i++) {
+		same[i] = (uint32_t)i;
+		if (t->funcs[i].demangled)
+			cxx[n++] = (struct named){ t->funcs[i].name,
+						   (uint32_t)i };
+	}
+	qsort(cxx, n, sizeof(*cxx), by_name_then_func);
+	for (size_t i = 1; i < n; i++)
+		if (!strcmp(cxx[i].name, cxx[i - 1].name))
+			same[cxx[i].func] = same[cxx[i - 1].func];
+	for (size_t i = 0; i < t->nnames; i++)
+		t->names[i].func = same[t->names[i].func];
+	free(same);
+	free(cxx);
+}
+
+/* Each function's name demangled as `how` says, where it is a C++ one. */
+static void demangle_names(struct trace *t, enum trace_demangle how)
+{
+	if (how == TRACE_DEMANGLE_NO)
+		return;
 	for (size_t i = 0; i < t->nfuncs; i++) {
 		const char *name = t->funcs[i].name;
-		int status;
 
 		if (!name || strncmp(name, "_Z", 2))
 			continue;
-		t->funcs[i].demangled = __cxa_demangle(name, NULL, NULL,
-						       &status);
+		t->funcs[i].demangled = demangled(name, how);
 		if (t->funcs[i].demangled)
 			t->funcs[i].name = t->funcs[i].demangled;
 	}
+	if (how == TRACE_DEMANGLE_SIMPLE)
+		merge_same_names(t);
 }
 
 struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
-				    bool demangle,
+				    enum trace_demangle demangle,
 				    const struct trace_sink *sink)
 {
 	struct calls_walk *w = xmalloc(sizeof(*w));
@@ -233,8 +292,8 @@ struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
 		(double)(clk[3] - clk[1]) / (double)(clk[2] - clk[0]) : 1.0 };
 	t->clock_ns = clk[2] > clk[0] ? clk[1] : 0;
 	names_settle(t);
-	if (demangle)	/* the functions of no name, found later, need none */
-		demangle_names(t);
+	/* the functions of no name, found later, need none */
+	demangle_names(t, demangle);
 	w->th = xmalloc((t->nthreads + 1) * sizeof(*w->th));
 	memset(w->th, 0, (t->nthreads + 1) * sizeof(*w->th));
 	return w;
@@ -243,8 +302,10 @@ struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
 static uint64_t ns_of(const struct calls_walk *w, struct walk_thread *wt,
 		      uint64_t ticks)
 {
-	uint64_t ns = ticks > w->ticks0 ?
-		(uint64_t)((double)(ticks - w->ticks0) * w->ratio) : 0;
+	double at = ticks > w->ticks0 ?
+		(double)(ticks - w->ticks0) * w->ratio : 0;
+	/* a made-up clock's ratio can take ticks past 64 bits of ns */
+	uint64_t ns = at < 0x1p64 ? (uint64_t)at : UINT64_MAX;
 
 	if (ns < wt->last)
 		ns = wt->last;
@@ -377,7 +438,7 @@ const struct call_value *call_value_next(const struct thread *th,
 }
 
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
-		 const uint64_t clk[4], bool demangle)
+		 const uint64_t clk[4], enum trace_demangle demangle)
 {
 	struct load l = { .t = t };
 	struct trace_sink sink = { .ctx = &l, .begin = load_begin,

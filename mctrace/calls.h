@@ -13,21 +13,21 @@
 /*
  * Fill t->funcs from t->names and t->unloads, and each thread of `t`
  * with the calls of its events in `raws` (ticks to ns through `clk`,
- * an MCT_CLOCK's two pairs); C++ names demangled if `demangle`.
+ * an MCT_CLOCK's two pairs); C++ names shown as `demangle` says.
  */
 void calls_build(struct trace *t, const struct raw *raws, size_t nraw,
-		 const uint64_t clk[4], bool demangle);
+		 const uint64_t clk[4], enum trace_demangle demangle);
 
 /*
  * The same walk into another sink, a block of events at a time: start
- * settles the names (demangled if `demangle`) and takes the threads t
+ * settles the names (shown as `demangle` says) and takes the threads t
  * has now; then each block's
  * events of thread t->threads[k], in the file's order; end ends the
  * calls still open at their thread's last event, and frees the walk.
  */
 struct calls_walk;
 struct calls_walk *calls_walk_start(struct trace *t, const uint64_t clk[4],
-				    bool demangle,
+				    enum trace_demangle demangle,
 				    const struct trace_sink *sink);
 void calls_walk_events(struct calls_walk *w, size_t k, const struct raw *r);
 void calls_walk_end(struct calls_walk *w);

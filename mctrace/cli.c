@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "filter.h"
 
 void usage(FILE *f)
 {
@@ -74,6 +75,63 @@ int cli_file_arg(const char *cmd, int argc, char **argv, const char **file)
 	}
 	*file = optind < argc ? argv[optind] : DEFAULT_FILE;
 	return 0;
+}
+
+int cli_demangle_option(const char *cmd, int c, const char *arg,
+			struct trace_opts *ro)
+{
+	static const char *const how[] = {
+		[TRACE_DEMANGLE_SIMPLE] = "simple",
+		[TRACE_DEMANGLE_FULL] = "full",
+		[TRACE_DEMANGLE_NO] = "no",
+	};
+
+	if (c == 'M') {
+		ro->demangle = TRACE_DEMANGLE_NO;
+		return 1;
+	}
+	if (c != CLI_DEMANGLE)
+		return 0;
+	for (size_t i = 0; i < sizeof(how) / sizeof(how[0]); i++)
+		if (!strcmp(arg, how[i])) {
+			ro->demangle = (enum trace_demangle)i;
+			return 1;
+		}
+	fprintf(stderr, "mctrace %s: --demangle=%s: not simple, full or no\n",
+		cmd, arg);
+	cli_try(cmd);
+	return -1;
+}
+
+int cli_read_plain(const char *cmd, int argc, char **argv,
+		   void (*help)(FILE *), struct filter *flt, struct trace *t,
+		   const char **file)
+{
+	static const struct option opts[] = {
+		FILTER_LONGOPTS,
+		CLI_DEMANGLE_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct trace_opts ro = { 0 };
+	int c, r;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
+				NULL)) != -1) {
+		if (c == 'h')
+			return help(stdout), 0;
+		if ((r = cli_demangle_option(cmd, c, optarg, &ro))) {
+			if (r < 0)
+				return 2;
+		} else if ((r = filter_option(flt, c, optarg)) <= 0) {
+			return r ? 2 : cli_bad_option(cmd, c, argv);
+		}
+	}
+	if ((r = cli_file_arg(cmd, argc, argv, file)))
+		return r;
+	return filter_read(*file, &ro, flt, t) ? 1 : -1;
 }
 
 long long parse_time(const char *s)

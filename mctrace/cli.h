@@ -39,9 +39,39 @@ int cli_file_arg(const char *cmd, int argc, char **argv, const char **file);
 /* "10us" and the like, in ns; -1 if it is not a time. */
 long long parse_time(const char *s);
 bool ends_with(const char *s, const char *tail);
-/* The help line of --no-demangle, which every command that reads takes. */
+/*
+ * How C++ names are shown, which every command that reads takes:
+ * --demangle=simple|full|no (uftrace's option; simple by default, as
+ * there) and --no-demangle, its "no".  Their getopt entries, their
+ * count, and their help.
+ */
+#define CLI_DEMANGLE 0x1f20
+#define CLI_DEMANGLE_LONGOPTS \
+	{ "demangle", required_argument, NULL, CLI_DEMANGLE }, \
+	{ "no-demangle", no_argument, NULL, 'M' }
+#define NCLI_DEMANGLE_OPTS 2
 #define CLI_NO_DEMANGLE_HELP \
-"      --no-demangle  show C++ names as the program's symbols have them\n"
+"      --demangle=HOW C++ names: simple (the name alone: the default),\n" \
+"                     full (types, template arguments, parameters) or\n" \
+"                     no (as the program's symbols have them)\n" \
+"      --no-demangle  the same as --demangle=no\n"
+/*
+ * Take getopt's `c` if it is one of them, into ro->demangle: 1; 0 if it
+ * is not one; -1 after a line naming the bad value and the hint.
+ */
+int cli_demangle_option(const char *cmd, int c, const char *arg,
+			struct trace_opts *ro);
+
+struct filter;
+/*
+ * A reading command with no options of its own (replay, info): its
+ * options taken (the filters, --demangle, --help, which `help` prints),
+ * its FILE read into `t` and filtered.  -1 to go on, `t` and `flt` then
+ * to be freed; else the command's exit status (0 after --help).
+ */
+int cli_read_plain(const char *cmd, int argc, char **argv,
+		   void (*help)(FILE *), struct filter *flt, struct trace *t,
+		   const char **file);
 
 /* Each command: argv[0] is its name; the exit status. */
 int cmd_record(int argc, char **argv);

@@ -97,10 +97,10 @@ static int dump_filtered(const struct form *form, const char *in,
 
 int cmd_dump(int argc, char **argv)
 {
-	struct option opts[NFORMS + NFILTER_OPTS + 4] = {
+	struct option opts[NFORMS + NFILTER_OPTS + NCLI_DEMANGLE_OPTS + 3] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		FILTER_LONGOPTS,
 	};
 	struct trace_opts ro = { 0 };
@@ -110,7 +110,8 @@ int cmd_dump(int argc, char **argv)
 	int c, r;
 
 	for (size_t i = 0; i < NFORMS; i++)
-		opts[3 + NFILTER_OPTS + i] = (struct option){ forms[i].option,
+		opts[2 + NCLI_DEMANGLE_OPTS + NFILTER_OPTS + i] =
+			(struct option){ forms[i].option,
 			no_argument, NULL, FORM_OPT + (int)i };
 	optind = 1;
 	opterr = 0;
@@ -120,8 +121,9 @@ int cmd_dump(int argc, char **argv)
 			how = forms[c - FORM_OPT].option;
 		} else if (c == 'o') {
 			out = optarg;
-		} else if (c == 'M') {
-			ro.no_demangle = true;
+		} else if ((r = cli_demangle_option("dump", c, optarg, &ro))) {
+			if (r < 0)
+				return 2;
 		} else if (c == 'h') {
 			dump_usage(stdout);
 			return 0;

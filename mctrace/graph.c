@@ -140,7 +140,7 @@ int cmd_graph(int argc, char **argv)
 	static const struct option opts[] = {
 		FILTER_LONGOPTS,
 		{ "threads", no_argument, NULL, 'T' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -155,14 +155,17 @@ int cmd_graph(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
 				NULL)) != -1) {
-		if (c == 'T')
+		if (c == 'T') {
 			threads = true;
-		else if (c == 'M')
-			ro.no_demangle = true;
-		else if (c == 'h')
+		} else if ((r = cli_demangle_option("graph", c, optarg,
+						    &ro))) {
+			if (r < 0)
+				return 2;
+		} else if (c == 'h') {
 			return graph_help(stdout), 0;
-		else if ((r = filter_option(&flt, c, optarg)) <= 0)
+		} else if ((r = filter_option(&flt, c, optarg)) <= 0) {
 			return r ? 2 : cli_bad_option("graph", c, argv);
+		}
 	}
 	if ((r = graph_args(argc, argv, &func, &file)))
 		return r;

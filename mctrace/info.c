@@ -197,33 +197,13 @@ FILTER_HELP);
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_LONGOPTS,
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct filter flt = FILTER_INIT("info");
-	struct trace_opts ro = { 0 };
 	const char *file;
 	struct trace t;
-	int c, r;
+	int r = cli_read_plain("info", argc, argv, info_help, &flt, &t, &file);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
-				NULL)) != -1) {
-		if (c == 'h')
-			return info_help(stdout), 0;
-		if (c == 'M')
-			ro.no_demangle = true;
-		else if ((r = filter_option(&flt, c, optarg)) <= 0)
-			return r ? 2 : cli_bad_option("info", c, argv);
-	}
-	if ((r = cli_file_arg("info", argc, argv, &file)))
+	if (r >= 0)
 		return r;
-	if (filter_read(file, &ro, &flt, &t))
-		return 1;
 	out_info(&t, file, stdout);
 	trace_free(&t);
 	filter_free(&flt);

@@ -2,8 +2,9 @@
 # mctrace/mctrace.mk - the mctrace command (mctrace/), which runs a
 # program under the recorder (recorder/) and reads its traces.
 #
-# Included by the top Makefile.  It shares only recorder/format.h with
-# the library; it links nothing of the runtime.
+# Included by the top Makefile.  It shares recorder/format.h with the
+# library, and recorder/demangle.c, which cuts C++ names as the
+# recorder's filters match them; it links nothing of the runtime.
 #
 #   make $(MCTRACE)       build/mctrace
 #   make install          also installs mctrace and man/mctrace.1
@@ -14,7 +15,7 @@ MCTRACE_SRCS := mctrace/main.c mctrace/cli.c mctrace/record.c \
 	mctrace/raw.c mctrace/chrome.c mctrace/folded.c mctrace/flame.c \
 	mctrace/pfconv.c mctrace/perfetto.c mctrace/pb.c \
 	mctrace/output.c mctrace/trace.c mctrace/procs.c mctrace/calls.c \
-	mctrace/events.c mctrace/values.c mctrace/fold.c \
+	mctrace/events.c mctrace/values.c mctrace/fold.c recorder/demangle.c \
 	mctrace/filter.c mctrace/tree.c mctrace/stats.c mctrace/info.c \
 	mctrace/attach.c mctrace/ptrace.c mctrace/procmaps.c \
 	mctrace/live.c

@@ -246,16 +246,17 @@ static void record_usage(FILE *f)
 "                      the ABI's argument registers (repeatable)\n"
 "  -R, --retval FUNC@retval[/F]  record their return value (repeatable)\n"
 "                      F: d (default) i u x p c s, then 8 16 32 or 64 bits\n"
-"                      (64 when none): as uftrace's -A and -R; s reads a\n"
-"                      string (64 bytes at most; a bad pointer is shown as\n"
-"                      such); x86_64 and aarch64 (whose -pg hooks: -R\n"
-"                      only), -R alone on the other backends; stack and\n"
+"                      (a register's when none): as uftrace's -A and -R;\n"
+"                      s reads a string (64 bytes at most; a bad pointer\n"
+"                      is shown as such); mctrace(1) says from which\n"
+"                      hooks; stack (but i386's first six words) and\n"
 "                      floating-point arguments are not read\n"
 "      --depth N       record calls at most N recorded calls deep\n"
 "      --min-time T    leave out calls shorter than T when reading\n"
 "      --bufsize EVENTS  events in each thread's ring (default 65536)\n"
-"      --no-demangle   keep C++ names as the symbols have them (JSON,\n"
-"                      Perfetto's)\n"
+"      --demangle=HOW  C++ names in the JSON or Perfetto trace: simple\n"
+"                      (the name alone: the default), full or no\n"
+"      --no-demangle   the same as --demangle=no\n"
 "  -h, --help          show this help and exit\n"
 "T takes a unit: ns, us, ms or s (ns when none).\n"
 "\n"
@@ -372,7 +373,7 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 		{ "min-time", required_argument, NULL, 'T' },
 		{ "bufsize", required_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
@@ -406,7 +407,11 @@ static int parse_record(int argc, char **argv, struct record_opts *o)
 			if (min_time_option(o, optarg))
 				return 2;
 			break;
-		case 'M': o->ro.no_demangle = true; break;
+		case 'M':
+		case CLI_DEMANGLE:
+			if (cli_demangle_option("record", c, optarg, &o->ro) < 0)
+				return 2;
+			break;
 		case 'p':
 		case 'U':
 			if (attach_option(o, c, optarg))

@@ -210,33 +210,13 @@ FILTER_HELP);
 
 int cmd_replay(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		FILTER_LONGOPTS,
-		{ "no-demangle", no_argument, NULL, 'M' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct filter flt = FILTER_INIT("replay");
-	struct trace_opts ro = { 0 };
 	const char *file;
 	struct trace t;
-	int c, r;
+	int r = cli_read_plain("replay", argc, argv, replay_help, &flt, &t, &file);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
-				NULL)) != -1) {
-		if (c == 'h')
-			return replay_help(stdout), 0;
-		if (c == 'M')
-			ro.no_demangle = true;
-		else if ((r = filter_option(&flt, c, optarg)) <= 0)
-			return r ? 2 : cli_bad_option("replay", c, argv);
-	}
-	if ((r = cli_file_arg("replay", argc, argv, &file)))
+	if (r >= 0)
 		return r;
-	if (filter_read(file, &ro, &flt, &t))
-		return 1;
 	out_replay(&t, stdout);
 	trace_free(&t);
 	filter_free(&flt);

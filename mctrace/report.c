@@ -240,7 +240,7 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "threads", no_argument, NULL, 'T' },
 		{ "diff", required_argument, NULL, 'd' },
-		{ "no-demangle", no_argument, NULL, 'M' },
+		CLI_DEMANGLE_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -257,8 +257,9 @@ int cmd_report(int argc, char **argv)
 				NULL)) != -1) {
 		if (c == 'h')
 			return report_help(stdout), 0;
-		if (c == 'M') {
-			ro.no_demangle = true;
+		if ((r = cli_demangle_option("report", c, optarg, &ro))) {
+			if (r < 0)
+				return 2;
 		} else if (c == 's' || c == 'T' || c == 'd') {
 			if ((r = report_option(&o, c, optarg)))
 				return r;

@@ -322,7 +322,8 @@ static void add_clock(struct reader *rd, const struct block *b)
 
 	for (int i = 0; i < 4; i++)
 		c[i] = get_le64(b->p + 8 * i);
-	if (c[2] > c[0] || !rd->clk[0])
+	/* two instants whose ns go back calibrate nothing */
+	if ((c[2] > c[0] && c[3] >= c[1]) || !rd->clk[0])
 		memcpy(rd->clk, c, sizeof(c));
 }
 
@@ -635,7 +636,7 @@ static void read_kids(struct reader *rd, const struct trace_opts *o)
 			continue;
 		say_losses(&sub);
 		calls_build(sub.t, sub.raws, sub.nraw, sub.clk,
-			    !o->no_demangle);
+			    o->demangle);
 		free_raws(&sub);
 		procs_add(rd->t, sub.t, sub.t->pid);
 		free((char *)sub.path);
@@ -661,7 +662,7 @@ int trace_read_opts(const char *path, struct trace *t,
 		return -1;
 	}
 	say_losses(&rd);
-	calls_build(t, rd.raws, rd.nraw, rd.clk, !o->no_demangle);
+	calls_build(t, rd.raws, rd.nraw, rd.clk, o->demangle);
 	free_raws(&rd);
 	procs_first(t);
 	read_kids(&rd, o);
@@ -700,7 +701,7 @@ static size_t stream_procs(struct reader *rd, struct reader *subs,
 	size_t n = 1;
 
 	/* a trace of one process needs no moving: its walk feeds `sink` */
-	rd->walk = calls_walk_start(t, rd->clk, !o->no_demangle,
+	rd->walk = calls_walk_start(t, rd->clk, o->demangle,
 				    rd->nkids ? &ps[0].sink : sink);
 	procs_first(t);
 	procs_sink_init(&ps[0], t, 0, sink);
@@ -709,7 +710,7 @@ static size_t stream_procs(struct reader *rd, struct reader *subs,
 
 		if (kid_open(rd, &rd->kids[i], sub) != 0)
 			continue;
-		sub->walk = calls_walk_start(sub->t, sub->clk, !o->no_demangle,
+		sub->walk = calls_walk_start(sub->t, sub->clk, o->demangle,
 					     &ps[n].sink);
 		procs_add(t, sub->t, sub->t->pid);
 		procs_sink_init(&ps[n++], t, t->nprocs - 1, sink);

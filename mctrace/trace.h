@@ -88,8 +88,11 @@ struct trace {
 	 * functions of two libraries opened in turn at one address are two;
 	 * a library opened while recording is one function per name and
 	 * offset in it, wherever each of its loads was.  A C++ name is
-	 * demangled unless trace_opts.no_demangle: `name` is then
-	 * `demangled`, which the trace owns.
+	 * demangled as trace_opts.demangle says: `name` is then
+	 * `demangled`, which the trace owns.  Shown simple, two functions
+	 * can have one name (a template's instances, overloads): the
+	 * names of the later ones then give the first one's function, and
+	 * their own get no calls.
 	 */
 	struct {
 		uint64_t addr;
@@ -139,10 +142,17 @@ struct trace_sink {
 	void (*value)(void *ctx, size_t k, unsigned which, const char *text);
 };
 
-/* How to read a trace; all false (zero) is trace_read's way. */
+/* How C++ names are shown: the name alone, demangled whole, as is. */
+enum trace_demangle {
+	TRACE_DEMANGLE_SIMPLE,
+	TRACE_DEMANGLE_FULL,
+	TRACE_DEMANGLE_NO,
+};
+
+/* How to read a trace; all zero is trace_read's way. */
 struct trace_opts {
 	bool no_events;		/* skip the events: no calls (quick) */
-	bool no_demangle;	/* C++ names as the file has them */
+	enum trace_demangle demangle;
 };
 
 /*

@@ -7,20 +7,23 @@
  *   MCOUNT_TRACE_ARGS=SPEC;SPEC...   each GLOB@ITEM,ITEM..., an ITEM
  *                                    argN or retval, then optionally /F
  *                                    with F one of d i u x p c s and a
- *                                    size in bits (8 16 32 64; 64 if
- *                                    none), as uftrace's -A and -R
+ *                                    size in bits (8 16 32 64; the
+ *                                    register's if none), as uftrace's
+ *                                    -A and -R
  *
- * A glob picks a function as -F's do, by its symbol, or for a C++ one
- * by its demangled name, whole or up to its parameters (libstdc++'s
- * __cxa_demangle demangles: the program's, or loaded for a glob with
- * `::` in a program linked without it).  Only the integer argument
+ * A glob picks a function as -F's do (globs.c): by its symbol, or for a
+ * C++ one by its name alone as mctrace shows it, or demangled whole but
+ * for a template function's return type (libstdc++'s __cxa_demangle
+ * demangles: the program's, or loaded for a glob with `::` in a program
+ * linked without it).  Only the integer argument
  * registers are read (arch/'s table of the psABI): arguments passed on
  * the stack, floating-point ones and structs are refused by name.
  *
  * Only the functions picked pay: their sites are put in a table at the
  * start, and their calls go through the trampoline's general-register
  * path (recorder.h, rec_entry_args), which finds the registers it
- * saved and the function in the table.  The fused entry of a recording
+ * saved (by its frame record on aarch64, from the slot it passed where
+ * REC_ARGS_FROM_SLOT) and the function in the table.  The fused entry of a recording
  * that captures values (x86_64's rec_fentry_args) tells them from the
  * others by a byte of rec_args_map, and takes the others itself; a
  * recording that captures nothing keeps the plain fused entry,
@@ -32,10 +35,8 @@
  * not there instead of faulting: a bad pointer is recorded as one.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +57,8 @@
  * The backends that capture: the ABI's nth integer argument in the
  * registers their entry hook saved (recorder.h, rec_entry_args), where
  * a hook sees them (args_lost_at: why not), and a copy of our own
- * memory that fails instead of faulting (read_self).  Those that
- * capture return values alone (REC_VALUE_CAPTURE) refuse argN.  On
+ * memory that fails instead of faulting (read_self): every backend
+ * with a runtime (a new one without them refuses -A/-R).  On
  * x86_64 this runs where no libc call may touch a vector register
  * (REC_GPR_ONLY): the system calls are made here; elsewhere the
  * trampolines saved them all, and libc is called.
@@ -66,9 +67,11 @@
 const bool rec_values_capture = true, rec_args_capture = true;
 
 /* Both hooks run before the body: the argument registers are intact. */
-static const char *args_lost_at(const struct mcount_site_info *s)
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
 {
 	(void)s;
+	(void)start;
 	return NULL;
 }
 
@@ -103,8 +106,10 @@ const bool rec_values_capture = true, rec_args_capture = true;
  * the arguments (and passes x30 in x0): only a pad, at the entry, sees
  * them.  A return value is seen from every hook.
  */
-static const char *args_lost_at(const struct mcount_site_info *s)
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
 {
+	(void)start;
 	return s->style == MCOUNT_STYLE_PAD ? NULL :
 		"its -pg hook runs after its prologue may have moved the "
 		"arguments (build it with -fpatchable-function-entry=2; "
@@ -117,17 +122,98 @@ static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
 	return regs[n - 1];
 }
 
-#else
-#ifdef REC_VALUE_CAPTURE
-const bool rec_values_capture = true;
-#else
-const bool rec_values_capture = false;
-#endif
-const bool rec_args_capture = false;
+#elif defined(REC_ARGS_FROM_SLOT)
+const bool rec_values_capture = true, rec_args_capture = true;
 
-static const char *args_lost_at(const struct mcount_site_info *s)
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
+{
+	return rec_arch_args_lost(s, start);
+}
+
+/* rec_arch_args's area: the argument registers in the psABI's order. */
+static inline uint64_t arch_arg(const uintptr_t *regs, unsigned n)
+{
+	return regs[n - 1];
+}
+
+#if defined(__powerpc64__)
+#include "../runtime/ppc64le/frame.h"
+
+/*
+ * The trampoline's frame is found by the back chain, from ours: the
+ * -pg form's slot is in the caller's frame, which says nothing of the
+ * trampoline's.  It is the one whose back chain is MC_RT_PPC_FRAME
+ * above it and whose saved LR is `func`, within the frames of
+ * mc_rt_dispatch_slot and this path (each may or may not make one:
+ * four at -O0, with a margin).
+ */
+const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
+{
+	const uintptr_t *sp = __builtin_frame_address(0);
+
+	(void)slot;
+	for (int i = 0; i < 6 && sp; i++, sp = (const uintptr_t *)sp[0])
+		if (sp[0] == (uintptr_t)sp + MC_RT_PPC_FRAME &&
+		    sp[MC_RT_PPC_FR_LR / 8] == func)
+			return sp + MC_RT_PPC_FR_GPR / 8 + 3;	/* r3 */
+	return NULL;
+}
+
+/*
+ * A -mprofile-kernel hook and a pad run before the prologue; a -pg
+ * hook after it, where the compilers schedule some of the body (GCC:
+ * the arguments moved to saved registers, a sum of them): refused if
+ * that code may write an argument register (arch/powerpc.c reads it).
+ */
+#define PPC_PROLOGUE_MAX 1024
+const char *rec_arch_args_lost(const struct mcount_site_info *s,
+			       uintptr_t start)
+{
+	if (s->style != MCOUNT_STYLE_MCOUNT)
+		return NULL;
+	if (!start || s->at < start || s->at - start > PPC_PROLOGUE_MAX ||
+	    !mc_arch_ppc64le_args_kept((const uint8_t *)start, s->at - start))
+		return "its prologue may write r3-r10 before its -pg hook "
+		       "(build it with -pg -mprofile-kernel; -R works either "
+		       "way)";
+	return NULL;
+}
+#endif
+
+#ifdef MC_RT_ARGS_FROM_SLOT
+/* Every site's the same way from its slot (runtime/<arch>/backend.h). */
+const uintptr_t *rec_arch_args(uintptr_t func, const uintptr_t *slot)
+{
+	(void)func;
+	return slot + MC_RT_ARGS_FROM_SLOT;
+}
+#endif
+
+#if defined(__s390x__) || defined(__i386__)
+/*
+ * Every s390x hook runs before the prologue: -pg -mfentry's and a pad
+ * at the entry, -pg's block (stg %r14; brasl; lg) first thing too.
+ * i386's arguments are in the caller's frame, which no prologue
+ * writes.
+ */
+const char *rec_arch_args_lost(const struct mcount_site_info *s,
+			       uintptr_t start)
 {
 	(void)s;
+	(void)start;
+	return NULL;
+}
+#endif
+
+#else
+const bool rec_values_capture = false, rec_args_capture = false;
+
+static const char *args_lost_at(const struct mcount_site_info *s,
+				uintptr_t start)
+{
+	(void)s;
+	(void)start;
 	return NULL;
 }
 
@@ -223,7 +309,7 @@ static bool parse_format(const char *p, struct rec_arg *a)
 	unsigned long bits;
 
 	a->fmt = 'd';
-	a->bits = 64;
+	a->bits = 8 * sizeof(uintptr_t);	/* the whole register */
 	if (!*p)
 		return true;
 	if (*p != '/' || !p[1] || !strchr(formats, p[1]))
@@ -279,6 +365,13 @@ static bool parse_item(const char *spec, const char *item, size_t n,
 	if (!rec_args_capture && k <= arch->n_int_arg_regs) {
 		snprintf(msg, sizeof(msg), "arguments are not captured on %s "
 			 "yet (-R's return value is)", arch->name);
+		return bad_spec(spec, msg);
+	}
+	if (arch->int_args_on_stack &&
+	    (k > arch->n_int_arg_regs || k > MCT_DATA_MAX_ARGS)) {
+		snprintf(msg, sizeof(msg), "arg%lu is past the %u stack words "
+			 "read on %s (its ABI passes every argument on the "
+			 "stack)", k, arch->n_int_arg_regs, arch->name);
 		return bad_spec(spec, msg);
 	}
 	if (k > arch->n_int_arg_regs || k > MCT_DATA_MAX_ARGS) {
@@ -363,52 +456,26 @@ static void merge(struct rec_args *to, const struct rec_args *add)
 		     (to->has_ret ? rec_args_ret_events(to) : 0);
 }
 
-typedef char *(*demangler_t)(const char *, char *, size_t *, int *);
-
-/* Whether `glob` picks the function `name`. */
-static bool picks(const char *glob, const char *name, demangler_t demangle)
-{
-	char *d, *paren;
-	int status;
-	bool yes;
-
-	if (!fnmatch(glob, name, 0))
-		return true;
-	if (!demangle || strncmp(name, "_Z", 2) ||
-	    !(d = demangle(name, NULL, NULL, &status)))
-		return false;
-	yes = !fnmatch(glob, d, 0);
-	if (!yes && (paren = strchr(d, '('))) {
-		*paren = '\0';
-		yes = !fnmatch(glob, d, 0);
-	}
-	free(d);
-	return yes;
-}
-
 /*
- * The toolchain's demangler, libstdc++'s, when a glob names a C++
- * function (its `::`): the program's own, or else the library loaded
- * for it (a C++ program that needs no libstdc++ is linked without it).
- * NULL if there is none: C++ names are then matched as symbols only.
+ * The demangler for the specs' globs (globs.c); `::` in one loads it
+ * when the program has none.
  */
-static demangler_t demangler(const struct spec *sp, size_t n)
+static rec_demangler_fn demangler(const struct spec *sp, size_t n)
 {
-	void *d = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *lib;
-	size_t k = 0;
+	const char **globs = calloc(n + 1, sizeof(*globs));
+	rec_demangler_fn d;
 
-	while (k < n && !strstr(sp[k].glob, "::"))
-		k++;
-	if (d || k == n)
-		return (demangler_t)d;
-	lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	return lib ? (demangler_t)dlsym(lib, "__cxa_demangle") : NULL;
+	for (size_t k = 0; globs && k < n; k++)
+		globs[k] = sp[k].glob;
+	d = rec_find_demangler(globs, globs ? n : 0);
+	free(globs);
+	return d;
 }
 
 struct bind {
 	const struct spec *specs;
 	size_t n;
-	demangler_t demangle;
+	rec_demangler_fn demangle;
 	size_t *matched;	/* per spec: functions it picked */
 	bool count_only;
 	size_t sites;
@@ -464,22 +531,25 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 	struct bind *b = arg;
 	unsigned long off;
 	const char *name = mcount_func_name(s->at, &off);
+	struct rec_glob_name gn = { .sym = name, .demangle = b->demangle };
 	struct rec_args w = { 0 };
+	const char *why;
 	bool any = false;
 
 	if (!name || s->state == MCOUNT_SITE_REFUSED)
 		return 0;
 	for (size_t k = 0; k < b->n; k++)
-		if (picks(b->specs[k].glob, name, b->demangle)) {
+		if (rec_glob_picks(b->specs[k].glob, &gn)) {
 			merge(&w, &b->specs[k].what);
 			b->matched[k]++;
 			any = true;
 		}
+	rec_glob_name_free(&gn);
 	if (!any)
 		return 0;
-	if (w.nargs && args_lost_at(s) && b->count_only) {
-		fprintf(stderr, "mcount: trace: -A: %s: %s\n", name,
-			args_lost_at(s));
+	if (w.nargs && b->count_only &&
+	    (why = args_lost_at(s, off <= s->at ? s->at - off : 0))) {
+		fprintf(stderr, "mcount: trace: -A: %s: %s\n", name, why);
 		b->refused = true;
 	}
 	if (!b->count_only) {

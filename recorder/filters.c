@@ -19,6 +19,9 @@
 #include "../runtime/client.h"
 #include "recorder.h"
 
+/* The demangler the globs are matched with (globs.c), set at start. */
+static rec_demangler_fn demangler;
+
 /* The filters' later sets (MCOUNT_TRACE_AT<k>), applied by the writer. */
 #define REC_PHASES 8
 static struct phase {
@@ -30,22 +33,37 @@ static int n_phases, next_phase;
  * child keeps it.  The writer thread reads it. */
 static uint64_t start_ns;
 
-/* True if `name` matches one of the comma-separated globs. */
-static bool matches(const char *globs, const char *name)
+/*
+ * Glob k (from 0) of the comma-separated `globs` into buf: false when
+ * there is none (or it does not fit: it then matches nothing).
+ */
+static bool nth_glob(const char *globs, int k, char *buf, size_t size)
+{
+	size_t n;
+
+	for (;;) {
+		n = strcspn(globs, ",");
+		if (!k--)
+			break;
+		if (!globs[n])
+			return false;
+		globs += n + 1;
+	}
+	if (n >= size)
+		n = 0;
+	memcpy(buf, globs, n);
+	buf[n] = '\0';
+	return true;
+}
+
+/* True if `n` matches one of the comma-separated globs. */
+static bool matches(const char *globs, struct rec_glob_name *n)
 {
 	char buf[256];
 
-	while (*globs) {
-		size_t n = strcspn(globs, ",");
-
-		if (n && n < sizeof(buf)) {
-			memcpy(buf, globs, n);
-			buf[n] = '\0';
-			if (fnmatch(buf, name, 0) == 0)
-				return true;
-		}
-		globs += n + (globs[n] == ',');
-	}
+	for (int k = 0; nth_glob(globs, k, buf, sizeof(buf)); k++)
+		if (buf[0] && rec_glob_picks(buf, n))
+			return true;
 	return false;
 }
 
@@ -63,9 +81,15 @@ struct pick {
 /* Whether the filters of `p` pick the function `name` (NULL: unknown). */
 static bool picked(const struct pick *p, const char *name)
 {
-	if (p->only && (!name || !matches(p->only, name)))
-		return false;
-	return !(p->never && name && matches(p->never, name));
+	struct rec_glob_name n = { .sym = name, .demangle = demangler };
+	bool yes;
+
+	if (!name)
+		return !p->only;
+	yes = (!p->only || matches(p->only, &n)) &&
+	      !(p->never && matches(p->never, &n));
+	rec_glob_name_free(&n);
+	return yes;
 }
 
 /* True if recording wants site `s` enabled; its function's name in *name. */
@@ -371,6 +395,49 @@ void rec_libs_settle(bool wait)
 }
 
 
+/* Globs of MCOUNT_TRACE_FILTER, each a bit once some function matched. */
+struct unmatched {
+	const char *globs;
+	uint64_t matched;
+};
+
+static int mark_matched(const struct mcount_site_info *s, void *arg)
+{
+	struct unmatched *u = arg;
+	unsigned long off = 0;
+	struct rec_glob_name n = { .sym = mcount_func_name(s->at, &off),
+				   .demangle = demangler };
+	char buf[256];
+
+	if (!n.sym || s->state == MCOUNT_SITE_REFUSED)
+		return 0;
+	for (int k = 0; k < 64 && nth_glob(u->globs, k, buf, sizeof(buf));
+	     k++)
+		if (!(u->matched >> k & 1) && buf[0] && rec_glob_picks(buf, &n))
+			u->matched |= (uint64_t)1 << k;
+	rec_glob_name_free(&n);
+	return 0;
+}
+
+/*
+ * Say each glob of the filter that picks no function now: a misspelt
+ * name would otherwise record nothing of it, and say nothing.
+ */
+static void say_unmatched(const char *globs)
+{
+	struct unmatched u = { .globs = globs };
+	char buf[256];
+
+	mcount_for_each_site(mark_matched, &u);
+	for (int k = 0; k < 64 && nth_glob(globs, k, buf, sizeof(buf)); k++)
+		if (!(u.matched >> k & 1))
+			fprintf(stderr, "mcount: trace: the filter '%s' "
+				"(mctrace -F, MCOUNT_TRACE_FILTER) picks no "
+				"function at start%s\n", buf,
+				demangler || !strstr(buf, "::") ? "" :
+				" (no C++ demangler in the program)");
+}
+
 /*
  * The filters at start, while this is the only thread (sites without a
  * live form too): false, having said why, if the backend cannot record
@@ -381,12 +448,20 @@ bool rec_filters_enable(size_t *failed)
 {
 	struct pick pick = { .only = rec_getenv("MCOUNT_TRACE_FILTER"),
 			     .never = rec_getenv("MCOUNT_TRACE_NOTRACE") };
+	const char *globs[2 + 2 * REC_PHASES] = { pick.only, pick.never };
 
 	if (pick.only && !*pick.only)
 		pick.only = NULL;
+	for (int k = 0; k < n_phases; k++) {
+		globs[2 + 2 * k] = phases[k].only;
+		globs[3 + 2 * k] = phases[k].never;
+	}
+	demangler = rec_find_demangler(globs, 2 + 2 * (size_t)n_phases);
 	if (!sites_fit(&pick))
 		return false;
 	mcount_for_each_site(enable_one, &pick);
+	if (pick.only)
+		say_unmatched(pick.only);
 	active_only = pick.only;
 	active_never = pick.never;
 	*failed = pick.failed;

@@ -347,11 +347,22 @@ REC_NOTRACE void rec_entry_regs(uintptr_t func, uintptr_t *slot,
 	entry_slow(func, slot, w, regs);
 }
 
-#ifndef REC_ARGS_CAPTURE
-/* Where the hooks hand no registers over: return values alone. */
+#ifdef REC_ARGS_FROM_SLOT
+/*
+ * Where the save area lies a known way from the slot (rec_arch_args):
+ * found for the functions captured only.  A site whose area cannot be
+ * found (none is, if recording started) gets no values rather than
+ * another frame's.
+ */
 REC_NOTRACE void rec_entry_args(uintptr_t func, uintptr_t *slot)
 {
-	rec_entry_regs(func, slot, NULL);
+	const uintptr_t *regs;
+
+	if (!rec_args_of(func) || !(regs = rec_arch_args(func, slot))) {
+		rec_entry(func, slot);
+		return;
+	}
+	rec_entry_regs(func, slot, regs);
 }
 #endif
 

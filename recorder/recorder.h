@@ -231,6 +231,26 @@ REC_HIDDEN int rec_begin(const char *path, int (*open_trace)(void));
 /* The trace's path, as rec_begin was given it. */
 REC_HIDDEN const char *rec_base_path(void);
 
+/* globs.c: how a glob picks a function (-F, -N, -A, -R). */
+typedef char *(*rec_demangler_fn)(const char *, char *, size_t *, int *);
+/* A function's name as globs see it; demangled when first asked. */
+struct rec_glob_name {
+	const char *sym;		/* its symbol */
+	rec_demangler_fn demangle;	/* NULL: symbols only */
+	char *full, *simple;
+	bool tried;
+};
+REC_HIDDEN bool rec_glob_picks(const char *glob, struct rec_glob_name *n);
+REC_HIDDEN void rec_glob_name_free(struct rec_glob_name *n);
+/*
+ * The toolchain's demangler, libstdc++'s: the program's own, or else,
+ * when one of the n `globs` (NULLs skipped) names a C++ scope (`::`),
+ * the library loaded for it (a C++ program that needs no libstdc++ is
+ * linked without it); NULL if there is none.
+ */
+REC_HIDDEN rec_demangler_fn rec_find_demangler(const char *const *globs,
+					       size_t n);
+
 /* filters.c */
 REC_HIDDEN void rec_filters_read(void);
 REC_HIDDEN bool rec_filters_enable(size_t *failed);
@@ -299,15 +319,27 @@ REC_HIDDEN extern uint8_t rec_args_map[];
 #define REC_ARGS_CAPTURE 1
 REC_HIDDEN void rec_entry_frame(uintptr_t func, uintptr_t *slot,
 				const uintptr_t *fp);
-#endif
+#elif defined(__riscv) || defined(__arm__) || defined(__powerpc64__) || \
+	defined(__s390x__) || defined(__i386__)
 /*
- * Backends whose return trampoline has a twin that keeps the value
- * (rec_return_value_tramp), but whose hooks do not hand the argument
- * registers over: -R alone.  Their rec_entry_args is record.c's.
+ * The others: record.c's rec_entry_args asks rec_arch_args for the
+ * saved arguments of a function captured, from the slot the trampoline
+ * passed (NULL: none; the frame is then recorded without values).
+ * Where they are is the backend's (<arch>/frame.c where sites differ,
+ * else args.c): a fixed way from the slot on arm, s390x and i386
+ * (runtime/<arch>/backend.h's MC_RT_ARGS_FROM_SLOT; i386's are the
+ * caller's stack words), by each site's form on riscv64, up the back
+ * chain on ppc64le.  rec_arch_args_lost: why a site's cannot be read
+ * (the function at `start`: its prologue may have written them before
+ * the hook), or NULL; asked at start, so that -A refuses by name.
  */
-#if defined(__riscv) || defined(__i386__) || defined(__arm__) || \
-	defined(__powerpc64__) || defined(__s390x__)
-#define REC_VALUE_CAPTURE 1
+#define REC_ARGS_CAPTURE 1
+#define REC_ARGS_FROM_SLOT 1
+struct mcount_site_info;
+REC_HIDDEN const uintptr_t *rec_arch_args(uintptr_t func,
+					  const uintptr_t *slot);
+REC_HIDDEN const char *rec_arch_args_lost(const struct mcount_site_info *s,
+					  uintptr_t start);
 #endif
 #ifdef REC_ARGS_CAPTURE
 #define REC_VALUE_CAPTURE 1
@@ -352,6 +384,7 @@ struct rec_site_key {
 	uintptr_t ret;		/* the hook's return address; 0: free */
 	int64_t slot_off, key_off;
 	unsigned form;
+	int32_t args_off;	/* where captured arguments are (riscv64) */
 };
 /*
  * sitekeys.c's table, open addressing: `ret`'s entry is the first of

@@ -74,6 +74,28 @@ static bool thumb_live(uintptr_t a)
 	return h == THUMB_MOV_IP_LR || h == THUMB_SKIP_BL;
 }
 
+/*
+ * A -pg hook's prologue: from *start (its function's entry, 0 if no
+ * symbol) to *end, the hook's `mov ip, lr`; NULL or why it cannot be
+ * read.
+ */
+static const char *find_prologue(const struct mcount_site_info *s,
+				 uintptr_t *start, uintptr_t *end,
+				 bool *thumb)
+{
+	/* the hook: `mov ip, lr` (once `push {lr}`) then the `bl` at addr */
+	*thumb = s->addr >= 2 && thumb_live(s->addr - 2);
+	if (!*thumb && (s->addr < 4 || word_at(s->addr - 4) != ARM_MOV_IP_LR))
+		return "a hook the recorder does not know";
+	if (!*start)
+		return "no symbol says where its prologue starts";
+	*start &= ~(uintptr_t)1;
+	*end = s->addr - (*thumb ? 2 : 4);
+	if (*start > *end || *end - *start > PROLOGUE_MAX)
+		return "its prologue is too long to read";
+	return NULL;
+}
+
 /* A -pg hook's offsets, from its function's prologue; NULL or why not. */
 static const char *read_hook(const struct mcount_site_info *s,
 			     uintptr_t start, struct rec_site_key *k)
@@ -83,18 +105,10 @@ static const char *read_hook(const struct mcount_site_info *s,
 	uintptr_t end;
 	bool thumb;
 
-	/* the hook: `mov ip, lr` (once `push {lr}`) then the `bl` at addr */
-	thumb = s->addr >= 2 && thumb_live(s->addr - 2);
-	if (!thumb && (s->addr < 4 || word_at(s->addr - 4) != ARM_MOV_IP_LR))
-		return "a hook the recorder does not know";
-	if (!start)
-		return "no symbol says where its prologue starts";
-	start &= ~(uintptr_t)1;
-	end = s->addr - (thumb ? 2 : 4);
-	if (start > end || end - start > PROLOGUE_MAX)
-		return "its prologue is too long to read";
-	why = mc_arch_arm_prologue((const uint8_t *)start, end - start,
-				   thumb, &taken, &lr_at);
+	why = find_prologue(s, &start, &end, &thumb);
+	if (!why)
+		why = mc_arch_arm_prologue((const uint8_t *)start,
+					   end - start, thumb, &taken, &lr_at);
 	if (why)
 		return why;
 	k->ret = s->addr + 4;
@@ -143,4 +157,34 @@ uintptr_t rec_arch_key(uintptr_t ret, uintptr_t **slot, bool *copy)
 	*copy = k->form == FORM_COPY;
 	*slot = (uintptr_t *)(pushed + (uintptr_t)k->slot_off);
 	return pushed + (uintptr_t)k->key_off;
+}
+
+/*
+ * Why site `s` (of the function at `start`) cannot have its arguments
+ * read, or NULL.  The trampoline saves r0-r3 as the hook left them,
+ * which __gnu_mcount_nc's contract keeps; a pad runs before the
+ * prologue, but a -pg hook after it, and clang schedules work there
+ * that may reuse r0-r3 (moving the arguments to other registers
+ * first): such a prologue is refused.
+ */
+const char *rec_arch_args_lost(const struct mcount_site_info *s,
+			       uintptr_t start)
+{
+	uint32_t written;
+	const char *why;
+	uintptr_t end;
+	bool thumb;
+
+	if (s->style == MCOUNT_STYLE_PAD)
+		return NULL;
+	why = find_prologue(s, &start, &end, &thumb);
+	if (!why)
+		why = mc_arch_arm_prologue_writes((const uint8_t *)start,
+						  end - start, thumb,
+						  &written);
+	if (why)
+		return why;
+	return written & 0xf ? "its prologue writes r0-r3 before its -pg "
+			       "hook (clang's may): the arguments may be lost "
+			       "there (-R works either way)" : NULL;
 }

@@ -59,6 +59,12 @@ const struct mc_arch *mc_arch_arm_pad_isa(const uint8_t *p, size_t n);
 
 /* The trampoline calls mc_rt_dispatch_slot (platform.h). */
 #define MC_RT_DISPATCH_SLOT 1
+/*
+ * For a recorder of arguments: the words from that slot to r0-r3 as
+ * the trampoline saved them (`push {ip}` then `push {r0-r4, lr}`, the
+ * slot ip's word).
+ */
+#define MC_RT_ARGS_FROM_SLOT (-6)
 
 /* A Thumb function's address has bit 0 set; its code starts below. */
 #define MC_RT_ISA_BITS 1

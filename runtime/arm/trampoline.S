@@ -75,7 +75,7 @@ mc_rt_tramp_mcount:
 	.fnstart
 	.cantunwind
 	push	{ip}			/* the function's own return address */
-	push	{r0, r1, r2, r3, r4, lr}
+	push	{r0, r1, r2, r3, r4, lr}	/* backend.h's ARGS_FROM_SLOT */
 	mov	r4, sp
 	bic	r1, r4, #7
 	mov	sp, r1

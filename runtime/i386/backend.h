@@ -31,6 +31,12 @@ void mcount(void);
 
 /* The trampolines call mc_rt_dispatch_slot (platform.h). */
 #define MC_RT_DISPATCH_SLOT 1
+/*
+ * For a recorder of arguments: cdecl passes them on the stack, in the
+ * words just above the function's return address, whose slot the
+ * trampolines hand on, at every hook.
+ */
+#define MC_RT_ARGS_FROM_SLOT 1
 
 /*
  * Another core may run code this one changed only after a

@@ -48,10 +48,14 @@
  * swap it.
  */
 
-/* Our frame, from r1: the ABI's 32-byte header, then the saves. */
-#define FRAME		448
-#define FR_GPR		32		/* r0 .. r12 (r1's slot unused) */
-#define FR_LR		136		/* the return into the function */
+/*
+ * Our frame, from r1: the ABI's 32-byte header, then the saves (the
+ * first three are frame.h's, which a recorder of arguments reads).
+ */
+#include "frame.h"
+#define FRAME		MC_RT_PPC_FRAME
+#define FR_GPR		MC_RT_PPC_FR_GPR	/* r0 .. r12 (r1's unused) */
+#define FR_LR		MC_RT_PPC_FR_LR		/* the return into the function */
 #define FR_CR		144
 #define FR_FPR		152		/* f1 .. f13 */
 #define FR_VR		256		/* v2 .. v13, 16-byte aligned */

@@ -41,16 +41,19 @@
  * call), and at a pad but t0 (its link); the body calls C, which may
  * change them anyway.
  *
- * Frame (sp stays 16-byte aligned, as the psABI requires at calls):
+ * Frame (sp stays 16-byte aligned, as the psABI requires at calls;
+ * frame.h's numbers, which a recorder of arguments reads):
  *   0(sp)       ra
  *   8(sp)       a0 ... a7
  *   72(sp)      fa0 ... fa7 (8 bytes each, whatever FLEN)
  *   FRAME-8(sp) the slot handed on (mcount: a copy of a0)
  */
 
+#include "frame.h"
+
+#define FRAME	MC_RT_RV_FRAME
 #if defined(__riscv_flen) && __riscv_flen >= 32
 #define HAVE_FP	1
-#define FRAME	144		/* 136 used, the top word free */
 #if __riscv_flen == 64
 #define FSAVE	fsd
 #define FLOAD	fld
@@ -60,7 +63,6 @@
 #endif
 #else
 #define HAVE_FP	0
-#define FRAME	80		/* 72 used, the top word free */
 #endif
 
 	.text

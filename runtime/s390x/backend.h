@@ -53,4 +53,13 @@ void _mcount(void);
 #define MC_RT_SLOT_FROM_SP MC_ABI_S390X_R14_SAVE
 #define MC_RT_CFA_FROM_SP MC_ABI_S390X_CFA
 
+/*
+ * For a recorder of arguments: the words from that slot to %r2-%r6 as
+ * the trampolines saved them (frame.h: every hook's frame is the same
+ * way below the slot).
+ */
+#include "frame.h"
+#define MC_RT_ARGS_FROM_SLOT \
+	((MC_RT_S390X_FR_GPR + 2 * 8 - MC_RT_S390X_SLOT) / 8)
+
 #endif

@@ -36,12 +36,14 @@
  * block's lg reads), so that a recorder may swap it.
  */
 
-#define SAVE		160		/* our callee's register save area */
-#define FR_GPR		(SAVE + 0)	/* %r0 .. %r6 */
+#include "frame.h"	/* which a recorder of arguments reads */
+
+#define SAVE		MC_RT_S390X_SAVE	/* our callee's save area */
+#define FR_GPR		MC_RT_S390X_FR_GPR	/* %r0 .. %r6 */
 #define FR_R14		(SAVE + 56)
 #define FR_FPR		(SAVE + 64)	/* %f0, %f2, %f4, %f6 */
-#define FRAME		(SAVE + 96)
-#define SLOT		(FRAME + 112)	/* the function's %r14 save slot */
+#define FRAME		MC_RT_S390X_FRAME
+#define SLOT		MC_RT_S390X_SLOT	/* the function's %r14 save slot */
 
 	.text
 

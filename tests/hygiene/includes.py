@@ -33,7 +33,7 @@ LAYERS = {
     "runtime": {"arch"},
     "recorder": {"runtime", "arch"},
     "mctrace": {"recorder"},
-    "fuzz": {"arch", "elf", "recordmcount"},
+    "fuzz": {"arch", "elf", "recordmcount", "mctrace"},
     "examples": {"runtime", "arch"},
 }
 INCLUDE_DIRS = ("runtime/include",)

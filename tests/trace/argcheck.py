@@ -65,7 +65,7 @@ def replay_calls(path, ours):
             if m.group(2) is not None:
                 calls[i] += " = " + m.group(2)
             continue
-        # a C++ name demangled whole (mctrace's) has its parameters
+        # a C++ name with --demangle=full has its parameters
         m = re.match(r"^(.*?)(\([^()]*\)(?: const)?)?\((.*)\)( = (.*))?"
                      r"( \{|;)$", s)
         if not m:

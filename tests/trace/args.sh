@@ -16,10 +16,11 @@
 #   - specs the machine cannot capture are refused with their reason:
 #     an argument on the stack, a floating-point one, a wrong item; so
 #     are -A with -p and the recorder's own JSON (MCOUNT_TRACE=x.json).
-# On a backend that does not capture arguments (all but x86_64 and
-# aarch64), -A is refused with a one-line reason and a non-zero exit,
-# never a trace of garbage; they capture return values (checked
-# against the program's lines).
+# Every hook kind and compiler whose arguments a backend reads (KINDS)
+# is checked against the printf oracle; GCC's -pg, where its hook runs
+# after the prologue (LATE), and the functions whose prologue writes an
+# argument register before the hook (clang's on arm), are refused by
+# name, never a trace of garbage.
 #
 #   RECORDMCOUNT=build/recordmcount LIBMCOUNT=build/libmcount.a \
 #   MCTRACE=build/mctrace OUT=build/tests/trace-args sh tests/trace/args.sh
@@ -46,6 +47,51 @@ GXX=$(echo "$GCC" | sed 's/gcc$/g++/')
 HOOK=-pg
 [ "$ARCH" = x86_64 ] && HOOK="-pg -mfentry"
 [ "$ARCH" = aarch64 ] && HOOK="-fpatchable-function-entry=2"
+[ "$ARCH" = riscv64 ] && HOOK="-fpatchable-function-entry=8"
+[ "$ARCH" = ppc64le ] && HOOK="-pg -mprofile-kernel"
+[ "$ARCH" = s390x ] && HOOK="-pg -mfentry"
+CLANG="clang${RT_CLANG_TARGET:+ --target=$RT_CLANG_TARGET}${RT_CLANG_CFLAGS:+ $RT_CLANG_CFLAGS}"
+# KINDS: the backend's other hook kinds and compilers whose arguments
+# are read too, a line each: tag|compiler|hook flags|functions whose
+# prologue moves the arguments before that hook: refused, with the
+# reason LOST_WHY, and left out of the values checked.  LATE: where
+# GCC's -pg hook runs after the prologue may have moved the arguments,
+# the reason record gives for refusing them.
+KINDS= LATE= LOST_WHY=
+case $ARCH in
+aarch64)
+	LATE="its -pg hook runs after its prologue" ;;
+riscv64)
+	KINDS="clang-pg|$CLANG|-pg
+clang-pad|$CLANG|-fpatchable-function-entry=8
+gcc-pad4g|$GCC|-fpatchable-function-entry=4 -march=rv64g"
+	LATE="its -pg hook (GCC's) comes after .mv a0, ra." ;;
+arm)
+	KINDS="gcc-pg-arm|$GCC|-pg -marm
+gcc-pad3|$GCC|-fpatchable-function-entry=3
+gcc-pad2arm|$GCC|-fpatchable-function-entry=2 -marm
+clang-pg|$CLANG|-pg|add|pick"
+	LOST_WHY="its prologue writes r0-r3 before its -pg hook" ;;
+ppc64le)
+	# GCC 12 puts a pad before the TOC set-up, which the runtime
+	# refuses: pads in PC-relative code (power10, which qemu runs
+	# with -cpu power10, as it runs the others)
+	RUN="$RUN -cpu power10"
+	KINDS="gcc-pad2p10|$GCC|-fpatchable-function-entry=2 -mcpu=power10
+gcc-pg|$GCC|-pg
+gcc-pg-p10|$GCC|-pg -mcpu=power10
+clang-pg|$CLANG|-pg" ;;
+s390x)
+	KINDS="gcc-pg|$GCC|-pg
+gcc-pad3|$GCC|-fpatchable-function-entry=3
+clang-fentry|$CLANG|-pg -mfentry" ;;
+i386)
+	# GCC refuses -mfentry with -fpic on i386: not a PIE
+	KINDS="gcc-fentry|$GCC|-pg -mfentry -fno-pie
+gcc-pad5|$GCC|-fpatchable-function-entry=5
+clang-pg|$CLANG|-pg
+clang-fentry|$CLANG|-pg -mfentry -fno-pie" ;;
+esac
 TAG=
 [ "$ARCH" = "$HOST" ] || TAG="[$ARCH] "
 failures=0
@@ -59,15 +105,17 @@ expect() {	# expect <description> <command...>
 mkdir -p "$OUT"
 rm -f "$OUT"/*.data* "$OUT"/*.out "$OUT"/*.rep "$OUT"/*.err
 
-# build <name> <compiler> <source>: $OUT/<name> (recorded) and, with
-# the same object unrecorded, $OUT/<name>-plain for uftrace.  A pad
-# calls no hook symbol that would pull libmcount.a's runtime in: the
-# boot is asked for by name.
+# build <name> <compiler> <source> [hook flags]: $OUT/<name> (recorded)
+# and, with the same object unrecorded, $OUT/<name>-plain for uftrace
+# (on the host only: ppc64le's -mprofile-kernel links only to ours).
+# A pad calls no hook symbol that would pull libmcount.a's runtime in:
+# the boot is asked for by name.
 build() {
-	$2 -O2 -g -fno-inline $HOOK -c "$3" -o "$OUT/$1.o" &&
-	$2 -o "$OUT/$1-plain" "$OUT/$1.o" &&
+	$2 -O2 -g -fno-inline ${4:-$HOOK} -c "$3" -o "$OUT/$1.o" &&
+	{ [ "$ARCH" != "$HOST" ] || $2 -o "$OUT/$1-plain" "$OUT/$1.o"; } &&
 	$TOOL "$OUT/$1.o" &&
-	$2 -o "$OUT/$1" "$OUT/$1.o" -Wl,-u,mcount_boot "$LIB" \
+	$2 $(case "${4:-}" in *-fno-pie*) echo -no-pie ;; esac) \
+		-o "$OUT/$1" "$OUT/$1.o" -Wl,-u,mcount_boot "$LIB" \
 		-Wl,-T,lds/mcount.lds -lpthread
 }
 if ! build args "$GCC" $T/args.c || ! build argscc "$GXX" $T/argscc.cc; then
@@ -80,6 +128,16 @@ C_SPECS="-A add@arg1/i32,arg2/i32 -R add@retval/i32
 	-A mask@arg1/x32,arg2/u -R mask@retval/x32
 	-A say@arg1/s,arg2/i32 -R say@retval/i32
 	-A fact@arg1/i32 -R fact@retval/i32 -A pick@arg1/i32 -R pick@retval/s"
+# A 32-bit ABI passes mask's 64-bit second argument in two words (a
+# register pair, or two stack slots): there its first is taken alone,
+# and the program's line of it read without the second (LINES: sed's
+# script from the program's lines to what is captured).
+LINES=
+case $ARCH in
+arm|i386)
+	C_SPECS=$(echo "$C_SPECS" | sed 's|mask@arg1/x32,arg2/u|mask@arg1/x32|')
+	LINES='s/^mask(\([^,]*\), [0-9]*)/mask(\1)/' ;;
+esac
 # uftrace's patterns are regular expressions, found anywhere in a name:
 # names alone read the same as our globs
 CC_SPECS="-A shapes::area@arg2/i32,arg1/i32 -R shapes::area@retval/i32
@@ -100,50 +158,48 @@ capture() {
 	"$MCT" replay "$OUT/$name.data" > "$OUT/$name.rep"
 }
 
-# the backends that capture, and how many integer arguments their ABI
-# passes in registers (arch/'s table); those that capture return values
-# alone, and why they refuse arguments
+# how many integer arguments each backend's ABI passes in registers
+# (arch/'s table; i386: the stack words read in their place), and the
+# reason record gives for one past them
+STACK_WHY="is passed on the stack on $ARCH"
 case $ARCH in
 x86_64) NREGS=6 ;;
-aarch64) NREGS=8 ;;
-i386) RET_ONLY="arg1 is passed on the stack on i386" ;;
-*) RET_ONLY="arguments are not captured on [a-z0-9]* yet" ;;
+aarch64|riscv64|ppc64le) NREGS=8 ;;
+arm) NREGS=4 ;;
+s390x) NREGS=5 ;;
+i386) NREGS=6 STACK_WHY="is past the 6 stack words read on i386" ;;
+*) fail "no argument registers known for $ARCH"; exit 1 ;;
 esac
-if [ -z "${NREGS:-}" ]; then
-	# refused_a <message> <option...>: record says why, exits non-zero
-	refused_a() {
-		msg=$1
-		shift
-		"$MCT" record -o "$OUT/refused.data" "$@" -- \
-			$RUN "$OUT/args" > /dev/null 2> "$OUT/refused.err"
-		st=$?
-		[ $st -ne 0 ] || { echo "exit 0"; return 1; }
-		grep -q "$msg" "$OUT/refused.err" ||
-			{ head -3 "$OUT/refused.err"; return 1; }
-	}
-	expect "-A refused with its reason, exit non-zero" refused_a \
-		"$RET_ONLY" -A add@arg1
-	# -R alone: the program's lines without their arguments
-	rets() {
-		capture args "-R add@retval/i32 -R six@retval
-			-R mask@retval/x32 -R say@retval/i32
-			-R fact@retval/i32 -R pick@retval/s" bad &&
-		sed 's/^\([a-z]*\)(.*) = /\1() = /' "$OUT/args.out" \
-			> "$OUT/args.rets" &&
-		$PY $T/argcheck.py printf "$OUT/args.rets" "$OUT/args.rep"
-	}
-	expect "-R: each call's return value is the program's own" rets
-	[ $failures -eq 0 ]
-	exit
+# fewer than six argument registers (arm, s390x): six's first NREGS
+# arguments, its line read without the others
+if [ "$NREGS" -lt 6 ]; then
+	C_SPECS=$(echo "$C_SPECS" | sed "s|six@arg1,arg2,arg3,arg4,arg5,arg6|six@$(seq -s, -f 'arg%g' 1 "$NREGS")|")
+	LINES="$LINES;s/^six(\(\([^,]*, \)\{$((NREGS - 1))\}[^,]*\)[^)]*)/six(\1)/"
 fi
 
+prog=args
+# refused <message> <option...>: record of $OUT/$prog exits non-zero,
+# saying <message>, and writes no trace
+refused() {
+	msg=$1
+	shift
+	rm -f "$OUT/refused.data"
+	if "$MCT" record -o "$OUT/refused.data" "$@" -- $RUN "$OUT/$prog" \
+		> /dev/null 2> "$OUT/refused.err"; then
+		echo "exit 0"
+		return 1
+	fi
+	grep -q "$msg" "$OUT/refused.err" || { cat "$OUT/refused.err"; return 1; }
+	[ ! -s "$OUT/refused.data" ] || { echo "a trace was written"; return 1; }
+}
 # checked <what> <name> <specs> [args...]: recorded, then each call's
 # values compared with the program's own lines
 checked() {
 	what=$1
 	shift
 	if capture "$@"; then
-		expect "$what" $PY $T/argcheck.py printf "$OUT/$1.out" \
+		sed "$LINES" "$OUT/$1.out" > "$OUT/$1.lines"
+		expect "$what" $PY $T/argcheck.py printf "$OUT/$1.lines" \
 			"$OUT/$1.rep"
 	else
 		fail "$what: record: $(head -3 "$OUT/$1.err")"
@@ -153,6 +209,29 @@ checked "C: each call's values are the program's own (printf)" \
 	args "$C_SPECS" bad
 checked "C++: demangled globs; a method's this and arguments (printf)" \
 	argscc "$CC_GLOBS"
+# every other hook kind and compiler: the same values
+ALL_LINES=$LINES
+echo "$KINDS" | while IFS='|' read -r tag cc flags lost; do
+	[ -n "$tag" ] || continue
+	specs=$C_SPECS LINES=$ALL_LINES
+	if ! build "args-$tag" "$cc" $T/args.c "$flags"; then
+		fail "[$tag] build args.c"
+		lost=
+		specs=
+	fi
+	for f in $(echo "$lost" | tr '|' ' '); do
+		prog=args-$tag
+		expect "[$tag] $f's arguments are refused, saying why" \
+			refused "$f: $LOST_WHY" -A "$f@arg1"
+		specs=$(echo "$specs" | sed "s/-[AR] $f@[^[:space:]]*//g")
+		LINES="$LINES;/^$f(/d"
+	done
+	[ -z "$specs" ] ||
+		checked "[$tag] C: each call's values are the program's own" \
+			"args-$tag" "$specs" bad
+	echo "failures=$failures" > "$OUT/kinds.st"
+done
+[ -z "$KINDS" ] || . "$OUT/kinds.st"
 
 # both <name> <specs>: uftrace's recording and ours of <name>
 uftrace_both() {
@@ -192,23 +271,8 @@ else
 	echo "SKIP: trace: args: ${TAG}views: no protoc (Debian's protobuf-compiler)"
 fi
 
-# refused <what> <message> <option...>: record exits non-zero, saying
-# <message>, and writes no trace
-refused() {
-	msg=$1
-	shift
-	rm -f "$OUT/refused.data"
-	if "$MCT" record -o "$OUT/refused.data" "$@" -- $RUN "$OUT/args" \
-		> /dev/null 2> "$OUT/refused.err"; then
-		echo "exit 0"
-		return 1
-	fi
-	grep -q "$msg" "$OUT/refused.err" || { cat "$OUT/refused.err"; return 1; }
-	[ ! -s "$OUT/refused.data" ] || { echo "a trace was written"; return 1; }
-}
 expect "an argument on the stack is refused by name" \
-	refused "arg$((NREGS + 1)) is passed on the stack on $ARCH" \
-	-A "six@arg$((NREGS + 1))"
+	refused "arg$((NREGS + 1)) $STACK_WHY" -A "six@arg$((NREGS + 1))"
 expect "a floating-point argument is refused" \
 	refused "floating-point arguments are not captured" -A "six@fparg1"
 expect "a bad format is refused" refused "format" -A "six@arg1/q"
@@ -229,13 +293,13 @@ json_refused() {
 	[ ! -e "$OUT/direct.json" ] || { echo "a JSON was written"; return 1; }
 }
 expect "the recorder's own JSON refuses values, saying so" json_refused
-if [ "$ARCH" = aarch64 ]; then
+if [ -n "$LATE" ]; then
 	late_hook() {
 		$GCC -O2 -fno-inline -pg -c $T/args.c -o "$OUT/args-pg.o" &&
 		$TOOL "$OUT/args-pg.o" &&
 		$GCC -o "$OUT/args" "$OUT/args-pg.o" "$LIB" \
 			-Wl,-T,lds/mcount.lds -lpthread &&
-		refused "add: its -pg hook runs after its prologue" -A add@arg1
+		refused "add: $LATE" -A add@arg1
 	}
 	expect "a -pg function's arguments are refused (its prologue ran)" \
 		late_hook

@@ -121,46 +121,119 @@ else
 fi
 
 # C++ names, demangled in every output; the oracle is binutils' c++filt.
-# The raw dump is the one without --no-demangle, its names through
-# c++filt; no other output names a mangled symbol, and each names the
-# functions by their demangled names.
+# The raw dump with --demangle=full is the one without --no-demangle,
+# its names through c++filt; no other output names a mangled symbol;
+# with --demangle=full each names the functions as c++filt does, and by
+# default by the name alone (uftrace.sh compares those with uftrace's).
+outputs() {	# outputs <trace> <suffix> [options]: each output of it
+	t=$1 x=$2
+	shift 2
+	"$MCT" report "$@" "$t.data" > "$t.report$x" &&
+	"$MCT" graph "$@" "$t.data" > "$t.graph$x" &&
+	"$MCT" replay "$@" "$t.data" > "$t.replay$x" &&
+	"$MCT" dump --chrome "$@" "$t.data" > "$t.json$x" &&
+	"$MCT" dump --folded "$@" "$t.data" > "$t.folded$x" &&
+	"$MCT" dump --flame-svg "$@" "$t.data" > "$t.svg$x" &&
+	"$MCT" dump --perfetto "$@" "$t.data" |
+		protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
+		> "$t.pftrace.txt$x"
+}
+names_in() {	# names_in <trace> <suffix> <name...>: in each output
+	t=$1 x=$2
+	shift 2
+	for f in report graph replay json folded svg pftrace.txt; do
+		if grep -q '_Z[0-9NSZ]' "$t.$f$x"; then
+			echo "$f$x: $(grep -o '_Z[0-9NSZ][A-Za-z0-9_]*' "$t.$f$x" | head -n 1)"
+			return 1
+		fi
+		for name in "$@"; do
+			grep -qF "$name" "$t.$f$x" || { echo "$f$x: no $name"; return 1; }
+		done
+	done
+}
 demangled() {	# demangled <c++ compiler>
 	t=$OUT/throw-$1
 	build "throw-$1" $1 $T/throw.cc &&
 	"$MCT" record -o "$t.data" -- "$t" >/dev/null || return 1
 	"$MCT" dump --raw --no-demangle "$t.data" > "$t.mangled" &&
-	"$MCT" dump --raw "$t.data" > "$t.raw" || return 1
+	"$MCT" dump --raw --demangle=full "$t.data" > "$t.raw" || return 1
 	grep -q ' _Z7throweri$' "$t.mangled" ||
 		{ echo "no _Z7throweri with --no-demangle"; return 1; }
 	cut -d ' ' -f 5- "$t.mangled" | c++filt > "$t.names" &&
 	cut -d ' ' -f 1-4 "$t.mangled" | paste -d ' ' - "$t.names" > "$t.want" &&
 	cmp -s "$t.want" "$t.raw" ||
 		{ echo "raw: $(diff "$t.want" "$t.raw" | head -n 3)"; return 1; }
-	"$MCT" report "$t.data" > "$t.report" &&
-	"$MCT" graph "$t.data" > "$t.graph" &&
-	"$MCT" replay "$t.data" > "$t.replay" &&
-	"$MCT" dump --chrome "$t.data" > "$t.json" &&
-	"$MCT" dump --folded "$t.data" > "$t.folded" &&
-	"$MCT" dump --flame-svg "$t.data" > "$t.svg" &&
-	"$MCT" dump --perfetto "$t.data" |
-		protoc --proto_path=$T --decode=Trace $T/perfetto.proto \
-		> "$t.pftrace.txt" || return 1
+	outputs "$t" .full --demangle=full && outputs "$t" "" || return 1
+	names_in "$t" .full 'thrower(int)' 'catcher(int)' 'leaf(int)' \
+		'Guard::~Guard()' &&
+	names_in "$t" "" thrower catcher leaf 'Guard::~Guard' || return 1
 	for f in report graph replay json folded svg pftrace.txt; do
-		if grep -q '_Z[0-9NSZ]' "$t.$f"; then
-			echo "$f: $(grep -o '_Z[0-9NSZ][A-Za-z0-9_]*' "$t.$f" | head -n 1)"
+		if grep -qF '(int)' "$t.$f"; then
+			echo "$f: a parameter list by default: $(grep -F '(int)' "$t.$f" | head -n 1)"
 			return 1
 		fi
-		for name in 'thrower(int)' 'catcher(int)' 'leaf(int)' 'Guard::~Guard()'; do
-			grep -qF "$name" "$t.$f" || { echo "$f: no $name"; return 1; }
-		done
 	done
 	"$MCT" record -o "$t-rec.json" -- "$t" >/dev/null &&
-	grep -qF '"thrower(int)"' "$t-rec.json" && ! grep -q '_Z7' "$t-rec.json" ||
+	grep -qF '"thrower"' "$t-rec.json" && ! grep -q '_Z7' "$t-rec.json" ||
 		{ echo "record -o .json: names not demangled"; return 1; }
 }
+# Record-time filters pick C++ functions by the names mctrace shows
+# (names.cc): the rows of a recording with -F GLOB are those of a whole
+# recording whose names match GLOB (Python's fnmatch, the oracle), with
+# their counts; -N leaves its matches out; a glob that picks nothing is
+# said on stderr, and the program's status is kept.
+picked_rows() {	# picked_rows <whole report> <glob> [!]: rows matching, or not
+	$PY - "$1" "$2" "${3:-}" <<'PYEOF'
+import fnmatch, re, sys
+rows = []
+for line in open(sys.argv[1]).read().splitlines()[2:]:
+    m = re.match(r"^\s*\S+\s+\S+\s+\S+\s+\S+\s+(\d+)\s+(.+)$", line)
+    if m:
+        hit = fnmatch.fnmatchcase(m.group(2), sys.argv[2])
+        if hit != (sys.argv[3] == "!"):
+            rows.append("%s %s" % (m.group(1), m.group(2)))
+print("\n".join(sorted(rows)))
+PYEOF
+}
+cxxfilters() {	# cxxfilters <c++ compiler>
+	t=$OUT/names-$1
+	build "names-$1" $1 $T/names.cc -std=gnu++17 &&
+	"$MCT" record -o "$t.data" -- "$t" 10 >/dev/null &&
+	"$MCT" report "$t.data" > "$t.whole" || return 1
+	for g in 'geo::*' twice 'Money::operator*' 'std::vector::*'; do
+		"$MCT" record -F "$g" -o "$t-f.data" -- "$t" 10 >/dev/null \
+			2>"$t-f.err" &&
+		"$MCT" report "$t-f.data" > "$t-f.report" || return 1
+		picked_rows "$t.whole" "$g" > "$t-f.want" &&
+		picked_rows "$t-f.report" '*' > "$t-f.got" || return 1
+		[ -s "$t-f.want" ] && cmp -s "$t-f.want" "$t-f.got" ||
+			{ echo "-F '$g': $(diff "$t-f.want" "$t-f.got" | head -n 4)"; return 1; }
+		! [ -s "$t-f.err" ] || { echo "-F '$g': $(cat "$t-f.err")"; return 1; }
+	done
+	"$MCT" record -N 'std::*' -o "$t-n.data" -- "$t" 10 >/dev/null &&
+	"$MCT" report "$t-n.data" > "$t-n.report" &&
+	picked_rows "$t.whole" 'std::*' ! > "$t-n.want" &&
+	picked_rows "$t-n.report" '*' > "$t-n.got" &&
+	cmp -s "$t-n.want" "$t-n.got" ||
+		{ echo "-N 'std::*': $(diff "$t-n.want" "$t-n.got" | head -n 4)"; return 1; }
+	"$MCT" record -F twice -F 'geo::Trapezoid::*' -o "$t-t.data" -- \
+		"$t" 10 >/dev/null 2>"$t-t.err" ||
+		{ echo "a glob that picks nothing: exit $?"; return 1; }
+	[ "$(wc -l < "$t-t.err")" = 1 ] &&
+		grep -q "filter 'geo::Trapezoid::\*' .*picks no function" "$t-t.err" ||
+		{ echo "a glob that picks nothing: $(cat "$t-t.err")"; return 1; }
+}
+for cxx in g++ clang++; do
+	if out=$(cxxfilters $cxx 2>&1); then
+		pass "$cxx: record -F/-N pick C++ functions by the names report shows; a glob that picks none is said"
+	else
+		fail "$cxx: record -F/-N on C++ names: $out"
+	fi
+done
+
 for cxx in g++ clang++; do
 	if out=$(demangled $cxx 2>&1); then
-		pass "$cxx: C++ names demangled as c++filt does, in every output"
+		pass "$cxx: C++ names demangled as c++filt does (--demangle=full), and the name alone by default, in every output"
 	else
 		fail "$cxx: C++ names: $out"
 	fi

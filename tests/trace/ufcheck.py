@@ -3,9 +3,10 @@
 """ufcheck.py - mctrace's analyses against uftrace's (tests/trace/uftrace.sh).
 
 Each tool's text is read by a small parser of its own here, into the
-same plain facts (C++ names as uftrace shows them by default: without
-their parameter lists) (calls per function, the aggregated tree's paths and
+same plain facts (calls per function, the aggregated tree's paths and
 counts, each thread's calls in order), and the facts are compared.
+C++ names are compared as both tools show them by default (the name
+alone), but for three spellings of uftrace's own demangler (spelling()).
 uftrace is the oracle: nothing here was produced by mctrace.
 
   ufcheck.py report UF MC [KEY]  calls per function equal (`report`);
@@ -91,25 +92,25 @@ def report_calls(path):
     return calls
 
 
-def simple(name):
-    """A C++ name as uftrace's default ("simple") demangling shows it:
-    without its parameter list (and a trailing const)."""
-    name = re.sub(r"\s+const$", "", name)
-    if not name.endswith(")"):
-        return name
-    depth = 0
-    for i in range(len(name) - 1, -1, -1):
-        depth += {")": 1, "(": -1}.get(name[i], 0)
-        if depth == 0:
-            return name[:i] if i else name
+def spelling(name):
+    """A C++ name with uftrace's own demangler's spellings made the
+    toolchain's (libstdc++'s __cxa_demangle, which mctrace uses): an
+    anonymous namespace, "(anonymous namespace)" there, "_GLOBAL__N_1"
+    in uftrace; an ABI tag, which uftrace shows as a last "::cxx11" and
+    the simple form drops; a lambda, "{lambda(int)#1}" there and "$_0"
+    in uftrace (numbered apart), "{lambda}" for both here."""
+    name = name.replace("_GLOBAL__N_1", "(anonymous namespace)")
+    name = re.sub(r"::cxx11$", "", name)
+    name = re.sub(r"\{lambda\([^)]*\)#\d+\}|\$_\d+", "{lambda}", name)
     return name
 
 
-def simple_keys(counts):
-    """The same counts, keyed by names (or paths of them) made simple."""
+def spelled_keys(counts):
+    """The same counts, keyed by names (or paths of them) spelled alike."""
     out = collections.Counter()
     for k, v in counts.items():
-        out[tuple(map(simple, k)) if isinstance(k, tuple) else simple(k)] += v
+        out[tuple(map(spelling, k)) if isinstance(k, tuple)
+            else spelling(k)] += v
     return out
 
 
@@ -124,8 +125,8 @@ def compare(what, ours, theirs):
 
 
 def check_report(uf, mc, key=None):
-    compare("calls per function", simple_keys(report_calls(mc)),
-            report_calls(uf))
+    compare("calls per function", spelled_keys(report_calls(mc)),
+            spelled_keys(report_calls(uf)))
     if key is None:
         return
     rows = report_rows(mc)
@@ -206,8 +207,8 @@ def mctrace_graph(path):
 
 
 def check_graph(uf, mc):
-    compare("graph paths (calls)", simple_keys(mctrace_graph(mc)),
-            uftrace_graph(uf))
+    compare("graph paths (calls)", spelled_keys(mctrace_graph(mc)),
+            spelled_keys(uftrace_graph(uf)))
 
 
 def check_graphthreads(mc, *ufs):
@@ -298,7 +299,7 @@ def replay_threads(path, ours):
                 times.append(float(ts[0]))
             e = re.match(r"^(.+)\(\)( \{|;)$", text)
             if e:
-                threads[tid].append((depth, simple(e.group(1))))
+                threads[tid].append((depth, spelling(e.group(1))))
             elif not re.match(r"^\} /\* .+ \*/$", text):
                 fail("%s: not a call: %s" % (path, line.strip()))
     return threads, times

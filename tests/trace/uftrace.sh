@@ -128,8 +128,8 @@ done
 
 # A C++ program whose exceptions unwind through recorded frames
 # (throw.cc), built the same way with g++: its tree, its calls in order
-# and per function are uftrace's (names without their parameter lists,
-# as uftrace shows them).
+# and per function are uftrace's (names as both show them by default:
+# the name alone).
 cxx_check() {
 	g++ -O2 -g -fno-inline -pg -c $T/throw.cc -o "$OUT/throw.o" &&
 	g++ -o "$OUT/throw-uf" "$OUT/throw.o" &&
@@ -146,6 +146,38 @@ cxx_check() {
 }
 expect "C++ exceptions through recorded frames: graph, replay, report are uftrace's" \
 	cxx_check
+
+# C++ names of every kind (names.cc: templates, overloads, operators,
+# methods, a lambda, an anonymous namespace, an ABI tag), with each C++
+# compiler: by default the names are uftrace's, one row a name (a
+# template's instances and overloads summed), in report and graph.
+names_check() {	# names_check <c++ compiler>
+	cxx=$1
+	$cxx -std=gnu++17 -O2 -fno-inline -pg -c $T/names.cc \
+		-o "$OUT/names-$cxx.o" &&
+	$cxx -o "$OUT/names-$cxx-uf" "$OUT/names-$cxx.o" &&
+	cp "$OUT/names-$cxx.o" "$OUT/names-$cxx-mc.o" &&
+	$TOOL "$OUT/names-$cxx-mc.o" &&
+	$cxx -o "$OUT/names-$cxx-mc" "$OUT/names-$cxx-mc.o" "$LIB" \
+		-Wl,-T,lds/mcount.lds &&
+	uftrace record --no-libcall --no-event -d "$OUT/uf-names-$cxx.d" \
+		"$OUT/names-$cxx-uf" 10 >/dev/null &&
+	"$MCT" record -o "$OUT/mc-names-$cxx.data" -- \
+		"$OUT/names-$cxx-mc" 10 >/dev/null &&
+	for cmd in graph report; do
+		both $cmd names-$cxx &&
+		$CHECK $cmd "$OUT/$cmd-names-$cxx.uf" \
+			"$OUT/$cmd-names-$cxx.mc" || return 1
+	done
+}
+for cxx in g++ clang++; do
+	if command -v $cxx >/dev/null; then
+		expect "C++ names ($cxx): report and graph name functions as uftrace does" \
+			names_check $cxx
+	else
+		echo "SKIP: trace: uftrace: C++ names ($cxx): not installed"
+	fi
+done
 
 threads_check() {
 	"$MCT" report --threads "$OUT/mc-threads.data" > "$OUT/threads.mc" &&

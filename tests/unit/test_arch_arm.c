@@ -725,6 +725,46 @@ START_TEST(prologue_reader)
 END_TEST
 
 /*
+ * Which registers a -pg prologue writes before the hook, for a recorder
+ * of arguments: clang 14's Thumb-2 add of tests/trace/args.c
+ * (arm-linux-gnueabihf-objdump -d) moves its arguments to r4 and r5 and
+ * then loads r0, so r0-r3 no longer hold them; GCC's "thumb big" and
+ * clang's "thumb small" above leave r0-r3 alone.
+ */
+START_TEST(prologue_writes)
+{
+	static const uint8_t clang_add[] = {
+		0xf0, 0xb5,			/* push {r4, r5, r6, r7, lr} */
+		0x03, 0xaf,			/* add r7, sp, #12 */
+		0x4d, 0xf8, 0x04, 0x8d,		/* str.w r8, [sp, #-4]! */
+		0x05, 0x46,			/* mov r5, r0 */
+		0x09, 0x48,			/* ldr r0, [pc, #36] */
+		0x0c, 0x46,			/* mov r4, r1 */
+		0x78, 0x44,			/* add r0, pc */
+		0x80, 0x46,			/* mov r8, r0 */
+	};
+	uint32_t written = 0;
+
+	ck_assert_ptr_null(mc_arch_arm_prologue_writes(clang_add,
+			   sizeof(clang_add), true, &written));
+	ck_assert_uint_eq(written & 0xf, 1);			/* r0 */
+	ck_assert_ptr_null(mc_arch_arm_prologue_writes(clang_add, 8, true,
+						       &written));
+	ck_assert_uint_eq(written & 0xf, 0);
+	for (size_t i = 0; i < MC_COUNT(prologues); i++) {
+		const struct prologue_case *c = &prologues[i];
+
+		if (strcmp(c->name, "gcc thumb big") &&
+		    strcmp(c->name, "clang thumb small"))
+			continue;
+		ck_assert_ptr_null(mc_arch_arm_prologue_writes(c->code,
+				   c->len, c->thumb, &written));
+		ck_assert_msg(!(written & 0xf), "%s: 0x%x", c->name, written);
+	}
+}
+END_TEST
+
+/*
  * A PLT entry as GNU ld (or lld) linked it (objdump -d of a -shared
  * link): the slot mc_plt_slot finds is the one readelf -r shows the
  * hook's JUMP_SLOT relocation at; cut short or changed, none.
@@ -767,6 +807,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, live_forms_thumb);
 	tcase_add_test(tc, pad_call_and_isa);
 	tcase_add_loop_test(tc, prologue_reader, 0, MC_COUNT(prologues));
+	tcase_add_test(tc, prologue_writes);
 	tcase_add_test(tc, plt_entry);
 	suite_add_tcase(s, tc);
 	return s;

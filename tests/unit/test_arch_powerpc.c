@@ -757,6 +757,49 @@ START_TEST(plt_read_covers_stubs)
 }
 END_TEST
 
+/*
+ * GCC 12's -pg prologue of tests/trace/args.c's add (powerpc64le-linux-
+ * gnu-objdump -d), from the global entry to the hook: the arguments
+ * moved to saved registers and summed, r3-r10 not written, so a
+ * recorder may read them at the hook.  `mflr r0` (mfspr, whose SPR
+ * field lies where RA would) and `mr` (or: RA is written, RS read) are
+ * told right; then `li r3, 0`, `mr r4, r31` or a branch before the hook
+ * make it refuse, as does a length that is not whole instructions.
+ */
+START_TEST(args_kept)
+{
+	static const uint8_t gcc_add[] = {
+		0x00, 0x00, 0x4c, 0x3c,		/* addis r2,r12,0 */
+		0x00, 0x00, 0x42, 0x38,		/* addi r2,r2,0 */
+		0xa6, 0x02, 0x08, 0x7c,		/* mflr r0 */
+		0xe8, 0xff, 0xa1, 0xfb,		/* std r29,-24(r1) */
+		0xf0, 0xff, 0xc1, 0xfb,		/* std r30,-16(r1) */
+		0x78, 0x23, 0x9d, 0x7c,		/* mr r29,r4 */
+		0xf8, 0xff, 0xe1, 0xfb,		/* std r31,-8(r1) */
+		0x78, 0x1b, 0x7e, 0x7c,		/* mr r30,r3 */
+		0x14, 0xea, 0xfe, 0x7f,		/* add r31,r30,r29 */
+		0xb4, 0x07, 0xff, 0x7f,		/* extsw r31,r31 */
+		0x10, 0x00, 0x01, 0xf8,		/* std r0,16(r1) */
+		0x81, 0xff, 0x21, 0xf8,		/* stdu r1,-128(r1) */
+	};
+	static const uint32_t spoilers[] = {
+		0x38600000u,			/* li r3,0 */
+		0x7fe4fb78u,			/* mr r4,r31 */
+		0x48000008u,			/* b .+8 */
+	};
+	uint8_t code[sizeof(gcc_add) + 4];
+
+	ck_assert(mc_arch_ppc64le_args_kept(gcc_add, sizeof(gcc_add)));
+	ck_assert(!mc_arch_ppc64le_args_kept(gcc_add, sizeof(gcc_add) - 2));
+	memcpy(code, gcc_add, sizeof(gcc_add));
+	for (size_t i = 0; i < MC_COUNT(spoilers); i++) {
+		mc_put_le32(code + sizeof(gcc_add), spoilers[i]);
+		ck_assert_msg(!mc_arch_ppc64le_args_kept(code, sizeof(code)),
+			      "0x%08x", spoilers[i]);
+	}
+}
+END_TEST
+
 static Suite *arch_suite(void)
 {
 	Suite *s = suite_create("arch_powerpc");
@@ -805,6 +848,7 @@ static Suite *arch_suite(void)
 	tcase_add_test(tc, live_forms_hook);
 	tcase_add_test(tc, live_forms_pad);
 	tcase_add_test(tc, live_forms_reject);
+	tcase_add_test(tc, args_kept);
 	suite_add_tcase(s, tc);
 	return s;
 }

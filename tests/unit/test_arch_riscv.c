@@ -385,6 +385,38 @@ START_TEST(plt_entry)
 }
 END_TEST
 
+/*
+ * clang 14's -pg prologue of tests/trace/args.c's add (riscv64-linux-
+ * gnu-objdump -d): the arguments moved to saved registers, a0-a7 not
+ * written, so a recorder may read them at the hook; the same with
+ * `li a0, 1` or GCC's `mv a0, ra` after it may not.
+ */
+START_TEST(args_kept)
+{
+	static const uint8_t clang_add[] = {
+		0x79, 0x71,		/* addi sp, sp, -48 */
+		0x06, 0xf4,		/* sd ra, 40(sp) */
+		0x22, 0xf0,		/* sd s0, 32(sp) */
+		0x26, 0xec,		/* sd s1, 24(sp) */
+		0x4a, 0xe8,		/* sd s2, 16(sp) */
+		0x4e, 0xe4,		/* sd s3, 8(sp) */
+		0x00, 0x18,		/* addi s0, sp, 48 */
+		0x2e, 0x89,		/* mv s2, a1 */
+		0xaa, 0x84,		/* mv s1, a0 */
+		0x05, 0x45,		/* li a0, 1 */
+		0x06, 0x85,		/* mv a0, ra */
+	};
+	size_t n = sizeof(clang_add) - 4;
+
+	ck_assert(mc_arch_riscv64_args_kept(clang_add, n));
+	ck_assert_int_eq(mc_arch_riscv64_caller(clang_add, n),
+			 MC_RV_CALLER_FP);
+	ck_assert(!mc_arch_riscv64_args_kept(clang_add, n + 2));
+	ck_assert(!mc_arch_riscv64_args_kept(clang_add + 2, n));
+	ck_assert(!mc_arch_riscv64_args_kept(clang_add, n + 1));
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("arch_riscv");
@@ -407,6 +439,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, live_forms_misaligned);
 	tcase_add_test(tc, live_forms_refused);
 	tcase_add_test(tc, plt_entry);
+	tcase_add_test(tc, args_kept);
 	suite_add_tcase(s, tc);
 	return s;
 }
