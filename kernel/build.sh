@@ -167,17 +167,23 @@ fi
 # (BUILDTIME_MCOUNT_SORT), that table too, and 6.12's also zeroes the
 # entries of overridden __weak bodies.  Its wrapper keeps the linker's
 # vmlinux (vmlinux.linked: the gate's input) and the kernel's sorted one
-# (vmlinux.sorttable: what check.sh compares our --finalize with), then
-# leaves vmlinux as Kbuild would.  Written only when it changes: a
-# newer scripts/sorttable would relink vmlinux.
+# (vmlinux.sorttable: what check.sh compares our --finalize with), and
+# the `nm -S` list sorttable read (-s FILE, removed by link-vmlinux.sh
+# afterwards: vmlinux.nm-sort, sortagree.py's NM-LIST), then leaves
+# vmlinux as Kbuild would.  Written only when it changes: a newer
+# scripts/sorttable would relink vmlinux.
 install_sorttable_wrapper() {
 	[ -f "$KERNEL_SORTTABLE" ] || return 0
 	new=$KBUILD/scripts/.mc-sorttable-wrapper
 	cat >"$new" <<WRAP
 #!/bin/sh
-# Written by recordmcount's kernel/build.sh: keep the linker's vmlinux
-# and the kernel's sorted one for the comparison with our --finalize.
-for f; do image=\$f; done
+# Written by recordmcount's kernel/build.sh: keep the linker's vmlinux,
+# the nm list sorttable reads and the kernel's sorted vmlinux for the
+# comparison with our --finalize.
+list= prev=
+for f; do image=\$f; [ "\$prev" != -s ] || list=\$f; prev=\$f; done
+rm -f "$KEPT/vmlinux.nm-sort"
+[ -z "\$list" ] || cp "\$list" "$KEPT/vmlinux.nm-sort" || exit 1
 cp -p "\$image" "$KEPT/vmlinux.linked" &&
 	"$KERNEL_SORTTABLE" "\$@" &&
 	cp -p "\$image" "$KEPT/vmlinux.sorttable"
