@@ -167,20 +167,26 @@ fi
 # (BUILDTIME_MCOUNT_SORT), that table too, and 6.12's also zeroes the
 # entries of overridden __weak bodies.  Its wrapper keeps the linker's
 # vmlinux (vmlinux.linked: the gate's input) and the kernel's sorted one
-# (vmlinux.sorttable: what check.sh compares our --finalize with), then
-# leaves vmlinux as Kbuild would.  Written only when it changes: a
-# newer scripts/sorttable would relink vmlinux.
+# (vmlinux.sorttable: what check.sh compares our --finalize with), and
+# the `nm -S` list sorttable read (-s FILE, removed by link-vmlinux.sh
+# afterwards: vmlinux.nm-sort, sortagree.py's NM-LIST), then leaves
+# vmlinux as Kbuild would.  Written only when it changes: a newer
+# scripts/sorttable would relink vmlinux.
 install_sorttable_wrapper() {
 	[ -f "$KERNEL_SORTTABLE" ] || return 0
 	new=$KBUILD/scripts/.mc-sorttable-wrapper
 	cat >"$new" <<WRAP
 #!/bin/sh
-# Written by recordmcount's kernel/build.sh: keep the linker's vmlinux
-# and the kernel's sorted one for the comparison with our --finalize.
-for f; do image=\$f; done
-cp -p "\$image" "$WORK/vmlinux.linked" &&
+# Written by recordmcount's kernel/build.sh: keep the linker's vmlinux,
+# the nm list sorttable reads and the kernel's sorted vmlinux for the
+# comparison with our --finalize.
+list= prev=
+for f; do image=\$f; [ "\$prev" != -s ] || list=\$f; prev=\$f; done
+rm -f "$KEPT/vmlinux.nm-sort"
+[ -z "\$list" ] || cp "\$list" "$KEPT/vmlinux.nm-sort" || exit 1
+cp -p "\$image" "$KEPT/vmlinux.linked" &&
 	"$KERNEL_SORTTABLE" "\$@" &&
-	cp -p "\$image" "$WORK/vmlinux.sorttable"
+	cp -p "\$image" "$KEPT/vmlinux.sorttable"
 WRAP
 	chmod +x "$new"
 	if cmp -s "$new" "$KBUILD/scripts/sorttable"; then
@@ -216,17 +222,17 @@ finalize_vmlinux() {
 	now_id=$(sha256sum "$vmlinux" | cut -c1-16)
 	[ "$done_id" = "$now_id" ] && return 0
 	if [ -f "$KERNEL_SORTTABLE" ]; then
-		[ -f "$WORK/vmlinux.linked" ] ||
+		[ -f "$KEPT/vmlinux.linked" ] ||
 			die "scripts/sorttable's wrapper kept no vmlinux.linked"
-		mv "$WORK/vmlinux.linked" "$WORK/vmlinux.raw"
+		mv "$KEPT/vmlinux.linked" "$KEPT/vmlinux.raw"
 	else
-		rm -f "$WORK/vmlinux.sorttable"
-		cp -p "$vmlinux" "$WORK/vmlinux.raw"
+		rm -f "$KEPT/vmlinux.sorttable"
+		cp -p "$vmlinux" "$KEPT/vmlinux.raw"
 	fi
 	"$tool" --finalize "$vmlinux" >>"$log" 2>&1 ||
 		die "recordmcount --finalize failed on $vmlinux, see $log"
 	sha256sum "$vmlinux" | cut -c1-16 >"$KBUILD/.mc-finalized"
-	note "kernel: vmlinux finalized (the linker's copy: $WORK/vmlinux.raw)"
+	note "kernel: vmlinux finalized (the linker's copy: $KEPT/vmlinux.raw)"
 }
 
 # The out-of-tree module (kernel/module/), built the way a user builds
@@ -251,7 +257,7 @@ build_module() {
 start=$(now)
 note "kernel: building $TARGETS with -j$JOBS (log: $log)"
 case $MC_KERNEL_VARIANT in
-boot)
+boot|attach)
 	# "modules" too (the tree has none of its own): it writes what an
 	# out-of-tree module builds against, Module.symvers and
 	# scripts/module.lds.
@@ -261,7 +267,8 @@ boot)
 	kbuild $TARGETS
 	[ "$(sha256sum "$KBUILD/vmlinux" | cut -c1-16)" = "$(cat "$KBUILD/.mc-finalized")" ] ||
 		die "Kbuild linked vmlinux again after --finalize"
-	build_module ;;
+	# The attach test loads no module, and $WORK/module is the boot's.
+	[ "$MC_KERNEL_VARIANT" = attach ] || build_module ;;
 *)
 	# shellcheck disable=SC2086
 	kbuild $TARGETS ;;

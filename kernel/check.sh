@@ -233,19 +233,6 @@ if [ "$hooks_ok" = 1 ]; then
 else
 	fail "$name-every-hook-call-is-a-table-entry" "$(head -n 3 "$gate/hooks.txt" | tr '\n' ' ')"
 fi
-if "$tool" --check --sorted "$KBUILD/vmlinux" >"$gate/final.txt" 2>&1 &&
-	grep -q "(${stale:-x} cleared).* 0 problems" "$gate/final.txt"; then
-	pass "$name-booted-vmlinux-finalized-check-sorted-clean"
-else
-	fail "$name-booted-vmlinux-finalized-check-sorted-clean" "$(tail -n 2 "$gate/final.txt" | tr '\n' ' ')"
-fi
-sed 's/^/    /' "$gate/final.txt"
-cp "$KBUILD/vmlinux" "$gate/vmlinux"
-if "$tool" --finalize "$gate/vmlinux" && cmp -s "$gate/vmlinux" "$KBUILD/vmlinux"; then
-	pass "$name-finalize-idempotent"
-else
-	fail "$name-finalize-idempotent" "a second --finalize changed vmlinux"
-fi
 
 # --- the kernel's sorttable and our --finalize zero the same entries --
 # Where the architecture sorts __mcount_loc at build time
@@ -253,7 +240,12 @@ fi
 # also zeroes the entries that lie in no function, as --finalize does.
 # build.sh's wrapper kept its output (vmlinux.sorttable); ours is
 # --finalize on the linker's vmlinux; the two tables must be the same,
-# word for word (sortagree.py).
+# word for word (sortagree.py), but for the entries of one known flaw of
+# sorttable's, each named on a line of its own ("known sorttable flaw:",
+# sortagree.py says which: with llvm-nm's list it may zero the entry of
+# a live function at the address of a size-0 marker symbol).  The nm
+# list sorttable read is build.sh's vmlinux.nm-sort; without it no
+# entry is taken for that flaw.
 sorttable_check() {
 	cp "$raw" "$gate/vmlinux.ours"
 	"$tool" --finalize "$gate/vmlinux.ours" >/dev/null 2>&1 ||
@@ -261,8 +253,10 @@ sorttable_check() {
 	"$tool" --dump --format=json "$gate/vmlinux.ours" >"$gate/dump-ours.json"
 	"$tool" --dump --format=json "$WORK/vmlinux.sorttable" >"$gate/dump-sorttable.json"
 	rm -f "$gate/vmlinux.ours"
+	nm_list=
+	[ ! -f "$WORK/vmlinux.nm-sort" ] || nm_list=$WORK/vmlinux.nm-sort
 	if python3 "$MC_TOP/kernel/sortagree.py" "$gate/dump.json" "$gate/dump-ours.json" \
-		"$gate/dump-sorttable.json" >"$gate/sortagree.txt" 2>&1; then
+		"$gate/dump-sorttable.json" ${nm_list:+"$nm_list"} >"$gate/sortagree.txt" 2>&1; then
 		pass "$name-sorttable-zeroes-as-finalize"
 	else
 		fail "$name-sorttable-zeroes-as-finalize" "$(head -n 4 "$gate/sortagree.txt" | tr '\n' ' ')"
@@ -277,6 +271,36 @@ elif [ ! -f "$WORK/vmlinux.sorttable" ]; then
 	fail "$name-sorttable-zeroes-as-finalize" "no $WORK/vmlinux.sorttable: build.sh's sorttable wrapper did not run"
 else
 	sorttable_check
+fi
+
+# The booted vmlinux holds sorttable's table, then our --finalize's: the
+# entries of sorttable's known flaw (above) are zeroed there too, and
+# --check --sorted finds the hook call of each one unrecorded.  Passes
+# with exactly those: as many more entries cleared, and one problem
+# each, "unrecorded", at exactly their addresses.
+booted_check() {
+	"$tool" --check --sorted "$KBUILD/vmlinux" >"$gate/final.txt" 2>&1 || true
+	flaws=$(sed -n 's/^known sorttable flaw: \(0x[0-9a-f]*\) .*/\1/p' "$gate/sortagree.txt" 2>/dev/null | sort)
+	n_flaws=$(printf '%s' "$flaws" | grep -c . || true)
+	problems=$(sed -n 's/^.*: \(0x[0-9a-f]*\) <[^>]*>: \([a-z-]*\): .*/\1 \2/p' "$gate/final.txt" | sort)
+	expected=$(for a in $flaws; do echo "$a unrecorded"; done)
+	for a in $flaws; do
+		echo "kernel: booted vmlinux: the hook call at $a is unrecorded by sorttable's known flaw, not by ours"
+	done
+	if [ "$problems" = "$expected" ] &&
+		grep -q "($(( ${stale:-0} + n_flaws )) cleared).* $n_flaws problem" "$gate/final.txt"; then
+		pass "$name-booted-vmlinux-finalized-check-sorted-clean"
+	else
+		fail "$name-booted-vmlinux-finalized-check-sorted-clean" "$(tail -n 2 "$gate/final.txt" | tr '\n' ' ')"
+	fi
+	sed 's/^/    /' "$gate/final.txt"
+}
+booted_check
+cp "$KBUILD/vmlinux" "$gate/vmlinux"
+if "$tool" --finalize "$gate/vmlinux" && cmp -s "$gate/vmlinux" "$KBUILD/vmlinux"; then
+	pass "$name-finalize-idempotent"
+else
+	fail "$name-finalize-idempotent" "a second --finalize changed vmlinux"
 fi
 
 # --- the out-of-tree module, finalized by build.sh, loaded by boot.sh --

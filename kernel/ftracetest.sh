@@ -94,6 +94,6 @@ else
 	fail "$NAME-ftracetest-no-regression" "$(grep -m 3 -e regression: -e 'did not finish' "$WORK/ftracetest-cmp.txt" | tr '\n' ' ')see $WORK/ftracetest-cmp.txt"
 fi
 sed 's/^/    /' "$WORK/ftracetest-cmp.txt"
-differences=$(grep -c -e '^difference' -e '^regression' "$WORK/ftracetest-cmp.txt" || true)
+differences=$(grep -c -e '^difference: ' -e '^regression: ' "$WORK/ftracetest-cmp.txt" || true)
 result "kernel $KARCH $KCC ftracetest ($FTRACETEST_DIRS): reference $(sed -n 's/^reference: //p' "$WORK/ftracetest-cmp.txt"); ours $(sed -n 's/^ours: *//p' "$WORK/ftracetest-cmp.txt"); $differences differences; $(elapsed "$t0")"
 exit "$MC_FAILED"

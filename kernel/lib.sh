@@ -522,6 +522,10 @@ WORK=$MC_KERNEL_CACHE/$SERIES_DIR$KARCH$CC_SUFFIX
 # The prefix of every PASS/FAIL name: kernel-x86_64, kernel-arm-clang, ...
 NAME=kernel-$KARCH$CC_SUFFIX
 MC_KERNEL_VARIANT=${MC_KERNEL_VARIANT:-boot}
+# KEPT: where build.sh keeps the linker's vmlinux and the kernel's
+# sorted one (vmlinux.raw, vmlinux.sorttable: check.sh's inputs), $WORK
+# but for a variant that must not overwrite the boot build's (attach).
+KEPT=$WORK
 # BASE_CONFIG: the make target build.sh configures with before merging
 # FRAGMENTS.
 BASE_CONFIG=tinyconfig
@@ -555,6 +559,19 @@ defconfig|defconfig-ibt)
 	FRAGMENTS="defconfig.config"
 	[ "$MC_KERNEL_VARIANT" = defconfig ] || FRAGMENTS="$FRAGMENTS $MC_KERNEL_VARIANT.config"
 	TARGETS="vmlinux modules" ;;
+attach)
+	# The kernel the attach test boots (tests/attach/vm.sh): the boot
+	# build's fragments, then attach.config (futexes and membarrier for
+	# the targets and the runtime), in a tree of its own, so that the
+	# boot test's kernel stays tinyconfig's.
+	KBUILD=$WORK/attach/build
+	CAPTURE=$WORK/attach/capture
+	KEPT=$WORK/attach
+	FRAGMENTS="$KARCH.config"
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
+		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"
+	FRAGMENTS="$FRAGMENTS attach.config"
+	TARGETS=$(basename "$IMAGE") ;;
 ftracetest-ref)
 	# The reference kernel of the ftrace selftests (ftracetest.sh), whose
 	# table the compiler writes as upstream builds it: the boot build's
@@ -569,7 +586,7 @@ ftracetest-ref)
 	FRAGMENTS="$FRAGMENTS $KARCH-ftracetest-ref.config"
 	TARGETS=$(basename "$IMAGE") ;;
 *)
-	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig, defconfig-ibt or ftracetest-ref" >&2
+	echo "kernel: MC_KERNEL_VARIANT is boot, debug, defconfig, defconfig-ibt, ftracetest-ref or attach" >&2
 	exit 2 ;;
 esac
 KERNEL_TOOL=$WORK/kernel-recordmcount

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""kernel/sortagree.py RAW-DUMP OURS-DUMP KERNEL-DUMP - does our --finalize
-zero the same __mcount_loc entries as the kernel's scripts/sorttable?
+"""kernel/sortagree.py RAW-DUMP OURS-DUMP KERNEL-DUMP [NM-LIST] - does our
+--finalize zero the same __mcount_loc entries as the kernel's
+scripts/sorttable?
 
-Each argument is `recordmcount --dump --format=json` of one vmlinux: the
+Each DUMP is `recordmcount --dump --format=json` of one vmlinux: the
 linker's (RAW, before either tool), RAW after our --finalize (OURS), and
 RAW after the kernel's own scripts/sorttable (KERNEL, as link-vmlinux.sh
 leaves it; 6.12's sorttable zeroes every entry that lies in no function
@@ -13,10 +14,28 @@ as a multiset: a site may be recorded twice).  Prints the figures and
 exits 1 unless both tools zeroed the same entries, left the same table
 word for word (both sort it), and neither zeroed an address the other
 kept.
+
+NM-LIST is the `nm -S` list sorttable itself read (link-vmlinux.sh's
+.tmp_vmlinux.nm-sort, kept by build.sh).  With it, one known flaw of
+6.12's sorttable is named instead of failed on, entry by entry: its list
+takes every t/T/W line, and llvm-nm (LLVM=1) prints the sizeless marker
+symbols (__lock_text_start, ...) with size 0 where GNU nm prints no
+size (and sorttable skips the line).  Its binary search over functions
+sorted by address alone then meets such a zero-size symbol at a
+function's address, takes it for a function that ends before the
+entry, and may step past the function that holds it: the entry of a
+live function is zeroed.  An entry zeroed by sorttable only is taken
+for that flaw, and printed on a line of its own, only if it lies in a
+function of NM-LIST with a size and a zero-size function symbol of
+NM-LIST lies between that function's start and the entry; the tables
+must then be the same once ours has those entries zeroed too.
 """
+import bisect
 import collections
 import json
 import sys
+
+FUNCTION_TYPES = ("t", "T", "W")
 
 
 def addresses(path):
@@ -37,24 +56,89 @@ def show(counter, limit=5):
     return text + (" ..." if len(items) > limit else "") if items else "none"
 
 
-def main(raw_path, ours_path, kernel_path):
+def read_functions(path):
+    """The function symbols of an `nm -S` list as sorttable reads it
+    (address, size, type, name): (sized, sorted by address; zero-size,
+    sorted by address)."""
+    sized, empty = [], []
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 4 or fields[2] not in FUNCTION_TYPES:
+                continue
+            addr, size = int(fields[0], 16), int(fields[1], 16)
+            (sized if size else empty).append((addr, size, fields[3]))
+    sized.sort()
+    empty.sort()
+    return sized, empty
+
+
+def known_flaw(address, sized, empty):
+    """A line naming ADDRESS as sorttable's zero-size-symbol miss, or None
+    where the rule does not hold for it."""
+    i = bisect.bisect_right(sized, (address, float("inf"))) - 1
+    if i < 0 or address >= sized[i][0] + sized[i][1]:
+        return None
+    start, size, name = sized[i]
+    lo = bisect.bisect_left(empty, (start, -1, ""))
+    hi = bisect.bisect_right(empty, (address, float("inf"), ""))
+    markers = [e[2] for e in empty[lo:hi]]
+    if not markers:
+        return None
+    return (f"known sorttable flaw: {hex(address)} <{name}+{hex(address - start)}> "
+            f"zeroed by sorttable only: a function of size {hex(size)} in its nm list, "
+            f"at the address of size-0 symbols of that list "
+            f"({' '.join(markers[:3])}{' ...' if len(markers) > 3 else ''})")
+
+
+def explain(only_kernel, nm_path):
+    """(lines naming each entry the known flaw explains, the Counter of
+    those explained)."""
+    if not nm_path or not only_kernel:
+        return [], collections.Counter()
+    sized, empty = read_functions(nm_path)
+    lines, explained = [], collections.Counter()
+    for address, count in sorted(only_kernel.items()):
+        line = known_flaw(address, sized, empty)
+        if line:
+            lines.append(line)
+            explained[address] = count
+    return lines, explained
+
+
+def main(raw_path, ours_path, kernel_path, nm_path=None):
     raw, ours, kernel = (addresses(p) for p in (raw_path, ours_path, kernel_path))
     by_ours, by_kernel = zeroed(raw, ours), zeroed(raw, kernel)
     only_ours, only_kernel = by_ours - by_kernel, by_kernel - by_ours
+    flaw_lines, explained = explain(only_kernel, nm_path)
+    unexplained = only_kernel - explained
     print(f"entries={len(raw)} zeroed: sorttable={sum(by_kernel.values())} "
           f"ours={sum(by_ours.values())} both={sum((by_ours & by_kernel).values())}")
     print(f"zeroed by ours only: {show(only_ours)}")
     print(f"zeroed by sorttable only: {show(only_kernel)}")
-    same_words = ours == kernel
-    print(f"tables word for word: {'same' if same_words else 'different'}")
-    if not same_words and len(ours) == len(kernel):
-        first = next(i for i, (a, b) in enumerate(zip(ours, kernel)) if a != b)
-        print(f"first difference: entry {first}: ours {hex(ours[first])}, "
+    for line in flaw_lines:
+        print(line)
+    print(f"zeroed by sorttable only, unexplained: {show(unexplained)}")
+    # Ours with the explained entries zeroed too, sorted as both sort.
+    pending = collections.Counter(explained)
+    adjusted = []
+    for a in ours:
+        if pending[a] > 0:
+            pending[a] -= 1
+            a = 0
+        adjusted.append(a)
+    adjusted.sort()
+    same_words = adjusted == kernel
+    label = "same" if same_words else "different"
+    print(f"tables word for word{' (ours with the known flaw applied)' if explained else ''}: {label}")
+    if not same_words and len(adjusted) == len(kernel):
+        first = next(i for i, (a, b) in enumerate(zip(adjusted, kernel)) if a != b)
+        print(f"first difference: entry {first}: ours {hex(adjusted[first])}, "
               f"sorttable {hex(kernel[first])}")
-    return 0 if same_words and not only_ours and not only_kernel else 1
+    return 0 if same_words and not only_ours and not unexplained else 1
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         sys.exit(__doc__.splitlines()[0])
     sys.exit(main(*sys.argv[1:]))

@@ -23,14 +23,16 @@ static void live_usage(FILE *f, const char *cmd)
 	if (!strcmp(cmd, "list"))
 		fprintf(f,
 "Usage: mctrace list -p PID\n"
-"List the sites of the running process PID (x86_64), one a line:\n"
-"its state (disabled, enabled, refused), address, function and object.\n");
+"List the sites of the running process PID (x86_64, aarch64, riscv64),\n"
+"one a line: its state (disabled, enabled, refused), address, function\n"
+"and object.\n");
 	else
 		fprintf(f,
 "Usage: mctrace live -p PID enable|disable GLOB\n"
-"Enable or disable, in the running process PID (x86_64), the functions\n"
-"GLOB matches (fnmatch(3), \"libfoo.so:pat\" for one object's), for the\n"
-"recording in progress there (mctrace record -p, or MCOUNT_TRACE).\n");
+"Enable or disable, in the running process PID (x86_64, aarch64,\n"
+"riscv64), the functions GLOB matches (fnmatch(3), \"libfoo.so:pat\" for\n"
+"one object's), for the recording in progress there (mctrace record -p,\n"
+"or MCOUNT_TRACE).\n");
 	fprintf(f,
 "\n"
 "  -p, --pid PID   the process\n"

@@ -24,10 +24,10 @@ MCTRACE_OBJS := $(MCTRACE_SRCS:%.c=$(BUILD)/obj/%.o) \
 
 all: $(MCTRACE)
 
-# -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c);
-# -lelf: the symbols of a process's objects, for record -p (procmaps.c)
+# -lstdc++: its __cxa_demangle demangles C++ names (mctrace/calls.c).
+# No libelf: procmaps.c reads the objects' symbols with <elf.h> alone.
 $(MCTRACE): $(MCTRACE_OBJS)
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lelf -lstdc++
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -o $@ $^ -lstdc++
 
 # The flame graph's script (mctrace/flame.js) as flame_js[], a C array
 # of its bytes and a NUL, which flame.c writes into every SVG.  od and

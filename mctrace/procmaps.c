@@ -3,16 +3,22 @@
  * procmaps.c - another process's mappings and the functions of the
  * objects it mapped (procmaps.h).  An object's load bias is where its
  * file's first page is mapped less the first PT_LOAD's page address (0
- * for a program linked at a fixed address, ET_EXEC).
+ * for a program linked at a fixed address, ET_EXEC).  The files are
+ * read with <elf.h> alone, no libelf, so that mctrace builds with the
+ * C library only for a machine that has no libelf (riscv64 in Debian
+ * 12: tests/attach/vm.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
+#include <link.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "procmaps.h"
@@ -95,56 +101,105 @@ static uintptr_t first_page(const struct pm_maps *maps, const char *path)
 	return 0;
 }
 
-/* The load bias of `e`, mapped at `first`. */
-static uintptr_t load_bias(Elf *e, uintptr_t first)
-{
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	size_t n;
+/*
+ * An object's file, mapped whole for reading, and its tables checked to
+ * lie inside it: a file of this machine's class (attach.c refuses a
+ * process of another machine before any lookup).
+ */
+#define NATIVE_CLASS (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32)
 
-	if (!gelf_getehdr(e, &eh) || eh.e_type != ET_DYN ||
-	    elf_getphdrnum(e, &n) != 0)
+struct elf_file {
+	const unsigned char *at;
+	size_t size;
+	const ElfW(Ehdr) *eh;
+};
+
+static bool inside(const struct elf_file *f, uint64_t off, uint64_t len)
+{
+	return off <= f->size && len <= f->size - off;
+}
+
+static bool elf_open(struct elf_file *f, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *at;
+
+	f->at = NULL;
+	if (fd < 0)
+		return false;
+	at = fstat(fd, &st) == 0 && st.st_size > (off_t)sizeof(*f->eh) ?
+	     mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) :
+	     MAP_FAILED;
+	close(fd);
+	if (at == MAP_FAILED)
+		return false;
+	f->at = at;
+	f->size = (size_t)st.st_size;
+	f->eh = at;
+	if (memcmp(f->at, ELFMAG, SELFMAG) ||
+	    f->at[EI_CLASS] != NATIVE_CLASS ||
+	    !inside(f, f->eh->e_shoff,
+		    (uint64_t)f->eh->e_shnum * sizeof(ElfW(Shdr))) ||
+	    !inside(f, f->eh->e_phoff,
+		    (uint64_t)f->eh->e_phnum * sizeof(ElfW(Phdr)))) {
+		munmap((void *)f->at, f->size);
+		f->at = NULL;
+	}
+	return f->at != NULL;
+}
+
+/* The load bias of `f`, mapped at `first`. */
+static uintptr_t load_bias(const struct elf_file *f, uintptr_t first)
+{
+	const ElfW(Phdr) *ph = (const void *)(f->at + f->eh->e_phoff);
+
+	if (f->eh->e_type != ET_DYN)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD)
-			return first - (uintptr_t)(ph.p_vaddr & ~(GElf_Addr)0xfff);
+	for (size_t i = 0; i < f->eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD)
+			return first - (uintptr_t)(ph[i].p_vaddr & ~(ElfW(Addr))0xfff);
 	return first;
 }
 
-/* `name`'s value in the symbol table `scn`, a defined function; 0 if none. */
-static uintptr_t find_in(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
+/* `name`'s value in the symbol table `sh`, a defined function; 0 if none. */
+static uintptr_t find_in(const struct elf_file *f, const ElfW(Shdr) *sh,
 			 const char *name)
 {
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t n = sh->sh_entsize ? sh->sh_size / sh->sh_entsize : 0;
-	GElf_Sym sym;
+	const ElfW(Shdr) *str = (const void *)(f->at + f->eh->e_shoff);
+	const ElfW(Sym) *sym = (const void *)(f->at + sh->sh_offset);
+	size_t n = sh->sh_size / sizeof(*sym), len = strlen(name);
 
-	for (size_t i = 0; d && i < n; i++) {
-		const char *s;
+	if (sh->sh_link >= f->eh->e_shnum || !inside(f, sh->sh_offset,
+						     sh->sh_size))
+		return 0;
+	str += sh->sh_link;
+	if (!inside(f, str->sh_offset, str->sh_size))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const ElfW(Sym) *s = &sym[i];
 
-		if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-		    GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+		if (s->st_shndx == SHN_UNDEF ||
+		    ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+		    s->st_name >= str->sh_size ||
+		    str->sh_size - s->st_name <= len)
 			continue;
-		s = elf_strptr(e, sh->sh_link, sym.st_name);
-		if (s && !strcmp(s, name))
-			return (uintptr_t)sym.st_value;
+		if (!memcmp(f->at + str->sh_offset + s->st_name, name, len + 1))
+			return (uintptr_t)s->st_value;
 	}
 	return 0;
 }
 
-static uintptr_t symbol_in(Elf *e, const char *name)
+/* Its .symtab, else its .dynsym. */
+static uintptr_t symbol_in(const struct elf_file *f, const char *name)
 {
+	const ElfW(Shdr) *sh = (const void *)(f->at + f->eh->e_shoff);
 	uintptr_t v = 0;
 
-	for (int pass = 0; pass < 2 && !v; pass++) {
-		Elf_Scn *scn = NULL;
-		GElf_Shdr sh;
-
-		while (!v && (scn = elf_nextscn(e, scn)))
-			if (gelf_getshdr(scn, &sh) &&
-			    sh.sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
-				v = find_in(e, scn, &sh, name);
-	}
+	for (int pass = 0; pass < 2 && !v; pass++)
+		for (size_t i = 0; !v && i < f->eh->e_shnum; i++)
+			if (sh[i].sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
+				v = find_in(f, &sh[i], name);
 	return v;
 }
 
@@ -152,29 +207,21 @@ uintptr_t pm_symbol(const struct pm_maps *maps, const char *path,
 		    const char *name)
 {
 	uintptr_t first = first_page(maps, path), v = 0;
-	int fd;
-	Elf *e;
+	struct elf_file f;
 
-	if (!first || elf_version(EV_CURRENT) == EV_NONE)
+	if (!first || !elf_open(&f, path))
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e) {
-		v = symbol_in(e, name);
-		if (v)
-			v += load_bias(e, first);
-		elf_end(e);
-	}
-	close(fd);
+	v = symbol_in(&f, name);
+	if (v)
+		v += load_bias(&f, first);
+	munmap((void *)f.at, f.size);
 	return v;
 }
 
 int pm_machine(const char *path)
 {
 	unsigned char id[EI_NIDENT];
-	GElf_Half m = 0;
+	uint16_t m = 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	bool ok;
 

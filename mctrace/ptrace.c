@@ -264,7 +264,8 @@ static int set_regs(pid_t tid, const remote_regs *r)
 
 /*
  * The stack of a call: `str` below the red zone, aligned, and below it
- * the return address (0).  The stack pointer at the call, or 0.
+ * the return address (0) where the call pushes it (remote_arch.h).  The
+ * stack pointer at the call, or 0.
  */
 static uintptr_t call_stack(pid_t pid, uintptr_t sp, const char *str,
 			    uintptr_t *str_at)
@@ -276,6 +277,8 @@ static uintptr_t call_stack(pid_t pid, uintptr_t sp, const char *str,
 	*str_at = sp;
 	if (len && pt_write(pid, sp, str, len) != 0)
 		return 0;
+	if (!REMOTE_RET_ON_STACK)
+		return sp;
 	sp -= sizeof(ret);
 	return pt_write(pid, sp, &ret, sizeof(ret)) == 0 ? sp : 0;
 }
@@ -343,19 +346,55 @@ static int run_call(pid_t tid, int *pending)
 	}
 }
 
+/*
+ * What a thread had before our call, all put back after it: its
+ * registers, the system call it was in, and its floating-point and
+ * vector registers (remote_arch.h's REMOTE_FP_NOTE), which the called
+ * code may use (a string function of the loader's) while the thread
+ * was stopped anywhere, live values in them.
+ */
+struct thread_state {
+	remote_regs regs;
+	long nr;
+	size_t fp_len;	/* 0: the kernel gave none to keep */
+	unsigned char fp[REMOTE_FP_MAX];
+};
+
+static int save_state(pid_t tid, struct thread_state *s)
+{
+	struct iovec io = { s->fp, sizeof(s->fp) };
+
+	if (get_regs(tid, &s->regs) || remote_syscall_get(tid, &s->nr))
+		return -1;
+	s->fp_len = ptrace(PTRACE_GETREGSET, tid, (void *)REMOTE_FP_NOTE,
+			   &io) == 0 ? io.iov_len : 0;
+	return 0;
+}
+
+static int restore_state(pid_t tid, struct thread_state *s)
+{
+	struct iovec io = { s->fp, s->fp_len };
+
+	if (s->fp_len &&
+	    ptrace(PTRACE_SETREGSET, tid, (void *)REMOTE_FP_NOTE, &io) != 0)
+		return -1;
+	return remote_syscall_set(tid, s->nr) || set_regs(tid, &s->regs);
+}
+
 int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	    const uintptr_t *args, int nargs, uintptr_t *ret)
 {
 	pid_t tid = p->tid[i];
 	uintptr_t a[REMOTE_MAX_ARGS], str_at, sp;
-	remote_regs saved, r;
+	struct thread_state saved;
+	remote_regs r;
 	int err;
 
-	if (nargs > REMOTE_MAX_ARGS - (str != NULL) || get_regs(tid, &saved)) {
+	if (nargs > REMOTE_MAX_ARGS - (str != NULL) || save_state(tid, &saved)) {
 		perror("mctrace: cannot read a thread's registers");
 		return -1;
 	}
-	sp = call_stack(p->pid, remote_sp(&saved), str, &str_at);
+	sp = call_stack(p->pid, remote_sp(&saved.regs), str, &str_at);
 	if (!sp) {
 		perror("mctrace: cannot write on a thread's stack");
 		return -1;
@@ -364,16 +403,16 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 		a[k + (str != NULL)] = args[k];
 	if (str)
 		a[0] = str_at;
-	r = saved;
+	r = saved.regs;
 	remote_set_call(&r, fn, sp, a, nargs + (str != NULL));
-	if (set_regs(tid, &r) != 0) {
+	if (remote_syscall_set(tid, -1) != 0 || set_regs(tid, &r) != 0) {
 		perror("mctrace: cannot set a thread's registers");
 		return -1;
 	}
 	err = run_call(tid, &p->sig[i]) ? errno : 0;
 	if (!err && get_regs(tid, &r) == 0)
 		*ret = remote_result(&r);
-	if (set_regs(tid, &saved) != 0) {
+	if (restore_state(tid, &saved) != 0) {
 		perror("mctrace: cannot put a thread's registers back");
 		return -1;
 	}
@@ -422,25 +461,43 @@ bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
 	return false;
 }
 
+/* The length of the NOP at `at` (remote_arch.h's), 0 if none is. */
+static size_t nop_at(pid_t pid, uintptr_t at)
+{
+	for (size_t k = 0; k < sizeof(remote_nops) / sizeof(remote_nops[0]);
+	     k++) {
+		const struct remote_nop *n = &remote_nops[k];
+		unsigned char b[2 * sizeof(n->bytes)];
+
+		if (n->len && pt_read(pid, at - n->len, b, 2 * n->len) == 0 &&
+		    !memcmp(b, n->bytes, n->len) &&
+		    !memcmp(b + n->len, n->bytes, n->len))
+			return n->len;
+	}
+	return 0;
+}
+
+/*
+ * A NOP does nothing but move the pc past it: the thread is moved so
+ * rather than stepped (riscv64's ptrace has no PTRACE_SINGLESTEP).
+ */
 int pt_step_out_of_nops(struct pt_threads *p, size_t i)
 {
 	pid_t tid = p->tid[i];
+	uintptr_t pc;
+	remote_regs r;
+	size_t len;
 
-	for (int steps = 0; steps < 64; steps++) {
-		unsigned char b[2];
-		remote_regs r;
-		int sig;
-
-		/* inside: a NOP before and at pc; each step runs a NOP only */
-		if (get_regs(tid, &r) != 0 ||
-		    pt_read(p->pid, remote_pc(&r) - 1, b, 2) != 0 ||
-		    b[0] != REMOTE_NOP || b[1] != REMOTE_NOP)
-			return 0;
-		if (ptrace(PTRACE_SINGLESTEP, tid, 0, 0) != 0 ||
-		    wait_stop(tid, &sig) != 0)
-			return -1;
-		if (sig && sig != SIGTRAP)
-			p->sig[i] = sig;
-	}
-	return 0;
+	if (get_regs(tid, &r) != 0)
+		return -1;
+	pc = remote_pc(&r);
+	/* inside: the same NOP before and at pc */
+	len = nop_at(p->pid, pc);
+	if (!len)
+		return 0;
+	/* to the first instruction after the run */
+	for (int n = 0; n < 64 && nop_at(p->pid, pc) == len; n++)
+		pc += len;
+	remote_set_pc(&r, pc);
+	return set_regs(tid, &r);
 }

@@ -62,9 +62,9 @@ size_t pt_pick(const struct pt_threads *p);
 bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi);
 
 /*
- * Step thread `i` out of a run of single-byte NOPs (a pad) it stopped
- * inside of, to its end, so that the pad may be rewritten as one
- * instruction: 0, or -1.
+ * Move thread `i` out of a run of NOPs (a pad) it stopped inside of, to
+ * its end, so that the pad may be rewritten as other instructions: 0,
+ * or -1.
  */
 int pt_step_out_of_nops(struct pt_threads *p, size_t i);
 

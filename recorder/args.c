@@ -11,10 +11,11 @@
  *                                    register's if none), as uftrace's
  *                                    -A and -R
  *
- * A glob picks a function as -F's do, by its symbol, or for a C++ one
- * by its demangled name, whole or up to its parameters (libstdc++'s
- * __cxa_demangle demangles: the program's, or loaded for a glob with
- * `::` in a program linked without it).  Only the integer argument
+ * A glob picks a function as -F's do (globs.c): by its symbol, or for a
+ * C++ one by its name alone as mctrace shows it, or demangled whole but
+ * for a template function's return type (libstdc++'s __cxa_demangle
+ * demangles: the program's, or loaded for a glob with `::` in a program
+ * linked without it).  Only the integer argument
  * registers are read (arch/'s table of the psABI): arguments passed on
  * the stack, floating-point ones and structs are refused by name.
  *
@@ -34,10 +35,8 @@
  * not there instead of faulting: a bad pointer is recorded as one.
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -457,52 +456,26 @@ static void merge(struct rec_args *to, const struct rec_args *add)
 		     (to->has_ret ? rec_args_ret_events(to) : 0);
 }
 
-typedef char *(*demangler_t)(const char *, char *, size_t *, int *);
-
-/* Whether `glob` picks the function `name`. */
-static bool picks(const char *glob, const char *name, demangler_t demangle)
-{
-	char *d, *paren;
-	int status;
-	bool yes;
-
-	if (!fnmatch(glob, name, 0))
-		return true;
-	if (!demangle || strncmp(name, "_Z", 2) ||
-	    !(d = demangle(name, NULL, NULL, &status)))
-		return false;
-	yes = !fnmatch(glob, d, 0);
-	if (!yes && (paren = strchr(d, '('))) {
-		*paren = '\0';
-		yes = !fnmatch(glob, d, 0);
-	}
-	free(d);
-	return yes;
-}
-
 /*
- * The toolchain's demangler, libstdc++'s, when a glob names a C++
- * function (its `::`): the program's own, or else the library loaded
- * for it (a C++ program that needs no libstdc++ is linked without it).
- * NULL if there is none: C++ names are then matched as symbols only.
+ * The demangler for the specs' globs (globs.c); `::` in one loads it
+ * when the program has none.
  */
-static demangler_t demangler(const struct spec *sp, size_t n)
+static rec_demangler_fn demangler(const struct spec *sp, size_t n)
 {
-	void *d = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *lib;
-	size_t k = 0;
+	const char **globs = calloc(n + 1, sizeof(*globs));
+	rec_demangler_fn d;
 
-	while (k < n && !strstr(sp[k].glob, "::"))
-		k++;
-	if (d || k == n)
-		return (demangler_t)d;
-	lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	return lib ? (demangler_t)dlsym(lib, "__cxa_demangle") : NULL;
+	for (size_t k = 0; globs && k < n; k++)
+		globs[k] = sp[k].glob;
+	d = rec_find_demangler(globs, globs ? n : 0);
+	free(globs);
+	return d;
 }
 
 struct bind {
 	const struct spec *specs;
 	size_t n;
-	demangler_t demangle;
+	rec_demangler_fn demangle;
 	size_t *matched;	/* per spec: functions it picked */
 	bool count_only;
 	size_t sites;
@@ -558,6 +531,7 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 	struct bind *b = arg;
 	unsigned long off;
 	const char *name = mcount_func_name(s->at, &off);
+	struct rec_glob_name gn = { .sym = name, .demangle = b->demangle };
 	struct rec_args w = { 0 };
 	const char *why;
 	bool any = false;
@@ -565,11 +539,12 @@ static int bind_one(const struct mcount_site_info *s, void *arg)
 	if (!name || s->state == MCOUNT_SITE_REFUSED)
 		return 0;
 	for (size_t k = 0; k < b->n; k++)
-		if (picks(b->specs[k].glob, name, b->demangle)) {
+		if (rec_glob_picks(b->specs[k].glob, &gn)) {
 			merge(&w, &b->specs[k].what);
 			b->matched[k]++;
 			any = true;
 		}
+	rec_glob_name_free(&gn);
 	if (!any)
 		return 0;
 	if (w.nargs && b->count_only &&

@@ -5,9 +5,10 @@
  * process's threads stopped.
  *
  * Start boots the runtime if it has not (libmcount.so's constructor
- * has, when mctrace just loaded it), or boots every image afresh if an
- * earlier attach ended here: mctrace wrote back the bytes the sites had
- * before it, which are no longer what the engine last wrote.  Then it
+ * has, when mctrace just loaded it), or, if an earlier attach ended
+ * here, boots afresh every image whose sites no longer hold what the
+ * engine last wrote: mctrace wrote back the bytes they had before it
+ * (a program's pads, as the compiler left them).  Then it
  * starts the recording as MCOUNT_TRACE does at start-up, with the
  * attach's settings in place of the environment.
  *

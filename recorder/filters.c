@@ -7,7 +7,6 @@
  * the variables).
  */
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -18,8 +17,10 @@
 #include <mcount.h>
 
 #include "../runtime/client.h"
-#include "demangle.h"
 #include "recorder.h"
+
+/* The demangler the globs are matched with (globs.c), set at start. */
+static rec_demangler_fn demangler;
 
 /* The filters' later sets (MCOUNT_TRACE_AT<k>), applied by the writer. */
 #define REC_PHASES 8
@@ -31,45 +32,6 @@ static int n_phases, next_phase;
 /* CLOCK_MONOTONIC, 0 until the trace's clock has started; a forked
  * child keeps it.  The writer thread reads it. */
 static uint64_t start_ns;
-
-/*
- * A function's name as the globs see it: its symbol, and for a C++
- * function its name demangled whole (but a template function's return
- * type, whose scope is not the function's) and by the name alone
- * (demangle.c),
- * as mctrace shows them, so that `-F 'geo::*'` and `-F work` pick the
- * functions mctrace's report names so.  Demangled when first asked.
- */
-typedef char *(*demangler_fn)(const char *, char *, size_t *, int *);
-static demangler_fn demangler;		/* set at start; NULL: none */
-
-struct glob_name {
-	const char *sym;
-	char *full, *simple;
-	bool tried;
-};
-
-static bool glob_picks(const char *glob, struct glob_name *n)
-{
-	int status;
-
-	if (!fnmatch(glob, n->sym, 0))
-		return true;
-	if (!n->tried) {
-		n->tried = true;
-		if (demangler && !strncmp(n->sym, "_Z", 2) &&
-		    (n->full = demangler(n->sym, NULL, NULL, &status)))
-			n->simple = rec_demangle_simple(n->full);
-	}
-	return (n->full && !fnmatch(glob, rec_demangle_sans_return(n->full), 0)) ||
-	       (n->simple && !fnmatch(glob, n->simple, 0));
-}
-
-static void glob_name_free(struct glob_name *n)
-{
-	free(n->full);
-	free(n->simple);
-}
 
 /*
  * Glob k (from 0) of the comma-separated `globs` into buf: false when
@@ -95,32 +57,14 @@ static bool nth_glob(const char *globs, int k, char *buf, size_t size)
 }
 
 /* True if `n` matches one of the comma-separated globs. */
-static bool matches(const char *globs, struct glob_name *n)
+static bool matches(const char *globs, struct rec_glob_name *n)
 {
 	char buf[256];
 
 	for (int k = 0; nth_glob(globs, k, buf, sizeof(buf)); k++)
-		if (buf[0] && glob_picks(buf, n))
+		if (buf[0] && rec_glob_picks(buf, n))
 			return true;
 	return false;
-}
-
-/*
- * The toolchain's demangler, libstdc++'s: the program's own, or else,
- * when a glob names a C++ scope (its `::`), the library loaded for it
- * (a C++ program that needs no libstdc++ is linked without it).
- */
-static demangler_fn find_demangler(const char *const *globs, size_t n)
-{
-	void *d = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *lib;
-	size_t k = 0;
-
-	while (k < n && !(globs[k] && strstr(globs[k], "::")))
-		k++;
-	if (d || k == n)
-		return (demangler_fn)d;
-	lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-	return lib ? (demangler_fn)dlsym(lib, "__cxa_demangle") : NULL;
 }
 
 struct pick {
@@ -137,14 +81,14 @@ struct pick {
 /* Whether the filters of `p` pick the function `name` (NULL: unknown). */
 static bool picked(const struct pick *p, const char *name)
 {
-	struct glob_name n = { .sym = name };
+	struct rec_glob_name n = { .sym = name, .demangle = demangler };
 	bool yes;
 
 	if (!name)
 		return !p->only;
 	yes = (!p->only || matches(p->only, &n)) &&
 	      !(p->never && matches(p->never, &n));
-	glob_name_free(&n);
+	rec_glob_name_free(&n);
 	return yes;
 }
 
@@ -461,16 +405,17 @@ static int mark_matched(const struct mcount_site_info *s, void *arg)
 {
 	struct unmatched *u = arg;
 	unsigned long off = 0;
-	struct glob_name n = { .sym = mcount_func_name(s->at, &off) };
+	struct rec_glob_name n = { .sym = mcount_func_name(s->at, &off),
+				   .demangle = demangler };
 	char buf[256];
 
 	if (!n.sym || s->state == MCOUNT_SITE_REFUSED)
 		return 0;
 	for (int k = 0; k < 64 && nth_glob(u->globs, k, buf, sizeof(buf));
 	     k++)
-		if (!(u->matched >> k & 1) && buf[0] && glob_picks(buf, &n))
+		if (!(u->matched >> k & 1) && buf[0] && rec_glob_picks(buf, &n))
 			u->matched |= (uint64_t)1 << k;
-	glob_name_free(&n);
+	rec_glob_name_free(&n);
 	return 0;
 }
 
@@ -511,7 +456,7 @@ bool rec_filters_enable(size_t *failed)
 		globs[2 + 2 * k] = phases[k].only;
 		globs[3 + 2 * k] = phases[k].never;
 	}
-	demangler = find_demangler(globs, 2 + 2 * (size_t)n_phases);
+	demangler = rec_find_demangler(globs, 2 + 2 * (size_t)n_phases);
 	if (!sites_fit(&pick))
 		return false;
 	mcount_for_each_site(enable_one, &pick);

@@ -231,6 +231,26 @@ REC_HIDDEN int rec_begin(const char *path, int (*open_trace)(void));
 /* The trace's path, as rec_begin was given it. */
 REC_HIDDEN const char *rec_base_path(void);
 
+/* globs.c: how a glob picks a function (-F, -N, -A, -R). */
+typedef char *(*rec_demangler_fn)(const char *, char *, size_t *, int *);
+/* A function's name as globs see it; demangled when first asked. */
+struct rec_glob_name {
+	const char *sym;		/* its symbol */
+	rec_demangler_fn demangle;	/* NULL: symbols only */
+	char *full, *simple;
+	bool tried;
+};
+REC_HIDDEN bool rec_glob_picks(const char *glob, struct rec_glob_name *n);
+REC_HIDDEN void rec_glob_name_free(struct rec_glob_name *n);
+/*
+ * The toolchain's demangler, libstdc++'s: the program's own, or else,
+ * when one of the n `globs` (NULLs skipped) names a C++ scope (`::`),
+ * the library loaded for it (a C++ program that needs no libstdc++ is
+ * linked without it); NULL if there is none.
+ */
+REC_HIDDEN rec_demangler_fn rec_find_demangler(const char *const *globs,
+					       size_t n);
+
 /* filters.c */
 REC_HIDDEN void rec_filters_read(void);
 REC_HIDDEN bool rec_filters_enable(size_t *failed);

@@ -19,7 +19,7 @@ REC_CSRCS := recorder/record.c recorder/args.c recorder/ring.c recorder/config.c
 	     recorder/json.c recorder/names.c recorder/info.c \
 	     recorder/start.c recorder/attach.c \
 	     recorder/filters.c recorder/wrap.c recorder/libs.c \
-	     recorder/demangle.c
+	     recorder/demangle.c recorder/globs.c
 REC_HDRS := recorder/recorder.h recorder/format.h recorder/attach.h \
 	    runtime/client.h \
 	    runtime/platform.h runtime/include/mcount.h
@@ -56,7 +56,7 @@ $$(RT_OBJROOT)/%/rec-$(1).o: recorder/$(1).c $$(REC_HDRS) $(2)
 	@mkdir -p $$(@D)
 	$$(RT_COMPILE)
 endef
-$(foreach f,writer ring config out compact json demangle, \
+$(foreach f,writer ring config out compact json demangle globs, \
 	$(eval $(call rec_c_rule,$(f))))
 $(foreach f,start attach filters libs names info, \
 	$(eval $(call rec_c_rule,$(f),$$(RT_HDRS))))

@@ -433,6 +433,12 @@ MC_RT_HIDDEN bool mc_rt_live_forms(const struct rt_image *img,
 				   const struct rt_site *s, uint8_t *on,
 				   uint8_t *off, unsigned *pre);
 /*
+ * Whether every site of `img` the engine took still holds what it last
+ * wrote there (toggle.c): an image whose text was put back as the
+ * engine left it needs no boot again (mc_rt_images_reboot).
+ */
+MC_RT_HIDDEN bool mc_rt_image_intact(const struct rt_image *img);
+/*
  * At boot, while nothing else runs: write the disabled form of `s`'s
  * live forms over its bytes (and its prelude), or, where it has none,
  * its neutral bytes if it was a call (`was_call`).

@@ -150,7 +150,14 @@ int mc_rt_images_reboot(void)
 		struct rt_image *img = &mc_rt_images[k];
 		int err;
 
-		if (!img->used)
+		/*
+		 * Untouched since the engine wrote it (a program linked
+		 * with libmcount, its sites disabled again): kept as it is.
+		 * Booting it again would have to read the engine's own
+		 * disabled forms as sites, which not every backend can
+		 * (riscv64's `c.j` over a call at 2 mod 4).
+		 */
+		if (!img->used || mc_rt_image_intact(img))
 			continue;
 		image_forget_sites(img);
 		err = mc_rt_image_boot(img, img->tab, img->ntab);

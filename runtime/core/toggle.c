@@ -447,6 +447,23 @@ static unsigned expected_code(const struct rt_image *img,
 	return s->len;
 }
 
+bool mc_rt_image_intact(const struct rt_image *img)
+{
+	for (size_t i = 0; img->sites && i < img->nsites; i++) {
+		const struct rt_site *s = &img->sites[i];
+		uint8_t want[2 * MC_MAX_SITE_LEN];
+		uintptr_t from = site_at(s);
+		unsigned n;
+
+		if (s->state == MCOUNT_SITE_REFUSED)
+			continue;
+		n = expected_code(img, s, want, &from);
+		if (!n || !mc_bytes_equal((const uint8_t *)from, want, n))
+			return false;
+	}
+	return true;
+}
+
 /* 1 if `s` (in `img`) no longer holds what it should, and is refused. */
 static int verify_site(struct rt_image *img, struct rt_site *s)
 {

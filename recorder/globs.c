@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * globs.c - how a glob picks a function, for every filter the recorder
+ * has: -F/-N (filters.c) and -A/-R (args.c).
+ *
+ * A function is picked by its symbol, or for a C++ one by its name as
+ * mctrace shows it (demangle.c: the name alone, `geo::*`,
+ * `std::vector::push_back`), or by its name demangled whole but for a
+ * template function's return type, whose scope is not the function's
+ * (`geo::*` must not pick a function that returns a geo::Shape*).  The
+ * demangler is the toolchain's, libstdc++'s __cxa_demangle.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "demangle.h"
+#include "recorder.h"
+
+bool rec_glob_picks(const char *glob, struct rec_glob_name *n)
+{
+	int status;
+
+	if (!fnmatch(glob, n->sym, 0))
+		return true;
+	if (!n->tried) {
+		n->tried = true;
+		if (n->demangle && !strncmp(n->sym, "_Z", 2) &&
+		    (n->full = n->demangle(n->sym, NULL, NULL, &status)))
+			n->simple = rec_demangle_simple(n->full);
+	}
+	return (n->full &&
+		!fnmatch(glob, rec_demangle_sans_return(n->full), 0)) ||
+	       (n->simple && !fnmatch(glob, n->simple, 0));
+}
+
+void rec_glob_name_free(struct rec_glob_name *n)
+{
+	free(n->full);
+	free(n->simple);
+	n->full = n->simple = NULL;
+	n->tried = false;
+}
+
+rec_demangler_fn rec_find_demangler(const char *const *globs, size_t n)
+{
+	void *d = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *lib;
+	size_t k = 0;
+
+	while (k < n && !(globs[k] && strstr(globs[k], "::")))
+		k++;
+	if (d || k == n)
+		return (rec_demangler_fn)d;
+	lib = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+	return lib ? (rec_demangler_fn)dlsym(lib, "__cxa_demangle") : NULL;
+}
