@@ -6,7 +6,8 @@
 # under QEMU: ours, the boot build of check.sh (build.sh: TOOL as
 # scripts/recordmcount), and a reference with the same configuration
 # whose table the compiler writes as upstream builds it
-# (MC_KERNEL_VARIANT=ftracetest-ref, lib.sh: -mrecord-mcount on x86_64).
+# (MC_KERNEL_VARIANT=ftracetest-ref, lib.sh: -mrecord-mcount on x86_64,
+# -fpatchable-function-entry's pads on arm64).
 # Every test that passes on the reference must pass on ours
 # (ftracecmp.py); each difference is named.  The userland is Debian's
 # busybox-static; ftracetest-init.sh is /init.  Prints PASS/FAIL lines
@@ -21,11 +22,19 @@ FTRACETEST_TIMEOUT=${FTRACETEST_TIMEOUT:-1200}
 # The folders of test.d that run, as the issue asks.
 FTRACETEST_DIRS="test.d/00basic test.d/ftrace"
 
-# The target's static busybox: the host's own on x86_64.
+# The target's static busybox: the host's own on x86_64; on arm64
+# Debian's busybox-static for arm64, downloaded and unpacked into the
+# cache, never installed (tests/hosts/sysroot.sh: dpkg learns arm64
+# only for the download, as root).
 target_busybox() {
 	case $KARCH in
 	x86_64) echo /bin/busybox ;;
-	*) die "ftracetest.sh: no busybox for $KARCH yet (x86_64 only)" ;;
+	arm64)
+		dir=$MC_KERNEL_CACHE/busybox/arm64
+		"$MC_TOP/tests/hosts/sysroot.sh" arm64 "$dir" busybox-static >&2 ||
+			die "ftracetest.sh: could not fetch Debian's busybox-static for arm64 into $dir"
+		echo "$dir/sysroot/bin/busybox" ;;
+	*) die "ftracetest.sh: no busybox for $KARCH yet (x86_64, arm64)" ;;
 	esac
 }
 

@@ -103,10 +103,11 @@ check-kernel-defconfig: $(RECORDMCOUNT)
 	done; exit $$status
 
 # check-kernel-ftracetest: kernel/ftracetest.sh for each of
-# $(KERNEL_FTRACETEST_ARCHS) (x86_64): the kernel's own ftrace selftests
-# (00basic and ftrace) in our kernel and in a reference whose table the
-# compiler writes (-mrecord-mcount), both booted under QEMU with Debian's
-# busybox-static as the userland; every test that passes on the
+# $(KERNEL_FTRACETEST_ARCHS) (x86_64; arm64 too): the kernel's own ftrace
+# selftests (00basic and ftrace) in our kernel and in a reference whose
+# table the compiler writes (-mrecord-mcount; arm64: its pads), both
+# booted under QEMU with Debian's busybox-static (arm64's downloaded, not
+# installed) as the userland; every test that passes on the
 # reference must pass on ours.  Two kernel builds per architecture, not
 # in CI's kernel stage (kernel/README.md, "ftrace selftests").
 .PHONY: check-kernel-ftracetest

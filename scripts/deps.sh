@@ -50,7 +50,10 @@ qemu-system-arm qemu-system-misc"
 # builds the tool statically for s390x and i386 with the s390x and i686
 # cross compilers and their C libraries (both below) and runs it under
 # qemu-user; the hosts' libelf, zlib and Check are unpacked from Debian's
-# own packages into a cache (tests/hosts/sysroot.sh), never installed.
+# own packages into a cache (tests/hosts/sysroot.sh), never installed;
+# so is arm64's busybox-static for the ftrace selftests
+# (kernel/ftracetest.sh; x86_64's busybox-static is installed, through
+# kernel/lib.sh's list).
 # check-link links with every linker Debian ships (GNU ld and gold come
 # with binutils, in the build group; lld; mold) and builds googletest
 # from its source.  uftrace: check-trace compares its call graph with

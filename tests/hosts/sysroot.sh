@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# tests/hosts/sysroot.sh ARCH DIR - Debian's libelf, zlib and Check for
-# the Debian architecture ARCH (s390x, i386), unpacked into DIR/sysroot
-# for a static cross link of the tool and its unit tests.
+# tests/hosts/sysroot.sh ARCH DIR [PACKAGE]... - Debian's libelf, zlib
+# and Check for the Debian architecture ARCH (s390x, i386), unpacked
+# into DIR/sysroot for a static cross link of the tool and its unit
+# tests; or, where named, those packages instead (kernel/ftracetest.sh:
+# busybox-static for arm64, the ftrace selftests' userland).
 #
 # No multiarch installation: ARCH is added to dpkg only for the download
 # and removed again on any exit (unless it was there before), nothing is
@@ -20,15 +22,17 @@
 # entries), so libzstd is not fetched.  check needs libsubunit.
 set -eu
 
-[ $# -eq 2 ] || { echo "usage: $0 ARCH DIR" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: $0 ARCH DIR [PACKAGE]..." >&2; exit 2; }
 arch=$1 dir=$2
+shift 2
 sysroot=$dir/sysroot
 packages="libelf-dev libelf1 zlib1g-dev zlib1g check libsubunit-dev libsubunit0"
+[ $# -eq 0 ] || packages=$*
 
 [ -e "$sysroot/.complete" ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-	echo "$0: $arch libraries not cached in $dir; fetching them needs root (dpkg --add-architecture)" >&2
+	echo "$0: $arch packages not cached in $dir; fetching them needs root (dpkg --add-architecture)" >&2
 	exit 1
 fi
 
