@@ -50,25 +50,43 @@ CC=$triple-gcc
 [ "$arch" != "$(uname -m)" ] || CC=${HOST_CC:-gcc}
 command -v "$CC" > /dev/null || skip "no $CC"
 
-# kernel/lib.sh's settings for that kernel (QEMU, IMAGE, KBUILD, ...);
-# its own paths are found from $0, which here is not kernel/'s: only
-# the machine's table and the build's folder are used.
+# kernel/lib.sh's settings for that kernel, read in a shell whose $0
+# is in kernel/, where lib.sh finds its fragments from
 MC_KERNEL_ARCH=$karch MC_KERNEL_VARIANT=attach
 export MC_KERNEL_ARCH MC_KERNEL_VARIANT
-. kernel/lib.sh
+# (one a line: KERNEL_PACKAGES, which has newlines, last and flattened)
+{
+	read -r QEMU; read -r KBUILD; read -r IMAGE; read -r CONSOLE
+	read -r BOOT_TIMEOUT; read -r CROSS_COMPILE; read -r KERNEL_SRC
+	read -r FRAGMENTS; read -r KERNEL_PACKAGES
+} <<EOF
+$(sh -c '. kernel/lib.sh && printf "%s\n" "$QEMU" "$KBUILD" "$IMAGE" \
+	"$CONSOLE" "$BOOT_TIMEOUT" "$CROSS_COMPILE" "$KERNEL_SRC" \
+	"$FRAGMENTS" && echo $KERNEL_PACKAGES' kernel/vm.sh)
+EOF
 qemu=${QEMU%% *}
 command -v "$qemu" > /dev/null || skip "no $qemu"
 
 rm -rf "$OUT" && mkdir -p "$OUT" || exit 1
 # VM_NO_BOOT=1: the userland alone, in $OUT/root (to try vminit in a
-# chroot of the host's machine, x86_64)
-# the kernel harness's packages (kernel/lib.sh's list), as check.sh asks
+# chroot of the host's machine, x86_64), no kernel.
+# The kernel harness's packages (kernel/lib.sh's list), as check.sh asks
 # shellcheck disable=SC2086 # one argument per package
 if [ -z "${VM_NO_BOOT:-}" ] && ! scripts/deps.sh $KERNEL_PACKAGES > "$OUT/deps.log" 2>&1; then
 	fail "the kernel harness's packages are missing: $(tail -1 "$OUT/deps.log")"
 	exit 1
 fi
-if [ -z "${VM_NO_BOOT:-}" ] &&
+# The kernel is only the stage here: one built by an earlier run with
+# the same configuration (build.sh's id of the fragments) is booted as
+# it is, even if recordmcount changed since, which would make build.sh
+# compile every object again.  ATTACH_VM_REBUILD=1: build.sh anyway.
+# shellcheck disable=SC2086 # one argument per fragment
+config_id=$(cd kernel && cat $FRAGMENTS "$KERNEL_SRC/.mc-extracted" 2>/dev/null |
+	sha256sum | cut -c1-16)
+if [ -f "$KBUILD/$IMAGE" ] && [ -z "${ATTACH_VM_REBUILD:-}" ] &&
+   [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" = "$config_id" ]; then
+	echo "$TAG reusing the kernel in $KBUILD (ATTACH_VM_REBUILD=1 builds it again)"
+elif [ -z "${VM_NO_BOOT:-}" ] &&
    ! kernel/build.sh "$RECORDMCOUNT" > "$OUT/kernel.log" 2>&1; then
 	fail "the attach kernel did not build: $(tail -1 "$OUT/kernel.log")"
 	exit 1
