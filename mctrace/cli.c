@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "filter.h"
 
 void usage(FILE *f)
 {
@@ -101,37 +100,6 @@ int cli_demangle_option(const char *cmd, int c, const char *arg,
 		cmd, arg);
 	cli_try(cmd);
 	return -1;
-}
-
-int cli_read_plain(const char *cmd, int argc, char **argv,
-		   void (*help)(FILE *), struct filter *flt, struct trace *t,
-		   const char **file)
-{
-	static const struct option opts[] = {
-		FILTER_LONGOPTS,
-		CLI_DEMANGLE_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct trace_opts ro = { 0 };
-	int c, r;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
-				NULL)) != -1) {
-		if (c == 'h')
-			return help(stdout), 0;
-		if ((r = cli_demangle_option(cmd, c, optarg, &ro))) {
-			if (r < 0)
-				return 2;
-		} else if ((r = filter_option(flt, c, optarg)) <= 0) {
-			return r ? 2 : cli_bad_option(cmd, c, argv);
-		}
-	}
-	if ((r = cli_file_arg(cmd, argc, argv, file)))
-		return r;
-	return filter_read(*file, &ro, flt, t) ? 1 : -1;
 }
 
 long long parse_time(const char *s)

@@ -62,17 +62,6 @@ bool ends_with(const char *s, const char *tail);
 int cli_demangle_option(const char *cmd, int c, const char *arg,
 			struct trace_opts *ro);
 
-struct filter;
-/*
- * A reading command with no options of its own (replay, info): its
- * options taken (the filters, --demangle, --help, which `help` prints),
- * its FILE read into `t` and filtered.  -1 to go on, `t` and `flt` then
- * to be freed; else the command's exit status (0 after --help).
- */
-int cli_read_plain(const char *cmd, int argc, char **argv,
-		   void (*help)(FILE *), struct filter *flt, struct trace *t,
-		   const char **file);
-
 /* Each command: argv[0] is its name; the exit status. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -306,4 +307,35 @@ int filter_read(const char *path, const struct trace_opts *ro,
 	if (f)
 		filter_apply(t, f);
 	return 0;
+}
+
+int filter_read_plain(const char *cmd, int argc, char **argv,
+		      void (*help)(FILE *), struct filter *flt,
+		      struct trace *t, const char **file)
+{
+	static const struct option opts[] = {
+		FILTER_LONGOPTS,
+		CLI_DEMANGLE_LONGOPTS,
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct trace_opts ro = { 0 };
+	int c, r;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:" FILTER_SHORTOPTS "h", opts,
+				NULL)) != -1) {
+		if (c == 'h')
+			return help(stdout), 0;
+		if ((r = cli_demangle_option(cmd, c, optarg, &ro))) {
+			if (r < 0)
+				return 2;
+		} else if ((r = filter_option(flt, c, optarg)) <= 0) {
+			return r ? 2 : cli_bad_option(cmd, c, argv);
+		}
+	}
+	if ((r = cli_file_arg(cmd, argc, argv, file)))
+		return r;
+	return filter_read(*file, &ro, flt, t) ? 1 : -1;
 }

@@ -8,6 +8,7 @@
 #define MCTRACE_FILTER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,5 +74,15 @@ void filter_free(struct filter *f);
  */
 int filter_read(const char *path, const struct trace_opts *ro,
 		const struct filter *f, struct trace *t);
+
+/*
+ * A reading command with no options of its own (replay, info): its
+ * options taken (the filters, --demangle, --help, which `help` prints),
+ * its FILE read into `t` and filtered.  -1 to go on, `t` and `flt` then
+ * to be freed; else the command's exit status (0 after --help).
+ */
+int filter_read_plain(const char *cmd, int argc, char **argv,
+		      void (*help)(FILE *), struct filter *flt,
+		      struct trace *t, const char **file);
 
 #endif

@@ -200,7 +200,7 @@ int cmd_info(int argc, char **argv)
 	struct filter flt = FILTER_INIT("info");
 	const char *file;
 	struct trace t;
-	int r = cli_read_plain("info", argc, argv, info_help, &flt, &t, &file);
+	int r = filter_read_plain("info", argc, argv, info_help, &flt, &t, &file);
 
 	if (r >= 0)
 		return r;

@@ -213,7 +213,7 @@ int cmd_replay(int argc, char **argv)
 	struct filter flt = FILTER_INIT("replay");
 	const char *file;
 	struct trace t;
-	int r = cli_read_plain("replay", argc, argv, replay_help, &flt, &t, &file);
+	int r = filter_read_plain("replay", argc, argv, replay_help, &flt, &t, &file);
 
 	if (r >= 0)
 		return r;
