@@ -71,25 +71,10 @@ static const struct remote_nop remote_nops[] = { { 1, { 0x90 } } };
 
 typedef struct user_regs_struct remote_regs;
 
-static inline uintptr_t remote_pc(const remote_regs *r)
-{
-	return (uintptr_t)r->rip;
-}
-
-static inline void remote_set_pc(remote_regs *r, uintptr_t pc)
-{
-	r->rip = pc;
-}
-
-static inline uintptr_t remote_sp(const remote_regs *r)
-{
-	return (uintptr_t)r->rsp;
-}
-
-static inline uintptr_t remote_result(const remote_regs *r)
-{
-	return (uintptr_t)r->rax;
-}
+/* Where the thread's pc, sp and result are in remote_regs. */
+#define REMOTE_PC_OF(r) ((r)->rip)
+#define REMOTE_SP_OF(r) ((r)->rsp)
+#define REMOTE_RESULT_OF(r) ((r)->rax)
 
 /*
  * `r` made a call of `fn` with `args`, on the stack at `sp` (where the
@@ -154,25 +139,10 @@ static const struct remote_nop remote_nops[] = {
 
 typedef struct user_regs_struct remote_regs;
 
-static inline uintptr_t remote_pc(const remote_regs *r)
-{
-	return (uintptr_t)r->pc;
-}
-
-static inline void remote_set_pc(remote_regs *r, uintptr_t pc)
-{
-	r->pc = pc;
-}
-
-static inline uintptr_t remote_sp(const remote_regs *r)
-{
-	return (uintptr_t)r->sp;
-}
-
-static inline uintptr_t remote_result(const remote_regs *r)
-{
-	return (uintptr_t)r->regs[0];
-}
+/* Where the thread's pc, sp and result are in remote_regs. */
+#define REMOTE_PC_OF(r) ((r)->pc)
+#define REMOTE_SP_OF(r) ((r)->sp)
+#define REMOTE_RESULT_OF(r) ((r)->regs[0])
 
 /* `r` made a call of `fn` with `args`, on the stack at `sp`, to 0. */
 static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
@@ -243,25 +213,10 @@ typedef struct {
 	unsigned long x[31];
 } remote_regs;
 
-static inline uintptr_t remote_pc(const remote_regs *r)
-{
-	return (uintptr_t)r->pc;
-}
-
-static inline void remote_set_pc(remote_regs *r, uintptr_t pc)
-{
-	r->pc = pc;
-}
-
-static inline uintptr_t remote_sp(const remote_regs *r)
-{
-	return (uintptr_t)r->x[1];
-}
-
-static inline uintptr_t remote_result(const remote_regs *r)
-{
-	return (uintptr_t)r->x[9];
-}
+/* Where the thread's pc, sp and result are in remote_regs. */
+#define REMOTE_PC_OF(r) ((r)->pc)
+#define REMOTE_SP_OF(r) ((r)->x[1])
+#define REMOTE_RESULT_OF(r) ((r)->x[9])
 
 /* `r` made a call of `fn` with `args`, on the stack at `sp`, to 0. */
 static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
@@ -302,13 +257,9 @@ static const struct remote_nop remote_nops[] = { { 0, { 0 } } };
 
 typedef struct { uintptr_t pc, sp, result; } remote_regs;
 
-static inline uintptr_t remote_pc(const remote_regs *r) { return r->pc; }
-static inline void remote_set_pc(remote_regs *r, uintptr_t pc) { r->pc = pc; }
-static inline uintptr_t remote_sp(const remote_regs *r) { return r->sp; }
-static inline uintptr_t remote_result(const remote_regs *r)
-{
-	return r->result;
-}
+#define REMOTE_PC_OF(r) ((r)->pc)
+#define REMOTE_SP_OF(r) ((r)->sp)
+#define REMOTE_RESULT_OF(r) ((r)->result)
 
 static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 				   const uintptr_t *args, int nargs)
@@ -333,6 +284,27 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 	return 0;
 }
 #endif
+
+/* The thread's registers read and set, by the machine's fields above. */
+static inline uintptr_t remote_pc(const remote_regs *r)
+{
+	return (uintptr_t)REMOTE_PC_OF(r);
+}
+
+static inline void remote_set_pc(remote_regs *r, uintptr_t pc)
+{
+	REMOTE_PC_OF(r) = pc;
+}
+
+static inline uintptr_t remote_sp(const remote_regs *r)
+{
+	return (uintptr_t)REMOTE_SP_OF(r);
+}
+
+static inline uintptr_t remote_result(const remote_regs *r)
+{
+	return (uintptr_t)REMOTE_RESULT_OF(r);
+}
 
 /*
  * Room for the REMOTE_FP_NOTE regset: x86_64's XSAVE area is the
