@@ -224,19 +224,14 @@ cxxfilters() {	# cxxfilters <c++ compiler>
 		{ echo "a glob that picks nothing: $(cat "$t-t.err")"; return 1; }
 }
 for cxx in g++ clang++; do
-	if out=$(cxxfilters $cxx 2>&1); then
-		pass "$cxx: record -F/-N pick C++ functions by the names report shows; a glob that picks none is said"
-	else
-		fail "$cxx: record -F/-N on C++ names: $out"
-	fi
-done
-
-for cxx in g++ clang++; do
-	if out=$(demangled $cxx 2>&1); then
-		pass "$cxx: C++ names demangled as c++filt does (--demangle=full), and the name alone by default, in every output"
-	else
-		fail "$cxx: C++ names: $out"
-	fi
+	for check in "cxxfilters:record -F/-N pick C++ functions by the names report shows; a glob that picks none is said" \
+		     "demangled:C++ names demangled as c++filt does (--demangle=full), and the name alone by default, in every output"; do
+		if out=$(${check%%:*} $cxx 2>&1); then
+			pass "$cxx: ${check#*:}"
+		else
+			fail "$cxx: ${check#*:}: $out"
+		fi
+	done
 done
 
 # recording
