@@ -203,50 +203,71 @@ demo:
 	CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) OUT=$(BUILD)/demo \
 		sh examples/demo/run.sh $(RECORDMCOUNT)
 
-# run.sh once per target: the host with $(LIBMCOUNT), then each cross
-# target whose compiler is installed, with its library freshly built
-# (a failed build is a FAIL line); after each, run.sh again for each
-# of RT_CLANGS (rt_run_clang).  All output lands in runtime.out.
-RT_RUN_CROSS = $(foreach a,$(RT_CROSS_ARCHES),\
-	if ! command -v $(RT_CC_$(a)) >/dev/null; then \
-		echo "SKIP: [$(a)] runtime tests: no $(RT_CC_$(a))"; \
-		$(foreach c,$(RT_CLANGS),echo "SKIP: [$(a) $(c)] runtime tests: no $(RT_CC_$(a)) (its libc and ld)";) \
-	elif $(MAKE) --no-print-directory $(BUILD)/$(a)/libmcount.a; then \
-		echo "PASS: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
-		RT_ARCH=$(a) CC="$(RT_CC_$(a))" \
-		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a RECORDMCOUNT=$(RECORDMCOUNT) \
-		OUT=$(BUILD)/tests/runtime/$(a) sh tests/runtime/run.sh || status=1; \
-		$(call rt_run_clang,$(a),$(BUILD)/$(a)/libmcount.a) \
-	else echo "FAIL: [$(a)] libmcount.a builds with -Wall -Wextra -Werror"; \
-		status=1; fi;)
-
-# The programs of <arch> compiled by clang 14 and 16 too (with
-# --target and Debian's cross libc for the others), against the same
-# GCC-built library: the cases of RT_CLANG_CASES in
-# tests/runtime/arches.sh, those whose hook flags clang has; no
-# sanitizer or valgrind repeats (run.sh says SKIP for those).
+# run.sh once per target and compiler, in lanes (tests/lanes.mk) named
+# <compiler>.<arch>: gcc.<arch> with RT_CC_<arch> (the host's $(CC)) and
+# its library, then one lane for each of RT_CLANGS against that same
+# GCC-built library; and the freestanding build (free).  A cross
+# target's libraries are built before the lanes start, as one make, so
+# no two lanes build the same files; its gcc lane says whether that
+# build passed (a failed one is a FAIL line, and its clang lanes SKIP).
+# All output lands in runtime.out.
+#
+# The clang lanes are the cases of RT_CLANG_CASES in
+# tests/runtime/arches.sh, those whose hook flags clang has, with
+# --target and Debian's cross libc for the others; no sanitizer or
+# valgrind repeats (run.sh says SKIP for those).
 RT_CLANGS := clang clang-16
-# rt_run_clang <arch> <libmcount.a>
-rt_run_clang = $(foreach c,$(RT_CLANGS),\
-	if ! command -v $(c) >/dev/null; then \
-		echo "SKIP: [$(1) $(c)] runtime tests: no $(c)"; \
-	else RT_ARCH=$(1) RT_CLANG=$(c) LIBMCOUNT=$(2) \
-		RECORDMCOUNT=$(RECORDMCOUNT) NO_VALGRIND=1 NO_SANITIZE=1 \
-		OUT=$(BUILD)/tests/runtime/$(c)/$(1) sh tests/runtime/run.sh || \
-		status=1; fi;)
+RT_LANES := gcc.$(RT_HOST) $(foreach a,$(RT_CROSS_ARCHES),gcc.$(a)) \
+	$(foreach c,$(RT_CLANGS),$(foreach a,$(RT_HOST) $(RT_CROSS_ARCHES),$(c).$(a))) \
+	free
+RT_CROSS_LIBS = $(foreach a,$(RT_CROSS_ARCHES),\
+	$(if $(shell command -v $(RT_CC_$(a))),$(BUILD)/$(a)/libmcount.a))
+rt_lane_cc = $(basename $*)
+rt_lane_arch = $(patsubst .%,%,$(suffix $*))
+rt_lane_lib = $(if $(filter $(RT_HOST),$(rt_lane_arch)),$(LIBMCOUNT),$(BUILD)/$(rt_lane_arch)/libmcount.a)
 
 check-runtime: $(RECORDMCOUNT) $(LIBMCOUNT)
-	@( status=0; \
-	  $(MAKE) --no-print-directory check-runtime-freestanding || status=1; \
-	  RT_ARCH=$(RT_HOST) CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) \
-		RECORDMCOUNT=$(RECORDMCOUNT) OUT=$(BUILD)/tests/runtime \
-		sh tests/runtime/run.sh || status=1; \
-	  $(call rt_run_clang,$(RT_HOST),$(LIBMCOUNT)) \
-	  $(RT_RUN_CROSS) \
-	  exit $$status ) > $(BUILD)/runtime.out 2>&1; status=$$?; \
+	@( mkdir -p $(LANES); \
+	  $(MAKE) --no-print-directory -k -j$(CHECK_JOBS) $(RT_CROSS_LIBS) \
+		> $(LANES)/runtime-libs.out 2>&1; \
+	  $(call run_lanes,runtime,$(RT_LANES)) ) > $(BUILD)/runtime.out 2>&1; \
+	status=$$?; \
 	cat $(BUILD)/runtime.out; mkdir -p $(TEST_RESULTS); \
 	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/runtime.out >> $(TEST_RESULTS)/runtime.log; \
 	exit $$status
+
+runtime-lane.free:
+	@$(lane_begin) $(MAKE) --no-print-directory check-runtime-freestanding $(lane_end)
+
+# the host's gcc lane, then a cross target's: its library's build first
+runtime-lane.gcc.$(RT_HOST):
+	@$(lane_begin) RT_ARCH=$(RT_HOST) CC="$(CC)" LIBMCOUNT=$(LIBMCOUNT) \
+		RECORDMCOUNT=$(RECORDMCOUNT) OUT=$(BUILD)/tests/runtime \
+		sh tests/runtime/run.sh $(lane_end)
+
+runtime-lane.gcc.%:
+	@$(lane_begin) \
+	if ! command -v $(RT_CC_$*) >/dev/null; then \
+		echo "SKIP: [$*] runtime tests: no $(RT_CC_$*)"; \
+	elif $(MAKE) --no-print-directory $(BUILD)/$*/libmcount.a; then \
+		echo "PASS: [$*] libmcount.a builds with -Wall -Wextra -Werror"; \
+		RT_ARCH=$* CC="$(RT_CC_$*)" LIBMCOUNT=$(BUILD)/$*/libmcount.a \
+		RECORDMCOUNT=$(RECORDMCOUNT) OUT=$(BUILD)/tests/runtime/$* \
+		sh tests/runtime/run.sh; \
+	else echo "FAIL: [$*] libmcount.a builds with -Wall -Wextra -Werror"; \
+		exit 1; fi $(lane_end)
+
+runtime-lane.%:
+	@$(lane_begin) c=$(rt_lane_cc); a=$(rt_lane_arch); \
+	if ! command -v $$c >/dev/null; then \
+		echo "SKIP: [$$a $$c] runtime tests: no $$c"; \
+	elif ! command -v $(RT_CC_$(rt_lane_arch)) >/dev/null; then \
+		echo "SKIP: [$$a $$c] runtime tests: no $(RT_CC_$(rt_lane_arch)) (its libc and ld)"; \
+	elif [ ! -f $(rt_lane_lib) ]; then \
+		echo "SKIP: [$$a $$c] runtime tests: no $(rt_lane_lib) (its build failed: see [$$a])"; \
+	else RT_ARCH=$$a RT_CLANG=$$c LIBMCOUNT=$(rt_lane_lib) \
+		RECORDMCOUNT=$(RECORDMCOUNT) NO_VALGRIND=1 NO_SANITIZE=1 \
+		OUT=$(BUILD)/tests/runtime/$$c/$$a sh tests/runtime/run.sh; fi $(lane_end)
 
 clean-runtime:
 	rm -rf $(RT_OBJROOT) $(LIBMCOUNT) $(RT_BACKENDS:%=$(BUILD)/%/libmcount.a) \

@@ -57,6 +57,7 @@ VALGRIND_SUITES := check-cli check-oracle check-pads
 RECORDMCOUNT_RUN ?= $(RECORDMCOUNT)
 VALGRIND_WRAPPER := $(BUILD)/valgrind/recordmcount
 
+-include tests/lanes.mk
 -include tests/unit/unit.mk
 -include tests/oracle/oracle.mk
 -include tests/cli/cli.mk

@@ -8,12 +8,16 @@
 CROSS_SCRATCH := $(BUILD)/tests/cross
 CROSS_TESTS := $(sort $(wildcard tests/cross/test_*.py))
 
+# One lane (tests/lanes.mk) per script.
+CROSS_LANES := $(patsubst tests/cross/test_%.py,%,$(CROSS_TESTS))
+
 .PHONY: check-cross
 check-cross: $(RECORDMCOUNT)
 	@mkdir -p $(TEST_RESULTS)
-	@status=0; for t in $(CROSS_TESTS); do \
-		n=$$(basename $$t .py); n=$${n#test_}; \
-		rm -f $(TEST_RESULTS)/cross-$$n.log; \
-		TEST_RESULTS=$(abspath $(TEST_RESULTS)) python3 $$t \
-			$(RECORDMCOUNT_RUN) $(CROSS_SCRATCH)/$$n || status=1; \
-	done; exit $$status
+	@$(call run_lanes,cross,$(CROSS_LANES))
+
+cross-lane.%:
+	@rm -f $(TEST_RESULTS)/cross-$*.log
+	@$(lane_begin) TEST_RESULTS=$(abspath $(TEST_RESULTS)) \
+		python3 tests/cross/test_$*.py $(RECORDMCOUNT_RUN) \
+		$(CROSS_SCRATCH)/$* $(lane_end)

@@ -9,32 +9,33 @@
 TRACE_CROSS := $(foreach a,$(RT_CROSS_ARCHES),\
 	$(if $(shell command -v $(RT_CC_$(a))),$(a)))
 
+# Its lanes (tests/lanes.mk), <script>.<arch>: run.sh and args.sh on
+# every backend, uftrace.sh on the host; each has the output folder it
+# had when they ran one after another.
+TRACE_LANES := $(foreach a,$(TRACE_CROSS),args.$(a) run.$(a)) \
+	run.$(RT_HOST) args.$(RT_HOST) uftrace.$(RT_HOST)
+trace_script = $(basename $*)
+trace_arch = $(patsubst .%,%,$(suffix $*))
+trace_cross = $(filter-out $(RT_HOST),$(trace_arch))
+
 check-trace: $(RECORDMCOUNT) $(LIBMCOUNT) $(MCTRACE) $(BUILD)/armscan \
 	$(TRACE_CROSS:%=$(BUILD)/%/libmcount.a)
-	@( status=0; export ARMSCAN=$(BUILD)/armscan; \
-	  RECORDMCOUNT=$(RECORDMCOUNT) \
-		LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
-		OUT=$(BUILD)/tests/trace sh tests/trace/run.sh || status=1; \
-	  RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
-		OUT=$(BUILD)/tests/trace-uftrace sh tests/trace/uftrace.sh || \
-		status=1; \
-	  RECORDMCOUNT=$(RECORDMCOUNT) LIBMCOUNT=$(LIBMCOUNT) MCTRACE=$(MCTRACE) \
-		OUT=$(BUILD)/tests/trace-args sh tests/trace/args.sh || \
-		status=1; \
-	  $(foreach a,$(TRACE_CROSS),\
-		TRACE_ARCH=$(a) RECORDMCOUNT=$(RECORDMCOUNT) \
-		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a MCTRACE=$(MCTRACE) \
-		OUT=$(BUILD)/tests/trace-$(a) sh tests/trace/run.sh || status=1; \
-		TRACE_ARCH=$(a) RECORDMCOUNT=$(RECORDMCOUNT) \
-		LIBMCOUNT=$(BUILD)/$(a)/libmcount.a MCTRACE=$(MCTRACE) \
-		OUT=$(BUILD)/tests/trace-args-$(a) sh tests/trace/args.sh || \
-		status=1;) \
-	  exit $$status ) > $(BUILD)/trace.out 2>&1; status=$$?; \
+	@( $(call run_lanes,trace,$(TRACE_LANES)) ) > $(BUILD)/trace.out 2>&1; \
+	status=$$?; \
 	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/trace.out; \
 	[ $$status -eq 0 ] || grep -vE '^(PASS|SKIP)' $(BUILD)/trace.out | head -40; \
 	mkdir -p $(TEST_RESULTS); \
 	grep -E '^(PASS|FAIL|SKIP)' $(BUILD)/trace.out >> $(TEST_RESULTS)/trace.log; \
 	exit $$status
+
+trace-lane.%:
+	@$(lane_begin) \
+	  $(if $(trace_cross),TRACE_ARCH=$(trace_arch)) \
+	  ARMSCAN=$(BUILD)/armscan RECORDMCOUNT=$(RECORDMCOUNT) MCTRACE=$(MCTRACE) \
+	  LIBMCOUNT=$(if $(trace_cross),$(BUILD)/$(trace_arch)/libmcount.a,$(LIBMCOUNT)) \
+	  OUT=$(BUILD)/tests/trace$(patsubst %,-%,$(filter-out run,$(trace_script)))$(patsubst %,-%,$(trace_cross)) \
+	  sh tests/trace/$(trace_script).sh \
+	$(lane_end)
 
 .PHONY: check-trace
 
