@@ -240,12 +240,14 @@ fi
 # also zeroes the entries that lie in no function, as --finalize does.
 # build.sh's wrapper kept its output (vmlinux.sorttable); ours is
 # --finalize on the linker's vmlinux; the two tables must be the same,
-# word for word (sortagree.py), but for the entries of one known flaw of
-# sorttable's, each named on a line of its own ("known sorttable flaw:",
-# sortagree.py says which: with llvm-nm's list it may zero the entry of
-# a live function at the address of a size-0 marker symbol).  The nm
+# word for word (sortagree.py), but for the entries of two known flaws
+# of sorttable's, each named on a line of its own ("known sorttable
+# flaw:", sortagree.py says which: with llvm-nm's list it may zero the
+# entry of a live function at the address of a size-0 marker symbol;
+# with any list, its fscanf loses the line after a sizeless symbol of a
+# one-character name, and that function's entries are zeroed).  The nm
 # list sorttable read is build.sh's vmlinux.nm-sort; without it no
-# entry is taken for that flaw.
+# entry is taken for either flaw.
 sorttable_check() {
 	cp "$raw" "$gate/vmlinux.ours"
 	"$tool" --finalize "$gate/vmlinux.ours" >/dev/null 2>&1 ||
@@ -274,7 +276,7 @@ else
 fi
 
 # The booted vmlinux holds sorttable's table, then our --finalize's: the
-# entries of sorttable's known flaw (above) are zeroed there too, and
+# entries of sorttable's known flaws (above) are zeroed there too, and
 # --check --sorted finds the hook call of each one unrecorded.  Passes
 # with exactly those: as many more entries cleared, and one problem
 # each, "unrecorded", at exactly their addresses.
@@ -285,7 +287,7 @@ booted_check() {
 	problems=$(sed -n 's/^.*: \(0x[0-9a-f]*\) <[^>]*>: \([a-z-]*\): .*/\1 \2/p' "$gate/final.txt" | sort)
 	expected=$(for a in $flaws; do echo "$a unrecorded"; done)
 	for a in $flaws; do
-		echo "kernel: booted vmlinux: the hook call at $a is unrecorded by sorttable's known flaw, not by ours"
+		echo "kernel: booted vmlinux: the hook call at $a is unrecorded by a known flaw of sorttable's, not by ours"
 	done
 	if [ "$problems" = "$expected" ] &&
 		grep -q "($(( ${stale:-0} + n_flaws )) cleared).* $n_flaws problem" "$gate/final.txt"; then

@@ -29,6 +29,17 @@ for that flaw, and printed on a line of its own, only if it lies in a
 function of NM-LIST with a size and a zero-size function symbol of
 NM-LIST lies between that function's start and the entry; the tables
 must then be the same once ours has those entries zeroed too.
+
+A second flaw, with GNU nm too: sorttable reads the list with
+fscanf("%16s %16s %c %*s\n"), and a line without a size whose name is
+one character (x86's absolute symbol `i`, "00000020 a i") leaves the
+name for %c and lets %*s swallow the next line's address: that line is
+read as garbage and its function is lost from the list, so its entries
+are zeroed (6.12's i386 build: i386_reserve_resources).  An entry
+zeroed by sorttable only is taken for that flaw, on a line of its own,
+only if it lies in a function of NM-LIST whose line sorttable's parse,
+done here as fscanf does it, never read as a record of its own, and
+the line before it is such a sizeless one-character line.
 """
 import bisect
 import collections
@@ -73,6 +84,83 @@ def read_functions(path):
     return sized, empty
 
 
+def hex_prefix(word):
+    """strtoull(word, NULL, 16) for nm's words: the leading hex digits."""
+    digits = len(word) - len(word.lstrip("0123456789abcdefABCDEF"))
+    return int(word[:digits], 16) if digits else 0
+
+
+def sorttable_records(text):
+    """{line number (0-based): (address, size, type)} for each record
+    sorttable's fscanf("%16s %16s %c %*s\\n") loop reads whole, by the
+    line where it starts: what it read, which need not be that line's."""
+    pos, n, records = 0, len(text), {}
+
+    def skip():
+        nonlocal pos
+        while pos < n and text[pos].isspace():
+            pos += 1
+
+    def word(width=None):
+        nonlocal pos
+        start = pos
+        while pos < n and not text[pos].isspace() and \
+                (width is None or pos - start < width):
+            pos += 1
+        return text[start:pos]
+
+    while True:
+        skip()
+        line = text.count("\n", 0, pos)
+        addr = word(16)
+        skip()
+        size = word(16)
+        skip()
+        if not addr or not size or pos >= n:
+            return records
+        kind = text[pos]
+        pos += 1
+        skip()
+        word()
+        records[line] = (hex_prefix(addr), hex_prefix(size), kind)
+
+
+def lost_lines(path):
+    """{(address, size): (name, the line before)} for each sized function
+    line of an `nm -S` list that sorttable's parse loses after a
+    sizeless line with a one-character name."""
+    with open(path) as f:
+        text = f.read()
+    lines = text.split("\n")
+    records = sorttable_records(text)
+    lost = {}
+    for i, line in enumerate(lines):
+        fields = line.split()
+        if len(fields) < 4 or fields[2] not in FUNCTION_TYPES:
+            continue
+        addr, size = int(fields[0], 16), int(fields[1], 16)
+        if records.get(i) == (addr, size, fields[2]):
+            continue
+        before = lines[i - 1].split() if i else []
+        if len(before) == 3 and len(before[2]) == 1:
+            lost[(addr, size)] = (fields[3], lines[i - 1])
+    return lost
+
+
+def lost_line_flaw(address, sized, lost):
+    """A line naming ADDRESS as sorttable's lost-line miss, or None."""
+    i = bisect.bisect_right(sized, (address, float("inf"))) - 1
+    if i < 0 or address >= sized[i][0] + sized[i][1]:
+        return None
+    start, size, name = sized[i]
+    if (start, size) not in lost:
+        return None
+    return (f"known sorttable flaw: {hex(address)} <{name}+{hex(address - start)}> "
+            f"zeroed by sorttable only: its function's line in the nm list is lost "
+            f"to sorttable's fscanf, which reads the sizeless one-character line "
+            f"before it (\"{lost[(start, size)][1]}\") into this line's address")
+
+
 def known_flaw(address, sized, empty):
     """A line naming ADDRESS as sorttable's zero-size-symbol miss, or None
     where the rule does not hold for it."""
@@ -97,9 +185,11 @@ def explain(only_kernel, nm_path):
     if not nm_path or not only_kernel:
         return [], collections.Counter()
     sized, empty = read_functions(nm_path)
+    lost = lost_lines(nm_path)
     lines, explained = [], collections.Counter()
     for address, count in sorted(only_kernel.items()):
-        line = known_flaw(address, sized, empty)
+        line = known_flaw(address, sized, empty) or \
+            lost_line_flaw(address, sized, lost)
         if line:
             lines.append(line)
             explained[address] = count

@@ -555,6 +555,20 @@ static enum mc_got_call got_call(struct check *c,
 }
 
 /*
+ * Does the instruction of len bytes at `at` end inside function f (code
+ * address start)?  x86 is read a byte at a time, and near a function's
+ * end the bytes read can run into the next function: a last byte 0x90
+ * (say the displacement of "jmp .-0x6e") followed by the next
+ * function's "call __fentry__" decodes as a "nop; call" whose call is
+ * the next function's hook, not this one's.
+ */
+static bool within_function(const struct mc_symbol *f, uint64_t start,
+			    uint64_t at, unsigned len)
+{
+	return at >= start && at - start + len <= f->sym.st_size;
+}
+
+/*
  * The first hook call in linked function f at an offset in [from, to]
  * (and below its size), or false; with `first_call`, the scan ends at
  * the first call of any kind.  A call at a global label inside the
@@ -579,6 +593,7 @@ static bool scan_hook(struct check *c, const struct mc_symbol *f,
 			break;
 		enum mc_got_call g = got_call(c, &fc, off, &s, &at);
 		if (g != MC_GOT_UNKNOWN && is_call(s.kind) &&
+		    within_function(f, start, at, s.len) &&
 		    (calls_hook(c, s.kind, s.target) ||
 		     site_bound_to_hook(c, s.kind, at)) &&
 		    !labelled_call(c, start, at)) {

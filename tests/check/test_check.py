@@ -67,6 +67,10 @@ x86_64 only: the demo (PIE, run), a -flto link with no table
 non-hook entry and a duplicate, as bad-<arch>.S says), --finalize
 --prepatch (case_prepatch says what it checks), usage errors,
 ppc64 ELFv1 refused by both modes.
+x86_64/tail-byte and i386/tail-byte: a function ending in the byte 0x90
+right before a traced one (byte by byte, "90 e8 <rel32>" reads as a
+"nop; call" of the next function's hook): clean, objdump's one hook
+(case_tail_byte).
 firmware/<board>: the bare-metal images of examples/firmware: exit 0;
 finalized: sorted, idempotent, clean with --sorted.
 plt/<toolchain>: PIEs and shared objects whose hook calls go through a
@@ -850,6 +854,70 @@ def case_runtime_program(tool, scratch):
     expect(tool, [prog], 1, [("corrupt-site", bad_site,
                               slots.index(bad_site)),
                              ("duplicate", dup, len(slots) - 1)])
+
+
+# A function whose last byte is 0x90, right before a traced function:
+# byte by byte, "90 e8 <rel32>" reads as ld's relaxed "nop; call", whose
+# call is the next function's hook (as in 6.12's i386 kernel: cr() ends
+# in "jmp notify_write", eb 90, before save_screen's call __fentry__).
+TAIL_BYTE_S = """
+\t.text
+\t.globl _start
+\t.type _start, @function
+_start:\tcall tail
+\tcall traced
+\tjmp _start
+\t.size _start, .-_start
+\t.globl tail
+\t.type tail, @function
+tail:\tret
+\tnop
+\t.size tail, .-tail
+\t.globl traced
+\t.type traced, @function
+traced:\tcall __fentry__
+\tret
+\t.size traced, .-traced
+\t.globl __fentry__
+\t.type __fentry__, @function
+__fentry__:\tret
+\t.size __fentry__, .-__fentry__
+"""
+
+
+def case_tail_byte(tool, scratch, cc, name):
+    """The call a byte scan reads past a function's end is not its hook:
+    the image is clean, one hook (objdump's), no `unrecorded`."""
+    d = os.path.join(scratch, "tail-byte-" + name)
+    os.makedirs(d, exist_ok=True)
+    src = os.path.join(d, "tail.S")
+    with open(src, "w") as f:
+        f.write(TAIL_BYTE_S)
+    obj = os.path.join(d, "tail.o")
+    must([cc, "-c", src, "-o", obj])
+    must([tool.path, obj])
+    prog = os.path.join(d, "tail")
+    must([cc, "-nostdlib", "-static", "-o", prog, obj,
+          "-Wl,-T," + MCOUNT_LDS])
+    arch = ARCHES[0] if name == "x86_64" else \
+        Arch("i386", "i686-linux-gnu", "-pg -mfentry", b"", 1, False, "call")
+    funcs = functions(arch, prog)
+    tail = funcs["tail"]
+    check(tail[1] == 2 and read_byte(prog, tail[0] + 1) == 0x90,
+          "tail() is not \"ret; nop\": %r" % (tail,))
+    report = expect(tool, [prog], 0, [])
+    calls = hook_calls(arch, prog)
+    check(calls == [funcs["traced"][0]] and report["hooks"] == 1,
+          "%d hooks, objdump's calls %s" % (report["hooks"],
+                                            [hex(a) for a in calls]))
+
+
+def read_byte(path, addr):
+    """The byte at address addr of a linked image (elfmini's sections)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    sec = elfmini.Elf(data).section_at(addr)
+    return data[sec.offset + addr - sec.addr]
 
 
 def case_usage(tool, scratch):
@@ -1982,6 +2050,12 @@ def main():
             work.append(("%s/%s" % (arch.name, name), fn, (b,)))
     for name, fn in X86_CASES:
         work.append(("x86_64/" + name, fn, (tool, scratch)))
+    for name, cc in (("x86_64", "gcc"), ("i386", "i686-linux-gnu-gcc")):
+        if shutil.which(cc):
+            work.append((name + "/tail-byte", case_tail_byte,
+                         (tool, scratch, cc, name)))
+        else:
+            log.line("SKIP: %s/tail-byte: %s not installed" % (name, cc))
     work.append(("ppc64/elfv1-refused", case_elfv1_refused, (tool, scratch)))
     for board, cc in (("riscv64", "riscv64-linux-gnu-gcc"),
                       ("aarch64", "aarch64-linux-gnu-gcc")):

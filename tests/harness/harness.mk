@@ -3,7 +3,7 @@
 # stopped once the kernel is configured (tests/harness/run.sh).  About
 # a minute: most of it is extracting linux-source-6.12
 # (KERNEL_SERIES=6.1: 6.1's).  Also kernel/sortagree.py on made-up
-# tables (tests/harness/sortagree.sh): how it takes the known flaw of
+# tables (tests/harness/sortagree.sh): how it takes the two known flaws of
 # 6.12's sorttable, and that it fails on any other difference.
 .PHONY: check-harness
 check-harness: $(RECORDMCOUNT)
