@@ -4,7 +4,8 @@
 # cycles on a target built with pads alone (libmcount.so loaded into it)
 # and one linked with libmcount.a, each window's counts against the
 # program's structure, the text byte for byte, the busy targets (one
-# forking, one opening and closing a library all along), the refusals.
+# forking, one opening and closing a library all along, one holding
+# values in its FP and vector registers across the stops), the refusals.
 # x86_64 only; SKIP where ptrace is forbidden.
 #
 # ATTACH_CYCLES: the cycles on each of the two main targets, 20 to stay
