@@ -14,7 +14,8 @@
 # 2. The VM's userland: /init is vminit.c (the test), /bin/mctrace the
 #    static VM_MCTRACE, /lib/libmcount.so.0 from VM_LIBDIR, and in /t
 #    target.c built four ways (pads alone, -pg recorded and linked with
-#    VM_LIBDIR's libmcount.a, plain, static), with the loader and the
+#    VM_LIBDIR's libmcount.a, plain, static) and the library its
+#    "dlopen" mode loads (dlib.c, pads alone), with the loader and the
 #    libraries they need from the cross toolchain's root.
 # 3. Boot it under qemu-system (TCG) and report the PASS/FAIL/SKIP
 #    lines vminit printed; FAIL if it did not end.  A machine without
@@ -83,7 +84,10 @@ fi
 # shellcheck disable=SC2086 # one argument per fragment
 config_id=$(cd kernel && cat $FRAGMENTS "$KERNEL_SRC/.mc-extracted" 2>/dev/null |
 	sha256sum | cut -c1-16)
+# (an image older than .config is from before the configuration: a
+# build that stopped, or started from a copy of the boot build's tree)
 if [ -f "$KBUILD/$IMAGE" ] && [ -z "${ATTACH_VM_REBUILD:-}" ] &&
+   [ "$KBUILD/$IMAGE" -nt "$KBUILD/.config" ] &&
    [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" = "$config_id" ]; then
 	echo "$TAG reusing the kernel in $KBUILD (ATTACH_VM_REBUILD=1 builds it again)"
 elif [ -z "${VM_NO_BOOT:-}" ] &&
@@ -97,6 +101,8 @@ mkdir -p "$root/bin" "$root/lib" "$root/t" "$root/tmp"
 build() {
 	$CC -O2 -pthread -fpatchable-function-entry=$pad -o "$root/t/pads" \
 		$T/target.c &&
+	$CC -O2 -fPIC -shared -fpatchable-function-entry=$pad \
+		-o "$root/t/libdl.so" $T/dlib.c &&
 	$CC -O2 -pthread -o "$root/t/plain" $T/target.c &&
 	$CC -O2 -pthread -static -fpatchable-function-entry=$pad \
 		-o "$root/t/static" $T/target.c &&

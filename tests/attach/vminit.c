@@ -14,9 +14,22 @@
  *     at the edges; after each, every executable file mapping's bytes
  *     as before the first (read here from /proc/PID/mem) and no thread
  *     left stopped; at the end the target's own sums and exit 0.
+ *   - the busy targets, 5 cycles each as above: /t/pads forking all
+ *     along; /t/hooks and /t/pads loading and unloading /t/libdl.so
+ *     all along (its calls traced in hooks, dl_leaf twice per
+ *     dl_request; its text as its file has it after each detach);
+ *     /t/pads and /t/hooks whose main thread keeps known values in its
+ *     FP and vector registers across the system calls mctrace stops it
+ *     in and calls on (target.c's "fp"), each checked by the target.
+ *   - list -p and live -p: a recording of /t/pads that records nothing
+ *     until live enables helper and disables it 400 ms later: list -p
+ *     shows it enabled alone between and nothing enabled before and
+ *     after, the trace has helper alone, its calls within those 400 ms
+ *     and the time the two live commands took.
  *   - refusals, each a non-zero exit, one line with its reason, and the
  *     target running on, its text as it was: no sites (/t/plain),
- *     static (/t/static), another tracer (a child of ours holds it).
+ *     static (/t/static), another tracer (a child of ours holds it),
+ *     not ours (run as nobody: a SKIP on a kernel without MULTIUSER).
  *
  * Each verdict is a "PASS: ", "FAIL: " or "SKIP: " line on the console,
  * which vm.sh collects; "attach-vm: done" ends the run.  Then it
@@ -37,6 +50,7 @@
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,25 +80,41 @@ static void nap_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-/* Run argv with stdout and stderr into `out`: its wait status, or -1. */
-static int run(char *const argv[], const char *out)
+/* The user the programs run_as runs are run as (0: ours, root). */
+static uid_t run_as;
+
+/* Start argv with stdout and stderr into `out`: its pid, or -1. */
+static pid_t spawn(char *const argv[], const char *out)
 {
-	int status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-		if (fd < 0)
+		if (fd < 0 || (run_as && (setgid(run_as) || setuid(run_as))))
 			_exit(127);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	return pid;
+}
+
+/* The wait status of `pid`, or -1. */
+static int reap(pid_t pid)
+{
+	int status;
+
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	return status;
+}
+
+/* Run argv with stdout and stderr into `out`: its wait status, or -1. */
+static int run(char *const argv[], const char *out)
+{
+	return reap(spawn(argv, out));
 }
 
 /* The first line of `path`, without its newline, in `buf`. */
@@ -137,24 +167,21 @@ struct target {
 	char out[64];
 };
 
-/* Start /t/NAME, its output in /tmp/NAME.out, once it says "ready". */
-static bool start(struct target *t, const char *name)
+/*
+ * Start /t/NAME with target.c's MODE and its ARG (each NULL for none),
+ * its output in /tmp/NAME.out, once it says "ready".
+ */
+static bool start_mode(struct target *t, const char *name, const char *mode,
+		       const char *arg)
 {
 	char path[64];
+	char *argv[] = { path, (char *)mode, mode ? (char *)arg : NULL, NULL };
 
 	t->name = name;
 	snprintf(path, sizeof(path), "/t/%s", name);
 	snprintf(t->out, sizeof(t->out), "/tmp/%s.out", name);
 	unlink(t->out);
-	t->pid = fork();
-	if (t->pid == 0) {
-		int fd = open(t->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		dup2(fd, 1);
-		dup2(fd, 2);
-		execl(path, path, (char *)NULL);
-		_exit(127);
-	}
+	t->pid = spawn(argv, t->out);
 	for (int i = 0; i < 400; i++) {
 		if (has_text(t->out, "ready"))
 			return true;
@@ -163,6 +190,11 @@ static bool start(struct target *t, const char *name)
 	verdict("FAIL", "%s: did not start: %s", name,
 		first_line(t->out, path, sizeof(path)));
 	return false;
+}
+
+static bool start(struct target *t, const char *name)
+{
+	return start_mode(t, name, NULL, NULL);
 }
 
 /* SIGTERM, and its verdict: exit 0 and its own sums right. */
@@ -199,6 +231,13 @@ static bool read_mem(pid_t pid, unsigned long lo, unsigned char *buf,
 	return got == (ssize_t)len;
 }
 
+/*
+ * The library a "dlopen" target loads and unloads all along: its
+ * mappings come and go, so they are left out of the text kept before
+ * the cycles and compared with the file instead (lib_differs).
+ */
+static const char *dl_lib;
+
 /* Every executable mapping of a file, its bytes from /proc/PID/mem. */
 static bool text_of(pid_t pid, struct text *t)
 {
@@ -213,7 +252,8 @@ static bool text_of(pid_t pid, struct text *t)
 		char perms[5];
 
 		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 ||
-		    perms[2] != 'x' || !strchr(line, '/'))
+		    perms[2] != 'x' || !strchr(line, '/') ||
+		    (dl_lib && strstr(line, dl_lib)))
 			continue;
 		t->lo[t->n] = lo;
 		t->len[t->n] = hi - lo;
@@ -245,6 +285,51 @@ static unsigned long text_differs(pid_t pid, const struct text *was)
 			return at;
 	}
 	return 0;
+}
+
+/*
+ * Whether `len` bytes at `lo` in `pid` are the bytes at `off` in the
+ * file `path`; true also if the mapping went away meanwhile.
+ */
+static bool same_as_file(pid_t pid, unsigned long lo, unsigned long len,
+			 const char *path, off_t off)
+{
+	unsigned char *mem = malloc(len), *file = malloc(len);
+	int fd = open(path, O_RDONLY);
+	bool same = true;
+
+	if (mem && file && fd >= 0 && read_mem(pid, lo, mem, len) &&
+	    pread(fd, file, len, off) == (ssize_t)len)
+		same = !memcmp(mem, file, len);
+	if (fd >= 0)
+		close(fd);
+	free(mem);
+	free(file);
+	return same;
+}
+
+/* dl_lib's executable mappings in `pid` now: 0 if each is as its file
+ * is, else where the first that is not starts. */
+static unsigned long lib_differs(pid_t pid)
+{
+	char path[64], line[512];
+	unsigned long bad = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", (long)pid);
+	f = fopen(path, "r");
+	while (f && !bad && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi, off;
+		char perms[5];
+
+		if (sscanf(line, "%lx-%lx %4s %lx", &lo, &hi, perms, &off) == 4 &&
+		    perms[2] == 'x' && strstr(line, dl_lib) &&
+		    !same_as_file(pid, lo, hi - lo, dl_lib, (off_t)off))
+			bad = lo;
+	}
+	if (f)
+		fclose(f);
+	return bad;
 }
 
 static void text_free(struct text *t)
@@ -314,6 +399,34 @@ static bool within(long a, long b)
 
 /* The last window's counts and record -p's last line, for the PASS. */
 static char last[512];
+/* The cycles in which dl_lib's calls were in the trace. */
+static int dl_traced;
+
+/*
+ * A "dlopen" target's library, after a cycle: in the hooks target,
+ * whose dlopen is libmcount's, its calls traced, dl_leaf twice per
+ * dl_request; in either, wherever it is mapped now, its text as its
+ * file has it (no site left enabled).
+ */
+static bool dl_cycle(struct target *t, int k, const char *report)
+{
+	long req = calls(report, "dl_request"), leaf = calls(report, "dl_leaf");
+	unsigned long at;
+
+	if (!strcmp(t->name, "hooks") && (req <= 0 || !within(leaf, 2 * req))) {
+		verdict("FAIL", "%s dlopen cycle %d: calls dl_request %ld "
+			"dl_leaf %ld", t->name, k, req, leaf);
+		return false;
+	}
+	dl_traced += req > 0;
+	at = lib_differs(t->pid);
+	if (at) {
+		verdict("FAIL", "%s dlopen cycle %d: %s mapped at %#lx is not "
+			"as its file", t->name, k, dl_lib, at);
+		return false;
+	}
+	return true;
+}
 
 /* Attach, record 50 ms, detach, check: true if all held. */
 static bool one_cycle(struct target *t, int k, const struct text *was)
@@ -345,6 +458,8 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 			"leaf %ld", t->name, k, req, help, leaf);
 		return false;
 	}
+	if (dl_lib && !dl_cycle(t, k, report))
+		return false;
 	at = text_differs(t->pid, was);
 	if (at || !running(t->pid)) {
 		verdict("FAIL", "%s cycle %d: text differs at %#lx, or a "
@@ -357,16 +472,21 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 	return true;
 }
 
-static void cycles(const char *name, int n)
+/* N cycles against /t/NAME run with MODE and ARG, then its own end. */
+static void cycles_mode(const char *name, const char *mode, const char *arg,
+			int n)
 {
+	char what[64];
 	struct target t;
 	struct text was;
 	int k = 1;
 
-	if (!start(&t, name))
+	snprintf(what, sizeof(what), "%s%s%s", name, mode ? " " : "",
+		 mode ? mode : "");
+	if (!start_mode(&t, name, mode, arg))
 		return;
 	if (!text_of(t.pid, &was)) {
-		verdict("FAIL", "%s: cannot read its text", name);
+		verdict("FAIL", "%s: cannot read its text", what);
 		stop(&t);
 		return;
 	}
@@ -374,13 +494,154 @@ static void cycles(const char *name, int n)
 		k++;
 	if (k > n)
 		verdict("PASS", "%s: %d cycles: counts 2:1:1, text as before, "
-			"no thread stopped (last: %s)", name, n, last);
+			"no thread stopped (last: %s)", what, n, last);
 	if (stop(&t))
-		verdict("PASS", "%s: its own sums right, exit 0", name);
+		verdict("PASS", "%s: its own sums right, exit 0", what);
 	else
-		verdict("FAIL", "%s: its end: %s", name,
+		verdict("FAIL", "%s: its end: %s", what,
 			first_line(t.out, (char[128]){ 0 }, 128));
 	text_free(&was);
+}
+
+static void cycles(const char *name, int n)
+{
+	cycles_mode(name, NULL, NULL, n);
+}
+
+/*
+ * The busy targets (5 cycles each, or n if fewer): a thread forking all
+ * along (each child records on into a file of its own until it ends);
+ * a thread loading and unloading /t/libdl.so all along, whose calls the
+ * hooks target traces while attached and the pads target does not (its
+ * dlopen was the C library's before libmcount.so came: a SKIP, as in
+ * check-attach); and the main thread keeping known values in its FP
+ * and vector registers across the system calls mctrace stops it in
+ * and makes its calls on (target.c's "fp").
+ */
+static void busy(int n)
+{
+	int b = n < 5 ? n : 5;
+
+	cycles_mode("pads", "fork", NULL, b);
+	dl_lib = "/t/libdl.so";
+	cycles_mode("hooks", "dlopen", dl_lib, b);
+	dl_traced = 0;
+	cycles_mode("pads", "dlopen", dl_lib, b);
+	if (dl_traced)
+		verdict("FAIL", "pads dlopen: the library traced in %d cycles: "
+			"update this test", dl_traced);
+	else
+		verdict("SKIP", "pads dlopen: a library the target loads while "
+			"attached is not traced (its dlopen is not libmcount's)");
+	dl_lib = NULL;
+	cycles_mode("pads", "fp", NULL, b);
+	cycles_mode("hooks", "fp", NULL, b);
+}
+
+/* ---- list -p and live -p ---------------------------------------------- */
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The lines of `path` that start with `prefix`. */
+static long lines_with(const char *path, const char *prefix)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	long n = 0;
+
+	while (f && fgets(line, sizeof(line), f))
+		n += !strncmp(line, prefix, strlen(prefix));
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* From the first call of helper in `data`'s replay to the last, in ms. */
+static long helper_span_ms(const char *data)
+{
+	char *rep[] = { MCTRACE, "replay", "-F", "helper", (char *)data, NULL };
+	double first = -1, end = -1;
+	char line[512];
+	FILE *f;
+
+	run(rep, "/tmp/live.replay");
+	f = fopen("/tmp/live.replay", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		double at;
+
+		if (line[0] != '#' && sscanf(line, "%lf", &at) == 1) {
+			first = first < 0 ? at : first;
+			end = at;
+		}
+	}
+	if (f)
+		fclose(f);
+	return first < 0 ? -1 : (long)((end - first) * 1000);
+}
+
+/*
+ * A recording that records nothing (-N '*') until live enables helper,
+ * and live disables it again 400 ms later: helper alone in the trace,
+ * its calls within the time it was on, list -p showing it enabled
+ * alone between, and nothing enabled before and after.
+ */
+static void live_case(void)
+{
+	char pid[16], line[256];
+	char *list[] = { MCTRACE, "list", "-p", pid, NULL };
+	char *rec[] = { MCTRACE, "record", "-p", pid, "--duration", "3s",
+			"-N", "*", "-o", "/tmp/live.data", NULL };
+	char *on[] = { MCTRACE, "live", "-p", pid, "enable", "helper", NULL };
+	char *off[] = { MCTRACE, "live", "-p", pid, "disable", "helper", NULL };
+	char *rep[] = { MCTRACE, "report", "/tmp/live.data", NULL };
+	struct target t;
+	long on_ms, span;
+	bool ok;
+	pid_t r;
+
+	if (!start(&t, "pads"))
+		return;
+	snprintf(pid, sizeof(pid), "%ld", (long)t.pid);
+	ok = run(list, "/tmp/list0") != 0 && has_text("/tmp/list0", "no libmcount");
+	r = spawn(rec, "/tmp/live.log");
+	for (int i = 0; i < 200 && run(list, "/tmp/list1") != 0; i++)
+		nap_ms(50);
+	on_ms = now_ms();
+	ok = ok && run(on, "/tmp/live1") == 0 &&
+	     lines_with("/tmp/live1", "1 functions enabled") == 1;
+	run(list, "/tmp/list2");
+	nap_ms(400);
+	ok = ok && run(off, "/tmp/live2") == 0 &&
+	     lines_with("/tmp/live2", "1 functions disabled") == 1;
+	on_ms = now_ms() - on_ms;
+	run(list, "/tmp/list3");
+	ok = ok && reap(r) == 0 && run(rep, "/tmp/live.report") == 0;
+	span = helper_span_ms("/tmp/live.data");
+	ok = ok && lines_with("/tmp/list1", "enabled") == 0 &&
+	     lines_with("/tmp/list1", "disabled") > 0 &&
+	     lines_with("/tmp/list2", "enabled") == 1 &&
+	     has_text("/tmp/list2", " helper /t/pads") &&
+	     lines_with("/tmp/list3", "enabled") == 0 &&
+	     calls("/tmp/live.report", "helper") > 0 &&
+	     calls("/tmp/live.report", "request") == 0 &&
+	     calls("/tmp/live.report", "leaf") == 0 && span >= 0 &&
+	     span <= on_ms;
+	if (ok && run(on, "/tmp/live3") != 0 &&
+	    has_text("/tmp/live3", "nothing records"))
+		verdict("PASS", "list -p and live -p: helper enabled alone, "
+			"recorded alone, for %ld ms of the %ld it was on",
+			span, on_ms);
+	else
+		verdict("FAIL", "list -p and live -p: helper for %ld ms of %ld; "
+			"%s", span, on_ms, first_line("/tmp/live.log", line,
+						      sizeof(line)));
+	stop(&t);
 }
 
 /* ---- refusals ---------------------------------------------------------- */
@@ -447,6 +708,35 @@ static void refusal_traced(void)
 	stop(&t);
 }
 
+/*
+ * Not ours: record -p run as nobody against a target of root's.  A
+ * kernel without MULTIUSER (kernel/attach.config leaves tinyconfig's
+ * choice) has no other user: every process is root, setuid fails.
+ */
+static void refusal_not_ours(void)
+{
+	const uid_t nobody = 65534;
+	struct target t;
+	pid_t child = fork();
+	int status;
+
+	if (child == 0)
+		_exit(setuid(nobody) == 0 ? 0 : errno & 0x7f);
+	status = reap(child);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		verdict("SKIP", "not ours: no other user to run it as (setuid: "
+			"%s; the kernel has no MULTIUSER)",
+			strerror(WIFEXITED(status) ? WEXITSTATUS(status) : 0));
+		return;
+	}
+	if (!start(&t, "pads"))
+		return;
+	run_as = nobody;
+	refuse(&t, "not ours", "not ours");
+	run_as = 0;
+	stop(&t);
+}
+
 int main(void)
 {
 	const char *env = getenv("attach_cycles");
@@ -456,16 +746,21 @@ int main(void)
 	setenv("LD_LIBRARY_PATH", "/lib", 1);
 	mkdir("/proc", 0755);
 	mount("proc", "/proc", "proc", 0, NULL);
+	/* writable by all: "not ours" runs mctrace as nobody */
 	mkdir("/tmp", 01777);
+	chmod("/tmp", 01777);
 	uname(&u);
 	snprintf(tag, sizeof(tag), "[attach-vm %s]", u.machine);
 	printf("attach-vm: start\n");
 	fflush(stdout);
 	cycles("pads", n > 0 ? n : 20);
 	cycles("hooks", n > 0 ? n : 20);
+	busy(n > 0 ? n : 20);
+	live_case();
 	refusal("plain", "no sites", "no sites");
 	refusal("static", "static", "static");
 	refusal_traced();
+	refusal_not_ours();
 	printf("attach-vm: done, %d failed\n", fails);
 	fflush(stdout);
 	sync();
