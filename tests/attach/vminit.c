@@ -287,29 +287,39 @@ static unsigned long text_differs(pid_t pid, const struct text *was)
 	return 0;
 }
 
+/* The first difference lib_differs found: the 4 bytes there in each. */
+static unsigned char lib_mem[4], lib_file[4];
+
 /*
- * Whether `len` bytes at `lo` in `pid` are the bytes at `off` in the
- * file `path`; true also if the mapping went away meanwhile.
+ * Where the `len` bytes at `lo` in `pid` first differ from those at
+ * `off` in the file `path`; 0 if they do not, or if the mapping went
+ * away meanwhile.
  */
-static bool same_as_file(pid_t pid, unsigned long lo, unsigned long len,
-			 const char *path, off_t off)
+static unsigned long file_differs(pid_t pid, unsigned long lo,
+				  unsigned long len, const char *path, off_t off)
 {
-	unsigned char *mem = malloc(len), *file = malloc(len);
+	unsigned char *mem = malloc(len + 4), *file = malloc(len + 4);
 	int fd = open(path, O_RDONLY);
-	bool same = true;
+	unsigned long at = 0;
 
 	if (mem && file && fd >= 0 && read_mem(pid, lo, mem, len) &&
-	    pread(fd, file, len, off) == (ssize_t)len)
-		same = !memcmp(mem, file, len);
+	    pread(fd, file, len, off) == (ssize_t)len) {
+		for (unsigned long i = 0; !at && i < len; i++)
+			at = mem[i] != file[i] ? lo + i : 0;
+		if (at && at - lo + 4 <= len) {
+			memcpy(lib_mem, mem + (at - lo), 4);
+			memcpy(lib_file, file + (at - lo), 4);
+		}
+	}
 	if (fd >= 0)
 		close(fd);
 	free(mem);
 	free(file);
-	return same;
+	return at;
 }
 
 /* dl_lib's executable mappings in `pid` now: 0 if each is as its file
- * is, else where the first that is not starts. */
+ * is, else the first address that is not. */
 static unsigned long lib_differs(pid_t pid)
 {
 	char path[64], line[512];
@@ -323,9 +333,8 @@ static unsigned long lib_differs(pid_t pid)
 		char perms[5];
 
 		if (sscanf(line, "%lx-%lx %4s %lx", &lo, &hi, perms, &off) == 4 &&
-		    perms[2] == 'x' && strstr(line, dl_lib) &&
-		    !same_as_file(pid, lo, hi - lo, dl_lib, (off_t)off))
-			bad = lo;
+		    perms[2] == 'x' && strstr(line, dl_lib))
+			bad = file_differs(pid, lo, hi - lo, dl_lib, (off_t)off);
 	}
 	if (f)
 		fclose(f);
@@ -401,6 +410,12 @@ static bool within(long a, long b)
 static char last[512];
 /* The cycles in which dl_lib's calls were in the trace. */
 static int dl_traced;
+/*
+ * The window of a "dlopen" target's cycles: long enough for a load of
+ * the library, its sites enabled by libmcount's dlopen and its calls,
+ * under QEMU's emulation.
+ */
+#define DL_WINDOW "500ms"
 
 /*
  * A "dlopen" target's library, after a cycle: in the hooks target,
@@ -421,8 +436,11 @@ static bool dl_cycle(struct target *t, int k, const char *report)
 	dl_traced += req > 0;
 	at = lib_differs(t->pid);
 	if (at) {
-		verdict("FAIL", "%s dlopen cycle %d: %s mapped at %#lx is not "
-			"as its file", t->name, k, dl_lib, at);
+		verdict("FAIL", "%s dlopen cycle %d: %s at %#lx is not as its "
+			"file: %02x%02x%02x%02x there, %02x%02x%02x%02x in it",
+			t->name, k, dl_lib, at, lib_mem[0], lib_mem[1],
+			lib_mem[2], lib_mem[3], lib_file[0], lib_file[1],
+			lib_file[2], lib_file[3]);
 		return false;
 	}
 	return true;
@@ -432,8 +450,8 @@ static bool dl_cycle(struct target *t, int k, const char *report)
 static bool one_cycle(struct target *t, int k, const struct text *was)
 {
 	char pid[16], data[64], log[64], report[64], line[256];
-	char *rec[] = { MCTRACE, "record", "-p", pid, "--duration", "50ms",
-			"-o", data, NULL };
+	char *rec[] = { MCTRACE, "record", "-p", pid, "--duration",
+			dl_lib ? DL_WINDOW : "50ms", "-o", data, NULL };
 	char *rep[] = { MCTRACE, "report", data, NULL };
 	long req, help, leaf;
 	unsigned long at;
@@ -455,7 +473,9 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 	leaf = calls(report, "leaf");
 	if (req <= 0 || !within(help, 2 * req) || !within(leaf, help)) {
 		verdict("FAIL", "%s cycle %d: calls request %ld helper %ld "
-			"leaf %ld", t->name, k, req, help, leaf);
+			"leaf %ld (report: %ld lines); %s", t->name, k, req,
+			help, leaf, lines_of(report),
+			first_line(log, line, sizeof(line)));
 		return false;
 	}
 	if (dl_lib && !dl_cycle(t, k, report))
