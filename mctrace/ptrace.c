@@ -263,19 +263,27 @@ static int set_regs(pid_t tid, const remote_regs *r)
 }
 
 /*
- * The stack of a call: `str` below the red zone, aligned, and below it
- * the return address (0) where the call pushes it (remote_arch.h).  The
- * stack pointer at the call, or 0.
+ * The stack of a call of `n` arguments `a`: `str` below the red zone,
+ * aligned, its address the first argument; below it the arguments where
+ * the machine passes them there (i386), aligned; below them the return
+ * address (0) where the call pushes it (remote_arch.h).  The stack
+ * pointer at the call, or 0.
  */
 static uintptr_t call_stack(pid_t pid, uintptr_t sp, const char *str,
-			    uintptr_t *str_at)
+			    uintptr_t *a, int n)
 {
+	const uintptr_t align = ~(uintptr_t)(REMOTE_STACK_ALIGN - 1);
 	size_t len = str ? strlen(str) + 1 : 0;
+	size_t on_stack = REMOTE_ARGS_ON_STACK ? n * sizeof(*a) : 0;
 	uintptr_t ret = 0;
 
-	sp = (sp - REMOTE_RED_ZONE - len) & ~(uintptr_t)(REMOTE_STACK_ALIGN - 1);
-	*str_at = sp;
+	sp = (sp - REMOTE_RED_ZONE - len) & align;
+	if (str)
+		a[0] = sp;
 	if (len && pt_write(pid, sp, str, len) != 0)
+		return 0;
+	sp = (sp - on_stack) & align;
+	if (on_stack && pt_write(pid, sp, a, on_stack) != 0)
 		return 0;
 	if (!REMOTE_RET_ON_STACK)
 		return sp;
@@ -385,7 +393,7 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	    const uintptr_t *args, int nargs, uintptr_t *ret)
 {
 	pid_t tid = p->tid[i];
-	uintptr_t a[REMOTE_MAX_ARGS], str_at, sp;
+	uintptr_t a[REMOTE_MAX_ARGS], sp;
 	struct thread_state saved;
 	remote_regs r;
 	int err;
@@ -394,15 +402,14 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 		perror("mctrace: cannot read a thread's registers");
 		return -1;
 	}
-	sp = call_stack(p->pid, remote_sp(&saved.regs), str, &str_at);
+	for (int k = 0; k < nargs; k++)
+		a[k + (str != NULL)] = args[k];
+	sp = call_stack(p->pid, remote_sp(&saved.regs), str, a,
+			nargs + (str != NULL));
 	if (!sp) {
 		perror("mctrace: cannot write on a thread's stack");
 		return -1;
 	}
-	for (int k = 0; k < nargs; k++)
-		a[k + (str != NULL)] = args[k];
-	if (str)
-		a[0] = str_at;
 	r = saved.regs;
 	remote_set_call(&r, fn, sp, a, nargs + (str != NULL));
 	if (remote_syscall_set(tid, -1) != 0 || set_regs(tid, &r) != 0) {

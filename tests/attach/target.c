@@ -158,6 +158,28 @@ static void fp_sleep(const unsigned char *set, unsigned char *seen,
 			   "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",
 			   "xmm12", "xmm13", "xmm14", "xmm15");
 }
+#elif defined(__i386__)
+/* xmm0 to xmm7, 16 bytes each; the system call through int $0x80 */
+#define FP_SET 128
+#define FP_LOAD(n) "movdqu " #n "*16(%[set]), %%xmm" #n "\n\t"
+#define FP_STORE(n) "movdqu %%xmm" #n ", " #n "*16(%[seen])\n\t"
+#define FP_EACH(m) m(0) m(1) m(2) m(3) m(4) m(5) m(6) m(7)
+/* (i686's default has no SSE registers to name as clobbered) */
+__attribute__((target("sse2"))) static void fp_sleep(const unsigned char *set, unsigned char *seen,
+		     const struct timespec *ts)
+{
+	long ret;
+
+	__asm__ volatile(FP_EACH(FP_LOAD)
+			 "int $0x80\n\t"
+			 FP_EACH(FP_STORE)
+			 : "=a"(ret)
+			 : "a"(SYS_nanosleep), "b"(ts), "c"(0),
+			   [set] "r"(set), [seen] "r"(seen)
+			 : "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4",
+			   "xmm5", "xmm6", "xmm7");
+	(void)ret;
+}
 #elif defined(__aarch64__)
 /* v0 to v31, 16 bytes each, two to an ldp/stp */
 #define FP_SET 512

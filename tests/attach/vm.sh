@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # vm.sh ARCH - mctrace record -p inside a booted kernel of machine ARCH
-# (aarch64, riscv64 or x86_64), where ptrace works as it does not under
+# (aarch64, riscv64, x86_64 or i386), where ptrace works as it does not under
 # qemu-user (make check-attach-vm, tests/attach/attach.mk):
 #
 #   RECORDMCOUNT=build/recordmcount VM_MCTRACE=build/attach-vm/ARCH/mctrace \
@@ -21,7 +21,7 @@
 #    lines vminit printed; FAIL if it did not end.  A machine without
 #    its cross compiler or qemu-system is one SKIP line.
 set -u
-arch=${1:?usage: vm.sh aarch64|riscv64|x86_64}
+arch=${1:?usage: vm.sh aarch64|riscv64|x86_64|i386}
 T=tests/attach
 OUT=${OUT:-build/tests/attach-vm/$arch}
 CYCLES=${CYCLES:-20}
@@ -43,6 +43,10 @@ riscv64)
 x86_64)
 	karch=x86_64 triple=x86_64-linux-gnu pad=5 hook="-pg -mfentry"
 	sysroot=/lib/x86_64-linux-gnu ;;
+i386)
+	# GCC refuses -mfentry with -fpic on i386: the hooks target is no PIE
+	karch=i386 triple=i686-linux-gnu pad=5 hook="-pg -mfentry -fno-pie"
+	link=-no-pie sysroot=/usr/i686-linux-gnu/lib ;;
 *)
 	echo "vm.sh: no attach VM for $arch" >&2
 	exit 2 ;;
@@ -108,7 +112,7 @@ build() {
 		-o "$root/t/static" $T/target.c &&
 	$CC -O2 $hook -c -o "$OUT/hooks.o" $T/target.c &&
 	"$RECORDMCOUNT" "$OUT/hooks.o" &&
-	$CC -pthread -o "$root/t/hooks" "$OUT/hooks.o" \
+	$CC -pthread ${link:-} -o "$root/t/hooks" "$OUT/hooks.o" \
 		-Wl,-T,lds/mcount.lds "$VM_LIBDIR/libmcount.a" &&
 	$CC -static -O2 -Wall -Wextra -o "$OUT/init" $T/vminit.c &&
 	cp "$VM_MCTRACE" "$root/bin/mctrace" &&
