@@ -364,18 +364,36 @@ static int run_call(pid_t tid, int *pending)
 struct thread_state {
 	remote_regs regs;
 	long nr;
+	long fp_note;	/* the regset fp holds */
 	size_t fp_len;	/* 0: the kernel gave none to keep */
 	unsigned char fp[REMOTE_FP_MAX];
 };
 
+/*
+ * The floating-point and vector registers: REMOTE_FP_NOTE, or where
+ * the CPU has none of that form (x86 without XSAVE: ENODEV),
+ * REMOTE_FP_NOTE_OLD.
+ */
+static void save_fp(pid_t tid, struct thread_state *s)
+{
+	const long notes[] = { REMOTE_FP_NOTE, REMOTE_FP_NOTE_OLD };
+
+	s->fp_len = 0;
+	for (size_t k = 0; k < 2 && !s->fp_len && notes[k]; k++) {
+		struct iovec io = { s->fp, sizeof(s->fp) };
+
+		if (ptrace(PTRACE_GETREGSET, tid, (void *)notes[k], &io) == 0) {
+			s->fp_note = notes[k];
+			s->fp_len = io.iov_len;
+		}
+	}
+}
+
 static int save_state(pid_t tid, struct thread_state *s)
 {
-	struct iovec io = { s->fp, sizeof(s->fp) };
-
 	if (get_regs(tid, &s->regs) || remote_syscall_get(tid, &s->nr))
 		return -1;
-	s->fp_len = ptrace(PTRACE_GETREGSET, tid, (void *)REMOTE_FP_NOTE,
-			   &io) == 0 ? io.iov_len : 0;
+	save_fp(tid, s);
 	return 0;
 }
 
@@ -384,7 +402,7 @@ static int restore_state(pid_t tid, struct thread_state *s)
 	struct iovec io = { s->fp, s->fp_len };
 
 	if (s->fp_len &&
-	    ptrace(PTRACE_SETREGSET, tid, (void *)REMOTE_FP_NOTE, &io) != 0)
+	    ptrace(PTRACE_SETREGSET, tid, (void *)s->fp_note, &io) != 0)
 		return -1;
 	return remote_syscall_set(tid, s->nr) || set_regs(tid, &s->regs);
 }

@@ -67,8 +67,13 @@ struct remote_nop {
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_RET_ON_STACK 1
 #define REMOTE_MAX_ARGS 6
-/* x87, SSE and AVX state whole (XSAVE's area), not only FXSAVE's */
+/*
+ * x87, SSE and AVX state whole (XSAVE's area), not only FXSAVE's; on a
+ * CPU without XSAVE (QEMU's default x86_64 one) the kernel has no
+ * such regset (ENODEV): FXSAVE's, x87 and SSE, is then all there is.
+ */
 #define REMOTE_FP_NOTE NT_X86_XSTATE
+#define REMOTE_FP_NOTE_OLD NT_PRFPREG
 static const struct remote_nop remote_nops[] = { { 1, { 0x90 } } };
 
 typedef struct user_regs_struct remote_regs;
@@ -351,6 +356,11 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 
 #ifndef REMOTE_ARGS_ON_STACK
 #define REMOTE_ARGS_ON_STACK 0
+#endif
+/* The floating-point regset to keep where REMOTE_FP_NOTE is not there
+ * (0: none). */
+#ifndef REMOTE_FP_NOTE_OLD
+#define REMOTE_FP_NOTE_OLD 0
 #endif
 
 /* The thread's registers read and set, by the machine's fields above. */
