@@ -12,6 +12,12 @@
  * writes read-only text as a debugger does, with no writable mapping.
  */
 #define _GNU_SOURCE
+/*
+ * /proc/PID/mem's offsets are addresses: on a 32-bit machine (i386) a
+ * 32-bit off_t makes every one from 2 GiB up negative (EINVAL), the
+ * stack and the libraries among them.
+ */
+#define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

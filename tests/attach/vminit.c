@@ -36,6 +36,8 @@
  * reboots, which under "qemu -no-reboot" ends QEMU.
  */
 #define _GNU_SOURCE
+/* /proc/PID/mem at addresses from 2 GiB up on i386: a 64-bit off_t */
+#define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
