@@ -214,12 +214,15 @@ static bool start(struct target *t, const char *name)
 }
 
 /* SIGTERM, and its verdict: exit 0 and its own sums right. */
+static int end_status;	/* the last target's wait status, for a FAIL */
+
 static bool stop(struct target *t)
 {
 	int status = -1;
 
 	kill(t->pid, SIGTERM);
 	waitpid(t->pid, &status, 0);
+	end_status = status;
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
 	       has_text(t->out, "sums right");
 }
@@ -580,8 +583,8 @@ static void cycles_mode(const char *name, const char *mode, const char *arg,
 	if (stop(&t))
 		verdict("PASS", "%s: its own sums right, exit 0", what);
 	else
-		verdict("FAIL", "%s: its end: %s", what,
-			last_line(t.out, (char[128]){ 0 }, 128));
+		verdict("FAIL", "%s: its end, wait status %#x: %s", what,
+			end_status, last_line(t.out, (char[128]){ 0 }, 128));
 	text_free(&was);
 }
 
