@@ -317,8 +317,9 @@ static unsigned char lib_mem[4], lib_file[4];
  * library, which puts each pad in its disabled live form for good.  On
  * x86 that is `test $rel32, %eax` (a9 rel32) over the five NOPs, one
  * byte from the call (arch/x86.c); on aarch64 `mov x9, x30` over the
- * first NOP, the second left a NOP (runtime/aarch64/backend.h).  An
- * enabled site (e8, bl) is a difference like any other.
+ * first NOP, the second left a NOP (runtime/aarch64/backend.h); on
+ * riscv64 one of the two forms runtime/riscv64/backend.h gives.  An
+ * enabled site (e8, bl, auipc and jalr) is a difference like any other.
  */
 static size_t disabled_form(const unsigned char *mem, const unsigned char *file,
 			    size_t avail)
@@ -333,6 +334,19 @@ static size_t disabled_form(const unsigned char *mem, const unsigned char *file,
 
 	return avail >= 4 && !memcmp(mem, mov_x9_x30, 4) &&
 	       !memcmp(file, nop, 4) ? 4 : 0;
+#elif defined(__riscv)
+	/* four c.nop; disabled: `auipc t0` then `nop` (the `jalr` gone),
+	 * or at 2 mod 4 a `c.j` over the eight bytes, the call kept */
+	static const unsigned char cnops[8] = { 1, 0, 1, 0, 1, 0, 1, 0 };
+	static const unsigned char nop[4] = { 0x13, 0, 0, 0 };
+	static const unsigned char cj8[2] = { 0x21, 0xa0 };
+
+	if (avail < 8 || memcmp(file, cnops, 8))
+		return 0;
+	if (!memcmp(mem, cj8, 2))
+		return 8;
+	return (mem[0] | (mem[1] & 0x0f) << 8) == 0x297 &&
+	       !memcmp(mem + 4, nop, 4) ? 8 : 0;
 #else
 	(void)mem;
 	(void)file;
