@@ -571,6 +571,10 @@ attach)
 	[ ! -f "$(dirname "$0")/../kernel/$KARCH-$KERNEL_SERIES.config" ] ||
 		FRAGMENTS="$FRAGMENTS $KARCH-$KERNEL_SERIES.config"
 	FRAGMENTS="$FRAGMENTS attach.config"
+	# and the machine's own additions for it (i386-attach.config: the
+	# 32-bit time system calls its C library sleeps with)
+	[ ! -f "$(dirname "$0")/../kernel/$KARCH-attach.config" ] ||
+		FRAGMENTS="$FRAGMENTS $KARCH-attach.config"
 	TARGETS=$(basename "$IMAGE") ;;
 ftracetest-ref)
 	# The reference kernel of the ftrace selftests (ftracetest.sh), whose

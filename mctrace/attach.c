@@ -576,7 +576,7 @@ int attach_record(pid_t pid, long long duration_ns, const char *config)
 
 	if (!REMOTE_ARCH_OK) {
 		fail(pid, "attach is not supported on this architecture "
-		     "(x86_64, aarch64 and riscv64 only)");
+		     "(x86_64, i386, aarch64 and riscv64 only)");
 		return 1;
 	}
 	if (check_target(pid))

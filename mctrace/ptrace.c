@@ -12,6 +12,12 @@
  * writes read-only text as a debugger does, with no writable mapping.
  */
 #define _GNU_SOURCE
+/*
+ * /proc/PID/mem's offsets are addresses: on a 32-bit machine (i386) a
+ * 32-bit off_t makes every one from 2 GiB up negative (EINVAL), the
+ * stack and the libraries among them.
+ */
+#define _FILE_OFFSET_BITS 64
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -263,19 +269,27 @@ static int set_regs(pid_t tid, const remote_regs *r)
 }
 
 /*
- * The stack of a call: `str` below the red zone, aligned, and below it
- * the return address (0) where the call pushes it (remote_arch.h).  The
- * stack pointer at the call, or 0.
+ * The stack of a call of `n` arguments `a`: `str` below the red zone,
+ * aligned, its address the first argument; below it the arguments where
+ * the machine passes them there (i386), aligned; below them the return
+ * address (0) where the call pushes it (remote_arch.h).  The stack
+ * pointer at the call, or 0.
  */
 static uintptr_t call_stack(pid_t pid, uintptr_t sp, const char *str,
-			    uintptr_t *str_at)
+			    uintptr_t *a, int n)
 {
+	const uintptr_t align = ~(uintptr_t)(REMOTE_STACK_ALIGN - 1);
 	size_t len = str ? strlen(str) + 1 : 0;
+	size_t on_stack = REMOTE_ARGS_ON_STACK ? n * sizeof(*a) : 0;
 	uintptr_t ret = 0;
 
-	sp = (sp - REMOTE_RED_ZONE - len) & ~(uintptr_t)(REMOTE_STACK_ALIGN - 1);
-	*str_at = sp;
+	sp = (sp - REMOTE_RED_ZONE - len) & align;
+	if (str)
+		a[0] = sp;
 	if (len && pt_write(pid, sp, str, len) != 0)
+		return 0;
+	sp = (sp - on_stack) & align;
+	if (on_stack && pt_write(pid, sp, a, on_stack) != 0)
 		return 0;
 	if (!REMOTE_RET_ON_STACK)
 		return sp;
@@ -356,18 +370,36 @@ static int run_call(pid_t tid, int *pending)
 struct thread_state {
 	remote_regs regs;
 	long nr;
+	long fp_note;	/* the regset fp holds */
 	size_t fp_len;	/* 0: the kernel gave none to keep */
 	unsigned char fp[REMOTE_FP_MAX];
 };
 
+/*
+ * The floating-point and vector registers: REMOTE_FP_NOTE, or where
+ * the CPU has none of that form (x86 without XSAVE: ENODEV),
+ * REMOTE_FP_NOTE_OLD.
+ */
+static void save_fp(pid_t tid, struct thread_state *s)
+{
+	const long notes[] = { REMOTE_FP_NOTE, REMOTE_FP_NOTE_OLD };
+
+	s->fp_len = 0;
+	for (size_t k = 0; k < 2 && !s->fp_len && notes[k]; k++) {
+		struct iovec io = { s->fp, sizeof(s->fp) };
+
+		if (ptrace(PTRACE_GETREGSET, tid, (void *)notes[k], &io) == 0) {
+			s->fp_note = notes[k];
+			s->fp_len = io.iov_len;
+		}
+	}
+}
+
 static int save_state(pid_t tid, struct thread_state *s)
 {
-	struct iovec io = { s->fp, sizeof(s->fp) };
-
 	if (get_regs(tid, &s->regs) || remote_syscall_get(tid, &s->nr))
 		return -1;
-	s->fp_len = ptrace(PTRACE_GETREGSET, tid, (void *)REMOTE_FP_NOTE,
-			   &io) == 0 ? io.iov_len : 0;
+	save_fp(tid, s);
 	return 0;
 }
 
@@ -376,7 +408,7 @@ static int restore_state(pid_t tid, struct thread_state *s)
 	struct iovec io = { s->fp, s->fp_len };
 
 	if (s->fp_len &&
-	    ptrace(PTRACE_SETREGSET, tid, (void *)REMOTE_FP_NOTE, &io) != 0)
+	    ptrace(PTRACE_SETREGSET, tid, (void *)s->fp_note, &io) != 0)
 		return -1;
 	return remote_syscall_set(tid, s->nr) || set_regs(tid, &s->regs);
 }
@@ -385,7 +417,7 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 	    const uintptr_t *args, int nargs, uintptr_t *ret)
 {
 	pid_t tid = p->tid[i];
-	uintptr_t a[REMOTE_MAX_ARGS], str_at, sp;
+	uintptr_t a[REMOTE_MAX_ARGS], sp;
 	struct thread_state saved;
 	remote_regs r;
 	int err;
@@ -394,15 +426,14 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 		perror("mctrace: cannot read a thread's registers");
 		return -1;
 	}
-	sp = call_stack(p->pid, remote_sp(&saved.regs), str, &str_at);
+	for (int k = 0; k < nargs; k++)
+		a[k + (str != NULL)] = args[k];
+	sp = call_stack(p->pid, remote_sp(&saved.regs), str, a,
+			nargs + (str != NULL));
 	if (!sp) {
 		perror("mctrace: cannot write on a thread's stack");
 		return -1;
 	}
-	for (int k = 0; k < nargs; k++)
-		a[k + (str != NULL)] = args[k];
-	if (str)
-		a[0] = str_at;
 	r = saved.regs;
 	remote_set_call(&r, fn, sp, a, nargs + (str != NULL));
 	if (remote_syscall_set(tid, -1) != 0 || set_regs(tid, &r) != 0) {

@@ -26,7 +26,9 @@
  * still to be restarted or finished: how each backend makes sure is
  * said with it.
  *
- * i386 and the other backends have no attach (mctrace(1) says so).
+ * The arguments go in registers, but on i386 (REMOTE_ARGS_ON_STACK),
+ * where ptrace.c writes them on the stack.  The other backends have no
+ * attach (mctrace(1) says so).
  */
 #ifndef MCTRACE_REMOTE_ARCH_H
 #define MCTRACE_REMOTE_ARCH_H
@@ -65,8 +67,13 @@ struct remote_nop {
 #define REMOTE_STACK_ALIGN 16
 #define REMOTE_RET_ON_STACK 1
 #define REMOTE_MAX_ARGS 6
-/* x87, SSE and AVX state whole (XSAVE's area), not only FXSAVE's */
+/*
+ * x87, SSE and AVX state whole (XSAVE's area), not only FXSAVE's; on a
+ * CPU without XSAVE (QEMU's default x86_64 one) the kernel has no
+ * such regset (ENODEV): FXSAVE's, x87 and SSE, is then all there is.
+ */
 #define REMOTE_FP_NOTE NT_X86_XSTATE
+#define REMOTE_FP_NOTE_OLD NT_PRFPREG
 static const struct remote_nop remote_nops[] = { { 1, { 0x90 } } };
 
 typedef struct user_regs_struct remote_regs;
@@ -96,6 +103,68 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 }
 
 /* The system call number lives in NT_PRSTATUS (orig_rax): nothing else. */
+static inline int remote_syscall_get(pid_t tid, long *nr)
+{
+	(void)tid;
+	*nr = -1;
+	return 0;
+}
+
+static inline int remote_syscall_set(pid_t tid, long nr)
+{
+	(void)tid;
+	(void)nr;
+	return 0;
+}
+
+#elif defined(__i386__)
+/*
+ * i386 (SysV ABI, cdecl): every argument on the stack, a 4-byte word
+ * each, the first at the lowest address, just above the return address
+ * the call pushes; the result in eax.  GCC's code takes the stack as
+ * 16-byte aligned where the arguments start (esp + 4 on entry): our
+ * arguments are put there.  No red zone.  orig_eax, in NT_PRSTATUS,
+ * is the system call the thread was stopped in (-1: none), set to -1
+ * for our call as x86_64's orig_rax.  The floating-point state kept is
+ * FXSAVE's (x87 and xmm0 to xmm7, NT_PRXFPREG): a 32-bit process has
+ * no ymm halves of its own to lose, and a CPU without XSAVE (QEMU's
+ * default 32-bit one) has no NT_X86_XSTATE to give.  A pad is single
+ * byte `nop`s, as on x86_64.
+ */
+#define REMOTE_ARCH_OK 1
+#define REMOTE_EM EM_386
+#define REMOTE_RED_ZONE 0
+#define REMOTE_STACK_ALIGN 16
+#define REMOTE_RET_ON_STACK 1
+#define REMOTE_ARGS_ON_STACK 1
+#define REMOTE_MAX_ARGS 6
+/* x87 and SSE (FXSAVE's area) */
+#define REMOTE_FP_NOTE NT_PRXFPREG
+static const struct remote_nop remote_nops[] = { { 1, { 0x90 } } };
+
+typedef struct user_regs_struct remote_regs;
+
+/* Where the thread's pc, sp and result are in remote_regs. */
+#define REMOTE_PC_OF(r) ((r)->eip)
+#define REMOTE_SP_OF(r) ((r)->esp)
+#define REMOTE_RESULT_OF(r) ((r)->eax)
+
+/*
+ * `r` made a call of `fn` on the stack at `sp`, where the return
+ * address is, and the arguments above it (ptrace.c's call_stack).
+ */
+static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
+				   const uintptr_t *args, int nargs)
+{
+	(void)args;
+	(void)nargs;
+	r->eip = (long)fn;
+	r->esp = (long)sp;
+	r->eax = 0;
+	r->orig_eax = -1;
+}
+
+/* The system call number lives in NT_PRSTATUS (orig_eax): nothing else. */
 static inline int remote_syscall_get(pid_t tid, long *nr)
 {
 	(void)tid;
@@ -283,6 +352,15 @@ static inline int remote_syscall_set(pid_t tid, long nr)
 	(void)nr;
 	return 0;
 }
+#endif
+
+#ifndef REMOTE_ARGS_ON_STACK
+#define REMOTE_ARGS_ON_STACK 0
+#endif
+/* The floating-point regset to keep where REMOTE_FP_NOTE is not there
+ * (0: none). */
+#ifndef REMOTE_FP_NOTE_OLD
+#define REMOTE_FP_NOTE_OLD 0
 #endif
 
 /* The thread's registers read and set, by the machine's fields above. */

@@ -4,7 +4,8 @@
 # cycles on a target built with pads alone (libmcount.so loaded into it)
 # and one linked with libmcount.a, each window's counts against the
 # program's structure, the text byte for byte, the busy targets (one
-# forking, one opening and closing a library all along), the refusals.
+# forking, one opening and closing a library all along, one holding
+# values in its FP and vector registers across the stops), the refusals.
 # x86_64 only; SKIP where ptrace is forbidden.
 #
 # ATTACH_CYCLES: the cycles on each of the two main targets, 20 to stay
@@ -37,12 +38,15 @@ check-attach-long:
 # check-attach-vm: the core of check-attach (cycles on the pads and the
 # hooks targets, counts, text byte for byte, refusals) as the userland
 # of a booted kernel (kernel/lib.sh's MC_KERNEL_VARIANT=attach: the
-# boot test's tinyconfig plus kernel/attach.config), for each of
-# ATTACH_VM_ARCHES: ptrace does not work under qemu-user, where the
-# other suites run these machines.  tests/attach/vm.sh builds and boots;
-# the VM's /init is tests/attach/vminit.c.  Not in `make check`: a cold
-# run builds a kernel per machine.  ATTACH_VM_CYCLES: cycles a target.
-ATTACH_VM_ARCHES ?= aarch64 riscv64
+# boot test's tinyconfig plus kernel/attach.config and, for i386,
+# i386-attach.config), for each of ATTACH_VM_ARCHES: ptrace does not
+# work under qemu-user, where the other suites run aarch64, riscv64 and
+# i386 (this machine's kernel runs no i386 process); x86_64 proves the
+# VM against the path check-attach proves natively.  tests/attach/vm.sh
+# builds and boots; the VM's /init is tests/attach/vminit.c.  Not in
+# `make check`: a cold run builds a kernel per machine (about 25 min
+# each on 2 cores).  ATTACH_VM_CYCLES: cycles a target.
+ATTACH_VM_ARCHES ?= aarch64 riscv64 x86_64 i386
 ATTACH_VM_CYCLES ?= 20
 
 # mctrace for the VM: static, with the C library alone (no libelf:

@@ -18,11 +18,13 @@
 # of it forks all along, and on each target while a thread of it opens
 # and closes a library (dlib.c, built with pads) all along: its sites
 # traced while loaded in the hooks target, none left enabled after
-# (its entries' bytes), the rest as above.  list -p and live -p: a
-# recording that records
-# nothing until live enables one function.  A target that exits while
-# recorded: its trace whole, record -p's status 0.  Then the refusals, each with its message, a
-# non-zero exit and the target left running as it was: not ours (as
+# (its entries' bytes), the rest as above; and 5 on each while its main
+# thread keeps known values in its FP and vector registers across the
+# system calls mctrace stops it in and calls on it, which it checks.
+# list -p and live -p: a recording that records nothing until live
+# enables one function.  A target that exits while recorded: its trace
+# whole, record -p's status 0.  Then the refusals, each with its
+# message, a non-zero exit and the target left running as it was: not ours (as
 # nobody, when run as root), no sites, another tracer, a recorder
 # already recording, static, its main thread gone; and one stopped by
 # job control, left stopped.  x86_64 only; SKIP where ptrace is
@@ -209,6 +211,11 @@ else
 	fail "pads dlopen: the library traced in $dl_traced cycles: update this test"
 fi
 DL=
+# the main thread holding known values in its floating-point and vector
+# registers across the sleeps where mctrace stops it and makes its calls
+# on it (target.c's "fp"): each value as it was, or its sums are wrong
+TARGET_ARGS=fp cycles pads $busy
+TARGET_ARGS=fp cycles hooks $busy
 
 # list -p and live -p against a recording in progress that records
 # nothing (-N '*') until live enables helper: then only helper, as

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 # vm.sh ARCH - mctrace record -p inside a booted kernel of machine ARCH
-# (aarch64, riscv64 or x86_64), where ptrace works as it does not under
+# (aarch64, riscv64, x86_64 or i386), where ptrace works as it does not under
 # qemu-user (make check-attach-vm, tests/attach/attach.mk):
 #
 #   RECORDMCOUNT=build/recordmcount VM_MCTRACE=build/attach-vm/ARCH/mctrace \
@@ -14,13 +14,14 @@
 # 2. The VM's userland: /init is vminit.c (the test), /bin/mctrace the
 #    static VM_MCTRACE, /lib/libmcount.so.0 from VM_LIBDIR, and in /t
 #    target.c built four ways (pads alone, -pg recorded and linked with
-#    VM_LIBDIR's libmcount.a, plain, static), with the loader and the
+#    VM_LIBDIR's libmcount.a, plain, static) and the library its
+#    "dlopen" mode loads (dlib.c, pads alone), with the loader and the
 #    libraries they need from the cross toolchain's root.
 # 3. Boot it under qemu-system (TCG) and report the PASS/FAIL/SKIP
 #    lines vminit printed; FAIL if it did not end.  A machine without
 #    its cross compiler or qemu-system is one SKIP line.
 set -u
-arch=${1:?usage: vm.sh aarch64|riscv64|x86_64}
+arch=${1:?usage: vm.sh aarch64|riscv64|x86_64|i386}
 T=tests/attach
 OUT=${OUT:-build/tests/attach-vm/$arch}
 CYCLES=${CYCLES:-20}
@@ -42,6 +43,10 @@ riscv64)
 x86_64)
 	karch=x86_64 triple=x86_64-linux-gnu pad=5 hook="-pg -mfentry"
 	sysroot=/lib/x86_64-linux-gnu ;;
+i386)
+	# GCC refuses -mfentry with -fpic on i386: the hooks target is no PIE
+	karch=i386 triple=i686-linux-gnu pad=5 hook="-pg -mfentry -fno-pie"
+	link=-no-pie sysroot=/usr/i686-linux-gnu/lib ;;
 *)
 	echo "vm.sh: no attach VM for $arch" >&2
 	exit 2 ;;
@@ -83,7 +88,10 @@ fi
 # shellcheck disable=SC2086 # one argument per fragment
 config_id=$(cd kernel && cat $FRAGMENTS "$KERNEL_SRC/.mc-extracted" 2>/dev/null |
 	sha256sum | cut -c1-16)
+# (an image older than .config is from before the configuration: a
+# build that stopped, or started from a copy of the boot build's tree)
 if [ -f "$KBUILD/$IMAGE" ] && [ -z "${ATTACH_VM_REBUILD:-}" ] &&
+   [ "$KBUILD/$IMAGE" -nt "$KBUILD/.config" ] &&
    [ "$(cat "$KBUILD/.mc-config-id" 2>/dev/null)" = "$config_id" ]; then
 	echo "$TAG reusing the kernel in $KBUILD (ATTACH_VM_REBUILD=1 builds it again)"
 elif [ -z "${VM_NO_BOOT:-}" ] &&
@@ -97,12 +105,14 @@ mkdir -p "$root/bin" "$root/lib" "$root/t" "$root/tmp"
 build() {
 	$CC -O2 -pthread -fpatchable-function-entry=$pad -o "$root/t/pads" \
 		$T/target.c &&
+	$CC -O2 -fPIC -shared -fpatchable-function-entry=$pad \
+		-o "$root/t/libdl.so" $T/dlib.c &&
 	$CC -O2 -pthread -o "$root/t/plain" $T/target.c &&
 	$CC -O2 -pthread -static -fpatchable-function-entry=$pad \
 		-o "$root/t/static" $T/target.c &&
 	$CC -O2 $hook -c -o "$OUT/hooks.o" $T/target.c &&
 	"$RECORDMCOUNT" "$OUT/hooks.o" &&
-	$CC -pthread -o "$root/t/hooks" "$OUT/hooks.o" \
+	$CC -pthread ${link:-} -o "$root/t/hooks" "$OUT/hooks.o" \
 		-Wl,-T,lds/mcount.lds "$VM_LIBDIR/libmcount.a" &&
 	$CC -static -O2 -Wall -Wextra -o "$OUT/init" $T/vminit.c &&
 	cp "$VM_MCTRACE" "$root/bin/mctrace" &&
@@ -148,7 +158,9 @@ smp=1
 ! grep -q '^CONFIG_SMP=y' "$KBUILD/.config" || smp=2
 start=$(date +%s)
 # shellcheck disable=SC2086 # $QEMU is the program and its machine options
-timeout "$BOOT_TIMEOUT" $QEMU -nographic -no-reboot -m 512M -smp $smp \
+# The boot's own time (lib.sh's, for the boot test) and the test's: the
+# i386 guest (TCG, one CPU) took over 180 s for the test alone.
+timeout $((BOOT_TIMEOUT + 600)) $QEMU -nographic -no-reboot -m 512M -smp $smp \
 	-kernel "$KBUILD/$IMAGE" -initrd "$OUT/initramfs.cpio" \
 	-append "console=$CONSOLE panic=-1 attach_cycles=$CYCLES" \
 	< /dev/null > "$OUT/serial.raw" 2>&1
