@@ -580,6 +580,25 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 	return true;
 }
 
+/*
+ * The FAIL of a target's end, and what it wrote (its fault's address
+ * and its mappings then, target.c's on_fault), for the console's log.
+ */
+static void fail_end(const struct target *t, const char *what)
+{
+	char line[512];
+	FILE *f = fopen(t->out, "r");
+	int n = 0;
+
+	verdict("FAIL", "%s: its end, wait status %#x: %s", what, end_status,
+		last_line(t->out, (char[128]){ 0 }, 128));
+	while (f && n++ < 200 && fgets(line, sizeof(line), f))
+		printf("  | %s", line);
+	if (f)
+		fclose(f);
+	fflush(stdout);
+}
+
 /* N cycles against /t/NAME run with MODE and ARG, then its own end. */
 static void cycles_mode(const char *name, const char *mode, const char *arg,
 			int n)
@@ -606,8 +625,7 @@ static void cycles_mode(const char *name, const char *mode, const char *arg,
 	if (stop(&t))
 		verdict("PASS", "%s: its own sums right, exit 0", what);
 	else
-		verdict("FAIL", "%s: its end, wait status %#x: %s", what,
-			end_status, last_line(t.out, (char[128]){ 0 }, 128));
+		fail_end(&t, what);
 	text_free(&was);
 }
 
