@@ -495,6 +495,14 @@ static int dl_traced;
  * under QEMU's emulation.
  */
 #define DL_WINDOW "500ms"
+/*
+ * How far dl_leaf's calls may be from twice dl_request's: the one
+ * thread calling the library makes its 32 calls a load in a burst, and
+ * under emulation a burst can fall between the toggles of the two
+ * sites at an edge of the window (seen: 447 and 832, 62 short, in the
+ * aarch64 VM).  Two bursts' worth; a 1:1 count is still far out.
+ */
+#define DL_SLACK 128
 
 /*
  * A "dlopen" target's library, after a cycle: in the hooks target,
@@ -507,7 +515,8 @@ static bool dl_cycle(struct target *t, int k, const char *report)
 	long req = calls(report, "dl_request"), leaf = calls(report, "dl_leaf");
 	unsigned long at;
 
-	if (!strcmp(t->name, "hooks") && (req <= 0 || !within(leaf, 2 * req))) {
+	if (!strcmp(t->name, "hooks") &&
+	    (req <= 0 || leaf - 2 * req > DL_SLACK || 2 * req - leaf > DL_SLACK)) {
 		verdict("FAIL", "%s dlopen cycle %d: calls dl_request %ld "
 			"dl_leaf %ld", t->name, k, req, leaf);
 		return false;
@@ -571,6 +580,25 @@ static bool one_cycle(struct target *t, int k, const struct text *was)
 	return true;
 }
 
+/*
+ * The FAIL of a target's end, and what it wrote (its fault's address
+ * and its mappings then, target.c's on_fault), for the console's log.
+ */
+static void fail_end(const struct target *t, const char *what)
+{
+	char line[512];
+	FILE *f = fopen(t->out, "r");
+	int n = 0;
+
+	verdict("FAIL", "%s: its end, wait status %#x: %s", what, end_status,
+		last_line(t->out, (char[128]){ 0 }, 128));
+	while (f && n++ < 200 && fgets(line, sizeof(line), f))
+		printf("  | %s", line);
+	if (f)
+		fclose(f);
+	fflush(stdout);
+}
+
 /* N cycles against /t/NAME run with MODE and ARG, then its own end. */
 static void cycles_mode(const char *name, const char *mode, const char *arg,
 			int n)
@@ -597,8 +625,7 @@ static void cycles_mode(const char *name, const char *mode, const char *arg,
 	if (stop(&t))
 		verdict("PASS", "%s: its own sums right, exit 0", what);
 	else
-		verdict("FAIL", "%s: its end, wait status %#x: %s", what,
-			end_status, last_line(t.out, (char[128]){ 0 }, 128));
+		fail_end(&t, what);
 	text_free(&was);
 }
 
