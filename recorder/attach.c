@@ -5,10 +5,14 @@
  * process's threads stopped.
  *
  * Start boots the runtime if it has not (libmcount.so's constructor
- * has, when mctrace just loaded it), or, if an earlier attach ended
- * here, boots afresh every image whose sites no longer hold what the
- * engine last wrote: mctrace wrote back the bytes they had before it
- * (a program's pads, as the compiler left them).  Then it
+ * has, when mctrace just loaded it), then boots afresh every image
+ * whose sites no longer hold what the engine last wrote: mctrace wrote
+ * back the bytes they had before it (a program's pads, as the compiler
+ * left them).  It does so at an earlier attach's end, and also when a
+ * start it tried was refused after libmcount.so was loaded (another
+ * thread held the patching lock): that boot had written its forms,
+ * and an engine trusting them would enable a NOP pad by its first byte
+ * alone.  Then it
  * starts the recording as MCOUNT_TRACE does at start-up, with the
  * attach's settings in place of the environment.
  *
@@ -37,7 +41,7 @@ int mcount_attach_stop(void);
 int mcount_attach_list(const char *path);
 int mcount_attach_live(const char *spec);
 
-static bool attached, reboot_due;
+static bool attached;
 
 static int open_attached(void)
 {
@@ -52,11 +56,9 @@ static int attach_boot(void)
 {
 	struct mcount_counts c;
 
-	if (!mcount_booted() && mcount_boot() != MCOUNT_OK)
+	if (!mcount_booted() ? mcount_boot() != MCOUNT_OK :
+	    mc_rt_images_reboot() != MCOUNT_OK)
 		return MC_ATTACH_EBOOT;
-	if (reboot_due && mc_rt_images_reboot() != MCOUNT_OK)
-		return MC_ATTACH_EBOOT;
-	reboot_due = false;
 	mcount_get_counts(&c);
 	if (c.sites == c.refused)
 		return MC_ATTACH_ENOSITES;
@@ -109,7 +111,6 @@ int mcount_attach_stop(void)
 	mcount_disable_all();
 	rec_writer_stop();
 	attached = false;
-	reboot_due = true;
 	return MC_ATTACH_OK;
 }
 

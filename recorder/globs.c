@@ -44,11 +44,36 @@ void rec_glob_name_free(struct rec_glob_name *n)
 	n->tried = false;
 }
 
+/*
+ * The process's own demangler, looked up as libmcount is loaded: that
+ * load holds the loader's lock already.  A lookup at an attach's start
+ * would wait for that lock, which a thread mctrace holds stopped inside
+ * an object's constructor or destructor (a dlopen or dlclose under way)
+ * may hold; mctrace would give the call up with the patching lock held
+ * by it, and every later attach and detach of that process would wait.
+ */
+static void *own_demangler;
+
+__attribute__((constructor)) static void find_own_demangler(void)
+{
+	own_demangler = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+}
+
+/*
+ * Only globs need a demangler.  With none found at load, a later
+ * lookup (libstdc++ loaded since), and libstdc++ itself for a glob
+ * with a C++ scope in it, as nothing else could match it.
+ */
 rec_demangler_fn rec_find_demangler(const char *const *globs, size_t n)
 {
-	void *d = dlsym(RTLD_DEFAULT, "__cxa_demangle"), *lib;
-	size_t k = 0;
+	void *d = own_demangler, *lib;
+	size_t k = 0, any = 0;
 
+	for (size_t j = 0; j < n; j++)
+		any += globs[j] != NULL;
+	if (d || !any)
+		return (rec_demangler_fn)d;
+	d = dlsym(RTLD_DEFAULT, "__cxa_demangle");
 	while (k < n && !(globs[k] && strstr(globs[k], "::")))
 		k++;
 	if (d || k == n)
