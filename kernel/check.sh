@@ -65,13 +65,15 @@ fi
 # export tables modpost writes as C), and where the configuration has
 # modules of its own (ppc64le's tinyconfig: powernv-op-panel.ko,
 # cxl.ko) each module's NAME.mod.o (its modinfo and version tables,
-# modpost's NAME.mod.c, compiled by scripts/Makefile.modfinal); each
-# is checked to hold no hook call.
+# modpost's NAME.mod.c, compiled by scripts/Makefile.modfinal) and,
+# from 6.11, the one .module-common.o they all link (the vermagic
+# modinfo of scripts/module-common.c, by the same rule); each is
+# checked to hold no hook call.
 traced=$WORK/traced-objects.txt
 find "$KBUILD" -name '.*.o.cmd' -exec grep -l -E "^(saved)?cmd_.* $FTRACE_CFLAGS " {} + |
 	sed -e "s|^$KBUILD/||" -e 's|\(.*\)/\.\(.*\)\.cmd$|\1/\2|' -e 's|^\.\(.*\)\.cmd$|\1|' |
 	sort >"$WORK/ftrace-flag-objects.txt"
-untraced_rules=$(grep -x -e scripts/mod/empty.o -e .vmlinux.export.o -e '.*\.mod\.o' \
+untraced_rules=$(grep -x -e scripts/mod/empty.o -e .vmlinux.export.o -e '.*\.mod\.o' -e '\.module-common\.o' \
 	"$WORK/ftrace-flag-objects.txt" || true)
 echo "$untraced_rules" | grep -v -x -F -f - "$WORK/ftrace-flag-objects.txt" >"$traced" || true
 for o in $untraced_rules; do

@@ -24,8 +24,9 @@ With a third argument, NOP-BYTES (lib.sh's LINKED_HOOK, s390x: "c0 04
 -mnop-mcount would), and a hook is an instruction of exactly those
 bytes instead: on s390x "jgnop" to itself, `brcl 0,0`.  The entry
 code's alternatives pad with the same bytes (system_call, ...): with a
-fourth argument, VMLINUX, those of its .altinstructions (s390's layout)
-are not hooks.  Any call left unNOPed would name __fentry__, which the
+fourth argument, VMLINUX, those of its .altinstructions (s390's layout,
+6.1's or 6.12's) and the replacements of .altinstr_replacement are not
+hooks.  Any call left unNOPed would name __fentry__, which the
 s390 kernel does not define: the link would have failed.
 
 objdump decodes the text linearly from each symbol, and code no symbol
@@ -90,23 +91,51 @@ JUMP = re.compile(r"^\s*[0-9a-f]+:\s+(?:[0-9a-f]{2}\s)+\s*(jmp|jsr)\s+@(r\d+)\s*
 ANY_INSN = re.compile(r"^\s*[0-9a-f]+:\s")
 
 
+# s390's struct alt_instr (arch/s390/include/asm/alternative.h), packed,
+# big endian: s32 instr_offset and s32 repl_offset (each from the field
+# itself), then 6.12's u32 feature (a union of ctx, type and data) or
+# 6.1's u16 facility, then u8 instrlen.
+S390_ALT_LAYOUTS = ((">iiIB", 13), (">iiHB", 11))
+
+
+def s390_alt_entries(elf, sec, replacement):
+    """[(start, end)] of the original instructions of .altinstructions
+    SEC read in the one layout of S390_ALT_LAYOUTS under which every
+    entry's replacement lies in REPLACEMENT (.altinstr_replacement), or
+    exit: no other layout is known."""
+    data = elf.contents(sec)
+    lo, hi = replacement["addr"], replacement["addr"] + replacement["size"]
+    for fmt, size in S390_ALT_LAYOUTS:
+        if len(data) % size:
+            continue
+        entries = []
+        for off in range(0, len(data), size):
+            rel, repl, _feature, n = struct.unpack_from(fmt, data, off)
+            start = sec["addr"] + off + rel
+            entries.append((start, start + n, sec["addr"] + off + 4 + repl))
+        if all(lo <= r <= hi for _, _, r in entries):
+            return [(a, b) for a, b, _ in entries]
+    sys.exit("hooks.py: .altinstructions is in no s390 layout known "
+             "(6.1's or 6.12's struct alt_instr)")
+
+
 def s390_alternative_ranges(vmlinux):
     """[start, end) of every original instruction s390's alternatives
-    may replace: .altinstructions holds packed struct alt_instr {s32
-    instr_offset (from the field itself); s32 repl_offset; u16 facility;
-    u8 instrlen}, big endian (arch/s390/include/asm/alternative.h)."""
+    may replace (.altinstructions, S390_ALT_LAYOUTS), and of
+    .altinstr_replacement, the replacements themselves: code that is
+    only ever copied over an original, never run where it lies (6.12's
+    hold `brcl 0,0` too)."""
     with open(vmlinux, "rb") as f:
         elf = elfsites.Elf(f.read())
-    ranges = []
-    for sec in elf.sections:
-        if sec["name"] != ".altinstructions":
-            continue
-        data = elf.contents(sec)
-        for off in range(0, len(data) - 10, 11):
-            rel, _repl, _fac, n = struct.unpack_from(">iiHB", data, off)
-            start = sec["addr"] + off + rel
-            ranges.append((start, start + n))
-    return ranges
+    named = {sec["name"]: sec for sec in elf.sections}
+    if ".altinstructions" not in named:
+        return []
+    replacement = named.get(".altinstr_replacement")
+    if replacement is None:
+        sys.exit("hooks.py: %s has .altinstructions but no "
+                 ".altinstr_replacement" % vmlinux)
+    return s390_alt_entries(elf, named[".altinstructions"], replacement) + \
+        [(replacement["addr"], replacement["addr"] + replacement["size"])]
 
 
 def literal_pool_hooks(lines, hook):

@@ -45,7 +45,8 @@
 # -mrecord-mcount -mnop-mcount writes the table, which the first edit
 # turns off.)
 #
-# A fourth, on 6.12, for riscv: edit_riscv_kconfig says why.
+# A fourth, on 6.12, for riscv: edit_riscv_kconfig says why; a fifth,
+# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig.
 #
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
@@ -122,6 +123,7 @@ config MC_C_RECORDMCOUNT\
 	[ "$(grep -c MC_C_RECORDMCOUNT "$kconfig")" -eq 1 ] || die "Kconfig edit (MC_C_RECORDMCOUNT) failed"
 	edit_arm64_kconfig
 	edit_riscv_kconfig
+	edit_powerpc_kconfig
 }
 
 # On 6.12 the ftrace selftests compare our kernel with one whose table
@@ -183,6 +185,29 @@ edit_riscv_kconfig() {
 		sed -i "s/^	$select\$/	$select \&\& !MC_C_RECORDMCOUNT # recordmcount test/" "$rv"
 	fi
 	[ "$(grep -c MC_C_RECORDMCOUNT "$rv")" -eq 1 ] || die "Kconfig edit of $rv failed"
+}
+
+# From 6.6 powerpc selects FTRACE_MCOUNT_USE_PATCHABLE_FUNCTION_ENTRY
+# through ARCH_USING_PATCHABLE_FUNCTION_ENTRY (def_bool y on PPC32
+# wherever the compiler takes -fpatchable-function-entry, as GCC 12
+# does): the compiler writes the table and Kbuild runs no recordmcount.
+# 6.12 keeps PPC32's -pg path ("mflr r0; stw r0, 4(r1); bl _mcount",
+# ftrace_init_nop in arch/powerpc/kernel/trace/ftrace.c).  Where
+# MC_C_RECORDMCOUNT is on (ppc32-6.12.config) the option is off, so
+# CC_FLAGS_FTRACE is -pg and recordmcount writes the table, as on 6.1.
+# ppc64le builds with -mprofile-kernel, where GCC 12 fails the
+# option's own check (gcc-check-fpatchable-function-entry.sh), and
+# leaves MC_C_RECORDMCOUNT off: unchanged.
+edit_powerpc_kconfig() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	ppc=$KERNEL_SRC/arch/powerpc/Kconfig
+	if ! grep -q MC_C_RECORDMCOUNT "$ppc"; then
+		grep -q '^config ARCH_USING_PATCHABLE_FUNCTION_ENTRY$' "$ppc" ||
+			die "$ppc has no ARCH_USING_PATCHABLE_FUNCTION_ENTRY"
+		sed -i '/^config ARCH_USING_PATCHABLE_FUNCTION_ENTRY$/a\
+	depends on !MC_C_RECORDMCOUNT # recordmcount test (ppc32 -pg build)' "$ppc"
+	fi
+	[ "$(grep -c MC_C_RECORDMCOUNT "$ppc")" -eq 1 ] || die "Kconfig edit of $ppc failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then
