@@ -103,19 +103,7 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 }
 
 /* The system call number lives in NT_PRSTATUS (orig_rax): nothing else. */
-static inline int remote_syscall_get(pid_t tid, long *nr)
-{
-	(void)tid;
-	*nr = -1;
-	return 0;
-}
-
-static inline int remote_syscall_set(pid_t tid, long nr)
-{
-	(void)tid;
-	(void)nr;
-	return 0;
-}
+#define REMOTE_SYSCALL_IN_REGS 1
 
 #elif defined(__i386__)
 /*
@@ -165,19 +153,7 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 }
 
 /* The system call number lives in NT_PRSTATUS (orig_eax): nothing else. */
-static inline int remote_syscall_get(pid_t tid, long *nr)
-{
-	(void)tid;
-	*nr = -1;
-	return 0;
-}
-
-static inline int remote_syscall_set(pid_t tid, long nr)
-{
-	(void)tid;
-	(void)nr;
-	return 0;
-}
+#define REMOTE_SYSCALL_IN_REGS 1
 
 #elif defined(__aarch64__)
 /*
@@ -299,19 +275,7 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 }
 
 /* Nothing to keep: the kernel forgot the system call (above). */
-static inline int remote_syscall_get(pid_t tid, long *nr)
-{
-	(void)tid;
-	*nr = -1;
-	return 0;
-}
-
-static inline int remote_syscall_set(pid_t tid, long nr)
-{
-	(void)tid;
-	(void)nr;
-	return 0;
-}
+#define REMOTE_SYSCALL_IN_REGS 1
 
 #else
 /* No attach on this machine: attach.c refuses before any of these runs. */
@@ -339,6 +303,15 @@ static inline void remote_set_call(remote_regs *r, uintptr_t fn, uintptr_t sp,
 	r->sp = sp;
 }
 
+#define REMOTE_SYSCALL_IN_REGS 1
+#endif
+
+#ifdef REMOTE_SYSCALL_IN_REGS
+/*
+ * No regset of its own holds the system call a thread was stopped in
+ * (x86 keeps it in NT_PRSTATUS, riscv64's kernel forgets it): nothing
+ * to read, nothing to put back.
+ */
 static inline int remote_syscall_get(pid_t tid, long *nr)
 {
 	(void)tid;

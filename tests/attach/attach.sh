@@ -18,10 +18,8 @@
 # of it forks all along, and on each target while a thread of it opens
 # and closes a library (dlib.c, built with pads) all along: its sites
 # traced while loaded in the hooks target, none left enabled after
-# (its entries' bytes), the rest as above; 5 on the pads target while a
-# thread of it opens and closes a library whose constructor and
-# destructor sleep (slowinit.c: stopped there, it holds the loader's
-# lock); a start after the text was put back behind the engine's back
+# (its entries' bytes), the rest as above; a start after the text was
+# put back behind the engine's back
 # (restored.c, as after a start refused once libmcount.so was loaded):
 # its calls recorded, no crash; and 5 on each while its main
 # thread keeps known values in its FP and vector registers across the
@@ -69,8 +67,6 @@ build() {
 		$T/target.c &&
 	$CC -O2 -fPIC -shared -fpatchable-function-entry=5 \
 		-o "$OUT/libdl.so" $T/dlib.c &&
-	$CC -O2 -fPIC -shared -fpatchable-function-entry=5 \
-		-o "$OUT/libslow.so" $T/dlib.c $T/slowinit.c &&
 	$CC -O2 -fpatchable-function-entry=5 -o "$OUT/restored" \
 		$T/restored.c -ldl &&
 	$CC -O2 -pthread -o "$OUT/plain" $T/target.c &&
@@ -219,12 +215,6 @@ if [ $dl_traced -eq 0 ]; then
 else
 	fail "pads dlopen: the library traced in $dl_traced cycles: update this test"
 fi
-DL=
-# a thread opening and closing a library whose constructor and
-# destructor sleep: stopped inside them, it holds the loader's lock
-# (not in the loader's own code), and the start must not wait for it
-DL=$OUT/libslow.so
-TARGET_ARGS="dlopen $DL" cycles pads $busy
 DL=
 # the start after mctrace put the text back behind the engine's back (a
 # start refused after libmcount.so was loaded): the pads are read again
