@@ -8,13 +8,12 @@
  * has, when mctrace just loaded it), then boots afresh every image
  * whose sites no longer hold what the engine last wrote: mctrace wrote
  * back the bytes they had before it (a program's pads, as the compiler
- * left them).  It does so at an earlier attach's end, and also when a
- * start it tried was refused after libmcount.so was loaded (another
- * thread held the patching lock): that boot had written its forms,
- * and an engine trusting them would enable a NOP pad by its first byte
- * alone.  Then it
- * starts the recording as MCOUNT_TRACE does at start-up, with the
- * attach's settings in place of the environment.
+ * left them) after an earlier attach, or after a start it tried was
+ * refused once libmcount.so was loaded (another thread held the
+ * patching lock): that load's boot had written its forms, and an
+ * engine trusting them would enable a NOP pad by its first byte alone.
+ * Then it starts the recording as MCOUNT_TRACE does at start-up, with
+ * the attach's settings in place of the environment.
  *
  * List and live only read the sites, or change them as the program's
  * own mcount_enable_glob would (the recorder then records what is

@@ -67,10 +67,11 @@ __attribute__((constructor)) static void find_own_demangler(void)
 rec_demangler_fn rec_find_demangler(const char *const *globs, size_t n)
 {
 	void *d = own_demangler, *lib;
-	size_t k = 0, any = 0;
+	size_t k = 0;
+	bool any = false;
 
 	for (size_t j = 0; j < n; j++)
-		any += globs[j] != NULL;
+		any |= globs[j] != NULL;
 	if (d || !any)
 		return (rec_demangler_fn)d;
 	d = dlsym(RTLD_DEFAULT, "__cxa_demangle");
