@@ -177,7 +177,15 @@ cycles() {
 	n=${2:-$CYCLES} what="$1${TARGET_ARGS:+ $TARGET_ARGS}"
 	start "$1"
 	$PROC text "$pid" ${DL:-} > "$OUT/$1.text"
+	# the count to hold to, read until two reads 20 ms apart agree: a
+	# thread of the target may have a file open for a moment
 	fds=$($PROC fds "$pid" ${DL:-})
+	for _ in 1 2 3 4 5; do
+		sleep 0.02
+		again=$($PROC fds "$pid" ${DL:-})
+		[ "$again" = "$fds" ] && break
+		fds=$again
+	done
 	k=1
 	while [ $k -le "$n" ] && one_cycle "$1" $k; do
 		k=$((k + 1))
