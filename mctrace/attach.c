@@ -368,15 +368,77 @@ static int step_out_all(struct attach *a)
 	return 0;
 }
 
+static bool held(const struct attach *a, int32_t tid)
+{
+	for (size_t i = 0; i < a->th.n; i++)
+		if (a->th.tid[i] == tid)
+			return true;
+	return false;
+}
+
 /*
- * Whether a held thread is inside the dynamic loader's code: a dlopen
- * or dlclose half done, which holds the loader's lock that our dlopen
- * of libmcount.so and the runtime's walks of the loaded objects take.
- * Waiting for it would wait for ever, and a call given up half done
- * may leave a lock of its own held: better let the threads run and
- * stop them again.
+ * Whether a held thread holds one of the loader's locks, though its
+ * code is not the loader's: inside an object's constructor or
+ * destructor, which dlopen and dlclose run under their lock, or inside
+ * a dl_iterate_phdr callback (an unwinder's).  glibc keeps those locks,
+ * recursive mutexes, in ld.so's _rtld_global; a mutex held has its
+ * lock word 1 or 2, its count at least 1, and its owner's thread id
+ * next, the layout of every glibc machine.  A loader without that
+ * object (musl) is not looked at.
  */
-static bool in_loader(const struct attach *a, const struct pm_maps *maps)
+static bool loader_lock_held(const struct attach *a, const struct pm_maps *maps)
+{
+	const struct pm_map *ld = pm_find(maps, "ld-");
+	size_t size = 0;
+	uintptr_t at = ld ? pm_sized(maps, ld->path, "_rtld_global", false, &size) : 0;
+	int32_t *w;
+	bool found = false;
+
+	if (!at || size < 3 * sizeof(*w) || size > 65536)
+		return false;
+	w = malloc(size);
+	if (w && pt_read(a->pid, at, w, size) == 0)
+		for (size_t i = 2; !found && i < size / sizeof(*w); i++)
+			found = (w[i - 2] == 1 || w[i - 2] == 2) &&
+				w[i - 1] >= 1 && w[i] > 0 && held(a, w[i]);
+	free(w);
+	return found;
+}
+
+/*
+ * Whether a held thread is inside the C library's fork, or a function
+ * it called: fork holds malloc's locks and stdio's from before its
+ * system call to after it, and a thread stopped by us stops on that
+ * call's way back, the locks held.  Our dlopen's first malloc on a
+ * thread that has none of its own waits for them.
+ */
+static bool in_fork(const struct attach *a, const struct pm_maps *maps)
+{
+	static const char *const names[] = { "fork", "_Fork" };
+	const struct pm_map *libc = pm_find(maps, "libc.so");
+
+	for (size_t k = 0; libc && k < sizeof(names) / sizeof(names[0]); k++) {
+		size_t size = 0;
+		uintptr_t fn = pm_sized(maps, libc->path, names[k], true, &size);
+
+		if (fn && pt_any_in_frames(&a->th, fn, fn + size))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a held thread is inside the dynamic loader's code, or inside
+ * fork, or (`loading`: before our dlopen of libmcount.so, which takes
+ * it) holds the loader's lock elsewhere: a dlopen or dlclose half done,
+ * whose locks that dlopen and the runtime's walks of the loaded objects
+ * take, or malloc's locks.  Waiting for them would wait for ever, and a
+ * call given up half done may leave a lock of its own held (the
+ * loader's, when its dlopen waited on malloc's): better let the threads
+ * run and stop them again.
+ */
+static bool in_loader(const struct attach *a, const struct pm_maps *maps,
+		      bool loading)
 {
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct pm_map *m = &maps->m[i];
@@ -386,7 +448,7 @@ static bool in_loader(const struct attach *a, const struct pm_maps *maps)
 		    pt_any_pc_in(&a->th, m->lo, m->hi))
 			return true;
 	}
-	return false;
+	return (loading && loader_lock_held(a, maps)) || in_fork(a, maps);
 }
 
 /*
@@ -401,16 +463,21 @@ static int start_held(struct attach *a, const char *config)
 	uintptr_t code = 0;
 	int err = 1;
 
-	if (pm_read(a->pid, &maps) != 0 || copy_text(a, &maps) != 0) {
-		fail(a->pid, "cannot read its mappings or its text");
+	if (pm_read(a->pid, &maps) != 0) {
+		fail(a->pid, "cannot read its mappings");
 		return 1;
 	}
 	find_entry(a, &maps);
-	errno = 0;
-	if (in_loader(a, &maps)) {
+	if (in_loader(a, &maps, !a->start_fn || !a->stop_fn)) {
 		pm_free(&maps);
 		return 3;
 	}
+	if (copy_text(a, &maps) != 0) {
+		pm_free(&maps);
+		fail(a->pid, "cannot read its text");
+		return 1;
+	}
+	errno = 0;
 	if (step_out_all(a) != 0)
 		fail(a->pid, "cannot step a thread out of a pad");
 	else if ((a->start_fn && a->stop_fn) || !load_recorder(a, &maps))

@@ -162,60 +162,94 @@ static uintptr_t load_bias(const struct elf_file *f, uintptr_t first)
 	return first;
 }
 
-/* `name`'s value in the symbol table `sh`, a defined function; 0 if none. */
-static uintptr_t find_in(const struct elf_file *f, const ElfW(Shdr) *sh,
-			 const char *name)
+/* The symbol wanted: its name and type; its value and size when found. */
+struct wanted {
+	const char *name;
+	unsigned type;		/* STT_FUNC or STT_OBJECT */
+	uintptr_t value;
+	size_t size;
+};
+
+/* `w` in the symbol table `sh`, defined: true if found. */
+static bool find_in(const struct elf_file *f, const ElfW(Shdr) *sh,
+		    struct wanted *w)
 {
 	const ElfW(Shdr) *str = (const void *)(f->at + f->eh->e_shoff);
 	const ElfW(Sym) *sym = (const void *)(f->at + sh->sh_offset);
-	size_t n = sh->sh_size / sizeof(*sym), len = strlen(name);
+	size_t n = sh->sh_size / sizeof(*sym), len = strlen(w->name);
 
 	if (sh->sh_link >= f->eh->e_shnum || !inside(f, sh->sh_offset,
 						     sh->sh_size))
-		return 0;
+		return false;
 	str += sh->sh_link;
 	if (!inside(f, str->sh_offset, str->sh_size))
-		return 0;
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		const ElfW(Sym) *s = &sym[i];
 
 		if (s->st_shndx == SHN_UNDEF ||
-		    ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+		    ELF64_ST_TYPE(s->st_info) != w->type ||
 		    s->st_name >= str->sh_size ||
 		    str->sh_size - s->st_name <= len)
 			continue;
-		if (!memcmp(f->at + str->sh_offset + s->st_name, name, len + 1))
-			return (uintptr_t)s->st_value;
+		if (!memcmp(f->at + str->sh_offset + s->st_name, w->name,
+			    len + 1)) {
+			w->value = (uintptr_t)s->st_value;
+			w->size = (size_t)s->st_size;
+			return true;
+		}
 	}
-	return 0;
+	return false;
 }
 
 /* Its .symtab, else its .dynsym. */
-static uintptr_t symbol_in(const struct elf_file *f, const char *name)
+static bool symbol_in(const struct elf_file *f, struct wanted *w)
 {
 	const ElfW(Shdr) *sh = (const void *)(f->at + f->eh->e_shoff);
-	uintptr_t v = 0;
 
-	for (int pass = 0; pass < 2 && !v; pass++)
-		for (size_t i = 0; !v && i < f->eh->e_shnum; i++)
-			if (sh[i].sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB))
-				v = find_in(f, &sh[i], name);
-	return v;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < f->eh->e_shnum; i++)
+			if (sh[i].sh_type == (pass ? SHT_DYNSYM : SHT_SYMTAB) &&
+			    find_in(f, &sh[i], w))
+				return true;
+	return false;
+}
+
+/* `w` in the object mapped from `path`, its value where the process has it. */
+static bool lookup(const struct pm_maps *maps, const char *path,
+		   struct wanted *w)
+{
+	uintptr_t first = first_page(maps, path);
+	struct elf_file f;
+	bool found;
+
+	if (!first || !elf_open(&f, path))
+		return false;
+	found = symbol_in(&f, w);
+	if (found)
+		w->value += load_bias(&f, first);
+	munmap((void *)f.at, f.size);
+	return found;
 }
 
 uintptr_t pm_symbol(const struct pm_maps *maps, const char *path,
 		    const char *name)
 {
-	uintptr_t first = first_page(maps, path), v = 0;
-	struct elf_file f;
+	struct wanted w = { .name = name, .type = STT_FUNC };
 
-	if (!first || !elf_open(&f, path))
+	return lookup(maps, path, &w) ? w.value : 0;
+}
+
+uintptr_t pm_sized(const struct pm_maps *maps, const char *path,
+		   const char *name, bool function, size_t *size)
+{
+	struct wanted w = { .name = name,
+			    .type = function ? STT_FUNC : STT_OBJECT };
+
+	if (!lookup(maps, path, &w))
 		return 0;
-	v = symbol_in(&f, name);
-	if (v)
-		v += load_bias(&f, first);
-	munmap((void *)f.at, f.size);
-	return v;
+	*size = w.size;
+	return w.value;
 }
 
 int pm_machine(const char *path)

@@ -7,6 +7,7 @@
 #ifndef MCTRACE_PROCMAPS_H
 #define MCTRACE_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +34,13 @@ const struct pm_map *pm_find(const struct pm_maps *maps, const char *prefix);
  */
 uintptr_t pm_symbol(const struct pm_maps *maps, const char *path,
 		    const char *name);
+/*
+ * The address in the process of the function (else data object) `name`
+ * of the object mapped from `path`, and in *size its size: 0 if it has
+ * none.
+ */
+uintptr_t pm_sized(const struct pm_maps *maps, const char *path,
+		   const char *name, bool function, size_t *size);
 /* The ELF machine (EM_*) of file `path`, or -1 if it is no ELF file. */
 int pm_machine(const char *path);
 

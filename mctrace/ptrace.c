@@ -492,6 +492,31 @@ bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
 	return false;
 }
 
+/*
+ * How much of a stack pt_any_in_frames reads: the frames of the few
+ * functions fork calls while it holds its locks, and theirs.
+ */
+#define FRAMES_READ 1024
+
+bool pt_any_in_frames(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		uintptr_t top[FRAMES_READ / sizeof(uintptr_t)];
+		remote_regs r;
+
+		if (get_regs(p->tid[i], &r) != 0)
+			continue;
+		if (remote_pc(&r) >= lo && remote_pc(&r) < hi)
+			return true;
+		if (pt_read(p->pid, remote_sp(&r), top, sizeof(top)) != 0)
+			continue;
+		for (size_t k = 0; k < sizeof(top) / sizeof(top[0]); k++)
+			if (top[k] >= lo && top[k] < hi)
+				return true;
+	}
+	return false;
+}
+
 /* The length of the NOP at `at` (remote_arch.h's), 0 if none is. */
 static size_t nop_at(pid_t pid, uintptr_t at)
 {

@@ -60,6 +60,12 @@ int pt_call(struct pt_threads *p, size_t i, uintptr_t fn, const char *str,
 size_t pt_pick(const struct pt_threads *p);
 /* Whether a held thread is stopped with its pc in [lo, hi). */
 bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi);
+/*
+ * Whether a held thread is stopped in [lo, hi), or in a function called
+ * from there: its pc, or a word of the top of its stack (where a return
+ * address into [lo, hi) lies while a callee runs).
+ */
+bool pt_any_in_frames(const struct pt_threads *p, uintptr_t lo, uintptr_t hi);
 
 /*
  * Move thread `i` out of a run of NOPs (a pad) it stopped inside of, to

@@ -18,8 +18,12 @@
 # of it forks all along, and on each target while a thread of it opens
 # and closes a library (dlib.c, built with pads) all along: its sites
 # traced while loaded in the hooks target, none left enabled after
-# (its entries' bytes), the rest as above; a start after the text was
-# put back behind the engine's back
+# (its entries' bytes), the rest as above; 5 on the pads target while a
+# thread of it opens and closes a library whose constructor and
+# destructor sleep (slowinit.c: stopped there, it holds the loader's
+# lock); 15 pads targets forking all along, each attached once (a
+# thread stopped inside fork holds malloc's locks), then ended within
+# 5 s of SIGTERM (every target is); a start after the text was put back behind the engine's back
 # (restored.c, as after a start refused once libmcount.so was loaded):
 # its calls recorded, no crash; and 5 on each while its main
 # thread keeps known values in its FP and vector registers across the
@@ -67,6 +71,8 @@ build() {
 		$T/target.c &&
 	$CC -O2 -fPIC -shared -fpatchable-function-entry=5 \
 		-o "$OUT/libdl.so" $T/dlib.c &&
+	$CC -O2 -fPIC -shared -fpatchable-function-entry=5 \
+		-o "$OUT/libslow.so" $T/dlib.c $T/slowinit.c &&
 	$CC -O2 -fpatchable-function-entry=5 -o "$OUT/restored" \
 		$T/restored.c -ldl &&
 	$CC -O2 -pthread -o "$OUT/plain" $T/target.c &&
@@ -171,34 +177,77 @@ one_cycle() {
 	fi
 }
 
+# baseline_fds: the target's descriptor count to hold to, read until two
+# reads 20 ms apart agree: a thread of it may have a file open for a
+# moment
+baseline_fds() {
+	b=$($PROC fds "$pid" ${DL:-})
+	for _ in 1 2 3 4 5; do
+		sleep 0.02
+		again=$($PROC fds "$pid" ${DL:-})
+		[ "$again" = "$b" ] && break
+		b=$again
+	done
+	echo "$b"
+}
+
+# alive PID: the process runs (a zombie, ended but not yet waited for,
+# does not)
+alive() {
+	st=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ]
+}
+
 # cycles NAME [N]: N (CYCLES) cycles against target NAME (run with
 # TARGET_ARGS), then its own end
 cycles() {
 	n=${2:-$CYCLES} what="$1${TARGET_ARGS:+ $TARGET_ARGS}"
 	start "$1"
 	$PROC text "$pid" ${DL:-} > "$OUT/$1.text"
-	# the count to hold to, read until two reads 20 ms apart agree: a
-	# thread of the target may have a file open for a moment
-	fds=$($PROC fds "$pid" ${DL:-})
-	for _ in 1 2 3 4 5; do
-		sleep 0.02
-		again=$($PROC fds "$pid" ${DL:-})
-		[ "$again" = "$fds" ] && break
-		fds=$again
-	done
+	fds=$(baseline_fds)
 	k=1
 	while [ $k -le "$n" ] && one_cycle "$1" $k; do
 		k=$((k + 1))
 	done
 	[ $k -gt "$n" ] && pass "$what: $n cycles: counts 2:1:1, text as before, same fds, no thread stopped"
+	end_target "$1" && pass "$what: its own sums right, exit 0"
+}
+
+# end_target NAME: SIGTERM to the target; 0 if it ended within 5 s with
+# its sums right and exit 0 (a lock an attach left held hangs its exit)
+end_target() {
 	kill -TERM "$pid"
+	for _ in $(seq 50); do
+		alive "$pid" || break
+		sleep 0.1
+	done
+	if alive "$pid"; then
+		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null
+		fail "$1${TARGET_ARGS:+ $TARGET_ARGS}: still running 5 s after SIGTERM (a lock left held?)"
+		return 1
+	fi
 	wait "$pid"
 	status=$?
 	if [ $status -eq 0 ] && grep -q "sums right" "$OUT/$1.out"; then
-		pass "$what: its own sums right, exit 0"
-	else
-		fail "$what: exit $status, $(tail -1 "$OUT/$1.out")"
+		return 0
 	fi
+	fail "$1${TARGET_ARGS:+ $TARGET_ARGS}: exit $status, $(tail -1 "$OUT/$1.out")"
+	return 1
+}
+
+# firsts NAME N: N targets, each attached once (each attach loads
+# libmcount.so into it), then ended
+firsts() {
+	k=1
+	while [ $k -le "$2" ]; do
+		start "$1"
+		$PROC text "$pid" > "$OUT/$1.text"
+		fds=$(baseline_fds)
+		one_cycle "$1" "first$k" && end_target "$1" || break
+		k=$((k + 1))
+	done
+	[ $k -gt "$2" ] && pass "$1 ${TARGET_ARGS:-}: $2 targets, each attached once and ended by SIGTERM, sums right"
 }
 
 cycles pads
@@ -208,6 +257,11 @@ cycles hooks
 # the busy targets: 5 cycles, or CYCLES if fewer (the sanitizer build)
 busy=$((CYCLES < 5 ? CYCLES : 5))
 TARGET_ARGS=fork cycles pads $busy
+# the first attach to a forking target, again and again: a thread held
+# inside fork holds malloc's locks, which the dlopen of libmcount.so
+# needs; a dlopen given up waiting for them left the loader's lock held
+# and the target hung at its exit
+TARGET_ARGS=fork firsts pads $((CYCLES < 5 ? CYCLES * 3 : 15))
 # a thread opening and closing a library all along: in the hooks
 # target, whose dlopen is libmcount's, the library's sites are traced
 # while it is loaded.  The pads target's dlopen was bound to the C
@@ -223,6 +277,12 @@ if [ $dl_traced -eq 0 ]; then
 else
 	fail "pads dlopen: the library traced in $dl_traced cycles: update this test"
 fi
+DL=
+# a thread opening and closing a library whose constructor and
+# destructor sleep: stopped inside them, it holds the loader's lock
+# (not in the loader's own code), and the start must not wait for it
+DL=$OUT/libslow.so
+TARGET_ARGS="dlopen $DL" cycles pads $busy
 DL=
 # the start after mctrace put the text back behind the engine's back (a
 # start refused after libmcount.so was loaded): the pads are read again
