@@ -46,8 +46,9 @@
 # turns off.)
 #
 # A fourth, on 6.12, for riscv: edit_riscv_kconfig says why; a fifth,
-# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; a sixth, on 6.12,
-# for sparc's build, not its Kconfig: edit_sparc_fcntl.
+# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; a sixth and a
+# seventh, on 6.12, for sparc's and sh's builds, not their Kconfig:
+# edit_sparc_fcntl, edit_sh_vsyscall.
 #
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
@@ -126,6 +127,7 @@ config MC_C_RECORDMCOUNT\
 	edit_riscv_kconfig
 	edit_powerpc_kconfig
 	edit_sparc_fcntl
+	edit_sh_vsyscall
 }
 
 # On 6.12 the ftrace selftests compare our kernel with one whose table
@@ -243,6 +245,24 @@ edit_sparc_fcntl() {
 	[ "$(grep -c 'recordmcount test' "$fcntl")" -eq 1 ] &&
 		[ "$(grep -c '^	BUILD_BUG_ON(__FMODE_NONOTIFY != __O_TMPFILE);$' "$fcntl")" -eq 1 ] ||
 		die "edit of $fcntl failed"
+}
+
+# 6.12's arch/sh/kernel/vsyscall/Makefile names "vsyscall-traps.so"
+# in targets where the rule builds vsyscall-trapa.so (6.1 named it
+# right): Kbuild never reads that file's .cmd, if_changed takes its
+# command for changed, and every make links vmlinux again, the boot
+# image's too, after build.sh's --finalize (build.sh stops there).
+# The one word is put right.
+edit_sh_vsyscall() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	vsys=$KERNEL_SRC/arch/sh/kernel/vsyscall/Makefile
+	if ! grep -q 'recordmcount test' "$vsys"; then
+		grep -q '^targets += vsyscall-trapa\.o vsyscall-traps\.so$' "$vsys" ||
+			die "$vsys has no \"targets += vsyscall-trapa.o vsyscall-traps.so\""
+		sed -i 's/^targets += vsyscall-trapa\.o vsyscall-traps\.so$/targets += vsyscall-trapa.o vsyscall-trapa.so # recordmcount test: was "traps.so"/' "$vsys"
+	fi
+	[ "$(grep -c '^targets += vsyscall-trapa\.o vsyscall-trapa\.so # recordmcount test' "$vsys")" -eq 1 ] ||
+		die "edit of $vsys failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then
