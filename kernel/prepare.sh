@@ -46,7 +46,9 @@
 # turns off.)
 #
 # A fourth, on 6.12, for riscv: edit_riscv_kconfig says why; a fifth,
-# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig.
+# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; a sixth and a
+# seventh, on 6.12, for sparc's and sh's builds, not their Kconfig:
+# edit_sparc_fcntl, edit_sh_vsyscall.
 #
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
@@ -124,6 +126,8 @@ config MC_C_RECORDMCOUNT\
 	edit_arm64_kconfig
 	edit_riscv_kconfig
 	edit_powerpc_kconfig
+	edit_sparc_fcntl
+	edit_sh_vsyscall
 }
 
 # On 6.12 the ftrace selftests compare our kernel with one whose table
@@ -208,6 +212,57 @@ edit_powerpc_kconfig() {
 	depends on !MC_C_RECORDMCOUNT # recordmcount test (ppc32 -pg build)' "$ppc"
 	fi
 	[ "$(grep -c MC_C_RECORDMCOUNT "$ppc")" -eq 1 ] || die "Kconfig edit of $ppc failed"
+}
+
+# 6.12.105 took "fsnotify: opt-in for permission events at file open
+# time" from a later series (Debian's changelog lists it there), which
+# moves FMODE_NONOTIFY to bit 25, 0x2000000; on sparc that is
+# __O_TMPFILE, while fanotify still passes __FMODE_NONOTIFY among open
+# flags.  fs/fcntl.c's BUILD_BUG_ON, which counts the open flags' bits
+# to catch just such a clash, then stops every sparc build at
+# fs/fcntl.o (19 bits, not 20), whatever the recordmcount.  Nothing the
+# ftrace test runs opens files with O_TMPFILE or fanotify, so on sparc
+# the check asserts that clash and counts one bit fewer: any other
+# clash still stops the build, and so does a kernel that moves the bit
+# (then this edit is to be dropped); every other architecture keeps
+# the check as it was.
+edit_sparc_fcntl() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	fcntl=$KERNEL_SRC/fs/fcntl.c
+	if ! grep -q 'recordmcount test' "$fcntl"; then
+		grep -q '^	BUILD_BUG_ON(21 - 1 /\* for O_RDONLY being 0 \*/ !=$' "$fcntl" &&
+			grep -q '^			__FMODE_EXEC | __FMODE_NONOTIFY));$' "$fcntl" ||
+			die "$fcntl has no BUILD_BUG_ON of the open flags as 6.12.118 has it"
+		sed -i -e '/^	BUILD_BUG_ON(21 - 1 \/\* for O_RDONLY being 0 \*\/ !=$/i\
+#ifndef CONFIG_SPARC /* recordmcount test: FMODE_NONOTIFY is __O_TMPFILE here */' \
+			-e '/^			__FMODE_EXEC | __FMODE_NONOTIFY));$/a\
+#else\
+	BUILD_BUG_ON(__FMODE_NONOTIFY != __O_TMPFILE);\
+	BUILD_BUG_ON(21 - 1 - 1 != HWEIGHT32((VALID_OPEN_FLAGS & ~(O_NONBLOCK | O_NDELAY)) |\
+		__FMODE_EXEC | __FMODE_NONOTIFY));\
+#endif' "$fcntl"
+	fi
+	[ "$(grep -c 'recordmcount test' "$fcntl")" -eq 1 ] &&
+		[ "$(grep -c '^	BUILD_BUG_ON(__FMODE_NONOTIFY != __O_TMPFILE);$' "$fcntl")" -eq 1 ] ||
+		die "edit of $fcntl failed"
+}
+
+# 6.12's arch/sh/kernel/vsyscall/Makefile names "vsyscall-traps.so"
+# in targets where the rule builds vsyscall-trapa.so (6.1 named it
+# right): Kbuild never reads that file's .cmd, if_changed takes its
+# command for changed, and every make links vmlinux again, the boot
+# image's too, after build.sh's --finalize (build.sh stops there).
+# The one word is put right.
+edit_sh_vsyscall() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	vsys=$KERNEL_SRC/arch/sh/kernel/vsyscall/Makefile
+	if ! grep -q 'recordmcount test' "$vsys"; then
+		grep -q '^targets += vsyscall-trapa\.o vsyscall-traps\.so$' "$vsys" ||
+			die "$vsys has no \"targets += vsyscall-trapa.o vsyscall-traps.so\""
+		sed -i 's/^targets += vsyscall-trapa\.o vsyscall-traps\.so$/targets += vsyscall-trapa.o vsyscall-trapa.so # recordmcount test: was "traps.so"/' "$vsys"
+	fi
+	[ "$(grep -c '^targets += vsyscall-trapa\.o vsyscall-trapa\.so # recordmcount test' "$vsys")" -eq 1 ] ||
+		die "edit of $vsys failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then

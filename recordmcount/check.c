@@ -893,7 +893,12 @@ static bool push_target(struct check *c, struct unsupported_target **v,
 	return true;
 }
 
-/* Linked: the unsupported hooks' addresses and the slots bound to them. */
+/*
+ * Linked: the unsupported hooks' addresses and the slots bound to them.
+ * An unsupported name at a hook symbol's address is another name of
+ * that hook (sparc's mcount.S defines `mcount` at `_mcount`): a call
+ * there is to the hook, and was recorded as one.
+ */
 static bool collect_unsupported(struct check *c)
 {
 	struct mc_object *obj = c->s->obj;
@@ -905,12 +910,12 @@ static bool collect_unsupported(struct check *c)
 		return true;
 	for (size_t i = 1; i < obj->n_symbols; i++) {
 		const struct mc_symbol *s = &obj->symbols[i];
+		uint64_t at = mc_code_address(c->s->arch, s->sym.st_value);
 
 		if (s->sym.st_shndx != SHN_UNDEF &&
 		    (w = unsupported_index(c, s->name)) >= 0 &&
-		    !push_target(c, &c->unsup_addrs, &c->n_unsup_addrs,
-				 mc_code_address(c->s->arch, s->sym.st_value),
-				 w))
+		    !is_hook_addr(c, at) &&
+		    !push_target(c, &c->unsup_addrs, &c->n_unsup_addrs, at, w))
 			return false;
 	}
 	if (!mc_survey_bound(c->s, &bound, &n))

@@ -912,6 +912,47 @@ def case_tail_byte(tool, scratch, cc, name):
                                             [hex(a) for a in calls]))
 
 
+# sparc's arch/sparc/lib/mcount.S, as 6.1 and 6.12 have it: `mcount`
+# is a second name of `_mcount`, at its address.  clang's `call mcount`
+# is a hook sparc64 cannot patch, but GCC's calls here are to `_mcount`,
+# whichever name the linked image gives the address.
+HOOK_ALIAS_C = """
+void _mcount(void) {}
+void mcount(void) __attribute__((alias("_mcount")));
+int main(void);
+void _start(void) { main(); for (;;) ; }
+"""
+
+
+def case_hook_alias(tool, scratch):
+    """GCC's -pg calls to `_mcount`, recorded, linked where `mcount` is
+    another name of the same function (as in sparc64 kernels): clean,
+    every call objdump shows a hook and a table entry, no
+    `unsupported-hook`."""
+    d = os.path.join(scratch, "hook-alias-sparc64")
+    os.makedirs(d, exist_ok=True)
+    arch = Arch("sparc64", SPARC64, "-pg", b"", 4, False, "call")
+    b = Build(arch, tool, scratch)
+    b.dir = d
+    objs = [b.obj("prog.c", "prog.o"), b.obj("main.c", "main.o")]
+    b.record(*objs)
+    src = os.path.join(d, "alias.c")
+    with open(src, "w") as f:
+        f.write(HOOK_ALIAS_C)
+    hooks = os.path.join(d, "alias.o")
+    must([arch.cc, "-O2", "-c", "-o", hooks, src])
+    prog = b.link("prog", objs + [hooks])
+    funcs = functions(arch, prog)
+    check(funcs["mcount"][0] == funcs["_mcount"][0],
+          "mcount is not at _mcount: %r" % ((funcs["mcount"],
+                                              funcs["_mcount"]),))
+    report = expect(tool, [prog], 0, [])
+    calls = hook_calls(arch, prog)
+    check(len(calls) > 0 and report["hooks"] == len(calls),
+          "%d hooks, objdump shows %d" % (report["hooks"], len(calls)))
+    check(sorted(Image(prog).slots()) == calls, "table != objdump's calls")
+
+
 def read_byte(path, addr):
     """The byte at address addr of a linked image (elfmini's sections)."""
     with open(path, "rb") as f:
@@ -2056,6 +2097,10 @@ def main():
                          (tool, scratch, cc, name)))
         else:
             log.line("SKIP: %s/tail-byte: %s not installed" % (name, cc))
+    if shutil.which(SPARC64 + "-gcc"):
+        work.append(("sparc64/hook-alias", case_hook_alias, (tool, scratch)))
+    else:
+        log.line("SKIP: sparc64/hook-alias: %s-gcc not installed" % SPARC64)
     work.append(("ppc64/elfv1-refused", case_elfv1_refused, (tool, scratch)))
     for board, cc in (("riscv64", "riscv64-linux-gnu-gcc"),
                       ("aarch64", "aarch64-linux-gnu-gcc")):

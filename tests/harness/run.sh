@@ -28,11 +28,14 @@ MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_CC=gcc MC_KERNEL_STOP=con
 
 # kernel/lib.sh's series (6.12 by default; KERNEL_SERIES=6.1 too) and
 # where it keeps that series's x86_64 build and source; 6.12's Kconfig
-# carries a third MC_NO_FTRACE_WITH_REGS line (prepare.sh: WITH_ARGS).
+# carries a third MC_NO_FTRACE_WITH_REGS line (prepare.sh: WITH_ARGS),
+# its fs/fcntl.c sparc's assertion and sh's vsyscall Makefile its
+# target's name put right (prepare.sh: edit_sparc_fcntl,
+# edit_sh_vsyscall).
 series=${KERNEL_SERIES:-6.12}
 case $series in
-6.1) work=$cache/x86_64 no_regs_lines=2 ;;
-*) work=$cache/linux-$series/x86_64 no_regs_lines=3 ;;
+6.1) work=$cache/x86_64 no_regs_lines=2 build_edits=0 ;;
+*) work=$cache/linux-$series/x86_64 no_regs_lines=3 build_edits=1 ;;
 esac
 src=$cache/src/linux-source-$series
 if [ "$status" -eq 0 ] && grep -q '^PASS: kernel-x86_64-configured-tool-kept$' "$out"; then
@@ -48,7 +51,9 @@ else
 fi
 if [ -f "$src/.mc-extracted" ] &&
 	[ "$(grep -c MC_NEVER_DEFINED "$src/kernel/trace/Kconfig")" -eq 2 ] &&
-	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$src/kernel/trace/Kconfig")" -eq "$no_regs_lines" ]; then
+	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$src/kernel/trace/Kconfig")" -eq "$no_regs_lines" ] &&
+	[ "$(grep -c '__FMODE_NONOTIFY != __O_TMPFILE' "$src/fs/fcntl.c")" -eq "$build_edits" ] &&
+	[ "$(grep -c 'vsyscall-trapa.so # recordmcount test' "$src/arch/sh/kernel/vsyscall/Makefile")" -eq "$build_edits" ]; then
 	pass harness-empty-cache-source-extracted-and-patched
 else
 	fail harness-empty-cache-source-extracted-and-patched "no patched source in $cache/src"
