@@ -58,6 +58,8 @@ struct attach {
 	uintptr_t start_fn, stop_fn;
 	/* when the threads were last stopped; how long the attach held them */
 	long long stopped_ns, held_ns;
+	/* why the last try found the process busy */
+	const char *busy;
 };
 
 static void fail(pid_t pid, const char *why)
@@ -377,40 +379,56 @@ static bool held(const struct attach *a, int32_t tid)
 }
 
 /*
+ * Where glibc's struct __pthread_mutex_s keeps its kind, in ints from
+ * its start: after lock, count, owner and (64-bit) nusers.
+ */
+#define MUTEX_KIND (sizeof(void *) == 8 ? 4 : 3)
+#define MUTEX_INTS (MUTEX_KIND + 1)
+#define MUTEX_RECURSIVE 1	/* PTHREAD_MUTEX_RECURSIVE_NP */
+
+/* Whether the ints at `m` are a recursive mutex a held thread owns. */
+static bool held_mutex(const struct attach *a, const int32_t *m)
+{
+	return (m[0] == 1 || m[0] == 2) && m[1] >= 1 &&
+	       m[MUTEX_KIND] == MUTEX_RECURSIVE && m[2] > 0 && held(a, m[2]);
+}
+
+/*
  * Whether a held thread holds one of the loader's locks, though its
  * code is not the loader's: inside an object's constructor or
  * destructor, which dlopen and dlclose run under their lock, or inside
  * a dl_iterate_phdr callback (an unwinder's).  glibc keeps those locks,
- * recursive mutexes, in ld.so's _rtld_global; a mutex held has its
- * lock word 1 or 2, its count at least 1, and its owner's thread id
- * next, the layout of every glibc machine.  A loader without that
- * object (musl) is not looked at.
+ * recursive mutexes, in ld.so's _rtld_global, aligned as pointers are;
+ * one held has its lock word 1 or 2, its count at least 1 and its
+ * owner's thread id, the layout of every glibc machine.  A loader
+ * without that object (musl) is not looked at.
  */
 static bool loader_lock_held(const struct attach *a, const struct pm_maps *maps)
 {
 	const struct pm_map *ld = pm_find(maps, "ld-");
+	const size_t step = sizeof(void *) / sizeof(int32_t);
 	size_t size = 0;
 	uintptr_t at = ld ? pm_sized(maps, ld->path, "_rtld_global", false, &size) : 0;
 	int32_t *w;
 	bool found = false;
 
-	if (!at || size < 3 * sizeof(*w) || size > 65536)
+	if (!at || size < MUTEX_INTS * sizeof(*w) || size > 65536)
 		return false;
 	w = malloc(size);
 	if (w && pt_read(a->pid, at, w, size) == 0)
-		for (size_t i = 2; !found && i < size / sizeof(*w); i++)
-			found = (w[i - 2] == 1 || w[i - 2] == 2) &&
-				w[i - 1] >= 1 && w[i] > 0 && held(a, w[i]);
+		for (size_t i = 0; !found && i + MUTEX_INTS <= size / sizeof(*w);
+		     i += step)
+			found = held_mutex(a, &w[i]);
 	free(w);
 	return found;
 }
 
 /*
- * Whether a held thread is inside the C library's fork, or a function
- * it called: fork holds malloc's locks and stdio's from before its
- * system call to after it, and a thread stopped by us stops on that
- * call's way back, the locks held.  Our dlopen's first malloc on a
- * thread that has none of its own waits for them.
+ * Whether a held thread is inside the C library's fork, or a function it
+ * called: fork holds malloc's locks and stdio's from before its system
+ * call to after it, and a thread we stop stops on that call's way back,
+ * the locks held.  Our dlopen's first malloc on a thread that has none
+ * of its own waits for them.
  */
 static bool in_fork(const struct attach *a, const struct pm_maps *maps)
 {
@@ -437,7 +455,7 @@ static bool in_fork(const struct attach *a, const struct pm_maps *maps)
  * loader's, when its dlopen waited on malloc's): better let the threads
  * run and stop them again.
  */
-static bool in_loader(const struct attach *a, const struct pm_maps *maps,
+static bool in_loader(struct attach *a, const struct pm_maps *maps,
 		      bool loading)
 {
 	for (size_t i = 0; i < maps->n; i++) {
@@ -445,10 +463,18 @@ static bool in_loader(const struct attach *a, const struct pm_maps *maps,
 		const char *base = strrchr(m->path, '/');
 
 		if (m->perms[2] == 'x' && base && !strncmp(base + 1, "ld-", 3) &&
-		    pt_any_pc_in(&a->th, m->lo, m->hi))
+		    pt_any_pc_in(&a->th, m->lo, m->hi)) {
+			a->busy = "in the loader's code";
 			return true;
+		}
 	}
-	return (loading && loader_lock_held(a, maps)) || in_fork(a, maps);
+	if (loading && loader_lock_held(a, maps))
+		a->busy = "holding the loader's lock";
+	else if (in_fork(a, maps))
+		a->busy = "inside fork";
+	else
+		return false;
+	return true;
 }
 
 /*
@@ -486,8 +512,10 @@ static int start_held(struct attach *a, const char *config)
 	if (err && errno == ETIMEDOUT)
 		err = 2;
 	pm_free(&maps);
-	if (!err && (int)code == MC_ATTACH_EAGAIN)
+	if (!err && (int)code == MC_ATTACH_EAGAIN) {
+		a->busy = "holding libmcount's patching lock";
 		return 3;
+	}
 	if (!err && (int)code != MC_ATTACH_OK) {
 		fail(a->pid, start_error((int)code));
 		err = 1;
@@ -629,10 +657,17 @@ static int start_tries(struct attach *a, const char *config)
 		timeouts += err == 2;
 		nanosleep(&nap, NULL);
 	}
-	fail(a->pid, timeouts == 3 ? "a call in it did not return, 3 times "
-	     "(a lock held?); its threads' registers were put back" :
-	     "a thread of it was in the loader or held libmcount's "
-	     "patching lock each time it was stopped");
+	if (timeouts == 3) {
+		fail(a->pid, "a call in it did not return, 3 times (a lock "
+		     "held?); its threads' registers were put back");
+	} else {
+		char why[160];
+
+		snprintf(why, sizeof(why), "a thread of it was busy each of "
+			 "%d times it was stopped (last: %s)", BUSY_TRIES,
+			 a->busy ? a->busy : "?");
+		fail(a->pid, why);
+	}
 	return 1;
 }
 

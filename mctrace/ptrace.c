@@ -498,6 +498,35 @@ bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
  */
 #define FRAMES_READ 1024
 
+/*
+ * Whether a thread stopped in system call `nr` may be inside fork: in
+ * none (running code), in a lock's wait, or in the clone itself.  One
+ * that sleeps in another (waitpid, nanosleep) is not, whatever stale
+ * return addresses the unwritten slots of its live frames hold.
+ */
+static bool may_be_in_fork(long nr)
+{
+	static const long calls[] = {
+		-1, REMOTE_SYS_FUTEX,
+#ifdef SYS_clone
+		SYS_clone,
+#endif
+#ifdef SYS_clone3
+		SYS_clone3,
+#endif
+#ifdef SYS_fork
+		SYS_fork,
+#endif
+	};
+
+	for (size_t k = 0; k < sizeof(calls) / sizeof(calls[0]); k++)
+		if (nr == calls[k])
+			return true;
+	return false;
+}
+
+static long in_syscall(pid_t pid, pid_t tid);
+
 bool pt_any_in_frames(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
 {
 	for (size_t i = 0; i < p->n; i++) {
@@ -508,7 +537,8 @@ bool pt_any_in_frames(const struct pt_threads *p, uintptr_t lo, uintptr_t hi)
 			continue;
 		if (remote_pc(&r) >= lo && remote_pc(&r) < hi)
 			return true;
-		if (pt_read(p->pid, remote_sp(&r), top, sizeof(top)) != 0)
+		if (!may_be_in_fork(in_syscall(p->pid, p->tid[i])) ||
+		    pt_read(p->pid, remote_sp(&r), top, sizeof(top)) != 0)
 			continue;
 		for (size_t k = 0; k < sizeof(top) / sizeof(top[0]); k++)
 			if (top[k] >= lo && top[k] < hi)

@@ -62,8 +62,10 @@ size_t pt_pick(const struct pt_threads *p);
 bool pt_any_pc_in(const struct pt_threads *p, uintptr_t lo, uintptr_t hi);
 /*
  * Whether a held thread is stopped in [lo, hi), or in a function called
- * from there: its pc, or a word of the top of its stack (where a return
- * address into [lo, hi) lies while a callee runs).
+ * from there: its pc, or a word atop its stack (where a return address
+ * into [lo, hi) lies while a callee runs) of a thread running code or
+ * waiting on a lock or in clone, not one asleep in another system call
+ * (fork's own callees: pt_any_in_frames is for attach.c's in_fork).
  */
 bool pt_any_in_frames(const struct pt_threads *p, uintptr_t lo, uintptr_t hi);
 
