@@ -39,7 +39,7 @@ rec_objs = $(addprefix $(RT_OBJROOT)/$(1)/rec-,$(notdir $(REC_CSRCS:.c=.o)) \
 REC_GPR_ONLY_x86_64 := -mgeneral-regs-only -DREC_GPR_ONLY
 
 $(RT_OBJROOT)/%/rec-record.o: recorder/record.c recorder/ring.h $(REC_HDRS) \
-		$$(wildcard recorder/$$*/entry.h)
+		$$(wildcard recorder/$$*/entry.h) recorder/lp64.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE) $(REC_GPR_ONLY_$*)
 
@@ -70,11 +70,12 @@ $(RT_OBJROOT)/%/rec-wrap.o: recorder/wrap.c $(REC_HDRS) recorder/recorder.mk
 	$(RT_COMPILE) -funwind-tables
 
 $(RT_OBJROOT)/%/rec-return.o: recorder/%/return.S \
-		$$(wildcard recorder/$$*/entry.h)
+		$$(wildcard recorder/$$*/entry.h) recorder/lp64.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
-$(RT_OBJROOT)/%/rec-entry.o: recorder/%/entry.S recorder/%/entry.h
+$(RT_OBJROOT)/%/rec-entry.o: recorder/%/entry.S recorder/%/entry.h \
+		recorder/lp64.h
 	@mkdir -p $(@D)
 	$(RT_COMPILE)
 
