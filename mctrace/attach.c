@@ -478,6 +478,25 @@ static bool in_loader(struct attach *a, const struct pm_maps *maps,
 }
 
 /*
+ * A call that did not return was given up, its thread's registers put
+ * back: 2 to try again, or 1 having said why not.  Not when it was our
+ * dlopen of libmcount.so, given up holding the loader's lock (no held
+ * thread had it before: in_loader): it waited for a lock of the
+ * program's (in a malloc, say), and no later dlopen of any thread can
+ * take the loader's lock again.
+ */
+static int given_up(const struct attach *a, const struct pm_maps *maps,
+		    bool loading)
+{
+	if (!loading || !loader_lock_held(a, maps))
+		return 2;
+	fail(a->pid, "its dlopen of libmcount.so did not return and was "
+	     "given up holding the loader's lock: the process will hang at "
+	     "its next dlopen, or at its exit");
+	return 1;
+}
+
+/*
  * Steps 2 to 4 with every thread held: 0, 1 having said why, 2 when a
  * call did not return (its thread's registers put back), or 3 when a
  * held thread was in the loader, or the start found the patching lock
@@ -488,13 +507,15 @@ static int start_held(struct attach *a, const char *config)
 	struct pm_maps maps;
 	uintptr_t code = 0;
 	int err = 1;
+	bool loading;
 
 	if (pm_read(a->pid, &maps) != 0) {
 		fail(a->pid, "cannot read its mappings");
 		return 1;
 	}
 	find_entry(a, &maps);
-	if (in_loader(a, &maps, !a->start_fn || !a->stop_fn)) {
+	loading = !a->start_fn || !a->stop_fn;
+	if (in_loader(a, &maps, loading)) {
 		pm_free(&maps);
 		return 3;
 	}
@@ -510,7 +531,7 @@ static int start_held(struct attach *a, const char *config)
 		err = pt_call(&a->th, pt_pick(&a->th), a->start_fn, config,
 			      NULL, 0, &code);
 	if (err && errno == ETIMEDOUT)
-		err = 2;
+		err = given_up(a, &maps, loading);
 	pm_free(&maps);
 	if (!err && (int)code == MC_ATTACH_EAGAIN) {
 		a->busy = "holding libmcount's patching lock";

@@ -21,7 +21,9 @@
 # (its entries' bytes), the rest as above; 5 on the pads target while a
 # thread of it opens and closes a library whose constructor and
 # destructor sleep (slowinit.c: stopped there, it holds the loader's
-# lock); 15 pads targets forking all along, each attached once (a
+# lock); one whose malloc waits for good (gated.c), so that the dlopen
+# of libmcount.so is given up holding the loader's lock: said at once,
+# in one line; 15 pads targets forking all along, each attached once (a
 # thread stopped inside fork holds malloc's locks), then ended within
 # 5 s of SIGTERM (every target is); a start after the text was put back behind the engine's back
 # (restored.c, as after a start refused once libmcount.so was loaded):
@@ -75,6 +77,8 @@ build() {
 		-o "$OUT/libslow.so" $T/dlib.c $T/slowinit.c &&
 	$CC -O2 -fpatchable-function-entry=5 -o "$OUT/restored" \
 		$T/restored.c -ldl &&
+	$CC -O2 -pthread -fpatchable-function-entry=5 -o "$OUT/gated" \
+		$T/gated.c &&
 	$CC -O2 -pthread -o "$OUT/plain" $T/target.c &&
 	$CC -O2 -pthread -static -fpatchable-function-entry=5 \
 		-o "$OUT/static" $T/target.c &&
@@ -397,6 +401,21 @@ refusal() {
 }
 
 refusal plain "no sites" "no sites"
+# its dlopen of libmcount.so given up holding the loader's lock (its
+# malloc waits for a lock a held thread keeps): said at once, not tried
+# again (gated.c); the process is not as it was, and is killed
+start gated
+"$MCTRACE" record -p "$pid" --duration 50ms -o "$OUT/refused.data" \
+	> "$OUT/refuse.log" 2>&1
+status=$?
+if [ $status -ne 0 ] && [ "$(wc -l < "$OUT/refuse.log")" -eq 1 ] &&
+   grep -q "given up holding the loader's lock" "$OUT/refuse.log"; then
+	pass "refused, its dlopen stuck: $(cat "$OUT/refuse.log")"
+else
+	fail "its dlopen stuck: exit $status: $(head -2 "$OUT/refuse.log")"
+fi
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
 refusal static "static" "static"
 
 # its main thread gone (pthread_exit): refused, running on
