@@ -46,6 +46,40 @@
 #define FRAME	80
 #endif
 
+/*
+ * The frame of the calls to rec_exit and rec_exit_value: a frame record,
+ * then every return register (x0-x7, and q0-q7 for homogeneous float
+ * and vector aggregates), saved and loaded back.
+ */
+	.macro	save_returned
+	stp	x29, x30, [sp, #-FRAME]!
+	mov	x29, sp
+	stp	x0, x1, [sp, #16]
+	stp	x2, x3, [sp, #32]
+	stp	x4, x5, [sp, #48]
+	stp	x6, x7, [sp, #64]
+#ifdef __ARM_FP
+	stp	q0, q1, [sp, #80]
+	stp	q2, q3, [sp, #112]
+	stp	q4, q5, [sp, #144]
+	stp	q6, q7, [sp, #176]
+#endif
+	.endm
+
+	.macro	load_returned
+#ifdef __ARM_FP
+	ldp	q0, q1, [sp, #80]
+	ldp	q2, q3, [sp, #112]
+	ldp	q4, q5, [sp, #144]
+	ldp	q6, q7, [sp, #176]
+#endif
+	ldp	x0, x1, [sp, #16]
+	ldp	x2, x3, [sp, #32]
+	ldp	x4, x5, [sp, #48]
+	ldp	x6, x7, [sp, #64]
+	ldp	x29, x30, [sp], #FRAME
+	.endm
+
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
@@ -93,32 +127,11 @@ rec_return_tramp:
 	strb	w9, [x10, #REC_TLS_BUSY]
 	ret	x16
 1:	strb	w9, [x10, #REC_TLS_BUSY]
-	stp	x29, x30, [sp, #-FRAME]!
-	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
-#ifdef __ARM_FP
-	stp	q0, q1, [sp, #80]
-	stp	q2, q3, [sp, #112]
-	stp	q4, q5, [sp, #144]
-	stp	q6, q7, [sp, #176]
-#endif
+	save_returned
 	add	x0, sp, #FRAME		/* the stack pointer after the ret */
 	bl	rec_exit
 	mov	x16, x0			/* where the function returns to */
-#ifdef __ARM_FP
-	ldp	q0, q1, [sp, #80]
-	ldp	q2, q3, [sp, #112]
-	ldp	q4, q5, [sp, #144]
-	ldp	q6, q7, [sp, #176]
-#endif
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
-	ldp	x29, x30, [sp], #FRAME
+	load_returned
 	ret	x16
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
@@ -137,33 +150,12 @@ rec_return_tramp:
 	.cfi_undefined x30
 	nop		/* an unwinder looks up the FDE of our address - 4 */
 rec_return_value_tramp:
-	stp	x29, x30, [sp, #-FRAME]!
-	mov	x29, sp
-	stp	x0, x1, [sp, #16]
-	stp	x2, x3, [sp, #32]
-	stp	x4, x5, [sp, #48]
-	stp	x6, x7, [sp, #64]
-#ifdef __ARM_FP
-	stp	q0, q1, [sp, #80]
-	stp	q2, q3, [sp, #112]
-	stp	q4, q5, [sp, #144]
-	stp	q6, q7, [sp, #176]
-#endif
+	save_returned
 	mov	x1, x0			/* the value */
 	add	x0, sp, #FRAME		/* the stack pointer after the ret */
 	bl	rec_exit_value
 	mov	x16, x0			/* where the function returns to */
-#ifdef __ARM_FP
-	ldp	q0, q1, [sp, #80]
-	ldp	q2, q3, [sp, #112]
-	ldp	q4, q5, [sp, #144]
-	ldp	q6, q7, [sp, #176]
-#endif
-	ldp	x0, x1, [sp, #16]
-	ldp	x2, x3, [sp, #32]
-	ldp	x4, x5, [sp, #48]
-	ldp	x6, x7, [sp, #64]
-	ldp	x29, x30, [sp], #FRAME
+	load_returned
 	ret	x16
 	.cfi_endproc
 	.size	rec_return_value_tramp, . - rec_return_value_tramp

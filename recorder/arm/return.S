@@ -34,23 +34,31 @@
 #define FUNC(name)	.type name, %function
 #endif
 
-	.text
-	.globl	rec_return_tramp
-	.hidden	rec_return_tramp
-	FUNC(rec_return_tramp)
+/*
+ * tramp NAME, EXIT, VALUE: a return trampoline that calls EXIT(sp), or
+ * with VALUE 1 EXIT(sp, r0), between saving the return registers (r0-r3,
+ * and d0-d7 where there is an FPU) and loading them back.
+ */
+	.macro	tramp name, exit, value
+	.globl	\name
+	.hidden	\name
+	FUNC(\name)
 	.p2align 2
 	.fnstart
 	.cantunwind
 	nop
-rec_return_tramp:
+\name:
 	push	{r0, r1, r2, r3}
+	.if	\value
+	mov	r1, r0			/* the value */
+	.endif
 #ifdef __ARM_FP
 	vpush	{d0-d7}
 	add	r0, sp, #80		/* the stack pointer after the return */
 #else
 	add	r0, sp, #16
 #endif
-	bl	rec_exit
+	bl	\exit
 	mov	ip, r0			/* where the function returns to */
 #ifdef __ARM_FP
 	vpop	{d0-d7}
@@ -58,38 +66,17 @@ rec_return_tramp:
 	pop	{r0, r1, r2, r3}
 	bx	ip
 	.fnend
-	.size	rec_return_tramp, . - rec_return_tramp
+	.size	\name, . - \name
+	.endm
 
+	.text
+	tramp	rec_return_tramp, rec_exit, 0
 
 /*
  * The return trampoline of a function whose return value is captured
  * (args.c): the same frame, and rec_exit_value(sp, value), which writes
  * the value and the exit and gives back the real return address.
  */
-	.globl	rec_return_value_tramp
-	.hidden	rec_return_value_tramp
-	FUNC(rec_return_value_tramp)
-	.p2align 2
-	.fnstart
-	.cantunwind
-	nop
-rec_return_value_tramp:
-	push	{r0, r1, r2, r3}
-	mov	r1, r0			/* the value */
-#ifdef __ARM_FP
-	vpush	{d0-d7}
-	add	r0, sp, #80		/* the stack pointer after the return */
-#else
-	add	r0, sp, #16
-#endif
-	bl	rec_exit_value
-	mov	ip, r0			/* where the function returns to */
-#ifdef __ARM_FP
-	vpop	{d0-d7}
-#endif
-	pop	{r0, r1, r2, r3}
-	bx	ip
-	.fnend
-	.size	rec_return_value_tramp, . - rec_return_value_tramp
+	tramp	rec_return_value_tramp, rec_exit_value, 1
 
 	.section .note.GNU-stack, "", %progbits

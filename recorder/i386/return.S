@@ -24,6 +24,26 @@
  * says the return address is undefined, and covers the byte before it
  * (see recorder/x86_64/return.S).
  */
+/*
+ * The frame of the calls to rec_exit and rec_exit_value: the return
+ * registers (%eax, %edx) kept below a frame pointer, the stack then
+ * aligned for the call, and both loaded back.
+ */
+	.macro	save_returned
+	pushl	%ebp
+	movl	%esp, %ebp
+	pushl	%eax			/* -4(%ebp) */
+	pushl	%edx			/* -8(%ebp) */
+	andl	$-16, %esp
+	.endm
+
+	.macro	load_returned
+	movl	-8(%ebp), %edx
+	movl	-4(%ebp), %eax
+	movl	%ebp, %esp
+	popl	%ebp
+	.endm
+
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
@@ -34,20 +54,13 @@
 	.cfi_undefined eip
 	nop		/* an unwinder looks up the FDE of our address - 1 */
 rec_return_tramp:
-	pushl	%ebp
-	movl	%esp, %ebp
-	pushl	%eax			/* -4(%ebp) */
-	pushl	%edx			/* -8(%ebp) */
-	andl	$-16, %esp
+	save_returned
 	subl	$12, %esp
 	leal	4(%ebp), %eax		/* the stack pointer after the ret */
 	pushl	%eax
 	call	rec_exit
 	movl	%eax, %ecx		/* where the function returns to */
-	movl	-8(%ebp), %edx
-	movl	-4(%ebp), %eax
-	movl	%ebp, %esp
-	popl	%ebp
+	load_returned
 	jmp	*%ecx
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
@@ -66,21 +79,14 @@ rec_return_tramp:
 	.cfi_undefined eip
 	nop		/* an unwinder looks up the FDE of our address - 1 */
 rec_return_value_tramp:
-	pushl	%ebp
-	movl	%esp, %ebp
-	pushl	%eax			/* -4(%ebp) */
-	pushl	%edx			/* -8(%ebp) */
-	andl	$-16, %esp
+	save_returned
 	subl	$8, %esp
 	pushl	%eax			/* the value */
 	leal	4(%ebp), %eax		/* the stack pointer after the ret */
 	pushl	%eax
 	call	rec_exit_value
 	movl	%eax, %ecx		/* where the function returns to */
-	movl	-8(%ebp), %edx
-	movl	-4(%ebp), %eax
-	movl	%ebp, %esp
-	popl	%ebp
+	load_returned
 	jmp	*%ecx
 	.cfi_endproc
 	.size	rec_return_value_tramp, . - rec_return_value_tramp

@@ -31,26 +31,28 @@
 	.abiversion 2
 	.machine power8
 	.text
-	.globl	rec_return_tramp
-	.hidden	rec_return_tramp
-	.type	rec_return_tramp, @function
+
+/*
+ * tramp NAME, EXIT, VALUE: a return trampoline that calls EXIT(sp), or
+ * with VALUE 1 EXIT(sp, r3), between saving the return registers and
+ * loading them back.
+ */
+	.macro	tramp name, exit, value
+	.globl	\name
+	.hidden	\name
+	.type	\name, @function
 	.p2align 4
 	.cfi_startproc
 	.cfi_undefined lr
 	nop			/* an unwinder looks up the FDE of our address - 1 */
-rec_return_tramp:
+\name:
 	stdu	%r1, -FRAME(%r1)
 	std	%r2, FR_GPR + 0(%r1)
 	std	%r3, FR_GPR + 8(%r1)
 	std	%r4, FR_GPR + 16(%r1)
-	stfd	%f1, FR_FPR + 0(%r1)
-	stfd	%f2, FR_FPR + 8(%r1)
-	stfd	%f3, FR_FPR + 16(%r1)
-	stfd	%f4, FR_FPR + 24(%r1)
-	stfd	%f5, FR_FPR + 32(%r1)
-	stfd	%f6, FR_FPR + 40(%r1)
-	stfd	%f7, FR_FPR + 48(%r1)
-	stfd	%f8, FR_FPR + 56(%r1)
+	.irp	f, 1, 2, 3, 4, 5, 6, 7, 8
+	stfd	%f\f, FR_FPR + 8 * (\f - 1)(%r1)
+	.endr
 	addi	%r12, %r1, FR_VR
 	.irp	v, 2, 3, 4, 5, 6, 7, 8, 9
 	stvx	%v\v, 0, %r12
@@ -60,8 +62,11 @@ rec_return_tramp:
 1:	mflr	%r12
 	addis	%r2, %r12, (.TOC. - 1b)@ha
 	addi	%r2, %r2, (.TOC. - 1b)@l
+	.if	\value
+	mr	%r4, %r3		/* the value */
+	.endif
 	addi	%r3, %r1, FRAME		/* the stack pointer after the return */
-	bl	rec_exit
+	bl	\exit
 	nop
 	mtctr	%r3			/* where the function returns to */
 	addi	%r12, %r1, FR_VR
@@ -69,81 +74,25 @@ rec_return_tramp:
 	lvx	%v\v, 0, %r12
 	addi	%r12, %r12, 16
 	.endr
-	lfd	%f1, FR_FPR + 0(%r1)
-	lfd	%f2, FR_FPR + 8(%r1)
-	lfd	%f3, FR_FPR + 16(%r1)
-	lfd	%f4, FR_FPR + 24(%r1)
-	lfd	%f5, FR_FPR + 32(%r1)
-	lfd	%f6, FR_FPR + 40(%r1)
-	lfd	%f7, FR_FPR + 48(%r1)
-	lfd	%f8, FR_FPR + 56(%r1)
+	.irp	f, 1, 2, 3, 4, 5, 6, 7, 8
+	lfd	%f\f, FR_FPR + 8 * (\f - 1)(%r1)
+	.endr
 	ld	%r2, FR_GPR + 0(%r1)
 	ld	%r3, FR_GPR + 8(%r1)
 	ld	%r4, FR_GPR + 16(%r1)
 	addi	%r1, %r1, FRAME
 	bctr
 	.cfi_endproc
-	.size	rec_return_tramp, . - rec_return_tramp
+	.size	\name, . - \name
+	.endm
 
+	tramp	rec_return_tramp, rec_exit, 0
 
 /*
  * The return trampoline of a function whose return value is captured
  * (args.c): the same frame, and rec_exit_value(sp, value), which writes
  * the value and the exit and gives back the real return address.
  */
-	.globl	rec_return_value_tramp
-	.hidden	rec_return_value_tramp
-	.type	rec_return_value_tramp, @function
-	.p2align 4
-	.cfi_startproc
-	.cfi_undefined lr
-	nop			/* an unwinder looks up the FDE of our address - 1 */
-rec_return_value_tramp:
-	stdu	%r1, -FRAME(%r1)
-	std	%r2, FR_GPR + 0(%r1)
-	std	%r3, FR_GPR + 8(%r1)
-	std	%r4, FR_GPR + 16(%r1)
-	stfd	%f1, FR_FPR + 0(%r1)
-	stfd	%f2, FR_FPR + 8(%r1)
-	stfd	%f3, FR_FPR + 16(%r1)
-	stfd	%f4, FR_FPR + 24(%r1)
-	stfd	%f5, FR_FPR + 32(%r1)
-	stfd	%f6, FR_FPR + 40(%r1)
-	stfd	%f7, FR_FPR + 48(%r1)
-	stfd	%f8, FR_FPR + 56(%r1)
-	addi	%r12, %r1, FR_VR
-	.irp	v, 2, 3, 4, 5, 6, 7, 8, 9
-	stvx	%v\v, 0, %r12
-	addi	%r12, %r12, 16
-	.endr
-	bcl	20, 31, 1f
-1:	mflr	%r12
-	addis	%r2, %r12, (.TOC. - 1b)@ha
-	addi	%r2, %r2, (.TOC. - 1b)@l
-	mr	%r4, %r3		/* the value */
-	addi	%r3, %r1, FRAME		/* the stack pointer after the return */
-	bl	rec_exit_value
-	nop
-	mtctr	%r3			/* where the function returns to */
-	addi	%r12, %r1, FR_VR
-	.irp	v, 2, 3, 4, 5, 6, 7, 8, 9
-	lvx	%v\v, 0, %r12
-	addi	%r12, %r12, 16
-	.endr
-	lfd	%f1, FR_FPR + 0(%r1)
-	lfd	%f2, FR_FPR + 8(%r1)
-	lfd	%f3, FR_FPR + 16(%r1)
-	lfd	%f4, FR_FPR + 24(%r1)
-	lfd	%f5, FR_FPR + 32(%r1)
-	lfd	%f6, FR_FPR + 40(%r1)
-	lfd	%f7, FR_FPR + 48(%r1)
-	lfd	%f8, FR_FPR + 56(%r1)
-	ld	%r2, FR_GPR + 0(%r1)
-	ld	%r3, FR_GPR + 8(%r1)
-	ld	%r4, FR_GPR + 16(%r1)
-	addi	%r1, %r1, FRAME
-	bctr
-	.cfi_endproc
-	.size	rec_return_value_tramp, . - rec_return_value_tramp
+	tramp	rec_return_value_tramp, rec_exit_value, 1
 
 	.section .note.GNU-stack, "", @progbits

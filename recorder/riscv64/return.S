@@ -46,6 +46,31 @@
 #endif
 #define FRAME	32
 
+/*
+ * The frame of the calls to rec_exit and rec_exit_value: the return
+ * registers (a0-a1, and fa0-fa1 where there is an FPU), saved and
+ * loaded back.
+ */
+	.macro	save_returned
+	addi	sp, sp, -FRAME
+	sd	a0, 0(sp)
+	sd	a1, 8(sp)
+#if HAVE_FP
+	FSAVE	fa0, 16(sp)
+	FSAVE	fa1, 24(sp)
+#endif
+	.endm
+
+	.macro	load_returned
+#if HAVE_FP
+	FLOAD	fa0, 16(sp)
+	FLOAD	fa1, 24(sp)
+#endif
+	ld	a0, 0(sp)
+	ld	a1, 8(sp)
+	addi	sp, sp, FRAME
+	.endm
+
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
@@ -94,23 +119,11 @@ rec_return_tramp:
 	sb	t0, REC_TLS_BUSY(t2)
 	jr	t1
 1:	sb	t0, REC_TLS_BUSY(t2)
-	addi	sp, sp, -FRAME
-	sd	a0, 0(sp)
-	sd	a1, 8(sp)
-#if HAVE_FP
-	FSAVE	fa0, 16(sp)
-	FSAVE	fa1, 24(sp)
-#endif
+	save_returned
 	addi	a0, sp, FRAME		/* the stack pointer after the ret */
 	call	rec_exit
 	mv	t1, a0			/* where the function returns to */
-#if HAVE_FP
-	FLOAD	fa0, 16(sp)
-	FLOAD	fa1, 24(sp)
-#endif
-	ld	a0, 0(sp)
-	ld	a1, 8(sp)
-	addi	sp, sp, FRAME
+	load_returned
 	jr	t1
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
@@ -132,24 +145,12 @@ rec_return_tramp:
 	nop		/* an unwinder looks up the FDE of our address - 1 */
 	.option	pop
 rec_return_value_tramp:
-	addi	sp, sp, -FRAME
-	sd	a0, 0(sp)
-	sd	a1, 8(sp)
-#if HAVE_FP
-	FSAVE	fa0, 16(sp)
-	FSAVE	fa1, 24(sp)
-#endif
+	save_returned
 	mv	a1, a0			/* the value */
 	addi	a0, sp, FRAME		/* the stack pointer after the ret */
 	call	rec_exit_value
 	mv	t1, a0			/* where the function returns to */
-#if HAVE_FP
-	FLOAD	fa0, 16(sp)
-	FLOAD	fa1, 24(sp)
-#endif
-	ld	a0, 0(sp)
-	ld	a1, 8(sp)
-	addi	sp, sp, FRAME
+	load_returned
 	jr	t1
 	.cfi_endproc
 	.size	rec_return_value_tramp, . - rec_return_value_tramp

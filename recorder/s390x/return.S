@@ -28,6 +28,28 @@
 #define FR_FPR		(SAVE + 16)	/* %f0, %f2, %f4, %f6 */
 #define FRAME		(SAVE + 48)
 
+/*
+ * The frame of the calls to rec_exit and rec_exit_value: the return
+ * registers (r2-r3, f0, f2, f4, f6), saved and loaded back.
+ */
+	.macro	save_returned
+	aghi	%r15, -FRAME
+	stmg	%r2, %r3, FR_GPR(%r15)
+	std	%f0, FR_FPR + 0(%r15)
+	std	%f2, FR_FPR + 8(%r15)
+	std	%f4, FR_FPR + 16(%r15)
+	std	%f6, FR_FPR + 24(%r15)
+	.endm
+
+	.macro	load_returned
+	ld	%f0, FR_FPR + 0(%r15)
+	ld	%f2, FR_FPR + 8(%r15)
+	ld	%f4, FR_FPR + 16(%r15)
+	ld	%f6, FR_FPR + 24(%r15)
+	lmg	%r2, %r3, FR_GPR(%r15)
+	aghi	%r15, FRAME
+	.endm
+
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
@@ -37,21 +59,11 @@
 	.cfi_undefined %r14
 	nopr	%r7		/* an unwinder looks up the FDE of our address - 1 */
 rec_return_tramp:
-	aghi	%r15, -FRAME
-	stmg	%r2, %r3, FR_GPR(%r15)
-	std	%f0, FR_FPR + 0(%r15)
-	std	%f2, FR_FPR + 8(%r15)
-	std	%f4, FR_FPR + 16(%r15)
-	std	%f6, FR_FPR + 24(%r15)
+	save_returned
 	la	%r2, FRAME(%r15)	/* the stack pointer after the return */
 	brasl	%r14, rec_exit
 	lgr	%r1, %r2		/* where the function returns to */
-	ld	%f0, FR_FPR + 0(%r15)
-	ld	%f2, FR_FPR + 8(%r15)
-	ld	%f4, FR_FPR + 16(%r15)
-	ld	%f6, FR_FPR + 24(%r15)
-	lmg	%r2, %r3, FR_GPR(%r15)
-	aghi	%r15, FRAME
+	load_returned
 	br	%r1
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
@@ -70,22 +82,12 @@ rec_return_tramp:
 	.cfi_undefined %r14
 	nopr	%r7		/* an unwinder looks up the FDE of our address - 1 */
 rec_return_value_tramp:
-	aghi	%r15, -FRAME
-	stmg	%r2, %r3, FR_GPR(%r15)
-	std	%f0, FR_FPR + 0(%r15)
-	std	%f2, FR_FPR + 8(%r15)
-	std	%f4, FR_FPR + 16(%r15)
-	std	%f6, FR_FPR + 24(%r15)
+	save_returned
 	lgr	%r3, %r2		/* the value */
 	la	%r2, FRAME(%r15)	/* the stack pointer after the return */
 	brasl	%r14, rec_exit_value
 	lgr	%r1, %r2		/* where the function returns to */
-	ld	%f0, FR_FPR + 0(%r15)
-	ld	%f2, FR_FPR + 8(%r15)
-	ld	%f4, FR_FPR + 16(%r15)
-	ld	%f6, FR_FPR + 24(%r15)
-	lmg	%r2, %r3, FR_GPR(%r15)
-	aghi	%r15, FRAME
+	load_returned
 	br	%r1
 	.cfi_endproc
 	.size	rec_return_value_tramp, . - rec_return_value_tramp

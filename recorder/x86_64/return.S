@@ -36,6 +36,26 @@
  */
 #include "entry.h"
 
+/*
+ * The frame of the slow path's calls to rec_exit and rec_exit_value:
+ * the stack aligned below a frame pointer, the return registers (%rax,
+ * %rdx) kept on it, and both loaded back.
+ */
+	.macro	save_returned
+	pushq	%rbp
+	movq	%rsp, %rbp
+	andq	$-16, %rsp
+	pushq	%rax
+	pushq	%rdx
+	.endm
+
+	.macro	load_returned
+	popq	%rdx
+	popq	%rax
+	movq	%rbp, %rsp
+	popq	%rbp
+	.endm
+
 	.text
 	.globl	rec_return_tramp
 	.hidden	rec_return_tramp
@@ -83,18 +103,11 @@ rec_return_tramp:
 1:	movb	%r10b, %fs:REC_TLS_BUSY(%r11)
 	movq	%r8, %rax
 	movq	%r9, %rdx
-	pushq	%rbp
-	movq	%rsp, %rbp
-	andq	$-16, %rsp
-	pushq	%rax
-	pushq	%rdx
+	save_returned
 	leaq	8(%rbp), %rdi		/* the stack pointer after the ret */
 	call	rec_exit
 	movq	%rax, %r11		/* where the function returns to */
-	popq	%rdx
-	popq	%rax
-	movq	%rbp, %rsp
-	popq	%rbp
+	load_returned
 	jmp	*%r11
 	.cfi_endproc
 	.size	rec_return_tramp, . - rec_return_tramp
@@ -114,19 +127,12 @@ rec_return_tramp:
 	.cfi_undefined rip
 	nop		/* an unwinder looks up the FDE of our address - 1 */
 rec_return_value_tramp:
-	pushq	%rbp
-	movq	%rsp, %rbp
-	andq	$-16, %rsp
-	pushq	%rax
-	pushq	%rdx
+	save_returned
 	leaq	8(%rbp), %rdi		/* the stack pointer after the ret */
 	movq	%rax, %rsi		/* the value */
 	call	rec_exit_value
 	movq	%rax, %r11		/* where the function returns to */
-	popq	%rdx
-	popq	%rax
-	movq	%rbp, %rsp
-	popq	%rbp
+	load_returned
 	jmp	*%r11
 	.cfi_endproc
 	.size	rec_return_value_tramp, . - rec_return_value_tramp
