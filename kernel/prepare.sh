@@ -46,9 +46,9 @@
 # turns off.)
 #
 # A fourth, on 6.12, for riscv: edit_riscv_kconfig says why; a fifth,
-# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; a sixth and a
-# seventh, on 6.12, for sparc's and sh's builds, not their Kconfig:
-# edit_sparc_fcntl, edit_sh_vsyscall.
+# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; three more, on
+# 6.12, for sparc's and sh's builds and riscv's with clang 14, not
+# their Kconfig: edit_sparc_fcntl, edit_sh_vsyscall, edit_riscv_fpu.
 #
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
@@ -128,6 +128,7 @@ config MC_C_RECORDMCOUNT\
 	edit_powerpc_kconfig
 	edit_sparc_fcntl
 	edit_sh_vsyscall
+	edit_riscv_fpu
 }
 
 # On 6.12 the ftrace selftests compare our kernel with one whose table
@@ -263,6 +264,27 @@ edit_sh_vsyscall() {
 	fi
 	[ "$(grep -c '^targets += vsyscall-trapa\.o vsyscall-trapa\.so # recordmcount test' "$vsys")" -eq 1 ] ||
 		die "edit of $vsys failed"
+}
+
+# 6.12's arch/riscv/kernel/fpu.S (RISCV_MISALIGNED, which riscv64's
+# tinyconfig has) turns the compressed instructions off (".option
+# norvc") where the code before ends 2 bytes past a word, and the next
+# SYM_FUNC_START aligns to 4 there.  clang 14's integrated assembler
+# cannot pad 2 bytes without them and stops ("unable to write nop
+# sequence of 2 bytes"); clang 16 pads with a c.nop, GNU as lets it be.
+# A ".balign 4" before the ".option norvc" pads while c.nop is still
+# allowed: clang 14's object then has clang 16's layout (each function
+# at the same offset), and the alignment after it has nothing to do.
+edit_riscv_fpu() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	fpu=$KERNEL_SRC/arch/riscv/kernel/fpu.S
+	if ! grep -q 'recordmcount test' "$fpu"; then
+		[ "$(grep -c '^\.option norvc$' "$fpu")" -eq 1 ] ||
+			die "$fpu has no one \".option norvc\" line"
+		sed -i '/^\.option norvc$/i\
+.balign 4 /* recordmcount test: clang 14 cannot pad 2 bytes under norvc */' "$fpu"
+	fi
+	[ "$(grep -c '^\.balign 4 /\* recordmcount test' "$fpu")" -eq 1 ] || die "edit of $fpu failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then

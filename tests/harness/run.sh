@@ -29,9 +29,10 @@ MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_CC=gcc MC_KERNEL_STOP=con
 # kernel/lib.sh's series (6.12 by default; KERNEL_SERIES=6.1 too) and
 # where it keeps that series's x86_64 build and source; 6.12's Kconfig
 # carries a third MC_NO_FTRACE_WITH_REGS line (prepare.sh: WITH_ARGS),
-# its fs/fcntl.c sparc's assertion and sh's vsyscall Makefile its
-# target's name put right (prepare.sh: edit_sparc_fcntl,
-# edit_sh_vsyscall).
+# its fs/fcntl.c sparc's assertion, sh's vsyscall Makefile its
+# target's name put right and riscv's fpu.S the alignment clang 14
+# needs (prepare.sh: edit_sparc_fcntl, edit_sh_vsyscall,
+# edit_riscv_fpu).
 series=${KERNEL_SERIES:-6.12}
 case $series in
 6.1) work=$cache/x86_64 no_regs_lines=2 build_edits=0 ;;
@@ -53,7 +54,8 @@ if [ -f "$src/.mc-extracted" ] &&
 	[ "$(grep -c MC_NEVER_DEFINED "$src/kernel/trace/Kconfig")" -eq 2 ] &&
 	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$src/kernel/trace/Kconfig")" -eq "$no_regs_lines" ] &&
 	[ "$(grep -c '__FMODE_NONOTIFY != __O_TMPFILE' "$src/fs/fcntl.c")" -eq "$build_edits" ] &&
-	[ "$(grep -c 'vsyscall-trapa.so # recordmcount test' "$src/arch/sh/kernel/vsyscall/Makefile")" -eq "$build_edits" ]; then
+	[ "$(grep -c 'vsyscall-trapa.so # recordmcount test' "$src/arch/sh/kernel/vsyscall/Makefile")" -eq "$build_edits" ] &&
+	[ "$(grep -c '^\.balign 4 /\* recordmcount test' "$src/arch/riscv/kernel/fpu.S")" -eq "$build_edits" ]; then
 	pass harness-empty-cache-source-extracted-and-patched
 else
 	fail harness-empty-cache-source-extracted-and-patched "no patched source in $cache/src"
