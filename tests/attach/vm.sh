@@ -172,4 +172,10 @@ fails=$(grep -c '^FAIL: ' "$OUT/serial.log")
 if ! grep -q '^attach-vm: done' "$OUT/serial.log"; then
 	fail "the VM's test did not finish: $(grep -v '^\s*$' "$OUT/serial.log" | tail -1)"
 fi
+# a failed run's log kept apart: the next run writes serial.log again,
+# and a rare failure's evidence would go with it
+if [ "$fails" -ne 0 ]; then
+	kept="$OUT/serial-failed-$(date -u +%Y%m%dT%H%M%S).log"
+	cp "$OUT/serial.log" "$kept" && echo "$TAG this run's log kept as $kept"
+fi
 [ "$fails" -eq 0 ]
