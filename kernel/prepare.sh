@@ -46,9 +46,10 @@
 # turns off.)
 #
 # A fourth, on 6.12, for riscv: edit_riscv_kconfig says why; a fifth,
-# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; three more, on
-# 6.12, for sparc's and sh's builds and riscv's with clang 14, not
-# their Kconfig: edit_sparc_fcntl, edit_sh_vsyscall, edit_riscv_fpu.
+# on 6.12, for 32-bit powerpc: edit_powerpc_kconfig; four more, on
+# 6.12, for sparc's and sh's builds and riscv's and i386's with clang,
+# not their Kconfig: edit_sparc_fcntl, edit_sh_vsyscall,
+# edit_riscv_fpu, edit_i386_clang_maccess.
 #
 # The edits are made idempotently, also on a tree extracted before an
 # edit was added here, so that adding one does not throw away the
@@ -129,6 +130,7 @@ config MC_C_RECORDMCOUNT\
 	edit_sparc_fcntl
 	edit_sh_vsyscall
 	edit_riscv_fpu
+	edit_i386_clang_maccess
 }
 
 # On 6.12 the ftrace selftests compare our kernel with one whose table
@@ -285,6 +287,37 @@ edit_riscv_fpu() {
 .balign 4 /* recordmcount test: clang 14 cannot pad 2 bytes under norvc */' "$fpu"
 	fi
 	[ "$(grep -c '^\.balign 4 /\* recordmcount test' "$fpu")" -eq 1 ] || die "edit of $fpu failed"
+}
+
+# 6.12's x86 uaccess.h, where the compiler lacks asm goto with outputs
+# (CC_HAS_ASM_GOTO_OUTPUT: clang before 17 fails its test, so clang 14
+# and 16 here), reads every size of __get_user_size through an "=a"
+# output.  copy_from_kernel_nofault's u64 loop (mm/maccess.c) hands it
+# a 64-bit lvalue, and on i386 clang refuses the 2- and 4-byte cases of
+# the switch though they are never taken ("invalid output size for
+# constraint '=a'"), GCC does not: the build stops at mm/maccess.o.
+# Where both hold (X86_32 and clang) the u64 loop is left out, and the
+# copy goes on 4 bytes at a time, as it does for any source not 8-byte
+# aligned; every other build compiles the file as it was.
+edit_i386_clang_maccess() {
+	[ "$KERNEL_SERIES" != 6.1 ] || return 0
+	macc=$KERNEL_SRC/mm/maccess.c
+	loop='		copy_from_kernel_nofault_loop(dst, src, size, u64, Efault);'
+	if ! grep -q 'recordmcount test' "$macc"; then
+		[ "$(grep -c -x -F "$loop" "$macc")" -eq 1 ] &&
+			grep -B1 -x -F "$loop" "$macc" | grep -q -x -F '	if (!(align & 7))' ||
+			die "$macc has no one u64 copy_from_kernel_nofault_loop after \"if (!(align & 7))\""
+		sed -i -e '/^	if (!(align \& 7))$/{
+N
+/copy_from_kernel_nofault_loop(dst, src, size, u64, Efault);$/{
+i\
+#if !(defined(CONFIG_X86_32) \&\& defined(CONFIG_CC_IS_CLANG)) /* recordmcount test: "=a" of a u64 */
+a\
+#endif
+}
+}' "$macc"
+	fi
+	[ "$(grep -c 'recordmcount test: "=a" of a u64' "$macc")" -eq 1 ] || die "edit of $macc failed"
 }
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then

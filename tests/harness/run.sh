@@ -30,9 +30,9 @@ MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=x86_64 MC_KERNEL_CC=gcc MC_KERNEL_STOP=con
 # where it keeps that series's x86_64 build and source; 6.12's Kconfig
 # carries a third MC_NO_FTRACE_WITH_REGS line (prepare.sh: WITH_ARGS),
 # its fs/fcntl.c sparc's assertion, sh's vsyscall Makefile its
-# target's name put right and riscv's fpu.S the alignment clang 14
-# needs (prepare.sh: edit_sparc_fcntl, edit_sh_vsyscall,
-# edit_riscv_fpu).
+# target's name put right, riscv's fpu.S the alignment clang 14 needs
+# and mm/maccess.c i386 clang's guard (prepare.sh: edit_sparc_fcntl,
+# edit_sh_vsyscall, edit_riscv_fpu, edit_i386_clang_maccess).
 series=${KERNEL_SERIES:-6.12}
 case $series in
 6.1) work=$cache/x86_64 no_regs_lines=2 build_edits=0 ;;
@@ -55,7 +55,8 @@ if [ -f "$src/.mc-extracted" ] &&
 	[ "$(grep -c MC_NO_FTRACE_WITH_REGS "$src/kernel/trace/Kconfig")" -eq "$no_regs_lines" ] &&
 	[ "$(grep -c '__FMODE_NONOTIFY != __O_TMPFILE' "$src/fs/fcntl.c")" -eq "$build_edits" ] &&
 	[ "$(grep -c 'vsyscall-trapa.so # recordmcount test' "$src/arch/sh/kernel/vsyscall/Makefile")" -eq "$build_edits" ] &&
-	[ "$(grep -c '^\.balign 4 /\* recordmcount test' "$src/arch/riscv/kernel/fpu.S")" -eq "$build_edits" ]; then
+	[ "$(grep -c '^\.balign 4 /\* recordmcount test' "$src/arch/riscv/kernel/fpu.S")" -eq "$build_edits" ] &&
+	[ "$(grep -c 'recordmcount test: "=a" of a u64' "$src/mm/maccess.c")" -eq "$build_edits" ]; then
 	pass harness-empty-cache-source-extracted-and-patched
 else
 	fail harness-empty-cache-source-extracted-and-patched "no patched source in $cache/src"
