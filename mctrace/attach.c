@@ -455,7 +455,7 @@ static bool in_fork(const struct attach *a, const struct pm_maps *maps)
  * loader's, when its dlopen waited on malloc's): better let the threads
  * run and stop them again.
  */
-static bool in_loader(struct attach *a, const struct pm_maps *maps,
+static bool thread_busy(struct attach *a, const struct pm_maps *maps,
 		      bool loading)
 {
 	for (size_t i = 0; i < maps->n; i++) {
@@ -481,7 +481,7 @@ static bool in_loader(struct attach *a, const struct pm_maps *maps,
  * A call that did not return was given up, its thread's registers put
  * back: 2 to try again, or 1 having said why not.  Not when it was our
  * dlopen of libmcount.so, given up holding the loader's lock (no held
- * thread had it before: in_loader): it waited for a lock of the
+ * thread had it before: thread_busy): it waited for a lock of the
  * program's (in a malloc, say), and no later dlopen of any thread can
  * take the loader's lock again.
  */
@@ -499,8 +499,8 @@ static int given_up(const struct attach *a, const struct pm_maps *maps,
 /*
  * Steps 2 to 4 with every thread held: 0, 1 having said why, 2 when a
  * call did not return (its thread's registers put back), or 3 when a
- * held thread was in the loader, or the start found the patching lock
- * held by one (nothing done).
+ * held thread was busy (thread_busy), or the start found the patching
+ * lock held by one (nothing done; a->busy says which).
  */
 static int start_held(struct attach *a, const char *config)
 {
@@ -515,7 +515,7 @@ static int start_held(struct attach *a, const char *config)
 	}
 	find_entry(a, &maps);
 	loading = !a->start_fn || !a->stop_fn;
-	if (in_loader(a, &maps, loading)) {
+	if (thread_busy(a, &maps, loading)) {
 		pm_free(&maps);
 		return 3;
 	}
@@ -636,18 +636,17 @@ static int finish(struct attach *a)
 }
 
 /*
- * How many times the threads are stopped again when one of them was in
- * the loader or held the patching lock (a thread looping in dlopen is
+ * How many times the threads are stopped again when one of them was busy
+ * (thread_busy) or held the patching lock (a thread looping in dlopen is
  * there most of the time), a millisecond of running between.
  */
 #define BUSY_TRIES 500
 
 /*
  * Steps 2 to 4, tried again (up to 3 times) when a call did not
- * return: a thread we held may have held a lock it needed (one stopped
- * inside fork, say), and let go it releases it; and again (up to
- * BUSY_TRIES times) when a held thread was in the loader or held the
- * patching lock.  0, or 1 having said why, every thread let go but on
+ * return: a thread we held may have held a lock it needed, and let go
+ * it releases it; and again (up to BUSY_TRIES times) when a held thread
+ * was busy (thread_busy; a->busy says how) or held the patching lock.  0, or 1 having said why, every thread let go but on
  * success.
  */
 static int start_tries(struct attach *a, const char *config)
