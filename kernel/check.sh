@@ -23,6 +23,24 @@ if ! "$MC_TOP/kernel/prepare.sh"; then
 	fail "$name-prepare" "could not extract linux-source-$KERNEL_SERIES"
 	exit 1
 fi
+# Where this series offers no function tracer for the architecture and
+# compiler (lib.sh's FTRACE_BLOCKER), there is nothing to build: a SKIP,
+# while the source still says so.  A source that no longer says it is
+# built as any other, and that build says whether ftrace works.
+if [ -n "$FTRACE_BLOCKER" ]; then
+	if tr -s ' \t' '  ' <"$KERNEL_SRC/$FTRACE_BLOCKER_FILE" | grep -q -x -F -e "$FTRACE_BLOCKER_LINE"; then
+		pass "$name-ftrace-blocker-holds"
+		result "SKIP: $name-build: $FTRACE_BLOCKER"
+		exit "$MC_FAILED"
+	fi
+	echo "kernel: $FTRACE_BLOCKER_FILE no longer has the line \"$FTRACE_BLOCKER_LINE\": building; remove FTRACE_BLOCKER from lib.sh if ftrace works"
+	# MC_KERNEL_STOP=prepared (the harness test): no further.
+	if [ "${MC_KERNEL_STOP:-}" = prepared ]; then
+		echo "kernel: stopped once prepared"
+		exit "$MC_FAILED"
+	fi
+	need_packages
+fi
 mkdir -p "$WORK"
 cp "$under_test" "$WORK/recordmcount-under-test"
 tool=$WORK/recordmcount-under-test

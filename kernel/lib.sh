@@ -106,6 +106,14 @@ KARCH=${MC_KERNEL_ARCH:-x86_64}
 #                  whose -Os assembly shows the cause (check.sh: the
 #                  boot is tried, and its checks are one SKIP while it
 #                  fails that way)
+#   FTRACE_BLOCKER "" where the series offers the function tracer for
+#                  this architecture and compiler; else why it does not
+#                  (ppc32 with clang on 6.12), with FTRACE_BLOCKER_FILE,
+#                  a file of the kernel source, and FTRACE_BLOCKER_LINE,
+#                  the line of it (blanks squeezed to one space) that
+#                  says so.  check.sh then builds nothing: one SKIP line,
+#                  and one check that passes only while the source
+#                  still says it
 #   MODULE_BLOCKER "" where the out-of-tree module's sites can be traced;
 #                  else why they cannot (mips and mips64el with clang:
 #                  below).  check.sh and boot.sh then build the module
@@ -140,6 +148,9 @@ LINKED_HOOK=
 LINKED_HOOK_FORM=
 BOOT_BLOCKER=
 BOOT_BLOCKER_SOURCE=
+FTRACE_BLOCKER=
+FTRACE_BLOCKER_FILE=
+FTRACE_BLOCKER_LINE=
 MODULE_BLOCKER=
 KERNEL_TOOL_SHIFT=0
 MODULE_INIT_KEPT=
@@ -489,7 +500,16 @@ clang)
 		# bamboo: program exceptions at them, in vprintk_emit over and
 		# over, before the console is up); -mno-isel (README.md).
 		KMAKE_CC="CC=clang LLVM_IAS=0 KCFLAGS=-mno-isel"
-		CC_CONFIG="CC_IS_CLANG AS_IS_GNU LD_IS_BFD" ;;
+		CC_CONFIG="CC_IS_CLANG AS_IS_GNU LD_IS_BFD"
+		# clang's -pg call follows the whole prologue (README.md);
+		# 6.1's ftrace patched it there, but from 6.6 ftrace_init_nop
+		# wants it right after "mflr r0; stw r0, 4(r1)", and the
+		# kernel offers no function tracer on PPC32 with clang.
+		if [ "$KERNEL_SERIES" != 6.1 ]; then
+			FTRACE_BLOCKER="Linux $KERNEL_SERIES offers no function tracer on PPC32 built with clang (arch/powerpc/Kconfig: HAVE_FUNCTION_TRACER if PPC64 || (PPC32 && CC_IS_GCC)): clang's -pg call follows the whole prologue, where ftrace_init_nop wants it right after \"mflr r0; stw r0, 4(r1)\""
+			FTRACE_BLOCKER_FILE=arch/powerpc/Kconfig
+			FTRACE_BLOCKER_LINE=' select HAVE_FUNCTION_TRACER if PPC64 || (PPC32 && CC_IS_GCC)'
+		fi ;;
 	s390x)
 		# llvm.rst: CC=clang; the integrated assembler, GNU ld.  6.1
 		# wants clang 15 or later for s390 (scripts/min-tool-version.sh;
@@ -633,4 +653,9 @@ elapsed() { echo "$(( $(now) - $1 ))s"; }
 need_packages() {
 	# shellcheck disable=SC2086 # one argument per package
 	"$MC_TOP/scripts/deps.sh" $KERNEL_PACKAGES
+}
+# Under an FTRACE_BLOCKER the source alone is read (check.sh), and the
+# rest is installed only if the blocker has gone.
+need_source_packages() {
+	"$MC_TOP/scripts/deps.sh" "linux-source-$KERNEL_SERIES" xz-utils
 }

@@ -58,7 +58,11 @@
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-need_packages
+if [ -n "$FTRACE_BLOCKER" ]; then
+	need_source_packages
+else
+	need_packages
+fi
 
 version=$(dpkg-query -W -f='${Version}' "linux-source-$KERNEL_SERIES")
 stamp=$KERNEL_SRC/.mc-extracted

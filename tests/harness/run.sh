@@ -71,3 +71,36 @@ fi
 if [ "$status" -ne 0 ]; then
 	sed 's/^/    /' "$out" | tail -n 20
 fi
+
+# lib.sh's FTRACE_BLOCKER (ppc32 with clang on 6.12): the same source
+# read, nothing built while arch/powerpc/Kconfig still keeps the
+# function tracer from PPC32 with clang; with that line gone, the build
+# goes on (stopped here once prepared: it would install ppc32's
+# cross tools).
+if [ "$series" != 6.1 ]; then
+	blocked() {
+		MC_KERNEL_CACHE=$cache MC_KERNEL_ARCH=ppc32 MC_KERNEL_CC=clang MC_KERNEL_STOP=prepared \
+			TEST_RESULTS= "$top/kernel/check.sh" "$tool" >"$cache/ppc32.out" 2>&1
+	}
+	ppc_status=0
+	blocked || ppc_status=$?
+	if [ "$ppc_status" -eq 0 ] &&
+		grep -q '^PASS: kernel-ppc32-clang-ftrace-blocker-holds$' "$cache/ppc32.out" &&
+		grep -q '^SKIP: kernel-ppc32-clang-build: Linux .* offers no function tracer on PPC32' "$cache/ppc32.out" &&
+		[ ! -e "$cache/linux-$series/ppc32-clang" ]; then
+		pass harness-ftrace-blocker-skips-ppc32-clang
+	else
+		fail harness-ftrace-blocker-skips-ppc32-clang "exit $ppc_status: $(tail -n 2 "$cache/ppc32.out" | tr '\n' ' ')"
+	fi
+	sed -i 's/(PPC32 && CC_IS_GCC)$/PPC32/' "$src/arch/powerpc/Kconfig"
+	ppc_status=0
+	blocked || ppc_status=$?
+	if [ "$ppc_status" -eq 0 ] &&
+		! grep -q -e '^SKIP' -e '^PASS' "$cache/ppc32.out" &&
+		grep -q '^kernel: arch/powerpc/Kconfig no longer has the line' "$cache/ppc32.out" &&
+		grep -q '^kernel: stopped once prepared$' "$cache/ppc32.out"; then
+		pass harness-ftrace-blocker-gone-builds
+	else
+		fail harness-ftrace-blocker-gone-builds "exit $ppc_status: $(tail -n 2 "$cache/ppc32.out" | tr '\n' ' ')"
+	fi
+fi
