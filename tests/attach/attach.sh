@@ -99,11 +99,21 @@ start() {
 	rm -f "$OUT/$name.out"
 	"$@" "$OUT/$name" ${TARGET_ARGS:-} > "$OUT/$name.out" \
 		2>"$OUT/$name.err" &
+	job=$!
 	for _ in $(seq 100); do
 		grep -q ready "$OUT/$name.out" 2>/dev/null && break
 		sleep 0.05
 	done
 	pid=$(grep ready "$OUT/$name.out" | cut -d' ' -f1)
+	# Not ready in 5 s: said, and the job killed, so that the case's
+	# own kill and wait end at once (a wait on an empty pid would wait
+	# for every job) and its attach fails on a process that is gone.
+	if [ -z "$pid" ]; then
+		fail "$name: no \"ready\" line in 5 s: $(head -c 200 "$OUT/$name.err")"
+		kill -KILL "$job" 2>/dev/null
+		wait "$job" 2>/dev/null
+		pid=$job
+	fi
 }
 
 # calls REPORT FUNC: FUNC's calls in the trace's report
