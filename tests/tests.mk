@@ -22,7 +22,8 @@
 #   check-solib    the runtime across shared objects, dlopen, fork, exec
 #   check-solib-storm  the toggle storm with its functions in a dlopened
 #                  library
-#   check-hygiene  an SPDX line in every tracked source file; no tracked
+#   check-hygiene  an SPDX line in every tracked source file, its license
+#                  in debian/copyright's stanza for it; no tracked
 #                  file that .gitignore ignores; subjects of <= 72 chars;
 #                  no include circle, no include pointing up
 #   check-build    make and make install with no dpkg-query or apt-get;

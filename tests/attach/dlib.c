@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * dlib.c - the library target.c opens and closes all along ("dlopen"
  * mode): dl_request calls dl_leaf twice, so that a trace of any window

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * target.c - the process tests/attach/attach.sh attaches to: four
  * threads serving "requests" until SIGTERM, each request calling

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
-# check-hygiene: an SPDX line in every tracked source file, no tracked
+# check-hygiene: an SPDX line in every tracked source file, and the
+# same license in debian/copyright (tests/deb/copyright.py); no tracked
 # file that .gitignore ignores, commit subjects of at most 72
 # characters, and include arrows with no circle and none pointing up
 # between folders (tests/hygiene/hygiene.sh, includes.py).

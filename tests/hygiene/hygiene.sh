@@ -148,4 +148,9 @@ else
 	echo "FAIL: hygiene/subjects-fail: $why" | tee -a "$log"
 	status=1
 fi
+# debian/copyright against every tracked file's SPDX line: in make
+# check too, not only in check-deb, which CI runs as a late stage.
+out=$(python3 tests/deb/copyright.py)
+echo "$out" | tee -a "$log"
+case $out in *FAIL:*) status=1 ;; esac
 exit "$status"
