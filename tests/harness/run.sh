@@ -17,7 +17,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 log=${TEST_RESULTS:-.}/harness.log
 
 pass() { echo "PASS: $1" | tee -a "$log"; }
-fail() { echo "FAIL: $1: $2" | tee -a "$log"; }
+failed=0
+fail() { echo "FAIL: $1: $2" | tee -a "$log"; failed=1; }
 
 cache=$(mktemp -d "${TMPDIR:-/tmp}/recordmcount-harness.XXXXXX")
 trap 'rm -rf "$cache"' EXIT INT TERM
@@ -104,3 +105,4 @@ if [ "$series" != 6.1 ]; then
 		fail harness-ftrace-blocker-gone-builds "exit $ppc_status: $(tail -n 2 "$cache/ppc32.out" | tr '\n' ' ')"
 	fi
 fi
+exit "$failed"

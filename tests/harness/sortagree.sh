@@ -19,7 +19,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 log=${TEST_RESULTS:-.}/harness.log
 pass() { echo "PASS: $1" | tee -a "$log"; }
-fail() { echo "FAIL: $1: $2" | tee -a "$log"; }
+failed=0
+fail() { echo "FAIL: $1: $2" | tee -a "$log"; failed=1; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/recordmcount-sortagree.XXXXXX")
 trap 'rm -rf "$dir"' EXIT INT TERM
@@ -86,3 +87,4 @@ else
 	fail harness-sortagree-lost-line-named "no line names f2's entry as lost by sorttable's fscanf"
 fi
 expect lost-line-two-characters-fails 1 kernel ours "$dir/gnu-nm-kept.txt"
+exit "$failed"
