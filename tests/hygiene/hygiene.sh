@@ -150,7 +150,12 @@ else
 fi
 # debian/copyright against every tracked file's SPDX line: in make
 # check too, not only in check-deb, which CI runs as a late stage.
-out=$(python3 tests/deb/copyright.py)
-echo "$out" | tee -a "$log"
-case $out in *FAIL:*) status=1 ;; esac
+if out=$(python3 tests/deb/copyright.py 2>&1); then
+	echo "$out" | tee -a "$log"
+else
+	echo "$out" | grep -q '^FAIL:' ||
+		out="FAIL: deb/copyright: tests/deb/copyright.py failed: $(echo "$out" | tail -n 1)"
+	echo "$out" | tee -a "$log"
+	status=1
+fi
 exit "$status"
